@@ -1,0 +1,23 @@
+# Auspex for clubs: `docker compose up` (see docker-compose.yml and the README).
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_DISABLE_PIP_VERSION_CHECK=1
+WORKDIR /srv/auspex
+
+COPY pyproject.toml constraints.txt README.md ./
+COPY app ./app
+RUN pip install --no-cache-dir -c constraints.txt . && useradd --system --home /srv/auspex auspex
+
+COPY alembic.ini ./
+COPY migrations ./migrations
+COPY templates ./templates
+COPY static ./static
+COPY translations ./translations
+COPY data ./data
+
+USER auspex
+EXPOSE 8000
+HEALTHCHECK --interval=30s --timeout=5s --retries=3 \
+  CMD python -c "import urllib.request,sys; sys.exit(urllib.request.urlopen('http://127.0.0.1:8000/healthz').status != 200)"
+# Migrations and starter data once, then several workers (the app is stateless).
+CMD ["sh", "-c", "auspex check && auspex migrate && auspex seed && exec uvicorn app.asgi:app --host 0.0.0.0 --port 8000 --workers ${WORKERS:-4} --proxy-headers --forwarded-allow-ips='*'"]

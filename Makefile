@@ -1,0 +1,56 @@
+# Auspex: the single entry point. `make run` serves the app, `make test` runs tests and lint.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml constraints.txt | cksum | cut -d' ' -f1)
+HOST   ?= 127.0.0.1
+PORT   ?= 8000
+export PYTHONDONTWRITEBYTECODE = 1
+
+.PHONY: install run test test-sqlite test-postgres lint format bench migration messages browser clean
+
+$(STAMP): pyproject.toml constraints.txt
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[dev]'
+	@rm -f $(VENV)/.installed-* && touch $@
+
+install: $(STAMP)
+
+run: install  ## migrate the embedded SQLite database, load the starter data, serve on HOST:PORT
+	$(BIN)/auspex migrate
+	$(BIN)/auspex seed
+	$(BIN)/auspex serve --host $(HOST) --port $(PORT)
+
+test: install lint browser  ## the whole suite on SQLite, again on Postgres when it answers
+	$(BIN)/python -m pytest -n 2 -q -m "not e2e"
+	$(BIN)/python -m pytest -q -m e2e
+	$(BIN)/python scripts/with_postgres.py $(BIN)/python -m pytest -n 2 -q -m "not e2e" --ignore=tests/engine
+
+test-sqlite: install
+	$(BIN)/python -m pytest -n 2 -q -m "not e2e"
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy app
+	$(BIN)/lint-imports
+
+format: install
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+bench: install  ## benchmarks: each prints ratios against a baseline measured in the same run
+	@for script in bench/bench_*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
+
+migration: install  ## make migration m="what changed"
+	$(BIN)/alembic revision --autogenerate -m "$(m)"
+
+messages: install  ## extract messages and merge them into the catalogues
+	$(BIN)/python scripts/messages.py
+
+browser:  ## Debian's Chromium for the end-to-end tests (Playwright cannot download browsers here)
+	@command -v chromium >/dev/null 2>&1 || scripts/install_chromium.sh
+
+clean:
+	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache

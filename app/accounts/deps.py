@@ -1,0 +1,135 @@
+"""Who is asking: the user behind a bearer token (API) or a session cookie (browser).
+
+JSON API calls authenticated by the session cookie must repeat the CSRF token in the
+``X-CSRF-Token`` header on unsafe methods; bearer-token calls need no CSRF token. Browser form
+posts always need it (``verify_csrf``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated
+from urllib.parse import quote
+
+from fastapi import Depends, Request
+
+from app.accounts import service
+from app.accounts.models import User
+from app.core import security
+from app.core.deps import AppSettings, DbSession
+from app.core.errors import AppError, CsrfFailed, NotAuthenticated
+from app.core.i18n import lazy
+from app.web.context import CSRF_COOKIE
+
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+@dataclass(frozen=True, slots=True)
+class Viewer:
+    """The logged-in user as plain values, safe to use once the session is gone."""
+
+    id: int
+    display_name: str
+    email: str
+
+
+class LoginRequired(AppError):
+    """A browser page that needs an account: answered with a redirect to the login page."""
+
+    status, code, title = 401, "login-required", lazy("Log in to continue")
+
+
+def _bearer(request: Request) -> str | None:
+    header = request.headers.get("authorization", "")
+    scheme, _, value = header.partition(" ")
+    if scheme.lower() == "bearer" and value.strip():
+        return value.strip()
+    return None
+
+
+def _csrf_ok(request: Request, submitted: str | None, settings: AppSettings) -> bool:
+    cookie = request.cookies.get(CSRF_COOKIE)
+    return bool(
+        submitted
+        and cookie
+        and security.csrf_token_valid(settings.secret_key, submitted)
+        and security.hmac_equal(submitted, cookie)
+    )
+
+
+def current_user(request: Request, db: DbSession, settings: AppSettings) -> User | None:
+    """The authenticated user, or None for an anonymous visitor."""
+    token = _bearer(request)
+    user: User | None = None
+    if token is not None:
+        user = service.user_for_api_token(db, token)
+        if user is None:
+            raise NotAuthenticated(
+                "The API token is invalid, expired or revoked.",
+                headers={"WWW-Authenticate": 'Bearer error="invalid_token"'},
+            )
+        request.state.auth = "token"
+    else:
+        cookie = request.cookies.get(settings.session_cookie)
+        if cookie:
+            user = service.user_for_session(db, cookie)
+            request.state.session_expired = user is None
+            request.state.auth = "session" if user else None
+            if (
+                user is not None
+                and request.url.path.startswith("/api/")
+                and request.method not in SAFE_METHODS
+                and not _csrf_ok(request, request.headers.get("x-csrf-token"), settings)
+            ):
+                raise CsrfFailed(
+                    "API calls authenticated by the browser session must send the CSRF token "
+                    "in the X-CSRF-Token header (or use a bearer token)."
+                )
+    request.state.user = user
+    if user is not None:
+        request.state.locale = user.preferred_language
+        # Error pages render after the request's transaction has rolled back, when the ORM
+        # object is expired: they use this plain copy instead.
+        request.state.viewer = Viewer(user.id, user.display_name, user.email)
+    return user
+
+
+OptionalUser = Annotated[User | None, Depends(current_user)]
+
+
+def require_user(user: OptionalUser) -> User:
+    if user is None:
+        raise NotAuthenticated(
+            "Send a personal API token as 'Authorization: Bearer <token>'.",
+            headers={"WWW-Authenticate": "Bearer"},
+        )
+    return user
+
+
+def require_web_user(request: Request, user: OptionalUser) -> User:
+    if user is None:
+        target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+        raise LoginRequired(headers={"Location": f"/login?next={quote(target, safe='')}"})
+    return user
+
+
+CurrentUser = Annotated[User, Depends(require_user)]
+WebUser = Annotated[User, Depends(require_web_user)]
+
+
+async def verify_csrf(request: Request) -> None:
+    """Every unsafe browser request repeats the CSRF token (form field or htmx header)."""
+    if request.method in SAFE_METHODS:
+        return
+    settings = request.app.state.settings
+    submitted = request.headers.get("x-csrf-token")
+    if submitted is None:
+        content_type = request.headers.get("content-type", "")
+        if content_type.startswith(("application/x-www-form-urlencoded", "multipart/form-data")):
+            form = await request.form()
+            value = form.get("csrf_token")
+            submitted = value if isinstance(value, str) else None
+    if not _csrf_ok(request, submitted, settings):
+        raise CsrfFailed(
+            "This form has expired or did not come from this site. Reload the page and try again."
+        )

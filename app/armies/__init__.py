@@ -1,0 +1,1 @@
+"""Army lists: building, validating, exporting and sharing them."""

@@ -1,0 +1,281 @@
+"""Pydantic schemas of army lists and of the stateless roster check."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Final, Literal
+
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
+
+from app.catalog.pen_units import MAX_ARMY_POINTS, MAX_ARMY_UNITS
+from app.engine.wh40k10e.army.roster import MAX_UNITS
+
+WH40K_10E: Final = "wh40k-10e"
+PEN: Final = "pen"
+RULE_SYSTEMS = (WH40K_10E, PEN)
+
+BattleSizeName = Literal["incursion", "strike-force", "onslaught"]
+StatusName = Literal["draft", "ready"]
+Name = Annotated[str, Field(min_length=1, max_length=200)]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# -- 10th edition ---------------------------------------------------------------------------
+
+
+class UnitIn(Strict):
+    """One unit of a 10th-edition list."""
+
+    datasheet: Name = Field(description="The datasheet's name (case and apostrophes do not matter)")
+    models: int | None = Field(
+        default=None, ge=1, le=200, description="Model count; null means the datasheet's minimum"
+    )
+    wargear: dict[
+        Annotated[str, Field(min_length=1, max_length=200)], Annotated[int, Field(ge=0, le=200)]
+    ] = Field(
+        default_factory=dict,
+        max_length=50,
+        description="Wargear choice (or model type) -> how many the unit takes",
+    )
+    enhancements: list[Name] = Field(default_factory=list, max_length=10)
+    warlord: bool = False
+    attached_to: int | None = Field(
+        default=None,
+        ge=0,
+        lt=MAX_UNITS,
+        description="For a Leader: the 0-based index, in `units`, of the Bodyguard unit it joins",
+    )
+    label: str = Field(default="", max_length=200, description="Your own name for the unit")
+
+
+CatalogRef = Annotated[
+    int | Annotated[str, Field(min_length=1, max_length=120)],
+    Field(description="A catalogue's numeric id or slug"),
+]
+
+
+class RosterCheck(Strict):
+    """The body of ``POST /rulesets/wh40k-10e/armies/validate``."""
+
+    catalog: CatalogRef | None = Field(
+        default=None, description="The catalogue (id or slug); default: the starter catalogue"
+    )
+    faction: Name = Field(description="The Army Faction, e.g. 'Adeptus Astartes'")
+    detachment: str = Field(default="", max_length=200)
+    battle_size: BattleSizeName = "strike-force"
+    units: list[UnitIn] = Field(default_factory=list, max_length=MAX_UNITS)
+
+
+class Army10eCreate(Strict):
+    rule_system: Literal["wh40k-10e"] = WH40K_10E
+    name: Name
+    catalog: CatalogRef | None = Field(
+        default=None, description="The catalogue (id or slug); default: the starter catalogue"
+    )
+    faction: Name
+    detachment: str = Field(default="", max_length=200)
+    battle_size: BattleSizeName = "strike-force"
+    units: list[UnitIn] = Field(default_factory=list, max_length=MAX_UNITS)
+
+
+# -- PEN ---------------------------------------------------------------------------------------
+
+
+class PenCharacteristicsIn(Strict):
+    ws: int | None = None
+    bs: int | None = None
+    strength: int | None = None
+    toughness: int | None = None
+    wounds: int | None = 1
+    initiative: int | None = None
+    attacks: int | None = 1
+    leadership: int | None = None
+    save: int | None = None
+    invulnerable_save: int | None = None
+
+
+class PenArmourIn(Strict):
+    front: int
+    side: int
+    rear: int
+
+
+class PenWeaponIn(Strict):
+    name: str = Field(max_length=120)
+    kind: str = Field(default="ranged", max_length=20)
+    type: str = Field(default="assault", max_length=40)
+    shots: int = 1
+    salvo_moved: int | None = None
+    strength: int | None = None
+    ap: int | None = None
+    range: int | None = None
+    template: str | None = Field(default=None, max_length=40)
+    properties: list[Annotated[str, Field(max_length=120)]] = Field(
+        default_factory=list, max_length=30
+    )
+
+
+class PenUnitIn(Strict):
+    """A PEN unit the player defines (bounds are checked as in app.catalog.pen_units)."""
+
+    name: str = Field(max_length=120)
+    points: int
+    models: int = 1
+    unit_type: str | None = Field(default="infantry", max_length=60)
+    characteristics: PenCharacteristicsIn | None = None
+    armour: PenArmourIn | None = None
+    hull_points: int | None = None
+    vehicle_types: list[Annotated[str, Field(max_length=60)]] = Field(
+        default_factory=list, max_length=10
+    )
+    weapons: list[PenWeaponIn] = Field(default_factory=list, max_length=20)
+    rules: list[Annotated[str, Field(max_length=120)]] = Field(default_factory=list, max_length=30)
+    transport_capacity: int | None = None
+
+
+class PenArmyCreate(Strict):
+    rule_system: Literal["pen"]
+    name: Name
+    points_limit: int | None = Field(default=None, ge=1, le=MAX_ARMY_POINTS)
+    units: list[PenUnitIn] = Field(default_factory=list, max_length=MAX_ARMY_UNITS)
+
+
+def _system_of(value: Any) -> str:
+    if isinstance(value, dict):
+        return str(value.get("rule_system", WH40K_10E))
+    return str(getattr(value, "rule_system", WH40K_10E))
+
+
+ArmyCreate = Annotated[
+    Annotated[Army10eCreate, Tag(WH40K_10E)] | Annotated[PenArmyCreate, Tag(PEN)],
+    Discriminator(_system_of),
+]
+
+
+class ArmyUpdate(Strict):
+    """Fields to change; the others stay. Any change to a "ready" list makes it a draft
+    again, unless the same request marks it ready (then it must be valid)."""
+
+    name: Name | None = None
+    catalog: CatalogRef | None = Field(default=None, description="10th edition: the catalogue")
+    faction: Name | None = Field(default=None, description="10th edition: the Army Faction")
+    detachment: str | None = Field(default=None, max_length=200)
+    battle_size: BattleSizeName | None = None
+    points_limit: int | None = Field(default=None, ge=1, le=MAX_ARMY_POINTS, description="PEN")
+    units: list[dict[str, Any]] | None = Field(
+        default=None,
+        max_length=MAX_UNITS,
+        description="Every unit of the list (replaces them): `UnitIn` objects for the 10th "
+        "edition, `PenUnitIn` objects for PEN",
+    )
+    status: StatusName | None = Field(
+        default=None, description="'ready' only if the list is valid (else 422 with violations)"
+    )
+
+
+# -- answers -----------------------------------------------------------------------------------
+
+
+class ViolationOut(BaseModel):
+    code: str
+    severity: Literal["error", "warning"]
+    message: str = Field(description="In your language")
+    fix: str = Field(description="How to fix it, in your language")
+    unit: int | None = Field(description="0-based index in `units`; null: the whole army")
+    message_id: str
+    fix_id: str
+    params: dict[str, str | int]
+    closest: list[str] = Field(
+        default_factory=list, description="For an unknown name: the closest known names"
+    )
+
+
+class UnitPointsOut(BaseModel):
+    index: int
+    datasheet: str
+    models: int
+    points: int
+    base_points: int
+    wargear_points: int
+    enhancement_points: int
+
+
+class ValidationOut(BaseModel):
+    valid: bool = Field(description="No error (warnings do not make a list invalid)")
+    points: int
+    points_limit: int | None
+    units: list[UnitPointsOut]
+    violations: list[ViolationOut]
+
+
+class CatalogueRefOut(BaseModel):
+    id: int
+    slug: str
+    name: str
+    version: str
+
+
+class CheckOut(ValidationOut):
+    catalog: CatalogueRefOut
+
+
+class ArmyOut(BaseModel):
+    id: int
+    name: str
+    rule_system: str
+    status: StatusName
+    catalog: CatalogueRefOut | None
+    catalog_version: str | None = Field(description="The catalogue version the list was built with")
+    catalog_outdated: bool = Field(
+        description="The catalogue has a newer version than the one the list was built with"
+    )
+    faction: str
+    detachment: str
+    battle_size: str | None
+    points_limit: int | None
+    units: list[dict[str, Any]]
+    validation: ValidationOut
+    shared: bool = Field(description="A read-only share link is active")
+    shared_at: datetime | None
+    created_at: datetime
+    updated_at: datetime
+
+
+class ArmySummaryOut(BaseModel):
+    id: int
+    name: str
+    rule_system: str
+    status: StatusName
+    faction: str
+    detachment: str
+    battle_size: str | None
+    points: int
+    points_limit: int | None
+    valid: bool
+    updated_at: datetime
+
+
+class SharedArmyOut(BaseModel):
+    """A list seen through its share link (read-only; no owner-only fields)."""
+
+    name: str
+    rule_system: str
+    status: StatusName
+    catalog: CatalogueRefOut | None
+    catalog_version: str | None
+    faction: str
+    detachment: str
+    battle_size: str | None
+    points_limit: int | None
+    units: list[dict[str, Any]]
+    validation: ValidationOut
+    updated_at: datetime
+
+
+class ShareOut(BaseModel):
+    token: str = Field(description="Shown once: only its digest is stored")
+    url: str = Field(description="The read-only page")
+    api_url: str = Field(description="The read-only JSON")

@@ -1,0 +1,937 @@
+"""Army lists: create, read, edit, copy, delete (owner only), validation, ready gating,
+export / import, share links, and the stateless roster check. Flushes, never commits.
+
+Access: a list is its owner's; to anyone else it does not exist (404). Every read validates the
+list against its catalogue (the parsed catalogue is cached, a validation takes well under a
+millisecond), so points and violations are never stale. A list is "ready" only while valid;
+any edit makes it a draft again.
+
+For the matches and leagues features: :func:`ready_snapshot`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.accounts.models import User
+from app.armies import messages
+from app.armies.exceptions import (
+    ArmyNotFound,
+    ArmyNotReady,
+    ArmyNotValid,
+    InvalidArmy,
+    SharedArmyNotFound,
+    UnitNotFound,
+    WrongRuleSystem,
+)
+from app.armies.models import Army, ArmyStatus
+from app.armies.schemas import (
+    PEN,
+    WH40K_10E,
+    Army10eCreate,
+    ArmyUpdate,
+    PenArmyCreate,
+    PenUnitIn,
+    RosterCheck,
+    UnitIn,
+)
+from app.catalog import service as catalogs
+from app.catalog.exceptions import CatalogueNotFound
+from app.catalog.models import CatalogueRecord
+from app.catalog.pen_units import PEN_ARMY_FORMAT, PenArmy, PenUnit, check_unit
+from app.core import security
+from app.core.db import as_aware, utcnow
+from app.core.i18n import gettext as _
+from app.engine.errors import ProfileError
+from app.engine.wh40k10e.army import (
+    BattleSize,
+    Catalogue,
+    Roster,
+    RosterUnit,
+    ValidationResult,
+    closest,
+    export_json,
+    export_text,
+    import_json,
+    validate,
+)
+from app.engine.wh40k10e.army.roster import ROSTER_FORMAT
+
+SHARE_PREFIX = "army_"
+MAX_NAME = 200
+
+_UNITS_10E: TypeAdapter[list[UnitIn]] = TypeAdapter(list[UnitIn])
+_UNITS_PEN: TypeAdapter[list[PenUnitIn]] = TypeAdapter(list[PenUnitIn])
+
+
+# -- errors ------------------------------------------------------------------------------------
+
+
+def _field_error(field: str, message: str, kind: str) -> dict[str, Any]:
+    return {"field": field or None, "message": message, "type": kind}
+
+
+def _pydantic_errors(exc: ValidationError, prefix: str) -> list[dict[str, Any]]:
+    out = []
+    for err in exc.errors():
+        path = ".".join([prefix, *(str(p) for p in err["loc"])]).strip(".")
+        out.append(_field_error(path, err["msg"], err["type"]))
+    return out
+
+
+def _profile_errors(exc: ProfileError, prefix: str = "") -> list[dict[str, Any]]:
+    out = []
+    for field, message in exc.errors:
+        path = (
+            f"{prefix}.{field}"
+            if prefix and field and not field.startswith("[")
+            else prefix + field
+        )
+        out.append(
+            _field_error(path.replace("[", ".").replace("]", ""), message, "invalid_profile")
+        )
+    return out
+
+
+def _invalid(errors: list[dict[str, Any]]) -> InvalidArmy:
+    detail = "; ".join(f"{e['field'] or 'body'}: {e['message']}" for e in errors[:10])
+    return InvalidArmy(detail, errors=errors)
+
+
+# -- the view of a list ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ArmyView:
+    """A list with everything a reader needs: its catalogue, the engine's value of it (a
+    roster or a PEN army) and its validation, with messages in the current language."""
+
+    army: Army
+    record: CatalogueRecord | None
+    catalogue: Catalogue | None
+    roster: Roster | None
+    result: ValidationResult | None
+    pen: PenArmy | None
+    validation: dict[str, Any]
+
+    @property
+    def valid(self) -> bool:
+        return bool(self.validation["valid"])
+
+    @property
+    def points(self) -> int:
+        return int(self.validation["points"])
+
+    @property
+    def points_limit(self) -> int | None:
+        limit = self.validation["points_limit"]
+        return None if limit is None else int(limit)
+
+    @property
+    def is_pen(self) -> bool:
+        return self.army.rule_system == PEN
+
+    @property
+    def catalogue_outdated(self) -> bool:
+        return (
+            self.record is not None
+            and self.army.catalogue_version is not None
+            and self.army.catalogue_version != self.record.version
+        )
+
+
+def roster_unit(data: Mapping[str, Any]) -> RosterUnit:
+    return RosterUnit(
+        datasheet=str(data["datasheet"]),
+        models=data.get("models"),
+        wargear=dict(data.get("wargear") or {}),
+        enhancements=tuple(data.get("enhancements") or ()),
+        warlord=bool(data.get("warlord", False)),
+        attached_to=data.get("attached_to"),
+        label=str(data.get("label") or ""),
+    )
+
+
+def unit_dict(unit: RosterUnit) -> dict[str, Any]:
+    """A roster unit in its stored (and API) form: every field present."""
+    return {
+        "datasheet": unit.datasheet,
+        "models": unit.models,
+        "wargear": dict(unit.wargear),
+        "enhancements": list(unit.enhancements),
+        "warlord": unit.warlord,
+        "attached_to": unit.attached_to,
+        "label": unit.label,
+    }
+
+
+def roster_of(army: Army, record: CatalogueRecord | None) -> Roster:
+    return Roster(
+        faction=army.faction,
+        detachment=army.detachment,
+        battle_size=BattleSize(army.battle_size or BattleSize.STRIKE_FORCE),
+        units=tuple(roster_unit(u) for u in army.units),
+        name=army.name,
+        catalogue=record.slug if record else None,
+        catalogue_version=army.catalogue_version,
+    )
+
+
+def pen_unit(data: Mapping[str, Any]) -> PenUnit:
+    return PenUnit.from_dict(dict(data))
+
+
+def pen_unit_dict(unit: PenUnit) -> dict[str, Any]:
+    return PenUnitIn.model_validate(dataclasses.asdict(unit)).model_dump()
+
+
+def pen_army_of(army: Army) -> PenArmy:
+    return PenArmy(
+        name=army.name,
+        units=tuple(pen_unit(u) for u in army.units),
+        points_limit=army.points_limit,
+    )
+
+
+def validation_json(result: ValidationResult) -> dict[str, Any]:
+    """A validation as the API shows it (messages in the current language)."""
+    return {
+        "valid": result.valid,
+        "points": result.points,
+        "points_limit": result.points_limit,
+        "units": [
+            {
+                "index": u.index,
+                "datasheet": u.datasheet,
+                "models": u.models,
+                "points": u.points,
+                "base_points": u.base_points,
+                "wargear_points": u.wargear_points,
+                "enhancement_points": u.enhancement_points,
+            }
+            for u in result.units
+        ],
+        "violations": [messages.violation_json(v) for v in result.violations],
+    }
+
+
+def pen_validation_json(army: PenArmy) -> dict[str, Any]:
+    """PEN has no muster rules: only the units' bounds (checked when stored) and the players'
+    own points limit."""
+    violations: list[dict[str, Any]] = []
+    points = army.points
+    if army.points_limit is not None and points > army.points_limit:
+        over = points - army.points_limit
+        params = {"points": points, "limit": army.points_limit, "over": over}
+        violations.append(
+            {
+                "code": "points-over-limit",
+                "severity": "error",
+                "message": _(
+                    "The army costs %(points)s points, %(over)s over its limit of %(limit)s."
+                )
+                % params,
+                "fix": _("Remove %(over)s points of units, or raise the limit.") % params,
+                "unit": None,
+                "message_id": "pen.points-over-limit",
+                "fix_id": "pen.points-over-limit",
+                "params": params,
+                "closest": [],
+            }
+        )
+    return {
+        "valid": not violations,
+        "points": points,
+        "points_limit": army.points_limit,
+        "units": [
+            {
+                "index": i,
+                "datasheet": u.name,
+                "models": u.models,
+                "points": u.points,
+                "base_points": u.points,
+                "wargear_points": 0,
+                "enhancement_points": 0,
+            }
+            for i, u in enumerate(army.units)
+        ],
+        "violations": violations,
+    }
+
+
+def view(db: Session, army: Army) -> ArmyView:
+    """Build the view of a list (validated now, against its catalogue's current version)."""
+    if army.rule_system == PEN:
+        pen = pen_army_of(army)
+        return ArmyView(army, None, None, None, None, pen, pen_validation_json(pen))
+    record = catalogs.by_id(db, army.catalogue_id) if army.catalogue_id is not None else None
+    if record is None:  # pragma: no cover - the foreign key forbids it
+        raise ArmyNotFound(f"The catalogue of army list {army.id} is gone.")
+    catalogue = catalogs.parsed(db, record)
+    roster = roster_of(army, record)
+    result = validate(roster, catalogue)
+    return ArmyView(army, record, catalogue, roster, result, None, validation_json(result))
+
+
+def catalogue_ref(record: CatalogueRecord) -> dict[str, Any]:
+    return {"id": record.id, "slug": record.slug, "name": record.name, "version": record.version}
+
+
+def army_json(v: ArmyView) -> dict[str, Any]:
+    """A list as ``GET /armies/{id}`` answers it."""
+    a = v.army
+    return {
+        "id": a.id,
+        "name": a.name,
+        "rule_system": a.rule_system,
+        "status": a.status,
+        "catalog": catalogue_ref(v.record) if v.record else None,
+        "catalog_version": a.catalogue_version,
+        "catalog_outdated": v.catalogue_outdated,
+        "faction": a.faction,
+        "detachment": a.detachment,
+        "battle_size": a.battle_size,
+        "points_limit": v.points_limit,
+        "units": list(a.units),
+        "validation": v.validation,
+        "shared": a.share_digest is not None,
+        "shared_at": as_aware(a.shared_at) if a.shared_at else None,
+        "created_at": as_aware(a.created_at),
+        "updated_at": as_aware(a.updated_at),
+    }
+
+
+def summary_json(v: ArmyView) -> dict[str, Any]:
+    a = v.army
+    return {
+        "id": a.id,
+        "name": a.name,
+        "rule_system": a.rule_system,
+        "status": a.status,
+        "faction": a.faction,
+        "detachment": a.detachment,
+        "battle_size": a.battle_size,
+        "points": v.points,
+        "points_limit": v.points_limit,
+        "valid": v.valid,
+        "updated_at": as_aware(a.updated_at),
+    }
+
+
+def shared_json(v: ArmyView) -> dict[str, Any]:
+    full = army_json(v)
+    keep = (
+        "name",
+        "rule_system",
+        "status",
+        "catalog",
+        "catalog_version",
+        "faction",
+        "detachment",
+        "battle_size",
+        "points_limit",
+        "units",
+        "validation",
+        "updated_at",
+    )
+    return {k: full[k] for k in keep}
+
+
+# -- reading -------------------------------------------------------------------------------
+
+
+def own(db: Session, user: User, army_id: int) -> Army:
+    """The user's list, else ArmyNotFound (another user's list does not exist for them)."""
+    army = db.get(Army, army_id)
+    if army is None or army.owner_id != user.id:
+        raise ArmyNotFound(f"There is no army list {army_id} of yours.")
+    return army
+
+
+def get(db: Session, user: User, army_id: int) -> ArmyView:
+    return view(db, own(db, user, army_id))
+
+
+def list_armies(db: Session, user: User) -> list[ArmyView]:
+    armies = db.scalars(
+        select(Army)
+        .where(Army.owner_id == user.id)
+        .order_by(Army.updated_at.desc(), Army.id.desc())
+    )
+    return [view(db, a) for a in armies]
+
+
+# -- writing ---------------------------------------------------------------------------------
+
+
+def _catalogue_for(db: Session, user: User | None, ref: str | int | None) -> CatalogueRecord:
+    if ref is None:
+        return catalogs.starter(db)
+    return catalogs.resolve(db, user, ref)
+
+
+def _faction(catalogue: Catalogue, name: str) -> str:
+    found = catalogue.faction(name)
+    if found is None:
+        near = closest(name, catalogue.factions)
+        hint = f" (did you mean {' or '.join(near)}?)" if near else ""
+        raise _invalid(
+            [
+                _field_error(
+                    "faction",
+                    f"the catalogue has no faction {name!r}{hint}; it has "
+                    f"{', '.join(catalogue.factions)}",
+                    "unknown_faction",
+                )
+            ]
+        )
+    return found
+
+
+def _detachment(catalogue: Catalogue, faction: str, name: str) -> str:
+    found = catalogue.detachment(name, faction) if name else None
+    return found.name if found else name
+
+
+def _units_10e(raw: Sequence[Mapping[str, Any]] | Sequence[UnitIn]) -> list[dict[str, Any]]:
+    try:
+        units = _UNITS_10E.validate_python(
+            [u.model_dump() if isinstance(u, UnitIn) else u for u in raw]
+        )
+    except ValidationError as exc:
+        raise _invalid(_pydantic_errors(exc, "units")) from None
+    out: list[dict[str, Any]] = []
+    problems: list[dict[str, Any]] = []
+    for i, u in enumerate(units):
+        try:
+            out.append(unit_dict(roster_unit(u.model_dump())))
+        except ProfileError as exc:
+            problems.extend(_profile_errors(exc, f"units.{i}"))
+    if problems:
+        raise _invalid(problems)
+    return out
+
+
+def _units_pen(raw: Sequence[Mapping[str, Any]] | Sequence[PenUnitIn]) -> list[dict[str, Any]]:
+    try:
+        units = _UNITS_PEN.validate_python(
+            [u.model_dump() if isinstance(u, PenUnitIn) else u for u in raw]
+        )
+    except ValidationError as exc:
+        raise _invalid(_pydantic_errors(exc, "units")) from None
+    out: list[dict[str, Any]] = []
+    problems: list[dict[str, Any]] = []
+    for i, u in enumerate(units):
+        try:
+            out.append(pen_unit_dict(check_unit(pen_unit(u.model_dump()))))
+        except ProfileError as exc:
+            problems.extend(_profile_errors(exc, f"units.{i}"))
+    if problems:
+        raise _invalid(problems)
+    return out
+
+
+def create(db: Session, user: User, data: Army10eCreate | PenArmyCreate) -> ArmyView:
+    if isinstance(data, PenArmyCreate):
+        army = Army(
+            owner_id=user.id,
+            name=data.name.strip() or data.name,
+            rule_system=PEN,
+            status=ArmyStatus.DRAFT,
+            points_limit=data.points_limit,
+            units=_units_pen(data.units),
+        )
+    else:
+        record = _catalogue_for(db, user, data.catalog)
+        catalogue = catalogs.parsed(db, record)
+        faction = _faction(catalogue, data.faction)
+        army = Army(
+            owner_id=user.id,
+            name=data.name.strip() or data.name,
+            rule_system=WH40K_10E,
+            status=ArmyStatus.DRAFT,
+            catalogue_id=record.id,
+            catalogue_version=record.version,
+            faction=faction,
+            detachment=_detachment(catalogue, faction, data.detachment),
+            battle_size=data.battle_size,
+            units=_units_10e(data.units),
+        )
+    db.add(army)
+    db.flush()
+    return view(db, army)
+
+
+def _mark_ready(db: Session, army: Army) -> ArmyView:
+    seen = view(db, army)
+    if not seen.valid:
+        errors = [v for v in seen.validation["violations"] if v["severity"] == "error"]
+        raise ArmyNotValid(
+            f"The list has {len(errors)} error(s): fix them before marking it ready.",
+            violations=seen.validation["violations"],
+        )
+    army.status = ArmyStatus.READY
+    db.flush()
+    return seen
+
+
+def _edited(army: Army) -> None:
+    """Any change makes a ready list a draft again."""
+    army.status = ArmyStatus.DRAFT
+    army.updated_at = utcnow()
+
+
+def _refresh_version(db: Session, army: Army) -> None:
+    """An edited list is now built with its catalogue's current version."""
+    if army.catalogue_id is not None:
+        record = catalogs.by_id(db, army.catalogue_id)
+        if record is not None:
+            army.catalogue_version = record.version
+
+
+def update(db: Session, user: User, army_id: int, data: ArmyUpdate) -> ArmyView:
+    army = own(db, user, army_id)
+    pen = army.rule_system == PEN
+    wrong = [
+        f
+        for f in (("catalog", "faction", "detachment", "battle_size") if pen else ("points_limit",))
+        if getattr(data, f) is not None
+    ]
+    if wrong:
+        raise WrongRuleSystem(
+            f"{', '.join(wrong)}: not a field of a {army.rule_system} list.",
+            errors=[
+                _field_error(f, "not a field of this rule system", "extra_forbidden") for f in wrong
+            ],
+        )
+    changed = False
+    if data.name is not None and data.name != army.name:
+        army.name = data.name
+        changed = True
+    if pen:
+        if data.points_limit is not None and data.points_limit != army.points_limit:
+            army.points_limit = data.points_limit
+            changed = True
+        if data.units is not None:
+            army.units = _units_pen(data.units)
+            changed = True
+    else:
+        record = catalogs.by_id(db, army.catalogue_id) if army.catalogue_id else None
+        if data.catalog is not None:
+            new = catalogs.resolve(db, user, data.catalog)
+            if record is None or new.id != record.id:
+                army.catalogue_id = new.id
+                changed = True
+            record = new
+        assert record is not None
+        catalogue = catalogs.parsed(db, record)
+        if data.faction is not None:
+            faction = _faction(catalogue, data.faction)
+            if faction != army.faction:
+                army.faction = faction
+                changed = True
+        if data.detachment is not None:
+            detachment = _detachment(catalogue, army.faction, data.detachment)
+            if detachment != army.detachment:
+                army.detachment = detachment
+                changed = True
+        if data.battle_size is not None and data.battle_size != army.battle_size:
+            army.battle_size = data.battle_size
+            changed = True
+        if data.units is not None:
+            army.units = _units_10e(data.units)
+            changed = True
+        if changed:
+            army.catalogue_version = record.version
+    if changed:
+        _edited(army)
+    if data.status == "ready":
+        return _mark_ready(db, army)
+    if data.status == "draft" and army.status != ArmyStatus.DRAFT:
+        army.status = ArmyStatus.DRAFT
+    db.flush()
+    return view(db, army)
+
+
+def set_status(db: Session, user: User, army_id: int, status: str) -> ArmyView:
+    return update(db, user, army_id, ArmyUpdate.model_validate({"status": status}))
+
+
+def copy(db: Session, user: User, army_id: int) -> ArmyView:
+    source = own(db, user, army_id)
+    suffix = _(" (copy)")
+    army = Army(
+        owner_id=user.id,
+        name=(source.name[: MAX_NAME - len(suffix)] + suffix),
+        rule_system=source.rule_system,
+        status=ArmyStatus.DRAFT,
+        catalogue_id=source.catalogue_id,
+        catalogue_version=source.catalogue_version,
+        faction=source.faction,
+        detachment=source.detachment,
+        battle_size=source.battle_size,
+        points_limit=source.points_limit,
+        units=[dict(u) for u in source.units],
+    )
+    db.add(army)
+    db.flush()
+    return view(db, army)
+
+
+def delete(db: Session, user: User, army_id: int) -> None:
+    db.delete(own(db, user, army_id))
+    db.flush()
+
+
+# -- unit editing (the builder) ----------------------------------------------------------------
+
+
+def _units_changed(db: Session, army: Army, units: list[dict[str, Any]]) -> ArmyView:
+    army.units = units
+    _refresh_version(db, army)
+    _edited(army)
+    db.flush()
+    return view(db, army)
+
+
+def _unit_index(army: Army, index: int) -> None:
+    if not 0 <= index < len(army.units):
+        raise UnitNotFound(f"Army list {army.id} has no unit {index}.")
+
+
+def _require(army: Army, system: str) -> None:
+    if army.rule_system != system:
+        raise WrongRuleSystem(f"Army list {army.id} is a {army.rule_system} list.")
+
+
+def add_unit(
+    db: Session, user: User, army_id: int, datasheet_id: str, models: int | None = None
+) -> ArmyView:
+    """Add a unit of the datasheet (by id) at its minimum size, or ``models`` models."""
+    army = own(db, user, army_id)
+    _require(army, WH40K_10E)
+    record = catalogs.by_id(db, army.catalogue_id) if army.catalogue_id else None
+    assert record is not None
+    sheet = catalogs.datasheet(catalogs.parsed(db, record), datasheet_id)
+    unit = {"datasheet": sheet.name, "models": models if models is not None else sheet.min_models}
+    return _units_changed(db, army, [*army.units, *_units_10e([unit])])
+
+
+def set_unit(db: Session, user: User, army_id: int, index: int, unit: UnitIn) -> ArmyView:
+    """Replace unit ``index``. A unit marked Warlord takes the mark from every other unit."""
+    army = own(db, user, army_id)
+    _require(army, WH40K_10E)
+    _unit_index(army, index)
+    units = [dict(u) for u in army.units]
+    (units[index],) = _units_10e([unit])
+    if unit.warlord:
+        for i, other in enumerate(units):
+            if i != index:
+                other["warlord"] = False
+    return _units_changed(db, army, units)
+
+
+def remove_unit(db: Session, user: User, army_id: int, index: int) -> ArmyView:
+    """Remove unit ``index``; Leader attachments to later units follow their new index."""
+    army = own(db, user, army_id)
+    _unit_index(army, index)
+    units = [dict(u) for i, u in enumerate(army.units) if i != index]
+    if army.rule_system == WH40K_10E:
+        for u in units:
+            target = u.get("attached_to")
+            if target == index:
+                u["attached_to"] = None
+            elif isinstance(target, int) and target > index:
+                u["attached_to"] = target - 1
+    return _units_changed(db, army, units)
+
+
+def save_pen_unit(
+    db: Session, user: User, army_id: int, index: int | None, unit: PenUnitIn
+) -> ArmyView:
+    """Add (``index`` None) or replace a PEN unit; its bounds are checked (422 naming fields)."""
+    army = own(db, user, army_id)
+    _require(army, PEN)
+    units = [dict(u) for u in army.units]
+    (checked,) = _units_pen([unit])
+    if index is None:
+        units.append(checked)
+    else:
+        _unit_index(army, index)
+        units[index] = checked
+    return _units_changed(db, army, units)
+
+
+# -- export and import -----------------------------------------------------------------------
+
+
+def export_text_of(v: ArmyView) -> str:
+    """The list as plain text (the layout players paste into chats)."""
+    if v.pen is not None:
+        return pen_text(v.pen)
+    assert v.roster is not None
+    assert v.catalogue is not None
+    return export_text(v.roster, v.catalogue, v.result)
+
+
+def export_document(v: ArmyView) -> dict[str, Any]:
+    """Our JSON form of the list (what :func:`import_document` reads back, losslessly)."""
+    if v.pen is not None:
+        doc: dict[str, Any] = dict(v.pen.to_dict())
+        doc["summary"] = {
+            "points": v.points,
+            "points_limit": v.points_limit,
+            "valid": v.valid,
+        }
+        return doc
+    assert v.roster is not None
+    assert v.catalogue is not None
+    return dict(export_json(v.roster, v.catalogue))
+
+
+def _pen_line(unit: PenUnit) -> list[str]:
+    lines = [f"{unit.name} ({unit.points} points)"]
+    bullets = [f"{unit.models} model" + ("" if unit.models == 1 else "s")]
+    ch = unit.characteristics
+    if unit.armour is not None:
+        a = unit.armour
+        bullets.append(f"Armour {a.front}/{a.side}/{a.rear}, {unit.hull_points or '-'} hull points")
+        if unit.vehicle_types:
+            bullets.append(", ".join(unit.vehicle_types))
+    elif unit.unit_type:
+        bullets.append(unit.unit_type)
+    if ch is not None:
+        stats = (
+            ("WS", ch.ws),
+            ("BS", ch.bs),
+            ("S", ch.strength),
+            ("T", ch.toughness),
+            ("W", ch.wounds),
+            ("I", ch.initiative),
+            ("A", ch.attacks),
+            ("Ld", ch.leadership),
+        )
+        text = " ".join(f"{k} {'-' if v is None else v}" for k, v in stats)
+        if unit.armour is None:
+            text += f" Sv {'-' if ch.save is None else f'{ch.save}+'}"
+        if ch.invulnerable_save is not None:
+            text += f" Inv {ch.invulnerable_save}+"
+        bullets.append(text)
+    for w in unit.weapons:
+        parts = [w.template or w.type]
+        if w.range is not None:
+            parts.append(f'{w.range}"')
+        parts.append(f"S {'user' if w.strength is None else w.strength}")
+        parts.append(f"AP {'-' if w.ap is None else w.ap}")
+        if w.properties:
+            parts.append(", ".join(w.properties))
+        bullets.append(f"{w.name} ({'; '.join(parts)})")
+    if unit.rules:
+        bullets.append(", ".join(unit.rules))
+    lines.extend(f"  \u2022 {b}" for b in bullets)
+    return lines
+
+
+def pen_text(army: PenArmy) -> str:
+    limit = f" / {army.points_limit}" if army.points_limit is not None else ""
+    lines = [f"{army.name} ({army.points}{limit} points)", "", "PEN"]
+    for unit in army.units:
+        lines.append("")
+        lines.extend(_pen_line(unit))
+    lines.append("")
+    return "\n".join(lines)
+
+
+def import_document(
+    db: Session, user: User, document: Mapping[str, Any], catalog: str | int | None = None
+) -> ArmyView:
+    """Create a list from our JSON export (``auspex.army`` or ``auspex.pen-army``).
+
+    The 10th-edition catalogue is ``catalog`` if given, else the one the document names (if you
+    may use it), else the starter; the version the list was built with is kept as written.
+    """
+    fmt = document.get("format", ROSTER_FORMAT)
+    body = {k: v for k, v in document.items() if k != "summary"}
+    if fmt == PEN_ARMY_FORMAT:
+        try:
+            pen = PenArmy.from_dict(body)
+        except ProfileError as exc:
+            raise _invalid(_profile_errors(exc)) from None
+        name = pen.name.strip()[:MAX_NAME] or _("Imported list")
+        army = Army(
+            owner_id=user.id,
+            name=name,
+            rule_system=PEN,
+            status=ArmyStatus.DRAFT,
+            points_limit=pen.points_limit,
+            units=_units_pen([pen_unit_dict(u) for u in pen.units]),
+        )
+        db.add(army)
+        db.flush()
+        return view(db, army)
+    if fmt != ROSTER_FORMAT:
+        raise _invalid(
+            [
+                _field_error(
+                    "format",
+                    f"expected {ROSTER_FORMAT!r} or {PEN_ARMY_FORMAT!r}, got {fmt!r}",
+                    "format",
+                )
+            ]
+        )
+    try:
+        roster = import_json(body)
+    except ProfileError as exc:
+        raise _invalid(_profile_errors(exc)) from None
+    ref = catalog if catalog is not None else roster.catalogue
+    try:
+        record = _catalogue_for(db, user, ref)
+    except CatalogueNotFound:
+        if catalog is not None:
+            raise
+        raise _invalid(
+            [
+                _field_error(
+                    "catalogue",
+                    f"there is no catalogue {ref!r} you can use: import it, or name another "
+                    "one with ?catalog=",
+                    "unknown_catalogue",
+                )
+            ]
+        ) from None
+    catalogue = catalogs.parsed(db, record)
+    faction = _faction(catalogue, roster.faction)
+    army = Army(
+        owner_id=user.id,
+        name=roster.name.strip()[:MAX_NAME] or _("Imported list"),
+        rule_system=WH40K_10E,
+        status=ArmyStatus.DRAFT,
+        catalogue_id=record.id,
+        catalogue_version=roster.catalogue_version or record.version,
+        faction=faction,
+        detachment=roster.detachment,
+        battle_size=roster.battle_size.value,
+        units=[unit_dict(u) for u in roster.units],
+    )
+    db.add(army)
+    db.flush()
+    return view(db, army)
+
+
+# -- share links -------------------------------------------------------------------------------
+
+
+def create_share(db: Session, user: User, army_id: int) -> tuple[Army, str]:
+    """A new read-only share link (replacing any previous one). The token is returned once;
+    only its digest is stored."""
+    army = own(db, user, army_id)
+    token = security.new_token(SHARE_PREFIX)
+    army.share_digest = security.digest(token)
+    army.shared_at = utcnow()
+    db.flush()
+    return army, token
+
+
+def revoke_share(db: Session, user: User, army_id: int) -> Army:
+    army = own(db, user, army_id)
+    army.share_digest = None
+    army.shared_at = None
+    db.flush()
+    return army
+
+
+def shared(db: Session, token: str) -> ArmyView:
+    """The list behind a share token, else SharedArmyNotFound."""
+    if not token.startswith(SHARE_PREFIX) or len(token) > 100:
+        raise SharedArmyNotFound("This share link is invalid or revoked.")
+    army = db.scalar(select(Army).where(Army.share_digest == security.digest(token)))
+    if army is None:
+        raise SharedArmyNotFound("This share link is invalid or revoked.")
+    return view(db, army)
+
+
+# -- the stateless check ---------------------------------------------------------------------
+
+
+def check(db: Session, user: User | None, body: RosterCheck) -> dict[str, Any]:
+    """Validate a roster sent in full (nothing stored): points and every violation."""
+    record = _catalogue_for(db, user, body.catalog)
+    catalogue = catalogs.parsed(db, record)
+    try:
+        roster = Roster(
+            faction=body.faction,
+            detachment=body.detachment,
+            battle_size=BattleSize(body.battle_size),
+            units=tuple(
+                RosterUnit(
+                    datasheet=u.datasheet,
+                    models=u.models,
+                    wargear=u.wargear,
+                    enhancements=tuple(u.enhancements),
+                    warlord=u.warlord,
+                    attached_to=u.attached_to,
+                    label=u.label,
+                )
+                for u in body.units
+            ),
+        )
+    except ProfileError as exc:  # pragma: no cover - the schema has the same bounds
+        raise _invalid(_profile_errors(exc)) from None
+    result = validate(roster, catalogue)
+    return {**validation_json(result), "catalog": catalogue_ref(record)}
+
+
+# -- for the matches and leagues features ------------------------------------------------------
+
+
+def ready_snapshot(db: Session, user: User, army_id: int) -> dict[str, Any]:
+    """The frozen content of one of ``user``'s lists that is marked ready, for a match or a
+    league to keep.
+
+    Returns a plain-JSON dict::
+
+        {"army_id": 12, "name": "...", "rule_system": "wh40k-10e" | "pen",
+         "catalogue": {"id": 1, "slug": "starter-wh40k10e", "name": "...", "version": "..."}
+                      | None (PEN),
+         "catalogue_version": "<the version the list was built with>" | None,
+         "faction": "...", "detachment": "...", "battle_size": "strike-force" | None,
+         "points": 1995, "points_limit": 2000 | None,
+         "export": <the list's full JSON export (export_document): what
+                    POST /api/v1/armies/import reads back>,
+         "validation": <points per unit and violations (warnings only, since it is valid)>}
+
+    Raises :class:`ArmyNotFound` (404) if the list is not the user's, and
+    :class:`ArmyNotReady` (409) if it is not marked ready, or no longer valid against its
+    catalogue's current version (``violations`` lists why). The caller stores the dict; later
+    edits of the list do not change it.
+    """
+    army = own(db, user, army_id)
+    if army.status != ArmyStatus.READY:
+        raise ArmyNotReady(f"Army list {army_id} is not marked ready.")
+    v = view(db, army)
+    if not v.valid:
+        raise ArmyNotReady(
+            f"Army list {army_id} is no longer valid against its catalogue.",
+            violations=v.validation["violations"],
+        )
+    return {
+        "army_id": army.id,
+        "name": army.name,
+        "rule_system": army.rule_system,
+        "catalogue": catalogue_ref(v.record) if v.record else None,
+        "catalogue_version": army.catalogue_version,
+        "faction": army.faction,
+        "detachment": army.detachment,
+        "battle_size": army.battle_size,
+        "points": v.points,
+        "points_limit": v.points_limit,
+        "export": export_document(v),
+        "validation": v.validation,
+    }

@@ -1,0 +1,825 @@
+"""The army builder: my lists, a new list, the list page (datasheet browser, units, points and
+violations updated in place by htmx, plain forms without JavaScript), the PEN unit editor,
+import, export, share links and the read-only shared page.
+
+htmx posts on the list page answer with the page's ``army`` block (points, violations and
+units); plain posts redirect back to the page. A refused edit answers 422 to a plain post and
+200 to htmx (htmx does not swap error responses), with the message in the block.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, File, Form, Query, Request, UploadFile
+from fastapi.responses import HTMLResponse
+from pydantic import ValidationError
+from starlette.datastructures import FormData
+
+from app.accounts.deps import OptionalUser, WebUser, verify_csrf
+from app.accounts.models import User
+from app.armies import loadout, service
+from app.armies.exceptions import ArmyNotValid, InvalidArmy
+from app.armies.models import STATUS_LABELS
+from app.armies.schemas import (
+    PEN,
+    WH40K_10E,
+    Army10eCreate,
+    ArmyUpdate,
+    PenArmyCreate,
+    PenUnitIn,
+    UnitIn,
+)
+from app.catalog import service as catalogs
+from app.catalog.exceptions import CatalogueNotFound
+from app.catalog.models import CatalogueRecord
+from app.catalog.pen_units import PenUnit
+from app.core.deps import DbSession
+from app.core.i18n import DEFAULT_LOCALE, current_locale, lazy
+from app.core.i18n import gettext as _
+from app.engine.pen.profiles import UnitType, VehicleType, WeaponType
+from app.engine.wh40k10e.army import Datasheet, Enhancement, name_key
+from app.engine.wh40k10e.army.roster import BattleSize
+from app.web.forms import field_errors
+from app.web.nav import NavItem, add_nav
+from app.web.templating import htmx_redirect, is_htmx, render
+
+
+async def _language(request: Request, user: OptionalUser) -> None:
+    """Validation messages are built before the page renders: set the reader's language first
+    (async, so that the sync route inherits the context variable)."""
+    current_locale.set(getattr(request.state, "locale", DEFAULT_LOCALE))
+
+
+router = APIRouter(include_in_schema=False, dependencies=[Depends(verify_csrf), Depends(_language)])
+
+add_nav(
+    NavItem(
+        href="/armies",
+        label=lazy("Armies"),
+        blurb=lazy(
+            "Build army lists from the catalogue: points and every muster violation, "
+            "explained, as you build; export, share, and take them to your games."
+        ),
+        order=20,
+    )
+)
+
+BATTLE_SIZES = (
+    (BattleSize.INCURSION.value, lazy("Incursion"), 1000),
+    (BattleSize.STRIKE_FORCE.value, lazy("Strike Force"), 2000),
+    (BattleSize.ONSLAUGHT.value, lazy("Onslaught"), 3000),
+)
+ROLE_TITLES = {
+    "character": lazy("Characters"),
+    "battleline": lazy("Battleline"),
+    "transport": lazy("Dedicated Transports"),
+    "other": lazy("Other datasheets"),
+}
+PEN_CHARACTERISTICS = (
+    ("ws", lazy("WS")),
+    ("bs", lazy("BS")),
+    ("strength", lazy("S")),
+    ("toughness", lazy("T")),
+    ("wounds", lazy("W")),
+    ("initiative", lazy("I")),
+    ("attacks", lazy("A")),
+    ("leadership", lazy("Ld")),
+)
+PEN_WEAPON_FIELDS = (
+    "name",
+    "kind",
+    "type",
+    "shots",
+    "salvo_moved",
+    "strength",
+    "ap",
+    "range",
+    "template",
+    "properties",
+)
+MAX_FORM_FIELDS = 400
+MAX_IMPORT_BYTES = 1_000_000
+
+
+def _errors_of(exc: ValidationError | InvalidArmy) -> dict[str, str]:
+    if isinstance(exc, InvalidArmy):
+        return {str(e.get("field") or "form"): str(e.get("message")) for e in exc.errors or []}
+    return field_errors(exc)
+
+
+def _refused(request: Request) -> int:
+    """The status of a refused edit: 422, or 200 for htmx so that it swaps the answer in."""
+    return 200 if is_htmx(request) else 422
+
+
+# -- presentation of a 10th-edition list -------------------------------------------------------
+
+
+@dataclass
+class UnitRow:
+    index: int
+    unit: dict[str, Any]
+    sheet: Datasheet | None
+    models: int
+    points: int
+    violations: list[dict[str, Any]]
+    enhancement_options: list[Enhancement] = field(default_factory=list)
+    attach_options: list[tuple[int, str]] = field(default_factory=list)
+    wargear: list[loadout.WargearRow] = field(default_factory=list)
+    carried: list[tuple[str, int]] = field(default_factory=list)
+    calculator_url: str | None = None
+    attached_here: list[int] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return self.sheet.name if self.sheet else str(self.unit["datasheet"])
+
+    @property
+    def title(self) -> str:
+        label = self.unit.get("label") or ""
+        return f"{self.name} — {label}" if label else self.name
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for v in self.violations if v["severity"] == "error")
+
+
+def _unit_rows(v: service.ArmyView) -> list[UnitRow]:
+    assert v.catalogue is not None
+    assert v.roster is not None
+    assert v.result is not None
+    cat = v.catalogue
+    faction = cat.faction(v.army.faction) or v.army.faction
+    detachment = cat.detachment(v.army.detachment, faction)
+    enhancements = list(detachment.enhancements) if detachment else []
+    sheets = [cat.datasheet(u.datasheet, faction) for u in v.roster.units]
+    violations = v.validation["violations"]
+    rows: list[UnitRow] = []
+    for i, unit in enumerate(v.army.units):
+        sheet = sheets[i]
+        result = v.result.units[i]
+        row = UnitRow(
+            index=i,
+            unit=unit,
+            sheet=sheet,
+            models=result.models,
+            points=result.points,
+            violations=[x for x in violations if x["unit"] == i],
+        )
+        if sheet is not None:
+            wargear = dict(unit.get("wargear") or {})
+            row.wargear = loadout.wargear_rows(sheet, result.models, wargear)
+            row.carried = [(w.name, n) for w, n in loadout.loadout(sheet, result.models, wargear)]
+            row.calculator_url = loadout.unit_calculator_url(sheet, result.models, wargear)
+            if sheet.character or any(not e.characters_only for e in enhancements):
+                row.enhancement_options = [
+                    e for e in enhancements if sheet.character or not e.characters_only
+                ]
+            if sheet.leader_of:
+                allowed = {name_key(n) for n in sheet.leader_of}
+                row.attach_options = [
+                    (j, f"#{j + 1} {other.name if other else v.army.units[j]['datasheet']}")
+                    for j, other in enumerate(sheets)
+                    if j != i and other is not None and name_key(other.name) in allowed
+                ]
+        rows.append(row)
+    for row in rows:
+        target = row.unit.get("attached_to")
+        if isinstance(target, int) and 0 <= target < len(rows):
+            rows[target].attached_here.append(row.index)
+    return rows
+
+
+def _army_violations(v: service.ArmyView) -> list[dict[str, Any]]:
+    return [x for x in v.validation["violations"] if x["unit"] is None]
+
+
+def _browser(v: service.ArmyView, q: str) -> list[tuple[str, list[Datasheet]]]:
+    assert v.catalogue is not None
+    faction = v.catalogue.faction(v.army.faction)
+    sheets = catalogs.search(v.catalogue, faction, q) if faction else []
+    groups: dict[str, list[Datasheet]] = {role: [] for role in catalogs.ROLE_ORDER}
+    for sheet in sheets:
+        groups[catalogs.role(sheet)].append(sheet)
+    return [(role, found) for role, found in groups.items() if found]
+
+
+def _army_context(
+    v: service.ArmyView, *, q: str = "", error: str | None = None, **extra: Any
+) -> dict[str, Any]:
+    a = v.army
+    context: dict[str, Any] = {
+        "v": v,
+        "army": a,
+        "error": error,
+        "status_labels": STATUS_LABELS,
+        "battle_sizes": BATTLE_SIZES,
+        "q": q,
+        "export_text": service.export_text_of(v),
+        "share_link": None,
+        "open_unit": None,
+        **extra,
+    }
+    if v.is_pen:
+        assert v.pen is not None
+        context["pen_units"] = list(enumerate(v.pen.units))
+        context["pen_calc"] = loadout.pen_calculator_url
+        return context
+    assert v.catalogue is not None
+    faction = v.catalogue.faction(a.faction) or a.faction
+    context.update(
+        rows=_unit_rows(v),
+        army_violations=_army_violations(v),
+        groups=_browser(v, q),
+        role_titles=ROLE_TITLES,
+        detachments=[d.name for d in v.catalogue.detachments_of(faction)],
+        calc=loadout.profile_calculator_url,
+    )
+    return context
+
+
+def _page(
+    request: Request,
+    v: service.ArmyView,
+    *,
+    block: str | None = None,
+    status_code: int = 200,
+    **extra: Any,
+) -> HTMLResponse:
+    template = "armies/pen.html" if v.is_pen else "armies/army.html"
+    return render(
+        request, template, _army_context(v, **extra), block=block, status_code=status_code
+    )
+
+
+def _after_edit(
+    request: Request, v: service.ArmyView, anchor: str = "", open_unit: int | None = None
+) -> HTMLResponse:
+    """htmx: the refreshed ``army`` block (the unit being edited stays open); a plain post:
+    back to the page."""
+    if is_htmx(request):
+        return _page(request, v, block="army", open_unit=open_unit)
+    return htmx_redirect(request, f"/armies/{v.army.id}{anchor}")
+
+
+# -- my lists, a new list ---------------------------------------------------------------------
+
+
+@router.get("/armies")
+def armies_page(request: Request, db: DbSession, user: WebUser) -> HTMLResponse:
+    return render(
+        request,
+        "armies/index.html",
+        {"views": service.list_armies(db, user), "status_labels": STATUS_LABELS},
+    )
+
+
+def _new_context(
+    db: DbSession,
+    user: User,
+    *,
+    catalog: str = "",
+    faction: str = "",
+    form: dict[str, Any] | None = None,
+    errors: dict[str, str] | None = None,
+) -> dict[str, Any]:
+    records = catalogs.visible(db, user)
+    record: CatalogueRecord | None = None
+    if catalog:
+        try:
+            record = catalogs.resolve(db, user, catalog)
+        except CatalogueNotFound:
+            record = None
+    if record is None and records:
+        record = next((r for r in records if r.slug == catalogs.STARTER_SLUG), records[0])
+    factions: list[str] = []
+    detachments: list[str] = []
+    chosen = ""
+    if record is not None:
+        parsed = catalogs.parsed(db, record)
+        factions = list(parsed.factions)
+        chosen = parsed.faction(faction) or "" if faction else ""
+        chosen = chosen or (factions[0] if factions else "")
+        detachments = [d.name for d in parsed.detachments_of(chosen)] if chosen else []
+    return {
+        "records": records,
+        "record": record,
+        "factions": factions,
+        "faction": chosen,
+        "detachments": detachments,
+        "battle_sizes": BATTLE_SIZES,
+        "form": form or {},
+        "errors": errors or {},
+    }
+
+
+@router.get("/armies/new")
+def new_page(
+    request: Request,
+    db: DbSession,
+    user: WebUser,
+    catalog: Annotated[str, Query(max_length=120)] = "",
+    faction: Annotated[str, Query(max_length=200)] = "",
+    name: Annotated[str, Query(max_length=200)] = "",
+    battle_size: Annotated[str, Query(max_length=20)] = "strike-force",
+) -> HTMLResponse:
+    context = _new_context(
+        db, user, catalog=catalog, faction=faction, form={"name": name, "battle_size": battle_size}
+    )
+    return render(request, "armies/new.html", context, block="form")
+
+
+@router.post("/armies")
+def create_army(
+    request: Request,
+    db: DbSession,
+    user: WebUser,
+    rule_system: Annotated[str, Form(max_length=20)] = WH40K_10E,
+    name: Annotated[str, Form(max_length=300)] = "",
+    catalog: Annotated[str, Form(max_length=120)] = "",
+    faction: Annotated[str, Form(max_length=300)] = "",
+    detachment: Annotated[str, Form(max_length=300)] = "",
+    battle_size: Annotated[str, Form(max_length=20)] = "strike-force",
+    points_limit: Annotated[str, Form(max_length=10)] = "",
+) -> HTMLResponse:
+    form = {
+        "name": name,
+        "battle_size": battle_size,
+        "detachment": detachment,
+        "points_limit": points_limit,
+    }
+    try:
+        data: Army10eCreate | PenArmyCreate
+        if rule_system == PEN:
+            data = PenArmyCreate(
+                rule_system=PEN,
+                name=name.strip(),
+                points_limit=int(points_limit) if points_limit.strip().isdigit() else None,
+            )
+        else:
+            data = Army10eCreate(
+                name=name.strip(),
+                catalog=catalog or None,
+                faction=faction,
+                detachment=detachment,
+                battle_size=battle_size,
+            )
+        seen = service.create(db, user, data)
+    except (ValidationError, InvalidArmy) as exc:
+        context = _new_context(
+            db, user, catalog=catalog, faction=faction, form=form, errors=_errors_of(exc)
+        )
+        return render(request, "armies/new.html", context, status_code=422)
+    return htmx_redirect(request, f"/armies/{seen.army.id}")
+
+
+# -- import ------------------------------------------------------------------------------------
+
+
+@router.get("/armies/import")
+def import_page(request: Request, user: WebUser) -> HTMLResponse:
+    return render(request, "armies/import.html", {"errors": {}, "document": ""})
+
+
+@router.post("/armies/import")
+def import_army(
+    request: Request,
+    db: DbSession,
+    user: WebUser,
+    document: Annotated[str, Form(max_length=MAX_IMPORT_BYTES)] = "",
+    file: Annotated[UploadFile | None, File()] = None,
+) -> HTMLResponse:
+    text = document
+    if file is not None and file.filename:
+        text = file.file.read(MAX_IMPORT_BYTES + 1).decode("utf-8", errors="replace")
+    errors: dict[str, str] = {}
+    try:
+        if len(text) > MAX_IMPORT_BYTES:
+            raise ValueError(_("The file is too large."))
+        parsed = json.loads(text)
+        if not isinstance(parsed, dict):
+            raise ValueError(_("This is not an exported army list."))
+        seen = service.import_document(db, user, parsed)
+    except (ValueError, InvalidArmy, CatalogueNotFound) as exc:
+        if isinstance(exc, InvalidArmy):
+            errors = _errors_of(exc)
+        elif isinstance(exc, CatalogueNotFound):
+            errors = {"catalogue": str(exc.detail)}
+        elif isinstance(exc, json.JSONDecodeError):
+            errors = {"document": _("This is not valid JSON.")}
+        else:
+            errors = {"document": str(exc)}
+        return render(
+            request,
+            "armies/import.html",
+            {"errors": errors, "document": text[:20000]},
+            status_code=422,
+        )
+    return htmx_redirect(request, f"/armies/{seen.army.id}")
+
+
+# -- the shared, read-only page ----------------------------------------------------------------
+
+
+@router.get("/armies/shared/{token}", name="army_shared_page")
+def shared_page(request: Request, db: DbSession, token: str) -> HTMLResponse:
+    v = service.shared(db, token)
+    context = _army_context(v)
+    return render(request, "armies/shared.html", context)
+
+
+# -- the list page -----------------------------------------------------------------------------
+
+
+@router.get("/armies/{army_id}")
+def army_page(
+    request: Request,
+    db: DbSession,
+    user: WebUser,
+    army_id: int,
+    q: Annotated[str, Query(max_length=catalogs.MAX_QUERY)] = "",
+) -> HTMLResponse:
+    v = service.get(db, user, army_id)
+    # htmx search: only the results; the search form itself is never swapped
+    return _page(request, v, block="results", q=q)
+
+
+@router.post("/armies/{army_id}")
+def edit_army(
+    request: Request,
+    db: DbSession,
+    user: WebUser,
+    army_id: int,
+    name: Annotated[str, Form(max_length=300)] = "",
+    detachment: Annotated[str | None, Form(max_length=300)] = None,
+    battle_size: Annotated[str | None, Form(max_length=20)] = None,
+    points_limit: Annotated[str | None, Form(max_length=10)] = None,
+) -> HTMLResponse:
+    army = service.own(db, user, army_id)
+    try:
+        if army.rule_system == PEN:
+            limit = (points_limit or "").strip()
+            data = ArmyUpdate(
+                name=name.strip() or None, points_limit=int(limit) if limit.isdigit() else None
+            )
+        else:
+            data = ArmyUpdate(
+                name=name.strip() or None,
+                detachment=detachment,
+                battle_size=battle_size or None,
+            )
+        seen = service.update(db, user, army_id, data)
+    except (ValidationError, InvalidArmy) as exc:
+        v = service.view(db, army)
+        message = "; ".join(f"{k}: {m}" for k, m in _errors_of(exc).items())
+        return _page(request, v, block="army", error=message, status_code=_refused(request))
+    return _after_edit(request, seen)
+
+
+@router.post("/armies/{army_id}/status")
+def set_status(
+    request: Request,
+    db: DbSession,
+    user: WebUser,
+    army_id: int,
+    status: Annotated[str, Form(pattern="^(draft|ready)$")],
+) -> HTMLResponse:
+    try:
+        seen = service.set_status(db, user, army_id, status)
+    except ArmyNotValid:
+        v = service.get(db, user, army_id)
+        return _page(
+            request,
+            v,
+            block="army",
+            error=_(
+                "The list cannot be marked ready while it breaks the muster rules: "
+                "fix the errors below."
+            ),
+            status_code=_refused(request),
+        )
+    return _after_edit(request, seen)
+
+
+@router.post("/armies/{army_id}/copy")
+def copy_army(request: Request, db: DbSession, user: WebUser, army_id: int) -> HTMLResponse:
+    seen = service.copy(db, user, army_id)
+    return htmx_redirect(request, f"/armies/{seen.army.id}")
+
+
+@router.post("/armies/{army_id}/delete")
+def delete_army(request: Request, db: DbSession, user: WebUser, army_id: int) -> HTMLResponse:
+    service.delete(db, user, army_id)
+    return htmx_redirect(request, "/armies")
+
+
+@router.post("/armies/{army_id}/share")
+def share_army(request: Request, db: DbSession, user: WebUser, army_id: int) -> HTMLResponse:
+    _army, token = service.create_share(db, user, army_id)
+    link = str(request.url_for("army_shared_page", token=token))
+    v = service.get(db, user, army_id)
+    return _page(request, v, share_link=link)
+
+
+@router.post("/armies/{army_id}/share/revoke")
+def revoke_share(request: Request, db: DbSession, user: WebUser, army_id: int) -> HTMLResponse:
+    service.revoke_share(db, user, army_id)
+    return htmx_redirect(request, f"/armies/{army_id}#share")
+
+
+# -- units: 10th edition ------------------------------------------------------------------------
+
+
+def _int(value: str | None, lo: int, hi: int) -> int | None:
+    value = (value or "").strip()
+    if not value.lstrip("-").isdigit():
+        return None
+    number = int(value)
+    return number if lo <= number <= hi else None
+
+
+async def _form(request: Request) -> FormData:
+    form = await request.form()
+    if len(form) > MAX_FORM_FIELDS:
+        raise InvalidArmy("Too many form fields.", errors=[])
+    return form
+
+
+@router.post("/armies/{army_id}/units")
+async def add_unit(request: Request, db: DbSession, user: WebUser, army_id: int) -> HTMLResponse:
+    army = service.own(db, user, army_id)
+    form = await _form(request)
+    if army.rule_system == PEN:
+        return _save_pen_unit(request, db, user, army_id, None, form)
+    datasheet_id = str(form.get("datasheet_id") or "")[:200]
+    models = _int(str(form.get("models") or ""), 1, 200)
+    seen = service.add_unit(db, user, army_id, datasheet_id, models)
+    return _after_edit(request, seen, f"#unit-{len(seen.army.units) - 1}")
+
+
+def _unit_from_form(form: FormData, current: dict[str, Any]) -> UnitIn:
+    wargear: dict[str, int] = {}
+    for key, value in form.multi_items():
+        if key.startswith("wargear.") and isinstance(value, str):
+            count = _int(value, 0, 200)
+            if count:
+                wargear[key.removeprefix("wargear.")[:200]] = count
+    enhancements = [
+        str(e)[:200] for e in form.getlist("enhancements") if isinstance(e, str) and e.strip()
+    ]
+    attached = str(form.get("attached_to") or "")
+    models = str(form.get("models") or "")
+    return UnitIn(
+        datasheet=str(current["datasheet"]),
+        models=int(models) if models.strip().isdigit() else current.get("models"),
+        wargear=wargear,
+        enhancements=enhancements[:10],
+        warlord=form.get("warlord") in ("on", "true", "1"),
+        attached_to=int(attached) if attached.isdigit() else None,
+        label=str(form.get("label") or "").strip(),
+    )
+
+
+@router.post("/armies/{army_id}/units/{index}")
+async def edit_unit(
+    request: Request, db: DbSession, user: WebUser, army_id: int, index: int
+) -> HTMLResponse:
+    army = service.own(db, user, army_id)
+    form = await _form(request)
+    if army.rule_system == PEN:
+        return _save_pen_unit(request, db, user, army_id, index, form)
+    if not 0 <= index < len(army.units):
+        return htmx_redirect(request, f"/armies/{army_id}")
+    try:
+        unit = _unit_from_form(form, army.units[index])
+        seen = service.set_unit(db, user, army_id, index, unit)
+    except (ValidationError, InvalidArmy) as exc:
+        v = service.view(db, army)
+        message = "; ".join(f"{k}: {m}" for k, m in _errors_of(exc).items())
+        return _page(request, v, block="army", error=message, status_code=_refused(request))
+    return _after_edit(request, seen, f"#unit-{index}", open_unit=index)
+
+
+@router.post("/armies/{army_id}/units/{index}/remove")
+def remove_unit(
+    request: Request, db: DbSession, user: WebUser, army_id: int, index: int
+) -> HTMLResponse:
+    seen = service.remove_unit(db, user, army_id, index)
+    return _after_edit(request, seen)
+
+
+# -- units: PEN ---------------------------------------------------------------------------------
+
+
+def _pen_form_values(unit: PenUnit | None) -> dict[str, str]:
+    """The editor's field values for a unit (or an empty one)."""
+    if unit is None:
+        return {
+            "models": "1",
+            "unit_type": "infantry",
+            "wounds": "1",
+            "attacks": "1",
+            "kind": "unit",
+        }
+    values: dict[str, str] = {
+        "name": unit.name,
+        "points": str(unit.points),
+        "models": str(unit.models),
+        "unit_type": unit.unit_type or "",
+        "kind": "vehicle" if unit.armour is not None else "unit",
+        "rules": ", ".join(unit.rules),
+        "vehicle_types": ", ".join(unit.vehicle_types),
+        "hull_points": "" if unit.hull_points is None else str(unit.hull_points),
+        "transport_capacity": ""
+        if unit.transport_capacity is None
+        else str(unit.transport_capacity),
+    }
+    ch = unit.characteristics
+    if ch is not None:
+        for key in (
+            "ws",
+            "bs",
+            "strength",
+            "toughness",
+            "wounds",
+            "initiative",
+            "attacks",
+            "leadership",
+            "save",
+            "invulnerable_save",
+        ):
+            value = getattr(ch, key)
+            values[key] = "" if value is None else str(value)
+    if unit.armour is not None:
+        values["front"], values["side"], values["rear"] = (
+            str(unit.armour.front),
+            str(unit.armour.side),
+            str(unit.armour.rear),
+        )
+    for i, w in enumerate(unit.weapons):
+        for key in PEN_WEAPON_FIELDS:
+            value = getattr(w, key)
+            if key == "properties":
+                values[f"w{i}.{key}"] = ", ".join(value)
+            else:
+                values[f"w{i}.{key}"] = "" if value is None else str(value)
+    return values
+
+
+def _opt_int(values: dict[str, str], key: str) -> int | None:
+    text = values.get(key, "").strip().rstrip("+")
+    if not text or text == "-":
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        raise InvalidArmy(
+            f"{key}: not a number",
+            errors=[{"field": key, "message": _("Not a number."), "type": "int"}],
+        ) from None
+
+
+def _split(text: str) -> list[str]:
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def _pen_unit_from_form(values: dict[str, str]) -> PenUnitIn:
+    vehicle = values.get("kind") == "vehicle"
+    characteristics = {
+        key: _opt_int(values, key)
+        for key in (
+            "ws",
+            "bs",
+            "strength",
+            "toughness",
+            "wounds",
+            "initiative",
+            "attacks",
+            "leadership",
+            "save",
+            "invulnerable_save",
+        )
+    }
+    weapons = []
+    for i in range(20):
+        name = values.get(f"w{i}.name", "").strip()
+        if not name:
+            continue
+        weapons.append(
+            {
+                "name": name,
+                "kind": values.get(f"w{i}.kind") or "ranged",
+                "type": values.get(f"w{i}.type")
+                or ("melee" if values.get(f"w{i}.kind") == "melee" else "assault"),
+                "shots": _opt_int(values, f"w{i}.shots") or 1,
+                "salvo_moved": _opt_int(values, f"w{i}.salvo_moved"),
+                "strength": _opt_int(values, f"w{i}.strength"),
+                "ap": _opt_int(values, f"w{i}.ap"),
+                "range": _opt_int(values, f"w{i}.range"),
+                "template": values.get(f"w{i}.template") or None,
+                "properties": _split(values.get(f"w{i}.properties", "")),
+            }
+        )
+    data: dict[str, Any] = {
+        "name": values.get("name", "").strip(),
+        "points": _opt_int(values, "points") or 0,
+        "models": _opt_int(values, "models") or 1,
+        "characteristics": characteristics,
+        "weapons": weapons,
+        "rules": _split(values.get("rules", "")),
+        "transport_capacity": _opt_int(values, "transport_capacity"),
+    }
+    if vehicle:
+        data.update(
+            unit_type=None,
+            armour={
+                "front": _opt_int(values, "front") or 0,
+                "side": _opt_int(values, "side") or 0,
+                "rear": _opt_int(values, "rear") or 0,
+            },
+            hull_points=_opt_int(values, "hull_points"),
+            vehicle_types=_split(values.get("vehicle_types", "")),
+        )
+    else:
+        data["unit_type"] = values.get("unit_type") or "infantry"
+    return PenUnitIn.model_validate(data)
+
+
+def _pen_editor(
+    request: Request,
+    v: service.ArmyView,
+    index: int | None,
+    values: dict[str, str],
+    *,
+    errors: dict[str, str] | None = None,
+    status_code: int = 200,
+) -> HTMLResponse:
+    rows = max(
+        [
+            int(k[1 : k.index(".")]) + 1
+            for k in values
+            if k.startswith("w") and "." in k and k[1 : k.index(".")].isdigit()
+        ]
+        or [0]
+    )
+    return render(
+        request,
+        "armies/pen_unit.html",
+        {
+            "v": v,
+            "army": v.army,
+            "index": index,
+            "values": values,
+            "errors": errors or {},
+            "weapon_rows": range(min(rows + 1, 20)),
+            "characteristics": PEN_CHARACTERISTICS,
+            "unit_types": [t.value for t in UnitType],
+            "vehicle_types": [t.value for t in VehicleType],
+            "weapon_types": [t.value for t in WeaponType],
+        },
+        status_code=status_code,
+    )
+
+
+def _save_pen_unit(
+    request: Request,
+    db: DbSession,
+    user: User,
+    army_id: int,
+    index: int | None,
+    form: FormData,
+) -> HTMLResponse:
+    values = {
+        k: str(val)[:200]
+        for k, val in form.multi_items()
+        if isinstance(val, str) and k != "csrf_token"
+    }
+    try:
+        unit = _pen_unit_from_form(values)
+        service.save_pen_unit(db, user, army_id, index, unit)
+    except (ValidationError, InvalidArmy) as exc:
+        v = service.get(db, user, army_id)
+        errors = {k.removeprefix("units.0."): m for k, m in _errors_of(exc).items()}
+        return _pen_editor(request, v, index, values, errors=errors, status_code=422)
+    return htmx_redirect(request, f"/armies/{army_id}")
+
+
+@router.get("/armies/{army_id}/units/new")
+def new_pen_unit(request: Request, db: DbSession, user: WebUser, army_id: int) -> HTMLResponse:
+    v = service.get(db, user, army_id)
+    if not v.is_pen:
+        return htmx_redirect(request, f"/armies/{army_id}#browser")
+    return _pen_editor(request, v, None, _pen_form_values(None))
+
+
+@router.get("/armies/{army_id}/units/{index}")
+def pen_unit_page(
+    request: Request, db: DbSession, user: WebUser, army_id: int, index: int
+) -> HTMLResponse:
+    v = service.get(db, user, army_id)
+    if not v.is_pen or v.pen is None or not 0 <= index < len(v.pen.units):
+        return htmx_redirect(request, f"/armies/{army_id}#unit-{index}")
+    return _pen_editor(request, v, index, _pen_form_values(v.pen.units[index]))

@@ -1,0 +1,145 @@
+"""Import BattleScribe / BSData files (``.gst``, ``.cat``, ``.gstz``, ``.catz``) into catalogues.
+
+Pure (no web, no database)::
+
+    result = import_files([("Warhammer 40,000.gst", gst_bytes), ("Orks.cat", cat_bytes)])
+    result.catalogues   # one Catalogue per non-library catalogue uploaded
+    result.report       # every file read and every problem met (errors and warnings)
+
+Rules text in the files (ability descriptions) is read in memory to find names and numbers
+(Leader lists, transport capacity, invulnerable saves) and is never put in a catalogue.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from app.catalog.bsdata.build import WorkLimitExceeded, build_catalogue
+from app.catalog.bsdata.files import BSDataFileError, Document, ImportLimits, read_document
+from app.catalog.bsdata.model import Workspace
+from app.catalog.bsdata.report import (
+    FileSummary,
+    ImportIssue,
+    ImportReport,
+    IssueCode,
+    IssueSeverity,
+    Reporter,
+)
+from app.engine.wh40k10e.army.catalog import Catalogue
+
+__all__ = [
+    "BSDataFileError",
+    "FileSummary",
+    "ImportIssue",
+    "ImportLimits",
+    "ImportReport",
+    "ImportResult",
+    "IssueCode",
+    "IssueSeverity",
+    "import_files",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class ImportResult:
+    catalogues: tuple[Catalogue, ...]
+    report: ImportReport
+
+    @property
+    def ok(self) -> bool:
+        """At least one catalogue was built and no error was met."""
+        return bool(self.catalogues) and not self.report.errors
+
+
+def import_files(
+    files: Sequence[tuple[str, bytes]], limits: ImportLimits | None = None
+) -> ImportResult:
+    """Import uploaded ``(filename, content)`` pairs: a game system and catalogues, zipped or
+    not, in any order. Unreadable files are reported and skipped; the others are imported."""
+    lim = limits or ImportLimits()
+    reporter = Reporter()
+    docs: list[Document] = []
+    total = 0
+    if len(files) > lim.max_files:
+        reporter.error(
+            IssueCode.TOO_MANY_FILES,
+            f"{len(files)} files uploaded; at most {lim.max_files} are read",
+            count=len(files),
+        )
+        files = files[: lim.max_files]
+    for filename, data in files:
+        total += len(data)
+        if total > lim.max_total_bytes:
+            reporter.error(
+                IssueCode.FILE_UNREADABLE,
+                f"{filename}: the upload is larger than {lim.max_total_bytes} bytes in all",
+                file=filename,
+            )
+            break
+        try:
+            doc = read_document(filename, data, lim)
+        except BSDataFileError as exc:
+            reporter.error(IssueCode.FILE_UNREADABLE, str(exc), file=filename)
+            continue
+        if any(d.id == doc.id for d in docs):
+            reporter.warning(
+                IssueCode.DUPLICATE_FILE,
+                f"{filename}: {doc.name} was uploaded twice; the first copy is used",
+                file=filename,
+            )
+            continue
+        docs.append(doc)
+
+    ws = Workspace(docs)
+    gst = ws.game_system
+    if gst is None and docs:
+        reporter.warning(
+            IssueCode.NO_GAME_SYSTEM,
+            "no game system (.gst) uploaded: shared rules, profiles and categories it defines "
+            "are missing",
+        )
+    for d in docs:
+        if d.kind == "catalogue" and gst is not None and d.game_system_id != gst.id:
+            reporter.warning(
+                IssueCode.GAME_SYSTEM_MISMATCH,
+                f"{d.filename} is made for the game system {d.game_system_id!r}, not {gst.name}",
+                file=d.filename,
+            )
+
+    catalogues: list[Catalogue] = []
+    for d in docs:
+        if d.kind != "catalogue" or d.library:
+            continue
+        try:
+            built = build_catalogue(ws, d, reporter, lim)
+        except WorkLimitExceeded:
+            reporter.error(
+                IssueCode.TOO_DEEP,
+                f"{d.filename}: its entries link to each other too many times; not imported",
+                file=d.filename,
+            )
+            continue
+        if built is not None:
+            catalogues.append(built)
+    if not catalogues:
+        reporter.error(
+            IssueCode.NO_CATALOGUE,
+            "no faction catalogue (a non-library .cat) could be imported",
+        )
+    summaries = tuple(
+        FileSummary(
+            filename=d.filename,
+            kind="library" if d.library else d.kind,
+            id=d.id,
+            name=d.name,
+            revision=d.revision,
+            bytes=d.size,
+        )
+        for d in docs
+    )
+    return ImportResult(tuple(catalogues), reporter.report(summaries))
+
+
+# Re-exported for callers that only need the severity enum.
+_ = IssueSeverity

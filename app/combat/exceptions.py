@@ -1,0 +1,26 @@
+"""Errors of the combat feature (rendered as problem+json by the API, as a page by the web)."""
+
+from __future__ import annotations
+
+from app.core.errors import InvalidInput, NotFound
+from app.core.i18n import lazy
+from app.engine.errors import RollerError
+
+
+class RuleSystemNotFound(NotFound):
+    status, code, title = 404, "ruleset-not-found", lazy("Rule system not found")
+
+
+class CombatNotOffered(NotFound):
+    status, code = 404, "combat-not-offered"
+    title = lazy("This rule system does not resolve attacks")
+
+
+class InvalidCombatRequest(InvalidInput):
+    """An attack the rules engine refuses (ProfileError) or a request over a size limit."""
+
+    status, code, title = 422, "invalid-profile", lazy("Invalid attack profile")
+
+
+class TooManyDice(RollerError):
+    """A live resolution would roll more dice than one request may."""

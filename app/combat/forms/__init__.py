@@ -1,0 +1,150 @@
+"""The calculator's forms: one :class:`CalculatorForm` per rule system, chosen by id.
+
+A form turns the page's query parameters (a GET form, so every calculation is a shareable URL)
+into the JSON-like request of its rule system, and maps the request's field paths back to its
+own inputs so that every error shows next to the field it names. Its template is
+``templates/combat/forms/<system-id>.html``. The shared page (``app.combat.web``) only calls
+:meth:`CalculatorForm.parse` and :meth:`CalculatorForm.field_for`.
+"""
+
+from __future__ import annotations
+
+import json
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+from app.core.config import ROOT
+from app.core.i18n import gettext as _
+
+__all__ = [
+    "CalculatorForm",
+    "FieldError",
+    "FormState",
+    "load_presets",
+    "parse_int",
+    "parse_list",
+    "parse_roll_value",
+]
+
+PRESETS_DIR = ROOT / "data" / "profiles"
+MINUS_SIGNS = ("\u2212", "\u2013", "\u2014")  # −, –, — typed or pasted for "minus"
+
+
+class FieldError(ValueError):
+    """One form input that cannot be read (the message is translated)."""
+
+
+@dataclass
+class FormState:
+    """A calculator form as read from the query: what to show, what to send, what is wrong."""
+
+    system_id: str
+    values: dict[str, str] = field(default_factory=dict)
+    request: dict[str, Any] | None = None
+    errors: dict[str, list[str]] = field(default_factory=dict)
+    general: list[str] = field(default_factory=list)
+    redirect: list[tuple[str, str]] | None = None
+    query: list[tuple[str, str]] = field(default_factory=list)
+    context: dict[str, Any] = field(default_factory=dict)
+    slots: list[str] = field(default_factory=list)
+
+    def add_error(self, name: str | None, message: str) -> None:
+        if name is None:
+            if message not in self.general:
+                self.general.append(message)
+            return
+        messages = self.errors.setdefault(name, [])
+        if message not in messages:
+            messages.append(message)
+
+    @property
+    def has_errors(self) -> bool:
+        return bool(self.errors or self.general)
+
+    def value(self, name: str, default: str = "") -> str:
+        return self.values.get(name, default)
+
+    def checked(self, name: str) -> bool:
+        return self.values.get(name, "") not in ("", "0", "off", "false")
+
+
+class CalculatorForm(ABC):
+    """The calculator form of one rule system."""
+
+    system_id: str
+    label: str  # a msgid: the system's tab on the page
+    presets_file: str = ""
+    stage_labels: Mapping[str, str] = {}  # stage name -> msgid, beyond the shared ones
+
+    @property
+    def template(self) -> str:
+        return f"combat/forms/{self.system_id}.html"
+
+    @abstractmethod
+    def parse(self, params: Sequence[tuple[str, str]]) -> FormState:
+        """Read the query: values, the request (when readable), errors, and the canonical
+        query to redirect to when the query asked for an edit (add/remove a row, a preset)."""
+
+    @abstractmethod
+    def field_for(self, path: Sequence[str]) -> str | None:
+        """The form input for a request field path (``["attacks", "0", "weapon", "skill"]``),
+        or None for an error about the whole request."""
+
+    def presets(self) -> Mapping[str, Any]:
+        return load_presets(self.presets_file) if self.presets_file else {}
+
+
+@cache
+def load_presets(filename: str) -> Mapping[str, Any]:
+    """A presets file of ``data/profiles/`` (numbers and names only)."""
+    with (PRESETS_DIR / filename).open(encoding="utf-8") as fp:
+        data: dict[str, Any] = json.load(fp)
+    return data
+
+
+def _clean_number(text: str) -> str:
+    t = text.strip()
+    for sign in MINUS_SIGNS:
+        t = t.replace(sign, "-")
+    return t.replace(" ", "")
+
+
+def parse_int(text: str, *, optional: bool = False, plus: bool = False) -> int | None:
+    """A whole number typed in a form (``"3+"`` accepted where ``plus``; empty or ``-`` is
+    None when ``optional``). Raises FieldError with a translated message."""
+    t = _clean_number(text)
+    if plus and t.endswith("+"):
+        t = t[:-1]
+    if t in ("", "-") or t.lower() in ("n/a", "na", "none"):
+        if optional:
+            return None
+        raise FieldError(_("Required."))
+    try:
+        if len(t) > 6:
+            raise ValueError(t)
+        return int(t)
+    except ValueError:
+        raise FieldError(
+            _("Enter a number such as 3+.") if plus else _("Enter a whole number.")
+        ) from None
+
+
+def parse_roll_value(text: str, *, optional: bool = False) -> int | None:
+    """A roll target such as ``"3+"`` (or ``"3"``); empty or ``-`` is None when optional."""
+    return parse_int(text, optional=optional, plus=True)
+
+
+def parse_list(text: str) -> list[str]:
+    """Comma-separated items, trimmed, empty ones dropped."""
+    return [item.strip() for item in text.split(",") if item.strip()]
+
+
+def last_values(params: Iterable[tuple[str, str]]) -> dict[str, str]:
+    """One value per name (the last one given)."""
+    out: dict[str, str] = {}
+    for key, value in params:
+        out[key] = value
+    return out

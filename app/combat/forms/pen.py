@@ -1,0 +1,265 @@
+"""The PEN calculator form: the attacking squad, its weapon, a unit or vehicle target, the
+situation, and the presets of ``data/profiles/pen.json``.
+
+Query parameters (documented in docs/api-combat.md): ``a.<field>`` (attacker), ``w.<field>``
+(weapon), ``t.<field>`` (target unit), ``t.kind`` (``unit`` or ``vehicle``), ``v.<field>``
+(target vehicle), ``s.<field>`` (situation); presets ``a.preset``, ``w.preset``, ``t.preset``.
+"""
+
+from __future__ import annotations
+
+from app.combat.forms.flat import FlatField, FlatForm, Section
+from app.combat.rulesets.pen import SYSTEM_ID
+from app.core.i18n import lazy
+from app.engine.pen import profiles as p
+
+F = FlatField
+UNIT = ("t.kind", "unit")
+VEHICLE = ("t.kind", "vehicle")
+
+
+def _bool(name: str, label: str) -> FlatField:
+    return F(f"s.{name}", ("situation", name), "bool", label)
+
+
+ATTACKER = Section(
+    "a",
+    lazy("Attacker"),
+    ("attacker",),
+    (
+        F("a.models", ("attacker", "models"), "int", lazy("Models"), "10", min=1, max=p.MAX_MODELS),
+        F("a.ws", ("attacker", "ws"), "int?", lazy("WS"), "4", min=1, max=10),
+        F("a.bs", ("attacker", "bs"), "int?", lazy("BS"), "4", min=1, max=10),
+        F("a.strength", ("attacker", "strength"), "int?", lazy("S"), "4", min=1, max=10),
+        F("a.attacks", ("attacker", "attacks"), "int?", lazy("A"), "1", min=0, max=10),
+        F("a.initiative", ("attacker", "initiative"), "int?", lazy("I"), "4", min=1, max=10),
+        F(
+            "a.rules",
+            ("attacker", "rules"),
+            "list",
+            lazy("Special rules (comma-separated)"),
+            wide=True,
+        ),
+    ),
+    presets="attackers",
+)
+WEAPON = Section(
+    "w",
+    lazy("Weapon"),
+    ("weapon",),
+    (
+        F("w.name", ("weapon", "name"), "text", lazy("Name"), "Bolter", wide=True),
+        F(
+            "w.kind",
+            ("weapon", "kind"),
+            "choice",
+            lazy("Type of attack"),
+            "ranged",
+            choices=(("ranged", lazy("Ranged")), ("melee", lazy("Melee"))),
+        ),
+        F(
+            "w.type",
+            ("weapon", "type"),
+            "text",
+            lazy("Weapon type"),
+            "rapid fire",
+            placeholder="heavy 1 blast",
+        ),
+        F("w.shots", ("weapon", "shots"), "int?", lazy("Shots"), "1", min=1, max=p.MAX_SHOTS),
+        F("w.strength", ("weapon", "strength"), "int?", lazy("S"), "4", min=1, max=10),
+        F("w.ap", ("weapon", "ap"), "int?", lazy("AP"), "5", min=1, max=6, placeholder="-"),
+        F(
+            "w.properties",
+            ("weapon", "properties"),
+            "list",
+            lazy("Properties (comma-separated)"),
+            wide=True,
+        ),
+    ),
+    presets="weapons",
+)
+TARGET = Section(
+    "t",
+    lazy("Target"),
+    ("target",),
+    (
+        F(
+            "t.kind",
+            (),
+            "choice",
+            lazy("The target is"),
+            "unit",
+            choices=(("unit", lazy("a unit")), ("vehicle", lazy("a vehicle"))),
+            wide=True,
+        ),
+        F(
+            "t.models",
+            ("target", "models"),
+            "int",
+            lazy("Models"),
+            "10",
+            only_when=UNIT,
+            min=1,
+            max=p.MAX_MODELS,
+        ),
+        F("t.ws", ("target", "ws"), "int?", lazy("WS"), "4", only_when=UNIT, min=1, max=10),
+        F(
+            "t.toughness",
+            ("target", "toughness"),
+            "int",
+            lazy("T"),
+            "4",
+            only_when=UNIT,
+            min=1,
+            max=10,
+        ),
+        F("t.wounds", ("target", "wounds"), "int", lazy("W"), "1", only_when=UNIT, min=1, max=10),
+        F(
+            "t.initiative",
+            ("target", "initiative"),
+            "int?",
+            lazy("I"),
+            "",
+            only_when=UNIT,
+            min=1,
+            max=10,
+        ),
+        F("t.save", ("target", "save"), "roll?", lazy("Sv"), "4+", only_when=UNIT),
+        F(
+            "t.invulnerable_save",
+            ("target", "invulnerable_save"),
+            "roll?",
+            lazy("Invulnerable save"),
+            only_when=UNIT,
+        ),
+        F("t.cover_save", ("target", "cover_save"), "roll?", lazy("Cover save"), only_when=UNIT),
+        F(
+            "t.feel_no_pain",
+            ("target", "feel_no_pain"),
+            "bool",
+            lazy("Feel No Pain"),
+            only_when=UNIT,
+        ),
+        F(
+            "t.unit_type",
+            ("target", "unit_type"),
+            "text",
+            lazy("Unit type"),
+            "infantry",
+            only_when=UNIT,
+        ),
+        F(
+            "t.rules",
+            ("target", "rules"),
+            "list",
+            lazy("Special rules (comma-separated)"),
+            only_when=UNIT,
+            wide=True,
+        ),
+        F(
+            "v.front",
+            ("target", "armour", "front"),
+            "int",
+            lazy("Front armour"),
+            "14",
+            only_when=VEHICLE,
+            min=1,
+            max=14,
+        ),
+        F(
+            "v.side",
+            ("target", "armour", "side"),
+            "int",
+            lazy("Side armour"),
+            "13",
+            only_when=VEHICLE,
+            min=1,
+            max=14,
+        ),
+        F(
+            "v.rear",
+            ("target", "armour", "rear"),
+            "int",
+            lazy("Rear armour"),
+            "10",
+            only_when=VEHICLE,
+            min=1,
+            max=14,
+        ),
+        F(
+            "v.facing",
+            ("target", "facing"),
+            "choice",
+            lazy("Facing hit"),
+            "front",
+            choices=(("front", lazy("front")), ("side", lazy("side")), ("rear", lazy("rear"))),
+            only_when=VEHICLE,
+        ),
+        F(
+            "v.hull_points",
+            ("target", "hull_points"),
+            "int?",
+            lazy("Hull points"),
+            "3",
+            only_when=VEHICLE,
+            min=1,
+            max=p.MAX_HULL_POINTS,
+        ),
+        F(
+            "v.types",
+            ("target", "types"),
+            "list",
+            lazy("Vehicle types (comma-separated)"),
+            "tank",
+            only_when=VEHICLE,
+            wide=True,
+        ),
+    ),
+    presets="targets",
+    hint=lazy(
+        "Unit fields are used when the target is a unit; armour, facing and hull points when "
+        "it is a vehicle."
+    ),
+)
+SITUATION = Section(
+    "s",
+    lazy("Situation"),
+    ("situation",),
+    (
+        _bool("half_range", lazy("Half range")),
+        _bool("stationary", lazy("Firer stationary")),
+        _bool("charged", lazy("Charged this turn")),
+        _bool("snap_fire", lazy("Snap fire")),
+        _bool("target_stealthy", lazy("Target stealthy")),
+        _bool("target_shrouded", lazy("Target shrouded")),
+        _bool("target_gone_to_ground", lazy("Target gone to ground")),
+        _bool("target_in_cover", lazy("Target in cover (assault)")),
+        F(
+            "s.target_moved",
+            ("situation", "target_moved"),
+            "int?",
+            lazy("Target moved (inches)"),
+            "0",
+            min=0,
+            max=100,
+        ),
+        F(
+            "s.twin_linked",
+            ("situation", "twin_linked"),
+            "choice",
+            lazy("Twin-linked"),
+            "double_shots",
+            choices=(
+                ("double_shots", lazy("double the shots")),
+                ("double_hits", lazy("each hit counts double")),
+            ),
+        ),
+    ),
+)
+
+
+class PenForm(FlatForm):
+    system_id = SYSTEM_ID
+    label = lazy("PEN")
+    presets_file = "pen.json"
+    sections = (ATTACKER, WEAPON, TARGET, SITUATION)

@@ -1,0 +1,70 @@
+"""Settings from the environment (prefix ``W40K_``), with safe local defaults.
+
+The app refuses to start in production with the development secret: see
+:meth:`Settings.check_production_ready`.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+ROOT = Path(__file__).resolve().parents[2]
+DEV_SECRET = "dev-only-insecure-secret-change-me"  # noqa: S105 - the known default we refuse in production
+
+
+class Environment(StrEnum):
+    DEVELOPMENT = "development"
+    TEST = "test"
+    PRODUCTION = "production"
+
+
+class InsecureConfiguration(RuntimeError):
+    """Raised at start-up when production settings are unsafe."""
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="W40K_", extra="ignore")
+
+    env: Environment = Environment.DEVELOPMENT
+    database_url: str = f"sqlite:///{ROOT / 'var' / 'auspex.db'}"
+    secret_key: str = DEV_SECRET
+    # Browser sessions.
+    session_cookie: str = "auspex_session"
+    session_ttl_hours: int = Field(default=24 * 14, ge=1, le=24 * 365)
+    cookie_secure: bool | None = None  # None: secure in production only
+    # Failed-login throttling: at most N failures per account (and 4N per address) per window.
+    login_max_failures: int = Field(default=5, ge=1)
+    login_window_seconds: int = Field(default=15 * 60, ge=1)
+    # Request bounds.
+    max_body_bytes: int = Field(default=1024 * 1024, ge=1024)
+    max_upload_bytes: int = Field(default=32 * 1024 * 1024, ge=1024)
+    sql_echo: bool = False
+    # "fast" makes argon2 cheap for the test suite; refused in production.
+    password_hash: str = "strong"  # noqa: S105 - a mode name, not a password
+
+    @property
+    def secure_cookies(self) -> bool:
+        if self.cookie_secure is not None:
+            return self.cookie_secure
+        return self.env is Environment.PRODUCTION
+
+    def check_production_ready(self) -> None:
+        if self.env is not Environment.PRODUCTION:
+            return
+        if self.password_hash != "strong":  # noqa: S105
+            raise InsecureConfiguration("W40K_PASSWORD_HASH must not be set in production.")
+        if self.secret_key == DEV_SECRET or len(self.secret_key) < 32:
+            raise InsecureConfiguration(
+                "W40K_SECRET_KEY must be set to a random value of at least 32 characters in "
+                "production, e.g. `python3 -c 'import secrets; print(secrets.token_urlsafe(48))'`."
+            )
+
+
+@lru_cache
+def get_settings() -> Settings:
+    return Settings()

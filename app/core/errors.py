@@ -1,0 +1,219 @@
+"""Application errors and their rendering.
+
+Every expected business error is an :class:`AppError` carrying its HTTP status. The JSON API
+renders errors as RFC 9457 ``application/problem+json``; HTML pages get a readable error page.
+Request-validation errors keep FastAPI's per-field detail, inside the problem document.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, Response
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from app.core.i18n import current_locale, lazy
+from app.core.i18n import gettext as _
+
+log = logging.getLogger("auspex")
+
+PROBLEM_JSON = "application/problem+json"
+PROBLEM_BASE = "https://auspex.invalid/problems/"
+
+
+class AppError(Exception):
+    """Base of the errors the application raises on purpose."""
+
+    status: int = 400
+    code: str = "bad-request"
+    title: str = lazy("Bad request")
+
+    def __init__(
+        self,
+        detail: str | None = None,
+        *,
+        errors: list[dict[str, Any]] | None = None,
+        headers: dict[str, str] | None = None,
+        **extra: Any,
+    ) -> None:
+        super().__init__(detail or self.title)
+        self.detail = detail or self.title
+        self.errors = errors
+        self.headers = headers or {}
+        self.extra = extra
+
+
+class NotAuthenticated(AppError):
+    status, code, title = 401, "not-authenticated", lazy("Authentication required")
+
+
+class Forbidden(AppError):
+    status, code, title = 403, "forbidden", lazy("Forbidden")
+
+
+class NotFound(AppError):
+    status, code, title = 404, "not-found", lazy("Not found")
+
+
+class Conflict(AppError):
+    status, code, title = 409, "conflict", lazy("Conflict")
+
+
+class InvalidInput(AppError):
+    status, code, title = 422, "invalid-input", lazy("Invalid input")
+
+
+class TooManyRequests(AppError):
+    status, code, title = 429, "rate-limited", lazy("Too many requests")
+
+
+class CsrfFailed(AppError):
+    status, code, title = 403, "csrf-failed", lazy("Invalid or missing CSRF token")
+
+
+def problem(
+    status: int,
+    title: str,
+    detail: str | None = None,
+    *,
+    code: str | None = None,
+    errors: list[dict[str, Any]] | None = None,
+    headers: dict[str, str] | None = None,
+    **extra: Any,
+) -> JSONResponse:
+    body: dict[str, Any] = {
+        "type": PROBLEM_BASE + (code or str(status)),
+        "title": title,
+        "status": status,
+    }
+    if detail:
+        body["detail"] = detail
+    if errors is not None:
+        body["errors"] = errors
+    body.update(extra)
+    return JSONResponse(body, status_code=status, media_type=PROBLEM_JSON, headers=headers)
+
+
+def wants_html(request: Request) -> bool:
+    """HTML error pages for browser routes; problem+json for the API and for API clients."""
+    if request.url.path.startswith("/api/") or request.url.path == "/healthz":
+        return False
+    return "text/html" in request.headers.get("accept", "")
+
+
+def _html_error(request: Request, status: int, title: str, detail: str | None) -> Response:
+    from app.web.templating import render  # late import: templating depends on this module
+
+    return render(
+        request,
+        "errors/error.html",
+        {
+            "status": status,
+            "title": title,
+            "detail": detail,
+            "user": getattr(request.state, "viewer", None),
+        },
+        status_code=status,
+    )
+
+
+def _clean_validation_errors(raw: list[Any]) -> list[dict[str, Any]]:
+    cleaned = []
+    for err in raw:
+        loc = [str(part) for part in err.get("loc", ())]
+        field = ".".join(part for part in loc if part not in {"body", "query", "path"})
+        entry = {
+            "field": field or None,
+            "loc": loc,
+            "message": err.get("msg"),
+            "type": err.get("type"),
+        }
+        suggestion = (err.get("ctx") or {}).get("suggestion")
+        if isinstance(suggestion, str):
+            entry["suggestion"] = suggestion
+        cleaned.append(entry)
+    return cleaned
+
+
+STATUS_TITLES = {
+    400: lazy("Bad request"),
+    401: lazy("Authentication required"),
+    403: lazy("Forbidden"),
+    404: lazy("Not found"),
+    405: lazy("Method not allowed"),
+    409: lazy("Conflict"),
+    413: lazy("Request body too large"),
+    415: lazy("Unsupported media type"),
+    422: lazy("Invalid input"),
+    429: lazy("Too many requests"),
+    500: lazy("Internal server error"),
+    503: lazy("Service unavailable"),
+}
+
+
+def _use_request_locale(request: Request) -> None:
+    """Handlers run outside the endpoint's context: translate in the visitor's language."""
+    current_locale.set(getattr(request.state, "locale", "en"))
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(AppError)
+    async def _app_error(request: Request, exc: AppError) -> Response:
+        _use_request_locale(request)
+        location = exc.headers.get("Location")
+        if location and not request.url.path.startswith("/api/"):
+            if request.headers.get("hx-request") == "true":
+                return Response(status_code=204, headers={"HX-Redirect": location})
+            return Response(status_code=303, headers={"Location": location})
+        if wants_html(request):
+            response = _html_error(request, exc.status, _(exc.title), exc.detail)
+            response.headers.update(exc.headers)
+            return response
+        return problem(
+            exc.status,
+            exc.title,
+            exc.detail,
+            code=exc.code,
+            errors=exc.errors,
+            headers=exc.headers,
+            **exc.extra,
+        )
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        _use_request_locale(request)
+        title = STATUS_TITLES.get(exc.status_code, "Error")
+        detail = exc.detail if isinstance(exc.detail, str) and exc.detail != title else None
+        if wants_html(request):
+            return _html_error(request, exc.status_code, _(title), detail)
+        return problem(exc.status_code, title, detail, headers=getattr(exc, "headers", None))
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation_error(request: Request, exc: RequestValidationError) -> Response:
+        errors = _clean_validation_errors(list(exc.errors()))
+        if any(e["type"] == "json_invalid" for e in errors):
+            return problem(
+                400,
+                "Malformed JSON",
+                "The request body is not valid JSON.",
+                code="malformed-json",
+                errors=errors,
+            )
+        return problem(
+            422,
+            "Invalid input",
+            "; ".join(f"{e['field'] or 'body'}: {e['message']}" for e in errors[:10]),
+            code="validation-error",
+            errors=errors,
+        )
+
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, exc: Exception) -> Response:
+        _use_request_locale(request)
+        log.exception("unhandled error on %s %s", request.method, request.url.path)
+        if wants_html(request):
+            return _html_error(request, 500, _("Internal server error"), None)
+        return problem(500, "Internal server error", "An unexpected error occurred.")

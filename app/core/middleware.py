@@ -1,0 +1,127 @@
+"""ASGI middleware: request-body bounds and security headers."""
+
+from __future__ import annotations
+
+import json
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from app.core.errors import PROBLEM_BASE, PROBLEM_JSON
+
+
+class BodySizeLimit:
+    """Refuse bodies over the limit with 413, whether or not Content-Length is announced.
+
+    ``upload_prefixes`` get the larger upload limit (catalogue files).
+    """
+
+    def __init__(
+        self, app: ASGIApp, *, limit: int, upload_limit: int, upload_paths: tuple[str, ...] = ()
+    ) -> None:
+        self.app = app
+        self.limit = limit
+        self.upload_limit = upload_limit
+        self.upload_paths = upload_paths
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        path: str = scope.get("path", "")
+        limit = self.upload_limit if path.startswith(self.upload_paths) else self.limit
+        for name, value in scope.get("headers", []):
+            if name == b"content-length":
+                try:
+                    announced = int(value)
+                except ValueError:
+                    announced = limit + 1
+                if announced > limit:
+                    await _send_413(send, limit)
+                    return
+        received = 0
+        response_started = False
+        rejected = False
+
+        async def limited_receive() -> Message:
+            nonlocal received, rejected
+            if rejected:
+                return {"type": "http.disconnect"}
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > limit:
+                    # Answer 413 now and tell the app the client went away: whatever it
+                    # does with the truncated body is never sent.
+                    rejected = True
+                    if not response_started:
+                        await _send_413(send, limit)
+                    return {"type": "http.disconnect"}
+            return message
+
+        async def guarded_send(message: Message) -> None:
+            nonlocal response_started
+            if rejected:
+                return
+            if message["type"] == "http.response.start":
+                response_started = True
+            await send(message)
+
+        try:
+            await self.app(scope, limited_receive, guarded_send)
+        except Exception:
+            if not rejected:
+                raise
+
+
+async def _send_413(send: Send, limit: int) -> None:
+    body = json.dumps(
+        {
+            "type": PROBLEM_BASE + "body-too-large",
+            "title": "Request body too large",
+            "status": 413,
+            "detail": f"The request body is larger than {limit} bytes.",
+        }
+    ).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 413,
+            "headers": [
+                (b"content-type", PROBLEM_JSON.encode()),
+                (b"content-length", str(len(body)).encode()),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+SECURITY_HEADERS = [
+    (b"x-content-type-options", b"nosniff"),
+    (b"x-frame-options", b"DENY"),
+    (b"referrer-policy", b"same-origin"),
+    (
+        b"content-security-policy",
+        b"default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
+        b"script-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'",
+    ),
+]
+
+
+class SecurityHeaders:
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
+                present = {name for name, _ in headers}
+                headers.extend(h for h in SECURITY_HEADERS if h[0] not in present)
+                message["headers"] = headers
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)

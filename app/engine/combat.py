@@ -1,0 +1,187 @@
+"""Rule-system-neutral results of an attack: exact analysis and live resolution.
+
+Every rule system returns these types, and the API serialises them with :func:`to_jsonable`
+(exact numbers as reduced fraction strings next to a float), so a new rule system needs no
+special case in shared code.
+
+- :class:`CombatAnalysis`: ``damage`` (wounds actually lost), ``models_destroyed``,
+  ``wipe_probability``, ``stages`` (stage name -> Dist of a count: attacks, hits, wounds,
+  failed_saves, mortal_wounds...), ``extra`` (named sections a system adds).
+- :class:`CombatResolution`: one roll of the same attacks: every die, totals per stage, the
+  target's state afterwards, a readable step log and ``extra`` sections.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import TypeAlias
+
+from app.engine.distributions import Dist
+from app.engine.roller import DieRecord
+
+__all__ = [
+    "CombatAnalysis",
+    "CombatResolution",
+    "ExtraValue",
+    "ModelState",
+    "ResolutionStep",
+    "TargetState",
+    "dist_to_jsonable",
+    "fraction_to_jsonable",
+    "fraction_to_str",
+    "to_jsonable",
+]
+
+ExtraValue: TypeAlias = (
+    "Dist | Fraction | int | float | str | bool | Sequence[ExtraValue] "
+    "| Mapping[str, ExtraValue] | None"
+)
+Jsonable: TypeAlias = "dict[str, Jsonable] | list[Jsonable] | str | int | float | bool | None"
+
+
+@dataclass(frozen=True, slots=True)
+class CombatAnalysis:
+    """Exact distributions of one attack request."""
+
+    damage: Dist
+    models_destroyed: Dist
+    wipe_probability: Fraction
+    stages: Mapping[str, Dist]
+    extra: Mapping[str, ExtraValue] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ModelState:
+    """One model of the target after the attacks."""
+
+    group: str
+    wounds: int  # characteristic W
+    wounds_remaining: int
+    keywords: tuple[str, ...] = ()
+
+    @property
+    def destroyed(self) -> bool:
+        return self.wounds_remaining <= 0
+
+
+@dataclass(frozen=True, slots=True)
+class TargetState:
+    """The target unit after a live resolution."""
+
+    models: tuple[ModelState, ...]
+    wounds_lost: int
+    models_destroyed: int
+
+    @property
+    def models_remaining(self) -> int:
+        return sum(1 for m in self.models if not m.destroyed)
+
+    @property
+    def wiped(self) -> bool:
+        return self.models_remaining == 0
+
+
+@dataclass(frozen=True, slots=True)
+class ResolutionStep:
+    """One readable line of a live resolution, with the indexes of the dice it used."""
+
+    stage: str
+    text: str
+    dice: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class CombatResolution:
+    """One live resolution: every die rolled, the totals and the target afterwards."""
+
+    seed: int | None
+    dice: tuple[DieRecord, ...]
+    totals: Mapping[str, int]
+    target_after: TargetState
+    steps: tuple[ResolutionStep, ...] = ()
+    extra: Mapping[str, ExtraValue] = field(default_factory=dict)
+
+
+# -- serialisation ---------------------------------------------------------------------------
+
+
+def fraction_to_str(q: Fraction) -> str:
+    """``"p/q"`` reduced, or ``"p"`` when q = 1."""
+    q = Fraction(q)
+    return str(q.numerator) if q.denominator == 1 else f"{q.numerator}/{q.denominator}"
+
+
+def fraction_to_jsonable(q: Fraction, digits: int = 4) -> dict[str, Jsonable]:
+    return {"exact": fraction_to_str(q), "approx": round(float(q), digits)}
+
+
+def dist_to_jsonable(d: Dist, digits: int = 4) -> dict[str, Jsonable]:
+    """``{"mean": {...}, "distribution": [{"value", "exact", "approx", "at_least_exact",
+    "at_least_approx"}, ...]}``."""
+    at_least = dict(d.at_least_table())
+    rows: list[Jsonable] = []
+    for v, p in d.items():
+        rows.append(
+            {
+                "value": v,
+                "exact": fraction_to_str(p),
+                "approx": round(float(p), digits),
+                "at_least_exact": fraction_to_str(at_least[v]),
+                "at_least_approx": round(float(at_least[v]), digits),
+            }
+        )
+    return {"mean": fraction_to_jsonable(d.mean(), digits), "distribution": rows}
+
+
+def to_jsonable(value: object, digits: int = 4) -> Jsonable:
+    """Plain JSON-ready values (dicts, lists, str, numbers) for any result of this module."""
+    if isinstance(value, Dist):
+        return dist_to_jsonable(value, digits)
+    if isinstance(value, bool) or value is None or isinstance(value, str | int | float):
+        return value
+    if isinstance(value, Fraction):
+        return fraction_to_jsonable(value, digits)
+    if isinstance(value, DieRecord):
+        return dict(value.as_dict())
+    if isinstance(value, CombatAnalysis):
+        return {
+            "damage": dist_to_jsonable(value.damage, digits),
+            "models_destroyed": dist_to_jsonable(value.models_destroyed, digits),
+            "wipe_probability": fraction_to_jsonable(value.wipe_probability, digits),
+            "stages": {k: dist_to_jsonable(d, digits) for k, d in value.stages.items()},
+            "extra": {k: to_jsonable(v, digits) for k, v in value.extra.items()},
+        }
+    if isinstance(value, ModelState):
+        return {
+            "group": value.group,
+            "wounds": value.wounds,
+            "wounds_remaining": value.wounds_remaining,
+            "destroyed": value.destroyed,
+            "keywords": list(value.keywords),
+        }
+    if isinstance(value, TargetState):
+        return {
+            "models": [to_jsonable(m, digits) for m in value.models],
+            "wounds_lost": value.wounds_lost,
+            "models_destroyed": value.models_destroyed,
+            "models_remaining": value.models_remaining,
+            "wiped": value.wiped,
+        }
+    if isinstance(value, ResolutionStep):
+        return {"stage": value.stage, "text": value.text, "dice": list(value.dice)}
+    if isinstance(value, CombatResolution):
+        return {
+            "seed": value.seed,
+            "dice": [to_jsonable(r, digits) for r in value.dice],
+            "totals": dict(value.totals),
+            "target_after": to_jsonable(value.target_after, digits),
+            "steps": [to_jsonable(s, digits) for s in value.steps],
+            "extra": {k: to_jsonable(v, digits) for k, v in value.extra.items()},
+        }
+    if isinstance(value, Mapping):
+        return {str(k): to_jsonable(v, digits) for k, v in value.items()}
+    if isinstance(value, Sequence):
+        return [to_jsonable(v, digits) for v in value]
+    raise TypeError(f"cannot serialise {type(value).__name__}")

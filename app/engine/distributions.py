@@ -1,0 +1,377 @@
+"""Exact discrete probability distributions over integers.
+
+A :class:`Dist` stores integer weights over a contiguous range of integers plus one common
+total, so P(v) = weight(v) / total. Arithmetic (convolution, mixtures, compounding) works on
+Python integers only; a :class:`~fractions.Fraction` is built only when a probability is read.
+Weights are kept reduced (their gcd with the total is 1), so two equal distributions compare
+equal. Convolution of long supports uses Kronecker substitution (one big-integer product).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from fractions import Fraction
+
+__all__ = ["Dist", "convolve_weights"]
+
+_KRONECKER_MIN = 48  # use big-integer multiplication once len(a) * len(b) exceeds this
+
+
+def convolve_weights(a: Sequence[int], b: Sequence[int]) -> list[int]:
+    """Convolution of two non-negative integer weight vectors (polynomial product)."""
+    la, lb = len(a), len(b)
+    if la == 0 or lb == 0:
+        return []
+    if la == 1:
+        x = a[0]
+        return [x * y for y in b]
+    if lb == 1:
+        y = b[0]
+        return [x * y for x in a]
+    if la * lb <= _KRONECKER_MIN * 4 or min(la, lb) <= 4:
+        out = [0] * (la + lb - 1)
+        if la < lb:
+            a, b, la, lb = b, a, lb, la
+        for j, y in enumerate(b):
+            if y:
+                for i, x in enumerate(a):
+                    out[i + j] += x * y
+        return out
+    # Kronecker substitution: pack each vector into one big integer, multiply, unpack.
+    bound = max(a).bit_length() + max(b).bit_length() + min(la, lb).bit_length() + 1
+    nbytes = (bound + 7) // 8
+    pa = int.from_bytes(b"".join(x.to_bytes(nbytes, "little") for x in a), "little")
+    pb = int.from_bytes(b"".join(y.to_bytes(nbytes, "little") for y in b), "little")
+    n = la + lb - 1
+    raw = (pa * pb).to_bytes(n * nbytes, "little")
+    return [int.from_bytes(raw[i : i + nbytes], "little") for i in range(0, n * nbytes, nbytes)]
+
+
+def _lcm(values: Iterable[int]) -> int:
+    out = 1
+    for v in values:
+        out = out * v // math.gcd(out, v)
+    return out
+
+
+class Dist:
+    """An immutable exact distribution over integers.
+
+    Build one with :meth:`constant`, :meth:`die`, :meth:`from_weights`, :meth:`from_probs`,
+    :meth:`bernoulli` or :meth:`mixture`; combine with ``+`` (convolution), :meth:`map`,
+    :meth:`bind` and :meth:`repeat`.
+    """
+
+    __slots__ = ("_hash", "_lo", "_total", "_w")
+
+    _lo: int
+    _w: tuple[int, ...]
+    _total: int
+    _hash: int | None
+
+    # -- construction -----------------------------------------------------------------------
+
+    @classmethod
+    def _make(cls, lo: int, weights: Sequence[int], total: int | None = None) -> Dist:
+        """Internal: dense weights starting at value ``lo``; trims zeros and reduces."""
+        start = 0
+        end = len(weights)
+        while start < end and weights[start] == 0:
+            start += 1
+        while end > start and weights[end - 1] == 0:
+            end -= 1
+        if start == end:
+            raise ValueError("a distribution needs at least one outcome with positive weight")
+        w = weights[start:end]
+        tot = sum(w) if total is None else total
+        g = math.gcd(tot, *w)
+        if g > 1:
+            w = [x // g for x in w]
+            tot //= g
+        d = object.__new__(cls)
+        d._lo = lo + start
+        d._w = tuple(w)
+        d._total = tot
+        d._hash = None
+        return d
+
+    @classmethod
+    def constant(cls, v: int) -> Dist:
+        """Always ``v``."""
+        return cls._make(int(v), (1,), 1)
+
+    @classmethod
+    def die(cls, sides: int) -> Dist:
+        """A fair die: uniform over 1..sides."""
+        if sides < 1:
+            raise ValueError(f"a die needs at least one side, not {sides}")
+        return cls._make(1, (1,) * sides, sides)
+
+    @classmethod
+    def uniform(cls, lo: int, hi: int) -> Dist:
+        """Uniform over lo..hi inclusive."""
+        if hi < lo:
+            raise ValueError(f"empty range {lo}..{hi}")
+        return cls._make(lo, (1,) * (hi - lo + 1))
+
+    @classmethod
+    def from_weights(cls, w: Mapping[int, int]) -> Dist:
+        """From non-negative integer weights (need not sum to anything in particular)."""
+        if not w:
+            raise ValueError("a distribution needs at least one outcome")
+        for value, weight in w.items():
+            if weight < 0:
+                raise ValueError(f"negative weight {weight} for {value}")
+        lo = min(w)
+        hi = max(w)
+        dense = [0] * (hi - lo + 1)
+        for value, weight in w.items():
+            dense[value - lo] += int(weight)
+        return cls._make(lo, dense)
+
+    @classmethod
+    def from_probs(cls, p: Mapping[int, Fraction]) -> Dist:
+        """From exact probabilities, which must be non-negative and sum to exactly 1."""
+        if not p:
+            raise ValueError("a distribution needs at least one outcome")
+        probs = {k: Fraction(v) for k, v in p.items()}
+        if any(v < 0 for v in probs.values()):
+            raise ValueError("probabilities must be non-negative")
+        if sum(probs.values()) != 1:
+            raise ValueError(f"probabilities sum to {sum(probs.values())}, not 1")
+        den = _lcm(v.denominator for v in probs.values())
+        return cls.from_weights({k: v.numerator * (den // v.denominator) for k, v in probs.items()})
+
+    @classmethod
+    def bernoulli(cls, p: Fraction) -> Dist:
+        """1 with probability ``p``, else 0."""
+        q = Fraction(p)
+        if not 0 <= q <= 1:
+            raise ValueError(f"probability {q} outside [0, 1]")
+        return cls._make(0, (q.denominator - q.numerator, q.numerator), q.denominator)
+
+    @classmethod
+    def binomial(cls, n: int, p: Fraction) -> Dist:
+        """Number of successes in ``n`` independent trials of probability ``p``."""
+        if n < 0:
+            raise ValueError("n must be >= 0")
+        q = Fraction(p)
+        if not 0 <= q <= 1:
+            raise ValueError(f"probability {q} outside [0, 1]")
+        a, b = q.numerator, q.denominator - q.numerator
+        weights = [math.comb(n, k) * a**k * b ** (n - k) for k in range(n + 1)]
+        return cls._make(0, weights, q.denominator**n)
+
+    @classmethod
+    def mixture(cls, parts: Iterable[tuple[Fraction, Dist]]) -> Dist:
+        """P(v) = sum of weight * part.prob(v); the weights must sum to 1."""
+        items = [(Fraction(p), d) for p, d in parts if p != 0]
+        if not items:
+            raise ValueError("a mixture needs at least one part of positive weight")
+        if sum(p for p, _ in items) != 1:
+            raise ValueError("mixture weights must sum to 1")
+        if any(p < 0 for p, _ in items):
+            raise ValueError("mixture weights must be non-negative")
+        den = _lcm(p.denominator * d._total for p, d in items)
+        lo = min(d._lo for _, d in items)
+        hi = max(d._lo + len(d._w) - 1 for _, d in items)
+        dense = [0] * (hi - lo + 1)
+        for p, d in items:
+            scale = p.numerator * (den // (p.denominator * d._total))
+            off = d._lo - lo
+            for i, x in enumerate(d._w):
+                dense[off + i] += x * scale
+        return cls._make(lo, dense, den)
+
+    # -- reading ----------------------------------------------------------------------------
+
+    @property
+    def total(self) -> int:
+        """The common denominator of the (reduced) weights."""
+        return self._total
+
+    def weights(self) -> dict[int, int]:
+        """The integer weights of every value of the support (over :attr:`total`)."""
+        return {self._lo + i: x for i, x in enumerate(self._w) if x}
+
+    def prob(self, v: int) -> Fraction:
+        i = v - self._lo
+        if 0 <= i < len(self._w):
+            return Fraction(self._w[i], self._total)
+        return Fraction(0)
+
+    def items(self) -> list[tuple[int, Fraction]]:
+        """(value, probability) for every value of positive probability, sorted by value."""
+        t = self._total
+        return [(self._lo + i, Fraction(x, t)) for i, x in enumerate(self._w) if x]
+
+    def support(self) -> list[int]:
+        return [self._lo + i for i, x in enumerate(self._w) if x]
+
+    @property
+    def min(self) -> int:
+        return self._lo
+
+    @property
+    def max(self) -> int:
+        return self._lo + len(self._w) - 1
+
+    def mean(self) -> Fraction:
+        s = sum(i * x for i, x in enumerate(self._w))
+        return self._lo + Fraction(s, self._total)
+
+    def variance(self) -> Fraction:
+        m = Fraction(sum(i * x for i, x in enumerate(self._w)), self._total)
+        m2 = Fraction(sum(i * i * x for i, x in enumerate(self._w)), self._total)
+        return m2 - m * m
+
+    def p_at_least(self, k: int) -> Fraction:
+        i = max(0, k - self._lo)
+        return Fraction(sum(self._w[i:]), self._total)
+
+    def p_at_most(self, k: int) -> Fraction:
+        i = k - self._lo + 1
+        if i <= 0:
+            return Fraction(0)
+        return Fraction(sum(self._w[:i]), self._total)
+
+    def p_more_than(self, k: int) -> Fraction:
+        return self.p_at_least(k + 1)
+
+    def p_less_than(self, k: int) -> Fraction:
+        return self.p_at_most(k - 1)
+
+    def at_least_table(self) -> list[tuple[int, Fraction]]:
+        """(k, P(X >= k)) for every k of the support, sorted by k."""
+        out: list[tuple[int, Fraction]] = []
+        acc = self._total
+        for i, x in enumerate(self._w):
+            if x:
+                out.append((self._lo + i, Fraction(acc, self._total)))
+            acc -= x
+        return out
+
+    # -- combining --------------------------------------------------------------------------
+
+    def __add__(self, other: Dist | int) -> Dist:
+        if isinstance(other, int):
+            return Dist._make(self._lo + other, self._w, self._total)
+        if not isinstance(other, Dist):
+            return NotImplemented
+        w = convolve_weights(self._w, other._w)
+        return Dist._make(self._lo + other._lo, w, self._total * other._total)
+
+    def __radd__(self, other: int) -> Dist:
+        if isinstance(other, int):
+            return self + other
+        return NotImplemented
+
+    def __neg__(self) -> Dist:
+        return Dist._make(-self.max, self._w[::-1], self._total)
+
+    def __sub__(self, other: Dist | int) -> Dist:
+        if isinstance(other, int):
+            return self + (-other)
+        if not isinstance(other, Dist):
+            return NotImplemented
+        return self + (-other)
+
+    def map(self, f: Callable[[int], int]) -> Dist:
+        out: dict[int, int] = {}
+        for i, x in enumerate(self._w):
+            if x:
+                k = int(f(self._lo + i))
+                out[k] = out.get(k, 0) + x
+        return Dist.from_weights(out)
+
+    def bind(self, f: Callable[[int], Dist]) -> Dist:
+        """Compound: the distribution of ``f(v)`` for ``v`` drawn from this one."""
+        parts: list[tuple[int, Dist]] = []
+        for i, x in enumerate(self._w):
+            if x:
+                parts.append((x, f(self._lo + i)))
+        den = _lcm(d._total for _, d in parts)
+        lo = min(d._lo for _, d in parts)
+        hi = max(d.max for _, d in parts)
+        dense = [0] * (hi - lo + 1)
+        for x, d in parts:
+            scale = x * (den // d._total)
+            off = d._lo - lo
+            for j, y in enumerate(d._w):
+                dense[off + j] += y * scale
+        return Dist._make(lo, dense, den * self._total)
+
+    def repeat(self, n: int) -> Dist:
+        """The sum of ``n`` independent copies (``n`` >= 0; 0 copies sum to 0)."""
+        if n < 0:
+            raise ValueError("repeat count must be >= 0")
+        result = Dist.constant(0)
+        base: Dist = self
+        while n:
+            if n & 1:
+                result = result + base
+            n >>= 1
+            if n:
+                base = base + base
+        return result
+
+    def compound(self, inner: Dist) -> Dist:
+        """The sum of N independent copies of ``inner``, N drawn from this distribution
+        (N >= 0). Horner's scheme on integer weights: one convolution per value of N."""
+        if self._lo < 0:
+            raise ValueError("compound needs a count distribution over N >= 0")
+        if inner._lo < 0:
+            return self.bind(inner.repeat)
+        if len(self._w) == 1:
+            return inner.repeat(self._lo)
+        j = (0,) * inner._lo + inner._w  # dense from value 0
+        jt = inner._total
+        n_max = self.max
+        acc: list[int] = [self._w[-1]]
+        scale = 1
+        for n in range(n_max - 1, -1, -1):
+            acc = convolve_weights(acc, j)
+            scale *= jt
+            i = n - self._lo
+            if i >= 0 and self._w[i]:
+                acc[0] += self._w[i] * scale
+        return Dist._make(0, acc, self._total * scale)
+
+    def dense(self) -> tuple[int, tuple[int, ...], int]:
+        """(lowest value, weights of every value from it, total): the raw representation."""
+        return self._lo, self._w, self._total
+
+    def clamp(self, lo: int, hi: int) -> Dist:
+        if hi < lo:
+            raise ValueError(f"empty clamp range {lo}..{hi}")
+        return self.map(lambda v: lo if v < lo else hi if v > hi else v)
+
+    def max_with(self, other: Dist) -> Dist:
+        """Distribution of max(X, Y) for independent X (self) and Y."""
+        out: dict[int, int] = {}
+        for a, x in self.weights().items():
+            for b, y in other.weights().items():
+                k = a if a >= b else b
+                out[k] = out.get(k, 0) + x * y
+        return Dist.from_weights(out)
+
+    # -- dunder -----------------------------------------------------------------------------
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Dist):
+            return NotImplemented
+        return self._lo == other._lo and self._total == other._total and self._w == other._w
+
+    def __hash__(self) -> int:
+        if self._hash is None:
+            self._hash = hash((self._lo, self._total, self._w))
+        return self._hash
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{v}: {p}" for v, p in self.items()[:12])
+        more = ", ..." if len(self.support()) > 12 else ""
+        return f"Dist({{{inner}{more}}})"
+
+    def __len__(self) -> int:
+        return sum(1 for x in self._w if x)

@@ -1,0 +1,681 @@
+"""The catalogue: what an army can be built from (datasheets, detachments, enhancements).
+
+A :class:`Catalogue` holds, for one rule system and one or more factions, numbers and names
+only (never rules text): datasheets with their model profiles, weapons with every profile,
+ability *names*, keywords, unit composition, wargear options, points by unit size, the
+Bodyguard units a Leader can join, transport capacity and the Battleline / Dedicated Transport /
+Epic Hero / Character flags [L2869-3145, §2.3 of wh40k-10e-core-2.md]; and the detachments with
+their enhancements (points, who may take them) [L4283-4294, L4333-4341].
+
+Catalogues are immutable values. :meth:`Catalogue.to_dict` / :meth:`Catalogue.from_dict` give
+a lossless plain-JSON form carrying :data:`SCHEMA_VERSION`; the catalogue ``version`` names the
+data release so that a list can remember what it was built with.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any
+
+from app.engine.errors import ProfileError
+from app.engine.wh40k10e.army.codec import FormatError, Plain, from_plain, to_plain
+from app.engine.wh40k10e.army.names import name_key
+
+if TYPE_CHECKING:
+    from app.engine.wh40k10e.abilities import Ability
+
+__all__ = [
+    "CATALOGUE_FORMAT",
+    "SCHEMA_VERSION",
+    "Catalogue",
+    "CatalogueError",
+    "Datasheet",
+    "Detachment",
+    "Enhancement",
+    "KeywordRule",
+    "ModelProfile",
+    "ModelType",
+    "PointsTier",
+    "WargearChoice",
+    "WargearOption",
+    "Weapon",
+    "WeaponKind",
+    "WeaponProfile",
+    "dump_catalogues",
+    "load_catalogues",
+    "merge_catalogues",
+]
+
+SCHEMA_VERSION = 1
+CATALOGUE_FORMAT = "auspex.catalogue"
+CATALOGUE_SET_FORMAT = "auspex.catalogues"
+RULE_SYSTEM = "wh40k-10e"
+
+MAX_NAME = 200  # bound on every name
+MAX_POINTS = 10_000  # bound on a points value
+MAX_MODELS = 200  # bound on models in one unit
+_FNP = re.compile(r"feel no pain\s*(\d)\s*\+", re.IGNORECASE)
+
+
+class CatalogueError(ProfileError):
+    """An invalid catalogue value (the field names where)."""
+
+
+def _check_name(value: str, field_name: str, *, allow_empty: bool = False) -> None:
+    if not allow_empty and not value.strip():
+        raise CatalogueError(field_name, "must not be empty")
+    if len(value) > MAX_NAME:
+        raise CatalogueError(field_name, f"longer than {MAX_NAME} characters")
+
+
+def _check_range(value: int | None, field_name: str, lo: int, hi: int) -> None:
+    if value is not None and not lo <= value <= hi:
+        raise CatalogueError(field_name, f"must be between {lo} and {hi}, got {value}")
+
+
+class WeaponKind(StrEnum):
+    RANGED = "ranged"
+    MELEE = "melee"
+
+
+@dataclass(frozen=True, slots=True)
+class WeaponProfile:
+    """One profile of a weapon, as printed [L3031-3057].
+
+    ``range`` is in inches (``None`` for a melee weapon); ``attacks`` and ``damage`` are dice
+    expressions (``"D6+1"``); ``skill`` is the BS/WS number before "+" (``None`` for "N/A", e.g.
+    a Torrent weapon); ``strength`` is a number or a dice expression as printed; ``ap`` is 0 or
+    negative (``None`` when the data gives no number). ``abilities`` are the weapon abilities
+    the engine understands, in canonical spelling; ``unmapped_abilities`` keeps, verbatim, what
+    could not be mapped (never dropped).
+    """
+
+    name: str
+    kind: WeaponKind
+    range: int | None
+    attacks: str
+    skill: int | None
+    strength: str
+    ap: int | None
+    damage: str
+    abilities: tuple[str, ...] = ()
+    unmapped_abilities: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        _check_name(self.name, "name")
+        _check_range(self.range, "range", 0, 1000)
+        _check_range(self.skill, "skill", 2, 6)
+        _check_range(self.ap, "ap", -10, 0)
+        for fname in ("attacks", "strength", "damage"):
+            value = getattr(self, fname)
+            if not value or len(value) > 20:
+                raise CatalogueError(fname, "must be 1 to 20 characters")
+
+    def engine_abilities(self) -> tuple[Ability, ...]:
+        """``abilities`` parsed into the engine's :class:`~app.engine.wh40k10e.abilities.Ability`
+        values (they were mapped on import, so they parse)."""
+        from app.engine.wh40k10e.abilities import parse_abilities
+
+        return parse_abilities(self.abilities)
+
+    @property
+    def strength_value(self) -> int | None:
+        """The strength as a number, or ``None`` when it is random or unknown."""
+        return int(self.strength) if self.strength.isdigit() else None
+
+    def combat_weapon(self) -> dict[str, Any] | None:
+        """This profile in the shape of the combat API's ``weapon`` (to preload the calculator),
+        or ``None`` when it cannot be expressed there (random strength, unknown AP)."""
+        strength = self.strength_value
+        if strength is None or self.ap is None:
+            return None
+        return {
+            "name": self.name,
+            "kind": self.kind.value,
+            "attacks": self.attacks,
+            "skill": self.skill,
+            "strength": strength,
+            "ap": self.ap,
+            "damage": self.damage,
+            "abilities": list(self.abilities),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Weapon:
+    """A weapon and every one of its profiles (e.g. a plasma gun's standard and supercharge)."""
+
+    name: str
+    profiles: tuple[WeaponProfile, ...]
+
+    def __post_init__(self) -> None:
+        _check_name(self.name, "name")
+        if not self.profiles:
+            raise CatalogueError("profiles", "a weapon needs at least one profile")
+
+    @property
+    def kinds(self) -> frozenset[WeaponKind]:
+        return frozenset(p.kind for p in self.profiles)
+
+
+@dataclass(frozen=True, slots=True)
+class ModelProfile:
+    """The characteristics of a model type [L2979-3010]: M as printed (``'6"'``, ``"-"``),
+    T, Sv (``None`` for "-"), W, Ld (the number before "+"), OC and an invulnerable save."""
+
+    name: str
+    movement: str
+    toughness: int
+    save: int | None
+    wounds: int
+    leadership: int | None
+    objective_control: int | None
+    invulnerable_save: int | None = None
+
+    def __post_init__(self) -> None:
+        _check_name(self.name, "name")
+        if len(self.movement) > 20:
+            raise CatalogueError("movement", "longer than 20 characters")
+        _check_range(self.toughness, "toughness", 1, 30)
+        _check_range(self.save, "save", 2, 7)
+        _check_range(self.wounds, "wounds", 1, 100)
+        _check_range(self.leadership, "leadership", 2, 12)
+        _check_range(self.objective_control, "objective_control", 0, 50)
+        _check_range(self.invulnerable_save, "invulnerable_save", 2, 6)
+
+
+@dataclass(frozen=True, slots=True)
+class ModelType:
+    """One line of the unit composition [L3067-3078]: how many models of this type
+    (``min``..``max``), their profile (by name), the points each one adds on top of the unit's
+    cost (usually 0) and the wargear each carries by default."""
+
+    name: str
+    min: int
+    max: int
+    profile: str
+    points: int = 0
+    default_wargear: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        _check_name(self.name, "name")
+        _check_range(self.min, "min", 0, MAX_MODELS)
+        _check_range(self.max, "max", 0, MAX_MODELS)
+        if self.min > self.max:
+            raise CatalogueError("min", f"min {self.min} is above max {self.max}")
+        _check_range(self.points, "points", 0, MAX_POINTS)
+
+
+@dataclass(frozen=True, slots=True)
+class PointsTier:
+    """The unit costs ``points`` when it has ``min_models``..``max_models`` models."""
+
+    min_models: int
+    max_models: int
+    points: int
+
+    def __post_init__(self) -> None:
+        _check_range(self.min_models, "min_models", 1, MAX_MODELS)
+        _check_range(self.max_models, "max_models", 1, MAX_MODELS)
+        if self.min_models > self.max_models:
+            raise CatalogueError("min_models", "above max_models")
+        _check_range(self.points, "points", 0, MAX_POINTS)
+
+    def covers(self, models: int) -> bool:
+        return self.min_models <= models <= self.max_models
+
+
+@dataclass(frozen=True, slots=True)
+class WargearChoice:
+    """One item of a wargear option: its name, the weapons it gives, the points it adds per
+    selection and, when the data caps it, how many a unit may take."""
+
+    name: str
+    weapons: tuple[str, ...] = ()
+    points: int = 0
+    max_per_unit: int | None = None
+
+    def __post_init__(self) -> None:
+        _check_name(self.name, "name")
+        _check_range(self.points, "points", 0, MAX_POINTS)
+        _check_range(self.max_per_unit, "max_per_unit", 0, MAX_MODELS)
+
+
+@dataclass(frozen=True, slots=True)
+class WargearOption:
+    """A wargear option [L3080-3091]: for each model of type ``model`` (``""``: for the whole
+    unit), pick ``min``..``max`` of ``choices``; ``default`` is what the model has if nothing is
+    picked."""
+
+    name: str
+    model: str
+    choices: tuple[WargearChoice, ...]
+    min: int = 0
+    max: int = 1
+    default: str | None = None
+
+    def __post_init__(self) -> None:
+        _check_name(self.name, "name")
+        _check_name(self.model, "model", allow_empty=True)
+        _check_range(self.min, "min", 0, MAX_MODELS)
+        _check_range(self.max, "max", 0, MAX_MODELS)
+        if self.min > self.max:
+            raise CatalogueError("min", f"min {self.min} is above max {self.max}")
+
+
+class KeywordOp(StrEnum):
+    KEYWORD = "keyword"
+    ALL = "all"
+    ANY = "any"
+    NOT = "not"
+
+
+@dataclass(frozen=True, slots=True)
+class KeywordRule:
+    """A condition on a unit's keywords: a keyword, or all / any / not of sub-rules.
+
+    Used for enhancement eligibility ("Captain model only", "Terminator or Gravis").
+    """
+
+    op: KeywordOp
+    keyword: str = ""
+    args: tuple[KeywordRule, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.op is KeywordOp.KEYWORD:
+            _check_name(self.keyword, "keyword")
+            if self.args:
+                raise CatalogueError("args", "a keyword rule has no sub-rules")
+        elif self.op is KeywordOp.NOT and len(self.args) != 1:
+            raise CatalogueError("args", "'not' takes exactly one sub-rule")
+        elif self.op in (KeywordOp.ALL, KeywordOp.ANY) and not self.args:
+            raise CatalogueError("args", f"'{self.op.value}' needs sub-rules")
+
+    @classmethod
+    def has(cls, keyword: str) -> KeywordRule:
+        return cls(KeywordOp.KEYWORD, keyword)
+
+    @classmethod
+    def all_of(cls, *rules: KeywordRule) -> KeywordRule:
+        return rules[0] if len(rules) == 1 else cls(KeywordOp.ALL, args=tuple(rules))
+
+    @classmethod
+    def any_of(cls, *rules: KeywordRule) -> KeywordRule:
+        return rules[0] if len(rules) == 1 else cls(KeywordOp.ANY, args=tuple(rules))
+
+    @classmethod
+    def negate(cls, rule: KeywordRule) -> KeywordRule:
+        if rule.op is KeywordOp.NOT:
+            return rule.args[0]
+        return cls(KeywordOp.NOT, args=(rule,))
+
+    def matches(self, keywords: Iterable[str]) -> bool:
+        """Whether a unit with ``keywords`` satisfies the rule (names compared leniently)."""
+        keys = frozenset(name_key(k) for k in keywords)
+        return self._eval(keys)
+
+    def _eval(self, keys: frozenset[str]) -> bool:
+        if self.op is KeywordOp.KEYWORD:
+            return name_key(self.keyword) in keys
+        if self.op is KeywordOp.ALL:
+            return all(a._eval(keys) for a in self.args)
+        if self.op is KeywordOp.ANY:
+            return any(a._eval(keys) for a in self.args)
+        return not self.args[0]._eval(keys)
+
+    def __str__(self) -> str:
+        if self.op is KeywordOp.KEYWORD:
+            return self.keyword
+        if self.op is KeywordOp.NOT:
+            return f"non-{self.args[0]._nested()}"
+        joiner = " and " if self.op is KeywordOp.ALL else " or "
+        return joiner.join(a._nested() for a in self.args)
+
+    def _nested(self) -> str:
+        text = str(self)
+        return f"({text})" if self.op in (KeywordOp.ALL, KeywordOp.ANY) else text
+
+
+@dataclass(frozen=True, slots=True)
+class Enhancement:
+    """An enhancement of a detachment: its points and, if restricted, which bearers may take it
+    (beyond the core rule: Characters only, not Epic Heroes [L4333-4341]).
+    ``characters_only`` is False for the rare detachment upgrades the data offers to other
+    units (e.g. vehicle upgrades)."""
+
+    name: str
+    points: int
+    detachment: str
+    eligibility: KeywordRule | None = None
+    characters_only: bool = True
+
+    def __post_init__(self) -> None:
+        _check_name(self.name, "name")
+        _check_name(self.detachment, "detachment")
+        _check_range(self.points, "points", 0, MAX_POINTS)
+
+
+@dataclass(frozen=True, slots=True)
+class Detachment:
+    """A set of Detachment rules [L4283-4294] (its name; rules text is never stored) and the
+    enhancements it offers."""
+
+    name: str
+    faction: str
+    enhancements: tuple[Enhancement, ...] = ()
+    id: str = ""
+
+    def __post_init__(self) -> None:
+        _check_name(self.name, "name")
+        _check_name(self.faction, "faction")
+
+
+@dataclass(frozen=True, slots=True)
+class Datasheet:
+    """A datasheet [L2869-3145]: everything the army builder and the calculator need.
+
+    ``points`` are the unit's points by size, for its default composition (per-model costs of
+    the model types included). ``leader_of`` names the Bodyguard units a Leader can join
+    [L3215-3219]; ``leader_of_conditional`` those it can join only with some wargear (a footnote
+    in the data); ``extra_leader`` means it may join a Bodyguard unit that already has a Leader
+    (a datasheet permission overriding the one-Leader rule [L3227]); ``two_leaders_from``: as a
+    Bodyguard unit of at least that many models it may take two Leaders.
+    """
+
+    id: str
+    name: str
+    faction_keywords: tuple[str, ...]
+    keywords: tuple[str, ...]
+    profiles: tuple[ModelProfile, ...]
+    models: tuple[ModelType, ...]
+    min_models: int
+    max_models: int
+    points: tuple[PointsTier, ...]
+    weapons: tuple[Weapon, ...] = ()
+    abilities: tuple[str, ...] = ()
+    wargear_options: tuple[WargearOption, ...] = ()
+    leader_of: tuple[str, ...] = ()
+    leader_of_conditional: tuple[str, ...] = ()
+    extra_leader: bool = False
+    two_leaders_from: int | None = None
+    transport_capacity: int | None = None
+    character: bool = False
+    epic_hero: bool = False
+    battleline: bool = False
+    dedicated_transport: bool = False
+    legends: bool = False
+    source: str = ""
+
+    def __post_init__(self) -> None:
+        _check_name(self.id, "id")
+        _check_name(self.name, "name")
+        _check_range(self.min_models, "min_models", 1, MAX_MODELS)
+        _check_range(self.max_models, "max_models", 1, MAX_MODELS)
+        if self.min_models > self.max_models:
+            raise CatalogueError("min_models", "above max_models")
+        _check_range(self.transport_capacity, "transport_capacity", 0, 1000)
+        _check_range(self.two_leaders_from, "two_leaders_from", 1, MAX_MODELS)
+        profile_names = {p.name for p in self.profiles}
+        for i, m in enumerate(self.models):
+            if m.profile and m.profile not in profile_names:
+                raise CatalogueError(f"models[{i}].profile", f"no profile named {m.profile!r}")
+        if not set(self.leader_of_conditional) <= set(self.leader_of):
+            raise CatalogueError("leader_of_conditional", "must be a subset of leader_of")
+
+    @property
+    def is_leader(self) -> bool:
+        return bool(self.leader_of)
+
+    @property
+    def max_in_army(self) -> int:
+        """How many units of this datasheet an army may include [L4324-4331, L4343-4344]."""
+        if self.epic_hero:
+            return 1
+        return 6 if self.battleline or self.dedicated_transport else 3
+
+    def all_keywords(self) -> tuple[str, ...]:
+        return self.keywords + self.faction_keywords
+
+    def points_for(self, models: int) -> int | None:
+        """The unit's points with ``models`` models, or ``None`` if no tier covers that size."""
+        for tier in self.points:
+            if tier.covers(models):
+                return tier.points
+        return None
+
+    def profile(self, name: str) -> ModelProfile | None:
+        return next((p for p in self.profiles if p.name == name), None)
+
+    @property
+    def feel_no_pain(self) -> int | None:
+        """X of a "Feel No Pain X+" ability, if the datasheet has one."""
+        for ability in self.abilities:
+            m = _FNP.search(ability)
+            if m:
+                return int(m.group(1))
+        return None
+
+    def combat_target(self, models: int | None = None) -> dict[str, Any] | None:
+        """This unit in the shape of the combat API's ``target`` (to preload the calculator):
+        the profile of its most numerous model type, ``models`` models (default: the minimum
+        size). ``None`` if it has no profile."""
+        main = max(self.models, key=lambda m: m.max, default=None)
+        profile = (self.profile(main.profile) if main else None) or (
+            self.profiles[0] if self.profiles else None
+        )
+        if profile is None:
+            return None
+        return {
+            "models": models if models is not None else self.min_models,
+            "toughness": profile.toughness,
+            "save": profile.save if profile.save is not None else 7,
+            "wounds": profile.wounds,
+            "invulnerable_save": profile.invulnerable_save,
+            "feel_no_pain": self.feel_no_pain,
+            "keywords": [k.upper() for k in self.all_keywords()],
+        }
+
+    def weapon(self, name: str) -> Weapon | None:
+        key = name_key(name)
+        return next((w for w in self.weapons if name_key(w.name) == key), None)
+
+
+@dataclass(frozen=True, slots=True)
+class _Index:
+    datasheets: Mapping[str, tuple[Datasheet, ...]]
+    detachments: Mapping[str, tuple[Detachment, ...]]
+    enhancements: Mapping[str, tuple[Enhancement, ...]]
+    factions: Mapping[str, str]
+
+
+def _build_index(cat: Catalogue) -> _Index:
+    sheets: dict[str, list[Datasheet]] = {}
+    for d in cat.datasheets:
+        sheets.setdefault(name_key(d.name), []).append(d)
+    dets: dict[str, list[Detachment]] = {}
+    enh: dict[str, list[Enhancement]] = {}
+    for det in cat.detachments:
+        dets.setdefault(name_key(det.name), []).append(det)
+        for e in det.enhancements:
+            enh.setdefault(name_key(e.name), []).append(e)
+    return _Index(
+        datasheets={k: tuple(v) for k, v in sheets.items()},
+        detachments={k: tuple(v) for k, v in dets.items()},
+        enhancements={k: tuple(v) for k, v in enh.items()},
+        factions={name_key(f): f for f in cat.factions},
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Catalogue:
+    """Datasheets and detachments for one rule system and one or more factions.
+
+    ``version`` identifies the data release (a list records it); ``source`` says where the
+    numbers came from. Lookups by name are lenient (case, spaces, apostrophes) and indexed.
+    """
+
+    id: str
+    name: str
+    version: str
+    factions: tuple[str, ...]
+    datasheets: tuple[Datasheet, ...] = ()
+    detachments: tuple[Detachment, ...] = ()
+    rule_system: str = RULE_SYSTEM
+    source: str = ""
+    _index: _Index | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        _check_name(self.id, "id")
+        _check_name(self.name, "name")
+        _check_name(self.version, "version")
+        ids: set[str] = set()
+        for i, d in enumerate(self.datasheets):
+            if d.id in ids:
+                raise CatalogueError(f"datasheets[{i}].id", f"duplicate datasheet id {d.id!r}")
+            ids.add(d.id)
+        object.__setattr__(self, "_index", _build_index(self))
+
+    @property
+    def index(self) -> _Index:
+        assert self._index is not None
+        return self._index
+
+    # -- lookups --------------------------------------------------------------------------
+
+    def faction(self, name: str) -> str | None:
+        """The catalogue's spelling of faction ``name``, or ``None``."""
+        return self.index.factions.get(name_key(name))
+
+    def datasheets_named(self, name: str) -> tuple[Datasheet, ...]:
+        return self.index.datasheets.get(name_key(name), ())
+
+    def datasheet(self, name: str, faction: str | None = None) -> Datasheet | None:
+        """The datasheet called ``name``; with several of that name, the one of ``faction``."""
+        found = self.datasheets_named(name)
+        if not found:
+            return None
+        if faction is not None and len(found) > 1:
+            key = name_key(faction)
+            for d in found:
+                if any(name_key(k) == key for k in d.faction_keywords):
+                    return d
+        return found[0]
+
+    def datasheet_by_id(self, datasheet_id: str) -> Datasheet | None:
+        return next((d for d in self.datasheets if d.id == datasheet_id), None)
+
+    def detachments_of(self, faction: str) -> tuple[Detachment, ...]:
+        key = name_key(faction)
+        return tuple(d for d in self.detachments if name_key(d.faction) == key)
+
+    def detachment(self, name: str, faction: str | None = None) -> Detachment | None:
+        found = self.index.detachments.get(name_key(name), ())
+        if faction is not None:
+            key = name_key(faction)
+            found = tuple(d for d in found if name_key(d.faction) == key)
+        return found[0] if found else None
+
+    def enhancements_named(self, name: str) -> tuple[Enhancement, ...]:
+        return self.index.enhancements.get(name_key(name), ())
+
+    def datasheets_of(self, faction: str) -> tuple[Datasheet, ...]:
+        key = name_key(faction)
+        return tuple(
+            d for d in self.datasheets if any(name_key(k) == key for k in d.faction_keywords)
+        )
+
+    # -- serialisation --------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Plain]:
+        body = to_plain(self)
+        assert isinstance(body, dict)
+        return {"format": CATALOGUE_FORMAT, "schema_version": SCHEMA_VERSION, **body}
+
+    @classmethod
+    def from_dict(cls, data: object) -> Catalogue:
+        if not isinstance(data, dict):
+            raise CatalogueError("(root)", "a catalogue must be a JSON object")
+        body = dict(data)
+        fmt = body.pop("format", CATALOGUE_FORMAT)
+        if fmt != CATALOGUE_FORMAT:
+            raise CatalogueError("format", f"expected {CATALOGUE_FORMAT!r}, got {fmt!r}")
+        version = body.pop("schema_version", None)
+        if version != SCHEMA_VERSION:
+            raise CatalogueError(
+                "schema_version",
+                f"unsupported schema version {version!r} (this is {SCHEMA_VERSION})",
+            )
+        try:
+            return from_plain(cls, body)
+        except FormatError as exc:
+            raise CatalogueError(exc.field, exc.message) from None
+
+
+def dump_catalogues(catalogues: Iterable[Catalogue]) -> dict[str, Plain]:
+    """Several catalogues as one plain-JSON document (the starter catalogue file)."""
+    items: list[Plain] = [c.to_dict() for c in catalogues]
+    return {"format": CATALOGUE_SET_FORMAT, "schema_version": SCHEMA_VERSION, "catalogues": items}
+
+
+def load_catalogues(data: object) -> tuple[Catalogue, ...]:
+    """Read a document written by :func:`dump_catalogues` (or a single catalogue)."""
+    if isinstance(data, dict) and data.get("format") == CATALOGUE_FORMAT:
+        return (Catalogue.from_dict(data),)
+    if not isinstance(data, dict) or data.get("format") != CATALOGUE_SET_FORMAT:
+        raise CatalogueError("format", f"expected {CATALOGUE_SET_FORMAT!r}")
+    if data.get("schema_version") != SCHEMA_VERSION:
+        raise CatalogueError(
+            "schema_version", f"unsupported schema version (this is {SCHEMA_VERSION})"
+        )
+    items = data.get("catalogues")
+    if not isinstance(items, list):
+        raise CatalogueError("catalogues", "expected a list")
+    out: list[Catalogue] = []
+    for i, item in enumerate(items):
+        try:
+            out.append(Catalogue.from_dict(item))
+        except ProfileError as exc:
+            raise exc.with_prefix(f"catalogues[{i}]") from None
+    return tuple(out)
+
+
+_SLUG = re.compile(r"[^a-z0-9]+")
+
+
+def slug(text: str) -> str:
+    """A lower-case, dash-separated identifier made of ``text``."""
+    return _SLUG.sub("-", name_key(text)).strip("-") or "catalogue"
+
+
+def merge_catalogues(
+    catalogues: Iterable[Catalogue], *, id: str, name: str, version: str, source: str = ""
+) -> Catalogue:
+    """One catalogue holding every faction, datasheet and detachment of ``catalogues``
+    (a datasheet present in several, e.g. an allied unit, is kept once, by id)."""
+    factions: list[str] = []
+    sheets: dict[str, Datasheet] = {}
+    dets: list[Detachment] = []
+    seen_dets: set[tuple[str, str]] = set()
+    for c in catalogues:
+        for f in c.factions:
+            if f not in factions:
+                factions.append(f)
+        for d in c.datasheets:
+            sheets.setdefault(d.id, d)
+        for det in c.detachments:
+            key = (name_key(det.faction), name_key(det.name))
+            if key not in seen_dets:
+                seen_dets.add(key)
+                dets.append(det)
+    return Catalogue(
+        id=id,
+        name=name,
+        version=version,
+        factions=tuple(factions),
+        datasheets=tuple(sheets.values()),
+        detachments=tuple(dets),
+        source=source,
+    )

@@ -1,0 +1,781 @@
+"""Army validation that explains itself: every muster violation at once [§2.10, §6.1].
+
+:func:`validate` checks a :class:`~.roster.Roster` against a :class:`~.catalog.Catalogue` and
+returns a :class:`ValidationResult`: the points (per unit and in total), the battle size's
+limit, and **every** :class:`Violation`, never only the first. Each violation has a stable
+``code`` (:class:`Code`), a ``severity``, the index of the unit it concerns (0-based, ``None``
+for the whole army), an English ``message`` and ``fix``, and the ``message_id`` / ``fix_id``
+and ``params`` from which a translator rebuilds both (:data:`MESSAGES`, :data:`FIXES`).
+
+The rules checked, with their seed lines (``wh40k-10e-core-2.md`` §2.10):
+
+- points within the battle size's limit [L4235-4248, L4323];
+- every unit has the Army Faction keyword [L4268-4271, L4320-4321];
+- at most 3 units per datasheet name, 6 for Battleline / Dedicated Transport [L4324-4331];
+- each Epic Hero at most once [L4343-4344];
+- at least one Character unit [L4299-4300];
+- exactly one Warlord, a Character [L4355-4362];
+- enhancements: Characters only, not Epic Heroes, at most 1 per unit, at most 3 per army,
+  each unique [L4333-4341], from the chosen Detachment [L4283-4294], and only on a bearer the
+  enhancement allows (``enhancement-not-eligible``, from the data);
+- a known datasheet, detachment and enhancement (with the closest names when unknown);
+- a unit size its datasheet allows, wargear its options allow [L3080-3091];
+- Leader attachments: a Leader joins one of its Bodyguard units, one Leader per Bodyguard
+  unit [L3211-3227, L3253] unless a datasheet allows a second one (``extra_leader`` on the
+  Leader, ``two_leaders_from`` on the Bodyguard unit); a
+  Bodyguard unit the data marks as needing some wargear gives a warning.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from itertools import pairwise
+
+from app.engine.wh40k10e.army.catalog import Catalogue, Datasheet, Enhancement
+from app.engine.wh40k10e.army.names import closest, name_key
+from app.engine.wh40k10e.army.roster import Roster, RosterUnit
+
+__all__ = [
+    "FIXES",
+    "MAX_ENHANCEMENTS",
+    "MESSAGES",
+    "Code",
+    "Severity",
+    "UnitResult",
+    "ValidationResult",
+    "Violation",
+    "validate",
+]
+
+MAX_ENHANCEMENTS = 3  # per army [L4335-4336]
+MAX_PER_NAME = 1000  # cap on a computed wargear allowance
+
+
+class Severity(StrEnum):
+    ERROR = "error"
+    WARNING = "warning"
+
+
+class Code(StrEnum):
+    """Stable violation codes (part of the public API)."""
+
+    POINTS_OVER_LIMIT = "points-over-limit"
+    DATASHEET_LIMIT_EXCEEDED = "datasheet-limit-exceeded"
+    NO_CHARACTER = "no-character"
+    NO_WARLORD = "no-warlord"
+    MULTIPLE_WARLORDS = "multiple-warlords"
+    WARLORD_NOT_CHARACTER = "warlord-not-character"
+    FACTION_MISMATCH = "faction-mismatch"
+    EPIC_HERO_DUPLICATE = "epic-hero-duplicate"
+    ENHANCEMENT_LIMIT_EXCEEDED = "enhancement-limit-exceeded"
+    ENHANCEMENT_DUPLICATE = "enhancement-duplicate"
+    ENHANCEMENT_NOT_CHARACTER = "enhancement-not-character"
+    ENHANCEMENT_ON_EPIC_HERO = "enhancement-on-epic-hero"
+    ENHANCEMENT_NOT_ELIGIBLE = "enhancement-not-eligible"
+    MULTIPLE_ENHANCEMENTS_ON_UNIT = "multiple-enhancements-on-unit"
+    ENHANCEMENT_WRONG_DETACHMENT = "enhancement-wrong-detachment"
+    UNIT_SIZE_INVALID = "unit-size-invalid"
+    WARGEAR_INVALID = "wargear-invalid"
+    LEADER_ATTACHMENT_ILLEGAL = "leader-attachment-illegal"
+    UNKNOWN_DATASHEET = "unknown-datasheet"
+    UNKNOWN_DETACHMENT = "unknown-detachment"
+    UNKNOWN_ENHANCEMENT = "unknown-enhancement"
+
+
+# English templates, keyed by message id; ``str.format(**params)`` fills them. A translation
+# keeps the ids and the {placeholders}.
+MESSAGES: Mapping[str, str] = {
+    "points-over-limit": "The army costs {points} points, {over} over the {limit}-point limit "
+    "of {battle_size}.",
+    "datasheet-limit-exceeded": "{count} units of {datasheet}: an army may include at most "
+    "{limit}.",
+    "no-character": "The army has no Character unit; it needs at least one.",
+    "no-warlord": "No Warlord is chosen.",
+    "multiple-warlords": "{count} units are marked as Warlord; the army has exactly one.",
+    "warlord-not-character": "{datasheet} is not a Character and cannot be the Warlord.",
+    "faction-mismatch": "{datasheet} does not have the {faction} Faction keyword.",
+    "faction-mismatch.unknown-faction": "The catalogue has no faction {faction}.",
+    "epic-hero-duplicate": "{datasheet} is an Epic Hero and is included {count} times.",
+    "enhancement-limit-exceeded": "The army has {count} Enhancements; at most {limit} are allowed.",
+    "enhancement-duplicate": "{enhancement} is taken by more than one unit; each Enhancement is "
+    "unique.",
+    "enhancement-not-character": "{datasheet} is not a Character and cannot take {enhancement}.",
+    "enhancement-on-epic-hero": "{datasheet} is an Epic Hero and cannot take {enhancement}.",
+    "enhancement-not-eligible": "{enhancement} can only be given to a {requirement} model; "
+    "{datasheet} is not one.",
+    "multiple-enhancements-on-unit": "{datasheet} has {count} Enhancements; a unit can have at "
+    "most 1.",
+    "enhancement-wrong-detachment": "{enhancement} belongs to the {enhancement_detachment} "
+    "Detachment, not to {detachment}.",
+    "unit-size-invalid": "{datasheet} has {models} models; it must have {allowed}.",
+    "wargear-invalid": "{datasheet} cannot take {wargear}.",
+    "wargear-invalid.too-many": "{datasheet} takes {count} {wargear}; at most {limit} allowed.",
+    "leader-attachment-illegal.no-such-unit": "{datasheet} is attached to unit {target_number}, "
+    "which is not in the army.",
+    "leader-attachment-illegal.self": "{datasheet} is attached to itself.",
+    "leader-attachment-illegal.not-a-leader": "{datasheet} is not a Leader and cannot be "
+    "attached to another unit.",
+    "leader-attachment-illegal.not-a-bodyguard": "{datasheet} cannot lead {target}.",
+    "leader-attachment-illegal.bodyguard-taken": "{target} already has a Leader ({other}); a "
+    "Bodyguard unit can have only one.",
+    "leader-attachment-illegal.target-attached": "{target} is itself attached to another unit "
+    "and cannot be led.",
+    "leader-attachment-illegal.conditional": "{datasheet} can lead {target} only with certain "
+    "wargear: check its Leader ability.",
+    "unknown-datasheet": "No datasheet called {datasheet}.",
+    "unknown-detachment": "No Detachment called {detachment} for {faction}.",
+    "unknown-enhancement": "No Enhancement called {enhancement}.",
+}
+
+FIXES: Mapping[str, str] = {
+    "points-over-limit": "Remove {over} points: for example remove {suggestion}, or play a "
+    "larger battle size.",
+    "points-over-limit.no-suggestion": "Remove {over} points of units, upgrades or "
+    "Enhancements, or play a larger battle size.",
+    "datasheet-limit-exceeded": "Remove {excess} {datasheet} unit(s).",
+    "no-character": "Add a Character unit{suggestion}.",
+    "no-warlord": "Mark one Character as the Warlord{suggestion}.",
+    "multiple-warlords": "Keep the Warlord mark on one unit only.",
+    "warlord-not-character": "Mark a Character as the Warlord instead.",
+    "faction-mismatch": "Remove {datasheet} or pick a faction it belongs to ({factions}).",
+    "faction-mismatch.unknown-faction": "Pick one of: {closest}.",
+    "epic-hero-duplicate": "Remove {excess} {datasheet}.",
+    "enhancement-limit-exceeded": "Remove {excess} Enhancement(s).",
+    "enhancement-duplicate": "Give {enhancement} to one unit only.",
+    "enhancement-not-character": "Give {enhancement} to a Character instead.",
+    "enhancement-on-epic-hero": "Give {enhancement} to a Character that is not an Epic Hero.",
+    "enhancement-not-eligible": "Give {enhancement} to a {requirement} model instead.",
+    "multiple-enhancements-on-unit": "Keep one Enhancement on {datasheet}.",
+    "enhancement-wrong-detachment": "Remove {enhancement} or choose the "
+    "{enhancement_detachment} Detachment.",
+    "unit-size-invalid": "Set {datasheet} to {allowed} models.",
+    "wargear-invalid": "Remove {wargear}{suggestion}.",
+    "wargear-invalid.too-many": "Take at most {limit} {wargear}.",
+    "leader-attachment-illegal": "Attach {datasheet} to one of: {allowed}.",
+    "leader-attachment-illegal.not-a-leader": "Detach {datasheet}.",
+    "leader-attachment-illegal.bodyguard-taken": "Attach {datasheet} to another Bodyguard unit.",
+    "leader-attachment-illegal.conditional": "Check that {datasheet} has the wargear its "
+    "Leader ability requires for {target}.",
+    "unknown": "Check the spelling{suggestion}.",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """One broken muster rule: a stable ``code``, the unit index it concerns (``None``: the
+    army), English ``message`` and ``fix``, and their ids and parameters for translation."""
+
+    code: Code
+    severity: Severity
+    message: str
+    fix: str
+    unit: int | None
+    message_id: str
+    fix_id: str
+    params: Mapping[str, str | int] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "code": self.code.value,
+            "severity": self.severity.value,
+            "message": self.message,
+            "fix": self.fix,
+            "unit": self.unit,
+            "message_id": self.message_id,
+            "fix_id": self.fix_id,
+            "params": dict(self.params),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class UnitResult:
+    """The points of one roster unit (0 for an unknown datasheet): the unit's size tier,
+    wargear and enhancements."""
+
+    index: int
+    datasheet: str
+    models: int
+    base_points: int
+    wargear_points: int
+    enhancement_points: int
+
+    @property
+    def points(self) -> int:
+        return self.base_points + self.wargear_points + self.enhancement_points
+
+
+@dataclass(frozen=True, slots=True)
+class ValidationResult:
+    points: int
+    points_limit: int
+    units: tuple[UnitResult, ...]
+    violations: tuple[Violation, ...]
+
+    @property
+    def valid(self) -> bool:
+        """No error (warnings do not make a list invalid)."""
+        return not any(v.severity is Severity.ERROR for v in self.violations)
+
+    @property
+    def errors(self) -> tuple[Violation, ...]:
+        return tuple(v for v in self.violations if v.severity is Severity.ERROR)
+
+    @property
+    def warnings(self) -> tuple[Violation, ...]:
+        return tuple(v for v in self.violations if v.severity is Severity.WARNING)
+
+    def for_unit(self, index: int) -> tuple[Violation, ...]:
+        return tuple(v for v in self.violations if v.unit == index)
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "valid": self.valid,
+            "points": self.points,
+            "points_limit": self.points_limit,
+            "units": [
+                {
+                    "index": u.index,
+                    "datasheet": u.datasheet,
+                    "models": u.models,
+                    "points": u.points,
+                    "base_points": u.base_points,
+                    "wargear_points": u.wargear_points,
+                    "enhancement_points": u.enhancement_points,
+                }
+                for u in self.units
+            ],
+            "violations": [v.as_dict() for v in self.violations],
+        }
+
+
+def _listing(names: Sequence[str], limit: int = 6) -> str:
+    shown = list(names[:limit])
+    if len(names) > limit:
+        shown.append("...")
+    return ", ".join(shown)
+
+
+def _unit_ref(unit: RosterUnit, index: int) -> str:
+    """How a message names a roster unit: its label or datasheet, and its 1-based number."""
+    return f"{unit.label or unit.datasheet} (#{index + 1})"
+
+
+class _Collector:
+    def __init__(self) -> None:
+        self.items: list[Violation] = []
+
+    def add(
+        self,
+        code: Code,
+        unit: int | None,
+        params: Mapping[str, str | int],
+        *,
+        message_id: str | None = None,
+        fix_id: str | None = None,
+        severity: Severity = Severity.ERROR,
+    ) -> None:
+        mid = message_id or code.value
+        fid = fix_id or code.value
+        self.items.append(
+            Violation(
+                code=code,
+                severity=severity,
+                message=MESSAGES[mid].format(**params),
+                fix=FIXES[fid].format(**params),
+                unit=unit,
+                message_id=mid,
+                fix_id=fid,
+                params=dict(params),
+            )
+        )
+
+
+def _suggest(names: Sequence[str]) -> str:
+    return f" (did you mean {' or '.join(names)}?)" if names else ""
+
+
+def _allowed_sizes(sheet: Datasheet) -> str:
+    """The legal unit sizes in words: "5", "between 5 and 10 (points change at 6)",
+    "11 or 22"."""
+    if sheet.min_models == sheet.max_models:
+        return str(sheet.min_models)
+    tiers = sorted(sheet.points, key=lambda t: t.min_models)
+    contiguous = all(b.min_models == a.max_models + 1 for a, b in pairwise(tiers))
+    if not tiers or (
+        contiguous
+        and tiers[0].min_models == sheet.min_models
+        and tiers[-1].max_models == sheet.max_models
+    ):
+        text = f"between {sheet.min_models} and {sheet.max_models}"
+        if len(tiers) > 1:
+            changes = ", ".join(str(t.min_models) for t in tiers[1:])
+            text += f" (points change at {changes})"
+        return text
+    parts = [
+        str(t.min_models) if t.min_models == t.max_models else f"{t.min_models}-{t.max_models}"
+        for t in tiers
+    ]
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " or " + parts[-1]
+
+
+def _tier_points(sheet: Datasheet, models: int) -> int:
+    """The points of ``sheet`` with ``models`` models; an out-of-range size is priced at the
+    nearest size the datasheet allows (the size itself is reported separately)."""
+    exact = sheet.points_for(models)
+    if exact is not None:
+        return exact
+    if not sheet.points:
+        return 0
+    nearest = min(
+        sheet.points,
+        key=lambda t: min(abs(models - t.min_models), abs(models - t.max_models)),
+    )
+    return nearest.points
+
+
+def _wargear_limits(sheet: Datasheet, models: int) -> dict[str, tuple[str, int, int]]:
+    """For each wargear name a unit of ``models`` models may take: (display name, max count,
+    points per selection). Model types of the composition count as wargear too (the unit
+    takes N models of that type)."""
+    limits: dict[str, tuple[str, int, int]] = {}
+    model_max = {name_key(m.name): min(m.max, models) for m in sheet.models}
+    for opt in sheet.wargear_options:
+        per = model_max.get(name_key(opt.model), 1) if opt.model else 1
+        carriers = max(per, 0)
+        for choice in opt.choices:
+            key = name_key(choice.name)
+            allowed = opt.max * carriers
+            if choice.max_per_unit is not None:
+                allowed = min(allowed, choice.max_per_unit)
+            name, prev, _ = limits.get(key, (choice.name, 0, choice.points))
+            limits[key] = (name, min(prev + allowed, MAX_PER_NAME), choice.points)
+    for m in sheet.models:
+        key = name_key(m.name)
+        if key not in limits:
+            limits[key] = (m.name, min(m.max, models), 0)
+        for w in m.default_wargear:
+            wkey = name_key(w)
+            if wkey not in limits:
+                limits[wkey] = (w, min(m.max, models), 0)
+    return limits
+
+
+def _check_wargear(out: _Collector, i: int, unit: RosterUnit, sheet: Datasheet, models: int) -> int:
+    """Check a unit's wargear; return the points it adds."""
+    if not unit.wargear:
+        return 0
+    limits = _wargear_limits(sheet, models)
+    points = 0
+    ref = _unit_ref(unit, i)
+    for wname, count in unit.wargear.items():
+        if count == 0:
+            continue
+        entry = limits.get(name_key(wname))
+        if entry is None:
+            near = closest(wname, [v[0] for v in limits.values()])
+            out.add(
+                Code.WARGEAR_INVALID,
+                i,
+                {
+                    "datasheet": ref,
+                    "wargear": wname,
+                    "closest": ", ".join(near),
+                    "suggestion": _suggest(near),
+                },
+            )
+            continue
+        display, limit, each = entry
+        points += each * count
+        if count > limit:
+            out.add(
+                Code.WARGEAR_INVALID,
+                i,
+                {"datasheet": ref, "wargear": display, "count": count, "limit": limit},
+                message_id="wargear-invalid.too-many",
+                fix_id="wargear-invalid.too-many",
+            )
+    return points
+
+
+def _resolve_enhancement(
+    catalogue: Catalogue, name: str, faction: str, detachment: str
+) -> tuple[Enhancement | None, Enhancement | None]:
+    """(the enhancement of the chosen detachment, else one of another detachment)."""
+    found = catalogue.enhancements_named(name)
+    if not found:
+        return None, None
+    det_key = name_key(detachment)
+    fac_dets = {name_key(d.name) for d in catalogue.detachments_of(faction)}
+    for e in found:
+        if name_key(e.detachment) == det_key:
+            return e, None
+    other = next((e for e in found if name_key(e.detachment) in fac_dets), found[0])
+    return None, other
+
+
+def validate(roster: Roster, catalogue: Catalogue) -> ValidationResult:
+    """Points and every muster violation of ``roster`` against ``catalogue``."""
+    out = _Collector()
+    limit = roster.points_limit
+
+    # -- Army Faction and Detachment [L4268-4294] --
+    faction = catalogue.faction(roster.faction)
+    if faction is None:
+        near = closest(roster.faction, catalogue.factions)
+        out.add(
+            Code.FACTION_MISMATCH,
+            None,
+            {
+                "faction": roster.faction,
+                "closest": ", ".join(near or catalogue.factions),
+                "suggestion": _suggest(near),
+            },
+            message_id="faction-mismatch.unknown-faction",
+            fix_id="faction-mismatch.unknown-faction",
+        )
+    faction_name = faction or roster.faction
+    detachment = catalogue.detachment(roster.detachment, faction_name)
+    if detachment is None:
+        pool = [d.name for d in catalogue.detachments_of(faction_name)] or [
+            d.name for d in catalogue.detachments
+        ]
+        near = closest(roster.detachment, pool)
+        out.add(
+            Code.UNKNOWN_DETACHMENT,
+            None,
+            {
+                "detachment": roster.detachment or "(none)",
+                "faction": faction_name,
+                "closest": ", ".join(near),
+                "suggestion": _suggest(near or pool[:3]),
+            },
+            fix_id="unknown",
+        )
+
+    # -- units --
+    sheets: list[Datasheet | None] = []
+    unit_results: list[UnitResult] = []
+    faction_names = [d.name for d in catalogue.datasheets_of(faction_name)]
+    for i, unit in enumerate(roster.units):
+        sheet = catalogue.datasheet(unit.datasheet, faction_name)
+        sheets.append(sheet)
+        ref = _unit_ref(unit, i)
+        if sheet is None:
+            near = closest(unit.datasheet, faction_names or [d.name for d in catalogue.datasheets])
+            out.add(
+                Code.UNKNOWN_DATASHEET,
+                i,
+                {
+                    "datasheet": unit.datasheet,
+                    "closest": ", ".join(near),
+                    "suggestion": _suggest(near),
+                },
+                fix_id="unknown",
+            )
+            unit_results.append(UnitResult(i, unit.datasheet, unit.models or 0, 0, 0, 0))
+            continue
+        # Army Faction keyword [L4320-4321]
+        if faction is not None and not any(
+            name_key(k) == name_key(faction) for k in sheet.faction_keywords
+        ):
+            out.add(
+                Code.FACTION_MISMATCH,
+                i,
+                {
+                    "datasheet": ref,
+                    "faction": faction,
+                    "factions": ", ".join(sheet.faction_keywords) or "none",
+                },
+            )
+        # Unit size [L4307-4313, L3067-3078]
+        models = unit.models if unit.models is not None else sheet.min_models
+        if not sheet.min_models <= models <= sheet.max_models or (
+            sheet.points and sheet.points_for(models) is None
+        ):
+            out.add(
+                Code.UNIT_SIZE_INVALID,
+                i,
+                {"datasheet": ref, "models": models, "allowed": _allowed_sizes(sheet)},
+            )
+        base = _tier_points(sheet, models)
+        wargear_points = _check_wargear(out, i, unit, sheet, models)
+        unit_results.append(UnitResult(i, sheet.name, models, base, wargear_points, 0))
+
+    # -- enhancements [L4333-4341] --
+    enhancement_units: list[int] = []
+    seen_enh: dict[str, int] = {}
+    for i, unit in enumerate(roster.units):
+        if not unit.enhancements:
+            continue
+        sheet = sheets[i]
+        ref = _unit_ref(unit, i)
+        dname = sheet.name if sheet else unit.datasheet
+        if len(unit.enhancements) > 1:
+            out.add(
+                Code.MULTIPLE_ENHANCEMENTS_ON_UNIT,
+                i,
+                {"datasheet": ref, "count": len(unit.enhancements)},
+            )
+        enh_points = 0
+        for ename in unit.enhancements:
+            enhancement_units.append(i)
+            key = name_key(ename)
+            if key in seen_enh:
+                out.add(
+                    Code.ENHANCEMENT_DUPLICATE,
+                    i,
+                    {"enhancement": ename, "first_unit": seen_enh[key] + 1},
+                )
+            else:
+                seen_enh[key] = i
+            own, other = _resolve_enhancement(
+                catalogue, ename, faction_name, detachment.name if detachment else roster.detachment
+            )
+            enh = own or other
+            if enh is None:
+                pool = [
+                    e.name
+                    for d in (
+                        (detachment,) if detachment else catalogue.detachments_of(faction_name)
+                    )
+                    for e in d.enhancements
+                ]
+                near = closest(ename, pool)
+                out.add(
+                    Code.UNKNOWN_ENHANCEMENT,
+                    i,
+                    {
+                        "enhancement": ename,
+                        "closest": ", ".join(near),
+                        "suggestion": _suggest(near),
+                    },
+                    fix_id="unknown",
+                )
+            elif own is None and detachment is not None:
+                out.add(
+                    Code.ENHANCEMENT_WRONG_DETACHMENT,
+                    i,
+                    {
+                        "enhancement": enh.name,
+                        "enhancement_detachment": enh.detachment,
+                        "detachment": detachment.name,
+                    },
+                )
+            if enh is not None:
+                enh_points += enh.points
+            if sheet is None:
+                continue
+            shown = enh.name if enh else ename
+            if not sheet.character and (enh is None or enh.characters_only):
+                out.add(Code.ENHANCEMENT_NOT_CHARACTER, i, {"datasheet": ref, "enhancement": shown})
+            elif sheet.epic_hero:
+                out.add(Code.ENHANCEMENT_ON_EPIC_HERO, i, {"datasheet": ref, "enhancement": shown})
+            elif (
+                enh is not None
+                and enh.eligibility is not None
+                and not enh.eligibility.matches((*sheet.all_keywords(), sheet.name))
+            ):
+                out.add(
+                    Code.ENHANCEMENT_NOT_ELIGIBLE,
+                    i,
+                    {
+                        "datasheet": ref,
+                        "enhancement": shown,
+                        "requirement": str(enh.eligibility),
+                    },
+                )
+        r = unit_results[i]
+        unit_results[i] = UnitResult(
+            r.index, r.datasheet or dname, r.models, r.base_points, r.wargear_points, enh_points
+        )
+    if len(enhancement_units) > MAX_ENHANCEMENTS:
+        excess = len(enhancement_units) - MAX_ENHANCEMENTS
+        out.add(
+            Code.ENHANCEMENT_LIMIT_EXCEEDED,
+            enhancement_units[MAX_ENHANCEMENTS],
+            {"count": len(enhancement_units), "limit": MAX_ENHANCEMENTS, "excess": excess},
+        )
+
+    # -- Rule of Three and Epic Heroes [L4324-4331, L4343-4344] --
+    by_sheet: dict[str, list[int]] = {}
+    for i, sheet in enumerate(sheets):
+        if sheet is not None:
+            by_sheet.setdefault(sheet.id, []).append(i)
+    for indices in by_sheet.values():
+        sheet = sheets[indices[0]]
+        assert sheet is not None
+        allowed = sheet.max_in_army
+        if len(indices) > allowed:
+            excess = len(indices) - allowed
+            params: dict[str, str | int] = {
+                "datasheet": sheet.name,
+                "count": len(indices),
+                "limit": allowed,
+                "excess": excess,
+                "units": ", ".join(str(x + 1) for x in indices[allowed:]),
+            }
+            code = Code.EPIC_HERO_DUPLICATE if sheet.epic_hero else Code.DATASHEET_LIMIT_EXCEEDED
+            out.add(code, indices[allowed], params)
+
+    # -- Characters and the Warlord [L4299-4300, L4355-4362] --
+    characters = [i for i, s in enumerate(sheets) if s is not None and s.character]
+    if not characters and not any(s is None for s in sheets):
+        candidates = [d.name for d in catalogue.datasheets_of(faction_name) if d.character]
+        hint = f", e.g. {_listing(candidates[:3])}" if candidates else ""
+        out.add(Code.NO_CHARACTER, None, {"suggestion": hint})
+    warlords = [i for i, u in enumerate(roster.units) if u.warlord]
+    if not warlords:
+        hint = ""
+        if characters:
+            hint = f", e.g. {_unit_ref(roster.units[characters[0]], characters[0])}"
+        out.add(Code.NO_WARLORD, None, {"suggestion": hint})
+    elif len(warlords) > 1:
+        out.add(
+            Code.MULTIPLE_WARLORDS,
+            warlords[1],
+            {"count": len(warlords), "units": ", ".join(str(x + 1) for x in warlords)},
+        )
+    for i in warlords:
+        sheet = sheets[i]
+        if sheet is not None and not sheet.character:
+            out.add(Code.WARLORD_NOT_CHARACTER, i, {"datasheet": _unit_ref(roster.units[i], i)})
+
+    # -- Leader attachments [L3211-3227, L3253] --
+    _check_attachments(out, roster, sheets)
+
+    # -- points [L4323] --
+    total = sum(u.points for u in unit_results)
+    if total > limit:
+        over = total - limit
+        fitting = [u for u in unit_results if u.points >= over]
+        if fitting:
+            best = min(fitting, key=lambda u: (u.points, u.index))
+            suggestion = f"{_unit_ref(roster.units[best.index], best.index)}, {best.points} points"
+            fix_id = "points-over-limit"
+        else:
+            suggestion = ""
+            fix_id = "points-over-limit.no-suggestion"
+        out.add(
+            Code.POINTS_OVER_LIMIT,
+            None,
+            {
+                "points": total,
+                "limit": limit,
+                "over": over,
+                "battle_size": roster.battle_size.label,
+                "suggestion": suggestion,
+            },
+            fix_id=fix_id,
+        )
+
+    return ValidationResult(
+        points=total,
+        points_limit=limit,
+        units=tuple(unit_results),
+        violations=tuple(out.items),
+    )
+
+
+def _extra(sheet: Datasheet | None) -> bool:
+    return sheet is not None and sheet.extra_leader
+
+
+def _takes_two(sheet: Datasheet, unit: RosterUnit) -> bool:
+    """A Bodyguard unit whose datasheet accepts two Leaders from some size up."""
+    if sheet.two_leaders_from is None:
+        return False
+    models = unit.models if unit.models is not None else sheet.min_models
+    return models >= sheet.two_leaders_from
+
+
+def _check_attachments(out: _Collector, roster: Roster, sheets: Sequence[Datasheet | None]) -> None:
+    leaders_of: dict[int, list[int]] = {}
+    for i, unit in enumerate(roster.units):
+        if unit.attached_to is None:
+            continue
+        ref = _unit_ref(unit, i)
+        target = unit.attached_to
+        code = Code.LEADER_ATTACHMENT_ILLEGAL
+        if target >= len(roster.units):
+            out.add(
+                code,
+                i,
+                {"datasheet": ref, "target_number": target + 1},
+                message_id="leader-attachment-illegal.no-such-unit",
+                fix_id="leader-attachment-illegal.not-a-leader",
+            )
+            continue
+        if target == i:
+            out.add(
+                code,
+                i,
+                {"datasheet": ref},
+                message_id="leader-attachment-illegal.self",
+                fix_id="leader-attachment-illegal.not-a-leader",
+            )
+            continue
+        sheet, target_sheet = sheets[i], sheets[target]
+        if sheet is None or target_sheet is None:
+            continue  # already reported as unknown-datasheet
+        target_ref = _unit_ref(roster.units[target], target)
+        if not sheet.is_leader:
+            out.add(
+                code,
+                i,
+                {"datasheet": ref, "target": target_ref},
+                message_id="leader-attachment-illegal.not-a-leader",
+                fix_id="leader-attachment-illegal.not-a-leader",
+            )
+            continue
+        allowed = {name_key(n) for n in sheet.leader_of}
+        if name_key(target_sheet.name) not in allowed:
+            out.add(
+                code,
+                i,
+                {"datasheet": ref, "target": target_ref, "allowed": _listing(sheet.leader_of)},
+                message_id="leader-attachment-illegal.not-a-bodyguard",
+                fix_id="leader-attachment-illegal",
+            )
+            continue
+        if roster.units[target].attached_to is not None:
+            out.add(
+                code,
+                i,
+                {"datasheet": ref, "target": target_ref, "allowed": _listing(sheet.leader_of)},
+                message_id="leader-attachment-illegal.target-attached",
+                fix_id="leader-attachment-illegal",
+            )
+            continue
+        if target in leaders_of and not (
+            len(leaders_of[target]) == 1
+            and (
+                sheet.extra_leader
+                or _extra(sheets[leaders_of[target][0]])
+                or _takes_two(target_sheet, roster.units[target])
+            )
+        ):
+            other = leaders_of[target][0]
+            out.add(
+                code,
+                i,
+                {
+                    "datasheet": ref,
+                    "target": target_ref,
+                    "other": _unit_ref(roster.units[other], other),
+                },
+                message_id="leader-attachment-illegal.bodyguard-taken",
+                fix_id="leader-attachment-illegal.bodyguard-taken",
+            )
+            continue
+        leaders_of.setdefault(target, []).append(i)
+        if name_key(target_sheet.name) in {name_key(n) for n in sheet.leader_of_conditional}:
+            out.add(
+                code,
+                i,
+                {"datasheet": ref, "target": target_ref},
+                message_id="leader-attachment-illegal.conditional",
+                fix_id="leader-attachment-illegal.conditional",
+                severity=Severity.WARNING,
+            )

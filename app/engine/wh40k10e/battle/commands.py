@@ -1,0 +1,339 @@
+"""The commands a player sends to a 10th-edition match (JSON: ``{"type": kind, ...fields}``).
+
+Each command is validated against the state (see ``rules.decide``) and either refused with a
+coded :class:`~app.engine.match.errors.Refusal` or turned into events. A unit id may name
+either part of an Attached unit: the command applies to the whole Attached unit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from app.engine.match.codec import RawJson, Tagged, TaggedCodec
+from app.engine.roller import DieRecord
+from app.engine.wh40k10e.battle.state import Formation, ModelDamage, MoveMode, Presence
+
+__all__ = [
+    "COMMAND_CODEC",
+    "ArriveFromReserves",
+    "BattleShockTest",
+    "Command",
+    "CompleteCharge",
+    "Concede",
+    "ConfirmResult",
+    "Consolidate",
+    "DeclareCharge",
+    "DeclareFormations",
+    "DeployUnit",
+    "Disembark",
+    "DisembarkFromDestroyedTransport",
+    "DisputeResult",
+    "EndPhase",
+    "EndScouts",
+    "Fight",
+    "GainCommandPoint",
+    "HazardousTest",
+    "Move",
+    "Pass",
+    "PlaceObjective",
+    "RemoveModels",
+    "ReportEngagement",
+    "ReportObjective",
+    "ResolveAttack",
+    "RollOff",
+    "ScoutMove",
+    "Shoot",
+    "Undo",
+    "UseStratagem",
+]
+
+
+class Command(Tagged):
+    __slots__ = ()
+
+
+@dataclass(frozen=True, slots=True)
+class RollOff(Command):
+    """Roll the current set-up roll-off (dice: A's die, then B's; a tie rolls again)."""
+
+    kind: ClassVar[str] = "roll_off"
+
+
+@dataclass(frozen=True, slots=True)
+class PlaceObjective(Command):
+    """Place an objective marker (the next unplaced one when ``marker`` is omitted)."""
+
+    kind: ClassVar[str] = "place_objective"
+    marker: str | None = None
+    x: float | None = None
+    y: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DeclareFormations(Command):
+    """Submit (or re-submit, until both are in) your secret Battle Formations."""
+
+    kind: ClassVar[str] = "declare_formations"
+    formation: Formation
+
+
+@dataclass(frozen=True, slots=True)
+class DeployUnit(Command):
+    kind: ClassVar[str] = "deploy_unit"
+    unit: str
+    infiltrate: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ScoutMove(Command):
+    kind: ClassVar[str] = "scout_move"
+    unit: str
+
+
+@dataclass(frozen=True, slots=True)
+class EndScouts(Command):
+    kind: ClassVar[str] = "end_scouts"
+
+
+@dataclass(frozen=True, slots=True)
+class BattleShockTest(Command):
+    """Take the Battle-shock test of a unit Below Half-strength (2D6)."""
+
+    kind: ClassVar[str] = "battle_shock_test"
+    unit: str
+
+
+@dataclass(frozen=True, slots=True)
+class Move(Command):
+    """Move a unit: ``crossing`` = models that will move over enemy models when Falling Back
+    (Desperate Escape tests, [L1013-1018]); ``casualties`` = model slots you choose to lose;
+    ``embark`` = a friendly Transport to embark in at the end of the move."""
+
+    kind: ClassVar[str] = "move"
+    unit: str
+    mode: MoveMode
+    crossing: int = 0
+    casualties: tuple[int, ...] = ()
+    embark: str | None = None
+    left_battlefield: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Disembark(Command):
+    kind: ClassVar[str] = "disembark"
+    unit: str
+
+
+@dataclass(frozen=True, slots=True)
+class DisembarkFromDestroyedTransport(Command):
+    kind: ClassVar[str] = "disembark_destroyed_transport"
+    unit: str
+    emergency: bool = False
+    not_placed: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ArriveFromReserves(Command):
+    kind: ClassVar[str] = "arrive"
+    unit: str
+
+
+@dataclass(frozen=True, slots=True)
+class Shoot(Command):
+    kind: ClassVar[str] = "shoot"
+    unit: str
+    targets: tuple[str, ...]
+    assault_only: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ResolveAttack(Command):
+    """Apply the result of attacks against ``target`` (shooting, overwatch or fight).
+
+    Give either ``allocations`` (damage per model, in the order applied: what the attack
+    engine's resolution says) or ``damage`` (the damage of each unsaved attack, excess lost)
+    and ``mortal_wounds`` (carried over), which the match allocates by the rules
+    ([L1700-1713], [L3238-3246], [L1816-1824]). ``dice`` and ``seed`` record the roll.
+    """
+
+    kind: ClassVar[str] = "resolve_attack"
+    attacker: str
+    target: str
+    allocations: tuple[ModelDamage, ...] = ()
+    damage: tuple[int, ...] = ()
+    mortal_wounds: int = 0
+    weapon: str = ""
+    seed: int | None = None
+    dice: tuple[DieRecord, ...] = ()
+    request: RawJson = None
+
+
+@dataclass(frozen=True, slots=True)
+class HazardousTest(Command):
+    """One Hazardous test per Hazardous weapon used ([L2278-2309]); ``on_unit`` picks the
+    part of an Attached unit that takes a failure (the CHARACTER takes 3 mortal wounds)."""
+
+    kind: ClassVar[str] = "hazardous_test"
+    unit: str
+    weapons: int = 1
+    on_unit: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DeclareCharge(Command):
+    kind: ClassVar[str] = "declare_charge"
+    unit: str
+    targets: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CompleteCharge(Command):
+    """Say whether the Charge move could be made; ``needed`` (inches) checks it against the
+    roll. A success engages the charging unit with every target [L2413-2440]."""
+
+    kind: ClassVar[str] = "complete_charge"
+    unit: str
+    success: bool
+    needed: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Fight(Command):
+    kind: ClassVar[str] = "fight"
+    unit: str
+    targets: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Consolidate(Command):
+    """End the fighting unit's activation; ``engaged_with`` reports its engagement afterwards
+    (omit it when nothing changed)."""
+
+    kind: ClassVar[str] = "consolidate"
+    unit: str
+    engaged_with: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ReportEngagement(Command):
+    """Correct which enemy units one of your units is within Engagement Range of."""
+
+    kind: ClassVar[str] = "report_engagement"
+    unit: str
+    engaged_with: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ReportObjective(Command):
+    """Which of your units (and how many of their models) are within range of a marker."""
+
+    kind: ClassVar[str] = "report_objective"
+    marker: str
+    units: tuple[Presence, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class UseStratagem(Command):
+    """Use a core Stratagem (see ``stratagems.CORE_STRATAGEMS``).
+
+    ``unit``: your unit it targets; ``enemy``: the enemy unit it acts on (Fire Overwatch,
+    Heroic Intervention, Grenade, Tank Shock); ``strength``: the melee weapon's Strength for
+    Tank Shock; ``die``: which die of a test a Command Re-roll re-rolls; ``note``: for a
+    Command Re-roll of a roll made inside an attack resolution (e.g. ``"wound roll"``).
+    """
+
+    kind: ClassVar[str] = "use_stratagem"
+    stratagem: str
+    unit: str | None = None
+    enemy: str | None = None
+    strength: int | None = None
+    die: int | None = None
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class GainCommandPoint(Command):
+    """Gain 1 CP from another source (at most 1 per battle round, [L843-849])."""
+
+    kind: ClassVar[str] = "gain_command_point"
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class RemoveModels(Command):
+    kind: ClassVar[str] = "remove_models"
+    unit: str
+    models: tuple[int, ...]
+    cause: str = "coherency"
+
+
+@dataclass(frozen=True, slots=True)
+class Pass(Command):
+    """Decline a reaction window (the end of the opponent's Movement phase)."""
+
+    kind: ClassVar[str] = "pass"
+
+
+@dataclass(frozen=True, slots=True)
+class EndPhase(Command):
+    kind: ClassVar[str] = "end_phase"
+
+
+@dataclass(frozen=True, slots=True)
+class Concede(Command):
+    kind: ClassVar[str] = "concede"
+
+
+@dataclass(frozen=True, slots=True)
+class ConfirmResult(Command):
+    kind: ClassVar[str] = "confirm_result"
+
+
+@dataclass(frozen=True, slots=True)
+class DisputeResult(Command):
+    kind: ClassVar[str] = "dispute_result"
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Undo(Command):
+    """Undo your own latest action (appends a compensating event)."""
+
+    kind: ClassVar[str] = "undo"
+
+
+COMMAND_CODEC = TaggedCodec(
+    "command",
+    [
+        RollOff,
+        PlaceObjective,
+        DeclareFormations,
+        DeployUnit,
+        ScoutMove,
+        EndScouts,
+        BattleShockTest,
+        Move,
+        Disembark,
+        DisembarkFromDestroyedTransport,
+        ArriveFromReserves,
+        Shoot,
+        ResolveAttack,
+        HazardousTest,
+        DeclareCharge,
+        CompleteCharge,
+        Fight,
+        Consolidate,
+        ReportEngagement,
+        ReportObjective,
+        UseStratagem,
+        GainCommandPoint,
+        RemoveModels,
+        Pass,
+        EndPhase,
+        Concede,
+        ConfirmResult,
+        DisputeResult,
+        Undo,
+    ],
+)

@@ -1,0 +1,195 @@
+"""Who may shoot, charge and fight, and whom: the eligibility rules the state can check.
+
+Each ``*_problem`` function returns ``None`` when the action is allowed, else the refusal
+code and a message; commands, Stratagems and the list of legal actions share them.
+"""
+
+from __future__ import annotations
+
+from app.engine.wh40k10e.battle.errors import Code
+from app.engine.wh40k10e.battle.setup import Ability, Seat, other
+from app.engine.wh40k10e.battle.state import BattleState, MoveMode, Step
+
+__all__ = [
+    "Problem",
+    "charge_problem",
+    "charge_target_problem",
+    "fight_candidates",
+    "fight_eligible",
+    "fight_turn",
+    "fights_first",
+    "head",
+    "shoot_problem",
+    "shoot_target_problem",
+]
+
+Problem = tuple[Code, str] | None
+
+
+def head(state: BattleState, unit_id: str) -> str:
+    """The id that stands for a unit's group (the Bodyguard of an Attached unit)."""
+    return state.group(unit_id)[0]
+
+
+def _name(state: BattleState, unit_id: str) -> str:
+    return state.specs[unit_id].name
+
+
+def _big(state: BattleState, unit_id: str) -> bool:
+    return state.any_keyword(unit_id, "MONSTER") or state.any_keyword(unit_id, "VEHICLE")
+
+
+def _aircraft(state: BattleState, unit_id: str) -> bool:
+    return any(
+        state.specs[i].has("AIRCRAFT") and not state.units[i].hover for i in state.group(unit_id)
+    )
+
+
+def _on_field(state: BattleState, unit_id: str) -> Problem:
+    u = state.units[unit_id]
+    if not u.alive:
+        return Code.UNIT_DESTROYED, f"{_name(state, unit_id)} has been destroyed"
+    if not state.on_battlefield(unit_id):
+        return Code.NOT_ON_BATTLEFIELD, f"{_name(state, unit_id)} is not on the battlefield"
+    return None
+
+
+def shoot_problem(state: BattleState, unit_id: str, *, assault_only: bool = False) -> Problem:
+    """[L1401-1411], [L1514-1539], [L2009-2016], [L2061-2065]."""
+    problem = _on_field(state, unit_id)
+    if problem:
+        return problem
+    u = state.units[unit_id]
+    name = _name(state, unit_id)
+    if u.shot:
+        return Code.ALREADY_SHOT, f"{name} has already shot this phase"
+    if u.move is MoveMode.FALL_BACK:
+        return Code.UNIT_FELL_BACK, f"{name} Fell Back this turn and cannot shoot"
+    if u.move is MoveMode.ADVANCE:
+        if not any(
+            Ability.ASSAULT_WEAPONS in state.specs[i].abilities for i in state.group(unit_id)
+        ):
+            return Code.UNIT_ADVANCED, f"{name} Advanced this turn and has no Assault weapon"
+        if not assault_only:
+            return (
+                Code.UNIT_ADVANCED,
+                f"{name} Advanced this turn: it may shoot with Assault weapons only "
+                "(set assault_only)",
+            )
+    if state.engaged(unit_id) and not _big(state, unit_id):
+        has_pistols = any(Ability.PISTOLS in state.specs[i].abilities for i in state.group(unit_id))
+        if not has_pistols:
+            return (
+                Code.NOT_ELIGIBLE_TO_SHOOT,
+                f"{name} is within Engagement Range of enemy units and has no Pistols",
+            )
+    return None
+
+
+def shoot_target_problem(state: BattleState, shooter: str, target: str) -> Problem:
+    """[L1417-1422], [L1518-1561], [L2066-2072]."""
+    if state.units[target].owner is state.units[shooter].owner:
+        return Code.BAD_TARGET, f"{_name(state, target)} is a friendly unit"
+    problem = _on_field(state, target)
+    if problem:
+        return Code.BAD_TARGET, problem[1]
+    shooter_group = set(state.group(shooter))
+    friends_engaged = {
+        e for t in state.group(target) for e in state.units[t].engaged_with if state.units[e].alive
+    }
+    if not friends_engaged:
+        if state.engaged(shooter) and not _big(state, shooter):
+            return Code.BAD_TARGET, (
+                f"{_name(state, shooter)} is locked in combat: its Pistols may only target a "
+                "unit it is engaged with"
+            )
+        return None
+    if _big(state, target):
+        return None  # at -1 to hit unless Pistols [L1553-1561]
+    if friends_engaged <= shooter_group:
+        return None  # Big Guns Never Tire / Pistols at the unit it is engaged with
+    return Code.BAD_TARGET, (
+        f"{_name(state, target)} is within Engagement Range of your units and cannot be shot"
+    )
+
+
+def charge_problem(state: BattleState, unit_id: str, *, heroic: bool = False) -> Problem:
+    """[L2399-2405], [L1264-1266], [L1327-1329], [L3500-3524]."""
+    problem = _on_field(state, unit_id)
+    if problem:
+        return problem
+    u = state.units[unit_id]
+    name = _name(state, unit_id)
+    if u.charge_declared:
+        return Code.ALREADY_DECLARED_CHARGE, f"{name} has already declared a charge this phase"
+    if u.move is MoveMode.ADVANCE:
+        return Code.UNIT_ADVANCED, f"{name} Advanced this turn and cannot charge"
+    if u.move is MoveMode.FALL_BACK:
+        return Code.UNIT_FELL_BACK, f"{name} Fell Back this turn and cannot charge"
+    if state.engaged(unit_id):
+        return Code.UNIT_ENGAGED, f"{name} is already within Engagement Range of enemy units"
+    if _aircraft(state, unit_id):
+        return Code.CANNOT_CHARGE, f"{name} is an Aircraft: Aircraft cannot charge"
+    if u.cannot_charge:
+        return Code.CANNOT_CHARGE, f"{name} disembarked this turn in a way that forbids charging"
+    if (
+        heroic
+        and state.any_keyword(unit_id, "VEHICLE")
+        and not state.any_keyword(unit_id, "WALKER")
+    ):
+        return Code.CANNOT_CHARGE, "only a Walker Vehicle can make a Heroic Intervention"
+    return None
+
+
+def charge_target_problem(state: BattleState, unit_id: str, target: str) -> Problem:
+    """Targets must be enemy units (Aircraft only for a Fly charger) [L2407-2411], [L4159]."""
+    if state.units[target].owner is state.units[unit_id].owner:
+        return Code.BAD_TARGET, f"{_name(state, target)} is a friendly unit"
+    problem = _on_field(state, target)
+    if problem:
+        return Code.BAD_TARGET, problem[1]
+    if _aircraft(state, target) and not state.all_have_keyword(unit_id, "FLY"):
+        return Code.BAD_TARGET, "only units that can FLY may charge an Aircraft"
+    return None
+
+
+def fight_eligible(state: BattleState, unit_id: str) -> bool:
+    """In Engagement Range or made a Charge move this turn, and not fought [L2586-2593]."""
+    u = state.units[unit_id]
+    if not state.on_battlefield(unit_id) or u.fought:
+        return False
+    return state.engaged(unit_id) or any(state.units[i].charge_moved for i in state.group(unit_id))
+
+
+def fights_first(state: BattleState, unit_id: str) -> bool:
+    """Charge Bonus, or every model has Fights First [L2611-2615], [L2644-2651]."""
+    return any(state.units[i].charge_bonus for i in state.group(unit_id)) or state.all_have(
+        unit_id, Ability.FIGHTS_FIRST
+    )
+
+
+def fight_candidates(state: BattleState, seat: Seat, step: Step) -> list[str]:
+    heads = {head(state, u.id) for u in state.units_of(seat) if u.alive}
+    out = [h for h in sorted(heads) if fight_eligible(state, h)]
+    if step is Step.FIGHTS_FIRST:
+        out = [h for h in out if fights_first(state, h)]
+    return out
+
+
+def fight_turn(state: BattleState) -> tuple[Step, Seat | None]:
+    """The step the Fight phase is really in and who must select a unit next [L2579-2603]."""
+    fs = state.fight
+    active = state.active
+    assert fs is not None
+    assert active is not None
+    step = fs.step
+    last = fs.last_selector
+    if step is Step.FIGHTS_FIRST and not any(
+        fight_candidates(state, s, Step.FIGHTS_FIRST) for s in (Seat.A, Seat.B)
+    ):
+        step, last = Step.REMAINING_COMBATS, None
+    preferred = other(active) if last is None else other(last)
+    for seat in (preferred, other(preferred)):
+        if fight_candidates(state, seat, step):
+            return step, seat
+    return step, None

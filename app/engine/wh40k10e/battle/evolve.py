@@ -1,0 +1,721 @@
+"""``evolve(state, event) -> state``: the pure fold that replays a 10th-edition battle.
+
+Each event type has one handler. Handlers only record facts (the command handlers decided them
+already); the few derived bookkeeping rules that live here (who deploys next, which flags last a
+phase or a turn) are deterministic functions of the state and the event.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable, Mapping
+from functools import cache
+from typing import Any, TypeVar
+
+from app.engine.match.events import Event
+from app.engine.match.turns import TurnPosition
+from app.engine.wh40k10e.battle.events import (
+    AttackResolved,
+    BattleEnded,
+    BattleShockCancelled,
+    BattleShockCleared,
+    BattleShockTested,
+    ChargeDeclared,
+    ChargeMoveMade,
+    CommandPointsGained,
+    EffectApplied,
+    EngagementReported,
+    ExtraRoundRolled,
+    FightsNext,
+    FormationDeclared,
+    FormationsRevealed,
+    FormationSubmitted,
+    HazardousTested,
+    MatchCreated,
+    ModelsRemoved,
+    MortalWoundsInflicted,
+    ObjectiveControlChanged,
+    ObjectivePlaced,
+    PhaseEnded,
+    PhaseStarted,
+    PresenceReported,
+    ReactionWindowClosed,
+    ReactionWindowOpened,
+    ResultConfirmed,
+    ResultDisputed,
+    RollOffMade,
+    RollRerolled,
+    RoundEnded,
+    RoundStarted,
+    ScoutMoved,
+    ScoutsFinished,
+    SetupStepStarted,
+    StepStarted,
+    StratagemUsed,
+    TransportDestroyed,
+    TurnEnded,
+    TurnStarted,
+    UnitArrived,
+    UnitConsolidated,
+    UnitDeployed,
+    UnitDisembarked,
+    UnitMoved,
+    UnitsDestroyed,
+    UnitSelectedToFight,
+    UnitSelectedToShoot,
+    VictoryPointsScored,
+)
+from app.engine.wh40k10e.battle.setup import Seat, other
+from app.engine.wh40k10e.battle.state import (
+    BattleState,
+    ChargeInProgress,
+    DieLoss,
+    Effect,
+    FightState,
+    Location,
+    MarkerState,
+    ModelDamage,
+    MoveMode,
+    PlayerState,
+    ReserveKind,
+    Stage,
+    Step,
+    Trigger,
+    TriggerKind,
+    UnitState,
+)
+
+__all__ = ["apply_damage", "evolve"]
+
+T = TypeVar("T")
+_new = object.__new__
+
+
+@cache
+def _fields(cls: type) -> frozenset[str]:
+    return frozenset(f.name for f in dataclasses.fields(cls))
+
+
+def _replace(obj: T, **changes: Any) -> T:
+    """``dataclasses.replace`` for the state's frozen dataclasses (no ``__slots__``, no
+    ``__post_init__``) in one ``__dict__`` copy: replay calls it for every event."""
+    cls: type = type(obj)
+    known = _fields(cls)
+    if not changes.keys() <= known:
+        raise TypeError(f"{cls.__name__} has no field(s) {sorted(changes.keys() - known)}")
+    new: T = _new(cls)
+    d = new.__dict__
+    d.update(obj.__dict__)
+    d.update(changes)
+    return new
+
+
+# -- small helpers ---------------------------------------------------------------------------
+
+
+def _units(state: BattleState, ids: Iterable[str], **changes: Any) -> dict[str, UnitState]:
+    units = dict(state.units)
+    for i in ids:
+        units[i] = _replace(units[i], **changes)
+    return units
+
+
+def _with_units(state: BattleState, ids: Iterable[str], **changes: Any) -> BattleState:
+    return _replace(state, units=_units(state, ids, **changes))
+
+
+def _player(state: BattleState, seat: Seat, **changes: Any) -> dict[Seat, PlayerState]:
+    players = dict(state.players)
+    players[seat] = _replace(players[seat], **changes)
+    return players
+
+
+def _damage(
+    units: dict[str, UnitState],
+    specs: Mapping[str, Any],
+    damage: Iterable[ModelDamage],
+    restore: bool = False,
+) -> None:
+    for d in damage:
+        u = units[d.unit]
+        wounds = list(u.wounds)
+        if restore:
+            wounds[d.model] = min(specs[d.unit].wounds, wounds[d.model] + d.damage)
+        else:
+            wounds[d.model] = max(0, wounds[d.model] - d.damage)
+        units[d.unit] = _replace(u, wounds=tuple(wounds))
+
+
+def _flat(losses: Iterable[DieLoss]) -> list[ModelDamage]:
+    return [d for loss in losses for d in loss.damage]
+
+
+def _damaged(state: BattleState, damage: Iterable[ModelDamage], **changes: Any) -> BattleState:
+    units = dict(state.units)
+    _damage(units, state.specs, damage)
+    return _replace(state, units=units, **changes)
+
+
+def apply_damage(state: BattleState, damage: Iterable[ModelDamage]) -> BattleState:
+    """The state with ``damage`` applied (wounds never drop below 0)."""
+    return _damaged(state, damage)
+
+
+def _engage(
+    units: dict[str, UnitState], ids: Iterable[str], enemies: Iterable[str], replace: bool
+) -> None:
+    """Record ``ids`` engaged with ``enemies`` (symmetric); ``replace`` drops older pairs."""
+    ids = tuple(ids)
+    enemies = frozenset(enemies)
+    if replace:
+        for i in ids:
+            for e in units[i].engaged_with - enemies:
+                units[e] = _replace(units[e], engaged_with=units[e].engaged_with - set(ids))
+            units[i] = _replace(units[i], engaged_with=enemies)
+    else:
+        for i in ids:
+            units[i] = _replace(units[i], engaged_with=units[i].engaged_with | enemies)
+    for e in enemies:
+        units[e] = _replace(units[e], engaged_with=units[e].engaged_with | set(ids))
+
+
+def _owner(state: BattleState, unit: str) -> Seat:
+    return state.units[unit].owner
+
+
+# -- set-up ----------------------------------------------------------------------------------
+
+
+def _match_created(state: BattleState, e: MatchCreated) -> BattleState:
+    setup = e.setup
+    specs = {}
+    units = {}
+    for seat in (Seat.A, Seat.B):
+        for spec in setup.armies[seat].units:
+            specs[spec.id] = spec
+            units[spec.id] = UnitState(id=spec.id, owner=seat, wounds=(spec.wounds,) * spec.models)
+    markers = {m.id: MarkerState(id=m.id, x=m.x, y=m.y) for m in setup.mission.objectives.markers}
+    cp = setup.options.starting_cp
+    return BattleState(
+        setup=setup,
+        specs=specs,
+        units=units,
+        markers=markers,
+        players={Seat.A: PlayerState(cp=cp), Seat.B: PlayerState(cp=cp)},
+    )
+
+
+def _setup_step(state: BattleState, e: SetupStepStarted) -> BattleState:
+    return _replace(state, setup_index=e.index, stage=e.stage, next_seat=e.next_seat)
+
+
+def _roll_off(state: BattleState, e: RollOffMade) -> BattleState:
+    if e.winner is None:
+        return _replace(state, rolls=state.rolls + 1)
+    roll_offs = {**state.roll_offs, e.purpose: e.winner}
+    changes: dict[str, Any] = {}
+    if e.purpose == "attacker":
+        changes["attacker"] = e.winner
+    elif e.purpose == "first_turn":
+        changes["first_player"] = e.winner
+    return _replace(state, roll_offs=roll_offs, rolls=state.rolls + 1, **changes)
+
+
+def _objective_placed(state: BattleState, e: ObjectivePlaced) -> BattleState:
+    markers = dict(state.markers)
+    markers[e.marker] = _replace(markers[e.marker], x=e.x, y=e.y, placed_by=e.seat)
+    return _replace(state, markers=markers, next_seat=other(e.seat))
+
+
+def _formation_submitted(state: BattleState, e: FormationSubmitted) -> BattleState:
+    return _replace(state, players=_player(state, e.seat, formation_submitted=True))
+
+
+def _formation_declared(state: BattleState, e: FormationDeclared) -> BattleState:
+    return _replace(state, formations={**state.formations, e.seat: e.formation})
+
+
+def _formations_revealed(state: BattleState, e: FormationsRevealed) -> BattleState:
+    units = {i: _replace(u, location=Location.TO_DEPLOY) for i, u in state.units.items()}
+    for formation in e.formations.values():
+        for leader, bodyguard in formation.attachments:
+            units[leader] = _replace(units[leader], bodyguard=bodyguard)
+            units[bodyguard] = _replace(units[bodyguard], leader=leader)
+        for unit, transport in formation.embarked:
+            units[unit] = _replace(units[unit], location=Location.EMBARKED, embarked_in=transport)
+        for unit, kind in formation.reserves:
+            units[unit] = _replace(units[unit], location=Location.RESERVES, reserve=kind)
+        for unit in formation.hover:
+            units[unit] = _replace(units[unit], hover=True)
+    for unit in e.held_back:
+        units[unit] = _replace(units[unit], location=Location.HELD_BACK)
+    return _replace(state, units=units, formations=dict(e.formations), revealed=True)
+
+
+def _deployed(state: BattleState, e: UnitDeployed) -> BattleState:
+    new = _with_units(state, e.units, location=Location.BATTLEFIELD)
+    waiting = other(e.seat)
+    if not any(u.location is Location.TO_DEPLOY for u in new.units_of(waiting)):
+        waiting = e.seat
+    return _replace(new, next_seat=waiting)
+
+
+def _scout_moved(state: BattleState, e: ScoutMoved) -> BattleState:
+    return _with_units(state, e.units, scouted=True)
+
+
+def _scouts_finished(state: BattleState, e: ScoutsFinished) -> BattleState:
+    return _replace(
+        state, players=_player(state, e.seat, scouts_done=True), next_seat=other(e.seat)
+    )
+
+
+# -- turn structure --------------------------------------------------------------------------
+
+_TURN_RESET: dict[str, Any] = {
+    "move": None,
+    "arrived": False,
+    "disembarked": False,
+    "cannot_charge": False,
+    "charge_moved": False,
+    "charge_bonus": False,
+}
+_PHASE_RESET: dict[str, Any] = {
+    "shot": False,
+    "charge_declared": False,
+    "fought": False,
+    "shock_tested": False,
+    "embarked_this_phase": False,
+    "targets": frozenset(),
+    "effects": frozenset(),
+}
+
+
+def _round_started(state: BattleState, e: RoundStarted) -> BattleState:
+    players = {s: _replace(p, extra_cp_this_round=False) for s, p in state.players.items()}
+    return _replace(state, players=players, stage=Stage.BATTLE, next_seat=None)
+
+
+def _reset(units: Mapping[str, UnitState], defaults: Mapping[str, Any]) -> dict[str, UnitState]:
+    """Units with the given fields back to their defaults (untouched units are kept)."""
+    out = dict(units)
+    wanted = defaults.items()
+    for i, u in units.items():
+        if not wanted <= u.__dict__.items():
+            out[i] = _replace(u, **defaults)
+    return out
+
+
+def _turn_started(state: BattleState, e: TurnStarted) -> BattleState:
+    units = _reset(state.units, _TURN_RESET)
+    players = {s: _replace(p, overwatch_this_turn=False) for s, p in state.players.items()}
+    pos = TurnPosition(round=e.round, turn=e.turn, phase="", step="")
+    return _replace(state, units=units, players=players, position=pos)
+
+
+def _phase_started(state: BattleState, e: PhaseStarted) -> BattleState:
+    assert state.position is not None
+    pos = TurnPosition(state.position.round, state.position.turn, e.phase, e.step)
+    fight = (
+        FightState(step=e.step) if e.step in (Step.FIGHTS_FIRST, Step.REMAINING_COMBATS) else None
+    )
+    return _replace(state, position=pos, fight=fight)
+
+
+def _step_started(state: BattleState, e: StepStarted) -> BattleState:
+    assert state.position is not None
+    p = state.position
+    pos = TurnPosition(p.round, p.turn, p.phase, e.step)
+    fight = state.fight
+    if fight is not None:
+        fight = _replace(fight, step=e.step, last_selector=None)
+    return _replace(state, position=pos, fight=fight)
+
+
+def _phase_ended(state: BattleState, e: PhaseEnded) -> BattleState:
+    units = _reset(state.units, _PHASE_RESET)
+    players = {s: _replace(p, used_this_phase=frozenset()) for s, p in state.players.items()}
+    return _replace(
+        state, units=units, players=players, charge=None, fight=None, window=None, trigger=None
+    )
+
+
+def _nothing(state: BattleState, e: Event) -> BattleState:
+    return state
+
+
+def _extra_round(state: BattleState, e: ExtraRoundRolled) -> BattleState:
+    return _replace(state, rolls=state.rolls + 1)
+
+
+def _window_opened(state: BattleState, e: ReactionWindowOpened) -> BattleState:
+    return _replace(state, window=e.seat)
+
+
+def _window_closed(state: BattleState, e: ReactionWindowClosed) -> BattleState:
+    return _replace(state, window=None)
+
+
+# -- command phase ---------------------------------------------------------------------------
+
+
+def _cp_gained(state: BattleState, e: CommandPointsGained) -> BattleState:
+    p = state.players[e.seat]
+    changes: dict[str, Any] = {"cp": p.cp + e.amount}
+    if e.extra:
+        changes["extra_cp_this_round"] = True
+    return _replace(state, players=_player(state, e.seat, **changes))
+
+
+def _shock_cleared(state: BattleState, e: BattleShockCleared) -> BattleState:
+    return _with_units(state, e.units, battle_shocked=False)
+
+
+def _shock_tested(state: BattleState, e: BattleShockTested) -> BattleState:
+    new = _with_units(state, e.units, shock_tested=True, battle_shocked=not e.passed)
+    trigger = None
+    if not e.passed:
+        trigger = Trigger(TriggerKind.BATTLE_SHOCK_FAILED, _owner(state, e.units[0]), e.units[0])
+    return _replace(new, rolls=state.rolls + 1, trigger=trigger)
+
+
+def _shock_cancelled(state: BattleState, e: BattleShockCancelled) -> BattleState:
+    return _with_units(state, e.units, battle_shocked=False)
+
+
+# -- movement --------------------------------------------------------------------------------
+
+
+def _moved(state: BattleState, e: UnitMoved) -> BattleState:
+    units = _units(state, e.units, move=e.mode)
+    _damage(units, state.specs, _flat(e.losses))
+    if e.mode is MoveMode.FALL_BACK:
+        _engage(units, e.units, (), replace=True)
+    if e.embarked_in is not None:
+        for i in e.units:
+            units[i] = _replace(
+                units[i],
+                location=Location.EMBARKED,
+                embarked_in=e.embarked_in,
+                embarked_this_phase=True,
+            )
+    if e.left_battlefield:
+        for i in e.units:
+            u = units[i]
+            units[i] = _replace(
+                u,
+                location=Location.RESERVES,
+                reserve=u.reserve or ReserveKind.STRATEGIC,
+                must_arrive=state.round + 1,
+            )
+    trigger = None
+    if (
+        e.mode is not MoveMode.REMAIN_STATIONARY
+        and not e.left_battlefield
+        and e.embarked_in is None
+    ):
+        kind = "advance" if e.mode is MoveMode.ADVANCE else "desperate_escape"
+        trigger = Trigger(
+            TriggerKind.UNIT_MOVED,
+            _owner(state, e.units[0]),
+            e.units[0],
+            roll_kind=kind if e.roll is not None else None,
+            roll=e.roll,
+            losses=e.losses,
+        )
+    rolls = state.rolls + (1 if e.roll is not None else 0)
+    return _replace(state, units=units, trigger=trigger, rolls=rolls)
+
+
+def _disembarked(state: BattleState, e: UnitDisembarked) -> BattleState:
+    changes: dict[str, Any] = {
+        "location": Location.BATTLEFIELD,
+        "embarked_in": None,
+        "disembarked": True,
+        "transport_destroyed": False,
+    }
+    if e.counts_as_moved or e.forced:
+        changes.update(move=MoveMode.NORMAL, cannot_charge=True)
+    if e.forced:
+        changes["battle_shocked"] = True
+    units = _units(state, e.units, **changes)
+    _damage(units, state.specs, e.damage)
+    trigger = Trigger(TriggerKind.UNIT_SET_UP, _owner(state, e.units[0]), e.units[0])
+    rolls = state.rolls + (1 if e.roll is not None else 0)
+    return _replace(state, units=units, trigger=trigger, rolls=rolls)
+
+
+def _arrived(state: BattleState, e: UnitArrived) -> BattleState:
+    new = _with_units(
+        state,
+        e.units,
+        location=Location.BATTLEFIELD,
+        reserve=None,
+        arrived=True,
+        move=MoveMode.NORMAL,
+        must_arrive=None,
+    )
+    trigger = Trigger(TriggerKind.UNIT_SET_UP, _owner(state, e.units[0]), e.units[0])
+    return _replace(new, trigger=trigger)
+
+
+def _transport_destroyed(state: BattleState, e: TransportDestroyed) -> BattleState:
+    return _with_units(state, e.passengers, transport_destroyed=True)
+
+
+# -- shooting, charge, fight -----------------------------------------------------------------
+
+
+def _selected_to_shoot(state: BattleState, e: UnitSelectedToShoot) -> BattleState:
+    units = dict(state.units)
+    for i in e.units:
+        u = units[i]
+        effects = u.effects | {Effect.OVERWATCH} if e.overwatch else u.effects
+        units[i] = _replace(u, shot=True, targets=frozenset(e.targets), effects=effects)
+    trigger = Trigger(
+        TriggerKind.TARGETS_SELECTED, _owner(state, e.units[0]), e.units[0], targets=e.targets
+    )
+    return _replace(state, units=units, trigger=trigger)
+
+
+def _attack_resolved(state: BattleState, e: AttackResolved) -> BattleState:
+    return _damaged(state, e.damage, rolls=state.rolls + (1 if e.dice else 0))
+
+
+def _hazardous(state: BattleState, e: HazardousTested) -> BattleState:
+    new = _damaged(state, _flat(e.losses), rolls=state.rolls + 1)
+    trigger = Trigger(
+        TriggerKind.ROLLED,
+        _owner(state, e.units[0]),
+        e.units[0],
+        roll_kind="hazardous",
+        roll=e.roll,
+        losses=e.losses,
+    )
+    return _replace(new, trigger=trigger)
+
+
+def _mortal_wounds(state: BattleState, e: MortalWoundsInflicted) -> BattleState:
+    return _damaged(state, e.damage, rolls=state.rolls + 1)
+
+
+def _models_removed(state: BattleState, e: ModelsRemoved) -> BattleState:
+    u = state.units[e.unit]
+    wounds = tuple(0 if i in e.models else w for i, w in enumerate(u.wounds))
+    return _with_units(state, (e.unit,), wounds=wounds)
+
+
+def _units_destroyed(state: BattleState, e: UnitsDestroyed) -> BattleState:
+    units = dict(state.units)
+    for i in e.units:
+        units[i] = _replace(units[i], wounds=(0,) * len(units[i].wounds))
+    return _replace(state, units=units)
+
+
+def _charge_declared(state: BattleState, e: ChargeDeclared) -> BattleState:
+    seat = _owner(state, e.units[0])
+    new = _with_units(state, e.units, charge_declared=True)
+    charge = ChargeInProgress(
+        unit=e.units[0], seat=seat, targets=e.targets, roll=e.roll.total, heroic=e.heroic
+    )
+    trigger = Trigger(
+        TriggerKind.CHARGE_ROLLED,
+        seat,
+        e.units[0],
+        targets=e.targets,
+        roll_kind="charge",
+        roll=e.roll,
+    )
+    return _replace(new, charge=charge, trigger=trigger, rolls=state.rolls + 1)
+
+
+def _charge_move(state: BattleState, e: ChargeMoveMade) -> BattleState:
+    heroic = state.charge is not None and state.charge.heroic
+    if not e.success:
+        return _replace(state, charge=None)
+    units = _units(state, e.units, charge_moved=True, charge_bonus=not heroic)
+    _engage(units, e.units, e.engaged_with, replace=False)
+    trigger = Trigger(
+        TriggerKind.CHARGE_ENDED, _owner(state, e.units[0]), e.units[0], targets=e.engaged_with
+    )
+    return _replace(state, units=units, charge=None, trigger=trigger)
+
+
+def _selected_to_fight(state: BattleState, e: UnitSelectedToFight) -> BattleState:
+    new = _with_units(state, e.units, fought=True, targets=frozenset(e.targets))
+    fight = state.fight or FightState(step=e.step)
+    next_unit = None if fight.next_unit in e.units else fight.next_unit
+    fight = _replace(
+        fight, step=e.step, last_selector=e.seat, current=e.units[0], next_unit=next_unit
+    )
+    trigger = Trigger(TriggerKind.SELECTED_TO_FIGHT, e.seat, e.units[0], targets=e.targets)
+    return _replace(new, fight=fight, trigger=trigger)
+
+
+def _consolidated(state: BattleState, e: UnitConsolidated) -> BattleState:
+    units = dict(state.units)
+    if e.engaged_with is not None:
+        _engage(units, e.units, e.engaged_with, replace=True)
+    fight = state.fight
+    if fight is not None and fight.current in e.units:
+        fight = _replace(fight, current=None)
+    trigger = Trigger(TriggerKind.UNIT_FOUGHT, _owner(state, e.units[0]), e.units[0])
+    return _replace(state, units=units, fight=fight, trigger=trigger)
+
+
+def _fights_next(state: BattleState, e: FightsNext) -> BattleState:
+    fight = state.fight or FightState()
+    return _replace(state, fight=_replace(fight, next_unit=e.unit))
+
+
+def _engagement(state: BattleState, e: EngagementReported) -> BattleState:
+    units = dict(state.units)
+    _engage(units, e.units, e.engaged_with, replace=True)
+    return _replace(state, units=units)
+
+
+# -- objectives, stratagems, result ----------------------------------------------------------
+
+
+def _presence(state: BattleState, e: PresenceReported) -> BattleState:
+    presence = dict(state.presence)
+    presence[e.marker] = {**presence.get(e.marker, {}), e.seat: e.units}
+    return _replace(state, presence=presence)
+
+
+def _control(state: BattleState, e: ObjectiveControlChanged) -> BattleState:
+    markers = {
+        m: _replace(ms, controller=e.control.get(m, ms.controller))
+        for m, ms in state.markers.items()
+    }
+    return _replace(state, markers=markers)
+
+
+def _vp(state: BattleState, e: VictoryPointsScored) -> BattleState:
+    return _replace(state, players=_player(state, e.seat, vp=state.players[e.seat].vp + e.vp))
+
+
+def _stratagem(state: BattleState, e: StratagemUsed) -> BattleState:
+    p = state.players[e.seat]
+    changes: dict[str, Any] = {
+        "cp": p.cp - e.cp,
+        "used_this_phase": p.used_this_phase | {e.stratagem},
+    }
+    if e.stratagem == "fire_overwatch":
+        changes["overwatch_this_turn"] = True
+    return _replace(state, players=_player(state, e.seat, **changes))
+
+
+def _effect(state: BattleState, e: EffectApplied) -> BattleState:
+    units = dict(state.units)
+    for i in e.units:
+        units[i] = _replace(units[i], effects=units[i].effects | {e.effect})
+    return _replace(state, units=units)
+
+
+def _rerolled(state: BattleState, e: RollRerolled) -> BattleState:
+    units = dict(state.units)
+    _damage(units, state.specs, e.restored, restore=True)
+    _damage(units, state.specs, e.damage)
+    charge = state.charge
+    if e.roll_kind == "charge" and charge is not None:
+        charge = _replace(charge, roll=e.roll.total)
+    trigger = state.trigger
+    if trigger is not None:
+        trigger = _replace(trigger, roll=e.roll, rerolled=True)
+    return _replace(state, units=units, charge=charge, trigger=trigger, rolls=state.rolls + 1)
+
+
+def _battle_ended(state: BattleState, e: BattleEnded) -> BattleState:
+    return _replace(
+        state, stage=Stage.ENDED, result=e.result, charge=None, window=None, trigger=None
+    )
+
+
+def _confirmed(state: BattleState, e: ResultConfirmed) -> BattleState:
+    return _replace(state, players=_player(state, e.seat, result="confirmed", dispute=""))
+
+
+def _disputed(state: BattleState, e: ResultDisputed) -> BattleState:
+    return _replace(state, players=_player(state, e.seat, result="disputed", dispute=e.reason))
+
+
+_HANDLERS: dict[type[Event], Callable[[BattleState, Any], BattleState]] = {
+    MatchCreated: _match_created,
+    SetupStepStarted: _setup_step,
+    RollOffMade: _roll_off,
+    ObjectivePlaced: _objective_placed,
+    FormationSubmitted: _formation_submitted,
+    FormationDeclared: _formation_declared,
+    FormationsRevealed: _formations_revealed,
+    UnitDeployed: _deployed,
+    ScoutMoved: _scout_moved,
+    ScoutsFinished: _scouts_finished,
+    RoundStarted: _round_started,
+    TurnStarted: _turn_started,
+    PhaseStarted: _phase_started,
+    StepStarted: _step_started,
+    PhaseEnded: _phase_ended,
+    TurnEnded: _nothing,
+    RoundEnded: _nothing,
+    ExtraRoundRolled: _extra_round,
+    ReactionWindowOpened: _window_opened,
+    ReactionWindowClosed: _window_closed,
+    CommandPointsGained: _cp_gained,
+    BattleShockCleared: _shock_cleared,
+    BattleShockTested: _shock_tested,
+    BattleShockCancelled: _shock_cancelled,
+    UnitMoved: _moved,
+    UnitDisembarked: _disembarked,
+    UnitArrived: _arrived,
+    TransportDestroyed: _transport_destroyed,
+    UnitSelectedToShoot: _selected_to_shoot,
+    AttackResolved: _attack_resolved,
+    HazardousTested: _hazardous,
+    MortalWoundsInflicted: _mortal_wounds,
+    ModelsRemoved: _models_removed,
+    UnitsDestroyed: _units_destroyed,
+    ChargeDeclared: _charge_declared,
+    ChargeMoveMade: _charge_move,
+    UnitSelectedToFight: _selected_to_fight,
+    UnitConsolidated: _consolidated,
+    FightsNext: _fights_next,
+    EngagementReported: _engagement,
+    PresenceReported: _presence,
+    ObjectiveControlChanged: _control,
+    VictoryPointsScored: _vp,
+    StratagemUsed: _stratagem,
+    EffectApplied: _effect,
+    RollRerolled: _rerolled,
+    BattleEnded: _battle_ended,
+    ResultConfirmed: _confirmed,
+    ResultDisputed: _disputed,
+}
+
+# Events after which a "just after ..." reaction is still possible.
+_KEEP_TRIGGER: frozenset[type[Event]] = frozenset(
+    {
+        PresenceReported,
+        EngagementReported,
+        CommandPointsGained,
+        StratagemUsed,
+        EffectApplied,
+        ObjectiveControlChanged,
+        VictoryPointsScored,
+        FightsNext,
+        ReactionWindowOpened,
+        ReactionWindowClosed,
+        BattleShockCancelled,
+        TransportDestroyed,
+    }
+)
+
+
+def evolve(state: BattleState, event: Event) -> BattleState:
+    """The state after ``event``."""
+    handler = _HANDLERS[type(event)]
+    new = handler(state, event)
+    kept = new.trigger is state.trigger and state.trigger is not None
+    if kept and type(event) not in _KEEP_TRIGGER:
+        new = _replace(new, trigger=None)
+    return new

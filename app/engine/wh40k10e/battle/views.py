@@ -1,0 +1,345 @@
+"""What each seat may see, and what it may do now.
+
+:func:`render` builds the JSON-ready view of the state for player A, player B or a spectator
+(``None``). Hidden information is absent from it, not masked: before Battle Formations are
+revealed, a player's view holds their own declaration and nothing of the opponent's (the state
+keeps no other trace of it: unit locations stay "undeclared" for everybody until the reveal).
+
+:func:`legal_actions` lists the commands a seat could send now, as ready-to-send command JSON
+(with the choices a button still needs, such as targets), by running each candidate through
+the same :func:`~app.engine.wh40k10e.battle.rules.decide` that would accept or refuse it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from app.engine.match.codec import JsonObject, JsonValue, Tagged, to_json
+from app.engine.match.errors import Refusal
+from app.engine.match.events import Viewer
+from app.engine.roller import Roller
+from app.engine.wh40k10e.battle.commands import (
+    COMMAND_CODEC,
+    ArriveFromReserves,
+    BattleShockTest,
+    CompleteCharge,
+    ConfirmResult,
+    Consolidate,
+    DeclareCharge,
+    DeclareFormations,
+    DeployUnit,
+    Disembark,
+    DisembarkFromDestroyedTransport,
+    DisputeResult,
+    EndPhase,
+    EndScouts,
+    Fight,
+    Move,
+    Pass,
+    PlaceObjective,
+    RollOff,
+    ScoutMove,
+    Shoot,
+    UseStratagem,
+)
+from app.engine.wh40k10e.battle.eligibility import (
+    charge_target_problem,
+    fight_turn,
+    head,
+    shoot_target_problem,
+)
+from app.engine.wh40k10e.battle.flow import Builder
+from app.engine.wh40k10e.battle.objectives import control, control_levels
+from app.engine.wh40k10e.battle.rules import decide, shock_tests_pending
+from app.engine.wh40k10e.battle.setup import Seat
+from app.engine.wh40k10e.battle.state import BattleState, Formation, Location, MoveMode, Stage
+from app.engine.wh40k10e.battle.stratagems import CORE_STRATAGEMS, check_timing
+
+__all__ = ["legal_actions", "render"]
+
+
+def _seat(s: Seat | None) -> str | None:
+    return None if s is None else str(s)
+
+
+def _unit_view(state: BattleState, unit_id: str) -> JsonObject:
+    u = state.units[unit_id]
+    spec = state.specs[unit_id]
+    return {
+        "id": u.id,
+        "owner": str(u.owner),
+        "name": spec.name,
+        "datasheet": spec.datasheet,
+        "keywords": sorted(spec.keywords),
+        "abilities": sorted(str(a) for a in spec.abilities),
+        "points": spec.points,
+        "oc": spec.oc,
+        "leadership": spec.leadership,
+        "wounds_per_model": spec.wounds,
+        "models": len(u.wounds),
+        "models_alive": u.models_alive,
+        "wounds": list(u.wounds),
+        "destroyed": not u.alive,
+        "location": str(u.location),
+        "reserve": None if u.reserve is None else str(u.reserve),
+        "embarked_in": u.embarked_in,
+        "leader": u.leader,
+        "bodyguard": u.bodyguard,
+        "hover": u.hover,
+        "battle_shocked": u.battle_shocked,
+        "below_half_strength": u.alive and state.below_half_strength(unit_id),
+        "engaged_with": list(state.engaged_units(unit_id)) if u.alive else [],
+        "move": None if u.move is None else str(u.move),
+        "arrived": u.arrived,
+        "cannot_charge": u.cannot_charge,
+        "charge_moved": u.charge_moved,
+        "fights_first": u.charge_bonus,
+        "shot": u.shot,
+        "fought": u.fought,
+        "charge_declared": u.charge_declared,
+        "targets": sorted(u.targets),
+        "effects": sorted(str(e) for e in u.effects),
+        "must_arrive": u.must_arrive,
+        "transport_destroyed": u.transport_destroyed,
+    }
+
+
+def render(state: BattleState, viewer: Viewer) -> JsonObject:
+    """The state as ``viewer`` (``"A"``, ``"B"`` or ``None`` for a spectator) may see it."""
+    if state.setup is None:
+        return {"rule_system": "wh40k-10e", "viewer": viewer, "stage": str(state.stage)}
+    setup = state.setup
+    mission = setup.mission
+    pos = state.position
+    players: JsonObject = {}
+    for seat in (Seat.A, Seat.B):
+        p = state.players[seat]
+        players[str(seat)] = {
+            "army": setup.armies[seat].name,
+            "faction": setup.armies[seat].faction,
+            "cp": p.cp,
+            "vp": p.vp,
+            "extra_cp_this_round": p.extra_cp_this_round,
+            "formation_submitted": p.formation_submitted,
+            "stratagems_used_this_phase": sorted(p.used_this_phase),
+            "overwatch_used_this_turn": p.overwatch_this_turn,
+            "result": p.result,
+            "dispute": p.dispute,
+        }
+    levels = control_levels(state)
+    live = control(state)
+    objectives: list[JsonValue] = []
+    for m in state.markers.values():
+        presence = state.presence.get(m.id, {})
+        objectives.append(
+            {
+                "id": m.id,
+                "x": m.x,
+                "y": m.y,
+                "placed_by": _seat(m.placed_by),
+                "controller": _seat(m.controller),
+                "controller_now": _seat(live[m.id]),
+                "levels": {str(s): v for s, v in levels[m.id].items()},
+                "presence": {str(s): to_json(v) for s, v in presence.items()},
+            }
+        )
+    view: JsonObject = {
+        "rule_system": "wh40k-10e",
+        "viewer": viewer,
+        "mission": {
+            "id": mission.id,
+            "name": dict(mission.name),
+            "battle_size": setup.battle_size,
+            "points": setup.points_limit,
+            "rounds": mission.length.rounds,
+        },
+        "stage": str(state.stage),
+        "setup_step": _setup_step(state),
+        "next_seat": _seat(state.next_seat),
+        "roll_offs": {k: str(v) for k, v in state.roll_offs.items()},
+        "attacker": _seat(state.attacker),
+        "first_player": _seat(state.first_player),
+        "round": state.round,
+        "active": _seat(state.active),
+        "phase": None if pos is None else pos.phase,
+        "step": None if pos is None else pos.step,
+        "players": players,
+        "units": [_unit_view(state, i) for i in state.units],
+        "objectives": objectives,
+        "charge": to_json(state.charge),
+        "fight": _fight_view(state),
+        "reaction_window": _seat(state.window),
+        "trigger": to_json(state.trigger),
+        "pending": {
+            "battle_shock_tests": list(shock_tests_pending(state)),
+            "forced_disembark": sorted(
+                u.id for u in state.units.values() if u.transport_destroyed and u.alive
+            ),
+            "aircraft_must_arrive": sorted(
+                u.id for u in state.units.values() if u.must_arrive is not None and u.alive
+            ),
+        },
+        "result": to_json(state.result),
+        "formations_revealed": state.revealed,
+    }
+    if state.revealed:
+        view["formations"] = {str(s): to_json(f) for s, f in state.formations.items()}
+    elif viewer is not None and Seat(viewer) in state.formations:
+        view["my_formation"] = to_json(state.formations[Seat(viewer)])
+    return view
+
+
+def _setup_step(state: BattleState) -> JsonValue:
+    if state.setup is None or state.stage in (Stage.BATTLE, Stage.ENDED):
+        return None
+    step = state.setup.mission.sequence[state.setup_index]
+    return {"index": state.setup_index, "step": step.step, "purpose": step.purpose}
+
+
+def _fight_view(state: BattleState) -> JsonValue:
+    if state.fight is None:
+        return None
+    step, seat = fight_turn(state)
+    return {
+        "step": str(step),
+        "selects_next": _seat(seat),
+        "current": state.fight.current,
+        "next_unit": state.fight.next_unit,
+    }
+
+
+# -- legal actions ---------------------------------------------------------------------------
+
+
+def _ok(state: BattleState, cmd: Tagged, seat: Seat) -> bool:
+    try:
+        decide(state, cmd, str(seat), Roller(0))
+    except Refusal:
+        return False
+    return True
+
+
+def _hint(cmd: Tagged, **choices: JsonValue) -> JsonObject:
+    out: JsonObject = {"command": COMMAND_CODEC.encode(cmd)}
+    if choices:
+        out["choices"] = choices
+    return out
+
+
+def _heads(state: BattleState, seat: Seat) -> list[str]:
+    return sorted({head(state, u.id) for u in state.units_of(seat) if u.alive})
+
+
+def legal_actions(state: BattleState, seat: Seat) -> list[JsonObject]:
+    """Commands ``seat`` may send now (the free-form reports are always available in battle:
+    report_objective, report_engagement, gain_command_point, remove_models, concede)."""
+    if state.setup is None:
+        return []
+    out: list[JsonObject] = []
+
+    def offer(candidates: Iterable[Tagged]) -> None:
+        for c in candidates:
+            if _ok(state, c, seat):
+                out.append(_hint(c))
+
+    stage = state.stage
+    mine = _heads(state, seat)
+    if stage is Stage.ROLL_OFF:
+        offer([RollOff()])
+    elif stage is Stage.PLACE_OBJECTIVES:
+        offer([PlaceObjective()])
+    elif stage is Stage.DECLARE_FORMATIONS:
+        out.append(_hint(DeclareFormations(formation=state.formations.get(seat, Formation()))))
+    elif stage is Stage.DEPLOY:
+        offer(DeployUnit(u) for u in mine)
+    elif stage is Stage.SCOUTS:
+        offer([*(ScoutMove(u) for u in mine), EndScouts()])
+    elif stage is Stage.ENDED:
+        offer([ConfirmResult()])
+        if state.players[seat].result != "disputed":
+            out.append(_hint(DisputeResult(reason="...")))
+    elif stage is Stage.BATTLE:
+        out.extend(_battle_actions(state, seat, mine))
+    return out
+
+
+def _battle_actions(
+    state: BattleState,
+    seat: Seat,
+    mine: list[str],
+) -> list[JsonObject]:
+    out: list[JsonObject] = []
+
+    def ok(cmd: Tagged) -> bool:
+        return _ok(state, cmd, seat)
+
+    enemies = [
+        u for u in _heads(state, Seat.B if seat is Seat.A else Seat.A) if state.on_battlefield(u)
+    ]
+    simple: list[Tagged] = [EndPhase(), Pass()]
+    simple += [BattleShockTest(u) for u in mine]
+    simple += [Move(u, m) for u in mine for m in MoveMode]
+    simple += [
+        Disembark(u.id) for u in state.units_of(seat) if u.location is Location.EMBARKED and u.alive
+    ]
+    simple += [
+        DisembarkFromDestroyedTransport(u.id)
+        for u in state.units_of(seat)
+        if u.transport_destroyed and u.alive
+    ]
+    simple += [
+        ArriveFromReserves(u.id)
+        for u in state.units_of(seat)
+        if u.location is Location.RESERVES and u.alive
+    ]
+    if state.charge is not None:
+        simple += [
+            CompleteCharge(state.charge.unit, True),
+            CompleteCharge(state.charge.unit, False),
+        ]
+    simple += [Consolidate(u) for u in mine]
+    for c in simple:
+        if ok(c):
+            out.append(_hint(c))
+    for u in mine:
+        targets = [t for t in enemies if shoot_target_problem(state, u, t) is None]
+        if targets and ok(Shoot(u, (targets[0],))):
+            out.append(_hint(Shoot(u, ()), targets=list(targets)))
+        chargeable = [t for t in enemies if charge_target_problem(state, u, t) is None]
+        if chargeable and ok(DeclareCharge(u, (chargeable[0],))):
+            out.append(_hint(DeclareCharge(u, ()), targets=list(chargeable)))
+        if ok(Fight(u)):
+            out.append(_hint(Fight(u), targets=list(state.engaged_units(u))))
+    out.extend(_stratagem_actions(state, seat, mine, enemies))
+    return out
+
+
+def _stratagem_actions(
+    state: BattleState, seat: Seat, mine: list[str], enemies: list[str]
+) -> list[JsonObject]:
+    out: list[JsonObject] = []
+    reserves = [u.id for u in state.units_of(seat) if u.location is Location.RESERVES and u.alive]
+    for spec in CORE_STRATAGEMS:
+        b = Builder(state, seat, Roller(0))
+        try:
+            check_timing(b, spec)
+        except Refusal:
+            continue
+        if spec.effect == "reroll":
+            cmd = UseStratagem(spec.id)
+            if _ok(state, cmd, seat):
+                out.append(_hint(cmd))
+            continue
+        units = reserves if spec.effect == "arrive" else mine
+        foes: list[str | None] = [None]
+        if spec.enemy is not None:
+            foes = [state.trigger.unit] if state.trigger is not None else []
+            if spec.effect in ("grenade", "tank_shock"):
+                foes = list(enemies)
+        for u in units:
+            for e in foes:
+                strength = 30 if spec.effect == "tank_shock" else None
+                cmd = UseStratagem(spec.id, unit=u, enemy=e, strength=strength)
+                if _ok(state, cmd, seat):
+                    out.append(_hint(UseStratagem(spec.id, unit=u, enemy=e)))
+    return out

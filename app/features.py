@@ -1,0 +1,63 @@
+"""The product features, discovered by name: each brings its JSON routes (``api.router``), its
+pages (``web.router``), its ORM models (``models``) and its starter data (``starter.load``).
+
+Adding a feature means creating ``app/<feature>/`` and naming it here; nothing else in shared
+code changes.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from types import ModuleType
+
+from fastapi import APIRouter
+
+FEATURES: tuple[str, ...] = (
+    "web",
+    "rulesets",
+    "accounts",
+    "combat",
+    "catalog",
+    "armies",
+    "matches",
+    "clubs",
+    "leagues",
+)
+
+
+def _module(feature: str, name: str) -> ModuleType | None:
+    dotted = f"app.{feature}.{name}"
+    try:
+        if importlib.util.find_spec(dotted) is None:
+            return None
+    except ModuleNotFoundError:  # the feature package itself does not exist (yet)
+        return None
+    return importlib.import_module(dotted)
+
+
+def _routers(name: str) -> list[APIRouter]:
+    routers = []
+    for feature in FEATURES:
+        module = _module(feature, name)
+        router = getattr(module, "router", None)
+        if isinstance(router, APIRouter):
+            routers.append(router)
+    return routers
+
+
+def api_routers() -> list[APIRouter]:
+    return _routers("api")
+
+
+def web_routers() -> list[APIRouter]:
+    return _routers("web")
+
+
+def load_models() -> None:
+    for feature in FEATURES:
+        _module(feature, "models")
+
+
+def starter_modules() -> list[ModuleType]:
+    return [m for f in FEATURES if (m := _module(f, "starter")) is not None]

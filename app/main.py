@@ -1,0 +1,60 @@
+"""The application factory."""
+
+from __future__ import annotations
+
+import logging
+
+from fastapi import APIRouter, FastAPI, Request
+from fastapi.responses import HTMLResponse
+from fastapi.staticfiles import StaticFiles
+
+from app import features
+from app.core.config import ROOT, Settings, get_settings
+from app.core.db import Database
+from app.core.errors import install_error_handlers
+from app.core.middleware import BodySizeLimit, SecurityHeaders
+from app.web.context import RequestContext
+from app.web.templating import render
+
+API_PREFIX = "/api/v1"
+UPLOAD_PATHS = ("/api/v1/catalogs/import", "/catalogs/import")
+
+
+def create_app(settings: Settings | None = None, database: Database | None = None) -> FastAPI:
+    settings = settings or get_settings()
+    settings.check_production_ready()
+    logging.basicConfig(level=logging.INFO)
+    app = FastAPI(
+        title="Auspex",
+        version="0.1.0",
+        summary="An open Warhammer 40,000 companion: exact rules engine, armies, matches, leagues.",
+        openapi_url=f"{API_PREFIX}/openapi.json",
+        docs_url=None,
+        redoc_url=None,
+    )
+    app.state.settings = settings
+    app.state.db = database or Database(settings.database_url, echo=settings.sql_echo)
+
+    api = APIRouter(prefix=API_PREFIX)
+    for router in features.api_routers():
+        api.include_router(router)
+    app.include_router(api)
+    for router in features.web_routers():
+        app.include_router(router)
+    app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
+
+    @app.get("/api/docs", include_in_schema=False)
+    def api_docs(request: Request) -> HTMLResponse:
+        """Swagger UI, vendored: no CDN, no inline script."""
+        return render(request, "api_docs.html", {"openapi_url": app.openapi_url})
+
+    install_error_handlers(app)
+    app.add_middleware(RequestContext, settings=settings)
+    app.add_middleware(
+        BodySizeLimit,
+        limit=settings.max_body_bytes,
+        upload_limit=settings.max_upload_bytes,
+        upload_paths=UPLOAD_PATHS,
+    )
+    app.add_middleware(SecurityHeaders)
+    return app

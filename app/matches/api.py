@@ -1,0 +1,449 @@
+"""JSON API of the match tracker: /api/v1/matches.
+
+Only the two players of a match see it (anyone else gets 404). A registered player
+authenticates as usual (bearer token, or session cookie + ``X-CSRF-Token``); a guest seat sends
+its link token in the ``X-Guest-Token`` header. Every write names the version it saw
+(``expected_version``); engine refusals are problem documents with a stable ``code``: 422 for a
+malformed command, 403 for acting for the other side, 409 for a stale version
+(``current_version`` included) or a move the rules forbid now.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, Depends, Header, Query, Request, status
+from fastapi.responses import JSONResponse, StreamingResponse
+from sqlalchemy.orm import Session
+
+from app.accounts.deps import CurrentUser, OptionalUser
+from app.core.deps import DbSession
+from app.engine.combat import to_jsonable
+from app.engine.match import visible_to
+from app.engine.wh40k10e.battle import EVENT_CODEC, Seat
+from app.matches import armies, events, service
+from app.matches.models import Match, OpponentKind
+from app.matches.schemas import (
+    AttackRequest,
+    CommandRequest,
+    CommandResult,
+    GuestJoin,
+    InvitationOut,
+    JoinRequest,
+    MatchCreate,
+    MatchOut,
+    MatchSummary,
+    MissionOut,
+    MissionSizeOut,
+    PlayerOut,
+    PreviewResult,
+    ResolveRequest,
+    ResolveResult,
+    SampleOut,
+)
+
+router = APIRouter(prefix="/matches", tags=["matches"])
+
+GUEST_HEADER = "X-Guest-Token"
+
+
+def match_db(request: Request, db: DbSession) -> Session:
+    """The request's session, with its committed writes waking the match streams."""
+    service.bind_publisher(db, events.hub_for(request.app).publish)
+    return db
+
+
+MatchDb = Annotated[Session, Depends(match_db)]
+
+
+def caller(
+    user: OptionalUser,
+    x_guest_token: Annotated[
+        str | None, Header(max_length=200, description="A guest seat's link token")
+    ] = None,
+) -> service.Caller:
+    return service.Caller.of(user, x_guest_token)
+
+
+Who = Annotated[service.Caller, Depends(caller)]
+
+
+# -- shaping ----------------------------------------------------------------------------------
+
+
+def _player(snapshot: dict[str, Any] | None, name: str, *, guest: bool = False) -> PlayerOut:
+    return PlayerOut(
+        name=name,
+        army=snapshot.get("name") if snapshot else None,
+        faction=snapshot.get("faction") if snapshot else None,
+        points=snapshot.get("points") if snapshot else None,
+        guest=guest,
+    )
+
+
+def invitation(request: Request, match: Match, seat: Seat) -> InvitationOut | None:
+    """The invitation code and links, for the creator while the seat B is open."""
+    if seat is not Seat.A or match.version > 0:
+        return None
+    code = service.invite_code(match) if match.invite_digest else None
+    out = InvitationOut()
+    if match.opponent_kind == OpponentKind.GUEST:
+        out.guest_url = str(request.url_for("match_guest_page", token=service.guest_token(match)))
+    elif code is not None:
+        out.code = code
+        out.join_url = str(request.url_for("match_join_page", code=code))
+    return out
+
+
+def match_out(
+    request: Request, db: Session, match: Match, seat: Seat, *, with_view: bool = True
+) -> MatchOut:
+    names = service.player_names(db, match)
+    view = service.view(db, match, seat) if with_view else None
+    return MatchOut(
+        id=match.id,
+        rule_system=match.rule_system,
+        mission=match.mission_id,
+        battle_size=match.battle_size,
+        status=match.status,
+        opponent=match.opponent_kind,
+        seat="A" if seat is Seat.A else "B",
+        players={
+            "A": _player(match.army_a, names["A"]),
+            "B": _player(match.army_b, names["B"], guest=match.opponent_kind == OpponentKind.GUEST),
+        },
+        version=match.version,
+        round=match.round,
+        vp={"A": match.vp_a, "B": match.vp_b},
+        winner=match.winner,
+        league_game_id=match.league_game_id,
+        created_at=match.created_at,
+        updated_at=match.updated_at,
+        invitation=invitation(request, match, seat),
+        view=view,
+    )
+
+
+def command_result(outcome: service.Outcome, seat: Seat, *, actions: bool = True) -> dict[str, Any]:
+    battle = outcome.battle
+    return {
+        "version": battle.version,
+        "events": [e.to_json(EVENT_CODEC) for e in outcome.new if visible_to(e, str(seat))],
+        "view": battle.view(str(seat)),
+        "actions": battle.legal_actions(str(seat)) if actions else None,
+    }
+
+
+WithActions = Annotated[
+    bool,
+    Query(
+        alias="actions",
+        description="Also answer the commands your seat may send next (costs a few ms)",
+    ),
+]
+
+
+# -- collection routes ------------------------------------------------------------------------
+
+
+@router.get("", response_model=list[MatchSummary], summary="The matches you play")
+def list_matches(user: CurrentUser, db: MatchDb) -> list[MatchSummary]:
+    out = []
+    for m in service.my_matches(db, user):
+        names = service.player_names(db, m)
+        out.append(
+            MatchSummary(
+                id=m.id,
+                mission=m.mission_id,
+                battle_size=m.battle_size,
+                status=m.status,
+                seat="A" if m.player_a_id == user.id else "B",
+                players=names,
+                version=m.version,
+                round=m.round,
+                vp={"A": m.vp_a, "B": m.vp_b},
+                winner=m.winner,
+                updated_at=m.updated_at,
+            )
+        )
+    return out
+
+
+@router.post(
+    "",
+    response_model=MatchOut,
+    status_code=status.HTTP_201_CREATED,
+    summary="Create a match from one of your ready lists; invite the opponent",
+)
+def create_match(request: Request, data: MatchCreate, user: CurrentUser, db: MatchDb) -> MatchOut:
+    match = service.create(
+        db,
+        user,
+        army_id=data.army_id,
+        mission_id=data.mission,
+        battle_size=data.battle_size,
+        opponent=OpponentKind(data.opponent),
+        league_game_id=data.league_game_id,
+        options=data.options.model_dump() if data.options else None,
+    )
+    return match_out(request, db, match, Seat.A)
+
+
+@router.get("/missions", response_model=list[MissionOut], summary="The missions and sizes")
+def list_missions() -> list[MissionOut]:
+    return [
+        MissionOut(
+            id=m.id,
+            name=dict(m.name),
+            rounds=m.length.rounds,
+            battle_sizes=[
+                MissionSizeOut(id=s.id, points=s.points, name=dict(s.name or {}))
+                for s in m.battle_sizes
+            ],
+        )
+        for m in service.missions().values()
+    ]
+
+
+@router.get("/samples", response_model=list[SampleOut], summary="Sample lists for guest seats")
+def list_samples() -> list[SampleOut]:
+    return [
+        SampleOut(id=s.id, name=s.name, faction=s.roster.faction, points=points)
+        for s, points in samples_with_points()
+    ]
+
+
+def samples_with_points() -> list[tuple[armies.Sample, int]]:
+    from app.catalog.starter import starter_catalogue
+    from app.engine.wh40k10e.army import validate
+
+    catalogue = starter_catalogue()
+    return [(s, validate(s.roster, catalogue).points) for s in armies.SAMPLES]
+
+
+@router.post("/join", response_model=MatchOut, summary="Join a match with an invitation code")
+def join_match(request: Request, data: JoinRequest, user: CurrentUser, db: MatchDb) -> MatchOut:
+    match = service.join_by_code(db, user, data.code, data.army_id)
+    return match_out(request, db, match, Seat.B)
+
+
+@router.post(
+    "/guest",
+    response_model=MatchOut,
+    summary="Take a guest seat (its link token) with a sample list or a pasted army export",
+)
+def join_as_guest(request: Request, data: GuestJoin, user: OptionalUser, db: MatchDb) -> MatchOut:
+    match = service.join_as_guest(
+        db, data.token, name=data.name, sample=data.sample, army=data.army, user=user
+    )
+    return match_out(request, db, match, Seat.B)
+
+
+@router.post(
+    "/import",
+    response_model=MatchOut,
+    status_code=status.HTTP_201_CREATED,
+    summary="A new match replayed from an exported log (you take seat A, B is a guest seat)",
+)
+def import_match(
+    request: Request,
+    user: CurrentUser,
+    db: MatchDb,
+    data: Annotated[dict[str, Any], Body(description="An export of GET /matches/{id}/export")],
+) -> MatchOut:
+    match = service.import_log(db, user, data)
+    out = match_out(request, db, match, Seat.A)
+    out.invitation = InvitationOut(
+        guest_url=str(request.url_for("match_guest_page", token=service.guest_token(match)))
+    )
+    return out
+
+
+# -- one match --------------------------------------------------------------------------------
+
+
+@router.get("/{match_id}", response_model=MatchOut, summary="A match, as your seat sees it")
+def get_match(request: Request, match_id: int, who: Who, db: MatchDb) -> MatchOut:
+    match, seat = service.get_for(db, match_id, who)
+    return match_out(request, db, match, seat)
+
+
+@router.post(
+    "/{match_id}/invitation",
+    response_model=MatchOut,
+    summary="A new invitation code or guest link (the old one stops working)",
+)
+def rotate_invitation(request: Request, match_id: int, who: Who, db: MatchDb) -> MatchOut:
+    match, seat = service.get_for(db, match_id, who)
+    service.rotate_invitation(db, match, seat)
+    return match_out(request, db, match, seat)
+
+
+@router.post(
+    "/{match_id}/commands",
+    response_model=CommandResult,
+    summary="Send a command for your seat (undo, confirm_result, dispute_result included)",
+)
+def send_command(
+    match_id: int, data: CommandRequest, who: Who, db: MatchDb, with_actions: WithActions = False
+) -> JSONResponse:
+    match, seat = service.get_for(db, match_id, who)
+    outcome = service.execute(
+        db, match, seat, data.command, expected_version=data.expected_version, dice=data.dice
+    )
+    # a plain JSON response: the view is the engine's JSON already (no second validation)
+    return JSONResponse(command_result(outcome, seat, actions=with_actions))
+
+
+@router.get("/{match_id}/actions", summary="The commands your seat may send now")
+def legal_actions(match_id: int, who: Who, db: MatchDb) -> dict[str, Any]:
+    match, seat = service.get_for(db, match_id, who)
+    return {"version": match.version, "actions": service.legal_actions(db, match, seat)}
+
+
+@router.get("/{match_id}/log", summary="Your copy of the match log (the timeline)")
+def match_log(
+    match_id: int,
+    who: Who,
+    db: MatchDb,
+    since: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
+) -> dict[str, Any]:
+    match, seat = service.get_for(db, match_id, who)
+    return {"version": match.version, "entries": service.log_for(db, match, seat, since)}
+
+
+def _last_event_id(header: str | None, since: int | None) -> int:
+    if header is not None and header.strip().isdigit():
+        return min(int(header.strip()), 10_000_000)
+    return since or 0
+
+
+def event_reader(request: Request, match_id: int, who: service.Caller) -> Any:
+    """The read function of a stream: a short session of its own for each read."""
+    database = request.app.state.db
+
+    def read(since: int) -> events.Update:
+        with database.sessions() as db:
+            match = db.get(Match, match_id)
+            seat = service.seat_of(match, who) if match is not None else None
+            if match is None or seat is None:
+                return events.Update(0, [], {}, gone=True)
+            state = {"status": match.status, "round": match.round}
+            if match.version == 0:
+                return events.Update(0, [], state)
+            battle = service.load_battle(db, match)
+            view = battle.state
+            state.update(
+                stage=str(view.stage),
+                active=None if view.active is None else str(view.active),
+                phase=None if view.phase is None else str(view.phase),
+            )
+            return events.Update(match.version, battle.log_json(str(seat), since=since), state)
+
+    return read
+
+
+def event_stream(
+    request: Request, db: Session, match_id: int, who: service.Caller, since: int, timeout: float
+) -> StreamingResponse:
+    service.get_for(db, match_id, who)  # 404 before the stream starts
+    hub = events.hub_for(request.app)
+    body = events.stream(
+        hub, match_id, since, event_reader(request, match_id, who), timeout=timeout
+    )
+    return StreamingResponse(
+        body,
+        media_type="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )
+
+
+@router.get(
+    "/{match_id}/events",
+    summary="Server-sent events: your new log entries, then the version (resume with "
+    "Last-Event-ID)",
+    response_class=StreamingResponse,
+)
+def match_events(
+    request: Request,
+    match_id: int,
+    who: Who,
+    db: MatchDb,
+    since: Annotated[int | None, Query(ge=0, le=10_000_000)] = None,
+    timeout: Annotated[float, Query(ge=0, le=600, description="Close after this many s")] = 300,
+    last_event_id: Annotated[str | None, Header(max_length=20)] = None,
+) -> StreamingResponse:
+    start = _last_event_id(last_event_id, since)
+    return event_stream(request, db, match_id, who, start, timeout)
+
+
+@router.get(
+    "/{match_id}/export",
+    summary="The whole log as JSON (once you may see every event of it)",
+)
+def export_log(match_id: int, who: Who, db: MatchDb) -> JSONResponse:
+    match, seat = service.get_for(db, match_id, who)
+    data = service.export(db, match, seat)
+    return JSONResponse(
+        data,
+        headers={"Content-Disposition": f'attachment; filename="match-{match.id}.json"'},
+    )
+
+
+@router.get("/{match_id}/audit", summary="Every seeded roll re-drawn from its seed")
+def audit(match_id: int, who: Who, db: MatchDb) -> dict[str, Any]:
+    match, _seat = service.get_for(db, match_id, who)
+    return {"version": match.version, "rolls": service.audit(db, match)}
+
+
+@router.post(
+    "/{match_id}/combat/preview",
+    response_model=PreviewResult,
+    summary="The exact odds of an attack between two units of the match",
+)
+def combat_preview(match_id: int, data: AttackRequest, who: Who, db: MatchDb) -> dict[str, Any]:
+    match, seat = service.get_for(db, match_id, who)
+    return service.preview(
+        db,
+        match,
+        seat,
+        data.attacker,
+        data.target,
+        [w.model_dump() for w in data.weapons],
+        data.situation,
+    )
+
+
+@router.post(
+    "/{match_id}/combat/resolve",
+    response_model=ResolveResult,
+    summary="Roll an attack live (or take the dice rolled by hand) and apply it",
+)
+def combat_resolve(
+    match_id: int,
+    data: ResolveRequest,
+    who: Who,
+    db: MatchDb,
+    with_actions: WithActions = False,
+) -> JSONResponse:
+    match, seat = service.get_for(db, match_id, who)
+    outcome, resolution = service.resolve(
+        db,
+        match,
+        seat,
+        data.attacker,
+        data.target,
+        [w.model_dump() for w in data.weapons],
+        data.situation,
+        expected_version=data.expected_version,
+        dice=data.dice,
+    )
+    return JSONResponse(
+        {
+            **command_result(outcome, seat, actions=with_actions),
+            "resolution": to_jsonable(resolution),
+        }
+    )
+
+
+__all__ = ["router"]

@@ -1,0 +1,289 @@
+"""Attacks inside a match: the combat request built from the match, its exact odds, a live roll.
+
+:func:`build_request` turns "these weapons of my unit at that enemy unit" into the engine's
+combat request (the contract of ``POST /api/v1/rulesets/wh40k-10e/combat/analyze``): the
+weapons come from the attacking side's army snapshot (every part of an Attached unit), the
+target from the target unit's state in the match (its living models and the wounds each has
+left) and its snapshot profile. Situation flags the match knows are filled in (Remained
+Stationary, Charged, Go to Ground, Smokescreen, Fire Overwatch, Epic Challenge's Precision);
+the players give the rest (half range, cover...), and may override any of them.
+
+A damaged model cannot be described by one characteristic line, so the target is laid out in
+the attack engine's allocation order: the models that have lost wounds first (an attack must
+go to them first [L1704-1707]) as the main models or groups, then the unharmed ones, then an
+attached Leader as CHARACTER groups. :func:`allocations` maps the resolution's models back to
+the match's model slots, giving the ``resolve_attack`` command its exact allocations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from app.engine import registry, systems
+from app.engine.combat import CombatResolution
+from app.engine.errors import RollerError
+from app.engine.roller import Roller
+from app.engine.wh40k10e.battle import Seat
+from app.engine.wh40k10e.battle.state import BattleState, Effect, ModelDamage, MoveMode
+from app.matches.armies import snapshot_unit
+from app.matches.exceptions import InvalidAttack, NoWeaponData
+
+__all__ = ["BoundedRoller", "BuiltAttack", "allocations", "analyze", "build_request", "resolve"]
+
+MAX_GROUPS = 4  # the combat contract's bounds (app/engine/wh40k10e/profiles.py)
+MAX_GROUP_MODELS = 10
+MAX_MAIN_MODELS = 60
+MAX_ENTRIES = 8
+MAX_DICE = 5000
+
+
+class BoundedRoller(Roller):
+    """A roller that refuses to roll more than :data:`MAX_DICE` dice in one resolution."""
+
+    _rolled: int = 0
+
+    def _count(self) -> None:
+        self._rolled += 1
+        if self._rolled > MAX_DICE:
+            raise RollerError(f"this attack needs more than {MAX_DICE} dice: use fewer weapons")
+
+    def roll(self, *args: Any, **kwargs: Any) -> int:
+        self._count()
+        return super().roll(*args, **kwargs)
+
+    def reroll(self, *args: Any, **kwargs: Any) -> int:
+        self._count()
+        return super().reroll(*args, **kwargs)
+
+
+@dataclass(frozen=True, slots=True)
+class BuiltAttack:
+    """The combat request and, for each model of its target in allocation order, the match
+    model slot it stands for (unit id, slot index)."""
+
+    request: dict[str, Any]
+    slots: tuple[tuple[str, int], ...]
+    weapon_names: tuple[str, ...]
+
+
+def _snapshot_of(
+    snapshots: Mapping[Seat, Mapping[str, Any] | None], state: BattleState, uid: str
+) -> dict[str, Any]:
+    seat = state.units[uid].owner
+    found = snapshot_unit(snapshots.get(seat), seat, uid)
+    if found is None:
+        raise NoWeaponData(f"The army snapshot has no data for unit {uid!r}.")
+    return found
+
+
+def unit_weapons(
+    snapshots: Mapping[Seat, Mapping[str, Any] | None], state: BattleState, uid: str
+) -> list[dict[str, Any]]:
+    """The weapon profiles of every living part of ``uid``'s (Attached) unit, each with the
+    part's id (``unit``), the models alive in it and how many carry it by default."""
+    out: list[dict[str, Any]] = []
+    for part in state.group(uid):
+        snap = snapshot_unit(snapshots.get(state.units[part].owner), state.units[part].owner, part)
+        if snap is None:
+            continue
+        alive = state.units[part].models_alive
+        for w in snap.get("weapons", ()):
+            out.append(
+                {
+                    **w,
+                    "unit": part,
+                    "unit_name": state.specs[part].name,
+                    "models": min(int(w.get("models", 0)), alive),
+                    "alive": alive,
+                }
+            )
+    return out
+
+
+def _runs(slots: Sequence[tuple[int, int]], first_limit: int) -> list[list[tuple[int, int]]]:
+    """Consecutive slots with the same wounds left, in chunks the contract accepts (the first
+    run may be as long as ``first_limit``, the others as a group may)."""
+    runs: list[list[tuple[int, int]]] = []
+    for slot in slots:
+        limit = first_limit if len(runs) == 1 else MAX_GROUP_MODELS
+        if runs and runs[-1][-1][1] == slot[1] and len(runs[-1]) < limit:
+            runs[-1].append(slot)
+        else:
+            runs.append([slot])
+    return runs
+
+
+def _target(
+    snapshots: Mapping[Seat, Mapping[str, Any] | None], state: BattleState, target: str
+) -> tuple[dict[str, Any], list[tuple[str, int]]]:
+    parts = state.group(target)
+    order: list[tuple[str, int]] = []
+    main: dict[str, Any] | None = None
+    groups: list[dict[str, Any]] = []
+    for n, part in enumerate(parts):
+        spec = state.specs[part]
+        snap = _snapshot_of(snapshots, state, part)
+        profile = snap.get("profile") or {}
+        full = spec.wounds
+        alive = [(i, w) for i, w in enumerate(state.units[part].wounds) if w > 0]
+        # models that have lost wounds take the next attacks [L1704-1707]
+        alive.sort(key=lambda s: (s[1] >= full, s[1], s[0]))
+        keywords = [k for k in spec.keywords if n > 0 or k != "CHARACTER"]
+        if n > 0 and "CHARACTER" not in keywords:
+            keywords.append("CHARACTER")
+        for run in _runs(alive, MAX_MAIN_MODELS if n == 0 else MAX_GROUP_MODELS):
+            if main is None and n == 0:
+                main = {
+                    "models": len(run),
+                    "toughness": int(profile.get("toughness") or spec.toughness or 4),
+                    "save": int(profile.get("save") or 7),
+                    "wounds": run[0][1],
+                    "invulnerable_save": profile.get("invulnerable_save"),
+                    "feel_no_pain": profile.get("feel_no_pain"),
+                    "keywords": sorted(spec.keywords),
+                }
+            else:
+                groups.append(
+                    {
+                        "name": f"{spec.name[:60]} #{len(groups) + 1}",
+                        "models": len(run),
+                        "wounds": run[0][1],
+                        "save": int(profile.get("save") or 7),
+                        "invulnerable_save": profile.get("invulnerable_save"),
+                        "feel_no_pain": profile.get("feel_no_pain"),
+                        "keywords": sorted(keywords),
+                    }
+                )
+            order.extend((part, i) for i, _w in run)
+    if main is None:
+        raise InvalidAttack("The target has no model left on the battlefield.")
+    if len(groups) > MAX_GROUPS:
+        raise InvalidAttack(
+            "This target's wounded models cannot be described to the attack engine: "
+            "enter the damage by hand (resolve_attack with damage)."
+        )
+    if groups:
+        main["groups"] = groups
+    return main, order
+
+
+_AUTO_FLAGS = ("remained_stationary", "charged", "go_to_ground", "smokescreen", "overwatch")
+
+
+def build_request(
+    snapshots: Mapping[Seat, Mapping[str, Any] | None],
+    state: BattleState,
+    attacker: str,
+    target: str,
+    weapons: Sequence[Mapping[str, Any]],
+    situation: Mapping[str, Any] | None = None,
+) -> BuiltAttack:
+    """The combat request of ``weapons`` (``{"unit", "weapon", "models"}``: a weapon profile
+    name of a part of the attacking unit, and how many of its models use it) at ``target``."""
+    if attacker not in state.units or target not in state.units:
+        raise InvalidAttack("Unknown attacking or target unit.")
+    if state.units[attacker].owner is state.units[target].owner:
+        raise InvalidAttack("The target must be an enemy unit.")
+    if not weapons:
+        raise InvalidAttack(
+            "Pick at least one weapon.",
+            errors=[{"field": "weapons", "message": "at least one weapon", "type": "missing"}],
+        )
+    if len(weapons) > MAX_ENTRIES:
+        raise InvalidAttack(f"At most {MAX_ENTRIES} weapons in one attack.")
+    available = unit_weapons(snapshots, state, attacker)
+    if not available:
+        raise NoWeaponData("The army snapshot has no weapon data for this unit.")
+    att = state.units[attacker]
+    precision = any(Effect.PRECISION in state.units[p].effects for p in state.group(attacker))
+    entries: list[dict[str, Any]] = []
+    names: list[str] = []
+    errors: list[dict[str, Any]] = []
+    for i, pick in enumerate(weapons):
+        part = str(pick.get("unit") or attacker)
+        name = str(pick.get("weapon") or "")
+        models = pick.get("models")
+        found = next((w for w in available if w["unit"] == part and w["name"] == name), None)
+        if found is None:
+            errors.append(
+                {
+                    "field": f"weapons[{i}].weapon",
+                    "message": f"no weapon {name!r} in that unit",
+                    "type": "unknown",
+                }
+            )
+            continue
+        if (
+            not isinstance(models, int)
+            or isinstance(models, bool)
+            or not 1 <= models <= found["alive"]
+        ):
+            errors.append(
+                {
+                    "field": f"weapons[{i}].models",
+                    "message": f"must be 1..{found['alive']}",
+                    "type": "range",
+                }
+            )
+            continue
+        weapon = {
+            k: found[k]
+            for k in ("name", "kind", "attacks", "skill", "strength", "ap", "damage", "range")
+        }
+        abilities = list(found.get("abilities", ()))
+        if precision and found["kind"] == "melee" and "Precision" not in abilities:
+            abilities.append("Precision")  # Epic Challenge [L3338-3340]
+        weapon["abilities"] = abilities
+        entries.append({"models": models, "weapon": weapon})
+        names.append(f"{found['unit_name']}: {name}" if part != attacker else name)
+    if errors:
+        raise InvalidAttack("; ".join(e["message"] for e in errors), errors=errors)
+    tgt, order = _target(snapshots, state, target)
+    auto = {
+        "remained_stationary": att.move is MoveMode.REMAIN_STATIONARY,
+        "charged": att.charge_moved,
+        "go_to_ground": any(
+            Effect.GO_TO_GROUND in state.units[p].effects for p in state.group(target)
+        ),
+        "smokescreen": any(
+            Effect.SMOKESCREEN in state.units[p].effects for p in state.group(target)
+        ),
+        "overwatch": any(Effect.OVERWATCH in state.units[p].effects for p in state.group(attacker)),
+    }
+    merged: dict[str, Any] = {k: v for k, v in auto.items() if v}
+    merged.update(dict(situation or {}))
+    return BuiltAttack(
+        request={"attacks": entries, "target": tgt, "situation": merged},
+        slots=tuple(order),
+        weapon_names=tuple(names),
+    )
+
+
+def _system() -> registry.RuleSystem:
+    systems.load_all()
+    return registry.get("wh40k-10e")
+
+
+def analyze(request: Mapping[str, Any]) -> Any:
+    hook = _system().analyze_combat
+    assert hook is not None
+    return hook(request)
+
+
+def resolve(request: Mapping[str, Any], roller: Roller) -> CombatResolution:
+    hook = _system().resolve_combat
+    assert hook is not None
+    return hook(request, roller)
+
+
+def allocations(built: BuiltAttack, resolution: CombatResolution) -> tuple[ModelDamage, ...]:
+    """The damage each match model took in ``resolution`` (the engine's models are in the
+    allocation order :func:`build_request` laid the target out in)."""
+    out: list[ModelDamage] = []
+    for (unit, slot), model in zip(built.slots, resolution.target_after.models, strict=True):
+        lost = model.wounds - model.wounds_remaining
+        if lost > 0:
+            out.append(ModelDamage(unit, slot, lost))
+    return tuple(out)

@@ -1,0 +1,242 @@
+"""Live updates: server-sent events of each player's own log entries, fanned out to devices.
+
+**The hub.** A committed write calls :meth:`Hub.publish` (match id, version) once its
+transaction has committed. Publishing only *wakes* the streams of that match: a woken stream
+reads the log again from the database, through the per-match battle cache, and sends what is
+new for its viewer. A notification never carries an event, so it can never leak one, and a
+duplicate or a lost wake-up costs at most a read (streams also re-read every
+:data:`KEEPALIVE` seconds).
+
+- One process (SQLite, or one worker): the hub wakes the asyncio waiters of the process
+  directly (``call_soon_threadsafe``: writes run in the thread pool, streams on the loop).
+- Several workers on Postgres: the write also runs ``pg_notify('auspex_matches', 'id:version')``
+  inside its transaction, so the notification is delivered only if and when the write commits;
+  each worker holds one ``LISTEN auspex_matches`` connection (psycopg 3, async) while it has
+  streams open, and wakes its own waiters from it.
+
+**The stream.** :func:`stream` yields the SSE text of one viewer: ``entry`` events (one per
+log envelope the viewer may see, ``id`` = its sequence number) followed by a ``version`` event
+(``id`` = the match version), so ``Last-Event-ID`` is always the version the client has seen
+everything up to. It never holds a database session while it waits: each read opens and closes
+a short session in the thread pool.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import threading
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+from fastapi import FastAPI
+from sqlalchemy.engine import make_url
+
+log = logging.getLogger("auspex.matches")
+
+CHANNEL = "auspex_matches"  # app.matches.service.NOTIFY_CHANNEL notifies it
+KEEPALIVE = 15.0  # seconds between keep-alive comments (and database re-checks)
+RETRY_MS = 3000  # the reconnection delay a browser's EventSource uses
+MAX_STREAM_SECONDS = 600.0
+
+
+@dataclass(frozen=True, slots=True)
+class _Waiter:
+    loop: asyncio.AbstractEventLoop
+    event: asyncio.Event
+
+
+class Hub:
+    """Wakes the streams of a match when its version moves (see the module docstring)."""
+
+    def __init__(self, database_url: str | None = None) -> None:
+        self._lock = threading.Lock()
+        self._waiters: dict[int, set[_Waiter]] = {}
+        self._pg_url = _listen_url(database_url)
+        self._listeners: dict[asyncio.AbstractEventLoop, tuple[asyncio.Task[None], int]] = {}
+        self.listening = False  # True while a LISTEN connection is up (for tests and health)
+        self.notifications = 0  # notifications received through LISTEN
+
+    # -- publishing (any thread) --------------------------------------------------------------
+
+    def publish(self, match_id: int, version: int) -> None:
+        """Wake the local streams of ``match_id`` (call after the write committed)."""
+        self._wake(match_id)
+
+    def _wake(self, match_id: int) -> None:
+        with self._lock:
+            waiters = list(self._waiters.get(match_id, ()))
+        for w in waiters:
+            with contextlib.suppress(RuntimeError):  # the loop has closed
+                w.loop.call_soon_threadsafe(w.event.set)
+
+    def _wake_all(self) -> None:
+        with self._lock:
+            ids = list(self._waiters)
+        for match_id in ids:
+            self._wake(match_id)
+
+    # -- subscribing (on the event loop) ------------------------------------------------------
+
+    @contextlib.asynccontextmanager
+    async def subscribe(self, match_id: int) -> AsyncIterator[asyncio.Event]:
+        loop = asyncio.get_running_loop()
+        waiter = _Waiter(loop, asyncio.Event())
+        with self._lock:
+            self._waiters.setdefault(match_id, set()).add(waiter)
+        self._listener_acquire(loop)
+        try:
+            yield waiter.event
+        finally:
+            with self._lock:
+                bucket = self._waiters.get(match_id)
+                if bucket is not None:
+                    bucket.discard(waiter)
+                    if not bucket:
+                        del self._waiters[match_id]
+            self._listener_release(loop)
+
+    def subscribers(self, match_id: int) -> int:
+        with self._lock:
+            return len(self._waiters.get(match_id, ()))
+
+    # -- the Postgres listener (one per event loop, while streams are open) --------------------
+
+    def _listener_acquire(self, loop: asyncio.AbstractEventLoop) -> None:
+        if self._pg_url is None:
+            return
+        with self._lock:
+            task, count = self._listeners.get(loop, (None, 0))
+            if task is None or task.done():
+                task = loop.create_task(self._listen(self._pg_url))
+            self._listeners[loop] = (task, count + 1)
+
+    def _listener_release(self, loop: asyncio.AbstractEventLoop) -> None:
+        if self._pg_url is None:
+            return
+        with self._lock:
+            task, count = self._listeners.get(loop, (None, 0))
+            if task is None:
+                return
+            if count <= 1:
+                del self._listeners[loop]
+                task.cancel()
+            else:
+                self._listeners[loop] = (task, count - 1)
+
+    async def _listen(self, url: str) -> None:
+        import psycopg
+
+        backoff = 0.25
+        while True:
+            try:
+                conn = await psycopg.AsyncConnection.connect(url, autocommit=True)
+                try:
+                    await conn.execute(f"LISTEN {CHANNEL}")
+                    self.listening = True
+                    backoff = 0.25
+                    self._wake_all()  # anything committed while we were not listening
+                    async for note in conn.notifies():
+                        self.notifications += 1
+                        match_id, _, _version = note.payload.partition(":")
+                        if match_id.isdigit():
+                            self._wake(int(match_id))
+                finally:
+                    self.listening = False
+                    with contextlib.suppress(Exception):
+                        await conn.close()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.warning("match notifications: LISTEN connection lost (%s); retrying", exc)
+                await asyncio.sleep(backoff)
+                backoff = min(backoff * 2, 10.0)
+
+
+def _listen_url(database_url: str | None) -> str | None:
+    if not database_url:
+        return None
+    url = make_url(database_url)
+    if url.get_backend_name() != "postgresql":
+        return None
+    return url.set(drivername="postgresql").render_as_string(hide_password=False)
+
+
+_hub_lock = threading.Lock()
+
+
+def hub_for(app: FastAPI) -> Hub:
+    """The application's hub (created on first use)."""
+    hub: Hub | None = getattr(app.state, "match_hub", None)
+    if hub is None:
+        with _hub_lock:
+            hub = getattr(app.state, "match_hub", None)
+            if hub is None:
+                hub = Hub(app.state.settings.database_url)
+                app.state.match_hub = hub
+    return hub
+
+
+# -- the SSE stream ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Update:
+    """What a read found: the match version and the viewer's entries after ``since``."""
+
+    version: int
+    entries: list[dict[str, Any]]
+    state: dict[str, Any]
+    gone: bool = False  # the match no longer exists for this viewer
+
+
+def sse(event: str, data: object, id: int | None = None) -> str:
+    body = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    head = f"id: {id}\n" if id is not None else ""
+    return f"{head}event: {event}\ndata: {body}\n\n"
+
+
+async def stream(
+    hub: Hub,
+    match_id: int,
+    since: int,
+    read: Callable[[int], Update],
+    *,
+    timeout: float = 300.0,
+    keepalive: float = KEEPALIVE,
+) -> AsyncIterator[str]:
+    """The SSE text of one viewer's stream of ``match_id`` from version ``since``.
+
+    ``read(since)`` runs in the thread pool with a short database session of its own. The
+    stream ends after ``timeout`` seconds (the client reconnects with ``Last-Event-ID``).
+    """
+    deadline = time.monotonic() + max(0.0, min(timeout, MAX_STREAM_SECONDS))
+    yield f"retry: {RETRY_MS}\n\n"
+    first = True
+    async with hub.subscribe(match_id) as woken:
+        while True:
+            woken.clear()
+            update = await anyio.to_thread.run_sync(read, since)
+            if update.gone:
+                yield sse("gone", {"match": match_id})
+                return
+            for entry in update.entries:
+                yield sse("entry", entry, id=int(entry["seq"]))
+            if update.version > since or first:
+                since = max(since, update.version)
+                yield sse("version", {"version": since, **update.state}, id=since)
+            first = False
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            try:
+                await asyncio.wait_for(woken.wait(), timeout=min(keepalive, left))
+            except TimeoutError:
+                if deadline - time.monotonic() <= 0:
+                    return
+                yield ": keepalive\n\n"

@@ -1,0 +1,567 @@
+"""What the tracker page shows: labels, unit cards, the readable timeline, action buttons.
+
+Everything here works on what the engine already rendered for one seat (``Battle.view(seat)``,
+``Battle.log_json(seat)``, ``Battle.legal_actions(seat)``), so a page can never show more than
+the JSON API gives that seat.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.core.i18n import current_locale, lazy
+from app.core.i18n import gettext as _
+from app.engine.wh40k10e.battle import CORE_STRATAGEMS
+
+STRATAGEMS = {s.id: s for s in CORE_STRATAGEMS}
+
+PHASES = {
+    "command": lazy("Command phase"),
+    "movement": lazy("Movement phase"),
+    "shooting": lazy("Shooting phase"),
+    "charge": lazy("Charge phase"),
+    "fight": lazy("Fight phase"),
+}
+STEPS = {
+    "battle_shock": lazy("Battle-shock step"),
+    "move_units": lazy("Move units"),
+    "reinforcements": lazy("Reinforcements"),
+    "shoot": lazy("Shoot"),
+    "charge": lazy("Charge"),
+    "fights_first": lazy("Fights First"),
+    "remaining_combats": lazy("Remaining combats"),
+}
+STAGES = {
+    "roll_off": lazy("Roll-off"),
+    "place_objectives": lazy("Place objective markers"),
+    "declare_formations": lazy("Declare Battle Formations (in secret)"),
+    "deploy": lazy("Deploy armies"),
+    "scouts": lazy("Scouts moves"),
+    "battle": lazy("Battle"),
+    "ended": lazy("Battle over"),
+}
+ROLL_OFFS = {
+    "objectives": lazy("who places the first objective"),
+    "attacker": lazy("who is the Attacker"),
+    "first_turn": lazy("who takes the first turn"),
+}
+LOCATIONS = {
+    "undeclared": lazy("not yet declared"),
+    "to_deploy": lazy("to deploy"),
+    "battlefield": lazy("on the battlefield"),
+    "reserves": lazy("in Reserves"),
+    "embarked": lazy("embarked"),
+    "held_back": lazy("held back"),
+}
+MOVES = {
+    "normal": lazy("Normal move"),
+    "advance": lazy("Advance"),
+    "fall_back": lazy("Fall Back"),
+    "remain_stationary": lazy("Remain Stationary"),
+}
+RESERVES = {
+    "deep_strike": lazy("Deep Strike"),
+    "strategic": lazy("Strategic Reserves"),
+    "aircraft": lazy("Aircraft in Reserves"),
+}
+RESULTS = {
+    "pending": lazy("to confirm"),
+    "confirmed": lazy("confirmed"),
+    "disputed": lazy("disputed"),
+}
+EFFECTS = {
+    "go_to_ground": lazy("Go to Ground"),
+    "smokescreen": lazy("Smokescreen"),
+    "precision": lazy("Precision (Epic Challenge)"),
+    "overwatch": lazy("Fire Overwatch"),
+}
+RESULT_REASONS = {
+    "rounds_complete": lazy("after the last battle round"),
+    "army_destroyed": lazy("an army was wiped out"),
+    "concession": lazy("a player conceded"),
+}
+
+# Commands whose dice the players may roll by hand instead of the server.
+ROLLING = frozenset(
+    {
+        "roll_off",
+        "battle_shock_test",
+        "declare_charge",
+        "hazardous_test",
+        "disembark_destroyed_transport",
+        "use_stratagem",
+        "move",
+    }
+)
+
+
+def tr(table: Mapping[str, str], key: object) -> str:
+    """The translated label of ``key`` in one of the tables above (the key itself if absent)."""
+    text = str(key)
+    return _(table.get(text, text))
+
+
+def stratagem_name(sid: str) -> str:
+    spec = STRATAGEMS.get(sid)
+    if spec is None:
+        return sid
+    return spec.name_fr if current_locale.get() == "fr" else spec.name
+
+
+def seat_label(seat: str | None, names: Mapping[str, str], me: str) -> str:
+    if seat is None:
+        return _("nobody")
+    name = names.get(seat) or seat
+    return _("{name} (you)").format(name=name) if seat == me else name
+
+
+# -- units ------------------------------------------------------------------------------------
+
+
+@dataclass
+class UnitCard:
+    id: str
+    name: str
+    owner: str
+    models_alive: int
+    models: int
+    wounds: list[int]
+    wounds_per_model: int
+    destroyed: bool
+    location: str
+    chips: list[tuple[str, str]] = field(default_factory=list)  # (css class, label)
+    leader: str | None = None
+    bodyguard: str | None = None
+
+
+def unit_cards(view: Mapping[str, Any]) -> dict[str, list[UnitCard]]:
+    names = {u["id"]: u["name"] for u in view.get("units", ())}
+    out: dict[str, list[UnitCard]] = {"A": [], "B": []}
+    for u in view.get("units", ()):
+        chips: list[tuple[str, str]] = []
+        if u["destroyed"]:
+            chips.append(("bad", _("destroyed")))
+        else:
+            if u["location"] != "battlefield":
+                label = tr(LOCATIONS, u["location"])
+                if u["location"] == "reserves" and u.get("reserve"):
+                    label = tr(RESERVES, u["reserve"])
+                if u["location"] == "embarked" and u.get("embarked_in"):
+                    label = _("embarked in {transport}").format(
+                        transport=names.get(u["embarked_in"], u["embarked_in"])
+                    )
+                chips.append(("where", label))
+            if u["battle_shocked"]:
+                chips.append(("bad", _("Battle-shocked")))
+            if u["below_half_strength"]:
+                chips.append(("warn", _("below half strength")))
+            if u.get("move") and u["move"] != "normal":
+                chips.append(("info", tr(MOVES, u["move"])))
+            elif u.get("move") == "normal":
+                chips.append(("info", _("moved")))
+            if u["engaged_with"]:
+                chips.append(("warn", _("engaged")))
+            if u["shot"]:
+                chips.append(("info", _("has shot")))
+            if u["charge_moved"]:
+                chips.append(("info", _("charged")))
+            if u["fought"]:
+                chips.append(("info", _("has fought")))
+            if u.get("hover"):
+                chips.append(("info", _("Hover")))
+            for effect in u.get("effects", ()):
+                chips.append(("info", tr(EFFECTS, effect)))
+        out.setdefault(u["owner"], []).append(
+            UnitCard(
+                id=u["id"],
+                name=u["name"],
+                owner=u["owner"],
+                models_alive=u["models_alive"],
+                models=u["models"],
+                wounds=list(u["wounds"]),
+                wounds_per_model=u["wounds_per_model"],
+                destroyed=u["destroyed"],
+                location=u["location"],
+                chips=chips,
+                leader=names.get(u["leader"]) if u.get("leader") else None,
+                bodyguard=names.get(u["bodyguard"]) if u.get("bodyguard") else None,
+            )
+        )
+    return out
+
+
+# -- action buttons ---------------------------------------------------------------------------
+
+
+@dataclass
+class ActionForm:
+    """One legal action (or several of one kind, merged) as a form: a label, the command JSON
+    and the inputs it still needs."""
+
+    label: str
+    command: dict[str, Any]
+    kind: str
+    targets: list[tuple[str, str]] = field(default_factory=list)
+    modes: list[tuple[str, str]] = field(default_factory=list)  # move: one button per mode
+    enemies: list[tuple[str, str]] = field(default_factory=list)  # a Stratagem's enemy unit
+    fields: list[str] = field(default_factory=list)  # crossing, needed, reason, strength, ...
+    dice: bool = False
+    primary: bool = False
+    danger: bool = False
+    stratagem: bool = False
+
+    @property
+    def command_json(self) -> str:
+        return json.dumps(self.command, separators=(",", ":"))
+
+
+def action_forms(actions: Sequence[Mapping[str, Any]], view: Mapping[str, Any]) -> list[ActionForm]:
+    """The legal actions as forms: the moves of one unit share a form (one button per mode),
+    and so do the uses of one Stratagem by one unit (the enemy unit is a choice)."""
+    names = {u["id"]: u["name"] for u in view.get("units", ())}
+    infiltrators = {u["id"] for u in view.get("units", ()) if "infiltrators" in u["abilities"]}
+    out: list[ActionForm] = []
+    merged: dict[tuple[str, ...], ActionForm] = {}
+    for action in actions:
+        cmd = dict(action["command"])
+        kind = str(cmd.get("type"))
+        if kind == "declare_formations":
+            continue  # its own form
+        unit = names.get(str(cmd.get("unit")), str(cmd.get("unit", "")))
+        if kind == "move":
+            key: tuple[str, ...] = ("move", str(cmd["unit"]))
+            form = merged.get(key)
+            if form is None:
+                form = ActionForm(
+                    label=_("Move {unit}").format(unit=unit),
+                    command={"type": "move", "unit": cmd["unit"]},
+                    kind=kind,
+                    dice=True,
+                )
+                merged[key] = form
+                out.append(form)
+            form.modes.append((str(cmd["mode"]), tr(MOVES, cmd["mode"])))
+            if cmd["mode"] == "fall_back":
+                form.fields.append("crossing")
+            continue
+        if kind == "use_stratagem":
+            key = ("use_stratagem", str(cmd.get("stratagem")), str(cmd.get("unit")))
+            form = merged.get(key)
+            if form is None:
+                form = ActionForm(
+                    label=_action_label(
+                        kind, {k: v for k, v in cmd.items() if k != "enemy"}, unit, ""
+                    ),
+                    command={k: v for k, v in cmd.items() if k != "enemy"},
+                    kind=kind,
+                    dice=True,
+                    stratagem=True,
+                )
+                if cmd.get("stratagem") == "tank_shock":
+                    form.fields.append("strength")
+                if cmd.get("stratagem") == "command_reroll":
+                    form.fields += ["die", "note"]
+                merged[key] = form
+                out.append(form)
+            if cmd.get("enemy"):
+                form.enemies.append((str(cmd["enemy"]), names.get(str(cmd["enemy"]), "")))
+            continue
+        choices = action.get("choices") or {}
+        form = ActionForm(label=_action_label(kind, cmd, unit, ""), command=cmd, kind=kind)
+        if "targets" in choices:
+            form.targets = [(t, names.get(t, t)) for t in choices["targets"]]
+        if kind in ROLLING:
+            form.dice = True
+        if kind == "complete_charge" and cmd.get("success"):
+            form.fields.append("needed")
+        if kind == "deploy_unit" and cmd.get("unit") in infiltrators:
+            form.fields.append("infiltrate")
+        if kind == "dispute_result":
+            form.fields.append("reason")
+            form.danger = True
+        form.primary = kind in {"end_phase", "roll_off", "confirm_result", "end_scouts"}
+        out.append(form)
+    for form in out:
+        if len(form.enemies) == 1:  # nothing to choose: the enemy goes in the command
+            form.command["enemy"] = form.enemies[0][0]
+            form.label = _action_label(
+                form.kind,
+                form.command,
+                names.get(str(form.command.get("unit")), ""),
+                form.enemies[0][1],
+            )
+            form.enemies = []
+    return out
+
+
+def _action_label(kind: str, cmd: Mapping[str, Any], unit: str, enemy: str) -> str:
+    if kind == "roll_off":
+        return _("Roll off")
+    if kind == "place_objective":
+        return _("Place an objective marker")
+    if kind == "deploy_unit":
+        return _("Deploy {unit}").format(unit=unit)
+    if kind == "scout_move":
+        return _("Scouts move: {unit}").format(unit=unit)
+    if kind == "end_scouts":
+        return _("Done with Scouts moves")
+    if kind == "battle_shock_test":
+        return _("Battle-shock test: {unit}").format(unit=unit)
+    if kind == "move":
+        return _("{move}: {unit}").format(move=tr(MOVES, cmd["mode"]), unit=unit)
+    if kind == "disembark":
+        return _("Disembark {unit}").format(unit=unit)
+    if kind == "disembark_destroyed_transport":
+        return _("Disembark from the wreck: {unit}").format(unit=unit)
+    if kind == "arrive":
+        return _("Arrive from Reserves: {unit}").format(unit=unit)
+    if kind == "shoot":
+        return _("Shoot with {unit}").format(unit=unit)
+    if kind == "declare_charge":
+        return _("Declare a charge: {unit}").format(unit=unit)
+    if kind == "complete_charge":
+        if cmd.get("success"):
+            return _("Charge move made: {unit}").format(unit=unit)
+        return _("Charge failed: {unit}").format(unit=unit)
+    if kind == "fight":
+        return _("Fight with {unit}").format(unit=unit)
+    if kind == "consolidate":
+        return _("Pile in and consolidate: {unit}").format(unit=unit)
+    if kind == "use_stratagem":
+        name = stratagem_name(str(cmd.get("stratagem")))
+        parts = [p for p in (unit if cmd.get("unit") else "", enemy) if p]
+        return f"{name}" + (f" ({' → '.join(parts)})" if parts else "")
+    if kind == "pass":
+        return _("Pass")
+    if kind == "end_phase":
+        return _("End the phase")
+    if kind == "confirm_result":
+        return _("Confirm the result")
+    if kind == "dispute_result":
+        return _("Dispute the result")
+    return kind.replace("_", " ")
+
+
+# -- the timeline -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    seq: int
+    actor: str
+    at: str | None
+    text: str
+    secret: bool
+
+
+def _dice(roll: Mapping[str, Any] | None) -> str:
+    if not roll:
+        return ""
+    return " ".join(str(d.get("value")) for d in roll.get("dice", ()))
+
+
+def timeline(
+    entries: Sequence[Mapping[str, Any]],
+    view: Mapping[str, Any],
+    names: Mapping[str, str],
+    me: str,
+    *,
+    limit: int = 80,
+) -> list[Line]:
+    """The latest ``limit`` entries of ``me``'s log as readable lines, newest first."""
+    units = {u["id"]: u["name"] for u in view.get("units", ())}
+    lines: list[Line] = []
+    for entry in list(entries)[-limit:][::-1]:
+        text = describe(entry["event"], units, names, me)
+        if text is None:
+            continue
+        lines.append(
+            Line(
+                entry["seq"],
+                entry["actor"],
+                entry.get("at"),
+                text,
+                entry.get("audience") is not None,
+            )
+        )
+    return lines
+
+
+def describe(
+    ev: Mapping[str, Any], units: Mapping[str, str], names: Mapping[str, str], me: str
+) -> str | None:
+    """One event as a short sentence (``None``: bookkeeping the timeline leaves out)."""
+
+    def u(uid: object) -> str:
+        return units.get(str(uid), str(uid))
+
+    def us(ids: Sequence[object]) -> str:
+        return ", ".join(u(i) for i in ids)
+
+    def who(seat: object) -> str:
+        return seat_label(None if seat is None else str(seat), names, me)
+
+    kind = ev.get("type")
+    if kind == "match_created":
+        return _("The match is created.")
+    if kind == "roll_off_made":
+        purpose = tr(ROLL_OFFS, ev.get("purpose"))
+        if ev.get("winner") is None:
+            return _("Roll-off for {purpose}: {dice}, a tie: roll again.").format(
+                purpose=purpose, dice=_dice(ev.get("roll"))
+            )
+        return _("Roll-off for {purpose}: {dice}; {winner} wins.").format(
+            purpose=purpose, dice=_dice(ev.get("roll")), winner=who(ev.get("winner"))
+        )
+    if kind == "objective_placed":
+        return _("{seat} places objective marker {marker}.").format(
+            seat=who(ev.get("seat")), marker=ev.get("marker")
+        )
+    if kind == "formation_submitted":
+        return _("{seat} has declared their Battle Formations.").format(seat=who(ev.get("seat")))
+    if kind == "formation_declared":
+        return _("Your Battle Formations (secret until both are in).")
+    if kind == "formations_revealed":
+        return _("Battle Formations revealed.")
+    if kind == "unit_deployed":
+        return _("{seat} deploys {units}.").format(seat=who(ev.get("seat")), units=us(ev["units"]))
+    if kind == "scout_move":
+        return None
+    if kind == "scout_moved":
+        return _("Scouts move: {units}.").format(units=us(ev["units"]))
+    if kind == "scouts_finished":
+        return _("{seat} is done with Scouts moves.").format(seat=who(ev.get("seat")))
+    if kind == "round_started":
+        return _("Battle round {round} begins.").format(round=ev.get("round"))
+    if kind == "turn_started":
+        return _("{seat}'s turn.").format(seat=who(ev.get("seat")))
+    if kind == "phase_started":
+        return tr(PHASES, ev.get("phase"))
+    if kind in {
+        "step_started",
+        "phase_ended",
+        "turn_ended",
+        "round_ended",
+        "reaction_window_closed",
+        "setup_step_started",
+        "objective_control_changed",
+    }:
+        return None
+    if kind == "extra_round_rolled":
+        return _("Extra battle round roll: {dice}.").format(dice=_dice(ev.get("roll")))
+    if kind == "reaction_window_opened":
+        return _("{seat} may react at the end of the Movement phase.").format(
+            seat=who(ev.get("seat"))
+        )
+    if kind == "command_points_gained":
+        return _("{seat} gains {n} CP.").format(seat=who(ev.get("seat")), n=ev.get("amount"))
+    if kind == "battle_shock_cleared":
+        return _("{units} recover from Battle-shock.").format(units=us(ev["units"]))
+    if kind == "battle_shock_tested":
+        if ev.get("passed"):
+            return _("Battle-shock test of {units}: {dice}, passed.").format(
+                units=us(ev["units"]), dice=_dice(ev.get("roll"))
+            )
+        return _("Battle-shock test of {units}: {dice}, failed: Battle-shocked.").format(
+            units=us(ev["units"]), dice=_dice(ev.get("roll"))
+        )
+    if kind == "battle_shock_cancelled":
+        return _("{units}: Battle-shock cancelled.").format(units=us(ev["units"]))
+    if kind == "unit_moved":
+        text = _("{units}: {move}").format(units=us(ev["units"]), move=tr(MOVES, ev.get("mode")))
+        if ev.get("roll"):
+            text += f" ({_dice(ev.get('roll'))})"
+        if ev.get("embarked_in"):
+            text += " " + _("and embarks in {transport}").format(transport=u(ev["embarked_in"]))
+        return text + "."
+    if kind == "unit_disembarked":
+        return _("{units} disembark from {transport}.").format(
+            units=us(ev["units"]), transport=u(ev.get("transport"))
+        )
+    if kind == "unit_arrived":
+        return _("{units} arrive from Reserves.").format(units=us(ev["units"]))
+    if kind == "transport_destroyed":
+        return _("{transport} is destroyed.").format(transport=u(ev.get("transport")))
+    if kind == "unit_selected_to_shoot":
+        return _("{units} shoot at {targets}.").format(
+            units=us(ev["units"]), targets=us(ev["targets"])
+        )
+    if kind == "attack_resolved":
+        return _("{attacker} → {target}: {wounds} wounds lost, {models} models destroyed.").format(
+            attacker=u(ev.get("attacker")),
+            target=u(ev.get("target")),
+            wounds=ev.get("wounds_lost"),
+            models=ev.get("models_destroyed"),
+        )
+    if kind == "hazardous_tested":
+        return _("Hazardous tests of {units}: {dice}.").format(
+            units=us(ev["units"]), dice=_dice(ev.get("roll"))
+        )
+    if kind == "mortal_wounds_inflicted":
+        return _("{target} suffers {n} mortal wounds.").format(
+            target=u(ev.get("target")), n=ev.get("mortal_wounds")
+        )
+    if kind == "models_removed":
+        return _("{unit}: {n} models removed.").format(
+            unit=u(ev.get("unit")), n=len(ev.get("models", ()))
+        )
+    if kind == "units_destroyed":
+        return _("Destroyed: {units}.").format(units=us(ev["units"]))
+    if kind == "charge_declared":
+        return _("{units} declare a charge against {targets}: {dice}.").format(
+            units=us(ev["units"]), targets=us(ev["targets"]), dice=_dice(ev.get("roll"))
+        )
+    if kind == "charge_move_made":
+        if ev.get("success"):
+            return _("{units} complete their Charge move.").format(units=us(ev["units"]))
+        return _("{units} fail their charge.").format(units=us(ev["units"]))
+    if kind == "unit_selected_to_fight":
+        return _("{units} fight.").format(units=us(ev["units"]))
+    if kind == "unit_consolidated":
+        return _("{units} consolidate.").format(units=us(ev["units"]))
+    if kind == "fights_next":
+        return _("{unit} fights next.").format(unit=u(ev.get("unit")))
+    if kind == "engagement_reported":
+        return _("{units} engaged with {targets}.").format(
+            units=us(ev["units"]), targets=us(ev["engaged_with"]) or "-"
+        )
+    if kind == "presence_reported":
+        return _("{seat} reports their units at objective {marker}.").format(
+            seat=who(ev.get("seat")), marker=ev.get("marker")
+        )
+    if kind == "victory_points_scored":
+        return _("{seat} scores {vp} VP.").format(seat=who(ev.get("seat")), vp=ev.get("vp"))
+    if kind == "stratagem_used":
+        target = f" ({u(ev['unit'])})" if ev.get("unit") else ""
+        return _("{seat} uses {stratagem}{target} for {cp} CP.").format(
+            seat=who(ev.get("seat")),
+            stratagem=stratagem_name(str(ev.get("stratagem"))),
+            target=target,
+            cp=ev.get("cp"),
+        )
+    if kind == "effect_applied":
+        return None
+    if kind == "roll_rerolled":
+        return _("{unit} re-rolls: {dice}.").format(
+            unit=u(ev.get("unit")), dice=_dice(ev.get("roll"))
+        )
+    if kind == "battle_ended":
+        result = ev.get("result") or {}
+        reason = tr(RESULT_REASONS, result.get("reason"))
+        if result.get("winner") is None:
+            return _("The battle is over ({reason}): a draw.").format(reason=reason)
+        return _("The battle is over ({reason}): {winner} wins.").format(
+            reason=reason, winner=who(result.get("winner"))
+        )
+    if kind == "result_confirmed":
+        return _("{seat} confirms the result.").format(seat=who(ev.get("seat")))
+    if kind == "result_disputed":
+        return _("{seat} disputes the result: {reason}").format(
+            seat=who(ev.get("seat")), reason=ev.get("reason", "")
+        )
+    if kind == "undone":
+        return _("Undo of the action #{batch}.").format(batch=ev.get("batch"))
+    return str(kind).replace("_", " ")

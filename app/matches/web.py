@@ -1,0 +1,717 @@
+"""The tracker pages: my matches, a new match, joining (registered player or guest seat), and
+the match screen made for a phone at the table.
+
+The match screen's dynamic part is the ``state`` block of ``matches/match.html``: every action
+form posts with htmx (and works as a plain form), and the answer is that block again. The page
+listens to its server-sent events (htmx sse extension) and re-fetches the block when the
+version moves; a stale write answers with the fresh state and a notice. A guest seat is
+recognised by a cookie set when its secret link is opened (scoped to that match's pages).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, File, Form, Query, Request, Response, UploadFile
+from fastapi.responses import HTMLResponse, JSONResponse, StreamingResponse
+from sqlalchemy.orm import Session
+from starlette.datastructures import FormData
+
+from app.accounts.deps import LoginRequired, OptionalUser, WebUser, verify_csrf
+from app.core.deps import AppSettings, DbSession
+from app.core.errors import AppError
+from app.core.i18n import current_locale, lazy
+from app.core.i18n import gettext as _
+from app.engine.combat import to_jsonable
+from app.engine.match import Refusal, RefusalKind
+from app.engine.wh40k10e.battle import Battle, Seat
+from app.matches import api as match_api
+from app.matches import armies, combat, events, present, service
+from app.matches.exceptions import CommandRefused, InvitationInvalid, MatchNotFound
+from app.matches.models import STATUS_LABELS, Match, MatchStatus, OpponentKind
+from app.web.nav import NavItem, add_nav
+from app.web.templating import htmx_redirect, is_htmx, render
+
+router = APIRouter(include_in_schema=False, dependencies=[Depends(verify_csrf)])
+
+add_nav(
+    NavItem(
+        href="/matches",
+        label=lazy("Matches"),
+        blurb=lazy("Track a battle on two phones: turns, CP, VP, every die, live."),
+        order=30,
+    )
+)
+
+MAX_FORM_DICE = 200
+SITUATION_FLAGS = (
+    ("half_range", lazy("Within half range")),
+    ("cover", lazy("Target has Benefit of Cover")),
+    ("stealth", lazy("Target has Stealth")),
+    ("target_not_visible", lazy("Target not visible (Indirect Fire)")),
+    ("big_guns_never_tire", lazy("Big Guns Never Tire")),
+)
+
+
+def guest_cookie(match_id: int) -> str:
+    return f"auspex_guest_{match_id}"
+
+
+def web_db(request: Request, db: DbSession) -> Session:
+    service.bind_publisher(db, events.hub_for(request.app).publish)
+    return db
+
+
+WebDb = Annotated[Session, Depends(web_db)]
+
+
+async def form_data(request: Request) -> FormData:
+    """The posted form (parsed once; verify_csrf may have parsed it already)."""
+    return await request.form(max_files=1, max_fields=400)
+
+
+FormDep = Annotated[FormData, Depends(form_data)]
+
+
+def _caller(request: Request, user: Any, match_id: int) -> service.Caller:
+    return service.Caller.of(user, request.cookies.get(guest_cookie(match_id)))
+
+
+def _get(request: Request, db: Session, user: Any, match_id: int) -> tuple[Match, Seat]:
+    current_locale.set(getattr(request.state, "locale", "en"))
+    try:
+        return service.get_for(db, match_id, _caller(request, user, match_id))
+    except MatchNotFound:
+        if user is None:
+            target = request.url.path
+            raise LoginRequired(headers={"Location": f"/login?next={target}"}) from None
+        raise
+
+
+def _int(value: object, default: int | None = None) -> int | None:
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit() and len(value) < 9:
+        return int(value.strip())
+    return default
+
+
+def parse_dice(text: object) -> list[int] | None:
+    """Dice typed by hand ("4 2", "4,2"); ``None`` when the field is empty."""
+    if not isinstance(text, str) or not text.strip():
+        return None
+    parts = text.replace(",", " ").replace(";", " ").split()
+    if len(parts) > MAX_FORM_DICE or not all(p in {"1", "2", "3", "4", "5", "6"} for p in parts):
+        raise CommandRefused(
+            Refusal(
+                "bad_dice",
+                _("Dice are numbers from 1 to 6 separated by spaces."),
+                kind=RefusalKind.INPUT,
+                details={"field": "dice"},
+            )
+        )
+    return [int(p) for p in parts]
+
+
+# -- my matches, a new match ------------------------------------------------------------------
+
+
+def _index(
+    request: Request,
+    db: Session,
+    user: Any,
+    *,
+    errors: Mapping[str, str] | None = None,
+    form: Mapping[str, Any] | None = None,
+    status_code: int = 200,
+) -> HTMLResponse:
+    current_locale.set(getattr(request.state, "locale", "en"))
+    matches = service.my_matches(db, user)
+    rows = []
+    for m in matches:
+        names = service.player_names(db, m)
+        seat = "A" if m.player_a_id == user.id else "B"
+        rows.append(
+            {
+                "match": m,
+                "seat": seat,
+                "opponent": names["B" if seat == "A" else "A"] or "-",
+                "status": _(STATUS_LABELS[MatchStatus(m.status)]),
+            }
+        )
+    return render(
+        request,
+        "matches/index.html",
+        {
+            "rows": rows,
+            "lists": armies.my_ready_lists(db, user),
+            "missions": service.missions(),
+            "errors": errors or {},
+            "form": form or {},
+        },
+        status_code=status_code,
+    )
+
+
+def _problem_errors(exc: AppError) -> dict[str, str]:
+    out = {"form": exc.detail}
+    for e in exc.errors or []:
+        field = e.get("field") or "form"
+        out.setdefault(str(field), str(e.get("message")))
+    return out
+
+
+@router.get("/matches")
+def matches_page(request: Request, db: WebDb, user: WebUser) -> HTMLResponse:
+    return _index(request, db, user)
+
+
+@router.post("/matches")
+def create_match(
+    request: Request,
+    db: WebDb,
+    user: WebUser,
+    army_id: Annotated[int, Form(ge=1)],
+    battle_size: Annotated[str, Form(max_length=32)] = "strike_force",
+    mission: Annotated[str, Form(max_length=64)] = "only-war",
+    opponent: Annotated[str, Form(pattern="^(user|guest)$")] = "user",
+) -> HTMLResponse:
+    try:
+        with db.begin_nested():
+            match = service.create(
+                db,
+                user,
+                army_id=army_id,
+                mission_id=mission,
+                battle_size=battle_size,
+                opponent=OpponentKind(opponent),
+            )
+    except AppError as exc:
+        form = {"army_id": army_id, "battle_size": battle_size, "opponent": opponent}
+        return _index(
+            request, db, user, errors=_problem_errors(exc), form=form, status_code=exc.status
+        )
+    return htmx_redirect(request, f"/matches/{match.id}")
+
+
+@router.post("/matches/join")
+def join_match(
+    request: Request,
+    db: WebDb,
+    user: WebUser,
+    code: Annotated[str, Form(min_length=1, max_length=64)],
+    army_id: Annotated[int | None, Form(ge=1)] = None,
+) -> HTMLResponse:
+    if army_id is None:
+        return htmx_redirect(request, f"/matches/join/{service.normalise_code(code)}")
+    try:
+        with db.begin_nested():
+            match = service.join_by_code(db, user, code, army_id)
+    except AppError as exc:
+        return _join_page(
+            request, db, user, code, errors=_problem_errors(exc), status_code=exc.status
+        )
+    return htmx_redirect(request, f"/matches/{match.id}")
+
+
+def _join_page(
+    request: Request,
+    db: Session,
+    user: Any,
+    code: str,
+    *,
+    errors: Mapping[str, str] | None = None,
+    status_code: int = 200,
+) -> HTMLResponse:
+    try:
+        match = service.by_invite_code(db, code)
+    except InvitationInvalid as exc:
+        return render(
+            request,
+            "matches/join.html",
+            {"match": None, "code": code, "errors": {"form": _(exc.title)}, "lists": []},
+            status_code=404,
+        )
+    names = service.player_names(db, match)
+    return render(
+        request,
+        "matches/join.html",
+        {
+            "match": match,
+            "code": service.normalise_code(code),
+            "creator": names["A"],
+            "lists": armies.my_ready_lists(db, user),
+            "errors": errors or {},
+            "own": match.player_a_id == user.id,
+        },
+        status_code=status_code,
+    )
+
+
+@router.get("/matches/join/{code}", name="match_join_page")
+def join_page(request: Request, db: WebDb, user: WebUser, code: str) -> HTMLResponse:
+    return _join_page(request, db, user, code[:64])
+
+
+@router.post("/matches/import")
+def import_match(
+    request: Request,
+    db: WebDb,
+    user: WebUser,
+    log: Annotated[str, Form(max_length=900_000)] = "",
+    file: Annotated[UploadFile | None, File()] = None,
+) -> HTMLResponse:
+    text = log
+    if file is not None and file.filename:
+        text = file.file.read(1_000_001).decode("utf-8", errors="replace")
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return _index(
+            request, db, user, errors={"log": _("This is not a JSON match log.")}, status_code=422
+        )
+    try:
+        with db.begin_nested():
+            match = service.import_log(db, user, data)
+    except AppError as exc:
+        return _index(request, db, user, errors={"log": exc.detail}, status_code=exc.status)
+    return htmx_redirect(request, f"/matches/{match.id}")
+
+
+# -- the guest seat ---------------------------------------------------------------------------
+
+
+def _guest_redirect(request: Request, settings: AppSettings, match: Match, token: str) -> Response:
+    response = htmx_redirect(request, f"/matches/{match.id}")
+    response.set_cookie(
+        guest_cookie(match.id),
+        token,
+        max_age=60 * 60 * 24 * 60,
+        path=f"/matches/{match.id}",
+        httponly=True,
+        samesite="lax",
+        secure=settings.secure_cookies,
+    )
+    return response
+
+
+def _guest_page(
+    request: Request,
+    match: Match,
+    token: str,
+    *,
+    errors: Mapping[str, str] | None = None,
+    form: Mapping[str, Any] | None = None,
+    status_code: int = 200,
+) -> HTMLResponse:
+    return render(
+        request,
+        "matches/guest.html",
+        {
+            "match": match,
+            "token": token,
+            "samples": match_api.samples_with_points(),
+            "errors": errors or {},
+            "form": form or {},
+        },
+        status_code=status_code,
+    )
+
+
+@router.get("/matches/guest/{token}", name="match_guest_page")
+def guest_page(
+    request: Request, db: WebDb, settings: AppSettings, user: OptionalUser, token: str
+) -> Response:
+    match = service.by_guest_token(db, token[:200])
+    if match.version > 0:
+        return _guest_redirect(request, settings, match, token)
+    return _guest_page(request, match, token)
+
+
+@router.post("/matches/guest/{token}")
+def guest_join(
+    request: Request,
+    db: WebDb,
+    settings: AppSettings,
+    user: OptionalUser,
+    token: str,
+    name: Annotated[str, Form(max_length=60)] = "",
+    sample: Annotated[str, Form(max_length=64)] = "",
+    army: Annotated[str, Form(max_length=900_000)] = "",
+) -> Response:
+    match = service.by_guest_token(db, token[:200])
+    try:
+        with db.begin_nested():
+            service.join_as_guest(
+                db,
+                token,
+                name=name or _("Guest"),
+                sample=None if army.strip() else (sample or None),
+                army=army if army.strip() else None,
+                user=user,
+            )
+    except AppError as exc:
+        return _guest_page(
+            request,
+            match,
+            token,
+            errors=_problem_errors(exc),
+            form={"name": name, "sample": sample, "army": army},
+            status_code=exc.status,
+        )
+    return _guest_redirect(request, settings, match, token)
+
+
+# -- the match screen -------------------------------------------------------------------------
+
+
+def _weapon_rows(battle: Battle, match: Match, uid: str, phase: str | None) -> list[dict[str, Any]]:
+    snapshots = {Seat.A: match.army_a, Seat.B: match.army_b}
+    kind = "melee" if phase == "fight" else "ranged"
+    rows = [w for w in combat.unit_weapons(snapshots, battle.state, uid) if w["kind"] == kind]
+    seen: set[tuple[str, str]] = set()
+    for w in rows:  # ticked by default: carried, and the first profile of its weapon
+        group = (w["unit"], str(w.get("group") or w["name"]))
+        w["default"] = w["models"] > 0 and group not in seen
+        seen.add(group)
+    return rows
+
+
+def context(
+    request: Request,
+    db: Session,
+    match: Match,
+    seat: Seat,
+    *,
+    notice: str | None = None,
+    error: str | None = None,
+    odds: Mapping[str, Any] | None = None,
+    resolution: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    # labels are translated here, before render() would set the request's locale
+    current_locale.set(getattr(request.state, "locale", "en"))
+    names = service.player_names(db, match)
+    me = str(seat)
+    ctx: dict[str, Any] = {
+        "match": match,
+        "seat": me,
+        "other": "B" if me == "A" else "A",
+        "names": names,
+        "status_label": _(STATUS_LABELS[MatchStatus(match.status)]),
+        "notice": notice,
+        "error": error,
+        "odds": odds,
+        "resolution": resolution,
+        "invitation": match_api.invitation(request, match, seat),
+        "present": present,
+        "situation_flags": SITUATION_FLAGS,
+        "view": None,
+    }
+    if match.version == 0:
+        return ctx
+    battle = service.load_battle(db, match)
+    view = battle.view(me)
+    actions = battle.legal_actions(me)
+    state = battle.state
+    cards = present.unit_cards(view)
+    mine = [u for u in view["units"] if u["owner"] == me]
+    attackers = []
+    for u in mine:
+        if u["targets"] and not u["destroyed"]:
+            attackers.append(
+                {
+                    "unit": u,
+                    "targets": [
+                        (t, next((x["name"] for x in view["units"] if x["id"] == t), t))
+                        for t in u["targets"]
+                    ],
+                    "weapons": _weapon_rows(battle, match, u["id"], view["phase"]),
+                }
+            )
+    ctx.update(
+        view=view,
+        transports=[u for u in mine if "TRANSPORT" in u["keywords"] and not u["destroyed"]],
+        fdefaults=formation_defaults(view, match.army_a if me == "A" else match.army_b, me),
+        forms=present.action_forms(actions, view),
+        can_declare=any(a["command"]["type"] == "declare_formations" for a in actions),
+        cards=cards,
+        mine=mine,
+        enemies=[u for u in view["units"] if u["owner"] != me and not u["destroyed"]],
+        attackers=attackers,
+        specs=state.specs,
+        timeline=present.timeline(battle.log_json(me), view, names, me),
+        in_battle=view["stage"] == "battle",
+        snapshot=match.army_a if me == "A" else match.army_b,
+    )
+    return ctx
+
+
+def formation_defaults(
+    view: Mapping[str, Any], snapshot: Mapping[str, Any] | None, seat: str
+) -> dict[str, Any]:
+    """What the formation form shows selected: the declaration already submitted, else the
+    Leader attachments of the army list."""
+    out: dict[str, Any] = {"attach": {}, "embark": {}, "reserve": {}, "hover": set()}
+    declared = view.get("my_formation")
+    if declared:
+        out["attach"] = dict(declared["attachments"])
+        out["embark"] = dict(declared["embarked"])
+        out["reserve"] = dict(declared["reserves"])
+        out["hover"] = set(declared["hover"])
+        return out
+    for u in (snapshot or {}).get("units", ()):
+        if u.get("attached_to") is not None:
+            out["attach"][armies.unit_id(seat, u["index"])] = armies.unit_id(seat, u["attached_to"])
+    return out
+
+
+def _page(
+    request: Request, db: Session, match: Match, seat: Seat, *, status_code: int = 200, **extra: Any
+) -> HTMLResponse:
+    return render(
+        request,
+        "matches/match.html",
+        context(request, db, match, seat, **extra),
+        block="state",
+        status_code=status_code,
+    )
+
+
+@router.get("/matches/{match_id}")
+def match_page(
+    request: Request,
+    db: WebDb,
+    user: OptionalUser,
+    match_id: int,
+    known: Annotated[int | None, Query(ge=0)] = None,
+) -> Response:
+    match, seat = _get(request, db, user, match_id)
+    if known is not None and is_htmx(request) and known == match.version:
+        return Response(status_code=204, headers={"Vary": "HX-Request"})
+    return _page(request, db, match, seat)
+
+
+def _refused(
+    request: Request, db: Session, match_id: int, user: Any, exc: CommandRefused
+) -> HTMLResponse:
+    db.rollback()
+    match, seat = _get(request, db, user, match_id)
+    if exc.code == "stale_version":
+        message = _(
+            "The match changed while you were acting: here it is now. Check, then act again."
+        )
+    else:
+        message = f"{exc.detail} ({exc.code})"
+    status = 200 if is_htmx(request) else exc.status
+    response = _page(request, db, match, seat, error=message, status_code=status)
+    response.headers["X-Match-Refusal"] = exc.code
+    return response
+
+
+def build_command(form: FormData) -> dict[str, Any]:
+    """The command a form posts: its JSON plus the inputs the player filled in."""
+    raw = form.get("command")
+    try:
+        cmd = json.loads(raw) if isinstance(raw, str) and len(raw) < 20_000 else None
+    except ValueError:
+        cmd = None
+    if not isinstance(cmd, dict):
+        cmd = {"type": str(form.get("type") or "")}
+    kind = cmd.get("type")
+    targets = [t for t in form.getlist("targets") if isinstance(t, str)]
+    if targets or kind in {"shoot", "declare_charge"}:
+        cmd["targets"] = targets[:20]
+    for name in ("crossing", "needed", "strength", "die", "weapons"):
+        value = _int(form.get(name))
+        if value is not None:
+            cmd[name] = value
+    for name in ("reason", "note", "source", "on_unit", "marker", "unit", "mode", "enemy"):
+        text = form.get(name)
+        if isinstance(text, str) and text.strip():
+            cmd[name] = text.strip()[:500]
+    if form.get("infiltrate"):
+        cmd["infiltrate"] = True
+    if kind == "report_objective":
+        units = []
+        for uid in form.getlist("units"):
+            if isinstance(uid, str):
+                units.append({"unit": uid, "models": _int(form.get(f"models_{uid}"))})
+        cmd["units"] = units[:100]
+    if kind == "report_engagement":
+        cmd["engaged_with"] = [e for e in form.getlist("engaged_with") if isinstance(e, str)][:20]
+    if kind == "remove_models":
+        slots = str(form.get("models") or "").replace(",", " ").split()
+        cmd["models"] = [int(s) - 1 for s in slots if s.isdigit() and 0 < int(s) < 1000][:200]
+    return cmd
+
+
+@router.post("/matches/{match_id}/act")
+def act(request: Request, db: WebDb, user: OptionalUser, match_id: int, form: FormDep) -> Response:
+    match, seat = _get(request, db, user, match_id)
+    version = _int(form.get("version"), -1)
+    try:
+        with db.begin_nested():
+            service.execute(
+                db,
+                match,
+                seat,
+                build_command(form),
+                expected_version=version if version is not None else -1,
+                dice=parse_dice(form.get("dice")),
+            )
+    except CommandRefused as exc:
+        return _refused(request, db, match_id, user, exc)
+    if not is_htmx(request):
+        return htmx_redirect(request, f"/matches/{match_id}")
+    return _page(request, db, match, seat)
+
+
+@router.post("/matches/{match_id}/formation")
+def declare_formation(
+    request: Request, db: WebDb, user: OptionalUser, match_id: int, form: FormDep
+) -> Response:
+    match, seat = _get(request, db, user, match_id)
+    formation: dict[str, list[Any]] = {
+        "attachments": [],
+        "embarked": [],
+        "reserves": [],
+        "hover": [],
+    }
+    for key, value in form.multi_items():
+        if not isinstance(value, str) or not value:
+            continue
+        if key.startswith("attach_"):
+            formation["attachments"].append([key[7:], value])
+        elif key.startswith("embark_"):
+            formation["embarked"].append([key[7:], value])
+        elif key.startswith("reserve_"):
+            formation["reserves"].append([key[8:], value])
+        elif key == "hover":
+            formation["hover"].append(value)
+    version = _int(form.get("version"), -1)
+    try:
+        with db.begin_nested():
+            service.execute(
+                db,
+                match,
+                seat,
+                {"type": "declare_formations", "formation": formation},
+                expected_version=version if version is not None else -1,
+            )
+    except CommandRefused as exc:
+        return _refused(request, db, match_id, user, exc)
+    if not is_htmx(request):
+        return htmx_redirect(request, f"/matches/{match_id}")
+    return _page(
+        request, db, match, seat, notice=_("Your Battle Formations are in (secret until both are).")
+    )
+
+
+def _attack_inputs(form: FormData) -> tuple[str, str, list[dict[str, Any]], dict[str, Any]]:
+    attacker = str(form.get("attacker") or "")[:64]
+    target = str(form.get("target") or "")[:64]
+    picks: list[dict[str, Any]] = []
+    for value in form.getlist("weapon")[:8]:
+        if not isinstance(value, str) or "|" not in value:
+            continue
+        unit, _sep, name = value.partition("|")
+        models = _int(form.get(f"models|{value}"), 0)
+        picks.append({"unit": unit, "weapon": name, "models": models})
+    situation = {flag: True for flag, _label in SITUATION_FLAGS if form.get(flag)}
+    return attacker, target, picks, situation
+
+
+@router.post("/matches/{match_id}/combat")
+def combat_form(
+    request: Request, db: WebDb, user: OptionalUser, match_id: int, form: FormDep
+) -> Response:
+    """The combat flow: ``do=preview`` shows the exact odds, ``do=roll`` rolls on the server,
+    ``do=dice`` takes the dice rolled by hand; both apply the result."""
+    match, seat = _get(request, db, user, match_id)
+    attacker, target, picks, situation = _attack_inputs(form)
+    action = str(form.get("do") or "preview")
+    if action == "preview":
+        try:
+            result = service.preview(db, match, seat, attacker, target, picks, situation)
+        except AppError as exc:
+            return _page(
+                request,
+                db,
+                match,
+                seat,
+                error=exc.detail,
+                status_code=200 if is_htmx(request) else exc.status,
+            )
+        odds = {"attacker": attacker, "target": target, **result}
+        if is_htmx(request):
+            return render(
+                request,
+                "matches/match.html",
+                {**context(request, db, match, seat), "odds": odds},
+                block="odds",
+            )
+        return _page(request, db, match, seat, odds=odds)
+    version = _int(form.get("version"), -1)
+    try:
+        with db.begin_nested():
+            _outcome, resolution = service.resolve(
+                db,
+                match,
+                seat,
+                attacker,
+                target,
+                picks,
+                situation,
+                expected_version=version if version is not None else -1,
+                dice=parse_dice(form.get("dice")) if action == "dice" else None,
+            )
+    except CommandRefused as exc:
+        return _refused(request, db, match_id, user, exc)
+    except AppError as exc:
+        db.rollback()
+        match, seat = _get(request, db, user, match_id)
+        return _page(
+            request,
+            db,
+            match,
+            seat,
+            error=exc.detail,
+            status_code=200 if is_htmx(request) else exc.status,
+        )
+    summary = to_jsonable(resolution)
+    assert isinstance(summary, dict)
+    return _page(request, db, match, seat, resolution=summary)
+
+
+@router.post("/matches/{match_id}/invitation")
+def rotate_invitation(request: Request, db: WebDb, user: WebUser, match_id: int) -> Response:
+    match, seat = _get(request, db, user, match_id)
+    service.rotate_invitation(db, match, seat)
+    return htmx_redirect(request, f"/matches/{match_id}")
+
+
+@router.get("/matches/{match_id}/events")
+def page_events(
+    request: Request,
+    db: WebDb,
+    user: OptionalUser,
+    match_id: int,
+    since: Annotated[int | None, Query(ge=0, le=10_000_000)] = None,
+    timeout: Annotated[float, Query(ge=0, le=600)] = 300,
+) -> StreamingResponse:
+    who = _caller(request, user, match_id)
+    header = request.headers.get("last-event-id")
+    start = match_api._last_event_id(header, since)
+    return match_api.event_stream(request, db, match_id, who, start, timeout)
+
+
+@router.get("/matches/{match_id}/export")
+def export(request: Request, db: WebDb, user: OptionalUser, match_id: int) -> Response:
+    match, seat = _get(request, db, user, match_id)
+    try:
+        data = service.export(db, match, seat)
+    except AppError as exc:
+        return _page(request, db, match, seat, error=exc.detail, status_code=exc.status)
+    return JSONResponse(
+        data, headers={"Content-Disposition": f'attachment; filename="match-{match.id}.json"'}
+    )

@@ -1,0 +1,56 @@
+"""Site-wide pages: home and the health check."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, JSONResponse
+from sqlalchemy import text
+
+from app.accounts.deps import OptionalUser
+from app.core.errors import NotFound, problem
+from app.core.i18n import gettext as _
+from app.core.i18n import lazy
+from app.web import rulings
+from app.web.nav import NavItem, add_nav
+from app.web.templating import render
+
+router = APIRouter(include_in_schema=False)
+
+
+@router.get("/")
+def home(request: Request, user: OptionalUser) -> HTMLResponse:
+    return render(request, "home.html")
+
+
+@router.get("/rulings")
+def rulings_index(request: Request, user: OptionalUser) -> HTMLResponse:
+    return render(request, "web/rulings.html", {"pages": rulings.pages(), "current": None})
+
+
+@router.get("/rulings/{name}")
+def rulings_page(request: Request, user: OptionalUser, name: str) -> HTMLResponse:
+    current = rulings.page(name)
+    if current is None:
+        raise NotFound(_("No rulings page has this name."))
+    return render(request, "web/rulings.html", {"pages": rulings.pages(), "current": current})
+
+
+add_nav(
+    NavItem(
+        href="/rulings",
+        label=lazy("Rulings"),
+        blurb=lazy("How Auspex reads the rules where they are silent or ambiguous, with sources."),
+        order=90,
+    )
+)
+
+
+@router.get("/healthz")
+def healthz(request: Request) -> JSONResponse:
+    """Liveness and readiness: the app answers and its database does too."""
+    try:
+        with request.app.state.db.engine.connect() as connection:
+            connection.execute(text("SELECT 1"))
+    except Exception:
+        return problem(503, "Service unavailable", "The database does not answer.")
+    return JSONResponse({"status": "ok", "database": "ok"})

@@ -1,0 +1,112 @@
+"""What a unit carries, its wargear rows, and the calculator links."""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qsl, urlsplit
+
+from app.armies import loadout
+from app.catalog.pen_units import PenCharacteristics, PenUnit, PenWeapon
+from app.catalog.starter import starter_catalogue
+
+
+def sheet(name: str):  # type: ignore[no-untyped-def]
+    found = starter_catalogue().datasheet(name)
+    assert found is not None
+    return found
+
+
+def carried(name: str, models: int, wargear: dict[str, int]) -> dict[str, int]:
+    return {w.name: n for w, n in loadout.loadout(sheet(name), models, wargear)}
+
+
+def test_default_loadout_follows_the_model_count() -> None:
+    assert carried("Intercessor Squad", 10, {}) == {
+        "Bolt Rifle": 10,
+        "Close combat weapon": 10,
+        "Bolt pistol": 10,
+    }
+    assert carried("Intercessor Squad", 5, {})["Bolt Rifle"] == 5
+
+
+def test_a_model_type_taken_brings_its_wargear() -> None:
+    got = carried("Intercessor Squad", 10, {"Intercessor w/ Grenade Launcher": 2})
+    assert got["Astartes grenade launcher"] == 2
+    assert got["Bolt Rifle"] == 10  # they keep their rifles
+
+
+def test_a_choice_replaces_the_option_default_once() -> None:
+    # "Power fist" is offered by two of the Captain's options; taken once, it replaces the
+    # close combat weapon once.
+    got = carried("Captain", 1, {"Power fist": 1})
+    assert got["Power fist"] == 1
+    assert "Close combat weapon" not in got
+    assert got["Master-crafted bolter"] == 1
+
+
+def test_wargear_rows() -> None:
+    rows = {r.name: r for r in loadout.wargear_rows(sheet("Battlewagon"), 1, {"Big shoota": 2})}
+    assert rows["Big shoota"].count == 2
+    assert rows["Big shoota"].max == 4
+    assert "Tracks and wheels" not in rows  # the option's default is not a choice to count
+    intercessors = {r.name: r for r in loadout.wargear_rows(sheet("Intercessor Squad"), 10, {})}
+    assert intercessors["Intercessor w/ Grenade Launcher"].is_model
+    assert intercessors["Intercessor w/ Grenade Launcher"].max == 2
+    assert "Intercessor" not in intercessors  # the main model type is not an option
+
+
+def test_unit_calculator_url() -> None:
+    url = loadout.unit_calculator_url(sheet("Intercessor Squad"), 10, {})
+    assert url is not None
+    parts = urlsplit(url)
+    assert parts.path == "/calculator"
+    query = dict(parse_qsl(parts.query, keep_blank_values=True))
+    assert query["system"] == "wh40k-10e"
+    assert query["w0.name"] == "Bolt Rifle"
+    assert query["w0.models"] == "10"
+    assert query["w0.skill"] == "3+"
+    assert query["w0.ap"] == "-1"
+    assert query["w0.kind"] == "ranged"
+    assert not any(k.startswith("t.") for k in query)  # the calculator's default target
+    kinds = [v for k, v in parse_qsl(parts.query) if k.endswith(".kind")]
+    assert kinds == sorted(kinds, key=lambda k: k != "ranged")  # ranged first
+
+
+def test_calculator_rows_are_capped() -> None:
+    from app.engine.wh40k10e.profiles import MAX_ATTACK_ENTRIES
+
+    profiles = [(p, 1) for w in sheet("Tactical Squad").weapons for p in w.profiles]
+    url = loadout.calculator_url(profiles)
+    assert url is not None
+    rows = {k.split(".")[0] for k, _v in parse_qsl(urlsplit(url).query) if k.startswith("w")}
+    assert len(rows) == MAX_ATTACK_ENTRIES
+
+
+def test_the_calculator_accepts_the_link(client) -> None:  # type: ignore[no-untyped-def]
+    url = loadout.unit_calculator_url(sheet("Captain"), 1, {"Power fist": 1})
+    assert url is not None
+    response = client.get(url)
+    assert response.status_code == 200
+    assert 'value="Power fist"' in response.text
+
+
+def test_pen_calculator_url() -> None:
+    unit = PenUnit(
+        name="Tactiques",
+        points=150,
+        models=10,
+        characteristics=PenCharacteristics(ws=4, bs=4, strength=4, toughness=4, initiative=4),
+        weapons=(PenWeapon(name="Bolter", type="rapid fire", strength=4, ap=5, range=24),),
+        rules=("ATSKNF",),
+    )
+    query = dict(
+        parse_qsl(
+            urlsplit(loadout.pen_calculator_url(unit, unit.weapons[0])).query,
+            keep_blank_values=True,
+        )
+    )
+    assert query["system"] == "pen"
+    assert query["a.models"] == "10"
+    assert query["a.bs"] == "4"
+    assert query["w.type"] == "rapid fire"
+    assert query["w.ap"] == "5"
+    assert query["a.rules"] == "ATSKNF"

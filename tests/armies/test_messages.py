@@ -1,0 +1,107 @@
+"""Violations in the reader's language: our templates are the engine's, and the params that
+carry English words are translated too."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.armies import messages
+from app.core.i18n import current_locale
+from app.engine.wh40k10e.army import FIXES, MESSAGES, Code, Severity, Violation
+
+
+def test_templates_are_the_engines() -> None:
+    assert dict(messages.MESSAGES) == dict(MESSAGES)
+    assert dict(messages.FIXES) == dict(FIXES)
+
+
+@pytest.fixture
+def french() -> object:
+    token = current_locale.set("fr")
+    yield
+    current_locale.reset(token)
+
+
+def violation(
+    code: Code, params: dict, message_id: str | None = None, fix_id: str | None = None
+) -> Violation:
+    mid, fid = message_id or code.value, fix_id or code.value
+    return Violation(
+        code=code,
+        severity=Severity.ERROR,
+        message=MESSAGES[mid].format(**params),
+        fix=FIXES[fid].format(**params),
+        unit=0,
+        message_id=mid,
+        fix_id=fid,
+        params=params,
+    )
+
+
+def test_english_is_the_engines_text() -> None:
+    v = violation(
+        Code.UNKNOWN_DATASHEET,
+        {"datasheet": "X", "closest": "Y, Z", "suggestion": " (did you mean Y or Z?)"},
+        fix_id="unknown",
+    )
+    out = messages.violation_json(v)
+    assert out["message"] == v.message
+    assert out["fix"] == v.fix
+    assert out["closest"] == ["Y", "Z"]
+
+
+@pytest.mark.usefixtures("french")
+@pytest.mark.parametrize(
+    ("params", "expected"),
+    [
+        ({"suggestion": " (did you mean Y or Z?)"}, " (vouliez-vous dire Y ou Z ?)"),
+        ({"suggestion": ", e.g. Captain (#1)"}, ", par exemple Captain (#1)"),
+        ({"suggestion": "Rhino (#5), 75 points"}, "Rhino (#5), 75 points"),
+        (
+            {"allowed": "between 5 and 10 (points change at 6)"},
+            "entre 5 et 10 (les points changent à 6)",
+        ),
+        ({"allowed": "11 or 22"}, "11 ou 22"),
+        ({"allowed": "Captain, Lieutenant"}, "Captain, Lieutenant"),
+        ({"battle_size": "Strike Force"}, "Force de Frappe"),
+        ({"requirement": "Psyker and non-Terminator"}, "Psyker et non-Terminator"),
+        ({"factions": "none"}, "aucune"),
+        ({"count": 3}, 3),
+    ],
+)
+def test_params_in_french(params: dict, expected: object) -> None:
+    (value,) = messages.localised_params(params).values()
+    assert value == expected
+
+
+@pytest.mark.usefixtures("french")
+def test_a_whole_violation_in_french() -> None:
+    v = violation(
+        Code.UNIT_SIZE_INVALID,
+        {
+            "datasheet": "Boyz (#2)",
+            "models": 12,
+            "allowed": "between 10 and 20 (points change at 11)",
+        },
+    )
+    out = messages.violation_json(v)
+    assert (
+        out["message"]
+        == "Boyz (#2) a 12 figurines ; il en faut entre 10 et 20 (les points changent à 11)."
+    )
+    assert out["fix"] == "Donnez à Boyz (#2) entre 10 et 20 (les points changent à 11) figurines."
+    assert out["params"]["allowed"] == "between 10 and 20 (points change at 11)"  # unchanged
+
+
+@pytest.mark.usefixtures("french")
+def test_every_message_and_fix_is_translated_and_keeps_its_placeholders() -> None:
+    import re
+    import string
+
+    from app.core.i18n import gettext
+
+    for template in [*MESSAGES.values(), *FIXES.values()]:
+        french = gettext(template)
+        assert french != template or not re.search("[a-z]{4}", template), template
+        fields = {f for _t, f, _s, _c in string.Formatter().parse(template) if f}
+        assert fields == {f for _t, f, _s, _c in string.Formatter().parse(french) if f}, template

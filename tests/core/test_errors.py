@@ -1,0 +1,134 @@
+"""Bad input gets a clear error with the right status, as problem+json: never a 500 page."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from app.core.errors import Conflict
+
+
+def _problem(response, status: int) -> dict:
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"] == "application/problem+json"
+    body = response.json()
+    assert body["status"] == status
+    assert body["type"].startswith("https://")
+    assert body["title"]
+    return body
+
+
+def test_unknown_api_route_is_a_problem_404(client) -> None:
+    _problem(client.get("/api/v1/nothing-here"), 404)
+
+
+def test_unknown_page_for_a_browser_is_an_html_404(client) -> None:
+    response = client.get("/nothing-here", headers={"Accept": "text/html"})
+    assert response.status_code == 404
+    assert "text/html" in response.headers["content-type"]
+    assert 'id="error-title"' in response.text
+
+
+def test_wrong_method_is_405(client) -> None:
+    _problem(client.delete("/api/v1/rulesets"), 405)
+
+
+def test_malformed_json_is_400_before_anything_else(client) -> None:
+    response = client.post(
+        "/api/v1/tokens",
+        content=b'{"name": ',
+        headers={"Content-Type": "application/json", "Authorization": "Bearer apx_x"},
+    )
+    assert _problem(response, 400)["type"].endswith("malformed-json")
+
+
+def test_malformed_json_with_a_valid_token_is_400(client) -> None:
+    from tests.support.web import api_token, register
+
+    register(client)
+    secret = api_token(client)
+    client.cookies.clear()
+    response = client.patch(
+        "/api/v1/me",
+        content=b'{"display_name": ',
+        headers={"Content-Type": "application/json", "Authorization": f"Bearer {secret}"},
+    )
+    body = _problem(response, 400)
+    assert body["type"].endswith("malformed-json")
+
+
+def test_wrong_types_are_422_naming_the_field(client) -> None:
+    from tests.support.web import api_token, register
+
+    register(client)
+    secret = api_token(client)
+    client.cookies.clear()
+    response = client.patch(
+        "/api/v1/me",
+        json={"display_name": 42, "preferred_language": "de"},
+        headers={"Authorization": f"Bearer {secret}"},
+    )
+    body = _problem(response, 422)
+    assert {e["field"] for e in body["errors"]} == {"display_name", "preferred_language"}
+
+
+def test_oversized_body_is_413(client) -> None:
+    response = client.post(
+        "/api/v1/tokens",
+        content=b"x" * (2 * 1024 * 1024),
+        headers={"Content-Type": "application/json"},
+    )
+    _problem(response, 413)
+
+
+def test_oversized_streamed_body_without_length_is_413(client) -> None:
+    def chunks():
+        for _ in range(40):
+            yield b"x" * 64 * 1024
+
+    response = client.post(
+        "/api/v1/tokens", content=chunks(), headers={"Content-Type": "application/json"}
+    )
+    _problem(response, 413)
+
+
+def test_business_errors_carry_their_status(app, client) -> None:
+    router = APIRouter()
+
+    @router.get("/api/v1/_test/conflict")
+    def _conflict() -> None:
+        raise Conflict("The match moved on.", version=7)
+
+    app.include_router(router)
+    body = _problem(client.get("/api/v1/_test/conflict"), 409)
+    assert body["detail"] == "The match moved on."
+    assert body["version"] == 7
+
+
+def test_unexpected_errors_are_a_500_problem_without_a_trace(app) -> None:
+    from fastapi.testclient import TestClient
+
+    router = APIRouter()
+
+    @router.get("/api/v1/_test/boom")
+    def _boom() -> None:
+        raise RuntimeError("secret internals")
+
+    app.include_router(router)
+    client = TestClient(app, raise_server_exceptions=False)
+    response = client.get("/api/v1/_test/boom")
+    body = _problem(response, 500)
+    assert "secret internals" not in response.text
+    assert "Traceback" not in response.text
+    assert body["title"] == "Internal server error"
+
+
+def test_security_headers_are_set(client) -> None:
+    response = client.get("/")
+    assert response.headers["x-content-type-options"] == "nosniff"
+    assert "frame-ancestors 'none'" in response.headers["content-security-policy"]
+
+
+def test_html_error_pages_are_translated(client) -> None:
+    response = client.get("/nothing-here", headers={"Accept": "text/html", "Accept-Language": "fr"})
+    assert response.status_code == 404
+    assert "Introuvable" in response.text

@@ -1,0 +1,127 @@
+"""In a real browser: create a list, add units from the datasheet browser, see the points and
+the violations update without a page load, mark the list ready; and the phone layout."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from playwright.sync_api import expect
+
+pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("browser")]
+
+
+def register(page) -> None:  # type: ignore[no-untyped-def]
+    page.goto("/register")
+    page.fill("input[name=email]", f"builder-{uuid.uuid4().hex[:8]}@example.com")
+    page.fill("input[name=display_name]", "Builder")
+    page.fill("input[name=password]", "a long enough password")
+    page.fill("input[name=password_confirm]", "a long enough password")
+    page.click("#register-form button[type=submit]")
+    page.wait_for_selector("#account-link")
+
+
+def htmx_idle(page) -> None:  # type: ignore[no-untyped-def]
+    """Wait until htmx has no request in flight: each edit swaps the whole list, so an edit made
+    while the previous answer is on its way would act on a form about to be replaced."""
+    expect(page.locator(".htmx-request")).to_have_count(0)
+
+
+def add(page, name: str) -> None:  # type: ignore[no-untyped-def]
+    page.fill("#browser-search input[name=q]", name)
+    # the results of THIS search (data-q), not the list shown before it answered
+    item = f'#browser-results[data-q="{name}"] li.sheet-item[data-datasheet="{name}"]'
+    page.wait_for_selector(item)
+    page.click(f"{item} button.add-unit")
+
+
+def test_build_a_list_and_mark_it_ready(page, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    register(page)
+    page.goto("/armies")
+    page.click("#new-army")
+    page.fill("#new-army-form input[name=name]", "Browser list")
+    page.select_option("#faction-select", "Adeptus Astartes")
+    page.wait_for_selector(
+        '#detachment-select option[value="Gladius Task Force"]', state="attached"
+    )
+    page.select_option("#detachment-select", "Gladius Task Force")
+    page.select_option("#new-army-form select[name=battle_size]", "incursion")
+    page.click("#create-army")
+    page.wait_for_selector("#army-name")
+    url = page.url
+    assert page.locator("#points-total").inner_text() == "0"
+
+    # a marker that a full page load would erase: the updates come as htmx fragments
+    page.evaluate("window.__no_reload = true")
+    add(page, "Captain")
+    page.wait_for_selector('article.unit-card[data-datasheet="Captain"]')
+    assert page.locator("#points-total").inner_text() == "80"
+    add(page, "Intercessor Squad")
+    page.wait_for_selector('article.unit-card[data-datasheet="Intercessor Squad"]')
+    assert page.locator("#points-total").inner_text() == "160"
+    codes = page.locator("#violations .violation").evaluate_all(
+        "els => els.map(e => e.dataset.code)"
+    )
+    assert codes == ["no-warlord"]
+
+    # 10 Intercessors: the points change on the form's change event
+    htmx_idle(page)
+    page.click("#unit-1 details.unit-edit > summary")
+    page.fill("#unit-1-form input[name=models]", "10")
+    page.press("#unit-1-form input[name=models]", "Tab")
+    expect(page.locator("#points-total")).to_have_text("240")
+    htmx_idle(page)
+
+    # the Captain becomes the Warlord, with an Enhancement, leading the squad
+    page.click("#unit-0 details.unit-edit > summary")
+    page.check("#unit-0-form input[name=warlord]")
+    page.wait_for_selector("#legal")
+    htmx_idle(page)
+    # the unit being edited stays open after the update
+    assert page.locator("#unit-0-form select[name=enhancements]").is_visible()
+    page.select_option("#unit-0-form select[name=enhancements]", "Artificer Armour")
+    expect(page.locator("#points-total")).to_have_text("250")
+    assert page.evaluate("window.__no_reload") is True
+    assert page.url == url
+
+    page.click("#mark-ready")
+    page.wait_for_selector("#army-status:has-text('ready')")
+    assert page.locator("#mark-draft").is_visible()
+    page.screenshot(path=str(tmp_path / "army-ready.png"), full_page=True)
+
+    # the whole list prints: the builder's tools are hidden
+    page.emulate_media(media="print")
+    assert not page.locator("#browser").is_visible()
+    assert not page.locator("#list-actions").is_visible()
+    assert page.locator("#unit-0").is_visible()
+    page.emulate_media(media="screen")
+
+
+def test_phone_layout(browser, live_server, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    context = browser.new_context(
+        base_url=live_server, viewport={"width": 390, "height": 844}, locale="fr-FR"
+    )
+    page = context.new_page()
+    try:
+        register(page)
+        page.goto("/armies/new")
+        page.fill("#new-army-form input[name=name]", "Téléphone")
+        page.select_option("#faction-select", "Orks")
+        page.wait_for_selector('#detachment-select option[value="War Horde"]', state="attached")
+        page.click("#create-army")
+        page.wait_for_selector("#army-name")
+        add(page, "Warboss")
+        page.wait_for_selector('article.unit-card[data-datasheet="Warboss"]')
+        # nothing wider than the screen, and the points stay in sight at the bottom
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 390
+        bar = page.locator("#points-bar")
+        assert bar.is_visible()
+        box = bar.bounding_box()
+        assert box is not None
+        assert box["y"] + box["height"] <= 844 + 1
+        assert "pts" in bar.inner_text()
+        assert page.locator("#mark-ready").inner_text() == "Marquer prête"
+        page.screenshot(path=str(tmp_path / "army-phone.png"))
+    finally:
+        context.close()
