@@ -99,7 +99,7 @@ class _TestDatabase:
             bind=self.connection, join_transaction_mode="create_savepoint", expire_on_commit=False
         )
 
-    def session(self) -> Iterator[Session]:
+    def session(self, *, write: bool = False) -> Iterator[Session]:
         with self.sessions() as session:
             try:
                 yield session

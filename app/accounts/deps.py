@@ -16,12 +16,10 @@ from fastapi import Depends, Request
 from app.accounts import service
 from app.accounts.models import User
 from app.core import security
-from app.core.deps import AppSettings, DbSession
+from app.core.deps import SAFE_METHODS, AppSettings, DbSession
 from app.core.errors import AppError, CsrfFailed, NotAuthenticated
 from app.core.i18n import lazy
 from app.web.context import CSRF_COOKIE
-
-SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
 @dataclass(frozen=True, slots=True)

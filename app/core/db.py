@@ -3,6 +3,12 @@
 SQLite is the embedded default, Postgres (psycopg 3) the club deployment. The two must behave the
 same: SQLite connections enforce foreign keys, and pysqlite's own transaction handling is turned
 off so that SAVEPOINT-based test isolation and rollbacks work as on Postgres.
+
+Concurrent writers on SQLite: a transaction that began with a plain (deferred) ``BEGIN`` reads
+from a snapshot, and when another connection commits first its own write fails at once with
+"database is locked" (SQLITE_BUSY_SNAPSHOT; the busy timeout does not apply). So a session that
+is going to write asks for ``BEGIN IMMEDIATE`` (:data:`WRITE`): writers then queue on the busy
+timeout and each one reads what the previous one committed (ADR 0007).
 """
 
 from __future__ import annotations
@@ -15,6 +21,10 @@ from typing import Any
 from sqlalchemy import DateTime, Engine, MetaData, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
+
+# Execution option of a connection whose transaction will write (``BEGIN IMMEDIATE`` on SQLite).
+WRITE = "auspex_write"
+BUSY_TIMEOUT_MS = 15_000
 
 NAMING_CONVENTION = {
     "ix": "ix_%(column_0_label)s",
@@ -51,12 +61,13 @@ def _configure_sqlite(engine: Engine) -> None:
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute("PRAGMA journal_mode=WAL")
-        cursor.execute("PRAGMA busy_timeout=5000")
+        cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         cursor.close()
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn: Any) -> None:
-        conn.exec_driver_sql("BEGIN")
+        immediate = conn.get_execution_options().get(WRITE, False)
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
 
 def make_engine(url: str, *, echo: bool = False) -> Engine:
@@ -77,9 +88,15 @@ class Database:
         self.engine = make_engine(url, echo=echo)
         self.sessions = sessionmaker(self.engine, expire_on_commit=False, autoflush=True)
 
-    def session(self) -> Iterator[Session]:
-        """Request scope: commit on success, roll back on error. Services never commit."""
+    def session(self, *, write: bool = False) -> Iterator[Session]:
+        """Request scope: commit on success, roll back on error. Services never commit.
+
+        ``write``: the request means to change data, so its transaction takes the write lock
+        from the start (SQLite; other databases ignore the option).
+        """
         with self.sessions() as session:
+            if write:
+                session.connection(execution_options={WRITE: True})
             try:
                 yield session
                 session.commit()

@@ -10,6 +10,8 @@ from sqlalchemy.orm import Session
 
 from app.core.config import Settings
 
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
 
 def get_settings_dep(request: Request) -> Settings:
     settings: Settings = request.app.state.settings
@@ -20,9 +22,10 @@ def get_db(request: Request) -> Iterator[Session]:
     """The request's session: committed when the endpoint returns, rolled back if it raises.
 
     Used with ``scope="function"`` so that the commit happens before the response is sent: a
-    client never sees success for a write that did not commit.
+    client never sees success for a write that did not commit. An unsafe method (POST, PUT,
+    PATCH, DELETE) opens a write transaction: concurrent edits queue instead of failing.
     """
-    yield from request.app.state.db.session()
+    yield from request.app.state.db.session(write=request.method not in SAFE_METHODS)
 
 
 DbSession = Annotated[Session, Depends(get_db, scope="function")]
