@@ -14,6 +14,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 
 from app.core.i18n import current_locale, lazy
 from app.core.i18n import gettext as _
@@ -209,6 +210,13 @@ def install_error_handlers(app: FastAPI) -> None:
             code="validation-error",
             errors=errors,
         )
+
+    @app.exception_handler(ClientDisconnect)
+    async def _client_gone(request: Request, exc: ClientDisconnect) -> Response:
+        # The client gave up before sending its whole body (htmx aborts a request that a newer
+        # edit replaces): nothing was done, and nobody is left to read an answer.
+        log.info("client disconnected during %s %s", request.method, request.url.path)
+        return Response(status_code=499)
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> Response:

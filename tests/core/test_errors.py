@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 
 from app.core.errors import Conflict
 
@@ -132,3 +132,47 @@ def test_html_error_pages_are_translated(client) -> None:
     response = client.get("/nothing-here", headers={"Accept": "text/html", "Accept-Language": "fr"})
     assert response.status_code == 404
     assert "Introuvable" in response.text
+
+
+def test_a_client_that_hangs_up_mid_body_is_not_a_server_error(app, caplog) -> None:
+    """htmx aborts a request that a newer edit replaces: the server logs no error for it."""
+    import asyncio
+
+    router = APIRouter()
+
+    @router.post("/_test/form")
+    async def _form(request: Request) -> dict[str, int]:
+        return {"fields": len(await request.form())}
+
+    app.include_router(router)
+    sent: list[dict] = []
+    body = iter([{"type": "http.request", "body": b"a=1&", "more_body": True}])
+
+    async def receive() -> dict:
+        return next(body, {"type": "http.disconnect"})
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": "/_test/form",
+        "raw_path": b"/_test/form",
+        "query_string": b"",
+        "root_path": "",
+        "headers": [(b"content-type", b"application/x-www-form-urlencoded")],
+        "client": ("127.0.0.1", 1),
+        "server": ("testserver", 80),
+    }
+
+    async def call() -> None:
+        async with app.router.lifespan_context(app):
+            await app(scope, receive, send)
+
+    asyncio.run(call())
+    assert sent[0]["status"] == 499
+    assert "unhandled error" not in caplog.text
