@@ -43,6 +43,11 @@ class Army(TimestampMixin, Base):
     units: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
     share_digest: Mapped[str | None] = mapped_column(String(64), unique=True)
     shared_at: Mapped[datetime | None]
+    # Raised by every update (and checked by it: a stale write fails). The builder's pages
+    # use it to keep the newest answer when concurrent edits answer out of order.
+    revision: Mapped[int] = mapped_column(default=1, server_default="1")
+
+    __mapper_args__ = {"version_id_col": revision}  # noqa: RUF012
 
 
 # Status names shown on pages, marked for translation.

@@ -250,9 +250,11 @@ def _page(
     **extra: Any,
 ) -> HTMLResponse:
     template = "armies/pen.html" if v.is_pen else "armies/army.html"
-    return render(
+    response = render(
         request, template, _army_context(v, **extra), block=block, status_code=status_code
     )
+    response.headers["X-Army-Revision"] = str(v.army.revision)  # static/js/army.js
+    return response
 
 
 def _after_edit(
@@ -542,16 +544,22 @@ def _int(value: str | None, lo: int, hi: int) -> int | None:
 
 
 async def _form(request: Request) -> FormData:
+    """The posted form, read before the endpoint runs: the endpoints are sync (threadpool), so
+    a database wait never blocks the event loop."""
     form = await request.form()
     if len(form) > MAX_FORM_FIELDS:
         raise InvalidArmy("Too many form fields.", errors=[])
     return form
 
 
+ArmyForm = Annotated[FormData, Depends(_form)]
+
+
 @router.post("/armies/{army_id}/units")
-async def add_unit(request: Request, db: DbSession, user: WebUser, army_id: int) -> HTMLResponse:
+def add_unit(
+    request: Request, form: ArmyForm, db: DbSession, user: WebUser, army_id: int
+) -> HTMLResponse:
     army = service.own(db, user, army_id)
-    form = await _form(request)
     if army.rule_system == PEN:
         return _save_pen_unit(request, db, user, army_id, None, form)
     datasheet_id = str(form.get("datasheet_id") or "")[:200]
@@ -584,11 +592,10 @@ def _unit_from_form(form: FormData, current: dict[str, Any]) -> UnitIn:
 
 
 @router.post("/armies/{army_id}/units/{index}")
-async def edit_unit(
-    request: Request, db: DbSession, user: WebUser, army_id: int, index: int
+def edit_unit(
+    request: Request, form: ArmyForm, db: DbSession, user: WebUser, army_id: int, index: int
 ) -> HTMLResponse:
     army = service.own(db, user, army_id)
-    form = await _form(request)
     if army.rule_system == PEN:
         return _save_pen_unit(request, db, user, army_id, index, form)
     if not 0 <= index < len(army.units):
