@@ -182,7 +182,8 @@ def test_browser_search_page_and_fragment(browser: TestClient, token: str) -> No
     assert add_form is not None
     assert add_form.attributes["action"] == f"/armies/{army_id}/units"
     assert add_form.attributes["hx-post"] == f"/armies/{army_id}/units"
-    assert add_form.attributes["hx-target"] == "#army"
+    assert add_form.attributes["hx-target"] == "#army-slot"
+    assert add_form.attributes["hx-swap"] == "innerHTML"
 
     fragment = browser.get(f"/armies/{army_id}", params={"q": "rhino"}, headers=HX)
     assert fragment.headers["vary"] == "HX-Request"
@@ -277,6 +278,40 @@ def test_edit_a_unit(browser: TestClient, token: str) -> None:
     href = str(calc.attributes["href"])
     assert href.startswith("/calculator?system=wh40k-10e&w0.models=")
     assert "Plasma+pistol" in href
+
+
+def test_every_answer_carries_the_revision_of_the_list_it_shows(
+    browser: TestClient, token: str
+) -> None:
+    """static/js/army.js keeps the newest answer when concurrent edits answer out of order: each
+    edit raises the revision once, and the answer says which revision it shows."""
+    army_id = new_list(browser, token)
+    page = html(browser.get(f"/armies/{army_id}"))
+    slot = page.css_first("#army-slot[data-army-slot]")
+    assert slot is not None
+    shown = int(page.css_first("#army").attributes["data-revision"] or 0)  # type: ignore[union-attr]
+    assert page.css_first("script[src='/static/js/army.js']") is not None
+
+    revisions = []
+    for response in (
+        add(browser, token, army_id, "Captain"),
+        browser.post(
+            f"/armies/{army_id}/units/0",
+            data={"csrf_token": token, "models": "1", "warlord": "on"},
+            headers=HX,
+        ),
+    ):
+        revision = int(response.headers["X-Army-Revision"])
+        assert html(response).css_first("#army").attributes["data-revision"] == str(revision)  # type: ignore[union-attr]
+        revisions.append(revision)
+    assert revisions == [shown + 1, shown + 2]
+    # a refused edit changes nothing: same revision, shown with its error
+    refused = browser.post(
+        f"/armies/{army_id}/units/0",
+        data={"csrf_token": token, "models": "1", "label": "x" * 250},
+        headers=HX,
+    )
+    assert refused.headers["X-Army-Revision"] == str(shown + 2)
 
 
 def test_a_bad_edit_is_refused_in_the_block(browser: TestClient, token: str) -> None:

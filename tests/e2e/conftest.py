@@ -40,20 +40,23 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
     One server per test module, so that one flow's server state cannot change another's.
     """
-    db = tmp_path_factory.mktemp("e2e") / "e2e.db"
+    workdir = tmp_path_factory.mktemp("e2e")
+    db = workdir / "e2e.db"
+    log = workdir / "server.log"  # a file, not a pipe: a pipe nobody reads fills and blocks
     port = _free_port()
     env = {**os.environ, "W40K_DATABASE_URL": f"sqlite:///{db}", "W40K_ENV": "development"}
     env.pop("W40K_TEST_DATABASE_URL", None)
     cli = [sys.executable, "-m", "app.cli"]
     subprocess.run([*cli, "migrate"], env=env, cwd=ROOT, check=True, capture_output=True)
     subprocess.run([*cli, "seed"], env=env, cwd=ROOT, check=True, capture_output=True)
-    server = subprocess.Popen(
-        [*cli, "serve", "--port", str(port)],
-        env=env,
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
+    with log.open("wb") as log_file:
+        server = subprocess.Popen(
+            [*cli, "serve", "--port", str(port)],
+            env=env,
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=log_file,
+        )
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 30
@@ -64,11 +67,16 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                         break
             except OSError:
                 if server.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(
-                        server.stderr.read().decode() if server.stderr else ""
-                    ) from None
+                    raise RuntimeError(log.read_text(errors="replace")[-4000:]) from None
                 time.sleep(0.2)
         yield base
+        # a 500 the pages swallowed is still a failure
+        crashes = [
+            line
+            for line in log.read_text(errors="replace").splitlines()
+            if "unhandled error" in line
+        ]
+        assert not crashes, "the server logged unhandled errors: " + "; ".join(crashes[:5])
     finally:
         server.terminate()
         server.wait(timeout=10)

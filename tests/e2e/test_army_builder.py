@@ -21,12 +21,6 @@ def register(page) -> None:  # type: ignore[no-untyped-def]
     page.wait_for_selector("#account-link")
 
 
-def htmx_idle(page) -> None:  # type: ignore[no-untyped-def]
-    """Wait until htmx has no request in flight: each edit swaps the whole list, so an edit made
-    while the previous answer is on its way would act on a form about to be replaced."""
-    expect(page.locator(".htmx-request")).to_have_count(0)
-
-
 def add(page, name: str) -> None:  # type: ignore[no-untyped-def]
     page.fill("#browser-search input[name=q]", name)
     # the results of THIS search (data-q), not the list shown before it answered
@@ -64,25 +58,31 @@ def test_build_a_list_and_mark_it_ready(page, tmp_path) -> None:  # type: ignore
     )
     assert codes == ["no-warlord"]
 
-    # 10 Intercessors: the points change on the form's change event
-    htmx_idle(page)
+    # Three quick edits on two units, each sent on its change event without waiting for the
+    # previous answer: 10 Intercessors, then the Captain becomes the Warlord with an
+    # Enhancement. The answers may cross; none of the edits is lost, on the page or on the server.
     page.click("#unit-1 details.unit-edit > summary")
     page.fill("#unit-1-form input[name=models]", "10")
     page.press("#unit-1-form input[name=models]", "Tab")
-    expect(page.locator("#points-total")).to_have_text("240")
-    htmx_idle(page)
-
-    # the Captain becomes the Warlord, with an Enhancement, leading the squad
     page.click("#unit-0 details.unit-edit > summary")
     page.check("#unit-0-form input[name=warlord]")
-    page.wait_for_selector("#legal")
-    htmx_idle(page)
-    # the unit being edited stays open after the update
-    assert page.locator("#unit-0-form select[name=enhancements]").is_visible()
     page.select_option("#unit-0-form select[name=enhancements]", "Artificer Armour")
     expect(page.locator("#points-total")).to_have_text("250")
+    expect(page.locator("#legal")).to_be_visible()
+    # the editors the player opened stay open through the updates
+    expect(page.locator("#unit-0-form select[name=enhancements]")).to_be_visible()
+    expect(page.locator("#unit-1-form input[name=models]")).to_be_visible()
     assert page.evaluate("window.__no_reload") is True
     assert page.url == url
+
+    # what the server kept: a fresh page shows the three edits
+    page.reload()
+    assert page.locator("#points-total").inner_text() == "250"
+    assert page.locator("#unit-1-form input[name=models]").input_value() == "10"
+    assert page.locator("#unit-0-form input[name=warlord]").is_checked()
+    assert (
+        page.locator("#unit-0-form select[name=enhancements]").input_value() == "Artificer Armour"
+    )
 
     page.click("#mark-ready")
     page.wait_for_selector("#army-status:has-text('ready')")
@@ -95,6 +95,67 @@ def test_build_a_list_and_mark_it_ready(page, tmp_path) -> None:  # type: ignore
     assert not page.locator("#list-actions").is_visible()
     assert page.locator("#unit-0").is_visible()
     page.emulate_media(media="screen")
+
+
+def new_list_with_a_captain_and_a_squad(page) -> None:  # type: ignore[no-untyped-def]
+    register(page)
+    page.goto("/armies/new")
+    page.fill("#new-army-form input[name=name]", "Crossing answers")
+    page.select_option("#faction-select", "Adeptus Astartes")
+    page.wait_for_selector(
+        '#detachment-select option[value="Gladius Task Force"]', state="attached"
+    )
+    page.select_option("#detachment-select", "Gladius Task Force")
+    page.select_option("#new-army-form select[name=battle_size]", "incursion")
+    page.click("#create-army")
+    page.wait_for_selector("#army-name")
+    add(page, "Captain")
+    page.wait_for_selector('article.unit-card[data-datasheet="Captain"]')
+    add(page, "Intercessor Squad")
+    expect(page.locator("#points-total")).to_have_text("160")
+
+
+def test_crossing_answers_never_lose_an_edit_or_what_is_being_typed(page) -> None:  # type: ignore[no-untyped-def]
+    """The first edit's answer is held on the way (the server has applied it); a second edit
+    answers first; the player types in a third field meanwhile. The page ends on the newest
+    state, with the typed text intact, and sends it on leaving the field."""
+    new_list_with_a_captain_and_a_squad(page)
+    revision = int(page.locator("#army").get_attribute("data-revision") or 0)
+    delayed: list = []
+
+    def hold(route) -> None:  # type: ignore[no-untyped-def]
+        delayed.append((route, route.fetch()))  # the server answers now; the page waits
+
+    page.route("**/units/1", hold)
+    page.click("#unit-1 details.unit-edit > summary")
+    page.fill("#unit-1-form input[name=models]", "10")
+    page.press("#unit-1-form input[name=models]", "Tab")
+    expect(page.locator(".htmx-request")).not_to_have_count(0)
+    page.click("#unit-0 details.unit-edit > summary")
+    page.click("#unit-0-form input[name=warlord]")
+    # the second answer is in, but held back: the first is still on its way
+    page.wait_for_timeout(300)
+    assert len(delayed) == 1
+    assert page.locator("#army").get_attribute("data-revision") == str(revision)
+    page.click("#unit-1-form input[name=label]")
+    page.keyboard.type("Alpha")
+
+    route, response = delayed[0]
+    route.fulfill(response=response)
+    page.unroute("**/units/1")
+    # both edits show, whichever order the answers came in
+    expect(page.locator("#army")).to_have_attribute("data-revision", str(revision + 2))
+    assert page.locator("#points-total").inner_text() == "240"
+    assert page.locator("#unit-0-form input[name=warlord]").is_checked()
+    assert page.locator("#unit-1-form input[name=models]").input_value() == "10"
+    # what the player was typing survived the swap, focused, and is sent when they move on
+    label = page.locator("#unit-1-form input[name=label]")
+    assert label.input_value() == "Alpha"
+    assert label.evaluate("el => el === document.activeElement")
+    page.keyboard.press("Tab")
+    expect(page.locator("#unit-1 .unit-head h3")).to_contain_text("Intercessor Squad — Alpha")
+    page.reload()
+    assert page.locator("#unit-1-form input[name=label]").input_value() == "Alpha"
 
 
 def test_phone_layout(browser, live_server, tmp_path) -> None:  # type: ignore[no-untyped-def]
