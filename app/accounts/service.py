@@ -109,6 +109,7 @@ def user_for_session(db: Session, token: str) -> User | None:
     user: User = row[1]
     if as_aware(web_session.expires_at) <= utcnow() or not user.is_active:
         db.delete(web_session)
+        db.flush()  # at once, next to the read (ADR 0007: a GET's transaction is deferred)
         return None
     return user
 
@@ -183,4 +184,7 @@ def user_for_api_token(db: Session, secret: str) -> User | None:
     last = token.last_used_at
     if last is None or now - as_aware(last) > timedelta(minutes=1):
         token.last_used_at = now
+        # written at once, next to the read: on SQLite a GET's transaction is deferred, and the
+        # longer it reads before writing, the likelier a concurrent commit fails it (ADR 0007)
+        db.flush()
     return user

@@ -34,11 +34,11 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The app as `make run` starts it (migrate, seed, serve) on a scratch SQLite database.
 
-    One server per test module, so that one flow's server state cannot change another's.
+    One server for every browser test, as a club's server lives through many players' flows.
     """
     workdir = tmp_path_factory.mktemp("e2e")
     db = workdir / "e2e.db"
