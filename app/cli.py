@@ -24,7 +24,7 @@ def _seed(_args: argparse.Namespace) -> int:
     from app.starter import load_all
 
     db = Database(get_settings().database_url)
-    with db.sessions.begin() as session:
+    with db.writing() as session:
         for line in load_all(session):
             print(line)
     db.engine.dispose()
@@ -90,7 +90,7 @@ def _import_bsdata(args: argparse.Namespace) -> int:
             return 2
     db = Database(get_settings().database_url)
     try:
-        with db.sessions.begin() as session:
+        with db.writing() as session:
             owner = None
             if args.owner:
                 owner = session.scalar(

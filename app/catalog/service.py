@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import ColumnElement, func, or_, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, undefer
 
 from app.accounts.models import User
@@ -196,7 +197,29 @@ def store(
     slug: str | None = None,
 ) -> tuple[CatalogueRecord, bool]:
     """Insert ``catalogue`` for ``owner_id``, or replace the document of the row that owner
-    already has for the same catalogue (a new version). Returns (row, created)."""
+    already has for the same catalogue (a new version). Returns (row, created).
+
+    Two imports of one catalogue at the same time (Postgres): the second insert waits for the
+    first to commit, then breaks the unique constraint; it is rolled back to its savepoint and
+    stored again as a new version of the row the first one created."""
+    for attempt in range(2):
+        try:
+            with db.begin_nested():
+                return _store(db, catalogue, owner_id=owner_id, report=report, slug=slug)
+        except IntegrityError:
+            if attempt:
+                raise
+    raise AssertionError("unreachable")
+
+
+def _store(
+    db: Session,
+    catalogue: Catalogue,
+    *,
+    owner_id: int | None,
+    report: dict[str, Any] | None,
+    slug: str | None,
+) -> tuple[CatalogueRecord, bool]:
     document = catalogue.to_dict()
     doc_digest = digest(document)
     query = select(CatalogueRecord).where(CatalogueRecord.source_id == catalogue.id)

@@ -14,6 +14,7 @@ timeout and each one reads what the previous one committed (ADR 0007).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -87,6 +88,14 @@ class Database:
     def __init__(self, url: str, *, echo: bool = False) -> None:
         self.engine = make_engine(url, echo=echo)
         self.sessions = sessionmaker(self.engine, expire_on_commit=False, autoflush=True)
+
+    @contextmanager
+    def writing(self) -> Iterator[Session]:
+        """A transaction that writes, outside a request (the command line): committed at the
+        end, rolled back if the block raises, holding the write lock from the start."""
+        with self.sessions.begin() as session:
+            session.connection(execution_options={WRITE: True})
+            yield session
 
     def session(self, *, write: bool = False) -> Iterator[Session]:
         """Request scope: commit on success, roll back on error. Services never commit.
