@@ -56,6 +56,10 @@ MESSAGES: Mapping[str, str] = {
     "wargear-invalid.too-many": lazy(
         "{datasheet} takes {count} {wargear}; at most {limit} allowed."
     ),
+    "wargear-invalid.alternatives": lazy(
+        "{datasheet} takes {count} of {wargear}, which are alternatives ({options}): at most "
+        "{limit} in all."
+    ),
     "leader-attachment-illegal.no-such-unit": lazy(
         "{datasheet} is attached to unit {target_number}, which is not in the army."
     ),
@@ -105,6 +109,7 @@ FIXES: Mapping[str, str] = {
     "unit-size-invalid": lazy("Set {datasheet} to {allowed} models."),
     "wargear-invalid": lazy("Remove {wargear}{suggestion}."),
     "wargear-invalid.too-many": lazy("Take at most {limit} {wargear}."),
+    "wargear-invalid.alternatives": lazy("Keep at most {limit} of {wargear}."),
     "leader-attachment-illegal": lazy("Attach {datasheet} to one of: {allowed}."),
     "leader-attachment-illegal.not-a-leader": lazy("Detach {datasheet}."),
     "leader-attachment-illegal.bodyguard-taken": lazy(

@@ -19,7 +19,9 @@ The rules checked, with their seed lines (``wh40k-10e-core-2.md`` §2.10):
   each unique [L4333-4341], from the chosen Detachment [L4283-4294], and only on a bearer the
   enhancement allows (``enhancement-not-eligible``, from the data);
 - a known datasheet, detachment and enhancement (with the closest names when unknown);
-- a unit size its datasheet allows, wargear its options allow [L3080-3091];
+- a unit size its datasheet allows, wargear its options allow [L3080-3091]: each item within
+  its own limit, and the items of one option (alternatives: "one of the following") within the
+  option's slots, shared between options that offer the same item;
 - Leader attachments: a Leader joins one of its Bodyguard units, one Leader per Bodyguard
   unit [L3211-3227, L3253] unless a datasheet allows a second one (``extra_leader`` on the
   Leader, ``two_leaders_from`` on the Bodyguard unit); a
@@ -112,6 +114,8 @@ MESSAGES: Mapping[str, str] = {
     "unit-size-invalid": "{datasheet} has {models} models; it must have {allowed}.",
     "wargear-invalid": "{datasheet} cannot take {wargear}.",
     "wargear-invalid.too-many": "{datasheet} takes {count} {wargear}; at most {limit} allowed.",
+    "wargear-invalid.alternatives": "{datasheet} takes {count} of {wargear}, which are "
+    "alternatives ({options}): at most {limit} in all.",
     "leader-attachment-illegal.no-such-unit": "{datasheet} is attached to unit {target_number}, "
     "which is not in the army.",
     "leader-attachment-illegal.self": "{datasheet} is attached to itself.",
@@ -153,6 +157,7 @@ FIXES: Mapping[str, str] = {
     "unit-size-invalid": "Set {datasheet} to {allowed} models.",
     "wargear-invalid": "Remove {wargear}{suggestion}.",
     "wargear-invalid.too-many": "Take at most {limit} {wargear}.",
+    "wargear-invalid.alternatives": "Keep at most {limit} of {wargear}.",
     "leader-attachment-illegal": "Attach {datasheet} to one of: {allowed}.",
     "leader-attachment-illegal.not-a-leader": "Detach {datasheet}.",
     "leader-attachment-illegal.bodyguard-taken": "Attach {datasheet} to another Bodyguard unit.",
@@ -362,6 +367,87 @@ def _wargear_limits(sheet: Datasheet, models: int) -> dict[str, tuple[str, int, 
     return limits
 
 
+def _option_slots(sheet: Datasheet, models: int) -> list[tuple[str, int, dict[str, int]]]:
+    """Each wargear option as (name, slots, {item key: most that item can fill}): a model type
+    option gives ``max`` picks per model of that type the unit can have."""
+    model_max = {name_key(m.name): min(m.max, models) for m in sheet.models}
+    slots = []
+    for opt in sheet.wargear_options:
+        carriers = max(model_max.get(name_key(opt.model), 1) if opt.model else 1, 0)
+        total = min(opt.max * carriers, MAX_PER_NAME)
+        items: dict[str, int] = {}
+        for choice in opt.choices:
+            cap = total if choice.max_per_unit is None else min(total, choice.max_per_unit)
+            key = name_key(choice.name)
+            items[key] = max(items.get(key, 0), cap)
+        slots.append((opt.name, total, items))
+    return slots
+
+
+def _overcommitted(
+    taken: Mapping[str, int], slots: Sequence[tuple[str, int, dict[str, int]]]
+) -> tuple[set[str], set[int], int, int] | None:
+    """Can every item taken be put in an option offering it, no option over its slots? A
+    maximum flow from items to options says; if not, the items that cannot all fit and the
+    options they can use (a Hall violator: more taken than those options hold), with both
+    totals. ``None`` when everything fits."""
+    items = [key for key in taken if any(key in o[2] for o in slots)]
+    flow: dict[tuple[str, int], int] = {}
+    left = {key: taken[key] for key in items}
+    room = [o[1] for o in slots]
+
+    def augment(key: str, seen_items: set[str], seen_options: set[int]) -> bool:
+        """Find room for one more of ``key``: a free slot, or one freed by moving another
+        item to another option (an augmenting path of one unit)."""
+        seen_items.add(key)
+        for j, (_, _, offered) in enumerate(slots):
+            if key not in offered or j in seen_options or flow.get((key, j), 0) >= offered[key]:
+                continue
+            seen_options.add(j)
+            if room[j] > 0:
+                room[j] -= 1
+                flow[key, j] = flow.get((key, j), 0) + 1
+                return True
+            for other in items:
+                moved = (
+                    flow.get((other, j), 0) > 0
+                    and other not in seen_items
+                    and augment(other, seen_items, seen_options)
+                )
+                if moved:
+                    flow[other, j] -= 1
+                    flow[key, j] = flow.get((key, j), 0) + 1
+                    return True
+        return False
+
+    stuck: set[str] = set()
+    for key in items:
+        while left[key] > 0:
+            seen_items: set[str] = set()
+            seen_options: set[int] = set()
+            if not augment(key, seen_items, seen_options):
+                stuck |= seen_items
+                break
+            left[key] -= 1
+    if not stuck:
+        return None
+    # the items that could not all be placed, with every item their options' slots hold
+    reach_items, reach_options = set(stuck), set()
+    changed = True
+    while changed:
+        changed = False
+        for j, (_, _, offered) in enumerate(slots):
+            if j not in reach_options and any(k in offered for k in reach_items):
+                reach_options.add(j)
+                changed = True
+                for k in items:
+                    if k not in reach_items and flow.get((k, j), 0) > 0:
+                        reach_items.add(k)
+    demand = sum(taken[k] for k in reach_items)
+    capacity = sum(slots[j][1] for j in reach_options)
+    return reach_items, reach_options, demand, capacity
+
+
 def _check_wargear(out: _Collector, i: int, unit: RosterUnit, sheet: Datasheet, models: int) -> int:
     """Check a unit's wargear; return the points it adds."""
     if not unit.wargear:
@@ -396,6 +482,33 @@ def _check_wargear(out: _Collector, i: int, unit: RosterUnit, sheet: Datasheet, 
                 message_id="wargear-invalid.too-many",
                 fix_id="wargear-invalid.too-many",
             )
+    # alternatives: each item within its own limit (checked above), can they all be fitted
+    # into the options' slots at once?
+    taken: dict[str, int] = {}
+    shown: dict[str, str] = {}
+    for wname, count in unit.wargear.items():
+        entry = limits.get(name_key(wname))
+        if count > 0 and entry is not None:
+            key = name_key(wname)
+            taken[key] = taken.get(key, 0) + min(count, entry[1])
+            shown[key] = entry[0]
+    slots = _option_slots(sheet, models)
+    found = _overcommitted(taken, slots) if taken else None
+    if found is not None:
+        keys, options, demand, capacity = found
+        out.add(
+            Code.WARGEAR_INVALID,
+            i,
+            {
+                "datasheet": ref,
+                "wargear": ", ".join(sorted(shown[k] for k in keys)),
+                "options": ", ".join(sorted({slots[j][0] for j in options})),
+                "count": demand,
+                "limit": capacity,
+            },
+            message_id="wargear-invalid.alternatives",
+            fix_id="wargear-invalid.alternatives",
+        )
     return points
 
 
