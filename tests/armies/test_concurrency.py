@@ -8,21 +8,19 @@ write sessions as the app opens them, and delete what they created.
 
 from __future__ import annotations
 
-import secrets
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 
 import pytest
-from sqlalchemy import Engine, delete
+from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
 from app.accounts.models import User
 from app.armies import service
 from app.armies.models import Army
 from app.armies.schemas import PenArmyCreate, PenUnitIn
-from app.core.db import WRITE
+from tests.support.committed import committed_user, write_session
 
 
 def troops(name: str, points: int) -> PenUnitIn:
@@ -34,48 +32,31 @@ def troops(name: str, points: int) -> PenUnitIn:
 pytestmark = pytest.mark.xdist_group("committed-armies")
 
 
-@contextmanager
-def write_session(engine: Engine) -> Iterator[Session]:
-    """What `Database.session(write=True)` gives a POST: the write lock from the start."""
-    with Session(engine, expire_on_commit=False) as session:
-        session.connection(execution_options={WRITE: True})
-        try:
-            yield session
-            session.commit()
-        except BaseException:
-            session.rollback()
-            raise
-
-
 @pytest.fixture
 def committed_army(engine: Engine) -> Iterator[tuple[int, int]]:
     """A PEN list of eight units, committed; removed afterwards. (user id, army id)"""
-    with Session(engine) as s:
-        user = User(
-            email=f"editor-{secrets.token_hex(4)}@example.com",
-            display_name="Editor",
-            password_hash="x",
-        )
-        s.add(user)
-        s.flush()
-        units = [troops(f"Unit {i}", 10) for i in range(8)]
-        v = service.create(s, user, PenArmyCreate(rule_system="pen", name="Race", units=units))
-        s.commit()
-        ids = (user.id, v.army.id)
-    yield ids
-    with Session(engine) as s:
-        s.execute(delete(Army).where(Army.id == ids[1]))
-        s.execute(delete(User).where(User.id == ids[0]))
-        s.commit()
+    with committed_user(engine, "Editor") as user_id:  # the army goes with its owner
+        with Session(engine) as s:
+            user = s.get(User, user_id)
+            assert user is not None
+            units = [troops(f"Unit {i}", 10) for i in range(8)]
+            v = service.create(s, user, PenArmyCreate(rule_system="pen", name="Race", units=units))
+            s.commit()
+            army_id = v.army.id
+        yield user_id, army_id
 
 
-def _rename(engine: Engine, ids: tuple[int, int], index: int, hold: float = 0.0) -> int:
+def _rename(
+    engine: Engine, ids: tuple[int, int], index: int, saved: threading.Event | None = None
+) -> int:
     user_id, army_id = ids
     with write_session(engine) as s:
         user = s.get(User, user_id)
         assert user is not None
         v = service.save_pen_unit(s, user, army_id, index, troops(f"Edited {index}", 20))
-        time.sleep(hold)  # still uncommitted: a concurrent edit must wait for this one
+        if saved is not None:
+            saved.set()
+            time.sleep(0.3)  # still uncommitted: a concurrent edit must wait for this one
         return v.army.revision
 
 
@@ -90,16 +71,14 @@ def test_an_edit_made_while_another_is_uncommitted_keeps_both(
     engine: Engine, committed_army: tuple[int, int]
 ) -> None:
     first_done: list[int] = []
-    started = threading.Event()
+    saved = threading.Event()
 
     def first() -> None:
-        started.set()
-        first_done.append(_rename(engine, committed_army, 0, hold=0.3))
+        first_done.append(_rename(engine, committed_army, 0, saved))
 
     thread = threading.Thread(target=first)
     thread.start()
-    started.wait(5)
-    time.sleep(0.05)  # the first edit holds its transaction open now
+    assert saved.wait(10)  # the first edit is applied and holds its transaction open
     second = _rename(engine, committed_army, 1)
     thread.join(10)
 

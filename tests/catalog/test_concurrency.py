@@ -6,7 +6,6 @@ write sessions as the app opens them, and deletes what it created.
 
 from __future__ import annotations
 
-import secrets
 import threading
 import time
 from collections.abc import Iterator
@@ -15,11 +14,10 @@ import pytest
 from sqlalchemy import Engine, delete, select
 from sqlalchemy.orm import Session
 
-from app.accounts.models import User
 from app.catalog import service
 from app.catalog.models import CatalogueRecord
-from app.core.db import WRITE
 from app.engine.wh40k10e.army import Catalogue
+from tests.support.committed import committed_user, write_session
 
 pytestmark = pytest.mark.xdist_group("committed-catalogues")
 
@@ -28,33 +26,22 @@ SOURCE = "race-test-catalogue"
 
 @pytest.fixture
 def owner(engine: Engine) -> Iterator[int]:
-    with Session(engine) as s:
-        user = User(
-            email=f"importer-{secrets.token_hex(4)}@example.com",
-            display_name="Importer",
-            password_hash="x",
-        )
-        s.add(user)
-        s.commit()
-        user_id = user.id
-    yield user_id
-    with Session(engine) as s:
-        s.execute(delete(CatalogueRecord).where(CatalogueRecord.source_id == SOURCE))
-        s.execute(delete(User).where(User.id == user_id))
-        s.commit()
+    with committed_user(engine, "Importer") as user_id:
+        yield user_id
+        with Session(engine) as s:
+            s.execute(delete(CatalogueRecord).where(CatalogueRecord.source_id == SOURCE))
+            s.commit()
 
 
 def _import(
     engine: Engine, owner_id: int, version: str, stored: threading.Event | None = None
 ) -> bool:
-    with Session(engine) as s:
-        s.connection(execution_options={WRITE: True})
+    with write_session(engine) as s:
         catalogue = Catalogue(id=SOURCE, name="Race", version=version, factions=())
         _record, created = service.store(s, catalogue, owner_id=owner_id)
         if stored is not None:
             stored.set()
             time.sleep(0.3)  # uncommitted: the other import runs into it
-        s.commit()
         return created
 
 

@@ -29,11 +29,12 @@ def add(page, name: str) -> None:  # type: ignore[no-untyped-def]
     page.click(f"{item} button.add-unit")
 
 
-def test_build_a_list_and_mark_it_ready(page, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def new_list(page, name: str) -> str:  # type: ignore[no-untyped-def]
+    """Register, then create an Incursion Space Marines list from "My lists"; its URL."""
     register(page)
     page.goto("/armies")
     page.click("#new-army")
-    page.fill("#new-army-form input[name=name]", "Browser list")
+    page.fill("#new-army-form input[name=name]", name)
     page.select_option("#faction-select", "Adeptus Astartes")
     page.wait_for_selector(
         '#detachment-select option[value="Gladius Task Force"]', state="attached"
@@ -42,7 +43,11 @@ def test_build_a_list_and_mark_it_ready(page, tmp_path) -> None:  # type: ignore
     page.select_option("#new-army-form select[name=battle_size]", "incursion")
     page.click("#create-army")
     page.wait_for_selector("#army-name")
-    url = page.url
+    return str(page.url)
+
+
+def test_build_a_list_and_mark_it_ready(page, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    url = new_list(page, "Browser list")
     assert page.locator("#points-total").inner_text() == "0"
 
     # a marker that a full page load would erase: the updates come as htmx fragments
@@ -98,17 +103,7 @@ def test_build_a_list_and_mark_it_ready(page, tmp_path) -> None:  # type: ignore
 
 
 def new_list_with_a_captain_and_a_squad(page) -> None:  # type: ignore[no-untyped-def]
-    register(page)
-    page.goto("/armies/new")
-    page.fill("#new-army-form input[name=name]", "Crossing answers")
-    page.select_option("#faction-select", "Adeptus Astartes")
-    page.wait_for_selector(
-        '#detachment-select option[value="Gladius Task Force"]', state="attached"
-    )
-    page.select_option("#detachment-select", "Gladius Task Force")
-    page.select_option("#new-army-form select[name=battle_size]", "incursion")
-    page.click("#create-army")
-    page.wait_for_selector("#army-name")
+    new_list(page, "Crossing answers")
     add(page, "Captain")
     page.wait_for_selector('article.unit-card[data-datasheet="Captain"]')
     add(page, "Intercessor Squad")
