@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session
 
 from app.accounts.deps import CurrentUser, OptionalUser
 from app.core.deps import DbSession
+from app.core.errors import PROBLEM_JSON
 from app.engine.combat import to_jsonable
 from app.engine.match import visible_to
 from app.engine.wh40k10e.battle import EVENT_CODEC, Seat
@@ -45,6 +46,7 @@ from app.matches.schemas import (
 router = APIRouter(prefix="/matches", tags=["matches"])
 
 GUEST_HEADER = "X-Guest-Token"
+_PROBLEM: dict[str, Any] = {"content": {PROBLEM_JSON: {}}}
 
 
 def match_db(request: Request, db: DbSession) -> Session:
@@ -117,6 +119,8 @@ def match_out(
         vp={"A": match.vp_a, "B": match.vp_b},
         winner=match.winner,
         league_game_id=match.league_game_id,
+        league_reported=match.league_reported,
+        league_report_error=match.league_report_error,
         created_at=match.created_at,
         updated_at=match.updated_at,
         invitation=invitation(request, match, seat),
@@ -266,6 +270,21 @@ def import_match(
 def get_match(request: Request, match_id: int, who: Who, db: MatchDb) -> MatchOut:
     match, seat = service.get_for(db, match_id, who)
     return match_out(request, db, match, seat)
+
+
+@router.delete(
+    "/{match_id}",
+    status_code=status.HTTP_204_NO_CONTENT,
+    summary="Cancel a match nobody has joined yet (its creator only): it is deleted",
+    responses={
+        403: {"description": "Not the creator (`match-creator-only`)", **_PROBLEM},
+        404: {"description": "No such match that you play (`match-not-found`)", **_PROBLEM},
+        409: {"description": "The opponent has joined (`match-started`)", **_PROBLEM},
+    },
+)
+def cancel_match(match_id: int, who: Who, db: MatchDb) -> None:
+    match, _seat = service.get_for(db, match_id, who)
+    service.cancel(db, match, who)
 
 
 @router.post(

@@ -49,6 +49,15 @@ class MatchNotStarted(Conflict):
     )
 
 
+class MatchStarted(Conflict):
+    """The match is no longer open (the opponent joined): it cannot be cancelled any more."""
+
+    code, title = (
+        "match-started",
+        lazy("The match has started: only a match waiting for its opponent can be cancelled"),
+    )
+
+
 class ExportNotYet(Conflict):
     code, title = (
         "export-not-yet",

@@ -71,6 +71,9 @@ class Match(TimestampMixin, Base):
         ForeignKey("league_games.id", ondelete="SET NULL"), index=True
     )
     league_reported: Mapped[bool] = mapped_column(default=False)
+    # Why the confirmed result could not be reported to the league game (the problem's
+    # detail); the players then report it by hand. None: reported, or nothing to report.
+    league_report_error: Mapped[str | None] = mapped_column(String(500))
     version: Mapped[int] = mapped_column(default=0)
     # Denormalised from the state at each write, for listings.
     winner: Mapped[str | None] = mapped_column(String(4))

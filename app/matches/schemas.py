@@ -117,6 +117,14 @@ class MatchOut(BaseModel):
     vp: dict[str, int]
     winner: str | None
     league_game_id: int | None
+    league_reported: bool = Field(
+        default=False, description="The confirmed result was reported to the league game"
+    )
+    league_report_error: str | None = Field(
+        default=None,
+        description="Why the confirmed result could not be reported to the league game: the "
+        "players report it by hand on the league's page (or ask a club admin)",
+    )
     created_at: datetime
     updated_at: datetime
     invitation: InvitationOut | None = Field(

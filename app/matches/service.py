@@ -38,8 +38,8 @@ from datetime import UTC, datetime
 from functools import cache
 from typing import Any
 
+from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy import event as sa_event
-from sqlalchemy import func, or_, select, update
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
@@ -74,6 +74,7 @@ from app.matches.exceptions import (
     LeagueGameUnusable,
     MatchNotFound,
     MatchNotStarted,
+    MatchStarted,
     NotTheCreator,
     OwnMatch,
     SeatTaken,
@@ -160,6 +161,10 @@ class BattleCache:
             self._items.move_to_end(key)
             while len(self._items) > self.size:
                 self._items.popitem(last=False)
+
+    def discard(self, key: tuple[int, str]) -> None:
+        with self._lock:
+            self._items.pop(key, None)
 
     def clear(self) -> None:
         with self._lock:
@@ -491,6 +496,50 @@ def rotate_invitation(db: Session, match: Match, seat: Seat) -> Match:
     return match
 
 
+def may_cancel(match: Match, caller: Caller) -> bool:
+    """Whether ``caller`` may cancel ``match``: its creator, while nobody has joined it."""
+    return (
+        caller.user_id is not None
+        and match.created_by_id == caller.user_id
+        and match.status == MatchStatus.OPEN
+        and match.version == 0
+    )
+
+
+def cancel(db: Session, match: Match, caller: Caller) -> None:
+    """The creator withdraws a match nobody has joined yet: the row is deleted.
+
+    An open match has no events, no army B and no result; its league game (if it was created
+    for one) is linked only by ``matches.league_game_id``, so the game is free for a new match
+    once the row is gone. The delete is a compare-and-set on ``version = 0``: if the opponent's
+    join committed first, the match has started and the cancellation is refused (409).
+    """
+    if caller.user_id is None or match.created_by_id != caller.user_id:
+        raise NotTheCreator()
+    started = MatchStarted(f"Match {match.id} has started: it can no longer be cancelled.")
+    if match.status != MatchStatus.OPEN or match.version != 0:
+        raise started
+    gone = (
+        delete(Match)
+        .where(Match.id == match.id, Match.version == 0, Match.status == MatchStatus.OPEN)
+        .execution_options(synchronize_session=False)
+    )
+    if db.get_bind().dialect.name == "postgresql":
+        # wakes the streams of the other workers at commit (they then answer "gone")
+        notify = func.pg_notify(NOTIFY_CHANNEL, f"{match.id}:0")
+        deleted = len(db.execute(gone.returning(notify)).all())
+    else:
+        deleted = db.execute(gone).rowcount  # type: ignore[attr-defined]
+    if deleted != 1:
+        raise started
+    db.expunge(match)
+    cache_key = (match.id, match.secret)
+    match_id = match.id
+    publisher = _publisher(db)
+    after_commit(db, lambda: battle_cache.discard(cache_key))
+    after_commit(db, lambda: publisher(match_id, 0))
+
+
 def join(
     db: Session,
     match: Match,
@@ -693,6 +742,7 @@ def _report_to_league(db: Session, match: Match, state: BattleState) -> None:
     vp = {s: state.players[s].vp for s in (Seat.A, Seat.B)}
     first = Seat.A if fixture_a == match.player_a_id else Seat.B
     second = Seat.B if first is Seat.A else Seat.A
+    values: dict[str, Any]
     try:
         with db.begin_nested():
             leagues.report_from_match(
@@ -703,9 +753,30 @@ def _report_to_league(db: Session, match: Match, state: BattleState) -> None:
                 match_id=match.id,
                 confirmed_by_both=True,
             )
-        db.execute(update(Match).where(Match.id == match.id).values(league_reported=True))
+        values = {"league_reported": True, "league_report_error": None}
     except AppError as exc:
+        # The match stays confirmed; the players are told (match page, JSON) to report the
+        # result by hand on the league's page or to ask a club admin.
         log.warning("match %s: the league game was not updated: %s", match.id, exc.detail)
+        values = {"league_report_error": str(exc.detail)[:500]}
+    db.execute(
+        update(Match)
+        .where(Match.id == match.id)
+        .values(**values)
+        .execution_options(synchronize_session=False)
+    )
+    for key, value in values.items():
+        set_committed_value(match, key, value)
+
+
+def league_game_path(db: Session, match: Match) -> str | None:
+    """The page of the league game this match was created for (``None``: not a league match)."""
+    from app.leagues.models import Game
+
+    if match.league_game_id is None:
+        return None
+    league_id = db.scalar(select(Game.league_id).where(Game.id == match.league_game_id))
+    return None if league_id is None else f"/leagues/{league_id}/games/{match.league_game_id}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -123,6 +123,7 @@ def _index(
     *,
     errors: Mapping[str, str] | None = None,
     form: Mapping[str, Any] | None = None,
+    cancelled: int | None = None,
     status_code: int = 200,
 ) -> HTMLResponse:
     current_locale.set(getattr(request.state, "locale", "en"))
@@ -148,6 +149,7 @@ def _index(
             "missions": service.missions(),
             "errors": errors or {},
             "form": form or {},
+            "cancelled": cancelled,
         },
         status_code=status_code,
     )
@@ -162,8 +164,13 @@ def _problem_errors(exc: AppError) -> dict[str, str]:
 
 
 @router.get("/matches")
-def matches_page(request: Request, db: WebDb, user: WebUser) -> HTMLResponse:
-    return _index(request, db, user)
+def matches_page(
+    request: Request,
+    db: WebDb,
+    user: WebUser,
+    cancelled: Annotated[int | None, Query(ge=1, le=2**31 - 1)] = None,
+) -> HTMLResponse:
+    return _index(request, db, user, cancelled=cancelled)
 
 
 @router.post("/matches")
@@ -403,6 +410,12 @@ def context(
         "odds": odds,
         "resolution": resolution,
         "invitation": match_api.invitation(request, match, seat),
+        "can_cancel": service.may_cancel(
+            match, _caller(request, getattr(request.state, "user", None), match.id)
+        ),
+        "league_game_path": (
+            service.league_game_path(db, match) if match.league_report_error else None
+        ),
         "present": present,
         "situation_flags": SITUATION_FLAGS,
         "view": None,
@@ -688,6 +701,26 @@ def rotate_invitation(request: Request, db: WebDb, user: WebUser, match_id: int)
     match, seat = _get(request, db, user, match_id)
     service.rotate_invitation(db, match, seat)
     return htmx_redirect(request, f"/matches/{match_id}")
+
+
+@router.post("/matches/{match_id}/cancel")
+def cancel_match(request: Request, db: WebDb, user: OptionalUser, match_id: int) -> Response:
+    """The creator cancels a match nobody has joined: back to their matches, with a notice."""
+    match, _seat = _get(request, db, user, match_id)
+    try:
+        with db.begin_nested():
+            service.cancel(db, match, _caller(request, user, match_id))
+    except AppError as exc:
+        match, seat = _get(request, db, user, match_id)
+        return _page(
+            request,
+            db,
+            match,
+            seat,
+            error=exc.detail,
+            status_code=200 if is_htmx(request) else exc.status,
+        )
+    return htmx_redirect(request, f"/matches?cancelled={match_id}")
 
 
 @router.get("/matches/{match_id}/events")

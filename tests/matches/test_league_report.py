@@ -1,0 +1,173 @@
+"""A confirmed match that cannot update its league game says so to both players."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from fastapi.testclient import TestClient
+from sqlalchemy.orm import Session
+
+from app.accounts.models import User
+from app.clubs.models import Club
+from app.engine.wh40k10e.army import BattleSize, Roster, RosterUnit
+from app.leagues.models import Game, GameStatus, League, Registration
+from tests.matches.conftest import FakeArmies, Player, setup_battle
+from tests.matches.conftest import Game as Table
+from tests.support.web import html
+
+FEW = Roster(
+    "Adeptus Astartes",
+    "Gladius Task Force",
+    BattleSize.INCURSION,
+    (RosterUnit("Captain", warlord=True), RosterUnit("Intercessor Squad", 5)),
+)
+ALONE = Roster("Orks", "War Horde", BattleSize.INCURSION, (RosterUnit("Warboss", warlord=True),))
+
+
+@dataclass
+class Fixture:
+    league_id: int
+    game_id: int
+    registrations: tuple[int, int]  # (alice's, bob's)
+
+
+def _fixture(db: Session, alice: TestClient, bob: TestClient) -> Fixture:
+    club = Club(name="Club")
+    db.add(club)
+    db.flush()
+    league = League(
+        club_id=club.id, name="League", rule_system="wh40k-10e", format="round_robin", seed=1
+    )
+    db.add(league)
+    db.flush()
+    regs = [
+        Registration(league_id=league.id, user_id=c.user_id, snapshot={})  # type: ignore[attr-defined]
+        for c in (alice, bob)
+    ]
+    db.add_all(regs)
+    db.flush()
+    game = Game(league_id=league.id, player_a_id=regs[0].id, player_b_id=regs[1].id)
+    db.add(game)
+    db.commit()
+    return Fixture(league.id, game.id, (regs[0].id, regs[1].id))
+
+
+def _play_to_the_end(alice: TestClient, bob: TestClient, armies: FakeArmies, game_id: int) -> Table:
+    """A league match where Alice tables Bob's lone Warboss; both still have to confirm."""
+    r = alice.post(
+        "/api/v1/matches",
+        json={
+            "army_id": armies.ready(alice, FEW),
+            "battle_size": "incursion",
+            "league_game_id": game_id,
+        },
+    )
+    assert r.status_code == 201, r.text
+    created = r.json()
+    r = bob.post(
+        "/api/v1/matches/join",
+        json={"code": created["invitation"]["code"], "army_id": armies.ready(bob, ALONE)},
+    )
+    assert r.status_code == 200, r.text
+    t = Table(Player(alice, created["id"], "A"), Player(bob, created["id"], "B"), created["id"])
+    setup_battle(t)
+    t.a.send({"type": "end_phase"})
+    t.a.send({"type": "end_phase"})
+    t.a.send({"type": "shoot", "unit": "a2", "targets": ["b1"]})
+    t.a.send({"type": "resolve_attack", "attacker": "a2", "target": "b1", "damage": [3, 3]})
+    assert t.a.get()["status"] == "ended"
+    return t
+
+
+def _report_banner(client: TestClient, match_id: int) -> Any:
+    page = client.get(f"/matches/{match_id}")
+    assert page.status_code == 200, page.text
+    return html(page).css_first("#result #league-report-error")
+
+
+def test_a_failed_league_report_is_shown_to_both_players(
+    user_client: Callable[[str], TestClient], armies: FakeArmies, db: Session
+) -> None:
+    alice, bob = user_client("Alice"), user_client("Bob")
+    fixture = _fixture(db, alice, bob)
+    t = _play_to_the_end(alice, bob, armies, fixture.game_id)
+    # meanwhile the players entered another result by hand on the league page, confirmed
+    game = db.get(Game, fixture.game_id)
+    assert game is not None
+    game.status = GameStatus.CONFIRMED
+    game.winner_id = fixture.registrations[1]
+    game.vp_a, game.vp_b = 10, 45
+    game.accepted_a = game.accepted_b = True
+    game.reported_by_id = bob.user_id  # type: ignore[attr-defined]
+    db.commit()
+    t.a.send({"type": "confirm_result"})
+    assert _report_banner(alice, t.match_id) is None  # not confirmed by both yet
+    t.b.send({"type": "confirm_result"})  # the match is confirmed; the report fails
+    for p in (t.a, t.b):
+        seen = p.get()
+        assert seen["status"] == "confirmed"
+        assert seen["league_game_id"] == fixture.game_id
+        assert seen["league_reported"] is False
+        assert seen["league_report_error"] == "This fixture already has a confirmed result."
+    # the league game keeps the result entered by hand
+    db.refresh(game)
+    assert (game.status, game.winner_id, game.vp_a, game.vp_b, game.match_id) == (
+        "confirmed",
+        fixture.registrations[1],
+        10,
+        45,
+        None,
+    )
+    # both players read it on the match page, with the way to the league game
+    for client in (alice, bob):
+        banner = _report_banner(client, t.match_id)
+        assert banner is not None
+        assert banner.attributes["role"] == "alert"
+        text = banner.text(separator=" ")
+        assert "could not be sent to the league" in text
+        assert "report it by hand" in text
+        assert "ask a club admin" in text
+        assert "This fixture already has a confirmed result." in text
+        link = banner.css_first("a#league-game-link")
+        assert link.attributes["href"] == f"/leagues/{fixture.league_id}/games/{fixture.game_id}"
+    # and in French
+    user = db.get(User, bob.user_id)  # type: ignore[attr-defined]
+    assert user is not None
+    user.preferred_language = "fr"
+    db.commit()
+    banner = _report_banner(bob, t.match_id)
+    assert "n'a pas pu être transmis à la ligue" in banner.text()
+    assert banner.css_first("a#league-game-link").text() == "Ouvrir la partie de ligue"
+
+
+def test_a_league_report_that_went_through_shows_no_warning(
+    user_client: Callable[[str], TestClient], armies: FakeArmies, db: Session
+) -> None:
+    alice, bob = user_client("Alice"), user_client("Bob")
+    fixture = _fixture(db, alice, bob)
+    t = _play_to_the_end(alice, bob, armies, fixture.game_id)
+    t.a.send({"type": "confirm_result"})
+    t.b.send({"type": "confirm_result"})
+    seen = t.b.get()
+    assert seen["status"] == "confirmed"
+    assert seen["league_reported"] is True
+    assert seen["league_report_error"] is None
+    game = db.get(Game, fixture.game_id)
+    assert game is not None
+    db.refresh(game)
+    assert (game.status, game.match_id) == ("confirmed", t.match_id)
+    for client in (alice, bob):
+        page = html(client.get(f"/matches/{t.match_id}"))
+        assert page.css_first("#result") is not None
+        assert page.css_first("#league-report-error") is None
+
+
+def test_a_match_outside_a_league_has_nothing_to_report(
+    new_game: Callable[..., Table],
+) -> None:
+    seen = new_game().a.get()
+    assert seen["league_game_id"] is None
+    assert seen["league_reported"] is False
+    assert seen["league_report_error"] is None
