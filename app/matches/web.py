@@ -682,15 +682,7 @@ def combat_form(
         return _refused(request, db, match_id, user, exc)
     except AppError as exc:
         db.rollback()
-        match, seat = _get(request, db, user, match_id)
-        return _page(
-            request,
-            db,
-            match,
-            seat,
-            error=exc.detail,
-            status_code=200 if is_htmx(request) else exc.status,
-        )
+        return _error_page(request, db, user, match_id, exc)
     summary = to_jsonable(resolution)
     assert isinstance(summary, dict)
     return _page(request, db, match, seat, resolution=summary)
@@ -711,16 +703,21 @@ def cancel_match(request: Request, db: WebDb, user: OptionalUser, match_id: int)
         with db.begin_nested():
             service.cancel(db, match, _caller(request, user, match_id))
     except AppError as exc:
-        match, seat = _get(request, db, user, match_id)
-        return _page(
-            request,
-            db,
-            match,
-            seat,
-            error=exc.detail,
-            status_code=200 if is_htmx(request) else exc.status,
-        )
+        return _error_page(request, db, user, match_id, exc)
     return htmx_redirect(request, f"/matches?cancelled={match_id}")
+
+
+def _error_page(request: Request, db: Session, user: Any, match_id: int, exc: AppError) -> Response:
+    """The match page, fresh, with the refusal shown (htmx swaps only a 200)."""
+    match, seat = _get(request, db, user, match_id)
+    return _page(
+        request,
+        db,
+        match,
+        seat,
+        error=exc.detail,
+        status_code=200 if is_htmx(request) else exc.status,
+    )
 
 
 @router.get("/matches/{match_id}/events")
