@@ -380,3 +380,39 @@ def committed_match(engine: Engine) -> Iterator[tuple[int, list[int]]]:
         s.execute(delete(Match).where(Match.id == match_id))
         s.execute(delete(User).where(User.id.in_(user_ids)))
         s.commit()
+
+
+# -- a league game between two players (matches created for a fixture report to it) ----------
+
+
+@dataclass
+class LeagueFixture:
+    league_id: int
+    game_id: int
+    registrations: tuple[int, int]  # (player A's, player B's)
+
+
+def league_game(db: Session, player_a: int, player_b: int) -> LeagueFixture:
+    """A round-robin league of one club with one scheduled game, committed to the test's
+    savepoint; ``player_a`` / ``player_b`` are user ids."""
+    from app.clubs.models import Club
+    from app.leagues.models import Game as LeagueGame
+    from app.leagues.models import League, Registration
+
+    club = Club(name="Club")
+    db.add(club)
+    db.flush()
+    league = League(
+        club_id=club.id, name="League", rule_system="wh40k-10e", format="round_robin", seed=1
+    )
+    db.add(league)
+    db.flush()
+    regs = [
+        Registration(league_id=league.id, user_id=uid, snapshot={}) for uid in (player_a, player_b)
+    ]
+    db.add_all(regs)
+    db.flush()
+    game = LeagueGame(league_id=league.id, player_a_id=regs[0].id, player_b_id=regs[1].id)
+    db.add(game)
+    db.commit()
+    return LeagueFixture(league.id, game.id, (regs[0].id, regs[1].id))

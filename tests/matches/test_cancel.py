@@ -11,10 +11,9 @@ from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from app.clubs.models import Club
-from app.leagues.models import Game, League, Registration
+from app.leagues.models import Game
 from app.matches.models import Match, MatchEvent
-from tests.matches.conftest import FakeArmies, marines, orks, setup_battle
+from tests.matches.conftest import FakeArmies, league_game, marines, orks, setup_battle
 from tests.matches.conftest import Game as Table
 from tests.support.web import csrf, html, register
 
@@ -147,23 +146,8 @@ def test_a_cancelled_league_match_frees_its_league_game(
     user_client: Callable[[str], TestClient], armies: FakeArmies, db: Session
 ) -> None:
     alice, bob = user_client("Alice"), user_client("Bob")
-    club = Club(name="Club")
-    db.add(club)
-    db.flush()
-    league = League(
-        club_id=club.id, name="League", rule_system="wh40k-10e", format="round_robin", seed=1
-    )
-    db.add(league)
-    db.flush()
-    regs = [
-        Registration(league_id=league.id, user_id=uid, snapshot={})
-        for uid in (alice.user_id, bob.user_id)  # type: ignore[attr-defined]
-    ]
-    db.add_all(regs)
-    db.flush()
-    game = Game(league_id=league.id, player_a_id=regs[0].id, player_b_id=regs[1].id)
-    db.add(game)
-    db.commit()
+    game = db.get(Game, league_game(db, alice.user_id, bob.user_id).game_id)  # type: ignore[attr-defined]
+    assert game is not None
     created = _open_match(alice, armies, league_game_id=game.id)
     assert created["league_game_id"] == game.id
     # while the match is open, the game is taken

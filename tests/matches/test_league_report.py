@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session
 
 from app.accounts.models import User
-from app.clubs.models import Club
 from app.engine.wh40k10e.army import BattleSize, Roster, RosterUnit
-from app.leagues.models import Game, GameStatus, League, Registration
-from tests.matches.conftest import FakeArmies, Player, setup_battle
+from app.leagues.models import Game, GameStatus
+from tests.matches.conftest import FakeArmies, Player, league_game, setup_battle
 from tests.matches.conftest import Game as Table
 from tests.support.web import html
 
@@ -24,34 +22,6 @@ FEW = Roster(
     (RosterUnit("Captain", warlord=True), RosterUnit("Intercessor Squad", 5)),
 )
 ALONE = Roster("Orks", "War Horde", BattleSize.INCURSION, (RosterUnit("Warboss", warlord=True),))
-
-
-@dataclass
-class Fixture:
-    league_id: int
-    game_id: int
-    registrations: tuple[int, int]  # (alice's, bob's)
-
-
-def _fixture(db: Session, alice: TestClient, bob: TestClient) -> Fixture:
-    club = Club(name="Club")
-    db.add(club)
-    db.flush()
-    league = League(
-        club_id=club.id, name="League", rule_system="wh40k-10e", format="round_robin", seed=1
-    )
-    db.add(league)
-    db.flush()
-    regs = [
-        Registration(league_id=league.id, user_id=c.user_id, snapshot={})  # type: ignore[attr-defined]
-        for c in (alice, bob)
-    ]
-    db.add_all(regs)
-    db.flush()
-    game = Game(league_id=league.id, player_a_id=regs[0].id, player_b_id=regs[1].id)
-    db.add(game)
-    db.commit()
-    return Fixture(league.id, game.id, (regs[0].id, regs[1].id))
 
 
 def _play_to_the_end(alice: TestClient, bob: TestClient, armies: FakeArmies, game_id: int) -> Table:
@@ -91,7 +61,7 @@ def test_a_failed_league_report_is_shown_to_both_players(
     user_client: Callable[[str], TestClient], armies: FakeArmies, db: Session
 ) -> None:
     alice, bob = user_client("Alice"), user_client("Bob")
-    fixture = _fixture(db, alice, bob)
+    fixture = league_game(db, alice.user_id, bob.user_id)  # type: ignore[attr-defined]
     t = _play_to_the_end(alice, bob, armies, fixture.game_id)
     # meanwhile the players entered another result by hand on the league page, confirmed
     game = db.get(Game, fixture.game_id)
@@ -146,7 +116,7 @@ def test_a_league_report_that_went_through_shows_no_warning(
     user_client: Callable[[str], TestClient], armies: FakeArmies, db: Session
 ) -> None:
     alice, bob = user_client("Alice"), user_client("Bob")
-    fixture = _fixture(db, alice, bob)
+    fixture = league_game(db, alice.user_id, bob.user_id)  # type: ignore[attr-defined]
     t = _play_to_the_end(alice, bob, armies, fixture.game_id)
     t.a.send({"type": "confirm_result"})
     t.b.send({"type": "confirm_result"})

@@ -8,32 +8,10 @@ from typing import Any
 from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session
 
-from app.clubs.models import Club
 from app.engine.wh40k10e.army import BattleSize, Roster, RosterUnit
-from app.leagues.models import Game, League, Registration
-from tests.matches.conftest import FakeArmies, Player, setup_battle
+from app.leagues.models import Game, Registration
+from tests.matches.conftest import FakeArmies, Player, league_game, setup_battle
 from tests.matches.conftest import Game as Table
-
-
-def _fixture(db: Session, first_user: int, second_user: int) -> int:
-    club = Club(name="Club")
-    db.add(club)
-    db.flush()
-    league = League(
-        club_id=club.id, name="League", rule_system="wh40k-10e", format="round_robin", seed=1
-    )
-    db.add(league)
-    db.flush()
-    regs = [
-        Registration(league_id=league.id, user_id=uid, snapshot={})
-        for uid in (first_user, second_user)
-    ]
-    db.add_all(regs)
-    db.flush()
-    game = Game(league_id=league.id, player_a_id=regs[0].id, player_b_id=regs[1].id)
-    db.add(game)
-    db.commit()
-    return game.id
 
 
 def test_both_confirmations_settle_the_league_game(
@@ -41,7 +19,7 @@ def test_both_confirmations_settle_the_league_game(
 ) -> None:
     alice, bob, carol = user_client("Alice"), user_client("Bob"), user_client("Carol")
     # the fixture lists Bob first: the VP are reported in the fixture's order
-    game_id = _fixture(db, bob.user_id, alice.user_id)  # type: ignore[attr-defined]
+    game_id = league_game(db, bob.user_id, alice.user_id).game_id  # type: ignore[attr-defined]
     few = Roster(
         "Adeptus Astartes",
         "Gladius Task Force",
