@@ -347,19 +347,13 @@ def shared_json(v: ArmyView) -> dict[str, Any]:
 # -- reading -------------------------------------------------------------------------------
 
 
-def own(db: Session, user: User, army_id: int) -> Army:
-    """The user's list, else ArmyNotFound (another user's list does not exist for them)."""
-    army = db.get(Army, army_id)
-    if army is None or army.owner_id != user.id:
-        raise ArmyNotFound(f"There is no army list {army_id} of yours.")
-    return army
+def own(db: Session, user: User, army_id: int, *, for_change: bool = False) -> Army:
+    """The user's list, else ArmyNotFound (another user's list does not exist for them).
 
-
-def _own_for_change(db: Session, user: User, army_id: int) -> Army:
-    """The user's list, read afresh and locked until the transaction ends (Postgres row lock;
-    SQLite writers are already serialized by BEGIN IMMEDIATE): two concurrent edits of one list
-    apply one after the other instead of the second overwriting the first."""
-    army = db.get(Army, army_id, with_for_update=True, populate_existing=True)
+    ``for_change``: read afresh and locked until the transaction ends (a Postgres row lock;
+    SQLite writers are already serialized by BEGIN IMMEDIATE), so that two concurrent edits of
+    one list apply one after the other instead of the second overwriting the first."""
+    army = db.get(Army, army_id, with_for_update=for_change, populate_existing=for_change)
     if army is None or army.owner_id != user.id:
         raise ArmyNotFound(f"There is no army list {army_id} of yours.")
     return army
@@ -507,7 +501,7 @@ def _refresh_version(db: Session, army: Army) -> None:
 
 
 def update(db: Session, user: User, army_id: int, data: ArmyUpdate) -> ArmyView:
-    army = _own_for_change(db, user, army_id)
+    army = own(db, user, army_id, for_change=True)
     pen = army.rule_system == PEN
     wrong = [
         f
@@ -596,7 +590,7 @@ def copy(db: Session, user: User, army_id: int) -> ArmyView:
 
 
 def delete(db: Session, user: User, army_id: int) -> None:
-    db.delete(_own_for_change(db, user, army_id))
+    db.delete(own(db, user, army_id, for_change=True))
     db.flush()
 
 
@@ -625,7 +619,7 @@ def add_unit(
     db: Session, user: User, army_id: int, datasheet_id: str, models: int | None = None
 ) -> ArmyView:
     """Add a unit of the datasheet (by id) at its minimum size, or ``models`` models."""
-    army = _own_for_change(db, user, army_id)
+    army = own(db, user, army_id, for_change=True)
     _require(army, WH40K_10E)
     record = catalogs.by_id(db, army.catalogue_id) if army.catalogue_id else None
     assert record is not None
@@ -636,7 +630,7 @@ def add_unit(
 
 def set_unit(db: Session, user: User, army_id: int, index: int, unit: UnitIn) -> ArmyView:
     """Replace unit ``index``. A unit marked Warlord takes the mark from every other unit."""
-    army = _own_for_change(db, user, army_id)
+    army = own(db, user, army_id, for_change=True)
     _require(army, WH40K_10E)
     _unit_index(army, index)
     units = [dict(u) for u in army.units]
@@ -650,7 +644,7 @@ def set_unit(db: Session, user: User, army_id: int, index: int, unit: UnitIn) ->
 
 def remove_unit(db: Session, user: User, army_id: int, index: int) -> ArmyView:
     """Remove unit ``index``; Leader attachments to later units follow their new index."""
-    army = _own_for_change(db, user, army_id)
+    army = own(db, user, army_id, for_change=True)
     _unit_index(army, index)
     units = [dict(u) for i, u in enumerate(army.units) if i != index]
     if army.rule_system == WH40K_10E:
@@ -667,7 +661,7 @@ def save_pen_unit(
     db: Session, user: User, army_id: int, index: int | None, unit: PenUnitIn
 ) -> ArmyView:
     """Add (``index`` None) or replace a PEN unit; its bounds are checked (422 naming fields)."""
-    army = _own_for_change(db, user, army_id)
+    army = own(db, user, army_id, for_change=True)
     _require(army, PEN)
     units = [dict(u) for u in army.units]
     (checked,) = _units_pen([unit])
@@ -841,7 +835,7 @@ def import_document(
 def create_share(db: Session, user: User, army_id: int) -> tuple[Army, str]:
     """A new read-only share link (replacing any previous one). The token is returned once;
     only its digest is stored."""
-    army = _own_for_change(db, user, army_id)
+    army = own(db, user, army_id, for_change=True)
     token = security.new_token(SHARE_PREFIX)
     army.share_digest = security.digest(token)
     army.shared_at = utcnow()
@@ -850,7 +844,7 @@ def create_share(db: Session, user: User, army_id: int) -> tuple[Army, str]:
 
 
 def revoke_share(db: Session, user: User, army_id: int) -> Army:
-    army = _own_for_change(db, user, army_id)
+    army = own(db, user, army_id, for_change=True)
     army.share_digest = None
     army.shared_at = None
     db.flush()

@@ -202,14 +202,12 @@ def store(
     Two imports of one catalogue at the same time (Postgres): the second insert waits for the
     first to commit, then breaks the unique constraint; it is rolled back to its savepoint and
     stored again as a new version of the row the first one created."""
-    for attempt in range(2):
-        try:
-            with db.begin_nested():
-                return _store(db, catalogue, owner_id=owner_id, report=report, slug=slug)
-        except IntegrityError:
-            if attempt:
-                raise
-    raise AssertionError("unreachable")
+    try:
+        with db.begin_nested():
+            return _store(db, catalogue, owner_id=owner_id, report=report, slug=slug)
+    except IntegrityError:
+        pass  # a concurrent import committed this catalogue first: update its row
+    return _store(db, catalogue, owner_id=owner_id, report=report, slug=slug)
 
 
 def _store(

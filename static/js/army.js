@@ -92,6 +92,14 @@
     inFlight.add(sent);
   });
 
+  // When no edit is in flight any more, show the newest answer held, unless the page is newer.
+  const settle = (slot) => {
+    if (inFlight.size > 0 || !held) return;
+    const newest = held;
+    held = null;
+    if (!newest.revision || newest.revision >= shownRevision(slot)) swapIn(slot, newest.html);
+  };
+
   document.addEventListener("htmx:beforeSwap", (event) => {
     const slot = slotOf(event.detail);
     if (!slot) return;
@@ -99,14 +107,8 @@
     inFlight.delete(detail.xhr.auspexSeq);
     if (!detail.shouldSwap) return; // an error status: htmx shows nothing, neither do we
     detail.shouldSwap = false; // swapped here, or held back
-    const revision = revisionOf(detail.xhr);
-    if (revision && revision < shownRevision(slot)) return;
-    hold(revision, detail.serverResponse);
-    if (inFlight.size > 0) return; // a later answer will show the newest state
-    const newest = held;
-    held = null;
-    if (newest.revision && newest.revision < shownRevision(slot)) return;
-    swapIn(slot, newest.html);
+    hold(revisionOf(detail.xhr), detail.serverResponse);
+    settle(slot);
   });
 
   // An edit that ended without an answer to swap (refused, aborted, network error): if it was
@@ -115,9 +117,6 @@
     const slot = slotOf(event.detail);
     if (!slot) return;
     inFlight.delete(event.detail.xhr.auspexSeq);
-    if (inFlight.size > 0 || !held) return;
-    const newest = held;
-    held = null;
-    if (!newest.revision || newest.revision >= shownRevision(slot)) swapIn(slot, newest.html);
+    settle(slot);
   });
 })();

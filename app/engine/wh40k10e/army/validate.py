@@ -30,7 +30,7 @@ The rules checked, with their seed lines (``wh40k-10e-core-2.md`` §2.10):
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from itertools import pairwise
@@ -340,18 +340,23 @@ def _tier_points(sheet: Datasheet, models: int) -> int:
     return nearest.points
 
 
+def _carriers(sheet: Datasheet, models: int) -> Callable[[str], int]:
+    """How many models of a type (``""``: the whole unit, once) a unit of ``models`` models can
+    have: what a per-model wargear option multiplies by."""
+    model_max = {name_key(m.name): min(m.max, models) for m in sheet.models}
+    return lambda model: max(model_max.get(name_key(model), 1), 0) if model else 1
+
+
 def _wargear_limits(sheet: Datasheet, models: int) -> dict[str, tuple[str, int, int]]:
     """For each wargear name a unit of ``models`` models may take: (display name, max count,
     points per selection). Model types of the composition count as wargear too (the unit
     takes N models of that type)."""
     limits: dict[str, tuple[str, int, int]] = {}
-    model_max = {name_key(m.name): min(m.max, models) for m in sheet.models}
+    carriers = _carriers(sheet, models)
     for opt in sheet.wargear_options:
-        per = model_max.get(name_key(opt.model), 1) if opt.model else 1
-        carriers = max(per, 0)
         for choice in opt.choices:
             key = name_key(choice.name)
-            allowed = opt.max * carriers
+            allowed = opt.max * carriers(opt.model)
             if choice.max_per_unit is not None:
                 allowed = min(allowed, choice.max_per_unit)
             name, prev, _ = limits.get(key, (choice.name, 0, choice.points))
@@ -370,11 +375,10 @@ def _wargear_limits(sheet: Datasheet, models: int) -> dict[str, tuple[str, int, 
 def _option_slots(sheet: Datasheet, models: int) -> list[tuple[str, int, dict[str, int]]]:
     """Each wargear option as (name, slots, {item key: most that item can fill}): a model type
     option gives ``max`` picks per model of that type the unit can have."""
-    model_max = {name_key(m.name): min(m.max, models) for m in sheet.models}
+    carriers = _carriers(sheet, models)
     slots = []
     for opt in sheet.wargear_options:
-        carriers = max(model_max.get(name_key(opt.model), 1) if opt.model else 1, 0)
-        total = min(opt.max * carriers, MAX_PER_NAME)
+        total = min(opt.max * carriers(opt.model), MAX_PER_NAME)
         items: dict[str, int] = {}
         for choice in opt.choices:
             cap = total if choice.max_per_unit is None else min(total, choice.max_per_unit)
@@ -455,6 +459,8 @@ def _check_wargear(out: _Collector, i: int, unit: RosterUnit, sheet: Datasheet, 
     limits = _wargear_limits(sheet, models)
     points = 0
     ref = _unit_ref(unit, i)
+    taken: dict[str, int] = {}  # known items, each counted up to its own limit
+    shown: dict[str, str] = {}
     for wname, count in unit.wargear.items():
         if count == 0:
             continue
@@ -474,6 +480,9 @@ def _check_wargear(out: _Collector, i: int, unit: RosterUnit, sheet: Datasheet, 
             continue
         display, limit, each = entry
         points += each * count
+        key = name_key(wname)
+        taken[key] = taken.get(key, 0) + min(count, limit)
+        shown[key] = display
         if count > limit:
             out.add(
                 Code.WARGEAR_INVALID,
@@ -482,16 +491,7 @@ def _check_wargear(out: _Collector, i: int, unit: RosterUnit, sheet: Datasheet, 
                 message_id="wargear-invalid.too-many",
                 fix_id="wargear-invalid.too-many",
             )
-    # alternatives: each item within its own limit (checked above), can they all be fitted
-    # into the options' slots at once?
-    taken: dict[str, int] = {}
-    shown: dict[str, str] = {}
-    for wname, count in unit.wargear.items():
-        entry = limits.get(name_key(wname))
-        if count > 0 and entry is not None:
-            key = name_key(wname)
-            taken[key] = taken.get(key, 0) + min(count, entry[1])
-            shown[key] = entry[0]
+    # alternatives: can the items, each within its own limit, all fit the options' slots?
     slots = _option_slots(sheet, models)
     found = _overcommitted(taken, slots) if taken else None
     if found is not None:
