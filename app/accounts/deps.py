@@ -95,7 +95,7 @@ def current_user(request: Request, db: DbSession, settings: AppSettings) -> User
 OptionalUser = Annotated[User | None, Depends(current_user)]
 
 
-def require_user(user: OptionalUser) -> User:
+async def require_user(user: OptionalUser) -> User:
     if user is None:
         raise NotAuthenticated(
             "Send a personal API token as 'Authorization: Bearer <token>'.",
@@ -104,7 +104,7 @@ def require_user(user: OptionalUser) -> User:
     return user
 
 
-def require_web_user(request: Request, user: OptionalUser) -> User:
+async def require_web_user(request: Request, user: OptionalUser) -> User:
     if user is None:
         target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
         raise LoginRequired(headers={"Location": f"/login?next={quote(target, safe='')}"})

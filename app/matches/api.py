@@ -49,7 +49,7 @@ GUEST_HEADER = "X-Guest-Token"
 _PROBLEM: dict[str, Any] = {"content": {PROBLEM_JSON: {}}}
 
 
-def match_db(request: Request, db: DbSession) -> Session:
+async def match_db(request: Request, db: DbSession) -> Session:
     """The request's session, with its committed writes waking the match streams."""
     service.bind_publisher(db, events.hub_for(request.app).publish)
     return db
@@ -58,7 +58,7 @@ def match_db(request: Request, db: DbSession) -> Session:
 MatchDb = Annotated[Session, Depends(match_db)]
 
 
-def caller(
+async def caller(
     user: OptionalUser,
     x_guest_token: Annotated[
         str | None, Header(max_length=200, description="A guest seat's link token")

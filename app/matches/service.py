@@ -38,7 +38,7 @@ from datetime import UTC, datetime
 from functools import cache
 from typing import Any
 
-from sqlalchemy import delete, func, or_, select, update
+from sqlalchemy import delete, func, insert, or_, select, update
 from sqlalchemy import event as sa_event
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
@@ -661,38 +661,38 @@ def _append(db: Session, match: Match, battle: Battle, new: Sequence[Envelope], 
         ),
         "updated_at": datetime.now(UTC),
     }
-    postgres = db.get_bind().dialect.name == "postgresql"
-    cas = (
-        update(Match)
-        .where(Match.id == match.id, Match.version == seen)
-        .values(**values)
-        .execution_options(synchronize_session=False)
-    )
+    # The tracker's hot path: one compare-and-set and one insert, run on the connection as plain
+    # Core statements (no ORM bulk-update or unit-of-work machinery around them)
+    conn = db.connection()
+    postgres = conn.dialect.name == "postgresql"
+    cas = update(Match).where(Match.id == match.id, Match.version == seen).values(values)
     try:
         if postgres:
             # the notification rides on the compare-and-set (one round trip); Postgres
             # delivers it at commit, and only if the row was updated
             notify = func.pg_notify(NOTIFY_CHANNEL, f"{match.id}:{version}")
-            updated = len(db.execute(cas.returning(notify)).all())
+            updated = len(conn.execute(cas.returning(notify)).all())
         else:
-            updated = db.execute(cas).rowcount  # type: ignore[attr-defined]
+            updated = conn.execute(cas).rowcount
         if updated != 1:
             current = db.scalar(select(Match.version).where(Match.id == match.id))
             raise CommandRefused(StaleVersion(seen, int(current or 0)))
-        db.add_all(
-            MatchEvent(
-                match_id=match.id,
-                seq=env.seq,
-                batch=env.batch,
-                actor=env.actor,
-                at=env.at,
-                audience=None if env.audience is None else ",".join(env.audience),
-                kind=env.event.kind,
-                event=EVENT_CODEC.encode(env.event),
-            )
-            for env in new
+        conn.execute(
+            insert(MatchEvent),
+            [
+                {
+                    "match_id": match.id,
+                    "seq": env.seq,
+                    "batch": env.batch,
+                    "actor": env.actor,
+                    "at": env.at,
+                    "audience": None if env.audience is None else ",".join(env.audience),
+                    "kind": env.event.kind,
+                    "event": EVENT_CODEC.encode(env.event),
+                }
+                for env in new
+            ],
         )
-        db.flush()
     except IntegrityError:
         raise WriteConflict(
             "Another write to this match committed first: refresh and try again."

@@ -59,7 +59,7 @@ def guest_cookie(match_id: int) -> str:
     return f"auspex_guest_{match_id}"
 
 
-def web_db(request: Request, db: DbSession) -> Session:
+async def web_db(request: Request, db: DbSession) -> Session:
     service.bind_publisher(db, events.hub_for(request.app).publish)
     return db
 
