@@ -12,7 +12,7 @@ from app import features
 from app.core.config import ROOT, Settings, get_settings
 from app.core.db import Database
 from app.core.errors import install_error_handlers
-from app.core.middleware import BodySizeLimit, SecurityHeaders
+from app.core.middleware import BodySizeLimit, SecurityHeaders, ServerTiming
 from app.web.context import RequestContext
 from app.web.templating import render
 
@@ -57,4 +57,5 @@ def create_app(settings: Settings | None = None, database: Database | None = Non
         upload_paths=UPLOAD_PATHS,
     )
     app.add_middleware(SecurityHeaders)
+    app.add_middleware(ServerTiming)  # outermost: it times everything else
     return app

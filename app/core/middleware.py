@@ -1,8 +1,9 @@
-"""ASGI middleware: request-body bounds and security headers."""
+"""ASGI middleware: request-body bounds, security headers and the server's own timing."""
 
 from __future__ import annotations
 
 import json
+import time
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -125,3 +126,29 @@ class SecurityHeaders:
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
+
+
+class ServerTiming:
+    """``Server-Timing: app;dur=<ms>`` on every answer: the time from the request reaching the
+    application to its response starting. A client (or ``make bench``) can then tell the
+    server's own time apart from the network, the HTTP server and its own queueing."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        start = time.perf_counter()
+
+        async def send_with_timing(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                elapsed = (time.perf_counter() - start) * 1000
+                message["headers"] = [
+                    *message.get("headers", []),
+                    (b"server-timing", f"app;dur={elapsed:.2f}".encode()),
+                ]
+            await send(message)
+
+        await self.app(scope, receive, send_with_timing)

@@ -128,6 +128,13 @@ def test_security_headers_are_set(client) -> None:
     assert "frame-ancestors 'none'" in response.headers["content-security-policy"]
 
 
+def test_every_answer_says_how_long_the_server_took(client) -> None:
+    for response in (client.get("/healthz"), client.get("/nothing-here")):
+        name, _, value = response.headers["server-timing"].partition(";dur=")
+        assert name == "app"
+        assert 0 < float(value) < 10_000
+
+
 def test_html_error_pages_are_translated(client) -> None:
     response = client.get("/nothing-here", headers={"Accept": "text/html", "Accept-Language": "fr"})
     assert response.status_code == 404
