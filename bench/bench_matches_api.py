@@ -16,12 +16,15 @@ What it does, in one run (bounded: a fixed number of writes and a time limit):
    "think time" between its writes (``--think``, default 1 s with +-50 % seeded jitter: about
    50 writes/s offered in all, some ten times a club night where a table writes every few
    seconds); ``--think 0`` runs closed-loop, as fast as the server answers (a saturation
-   test: latency is then mostly queueing on this machine's cores);
+   test: latency is then mostly queueing on this machine's cores). Each table talks over its
+   own keep-alive connection through a minimal HTTP/1.1 client (:class:`Phone`), so that the
+   load generator takes little of the two cores it shares with the server;
 5. checks that no event was lost or doubled: for every match, the versions the accepted
    writes moved through tile 1..N exactly, and the stored ``match_events`` seqs are exactly
    1..N;
-6. prints p50/p95/p99 and the ratios against both baselines, stops the server and drops the
-   database.
+6. prints p50/p95/p99, the server's own share of each write (its ``Server-Timing`` header),
+   the load generator's CPU and the ratios against both baselines, stops the server and drops
+   the database.
 
 Run: ``.venv/bin/python bench/bench_matches_api.py`` (add ``--writes N`` to change the writes
 per match). Target: p95 under 50 ms. Without a Postgres server it says so and exits 0.
@@ -31,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import random
 import secrets
@@ -63,6 +67,7 @@ class Table:
     version: int = 2
     moves: list[tuple[int, int]] = field(default_factory=list)  # (from, to) per accepted write
     latencies: list[float] = field(default_factory=list)
+    server: list[float] = field(default_factory=list)  # the server's own time (Server-Timing)
     refused: int = 0
 
 
@@ -219,6 +224,51 @@ def serve(url: str) -> tuple[subprocess.Popen[bytes], str]:
         time.sleep(0.2)
 
 
+# -- the load generator -----------------------------------------------------------------------
+
+
+class Phone:
+    """One keep-alive HTTP/1.1 connection, as one phone at the table keeps one.
+
+    Deliberately minimal: the load generator shares the machine's two cores with the server,
+    and a full client (httpx costs some 6 ms of CPU per request here) would both steal the
+    server's CPU and add its own event-loop queueing to every latency it measures.
+    """
+
+    def __init__(self, base: str) -> None:
+        host, _, port = base.removeprefix("http://").partition(":")
+        self.host, self.port = host, int(port)
+        self.streams: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
+
+    async def request(
+        self, method: str, path: str, body: Any = None, token: str | None = None
+    ) -> tuple[int, float, bytes]:
+        """(status, the server's own ms from its Server-Timing header, body)."""
+        if self.streams is None:
+            self.streams = await asyncio.open_connection(self.host, self.port)
+        reader, writer = self.streams
+        payload = b"" if body is None else json.dumps(body).encode()
+        head = f"{method} {path} HTTP/1.1\r\nHost: {self.host}\r\n"
+        if token is not None:
+            head += f"Authorization: Bearer {token}\r\n"
+        if body is not None:
+            head += "Content-Type: application/json\r\n"
+        head += f"Content-Length: {len(payload)}\r\n\r\n"
+        writer.write(head.encode() + payload)
+        lines = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1").split("\r\n")
+        headers = {}
+        for line in lines[1:]:
+            name, _, value = line.partition(":")
+            headers[name.strip().lower()] = value.strip()
+        data = await reader.readexactly(int(headers["content-length"]))
+        server = float(headers.get("server-timing", "app;dur=nan").partition("dur=")[2])
+        return int(lines[0].split()[1]), server, data
+
+    def close(self) -> None:
+        if self.streams is not None:
+            self.streams[1].close()
+
+
 # -- the players ------------------------------------------------------------------------------
 
 
@@ -255,71 +305,73 @@ def next_move(view: dict[str, Any]) -> tuple[str, dict[str, Any], list[int] | No
     return None
 
 
-async def play(
-    client: httpx.AsyncClient, table: Table, writes: int, deadline: float, think: float
-) -> None:
+async def play(base: str, table: Table, writes: int, deadline: float, think: float) -> None:
     rng = random.Random(table.match_id)
-    view = (
-        await client.get(
-            f"/api/v1/matches/{table.match_id}",
-            headers={"Authorization": f"Bearer {table.tokens['A']}"},
+    phone = Phone(base)
+    try:
+        _, _, data = await phone.request(
+            "GET", f"/api/v1/matches/{table.match_id}", token=table.tokens["A"]
         )
-    ).json()["view"]
-    await asyncio.sleep(think * rng.random())  # the tables do not start in step
-    while len(table.moves) < writes and time.monotonic() < deadline:
-        if think and table.moves:
-            await asyncio.sleep(think * rng.uniform(0.5, 1.5))
-        move = next_move(view)
-        if move is None:
-            return
-        seat, command, dice = move
-        body: dict[str, Any] = {"expected_version": table.version, "command": command}
-        if dice is not None:
-            body["dice"] = dice
-        t0 = time.perf_counter()
-        r = await client.post(
-            f"/api/v1/matches/{table.match_id}/commands",
-            json=body,
-            headers={"Authorization": f"Bearer {table.tokens[seat]}"},
-        )
-        table.latencies.append(time.perf_counter() - t0)
-        if r.status_code != 200:
-            table.refused += 1
-            raise RuntimeError(f"match {table.match_id}: {r.status_code} {r.text[:300]}")
-        data = r.json()
-        table.moves.append((table.version, data["version"]))
-        table.version = data["version"]
-        view = data["view"]
+        view = json.loads(data)["view"]
+        await asyncio.sleep(think * rng.random())  # the tables do not start in step
+        while len(table.moves) < writes and time.monotonic() < deadline:
+            if think and table.moves:
+                await asyncio.sleep(think * rng.uniform(0.5, 1.5))
+            move = next_move(view)
+            if move is None:
+                return
+            seat, command, dice = move
+            body: dict[str, Any] = {"expected_version": table.version, "command": command}
+            if dice is not None:
+                body["dice"] = dice
+            t0 = time.perf_counter()
+            code, server, data = await phone.request(
+                "POST",
+                f"/api/v1/matches/{table.match_id}/commands",
+                body,
+                token=table.tokens[seat],
+            )
+            table.latencies.append(time.perf_counter() - t0)
+            table.server.append(server / 1000)
+            if code != 200:
+                table.refused += 1
+                raise RuntimeError(f"match {table.match_id}: {code} {data[:300]!r}")
+            result = json.loads(data)
+            table.moves.append((table.version, result["version"]))
+            table.version = result["version"]
+            view = result["view"]
+    finally:
+        phone.close()
 
 
 async def concurrent_writes(
     base: str, tables: list[Table], writes: int, think: float = 0.0
 ) -> float:
-    limits = httpx.Limits(max_connections=len(tables) + 10)
-    async with httpx.AsyncClient(base_url=base, timeout=30, limits=limits) as client:
-        deadline = time.monotonic() + TIME_LIMIT
-        t0 = time.perf_counter()
-        await asyncio.gather(*(play(client, t, writes, deadline, think) for t in tables))
-        return time.perf_counter() - t0
+    deadline = time.monotonic() + TIME_LIMIT
+    t0 = time.perf_counter()
+    await asyncio.gather(*(play(base, t, writes, deadline, think) for t in tables))
+    return time.perf_counter() - t0
 
 
 async def healthz(base: str, clients: int, per_client: int, think: float = 0.0) -> list[float]:
     out: list[float] = []
-    limits = httpx.Limits(max_connections=clients + 10)
-    async with httpx.AsyncClient(base_url=base, timeout=30, limits=limits) as client:
 
-        async def one(n: int) -> None:
-            rng = random.Random(n)
+    async def one(n: int) -> None:
+        rng = random.Random(n)
+        phone = Phone(base)
+        try:
             await asyncio.sleep(think * rng.random())
             for i in range(per_client):
                 if think and i:
                     await asyncio.sleep(think * rng.uniform(0.5, 1.5))
                 t0 = time.perf_counter()
-                r = await client.get("/healthz")
+                code, _, _ = await phone.request("GET", "/healthz")
                 out.append(time.perf_counter() - t0)
-                assert r.status_code == 200
+                assert code == 200
+        finally:
+            phone.close()
 
-        await asyncio.gather(*(one(n) for n in range(clients)))
+    await asyncio.gather(*(one(n) for n in range(clients)))
     return out
 
 
@@ -393,8 +445,11 @@ def main(argv: list[str]) -> int:
         asyncio.run(healthz(base, 4, 5))
         sequential = asyncio.run(concurrent_writes(base, [baseline_table], writes))
         health = asyncio.run(healthz(base, TABLES, 8, think))
+        cpu = time.process_time()
         elapsed = asyncio.run(concurrent_writes(base, tables, writes, think))
+        cpu = time.process_time() - cpu
         lat = [x for t in tables for x in t.latencies]
+        own = [x for t in tables for x in t.server]
         base_lat = baseline_table.latencies
         matches, events = check_no_loss(url, [baseline_table, *tables])
 
@@ -403,6 +458,7 @@ def main(argv: list[str]) -> int:
             ("baseline A: writes, 1 match, sequential", base_lat),
             (f"baseline B: GET /healthz, 50 clients (think {think:g} s)", health),
             (f"writes, {TABLES} matches at once (think {think:g} s)", lat),
+            ("  of which the server's own time (Server-Timing)", own),
         ):
             print(
                 f"{label:<52}{len(values):>6}{pct(values, 0.5):>9.1f}{pct(values, 0.95):>9.1f}"
@@ -413,6 +469,9 @@ def main(argv: list[str]) -> int:
         print(
             f"throughput: {len(lat) / elapsed:.0f} writes/s over {elapsed:.1f} s ({offered}; "
             f"{sequential:.1f} s for the sequential baseline)"
+        )
+        print(
+            f"load generator: {cpu:.1f} s of CPU ({cpu / max(len(lat), 1) * 1000:.2f} ms per write)"
         )
         print(f"ratio p95 (50 matches) / p95 (1 match sequential): {p95 / pct(base_lat, 0.95):.2f}")
         print(
