@@ -1,54 +1,102 @@
-"""Extract the translatable messages and merge them into every locale's catalogue.
+"""Extract the translatable messages and add the new ones to each locale's catalogues.
 
-``make messages`` runs this; then translate the new empty entries in
-``translations/fr/LC_MESSAGES/*.po`` (the test suite fails while one is missing).
+``make messages`` runs this; then translate the new empty entries it lists (the test suite fails
+while one is missing). Every feature keeps its own catalogue
+(``translations/<locale>/LC_MESSAGES/<feature>.po``): a new message goes to the catalogue of
+the feature whose code or templates use it first (``app/<feature>/``, ``templates/<feature>/``),
+else to ``messages.po``. A message already in any catalogue of the locale is left where it is.
+Messages no longer used are listed, not deleted. No template (``.pot``) is kept: the
+catalogues are the source, and the extraction is redone on every run.
 """
 
 from __future__ import annotations
 
+import io
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
+from babel.messages.catalog import Catalog
+from babel.messages.pofile import read_po, write_po
+
 ROOT = Path(__file__).resolve().parents[1]
-POT = ROOT / "translations" / "messages.pot"
+DEFAULT = "messages"
+
+
+def _extract() -> Catalog:
+    """Every message the code and templates use, with where each is used."""
+    pybabel = Path(sys.executable).parent / "pybabel"
+    command = [str(pybabel), "extract", "-F", "babel.cfg", "-k", "lazy", "--sort-output"]
+    with tempfile.TemporaryDirectory() as scratch:
+        located = Path(scratch) / "messages.pot"
+        subprocess.run(
+            [*command, "-o", str(located), "."], cwd=ROOT, check=True, capture_output=True
+        )
+        with located.open("rb") as fp:
+            return read_po(fp)
+
+
+def _domain(locations: list[tuple[str, int | None]], domains: set[str]) -> str:
+    for path, _line in locations:
+        parts = Path(path).parts
+        if len(parts) > 1 and parts[0] in {"app", "templates"} and parts[1] in domains:
+            return parts[1]
+    return DEFAULT
+
+
+def _key(message_id: object) -> str:
+    return message_id if isinstance(message_id, str) else str(message_id[0])  # type: ignore[index]
+
+
+def update(locale_dir: Path, template: Catalog) -> tuple[dict[str, list[str]], list[str]]:
+    """Add the template's new messages to the catalogues of one locale.
+
+    Returns (new message ids by catalogue, ids in the catalogues that no code uses any more).
+    """
+    catalogues: dict[str, Catalog] = {}
+    for path in sorted(locale_dir.glob("*.po")):
+        with path.open("rb") as fp:
+            catalogues[path.stem] = read_po(fp, locale=locale_dir.parent.name)
+    catalogues.setdefault(DEFAULT, Catalog(locale=locale_dir.parent.name, domain=DEFAULT))
+    known = {_key(m.id) for c in catalogues.values() for m in c if m.id}
+    wanted = {_key(m.id) for m in template if m.id}
+    added: dict[str, list[str]] = {}
+    for message in template:
+        if not message.id or _key(message.id) in known:
+            continue
+        domain = _domain(message.locations, set(catalogues))
+        catalogues[domain].add(
+            message.id,
+            string=("", "") if message.pluralizable else "",
+            flags=message.flags - {"fuzzy"},
+        )
+        added.setdefault(domain, []).append(_key(message.id))
+    for domain, ids in added.items():
+        # appended at the end: the catalogues are ordered by hand, by topic
+        new = Catalog(locale=locale_dir.parent.name)
+        for message_id in ids:
+            new[message_id] = catalogues[domain][message_id]
+        path = locale_dir / f"{domain}.po"
+        text = io.BytesIO()
+        write_po(text, new, omit_header=path.exists(), no_location=True)
+        before = path.read_bytes().rstrip(b"\n") + b"\n\n" if path.exists() else b""
+        path.write_bytes(before + text.getvalue().lstrip(b"\n"))
+    return added, sorted(known - wanted)
 
 
 def main() -> int:
-    bin_dir = Path(sys.executable).parent
-    subprocess.run(
-        [
-            str(bin_dir / "pybabel"),
-            "extract",
-            "-F",
-            "babel.cfg",
-            "-k",
-            "lazy",
-            "--no-location",
-            "--sort-output",
-            "-o",
-            str(POT),
-            ".",
-        ],
-        cwd=ROOT,
-        check=True,
-    )
-    subprocess.run(
-        [
-            str(bin_dir / "pybabel"),
-            "update",
-            "-i",
-            str(POT),
-            "-d",
-            "translations",
-            "-D",
-            "messages",
-            "--no-fuzzy-matching",
-            "--ignore-obsolete",
-        ],
-        cwd=ROOT,
-        check=True,
-    )
+    template = _extract()
+    for locale_dir in sorted((ROOT / "translations").glob("*/LC_MESSAGES")):
+        added, unused = update(locale_dir, template)
+        for domain, ids in sorted(added.items()):
+            print(f"{locale_dir.parent.name}/{domain}.po: {len(ids)} new, to translate:")
+            for message_id in ids:
+                print(f"    {message_id}")
+        if unused:
+            print(f"{locale_dir.parent.name}: {len(unused)} message(s) no longer used:")
+            for message_id in unused:
+                print(f"    {message_id}")
     return 0
 
 

@@ -84,6 +84,14 @@ RESULT_REASONS = {
     "concession": lazy("a player conceded"),
 }
 
+# Why a confirmed result did not reach its league game, by the league's problem code (what
+# ``matches.league_report_error`` stores).
+LEAGUE_REPORT_REASONS = {
+    "league-game-not-found": lazy("The league game no longer exists."),
+    "game-state-conflict": lazy("The league game already has a confirmed result."),
+    "invalid-result": lazy("The league game's players are not this match's players."),
+}
+
 # Commands whose dice the players may roll by hand instead of the server.
 ROLLING = frozenset(
     {

@@ -122,7 +122,8 @@ class MatchOut(BaseModel):
     )
     league_report_error: str | None = Field(
         default=None,
-        description="Why the confirmed result could not be reported to the league game: the "
+        description="Why the confirmed result could not be reported to the league game, as a "
+        "problem code ('league-game-not-found', 'game-state-conflict', 'invalid-result'): the "
         "players report it by hand on the league's page (or ask a club admin)",
     )
     created_at: datetime

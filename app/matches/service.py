@@ -757,8 +757,9 @@ def _report_to_league(db: Session, match: Match, state: BattleState) -> None:
     except AppError as exc:
         # The match stays confirmed; the players are told (match page, JSON) to report the
         # result by hand on the league's page or to ask a club admin.
+        # The reason is kept as the problem code: each page translates it (present.py).
         log.warning("match %s: the league game was not updated: %s", match.id, exc.detail)
-        values = {"league_report_error": str(exc.detail)[:500]}
+        values = {"league_report_error": exc.code}
     db.execute(
         update(Match)
         .where(Match.id == match.id)

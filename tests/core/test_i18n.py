@@ -55,3 +55,38 @@ def test_accept_language_negotiation() -> None:
 
 def test_french_catalogue_translates() -> None:
     assert translations("fr").gettext("Log in") == "Se connecter"
+
+
+def test_make_messages_adds_a_new_message_to_its_features_catalogue(tmp_path) -> None:
+    """New messages land, untranslated, at the end of the catalogue of the feature using them;
+    messages already translated anywhere are left alone, and a second run adds nothing."""
+    import importlib.util
+
+    from babel.messages.catalog import Catalog
+
+    spec = importlib.util.spec_from_file_location("messages", ROOT / "scripts" / "messages.py")
+    assert spec is not None
+    assert spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+
+    locale_dir = tmp_path / "fr" / "LC_MESSAGES"
+    locale_dir.mkdir(parents=True)
+    matches = '# by hand\nmsgid "Zebra"\nmsgstr "Zèbre"\n\nmsgid "Apple"\nmsgstr "Pomme"\n'
+    (locale_dir / "matches.po").write_text(matches, encoding="utf-8")
+    template = Catalog()
+    template.add("Zebra", locations=[("app/leagues/web.py", 3)])  # known: stays in matches.po
+    template.add("Gone?", locations=[("templates/matches/match.html", 9)])
+    template.add("Odd one", locations=[("app/core/errors.py", 1)])
+
+    added, unused = script.update(locale_dir, template)
+
+    assert added == {"matches": ["Gone?"], "messages": ["Odd one"]}
+    assert unused == ["Apple"]
+    text = (locale_dir / "matches.po").read_text(encoding="utf-8")
+    assert text.startswith(matches.rstrip("\n"))  # the hand-made order is kept
+    assert text.rstrip().endswith('msgid "Gone?"\nmsgstr ""')
+    created = (locale_dir / "messages.po").read_text(encoding="utf-8")
+    assert "charset=utf-8" in created  # a new catalogue gets its header
+    assert 'msgid "Odd one"' in created
+    assert script.update(locale_dir, template) == ({}, ["Apple"])

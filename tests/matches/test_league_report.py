@@ -80,7 +80,7 @@ def test_a_failed_league_report_is_shown_to_both_players(
         assert seen["status"] == "confirmed"
         assert seen["league_game_id"] == fixture.game_id
         assert seen["league_reported"] is False
-        assert seen["league_report_error"] == "This fixture already has a confirmed result."
+        assert seen["league_report_error"] == "game-state-conflict"
     # the league game keeps the result entered by hand
     db.refresh(game)
     assert (game.status, game.winner_id, game.vp_a, game.vp_b, game.match_id) == (
@@ -99,7 +99,7 @@ def test_a_failed_league_report_is_shown_to_both_players(
         assert "could not be sent to the league" in text
         assert "report it by hand" in text
         assert "ask a club admin" in text
-        assert "This fixture already has a confirmed result." in text
+        assert "The league game already has a confirmed result." in text
         link = banner.css_first("a#league-game-link")
         assert link.attributes["href"] == f"/leagues/{fixture.league_id}/games/{fixture.game_id}"
     # and in French
@@ -109,6 +109,7 @@ def test_a_failed_league_report_is_shown_to_both_players(
     db.commit()
     banner = _report_banner(bob, t.match_id)
     assert "n'a pas pu être transmis à la ligue" in banner.text()
+    assert "La partie de ligue a déjà un résultat confirmé." in banner.text()
     assert banner.css_first("a#league-game-link").text() == "Ouvrir la partie de ligue"
 
 
