@@ -14,9 +14,14 @@ transport capacity, Toughness, points), the target profile (T, Sv, invulnerable 
 Pain) and the weapon profiles with how many models carry each by default. The match never
 depends on the catalogue again (a new catalogue version changes nothing in a running match).
 
-Approximations (the engine keeps one wounds characteristic per unit): a unit whose model types
-have different profiles takes the profile of its most numerous model type (ties: the first
-listed), e.g. a Boyz mob counts its Boss Nob as a Boy. See docs/adr/0004.
+Each model slot keeps its own wounds characteristic (``model_wounds``): the W of its model
+type's profile, the slots listed model type by model type in the datasheet's composition order
+(a Boyz mob of 10: nine Boys at W1, then the Boss Nob at W2). A snapshot without it (taken
+before) gives every model the unit's ``wounds``.
+
+Approximation: the unit's other characteristics (``wounds`` for display, Toughness, Save,
+invulnerable save, OC, Leadership) are those of its most numerous model type (ties: the first
+listed), e.g. a Boss Nob is hit and saves as a Boy. See docs/rulings/wh40k10e-battle.md.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from sqlalchemy.orm import Session
 
 from app.accounts.models import User
 from app.core.i18n import lazy
+from app.core.ids import parse_int
 from app.engine.errors import ProfileError
 from app.engine.wh40k10e.army import (
     BattleSize,
@@ -389,6 +395,19 @@ def _composition(sheet: Datasheet, runit: RosterUnit, models: int) -> dict[str, 
     return counts
 
 
+def _model_wounds(sheet: Datasheet, runit: RosterUnit, models: int, main_wounds: int) -> list[int]:
+    """Each model slot's W, model type by model type in composition order (slots the
+    composition does not fill take the main profile's W; extra ones are dropped)."""
+    composition = _composition(sheet, runit, models)
+    out: list[int] = []
+    for m in sheet.models:
+        profile = sheet.profile(m.profile)
+        w = profile.wounds if profile is not None else main_wounds
+        out.extend([w] * max(0, composition.get(m.name, 0)))
+    out.extend([main_wounds] * (models - len(out)))
+    return out[:models]
+
+
 def _weapons(sheet: Datasheet, runit: RosterUnit, models: int) -> list[dict[str, Any]]:
     carried: dict[str, int] = {}
     composition = _composition(sheet, runit, models)
@@ -468,6 +487,7 @@ def _unit(
         "datasheet": sheet.name,
         "models": models,
         "wounds": profile.wounds,
+        "model_wounds": _model_wounds(sheet, runit, models, profile.wounds),
         "oc": min(20, profile.objective_control or 0),
         "leadership": max(2, min(12, profile.leadership or 7)),
         "points": min(points, 10_000),
@@ -517,6 +537,7 @@ def army_spec(snapshot: Mapping[str, Any], seat: Seat) -> ArmySpec:
                 leads=tuple(u["leads"]),
                 transport_capacity=int(u["transport_capacity"]),
                 toughness=u["toughness"],
+                model_wounds=tuple(int(w) for w in u.get("model_wounds") or ()),
             )
         )
     return ArmySpec(str(snapshot["name"]), tuple(units), str(snapshot["faction"]))
@@ -529,9 +550,10 @@ def snapshot_unit(
     if not snapshot:
         return None
     prefix = str(seat).lower()
-    if not uid.startswith(prefix) or not uid[len(prefix) :].isdigit():
+    number = parse_int(uid[len(prefix) :], 1) if uid.startswith(prefix) else None
+    if number is None:
         return None
-    index = int(uid[len(prefix) :]) - 1
+    index = number - 1
     for u in snapshot.get("units", ()):
         if isinstance(u, Mapping) and u.get("index") == index:
             return dict(u)

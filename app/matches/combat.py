@@ -126,10 +126,10 @@ def _target(
         spec = state.specs[part]
         snap = _snapshot_of(snapshots, state, part)
         profile = snap.get("profile") or {}
-        full = spec.wounds
         alive = [(i, w) for i, w in enumerate(state.units[part].wounds) if w > 0]
-        # models that have lost wounds take the next attacks [L1704-1707]
-        alive.sort(key=lambda s: (s[1] >= full, s[1], s[0]))
+        # models that have lost wounds (each against its own W) take the next attacks
+        # [L1704-1707]
+        alive.sort(key=lambda s: (s[1] >= spec.wounds_of(s[0]), s[1], s[0]))
         keywords = [k for k in spec.keywords if n > 0 or k != "CHARACTER"]
         if n > 0 and "CHARACTER" not in keywords:
             keywords.append("CHARACTER")

@@ -143,6 +143,26 @@ class UnitCard:
     chips: list[tuple[str, str]] = field(default_factory=list)  # (css class, label)
     leader: str | None = None
     bodyguard: str | None = None
+    max_wounds: list[int] = field(default_factory=list)  # each slot's W (its own model type's)
+
+    @property
+    def slots(self) -> list[tuple[int, int]]:
+        """(wounds left, W) of each model slot."""
+        full = self.max_wounds or [self.wounds_per_model] * len(self.wounds)
+        return list(zip(self.wounds, full, strict=True))
+
+    @property
+    def wounds_left(self) -> int:
+        return sum(self.wounds)
+
+    @property
+    def wounds_total(self) -> int:
+        return sum(full for _left, full in self.slots)
+
+    @property
+    def multi_wound(self) -> bool:
+        """Whether any model has more than one wound (the per-model wounds are then shown)."""
+        return any(full > 1 for _left, full in self.slots)
 
 
 def unit_cards(view: Mapping[str, Any]) -> dict[str, list[UnitCard]]:
@@ -196,6 +216,7 @@ def unit_cards(view: Mapping[str, Any]) -> dict[str, list[UnitCard]]:
                 chips=chips,
                 leader=names.get(u["leader"]) if u.get("leader") else None,
                 bodyguard=names.get(u["bodyguard"]) if u.get("bodyguard") else None,
+                max_wounds=list(u.get("max_wounds") or ()),
             )
         )
     return out

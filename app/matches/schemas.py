@@ -7,6 +7,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.core.ids import MAX_ID
+
 UnitId = Annotated[str, Field(min_length=1, max_length=64)]
 Die = Annotated[int, Field(ge=1, le=6)]
 MAX_DICE = 500
@@ -27,7 +29,7 @@ class MatchOptions(Strict):
 
 
 class MatchCreate(Strict):
-    army_id: int = Field(ge=1, description="One of your army lists marked ready")
+    army_id: int = Field(ge=1, le=MAX_ID, description="One of your army lists marked ready")
     mission: str = Field(default="only-war", min_length=1, max_length=64)
     battle_size: str = Field(default="strike_force", min_length=1, max_length=32)
     opponent: Literal["user", "guest"] = Field(
@@ -35,13 +37,13 @@ class MatchCreate(Strict):
         description="'user': a registered player joins with the invitation code; "
         "'guest': a guest seat reached through its own secret link",
     )
-    league_game_id: int | None = Field(default=None, ge=1)
+    league_game_id: int | None = Field(default=None, ge=1, le=MAX_ID)
     options: MatchOptions | None = None
 
 
 class JoinRequest(Strict):
     code: str = Field(min_length=4, max_length=64, description="The invitation code")
-    army_id: int = Field(ge=1, description="One of your army lists marked ready")
+    army_id: int = Field(ge=1, le=MAX_ID, description="One of your army lists marked ready")
 
 
 class GuestJoin(Strict):
@@ -223,6 +225,9 @@ class SnapshotUnitIn(Strict):
     datasheet: str = Field(max_length=120)
     models: int = Field(ge=1, le=200)
     wounds: int = Field(ge=1, le=100)
+    model_wounds: list[Annotated[int, Field(ge=1, le=100)]] = Field(
+        default_factory=list, max_length=200, description="Each model's own W (empty: all W)"
+    )
     oc: int = Field(ge=0, le=20)
     leadership: int = Field(ge=2, le=12)
     points: int = Field(ge=0, le=10_000)

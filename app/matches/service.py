@@ -911,6 +911,7 @@ def _imported_snapshot(given: object, spec: ArmySpec) -> dict[str, Any]:
                 "datasheet": u.datasheet,
                 "models": u.models,
                 "wounds": u.wounds,
+                "model_wounds": list(u.max_wounds),
                 "oc": u.oc,
                 "leadership": u.leadership,
                 "points": u.points,

@@ -11,8 +11,8 @@ from fastapi.testclient import TestClient
 
 from app.catalog.starter import starter_catalogue
 from app.engine.wh40k10e.army import BattleSize, Roster, RosterUnit, validate
-from app.engine.wh40k10e.battle import Ability, Seat
-from app.matches import armies
+from app.engine.wh40k10e.battle import Ability, ArmySpec, Battle, BattleOptions, MatchSetup, Seat
+from app.matches import armies, service
 from app.matches.exceptions import ArmyUnusable
 from tests.matches.conftest import marines, orks
 
@@ -25,6 +25,16 @@ def snap(roster: Roster, limit: int = 2000) -> dict[str, Any]:
         army_id=None,
         catalogue_id=None,
         points_limit=limit,
+    )
+
+
+def setup_of(orks_spec: ArmySpec) -> MatchSetup:
+    marines_spec = armies.army_spec(snap(marines()), Seat.A)
+    return MatchSetup(
+        {Seat.A: marines_spec, Seat.B: orks_spec},
+        "strike_force",
+        service.missions()["only-war"],
+        BattleOptions(),
     )
 
 
@@ -93,6 +103,35 @@ def test_the_engine_spec_of_a_snapshot() -> None:
     assert armies.snapshot_unit(snap(orks()), Seat.B, "b2")["name"] == "Boyz"
     assert armies.snapshot_unit(snap(orks()), Seat.B, "a2") is None
     assert armies.snapshot_unit(None, Seat.B, "b2") is None
+
+
+def test_each_model_slot_keeps_its_own_model_types_wounds() -> None:
+    """A Boyz mob of 10 is nine Boys (W1) then the Boss Nob (W2), in composition order; T and
+    Sv stay the most numerous type's (the Boys')."""
+    s = snap(orks())
+    by_name = {u["name"]: u for u in s["units"]}
+    boyz = by_name["Boyz"]
+    assert boyz["model_wounds"] == [1] * 9 + [2]
+    assert (boyz["wounds"], boyz["toughness"], boyz["profile"]["save"]) == (1, 5, 5)
+    assert by_name["Stormboyz"]["model_wounds"] == [1, 1, 1, 1, 2]
+    assert by_name["Nobz"]["model_wounds"] == [2] * 5
+    assert by_name["Warboss"]["model_wounds"] == [6]
+    spec = armies.army_spec(s, Seat.B)
+    mob = spec.units[1]
+    assert mob.model_wounds == (1,) * 9 + (2,)
+    assert (mob.wounds_of(0), mob.wounds_of(9)) == (1, 2)
+    assert spec.units[3].model_wounds == ()  # Nobz: every model at the unit's W
+    assert Battle.create(setup_of(spec)).state.units["b2"].wounds == (1,) * 9 + (2,)
+
+
+def test_a_snapshot_taken_before_per_slot_wounds_still_makes_a_spec() -> None:
+    s = snap(orks())
+    for u in s["units"]:
+        del u["model_wounds"]
+    spec = armies.army_spec(s, Seat.B)
+    assert spec.units[1].model_wounds == ()
+    assert spec.units[1].max_wounds == (1,) * 10  # as the tracker counted the mob before
+    assert Battle.create(setup_of(spec)).state.units["b2"].wounds == (1,) * 10
 
 
 def test_two_units_of_one_datasheet_get_numbered_names() -> None:

@@ -249,3 +249,76 @@ def test_scouts_and_a_concession(new_game: Callable[..., Game]) -> None:
     view = g.a.view()
     assert view["result"]["reason"] == "concession"
     assert view["result"]["winner"] == "A"
+
+
+def _to_shooting(g: Game) -> None:
+    setup_battle(g)
+    g.a.send({"type": "end_phase"})  # command -> movement
+    g.a.send({"type": "end_phase"})  # movement -> shooting
+    assert g.a.view()["phase"] == "shooting"
+
+
+def test_the_boss_nob_keeps_its_own_wounds_over_http(new_game: Callable[..., Game]) -> None:
+    """Boyz (b2): nine Boys at W1 then the Boss Nob at W2, tracked slot by slot."""
+    g = new_game()
+    _to_shooting(g)
+    boyz = unit(g.a.view(), "b2")
+    assert (boyz["wounds"], boyz["max_wounds"]) == ([1] * 9 + [2], [1] * 9 + [2])
+    assert boyz["wounds_per_model"] == 1
+    g.a.send({"type": "shoot", "unit": "a5", "targets": ["b2"]})
+    g.a.send({"type": "resolve_attack", "attacker": "a5", "target": "b2", "damage": [1] * 10})
+    boyz = unit(g.a.last["view"], "b2")
+    assert boyz["wounds"] == [0] * 9 + [1]
+    assert (boyz["models_alive"], boyz["destroyed"]) == (1, False)
+    damage = g.a.last["events"][-1]["event"]["damage"]
+    assert damage[-1] == {"unit": "b2", "model": 9, "damage": 1}
+    # the attack engine sees the Nob as one model with the 1 wound it has left
+    odds = g.a.client.post(
+        f"{g.a.base}/combat/preview",
+        json={"attacker": "a2", "target": "b2", "weapons": [{"weapon": "Bolt Rifle", "models": 5}]},
+    )
+    assert odds.status_code == 200, odds.text
+    target = odds.json()["request"]["target"]
+    assert (target["models"], target["wounds"]) == (1, 1)
+
+
+def test_a_match_stored_before_per_slot_wounds_still_plays(
+    new_game: Callable[..., Game], db: Any
+) -> None:
+    """A snapshot and a match_created event without ``model_wounds`` (stored before it
+    existed) replay as before: every Boy and the Boss Nob at the unit's W1."""
+    from sqlalchemy import select
+
+    from app.matches import service
+    from app.matches.models import Match, MatchEvent
+
+    g = new_game()
+    match = db.get(Match, g.match_id)
+    old_b = dict(match.army_b)
+    old_b["units"] = [{k: v for k, v in u.items() if k != "model_wounds"} for u in old_b["units"]]
+    match.army_b = old_b
+    created = (
+        db.execute(
+            select(MatchEvent).where(MatchEvent.match_id == g.match_id).order_by(MatchEvent.seq)
+        )
+        .scalars()
+        .first()
+    )
+    event = dict(created.event)
+    setup = dict(event["setup"])
+    setup["armies"] = {
+        seat: {**army, "units": [dict(u) for u in army["units"]]}
+        for seat, army in setup["armies"].items()
+    }
+    dropped = {u["id"]: u.pop("model_wounds") for a in setup["armies"].values() for u in a["units"]}
+    assert (dropped["a2"], dropped["b2"]) == ([], [1] * 9 + [2])
+    event["setup"] = setup
+    created.event = event
+    db.flush()
+    service.battle_cache.clear()
+    _to_shooting(g)
+    boyz = unit(g.a.view(), "b2")
+    assert (boyz["wounds"], boyz["max_wounds"]) == ([1] * 10, [1] * 10)
+    g.a.send({"type": "shoot", "unit": "a5", "targets": ["b2"]})
+    g.a.send({"type": "resolve_attack", "attacker": "a5", "target": "b2", "damage": [1] * 10})
+    assert unit(g.a.last["view"], "b2")["destroyed"] is True

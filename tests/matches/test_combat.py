@@ -11,7 +11,7 @@ import pytest
 from app.catalog.starter import starter_catalogue
 from app.engine.combat import CombatResolution, ModelState, TargetState
 from app.engine.wh40k10e.battle import Battle, BattleOptions, MatchSetup, Seat
-from app.engine.wh40k10e.battle.state import BattleState, Effect, MoveMode
+from app.engine.wh40k10e.battle.state import BattleState, Effect, ModelDamage, MoveMode
 from app.matches import armies, combat, service
 from app.matches.exceptions import InvalidAttack
 from tests.matches.conftest import marines, orks
@@ -67,7 +67,9 @@ def test_the_request_uses_the_snapshot_weapons_and_the_target_state() -> None:
             },
         }
     ]
-    assert req["target"]["models"] == 10
+    assert (req["target"]["models"], req["target"]["wounds"]) == (9, 1)  # the Boys
+    # the Boss Nob (W2) is a group of its own, after the Boys
+    assert [(g["models"], g["wounds"]) for g in req["target"]["groups"]] == [(1, 2)]
     assert req["target"]["toughness"] == 5
     assert req["target"]["save"] == 5  # the Boyz' main profile (Sv 5+)
     assert req["situation"] == {
@@ -117,6 +119,38 @@ def test_wounded_models_come_first_and_a_leader_is_a_character_group() -> None:
         ("a2", 0, 2),
         ("a2", 2, 1),
     ]
+
+
+def test_a_boss_nob_is_laid_out_with_its_own_wounds() -> None:
+    """Boyz (b2): nine Boys at W1 and the Boss Nob (slot 9) at W2."""
+    snaps = snapshots()
+    state = state_with(snaps)
+    assert state.units["b2"].wounds == (1,) * 9 + (2,)
+    weapons = [{"weapon": "Bolt Rifle", "models": 5}]
+    built = combat.build_request(snaps, state, "a2", "b2", weapons, None)
+    target = built.request["target"]
+    assert (target["models"], target["wounds"]) == (9, 1)
+    assert [(g["name"], g["models"], g["wounds"]) for g in target["groups"]] == [("Boyz #1", 1, 2)]
+    assert "CHARACTER" not in target["groups"][0]["keywords"]
+    assert built.slots == tuple(("b2", i) for i in range(10))
+    # the Nob on 1 of its 2 wounds has lost wounds: it takes the next attack [L1704-1707]
+    state = state_with(snaps, b2={"wounds": (1, 1, 1) + (0,) * 6 + (1,)})
+    built = combat.build_request(snaps, state, "a2", "b2", weapons, None)
+    target = built.request["target"]
+    assert (target["models"], target["wounds"], target.get("groups")) == (4, 1, None)
+    assert built.slots == (("b2", 9), ("b2", 0), ("b2", 1), ("b2", 2))
+    after = TargetState(
+        models=(
+            ModelState("main", 1, 0),
+            ModelState("main", 1, 1),
+            ModelState("main", 1, 1),
+            ModelState("main", 1, 1),
+        ),
+        wounds_lost=1,
+        models_destroyed=1,
+    )
+    resolution = CombatResolution(seed=1, dice=(), totals={}, target_after=after)
+    assert combat.allocations(built, resolution) == (ModelDamage("b2", 9, 1),)
 
 
 def test_a_live_roll_by_hand_is_mapped_onto_the_right_models() -> None:

@@ -382,3 +382,38 @@ def test_the_page_in_french(browser: Callable[[str], TestClient], armies: FakeAr
     assert page.css_first("html").attributes["lang"] == "fr"
     assert page.css_first("form.action-roll_off button").text() == "Tir au dé"
     assert page.css_first("#refresh-link").text() == "Actualiser"
+
+
+def test_a_unit_card_counts_each_models_own_wounds(
+    browser: Callable[[str], TestClient], armies: FakeArmies
+) -> None:
+    alice, _bob, match_id = start(browser, armies)
+    card = state(alice.get(f"/matches/{match_id}")).css_first("#unit-b2")  # nine Boys, a Nob
+    assert [w.text() for w in card.css(".wounds .w")] == ["1"] * 9 + ["2"]
+    assert card.css(".wounds .w.hurt") == []
+    assert card.css_first(".wounds-total").text() == "11 of 11 wounds left"
+    nobz = state(alice.get(f"/matches/{match_id}")).css_first("#unit-b4")
+    assert nobz.css_first(".wounds-total").text() == "10 of 10 wounds left"
+
+
+def test_a_hurt_boss_nob_is_shown_against_its_own_wounds() -> None:
+    from app.matches.present import UnitCard
+
+    card = UnitCard(
+        id="b2",
+        name="Boyz",
+        owner="B",
+        models_alive=4,
+        models=10,
+        wounds=[1, 1, 1] + [0] * 6 + [1],
+        wounds_per_model=1,
+        destroyed=False,
+        location="battlefield",
+        max_wounds=[1] * 9 + [2],
+    )
+    assert card.multi_wound
+    assert card.slots[9] == (1, 2)  # hurt: 1 of its own 2
+    assert (card.wounds_left, card.wounds_total) == (4, 11)
+    # a view without max_wounds: every model at the unit's W
+    old = UnitCard("b2", "Boyz", "B", 2, 3, [1, 0, 1], 1, False, "battlefield")
+    assert (old.multi_wound, old.wounds_total) == (False, 3)

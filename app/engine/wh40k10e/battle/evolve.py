@@ -140,7 +140,7 @@ def _damage(
         u = units[d.unit]
         wounds = list(u.wounds)
         if restore:
-            wounds[d.model] = min(specs[d.unit].wounds, wounds[d.model] + d.damage)
+            wounds[d.model] = min(specs[d.unit].wounds_of(d.model), wounds[d.model] + d.damage)
         else:
             wounds[d.model] = max(0, wounds[d.model] - d.damage)
         units[d.unit] = _replace(u, wounds=tuple(wounds))
@@ -193,7 +193,7 @@ def _match_created(state: BattleState, e: MatchCreated) -> BattleState:
     for seat in (Seat.A, Seat.B):
         for spec in setup.armies[seat].units:
             specs[spec.id] = spec
-            units[spec.id] = UnitState(id=spec.id, owner=seat, wounds=(spec.wounds,) * spec.models)
+            units[spec.id] = UnitState(id=spec.id, owner=seat, wounds=spec.max_wounds)
     markers = {m.id: MarkerState(id=m.id, x=m.x, y=m.y) for m in setup.mission.objectives.markers}
     cp = setup.options.starting_cp
     return BattleState(

@@ -221,9 +221,9 @@ def allocate(
         bodyguard_alive = [i for i in candidates if not state.specs[i].has("CHARACTER")]
         pool = bodyguard_alive or candidates
         for i in pool:
-            full = state.specs[i].wounds
+            spec = state.specs[i]
             for slot, w in enumerate(wounds[i]):
-                if 0 < w < full:
+                if 0 < w < spec.wounds_of(slot):
                     return i, slot
         i = pool[0]
         return i, next(slot for slot, w in enumerate(wounds[i]) if w > 0)
@@ -276,9 +276,11 @@ def casualty_slots(
             alive = [(w, i, s) for i in target_units for s, w in enumerate(wounds[i]) if w > 0]
             if not alive:
                 break
-            # fewest wounds left first, in unit order, then slot order
+            # fewest wounds left first (a wounded model before an unharmed one with as many,
+            # e.g. a Boss Nob on 1 before a Boy), in unit order, then slot order
             rank = {i: n for n, i in enumerate(target_units)}
-            alive.sort(key=lambda t: (t[0], rank[t[1]], t[2]))
+            specs = state.specs
+            alive.sort(key=lambda t: (t[0], t[0] >= specs[t[1]].wounds_of(t[2]), rank[t[1]], t[2]))
             _, i, s = alive[0]
             slot_unit = (i, s)
         i, s = slot_unit

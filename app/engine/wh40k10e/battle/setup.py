@@ -1,7 +1,8 @@
 """What a 10th-edition match is created from: two army snapshots, a battle size, a mission.
 
 The lead converts an army list into an :class:`ArmySpec`: per unit its id (unique in the
-match), name, datasheet, model count (the Starting Strength, [L852-854]), wounds per model, OC,
+match), name, datasheet, model count (the Starting Strength, [L852-854]), wounds per model (the
+unit's W for display, and optionally each model slot's own W when its model types differ), OC,
 Leadership (the N of "N+", lower is better [L3004-3005]), keywords (upper case: CHARACTER,
 INFANTRY, VEHICLE, AIRCRAFT, TRANSPORT, DEDICATED TRANSPORT, FORTIFICATION, GRENADES, SMOKE,
 WALKER, FLY, TITANIC, MONSTER...), the core abilities the match uses (:class:`Ability`), the
@@ -79,6 +80,7 @@ class UnitSpec:
     leads: tuple[str, ...] = ()
     transport_capacity: int = 0
     toughness: int | None = None
+    model_wounds: tuple[int, ...] = ()  # each slot's W; () = every model has ``wounds``
 
     def __post_init__(self) -> None:
         where = f"unit {self.id!r}"
@@ -89,6 +91,10 @@ class UnitSpec:
         if not 1 <= self.models <= MAX_MODELS:
             raise _bad(where, f"models must be 1..{MAX_MODELS}")
         if not 1 <= self.wounds <= 100:
+            raise _bad(where, "wounds per model must be 1..100")
+        if self.model_wounds and len(self.model_wounds) != self.models:
+            raise _bad(where, "model_wounds gives one W per model slot (as many as models)")
+        if any(not 1 <= w <= 100 for w in self.model_wounds):
             raise _bad(where, "wounds per model must be 1..100")
         if not 0 <= self.oc <= 20:
             raise _bad(where, "OC must be 0..20")
@@ -109,6 +115,19 @@ class UnitSpec:
         )
         if self.scouts is not None and Ability.SCOUTS not in self.abilities:
             object.__setattr__(self, "abilities", self.abilities | {Ability.SCOUTS})
+        if all(w == self.wounds for w in self.model_wounds):
+            object.__setattr__(self, "model_wounds", ())  # one canonical form (and old logs)
+        else:
+            object.__setattr__(self, "model_wounds", tuple(self.model_wounds))
+
+    def wounds_of(self, slot: int) -> int:
+        """The wounds characteristic of model slot ``slot`` (0-based)."""
+        return self.model_wounds[slot] if self.model_wounds else self.wounds
+
+    @property
+    def max_wounds(self) -> tuple[int, ...]:
+        """Every model slot's wounds characteristic, in slot order."""
+        return self.model_wounds or (self.wounds,) * self.models
 
     def has(self, keyword: str) -> bool:
         return keyword in self.keywords

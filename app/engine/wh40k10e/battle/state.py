@@ -368,7 +368,7 @@ class BattleState:
         ss = sum(self.specs[i].models for i in ids)
         if ss == 1:
             (only,) = ids
-            return 2 * self.units[only].wounds[0] < self.specs[only].wounds
+            return 2 * self.units[only].wounds[0] < self.specs[only].wounds_of(0)
         alive = sum(self.units[i].models_alive for i in ids)
         return 2 * alive < ss
 

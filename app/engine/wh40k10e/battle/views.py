@@ -76,6 +76,7 @@ def _unit_view(state: BattleState, unit_id: str) -> JsonObject:
         "oc": spec.oc,
         "leadership": spec.leadership,
         "wounds_per_model": spec.wounds,
+        "max_wounds": list(spec.max_wounds),
         "models": len(u.wounds),
         "models_alive": u.models_alive,
         "wounds": list(u.wounds),

@@ -137,3 +137,28 @@ def test_infiltrators_and_model_removal(
     t2.refused("A", RemoveModels("a-int", (0,)), "bad_casualties")
     t2.refused("A", RemoveModels("b-boyz", (0,)), "not_your_unit")
     t2.check_replay()
+
+
+def test_a_log_written_before_per_slot_wounds_replays_to_the_same_state(
+    new_table: Callable[..., Table], setup_battle: Callable[..., None]
+) -> None:
+    """Logs stored before UnitSpec had ``model_wounds`` have no such key: they decode with
+    every model at the unit's W and replay to the same state (docs/adr/0004)."""
+    t = new_table()
+    setup_battle(t)
+    goto(t, "A", "shooting", round_=1)
+    t.do("A", Shoot("a-hell", ("b-nobz",)))
+    t.do("A", ResolveAttack("a-hell", "b-nobz", damage=(3, 1)))
+    assert t.unit("b-nobz").wounds == (0, 1, 2, 2, 2)
+    old = json.loads(t.battle.export_json())
+    removed = 0
+    for army in old["events"][0]["event"]["setup"]["armies"].values():
+        for spec in army["units"]:
+            assert spec.pop("model_wounds") == []
+            removed += 1
+    assert t.state.setup is not None
+    assert removed == sum(len(a.units) for a in t.state.setup.armies.values())
+    replayed = Battle.import_log(old)
+    assert replayed.state == t.state
+    assert replayed.view("A") == t.battle.view("A")
+    assert replayed.export_json() == t.battle.export_json()

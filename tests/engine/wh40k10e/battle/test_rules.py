@@ -7,6 +7,8 @@ from typing import Any
 
 import pytest
 
+from app.engine.match.dice import Roll
+from app.engine.match.errors import Refusal
 from app.engine.wh40k10e.battle import Ability, ArmySpec, Formation, ReserveKind, Seat, UnitSpec
 from app.engine.wh40k10e.battle.commands import (
     ArriveFromReserves,
@@ -26,8 +28,9 @@ from app.engine.wh40k10e.battle.commands import (
     Shoot,
     UseStratagem,
 )
-from app.engine.wh40k10e.battle.events import UnitMoved
-from app.engine.wh40k10e.battle.flow import allocate
+from app.engine.wh40k10e.battle.events import AttackResolved, RollRerolled, UnitMoved
+from app.engine.wh40k10e.battle.evolve import evolve
+from app.engine.wh40k10e.battle.flow import allocate, casualty_slots
 from app.engine.wh40k10e.battle.state import (
     BattleState,
     Location,
@@ -447,3 +450,128 @@ def test_allocation_wounded_model_first_excess_lost_mortals_carry_over() -> None
         ModelDamage("s", 2, 3),
         ModelDamage("c", 0, 2),
     ]
+
+
+# -- model slots with their own wounds characteristic ----------------------------------------
+
+NOB = 9  # the Boss Nob's slot in a mob of nine Boys (W1) and a Boss Nob (W2)
+
+
+def boyz_and_nob(uid: str = "b-boyz") -> UnitSpec:
+    return unit(
+        uid,
+        "Boyz",
+        models=10,
+        wounds=1,
+        oc=2,
+        ld=7,
+        points=80,
+        toughness=5,
+        keywords=("INFANTRY", "GRENADES"),
+        model_wounds=(1,) * 9 + (2,),
+    )
+
+
+def orks_with_a_nob() -> ArmySpec:
+    army = orks()
+    units = tuple(boyz_and_nob() if u.id == "b-boyz" else u for u in army.units)
+    return ArmySpec(army.name, units, army.faction)
+
+
+def test_a_unit_spec_keeps_each_slots_wounds_characteristic() -> None:
+    mob = boyz_and_nob()
+    assert mob.wounds == 1  # the unit's W, for display
+    assert (mob.wounds_of(0), mob.wounds_of(8), mob.wounds_of(NOB)) == (1, 1, 2)
+    assert mob.max_wounds == (1,) * 9 + (2,)
+    # without per-slot wounds (and when they are all the unit's W) every model has W
+    plain = unit("p", "Nobz", models=3, wounds=2, model_wounds=(2, 2, 2))
+    assert plain.model_wounds == ()
+    assert plain.max_wounds == (2, 2, 2)
+    assert plain.wounds_of(2) == 2
+    for bad in ((1, 2), (1, 0, 2), (1, 101, 2)):
+        with pytest.raises(Refusal) as info:
+            unit("x", "X", models=3, wounds=1, model_wounds=bad)
+        assert info.value.code == "invalid_setup"
+        assert info.value.details["field"] == "unit 'x'"
+
+
+def test_a_mob_starts_with_each_slots_wounds_and_takes_damage_per_slot(
+    new_table: Callable[..., Table], setup_battle: Callable[..., None]
+) -> None:
+    t = new_table(b=orks_with_a_nob())
+    assert t.unit("b-boyz").wounds == (1,) * 9 + (2,)
+    setup_battle(t)
+    goto(t, "A", "shooting", round_=1)
+    t.do("A", Shoot("a-hell", ("b-boyz",)))
+    # ten 1-damage attacks: the nine Boys die one by one, the tenth wounds the Boss Nob
+    t.do("A", ResolveAttack("a-hell", "b-boyz", damage=(1,) * 10))
+    assert t.unit("b-boyz").wounds == (0,) * 9 + (1,)
+    resolved = events(t, AttackResolved)[-1]
+    assert resolved.damage == tuple(ModelDamage("b-boyz", i, 1) for i in range(10))
+    assert (resolved.wounds_lost, resolved.models_destroyed) == (10, 9)
+    view = next(u for u in t.battle.view("B")["units"] if u["id"] == "b-boyz")
+    assert view["wounds"] == [0] * 9 + [1]
+    assert view["max_wounds"] == [1] * 9 + [2]
+    assert view["wounds_per_model"] == 1
+    assert view["models_alive"] == 1
+    t.check_replay()
+
+
+def test_a_wounded_boss_nob_takes_the_next_attack(
+    new_table: Callable[..., Table], setup_battle: Callable[..., None]
+) -> None:
+    """[L1704-1707]: a model that has lost wounds (1 of its own W2 left) takes the next attack,
+    although its wounds left equal a Boy's W."""
+    t = new_table(b=orks_with_a_nob())
+    setup_battle(t)
+    goto(t, "A", "shooting", round_=1)
+    t.do("A", Shoot("a-hell", ("b-boyz",)))
+    t.do("A", ResolveAttack("a-hell", "b-boyz", allocations=(ModelDamage("b-boyz", NOB, 1),)))
+    assert t.unit("b-boyz").wounds == (1,) * 10
+    t.do("A", Shoot("a-int", ("b-boyz",)))
+    t.do("A", ResolveAttack("a-int", "b-boyz", damage=(1,)))
+    assert t.unit("b-boyz").wounds == (1,) * 9 + (0,)
+    assert events(t, AttackResolved)[-1].damage == (ModelDamage("b-boyz", NOB, 1),)
+    t.check_replay()
+
+
+def test_allocation_and_casualties_compare_each_slot_with_its_own_wounds() -> None:
+    specs = {"s": unit("s", "Boyz", models=3, wounds=1, model_wounds=(1, 1, 2))}
+    fresh = _state({"s": (1, 1, 2)}, specs)
+    # nobody wounded: the first living slot; excess damage on a Boy is lost [L1788-1790]
+    assert allocate(fresh, "s", (2,)) == [ModelDamage("s", 0, 1)]
+    # mortal wounds carry over, the Nob taking both of its wounds [L1816-1824]
+    assert allocate(fresh, "s", (), mortal_wounds=4) == [
+        ModelDamage("s", 0, 1),
+        ModelDamage("s", 1, 1),
+        ModelDamage("s", 2, 2),
+    ]
+    hurt = _state({"s": (1, 1, 1)}, specs)
+    assert allocate(hurt, "s", (1, 1)) == [ModelDamage("s", 2, 1), ModelDamage("s", 0, 1)]
+    # a casualty by default: fewest wounds left, a wounded model before an unharmed one
+    assert casualty_slots(hurt, "s", 1) == [ModelDamage("s", 2, 1)]
+    assert casualty_slots(fresh, "s", 1) == [ModelDamage("s", 0, 1)]
+
+
+def test_restored_wounds_never_exceed_the_slots_own_wounds() -> None:
+    specs = {"s": unit("s", "Boyz", models=3, wounds=1, model_wounds=(1, 1, 2))}
+    state = _state({"s": (0, 1, 0)}, specs)
+    restored = (ModelDamage("s", 0, 5), ModelDamage("s", 2, 5))
+    after = evolve(state, RollRerolled("s", "desperate_escape", Roll(None, ()), restored))
+    assert after.units["s"].wounds == (1, 1, 2)
+    once = (ModelDamage("s", 2, 1),)
+    after = evolve(state, RollRerolled("s", "desperate_escape", Roll(None, ()), once))
+    assert after.units["s"].wounds == (0, 1, 1)
+
+
+@pytest.mark.parametrize(("left", "below"), [(2, True), (3, False), (6, False)])
+def test_a_one_model_unit_is_below_half_strength_by_its_own_slots_wounds(
+    left: int, below: bool
+) -> None:
+    """[L856-868]: strictly below half of the model's own W (6 here, though the unit's W
+    given for display is 2)."""
+    spec = unit("u", "Mek", models=1, wounds=2, model_wounds=(6,))
+    state = BattleState(
+        specs={"u": spec}, units={"u": UnitState(id="u", owner=Seat.A, wounds=(left,))}
+    )
+    assert state.below_half_strength("u") is below
