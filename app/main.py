@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from fastapi import APIRouter, FastAPI, Request
+from fastapi import APIRouter, Depends, FastAPI, Request
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
@@ -12,7 +12,8 @@ from app import features
 from app.core.config import ROOT, Settings, get_settings
 from app.core.db import Database
 from app.core.errors import install_error_handlers
-from app.core.middleware import BodySizeLimit, SecurityHeaders, ServerTiming
+from app.core.ids import path_ids_in_range
+from app.core.middleware import BodySizeLimit, NoNulCharacters, SecurityHeaders, ServerTiming
 from app.web.context import RequestContext
 from app.web.templating import render
 
@@ -31,6 +32,7 @@ def create_app(settings: Settings | None = None, database: Database | None = Non
         openapi_url=f"{API_PREFIX}/openapi.json",
         docs_url=None,
         redoc_url=None,
+        dependencies=[Depends(path_ids_in_range)],
     )
     app.state.settings = settings
     app.state.db = database or Database(settings.database_url, echo=settings.sql_echo)
@@ -50,6 +52,7 @@ def create_app(settings: Settings | None = None, database: Database | None = Non
 
     install_error_handlers(app)
     app.add_middleware(RequestContext, settings=settings)
+    app.add_middleware(NoNulCharacters)  # inside BodySizeLimit: it reads bounded bodies
     app.add_middleware(
         BodySizeLimit,
         limit=settings.max_body_bytes,

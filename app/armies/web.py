@@ -39,6 +39,7 @@ from app.catalog.pen_units import PenUnit
 from app.core.deps import DbSession
 from app.core.i18n import DEFAULT_LOCALE, current_locale, lazy
 from app.core.i18n import gettext as _
+from app.core.ids import parse_int
 from app.engine.pen.profiles import UnitType, VehicleType, WeaponType
 from app.engine.wh40k10e.army import Datasheet, Enhancement, name_key
 from app.engine.wh40k10e.army.roster import BattleSize
@@ -359,7 +360,7 @@ def create_army(
             data = PenArmyCreate(
                 rule_system=PEN,
                 name=name.strip(),
-                points_limit=int(points_limit) if points_limit.strip().isdigit() else None,
+                points_limit=parse_int(points_limit),
             )
         else:
             data = Army10eCreate(
@@ -463,10 +464,7 @@ def edit_army(
     army = service.own(db, user, army_id)
     try:
         if army.rule_system == PEN:
-            limit = (points_limit or "").strip()
-            data = ArmyUpdate(
-                name=name.strip() or None, points_limit=int(limit) if limit.isdigit() else None
-            )
+            data = ArmyUpdate(name=name.strip() or None, points_limit=parse_int(points_limit))
         else:
             data = ArmyUpdate(
                 name=name.strip() or None,
@@ -536,11 +534,7 @@ def revoke_share(request: Request, db: DbSession, user: WebUser, army_id: int) -
 
 
 def _int(value: str | None, lo: int, hi: int) -> int | None:
-    value = (value or "").strip()
-    if not value.lstrip("-").isdigit():
-        return None
-    number = int(value)
-    return number if lo <= number <= hi else None
+    return parse_int(value, lo, hi)
 
 
 async def _form(request: Request) -> FormData:
@@ -582,11 +576,11 @@ def _unit_from_form(form: FormData, current: dict[str, Any]) -> UnitIn:
     models = str(form.get("models") or "")
     return UnitIn(
         datasheet=str(current["datasheet"]),
-        models=int(models) if models.strip().isdigit() else current.get("models"),
+        models=parse_int(models) or current.get("models"),
         wargear=wargear,
         enhancements=enhancements[:10],
         warlord=form.get("warlord") in ("on", "true", "1"),
-        attached_to=int(attached) if attached.isdigit() else None,
+        attached_to=parse_int(attached),
         label=str(form.get("label") or "").strip(),
     )
 
@@ -766,9 +760,9 @@ def _pen_editor(
 ) -> HTMLResponse:
     rows = max(
         [
-            int(k[1 : k.index(".")]) + 1
+            n + 1
             for k in values
-            if k.startswith("w") and "." in k and k[1 : k.index(".")].isdigit()
+            if k.startswith("w") and "." in k and (n := parse_int(k[1 : k.index(".")])) is not None
         ]
         or [0]
     )

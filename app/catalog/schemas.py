@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from app.catalog import service
 from app.catalog.models import CatalogueRecord
 from app.core.db import as_aware
+from app.core.ids import MAX_ID
 from app.engine.wh40k10e.army import (
     Datasheet,
     Detachment,
@@ -319,4 +320,5 @@ class ShareRequest(Strict):
     club_id: int | None = Field(
         description="A club you administer to share the catalogue with; null to stop sharing",
         ge=1,
+        le=MAX_ID,
     )

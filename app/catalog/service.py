@@ -21,7 +21,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import ColumnElement, func, or_, select
+from sqlalchemy import ColumnElement, false, func, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, undefer
 
@@ -38,6 +38,7 @@ from app.catalog.exceptions import (
 from app.catalog.models import CatalogueRecord
 from app.clubs import service as clubs
 from app.clubs.models import Membership
+from app.core.ids import MAX_ID, parse_int
 from app.engine.wh40k10e.army import Catalogue, Datasheet, Detachment, name_key
 from app.engine.wh40k10e.army.catalog import slug as make_slug
 
@@ -140,8 +141,11 @@ def visible(db: Session, user: User | None) -> list[CatalogueRecord]:
 
 
 def _lookup(ref: str | int) -> ColumnElement[bool]:
-    if isinstance(ref, int) or (isinstance(ref, str) and ref.isdigit() and len(ref) < 12):
-        return CatalogueRecord.id == int(ref)
+    number = ref if isinstance(ref, int) else parse_int(ref, 1)
+    if number is not None:
+        return CatalogueRecord.id == number if 1 <= number <= MAX_ID else false()
+    if isinstance(ref, str) and ref.isdigit():  # "²": no id, and no slug is made of digits
+        return false()
     return CatalogueRecord.slug == str(ref)
 
 

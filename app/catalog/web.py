@@ -15,6 +15,7 @@ from app.catalog.exceptions import ImportFailed
 from app.clubs import service as clubs
 from app.core.deps import DbSession
 from app.core.i18n import lazy
+from app.core.ids import parse_int
 from app.web.templating import htmx_redirect, render
 
 router = APIRouter(include_in_schema=False, dependencies=[Depends(verify_csrf)])
@@ -143,7 +144,7 @@ def share(
     catalog: str,
     club_id: Annotated[str, Form(max_length=12)] = "",
 ) -> HTMLResponse:
-    target = int(club_id) if club_id.isdigit() else None
+    target = parse_int(club_id, 1)
     record = service.share(db, user, catalog, target)
     return htmx_redirect(request, f"/catalogs/{record.slug}")
 

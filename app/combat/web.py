@@ -23,6 +23,7 @@ from app.combat.schemas import MAX_SEED
 from app.core.errors import InvalidInput
 from app.core.i18n import current_locale, lazy
 from app.core.i18n import gettext as _
+from app.core.ids import parse_int
 from app.web.nav import NavItem, add_nav
 from app.web.templating import htmx_redirect, is_htmx, render
 
@@ -173,10 +174,8 @@ def roll(request: Request, user: OptionalUser) -> HTMLResponse:
         return htmx_redirect(
             request, _url("/calculator/roll", [*state.query, ("seed", str(service.new_seed()))])
         )
-    seed: int | None = None
-    if raw_seed.isdigit() and int(raw_seed) <= MAX_SEED:
-        seed = int(raw_seed)
-    else:
+    seed = parse_int(raw_seed, 0, MAX_SEED)
+    if seed is None:
         state.add_error(
             "seed", _("The seed must be a whole number from 0 to %(max)d.") % {"max": MAX_SEED}
         )

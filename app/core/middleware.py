@@ -1,8 +1,10 @@
-"""ASGI middleware: request-body bounds, security headers and the server's own timing."""
+"""ASGI middleware: request-body bounds, text without NUL, security headers and the server's
+own timing."""
 
 from __future__ import annotations
 
 import json
+import re
 import time
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -75,18 +77,18 @@ class BodySizeLimit:
 
 
 async def _send_413(send: Send, limit: int) -> None:
+    detail = f"The request body is larger than {limit} bytes."
+    await _send_problem(send, 413, "body-too-large", "Request body too large", detail)
+
+
+async def _send_problem(send: Send, status: int, code: str, title: str, detail: str) -> None:
     body = json.dumps(
-        {
-            "type": PROBLEM_BASE + "body-too-large",
-            "title": "Request body too large",
-            "status": 413,
-            "detail": f"The request body is larger than {limit} bytes.",
-        }
+        {"type": PROBLEM_BASE + code, "title": title, "status": status, "detail": detail}
     ).encode()
     await send(
         {
             "type": "http.response.start",
-            "status": 413,
+            "status": status,
             "headers": [
                 (b"content-type", PROBLEM_JSON.encode()),
                 (b"content-length", str(len(body)).encode()),
@@ -94,6 +96,60 @@ async def _send_413(send: Send, limit: int) -> None:
         }
     )
     await send({"type": "http.response.body", "body": body})
+
+
+# A JSON escape of U+0000 that is not itself an escaped backslash followed by "u0000".
+_JSON_NUL = re.compile(rb"(?<!\\)(?:\\\\)*\\u0000")
+_TEXT_BODIES = ("application/json", "application/x-www-form-urlencoded")
+
+
+class NoNulCharacters:
+    """Refuse text containing U+0000 in the path, the query, or a JSON or form body (422).
+
+    No text we keep may hold it (Postgres refuses it in text columns, and no name or note
+    needs it), so it is stopped where it comes in, once, rather than in every field's
+    validator. File uploads (multipart) are not text and pass untouched.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        query = scope.get("query_string", b"").lower()
+        if "\x00" in scope.get("path", "") or b"%00" in query or b"\x00" in query:
+            await _refuse_nul(send)
+            return
+        content_type = ""
+        for name, value in scope.get("headers", []):
+            if name == b"content-type":
+                content_type = value.decode("latin-1").lower()
+        if not content_type.startswith(_TEXT_BODIES):
+            await self.app(scope, receive, send)
+            return
+        messages = []
+        while True:  # the body is bounded by BodySizeLimit, outside this middleware
+            message = await receive()
+            messages.append(message)
+            if message["type"] != "http.request" or not message.get("more_body", False):
+                break
+        body = b"".join(m.get("body", b"") for m in messages if m["type"] == "http.request")
+        escaped = _JSON_NUL.search(body) if "json" in content_type else b"%00" in body.lower()
+        if escaped or b"\x00" in body:
+            await _refuse_nul(send)
+            return
+
+        async def replay() -> Message:
+            return messages.pop(0) if messages else await receive()
+
+        await self.app(scope, replay, send)
+
+
+async def _refuse_nul(send: Send) -> None:
+    detail = "Text may not contain the NUL character (U+0000)."
+    await _send_problem(send, 422, "nul-character", "Invalid input", detail)
 
 
 SECURITY_HEADERS = [

@@ -12,6 +12,7 @@ from app.accounts.deps import CurrentUser, OptionalUser
 from app.accounts.models import User
 from app.clubs.models import Role
 from app.core.deps import DbSession
+from app.core.ids import MAX_ID
 from app.leagues import service
 from app.leagues.models import Game, GameStatus, League, Registration, Round
 from app.leagues.schemas import (
@@ -202,7 +203,9 @@ def round_out(db: DbSession, league_id: int, round_: Round, games: list[Game]) -
 def list_leagues(
     user: OptionalUser,
     db: DbSession,
-    club_id: Annotated[int | None, Query(ge=1, description="Only this club's leagues")] = None,
+    club_id: Annotated[
+        int | None, Query(ge=1, le=MAX_ID, description="Only this club's leagues")
+    ] = None,
 ) -> list[LeagueOut]:
     leagues = service.visible_leagues(db, user, club_id)
     facts = service.league_facts(db, leagues, user)
@@ -345,7 +348,9 @@ def list_games(
     league_id: int,
     user: OptionalUser,
     db: DbSession,
-    registration_id: Annotated[int | None, Query(ge=1, description="One player's games")] = None,
+    registration_id: Annotated[
+        int | None, Query(ge=1, le=MAX_ID, description="One player's games")
+    ] = None,
     game_status: Annotated[GameStatus | None, Query(alias="status")] = None,
 ) -> list[GameOut]:
     service.view(db, league_id, user)

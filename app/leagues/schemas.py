@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from app.core.ids import MAX_ID
 from app.leagues.standings import DEFAULT_TIE_BREAKERS, MAX_VICTORY_POINTS, TieBreaker
 
 MAX_POINTS = 100
@@ -69,7 +70,7 @@ class LadderIn(Strict):
 
 
 class LeagueCreate(Strict):
-    club_id: int = Field(ge=1)
+    club_id: int = Field(ge=1, le=MAX_ID)
     name: str = Field(min_length=1, max_length=80)
     description: str = Field(default="", max_length=1000)
     rule_system: str = Field(min_length=1, max_length=40, description="A rule system id")
@@ -165,11 +166,13 @@ class LeagueUpdate(Strict):
 
 
 class RegistrationCreate(Strict):
-    army_id: int = Field(ge=1, description="One of your army lists, marked ready")
+    army_id: int = Field(ge=1, le=MAX_ID, description="One of your army lists, marked ready")
 
 
 class SnapshotReplace(Strict):
-    army_id: int = Field(ge=1, description="One of the PLAYER's army lists, marked ready")
+    army_id: int = Field(
+        ge=1, le=MAX_ID, description="One of the PLAYER's army lists, marked ready"
+    )
 
 
 class LadderGameCreate(Strict):

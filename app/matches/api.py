@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 from app.accounts.deps import CurrentUser, OptionalUser
 from app.core.deps import DbSession
 from app.core.errors import PROBLEM_JSON
+from app.core.ids import parse_int
 from app.engine.combat import to_jsonable
 from app.engine.match import visible_to
 from app.engine.wh40k10e.battle import EVENT_CODEC, Seat
@@ -332,9 +333,8 @@ def match_log(
 
 
 def _last_event_id(header: str | None, since: int | None) -> int:
-    if header is not None and header.strip().isdigit():
-        return min(int(header.strip()), 10_000_000)
-    return since or 0
+    number = parse_int(header, 0, 10**18)
+    return min(number, 10_000_000) if number is not None else since or 0
 
 
 def event_reader(request: Request, match_id: int, who: service.Caller) -> Any:

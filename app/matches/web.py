@@ -24,6 +24,7 @@ from app.core.deps import AppSettings, DbSession
 from app.core.errors import AppError
 from app.core.i18n import current_locale, lazy
 from app.core.i18n import gettext as _
+from app.core.ids import parse_int
 from app.engine.combat import to_jsonable
 from app.engine.match import Refusal, RefusalKind
 from app.engine.wh40k10e.battle import Battle, Seat
@@ -91,9 +92,8 @@ def _get(request: Request, db: Session, user: Any, match_id: int) -> tuple[Match
 
 
 def _int(value: object, default: int | None = None) -> int | None:
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit() and len(value) < 9:
-        return int(value.strip())
-    return default
+    number = parse_int(value, -99_999_999, 99_999_999)
+    return default if number is None else number
 
 
 def parse_dice(text: object) -> list[int] | None:
@@ -554,7 +554,8 @@ def build_command(form: FormData) -> dict[str, Any]:
         cmd["engaged_with"] = [e for e in form.getlist("engaged_with") if isinstance(e, str)][:20]
     if kind == "remove_models":
         slots = str(form.get("models") or "").replace(",", " ").split()
-        cmd["models"] = [int(s) - 1 for s in slots if s.isdigit() and 0 < int(s) < 1000][:200]
+        numbers = (parse_int(s, 1, 999) for s in slots)
+        cmd["models"] = [n - 1 for n in numbers if n is not None][:200]
     return cmd
 
 
