@@ -576,7 +576,7 @@ def _unit_from_form(form: FormData, current: dict[str, Any]) -> UnitIn:
     models = str(form.get("models") or "")
     return UnitIn(
         datasheet=str(current["datasheet"]),
-        models=parse_int(models) or current.get("models"),
+        models=count if (count := parse_int(models)) is not None else current.get("models"),
         wargear=wargear,
         enhancements=enhancements[:10],
         warlord=form.get("warlord") in ("on", "true", "1"),

@@ -141,12 +141,11 @@ def visible(db: Session, user: User | None) -> list[CatalogueRecord]:
 
 
 def _lookup(ref: str | int) -> ColumnElement[bool]:
+    if isinstance(ref, str) and not ref.isdigit():
+        return CatalogueRecord.slug == ref
+    # an id, unless no row can have it (too big, or digits int() will not read, such as "²")
     number = ref if isinstance(ref, int) else parse_int(ref, 1)
-    if number is not None:
-        return CatalogueRecord.id == number if 1 <= number <= MAX_ID else false()
-    if isinstance(ref, str) and ref.isdigit():  # "²": no id, and no slug is made of digits
-        return false()
-    return CatalogueRecord.slug == str(ref)
+    return CatalogueRecord.id == number if number and 1 <= number <= MAX_ID else false()
 
 
 def resolve(db: Session, user: User | None, ref: str | int) -> CatalogueRecord:

@@ -648,14 +648,7 @@ def combat_form(
         try:
             result = service.preview(db, match, seat, attacker, target, picks, situation)
         except AppError as exc:
-            return _page(
-                request,
-                db,
-                match,
-                seat,
-                error=exc.detail,
-                status_code=200 if is_htmx(request) else exc.status,
-            )
+            return _refusal_page(request, db, match, seat, exc)
         odds = {"attacker": attacker, "target": target, **result}
         if is_htmx(request):
             return render(
@@ -709,16 +702,17 @@ def cancel_match(request: Request, db: WebDb, user: OptionalUser, match_id: int)
 
 
 def _error_page(request: Request, db: Session, user: Any, match_id: int, exc: AppError) -> Response:
-    """The match page, fresh, with the refusal shown (htmx swaps only a 200)."""
+    """The match page, read again (the failed write rolled back), with the refusal shown."""
     match, seat = _get(request, db, user, match_id)
-    return _page(
-        request,
-        db,
-        match,
-        seat,
-        error=exc.detail,
-        status_code=200 if is_htmx(request) else exc.status,
-    )
+    return _refusal_page(request, db, match, seat, exc)
+
+
+def _refusal_page(
+    request: Request, db: Session, match: Match, seat: Seat, exc: AppError
+) -> Response:
+    """The match page with the refusal shown (htmx swaps only a 200)."""
+    status_code = 200 if is_htmx(request) else exc.status
+    return _page(request, db, match, seat, error=exc.detail, status_code=status_code)
 
 
 @router.get("/matches/{match_id}/events")

@@ -22,7 +22,7 @@ from app.engine.wh40k10e.army import BattleSize, Roster, RosterUnit
 from app.matches import armies as match_armies
 from app.matches import service
 from app.matches.models import Match, MatchStatus, OpponentKind
-from tests.support.web import api_token, register
+from tests.support.web import api_token, csrf, register
 
 
 @pytest.fixture(autouse=True)
@@ -41,6 +41,21 @@ def starter(db: Session) -> int:
     load(db)
     db.commit()
     return catalogs.starter(db).id
+
+
+@pytest.fixture
+def browser(app: Any) -> Callable[[str], TestClient]:
+    """A logged-in browser (session cookie), with its CSRF token ready."""
+
+    def make(name: str) -> TestClient:
+        client = TestClient(app, base_url="http://testserver")
+        register(client, email=f"{name.lower()}@example.com", name=name)
+        client.user_id = int(client.get("/api/v1/me").json()["id"])  # type: ignore[attr-defined]
+        client.csrf = csrf(client, "/matches")  # type: ignore[attr-defined]
+        client.headers["X-CSRF-Token"] = client.csrf  # type: ignore[attr-defined]
+        return client
+
+    return make
 
 
 @pytest.fixture
@@ -292,6 +307,14 @@ def setup_battle(
     while (view := g.a.view())["stage"] == "scouts":
         player(g, view["next_seat"]).send({"type": "end_scouts"})
     assert g.a.view()["stage"] == "battle"
+
+
+def wipe_out_b(g: Game) -> None:
+    """In A's first turn, unit a2 shoots down b1, B's lone Warboss: B's army is wiped out."""
+    g.a.send({"type": "end_phase"})
+    g.a.send({"type": "end_phase"})
+    g.a.send({"type": "shoot", "unit": "a2", "targets": ["b1"]})
+    g.a.send({"type": "resolve_attack", "attacker": "a2", "target": "b1", "damage": [3, 3]})
 
 
 def finish_turn(g: Game) -> None:

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from app.engine.wh40k10e.army import BattleSize, Roster, RosterUnit
-from tests.matches.conftest import Game, finish_turn, setup_battle, step
+from tests.matches.conftest import Game, finish_turn, setup_battle, step, wipe_out_b
 
 FORMATIONS = {
     "A": {
@@ -190,10 +190,7 @@ def test_a_wipe_out_ends_the_battle_at_once(new_game: Callable[..., Game]) -> No
     )
     g = new_game(small_a, small_b, battle_size="incursion")
     setup_battle(g)
-    g.a.send({"type": "end_phase"})
-    g.a.send({"type": "end_phase"})
-    g.a.send({"type": "shoot", "unit": "a2", "targets": ["b1"]})
-    g.a.send({"type": "resolve_attack", "attacker": "a2", "target": "b1", "damage": [3, 3]})
+    wipe_out_b(g)
     view = g.a.last["view"]
     assert view["stage"] == "ended"
     assert view["result"] == {

@@ -6,7 +6,6 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -15,7 +14,7 @@ from app.leagues.models import Game
 from app.matches.models import Match, MatchEvent
 from tests.matches.conftest import FakeArmies, league_game, marines, orks, setup_battle
 from tests.matches.conftest import Game as Table
-from tests.support.web import csrf, html, register
+from tests.support.web import csrf, html
 
 HX = {"HX-Request": "true"}
 PROBLEM = "application/problem+json"
@@ -29,21 +28,6 @@ def problem(response: Any, status: int, code: str) -> dict[str, Any]:
     assert body["status"] == status
     assert body.get("detail")
     return body
-
-
-@pytest.fixture
-def browser(app: Any) -> Callable[[str], TestClient]:
-    """A logged-in browser (session cookie), with its CSRF token ready."""
-
-    def make(name: str) -> TestClient:
-        client = TestClient(app, base_url="http://testserver")
-        register(client, email=f"{name.lower()}@example.com", name=name)
-        client.user_id = int(client.get("/api/v1/me").json()["id"])  # type: ignore[attr-defined]
-        client.csrf = csrf(client, "/matches")  # type: ignore[attr-defined]
-        client.headers["X-CSRF-Token"] = client.csrf  # type: ignore[attr-defined]
-        return client
-
-    return make
 
 
 def _exists(db: Session, match_id: int) -> bool:

@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 from app.accounts.models import User
 from app.engine.wh40k10e.army import BattleSize, Roster, RosterUnit
 from app.leagues.models import Game, GameStatus
-from tests.matches.conftest import FakeArmies, Player, league_game, setup_battle
+from tests.matches.conftest import FakeArmies, Player, league_game, setup_battle, wipe_out_b
 from tests.matches.conftest import Game as Table
 from tests.support.web import html
 
@@ -43,10 +43,7 @@ def _play_to_the_end(alice: TestClient, bob: TestClient, armies: FakeArmies, gam
     assert r.status_code == 200, r.text
     t = Table(Player(alice, created["id"], "A"), Player(bob, created["id"], "B"), created["id"])
     setup_battle(t)
-    t.a.send({"type": "end_phase"})
-    t.a.send({"type": "end_phase"})
-    t.a.send({"type": "shoot", "unit": "a2", "targets": ["b1"]})
-    t.a.send({"type": "resolve_attack", "attacker": "a2", "target": "b1", "damage": [3, 3]})
+    wipe_out_b(t)
     assert t.a.get()["status"] == "ended"
     return t
 

@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 
 from app.engine.wh40k10e.army import BattleSize, Roster, RosterUnit
 from app.leagues.models import Game, Registration
-from tests.matches.conftest import FakeArmies, Player, league_game, setup_battle
+from tests.matches.conftest import FakeArmies, Player, league_game, setup_battle, wipe_out_b
 from tests.matches.conftest import Game as Table
 
 
@@ -53,10 +53,7 @@ def test_both_confirmations_settle_the_league_game(
     assert r.status_code == 200, r.text
     t = Table(Player(alice, created["id"], "A"), Player(bob, created["id"], "B"), created["id"])
     setup_battle(t)
-    t.a.send({"type": "end_phase"})
-    t.a.send({"type": "end_phase"})
-    t.a.send({"type": "shoot", "unit": "a2", "targets": ["b1"]})
-    t.a.send({"type": "resolve_attack", "attacker": "a2", "target": "b1", "damage": [3, 3]})
+    wipe_out_b(t)
     t.a.send({"type": "confirm_result"})
     fixture = db.get(Game, game_id)
     assert fixture is not None

@@ -7,28 +7,12 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-import pytest
 from fastapi.testclient import TestClient
 
 from tests.matches.conftest import FakeArmies, marines, orks
-from tests.support.web import csrf, html, register
+from tests.support.web import html
 
 HX = {"HX-Request": "true"}
-
-
-@pytest.fixture
-def browser(app: Any) -> Callable[[str], TestClient]:
-    """A logged-in browser (session cookie), with its CSRF token ready."""
-
-    def make(name: str) -> TestClient:
-        client = TestClient(app, base_url="http://testserver")
-        register(client, email=f"{name.lower()}@example.com", name=name)
-        client.user_id = int(client.get("/api/v1/me").json()["id"])  # type: ignore[attr-defined]
-        client.csrf = csrf(client, "/matches")  # type: ignore[attr-defined]
-        client.headers["X-CSRF-Token"] = client.csrf  # type: ignore[attr-defined]
-        return client
-
-    return make
 
 
 def state(response: Any) -> Any:
