@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -458,18 +459,9 @@ NOB = 9  # the Boss Nob's slot in a mob of nine Boys (W1) and a Boss Nob (W2)
 
 
 def boyz_and_nob(uid: str = "b-boyz") -> UnitSpec:
-    return unit(
-        uid,
-        "Boyz",
-        models=10,
-        wounds=1,
-        oc=2,
-        ld=7,
-        points=80,
-        toughness=5,
-        keywords=("INFANTRY", "GRENADES"),
-        model_wounds=(1,) * 9 + (2,),
-    )
+    """The table's Boyz mob (nine W1 Boys), its tenth model a Boss Nob (W2)."""
+    boyz = next(u for u in orks().units if u.id == "b-boyz")
+    return dataclasses.replace(boyz, id=uid, model_wounds=(1,) * 9 + (2,))
 
 
 def orks_with_a_nob() -> ArmySpec:
