@@ -1,8 +1,10 @@
 """Who is asking: the user behind a bearer token (API) or a session cookie (browser).
 
 JSON API calls authenticated by the session cookie must repeat the CSRF token in the
-``X-CSRF-Token`` header on unsafe methods; bearer-token calls need no CSRF token. Browser form
-posts always need it (``verify_csrf``).
+``X-CSRF-Token`` header on unsafe methods; a call with a valid bearer token needs none (a bearer
+token is no ambient credential: a cross-site page cannot make the browser send it). Browser form
+posts always need it (``verify_csrf``). The token is bound to the browser session
+(``app.web.context``); only anonymous forms (log in, register) use the double-submit cookie.
 """
 
 from __future__ import annotations
@@ -11,15 +13,16 @@ from dataclasses import dataclass
 from typing import Annotated
 from urllib.parse import quote
 
-from fastapi import Depends, Request
+from fastapi import Depends, Request, Security
+from fastapi.security import APIKeyCookie, HTTPAuthorizationCredentials, HTTPBearer
 
 from app.accounts import service
 from app.accounts.models import User
 from app.core import security
+from app.core.config import Settings
 from app.core.deps import SAFE_METHODS, AppSettings, DbSession
 from app.core.errors import AppError, CsrfFailed, NotAuthenticated
 from app.core.i18n import lazy
-from app.web.context import CSRF_COOKIE
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,27 +40,47 @@ class LoginRequired(AppError):
     status, code, title = 401, "login-required", lazy("Log in to continue")
 
 
-def _bearer(request: Request) -> str | None:
-    header = request.headers.get("authorization", "")
-    scheme, _, value = header.partition(" ")
-    if scheme.lower() == "bearer" and value.strip():
-        return value.strip()
-    return None
+# The two ways to authenticate, declared so that OpenAPI lists them and Swagger UI offers an
+# Authorize button. The bearer token is the API's own; the session cookie is what a browser
+# logged in on this site sends by itself.
+bearer_scheme = HTTPBearer(
+    scheme_name="bearerToken",
+    description="A personal API token (`apx_…`), created on the account page or with "
+    "`POST /api/v1/tokens`. Calls with a valid token need no CSRF token.",
+    auto_error=False,
+)
+session_scheme = APIKeyCookie(
+    name=Settings.model_fields["session_cookie"].default,
+    scheme_name="browserSession",
+    description="The browser session of a user logged in on this site (sent by the browser; "
+    "it cannot be typed in here). POST, PUT, PATCH and DELETE then also need the page's CSRF "
+    "token in the `X-CSRF-Token` header.",
+    auto_error=False,
+)
 
 
-def _csrf_ok(request: Request, submitted: str | None, settings: AppSettings) -> bool:
-    cookie = request.cookies.get(CSRF_COOKIE)
+def _csrf_ok(request: Request, submitted: str | None) -> bool:
+    """The submitted token is the one this request expects (``app.web.context``): the HMAC of
+    the session when the request carries a session cookie, otherwise the signed token of the
+    visitor's own CSRF cookie. A token planted in the CSRF cookie never passes for a session."""
+    expected = getattr(request.state, "csrf_token", None)
     return bool(
         submitted
-        and cookie
-        and security.csrf_token_valid(settings.secret_key, submitted)
-        and security.hmac_equal(submitted, cookie)
+        and expected
+        and len(submitted) <= 200
+        and security.hmac_equal(submitted, expected)
     )
 
 
-def current_user(request: Request, db: DbSession, settings: AppSettings) -> User | None:
+def current_user(
+    request: Request,
+    db: DbSession,
+    settings: AppSettings,
+    bearer: Annotated[HTTPAuthorizationCredentials | None, Security(bearer_scheme)] = None,
+    _session: Annotated[str | None, Security(session_scheme)] = None,  # for OpenAPI only
+) -> User | None:
     """The authenticated user, or None for an anonymous visitor."""
-    token = _bearer(request)
+    token = bearer.credentials.strip() if bearer is not None else None
     user: User | None = None
     if token is not None:
         user = service.user_for_api_token(db, token)
@@ -77,7 +100,7 @@ def current_user(request: Request, db: DbSession, settings: AppSettings) -> User
                 user is not None
                 and request.url.path.startswith("/api/")
                 and request.method not in SAFE_METHODS
-                and not _csrf_ok(request, request.headers.get("x-csrf-token"), settings)
+                and not _csrf_ok(request, request.headers.get("x-csrf-token"))
             ):
                 raise CsrfFailed(
                     "API calls authenticated by the browser session must send the CSRF token "
@@ -119,7 +142,6 @@ async def verify_csrf(request: Request) -> None:
     """Every unsafe browser request repeats the CSRF token (form field or htmx header)."""
     if request.method in SAFE_METHODS:
         return
-    settings = request.app.state.settings
     submitted = request.headers.get("x-csrf-token")
     if submitted is None:
         content_type = request.headers.get("content-type", "")
@@ -127,7 +149,7 @@ async def verify_csrf(request: Request) -> None:
             form = await request.form()
             value = form.get("csrf_token")
             submitted = value if isinstance(value, str) else None
-    if not _csrf_ok(request, submitted, settings):
+    if not _csrf_ok(request, submitted):
         raise CsrfFailed(
             "This form has expired or did not come from this site. Reload the page and try again."
         )

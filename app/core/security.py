@@ -2,8 +2,11 @@
 
 Passwords are hashed with argon2id. Session and API tokens are 256-bit random values, so a
 SHA-256 digest is enough to store them (there is nothing to brute-force); only digests are stored.
-CSRF uses the signed double-submit pattern: a random value in a cookie, repeated in the form (or
-the ``X-CSRF-Token`` header), whose HMAC under the server secret must verify.
+CSRF: a browser session's token is an HMAC, under the server secret, of the session cookie's
+digest, so someone who can plant cookies (a sibling subdomain, a man in the middle on plain HTTP)
+still cannot produce it. Anonymous forms (log in, register) use the signed double-submit pattern:
+a random value in a cookie, repeated in the form (or the ``X-CSRF-Token`` header), whose HMAC
+under the server secret must verify.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import os
+import re
 import secrets
 
 from argon2 import PasswordHasher
@@ -65,6 +69,26 @@ def csrf_token_valid(secret: str, token: str | None) -> bool:
         return False
     nonce, signature = token.split(".")
     return hmac.compare_digest(signature, _sign(secret, nonce))
+
+
+def session_csrf_token(secret: str, session_cookie: str) -> str:
+    """The CSRF token of one browser session: fixed for the session, unknowable without the
+    server secret and the session cookie (a new session after login gets a new token)."""
+    return "s." + _sign(secret, "csrf-session:" + digest(session_cookie))
+
+
+# One leading slash then printable ASCII without a backslash: a path (and query) on this site.
+# Browsers drop tab, CR and LF inside URLs and read "\\" as "/", so "/\t/evil.example" or
+# "/\\evil.example" would leave the site; non-ASCII cannot go into a header at all.
+_SAFE_PATH = re.compile(r"/(?![/\\])[!-\[\]-~]*")
+
+
+def safe_redirect_path(target: str | None, fallback: str = "/") -> str:
+    """``target`` when it is a same-site relative path (one leading ``/``, no scheme, no
+    authority, no whitespace, control or non-ASCII character); ``fallback`` otherwise."""
+    if target and len(target) <= 2000 and _SAFE_PATH.fullmatch(target):
+        return target
+    return fallback
 
 
 def hmac_equal(a: str, b: str) -> bool:

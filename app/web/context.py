@@ -1,15 +1,19 @@
 """Per-request context: the visitor's locale and CSRF token, kept in ``request.state``.
 
 The locale comes from the language cookie, else ``Accept-Language``; a logged-in user's own
-setting overrides it later (see ``app.accounts.deps``). The CSRF token is issued in a cookie the
-first time a visitor comes and repeated in every form the server renders.
+setting overrides it later (see ``app.accounts.deps``).
+
+The CSRF token repeated in every form the server renders: with a session cookie, the HMAC of
+that session (``security.session_csrf_token``), so a token planted in the CSRF cookie by someone
+else is worthless once logged in; without one (log in, register), the signed double-submit token
+issued in a cookie the first time a visitor comes. ``app.accounts.deps`` checks the submitted
+token against ``request.state.csrf_token``, the one expected value.
 """
 
 from __future__ import annotations
 
-from http.cookies import SimpleCookie
-
 from starlette.datastructures import MutableHeaders
+from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.core import security
@@ -21,13 +25,9 @@ LANG_COOKIE = "auspex_lang"
 
 
 def _cookies(scope: Scope) -> dict[str, str]:
-    raw = b"; ".join(v for k, v in scope.get("headers", []) if k == b"cookie").decode("latin-1")
-    jar: SimpleCookie = SimpleCookie()
-    try:
-        jar.load(raw)
-    except Exception:  # a malformed cookie header is treated as no cookie
-        return {}
-    return {key: morsel.value for key, morsel in jar.items()}
+    """The cookies exactly as ``request.cookies`` will read them later: the CSRF token must be
+    derived from the very session cookie that authenticates the request."""
+    return HTTPConnection(scope).cookies
 
 
 def _header(scope: Scope, name: bytes) -> str | None:
@@ -52,10 +52,16 @@ class RequestContext:
         state["locale"] = (
             lang if lang in LOCALES else negotiate(_header(scope, b"accept-language"))
         ) or DEFAULT_LOCALE
+        secret = self.settings.secret_key
+        session = cookies.get(self.settings.session_cookie)
         token = cookies.get(CSRF_COOKIE)
-        fresh = not security.csrf_token_valid(self.settings.secret_key, token)
-        if fresh:
-            token = security.new_csrf_token(self.settings.secret_key)
+        fresh = False
+        if session:
+            token = security.session_csrf_token(secret, session)
+        elif not security.csrf_token_valid(secret, token):
+            # a new random token: until its cookie comes back, no submitted token can match it
+            fresh = True
+            token = security.new_csrf_token(secret)
         state["csrf_token"] = token
 
         async def send_with_cookie(message: Message) -> None:
