@@ -2,9 +2,14 @@
 
 Pure (no web, no database)::
 
-    result = import_files([("Warhammer 40,000.gst", gst_bytes), ("Orks.cat", cat_bytes)])
+    result = import_files([("Warhammer 40,000.gst", gst_bytes), ("Orks.cat", cat_file)])
     result.catalogues   # one Catalogue per non-library catalogue uploaded
     result.report       # every file read and every problem met (errors and warnings)
+
+A file is its bytes or a seekable binary file (an upload spooled to disk), read in chunks.
+A bound of :class:`ImportLimits` hit while reading (unzipped bytes or XML elements across all
+the files, a file's size or nesting depth, an archive's members) stops the whole import at once
+with a ``too-large`` error naming the limit: the trees read so far are dropped, nothing is built.
 
 Rules text in the files (ability descriptions) is read in memory to find names and numbers
 (Leader lists, transport capacity, invulnerable saves) and is never put in a catalogue.
@@ -16,7 +21,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app.catalog.bsdata.build import WorkLimitExceeded, build_catalogue
-from app.catalog.bsdata.files import BSDataFileError, Document, ImportLimits, read_document
+from app.catalog.bsdata.files import (
+    BSDataFileError,
+    Budget,
+    Document,
+    ImportLimits,
+    LimitExceeded,
+    Source,
+    read_document,
+)
 from app.catalog.bsdata.model import Workspace
 from app.catalog.bsdata.report import (
     FileSummary,
@@ -37,6 +50,8 @@ __all__ = [
     "ImportResult",
     "IssueCode",
     "IssueSeverity",
+    "LimitExceeded",
+    "Source",
     "import_files",
 ]
 
@@ -53,32 +68,47 @@ class ImportResult:
 
 
 def import_files(
-    files: Sequence[tuple[str, bytes]], limits: ImportLimits | None = None
+    files: Sequence[tuple[str, Source]], limits: ImportLimits | None = None
 ) -> ImportResult:
     """Import uploaded ``(filename, content)`` pairs: a game system and catalogues, zipped or
-    not, in any order. Unreadable files are reported and skipped; the others are imported."""
+    not, in any order. Unreadable files are reported and skipped; the others are imported,
+    unless a limit is hit (then nothing is)."""
     lim = limits or ImportLimits()
     reporter = Reporter()
-    docs: list[Document] = []
-    total = 0
     if len(files) > lim.max_files:
         reporter.error(
             IssueCode.TOO_MANY_FILES,
-            f"{len(files)} files uploaded; at most {lim.max_files} are read",
+            f"{len(files)} files uploaded; at most {lim.max_files} per import",
             count=len(files),
+            limit="files",
+            max=lim.max_files,
         )
-        files = files[: lim.max_files]
+        return ImportResult((), reporter.report(()))
+    try:
+        docs = _read_all(files, lim, reporter)
+    except LimitExceeded as exc:
+        reporter.error(
+            IssueCode.TOO_LARGE,
+            str(exc),
+            file=exc.filename,
+            limit=exc.limit,
+            max=exc.maximum,
+        )
+        return ImportResult((), reporter.report(()))
+    return _build(docs, lim, reporter)
+
+
+def _read_all(
+    files: Sequence[tuple[str, Source]], lim: ImportLimits, reporter: Reporter
+) -> list[Document]:
+    """Every readable document, within one budget for the whole import."""
+    budget = Budget.of(lim)
+    docs: list[Document] = []
     for filename, data in files:
-        total += len(data)
-        if total > lim.max_total_bytes:
-            reporter.error(
-                IssueCode.FILE_UNREADABLE,
-                f"{filename}: the upload is larger than {lim.max_total_bytes} bytes in all",
-                file=filename,
-            )
-            break
         try:
-            doc = read_document(filename, data, lim)
+            doc = read_document(filename, data, lim, budget)
+        except LimitExceeded:
+            raise
         except BSDataFileError as exc:
             reporter.error(IssueCode.FILE_UNREADABLE, str(exc), file=filename)
             continue
@@ -90,7 +120,10 @@ def import_files(
             )
             continue
         docs.append(doc)
+    return docs
 
+
+def _build(docs: list[Document], lim: ImportLimits, reporter: Reporter) -> ImportResult:
     ws = Workspace(docs)
     gst = ws.game_system
     if gst is None and docs:

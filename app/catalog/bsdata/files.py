@@ -1,38 +1,82 @@
 """Reading BattleScribe files safely: ``.gst`` / ``.cat`` XML and zipped ``.gstz`` / ``.catz``.
 
-These are user uploads, so every read is bounded (:class:`ImportLimits`): the number of files,
-the size of each file once unzipped (read in chunks, so a zip bomb stops at the limit), the
-number of members in an archive, and the XML is parsed by ``defusedxml`` with DTDs, entities
-and external references refused. Namespaces are stripped from tag names once, and every
-element with an ``id`` is indexed.
+These are user uploads, so every read is bounded (:class:`ImportLimits`) *while* it happens,
+never after: the XML is fed to the parser in chunks and each element is counted as the parser
+opens it, so a file is refused at the first element, byte or nesting level past a limit, with
+what was built so far thrown away. The bounds hold for one file (its size once unzipped, its
+nesting depth) and for the whole import (a :class:`Budget` of elements and unzipped bytes shared
+by every file of one request, so eight small bombs cannot add up). An archive is checked before
+it is opened (the size of its central directory, hence the number of members
+:mod:`zipfile` would list) and its member is decompressed in chunks up to the cap, whatever its
+header declares. The XML is parsed by ``defusedxml`` with DTDs, entities and external references
+refused. Namespaces are stripped from tag names and every element with an ``id`` is indexed as
+the tree is built (no second pass).
 """
 
 from __future__ import annotations
 
 import io
+import lzma
+import struct
 import zipfile
+import zlib
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from xml.etree.ElementTree import Element
+from typing import IO, Any
+from xml.etree.ElementTree import Element, TreeBuilder
 
 import defusedxml.ElementTree as SafeET
 from defusedxml import DefusedXmlException
 
-__all__ = ["BSDataFileError", "Document", "ImportLimits", "read_document"]
+__all__ = [
+    "BSDataFileError",
+    "Budget",
+    "Document",
+    "ImportLimits",
+    "LimitExceeded",
+    "Source",
+    "read_document",
+]
+
+CHUNK = 1 << 16  # bytes fed to the parser at a time
+BATTLESCRIBE_ROOTS = ("gameSystem", "catalogue")
+
+# What an uploaded file may be: its bytes, or a seekable binary file (an upload spooled to disk).
+Source = bytes | IO[bytes]
 
 
 @dataclass(frozen=True, slots=True)
 class ImportLimits:
-    """Bounds on one import (all sizes in bytes, after decompression)."""
+    """Bounds on one import (all sizes in bytes, after decompression).
+
+    ``max_elements`` and ``max_total_bytes`` are shared by all the files of one import; the real
+    10th-edition data (the game system and 16 catalogues, 21 MB) holds 193,000 elements, nested
+    21 deep at most.
+    """
 
     max_files: int = 64
-    max_file_bytes: int = 32 * 1024 * 1024
-    max_total_bytes: int = 160 * 1024 * 1024
+    max_file_bytes: int = 24 * 1024 * 1024
+    max_total_bytes: int = 48 * 1024 * 1024
     max_zip_members: int = 8
-    max_elements: int = 2_000_000
+    max_zip_directory_bytes: int = 64 * 1024  # the archive's list of members
+    max_elements: int = 400_000
+    max_xml_depth: int = 64  # nesting of XML elements in one file
     max_depth: int = 48  # entry-link nesting followed while building a datasheet
     max_steps_per_sheet: int = 100_000  # entries visited for one datasheet
     max_steps: int = 3_000_000  # entries visited for one import
+
+
+@dataclass(slots=True)
+class Budget:
+    """What one import may still read: elements and unzipped bytes, across all its files."""
+
+    elements: int
+    bytes: int
+
+    @classmethod
+    def of(cls, limits: ImportLimits) -> Budget:
+        return cls(elements=limits.max_elements, bytes=limits.max_total_bytes)
 
 
 class BSDataFileError(ValueError):
@@ -42,6 +86,18 @@ class BSDataFileError(ValueError):
         super().__init__(f"{filename}: {message}")
         self.filename = filename
         self.message = message
+
+
+class LimitExceeded(BSDataFileError):
+    """A bound of :class:`ImportLimits` was hit: the whole import stops here.
+
+    ``limit`` names it (``files``, ``file-bytes``, ``total-bytes``, ``elements``, ``depth``,
+    ``zip-members``) and ``maximum`` is its value."""
+
+    def __init__(self, filename: str, message: str, *, limit: str, maximum: int) -> None:
+        super().__init__(filename, message)
+        self.limit = limit
+        self.maximum = maximum
 
 
 @dataclass(slots=True)
@@ -74,68 +130,229 @@ class Document:
         return f"{self.name} (revision {self.revision})"
 
 
-def _unzip(filename: str, data: bytes, limits: ImportLimits) -> bytes:
+# What a damaged or unsupported archive raises while it is opened or read.
+_UNZIP_ERRORS = (
+    zipfile.BadZipFile,
+    zlib.error,
+    lzma.LZMAError,
+    EOFError,
+    OSError,
+    RuntimeError,
+    NotImplementedError,
+)
+
+
+def _too_big(filename: str, limits: ImportLimits, *, zipped: bool) -> LimitExceeded:
+    size = f"{limits.max_file_bytes} bytes"
+    return LimitExceeded(
+        filename,
+        f"unzips to more than {size}" if zipped else f"larger than {size}",
+        limit="file-bytes",
+        maximum=limits.max_file_bytes,
+    )
+
+
+class _Meter:
+    """Reads a stream for the parser, counting unzipped bytes against the file's cap and the
+    import's budget; refuses the read that goes past either."""
+
+    def __init__(
+        self, filename: str, raw: IO[bytes], limits: ImportLimits, budget: Budget, *, zipped: bool
+    ) -> None:
+        self.filename = filename
+        self.raw = raw
+        self.zipped = zipped
+        self.limits = limits
+        self.budget = budget
+        self.count = 0
+
+    def read(self, size: int) -> bytes:
+        try:
+            chunk = self.raw.read(size)
+        except _UNZIP_ERRORS as exc:
+            raise BSDataFileError(self.filename, f"cannot unzip: {exc}") from None
+        self.count += len(chunk)
+        self.budget.bytes -= len(chunk)
+        if self.count > self.limits.max_file_bytes:
+            raise _too_big(self.filename, self.limits, zipped=self.zipped)
+        if self.budget.bytes < 0:
+            raise LimitExceeded(
+                self.filename,
+                f"the files of this import hold more than {self.limits.max_total_bytes} bytes "
+                "in all (unzipped)",
+                limit="total-bytes",
+                maximum=self.limits.max_total_bytes,
+            )
+        return chunk
+
+
+_EOCD = struct.Struct("<4s4H2LH")  # zip's end of central directory record
+_EOCD_SIGNATURE = b"PK\x05\x06"
+_ZIP64_LOCATOR_SIGNATURE = b"PK\x06\x07"
+
+
+def _check_directory(filename: str, fh: IO[bytes], limits: ImportLimits) -> None:
+    """Refuse an archive whose list of members is too long *before* :mod:`zipfile` reads it
+    (it builds one object per member listed, however many the archive declares)."""
+    fh.seek(0, io.SEEK_END)
+    size = fh.tell()
+    tail_size = min(size, _EOCD.size + 0xFFFF)  # the record, then a comment of 64 KiB at most
+    fh.seek(size - tail_size)
+    tail = fh.read(tail_size)
+    fh.seek(0)
+    at = tail.rfind(_EOCD_SIGNATURE)
+    if at < 0 or len(tail) - at < _EOCD.size:
+        raise BSDataFileError(filename, "not a valid zip archive")
+    *_, entries, directory_size, _offset, _comment = _EOCD.unpack_from(tail, at)
+    zip64 = at >= 20 and tail[at - 20 : at - 16] == _ZIP64_LOCATOR_SIGNATURE
+    if zip64 or directory_size > limits.max_zip_directory_bytes:
+        raise LimitExceeded(
+            filename,
+            f"the archive lists more than {limits.max_zip_members} files",
+            limit="zip-members",
+            maximum=limits.max_zip_members,
+        )
+    if entries > limits.max_zip_members:
+        raise LimitExceeded(
+            filename,
+            f"more than {limits.max_zip_members} files inside",
+            limit="zip-members",
+            maximum=limits.max_zip_members,
+        )
+
+
+def _zipped(filename: str, raw: IO[bytes]) -> bool:
+    head = raw.read(4)
+    raw.seek(0)
+    return head == b"PK\x03\x04" or filename.lower().endswith(("z", ".zip"))
+
+
+@contextmanager
+def _opened(filename: str, raw: IO[bytes], limits: ImportLimits) -> Iterator[IO[bytes]]:
+    """The XML stream of an upload: the file itself, or the XML member of an archive, read
+    (decompressed) chunk by chunk."""
+    if not _zipped(filename, raw):
+        yield raw
+        return
+    _check_directory(filename, raw, limits)
     try:
-        archive = zipfile.ZipFile(io.BytesIO(data))
-    except zipfile.BadZipFile:
+        archive = zipfile.ZipFile(raw)
+    except (zipfile.BadZipFile, EOFError, OSError, ValueError):
         raise BSDataFileError(filename, "not a valid zip archive") from None
     with archive:
         members = [m for m in archive.infolist() if not m.is_dir()]
         if not members:
             raise BSDataFileError(filename, "the archive is empty")
         if len(members) > limits.max_zip_members:
-            raise BSDataFileError(filename, f"more than {limits.max_zip_members} files inside")
+            raise LimitExceeded(
+                filename,
+                f"more than {limits.max_zip_members} files inside",
+                limit="zip-members",
+                maximum=limits.max_zip_members,
+            )
         xml_members = [m for m in members if m.filename.lower().endswith((".gst", ".cat"))]
         member = (xml_members or members)[0]
-        out = bytearray()
+        if member.file_size > limits.max_file_bytes:  # declared: refused early, never trusted
+            raise _too_big(filename, limits, zipped=True)
         try:
-            with archive.open(member) as fh:
-                while True:
-                    chunk = fh.read(1 << 16)
-                    if not chunk:
-                        break
-                    out.extend(chunk)
-                    if len(out) > limits.max_file_bytes:
-                        raise BSDataFileError(
-                            filename, f"unzips to more than {limits.max_file_bytes} bytes"
-                        )
-        except (zipfile.BadZipFile, RuntimeError, NotImplementedError, EOFError) as exc:
+            fh = archive.open(member)
+        except _UNZIP_ERRORS as exc:
             raise BSDataFileError(filename, f"cannot unzip: {exc}") from None
-        return bytes(out)
+        with fh:
+            yield fh
 
 
-def _local(tag: object) -> str:
-    if not isinstance(tag, str):
-        return ""
-    return tag.rsplit("}", 1)[1] if tag.startswith("{") else tag
+class _Builder:
+    """The parser's target: a C ``TreeBuilder`` that counts, strips and indexes on the way.
+
+    Each element is counted against the import's budget and its depth checked as the parser
+    opens it, so a refused file stops at the element past the bound."""
+
+    def __init__(self, filename: str, limits: ImportLimits, budget: Budget) -> None:
+        self.filename = filename
+        self.limits = limits
+        self.budget = budget
+        self.tree = TreeBuilder()
+        self.data = self.tree.data
+        self.depth = 0
+        self.root: Element | None = None
+        self.ids: dict[str, Element] = {}
+
+    def start(self, tag: str, attrib: dict[str, str]) -> Element:
+        self.depth += 1
+        self.budget.elements -= 1
+        if self.budget.elements < 0:
+            raise LimitExceeded(
+                self.filename,
+                f"the files of this import hold more than {self.limits.max_elements} XML "
+                "elements in all",
+                limit="elements",
+                maximum=self.limits.max_elements,
+            )
+        if self.depth > self.limits.max_xml_depth:
+            raise LimitExceeded(
+                self.filename,
+                f"XML elements nested more than {self.limits.max_xml_depth} deep",
+                limit="depth",
+                maximum=self.limits.max_xml_depth,
+            )
+        if tag[:1] == "{":
+            tag = tag[tag.index("}") + 1 :]
+        el = self.tree.start(tag, attrib)
+        if self.root is None:
+            if tag not in BATTLESCRIBE_ROOTS:
+                raise BSDataFileError(
+                    self.filename, f"not a BattleScribe game system or catalogue (<{tag}>)"
+                )
+            self.root = el
+        eid = attrib.get("id")
+        if eid is not None and eid not in self.ids:
+            self.ids[eid] = el
+        return el
+
+    def end(self, tag: str) -> Element:
+        self.depth -= 1
+        return self.tree.end(tag)
+
+    def close(self) -> Element:
+        return self.tree.close()
 
 
-def read_document(filename: str, data: bytes, limits: ImportLimits) -> Document:
-    """Parse one uploaded file (zipped or not) into a :class:`Document`."""
-    if len(data) > limits.max_file_bytes:
-        raise BSDataFileError(filename, f"larger than {limits.max_file_bytes} bytes")
-    if data[:4] == b"PK\x03\x04" or filename.lower().endswith(("z", ".zip")):
-        data = _unzip(filename, data, limits)
+def _parse(filename: str, stream: _Meter, builder: _Builder) -> None:
+    parser: Any = SafeET.XMLParser(target=builder, forbid_dtd=True)
     try:
-        root = SafeET.fromstring(data, forbid_dtd=True)
+        while chunk := stream.read(CHUNK):
+            parser.feed(chunk)
+        parser.close()
     except DefusedXmlException as exc:
         raise BSDataFileError(filename, f"refused unsafe XML ({type(exc).__name__})") from None
     except SafeET.ParseError as exc:
         raise BSDataFileError(filename, f"not well-formed XML: {exc}") from None
-    kind = _local(root.tag)
-    if kind not in ("gameSystem", "catalogue"):
-        raise BSDataFileError(filename, f"not a BattleScribe game system or catalogue (<{kind}>)")
-    ids: dict[str, Element] = {}
-    for count, el in enumerate(root.iter(), start=1):
-        el.tag = _local(el.tag)
-        if count > limits.max_elements:
-            raise BSDataFileError(filename, f"more than {limits.max_elements} XML elements")
-        eid = el.get("id")
-        if eid is not None and eid not in ids:
-            ids[eid] = el
+
+
+def read_document(
+    filename: str, source: Source, limits: ImportLimits, budget: Budget | None = None
+) -> Document:
+    """Parse one uploaded file (zipped or not) into a :class:`Document`, within ``budget``
+    (what is left of the import's; a fresh one for this file alone if None)."""
+    budget = budget if budget is not None else Budget.of(limits)
+    raw = io.BytesIO(source) if isinstance(source, bytes) else source
+    raw.seek(0, io.SEEK_END)
+    if raw.tell() > limits.max_file_bytes:
+        raise _too_big(filename, limits, zipped=False)
+    raw.seek(0)
+    builder = _Builder(filename, limits, budget)
+    zipped = _zipped(filename, raw)
+    with _opened(filename, raw, limits) as xml:
+        meter = _Meter(filename, xml, limits, budget, zipped=zipped)
+        _parse(filename, meter, builder)
+    root = builder.root
+    if root is None:
+        raise BSDataFileError(filename, "not well-formed XML: no element found")
     doc_id = root.get("id") or ""
     if not doc_id:
         raise BSDataFileError(filename, "the root element has no id")
+    kind = str(root.tag)
     return Document(
         filename=filename,
         kind=kind,
@@ -145,6 +362,6 @@ def read_document(filename: str, data: bytes, limits: ImportLimits) -> Document:
         library=root.get("library") == "true",
         game_system_id=root.get("gameSystemId") or (doc_id if kind == "gameSystem" else ""),
         root=root,
-        ids=ids,
-        size=len(data),
+        ids=builder.ids,
+        size=meter.count,
     )

@@ -22,6 +22,7 @@ class IssueSeverity(StrEnum):
 class IssueCode(StrEnum):
     FILE_UNREADABLE = "file-unreadable"
     TOO_MANY_FILES = "too-many-files"
+    TOO_LARGE = "too-large"  # a bound of the import was hit while reading; params name it
     DUPLICATE_FILE = "duplicate-file"
     NO_GAME_SYSTEM = "no-game-system"
     GAME_SYSTEM_MISMATCH = "game-system-mismatch"

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import io
+import struct
+import time
 import zipfile
 from collections.abc import Callable
 
 import pytest
 
 from app.catalog.bsdata import ImportLimits, IssueCode, IssueSeverity, import_files
-from app.catalog.bsdata.files import BSDataFileError, read_document
+from app.catalog.bsdata.files import BSDataFileError, LimitExceeded, read_document
 
 Zip = Callable[[str, bytes], tuple[str, bytes]]
 
@@ -88,18 +90,20 @@ def test_unreadable_files(data: bytes, message: str) -> None:
 
 def test_size_limits() -> None:
     limits = ImportLimits(max_file_bytes=10_000)
-    with pytest.raises(BSDataFileError, match="larger than"):
+    with pytest.raises(LimitExceeded, match="larger than") as caught:
         read_document("big.cat", b" " * 10_001, limits)
+    assert caught.value.limit == "file-bytes"
     # A zip bomb: a tiny archive that unzips past the limit stops at the limit.
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
         zf.writestr("bomb.cat", b"<" + b" " * 5_000_000 + b">")
     assert len(buf.getvalue()) < 10_000
-    with pytest.raises(BSDataFileError, match="unzips to more than"):
+    with pytest.raises(LimitExceeded, match="unzips to more than"):
         read_document("bomb.catz", buf.getvalue(), limits)
     many = ImportLimits(max_elements=5)
-    with pytest.raises(BSDataFileError, match="more than 5 XML elements"):
+    with pytest.raises(LimitExceeded, match="more than 5 XML elements") as caught:
         read_document("mini.cat", MINIMAL_CAT, many)
+    assert caught.value.limit == "elements"
 
 
 def test_zip_with_too_many_members() -> None:
@@ -107,18 +111,168 @@ def test_zip_with_too_many_members() -> None:
     with zipfile.ZipFile(buf, "w") as zf:
         for i in range(10):
             zf.writestr(f"f{i}.cat", b"<catalogue id='x'/>")
-    with pytest.raises(BSDataFileError, match="more than 8 files"):
+    with pytest.raises(LimitExceeded, match="more than 8 files") as caught:
         read_document("many.catz", buf.getvalue(), ImportLimits())
+    assert caught.value.limit == "zip-members"
 
 
 def test_too_many_files_and_total_size() -> None:
-    limits = ImportLimits(max_files=2)
-    res = import_files([("a.cat", MINIMAL_CAT)] * 3, limits)
-    assert IssueCode.TOO_MANY_FILES.value in codes(res)
-    assert IssueCode.DUPLICATE_FILE.value in codes(res)  # the same catalogue twice
+    res = import_files([("a.cat", MINIMAL_CAT)] * 3, ImportLimits(max_files=2))
+    assert res.catalogues == ()
+    (error,) = res.report.errors
+    assert error.code is IssueCode.TOO_MANY_FILES
+    assert error.params["limit"] == "files"
+    assert res.report.files == ()  # none was read
     res = import_files([("a.cat", MINIMAL_CAT)], ImportLimits(max_total_bytes=10))
     assert res.catalogues == ()
-    assert IssueCode.FILE_UNREADABLE.value in codes(res)
+    assert {e.params.get("limit") for e in res.report.errors} == {"total-bytes"}
+
+
+# -- hostile uploads: refused while they are read, with the limit named ---------------------------
+
+
+def element_bomb(elements: int = 2_000_000, root_id: str = "bomb") -> bytes:
+    """A catalogue of ``elements`` empty elements (8 MB of XML that zips to a few KB)."""
+    return (
+        f'<catalogue id="{root_id}" name="Bomb" library="false" gameSystemId="s">'.encode()
+        + b"<a/>" * elements
+        + b"</catalogue>"
+    )
+
+
+class Counting(io.BytesIO):
+    """An uploaded file that counts how many of its bytes the importer read."""
+
+    def __init__(self, data: bytes) -> None:
+        super().__init__(data)
+        self.served = 0
+        self.largest = 0
+
+    def read(self, size: int | None = -1) -> bytes:
+        chunk = super().read(size)
+        self.served += len(chunk)
+        self.largest = max(self.largest, len(chunk))
+        return chunk
+
+
+def too_large(result) -> dict[str, str | int]:  # type: ignore[no-untyped-def]
+    """The params of the import's one error, which must say that a limit was hit."""
+    assert result.catalogues == ()
+    assert result.report.files == ()  # nothing read is kept
+    (error,) = result.report.errors
+    assert error.code is IssueCode.TOO_LARGE
+    return dict(error.params)
+
+
+def test_an_element_bomb_is_refused_at_the_limit_not_after_the_whole_tree() -> None:
+    bomb = Counting(element_bomb())
+    result = import_files([("bomb.cat", bomb)])
+    assert too_large(result) == {"limit": "elements", "max": ImportLimits().max_elements}
+    # it stopped reading at the limit, a fifth of the way in (400,000 of 2,000,000 elements)
+    assert bomb.served < len(bomb.getvalue()) / 4
+
+
+def test_the_element_budget_is_shared_by_all_the_files_of_an_import(zip_it: Zip) -> None:
+    """Eight archives of 100,000 elements each: each fits alone, together they do not."""
+    bombs = [zip_it(f"bomb{i}.cat", element_bomb(100_000, f"bomb{i}")) for i in range(8)]
+    assert all(len(data) < 2_000 for _, data in bombs)
+    alone = import_files(bombs[:1])
+    assert IssueCode.TOO_LARGE not in {e.code for e in alone.report.errors}
+    start = time.perf_counter()
+    result = import_files(bombs)
+    elapsed = time.perf_counter() - start
+    params = too_large(result)
+    assert params["limit"] == "elements"
+    assert result.report.errors[0].file == "bomb3.catz"  # the fifth file went past 400,000
+    assert elapsed < 5  # about half a second; generous for a loaded machine
+
+
+def test_unzipped_bytes_are_counted_across_the_files(zip_it: Zip) -> None:
+    """Three archives of 1 MB of XML each: the budget of 2.5 MB stops the third."""
+    padding = b"<comment>" + b"x" * 1_000_000 + b"</comment>"
+    files = [
+        zip_it(
+            f"f{i}.cat",
+            MINIMAL_CAT.replace(b'id="c1"', f'id="c{i}"'.encode()).replace(
+                b"</catalogue>", padding + b"</catalogue>"
+            ),
+        )
+        for i in range(3)
+    ]
+    result = import_files(files, ImportLimits(max_total_bytes=2_500_000))
+    params = too_large(result)
+    assert params["limit"] == "total-bytes"
+    assert result.report.errors[0].file == "f2.catz"
+
+
+def test_deep_nesting_is_refused_at_the_limit() -> None:
+    deep = b'<catalogue id="deep" name="Deep">' + b"<a>" * 100_000 + b"</a>" * 100_000
+    deep += b"</catalogue>"
+    source = Counting(deep)
+    result = import_files([("deep.cat", source)])
+    assert too_large(result) == {"limit": "depth", "max": ImportLimits().max_xml_depth}
+    assert source.served <= 2 * (1 << 16)  # the first chunk or two, not 700 KB
+    with pytest.raises(LimitExceeded, match="nested more than 64 deep"):
+        read_document("deep.cat", deep, ImportLimits())
+
+
+def test_an_archive_listing_thousands_of_members_is_refused_before_it_is_opened(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """zipfile builds an object per member listed: the list is measured first."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        for i in range(5_000):
+            zf.writestr(f"member-{i}.cat", b"")
+
+    def never(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the archive was opened")
+
+    monkeypatch.setattr(zipfile, "ZipFile", never)
+    with pytest.raises(LimitExceeded, match="more than 8 files") as caught:
+        read_document("many.catz", buf.getvalue(), ImportLimits())
+    assert caught.value.limit == "zip-members"
+
+
+def _lying_archive(content: bytes, declared: int) -> bytes:
+    """A one-member archive whose headers (local and central) declare ``declared`` bytes."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("lie.cat", content)
+    data = bytearray(buf.getvalue())
+    struct.pack_into("<L", data, 22, declared)  # local file header: uncompressed size
+    central = data.rfind(b"PK\x01\x02")
+    struct.pack_into("<L", data, central + 24, declared)  # central directory entry
+    return bytes(data)
+
+
+@pytest.mark.parametrize("declared", [1_000, 9_000])
+def test_a_member_that_unzips_past_what_its_header_declares_is_refused(declared: int) -> None:
+    content = MINIMAL_CAT[: -len(b"</catalogue>")] + b" " * 5_000_000 + b"</catalogue>"
+    archive = _lying_archive(content, declared)
+    assert zipfile.ZipFile(io.BytesIO(archive)).infolist()[0].file_size == declared
+    start = time.perf_counter()
+    with pytest.raises(BSDataFileError, match=r"cannot unzip|unzips to more than|not well-formed"):
+        read_document("lie.catz", archive, ImportLimits(max_file_bytes=10_000))
+    assert time.perf_counter() - start < 1
+
+
+def test_a_member_declared_past_the_limit_is_refused_before_it_is_unzipped() -> None:
+    archive = _lying_archive(MINIMAL_CAT, 100_000_000)
+    with pytest.raises(LimitExceeded, match="unzips to more than") as caught:
+        read_document("big.catz", archive, ImportLimits())
+    assert caught.value.limit == "file-bytes"
+
+
+def test_an_upload_is_read_from_its_file_in_chunks(files: list[tuple[str, bytes]]) -> None:
+    """Spooled uploads are read in place, never whole into memory; the result is the same."""
+    streams = [(name, Counting(data)) for name, data in files]
+    from_files = import_files(streams)
+    assert [c.to_dict() for c in from_files.catalogues] == [
+        c.to_dict() for c in import_files(files).catalogues
+    ]
+    assert all(s.served >= len(s.getvalue()) for _, s in streams)
+    assert max(s.largest for _, s in streams) <= 1 << 16
 
 
 def test_missing_linked_catalogue_and_foreign_game_system(files: list[tuple[str, bytes]]) -> None:
