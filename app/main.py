@@ -15,6 +15,7 @@ from app.core.errors import install_error_handlers
 from app.core.ids import path_ids_in_range
 from app.core.middleware import BodySizeLimit, NoNulCharacters, SecurityHeaders, ServerTiming
 from app.web.context import RequestContext
+from app.web.reload import reload_redirects
 from app.web.templating import render
 
 API_PREFIX = "/api/v1"
@@ -41,7 +42,9 @@ def create_app(settings: Settings | None = None, database: Database | None = Non
     for router in features.api_routers():
         api.include_router(router)
     app.include_router(api)
-    for router in features.web_routers():
+    pages = features.web_routers()
+    before, after = reload_redirects(pages)  # a reload after a form post: 303, never 405
+    for router in (before, *pages, after):
         app.include_router(router)
     app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
 

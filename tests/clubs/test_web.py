@@ -36,6 +36,21 @@ def test_create_invite_and_join_in_the_browser(app, client) -> None:
     assert club.css_first("#invites") is None  # members do not manage invitations
 
 
+def test_reloading_the_new_invitation_page_goes_back_to_the_club(client) -> None:
+    register(client, email="owner@example.com", name="Owner")
+    club_url = _create(client)
+    page = client.post(f"{club_url}/invites", data={"csrf_token": csrf(client, club_url)})
+    assert page.status_code == 200
+    assert str(page.url).endswith(f"{club_url}/invites")  # the address bar after the post
+    again = client.get(f"{club_url}/invites", follow_redirects=False)
+    assert (again.status_code, again.headers["location"]) == (303, club_url)
+    club = client.get(f"{club_url}/invites")
+    assert club.status_code == 200
+    assert html(club).css_first("#invites") is not None
+    assert html(club).css_first("#new-invite") is None  # the link was shown once
+    assert len(html(club).css("#invites tbody tr")) == 1  # and the reload made no other
+
+
 def test_outsider_gets_a_readable_404(app, client) -> None:
     register(client, email="owner@example.com")
     club_url = _create(client, "Secret Club")
