@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from decimal import Decimal
 from fractions import Fraction
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, status
 
@@ -12,10 +13,13 @@ from app.accounts.deps import CurrentUser, OptionalUser
 from app.accounts.models import User
 from app.clubs.models import Role
 from app.core.deps import DbSession
+from app.core.errors import PROBLEM_JSON
 from app.core.ids import MAX_ID
 from app.leagues import service
+from app.leagues.exceptions import ReportChanged
 from app.leagues.models import Game, GameStatus, League, Registration, Round
 from app.leagues.schemas import (
+    ConfirmIn,
     DisputeIn,
     EloOut,
     ExactOut,
@@ -164,6 +168,7 @@ def game_out(game: Game, players: Players, numbers: dict[int, int]) -> GameOut:
         settled_by_id=game.settled_by_id,
         settled_at=game.settled_at,
         match_id=game.match_id,
+        report_version=game.report_version,
     )
 
 
@@ -387,24 +392,75 @@ def report(
     return one_game(db, service.report(db, league_id, game_id, user, data))
 
 
+_PROBLEM: dict[str, Any] = {"content": {PROBLEM_JSON: {}}}
+ANSWER_RESPONSES: dict[int | str, dict[str, Any]] = {
+    403: {
+        "description": "Not a player of this game, or the player who has already accepted it "
+        "(`not-your-game`, `not-the-other-player`)",
+        **_PROBLEM,
+    },
+    409: {
+        "description": "The result changed since the version you name (`report-changed`: "
+        "nothing was recorded; `report_version` and `game` in the body are the current "
+        "report), or there is no reported result to answer (`game-state-conflict`)",
+        **_PROBLEM,
+    },
+    422: {"description": "Missing or invalid body (`report_version` is required)", **_PROBLEM},
+}
+
+
+def answer(
+    db: DbSession, league_id: int, game_id: int, user: User, act: Callable[[], Game]
+) -> GameOut:
+    """A confirm or dispute; a refusal because the report changed carries the current game."""
+    try:
+        game = act()
+    except ReportChanged as exc:
+        current = service.game_view(db, league_id, game_id, user).game
+        exc.extra["game"] = one_game(db, current).model_dump(mode="json")
+        raise
+    return one_game(db, game)
+
+
 @router.post(
     "/leagues/{league_id}/games/{game_id}/confirm",
     response_model=GameOut,
-    summary="Confirm the reported result (the player who has not accepted it yet)",
+    summary="Confirm the reported result you saw (the player who has not accepted it yet)",
+    description="Name the report you confirm with its `report_version` (from the game's JSON): "
+    "if the result was changed since, nothing is confirmed and the answer is 409 "
+    "`report-changed` with the current game.",
+    responses=ANSWER_RESPONSES,
 )
-def confirm(league_id: int, game_id: int, user: CurrentUser, db: DbSession) -> GameOut:
-    return one_game(db, service.confirm(db, league_id, game_id, user))
+def confirm(
+    league_id: int, game_id: int, data: ConfirmIn, user: CurrentUser, db: DbSession
+) -> GameOut:
+    return answer(
+        db,
+        league_id,
+        game_id,
+        user,
+        lambda: service.confirm(db, league_id, game_id, user, data.report_version),
+    )
 
 
 @router.post(
     "/leagues/{league_id}/games/{game_id}/dispute",
     response_model=GameOut,
-    summary="Dispute the reported result (the player who has not accepted it); an admin settles",
+    summary="Dispute the reported result you saw (the player who has not accepted it); "
+    "an admin settles",
+    description="Name the report you dispute with its `report_version`, as for a confirmation.",
+    responses=ANSWER_RESPONSES,
 )
 def dispute(
     league_id: int, game_id: int, data: DisputeIn, user: CurrentUser, db: DbSession
 ) -> GameOut:
-    return one_game(db, service.dispute(db, league_id, game_id, user, data.note))
+    return answer(
+        db,
+        league_id,
+        game_id,
+        user,
+        lambda: service.dispute(db, league_id, game_id, user, data.note, data.report_version),
+    )
 
 
 @router.post(

@@ -52,6 +52,10 @@ class GameStateConflict(Conflict):
     code, title = "game-state-conflict", lazy("This game cannot do that now")
 
 
+class ReportChanged(Conflict):
+    code, title = "report-changed", lazy("The reported result has changed")
+
+
 class LadderGameRefused(InvalidInput):
     code, title = "ladder-game-refused", lazy("This ladder game is not allowed")
 

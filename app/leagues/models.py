@@ -10,7 +10,7 @@ from datetime import date, datetime
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import JSON, ForeignKey, String, UniqueConstraint
+from sqlalchemy import JSON, ForeignKey, String, UniqueConstraint, text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.accounts.models import User
@@ -120,6 +120,10 @@ class Game(TimestampMixin, Base):
     The result is ``winner_id`` (a registration; ``None`` with a result is a draw) and the
     victory points of each side. It counts once both players accepted it (the reporter's report
     is their acceptance: ``accepted_a``/``accepted_b``) or a club admin settled it.
+
+    ``report_version`` counts the results written to the game (report, correction, settlement,
+    a tracked match's report): a player's confirm or dispute names the version they saw, and a
+    changed report refuses it, so nobody confirms a result they were not shown.
     """
 
     __tablename__ = "league_games"
@@ -153,6 +157,7 @@ class Game(TimestampMixin, Base):
     settled_by_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
     settled_at: Mapped[datetime | None]
     match_id: Mapped[int | None]  # the tracked match that reported it (no FK yet)
+    report_version: Mapped[int] = mapped_column(default=0, server_default=text("0"))
 
 
 # Labels shown on pages, marked for translation.

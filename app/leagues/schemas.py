@@ -188,8 +188,20 @@ class ResultIn(Strict):
     vp_b: int = Field(default=0, ge=0, le=MAX_VICTORY_POINTS, description="Player B's VP")
 
 
+REPORT_VERSION_DOC = (
+    "The game's `report_version` as you saw it (from the game's JSON): the result you answer. "
+    "If the result was changed since, the request is refused with 409 `report-changed`, whose "
+    "body shows the current result; look at it and answer again."
+)
+
+
+class ConfirmIn(Strict):
+    report_version: int = Field(ge=0, le=MAX_ID, description=REPORT_VERSION_DOC)
+
+
 class DisputeIn(Strict):
     note: str = Field(min_length=1, max_length=500, description="What is wrong with the result")
+    report_version: int = Field(ge=0, le=MAX_ID, description=REPORT_VERSION_DOC)
 
     _note = field_validator("note")(_clean)
 
@@ -288,6 +300,10 @@ class GameOut(BaseModel):
     settled_by_id: int | None
     settled_at: datetime | None
     match_id: int | None
+    report_version: int = Field(
+        description="Counts the results written to this game (report, correction, settlement, "
+        "tracked match); a confirm or dispute names the one it answers"
+    )
 
 
 class RoundOut(BaseModel):

@@ -51,6 +51,7 @@ from app.leagues.exceptions import (
     OwnGameSettlement,
     RegistrationClosed,
     RegistrationNotFound,
+    ReportChanged,
     RoundNotAllowed,
 )
 from app.leagues.models import (
@@ -801,9 +802,18 @@ class GameView:
         return self.seen.manages and self.side is None
 
 
-def game_view(db: Session, league_id: int, game_id: int, user: User | None) -> GameView:
+def game_view(
+    db: Session, league_id: int, game_id: int, user: User | None, *, for_change: bool = False
+) -> GameView:
+    """The game as ``user`` sees it (GameNotFound if the league has no such game).
+
+    ``for_change``: the game is read afresh and locked until the transaction ends (a Postgres
+    row lock; SQLite writers are already serialised by BEGIN IMMEDIATE), so that a report, a
+    correction, a confirmation, a dispute and a settlement of one game apply one after the
+    other, each seeing what the previous one wrote.
+    """
     seen = view(db, league_id, user)
-    game = db.get(Game, game_id)
+    game = _game_for_change(db, game_id) if for_change else db.get(Game, game_id)
     if game is None or game.league_id != league_id:
         raise GameNotFound(f"This league has no game {game_id}.")
     a = db.get(Registration, game.player_a_id)
@@ -814,6 +824,10 @@ def game_view(db: Session, league_id: int, game_id: int, user: User | None) -> G
     if user is not None:
         side = "a" if a.user_id == user.id else "b" if b.user_id == user.id else None
     return GameView(seen, game, a, b, side)
+
+
+def _game_for_change(db: Session, game_id: int) -> Game | None:
+    return db.get(Game, game_id, with_for_update=True, populate_existing=True)
 
 
 def _winner(gv: GameView, result: str) -> int | None:
@@ -831,6 +845,7 @@ def _set_result(game: Game, winner: int | None, vp_a: int, vp_b: int) -> None:
     game.winner_id = winner
     game.vp_a, game.vp_b = vp_a, vp_b
     game.reported_at = utcnow()
+    game.report_version += 1  # answers to an earlier report are refused (ReportChanged)
 
 
 def report(db: Session, league_id: int, game_id: int, user: User, data: ResultIn) -> Game:
@@ -839,7 +854,7 @@ def report(db: Session, league_id: int, game_id: int, user: User, data: ResultIn
     The reporter's report is their acceptance; an admin who does not play reports for both
     players to confirm (or settles instead).
     """
-    gv = game_view(db, league_id, game_id, user)
+    gv = game_view(db, league_id, game_id, user, for_change=True)
     game = gv.game
     if gv.side is None and not gv.seen.manages:
         raise NotYourGame("Only the two players or a club admin may report this game.")
@@ -863,6 +878,47 @@ def report(db: Session, league_id: int, game_id: int, user: User, data: ResultIn
     return game
 
 
+def result_text(game: Game, name_a: str, name_b: str) -> str:
+    """The recorded result in words ("Alice won 90–10", "Draw 50–50", "no result yet")."""
+    if GameStatus(game.status) is GameStatus.SCHEDULED:
+        return "no result yet"
+    score = f"{game.vp_a or 0}–{game.vp_b or 0}"
+    if game.winner_id is None:
+        return f"Draw {score}"
+    winner = name_a if game.winner_id == game.player_a_id else name_b
+    return f"{winner} won {score}"
+
+
+def _check_report_version(db: Session, gv: GameView, seen_version: int | None) -> None:
+    """The answer names the report it answers: a changed report refuses it (409).
+
+    ``seen_version`` is ``None`` when the caller did not say (a page from before versions):
+    refused the same way, so that the player is shown the result they would answer.
+    """
+    game = gv.game
+    if seen_version is not None and seen_version == game.report_version:
+        return
+    names = dict(
+        db.execute(
+            select(User.id, User.display_name).where(
+                User.id.in_([gv.player_a.user_id, gv.player_b.user_id])
+            )
+        )
+        .tuples()
+        .all()
+    )
+    now = result_text(
+        game, names.get(gv.player_a.user_id, "A"), names.get(gv.player_b.user_id, "B")
+    )
+    raise ReportChanged(
+        f"The result was changed after you saw it (report {seen_version}, now "
+        f"{game.report_version}): it is now {now} ({game.status}). Nothing was recorded: "
+        "check the current result and answer it again.",
+        report_version=game.report_version,
+        seen_version=seen_version,
+    )
+
+
 def _check_other_player(gv: GameView) -> None:
     if gv.side is None:
         if gv.seen.manages:
@@ -870,6 +926,9 @@ def _check_other_player(gv: GameView) -> None:
                 "Only a player confirms or disputes a result; an admin settles it instead."
             )
         raise NotYourGame("Only the two players of this game may confirm or dispute it.")
+
+
+def _check_answerable(gv: GameView) -> None:
     if GameStatus(gv.game.status) is not GameStatus.REPORTED:
         raise GameStateConflict(
             f"There is no reported result to answer (the game is {gv.game.status})."
@@ -878,9 +937,23 @@ def _check_other_player(gv: GameView) -> None:
         raise NotTheOtherPlayer("You have accepted this result: your opponent confirms it.")
 
 
-def confirm(db: Session, league_id: int, game_id: int, user: User) -> Game:
-    gv = game_view(db, league_id, game_id, user)
+def _answerable(
+    db: Session, league_id: int, game_id: int, user: User, report_version: int | None
+) -> GameView:
+    """The game, locked, if ``user`` may answer the report ``report_version`` now."""
+    gv = game_view(db, league_id, game_id, user, for_change=True)
     _check_other_player(gv)
+    _check_report_version(db, gv, report_version)
+    _check_answerable(gv)
+    return gv
+
+
+def confirm(
+    db: Session, league_id: int, game_id: int, user: User, report_version: int | None
+) -> Game:
+    """The other player accepts the report they saw (``report_version``); a report changed
+    since is not confirmed (ReportChanged)."""
+    gv = _answerable(db, league_id, game_id, user, report_version)
     game = gv.game
     if gv.side == "a":
         game.accepted_a = True
@@ -894,9 +967,11 @@ def confirm(db: Session, league_id: int, game_id: int, user: User) -> Game:
     return game
 
 
-def dispute(db: Session, league_id: int, game_id: int, user: User, note: str) -> Game:
-    gv = game_view(db, league_id, game_id, user)
-    _check_other_player(gv)
+def dispute(
+    db: Session, league_id: int, game_id: int, user: User, note: str, report_version: int | None
+) -> Game:
+    """The other player refuses the report they saw (``report_version``), with a note."""
+    gv = _answerable(db, league_id, game_id, user, report_version)
     game = gv.game
     game.status = GameStatus.DISPUTED
     game.disputed_by_id = user.id
@@ -910,7 +985,7 @@ def settle(db: Session, league_id: int, game_id: int, user: User, data: ResultIn
     """A club admin who does not play the game decides its result: it is confirmed at once
     (also a correction of a confirmed result, or a forfeit of a game never reported)."""
     require_admin(db, league_id, user)
-    gv = game_view(db, league_id, game_id, user)
+    gv = game_view(db, league_id, game_id, user, for_change=True)
     if gv.side is not None:
         raise OwnGameSettlement("You play in this game: another admin of the club settles it.")
     game = gv.game
@@ -943,7 +1018,7 @@ def report_from_match(
     confirmation, unless ``confirmed_by_both`` says they already confirmed it in the tracker.
     A confirmed fixture is not overwritten (GameStateConflict).
     """
-    game = db.get(Game, game_id)
+    game = _game_for_change(db, game_id)
     if game is None:
         raise GameNotFound(f"There is no league game {game_id}.")
     if GameStatus(game.status) is GameStatus.CONFIRMED:

@@ -22,10 +22,12 @@ from app.accounts.models import User
 from app.clubs import service as clubs
 from app.core.deps import DbSession
 from app.core.errors import AppError
+from app.core.i18n import gettext as _
 from app.core.i18n import lazy
+from app.core.ids import parse_int
 from app.engine import systems
 from app.leagues import service
-from app.leagues.exceptions import RegistrationNotFound
+from app.leagues.exceptions import RegistrationNotFound, ReportChanged
 from app.leagues.models import (
     FORMAT_LABELS,
     GAME_STATUS_LABELS,
@@ -660,7 +662,22 @@ def _refused(
     request: Request, db: Session, league_id: int, game_id: int, user: User, exc: AppError
 ) -> HTMLResponse:
     """An htmx action that was refused: the card again, with the reason (htmx swaps 200s only);
-    without htmx the error page explains it."""
+    without htmx the error page explains it.
+
+    An answer to a report that changed meanwhile shows the game again, with the new result and
+    fresh confirm/dispute forms, htmx or not (409 without htmx)."""
+    if isinstance(exc, ReportChanged):
+        db.rollback()
+        return _game_page(
+            request,
+            db,
+            service.game_view(db, league_id, game_id, user),
+            error=_(
+                "The result was changed after you opened this page, so nothing was recorded. "
+                "Here is the result as it stands now: confirm or dispute this one."
+            ),
+            status_code=200 if is_htmx(request) else 409,
+        )
     if not is_htmx(request):
         raise exc
     db.rollback()
@@ -679,6 +696,9 @@ def _result_form(result: str, vp_a: str, vp_b: str) -> tuple[ResultIn | None, di
 ResultField = Annotated[str, Form(max_length=20)]
 VpField = Annotated[str, Form(max_length=10)]
 NextField = Annotated[str | None, Form(alias="next", max_length=300)]
+VersionField = Annotated[str, Form(max_length=20)]
+"""The report version the confirm/dispute form was drawn with (missing or odd: refused as a
+changed report, and the page shows the current result)."""
 
 
 def _submit_result(
@@ -748,10 +768,11 @@ def confirm(
     user: WebUser,
     league_id: int,
     game_id: int,
+    report_version: VersionField = "",
     next_url: NextField = None,
 ) -> HTMLResponse:
     try:
-        service.confirm(db, league_id, game_id, user)
+        service.confirm(db, league_id, game_id, user, parse_int(report_version))
     except AppError as exc:
         return _refused(request, db, league_id, game_id, user, exc)
     return _after_action(request, db, league_id, game_id, user, next_url)
@@ -765,10 +786,11 @@ def dispute(
     league_id: int,
     game_id: int,
     note: Annotated[str, Form(max_length=2000)] = "",
+    report_version: VersionField = "",
     next_url: NextField = None,
 ) -> HTMLResponse:
-    try:
-        data = DisputeIn(note=note[:500])
+    try:  # the note as the API cleans it; the version is checked by the service
+        data = DisputeIn(note=note[:500], report_version=0)
     except ValidationError:
         gv = service.game_view(db, league_id, game_id, user)
         return _game_page(
@@ -779,7 +801,7 @@ def dispute(
             status_code=200 if is_htmx(request) else 422,
         )
     try:
-        service.dispute(db, league_id, game_id, user, data.note)
+        service.dispute(db, league_id, game_id, user, data.note, parse_int(report_version))
     except AppError as exc:
         return _refused(request, db, league_id, game_id, user, exc)
     return _after_action(request, db, league_id, game_id, user, next_url)

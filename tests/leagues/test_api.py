@@ -25,6 +25,13 @@ def _problem(response, status: int, code: str | None = None) -> dict[str, Any]: 
     return dict(body)
 
 
+def seen(client: TestClient, base: str) -> dict[str, int]:
+    """The body of a confirm or dispute: the report version ``client`` sees now."""
+    response = client.get(base)
+    assert response.status_code == 200, response.text
+    return {"report_version": int(response.json()["report_version"])}
+
+
 def _play(
     league_id: int,
     game: dict[str, Any],
@@ -38,7 +45,7 @@ def _play(
     base = f"/api/v1/leagues/{league_id}/games/{game['id']}"
     reported = a.post(f"{base}/report", json={"result": result, "vp_a": vp[0], "vp_b": vp[1]})
     assert reported.status_code == 200, reported.text
-    confirmed = b.post(f"{base}/confirm")
+    confirmed = b.post(f"{base}/confirm", json=seen(b, base))
     assert confirmed.status_code == 200, confirmed.text
     assert confirmed.json()["status"] == "confirmed"
     return dict(confirmed.json())
@@ -106,6 +113,23 @@ def test_openapi_documents_the_league_routes(client) -> None:  # type: ignore[no
     ):
         assert path in paths, path
     assert not any(p.startswith("/leagues") for p in paths)  # pages stay out of the schema
+
+
+def test_openapi_documents_the_report_version(client) -> None:  # type: ignore[no-untyped-def]
+    spec = client.get("/api/v1/openapi.json").json()
+    schemas = spec["components"]["schemas"]
+    assert "report_version" in schemas["GameOut"]["required"]
+    for action, body in (("confirm", "ConfirmIn"), ("dispute", "DisputeIn")):
+        operation = spec["paths"][f"/api/v1/leagues/{{league_id}}/games/{{game_id}}/{action}"][
+            "post"
+        ]
+        assert operation["requestBody"]["required"] is True
+        ref = operation["requestBody"]["content"]["application/json"]["schema"]["$ref"]
+        assert ref.endswith("/" + body)
+        assert "report_version" in schemas[body]["required"]
+        assert "report-changed" in schemas[body]["properties"]["report_version"]["description"]
+        assert "report-changed" in operation["responses"]["409"]["description"]
+        assert "application/problem+json" in operation["responses"]["409"]["content"]
 
 
 def test_league_settings_are_validated(club: ClubSetup) -> None:
@@ -410,7 +434,7 @@ def test_report_then_confirm(club: ClubSetup, armies) -> None:  # type: ignore[n
     result = {"result": "player_b", "vp_a": 45, "vp_b": 80}
     _problem(third.post(f"{base}/report", json=result), 403, "not-your-game")
     _problem(club.outsider.post(f"{base}/report", json=result), 404, "league-not-found")
-    _problem(a.post(f"{base}/confirm"), 409, "game-state-conflict")
+    _problem(a.post(f"{base}/confirm", json=seen(a, base)), 409, "game-state-conflict")
     reported = a.post(f"{base}/report", json=result).json()
     assert reported["status"] == "reported"
     assert reported["reported_by_id"] == a.user_id
@@ -418,13 +442,15 @@ def test_report_then_confirm(club: ClubSetup, armies) -> None:  # type: ignore[n
     assert reported["winner_user_id"] == b.user_id
     # unconfirmed: standings do not move
     assert all(r["games"] == 0 for r in _standings(a, league_id))
-    _problem(a.post(f"{base}/confirm"), 403, "not-the-other-player")
-    _problem(third.post(f"{base}/confirm"), 403, "not-your-game")
-    _problem(club.owner.post(f"{base}/confirm"), 403, "not-the-other-player")
+    _problem(a.post(f"{base}/confirm", json=seen(a, base)), 403, "not-the-other-player")
+    _problem(third.post(f"{base}/confirm", json=seen(third, base)), 403, "not-your-game")
+    _problem(
+        club.owner.post(f"{base}/confirm", json=seen(club.owner, base)), 403, "not-the-other-player"
+    )
     _problem(b.post(f"{base}/report", json=result), 409, "game-state-conflict")
     corrected = a.post(f"{base}/report", json={**result, "vp_b": 81})
     assert corrected.json()["vp_b"] == 81
-    confirmed = b.post(f"{base}/confirm").json()
+    confirmed = b.post(f"{base}/confirm", json=seen(b, base)).json()
     assert confirmed["status"] == "confirmed"
     assert confirmed["confirmed_by_id"] == b.user_id
     _problem(a.post(f"{base}/report", json=result), 409, "game-state-conflict")
@@ -439,14 +465,95 @@ def test_report_then_confirm(club: ClubSetup, armies) -> None:  # type: ignore[n
     _problem(a.get(f"/api/v1/leagues/{other}/games/{game['id']}"), 404, "league-game-not-found")
 
 
+def test_a_confirm_of_a_changed_report_is_refused(club: ClubSetup, armies) -> None:  # type: ignore[no-untyped-def]
+    """Issue 11: A reports "B won 10–90", B opens it, A corrects it to "A won 90–10"; B's
+    confirm from the old view confirms nothing and shows the new report."""
+    league_id, game, by_reg = _started(club, armies)
+    a = by_reg[game["player_a"]["registration_id"]]
+    b = by_reg[game["player_b"]["registration_id"]]
+    base = f"/api/v1/leagues/{league_id}/games/{game['id']}"
+    assert game["report_version"] == 0
+    first = a.post(f"{base}/report", json={"result": "player_b", "vp_a": 10, "vp_b": 90}).json()
+    assert first["report_version"] == 1
+    opened = b.get(base).json()
+    assert (opened["result"], opened["report_version"]) == ("player_b", 1)
+    second = a.post(f"{base}/report", json={"result": "player_a", "vp_a": 90, "vp_b": 10}).json()
+    assert second["report_version"] == 2
+
+    refused = _problem(b.post(f"{base}/confirm", json={"report_version": 1}), 409, "report-changed")
+    assert refused["report_version"] == 2
+    assert refused["seen_version"] == 1
+    assert f"{a.user_name} won 90–10" in refused["detail"]  # type: ignore[attr-defined]
+    shown = refused["game"]
+    assert (shown["id"], shown["status"], shown["result"]) == (game["id"], "reported", "player_a")
+    assert (shown["vp_a"], shown["vp_b"], shown["report_version"]) == (90, 10, 2)
+    assert shown["winner_user_id"] == a.user_id
+    # nothing was confirmed, and the standings did not move
+    now = b.get(base).json()
+    assert (now["status"], now["accepted_a"], now["accepted_b"]) == ("reported", True, False)
+    assert now["confirmed_by_id"] is None
+    assert all(r["games"] == 0 for r in _standings(a, league_id))
+    # a dispute of the old report is refused too
+    _problem(
+        b.post(f"{base}/dispute", json={"note": "no", "report_version": 1}), 409, "report-changed"
+    )
+    assert b.get(base).json()["status"] == "reported"
+    # a version from the future is no better than a stale one
+    _problem(b.post(f"{base}/confirm", json={"report_version": 3}), 409, "report-changed")
+    # B confirms what B now sees
+    confirmed = b.post(f"{base}/confirm", json={"report_version": 2})
+    assert confirmed.status_code == 200, confirmed.text
+    assert (confirmed.json()["status"], confirmed.json()["result"]) == ("confirmed", "player_a")
+    assert confirmed.json()["report_version"] == 2  # a confirmation is not a new report
+    assert _standings(a, league_id)[0]["player"]["user_id"] == a.user_id
+
+
+def test_a_confirm_or_dispute_must_name_the_report(club: ClubSetup, armies) -> None:  # type: ignore[no-untyped-def]
+    league_id, game, by_reg = _started(club, armies)
+    a = by_reg[game["player_a"]["registration_id"]]
+    b = by_reg[game["player_b"]["registration_id"]]
+    base = f"/api/v1/leagues/{league_id}/games/{game['id']}"
+    a.post(f"{base}/report", json={"result": "player_a"})
+    for body in (None, {}, {"report_version": "one"}, {"report_version": -1}):
+        answer = _problem(b.post(f"{base}/confirm", json=body), 422, "validation-error")
+        assert "report_version" in answer["detail"] or body is None, answer
+    _problem(b.post(f"{base}/confirm", json={"report_version": 2**31}), 422, "validation-error")
+    _problem(b.post(f"{base}/dispute", json={"note": "no"}), 422, "validation-error")
+    _problem(b.post(f"{base}/confirm", json={"report_version": 1, "x": 1}), 422)
+    assert b.get(base).json()["status"] == "reported"
+
+
+def test_every_new_result_is_a_new_report_version(club: ClubSetup, armies) -> None:  # type: ignore[no-untyped-def]
+    league_id, game, by_reg = _started(club, armies)
+    a = by_reg[game["player_a"]["registration_id"]]
+    b = by_reg[game["player_b"]["registration_id"]]
+    base = f"/api/v1/leagues/{league_id}/games/{game['id']}"
+    assert a.post(f"{base}/report", json={"result": "draw"}).json()["report_version"] == 1
+    disputed = b.post(f"{base}/dispute", json={"note": "no", "report_version": 1}).json()
+    assert (disputed["status"], disputed["report_version"]) == ("disputed", 1)
+    again = b.post(f"{base}/report", json={"result": "player_b", "vp_b": 5}).json()
+    assert again["report_version"] == 2
+    settled = club.owner.post(f"{base}/settle", json={"result": "player_a"}).json()
+    assert (settled["status"], settled["report_version"]) == ("confirmed", 3)
+    # the confirm of the report the admin overruled is refused with the settled result
+    refused = _problem(a.post(f"{base}/confirm", json={"report_version": 2}), 409, "report-changed")
+    assert (refused["game"]["status"], refused["game"]["result"]) == ("confirmed", "player_a")
+    # with the right version, a settled game simply has nothing to confirm
+    _problem(a.post(f"{base}/confirm", json={"report_version": 3}), 409, "game-state-conflict")
+    listed = a.get(f"/api/v1/leagues/{league_id}/games").json()
+    assert [g["report_version"] for g in listed] == [3]
+
+
 def test_dispute_and_settle(club: ClubSetup, armies) -> None:  # type: ignore[no-untyped-def]
     league_id, game, by_reg = _started(club, armies)
     a = by_reg[game["player_a"]["registration_id"]]
     b = by_reg[game["player_b"]["registration_id"]]
     base = f"/api/v1/leagues/{league_id}/games/{game['id']}"
     a.post(f"{base}/report", json={"result": "player_a", "vp_a": 90, "vp_b": 10})
-    _problem(a.post(f"{base}/dispute", json={"note": "no"}), 403, "not-the-other-player")
-    disputed = b.post(f"{base}/dispute", json={"note": "  We   drew 50-50. "})
+    _problem(
+        a.post(f"{base}/dispute", json={**seen(a, base), "note": "no"}), 403, "not-the-other-player"
+    )
+    disputed = b.post(f"{base}/dispute", json={**seen(b, base), "note": "  We   drew 50-50. "})
     assert disputed.json()["status"] == "disputed"
     assert disputed.json()["dispute_note"] == "We drew 50-50."
     assert disputed.json()["disputed_by_id"] == b.user_id
@@ -469,11 +576,11 @@ def test_players_may_rereport_a_disputed_game(club: ClubSetup, armies) -> None: 
     b = by_reg[game["player_b"]["registration_id"]]
     base = f"/api/v1/leagues/{league_id}/games/{game['id']}"
     a.post(f"{base}/report", json={"result": "player_a"})
-    b.post(f"{base}/dispute", json={"note": "wrong winner"})
+    b.post(f"{base}/dispute", json={**seen(b, base), "note": "wrong winner"})
     again = b.post(f"{base}/report", json={"result": "player_b", "vp_a": 1, "vp_b": 2})
     assert again.json()["status"] == "reported"
     assert (again.json()["accepted_a"], again.json()["accepted_b"]) == (False, True)
-    assert a.post(f"{base}/confirm").json()["status"] == "confirmed"
+    assert a.post(f"{base}/confirm", json=seen(a, base)).json()["status"] == "confirmed"
 
 
 def test_an_admin_who_plays_cannot_settle_their_game(club: ClubSetup, armies) -> None:  # type: ignore[no-untyped-def]
@@ -496,8 +603,8 @@ def test_an_admin_report_needs_both_players(club: ClubSetup, armies) -> None:  #
     base = f"/api/v1/leagues/{league_id}/games/{game['id']}"
     reported = club.owner.post(f"{base}/report", json={"result": "player_a"}).json()
     assert (reported["accepted_a"], reported["accepted_b"]) == (False, False)
-    assert a.post(f"{base}/confirm").json()["status"] == "reported"
-    assert b.post(f"{base}/confirm").json()["status"] == "confirmed"
+    assert a.post(f"{base}/confirm", json=seen(a, base)).json()["status"] == "reported"
+    assert b.post(f"{base}/confirm", json=seen(b, base)).json()["status"] == "confirmed"
 
 
 def test_finished_league_takes_no_more_reports(club: ClubSetup, armies) -> None:  # type: ignore[no-untyped-def]
@@ -588,7 +695,7 @@ def test_elo_counts_confirmed_results_only(club: ClubSetup, armies) -> None:  # 
     a.post(f"{base}/report", json={"result": "player_a"})
     before = a.get(elo_path, params={"rule_system": "wh40k-10e"}).json()
     assert before["ratings"] == []
-    b.post(f"{base}/confirm")
+    b.post(f"{base}/confirm", json=seen(b, base))
     after = a.get(elo_path, params={"rule_system": "wh40k-10e"}).json()
     assert after["scope"] == "all"
     assert [(r["user_id"], r["rating"], r["exact"], r["games"]) for r in after["ratings"]] == [

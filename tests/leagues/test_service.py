@@ -36,12 +36,13 @@ def test_tracked_match_reports_and_both_players_confirm(
     assert (reported.vp_a, reported.vp_b) == (35, 72)
     assert reported.reported_by_id is None
     assert (reported.accepted_a, reported.accepted_b) == (False, False)
+    assert reported.report_version == 1
     base = f"/api/v1/leagues/{league_id}/games/{game['id']}"
     # the tracker's report is nobody's acceptance: BOTH players confirm
-    first = a.post(f"{base}/confirm").json()
+    first = a.post(f"{base}/confirm", json={"report_version": 1}).json()
     assert first["status"] == "reported"
     assert first["match_id"] == 77
-    second = b.post(f"{base}/confirm").json()
+    second = b.post(f"{base}/confirm", json={"report_version": 1}).json()
     assert second["status"] == "confirmed"
     rows = a.get(f"/api/v1/leagues/{league_id}/standings").json()["rows"]
     assert rows[0]["player"]["user_id"] == b.user_id
@@ -77,13 +78,43 @@ def test_tracked_match_may_answer_a_dispute(
     b = by_reg[game["player_b"]["registration_id"]]
     base = f"/api/v1/leagues/{league_id}/games/{game['id']}"
     a.post(f"{base}/report", json={"result": "player_a"})
-    b.post(f"{base}/dispute", json={"note": "we played it in the tracker"})
+    disputed = b.post(f"{base}/dispute", json={"note": "in the tracker", "report_version": 1})
+    assert disputed.json()["status"] == "disputed"
     db.expire_all()
     fixed = service.report_from_match(
         db, game["id"], winner_user_id=a.user_id, vp=(80, 20), match_id=9
     )
     assert fixed.status == GameStatus.REPORTED
     assert fixed.winner_id == game["player_a"]["registration_id"]
+    assert fixed.report_version == 2  # a new report: answers to the first one are refused
+
+
+def test_a_tracked_match_report_refuses_a_confirm_of_the_hand_report(
+    club: ClubSetup, armies: FakeArmies, db: Session
+) -> None:
+    """B saw A's hand report; the tracker then reports the match (a new report): B's confirm
+    from the old view confirms nothing, and its answer shows the tracker's result."""
+    league_id, game, by_reg = _fixture(club, armies)
+    a = by_reg[game["player_a"]["registration_id"]]
+    b = by_reg[game["player_b"]["registration_id"]]
+    base = f"/api/v1/leagues/{league_id}/games/{game['id']}"
+    hand = a.post(f"{base}/report", json={"result": "player_a", "vp_a": 90, "vp_b": 10}).json()
+    db.expire_all()
+    service.report_from_match(db, game["id"], winner_user_id=b.user_id, vp=(30, 70), match_id=4)
+    db.commit()
+    refused = b.post(f"{base}/confirm", json={"report_version": hand["report_version"]})
+    assert refused.status_code == 409, refused.text
+    body = refused.json()
+    assert body["type"].endswith("/report-changed")
+    assert body["report_version"] == 2
+    assert (body["game"]["result"], body["game"]["vp_a"], body["game"]["vp_b"]) == (
+        "player_b",
+        30,
+        70,
+    )
+    assert body["game"]["match_id"] == 4
+    now = a.get(base).json()
+    assert (now["status"], now["accepted_a"], now["accepted_b"]) == ("reported", False, False)
 
 
 def test_tracked_match_refuses_bad_input(club: ClubSetup, armies: FakeArmies, db: Session) -> None:

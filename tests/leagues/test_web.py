@@ -117,11 +117,15 @@ def test_player_reports_and_opponent_confirms_in_pages(club: ClubSetup, armies) 
     assert confirm.attributes["hx-post"] == f"{game_path}/confirm"
     assert confirm.attributes["hx-target"] == f"#my-game-{game['id']}"
     assert card.css_first("form.dispute-form textarea[name=note]") is not None
+    # both forms name the report they answer
+    version = confirm.css_first("input[name=report_version]").attributes["value"]
+    assert version == "1"
+    assert card.css_first("form.dispute-form input[name=report_version]").attributes["value"] == "1"
     # the reporter has no confirm button
     assert html(a.get(f"/leagues/{league_id}")).css_first("form.confirm-form") is None
     swapped = b.post(
         f"{game_path}/confirm",
-        data={"csrf_token": csrf(b, f"/leagues/{league_id}")},
+        data={"csrf_token": csrf(b, f"/leagues/{league_id}"), "report_version": version},
         headers={**HX, "HX-Target": f"my-game-{game['id']}"},
     )
     assert swapped.status_code == 200
@@ -135,6 +139,67 @@ def test_player_reports_and_opponent_confirms_in_pages(club: ClubSetup, armies) 
     assert standings[0].css_first(".points").text() == "3"
 
 
+def test_a_confirm_from_an_old_page_shows_the_new_report(club: ClubSetup, armies) -> None:  # type: ignore[no-untyped-def]
+    """Issue 11: B opens A's report "B won 10–90"; A corrects it to "A won 90–10"; B's confirm
+    from the open page confirms nothing and shows the corrected result, with a fresh form."""
+    league_id, _ids = _round_robin(club, armies, 2)
+    club.owner.post(f"/api/v1/leagues/{league_id}/rounds")
+    game = _game(club.owner, league_id)
+    a, b = _player(club, game, "player_a"), _player(club, game, "player_b")
+    game_path = f"/leagues/{league_id}/games/{game['id']}"
+    api = f"/api/v1{game_path}"
+    a.post(f"{api}/report", json={"result": "player_b", "vp_a": 10, "vp_b": 90})
+    opened = html(b.get(game_path)).css_first("form.confirm-form")
+    old_version = opened.css_first("input[name=report_version]").attributes["value"]
+    assert old_version == "1"
+    a.post(f"{api}/report", json={"result": "player_a", "vp_a": 90, "vp_b": 10})
+
+    # without htmx: the game page again, 409, with the new result and the reason
+    refused = _post(b, f"{game_path}/confirm", game_path, {"report_version": old_version})
+    assert refused.status_code == 409
+    doc = html(refused)
+    card = doc.css_first(f"#game-{game['id']}")
+    assert card.attributes["data-status"] == "reported"
+    assert card.css_first(".score").text() == "90 – 10"
+    assert f"{a.user_name} won" in card.css_first(".game-result").text()  # type: ignore[attr-defined]
+    error = doc.css_first(f"#game-{game['id']}-error").text()
+    assert "changed after you opened this page" in error
+    assert card.css_first("form.confirm-form input[name=report_version]").attributes["value"] == "2"
+    assert b.get(api).json()["status"] == "reported"  # nothing was confirmed
+
+    # with htmx, from the league page's card: the card, swapped, with the same message
+    swapped = b.post(
+        f"{game_path}/confirm",
+        data={"csrf_token": csrf(b, f"/leagues/{league_id}"), "report_version": old_version},
+        headers={**HX, "HX-Target": f"my-game-{game['id']}"},
+    )
+    assert swapped.status_code == 200
+    assert "<html" not in swapped.text
+    fragment = html(swapped).css_first("article")
+    assert fragment.attributes["id"] == f"my-game-{game['id']}"
+    assert fragment.attributes["data-status"] == "reported"
+    assert fragment.css_first(".score").text() == "90 – 10"
+    assert "changed after you opened" in fragment.css_first(f"#my-game-{game['id']}-error").text()
+
+    # a stale dispute and a form without a version are refused the same way
+    disputed = _post(
+        b, f"{game_path}/dispute", game_path, {"note": "wrong", "report_version": old_version}
+    )
+    assert disputed.status_code == 409
+    assert _post(b, f"{game_path}/confirm", game_path).status_code == 409
+    assert _post(b, f"{game_path}/confirm", game_path, {"report_version": "²"}).status_code == 409
+    assert b.get(api).json()["status"] == "reported"
+
+    # the fresh form confirms the report it shows
+    fresh = html(refused).css_first("form.confirm-form input[name=report_version]")
+    confirmed = _post(
+        b, f"{game_path}/confirm", game_path, {"report_version": fresh.attributes["value"]}
+    )
+    assert confirmed.status_code == 303
+    now = b.get(api).json()
+    assert (now["status"], now["result"], now["vp_a"]) == ("confirmed", "player_a", 90)
+
+
 def test_dispute_then_admin_settles_in_pages(club: ClubSetup, armies) -> None:  # type: ignore[no-untyped-def]
     league_id, _ids = _round_robin(club, armies, 2)
     club.owner.post(f"/api/v1/leagues/{league_id}/rounds")
@@ -146,7 +211,10 @@ def test_dispute_then_admin_settles_in_pages(club: ClubSetup, armies) -> None:  
     assert empty.status_code == 422
     assert html(empty).css_first("#dispute-error-note") is not None
     disputed = _post(
-        b, f"{game_path}/dispute", game_path, {"note": "It was a draw", "next": "/evil"}
+        b,
+        f"{game_path}/dispute",
+        game_path,
+        {"note": "It was a draw", "next": "/evil", "report_version": "1"},
     )
     assert disputed.headers["location"] == game_path  # never an open redirect
     admin_page = html(club.owner.get(f"/leagues/{league_id}"))
@@ -340,7 +408,7 @@ def test_elo_table_on_the_club_page(club: ClubSetup, armies) -> None:  # type: i
     a.post(f"{base}/report", json={"result": "player_b"})
     empty = html(club.owner.get(f"/clubs/{club.club_id}")).css("#elo-wh40k-10e tbody tr")
     assert len(empty) == 1 and "No confirmed result" in empty[0].text()  # noqa: PT018
-    b.post(f"{base}/confirm")
+    b.post(f"{base}/confirm", json={"report_version": 1})
     rows = html(club.owner.get(f"/clubs/{club.club_id}")).css("#elo-wh40k-10e tbody tr")
     assert [r.css_first(".rating").text() for r in rows] == ["1516", "1484"]
     assert rows[0].css("td")[1].text() == b.user_name  # type: ignore[attr-defined]
