@@ -42,8 +42,8 @@ def _serve(args: argparse.Namespace) -> int:
         host=args.host,
         port=args.port,
         workers=args.workers,
-        proxy_headers=True,
-        forwarded_allow_ips=os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1"),
+        # forwarded headers are the app's to judge (W40K_TRUSTED_PROXIES, app.main), not uvicorn's
+        proxy_headers=False,
     )
     return 0
 
@@ -90,23 +90,25 @@ def _import_bsdata(args: argparse.Namespace) -> int:
             return 2
     db = Database(get_settings().database_url)
     try:
-        with db.writing() as session:
-            owner = None
-            if args.owner:
+        owner = None
+        if args.owner:
+            with db.sessions() as session:
                 owner = session.scalar(
                     select(User).where(func.lower(User.email) == args.owner.strip().lower())
                 )
-                if owner is None:
-                    print(f"error: no account with the e-mail {args.owner}", file=sys.stderr)
-                    return 2
-            try:
-                outcome = service.import_catalogues(session, owner, files)
-            except ImportFailed as exc:
-                print(f"error: {exc.detail}", file=sys.stderr)
-                for err in exc.errors or []:
-                    where = f"{err['file']}: " if err.get("file") else ""
-                    print(f"  {where}{err['message']}", file=sys.stderr)
-                return 1
+            if owner is None:
+                print(f"error: no account with the e-mail {args.owner}", file=sys.stderr)
+                return 2
+        try:  # read before taking the write lock: the server's writers do not wait for it
+            read = service.read_import(files)
+        except ImportFailed as exc:
+            print(f"error: {exc.detail}", file=sys.stderr)
+            for err in exc.errors or []:
+                where = f"{err['file']}: " if err.get("file") else ""
+                print(f"  {where}{err['message']}", file=sys.stderr)
+            return 1
+        with db.writing() as session:
+            outcome = service.store_import(session, owner, read)
             for record, created in zip(outcome.records, outcome.created, strict=True):
                 state = "imported" if created else "updated"
                 print(

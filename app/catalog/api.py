@@ -8,7 +8,8 @@ from fastapi import APIRouter, File, Path, Query, UploadFile, status
 
 from app.accounts.deps import CurrentUser, OptionalUser
 from app.catalog import service
-from app.catalog.exceptions import ImportFailed
+from app.catalog.deps import no_transaction
+from app.catalog.exceptions import ImportTooLarge
 from app.catalog.schemas import (
     CatalogueDetail,
     CatalogueOut,
@@ -53,11 +54,17 @@ def list_catalogs(user: OptionalUser, db: DbSession) -> list[CatalogueOut]:
     status_code=status.HTTP_201_CREATED,
     summary="Import BattleScribe / BSData files",
     responses={
+        413: {
+            "description": "A bound of the import was hit while reading the files, nothing was "
+            "imported: `limit` names it (`files`, `file-bytes`, `total-bytes`, `elements`, "
+            "`depth`, `zip-members`)",
+            **_PROBLEM,
+        },
         422: {
             "description": "The files could not be imported: `errors` names each file "
             "(`file`, `code`, `message`) and `report` holds the whole import report",
             **_PROBLEM,
-        }
+        },
     },
 )
 def import_catalogs(
@@ -69,16 +76,32 @@ def import_catalogs(
     ],
 ) -> ImportOut:
     """Each faction catalogue among the files becomes a catalogue you own (re-importing the same
-    one stores its new version). Library catalogues are read for what they link."""
+    one stores its new version). Library catalogues are read for what they link.
+
+    At most 64 files, 24 MiB each and 48 MiB in all once unzipped, 400,000 XML elements in all,
+    nested 64 deep at most; an archive holds at most 8 files. The files are read before the
+    import takes the database's write lock: other users' writes do not wait for it."""
     if len(files) > MAX_UPLOAD_FILES:
-        raise ImportFailed(
+        raise ImportTooLarge(
             f"At most {MAX_UPLOAD_FILES} files per import.",
             errors=[
-                {"field": "files", "file": None, "message": "too many files", "type": "too_many"}
+                {
+                    "field": "files",
+                    "file": None,
+                    "code": "too-many-files",
+                    "message": "too many files",
+                    "type": "too_many",
+                    "limit": "files",
+                    "max": MAX_UPLOAD_FILES,
+                }
             ],
+            limit="files",
         )
-    read = [(f.filename or f"file-{i + 1}", f.file.read()) for i, f in enumerate(files)]
-    outcome = service.import_catalogues(db, user, read)
+    with no_transaction(db):
+        read = service.read_import(
+            [(f.filename or f"file-{i + 1}", f.file) for i, f in enumerate(files)]
+        )
+    outcome = service.store_import(db, user, read)
     return ImportOut(
         catalogues=[CatalogueOut.of(r, user.id) for r in outcome.records],
         created=list(outcome.created),

@@ -22,6 +22,18 @@ class ImportFailed(InvalidInput):
     status, code, title = 422, "catalog-import-failed", lazy("The files could not be imported")
 
 
+class ImportTooLarge(ImportFailed):
+    """A bound of the import was hit while reading the files (``limit`` names it: ``files``,
+    ``file-bytes``, ``total-bytes``, ``elements``, ``depth``, ``zip-members``); nothing was
+    imported."""
+
+    status, code, title = (
+        413,
+        "catalog-import-too-large",
+        lazy("The files are too large to import"),
+    )
+
+
 class NotTheCatalogueOwner(Forbidden):
     status, code, title = (
         403,

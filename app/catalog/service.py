@@ -26,13 +26,14 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, undefer
 
 from app.accounts.models import User
-from app.catalog.bsdata import ImportLimits, import_files
+from app.catalog.bsdata import ImportLimits, IssueCode, Source, import_files
 from app.catalog.exceptions import (
     CatalogueInUse,
     CatalogueNotFound,
     DatasheetNotFound,
     FactionNotFound,
     ImportFailed,
+    ImportTooLarge,
     NotTheCatalogueOwner,
 )
 from app.catalog.models import CatalogueRecord
@@ -267,31 +268,40 @@ class ImportOutcome:
     report: dict[str, Any]
 
 
+@dataclass(frozen=True, slots=True)
+class ReadImport:
+    """Uploaded files read and built into catalogues, ready to store (the trees are gone)."""
+
+    catalogues: tuple[Catalogue, ...]
+    report: dict[str, Any]
+
+
 def _import_errors(report: dict[str, Any]) -> list[dict[str, Any]]:
     out = []
     for issue in report.get("errors", []):
-        out.append(
-            {
-                "field": "files",
-                "file": issue.get("file"),
-                "code": issue.get("code"),
-                "message": issue.get("message"),
-                "type": "import_error",
-            }
-        )
+        error = {
+            "field": "files",
+            "file": issue.get("file"),
+            "code": issue.get("code"),
+            "message": issue.get("message"),
+            "type": "import_error",
+        }
+        params = issue.get("params") or {}
+        if "limit" in params:
+            error.update(limit=params["limit"], max=params.get("max"))
+        out.append(error)
     return out
 
 
-def import_catalogues(
-    db: Session,
-    owner: User | None,
-    files: Sequence[tuple[str, bytes]],
-    limits: ImportLimits | None = None,
-) -> ImportOutcome:
-    """Import BattleScribe files; store one catalogue per faction catalogue they hold.
+def read_import(
+    files: Sequence[tuple[str, Source]], limits: ImportLimits | None = None
+) -> ReadImport:
+    """Read and build uploaded BattleScribe files. No database: run it before the request's
+    write transaction, which then only stores the result (:func:`store_import`).
 
-    Any error in the report (an unreadable file, a catalogue that could not be built) refuses
-    the whole import with :class:`ImportFailed`, whose ``errors`` name each file; warnings
+    A bound hit while reading refuses the import with :class:`ImportTooLarge` (413, its
+    ``limit`` named); any other error in the report (an unreadable file, a catalogue that could
+    not be built) with :class:`ImportFailed` (422), whose ``errors`` name each file. Warnings
     (unmapped weapon abilities, unresolved links...) are kept in the report.
     """
     if not files:
@@ -307,15 +317,37 @@ def import_catalogues(
         where = (
             f"{first['file']}: " if first["file"] and first["file"] not in first["message"] else ""
         )
+        too_large = {IssueCode.TOO_LARGE.value, IssueCode.TOO_MANY_FILES.value}
+        limit = next((e for e in errors if e["code"] in too_large), None)
+        if limit is not None:
+            raise ImportTooLarge(
+                limit["message"], errors=errors, report=report, limit=limit.get("limit")
+            )
         raise ImportFailed(f"{where}{first['message']}", errors=errors, report=report)
+    return ReadImport(result.catalogues, report)
+
+
+def store_import(db: Session, owner: User | None, read: ReadImport) -> ImportOutcome:
+    """Store what :func:`read_import` built: one catalogue per faction catalogue."""
     owner_id = owner.id if owner is not None else None
     records: list[CatalogueRecord] = []
     created: list[bool] = []
-    for catalogue in result.catalogues:
-        record, new = store(db, catalogue, owner_id=owner_id, report=report)
+    for catalogue in read.catalogues:
+        record, new = store(db, catalogue, owner_id=owner_id, report=read.report)
         records.append(record)
         created.append(new)
-    return ImportOutcome(tuple(records), tuple(created), report)
+    return ImportOutcome(tuple(records), tuple(created), read.report)
+
+
+def import_catalogues(
+    db: Session,
+    owner: User | None,
+    files: Sequence[tuple[str, Source]],
+    limits: ImportLimits | None = None,
+) -> ImportOutcome:
+    """:func:`read_import` then :func:`store_import`, in one go (for callers that hold no
+    write lock yet, or do not mind holding it while the files are read)."""
+    return store_import(db, owner, read_import(files, limits))
 
 
 def share(db: Session, user: User, ref: str | int, club_id: int | None) -> CatalogueRecord:

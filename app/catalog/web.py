@@ -11,7 +11,8 @@ from fastapi.responses import HTMLResponse
 from app.accounts.deps import OptionalUser, WebUser, verify_csrf
 from app.armies.loadout import profile_calculator_url
 from app.catalog import service
-from app.catalog.exceptions import ImportFailed
+from app.catalog.deps import no_transaction
+from app.catalog.exceptions import ImportFailed, ImportTooLarge
 from app.clubs import service as clubs
 from app.core.deps import DbSession
 from app.core.i18n import lazy
@@ -26,6 +27,7 @@ MAX_UPLOAD_FILES = 64
 ISSUE_TITLES = {
     "file-unreadable": lazy("File unreadable"),
     "too-many-files": lazy("Too many files"),
+    "too-large": lazy("Files too large"),
     "duplicate-file": lazy("File uploaded twice"),
     "no-game-system": lazy("No game system"),
     "game-system-mismatch": lazy("Made for another game system"),
@@ -95,14 +97,20 @@ def import_files(
     user: WebUser,
     files: Annotated[list[UploadFile] | None, File()] = None,
 ) -> HTMLResponse:
+    """Read the files with no transaction open, then store them in a short write (deps.py)."""
     uploads = [f for f in files or [] if f.filename]
     try:
         if len(uploads) > MAX_UPLOAD_FILES:
-            raise ImportFailed(f"At most {MAX_UPLOAD_FILES} files per import.", errors=[])
-        read = [(f.filename or f"file-{i + 1}", f.file.read()) for i, f in enumerate(uploads)]
-        outcome = service.import_catalogues(db, user, read)
+            raise ImportTooLarge(
+                f"At most {MAX_UPLOAD_FILES} files per import.", errors=[], limit="files"
+            )
+        with no_transaction(db):
+            read = service.read_import(
+                [(f.filename or f"file-{i + 1}", f.file) for i, f in enumerate(uploads)]
+            )
     except ImportFailed as exc:
-        return _import_page(request, failure=exc, status_code=422)
+        return _import_page(request, failure=exc, status_code=exc.status)
+    outcome = service.store_import(db, user, read)
     return _import_page(request, outcome=outcome, status_code=201)
 
 

@@ -4,7 +4,7 @@ files), who sees what, sharing with a club, deletion."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -13,9 +13,11 @@ from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session
 
 from app.catalog import starter
+from tests.catalog.hostile import deep_nesting, element_bomb
 from tests.support.web import api_token, csrf, register
 
 API = "/api/v1/catalogs"
+Zip = Callable[[str, bytes], tuple[str, bytes]]
 
 
 @pytest.fixture
@@ -350,6 +352,54 @@ def test_browser_session_import_needs_csrf(client: TestClient, alice: dict, file
     token = csrf(client, "/catalogs/import")
     ok = client.post(f"{API}/import", files=upload(files), headers={"X-CSRF-Token": token})
     assert ok.status_code == 201
+
+
+# -- hostile uploads -----------------------------------------------------------------------------
+
+
+def test_a_hostile_import_is_413_naming_the_limit_and_stores_nothing(
+    client: TestClient, alice: dict, files: list, zip_it: Zip
+) -> None:
+    """Eight archives of a few KB that unzip to 800,000 elements, sent with a good import."""
+    bombs = [zip_it(f"bomb{i}.cat", element_bomb(100_000, f"bomb{i}")) for i in range(8)]
+    start = time.perf_counter()
+    response = client.post(f"{API}/import", files=upload([*files, *bombs]), headers=alice)
+    elapsed = time.perf_counter() - start
+    assert response.status_code == 413, response.text[:1000]
+    problem = response.json()
+    assert problem["type"].endswith("catalog-import-too-large")
+    assert problem["limit"] == "elements"
+    (error,) = problem["errors"]
+    assert error["code"] == "too-large"
+    assert error["limit"] == "elements"
+    assert error["max"] == 400_000
+    assert error["file"].startswith("bomb")
+    assert "400000 XML elements" in problem["detail"]
+    assert elapsed < 10  # about a second: refused at the limit, not after eight trees
+    assert [c["slug"] for c in client.get(API, headers=alice).json()] == ["starter-wh40k10e"]
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "limit"),
+    [
+        ("deep.cat", deep_nesting(), "depth"),
+        ("bomb.cat", element_bomb(), "elements"),
+    ],
+)
+def test_each_limit_is_named(
+    client: TestClient, alice: dict, name: str, data: bytes, limit: str
+) -> None:
+    response = client.post(f"{API}/import", files=upload([(name, data)]), headers=alice)
+    assert response.status_code == 413
+    assert response.json()["limit"] == limit
+    assert response.json()["errors"][0]["file"] == name
+
+
+def test_too_many_files_is_413(client: TestClient, alice: dict) -> None:
+    many = [(f"f{i}.cat", b"<catalogue/>") for i in range(65)]
+    response = client.post(f"{API}/import", files=upload(many), headers=alice)
+    assert response.status_code == 413
+    assert response.json()["limit"] == "files"
 
 
 # -- the real BSData files ------------------------------------------------------------------------

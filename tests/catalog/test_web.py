@@ -8,6 +8,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session
 
 from app.catalog import starter
+from tests.catalog.hostile import element_bomb
 from tests.support.web import csrf, html, register
 
 
@@ -119,6 +120,20 @@ def test_upload_errors(logged_in: TestClient, files: list) -> None:
     assert "broken.cat" in errors.text()
     nothing = logged_in.post("/catalogs/import", data={"csrf_token": token})
     assert nothing.status_code == 422
+
+
+def test_a_hostile_upload_is_refused_on_the_page(logged_in: TestClient) -> None:
+    token = csrf(logged_in, "/catalogs/import")
+    response = logged_in.post(
+        "/catalogs/import",
+        data={"csrf_token": token},
+        files=upload([("bomb.cat", element_bomb())]),
+    )
+    assert response.status_code == 413
+    errors = html(response).css_first("#import-errors")
+    assert errors is not None
+    assert "bomb.cat" in errors.text()
+    assert "400000 XML elements" in errors.text()
 
 
 def test_upload_without_csrf_is_refused(logged_in: TestClient, files: list) -> None:

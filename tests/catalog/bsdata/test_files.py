@@ -12,6 +12,7 @@ import pytest
 
 from app.catalog.bsdata import ImportLimits, IssueCode, IssueSeverity, import_files
 from app.catalog.bsdata.files import BSDataFileError, LimitExceeded, read_document
+from tests.catalog.hostile import deep_nesting, element_bomb
 
 Zip = Callable[[str, bytes], tuple[str, bytes]]
 
@@ -131,15 +132,6 @@ def test_too_many_files_and_total_size() -> None:
 # -- hostile uploads: refused while they are read, with the limit named ---------------------------
 
 
-def element_bomb(elements: int = 2_000_000, root_id: str = "bomb") -> bytes:
-    """A catalogue of ``elements`` empty elements (8 MB of XML that zips to a few KB)."""
-    return (
-        f'<catalogue id="{root_id}" name="Bomb" library="false" gameSystemId="s">'.encode()
-        + b"<a/>" * elements
-        + b"</catalogue>"
-    )
-
-
 class Counting(io.BytesIO):
     """An uploaded file that counts how many of its bytes the importer read."""
 
@@ -206,8 +198,7 @@ def test_unzipped_bytes_are_counted_across_the_files(zip_it: Zip) -> None:
 
 
 def test_deep_nesting_is_refused_at_the_limit() -> None:
-    deep = b'<catalogue id="deep" name="Deep">' + b"<a>" * 100_000 + b"</a>" * 100_000
-    deep += b"</catalogue>"
+    deep = deep_nesting(100_000)
     source = Counting(deep)
     result = import_files([("deep.cat", source)])
     assert too_large(result) == {"limit": "depth", "max": ImportLimits().max_xml_depth}
