@@ -13,7 +13,7 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from fractions import Fraction
 
-__all__ = ["Dist", "convolve_weights"]
+__all__ = ["Dist", "convolve_weights", "power_weights"]
 
 _KRONECKER_MIN = 48  # use big-integer multiplication once len(a) * len(b) exceeds this
 
@@ -46,6 +46,46 @@ def convolve_weights(a: Sequence[int], b: Sequence[int]) -> list[int]:
     n = la + lb - 1
     raw = (pa * pb).to_bytes(n * nbytes, "little")
     return [int.from_bytes(raw[i : i + nbytes], "little") for i in range(0, n * nbytes, nbytes)]
+
+
+def power_weights(a: Sequence[int], n: int, cut: int | None = None) -> list[int]:
+    """The ``n``-th convolution power of a non-negative integer weight vector (the
+    coefficients of the polynomial ``a(z) ** n``), only its first ``cut`` coefficients when
+    ``cut`` is given.
+
+    J.C.P. Miller's recurrence: with ``g = a ** n`` and ``a[0] != 0``,
+    ``k a[0] g[k] = sum_j ((n + 1) j - k) a[j] g[k - j]``; the division is exact because the
+    coefficients of an integer polynomial's power are integers. Each coefficient costs
+    ``len(a)`` products of a big number by a small one, instead of the big-by-big products of
+    binary powering.
+    """
+    if n < 0:
+        raise ValueError("power must be >= 0")
+    shift = 0
+    while shift < len(a) and a[shift] == 0:
+        shift += 1
+    if shift == len(a):
+        raise ValueError("the zero polynomial has no useful power")
+    core = list(a[shift:])
+    while len(core) > 1 and core[-1] == 0:
+        core.pop()
+    full = (len(core) - 1) * n + 1
+    start = shift * n
+    length = full if cut is None else max(0, min(full, cut - start))
+    out = [0] * start if cut is None else [0] * min(start, cut)
+    if length == 0:
+        return out
+    a0 = core[0]
+    g = [a0**n]
+    d = len(core) - 1
+    for k in range(1, length):
+        acc = 0
+        for j in range(1, min(k, d) + 1):
+            c = (n + 1) * j - k
+            if c and core[j]:
+                acc += c * core[j] * g[k - j]
+        g.append(acc // (k * a0))
+    return out + g
 
 
 def _lcm(values: Iterable[int]) -> int:
@@ -306,6 +346,8 @@ class Dist:
         """The sum of ``n`` independent copies (``n`` >= 0; 0 copies sum to 0)."""
         if n < 0:
             raise ValueError("repeat count must be >= 0")
+        if n >= 4 and len(self._w) <= 4 * n:  # short support, many copies: Miller's recurrence
+            return Dist._make(self._lo * n, power_weights(self._w, n), self._total**n)
         result = Dist.constant(0)
         base: Dist = self
         while n:

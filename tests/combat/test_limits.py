@@ -252,7 +252,7 @@ def test_heaviest_requests_inside_the_limits_answer_within_a_second(
 
 
 def test_a_request_over_the_work_budget_is_refused_quickly(client) -> None:
-    response, seconds = timed_post(client, ANALYZE, _melta(12))  # 108 attacks, 324 hits
+    response, seconds = timed_post(client, ANALYZE, _devastating(30))  # DW into 200 wounds
     assert response.status_code == 422
     assert response.json()["errors"][0]["field"] == "attacks"
     assert "too large" in response.json()["errors"][0]["message"]
@@ -299,8 +299,8 @@ JUST_BEYOND = [
     ("situation", {"damage_reduction": -1}, "situation.damage_reduction"),
     # limits the engine checks on the whole request
     ("target", target(7, 30), "target.wounds"),  # 210 wounds in the unit
-    ("attacks.0", {"models": 30, "weapon": weapon("10")}, "attacks.0.models"),  # 300 attacks
-    ("attacks", [{"models": 30, "weapon": weapon("6")}] * 2, "attacks"),  # 360 in all
+    ("attacks.0", {"models": 30, "weapon": weapon("D6+5")}, "attacks.0.models"),  # 330 attacks
+    ("attacks", [{"models": 30, "weapon": weapon("7")}] * 3, "attacks"),  # 630 in all
 ]
 
 

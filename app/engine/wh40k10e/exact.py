@@ -36,7 +36,7 @@ from collections.abc import Iterable
 from fractions import Fraction
 
 from app.engine.combat import CombatAnalysis, ExtraValue
-from app.engine.distributions import Dist
+from app.engine.distributions import Dist, power_weights
 from app.engine.errors import ProfileError
 from app.engine.wh40k10e.allocation import Layout, ModelSlot
 from app.engine.wh40k10e.profiles import AttackEntry, CombatRequest, Situation
@@ -51,12 +51,12 @@ from app.engine.wh40k10e.rules import (
 
 __all__ = ["WORK_BUDGET", "analyze", "estimate_work"]
 
-WORK_BUDGET = 1_500_000  # weighted state updates allowed to one analysis (well under 1 s)
+WORK_BUDGET = 20_000_000  # weighted state updates allowed to one analysis (about 1 s here)
 PRECHECK_FACTOR = 50  # requests whose a-priori bound exceeds this many budgets are refused
-MAX_ATTACKS_PER_ENTRY = 200  # most attacks one entry can make (models x max A + bonuses)
-MAX_HITS_PER_ENTRY = 400  # most hits rolling to wound one entry can score
-MAX_TOTAL_ATTACKS = 300  # over every entry of the request
-MAX_TOTAL_HITS = 600
+MAX_ATTACKS_PER_ENTRY = 300  # most attacks one entry can make (30 models x 10 A)
+MAX_HITS_PER_ENTRY = 1200  # most hits rolling to wound one entry can score (Sustained Hits 3)
+MAX_TOTAL_ATTACKS = 600  # over every entry of the request
+MAX_TOTAL_HITS = 2400
 
 _ZERO = Dist.constant(0)
 _ONE = Dist.constant(1)
@@ -154,8 +154,8 @@ def estimate_work(request: CombatRequest) -> int:
 def _too_large(detail: str) -> ProfileError:
     return ProfileError(
         "attacks",
-        f"this activation is too large to analyse exactly ({detail}): use fewer attacks, "
-        "fewer target models or lower damage",
+        f"this attack is too large to analyse exactly in about a second ({detail}): split it "
+        "into smaller attacks (fewer models per line, or one weapon at a time)",
     )
 
 
@@ -185,7 +185,23 @@ def _check_budget(request: CombatRequest) -> None:
         )
     work = estimate_work(request)
     if work > WORK_BUDGET * PRECHECK_FACTOR:
-        raise _too_large(f"a bound of {work:,} steps")
+        raise _too_large("far too many outcomes to follow")
+
+
+def _thinned_count(
+    per_model: Dist, p: Fraction, models: int, limit: int | None
+) -> tuple[list[int], int]:
+    """Weights of the number of attacks kept with probability ``p`` each (``models``
+    independent models, each making ``per_model`` attacks), over the returned total, for the
+    counts 0..``limit`` only (``None``: all); the weight of larger counts is what the listed
+    ones leave of the total. The counts are convolved (a truncated power of the per-model
+    counts), never enumerated attack by attack."""
+    one = per_model.compound(Dist.bernoulli(p)) if p < 1 else per_model
+    lo, weights, total = one.dense()
+    result = power_weights([0] * lo + list(weights), models, None if limit is None else limit + 1)
+    while len(result) > 1 and result[-1] == 0:
+        result.pop()
+    return result, total**models
 
 
 class _Budget:
@@ -197,9 +213,9 @@ class _Budget:
         self.spent = 0
 
     def spend(self, updates: int, bits: int) -> None:
-        self.spent += updates * (1 + bits // 512)
+        self.spent += updates * (1 + bits // 256)
         if self.spent > WORK_BUDGET:
-            raise _too_large(f"more than {WORK_BUDGET:,} weighted steps")
+            raise _too_large("too many outcomes to follow")
 
 
 class _Chain:
@@ -307,59 +323,124 @@ class _Chain:
             rows[idx] = row
             return row
 
-        n_lo, n_weights, n_total = w.attacks.dense()
-        n_max = n_lo + len(n_weights) - 1
-        tail = [0] * (n_max + 2)  # tail[n] = weight of N >= n
-        for n in range(n_max, -1, -1):
-            i = n - n_lo
-            tail[n] = tail[n + 1] + (n_weights[i] if 0 <= i < len(n_weights) else 0)
-        q_pow = [1] * (n_max + 1)
-        for i in range(1, n_max + 1):
-            q_pow[i] = q_pow[i - 1] * q
+        # An attack whose wounds are all saved (or all their damage negated) at whichever
+        # model they reach, and that makes no mortal wound, changes nothing: the chain is
+        # ``r0 I + (q - r0) A'`` over ``q``. Only the attacks that can change something
+        # ("live" attacks) are stepped through; their number is the number of attacks
+        # thinned by ``(q - r0) / q`` (convolved per model, not enumerated).
+        null_w = [weights.get(0, 0) * (q1 // tot) for weights, tot in losses.values()]
+        s_min = min(null_w)
+        r0 = sum(pw * s_min**k * q1 ** (k_max - k) for (k, m), pw in outcome.items() if m == 0)
+        qq = q - r0
+        if qq == 0:  # nothing this weapon does can harm the target
+            return
+        g = math.gcd(q, r0)
+        # When every model saves alike and mortal wounds are capped, a live attack always
+        # takes at least one wound (or adds a pending mortal wound): after ``total_wounds``
+        # live attacks the unit is certainly destroyed, whatever the number that follow.
+        bounded = len(set(null_w)) == 1 and (self.uniform_fnp or all(m == 0 for _, m in outcome))
+        limit = self.total_wounds if bounded else None
+        t_weights, t_total = _thinned_count(
+            w.per_model, Fraction(qq // g, q // g), w.entry.models, limit
+        )
+        top = len(t_weights) - 1
         ns = self.NS
         wiped = self.wiped
         rem = self.rem
         simple = all(m == 0 for _, m in outcome)
-        bits0 = self.den.bit_length() + n_total.bit_length()
-        q_bits = q.bit_length()
-        acc_out: dict[int, int] = defaultdict(int)
-        cur = self.v
-        for n in range(n_max + 1):
-            if all(key == wiped for key in cur):
-                weight = cur.get(wiped, 0)
-                if weight:
-                    acc_out[wiped] += weight * q_pow[n_max - n] * tail[n]
-                break
-            i = n - n_lo
-            if 0 <= i < len(n_weights) and n_weights[i]:
-                factor = n_weights[i] * q_pow[n_max - n]
-                for key, weight in cur.items():
-                    acc_out[key] += weight * factor
-            if n == n_max:
-                break
+
+        def live_row(idx: int) -> list[tuple[int, int, int]]:
+            row = attack_row(idx)
+            out = []
+            for dst, m_add, wt in row:
+                if dst == idx and m_add == 0:
+                    wt -= r0
+                    if wt == 0:
+                        continue
+                out.append((dst, m_add, wt))
+            return out
+
+        live_rows: dict[int, list[tuple[int, int, int]]] = {}
+        start = self.v
+        den_v = self.den
+        coef = [0] * (top + 1)
+        scale = 1
+        for t in range(top, -1, -1):
+            coef[t] = t_weights[t] * scale
+            scale *= qq
+        final_den = den_v * t_total * scale // qq  # den_v * t_total * qq**top
+        # Pending mortal wounds do not change where the next wound goes: for each line state
+        # the weights of m = 0, 1, 2... are packed into one integer, ``slot`` bits each (no
+        # weight ever exceeds ``final_den``), so one operation moves every pending count.
+        slot = -(-(final_den.bit_length() + 1) // 8) * 8
+        capped = self.uniform_fnp and not simple
+        masks: dict[int, int] = {}
+
+        def mask(r: int) -> int:
+            out = masks.get(r)
+            if out is None:
+                out = masks[r] = (1 << (r * slot)) - 1
+            return out
+
+        # Refuse at once what the budget would stop later: line states x pending counts x
+        # live attacks x transitions, weighted like the budget.
+        width = len(live_row(0)) if wiped else 1
+        pending = self.total_wounds // 2 + 1 if capped else 1 if simple else top * 4 + 1
+        ahead = top * ns * pending * width * (1 + slot // 256) // 2
+        if self.budget.spent + ahead > WORK_BUDGET:
+            raise _too_large("too many outcomes to follow")
+        packed_start: dict[int, int] = defaultdict(int)
+        for key, weight in start.items():
+            m, idx = divmod(key, ns)
+            if idx != wiped:
+                packed_start[idx] += weight << (m * slot)
+        # Horner: acc = sum_t coef[t] * v A'^t, over den_v * t_total * qq**top; the destroyed
+        # state is not carried: its weight is what the others leave of ``final_den``.
+        c_top = coef[top]
+        acc: dict[int, int] = (
+            {idx: packed * c_top for idx, packed in packed_start.items()} if c_top else {}
+        )
+        for t in range(top - 1, -1, -1):
             nxt: dict[int, int] = defaultdict(int)
             updates = 0
-            if simple and all(key < ns for key in cur):  # no mortal wound anywhere
-                for idx, weight in cur.items():
-                    row = attack_row(idx)
-                    updates += len(row)
-                    for dst, _, wt in row:
-                        nxt[dst] += weight * wt
-            else:
-                for key, weight in cur.items():
-                    m, idx = divmod(key, ns)
-                    row = attack_row(idx)
-                    updates += len(row)
-                    for dst, m_add, wt in row:
-                        nm = m + m_add
-                        if nm >= rem[dst]:
-                            nxt[wiped] += weight * wt
-                        else:
-                            nxt[nm * ns + dst] += weight * wt
-            self.budget.spend(updates, bits0 + n * q_bits)
-            cur = nxt
-        self.v = dict(acc_out)
-        self.den = self.den * q_pow[n_max] * n_total
+            for idx, packed in acc.items():
+                row = live_rows.get(idx)
+                if row is None:
+                    row = live_rows[idx] = live_row(idx)
+                updates += len(row) * (packed.bit_length() // slot + 1)
+                for dst, m_add, wt in row:
+                    if dst == wiped:
+                        continue
+                    if m_add:
+                        nxt[dst] += (packed * wt) << (m_add * slot)
+                    else:
+                        nxt[dst] += packed * wt
+            if capped:  # a pending count that covers every remaining wound: destroyed
+                for dst in nxt:
+                    nxt[dst] &= mask(rem[dst])
+            c = coef[t]
+            if c:
+                for idx, packed in packed_start.items():
+                    nxt[idx] += packed * c
+                updates += len(packed_start)
+            self.budget.spend(updates, slot)
+            acc = nxt
+        out: dict[int, int] = {}
+        kept = 0
+        step = slot // 8
+        for idx, packed in acc.items():
+            if not packed:
+                continue
+            raw = packed.to_bytes((packed.bit_length() + 7) // 8 + step, "little")
+            for m, pos in enumerate(range(0, len(raw) - step + 1, step)):
+                weight = int.from_bytes(raw[pos : pos + step], "little")
+                if weight:
+                    out[m * ns + idx] = weight
+                    kept += weight
+        if final_den > kept:
+            out[wiped] = final_den - kept
+        self.v = out
+        self.den = final_den
         self._reduce()
 
     def apply_mortal_wounds(self) -> None:

@@ -286,14 +286,14 @@ def test_size_limits_refuse_huge_requests() -> None:
     big = weapon(
         attacks="10D6+100", abilities=["Sustained Hits D6+4", "Devastating Wounds"], damage="10D6"
     )
-    with pytest.raises(ProfileError, match="at most 200 per entry") as err:
+    with pytest.raises(ProfileError, match="at most 300 per entry") as err:
         analyze(request(big, models=30))
     assert err.value.field == "attacks[0].models"
     many = weapon(attacks="10", abilities=["Sustained Hits 1"])
     with pytest.raises(ProfileError, match="per request"):
-        analyze(request(many, many, many, models=15))  # 450 attacks in all
-    with pytest.raises(ProfileError, match="at most 400 per entry") as err:
-        analyze(request(weapon(attacks="10", abilities=["Sustained Hits 3"]), models=15))
+        analyze(request(many, many, many, models=30))  # 900 attacks in all
+    with pytest.raises(ProfileError, match="at most 1200 per entry") as err:
+        analyze(request(weapon(attacks="10", abilities=["Sustained Hits D6"]), models=30))
     assert err.value.field == "attacks[0].weapon.abilities"
 
 
