@@ -135,11 +135,24 @@ def test_a_league_from_creation_to_confirmed_standings(browser, live_server, tmp
     alice.wait_for_selector(".game-card[data-status=reported]")
     assert "waiting for confirmation" in alice.locator(".game-result").inner_text()
 
-    # Bruno confirms from the league page: the card is swapped in place
+    # Bruno opens the league page; Alice then corrects her score. Bruno's confirm from the
+    # page he opened confirms nothing: the card comes back with the corrected result
     bruno = players["Bruno"][1]
     bruno.goto(league_url)
     card = bruno.locator("#my-games .game-card")
     assert "Your confirmation is needed" in card.inner_text()
+    alice.fill("#report-form input[name=vp_a]", "75" if alice_side == "player_a" else "40")
+    alice.fill("#report-form input[name=vp_b]", "40" if alice_side == "player_a" else "75")
+    alice.click("#report-form button[type=submit]")
+    alice.wait_for_selector(".game-card .score:has-text('75')")
+    assert "75" not in card.locator(".score").inner_text()  # Bruno still sees the old score
+    bruno.click("#my-games .confirm-form button")
+    bruno.wait_for_selector("#my-games .game-card [role=alert]")
+    assert "changed after you opened this page" in card.locator("[role=alert]").inner_text()
+    assert "75" in card.locator(".score").inner_text()
+    assert card.get_attribute("data-status") == "reported"
+
+    # Bruno confirms the corrected result: the card is swapped in place
     bruno.click("#my-games .confirm-form button")
     bruno.wait_for_selector("#my-games .game-card[data-status=confirmed]")
     assert bruno.url == league_url  # no page load: htmx swapped the card
