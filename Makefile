@@ -7,7 +7,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 export PYTHONDONTWRITEBYTECODE = 1
 
-.PHONY: install run test test-sqlite test-postgres lint format bench migration messages browser clean
+.PHONY: install run test test-sqlite test-postgres lint format bench fuzz migration messages browser clean
 
 $(STAMP): pyproject.toml constraints.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -42,6 +42,10 @@ format: install
 
 bench: install  ## benchmarks: each prints ratios against a baseline measured in the same run
 	@for script in bench/bench_*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
+
+fuzz: install  ## schemathesis over the whole API, EXAMPLES requests per operation (SQLite, then Postgres)
+	FUZZ_EXAMPLES=$(or $(EXAMPLES),200) $(BIN)/python -m pytest -q tests/test_api_fuzz.py
+	FUZZ_EXAMPLES=$(or $(EXAMPLES),200) $(BIN)/python scripts/with_postgres.py $(BIN)/python -m pytest -q tests/test_api_fuzz.py
 
 migration: install  ## make migration m="what changed"
 	$(BIN)/alembic revision --autogenerate -m "$(m)"
