@@ -7,6 +7,7 @@ import logging
 from fastapi import APIRouter, Depends, FastAPI, Request
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from app import features
 from app.core.config import ROOT, Settings, get_settings
@@ -62,6 +63,10 @@ def create_app(settings: Settings | None = None, database: Database | None = Non
         upload_limit=settings.max_upload_bytes,
         upload_paths=UPLOAD_PATHS,
     )
+    if settings.trusted_proxy_list:
+        # The client's address and scheme from X-Forwarded-For/-Proto, believed only when the
+        # peer is a proxy named in W40K_TRUSTED_PROXIES (uvicorn runs with --no-proxy-headers).
+        app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=settings.trusted_proxy_list)
     app.add_middleware(SecurityHeaders)
     app.add_middleware(ServerTiming)  # outermost: it times everything else
     return app

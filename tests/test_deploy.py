@@ -48,3 +48,27 @@ def test_readme_documents_the_compose_environment() -> None:
     readme = (ROOT / "README.md").read_text()
     for name in ("W40K_SECRET_KEY", "POSTGRES_PASSWORD", "W40K_DATABASE_URL", "docker compose up"):
         assert name in readme, name
+
+
+def test_forwarded_headers_are_believed_from_the_configured_proxies_only() -> None:
+    """uvicorn trusts no forwarded header (the app does, from W40K_TRUSTED_PROXIES): with
+    `--forwarded-allow-ips='*'` and the port published, any client could name its address."""
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    cmd = next(line for line in dockerfile.splitlines() if line.startswith("CMD"))
+    assert "--no-proxy-headers" in cmd
+    assert "forwarded-allow-ips" not in cmd
+    env = _compose()["services"]["app"]["environment"]
+    assert env["W40K_TRUSTED_PROXIES"] == "${W40K_TRUSTED_PROXIES:-}"  # none unless named
+
+
+def test_auspex_serve_leaves_forwarded_headers_to_the_app(monkeypatch) -> None:
+    import uvicorn
+
+    from app import cli
+
+    calls: list[dict] = []
+    monkeypatch.setattr(uvicorn, "run", lambda *args, **kwargs: calls.append(kwargs))
+    monkeypatch.setenv("FORWARDED_ALLOW_IPS", "*")
+    assert cli.main(["serve", "--port", "8123"]) == 0
+    assert calls[0]["proxy_headers"] is False
+    assert "forwarded_allow_ips" not in calls[0]

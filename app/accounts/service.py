@@ -5,10 +5,11 @@ Services flush but never commit: the request's session dependency owns the trans
 
 from __future__ import annotations
 
+import ipaddress
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import ColumnElement, delete, func, select, text
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -40,34 +41,82 @@ def register(db: Session, data: Registration) -> User:
     return user
 
 
+def _address(address: str) -> str:
+    """The client address as the throttle counts it: an IPv6 address by its /64, which one
+    subscriber holds whole (rotating within it must not reset the count)."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, 64), strict=False))
+    return str(ip)
+
+
 def _failure_keys(email: str, address: str) -> tuple[str, str]:
-    return security.digest("account:" + email.lower()), security.digest("address:" + address)
+    return (
+        security.digest("account:" + email.lower()),
+        security.digest("address:" + _address(address)),
+    )
+
+
+def _serialise_attempts(db: Session, account_key: str, address_key: str) -> None:
+    """Make counting the failures and recording a new one atomic, per account and per address.
+
+    Postgres: transaction-scoped advisory locks, the account's first then the address's (always
+    in this order, in two key spaces: no deadlock), held until the request's transaction ends,
+    so a concurrent attempt on the same account or from the same address counts after this one
+    is recorded. SQLite: a POST's transaction already holds the database's write lock
+    (``BEGIN IMMEDIATE``), which serialises every attempt.
+    """
+    if db.get_bind().dialect.name != "postgresql":
+        return
+    lock = text("SELECT pg_advisory_xact_lock(:space, hashtext(:key))")
+    db.execute(lock, {"space": 1, "key": account_key})
+    db.execute(lock, {"space": 2, "key": address_key})
+
+
+def _failures(db: Session, since: datetime, *conditions: ColumnElement[bool]) -> int:
+    return (
+        db.scalar(
+            select(func.count())
+            .select_from(LoginFailure)
+            .where(LoginFailure.at >= since, *conditions)
+        )
+        or 0
+    )
 
 
 def authenticate(
     db: Session, settings: Settings, email: str, password: str, address: str
 ) -> User | None:
-    """Check credentials, throttling repeated failures per account and per client address.
+    """Check credentials, throttling repeated failures.
+
+    Within the window (N = ``login_max_failures``) an account takes at most N failures from one
+    client address and 4N from all addresses together, and one address at most 4N failures over
+    all accounts. So a stranger who fails N times locks the owner out from the stranger's own
+    address only; the owner still logs in from theirs until 4N failures (from at least four
+    addresses, four /64s for IPv6) have been spent on the account, which also bounds guessing
+    by a botnet. The count and the recording of a failure are atomic
+    (:func:`_serialise_attempts`): parallel attempts never check more passwords than allowed.
 
     A wrong password returns None rather than raising, so that the recorded failure is committed
     with the request (an exception would roll it back and defeat the throttle).
     """
     account_key, address_key = _failure_keys(email, address)
+    _serialise_attempts(db, account_key, address_key)
     since = utcnow() - timedelta(seconds=settings.login_window_seconds)
     db.execute(delete(LoginFailure).where(LoginFailure.at < since))
-    per_account = db.scalar(
-        select(func.count())
-        .select_from(LoginFailure)
-        .where(LoginFailure.account_key == account_key, LoginFailure.at >= since)
-    )
-    per_address = db.scalar(
-        select(func.count())
-        .select_from(LoginFailure)
-        .where(LoginFailure.address_key == address_key, LoginFailure.at >= since)
-    )
-    if (per_account or 0) >= settings.login_max_failures or (
-        per_address or 0
-    ) >= 4 * settings.login_max_failures:
+    limit = settings.login_max_failures
+    account = LoginFailure.account_key == account_key
+    here = LoginFailure.address_key == address_key
+    if (
+        _failures(db, since, account, here) >= limit
+        or _failures(db, since, account) >= 4 * limit
+        or _failures(db, since, here) >= 4 * limit
+    ):
         raise LoginThrottled(
             "Too many failed logins. Try again later.",
             headers={"Retry-After": str(settings.login_window_seconds)},

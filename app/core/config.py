@@ -6,11 +6,12 @@ The app refuses to start in production with the development secret: see
 
 from __future__ import annotations
 
+import ipaddress
 from enum import StrEnum
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,15 +38,37 @@ class Settings(BaseSettings):
     session_cookie: str = "auspex_session"
     session_ttl_hours: int = Field(default=24 * 14, ge=1, le=24 * 365)
     cookie_secure: bool | None = None  # None: secure in production only
-    # Failed-login throttling: at most N failures per account (and 4N per address) per window.
+    # Failed-login throttling, per window: at most N failures per account from one address, 4N
+    # per account from all addresses, 4N per address (app.accounts.service.authenticate).
     login_max_failures: int = Field(default=5, ge=1)
     login_window_seconds: int = Field(default=15 * 60, ge=1)
+    # Reverse proxies whose X-Forwarded-For / X-Forwarded-Proto are believed: IP addresses or
+    # networks, comma-separated (e.g. "172.18.0.0/16"). Empty: no forwarded header is believed,
+    # from anyone; the client is the socket's peer.
+    trusted_proxies: str = ""
     # Request bounds.
     max_body_bytes: int = Field(default=1024 * 1024, ge=1024)
     max_upload_bytes: int = Field(default=32 * 1024 * 1024, ge=1024)
     sql_echo: bool = False
     # "fast" makes argon2 cheap for the test suite; refused in production.
     password_hash: str = "strong"  # noqa: S105 - a mode name, not a password
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _proxy_addresses(cls, value: str) -> str:
+        for item in _items(value):
+            try:
+                ipaddress.ip_network(item, strict=False)
+            except ValueError:
+                raise ValueError(
+                    f"W40K_TRUSTED_PROXIES: {item!r} is not an IP address or network; name the "
+                    "reverse proxy's address (or its network), never '*'."
+                ) from None
+        return value
+
+    @property
+    def trusted_proxy_list(self) -> list[str]:
+        return _items(self.trusted_proxies)
 
     @property
     def secure_cookies(self) -> bool:
@@ -63,6 +86,10 @@ class Settings(BaseSettings):
                 "W40K_SECRET_KEY must be set to a random value of at least 32 characters in "
                 "production, e.g. `python3 -c 'import secrets; print(secrets.token_urlsafe(48))'`."
             )
+
+
+def _items(value: str) -> list[str]:
+    return [item.strip() for item in value.split(",") if item.strip()]
 
 
 @lru_cache
