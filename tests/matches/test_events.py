@@ -73,9 +73,9 @@ def test_disconnect_and_reconnect_resume_from_last_event_id(new_game: Callable[.
     assert first[-1]["event"] == "version"
     # B's phone is off the network while A plays on
     g.a.send({"type": "end_phase"})
-    g.a.send({"type": "move", "unit": "a2", "mode": "advance"}, dice=[4])
-    g.a.send({"type": "undo"})
     g.a.send({"type": "move", "unit": "a2", "mode": "normal"})
+    g.a.send({"type": "undo"})  # no dice rolled: undone at once
+    g.a.send({"type": "move", "unit": "a2", "mode": "advance"}, dice=[4])
     resumed = read(g, "B", last=last_id)
     entries = [m for m in resumed if m["event"] == "entry"]
     assert entries

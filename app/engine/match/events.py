@@ -9,7 +9,10 @@ audience (``None`` for everybody, else the seats that may see it: a secret stays
 masked, from everybody else's copy of the log).
 
 :class:`Undone` is the compensating event of the shared machinery: it names a batch whose
-events no longer count. Nothing is ever deleted from the log.
+events no longer count. Nothing is ever deleted from the log. Undoing a batch that rolled dice
+takes two players: :class:`UndoRequested` (by the batch's actor), then :class:`Undone` appended
+by the opponent who approves it, or :class:`UndoRefused`. These three are the log's own
+bookkeeping (:data:`UNDO_EVENTS`): a rule system's ``evolve`` never sees them.
 """
 
 from __future__ import annotations
@@ -19,8 +22,19 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from app.engine.match.codec import CodecError, JsonObject, Tagged, TaggedCodec
+from app.engine.match.dice import Roll
 
-__all__ = ["Emitted", "Envelope", "Event", "Undone", "Viewer", "visible_to"]
+__all__ = [
+    "UNDO_EVENTS",
+    "Emitted",
+    "Envelope",
+    "Event",
+    "UndoRefused",
+    "UndoRequested",
+    "Undone",
+    "Viewer",
+    "visible_to",
+]
 
 Viewer = str | None
 """A seat id, or ``None`` for a spectator."""
@@ -32,6 +46,12 @@ class Event(Tagged):
     __slots__ = ()
     undoable: ClassVar[bool] = True
 
+    def rolled_dice(self) -> bool:
+        """Whether this event records dice (its ``roll``); undoing it then takes the
+        opponent's approval. An event that keeps its dice elsewhere overrides this."""
+        roll = getattr(self, "roll", None)
+        return isinstance(roll, Roll) and bool(roll.dice)
+
 
 @dataclass(frozen=True, slots=True)
 class Undone(Event):
@@ -40,6 +60,27 @@ class Undone(Event):
     kind: ClassVar[str] = "undone"
     undoable: ClassVar[bool] = False
     batch: int
+
+
+@dataclass(frozen=True, slots=True)
+class UndoRequested(Event):
+    """The actor of batch ``batch`` asks to undo it (it rolled dice): the opponent answers."""
+
+    kind: ClassVar[str] = "undo_requested"
+    undoable: ClassVar[bool] = False
+    batch: int
+
+
+@dataclass(frozen=True, slots=True)
+class UndoRefused(Event):
+    """The opponent refused to undo batch ``batch``: it stands."""
+
+    kind: ClassVar[str] = "undo_refused"
+    undoable: ClassVar[bool] = False
+    batch: int
+
+
+UNDO_EVENTS: tuple[type[Event], ...] = (Undone, UndoRequested, UndoRefused)
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,10 @@ the command produces. :class:`Match` holds the log and the current state:
   a write naming a stale version is refused (:class:`StaleVersion`) before anything else;
 - ``undo(actor)`` appends an :class:`Undone` event for the latest effective batch (only its own
   actor may undo it, and never across a barrier event such as a reveal); the state becomes the
-  replay of the log without the undone batches. Nothing is deleted;
+  replay of the log without the undone batches. Nothing is deleted. A batch that rolled dice
+  is not undone at once: ``undo`` appends an :class:`UndoRequested`, and only the opponent's
+  ``answer_undo(actor, batch, approve=True)`` appends the :class:`Undone` (``approve=False``
+  appends an :class:`UndoRefused`). Any other batch appended meanwhile voids the request;
 - ``replay(book, envelopes)`` rebuilds the state of any log, and ``export_log`` /
   ``Match.import_log`` round-trip the whole log through JSON.
 
@@ -26,7 +29,17 @@ from typing import Generic, Protocol, TypeVar
 from app.engine.errors import DiceExhausted, EngineError, RollerError
 from app.engine.match.codec import CodecError, JsonObject, Tagged, TaggedCodec
 from app.engine.match.errors import LogError, Refusal, RefusalKind, StaleVersion
-from app.engine.match.events import Emitted, Envelope, Event, Undone, Viewer, visible_to
+from app.engine.match.events import (
+    UNDO_EVENTS,
+    Emitted,
+    Envelope,
+    Event,
+    Undone,
+    UndoRefused,
+    UndoRequested,
+    Viewer,
+    visible_to,
+)
 from app.engine.roller import Roller
 
 __all__ = [
@@ -35,6 +48,7 @@ __all__ = [
     "Match",
     "Replayed",
     "RuleBook",
+    "UndoRequest",
     "replay",
 ]
 
@@ -76,15 +90,26 @@ class _Batch:
     actor: str
     undoable: bool
     public: bool
+    rolled: bool = False  # recorded dice: undoing it takes the opponent's approval
+
+
+@dataclass(frozen=True, slots=True)
+class UndoRequest:
+    """A pending request by ``actor`` to undo batch ``batch`` (it rolled dice)."""
+
+    batch: int
+    actor: str
 
 
 @dataclass(frozen=True, slots=True)
 class Replayed(Generic[S]):
-    """A replayed log: the state, the undone batches and the stack of effective batches."""
+    """A replayed log: the state, the undone batches, the stack of effective batches and the
+    undo request waiting for an answer, if any."""
 
     state: S
     undone: frozenset[int]
     stack: tuple[_Batch, ...]
+    pending: UndoRequest | None = None
 
 
 def _check_shape(envelopes: Sequence[Envelope]) -> None:
@@ -97,58 +122,77 @@ def _check_shape(envelopes: Sequence[Envelope]) -> None:
         prev_batch = env.batch
 
 
-def _undo_plan(envelopes: Sequence[Envelope]) -> tuple[frozenset[int], tuple[_Batch, ...]]:
-    """Which batches are undone, and the stack of effective batches left (latest last)."""
+def _undo_plan(
+    envelopes: Sequence[Envelope],
+) -> tuple[frozenset[int], tuple[_Batch, ...], UndoRequest | None]:
+    """Which batches are undone, the stack of effective batches left (latest last) and the
+    pending undo request."""
     stack: list[_Batch] = []
     undone: set[int] = set()
     current: _Batch | None = None  # the batch being read (not an undo)
+    pending: UndoRequest | None = None
     for env in envelopes:
         event = env.event
-        if isinstance(event, Undone):
+        if isinstance(event, UNDO_EVENTS):
             if env.batch != env.seq:
-                raise LogError("an undo must be alone in its batch", seq=env.seq)
+                raise LogError(f"{event.kind} must be alone in its batch", seq=env.seq)
             if current is not None:
                 stack.append(current)
                 current = None
-            if not stack or stack[-1].batch != event.batch or not stack[-1].undoable:
+            batch = event.batch  # type: ignore[attr-defined]
+            if isinstance(event, UndoRefused):
+                if pending is None or pending.batch != batch:
+                    raise LogError(f"no request to undo batch {batch} to refuse", seq=env.seq)
+                pending = None
+                continue
+            if not stack or stack[-1].batch != batch or not stack[-1].undoable:
                 raise LogError(
-                    f"undo of batch {event.batch}, which is not the latest undoable batch",
+                    f"undo of batch {batch}, which is not the latest undoable batch",
                     seq=env.seq,
                 )
+            if isinstance(event, UndoRequested):
+                if stack[-1].actor != env.actor:
+                    raise LogError("only the batch's actor may ask to undo it", seq=env.seq)
+                pending = UndoRequest(batch, env.actor)
+                continue
             undone.add(stack.pop().batch)
+            pending = None
             continue
         undoable, public = type(event).undoable, env.audience is None
+        rolled = event.rolled_dice()
         if current is not None and current.batch == env.batch:
-            if not (undoable and public):
+            if not (undoable and public) or (rolled and not current.rolled):
                 current = _Batch(
                     current.batch,
                     current.actor,
                     current.undoable and undoable,
                     current.public and public,
+                    current.rolled or rolled,
                 )
             continue
         if current is not None:
             stack.append(current)
-        current = _Batch(env.batch, env.actor, undoable, public)
+        current = _Batch(env.batch, env.actor, undoable, public, rolled)
+        pending = None  # a new action voids a request to undo an older one
     if current is not None:
         stack.append(current)
-    return frozenset(undone), tuple(stack)
+    return frozenset(undone), tuple(stack), pending
 
 
 def replay(book: RuleBook[S], envelopes: Sequence[Envelope]) -> Replayed[S]:
     """The state of a log: every event of every batch that is not undone, evolved in order."""
     _check_shape(envelopes)
-    undone, stack = _undo_plan(envelopes)
+    undone, stack, pending = _undo_plan(envelopes)
     state = book.initial_state()
     evolve = book.evolve
     for env in envelopes:
-        if env.batch in undone or isinstance(env.event, Undone):
+        if env.batch in undone or isinstance(env.event, UNDO_EVENTS):
             continue
         try:
             state = evolve(state, env.event)
         except (EngineError, KeyError, IndexError, TypeError, ValueError) as exc:
             raise LogError(f"cannot replay {env.event.kind}: {exc}", seq=env.seq) from exc
-    return Replayed(state=state, undone=undone, stack=stack)
+    return Replayed(state=state, undone=undone, stack=stack, pending=pending)
 
 
 class Match(Generic[S]):
@@ -160,6 +204,18 @@ class Match(Generic[S]):
         replayed = replay(book, self._log)
         self._state = replayed.state
         self._stack = list(replayed.stack)
+        self._pending = replayed.pending
+
+    def fork(self) -> Match[S]:
+        """A copy that can execute commands without touching this one (the log list and the
+        undo stack are copied; the state and the envelopes are immutable values)."""
+        clone: Match[S] = Match.__new__(Match)
+        clone.book = self.book
+        clone._log = list(self._log)
+        clone._state = self._state
+        clone._stack = list(self._stack)
+        clone._pending = self._pending
+        return clone
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -185,6 +241,15 @@ class Match(Generic[S]):
             return None
         top = self._stack[-1]
         return (top.batch, top.actor) if top.undoable and top.public else None
+
+    def undo_needs_approval(self) -> bool:
+        """Whether undoing the undo candidate takes the opponent's approval (it rolled dice)."""
+        return bool(self._stack) and self._stack[-1].rolled
+
+    @property
+    def undo_request(self) -> UndoRequest | None:
+        """The request to undo the latest batch that waits for the opponent's answer."""
+        return self._pending
 
     # -- writing ----------------------------------------------------------------------------
 
@@ -254,14 +319,17 @@ class Match(Generic[S]):
                 actor=actor,
                 undoable=all(type(e.event).undoable for e in new),
                 public=all(e.audience is None for e in new),
+                rolled=any(e.event.rolled_dice() for e in new),
             )
         )
+        self._pending = None
         return new
 
     def undo(
         self, actor: str, *, expected_version: int | None = None, at: str | None = None
     ) -> list[Envelope]:
-        """Undo the latest effective batch, if ``actor`` made it and no barrier is in the way."""
+        """Undo the latest effective batch, if ``actor`` made it and no barrier is in the way;
+        a batch that rolled dice is only asked for (:class:`UndoRequested`)."""
         self._check_version(expected_version)
         if not self._stack:
             raise Refusal("nothing_to_undo", "there is nothing to undo")
@@ -277,9 +345,56 @@ class Match(Generic[S]):
                 "only the player who made the last action can undo it",
                 kind=RefusalKind.FORBIDDEN,
             )
+        if top.rolled:
+            if self._pending is not None:
+                raise Refusal(
+                    "undo_already_requested",
+                    "you have asked to undo this action: your opponent must answer",
+                )
+            new = self._append([Emitted(UndoRequested(batch=top.batch))], actor, at)
+            self._pending = UndoRequest(top.batch, actor)
+            return new
+        return self._undo_top(actor, at)
+
+    def _undo_top(self, actor: str, at: str | None) -> list[Envelope]:
+        top = self._stack.pop()
         new = self._append([Emitted(Undone(batch=top.batch))], actor, at)
-        self._stack.pop()
+        self._pending = None
         self._state = replay(self.book, self._log).state
+        return new
+
+    def answer_undo(
+        self,
+        actor: str,
+        batch: int,
+        *,
+        approve: bool,
+        expected_version: int | None = None,
+        at: str | None = None,
+    ) -> list[Envelope]:
+        """The opponent's answer to the pending undo request of ``batch``: approving appends
+        the :class:`Undone`, refusing an :class:`UndoRefused` (the batch stands)."""
+        self._check_version(expected_version)
+        pending = self._pending
+        if pending is None:
+            raise Refusal("no_undo_request", "nobody is asking to undo an action")
+        if pending.batch != batch:
+            raise Refusal(
+                "undo_request_changed",
+                f"the undo request is for action #{pending.batch}, not #{batch}",
+                kind=RefusalKind.CONFLICT,
+                details={"batch": pending.batch},
+            )
+        if pending.actor == actor:
+            raise Refusal(
+                "not_your_answer",
+                "your opponent answers your undo request",
+                kind=RefusalKind.FORBIDDEN,
+            )
+        if approve:
+            return self._undo_top(actor, at)
+        new = self._append([Emitted(UndoRefused(batch=batch))], actor, at)
+        self._pending = None
         return new
 
     # -- export / import --------------------------------------------------------------------

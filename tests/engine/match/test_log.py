@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from app.engine.match.errors import LogError, Refusal, StaleVersion
-from app.engine.match.events import Undone
+from app.engine.match.events import Undone, UndoRequested
 from app.engine.match.log import Match, replay
 from app.engine.roller import Roller
 from tests.engine.match.toy import BOOK, Add, Added, Hide, Reveal
@@ -142,6 +142,7 @@ ops = st.lists(
         st.tuples(st.just("add"), st.sampled_from("AB"), st.integers(0, 6)),
         st.tuples(st.just("undo"), st.sampled_from("AB"), st.just(0)),
         st.tuples(st.just("hide"), st.sampled_from("AB"), st.integers(0, 9)),
+        st.tuples(st.sampled_from(["approve", "refuse"]), st.sampled_from("AB"), st.just(0)),
     ),
     max_size=40,
 )
@@ -149,26 +150,90 @@ ops = st.lists(
 
 @given(ops)
 def test_state_is_always_the_replay_of_the_log(operations: Any) -> None:
+    """Undo of a roll (``Add(0)``) waits for the other seat; anything else is undone at once."""
     m = Match(BOOK)
-    expected: list[tuple[str, int]] = []  # (actor, n) of effective additions, a stack
+    expected: list[tuple[str, int, bool]] = []  # (actor, n, rolled) of effective additions
+    asking: str | None = None  # the seat whose undo request waits for an answer
     for op, seat, n in operations:
         if op == "add":
             new = m.execute(Add(n), seat, seed=n)
             added = new[0].event
             assert isinstance(added, Added)
-            expected.append((seat, added.n))
+            expected.append((seat, added.n, n == 0))
+            asking = None
         elif op == "hide":
             m.execute(Hide(str(n)), seat)
-            expected.append((seat, -1))  # a barrier
-        else:
+            expected.append((seat, -1, False))  # a barrier
+            asking = None
+        elif op == "undo":
             top = m.undo_candidate()
             try:
                 m.undo(seat)
             except Refusal:
-                assert top is None or top[1] != seat
+                assert top is None or top[1] != seat or asking == seat
             else:
                 assert expected[-1][0] == seat
-                expected.pop()
-    assert m.state.history == tuple(n for _, n in expected if n >= 0)
-    assert replay(BOOK, m.envelopes).state == m.state
+                if expected[-1][2]:
+                    asking = seat
+                else:
+                    expected.pop()
+        else:
+            request = m.undo_request
+            try:
+                m.answer_undo(seat, request.batch if request else 1, approve=op == "approve")
+            except Refusal:
+                assert request is None or request.actor == seat
+            else:
+                assert asking is not None
+                assert asking != seat
+                if op == "approve":
+                    expected.pop()
+                asking = None
+        assert (m.undo_request.actor if m.undo_request else None) == asking
+    assert m.state.history == tuple(n for _, n, _r in expected if n >= 0)
+    replayed = replay(BOOK, m.envelopes)
+    assert replayed.state == m.state
+    assert replayed.pending == m.undo_request
     assert Match.import_log(BOOK, m.export_log()).state == m.state
+
+
+def test_undoing_a_roll_takes_the_opponents_approval_and_keeps_the_dice() -> None:
+    m = Match(BOOK)
+    m.execute(Add(2), "A")
+    rolled = m.execute(Add(0), "A", seed=7)[0]
+    asked = m.undo("A")
+    assert asked[0].event == UndoRequested(batch=rolled.batch)
+    assert m.state.history[-1] == rolled.event.n  # nothing undone yet
+    with pytest.raises(Refusal) as info:
+        m.undo("A")
+    assert info.value.code == "undo_already_requested"
+    with pytest.raises(Refusal) as info:
+        m.answer_undo("A", rolled.batch, approve=True)
+    assert info.value.code == "not_your_answer"
+    with pytest.raises(Refusal) as info:
+        m.answer_undo("B", rolled.batch + 1, approve=True)
+    assert info.value.code == "undo_request_changed"
+    with pytest.raises(StaleVersion):
+        m.answer_undo("B", rolled.batch, approve=True, expected_version=m.version - 1)
+    m.answer_undo("B", rolled.batch, approve=False, expected_version=m.version)
+    assert m.undo_request is None
+    assert m.state.history == (2, rolled.event.n)  # refused: it stands
+    m.undo("A")
+    done = m.answer_undo("B", rolled.batch, approve=True)
+    assert done[0].event == Undone(batch=rolled.batch)
+    assert done[0].actor == "B"
+    assert m.state.history == (2,)
+    assert rolled in m.envelopes  # the undone dice stay in the log
+    assert m.undo("A")[0].event == Undone(batch=1)  # no dice: at once
+
+
+def test_a_new_action_voids_an_undo_request() -> None:
+    m = Match(BOOK)
+    rolled = m.execute(Add(0), "A", seed=1)[0]
+    m.undo("A")
+    m.execute(Add(3), "B")
+    assert m.undo_request is None
+    with pytest.raises(Refusal) as info:
+        m.answer_undo("B", rolled.batch, approve=True)
+    assert info.value.code == "no_undo_request"
+    assert replay(BOOK, m.envelopes).pending is None

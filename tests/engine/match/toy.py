@@ -12,7 +12,7 @@ from typing import ClassVar
 from app.engine.match.codec import Tagged, TaggedCodec
 from app.engine.match.dice import Roll, take_roll
 from app.engine.match.errors import Refusal
-from app.engine.match.events import Emitted, Event, Undone
+from app.engine.match.events import Emitted, Event, Undone, UndoRefused, UndoRequested
 from app.engine.match.log import Decision
 from app.engine.roller import Roller
 
@@ -67,7 +67,9 @@ class Toy:
 
 class ToyBook:
     rule_system = "toy"
-    event_codec = TaggedCodec("event", [Undone, Added, Hidden, Revealed])
+    event_codec = TaggedCodec(
+        "event", [Undone, UndoRequested, UndoRefused, Added, Hidden, Revealed]
+    )
     command_codec = TaggedCodec("command", [Add, Hide, Reveal])
 
     def initial_state(self) -> Toy:

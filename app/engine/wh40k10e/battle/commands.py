@@ -16,6 +16,7 @@ from app.engine.wh40k10e.battle.state import Formation, ModelDamage, MoveMode, P
 
 __all__ = [
     "COMMAND_CODEC",
+    "ApproveUndo",
     "ArriveFromReserves",
     "BattleShockTest",
     "Command",
@@ -37,6 +38,7 @@ __all__ = [
     "Move",
     "Pass",
     "PlaceObjective",
+    "RefuseUndo",
     "RemoveModels",
     "ReportEngagement",
     "ReportObjective",
@@ -298,9 +300,26 @@ class DisputeResult(Command):
 
 @dataclass(frozen=True, slots=True)
 class Undo(Command):
-    """Undo your own latest action (appends a compensating event)."""
+    """Undo your own latest action (appends a compensating event); an action that rolled
+    dice is only asked for: your opponent approves or refuses."""
 
     kind: ClassVar[str] = "undo"
+
+
+@dataclass(frozen=True, slots=True)
+class ApproveUndo(Command):
+    """Approve your opponent's request to undo action ``batch`` (its dice stay in the log)."""
+
+    kind: ClassVar[str] = "approve_undo"
+    batch: int
+
+
+@dataclass(frozen=True, slots=True)
+class RefuseUndo(Command):
+    """Refuse your opponent's request to undo action ``batch``: it stands."""
+
+    kind: ClassVar[str] = "refuse_undo"
+    batch: int
 
 
 COMMAND_CODEC = TaggedCodec(
@@ -335,5 +354,7 @@ COMMAND_CODEC = TaggedCodec(
         ConfirmResult,
         DisputeResult,
         Undo,
+        ApproveUndo,
+        RefuseUndo,
     ],
 )

@@ -68,6 +68,7 @@ class Code(enum.StrEnum):
     AIRCRAFT_MUST_ARRIVE = "aircraft_must_arrive"
     # shooting
     ALREADY_SHOT = "already_shot"
+    ALREADY_ATTACKED = "already_attacked"
     UNIT_ADVANCED = "unit_advanced"
     UNIT_FELL_BACK = "unit_fell_back"
     NOT_ELIGIBLE_TO_SHOOT = "not_eligible_to_shoot"

@@ -13,7 +13,7 @@ from typing import ClassVar
 
 from app.engine.match.codec import RawJson, TaggedCodec
 from app.engine.match.dice import Roll
-from app.engine.match.events import Event, Undone
+from app.engine.match.events import Event, Undone, UndoRefused, UndoRequested
 from app.engine.roller import DieRecord
 from app.engine.wh40k10e.battle.setup import MatchSetup, Seat
 from app.engine.wh40k10e.battle.state import (
@@ -349,6 +349,9 @@ class AttackResolved(Event):
     dice: tuple[DieRecord, ...] = ()
     request: RawJson = None
 
+    def rolled_dice(self) -> bool:
+        return bool(self.dice)
+
 
 @dataclass(frozen=True, slots=True)
 class HazardousTested(Event):
@@ -518,6 +521,8 @@ EVENT_CODEC = TaggedCodec(
     "event",
     [
         Undone,
+        UndoRequested,
+        UndoRefused,
         MatchCreated,
         SetupStepStarted,
         RollOffMade,

@@ -287,6 +287,8 @@ _PHASE_RESET: dict[str, Any] = {
     "shock_tested": False,
     "embarked_this_phase": False,
     "targets": frozenset(),
+    "attacked": frozenset(),
+    "rolled": 0,
     "effects": frozenset(),
 }
 
@@ -479,7 +481,14 @@ def _selected_to_shoot(state: BattleState, e: UnitSelectedToShoot) -> BattleStat
 
 
 def _attack_resolved(state: BattleState, e: AttackResolved) -> BattleState:
-    return _damaged(state, e.damage, rolls=state.rolls + (1 if e.dice else 0))
+    """The attacker (every part of an Attached unit) has now attacked the target (every part):
+    one attack per target and phase, Fire Overwatch included."""
+    new = _damaged(state, e.damage, rolls=state.rolls + (1 if e.dice else 0))
+    target = frozenset(state.group(e.target)) | {e.target}
+    units = dict(new.units)
+    for i in state.group(e.attacker):
+        units[i] = _replace(units[i], attacked=units[i].attacked | target)
+    return _replace(new, units=units)
 
 
 def _hazardous(state: BattleState, e: HazardousTested) -> BattleState:
@@ -711,6 +720,25 @@ _KEEP_TRIGGER: frozenset[type[Event]] = frozenset(
 )
 
 
+def _roller_unit(event: Event) -> str | None:
+    """The unit a roll was made for (the first of ``units``, ``unit`` or ``attacker``)."""
+    units = getattr(event, "units", None)
+    if units:
+        return str(units[0])
+    unit = getattr(event, "attacker", None) or getattr(event, "unit", None)
+    return unit if isinstance(unit, str) else None
+
+
+def _count_roll(state: BattleState, event: Event) -> BattleState:
+    unit = _roller_unit(event)
+    if unit is None or unit not in state.units:
+        return state
+    units = dict(state.units)
+    for i in state.group(unit):
+        units[i] = _replace(units[i], rolled=units[i].rolled + 1)
+    return _replace(state, units=units)
+
+
 def evolve(state: BattleState, event: Event) -> BattleState:
     """The state after ``event``."""
     handler = _HANDLERS[type(event)]
@@ -718,4 +746,6 @@ def evolve(state: BattleState, event: Event) -> BattleState:
     kept = new.trigger is state.trigger and state.trigger is not None
     if kept and type(event) not in _KEEP_TRIGGER:
         new = _replace(new, trigger=None)
+    if new.position is not None and event.rolled_dice():
+        new = _count_roll(new, event)
     return new

@@ -22,14 +22,26 @@ from app.engine.match.errors import Refusal, RefusalKind
 from app.engine.match.events import Envelope, Viewer
 from app.engine.match.log import Match
 from app.engine.roller import Roller
-from app.engine.wh40k10e.battle.commands import COMMAND_CODEC, Command, Undo
+from app.engine.wh40k10e.battle.commands import (
+    COMMAND_CODEC,
+    ApproveUndo,
+    Command,
+    RefuseUndo,
+    ResolveAttack,
+    Undo,
+    UseStratagem,
+)
+from app.engine.wh40k10e.battle.eligibility import head
 from app.engine.wh40k10e.battle.events import AttackResolved
 from app.engine.wh40k10e.battle.rules import RULE_BOOK, CreateMatch
 from app.engine.wh40k10e.battle.setup import MatchSetup, Seat
 from app.engine.wh40k10e.battle.state import BattleState
 from app.engine.wh40k10e.battle.views import legal_actions, render
 
-__all__ = ["Battle", "command_from_json", "command_seed"]
+__all__ = ["Battle", "command_from_json", "command_seed", "roll_identity"]
+
+SEED_SCHEME = "auspex-roll/2"
+"""Names the way seeds are derived (:func:`roll_identity`); a new scheme gets a new name."""
 
 
 def command_from_json(data: object) -> Command:
@@ -44,11 +56,51 @@ def command_from_json(data: object) -> Command:
     return cmd
 
 
-def command_seed(secret: str | bytes, state: BattleState, command: Command) -> int:
-    """A seed for ``command`` from a server-side match secret: the same command at the same
-    roll count gets the same dice, so undoing a roll and rolling again changes nothing."""
-    encoded = COMMAND_CODEC.encode(command)
-    return derive_seed(secret, state.rolls, repr(sorted(encoded.items())))
+def roll_identity(
+    state: BattleState, command: Command, seat: str | None = None
+) -> tuple[str | int, ...]:
+    """What a roll *is*, whatever the command carries besides: where the battle stands (set-up
+    step, round, turn, phase), the command's kind, who rolls and for which unit, and the
+    ordinal of the roll. For an attack: the attacking unit and how many targets it has already
+    attacked this phase, never the weapons, the target or the situation; for another unit's
+    roll: the unit and how many rolls it made this phase; for a Stratagem: its id.
+
+    Nothing that an undo leaves behind changes it (the log position, the match's roll count),
+    so an undone roll sent again, even dressed differently, draws the same dice."""
+    pos = state.position
+    where: tuple[str | int, ...] = (
+        str(state.stage),
+        state.setup_index,
+        state.round,
+        -1 if pos is None else pos.turn,
+        "" if pos is None else pos.phase,
+    )
+    subject: str = ""
+    ordinal = 0
+    unit: object
+    if isinstance(command, ResolveAttack):
+        unit = command.attacker
+    elif isinstance(command, UseStratagem):
+        subject, unit = f"stratagem:{command.stratagem}", None
+    else:
+        unit = getattr(command, "unit", None)
+    if isinstance(unit, str) and unit in state.units:
+        first = head(state, unit)
+        u = state.units[first]
+        subject = first
+        if isinstance(command, ResolveAttack):
+            ordinal = len({head(state, t) for t in u.attacked if t in state.units})
+        else:
+            ordinal = u.rolled
+    return (SEED_SCHEME, command.kind, *where, seat or "", subject, ordinal)
+
+
+def command_seed(
+    secret: str | bytes, state: BattleState, command: Command, seat: str | None = None
+) -> int:
+    """A seed for ``command`` from a server-side match secret and the roll's identity
+    (:func:`roll_identity`): undoing a roll and sending it again draws the same dice."""
+    return derive_seed(secret, *roll_identity(state, command, seat))
 
 
 class Battle:
@@ -62,6 +114,12 @@ class Battle:
         battle = cls()
         battle.match.execute(CreateMatch(setup), actor, at=at)
         return battle
+
+    def fork(self) -> Battle:
+        """A copy that can execute commands without touching this battle."""
+        clone = Battle.__new__(Battle)
+        clone.match = self.match.fork()
+        return clone
 
     @classmethod
     def import_log(cls, data: object) -> Battle:
@@ -88,11 +146,23 @@ class Battle:
         view = render(self.state, viewer)
         view["version"] = self.version
         undo = self.match.undo_candidate()
-        view["can_undo"] = undo is not None and viewer is not None and undo[1] == viewer
+        request = self.match.undo_request
+        view["can_undo"] = (
+            undo is not None and viewer is not None and undo[1] == viewer and request is None
+        )
+        view["undo_needs_approval"] = view["can_undo"] and self.match.undo_needs_approval()
+        view["undo_request"] = (
+            None if request is None else {"batch": request.batch, "by": request.actor}
+        )
         return view
 
     def legal_actions(self, seat: str) -> list[JsonObject]:
-        return legal_actions(self.state, Seat(seat))
+        actions = legal_actions(self.state, Seat(seat))
+        request = self.match.undo_request
+        if request is not None and request.actor != seat:
+            for answer in (ApproveUndo(request.batch), RefuseUndo(request.batch)):
+                actions.insert(0, {"command": COMMAND_CODEC.encode(answer)})
+        return actions
 
     def log_for(self, viewer: Viewer) -> list[Envelope]:
         return self.match.log_for(viewer)
@@ -137,6 +207,14 @@ class Battle:
         """Run ``command`` for seat ``actor``; dice come from ``seed`` or were rolled by hand."""
         if isinstance(command, Undo):
             return self.match.undo(actor, expected_version=expected_version, at=at)
+        if isinstance(command, ApproveUndo | RefuseUndo):
+            return self.match.answer_undo(
+                actor,
+                command.batch,
+                approve=isinstance(command, ApproveUndo),
+                expected_version=expected_version,
+                at=at,
+            )
         roller = Roller.from_values(dice) if dice is not None else None
         return self.match.execute(
             command, actor, expected_version=expected_version, dice=roller, seed=seed, at=at

@@ -731,6 +731,15 @@ def _resolve_attack(b: Builder, cmd: ResolveAttack) -> None:
         fight = s.fight
         if fight is None or fight.current not in s.group(cmd.attacker):
             raise refuse(Code.NOT_FIGHTING, f"{s.specs[cmd.attacker].name} has finished fighting")
+    attacker, target = head(s, cmd.attacker), head(s, cmd.target)
+    if any(t in att.attacked for t in s.group(cmd.target)):
+        raise refuse(
+            Code.ALREADY_ATTACKED,
+            f"{s.specs[attacker].name} has already attacked {s.specs[target].name} this phase: "
+            "a unit's attacks at a target are resolved once (undo the attack to change it)",
+            attacker=attacker,
+            target=target,
+        )
     if cmd.allocations and (cmd.damage or cmd.mortal_wounds):
         raise refuse(Code.BAD_ALLOCATION, "give either allocations, or damage and mortal_wounds")
     if any(d < 0 or d > 100 for d in cmd.damage) or not 0 <= cmd.mortal_wounds <= MAX_ITEMS:
@@ -744,8 +753,8 @@ def _resolve_attack(b: Builder, cmd: ResolveAttack) -> None:
     destroyed = sum(s.units[i].models_alive - after.units[i].models_alive for i in group)
     b.emit(
         AttackResolved(
-            cmd.attacker,
-            cmd.target,
+            attacker,  # an Attached unit attacks and is attacked as one unit
+            target,
             tuple(damage),
             sum(d.damage for d in damage),
             destroyed,

@@ -220,6 +220,8 @@ class UnitState:
     shock_tested: bool = False
     embarked_this_phase: bool = False
     targets: frozenset[str] = frozenset()
+    attacked: frozenset[str] = frozenset()  # target units whose attack is resolved
+    rolled: int = 0  # rolls made for this unit (the ordinal of its next roll's seed)
     effects: frozenset[Effect] = frozenset()
     # other
     engaged_with: frozenset[str] = frozenset()

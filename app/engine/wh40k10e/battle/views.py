@@ -99,6 +99,7 @@ def _unit_view(state: BattleState, unit_id: str) -> JsonObject:
         "fought": u.fought,
         "charge_declared": u.charge_declared,
         "targets": sorted(u.targets),
+        "attacked": sorted(u.attacked),
         "effects": sorted(str(e) for e in u.effects),
         "must_arrive": u.must_arrive,
         "transport_destroyed": u.transport_destroyed,

@@ -11,6 +11,7 @@ from app.engine.match.errors import Refusal
 from app.engine.roller import Roller
 from app.engine.wh40k10e.battle import Battle, Seat, command_from_json, command_seed
 from app.engine.wh40k10e.battle.commands import (
+    ApproveUndo,
     DeployUnit,
     Move,
     RemoveModels,
@@ -62,8 +63,10 @@ def test_command_seed_makes_undo_then_reroll_give_the_same_dice(
     b = t.battle
     cmd = Move("a-int", MoveMode.ADVANCE)
     seed = command_seed("match-secret", b.state, cmd)
-    first = b.execute(cmd, "A", seed=seed)[0].event
-    b.execute(Undo(), "A")
+    first = b.execute(cmd, "A", seed=seed)[0]
+    b.execute(Undo(), "A")  # it rolled dice: a request...
+    b.execute(ApproveUndo(first.batch), "B")  # ...that B approves
+    first = first.event
     assert command_seed("match-secret", b.state, cmd) == seed
     again = b.execute(cmd, "A", seed=command_seed("match-secret", b.state, cmd))[0].event
     assert isinstance(first, UnitMoved)

@@ -88,12 +88,15 @@ def test_refusal_catalogue_in_battle(
         ),
     )
     assert t.unit("b-boyz").wounds[:3] == (0, 0, 1)  # excess damage lost
+    # one attack per target and phase: a second roll with the same unit is refused
+    t.refused("A", ResolveAttack("a-hell", "b-boyz", mortal_wounds=1), "already_attacked")
+    t.do("A", Shoot("a-int", ("b-boyz",)))
     t.refused(
         "A",
-        ResolveAttack("a-hell", "b-boyz", allocations=(ModelDamage("b-boyz", 0, 1),)),
+        ResolveAttack("a-int", "b-boyz", allocations=(ModelDamage("b-boyz", 0, 1),)),
         "bad_allocation",
     )  # a destroyed model
-    t.do("A", ResolveAttack("a-hell", "b-boyz", mortal_wounds=50))
+    t.do("A", ResolveAttack("a-int", "b-boyz", mortal_wounds=50))
     goto(t, "A", "movement", round_=2)
     t.refused("A", Move("a-hell", MoveMode.FALL_BACK), "not_engaged")
     goto(t, "B", "movement", round_=2)
