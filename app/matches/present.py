@@ -257,8 +257,8 @@ def action_forms(actions: Sequence[Mapping[str, Any]], view: Mapping[str, Any]) 
     for action in actions:
         cmd = dict(action["command"])
         kind = str(cmd.get("type"))
-        if kind == "declare_formations":
-            continue  # its own form
+        if kind in ("declare_formations", "approve_undo", "refuse_undo"):
+            continue  # their own forms
         unit = names.get(str(cmd.get("unit")), str(cmd.get("unit", "")))
         if kind == "move":
             key: tuple[str, ...] = ("move", str(cmd["unit"]))
@@ -384,6 +384,18 @@ class Line:
     at: str | None
     text: str
     secret: bool
+    undone: bool = False  # an action undone since: shown struck through, its dice kept
+
+
+def group_name(unit: Mapping[str, Any], units: Mapping[str, Mapping[str, Any]]) -> str:
+    """A unit's name, or an Attached unit's as one unit ("Intercessor Squad + Captain")."""
+    leader = units.get(unit.get("leader") or "")
+    bodyguard = units.get(unit.get("bodyguard") or "")
+    if leader is not None and not leader["destroyed"] and not unit["destroyed"]:
+        return f"{unit['name']} + {leader['name']}"
+    if bodyguard is not None and not bodyguard["destroyed"] and not unit["destroyed"]:
+        return f"{bodyguard['name']} + {unit['name']}"
+    return str(unit["name"])
 
 
 def _dice(roll: Mapping[str, Any] | None) -> str:
@@ -401,10 +413,12 @@ def timeline(
     limit: int = 80,
 ) -> list[Line]:
     """The latest ``limit`` entries of ``me``'s log as readable lines, newest first."""
-    units = {u["id"]: u["name"] for u in view.get("units", ())}
+    by_id = {u["id"]: u for u in view.get("units", ())}
+    units = {uid: group_name(u, by_id) for uid, u in by_id.items()}
+    undone = {e["event"].get("batch") for e in entries if e["event"].get("type") == "undone"}
     lines: list[Line] = []
     for entry in list(entries)[-limit:][::-1]:
-        text = describe(entry["event"], units, names, me)
+        text = describe(entry["event"], units, names, me, actor=entry.get("actor"))
         if text is None:
             continue
         lines.append(
@@ -414,13 +428,29 @@ def timeline(
                 entry.get("at"),
                 text,
                 entry.get("audience") is not None,
+                entry.get("batch") in undone,
             )
         )
     return lines
 
 
+MAX_DICE_SHOWN = 30
+
+
+def _attack_dice(dice: Sequence[Mapping[str, Any]] | None) -> str:
+    values = [str(d.get("value")) for d in dice or ()]
+    more = len(values) - MAX_DICE_SHOWN
+    shown = " ".join(values[:MAX_DICE_SHOWN])
+    return shown + (" " + _("(+{n} more)").format(n=more) if more > 0 else "")
+
+
 def describe(
-    ev: Mapping[str, Any], units: Mapping[str, str], names: Mapping[str, str], me: str
+    ev: Mapping[str, Any],
+    units: Mapping[str, str],
+    names: Mapping[str, str],
+    me: str,
+    *,
+    actor: str | None = None,
 ) -> str | None:
     """One event as a short sentence (``None``: bookkeeping the timeline leaves out)."""
 
@@ -519,12 +549,15 @@ def describe(
             units=us(ev["units"]), targets=us(ev["targets"])
         )
     if kind == "attack_resolved":
-        return _("{attacker} → {target}: {wounds} wounds lost, {models} models destroyed.").format(
+        text = _("{attacker} → {target}: {wounds} wounds lost, {models} models destroyed.").format(
             attacker=u(ev.get("attacker")),
             target=u(ev.get("target")),
             wounds=ev.get("wounds_lost"),
             models=ev.get("models_destroyed"),
         )
+        if ev.get("dice"):
+            text += " " + _("Dice: {dice}.").format(dice=_attack_dice(ev.get("dice")))
+        return text
     if kind == "hazardous_tested":
         return _("Hazardous tests of {units}: {dice}.").format(
             units=us(ev["units"]), dice=_dice(ev.get("roll"))
@@ -592,5 +625,15 @@ def describe(
             seat=who(ev.get("seat")), reason=ev.get("reason", "")
         )
     if kind == "undone":
-        return _("Undo of the action #{batch}.").format(batch=ev.get("batch"))
+        return _("{seat} undid action #{batch} (its dice stay in the log).").format(
+            seat=who(actor), batch=ev.get("batch")
+        )
+    if kind == "undo_requested":
+        return _("{seat} asks to undo action #{batch}, which rolled dice.").format(
+            seat=who(actor), batch=ev.get("batch")
+        )
+    if kind == "undo_refused":
+        return _("{seat} refused to undo action #{batch}: it stands.").format(
+            seat=who(actor), batch=ev.get("batch")
+        )
     return str(kind).replace("_", " ")

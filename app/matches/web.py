@@ -11,7 +11,7 @@ recognised by a cookie set when its secret link is opened (scoped to that match'
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, File, Form, Query, Request, Response, UploadFile
@@ -384,6 +384,45 @@ def _weapon_rows(battle: Battle, match: Match, uid: str, phase: str | None) -> l
     return rows
 
 
+def _leads_living(unit: Mapping[str, Any], units: Mapping[str, Mapping[str, Any]]) -> bool:
+    bodyguard = unit["bodyguard"]
+    return bodyguard is not None and bodyguard in units and not units[bodyguard]["destroyed"]
+
+
+def attack_forms(
+    view: Mapping[str, Any], weapons: Callable[[str], list[dict[str, Any]]]
+) -> list[dict[str, Any]]:
+    """One attack form per unit that has targets left this phase: an Attached unit is one unit
+    (one form, named after both parts; one target entry), and a target already attacked this
+    phase is gone (a unit attacks each target once)."""
+    units = {u["id"]: u for u in view["units"]}
+    out: list[dict[str, Any]] = []
+    for u in view["units"]:
+        if u["owner"] != view["viewer"] or u["destroyed"] or not u["targets"]:
+            continue
+        if _leads_living(u, units):
+            continue  # the Leader of a living Bodyguard: the Bodyguard's form stands for both
+        attacked = set(u["attacked"])
+        targets: list[tuple[str, str]] = []
+        for t in u["targets"]:
+            target = units.get(t)
+            if target is None or target["destroyed"] or t in attacked:
+                continue
+            if _leads_living(target, units):
+                continue  # a Leader is attacked through its Bodyguard's entry
+            targets.append((t, present.group_name(target, units)))
+        if targets:
+            out.append(
+                {
+                    "unit": u,
+                    "name": present.group_name(u, units),
+                    "targets": targets,
+                    "weapons": weapons(u["id"]),
+                }
+            )
+    return out
+
+
 def context(
     request: Request,
     db: Session,
@@ -428,19 +467,7 @@ def context(
     state = battle.state
     cards = present.unit_cards(view)
     mine = [u for u in view["units"] if u["owner"] == me]
-    attackers = []
-    for u in mine:
-        if u["targets"] and not u["destroyed"]:
-            attackers.append(
-                {
-                    "unit": u,
-                    "targets": [
-                        (t, next((x["name"] for x in view["units"] if x["id"] == t), t))
-                        for t in u["targets"]
-                    ],
-                    "weapons": _weapon_rows(battle, match, u["id"], view["phase"]),
-                }
-            )
+    attackers = attack_forms(view, lambda uid: _weapon_rows(battle, match, uid, view["phase"]))
     ctx.update(
         view=view,
         transports=[u for u in mine if "TRANSPORT" in u["keywords"] and not u["destroyed"]],
