@@ -41,7 +41,9 @@ format: install
 	$(BIN)/ruff format .
 
 bench: install  ## benchmarks: each prints ratios against a baseline measured in the same run
-	@for script in bench/bench_*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
+	@failed=""; for script in bench/bench_*.py; do echo "== $$script"; \
+		$(BIN)/python $$script || failed="$$failed $$script"; done; \
+		if [ -n "$$failed" ]; then echo "== missed a target or failed:$$failed"; exit 1; fi
 
 fuzz: install  ## schemathesis over the whole API, EXAMPLES requests per operation (SQLite, then Postgres)
 	FUZZ_EXAMPLES=$(or $(EXAMPLES),200) $(BIN)/python -m pytest -q tests/test_api_fuzz.py
