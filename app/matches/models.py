@@ -56,9 +56,11 @@ class Match(TimestampMixin, Base):
         ForeignKey("users.id", ondelete="SET NULL"), index=True
     )
     guest_name: Mapped[str] = mapped_column(String(60), default="")
-    # Secrets. The invitation code and the guest link are derived from the server key, the
-    # match secret and a nonce (so the creator can be shown them again); only digests are
-    # stored, for lookup. ``secret`` seeds the dice and never leaves the server.
+    # Secrets. The invitation code and the guest link are derived from the match secret and a
+    # nonce (so the creator can be shown them again); only digests are stored, for lookup.
+    # The match secret also seeds the dice and never leaves the server. ``secret`` holds it
+    # sealed with the server key (app.matches.sealing, ADR 0010): a dump of the database
+    # alone gives neither the codes nor the seeds.
     secret: Mapped[str] = mapped_column(String(64))
     invite_digest: Mapped[str | None] = mapped_column(String(64), unique=True)
     guest_digest: Mapped[str | None] = mapped_column(String(64), unique=True)

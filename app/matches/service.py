@@ -25,6 +25,7 @@ is over.
 from __future__ import annotations
 
 import base64
+import copy
 import hashlib
 import hmac
 import logging
@@ -45,6 +46,7 @@ from sqlalchemy.orm.attributes import set_committed_value
 
 from app.accounts.models import User
 from app.core import security
+from app.core.config import get_settings
 from app.core.errors import AppError
 from app.engine.combat import CombatResolution, to_jsonable
 from app.engine.errors import EngineError, ProfileError, RollerError
@@ -81,6 +83,7 @@ from app.matches.exceptions import (
     WriteConflict,
 )
 from app.matches.models import Match, MatchEvent, MatchStatus, OpponentKind
+from app.matches.sealing import unseal
 
 log = logging.getLogger("auspex.matches")
 
@@ -176,7 +179,12 @@ battle_cache = BattleCache(CACHE_SIZE)
 def fork(battle: Battle) -> Battle:
     """A copy of ``battle`` that can execute commands without touching the original (the log
     list and undo stack are copied; the state and the envelopes are immutable values)."""
-    return battle.fork()
+    clone = Battle.__new__(Battle)
+    match = copy.copy(battle.match)
+    match._log = list(battle.match._log)
+    match._stack = list(battle.match._stack)
+    clone.match = match
+    return clone
 
 
 def _envelope_json(row: MatchEvent | Any) -> dict[str, Any]:
@@ -282,9 +290,17 @@ class Caller:
         return cls(user.id if user is not None else None, guest_token or None)
 
 
+def match_secret(match: Match) -> str:
+    """The secret codes and dice seeds derive from: ``matches.secret`` unsealed with the server
+    key (ADR 0010), so that the database alone gives neither."""
+    return unseal(match.secret, match.id, get_settings().secret_key)
+
+
 def _mac(match: Match, purpose: str) -> bytes:
     return hmac.new(
-        match.secret.encode(), f"{purpose}|{match.id}|{match.invite_nonce}".encode(), hashlib.sha256
+        match_secret(match).encode(),
+        f"{purpose}|{match.id}|{match.invite_nonce}".encode(),
+        hashlib.sha256,
     ).digest()
 
 
@@ -796,7 +812,7 @@ def execute(
     try:
         cmd = command_from_json(command)
         work = fork(battle)
-        seed = None if dice is not None else command_seed(match.secret, work.state, cmd, str(seat))
+        seed = None if dice is not None else command_seed(match_secret(match), work.state, cmd)
         new = work.execute(
             cmd, str(seat), expected_version=expected_version, seed=seed, dice=dice, at=_now()
         )
@@ -1019,7 +1035,7 @@ def resolve(
     if dice is not None:
         roller = combat.BoundedRoller.from_values(dice)  # type: ignore[assignment]
     else:
-        roller = combat.BoundedRoller(command_seed(match.secret, battle.state, probe, str(seat)))
+        roller = combat.BoundedRoller(command_seed(match_secret(match), battle.state, probe))
     try:
         resolution = combat.resolve(built.request, roller)
     except ProfileError as exc:
