@@ -25,7 +25,6 @@ is over.
 from __future__ import annotations
 
 import base64
-import copy
 import hashlib
 import hmac
 import logging
@@ -179,12 +178,7 @@ battle_cache = BattleCache(CACHE_SIZE)
 def fork(battle: Battle) -> Battle:
     """A copy of ``battle`` that can execute commands without touching the original (the log
     list and undo stack are copied; the state and the envelopes are immutable values)."""
-    clone = Battle.__new__(Battle)
-    match = copy.copy(battle.match)
-    match._log = list(battle.match._log)
-    match._stack = list(battle.match._stack)
-    clone.match = match
-    return clone
+    return battle.fork()
 
 
 def _envelope_json(row: MatchEvent | Any) -> dict[str, Any]:
@@ -812,7 +806,11 @@ def execute(
     try:
         cmd = command_from_json(command)
         work = fork(battle)
-        seed = None if dice is not None else command_seed(match_secret(match), work.state, cmd)
+        seed = (
+            None
+            if dice is not None
+            else command_seed(match_secret(match), work.state, cmd, str(seat))
+        )
         new = work.execute(
             cmd, str(seat), expected_version=expected_version, seed=seed, dice=dice, at=_now()
         )
@@ -1035,7 +1033,9 @@ def resolve(
     if dice is not None:
         roller = combat.BoundedRoller.from_values(dice)  # type: ignore[assignment]
     else:
-        roller = combat.BoundedRoller(command_seed(match_secret(match), battle.state, probe))
+        roller = combat.BoundedRoller(
+            command_seed(match_secret(match), battle.state, probe, str(seat))
+        )
     try:
         resolution = combat.resolve(built.request, roller)
     except ProfileError as exc:
