@@ -278,6 +278,16 @@ class _Builder:
         self.root: Element | None = None
         self.ids: dict[str, Element] = {}
 
+    def expat_start(self, name: str, attributes: list[str]) -> Element:
+        """:meth:`start` called by expat itself, which names elements ``uri}local`` and lists
+        attributes flat (``ordered_attributes``): what ElementTree's parser does in Python
+        before it calls the target, less the namespace that is stripped anyway."""
+        attrib = {}
+        for i in range(0, len(attributes), 2):
+            key = attributes[i]
+            attrib["{" + key if "}" in key else key] = attributes[i + 1]
+        return self.start(name.rpartition("}")[2], attrib)
+
     def start(self, tag: str, attrib: dict[str, str]) -> Element:
         self.depth += 1
         self.budget.elements -= 1
@@ -320,6 +330,12 @@ class _Builder:
 
 def _parse(filename: str, stream: _Meter, builder: _Builder) -> None:
     parser: Any = SafeET.XMLParser(target=builder, forbid_dtd=True)
+    # defusedxml's handlers refuse DTDs, entities and external references on the expat parser;
+    # elements go from expat to the builder directly (a tenth faster than through ElementTree).
+    expat = getattr(parser, "parser", None)
+    if expat is not None and expat.ordered_attributes:
+        expat.StartElementHandler = builder.expat_start
+        expat.EndElementHandler = builder.end
     try:
         while chunk := stream.read(CHUNK):
             parser.feed(chunk)
