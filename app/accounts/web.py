@@ -12,6 +12,7 @@ from app.accounts import service
 from app.accounts.deps import OptionalUser, WebUser, verify_csrf
 from app.accounts.exceptions import EmailTaken, TokenNotFound
 from app.accounts.schemas import ProfileUpdate, Registration, TokenCreate
+from app.core import security
 from app.core.deps import AppSettings, DbSession
 from app.core.i18n import LOCALES
 from app.core.i18n import gettext as _
@@ -23,10 +24,9 @@ router = APIRouter(include_in_schema=False, dependencies=[Depends(verify_csrf)])
 
 
 def safe_next(target: str | None) -> str:
-    """Only same-site paths: never an open redirect."""
-    if target and target.startswith("/") and not target.startswith(("//", "/\\")):
-        return target
-    return "/"
+    """Only a same-site relative path survives (never an open redirect, never a header that
+    cannot be sent); anything else goes home."""
+    return security.safe_redirect_path(target, "/")
 
 
 def _client_address(request: Request) -> str:
@@ -159,6 +159,7 @@ def logout(request: Request, db: DbSession, settings: AppSettings) -> HTMLRespon
 def set_language(
     request: Request,
     db: DbSession,
+    settings: AppSettings,
     user: OptionalUser,
     language: Annotated[str, Form(max_length=8)] = "en",
     next: Annotated[str, Form(max_length=2000)] = "/",
@@ -168,7 +169,13 @@ def set_language(
     if user is not None:
         service.update_profile(db, user, ProfileUpdate(preferred_language=language))
     response = htmx_redirect(request, safe_next(next))
-    response.set_cookie(LANG_COOKIE, language, max_age=365 * 24 * 3600, samesite="lax")
+    response.set_cookie(
+        LANG_COOKIE,
+        language,
+        max_age=365 * 24 * 3600,
+        samesite="lax",
+        secure=settings.secure_cookies,
+    )
     return response
 
 

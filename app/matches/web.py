@@ -210,7 +210,10 @@ def join_match(
     army_id: Annotated[int | None, Form(ge=1)] = None,
 ) -> HTMLResponse:
     if army_id is None:
-        return htmx_redirect(request, f"/matches/join/{service.normalise_code(code)}")
+        normalised = service.normalise_code(code)
+        if not normalised or not normalised.isascii():  # no code has letters beyond A-Z: 404
+            return _join_page(request, db, user, code)
+        return htmx_redirect(request, f"/matches/join/{normalised}")
     try:
         with db.begin_nested():
             match = service.join_by_code(db, user, code, army_id)

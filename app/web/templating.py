@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any, cast
+from urllib.parse import quote
 
 import jinja2
 from fastapi import Request
@@ -72,7 +73,11 @@ def render(
 
 
 def htmx_redirect(request: Request, url: str, status_code: int = 303) -> HTMLResponse:
-    """Redirect a form post: ``HX-Redirect`` for htmx, a plain 303 otherwise."""
+    """Redirect a form post: ``HX-Redirect`` for htmx, a plain 303 otherwise.
+
+    Whatever is not printable ASCII is percent-encoded: a header cannot carry it (a 500), and a
+    CR or LF would split the response."""
+    url = quote(url, safe="!#$%&'()*+,-./:;=?@[]_~")
     if is_htmx(request):
         return HTMLResponse("", headers={"HX-Redirect": url})
     return HTMLResponse("", status_code=status_code, headers={"Location": url})

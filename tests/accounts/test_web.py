@@ -227,3 +227,22 @@ def test_tokens_are_created_shown_once_and_revoked_in_the_browser(client) -> Non
     assert (
         client.get("/api/v1/me", headers={"Authorization": f"Bearer {secret}"}).status_code == 401
     )
+
+
+def test_language_cookie_is_secure_when_cookies_are(app_settings, engine, connection) -> None:
+    from fastapi.testclient import TestClient
+
+    from app.main import create_app
+    from tests.conftest import _TestDatabase
+
+    settings = app_settings.model_copy(update={"cookie_secure": True})
+    app = create_app(settings, database=_TestDatabase(engine, connection))  # type: ignore[arg-type]
+    with TestClient(app, base_url="https://testserver") as client:
+        response = client.post(
+            "/language",
+            data={"csrf_token": csrf(client, "/"), "language": "fr", "next": "/"},
+            follow_redirects=False,
+        )
+    cookie = response.headers["set-cookie"]
+    assert cookie.startswith("auspex_lang=fr")
+    assert "secure" in cookie.lower()
