@@ -14,7 +14,14 @@ from app.core.config import ROOT, Settings, get_settings
 from app.core.db import Database
 from app.core.errors import install_error_handlers
 from app.core.ids import path_ids_in_range
-from app.core.middleware import BodySizeLimit, NoNulCharacters, SecurityHeaders, ServerTiming
+from app.core.middleware import (
+    AdmissionControl,
+    BodySizeLimit,
+    Bookkeeping,
+    NoNulCharacters,
+    SecurityHeaders,
+    ServerTiming,
+)
 from app.web.context import RequestContext
 from app.web.reload import reload_redirects
 from app.web.templating import render
@@ -37,7 +44,12 @@ def create_app(settings: Settings | None = None, database: Database | None = Non
         dependencies=[Depends(path_ids_in_range)],
     )
     app.state.settings = settings
-    app.state.db = database or Database(settings.database_url, echo=settings.sql_echo)
+    app.state.db = database or Database(
+        settings.database_url,
+        echo=settings.sql_echo,
+        pool_size=settings.db_pool_size,
+        pool_timeout=settings.db_pool_timeout,
+    )
 
     api = APIRouter(prefix=API_PREFIX)
     for router in features.api_routers():
@@ -55,6 +67,7 @@ def create_app(settings: Settings | None = None, database: Database | None = Non
         return render(request, "api_docs.html", {"openapi_url": app.openapi_url})
 
     install_error_handlers(app)
+    app.add_middleware(Bookkeeping)  # after the response: a token's last use, etc.
     app.add_middleware(RequestContext, settings=settings)
     app.add_middleware(NoNulCharacters)  # inside BodySizeLimit: it reads bounded bodies
     app.add_middleware(
@@ -62,6 +75,14 @@ def create_app(settings: Settings | None = None, database: Database | None = Non
         limit=settings.max_body_bytes,
         upload_limit=settings.max_upload_bytes,
         upload_paths=UPLOAD_PATHS,
+    )
+    app.add_middleware(
+        AdmissionControl,  # outside the body readers: a refused request costs next to nothing
+        limit=settings.max_in_flight,
+        queue=settings.admission_queue,
+        wait=settings.admission_wait_seconds,
+        retry_after=settings.retry_after_seconds,
+        threads=settings.threads,
     )
     if settings.trusted_proxy_list:
         # The client's address and scheme from X-Forwarded-For/-Proto, believed only when the

@@ -9,7 +9,7 @@ import ipaddress
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import ColumnElement, delete, func, select, text
+from sqlalchemy import ColumnElement, delete, func, or_, select, text, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -18,7 +18,7 @@ from app.accounts.models import ApiToken, LoginFailure, User, WebSession
 from app.accounts.schemas import ProfileUpdate, Registration, TokenCreate
 from app.core import security
 from app.core.config import Settings
-from app.core.db import as_aware, utcnow
+from app.core.db import DeferredWrite, as_aware, defer_write, utcnow
 
 TOKEN_PREFIX = "apx_"  # noqa: S105 - a public prefix, not a secret
 
@@ -157,10 +157,19 @@ def user_for_session(db: Session, token: str) -> User | None:
     web_session: WebSession = row[0]
     user: User = row[1]
     if as_aware(web_session.expires_at) <= utcnow() or not user.is_active:
-        db.delete(web_session)
-        db.flush()  # at once, next to the read (ADR 0007: a GET's transaction is deferred)
+        # Bookkeeping: removed after the response, outside this request's transaction, so
+        # that requests sharing the cookie never queue on the row (ADR 0009).
+        if not defer_write(("web_session_end", web_session.id), _end_session(web_session.id)):
+            _end_session(web_session.id)(db)
         return None
     return user
+
+
+def _end_session(session_id: int) -> DeferredWrite:
+    def write(db: Session) -> None:
+        db.execute(delete(WebSession).where(WebSession.id == session_id))
+
+    return write
 
 
 def end_session(db: Session, token: str) -> None:
@@ -231,9 +240,31 @@ def user_for_api_token(db: Session, secret: str) -> User | None:
     if token.expires_at is not None and as_aware(token.expires_at) <= now:
         return None
     last = token.last_used_at
-    if last is None or now - as_aware(last) > timedelta(minutes=1):
-        token.last_used_at = now
-        # written at once, next to the read: on SQLite a GET's transaction is deferred, and the
-        # longer it reads before writing, the likelier a concurrent commit fails it (ADR 0007)
-        db.flush()
+    # At most once a minute, and after the response in a short transaction of its own that
+    # skips a locked row: one token used by 50 matches at once never makes them queue on its
+    # row (issue 21, ADR 0009).
+    due = last is None or now - as_aware(last) > timedelta(minutes=1)
+    if due and not defer_write(("api_token_used", token.id), _touch_token(token.id, now)):
+        _touch_token(token.id, now)(db)
     return user
+
+
+def _touch_token(token_id: int, at: datetime) -> DeferredWrite:
+    def write(db: Session) -> None:
+        free = (
+            select(ApiToken.id)
+            .where(ApiToken.id == token_id)
+            .with_for_update(skip_locked=True)
+            .scalar_subquery()
+        )
+        db.execute(
+            update(ApiToken)
+            .where(
+                ApiToken.id == free,
+                or_(ApiToken.last_used_at.is_(None), ApiToken.last_used_at < at),
+            )
+            .values(last_used_at=at)
+            .execution_options(synchronize_session=False)
+        )
+
+    return write

@@ -11,7 +11,7 @@ from enum import StrEnum
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -50,6 +50,18 @@ class Settings(BaseSettings):
     max_body_bytes: int = Field(default=1024 * 1024, ge=1024)
     max_upload_bytes: int = Field(default=32 * 1024 * 1024, ge=1024)
     sql_echo: bool = False
+    # Capacity of one worker process, chosen together (ADR 0009): every admitted request holds
+    # at most one pool connection, stream reads have their own few, /healthz one of its own,
+    # and after-response bookkeeping one more, so the pool never runs dry and nothing waits
+    # on it: db_pool_size >= max_in_flight + stream_reads + 2.
+    db_pool_size: int = Field(default=12, ge=3, le=200)
+    db_pool_timeout: float = Field(default=3.0, gt=0, le=30)
+    max_in_flight: int = Field(default=8, ge=1, le=200)  # requests at work at once
+    admission_queue: int = Field(default=64, ge=0, le=10_000)  # requests waiting for a slot
+    admission_wait_seconds: float = Field(default=1.0, ge=0, le=30)
+    stream_reads: int = Field(default=2, ge=1, le=50)  # SSE reads of the database at once
+    threads: int = Field(default=24, ge=4, le=400)  # AnyIO worker threads (sync endpoints)
+    retry_after_seconds: int = Field(default=2, ge=1, le=300)
     # "fast" makes argon2 cheap for the test suite; refused in production.
     password_hash: str = "strong"  # noqa: S105 - a mode name, not a password
 
@@ -69,6 +81,21 @@ class Settings(BaseSettings):
     @property
     def trusted_proxy_list(self) -> list[str]:
         return _items(self.trusted_proxies)
+
+    @model_validator(mode="after")
+    def _capacity_fits(self) -> Settings:
+        needed = self.max_in_flight + self.stream_reads + 2
+        if self.db_pool_size < needed:
+            raise ValueError(
+                f"W40K_DB_POOL_SIZE ({self.db_pool_size}) must be at least W40K_MAX_IN_FLIGHT + "
+                f"W40K_STREAM_READS + 2 ({needed}): otherwise requests wait on the pool."
+            )
+        if self.threads < needed:
+            raise ValueError(
+                f"W40K_THREADS ({self.threads}) must be at least W40K_MAX_IN_FLIGHT + "
+                f"W40K_STREAM_READS + 2 ({needed}): otherwise admitted requests wait for a thread."
+            )
+        return self
 
     @property
     def secure_cookies(self) -> bool:

@@ -13,15 +13,31 @@ timeout and each one reads what the previous one committed (ADR 0007).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import logging
+import threading
+from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import DateTime, Dialect, Engine, MetaData, TypeDecorator, create_engine, event
+from sqlalchemy import (
+    DateTime,
+    Dialect,
+    Engine,
+    MetaData,
+    TypeDecorator,
+    create_engine,
+    event,
+    text,
+)
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import TimeoutError as SQLAlchemyTimeoutError
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
+
+log = logging.getLogger("auspex")
 
 # Execution option of a connection whose transaction will write (``BEGIN IMMEDIATE`` on SQLite).
 WRITE = "auspex_write"
@@ -82,22 +98,45 @@ def _configure_sqlite(engine: Engine) -> None:
         conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
 
-def make_engine(url: str, *, echo: bool = False) -> Engine:
+POOL_SIZE = 12  # W40K_DB_POOL_SIZE: per process, sized with the admission limits (ADR 0009)
+POOL_TIMEOUT = 3.0  # W40K_DB_POOL_TIMEOUT: seconds; past it, a 503 with Retry-After
+
+
+def make_engine(
+    url: str, *, echo: bool = False, pool_size: int = POOL_SIZE, pool_timeout: float = POOL_TIMEOUT
+) -> Engine:
+    """The engine, with a fixed pool (no overflow) and a short checkout timeout: the admission
+    control in front of the app keeps the pool from running dry, and should it happen anyway
+    the request fails fast with a 503 (``sqlalchemy.exc.TimeoutError``) instead of waiting."""
     parsed = make_url(url)
+    pool: dict[str, Any] = {"pool_size": pool_size, "max_overflow": 0, "pool_timeout": pool_timeout}
     if parsed.get_backend_name() == "sqlite":
-        if parsed.database and parsed.database != ":memory:":
-            Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url, echo=echo, connect_args={"check_same_thread": False})
+        memory = not parsed.database or parsed.database == ":memory:"
+        if not memory:
+            Path(parsed.database or "").parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(
+            url,
+            echo=echo,
+            connect_args={"check_same_thread": False},
+            **({} if memory else pool),
+        )
         _configure_sqlite(engine)
         return engine
-    return create_engine(url, echo=echo, pool_pre_ping=True, pool_size=10, max_overflow=10)
+    return create_engine(url, echo=echo, pool_pre_ping=True, **pool)
 
 
 class Database:
     """One engine and its session factory, owned by the application."""
 
-    def __init__(self, url: str, *, echo: bool = False) -> None:
-        self.engine = make_engine(url, echo=echo)
+    def __init__(
+        self,
+        url: str,
+        *,
+        echo: bool = False,
+        pool_size: int = POOL_SIZE,
+        pool_timeout: float = POOL_TIMEOUT,
+    ) -> None:
+        self.engine = make_engine(url, echo=echo, pool_size=pool_size, pool_timeout=pool_timeout)
         self.sessions = sessionmaker(self.engine, expire_on_commit=False, autoflush=True)
 
     @contextmanager
@@ -123,3 +162,97 @@ class Database:
             except BaseException:
                 session.rollback()
                 raise
+
+
+# -- bookkeeping written after the response ----------------------------------------------------
+#
+# What a request writes only to keep books (an API token's last use, an expired session's
+# removal) must not hold a row lock for the request's transaction: a token used by 50 matches
+# at once would make them queue on its row (issue 21: a 14-minute convoy). The request defers
+# such a write (:func:`defer_write`); the ``Bookkeeping`` middleware hands it, after the
+# response, to the process's :class:`Bookkeeper`, which runs what is pending in one short
+# transaction of its own that never waits for a lock (ADR 0009).
+
+DeferredWrite = Callable[[Session], None]
+_deferred: ContextVar[dict[Hashable, DeferredWrite] | None] = ContextVar(
+    "auspex_deferred_writes", default=None
+)
+NO_WAIT_MS = 200  # how long bookkeeping waits for a lock before it gives up (best effort)
+
+
+@contextmanager
+def deferred_writes() -> Iterator[dict[Hashable, DeferredWrite]]:
+    """The scope of one request: what :func:`defer_write` collects inside it."""
+    pending: dict[Hashable, DeferredWrite] = {}
+    token = _deferred.set(pending)
+    try:
+        yield pending
+    finally:
+        _deferred.reset(token)
+
+
+def defer_write(key: Hashable, write: DeferredWrite) -> bool:
+    """Write ``write(session)`` after the response, outside the request's transaction.
+
+    ``key`` coalesces repeats (the last one wins). Returns False outside a request (the command
+    line, a service called directly): the caller then writes in its own session.
+    """
+    pending = _deferred.get()
+    if pending is None:
+        return False
+    pending[key] = write
+    return True
+
+
+class Bookkeeper:
+    """Runs deferred writes, one batch at a time per process: at most one pool connection ever
+    goes to bookkeeping, and a request that finds a batch running leaves its writes to it."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._pending: dict[Hashable, DeferredWrite] = {}
+        self._busy = False
+        self.failures = 0
+
+    def submit(self, database: Any, writes: dict[Hashable, DeferredWrite]) -> None:
+        """Run ``writes`` (and whatever else is pending) unless a batch is running already."""
+        with self._lock:
+            self._pending.update(writes)
+            if self._busy:
+                return
+            self._busy = True
+        while True:
+            with self._lock:
+                batch, self._pending = self._pending, {}
+                if not batch:
+                    self._busy = False
+                    return
+            try:
+                self._run(database, batch)
+            except BaseException:
+                with self._lock:
+                    self._busy = False
+                raise
+
+    def _run(self, database: Any, batch: dict[Hashable, DeferredWrite]) -> None:
+        try:
+            with database.sessions() as session:
+                sqlite = session.get_bind().dialect.name == "sqlite"
+                try:
+                    if sqlite:
+                        session.execute(text(f"PRAGMA busy_timeout={NO_WAIT_MS}"))
+                    else:
+                        session.execute(text(f"SET LOCAL lock_timeout = '{NO_WAIT_MS}ms'"))
+                    for write in batch.values():
+                        write(session)
+                    session.commit()
+                finally:
+                    if sqlite:
+                        session.rollback()
+                        session.execute(text(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}"))
+                        session.commit()
+        except (DBAPIError, SQLAlchemyTimeoutError) as exc:
+            # Best effort: a busy row or a dry pool costs one bookkeeping record, which the
+            # next request writes again; the request it came from was answered long ago.
+            self.failures += 1
+            log.warning("bookkeeping skipped (%s)", type(exc).__name__)

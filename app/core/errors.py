@@ -13,6 +13,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
+from sqlalchemy.exc import TimeoutError as SQLAlchemyTimeoutError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 
@@ -210,6 +211,21 @@ def install_error_handlers(app: FastAPI) -> None:
             code="validation-error",
             errors=errors,
         )
+
+    @app.exception_handler(SQLAlchemyTimeoutError)
+    async def _pool_exhausted(request: Request, exc: SQLAlchemyTimeoutError) -> Response:
+        # No database connection came free within the pool's short timeout: the server is
+        # past its capacity. Say so, and when to come back, rather than a 500 (ADR 0009).
+        _use_request_locale(request)
+        log.warning("database pool exhausted on %s %s", request.method, request.url.path)
+        retry = str(request.app.state.settings.retry_after_seconds)
+        title = STATUS_TITLES[503]
+        detail = _("The server is at capacity. Try again in a few seconds.")
+        if wants_html(request):
+            response = _html_error(request, 503, _(title), detail)
+            response.headers["Retry-After"] = retry
+            return response
+        return problem(503, title, detail, code="overloaded", headers={"Retry-After": retry})
 
     @app.exception_handler(ClientDisconnect)
     async def _client_gone(request: Request, exc: ClientDisconnect) -> Response:

@@ -1,14 +1,22 @@
-"""ASGI middleware: request-body bounds, text without NUL, security headers and the server's
-own timing."""
+"""ASGI middleware: request-body bounds, text without NUL, security headers, the server's own
+timing, admission control and after-response bookkeeping."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import re
+import threading
 import time
+from collections import deque
+from dataclasses import dataclass
 
+import anyio
+import anyio.to_thread
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.core.db import Bookkeeper, deferred_writes
 from app.core.errors import PROBLEM_BASE, PROBLEM_JSON
 
 
@@ -81,7 +89,14 @@ async def _send_413(send: Send, limit: int) -> None:
     await _send_problem(send, 413, "body-too-large", "Request body too large", detail)
 
 
-async def _send_problem(send: Send, status: int, code: str, title: str, detail: str) -> None:
+async def _send_problem(
+    send: Send,
+    status: int,
+    code: str,
+    title: str,
+    detail: str,
+    headers: list[tuple[bytes, bytes]] | None = None,
+) -> None:
     body = json.dumps(
         {"type": PROBLEM_BASE + code, "title": title, "status": status, "detail": detail}
     ).encode()
@@ -92,6 +107,7 @@ async def _send_problem(send: Send, status: int, code: str, title: str, detail: 
             "headers": [
                 (b"content-type", PROBLEM_JSON.encode()),
                 (b"content-length", str(len(body)).encode()),
+                *(headers or []),
             ],
         }
     )
@@ -208,3 +224,192 @@ class ServerTiming:
             await send(message)
 
         await self.app(scope, receive, send_with_timing)
+
+
+# -- admission control ------------------------------------------------------------------------
+
+
+@dataclass(eq=False, slots=True)
+class _Waiter:
+    loop: asyncio.AbstractEventLoop
+    event: asyncio.Event
+    granted: bool = False
+
+
+class Gate:
+    """At most ``limit`` requests at work; up to ``queue`` more wait at most ``wait`` seconds
+    for a slot, in arrival order; beyond that, :meth:`enter` says no at once.
+
+    Thread-safe (a test client may drive one app from several event loops); a slot freed while
+    requests wait is handed to the oldest of them, never taken by a newcomer.
+    """
+
+    def __init__(self, limit: int, queue: int, wait: float) -> None:
+        self.limit, self.queue, self.wait = limit, queue, wait
+        self.active = 0
+        self.refused = 0
+        self._waiters: deque[_Waiter] = deque()
+        self._lock = threading.Lock()
+
+    @property
+    def waiting(self) -> int:
+        return len(self._waiters)
+
+    async def enter(self) -> bool:
+        with self._lock:
+            if self.active < self.limit and not self._waiters:
+                self.active += 1
+                return True
+            if len(self._waiters) >= self.queue or self.wait <= 0:
+                self.refused += 1
+                return False
+            waiter = _Waiter(asyncio.get_running_loop(), asyncio.Event())
+            self._waiters.append(waiter)
+        try:
+            await asyncio.wait_for(waiter.event.wait(), self.wait)
+        except BaseException as exc:  # timed out, or the request was cancelled
+            with self._lock:
+                granted = waiter.granted
+                if not granted:
+                    self._waiters.remove(waiter)
+                    self.refused += 1
+            if isinstance(exc, TimeoutError):
+                return granted  # a slot handed over at the last moment is taken
+            if granted:
+                self.leave()
+            raise
+        return True
+
+    def leave(self) -> None:
+        with self._lock:
+            if not self._waiters:
+                self.active -= 1
+                return
+            waiter = self._waiters.popleft()
+            waiter.granted = True  # the slot passes on: ``active`` does not change
+        with contextlib.suppress(RuntimeError):  # that loop has closed
+            waiter.loop.call_soon_threadsafe(waiter.event.set)
+
+
+HEALTH_PATH = "/healthz"
+HEALTH_SLOTS = 2  # /healthz has slots (and pool connections) of its own: see ADR 0009
+
+
+class AdmissionControl:
+    """Bounded work per process, so that past capacity the excess is refused fast instead of
+    queueing on the thread pool and the database pool until it times out (issue 21, ADR 0009).
+
+    A request holds a slot from the moment it is admitted until its response *starts*: the
+    request's database session is closed by then (``get_db`` is function-scoped), so an open
+    event stream holds no slot while it waits for news. When every slot is taken and the short
+    queue is full (or a queued request waited ``wait`` seconds), the answer is 503 with
+    ``Retry-After``; an ``EventSource`` is instead told to come back later with the SSE
+    ``retry:`` field (a browser gives up for good on a 503). ``/healthz`` has slots of its own,
+    so a health check still answers while the app is saturated. Static files pass.
+    """
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        limit: int,
+        queue: int,
+        wait: float,
+        retry_after: int,
+        threads: int | None = None,
+    ) -> None:
+        self.app = app
+        self.gate = Gate(limit, queue, wait)
+        self.health = Gate(HEALTH_SLOTS, 4 * HEALTH_SLOTS, wait)
+        self.retry_after = retry_after
+        self.threads = threads
+        self._sized: set[int] = set()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope.get("path", "").startswith("/static/"):
+            await self.app(scope, receive, send)
+            return
+        if self.threads is not None:
+            self._size_thread_pool(self.threads)
+        gate = self.health if scope.get("path") == HEALTH_PATH else self.gate
+        if not await gate.enter():
+            await self._refuse(scope, send)
+            return
+        held = True
+
+        def release() -> None:
+            nonlocal held
+            if held:
+                held = False
+                gate.leave()
+
+        async def send_and_release(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                release()
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_and_release)
+        finally:
+            release()
+
+    def _size_thread_pool(self, threads: int) -> None:
+        """Sync endpoints and dependencies run on AnyIO's thread pool: size it with the rest
+        (once per event loop; its default is 40 threads)."""
+        loop = id(asyncio.get_running_loop())
+        if loop not in self._sized:
+            self._sized.add(loop)
+            anyio.to_thread.current_default_thread_limiter().total_tokens = threads
+
+    async def _refuse(self, scope: Scope, send: Send) -> None:
+        accept = ""
+        for name, value in scope.get("headers", []):
+            if name == b"accept":
+                accept = value.decode("latin-1")
+        if "text/event-stream" in accept:
+            # An EventSource reconnects after ``retry`` ms when a stream ends, but never again
+            # after an error status: end at once and say when to come back.
+            body = f"retry: {self.retry_after * 1000}\n: busy\n\n".encode()
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 200,
+                    "headers": [
+                        (b"content-type", b"text/event-stream; charset=utf-8"),
+                        (b"cache-control", b"no-cache"),
+                        (b"content-length", str(len(body)).encode()),
+                    ],
+                }
+            )
+            await send({"type": "http.response.body", "body": body})
+            return
+        await _send_problem(
+            send,
+            503,
+            "overloaded",
+            "Service unavailable",
+            "The server is at capacity. Try again in a few seconds.",
+            headers=[(b"retry-after", str(self.retry_after).encode())],
+        )
+
+
+class Bookkeeping:
+    """Collects what a request defers (:func:`app.core.db.defer_write`) and writes it after the
+    response, in a short transaction of its own (ADR 0009)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+        self.keeper = Bookkeeper()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        with deferred_writes() as pending:
+            try:
+                await self.app(scope, receive, send)
+            finally:
+                if pending:
+                    database = scope["app"].state.db
+                    with anyio.CancelScope(shield=True):
+                        await anyio.to_thread.run_sync(self.keeper.submit, database, dict(pending))

@@ -36,12 +36,15 @@ from typing import Any
 import anyio
 from fastapi import FastAPI
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import TimeoutError as SQLAlchemyTimeoutError
 
 log = logging.getLogger("auspex.matches")
 
 CHANNEL = "auspex_matches"  # app.matches.service.NOTIFY_CHANNEL notifies it
 KEEPALIVE = 15.0  # seconds between keep-alive comments (and database re-checks)
 RETRY_MS = 3000  # the reconnection delay a browser's EventSource uses
+BUSY_RETRY_MS = 5000  # the delay asked for when a read failed on a saturated database
 MAX_STREAM_SECONDS = 600.0
 
 
@@ -54,8 +57,10 @@ class _Waiter:
 class Hub:
     """Wakes the streams of a match when its version moves (see the module docstring)."""
 
-    def __init__(self, database_url: str | None = None) -> None:
+    def __init__(self, database_url: str | None = None, *, reads: int = 2) -> None:
         self._lock = threading.Lock()
+        self._reads = reads
+        self._read_slots: dict[asyncio.AbstractEventLoop, asyncio.Semaphore] = {}
         self._waiters: dict[int, set[_Waiter]] = {}
         self._pg_url = _listen_url(database_url)
         self._listeners: dict[asyncio.AbstractEventLoop, tuple[asyncio.Task[None], int]] = {}
@@ -100,6 +105,18 @@ class Hub:
                     if not bucket:
                         del self._waiters[match_id]
             self._listener_release(loop)
+
+    async def read(self, read: Callable[[int], Update], since: int) -> Update:
+        """Run a stream's ``read(since)`` in the thread pool, at most ``reads`` at once per
+        process (``W40K_STREAM_READS``): when a write wakes many streams, their reads queue
+        here, on the event loop, holding neither a thread nor a pool connection (ADR 0009)."""
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            slots = self._read_slots.get(loop)
+            if slots is None:
+                slots = self._read_slots[loop] = asyncio.Semaphore(self._reads)
+        async with slots:
+            return await anyio.to_thread.run_sync(read, since)
 
     def subscribers(self, match_id: int) -> int:
         with self._lock:
@@ -177,7 +194,8 @@ def hub_for(app: FastAPI) -> Hub:
         with _hub_lock:
             hub = getattr(app.state, "match_hub", None)
             if hub is None:
-                hub = Hub(app.state.settings.database_url)
+                settings = app.state.settings
+                hub = Hub(settings.database_url, reads=settings.stream_reads)
                 app.state.match_hub = hub
     return hub
 
@@ -212,8 +230,10 @@ async def stream(
 ) -> AsyncIterator[str]:
     """The SSE text of one viewer's stream of ``match_id`` from version ``since``.
 
-    ``read(since)`` runs in the thread pool with a short database session of its own. The
-    stream ends after ``timeout`` seconds (the client reconnects with ``Last-Event-ID``).
+    ``read(since)`` runs in the thread pool with a short database session of its own (through
+    :meth:`Hub.read`, which bounds how many run at once). The stream ends after ``timeout``
+    seconds (the client reconnects with ``Last-Event-ID``), or with a ``retry:`` asking for a
+    later reconnect when the database cannot serve the read.
     """
     deadline = time.monotonic() + max(0.0, min(timeout, MAX_STREAM_SECONDS))
     yield f"retry: {RETRY_MS}\n\n"
@@ -221,7 +241,14 @@ async def stream(
     async with hub.subscribe(match_id) as woken:
         while True:
             woken.clear()
-            update = await anyio.to_thread.run_sync(read, since)
+            try:
+                update = await hub.read(read, since)
+            except (SQLAlchemyTimeoutError, OperationalError) as exc:
+                # The database is saturated (or away): end the stream with a later reconnect
+                # (from ``since``: nothing is lost) instead of breaking it with an error.
+                log.warning("match %s stream: read failed (%s); told to retry", match_id, exc)
+                yield f"retry: {BUSY_RETRY_MS}\n: busy\n\n"
+                return
             if update.gone:
                 yield sse("gone", {"match": match_id})
                 return
