@@ -7,6 +7,12 @@ fewest wounds left [L1396]. Saves are then rolled model by model [L1407]; a mode
 are saved differently (Perforant's PA2 wounds) are allocated separately, one allocation after
 the other [L1290] (pen rulings: the better-saved group first).
 
+Identical single-wound models (a squad whose profile has 1 W) roll the saves of one allocation
+together and each failed save removes one model, closest to the attacker first [L1410]: no
+wound is lost on a model already removed (pen rulings 14). A squad of one-wound models is the
+only squad that rule names, so the engine always uses it there; the even spread above is the
+rule for models with more than one wound.
+
 The exact path works on a squad *state*: ``state[i]`` is the number of living models with
 ``i + 1`` wounds left. Weights are integers over a common total (no Fraction arithmetic).
 """
@@ -88,16 +94,28 @@ def _model_outcome(w: int, received: int, loss: Dist) -> tuple[tuple[tuple[int, 
     return tuple(left.weights().items()), left.total
 
 
+@lru_cache(maxsize=4096)
+def _removed_together(alive: int, wounds: int, loss: Dist) -> Dist:
+    """Models removed when ``alive`` identical one-W models roll ``wounds`` saves together:
+    each wound that takes a W off removes one model, at most ``alive`` [L1410], [L1411]."""
+    p_kill = 1 - loss.prob(0)
+    return Dist.binomial(wounds, p_kill).map(lambda k: min(k, alive))
+
+
 @lru_cache(maxsize=65536)
 def allocate_exact(state: State, wounds: int, loss: Dist) -> Weighted[State]:
     """Exact distribution of the squad state after one allocation of ``wounds`` wounds.
 
     ``loss`` is the distribution of the W one allocated wound takes off (0 when saved), the
-    same for every wound of this allocation. Returns integer weights over a total.
+    same for every wound of this allocation. Returns integer weights over a total. A state of
+    length 1 is a squad of one-W models: its saves are rolled together [L1410].
     """
     alive = models_of(state)
     if wounds == 0 or alive == 0:
         return ((state, 1),), 1
+    if len(state) == 1:
+        removed = _removed_together(alive, wounds, loss)
+        return tuple(((alive - k,), w) for k, w in removed.weights().items()), removed.total
     q, r = divmod(wounds, alive)
     classes: list[tuple[int, int, int]] = []  # (W left, wounds received, models)
     extra = r
@@ -130,16 +148,35 @@ def allocate_live(
     remaining: list[int],
     wounds: Sequence[LossPlan],
     on_model: Callable[[int, int, int], None] | None = None,
+    *,
+    together: bool = False,
 ) -> int:
     """Allocate ``wounds`` over the living models of ``remaining`` (W left per model, updated).
 
     The same spread as :func:`allocation_counts`: models sorted by W left then by index,
     wounds dealt round-robin; each model rolls one save per wound it received [L1407].
     ``on_model(index, received, lost)`` reports each model. Returns the failed saves.
+
+    ``together`` (a squad of identical one-W models): the saves are rolled together and each
+    wound that takes a W off removes the next living model in index order (the closest to the
+    attacker) [L1410]; ``on_model`` then reports each removed model with one wound.
     """
     alive = sorted((i for i, w in enumerate(remaining) if w > 0), key=lambda i: (remaining[i], i))
     if not alive or not wounds:
         return 0
+    if together:
+        failed = 0
+        removed = 0
+        for plan in wounds:
+            fail, loss = loss_steps(dice, plan)
+            failed += fail
+            removed += loss > 0
+        for i in sorted(alive)[:removed]:
+            before = remaining[i]
+            remaining[i] = 0
+            if on_model is not None:
+                on_model(i, 1, before)
+        return failed
     per_model: dict[int, list[LossPlan]] = {i: [] for i in alive}
     for j, plan in enumerate(wounds):
         per_model[alive[j % len(alive)]].append(plan)

@@ -246,8 +246,12 @@ def _one_allocation(models: int, wounds: int, k: int, loss: Dist) -> tuple[Dist,
     """(models destroyed, wounds lost) when ``k`` wounds are spread over an unhurt squad.
 
     Given the allocation, models are independent [L1396], [L1407]: the ``k % models`` models
-    with one wound more, and the others.
+    with one wound more, and the others. One-W models roll their saves together instead and
+    each failed save removes a model, up to the squad [L1410] (pen rulings 14).
     """
+    if wounds == 1:
+        destroyed = Dist.binomial(k, 1 - loss.prob(0)).map(lambda n: min(n, models))
+        return destroyed, destroyed
     q, r = divmod(k, models)
     destroyed = Dist.constant(0)
     lost = Dist.constant(0)

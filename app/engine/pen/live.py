@@ -63,6 +63,8 @@ class _Log:
 def _strike(log: _Log, plan: AttackPlan, remaining: list[int], prefix: str = "") -> None:
     """Roll one side's attacks against a squad whose W left per model is ``remaining``."""
     roller = log.roller
+    struck = plan.request.target
+    assert isinstance(struck, Unit)
     hit = plan.hit
     attacks = hit.attacks
     if hit.area_models:
@@ -111,7 +113,7 @@ def _strike(log: _Log, plan: AttackPlan, remaining: list[int], prefix: str = "")
         batch = groups[key]
         before = sum(remaining)
         start = len(roller.records)
-        failed = allocate_live(roller, remaining, batch)
+        failed = allocate_live(roller, remaining, batch, together=struck.wounds == 1)
         log.steps.append(
             ResolutionStep(
                 prefix + "saves",

@@ -39,9 +39,19 @@ def brute_force(
     state: tuple[int, ...], wounds: int, loss: dict[int, Fraction]
 ) -> dict[tuple[int, ...], Fraction]:
     """Enumerate every loss of every wound; allocate by hand: the models sorted by W left,
-    the first ``wounds % n`` models get one more wound [L1396]."""
+    the first ``wounds % n`` models get one more wound [L1396]. One-W models roll together:
+    each wound that takes a W off removes one model [L1410]."""
     models = sorted(state)
     n = len(models)
+    if max(state) == 1:
+        out1: dict[tuple[int, ...], Fraction] = {}
+        for losses in itertools.product(loss.items(), repeat=wounds):
+            p = Fraction(1)
+            for _, q in losses:
+                p *= q
+            key1 = (n - min(n, sum(1 for v, _ in losses if v > 0)),)
+            out1[key1] = out1.get(key1, Fraction(0)) + p
+        return out1
     per = [wounds // n + (1 if i < wounds % n else 0) for i in range(n)]
     out: dict[tuple[int, ...], Fraction] = {}
     for losses in itertools.product(loss.items(), repeat=wounds):
@@ -88,15 +98,29 @@ def test_allocate_exact_matches_brute_force(
     assert got == brute_force(state, wounds, loss)
 
 
-def test_overkill_is_lost() -> None:
-    # 2 models of 1 W, 4 wounds with no save: 2 per model, exactly 2 dead, 2 wounds wasted
-    got = as_probs(initial_state(2, 1), 4, Dist.constant(1))
-    assert got == {(0,): Fraction(1)}
-    # 3 models W1, 4 unsaved-on-4+ wounds: one model takes 2 [L1396]
+def test_overkill_on_multi_wound_models_is_lost() -> None:
+    # 2 models of 2 W, 5 wounds with no save: 3 and 2 wounds, the third is lost [L1396], [L1411]
+    got = as_probs(initial_state(2, 2), 5, Dist.constant(1))
+    assert got == {(0, 0): Fraction(1)}
+    # 3 models of 2 W, 4 unsaved wounds: spread 2, 1, 1 [L1396]: one dead, two on 1 W
+    assert as_probs(initial_state(3, 2), 4, Dist.constant(1)) == {(2, 0): Fraction(1)}
+
+
+def test_identical_one_wound_models_roll_together_and_lose_no_wound() -> None:
+    """[L1410]: one-W models roll their saves together and each failure removes a model.
+
+    3 models W1, 4 wounds saved on 4+ (each fails with 1/2). Rolled together, the squad is
+    gone when at least 3 of the 4 saves fail: C(4,3)/16 + 1/16 = 5/16. The even spread of
+    [L1396] (2, 1, 1 wounds) would give 3/4 * 1/2 * 1/2 = 3/16: it wastes the second wound
+    of a model already dead."""
     loss = Dist.from_probs({0: Fraction(1, 2), 1: Fraction(1, 2)})
     got = as_probs(initial_state(3, 1), 4, loss)
-    # all three survive: the two-wound model saves both (1/4), the others theirs (1/2 each)
-    assert got[(3,)] == Fraction(1, 4) * Fraction(1, 2) * Fraction(1, 2)
+    assert got[(0,)] == Fraction(5, 16)
+    assert got[(3,)] == Fraction(1, 16)  # all four saved
+    assert got[(2,)] == Fraction(4, 16)  # exactly one failed
+    assert got[(1,)] == Fraction(6, 16)  # exactly two failed
+    # no save at all: 4 wounds on 2 models kill both, never more
+    assert as_probs(initial_state(2, 1), 4, Dist.constant(1)) == {(0,): Fraction(1)}
 
 
 @given(
@@ -141,3 +165,26 @@ def test_live_allocation_rolls_one_save_per_wound() -> None:
     assert [r.label for r in roller.records] == ["save"] * 3
     assert failed == 2
     assert remaining == [0, 0]
+
+
+def test_live_one_wound_models_roll_together_closest_first() -> None:
+    """[L1410]: 3 identical one-W models, 4 wounds saved on 4+, dice 1, 2, 6, 3: three
+    failures remove the three models, index order (closest first); no wound is wasted."""
+    roller = Roller.from_values([1, 2, 6, 3])
+    remaining = [1, 1, 1]
+    seen: list[tuple[int, int, int]] = []
+    failed = allocate_live(
+        roller,
+        remaining,
+        [LossPlan(RollCode(4), None, 1)] * 4,
+        lambda i, got, lost: seen.append((i, got, lost)),
+        together=True,
+    )
+    assert failed == 3
+    assert remaining == [0, 0, 0]
+    assert seen == [(0, 1, 1), (1, 1, 1), (2, 1, 1)]
+    # the model-by-model spread would give model 0 two wounds (dice 1 and 2: both fail), wasting one
+    roller = Roller.from_values([1, 2, 6, 3])
+    spread = [1, 1, 1]
+    allocate_live(roller, spread, [LossPlan(RollCode(4), None, 1)] * 4)
+    assert spread == [0, 1, 0]

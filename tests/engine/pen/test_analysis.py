@@ -173,6 +173,19 @@ def test_wound_allocation_overkill() -> None:
     assert out.models_destroyed.prob(2) == p2
 
 
+def test_identical_one_wound_models_remove_one_model_per_failed_save() -> None:
+    """[L1410]: one-W models roll together, so 4 shots at 3 models wipe them whenever 3 of
+    the 4 shots get through. Each shot: hit 3+ (BS4, 2/3) [L1303], wound 4+ (S4 vs T4,
+    1/2), save 4+ failed (1/2): q = 1/6. P(wipe) = C(4,3) q^3 (1-q) + q^4 = 21/1296."""
+    gun = Weapon(name="g", type=WeaponType.ASSAULT, shots=4, strength=4, ap=None)
+    three = replace(MARINE, models=3, save=4)
+    out = analyze(req(MARINE, gun, three))
+    q = Fraction(1, 6)
+    assert out.wipe_probability == 4 * q**3 * (1 - q) + q**4 == Fraction(21, 1296)
+    assert out.models_destroyed.prob(1) == 4 * q * (1 - q) ** 3
+    assert out.damage == out.models_destroyed  # one W per model
+
+
 def test_vehicle_lascannon() -> None:
     tank = Vehicle(armour=Armour(12, 12, 10), hull_points=3, types=frozenset({VehicleType.TANK}))
     las = Weapon(name="Lascannon", type=WeaponType.HEAVY, strength=9, ap=2)
