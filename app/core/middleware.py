@@ -292,7 +292,7 @@ class Gate:
 
 
 HEALTH_PATH = "/healthz"
-HEALTH_SLOTS = 2  # /healthz has slots (and pool connections) of its own: see ADR 0009
+HEALTH_SLOTS = 1  # /healthz has a slot (and a pool connection) of its own: see ADR 0009
 
 
 class AdmissionControl:
