@@ -8,6 +8,7 @@ from typing import Annotated, Any, Final, Literal
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
 
 from app.catalog.pen_units import MAX_ARMY_POINTS, MAX_ARMY_UNITS
+from app.core.ids import Id
 from app.engine.wh40k10e.army.roster import MAX_UNITS
 
 WH40K_10E: Final = "wh40k-10e"
@@ -52,7 +53,7 @@ class UnitIn(Strict):
 
 
 CatalogRef = Annotated[
-    int | Annotated[str, Field(min_length=1, max_length=120)],
+    Id | Annotated[str, Field(min_length=1, max_length=120)],
     Field(description="A catalogue's numeric id or slug"),
 ]
 

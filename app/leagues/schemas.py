@@ -177,9 +177,12 @@ class SnapshotReplace(Strict):
 
 class LadderGameCreate(Strict):
     player_a: int | None = Field(
-        default=None, ge=1, description="A registration id (default: your own registration)"
+        default=None,
+        ge=1,
+        le=MAX_ID,
+        description="A registration id (default: your own registration)",
     )
-    player_b: int = Field(ge=1, description="The opponent's registration id")
+    player_b: int = Field(ge=1, le=MAX_ID, description="The opponent's registration id")
 
 
 class ResultIn(Strict):

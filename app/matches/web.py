@@ -24,7 +24,7 @@ from app.core.deps import AppSettings, DbSession
 from app.core.errors import AppError
 from app.core.i18n import current_locale, lazy
 from app.core.i18n import gettext as _
-from app.core.ids import parse_int
+from app.core.ids import MAX_ID, parse_int
 from app.engine.combat import to_jsonable
 from app.engine.match import Refusal, RefusalKind
 from app.engine.wh40k10e.battle import Battle, Seat
@@ -178,7 +178,7 @@ def create_match(
     request: Request,
     db: WebDb,
     user: WebUser,
-    army_id: Annotated[int, Form(ge=1)],
+    army_id: Annotated[int, Form(ge=1, le=MAX_ID)],
     battle_size: Annotated[str, Form(max_length=32)] = "strike_force",
     mission: Annotated[str, Form(max_length=64)] = "only-war",
     opponent: Annotated[str, Form(pattern="^(user|guest)$")] = "user",
@@ -207,7 +207,7 @@ def join_match(
     db: WebDb,
     user: WebUser,
     code: Annotated[str, Form(min_length=1, max_length=64)],
-    army_id: Annotated[int | None, Form(ge=1)] = None,
+    army_id: Annotated[int | None, Form(ge=1, le=MAX_ID)] = None,
 ) -> HTMLResponse:
     if army_id is None:
         normalised = service.normalise_code(code)

@@ -4,11 +4,20 @@ API with schemathesis and by hand)."""
 from __future__ import annotations
 
 import re
+import typing
+from collections.abc import Iterator
 
 import pytest
+from annotated_types import Ge, Gt, Le, Lt
+from fastapi.dependencies.models import Dependant
+from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
+from pydantic import BaseModel
+from pydantic.fields import FieldInfo
 
+from app import features
 from app.core.ids import MAX_ID, parse_int
+from app.main import API_PREFIX
 from tests.support.web import api_token, csrf, register
 
 BIG = "99999999999999999999"  # beyond SQLite's INTEGER
@@ -52,6 +61,95 @@ def test_an_id_no_row_can_have_is_not_found(api: TestClient, method: str, path: 
     assert response.status_code in (404, 422), response.text
 
 
+# numbers FastAPI reads as an int (signs, "_", a ".0") that no row's id can be
+IMPOSSIBLE_PATH_IDS = [
+    "-1",
+    "-2147483649",
+    "-99999999999999999999999",
+    PG_BIG,
+    BIG,
+    "+99999999999999999999",
+    "99_999_999_999",
+    "99999999999999999999999.0",
+]
+
+
+def _dependants(dependant: Dependant) -> Iterator[Dependant]:
+    yield dependant
+    for sub in dependant.dependencies:
+        yield from _dependants(sub)
+
+
+def _is_int(annotation: object) -> bool:
+    return annotation is int or any(_is_int(arg) for arg in typing.get_args(annotation))
+
+
+def _routes() -> Iterator[tuple[str, APIRoute]]:
+    for prefix, routers in ((API_PREFIX, features.api_routers()), ("", features.web_routers())):
+        for router in routers:
+            for route in router.routes:
+                if isinstance(route, APIRoute):
+                    yield prefix, route
+
+
+def _int_path_params() -> list[tuple[str, str, str]]:
+    """(method, path with ``{}`` for one int path parameter and 1 for the others, name)."""
+    found = []
+    for prefix, route in _routes():
+        names = {
+            param.name
+            for dep in _dependants(route.dependant)
+            for param in dep.path_params
+            if _is_int(param.field_info.annotation)
+        }
+        for name in sorted(names):
+            path = (prefix + route.path).replace("{" + name + "}", "{}")
+            path = re.sub(r"\{(\w+)\}", lambda m, ns=names: "1" if m[1] in ns else m[0], path)
+            found.append((sorted(route.methods)[0], path, name))
+    return found
+
+
+INT_PATH_PARAMS = _int_path_params()
+
+
+def test_the_routes_with_int_path_ids_are_found() -> None:
+    paths = {path for _, path, _ in INT_PATH_PARAMS}
+    assert "/api/v1/matches/{}" in paths
+    assert "/clubs/{}" in paths
+    assert "/armies/1/units/{}" in paths
+    assert len(INT_PATH_PARAMS) > 60
+
+
+def test_every_int_path_id_no_row_can_have_is_not_found_without_a_login(
+    client: TestClient,
+) -> None:
+    """On Postgres these were "integer out of range" (500), on SQLite an OverflowError."""
+    token = csrf(client)  # an anonymous form's token, so that the id is what is judged
+    headers = {"X-CSRF-Token": token}
+    wrong = []
+    for method, path, _name in INT_PATH_PARAMS:
+        form = {"data": {"csrf_token": token}} if method == "POST" else {}
+        for number in IMPOSSIBLE_PATH_IDS:
+            response = client.request(method, path.format(number), headers=headers, **form)
+            if response.status_code != 404:
+                wrong.append((method, path.format(number), response.status_code))
+    assert wrong == []
+
+
+@pytest.mark.parametrize(
+    "path", ["/api/v1/matches/-2147483649", "/api/v1/clubs/-2147483649", "/clubs/-2147483649"]
+)
+def test_negative_ids_are_not_found_when_logged_in(api: TestClient, path: str) -> None:
+    _problem(api.get(path), 404)
+
+
+def test_ids_at_the_edges_of_the_range_still_reach_the_route(api: TestClient) -> None:
+    for number in ("0", "1", str(MAX_ID), "-0"):
+        response = api.get(f"/api/v1/matches/{number}")
+        _problem(response, 404, "match-not-found")  # the route's own answer
+    assert api.get("/api/v1/matches/abc").status_code == 422
+
+
 def test_a_page_with_an_impossible_id_is_a_404_page(client: TestClient) -> None:
     register(client)
     response = client.get(f"/clubs/{BIG}", headers={"Accept": "text/html"})
@@ -90,6 +188,110 @@ def test_a_catalogue_reference_in_a_body_that_names_nothing_is_a_clear_error(
 )
 def test_ids_in_bodies_are_bounded(api: TestClient, path: str, body: dict) -> None:  # type: ignore[type-arg]
     _problem(api.post(path, json=body), 422)
+
+
+def _limits(metadata: list[object]) -> tuple[int | None, int | None]:
+    lo = hi = None
+    for item in metadata:
+        if isinstance(item, Ge):
+            lo = int(item.ge)  # type: ignore[call-overload]
+        elif isinstance(item, Gt):
+            lo = int(item.gt) + 1  # type: ignore[call-overload]
+        elif isinstance(item, Le):
+            hi = int(item.le)  # type: ignore[call-overload]
+        elif isinstance(item, Lt):
+            hi = int(item.lt) - 1  # type: ignore[call-overload]
+    return lo, hi
+
+
+def _int_bounds(annotation: object, metadata: list[object]) -> tuple[int | None, int | None]:
+    """The bounds on the ``int`` branch of ``annotation`` (``Annotated`` and unions unwrapped)."""
+    if typing.get_origin(annotation) is typing.Annotated:
+        base, *extra = typing.get_args(annotation)
+        for item in extra:
+            metadata = [*metadata, *(item.metadata if isinstance(item, FieldInfo) else [item])]
+        return _int_bounds(base, metadata)
+    if annotation is int:
+        return _limits(metadata)
+    branch = next(arg for arg in typing.get_args(annotation) if _is_int(arg))
+    return _int_bounds(branch, metadata)
+
+
+def _names_an_id(name: str, info: FieldInfo) -> bool:
+    words = re.findall(r"\w+", (info.description or "").lower())
+    return name == "id" or name.endswith("_id") or "id" in words
+
+
+def _models(annotation: object) -> Iterator[type[BaseModel]]:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        yield annotation
+    for arg in typing.get_args(annotation):
+        yield from _models(arg)
+
+
+def _id_inputs() -> Iterator[tuple[str, str, FieldInfo]]:
+    """(where, name, field) of every int query, form or JSON field that holds an id."""
+    seen: set[type[BaseModel]] = set()
+
+    def fields(model: type[BaseModel], where: str) -> Iterator[tuple[str, str, FieldInfo]]:
+        if model in seen:
+            return
+        seen.add(model)
+        for name, info in model.model_fields.items():
+            yield f"{where} {model.__name__}", name, info
+            for sub in _models(info.annotation):
+                yield from fields(sub, where)
+
+    for prefix, route in _routes():
+        where = f"{sorted(route.methods)[0]} {prefix}{route.path}"
+        for dep in _dependants(route.dependant):
+            for param in [*dep.query_params, *dep.body_params]:
+                yield where, param.name, param.field_info
+                for model in _models(param.field_info.annotation):
+                    yield from fields(model, where)
+
+
+def test_every_id_in_a_query_or_a_body_is_bounded_on_both_sides() -> None:
+    """An unbounded id reaches the database: "integer out of range" on Postgres."""
+    checked, unbounded = 0, []
+    for where, name, info in _id_inputs():
+        if _is_int(info.annotation) and _names_an_id(name, info):
+            checked += 1
+            lo, hi = _int_bounds(info.annotation, list(info.metadata))
+            if lo is None or hi is None or lo < 0 or hi > MAX_ID:
+                unbounded.append((where, name, lo, hi))
+    assert checked > 10
+    assert unbounded == [], unbounded
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/api/v1/leagues/1/games", {"player_b": int(BIG)}),
+        ("/api/v1/leagues/1/games", {"player_a": -int(BIG), "player_b": 1}),
+        ("/api/v1/armies", {"name": "x", "faction": "Orks", "catalog": -int(BIG)}),
+    ],
+)
+def test_registration_and_catalogue_ids_in_bodies_are_bounded(
+    api: TestClient,
+    path: str,
+    body: dict,  # type: ignore[type-arg]
+) -> None:
+    _problem(api.post(path, json=body), 422)
+
+
+@pytest.mark.parametrize(
+    ("path", "form"),
+    [
+        ("/matches", {"army_id": BIG, "battle_size": "strike_force", "opponent": "user"}),
+        ("/matches/join", {"code": "ABCDEF", "army_id": BIG}),
+    ],
+)
+def test_army_ids_in_forms_are_bounded(client: TestClient, path: str, form: dict) -> None:  # type: ignore[type-arg]
+    register(client)
+    token = csrf(client, "/matches")
+    response = client.post(path, data={"csrf_token": token, **form})
+    assert response.status_code == 422, response.text
 
 
 def test_ids_in_queries_are_bounded(api: TestClient) -> None:
