@@ -2,41 +2,18 @@
 
 from __future__ import annotations
 
-import os
-import uuid
-from collections.abc import Iterator
+import sqlite3
 
 import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import create_engine, inspect, text
-from sqlalchemy.engine import make_url
+from sqlalchemy import inspect
 
 from app.core import migrate
 from app.core.db import make_engine
 from app.models import Base
-
-
-@pytest.fixture
-def scratch_url(tmp_path) -> Iterator[str]:
-    """A throwaway database of the same kind as the suite's."""
-    base = os.environ.get("W40K_TEST_DATABASE_URL")
-    if not base:
-        yield f"sqlite:///{tmp_path / 'migrations.db'}"
-        return
-    url = make_url(base)
-    name = f"auspex_mig_{uuid.uuid4().hex[:10]}"
-    admin = create_engine(url.set(database="postgres"), isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield url.set(database=name).render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
 
 
 def _tables(url: str) -> set[str]:
@@ -82,3 +59,25 @@ def test_models_and_migrations_agree(scratch_url: str) -> None:
 def test_single_head() -> None:
     heads = ScriptDirectory.from_config(migrate.alembic_config()).get_heads()
     assert len(heads) == 1, heads
+
+
+def test_sqlite_migrations_refuse_to_leave_rows_pointing_at_nothing(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Migrations run with foreign keys off on SQLite; the check before commit still holds."""
+    url = f"sqlite:///{tmp_path / 'dangling.db'}"
+    migrate.upgrade(url)
+    head = ScriptDirectory.from_config(migrate.alembic_config(url)).get_current_head()
+    raw = sqlite3.connect(tmp_path / "dangling.db")  # foreign keys are off by default here
+    raw.execute(
+        "INSERT INTO match_events (match_id, seq, batch, actor, kind, event)"
+        " VALUES (999, 1, 1, 'a', 'k', '{}')"
+    )
+    raw.commit()
+    raw.close()
+    with pytest.raises(RuntimeError, match="match_events row 1 -> matches"):
+        migrate.downgrade(url, "-1")
+    engine = make_engine(url)
+    try:
+        with engine.connect() as conn:
+            assert MigrationContext.configure(conn).get_current_revision() == head  # rolled back
+    finally:
+        engine.dispose()
