@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, status
+from fastapi import APIRouter, Request, status
 
 from app.accounts import service
 from app.accounts.deps import CurrentUser
@@ -38,8 +38,13 @@ def list_tokens(user: CurrentUser, db: DbSession) -> list[TokenOut]:
     status_code=status.HTTP_201_CREATED,
     summary="Create a personal API token (the secret is in this response only)",
 )
-def create_token(data: TokenCreate, user: CurrentUser, db: DbSession) -> TokenCreated:
-    created = service.create_token(db, user, data)
+def create_token(
+    request: Request, data: TokenCreate, user: CurrentUser, db: DbSession
+) -> TokenCreated:
+    """Every token expires (90 days unless asked, at most 365); a token created with a token
+    expires no later than the token that created it."""
+    parent = getattr(request.state, "token_digest", None)
+    created = service.create_token(db, user, data, parent_digest=parent)
     return TokenCreated(**_token_out(created.token).model_dump(), token=created.secret)
 
 

@@ -90,6 +90,7 @@ def current_user(
                 headers={"WWW-Authenticate": 'Bearer error="invalid_token"'},
             )
         request.state.auth = "token"
+        request.state.token_digest = security.digest(token)  # caps the tokens it creates
     else:
         cookie = request.cookies.get(settings.session_cookie)
         if cookie:

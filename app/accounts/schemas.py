@@ -57,9 +57,20 @@ class UserOut(BaseModel):
     created_at: datetime
 
 
+TOKEN_DEFAULT_DAYS = 90
+TOKEN_MAX_DAYS = 365
+
+
 class TokenCreate(Strict):
     name: str = Field(min_length=1, max_length=60)
-    expires_in_days: int | None = Field(default=None, ge=1, le=3650)
+    expires_in_days: int = Field(
+        default=TOKEN_DEFAULT_DAYS,
+        ge=1,
+        le=TOKEN_MAX_DAYS,
+        description=f"Lifetime in days (default {TOKEN_DEFAULT_DAYS}, at most {TOKEN_MAX_DAYS}); "
+        "every token expires. A token created with another token never outlives it: it expires "
+        "at the earlier of the two dates (see `expires_at` in the answer).",
+    )
 
 
 class TokenOut(BaseModel):

@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 
 from app.accounts.exceptions import EmailTaken, LoginThrottled, TokenNotFound
 from app.accounts.models import ApiToken, LoginFailure, User, WebSession
-from app.accounts.schemas import ProfileUpdate, Registration, TokenCreate
+from app.accounts.schemas import TOKEN_MAX_DAYS, ProfileUpdate, Registration, TokenCreate
 from app.core import security
 from app.core.config import Settings
 from app.core.db import DeferredWrite, as_aware, defer_write, utcnow
@@ -191,9 +191,21 @@ class NewToken:
     secret: str
 
 
-def create_token(db: Session, user: User, data: TokenCreate) -> NewToken:
+def create_token(
+    db: Session, user: User, data: TokenCreate, *, parent_digest: str | None = None
+) -> NewToken:
+    """A new token, expiring after ``data.expires_in_days``; created with another token (whose
+    digest is ``parent_digest``), it expires no later than that one (a token without an expiry,
+    from before every token had one, counts as expiring at the longest lifetime)."""
     secret = security.new_token(TOKEN_PREFIX)
-    expires_at = utcnow() + timedelta(days=data.expires_in_days) if data.expires_in_days else None
+    now = utcnow()
+    expires_at = now + timedelta(days=data.expires_in_days)
+    if parent_digest is not None:
+        parent = db.scalar(
+            select(ApiToken.expires_at).where(ApiToken.token_digest == parent_digest)
+        )
+        cap = as_aware(parent) if parent is not None else now + timedelta(days=TOKEN_MAX_DAYS)
+        expires_at = min(expires_at, cap)
     token = ApiToken(
         user_id=user.id,
         name=data.name.strip(),

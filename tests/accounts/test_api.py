@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
 from sqlalchemy import select, update
 
 from app.accounts.models import ApiToken
@@ -120,3 +121,87 @@ def test_token_create_validates_input(client) -> None:
     assert response.status_code == 422
     fields = {e["field"] for e in response.json()["errors"]}
     assert fields == {"name", "expires_in_days", "admin"}
+
+
+def _bearer(secret: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {secret}"}
+
+
+def _days_left(body: dict) -> float:
+    from datetime import datetime
+
+    expires = datetime.fromisoformat(body["expires_at"].replace("Z", "+00:00"))
+    return (expires - utcnow()).total_seconds() / 86400
+
+
+def test_every_token_expires_by_default_in_90_days(client) -> None:
+    register(client)
+    secret = api_token(client)
+    client.cookies.clear()
+    created = client.post("/api/v1/tokens", json={"name": "bot"}, headers=_bearer(secret))
+    assert created.status_code == 201
+    assert 89.9 < _days_left(created.json()) <= 90
+    listed = client.get("/api/v1/tokens", headers=_bearer(secret)).json()
+    assert all(t["expires_at"] is not None for t in listed)
+
+
+@pytest.mark.parametrize("days", [None, 366, 3650])
+def test_a_token_never_lives_past_365_days(client, days: int | None) -> None:
+    register(client)
+    secret = api_token(client)
+    client.cookies.clear()
+    response = client.post(
+        "/api/v1/tokens", json={"name": "forever", "expires_in_days": days}, headers=_bearer(secret)
+    )
+    assert response.status_code == 422
+    assert response.json()["errors"][0]["field"] == "expires_in_days"
+
+
+def test_a_token_created_by_a_token_never_outlives_it(client) -> None:
+    register(client)
+    token = csrf(client, "/account")
+    parent = client.post(
+        "/api/v1/tokens",
+        json={"name": "short", "expires_in_days": 7},
+        headers={"X-CSRF-Token": token},
+    ).json()
+    client.cookies.clear()
+    child = client.post(
+        "/api/v1/tokens",
+        json={"name": "child", "expires_in_days": 365},
+        headers=_bearer(parent["token"]),
+    )
+    assert child.status_code == 201
+    assert child.json()["expires_at"] == parent["expires_at"]
+    # a shorter lifetime than the parent's is kept
+    shorter = client.post(
+        "/api/v1/tokens",
+        json={"name": "shorter", "expires_in_days": 2},
+        headers=_bearer(parent["token"]),
+    ).json()
+    assert 1.9 < _days_left(shorter) <= 2
+
+
+def test_a_legacy_token_without_expiry_creates_tokens_of_at_most_365_days(client, db) -> None:
+    register(client)
+    secret = api_token(client)
+    db.execute(update(ApiToken).values(expires_at=None))
+    client.cookies.clear()
+    child = client.post(
+        "/api/v1/tokens",
+        json={"name": "child", "expires_in_days": 365},
+        headers=_bearer(secret),
+    )
+    assert child.status_code == 201
+    assert 364.9 < _days_left(child.json()) <= 365
+
+
+def test_a_browser_session_creates_tokens_of_the_asked_lifetime(client) -> None:
+    register(client)
+    token = csrf(client, "/account")
+    created = client.post(
+        "/api/v1/tokens",
+        json={"name": "year", "expires_in_days": 365},
+        headers={"X-CSRF-Token": token},
+    )
+    assert 364.9 < _days_left(created.json()) <= 365

@@ -246,3 +246,12 @@ def test_language_cookie_is_secure_when_cookies_are(app_settings, engine, connec
     cookie = response.headers["set-cookie"]
     assert cookie.startswith("auspex_lang=fr")
     assert "secure" in cookie.lower()
+
+
+def test_the_token_list_shows_when_each_token_expires(client) -> None:
+    register(client)
+    client.post("/account/tokens", data={"csrf_token": csrf(client, "/account"), "name": "bot"})
+    row = html(client.get("/account")).css_first("table.tokens tbody tr")
+    assert row is not None
+    expected = (utcnow() + timedelta(days=90)).strftime("%Y-%m-%d")
+    assert expected in [cell.text() for cell in row.css("td")]
