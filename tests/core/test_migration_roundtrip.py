@@ -24,6 +24,7 @@ from sqlalchemy.types import Boolean, Date, DateTime, Integer, String, Text
 
 from app.core import migrate
 from app.core.db import make_engine
+from tests.core.test_migrations import scratch_url  # noqa: F401 - a fixture, used by name
 
 ROWS_PER_TABLE = 2
 VERSION_TABLE = "alembic_version"
@@ -124,7 +125,9 @@ def _step(engine: Engine, config: Any, direction: str) -> tuple[str, dict[str, t
     return f"{before} -> {after}", _kept(counts, new_counts)
 
 
-def test_every_step_down_to_base_and_back_up_keeps_every_row(scratch_url: str) -> None:
+def test_every_step_down_to_base_and_back_up_keeps_every_row(
+    scratch_url: str,  # noqa: F811 - the fixture imported above
+) -> None:
     config = migrate.alembic_config(scratch_url)
     script = ScriptDirectory.from_config(config)
     (head,) = script.get_heads()
