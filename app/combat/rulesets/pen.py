@@ -94,7 +94,7 @@ class PenTarget(PenUnit):
     the vehicle fields: ``armour``, ``facing``, ``hull_points``, ``types``, ``ws``,
     ``weapons``, ``invulnerable_save``, ``cover_save``, ``reinforced_armour``, ``rules``,
     ``damage_bonus``, ``hull_points_lost``, ``weapons_damaged``, ``reduced_mobility``,
-    ``immobilised``, ``models``)."""
+    ``immobilised``, ``results_this_turn``, ``models``)."""
 
     armour: PenArmour | None = None
     facing: Annotated[str, Field(max_length=20)] | None = Field(
@@ -109,6 +109,14 @@ class PenTarget(PenUnit):
     weapons_damaged: bool | None = None
     reduced_mobility: bool | None = None
     immobilised: bool | None = None
+    results_this_turn: Annotated[list[Name] | None, Field(max_length=p.MAX_RESULTS_THIS_TURN)] = (
+        Field(
+            default=None,
+            description="Vehicles: damage results it already suffered earlier this turn, by the "
+            'row its die read ("shaken", "secoué", "weapons damaged"...): a repeated result moves '
+            "one row down per earlier one.",
+        )
+    )
 
 
 class PenSituation(StrictRequest):

@@ -45,6 +45,7 @@ from app.engine.pen.vehicles import (
     VehicleState,
     core_transitions,
     penetration_outcomes,
+    reads_of,
 )
 from app.engine.pen.wounds import (
     LossPlan,
@@ -553,6 +554,7 @@ def vehicle_initial_state(vehicle: Vehicle) -> VehicleState:
         weapons_damaged=vehicle.weapons_damaged,
         reduced_mobility=vehicle.reduced_mobility,
         immobilised=vehicle.immobilised,
+        reads=reads_of(vehicle.results_this_turn),
     )
 
 

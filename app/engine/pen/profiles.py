@@ -14,7 +14,7 @@ from enum import StrEnum
 
 from app.engine.errors import ProfileError
 from app.engine.pen.names import Rule, RuleRef, normalise
-from app.engine.pen.tables import Location
+from app.engine.pen.tables import DamageResult, Location
 
 __all__ = [
     "MAX_MODELS",
@@ -38,6 +38,7 @@ MAX_MODELS = 50  # bounds keep every request cheap (CONVENTIONS "every input has
 MAX_SHOTS = 10  # per model
 MAX_TEMPLATE_HITS = 30
 MAX_HULL_POINTS = 10
+MAX_RESULTS_THIS_TURN = 20
 
 
 class WeaponKind(StrEnum):
@@ -223,6 +224,35 @@ VEHICLE_TYPE_ALIASES: dict[str, VehicleType] = {
         "transport": VehicleType.TRANSPORT,
     }.items()
 }
+
+
+DAMAGE_RESULT_ALIASES: dict[str, DamageResult] = {
+    normalise(k): v
+    for k, v in {
+        **{r.value.replace("_", " "): r for r in DamageResult},
+        "aucun effet": DamageResult.NO_EFFECT,
+        "secoue": DamageResult.SHAKEN,
+        "armes endommagees": DamageResult.WEAPONS_DAMAGED,
+        "arme detruite": DamageResult.WEAPON_DESTROYED,
+        "arme explosee": DamageResult.WEAPON_EXPLODES,
+        "pilote sonne": DamageResult.DRIVER_STUNNED,
+        "stunned": DamageResult.DRIVER_STUNNED,
+        "mobilite reduite": DamageResult.REDUCED_MOBILITY,
+        "immobilise": DamageResult.IMMOBILISED,
+        "immobilized": DamageResult.IMMOBILISED,
+        "endommage": DamageResult.DAMAGED,
+        "tres endommage": DamageResult.HEAVILY_DAMAGED,
+        "crash violent": DamageResult.VIOLENT_CRASH,
+        "detruit": DamageResult.DESTROYED,
+        "explose": DamageResult.EXPLODED,
+    }.items()
+}
+# Results that do not move one row down when repeated in a turn [L1460] (markers instead), and
+# the ones after which the vehicle is gone.
+NOT_REPEATED = frozenset(
+    {DamageResult.NO_EFFECT, DamageResult.DAMAGED, DamageResult.HEAVILY_DAMAGED}
+)
+FINAL_RESULTS = frozenset({DamageResult.DESTROYED, DamageResult.EXPLODED})
 
 
 class Facing(StrEnum):
@@ -435,6 +465,9 @@ class Vehicle:
     A vehicle squad splits its shots between members before rolling [L1291]: analyse one
     vehicle at a time. ``damage_bonus`` is the sum of its Endommagé (+1) / Très endommagé (+2)
     markers [L1450-L1451]; ``hull_points`` None disables hull-point destruction (note §8.48).
+    ``results_this_turn``: the damage results it already suffered earlier in this turn, each
+    named by the row its die read (before moving down): a repeated result moves one row down
+    per earlier one [L1460] (pen rulings 26).
     """
 
     armour: Armour
@@ -453,6 +486,7 @@ class Vehicle:
     reduced_mobility: bool = False
     immobilised: bool = False
     models: int = 1
+    results_this_turn: tuple[DamageResult, ...] = ()
 
     def has(self, rule: Rule) -> bool:
         if rule is Rule.SKIMMER and self.types & {
@@ -489,6 +523,23 @@ class Vehicle:
         )
         if self.hull_points is not None and 0 < self.hull_points <= self.hull_points_lost:
             problems.append(ProfileError("hull_points_lost", "the vehicle is already destroyed"))
+        for i, result in enumerate(self.results_this_turn):
+            if result in NOT_REPEATED:
+                problems.append(
+                    ProfileError(
+                        f"results_this_turn[{i}]",
+                        f"{result.value} does not move down when repeated [L1460]: give "
+                        "Endommagé / Très endommagé as damage_bonus and hull_points_lost",
+                    )
+                )
+            elif result in FINAL_RESULTS:
+                problems.append(
+                    ProfileError(f"results_this_turn[{i}]", "the vehicle is already destroyed")
+                )
+        if len(self.results_this_turn) > MAX_RESULTS_THIS_TURN:
+            problems.append(
+                ProfileError("results_this_turn", f"at most {MAX_RESULTS_THIS_TURN} results")
+            )
         if self.models != 1:
             problems.append(
                 ProfileError(

@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 from app.engine.errors import ProfileError
 from app.engine.pen.names import RuleRef, UnknownName, normalise, parse_rule, resolve_name
 from app.engine.pen.profiles import (
+    DAMAGE_RESULT_ALIASES,
     FACING_ALIASES,
     TEMPLATE_ALIASES,
     UNIT_TYPE_ALIASES,
@@ -83,6 +84,7 @@ VEHICLE_FIELDS = {
     "reduced_mobility",
     "immobilised",
     "models",
+    "results_this_turn",
 }
 WEAPON_FIELDS = {
     "name",
@@ -459,6 +461,20 @@ def _vehicle(b: _Builder, raw: object, path: str) -> Vehicle | None:
         if found is not None:
             types.add(found)
     values["types"] = frozenset(types)
+    earlier = []
+    for i, name in enumerate(
+        b.names(data.get("results_this_turn"), _join(path, "results_this_turn"))
+    ):
+        found_result = b.choice(
+            name,
+            f"{path}.results_this_turn[{i}]",
+            "damage result",
+            DAMAGE_RESULT_ALIASES,
+            _display(DAMAGE_RESULT_ALIASES),
+        )
+        if found_result is not None:
+            earlier.append(found_result)
+    values["results_this_turn"] = tuple(earlier)
     values["rules"] = b.rules(data.get("rules"), _join(path, "rules"))
     # without a complete armour the other fields are still checked, then nothing is built
     built = b.build(

@@ -33,6 +33,7 @@ __all__ = [
     "penetration_outcomes",
     "penetration_procedure",
     "read_result",
+    "reads_of",
 ]
 
 
@@ -172,6 +173,21 @@ class VehicleState:
     @property
     def out_of_control(self) -> bool:
         return self.count(DamageResult.CRASH) + self.count(DamageResult.VIOLENT_CRASH) > 0
+
+
+def reads_of(results: tuple[DamageResult, ...]) -> tuple[int, ...]:
+    """The ``reads`` of a vehicle that already suffered ``results`` this turn: each one is an
+    earlier read of the row that prints it [L1460] (results that never move down add nothing).
+    """
+    reads: tuple[int, ...] = (0,) * 16
+    for result in results:
+        if result in _NO_ESCALATION:
+            continue
+        for table, rows in tables.TABLE_ROWS.items():
+            for row, (_low, printed) in enumerate(rows):
+                if printed is result:
+                    reads = _bump(reads, _ROW_OFFSET[table] + row)
+    return reads
 
 
 def _bump(values: tuple[int, ...], index: int) -> tuple[int, ...]:

@@ -26,6 +26,7 @@ from app.engine.pen.profiles import (
     WeaponKind,
     WeaponType,
 )
+from app.engine.pen.tables import DamageResult, Location
 
 MARINE = Unit(
     models=1,
@@ -205,6 +206,29 @@ def test_vehicle_lascannon() -> None:
     assert results["destroyed"] == {"expected": Fraction(1, 18), "p_at_least_once": Fraction(1, 18)}
     assert results["shaken"] == {"expected": 0, "p_at_least_once": 0}
     assert out.damage.max == 2
+
+
+def test_results_earlier_this_turn_move_a_repeated_result_down() -> None:
+    """[L1460]: a second identical result in the same turn moves one row down, also when the
+    first came from an earlier attack of this turn (given as ``results_this_turn``).
+
+    BS7: hit "2+ re" (35/36) [L1306], location 1D6+7 >= 8 is the announced weapons table
+    [L1426]; S10 against armour 10 always penetrates [L1403]; AP2 adds nothing [L1458]. The
+    damage die reads Secoué on 1-2 [L1436], Armes endommagées on 3-4 [L1437]. After an earlier
+    Secoué, 1-2 moves down to Armes endommagées: 0 Secoué, 35/36 x 4/6 Armes endommagées."""
+    gun = Weapon(name="g", type=WeaponType.HEAVY, shots=1, strength=10, ap=2)
+    fresh = Vehicle(armour=Armour(10, 10, 10))
+    shot = replace(MARINE, bs=7)
+    kw: dict[str, Any] = {"stationary": True, "announced_location": Location.WEAPONS}
+    extra: Any = analyze(req(shot, gun, fresh, **kw)).extra
+    results = extra["vehicle"]["results"]
+    assert results["shaken"]["expected"] == Fraction(35, 36) * Fraction(2, 6)
+    assert results["weapons_damaged"]["expected"] == Fraction(35, 36) * Fraction(2, 6)
+    shaken = replace(fresh, results_this_turn=(DamageResult.SHAKEN,))
+    extra = analyze(req(shot, gun, shaken, **kw)).extra
+    results = extra["vehicle"]["results"]
+    assert results["shaken"]["expected"] == 0
+    assert results["weapons_damaged"]["expected"] == Fraction(35, 36) * Fraction(4, 6)
 
 
 def test_melta_at_half_range_is_anti_vehicle() -> None:

@@ -18,7 +18,7 @@ from app.engine.pen.profiles import (
     WeaponType,
 )
 from app.engine.pen.requests import request_from_dict
-from app.engine.pen.tables import Location
+from app.engine.pen.tables import DamageResult, Location
 
 ISSUE_EXAMPLE: dict[str, Any] = {  # the request body of issue 4, as the API receives it
     "attacker": {"models": 10, "ws": 4, "bs": 4, "strength": 4, "attacks": 1, "initiative": 4},
@@ -245,3 +245,30 @@ def test_melee_weapon_defaults_to_a_close_combat_weapon() -> None:
     assert req.weapon.strength is None
     req = request_from_dict(with_() | {"weapon": {"kind": "melee", "ap": None}})
     assert req.weapon.ap is None  # an explicit "PA -"
+
+
+def test_vehicle_results_earlier_this_turn() -> None:
+    """Earlier results of this turn, French or English; results that never move down [L1460]
+    and a vehicle already destroyed are refused with their field."""
+    body = {
+        "attacker": {"bs": 4},
+        "weapon": {"type": "heavy 1", "strength": 9, "ap": 2},
+        "target": {
+            "armour": {"front": 14, "side": 13, "rear": 10},
+            "results_this_turn": ["Secoué", "weapons damaged", "pilote sonne"],
+        },
+    }
+    target = request_from_dict(body).target
+    assert isinstance(target, Vehicle)
+    assert target.results_this_turn == (
+        DamageResult.SHAKEN,
+        DamageResult.WEAPONS_DAMAGED,
+        DamageResult.DRIVER_STUNNED,
+    )
+    body["target"]["results_this_turn"] = ["Endommagé", "Détruit", "secou"]  # type: ignore[index]
+    with pytest.raises(ProfileError) as info:
+        request_from_dict(body)
+    fields = dict(info.value.errors)
+    assert "target.results_this_turn[0]" in fields  # a marker, not a repeated result
+    assert fields["target.results_this_turn[1]"] == "the vehicle is already destroyed"
+    assert "did you mean" in fields["target.results_this_turn[2]"]
