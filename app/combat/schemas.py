@@ -97,6 +97,12 @@ class DistOut(BaseModel):
     distribution: list[DistRowOut]
 
 
+class OutcomeOut(BaseModel):
+    outcome: str = Field(description="The outcome's name (e.g. `miss`, `step`, `coup_double`).")
+    exact: str = Field(description='Its probability as a reduced fraction "p/q", or "p".')
+    approx: float
+
+
 class AnalysisOut(BaseModel):
     """Exact distributions of an attack request."""
 
@@ -110,6 +116,11 @@ class AnalysisOut(BaseModel):
     extra: dict[str, Any] = Field(
         description="Named sections a rule system adds (may be empty); distributions and "
         "fractions in it have the same shapes as above."
+    )
+    outcomes: list[OutcomeOut] | None = Field(
+        default=None,
+        description="Only from a rule system whose attack ends in one of a few named results "
+        "(black-reach): each result with its exact probability, in the system's order.",
     )
 
 

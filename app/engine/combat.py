@@ -6,7 +6,9 @@ special case in shared code.
 
 - :class:`CombatAnalysis`: ``damage`` (wounds actually lost), ``models_destroyed``,
   ``wipe_probability``, ``stages`` (stage name -> Dist of a count: attacks, hits, wounds,
-  failed_saves, mortal_wounds...), ``extra`` (named sections a system adds).
+  failed_saves, mortal_wounds...), ``extra`` (named sections a system adds), and ``outcomes``
+  (named results with their exact probabilities, for a system whose attack ends in one of a few
+  results, e.g. black-reach's ``miss`` / ``step`` / ``coup_double``).
 - :class:`CombatResolution`: one roll of the same attacks: every die, totals per stage, the
   target's state afterwards, a readable step log and ``extra`` sections.
 """
@@ -50,6 +52,9 @@ class CombatAnalysis:
     wipe_probability: Fraction
     stages: Mapping[str, Dist]
     extra: Mapping[str, ExtraValue] = field(default_factory=dict)
+    # named outcomes of a system whose attack ends in one of a few results (a miss, a step...),
+    # in the system's order; serialised as ``outcomes`` only when present
+    outcomes: Mapping[str, Fraction] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,10 +112,29 @@ class CombatResolution:
 # -- serialisation ---------------------------------------------------------------------------
 
 
+_DIRECT_BITS = 2000  # about 600 digits: under any limit ``sys.set_int_max_str_digits`` allows
+
+
+def _decimal(n: int) -> str:
+    """``str(n)`` for an integer of any size: CPython refuses ``str()`` past 4300 digits (a
+    guard against quadratic conversions of untrusted input), and an exact probability of a
+    large attack can be longer. The engines bound their fractions (``MAX_EXACT_DIGITS`` in
+    :mod:`app.engine.wh40k10e.exact`); this keeps serialisation total whatever the size."""
+    if n < 0:
+        return "-" + _decimal(-n)
+    if n.bit_length() <= _DIRECT_BITS:
+        return str(n)
+    half = int(n.bit_length() * 0.30103) // 2  # about half of its decimal digits
+    high, low = divmod(n, 10**half)
+    return _decimal(high) + _decimal(low).rjust(half, "0")
+
+
 def fraction_to_str(q: Fraction) -> str:
     """``"p/q"`` reduced, or ``"p"`` when q = 1."""
     q = Fraction(q)
-    return str(q.numerator) if q.denominator == 1 else f"{q.numerator}/{q.denominator}"
+    if q.denominator == 1:
+        return _decimal(q.numerator)
+    return f"{_decimal(q.numerator)}/{_decimal(q.denominator)}"
 
 
 def fraction_to_jsonable(q: Fraction, digits: int = 4) -> dict[str, Jsonable]:
@@ -146,13 +170,18 @@ def to_jsonable(value: object, digits: int = 4) -> Jsonable:
     if isinstance(value, DieRecord):
         return dict(value.as_dict())
     if isinstance(value, CombatAnalysis):
-        return {
+        analysis: dict[str, Jsonable] = {
             "damage": dist_to_jsonable(value.damage, digits),
             "models_destroyed": dist_to_jsonable(value.models_destroyed, digits),
             "wipe_probability": fraction_to_jsonable(value.wipe_probability, digits),
             "stages": {k: dist_to_jsonable(d, digits) for k, d in value.stages.items()},
             "extra": {k: to_jsonable(v, digits) for k, v in value.extra.items()},
         }
+        if value.outcomes:
+            analysis["outcomes"] = [
+                {"outcome": k, **fraction_to_jsonable(p, digits)} for k, p in value.outcomes.items()
+            ]
+        return analysis
     if isinstance(value, ModelState):
         return {
             "group": value.group,

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
-from app.combat.rulesets import pen, wh40k10e
+from app.combat.rulesets import black_reach, pen, wh40k10e
 from app.combat.schemas import resolve_model
 
 if TYPE_CHECKING:
@@ -55,6 +55,13 @@ def _build() -> dict[str, CombatSpec]:
             pen.LIMITS,
             pen.LIMITS_NOTE,
             PenForm(),
+        ),
+        CombatSpec(
+            black_reach.SYSTEM_ID,
+            black_reach.BlackReachCombatRequest,
+            resolve_model(black_reach.BlackReachCombatRequest),
+            black_reach.LIMITS,
+            black_reach.LIMITS_NOTE,
         ),
     )
     return {e.system_id: e for e in entries}

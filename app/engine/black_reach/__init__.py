@@ -1,0 +1,90 @@
+"""*Heroes of Black Reach*, the board game on a square grid (rules/black-reach.md, seed
+002_65108e9bfa55dd01).
+
+What exists today: the exact odds of one shot, one suppression fire or one assault, from numbers
+the caller has gathered at the board (issue 16, "Exact odds"), and one live roll of the same
+with the injected roller. Readings where the rules are silent: docs/rulings/black-reach.md.
+
+Public API:
+
+- :func:`request_from_dict` (plain JSON-like values -> :class:`OddsRequest`, raising one
+  ``ProfileError`` that lists every bad field);
+- :func:`outcome_odds` (named outcomes with exact probabilities), :func:`analyze`
+  (-> ``CombatAnalysis``) and :func:`resolve` (-> ``CombatResolution``, every die recorded);
+- :mod:`.pipeline`: one pure function per step of the shot and assault pipelines.
+
+The board, the turn and the match (capability ``match``) come with the neutral match layer
+(issue 16 depends on it); they are not here yet.
+
+Importing the package registers the rule system ``black-reach``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from app.engine.black_reach import pipeline
+from app.engine.black_reach.live import resolve
+from app.engine.black_reach.odds import analyze, best_of, outcome_odds
+from app.engine.black_reach.requests import (
+    Attacker,
+    Kind,
+    OddsRequest,
+    Situation,
+    Target,
+    request_from_dict,
+)
+from app.engine.combat import CombatAnalysis, CombatResolution
+from app.engine.registry import RuleSystem, register
+from app.engine.roller import Roller
+
+__all__ = [
+    "CAPABILITIES",
+    "SYSTEM",
+    "SYSTEM_ID",
+    "Attacker",
+    "Kind",
+    "OddsRequest",
+    "Situation",
+    "Target",
+    "analyze",
+    "analyze_combat",
+    "best_of",
+    "outcome_odds",
+    "pipeline",
+    "request_from_dict",
+    "resolve",
+    "resolve_combat",
+]
+
+SYSTEM_ID = "black-reach"
+
+CAPABILITIES: tuple[str, ...] = ("combat.analyze", "combat.resolve")
+
+
+def analyze_combat(request: Mapping[str, Any]) -> CombatAnalysis:
+    """Registry hook: exact odds of a plain request (see :func:`request_from_dict`)."""
+    return analyze(request_from_dict(request))
+
+
+def resolve_combat(request: Mapping[str, Any], roller: Roller) -> CombatResolution:
+    """Registry hook: one live roll of a plain request with ``roller``."""
+    return resolve(request_from_dict(request), roller)
+
+
+SYSTEM = register(
+    RuleSystem(
+        id=SYSTEM_ID,
+        name="Heroes of Black Reach — the board game",
+        capabilities=CAPABILITIES,
+        description=(
+            "The board game on a square grid: exact odds of a shot (miss, step, Coup Double), "
+            "a suppression fire (Suppressed markers placed) or an assault (win, tie, loss) from "
+            "the numbers gathered at the board, and one live roll with every die recorded."
+        ),
+        order=50,
+        analyze_combat=analyze_combat,
+        resolve_combat=resolve_combat,
+    )
+)

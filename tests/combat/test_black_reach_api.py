@@ -1,0 +1,281 @@
+"""The Black Reach odds API: exact outcomes, a seeded roll, 422 problems, bounds, listing.
+
+Hand computations cite the seed's lines (shared/seeds/002_65108e9bfa55dd01.txt); the engine's
+own oracle tests are in tests/engine/black_reach/.
+"""
+
+from __future__ import annotations
+
+import time
+from fractions import Fraction
+
+import pytest
+
+from app.engine.black_reach.requests import BOUNDS
+
+ANALYZE = "/api/v1/rulesets/black-reach/combat/analyze"
+RESOLVE = "/api/v1/rulesets/black-reach/combat/resolve"
+PROBLEM = "application/problem+json"
+
+ISSUE_EXAMPLE = {
+    "kind": "shot",
+    "attacker": {
+        "cv": 4,
+        "bonuses": 1,
+        "moving_penalty": 0,
+        "dice": 1,
+        "suppressed": 0,
+        "penalties": 0,
+        "assault_bonus": 0,
+        "support": 0,
+    },
+    "target": {
+        "dv": 6,
+        "defence_bonus": 0,
+        "cv": 3,
+        "assault_bonus": 0,
+        "has_assault": False,
+        "bonuses": 0,
+        "suppressed": 0,
+        "penalties": 0,
+    },
+    "situation": {"long_range": False},
+}
+
+
+def outcomes(body: dict) -> dict[str, Fraction]:
+    rows = body["outcomes"]
+    for row in rows:
+        assert set(row) == {"outcome", "exact", "approx"}
+        assert row["approx"] == round(float(Fraction(row["exact"])), 4)
+    return {row["outcome"]: Fraction(row["exact"]) for row in rows}
+
+
+def problem(response, status: int = 422) -> dict:
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"] == PROBLEM
+    return response.json()
+
+
+def fields(body: dict) -> set[str]:
+    return {e["field"] for e in body["errors"]}
+
+
+def test_the_issue_example(client) -> None:
+    # CV 4 + 1 = 5; d + 5 is 6..11: always >= DV 6, never >= 12
+    response = client.post(ANALYZE, json=ISSUE_EXAMPLE)
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["ruleset"] == "black-reach"
+    assert [r["outcome"] for r in body["outcomes"]] == ["miss", "step", "coup_double"]
+    assert outcomes(body) == {"miss": 0, "step": 1, "coup_double": 0}
+    assert body["outcomes"][1] == {"outcome": "step", "exact": "1", "approx": 1.0}
+    assert body["damage"]["mean"]["exact"] == "1"
+
+
+def test_a_shot_with_coup_double_and_penalties(client) -> None:
+    # twin-linked CV 4 against DV 4: best of 2 >= 4 with 3/4 -> Coup Double
+    body = client.post(
+        ANALYZE,
+        json={"kind": "shot", "attacker": {"cv": 4, "dice": 2}, "target": {"dv": 4}},
+    ).json()
+    assert outcomes(body) == {"miss": 0, "step": Fraction(1, 4), "coup_double": Fraction(3, 4)}
+    assert body["wipe_probability"]["exact"] == "3/4"
+    # one Suppressed marker, long range and -1: d - 1 >= 4 on a 5 or 6
+    body = client.post(
+        ANALYZE,
+        json={
+            "kind": "shot",
+            "attacker": {"cv": 4, "suppressed": 1, "penalties": 1},
+            "target": {"dv": 4},
+            "situation": {"long_range": True},
+        },
+    ).json()
+    assert outcomes(body) == {"miss": Fraction(2, 3), "step": Fraction(1, 3), "coup_double": 0}
+
+
+def test_suppression_fire_doubles_the_cv_and_bonuses_not_the_penalties(client) -> None:
+    # 2 x (2 - 1 + 1) + d - 2 = d + 2 against DV 3 + 1 [L1346-L1367]
+    body = client.post(
+        ANALYZE,
+        json={
+            "kind": "suppression_fire",
+            "attacker": {"cv": 2, "bonuses": 1, "moving_penalty": 1, "suppressed": 1},
+            "target": {"dv": 3, "defence_bonus": 1},
+        },
+    ).json()
+    assert [r["outcome"] for r in body["outcomes"]] == [
+        "suppressed_0",
+        "suppressed_1",
+        "suppressed_2",
+    ]
+    assert outcomes(body) == {
+        "suppressed_0": Fraction(1, 6),
+        "suppressed_1": Fraction(2, 3),
+        "suppressed_2": Fraction(1, 6),
+    }
+    assert body["stages"]["suppressed"]["mean"]["exact"] == "1"
+
+
+def test_an_assault(client) -> None:
+    # best of 2 against 1 die, no modifiers: 125/216, 1/6, 55/216
+    body = client.post(
+        ANALYZE, json={"kind": "assault", "attacker": {"cv": 0}, "target": {"cv": 0}}
+    ).json()
+    assert [r["outcome"] for r in body["outcomes"]] == ["attacker_wins", "tie", "defender_wins"]
+    assert outcomes(body) == {
+        "attacker_wins": Fraction(125, 216),
+        "tie": Fraction(1, 6),
+        "defender_wins": Fraction(55, 216),
+    }
+
+
+def test_resolve_with_a_seed_is_reproducible(client) -> None:
+    body = {
+        "kind": "assault",
+        "attacker": {"cv": 1, "assault_bonus": 3, "support": 1, "bonuses": 1},
+        "target": {"cv": 3, "has_assault": True, "assault_bonus": 1, "defence_bonus": 2},
+    }
+    first = client.post(RESOLVE, json={**body, "seed": 42})
+    assert first.status_code == 200, first.text
+    again = client.post(RESOLVE, json={**body, "seed": 42}).json()
+    first_body = first.json()
+    assert first_body["seed"] == 42
+    assert first_body["dice"] == again["dice"]
+    assert len(first_body["dice"]) == 4
+    assert first_body["extra"]["outcome"] in ("attacker_wins", "tie", "defender_wins")
+    # without a seed the server picks one and returns it; the same seed replays the roll
+    fresh = client.post(RESOLVE, json=body).json()
+    replay = client.post(RESOLVE, json={**body, "seed": fresh["seed"]}).json()
+    assert isinstance(fresh["seed"], int)
+    assert replay["dice"] == fresh["dice"]
+
+
+def test_resolve_with_dice_rolled_by_hand(client) -> None:
+    # the rulebook's assault example [L1577-L1590]: 4 and 1, then 3 and 2 -> 10 against 9
+    body = {
+        "kind": "assault",
+        "attacker": {"cv": 1, "assault_bonus": 3, "support": 1, "bonuses": 1},
+        "target": {"cv": 3, "has_assault": True, "assault_bonus": 1, "defence_bonus": 2},
+        "dice": [4, 1, 3, 2],
+    }
+    data = client.post(RESOLVE, json=body).json()
+    assert data["seed"] is None
+    assert data["extra"]["outcome"] == "attacker_wins"
+    assert (data["totals"]["attacker_total"], data["totals"]["defender_total"]) == (10, 9)
+    # too few dice is a 422 naming the dice
+    short = problem(client.post(RESOLVE, json={**body, "dice": [4, 1]}))
+    assert fields(short) == {"dice"}
+
+
+def test_unknown_fields_are_refused(client) -> None:
+    for bad in (
+        {**ISSUE_EXAMPLE, "rerolls": 1},
+        {**ISSUE_EXAMPLE, "attacker": {**ISSUE_EXAMPLE["attacker"], "twin": True}},
+        {**ISSUE_EXAMPLE, "target": {**ISSUE_EXAMPLE["target"], "armour": 2}},
+        {**ISSUE_EXAMPLE, "situation": {"long_range": False, "range": 9}},
+    ):
+        body = problem(client.post(ANALYZE, json=bad))
+        assert body["errors"][0]["type"] == "extra_forbidden"
+        assert problem(client.post(RESOLVE, json={**bad, "seed": 1}))["errors"]
+
+
+def test_missing_and_wrongly_typed_fields(client) -> None:
+    assert "attacker.cv" in fields(
+        problem(client.post(ANALYZE, json={"kind": "shot", "attacker": {}, "target": {"dv": 5}}))
+    )
+    assert "kind" in fields(
+        problem(
+            client.post(
+                ANALYZE, json={"kind": "volley", "attacker": {"cv": 1}, "target": {"dv": 5}}
+            )
+        )
+    )
+    # strict: no "4" for 4, no 1 for true
+    assert "attacker.cv" in fields(
+        problem(
+            client.post(
+                ANALYZE, json={"kind": "shot", "attacker": {"cv": "4"}, "target": {"dv": 5}}
+            )
+        )
+    )
+    # the DV is required for a shot, the defender's CV for an assault (engine checks)
+    assert fields(
+        problem(client.post(ANALYZE, json={"kind": "shot", "attacker": {"cv": 1}, "target": {}}))
+    ) == {"target.dv"}
+    assert fields(
+        problem(
+            client.post(
+                ANALYZE, json={"kind": "assault", "attacker": {"cv": 1}, "target": {"dv": 4}}
+            )
+        )
+    ) == {"target.cv"}
+    # a number the kind cannot use
+    body = problem(
+        client.post(
+            ANALYZE,
+            json={
+                "kind": "assault",
+                "attacker": {"cv": 1, "moving_penalty": 2},
+                "target": {"cv": 1},
+            },
+        )
+    )
+    assert fields(body) == {"attacker.moving_penalty"}
+
+
+@pytest.mark.parametrize("name", sorted(BOUNDS))
+def test_every_number_is_bounded(client, name: str) -> None:
+    lo, hi = BOUNDS[name]
+    section = "target" if name in ("dv", "defence_bonus") else "attacker"
+    kind = "assault" if name == "support" else "shot"
+    target = {"cv": 1} if kind == "assault" else {"dv": 5}
+    base = {"kind": kind, "attacker": {"cv": 1}, "target": target}
+    for value in (lo - 1, hi + 1, 10**12):
+        bad = {**base, section: {**base[section], name: value}}
+        assert f"{section}.{name}" in fields(problem(client.post(ANALYZE, json=bad)))
+    ok = {**base, section: {**base[section], name: hi}}
+    assert client.post(ANALYZE, json=ok).status_code == 200
+
+
+def test_the_largest_requests_answer_at_once(client) -> None:
+    # the most suppression markers: 2 x (20 + 20) + 6 against DV 1 -> 87 rows
+    heaviest = {
+        "kind": "suppression_fire",
+        "attacker": {"cv": 20, "bonuses": 20, "dice": 2},
+        "target": {"dv": 1},
+    }
+    start = time.process_time()
+    body = client.post(ANALYZE, json=heaviest).json()
+    rolled = client.post(RESOLVE, json={**heaviest, "seed": 7}).json()
+    assert time.process_time() - start < 1.0
+    assert len(body["outcomes"]) == 87
+    assert sum(outcomes(body).values()) == 1
+    assert len(rolled["dice"]) == 2
+
+
+def test_rulesets_lists_black_reach_with_its_capabilities(client) -> None:
+    listed = {r["id"]: r for r in client.get("/api/v1/rulesets").json()}
+    assert listed["black-reach"]["capabilities"] == ["combat.analyze", "combat.resolve"]
+    assert "match" not in listed["black-reach"]["capabilities"]
+
+
+def test_openapi_documents_the_request_and_the_outcomes(client) -> None:
+    spec = client.get("/api/v1/openapi.json").json()
+    for action, model in (
+        ("analyze", "BlackReachCombatRequest"),
+        ("resolve", "BlackReachCombatResolveRequest"),
+    ):
+        operation = spec["paths"][f"/api/v1/rulesets/black-reach/combat/{action}"]["post"]
+        ref = operation["requestBody"]["content"]["application/json"]["schema"]["$ref"]
+        assert ref.endswith(model)
+        assert "Size limits" in operation["description"]
+    schemas = spec["components"]["schemas"]
+    for name in ("BlackReachCombatRequest", "BlackReachAttacker", "BlackReachTarget"):
+        assert schemas[name]["additionalProperties"] is False
+    assert schemas["BlackReachCombatRequest"]["properties"]["kind"]["enum"] == [
+        "shot",
+        "suppression_fire",
+        "assault",
+    ]
+    assert "outcomes" in schemas["AnalysisOut"]["properties"]
