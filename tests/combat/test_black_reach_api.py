@@ -6,11 +6,15 @@ own oracle tests are in tests/engine/black_reach/.
 
 from __future__ import annotations
 
+import copy
 import time
 from fractions import Fraction
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from app.engine.black_reach import requests as r
 from app.engine.black_reach.requests import BOUNDS
 
 ANALYZE = "/api/v1/rulesets/black-reach/combat/analyze"
@@ -279,3 +283,40 @@ def test_openapi_documents_the_request_and_the_outcomes(client) -> None:
         "assault",
     ]
     assert "outcomes" in schemas["AnalysisOut"]["properties"]
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(10**15), 10**15) | st.text(max_size=8),
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=8), children, max_size=3)
+    ),
+    max_leaves=8,
+)
+field_names = st.sampled_from(
+    sorted(r.ATTACKER_FIELDS | r.TARGET_FIELDS | r.SITUATION_FIELDS | r.REQUEST_FIELDS | {"seed"})
+)
+
+
+@st.composite
+def near_valid(draw: st.DrawFn) -> dict:
+    """A valid request with one field replaced, added or removed somewhere."""
+    body = copy.deepcopy(ISSUE_EXAMPLE)
+    body["kind"] = draw(st.sampled_from(["shot", "suppression_fire", "assault"]))
+    section = draw(st.sampled_from(["attacker", "target", "situation", None]))
+    node = body if section is None else body[section]
+    name = draw(field_names)
+    if draw(st.booleans()):
+        node.pop(name, None)
+    else:
+        node[name] = draw(json_values)
+    return body
+
+
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.one_of(near_valid(), json_values))
+def test_no_request_is_a_server_error(client, body: object) -> None:
+    for path in (ANALYZE, RESOLVE):
+        response = client.post(path, json=body)
+        assert response.status_code in (200, 422), (path, body, response.text)
+        if response.status_code == 422:
+            assert response.headers["content-type"] == PROBLEM
