@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 from urllib.parse import urlencode
 
 from app.catalog.pen_units import PenUnit, PenWeapon
@@ -189,23 +188,4 @@ def profile_calculator_url(profile: WeaponProfile, models: int = 1) -> str | Non
 
 def pen_calculator_url(unit: PenUnit, weapon: PenWeapon) -> str:
     """The PEN calculator with this unit firing (or striking with) this weapon."""
-    request: dict[str, Any] = unit.attacker(weapon)
-    attacker, w = request["attacker"], request["weapon"]
-    query: list[tuple[str, str]] = [("system", "pen")]
-    for key in ("models", "ws", "bs", "strength", "attacks", "initiative"):
-        value = attacker.get(key)
-        query.append((f"a.{key}", "" if value is None else str(value)))
-    if unit.rules:
-        query.append(("a.rules", ", ".join(unit.rules)))
-    query.extend(
-        [
-            ("w.name", str(w["name"])),
-            ("w.kind", str(w["kind"])),
-            ("w.type", str(w["type"])),
-            ("w.shots", str(w["shots"])),
-            ("w.strength", "" if w["strength"] is None else str(w["strength"])),
-            ("w.ap", "" if w["ap"] is None else str(w["ap"])),
-            ("w.properties", ", ".join(w["properties"])),
-        ]
-    )
-    return f"{CALCULATOR}?{urlencode(query)}"
+    return unit.calculator_url(weapon)

@@ -35,12 +35,12 @@ from app.armies.schemas import (
 from app.catalog import service as catalogs
 from app.catalog.exceptions import CatalogueNotFound
 from app.catalog.models import CatalogueRecord
-from app.catalog.pen_units import PenUnit
+from app.catalog.pen_units import WEAPON_TYPE_CHOICES, PenUnit
 from app.core.deps import DbSession
 from app.core.i18n import DEFAULT_LOCALE, current_locale, lazy
 from app.core.i18n import gettext as _
 from app.core.ids import parse_int
-from app.engine.pen.profiles import UnitType, VehicleType, WeaponType
+from app.engine.pen.profiles import UnitType, VehicleType
 from app.engine.wh40k10e.army import Datasheet, Enhancement, name_key
 from app.engine.wh40k10e.army.roster import BattleSize
 from app.web.forms import field_errors
@@ -779,7 +779,7 @@ def _pen_editor(
             "characteristics": PEN_CHARACTERISTICS,
             "unit_types": [t.value for t in UnitType],
             "vehicle_types": [t.value for t in VehicleType],
-            "weapon_types": [t.value for t in WeaponType],
+            "weapon_types": WEAPON_TYPE_CHOICES,
         },
         status_code=status_code,
     )

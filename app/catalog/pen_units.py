@@ -18,6 +18,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass, replace
 from typing import Any
+from urllib.parse import urlencode
 
 from app.engine.errors import ProfileError
 from app.engine.pen.names import UnknownName, normalise, parse_rule
@@ -28,11 +29,13 @@ from app.engine.pen.profiles import (
     WEAPON_TYPE_ALIASES,
     WeaponType,
 )
+from app.engine.pen.weapons import MELEE_WEAPONS, melee_weapon
 from app.engine.wh40k10e.army.codec import FormatError, Plain, from_plain, to_plain
 
 __all__ = [
     "MAX_ARMY_UNITS",
     "PEN_ARMY_FORMAT",
+    "WEAPON_TYPE_CHOICES",
     "PenArmour",
     "PenArmy",
     "PenCharacteristics",
@@ -58,12 +61,21 @@ MAX_SHOTS = 10
 MAX_RANGE = 240  # inches
 MAX_HULL_POINTS = 10
 MAX_TRANSPORT = 100
+CALCULATOR = "/calculator"
+
+# What the editor offers as a weapon's type: the types of §2.6 [L486-L513], then the
+# close-combat weapons of §2.7 [L595-L615] (a melee weapon's type may name one of them).
+WEAPON_TYPE_CHOICES: tuple[str, ...] = (
+    *(t.value for t in WeaponType),
+    *(name for name in MELEE_WEAPONS if name != "Close combat weapon"),
+)
 
 
 @dataclass(frozen=True, slots=True)
 class PenCharacteristics:
     """WS, BS, S, T, W, I, A, Ld: 1..10, or ``None`` for a model lacking it [L123]; Sv and
-    the invulnerable save as the number before "+" (2..6, ``None``: no save)."""
+    the invulnerable save as the number before "+" (2..6; 1 for a save better than 2+, played
+    as "2+ re 4+" [L1412]; ``None``: no save)."""
 
     ws: int | None = None
     bs: int | None = None
@@ -89,7 +101,9 @@ class PenArmour:
 @dataclass(frozen=True, slots=True)
 class PenWeapon:
     """A weapon (§2.5): ``type`` (assault, rapid fire, heavy, salvo, pistol, grenade,
-    artillery, sweep, or melee), ``shots`` per model, ``salvo_moved`` the X of "Salve X/Y",
+    artillery, sweep, or melee; a melee weapon may instead name a close-combat weapon of §2.7,
+    e.g. "Power fist", whose profile then applies), ``shots`` per model, ``salvo_moved`` the
+    X of "Salve X/Y",
     ``strength`` 1..10 (``None``: "-" or the user's S in melee), ``ap`` 1..6 (``None``: "-"),
     ``range`` in inches (``None``: melee, or a flame template), ``template`` (blast, large
     blast, template) and the weapon's ``properties`` by name."""
@@ -136,34 +150,39 @@ class PenUnit:
         return from_plain(cls, data)
 
     def attacker(self, weapon: PenWeapon | str) -> dict[str, Any]:
-        """``attacker`` and ``weapon`` of a PEN combat request (``POST /combat/analyze``)."""
+        """``attacker`` and ``weapon`` of a PEN combat request (``POST /combat/analyze``).
+
+        The attacker carries everything the engine reads of it: its unit type (Implacable,
+        a monstrous creature's AP2 and penetration [L171]), and the T, W, saves and Ld the
+        defender's strike back and the combat result need [L1213]. The weapon keeps its type,
+        template and salvo X apart ("Lourde 1 explosion" stays heavy [L494], [L507])."""
         w = weapon if isinstance(weapon, PenWeapon) else self.weapon(weapon)
         ch = self.characteristics or PenCharacteristics()
-        return {
-            "attacker": {
-                "models": self.models,
-                "ws": ch.ws,
-                "bs": ch.bs,
-                "strength": ch.strength,
-                "attacks": ch.attacks,
-                "initiative": ch.initiative,
-            },
-            "weapon": {
-                "name": w.name,
-                "kind": w.kind,
-                "type": w.template or w.type,
-                "shots": w.shots,
-                "strength": w.strength,
-                "ap": w.ap,
-                "properties": list(w.properties),
-            },
+        attacker: dict[str, Any] = {
+            "models": self.models,
+            "ws": ch.ws,
+            "bs": ch.bs,
+            "strength": ch.strength,
+            "toughness": ch.toughness,
+            "wounds": ch.wounds,
+            "attacks": ch.attacks,
+            "initiative": ch.initiative,
+            "leadership": ch.leadership,
+            "save": ch.save,
+            "invulnerable_save": ch.invulnerable_save,
         }
+        if self.unit_type is not None:
+            attacker["unit_type"] = self.unit_type
+        if self.rules:
+            attacker["rules"] = list(self.rules)
+        return {"attacker": attacker, "weapon": _weapon_request(w)}
 
     def target(self) -> dict[str, Any]:
-        """``target`` of a PEN combat request."""
+        """``target`` of a PEN combat request: a unit with its type, rules and what it strikes
+        back with; a vehicle with its types, rules and number of weapons."""
         ch = self.characteristics or PenCharacteristics()
         if self.armour is not None:
-            return {
+            vehicle: dict[str, Any] = {
                 "armour": {
                     "front": self.armour.front,
                     "side": self.armour.side,
@@ -171,17 +190,74 @@ class PenUnit:
                 },
                 "facing": "front",
                 "hull_points": self.hull_points,
+                "types": list(self.vehicle_types),
+                "rules": list(self.rules),
             }
-        return {
+            if ch.ws is not None:
+                vehicle["ws"] = ch.ws
+            if ch.invulnerable_save is not None:
+                vehicle["invulnerable_save"] = ch.invulnerable_save
+            if self.weapons:
+                vehicle["weapons"] = min(len(self.weapons), MAX_VEHICLE_WEAPONS)
+            return vehicle
+        target: dict[str, Any] = {
             "models": self.models,
             "ws": ch.ws,
+            "strength": ch.strength,
             "toughness": ch.toughness,
             "wounds": ch.wounds,
+            "initiative": ch.initiative,
+            "attacks": ch.attacks,
+            "leadership": ch.leadership,
             "save": ch.save,
             "invulnerable_save": ch.invulnerable_save,
             "cover_save": None,
             "feel_no_pain": None,
+            "rules": list(self.rules),
         }
+        if self.unit_type is not None:
+            target["unit_type"] = self.unit_type
+        return target
+
+    def calculator_query(self, weapon: PenWeapon | str) -> list[tuple[str, str]]:
+        """The query of the PEN calculator page with this unit attacking with ``weapon``
+        (the calculator's fields, see ``app/combat/forms/pen.py``)."""
+        w = weapon if isinstance(weapon, PenWeapon) else self.weapon(weapon)
+        request = self.attacker(w)
+        attacker = request["attacker"]
+        query: list[tuple[str, str]] = [("system", "pen")]
+        for key in (
+            "models",
+            "ws",
+            "bs",
+            "strength",
+            "attacks",
+            "initiative",
+            "toughness",
+            "wounds",
+            "leadership",
+        ):
+            query.append((f"a.{key}", _text(attacker.get(key))))
+        for key in ("save", "invulnerable_save"):
+            value = attacker.get(key)
+            query.append((f"a.{key}", "" if value is None else f"{value}+"))
+        query.append(("a.unit_type", self.unit_type or ""))
+        query.append(("a.rules", ", ".join(self.rules)))
+        query.extend(
+            [
+                ("w.name", w.name),
+                ("w.kind", w.kind),
+                ("w.type", _type_text(w)),
+                ("w.shots", str(w.shots)),
+                ("w.strength", _text(w.strength)),
+                ("w.ap", _text(w.ap)),
+                ("w.properties", ", ".join(w.properties)),
+            ]
+        )
+        return query
+
+    def calculator_url(self, weapon: PenWeapon | str) -> str:
+        return f"{CALCULATOR}?{urlencode(self.calculator_query(weapon))}"
 
     def weapon(self, name: str) -> PenWeapon:
         key = normalise(name)
@@ -189,6 +265,48 @@ class PenUnit:
             if normalise(w.name) == key:
                 return w
         raise ProfileError("weapon", f"{self.name} has no weapon {name!r}")
+
+
+MAX_VEHICLE_WEAPONS = 10  # the engine counts a vehicle's weapons up to 10
+
+
+def _text(value: int | str | None) -> str:
+    return "" if value is None else str(value)
+
+
+def _special_melee(w: PenWeapon) -> bool:
+    """A melee weapon whose type names a close-combat weapon of §2.7 (not plain "melee")."""
+    return w.kind == "melee" and normalise(w.type) not in WEAPON_TYPE_ALIASES
+
+
+def _type_text(w: PenWeapon) -> str:
+    """The weapon's type as one phrase the calculator reads: "heavy blast", "salvo 2/4"."""
+    text = w.type
+    if w.type == WeaponType.SALVO.value and w.salvo_moved is not None:
+        text = f"{text} {w.salvo_moved}/{w.shots}"
+    if w.template is not None:
+        text = f"{text} {w.template}"
+    return text
+
+
+def _weapon_request(w: PenWeapon) -> dict[str, Any]:
+    """``weapon`` of a PEN combat request. A special close-combat weapon keeps its own S and
+    AP when the unit leaves them empty (a power fist is AP2, ×2 S, I1 [L609])."""
+    out: dict[str, Any] = {
+        "name": w.name,
+        "kind": w.kind,
+        "type": w.type,
+        "shots": w.shots,
+        "properties": list(w.properties),
+    }
+    if w.template is not None:
+        out["template"] = w.template
+    if w.salvo_moved is not None:
+        out["salvo_moved"] = w.salvo_moved
+    for key, value in (("strength", w.strength), ("ap", w.ap)):
+        if value is not None or not _special_melee(w):
+            out[key] = value
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,6 +385,22 @@ def _canonical(
     return value
 
 
+def _weapon_type(problems: _Problems, field: str, value: str, *, melee: bool) -> str:
+    """A weapon type of §2.6 in canonical spelling, or for a melee weapon a close-combat
+    weapon of §2.7 by its English name ("Gantelet énergétique" -> "Power fist") [L595-L615]."""
+    if normalise(value) in WEAPON_TYPE_ALIASES:
+        return str(WEAPON_TYPE_ALIASES[normalise(value)].value)
+    try:
+        special = melee_weapon(value)
+    except UnknownName:
+        special = None
+    if special is not None:
+        if not melee:
+            problems.add(field, f"{special.name!r} is a close-combat weapon: its kind is 'melee'")
+        return special.name
+    return _canonical(problems, field, "weapon type", value, WEAPON_TYPE_ALIASES)
+
+
 def _rule_names(problems: _Problems, field: str, names: tuple[str, ...]) -> tuple[str, ...]:
     out: list[str] = []
     for i, text in enumerate(names):
@@ -286,8 +420,8 @@ def _check_weapon(problems: _Problems, prefix: str, w: PenWeapon) -> PenWeapon:
     problems.name(f"{prefix}.name", w.name)
     if w.kind not in ("ranged", "melee"):
         problems.add(f"{prefix}.kind", f"must be 'ranged' or 'melee', got {w.kind!r}")
-    wtype = _canonical(problems, f"{prefix}.type", "weapon type", w.type, WEAPON_TYPE_ALIASES)
     melee = w.kind == "melee"
+    wtype = _weapon_type(problems, f"{prefix}.type", w.type, melee=melee)
     if wtype in {t.value for t in WeaponType} and melee != (wtype == WeaponType.MELEE.value):
         problems.add(f"{prefix}.type", "a melee weapon has type 'melee' and a ranged one does not")
     template = None
@@ -335,8 +469,9 @@ def _unit_checked(u: PenUnit, prefix: str = "") -> tuple[PenUnit, list[ProfileEr
             "leadership",
         ):
             p.bounded(f(f"characteristics.{attr}"), getattr(ch, attr), 1, 10)
-        p.bounded(f("characteristics.save"), ch.save, 2, 6)
-        p.bounded(f("characteristics.invulnerable_save"), ch.invulnerable_save, 2, 6)
+        # 1: a save better than 2+, played as "2+ re 4+" [L1412]
+        p.bounded(f("characteristics.save"), ch.save, 1, 6)
+        p.bounded(f("characteristics.invulnerable_save"), ch.invulnerable_save, 1, 6)
     unit_type = u.unit_type
     vehicle_types = u.vehicle_types
     if u.armour is not None:

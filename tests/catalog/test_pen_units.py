@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -20,7 +21,13 @@ from app.catalog.pen_units import (
     check_unit,
     unit_problems,
 )
+from app.combat.forms.pen import PenForm
 from app.engine.errors import ProfileError
+from app.engine.pen.analysis import analyze
+from app.engine.pen.attack import plan_attack
+from app.engine.pen.names import Rule
+from app.engine.pen.profiles import Template, UnitType, Vehicle, VehicleType, WeaponType
+from app.engine.pen.requests import request_from_dict
 
 SQUAD = PenUnit(
     name="Tactical squad",
@@ -70,7 +77,7 @@ def test_vehicle_needs_armour_and_known_types() -> None:
          "characteristics.ws"),
         (PenUnit("x", 10, characteristics=PenCharacteristics(toughness=0)),
          "characteristics.toughness"),
-        (PenUnit("x", 10, characteristics=PenCharacteristics(toughness=4, save=1)),
+        (PenUnit("x", 10, characteristics=PenCharacteristics(toughness=4, save=0)),
          "characteristics.save"),
         (PenUnit("x", 10), "characteristics"),
         (PenUnit("x", -1, characteristics=PenCharacteristics(toughness=4)), "points"),
@@ -146,17 +153,22 @@ def test_army_json_round_trip() -> None:
 def test_profiles_for_the_combat_calculator() -> None:
     req = SQUAD.attacker("bolter")
     assert req["attacker"] == {
-        "models": 10, "ws": 4, "bs": 4, "strength": 4, "attacks": 1, "initiative": 4,
+        "models": 10, "ws": 4, "bs": 4, "strength": 4, "toughness": 4, "wounds": 1,
+        "attacks": 1, "initiative": 4, "leadership": 8, "save": 3, "invulnerable_save": None,
+        "unit_type": "Infanterie", "rules": ["Ils ne connaîtront pas la peur"],
     }  # fmt: skip
     assert req["weapon"]["type"] == "Tir rapide"
     assert req["weapon"]["ap"] == 5
-    assert SQUAD.attacker("Lance-flammes")["weapon"]["type"] == "souffle"
+    flamer = SQUAD.attacker("Lance-flammes")["weapon"]
+    assert (flamer["type"], flamer["template"]) == ("assault", "souffle")
     assert SQUAD.target()["toughness"] == 4
     assert SQUAD.target()["save"] == 3
     assert RHINO.target() == {
         "armour": {"front": 11, "side": 11, "rear": 10},
         "facing": "front",
         "hull_points": 3,
+        "types": ["char", "Transport"],
+        "rules": [],
     }
     with pytest.raises(ProfileError, match="no weapon"):
         SQUAD.attacker("lascannon")
@@ -181,6 +193,138 @@ def test_bounds_property(ch: PenCharacteristics) -> None:
         and 1 <= ch.toughness <= 10
         and ch.wounds is not None
         and 1 <= ch.wounds <= 10
-        and (ch.save is None or 2 <= ch.save <= 6)
+        and (ch.save is None or 1 <= ch.save <= 6)
     )
     assert (unit_problems(unit) == ()) == in_bounds
+
+
+# -- from the editor to the calculator (issue 13) -------------------------------------------
+
+DEVASTATORS = check_unit(
+    PenUnit(
+        name="Devastators",
+        points=120,
+        models=5,
+        unit_type="infantry",
+        characteristics=PenCharacteristics(4, 4, 4, 4, 1, 4, 1, 8, 3),
+        weapons=(
+            PenWeapon("Canon plasma", type="Lourde", shots=1, strength=7, ap=2, range=36,
+                      template="explosion", properties=("Surchauffe", "Embrasement")),
+            PenWeapon("Salvo gun", type="Salve", shots=4, salvo_moved=2, strength=5, ap=4),
+        ),
+    )
+)  # fmt: skip
+CARNIFEX = check_unit(
+    PenUnit(
+        name="Carnifex",
+        points=160,
+        models=1,
+        unit_type="créature monstrueuse",
+        characteristics=PenCharacteristics(3, 3, 9, 6, 4, 1, 4, 10, 3),
+        weapons=(PenWeapon("Claws", kind="melee", type="melee"),),
+    )
+)
+
+
+def _from_calculator_link(unit: PenUnit, weapon: str, **target: Any) -> dict[str, Any]:
+    """The request the calculator builds from the editor's link (and a target)."""
+    query = unit.calculator_query(weapon)
+    query += [(f"t.{k}", str(v)) for k, v in target.items()]
+    state = PenForm().parse(query)
+    assert not state.has_errors, state.errors
+    assert state.request is not None
+    return state.request
+
+
+def test_a_heavy_blast_weapon_stays_heavy_in_the_calculator() -> None:
+    """ "Lourde 1 explosion" (plasma cannon [L576]) is heavy with a blast: moving, it snap
+    fires at BS 4 // 2 = 2 [L494], [L517]; it is not an assault weapon."""
+    for body in (
+        DEVASTATORS.attacker("Canon plasma") | {"target": SQUAD.target()},
+        _from_calculator_link(DEVASTATORS, "Canon plasma"),
+    ):
+        request = request_from_dict(body)
+        assert request.weapon.type is WeaponType.HEAVY
+        assert request.weapon.template is Template.BLAST
+        assert plan_attack(request).hit.skill == 2  # snap fire: the squad moved
+    assert dict(DEVASTATORS.calculator_query("Canon plasma"))["w.type"] == "heavy blast"
+
+
+def test_a_salvo_weapon_from_the_editor_is_accepted_by_the_calculator() -> None:
+    for body in (
+        DEVASTATORS.attacker("Salvo gun") | {"target": SQUAD.target()},
+        _from_calculator_link(DEVASTATORS, "Salvo gun"),
+    ):
+        request = request_from_dict(body)
+        assert request.weapon.type is WeaponType.SALVO
+        assert (request.weapon.salvo_moved, request.weapon.shots) == (2, 4)
+        analyze(request)  # no "a salvo weapon needs X/Y"
+
+
+def test_the_attackers_unit_type_and_toughness_reach_the_calculator() -> None:
+    """A monstrous creature keeps its type (Implacable, AP2 in melee [L171]) and its T, so
+    the defender's strike back is modelled [L1213] (pen rulings 19)."""
+    for body in (
+        CARNIFEX.attacker("Claws") | {"target": SQUAD.target()},
+        _from_calculator_link(
+            CARNIFEX, "Claws", models=10, ws=4, toughness=4, strength=4, attacks=1, save="3+"
+        ),
+    ):
+        request = request_from_dict(body)
+        assert request.attacker.unit_type is UnitType.MONSTROUS_CREATURE
+        assert request.attacker.toughness == 6
+        assert request.attacker.wounds == 4
+        combat: Any = analyze(request).extra["combat_result"]
+        assert combat["strike_back_modelled"] is True
+
+
+def test_the_target_export_keeps_unit_type_rules_and_vehicle_types() -> None:
+    squad = request_from_dict(CARNIFEX.attacker("Claws") | {"target": check_unit(SQUAD).target()})
+    assert squad.target.has_own(Rule.ATSKNF)  # type: ignore[union-attr]
+    assert squad.target.strength == 4  # type: ignore[union-attr]
+    beast = request_from_dict(SQUAD.attacker("bolter") | {"target": CARNIFEX.target()})
+    assert beast.target.unit_type is UnitType.MONSTROUS_CREATURE  # type: ignore[union-attr]
+    rhino = check_unit(replace(RHINO, vehicle_types=("tank", "transport"), rules=("Géant",)))
+    vehicle = request_from_dict(SQUAD.attacker("bolter") | {"target": rhino.target()}).target
+    assert isinstance(vehicle, Vehicle)
+    assert vehicle.types == {VehicleType.TANK, VehicleType.TRANSPORT}
+    assert vehicle.has(Rule.GIANT)
+
+
+@pytest.mark.parametrize(
+    ("typed", "canonical", "ap", "multiplier", "initiative"),
+    [
+        ("Gantelet énergétique", "Power fist", 2, 2, 1),
+        ("chainfist", "Chainfist", 2, 2, 1),
+        ("Marteau tonnerre", "Thunder hammer", 2, 2, 1),
+        ("Lame sorcière", "Witchblade", 5, 1, None),
+    ],
+)
+def test_special_melee_weapons_are_accepted_with_their_profile(
+    typed: str, canonical: str, ap: int, multiplier: int, initiative: int | None
+) -> None:
+    """The close-combat weapons of §2.7 [L601], [L609], [L611], [L613]."""
+    unit = replace(SQUAD, weapons=(PenWeapon("Fist", kind="melee", type=typed),))
+    assert unit_problems(unit) == ()
+    fixed = check_unit(unit)
+    assert fixed.weapons[0].type == canonical
+    for body in (
+        fixed.attacker("Fist") | {"target": SQUAD.target()},
+        _from_calculator_link(fixed, "Fist"),
+    ):
+        weapon = request_from_dict(body).weapon
+        assert (weapon.ap, weapon.strength_multiplier, weapon.initiative) == (
+            ap,
+            multiplier,
+            initiative,
+        )
+    ranged = replace(SQUAD, weapons=(PenWeapon("Fist", kind="ranged", type=typed),))
+    assert "weapons[0].type" in dict(unit_problems(ranged))
+
+
+def test_a_save_better_than_two_plus_can_be_entered() -> None:
+    """[L1412]: a save better than 2+ is played as "2+ re 4+"; the editor stores it as 1."""
+    unit = replace(SQUAD, characteristics=PenCharacteristics(4, 4, 4, 4, 1, 4, 1, 8, 1, 1))
+    assert unit_problems(unit) == ()
+    request = request_from_dict(SQUAD.attacker("bolter") | {"target": unit.target()})
+    assert request.target.save == 1  # type: ignore[union-attr]

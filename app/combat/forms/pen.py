@@ -33,6 +33,24 @@ ATTACKER = Section(
         F("a.strength", ("attacker", "strength"), "int?", lazy("S"), "4", min=1, max=10),
         F("a.attacks", ("attacker", "attacks"), "int?", lazy("A"), "1", min=0, max=10),
         F("a.initiative", ("attacker", "initiative"), "int?", lazy("I"), "4", min=1, max=10),
+        # what the defender's strike back needs (melee combat result): T, W, saves, Ld
+        F("a.toughness", ("attacker", "toughness"), "int?", lazy("T"), min=1, max=10),
+        F("a.wounds", ("attacker", "wounds"), "int?", lazy("W"), min=1, max=10),
+        F("a.save", ("attacker", "save"), "roll?", lazy("Sv")),
+        F(
+            "a.invulnerable_save",
+            ("attacker", "invulnerable_save"),
+            "roll?",
+            lazy("Invulnerable save"),
+        ),
+        F("a.leadership", ("attacker", "leadership"), "int?", lazy("Ld"), min=1, max=10),
+        F(
+            "a.unit_type",
+            ("attacker", "unit_type"),
+            "text",
+            lazy("Unit type"),
+            placeholder="infantry",
+        ),
         F(
             "a.rules",
             ("attacker", "rules"),
@@ -114,6 +132,33 @@ TARGET = Section(
             max=10,
         ),
         F("t.wounds", ("target", "wounds"), "int", lazy("W"), "1", only_when=UNIT, min=1, max=10),
+        F(
+            "t.strength",
+            ("target", "strength"),
+            "int?",
+            lazy("S"),
+            only_when=UNIT,
+            min=1,
+            max=10,
+        ),
+        F(
+            "t.attacks",
+            ("target", "attacks"),
+            "int?",
+            lazy("A"),
+            only_when=UNIT,
+            min=0,
+            max=10,
+        ),
+        F(
+            "t.leadership",
+            ("target", "leadership"),
+            "int?",
+            lazy("Ld"),
+            only_when=UNIT,
+            min=1,
+            max=10,
+        ),
         F(
             "t.initiative",
             ("target", "initiative"),
@@ -214,11 +259,30 @@ TARGET = Section(
             only_when=VEHICLE,
             wide=True,
         ),
+        F(
+            "v.rules",
+            ("target", "rules"),
+            "list",
+            lazy("Special rules (comma-separated)"),
+            only_when=VEHICLE,
+            wide=True,
+        ),
+        F(
+            "v.results_this_turn",
+            ("target", "results_this_turn"),
+            "list",
+            lazy("Damage results it already suffered this turn (comma-separated)"),
+            only_when=VEHICLE,
+            wide=True,
+            placeholder="shaken, weapons damaged",
+        ),
     ),
     presets="targets",
     hint=lazy(
         "Unit fields are used when the target is a unit; armour, facing and hull points when "
-        "it is a vehicle."
+        "it is a vehicle. The PEN rules give no hull points: the vehicle presets use the "
+        "6th-edition values; change them to your group's. A damage result already suffered "
+        "this turn moves the same result one row down."
     ),
 )
 SITUATION = Section(
