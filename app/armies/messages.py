@@ -80,6 +80,9 @@ MESSAGES: Mapping[str, str] = {
     "unknown-datasheet": lazy("No datasheet called {datasheet}."),
     "unknown-detachment": lazy("No Detachment called {detachment} for {faction}."),
     "unknown-enhancement": lazy("No Enhancement called {enhancement}."),
+    "datasheet-not-in-detachment": lazy(
+        "{datasheet} cannot be included in an army of the {detachment} Detachment."
+    ),
 }
 
 FIXES: Mapping[str, str] = {
@@ -119,6 +122,9 @@ FIXES: Mapping[str, str] = {
         "Check that {datasheet} has the wargear its Leader ability requires for {target}."
     ),
     "unknown": lazy("Check the spelling{suggestion}."),
+    "datasheet-not-in-detachment": lazy(
+        "Remove {datasheet} or choose a Detachment that allows it{suggestion}."
+    ),
 }
 
 BATTLE_SIZES = {

@@ -20,7 +20,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.catalog.bsdata.build import WorkLimitExceeded, build_catalogue
+from app.catalog.bsdata.assemble import build_catalogue
+from app.catalog.bsdata.build import WorkLimitExceeded
 from app.catalog.bsdata.files import (
     BSDataFileError,
     Budget,

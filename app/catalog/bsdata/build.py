@@ -12,12 +12,21 @@ transport capacity, invulnerable saves) but only names and numbers are kept.
 from __future__ import annotations
 
 import re
-from collections import Counter as Tally
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from xml.etree.ElementTree import Element
 
+from app.catalog.bsdata.composition import (
+    INF,
+    Group,
+    Leaf,
+    fill_models,
+    groups_of,
+    leaves_of,
+    size_bounds,
+)
 from app.catalog.bsdata.files import Document, ImportLimits
+from app.catalog.bsdata.leaders import extra_leader, leader_targets
 from app.catalog.bsdata.model import Context, Node, Workspace, all3, iter_modifiers
 from app.catalog.bsdata.report import IssueCode, Reporter
 from app.engine.dice import DiceExpr
@@ -25,11 +34,8 @@ from app.engine.errors import DiceExpressionError, ProfileError
 from app.engine.wh40k10e.abilities import UnknownAbility, parse_ability
 from app.engine.wh40k10e.army.catalog import (
     MAX_MODELS,
-    Catalogue,
+    MAX_UNITS_OF_A_KIND,
     Datasheet,
-    Detachment,
-    Enhancement,
-    KeywordRule,
     ModelProfile,
     ModelType,
     PointsTier,
@@ -42,14 +48,13 @@ from app.engine.wh40k10e.army.catalog import (
 )
 from app.engine.wh40k10e.army.names import name_key
 
-__all__ = ["Builder", "WorkLimitExceeded", "build_catalogue"]
+__all__ = ["FACTION_PREFIX", "NON_KEYWORDS", "Builder", "WorkLimitExceeded"]
 
 
 class WorkLimitExceeded(Exception):
     """The data needs more work than :class:`ImportLimits` allows (a hostile or broken file)."""
 
 
-INF = 10**9
 FACTION_PREFIX = "Faction: "
 # Categories that are BattleScribe plumbing, not keywords of a datasheet.
 NON_KEYWORDS = frozenset(
@@ -62,6 +67,7 @@ SKIPPED_NAMES = frozenset(
     {"crusade", "weapon modifications", "weapon upgrades", "battle scars", "battle honours"}
 )
 TRANSPORT_PROFILE = "transport"
+CATEGORY_CHANGES = ("add", "remove", "set-primary")  # "set-primary" adds the category too
 RANGED_PROFILE = "ranged weapons"
 MELEE_PROFILE = "melee weapons"
 
@@ -73,13 +79,6 @@ _FIRST_INT = re.compile(r"\b(\d+)\b")
 _INVULN = re.compile(r"(\d)\s*\+")
 _TWO_LEADERS = re.compile(r"attach up to (?:two|2) Leader", re.IGNORECASE)
 _STARTING_STRENGTH = re.compile(r"Starting Strength of (\d+)", re.IGNORECASE)
-_MARKUP = re.compile(r"[\^*]{2,}")
-_BULLET = "■•▪●-–"
-
-
-def _clean(text: str) -> str:
-    """Strip BattleScribe markup (``^^**KEYWORD**^^``) and non-breaking spaces."""
-    return " ".join(_MARKUP.sub("", text.replace("\xa0", " ")).split())
 
 
 def _profile_kind(profile: Element, ws: Workspace) -> str:
@@ -104,109 +103,12 @@ def _characteristics(profile: Element) -> dict[str, str]:
 
 
 @dataclass(slots=True)
-class _Leaf:
-    """A model type of the composition being built."""
-
-    node: Node
-    name: str
-    min: int
-    max: int
-    base_cost: float = 0.0
-    cost_mods: list[tuple[Element, tuple[Element, ...], frozenset[str]]] = field(
-        default_factory=list
-    )
-    profile: str = ""
-    default_wargear: list[str] = field(default_factory=list)
-    invulnerable: int | None = None
-
-
-@dataclass(slots=True)
-class _Group:
-    """A group of the composition. ``alternative``: its members are fixed packages of models
-    ("1 Runtherd and 10 Gretchin" or "2 Runtherds and 20 Gretchin") of which one is taken."""
-
-    name: str
-    ids: frozenset[str]
-    min: int
-    max: int
-    children: list[_Leaf | _Group] = field(default_factory=list)
-    alternative: bool = False
-
-
-def _bounds(item: _Leaf | _Group) -> tuple[int, int]:
-    if isinstance(item, _Leaf):
-        return item.min, item.max
-    if not item.children:
-        return 0, 0
-    bounds = [_bounds(c) for c in item.children]
-    if item.alternative:
-        lo = min(b[0] for b in bounds) if item.min >= 1 else 0
-        return lo, max(b[1] for b in bounds)
-    lo = sum(b[0] for b in bounds)
-    hi = sum(min(b[1], INF) for b in bounds)
-    return max(item.min, lo), min(item.max, hi)
-
-
-def _fill(item: _Leaf | _Group, n: int, out: dict[int, int]) -> bool:
-    """Spread ``n`` models over ``item``: every minimum first, then the most flexible model
-    type (the usual "more of the basic trooper") takes the rest. False if ``n`` models cannot
-    be arranged (e.g. 15 Gretchin when the unit is 11 or 22)."""
-    if isinstance(item, _Leaf):
-        out[id(item)] = out.get(id(item), 0) + n
-        return item.min <= n <= item.max
-    if item.alternative:
-        if n == 0:
-            return item.min == 0
-        for kid in item.children:
-            lo, hi = _bounds(kid)
-            if lo <= n <= hi:
-                trial: dict[int, int] = {}
-                if _fill(kid, n, trial):
-                    for k, v in trial.items():
-                        out[k] = out.get(k, 0) + v
-                    return True
-        return False
-    kids = item.children
-    bounds = [_bounds(k) for k in kids]
-    alloc = [b[0] for b in bounds]
-    rest = n - sum(alloc)
-    if rest < 0:
-        return False
-    order = sorted(range(len(kids)), key=lambda i: (-(bounds[i][1] - bounds[i][0]), i))
-    for i in order:
-        if rest <= 0:
-            break
-        take = min(rest, bounds[i][1] - bounds[i][0])
-        alloc[i] += take
-        rest -= take
-    ok = rest == 0
-    for kid, count in zip(kids, alloc, strict=True):
-        ok = _fill(kid, count, out) and ok
-    return ok
-
-
-def _leaves(item: _Leaf | _Group) -> Iterator[_Leaf]:
-    if isinstance(item, _Leaf):
-        yield item
-    else:
-        for c in item.children:
-            yield from _leaves(c)
-
-
-def _groups(item: _Leaf | _Group) -> Iterator[_Group]:
-    if isinstance(item, _Group):
-        yield item
-        for c in item.children:
-            yield from _groups(c)
-
-
-@dataclass(slots=True)
 class _Sheet:
     """What the walk of one datasheet collects."""
 
     root: Node
-    comp: _Group
-    leaves: list[_Leaf] = field(default_factory=list)
+    comp: Group
+    leaves: list[Leaf] = field(default_factory=list)
     category_ids: list[str] = field(default_factory=list)
     weapons: dict[str, Weapon] = field(default_factory=dict)
     abilities: list[str] = field(default_factory=list)
@@ -216,6 +118,17 @@ class _Sheet:
     transport: int | None = None
     two_leaders_from: int | None = None
     options: list[WargearOption] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class _Walked:
+    """What pricing a datasheet again (in a detachment) needs."""
+
+    sheet: _Sheet
+    root_cost: float
+    root_mods: list[tuple[Element, tuple[Element, ...], frozenset[str]]]
+    lo: int
+    hi: int
 
 
 @dataclass(slots=True)
@@ -246,6 +159,7 @@ class Builder:
         self.hidden_detachment_ids: set[str] = set()
         # Which datasheets (by id) link each Enhancements group.
         self.enhancement_bearers: dict[tuple[str, str], set[str]] = {}
+        self.walked: dict[str, _Walked] = {}
 
     # -- generic access ---------------------------------------------------------------
 
@@ -316,18 +230,62 @@ class Builder:
             + [self.ws.conditions_of(modifier, c, self_ids)]
         )
 
-    def _hidden_elem(self, elems: list[Element], self_ids: frozenset[str]) -> bool:
+    def _hidden_elem(
+        self, elems: list[Element], self_ids: frozenset[str], ctx: Context | None = None
+    ) -> bool:
         state = any(e.get("hidden") == "true" for e in elems)
         for e in elems:
             for m, groups in iter_modifiers(e):
                 if m.get("field") != "hidden" or m.get("type") != "set":
                     continue
-                if self.applies(m, groups, self_ids) is True:
+                if self.applies(m, groups, self_ids, ctx) is True:
                     state = m.get("value") == "true"
         return state
 
-    def hidden(self, node: Node) -> bool:
-        return self._hidden_elem([h for h, _ in node.holders()], node.ids)
+    def hidden(self, node: Node, ctx: Context | None = None) -> bool:
+        return self._hidden_elem([h for h, _ in node.holders()], node.ids, ctx)
+
+    def roster_limit(self, node: Node, ctx: Context | None = None) -> int | None:
+        """The most copies of ``node`` a roster may hold: its "max selections" constraints in
+        the roster or the force, after the modifiers that change them. ``None`` when the data
+        gives none, or when a modifier of it depends on the rest of the roster (e.g. "0 unless
+        the army includes X"): the core rule then decides."""
+        found: int | None = None
+        mods = list(node.modifiers())
+        for c in node.constraints():
+            if c.get("type") != "max" or c.get("field") != "selections":
+                continue
+            if (c.get("scope") or "") not in ("roster", "force"):
+                continue
+            try:
+                value = float(c.get("value") or "0")
+            except ValueError:
+                continue
+            cid = c.get("id") or ""
+            for m, groups in mods:
+                if not cid or m.get("field") != cid:
+                    continue
+                decided = self.applies(m, groups, node.ids, ctx)
+                if decided is None:
+                    return None
+                if not decided:
+                    continue
+                try:
+                    amount = float(m.get("value") or "0")
+                except ValueError:
+                    continue
+                kind = m.get("type")
+                if kind == "set":
+                    value = amount
+                elif kind == "increment":
+                    value += amount
+                elif kind == "decrement":
+                    value -= amount
+            if value < 0:
+                continue  # -1: no limit
+            limit = min(int(value), MAX_UNITS_OF_A_KIND)
+            found = limit if found is None else min(found, limit)
+        return found
 
     def constraint(
         self, node: Node, kind: str, scopes: tuple[str, ...] = ("parent",)
@@ -400,15 +358,15 @@ class Builder:
             self.ws.category_names.get(cid) or (link.get("name") if link is not None else "") or ""
         )
 
-    def node_categories(self, node: Node) -> list[str]:
+    def node_categories(self, node: Node, ctx: Context | None = None) -> list[str]:
         ids = list(node.category_ids())
         for m, groups in node.modifiers():
-            if m.get("field") != "category" or m.get("type") not in ("add", "remove"):
+            if m.get("field") != "category" or m.get("type") not in CATEGORY_CHANGES:
                 continue
-            if self.applies(m, groups, node.ids) is not True:
+            if self.applies(m, groups, node.ids, ctx) is not True:
                 continue
             value = m.get("value") or ""
-            if m.get("type") == "add" and value not in ids:
+            if m.get("type") in ("add", "set-primary") and value not in ids:
                 ids.append(value)
             elif m.get("type") == "remove" and value in ids:
                 ids.remove(value)
@@ -588,7 +546,7 @@ class Builder:
 
     # -- model profiles and abilities --------------------------------------------------
 
-    def collect_profiles(self, node: Node, sheet: _Sheet, leaf: _Leaf | None) -> None:
+    def collect_profiles(self, node: Node, sheet: _Sheet, leaf: Leaf | None) -> None:
         """Read the Unit / Abilities / Transport profiles and rules of a unit or model node."""
         for kind, el, doc, name in self.profiles_of(node):
             if kind == "rule":
@@ -633,7 +591,7 @@ class Builder:
         if name and name not in sheet.abilities and len(name) <= 200:
             sheet.abilities.append(name)
 
-    def _invulnerable(self, sheet: _Sheet, leaf: _Leaf | None, name: str, text: str) -> None:
+    def _invulnerable(self, sheet: _Sheet, leaf: Leaf | None, name: str, text: str) -> None:
         """An invulnerable save ability: on a model entry it is that model type's, else the
         whole unit's."""
         m = _INVULN.search(name) or _INVULN.search(text)
@@ -697,13 +655,13 @@ class Builder:
 
     def datasheet(self, root: Node) -> Datasheet | None:
         kind = root.type
-        comp = _Group(root.name, root.ids, 0, INF)
+        comp = Group(root.name, root.ids, 0, INF)
         sheet = _Sheet(root=root, comp=comp)
         sheet.category_ids.extend(self.node_categories(root))
         self.collect_profiles(root, sheet, None)
         path = {(root.doc.id, root.id)}
         if kind == "model":
-            leaf = _Leaf(root, root.name, 1, 1, self.pts(root), self.cost_modifiers(root))
+            leaf = Leaf(root, root.name, 1, 1, self.pts(root), self.cost_modifiers(root))
             comp.children.append(leaf)
             sheet.leaves.append(leaf)
             leaf.profile = next(iter(sheet.profiles), "")
@@ -720,8 +678,8 @@ class Builder:
         self,
         node: Node,
         sheet: _Sheet,
-        model: _Leaf | None,
-        comp: _Group,
+        model: Leaf | None,
+        comp: Group,
         depth: int,
         path: set[tuple[str, str]],
         *,
@@ -761,7 +719,7 @@ class Builder:
             members = [m for m in self.children(node) if not self.hidden(m)]
             if any(self._has_models(m, 0) for m in members):
                 packages = [m for m in members if not m.is_group and m.type != "model"]
-                group = _Group(
+                group = Group(
                     name,
                     node.ids,
                     self.constraint(node, "min") or 0,
@@ -774,7 +732,7 @@ class Builder:
                 for m in members:
                     if m in packages and self._has_models(m, 0):
                         # A fixed package of models: its own group inside the composition.
-                        package = _Group(m.name.strip(), m.ids, 0, INF)
+                        package = Group(m.name.strip(), m.ids, 0, INF)
                         group.children.append(package)
                         for child in self.children(m):
                             self.walk(
@@ -807,7 +765,7 @@ class Builder:
                     model.default_wargear.extend(self.gives(m, depth))
             return
         if node.type == "model":
-            leaf = _Leaf(
+            leaf = Leaf(
                 node,
                 name,
                 self.constraint(node, "min") or 0,
@@ -884,7 +842,7 @@ class Builder:
                     cap = value if cap is None else min(cap, value)
         return _Choice(node.name.strip(), self.gives(node, 0), int(self.pts(node)), cap)
 
-    def option(self, group: Node, members: list[Node], sheet: _Sheet, model: _Leaf | None) -> None:
+    def option(self, group: Node, members: list[Node], sheet: _Sheet, model: Leaf | None) -> None:
         choices: list[WargearChoice] = []
         for m in self._flatten(members, 0):
             c = self.choice(m)
@@ -925,7 +883,7 @@ class Builder:
             elif name_key(m.name) != "warlord":
                 yield m
 
-    def option_single(self, node: Node, sheet: _Sheet, model: _Leaf | None, limit: int) -> None:
+    def option_single(self, node: Node, sheet: _Sheet, model: Leaf | None, limit: int) -> None:
         if not node.name.strip():
             return
         c = self.choice(node)
@@ -952,6 +910,55 @@ class Builder:
 
     # -- finishing a datasheet ----------------------------------------------------------
 
+    def points_tiers(
+        self,
+        sheet: _Sheet,
+        lo: int,
+        hi: int,
+        root_cost: float,
+        root_mods: list[tuple[Element, tuple[Element, ...], frozenset[str]]],
+        base_ctx: Context,
+    ) -> list[PointsTier]:
+        """Points for every legal size from ``lo`` to ``hi``, compressed into tiers."""
+        leaf_ids: dict[int, frozenset[str]] = {id(lf): lf.node.ids for lf in sheet.leaves}
+        groups = list(groups_of(sheet.comp))
+        categories_of = {id(lf): frozenset(self.node_categories(lf.node)) for lf in sheet.leaves}
+        tiers: list[PointsTier] = []
+        for n in range(lo, hi + 1):
+            counts: dict[int, int] = {}
+            if not fill_models(sheet.comp, n, counts):
+                continue
+
+            def counter(
+                scope: str, child: str, counts: dict[int, int] = counts, n: int = n
+            ) -> float | None:
+                if child in ("model", ""):
+                    return float(n)
+                total = 0
+                hit = False
+                for lf in sheet.leaves:
+                    if child in leaf_ids[id(lf)] or child in categories_of[id(lf)]:
+                        total += counts.get(id(lf), 0)
+                        hit = True
+                if hit:
+                    return float(total)
+                for g in groups:
+                    if child in g.ids:
+                        return float(sum(counts.get(id(x), 0) for x in leaves_of(g)))
+                return None
+
+            ctx = base_ctx.with_counter(counter)
+            points = self.apply_cost(root_cost, root_mods, ctx)
+            for lf in sheet.leaves:
+                per = self.apply_cost(lf.base_cost, lf.cost_mods, ctx)
+                points += per * counts.get(id(lf), 0)
+            value = min(round(points), 10_000)
+            if tiers and tiers[-1].points == value and tiers[-1].max_models == n - 1:
+                tiers[-1] = PointsTier(tiers[-1].min_models, n, value)
+            else:
+                tiers.append(PointsTier(n, n, value))
+        return tiers
+
     def finish(
         self,
         sheet: _Sheet,
@@ -962,11 +969,11 @@ class Builder:
         file = root.doc.filename
         if not sheet.leaves:
             # A unit without model entries: one model of the unit's own profile.
-            leaf = _Leaf(root, root.name, 1, 1)
+            leaf = Leaf(root, root.name, 1, 1)
             leaf.profile = next(iter(sheet.profiles), "")
             sheet.comp.children.append(leaf)
             sheet.leaves.append(leaf)
-        lo, hi = _bounds(sheet.comp)
+        lo, hi = size_bounds(sheet.comp)
         if hi >= INF or hi > MAX_MODELS:
             self.report.warning(
                 IssueCode.NO_UNIT_SIZE,
@@ -986,45 +993,8 @@ class Builder:
             )
             return None
 
-        # Points for every legal size, compressed into tiers.
-        leaf_ids: dict[int, frozenset[str]] = {id(lf): lf.node.ids for lf in sheet.leaves}
-        groups = list(_groups(sheet.comp))
-        categories_of = {id(lf): frozenset(self.node_categories(lf.node)) for lf in sheet.leaves}
-        tiers: list[PointsTier] = []
-        for n in range(lo, hi + 1):
-            counts: dict[int, int] = {}
-            if not _fill(sheet.comp, n, counts):
-                continue
-
-            def counter(
-                scope: str, child: str, counts: dict[int, int] = counts, n: int = n
-            ) -> float | None:
-                if child in ("model", ""):
-                    return float(n)
-                total = 0
-                hit = False
-                for lf in sheet.leaves:
-                    if child in leaf_ids[id(lf)] or child in categories_of[id(lf)]:
-                        total += counts.get(id(lf), 0)
-                        hit = True
-                if hit:
-                    return float(total)
-                for g in groups:
-                    if child in g.ids:
-                        return float(sum(counts.get(id(x), 0) for x in _leaves(g)))
-                return None
-
-            ctx = self.ctx.with_counter(counter)
-            points = self.apply_cost(root_cost, root_mods, ctx)
-            for lf in sheet.leaves:
-                per = self.apply_cost(lf.base_cost, lf.cost_mods, ctx)
-                points += per * counts.get(id(lf), 0)
-            value = min(round(points), 10_000)
-            if tiers and tiers[-1].points == value and tiers[-1].max_models == n - 1:
-                tiers[-1] = PointsTier(tiers[-1].min_models, n, value)
-            else:
-                tiers.append(PointsTier(n, n, value))
-
+        tiers = self.points_tiers(sheet, lo, hi, root_cost, root_mods, self.ctx)
+        self.walked[root.id or slug(root.name)] = _Walked(sheet, root_cost, root_mods, lo, hi)
         if not tiers:
             self.report.warning(
                 IssueCode.DATASHEET_SKIPPED,
@@ -1096,7 +1066,7 @@ class Builder:
         profiles = tuple(
             replace(p, invulnerable_save=invulnerable(p.name)) for p in sheet.profiles.values()
         )
-        leader_of, conditional = _leader_targets(sheet.leader_text)
+        leader_of, conditional = leader_targets(sheet.leader_text)
         try:
             return Datasheet(
                 id=root.id or slug(root.name),
@@ -1113,7 +1083,7 @@ class Builder:
                 wargear_options=tuple(sheet.options),
                 leader_of=leader_of,
                 leader_of_conditional=conditional,
-                extra_leader=_extra_leader(sheet.leader_text),
+                extra_leader=extra_leader(sheet.leader_text),
                 two_leaders_from=sheet.two_leaders_from,
                 transport_capacity=sheet.transport,
                 character="character" in kw_keys,
@@ -1122,6 +1092,7 @@ class Builder:
                 dedicated_transport="dedicated transport" in kw_keys,
                 legends="[legends]" in root.name.lower(),
                 source=root.doc.name,
+                max_in_roster=self.roster_limit(root),
             )
         except ProfileError as exc:
             self.report.warning(
@@ -1131,435 +1102,3 @@ class Builder:
                 entry=root.name,
             )
             return None
-
-    # -- detachments and enhancements ---------------------------------------------------
-
-    def detachments(
-        self, roots: list[Node], faction: str
-    ) -> tuple[list[Detachment], dict[str, str]]:
-        """Detachments offered by the primary catalogue's root "Detachment" entry, and the map
-        from their entry ids to their names."""
-        found: list[Detachment] = []
-        ids: dict[str, str] = {}
-        for root in roots:
-            if root.is_group or "detachment" not in name_key(root.name):
-                continue
-            if root.type not in ("upgrade", ""):
-                continue
-            for node in self._detachment_entries(root, 0, hidden=True):
-                self.hidden_detachment_ids.update(node.ids)
-            for node in self._detachment_entries(root, 0):
-                name = node.name.strip()[:200]
-                if not name or any(name_key(d.name) == name_key(name) for d in found):
-                    continue
-                for i in node.ids:
-                    ids[i] = name
-                found.append(Detachment(name=name, faction=faction, id=node.id))
-        return found, ids
-
-    def _detachment_entries(
-        self, node: Node, depth: int, *, hidden: bool = False
-    ) -> Iterator[Node]:
-        """The detachment entries under the root "Detachment" entry (with ``hidden``: only
-        those hidden for this primary catalogue, e.g. another chapter's)."""
-        if depth > 6:
-            return
-        for child in self.children(node):
-            is_hidden = self.hidden(child)
-            if child.is_group:
-                if not is_hidden or hidden:
-                    yield from self._detachment_entries(child, depth + 1, hidden=hidden)
-            elif depth > 0 and child.type in ("upgrade", "") and is_hidden == hidden:
-                yield child
-
-    def enhancements(
-        self,
-        detachment_ids: dict[str, str],
-        detachment_names: dict[str, str],
-        characters: set[str] | None = None,
-    ) -> list[Enhancement]:
-        """The enhancements of the offered detachments. ``characters``: ids of the Character
-        datasheets; a group linked from other datasheets too (e.g. vehicle upgrades of a
-        detachment) is not restricted to Characters."""
-        out: list[Enhancement] = []
-        seen: set[tuple[str, str]] = set()
-        # Enhancements of the primary catalogue and its libraries; another faction's
-        # catalogue (imported for its allied units) is imported on its own.
-        groups = {
-            key: node
-            for key, node in self.enhancement_groups.items()
-            if node.doc is self.primary or node.doc.library
-        }
-        holder = self.primary.root.find("sharedSelectionEntryGroups")
-        if holder is not None:
-            for g in holder.findall("selectionEntryGroup"):
-                if name_key(g.get("name") or "").endswith("enhancements"):
-                    node = Node(g, self.primary)
-                    groups.setdefault((self.primary.id, node.id), node)
-        for key, node in groups.items():
-            bearers = self.enhancement_bearers.get(key, set())
-            only_characters = characters is None or not bearers or bearers <= characters
-            found: list[Enhancement] = []
-            self._enhancements_in(node, None, detachment_ids, detachment_names, (), found, seen, 0)
-            out.extend(e if only_characters else replace(e, characters_only=False) for e in found)
-        return out
-
-    def _detachment_of(
-        self, node: Node, detachment_ids: dict[str, str], detachment_names: dict[str, str]
-    ) -> str | None:
-        """The detachment an Enhancements group belongs to: the one its visibility conditions
-        name, else the one its name says ("X Enhancements"). ``""``: a detachment this
-        catalogue does not offer (another chapter's)."""
-        for m, groups in node.modifiers():
-            for holder in (*groups, m):
-                for c in holder.iter("condition"):
-                    child = c.get("childId") or ""
-                    if child in detachment_ids:
-                        return detachment_ids[child]
-                    if child in self.hidden_detachment_ids:
-                        return ""
-        name = name_key(node.name)
-        for suffix in (" enhancements", " enhancement"):
-            if name.endswith(suffix):
-                name = name[: -len(suffix)]
-        return detachment_names.get(name)
-
-    def _enhancements_in(
-        self,
-        node: Node,
-        detachment: str | None,
-        detachment_ids: dict[str, str],
-        detachment_names: dict[str, str],
-        group_rules: tuple[KeywordRule | bool, ...],
-        out: list[Enhancement],
-        seen: set[tuple[str, str]],
-        depth: int,
-    ) -> None:
-        if depth > 6 or self.hidden(node):
-            return
-        found = self._detachment_of(node, detachment_ids, detachment_names)
-        if found == "":
-            return  # enhancements of a detachment this catalogue does not offer
-        here = found or detachment
-        if node.is_group:
-            rules = (*group_rules, self.visibility_rule(node))
-            for child in self.children(node):
-                self._enhancements_in(
-                    child, here, detachment_ids, detachment_names, rules, out, seen, depth + 1
-                )
-            return
-        if here is None:
-            self.report.warning(
-                IssueCode.ENHANCEMENT_DETACHMENT_UNKNOWN,
-                f"enhancement {node.name!r}: no detachment found for it; not imported",
-                file=node.doc.filename,
-                entry=node.name,
-            )
-            return
-        rule = _and((*group_rules, self.visibility_rule(node)))
-        if rule is False:
-            return
-        key = (name_key(here), name_key(node.name))
-        if key in seen or not node.name.strip():
-            return
-        seen.add(key)
-        out.append(
-            Enhancement(
-                name=node.name.strip()[:200],
-                points=min(int(self.pts(node)), 10_000),
-                detachment=here,
-                eligibility=None if rule is True else rule,
-            )
-        )
-
-    def visibility_rule(self, node: Node) -> KeywordRule | bool:
-        """Who may take an entry, from its "hidden unless the bearer is X" modifiers: the
-        keyword conditions become a :class:`KeywordRule`; conditions decided without a roster
-        are applied; the others (uniqueness, roster counts) do not restrict the bearer."""
-        hides: list[KeywordRule | bool] = []
-        for m, groups in node.modifiers():
-            if m.get("field") != "hidden" or m.get("type") != "set" or m.get("value") != "true":
-                continue
-            parts = [self._formula(g, node.ids) for g in groups] + [self._formula(m, node.ids)]
-            hides.append(_and(parts))
-        return _not(_or(hides))
-
-    def _formula(self, holder: Element, self_ids: frozenset[str]) -> KeywordRule | bool:
-        parts: list[KeywordRule | bool] = []
-        conds = holder.find("conditions")
-        if conds is not None:
-            parts.extend(self._literal(c, self_ids) for c in conds.findall("condition"))
-        groups = holder.find("conditionGroups")
-        if groups is not None:
-            for g in groups.findall("conditionGroup"):
-                sub = self._formula(g, self_ids)
-                parts.append(sub)
-        if holder.tag == "conditionGroup" and holder.get("type") == "or":
-            return _or(parts)
-        return _and(parts)
-
-    def _literal(self, c: Element, self_ids: frozenset[str]) -> KeywordRule | bool:
-        decided = self.ws.condition(c, self.ctx, self_ids)
-        if decided is not None:
-            return decided
-        kind = c.get("type") or ""
-        scope = c.get("scope") or ""
-        if kind in ("instanceOf", "notInstanceOf") and scope in (
-            "ancestor",
-            "parent",
-            "root-entry",
-            "self",
-            "unit",
-            "model",
-        ):
-            child = c.get("childId") or ""
-            name = self.ws.category_names.get(child)
-            if name is None:
-                for d in self.ws.docs.values():
-                    el = d.ids.get(child)
-                    if el is not None and el.get("name"):
-                        name = el.get("name")
-                        break
-            if name:
-                if name.startswith(FACTION_PREFIX):
-                    name = name[len(FACTION_PREFIX) :]
-                lit = KeywordRule.has(name.strip()[:200])
-                return lit if kind == "instanceOf" else KeywordRule.negate(lit)
-        return False  # depends on the roster: does not restrict the bearer
-
-
-def _and(parts: tuple[KeywordRule | bool, ...] | list[KeywordRule | bool]) -> KeywordRule | bool:
-    rules: list[KeywordRule] = []
-    for p in parts:
-        if p is False:
-            return False
-        if p is True:
-            continue
-        assert isinstance(p, KeywordRule)
-        if p not in rules:
-            rules.append(p)
-    if not rules:
-        return True
-    return KeywordRule.all_of(*rules)
-
-
-def _or(parts: list[KeywordRule | bool]) -> KeywordRule | bool:
-    rules: list[KeywordRule] = []
-    for p in parts:
-        if p is True:
-            return True
-        if p is False:
-            continue
-        assert isinstance(p, KeywordRule)
-        if p not in rules:
-            rules.append(p)
-    if not rules:
-        return False
-    return KeywordRule.any_of(*rules)
-
-
-def _not(rule: KeywordRule | bool) -> KeywordRule | bool:
-    """Negation pushed down to the keywords (De Morgan), so rules read naturally."""
-    if isinstance(rule, bool):
-        return not rule
-    op = rule.op.value
-    if op == "not":
-        return rule.args[0]
-    if op == "keyword":
-        return KeywordRule.negate(rule)
-    negated = [_not(a) for a in rule.args]
-    return _or(negated) if op == "all" else _and(negated)
-
-
-def _leader_targets(text: str | None) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The Bodyguard units named in a Leader ability (names only), and those marked with a
-    footnote asterisk (attachable only with some wargear)."""
-    if not text:
-        return (), ()
-    names: list[str] = []
-    conditional: list[str] = []
-    lines = [ln.strip() for ln in text.replace("\xa0", " ").splitlines() if ln.strip()]
-    if not lines:
-        return (), ()
-    head = lines[0]
-    candidates: list[str] = []
-    if ":" in head and head.split(":", 1)[1].strip():
-        inline = _clean(head.split(":", 1)[1])
-        candidates.extend(x for x in re.split(r",|\band\b", inline) if x.strip())
-    for ln in lines[1:]:
-        if ln[0] in _BULLET:
-            candidates.append(ln.lstrip(_BULLET).strip())
-    for raw in candidates:
-        cleaned = _clean(raw).strip().rstrip(".")
-        star = cleaned.endswith("*")
-        cleaned = cleaned.rstrip("*").strip()
-        if not cleaned or len(cleaned) > 120:
-            continue
-        if cleaned not in names:
-            names.append(cleaned)
-            if star:
-                conditional.append(cleaned)
-    return tuple(names), tuple(conditional)
-
-
-def _extra_leader(text: str | None) -> bool:
-    """Whether the Leader may join a unit that already has a Leader ("... even if one Captain
-    ... has already been attached to it")."""
-    if not text:
-        return False
-    lowered = text.replace("\xa0", " ").lower()
-    return "even if" in lowered and "already been attached" in " ".join(lowered.split())
-
-
-def build_catalogue(
-    ws: Workspace, primary: Document, reporter: Reporter, limits: ImportLimits
-) -> Catalogue | None:
-    """The catalogue of one primary (non-library) catalogue document."""
-    builder = Builder(ws, primary, reporter, limits)
-    roots: list[Node] = []
-    seen: set[tuple[str, str]] = set()
-    root_docs: list[Document] = [primary]
-    for target, import_roots in primary.links():
-        linked = ws.docs.get(target)
-        if linked is None:
-            reporter.warning(
-                IssueCode.MISSING_CATALOGUE_LINK,
-                f"{primary.name} links the catalogue {target!r}, which was not uploaded; "
-                "its entries are missing",
-                file=primary.filename,
-                target=target,
-            )
-        elif import_roots:
-            root_docs.append(linked)
-    primary_roots: list[Node] = []
-    for doc in root_docs:
-        for node in _root_nodes(builder, doc):
-            key = (node.doc.id, node.id)
-            if key in seen:
-                continue
-            seen.add(key)
-            roots.append(node)
-            if doc is primary:
-                primary_roots.append(node)
-
-    sheets: list[Datasheet] = []
-    primary_sheet_ids: set[str] = set()
-    for node in roots:
-        if node.is_group or node.type not in ("unit", "model") or builder.hidden(node):
-            continue
-        builder.start_sheet(node)
-        try:
-            sheet = builder.datasheet(node)
-        except WorkLimitExceeded:
-            if builder.steps > limits.max_steps:
-                raise
-            reporter.warning(
-                IssueCode.TOO_DEEP,
-                f"{node.name}: its entries link to each other too many times; skipped",
-                file=node.doc.filename,
-                entry=node.name,
-            )
-            continue
-        if sheet is None or any(s.id == sheet.id for s in sheets):
-            continue
-        sheets.append(sheet)
-        if node in primary_roots:
-            primary_sheet_ids.add(sheet.id)
-
-    tally: Tally[str] = Tally()
-    primary_faction_pending = [
-        s for s in sheets if not s.faction_keywords and s.id in primary_sheet_ids
-    ]
-    for s in sheets:
-        if s.id in primary_sheet_ids:
-            tally.update(s.faction_keywords)
-    if not tally:
-        for s in sheets:
-            tally.update(s.faction_keywords)
-    faction = tally.most_common(1)[0][0] if tally else primary.name
-
-    for s in primary_faction_pending:
-        reporter.warning(
-            IssueCode.FACTION_ASSUMED,
-            f"{s.name} has no Faction keyword in the data; it is given {faction}, the faction "
-            "of its catalogue",
-            file=primary.filename,
-            entry=s.name,
-        )
-        sheets[sheets.index(s)] = replace(s, faction_keywords=(faction,))
-
-    builder.sheet_steps = 0
-    detachments, det_ids = builder.detachments(primary_roots, faction)
-    if not detachments:
-        reporter.warning(
-            IssueCode.NO_DETACHMENTS,
-            f"{primary.name}: no detachments found",
-            file=primary.filename,
-        )
-    det_names = {name_key(d.name): d.name for d in detachments}
-    by_detachment: dict[str, list[Enhancement]] = {}
-    characters = {s.id for s in sheets if s.character}
-    builder.sheet_steps = 0
-    for e in builder.enhancements(det_ids, det_names, characters):
-        by_detachment.setdefault(e.detachment, []).append(e)
-    detachments = [
-        Detachment(d.name, d.faction, tuple(by_detachment.get(d.name, ())), d.id)
-        for d in detachments
-    ]
-
-    by_key = {name_key(s.name): s.name for s in sheets}
-    for s in sheets:
-        if s.leader_of:
-            s = _canonical_leader_targets(s, by_key)
-            sheets[sheets.index(next(x for x in sheets if x.id == s.id))] = s
-        for target in s.leader_of:
-            if name_key(target) not in by_key:
-                reporter.warning(
-                    IssueCode.LEADER_TARGET_UNKNOWN,
-                    f"{s.name} can lead {target!r}, which is not a datasheet of this catalogue",
-                    entry=s.name,
-                    target=target,
-                )
-    gst = ws.game_system
-    version = f"r{primary.revision}" + (f"+gst-r{gst.revision}" if gst is not None else "")
-    source = f"BSData {primary.label}" + (f"; {gst.label}" if gst is not None else "")
-    return Catalogue(
-        id=slug(primary.name),
-        name=primary.name,
-        version=version,
-        factions=(faction,),
-        datasheets=tuple(sheets),
-        detachments=tuple(detachments),
-        source=source,
-    )
-
-
-def _canonical_leader_targets(sheet: Datasheet, by_key: dict[str, str]) -> Datasheet:
-    """Spell the Bodyguard units as their datasheets are named (case, "[Legends]")."""
-
-    def fix(name: str) -> str:
-        key = name_key(name)
-        return by_key.get(key) or by_key.get(f"{key} [legends]") or name
-
-    leader_of = tuple(dict.fromkeys(fix(n) for n in sheet.leader_of))
-    conditional = tuple(dict.fromkeys(fix(n) for n in sheet.leader_of_conditional))
-    if leader_of == sheet.leader_of and conditional == sheet.leader_of_conditional:
-        return sheet
-    return replace(sheet, leader_of=leader_of, leader_of_conditional=conditional)
-
-
-def _root_nodes(builder: Builder, doc: Document) -> Iterator[Node]:
-    root = doc.root
-    box = root.find("selectionEntries")
-    if box is not None:
-        for e in box.findall("selectionEntry"):
-            yield Node(e, doc)
-    box = root.find("entryLinks")
-    if box is not None:
-        for link in box.findall("entryLink"):
-            found = builder.resolve(link, doc)
-            if found is None:
-                continue
-            elem, tdoc = found
-            if elem.tag in ("selectionEntry", "selectionEntryGroup"):
-                yield Node(elem, tdoc, link, doc)

@@ -6,16 +6,18 @@ the catalogues it links (``catalogueLinks``, followed transitively). A :class:`N
 selection entry or group *as reached*, i.e. together with the ``entryLink`` that brought us to
 it (a link adds its own constraints, modifiers, categories and children to its target).
 
-Modifiers are applied only when their conditions can be decided without a roster
-(three-valued logic: ``True`` / ``False`` / ``None`` for "depends on the roster"): what the
-primary catalogue is, which force we build (the matched-play Army Roster, not Crusade or
-Boarding Actions), and, when pricing a unit, how many models of each type it has.
+Modifiers are applied only when their conditions can be decided (three-valued logic: ``True``
+/ ``False`` / ``None`` for "depends on the rest of the roster"): what the primary catalogue is,
+which force we build (the matched-play Army Roster, not Crusade or Boarding Actions), when
+pricing a unit how many models of each type it has, and, when a detachment is assumed (a
+:meth:`Context.in_detachment`), which detachment the roster has chosen: a condition counting a
+detachment entry in the roster or the force counts 1 for the chosen one and 0 for every other.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from xml.etree.ElementTree import Element
 
 from app.catalog.bsdata.files import Document
@@ -74,17 +76,32 @@ def compare(kind: str, count: float, value: float) -> Tri:
 Counter = Callable[[str, str], float | None]
 
 
+# Scopes in which a roster holds its detachment: counting a detachment there is known once the
+# detachment is chosen.
+ROSTER_SCOPES = frozenset({"roster", "force"})
+
+
 @dataclass(frozen=True, slots=True)
 class Context:
-    """What is known when evaluating a condition."""
+    """What is known when evaluating a condition. ``detachments``: the ids of every detachment
+    entry of the data; ``chosen``: the ids of the roster's detachment (``None``: not known)."""
 
     primary_id: str
     force_id: str | None
     force_ids: frozenset[str]
     count: Counter | None = None
+    detachments: frozenset[str] = frozenset()
+    chosen: frozenset[str] | None = None
 
     def with_counter(self, counter: Counter) -> Context:
-        return Context(self.primary_id, self.force_id, self.force_ids, counter)
+        return replace(self, count=counter)
+
+    def with_detachments(self, ids: frozenset[str]) -> Context:
+        return replace(self, detachments=ids)
+
+    def in_detachment(self, ids: frozenset[str] | None) -> Context:
+        """The same context in a roster whose detachment is the entry with ``ids``."""
+        return replace(self, chosen=ids)
 
 
 class Workspace:
@@ -166,6 +183,15 @@ class Workspace:
         if scope == "primary-catalogue" and kind in ("instanceOf", "notInstanceOf"):
             hit = child == ctx.primary_id
             return hit if kind == "instanceOf" else not hit
+        if child in ctx.detachments:
+            if ctx.chosen is None or scope not in ROSTER_SCOPES:
+                return None
+            hit = child in ctx.chosen
+            if kind in ("instanceOf", "notInstanceOf"):
+                return hit if kind == "instanceOf" else not hit
+            if field == "selections" and value is not None:
+                return compare(kind, 1.0 if hit else 0.0, value)
+            return None
         if child in self.force_names:
             if kind in ("instanceOf", "notInstanceOf") and scope in ("force", "roster"):
                 hit = child == ctx.force_id

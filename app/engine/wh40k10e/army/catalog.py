@@ -10,13 +10,19 @@ their enhancements (points, who may take them) [L4283-4294, L4333-4341].
 Catalogues are immutable values. :meth:`Catalogue.to_dict` / :meth:`Catalogue.from_dict` give
 a lossless plain-JSON form carrying :data:`SCHEMA_VERSION`; the catalogue ``version`` names the
 data release so that a list can remember what it was built with.
+
+Schema versions: 2 added what a datasheet becomes in each detachment
+(:class:`DetachmentVariant`) and the data's own limit on copies of a datasheet
+(``Datasheet.max_in_roster``). A version 1 document still loads: its fields all exist in 2
+with defaults, so it reads as a catalogue without detachment changes whose limits come from the
+Battleline / Dedicated Transport / Epic Hero flags (re-import the files to get the rest).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
@@ -34,6 +40,7 @@ __all__ = [
     "CatalogueError",
     "Datasheet",
     "Detachment",
+    "DetachmentVariant",
     "Enhancement",
     "KeywordRule",
     "ModelProfile",
@@ -49,7 +56,8 @@ __all__ = [
     "merge_catalogues",
 ]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+READABLE_VERSIONS = frozenset({1, 2})  # older documents read with defaults for the new fields
 CATALOGUE_FORMAT = "auspex.catalogue"
 CATALOGUE_SET_FORMAT = "auspex.catalogues"
 RULE_SYSTEM = "wh40k-10e"
@@ -57,6 +65,7 @@ RULE_SYSTEM = "wh40k-10e"
 MAX_NAME = 200  # bound on every name
 MAX_POINTS = 10_000  # bound on a points value
 MAX_MODELS = 200  # bound on models in one unit
+MAX_UNITS_OF_A_KIND = 1000  # bound on the data's limit of copies of one datasheet
 _FNP = re.compile(r"feel no pain\s*(\d)\s*\+", re.IGNORECASE)
 
 
@@ -374,6 +383,24 @@ class Detachment:
 
 
 @dataclass(frozen=True, slots=True)
+class DetachmentVariant:
+    """What choosing ``detachment`` changes on a datasheet, from the data's modifiers: whether
+    the datasheet may be taken at all, its keywords (``None``: unchanged; e.g. made
+    Battleline), how many copies an army may include (``None``: unchanged) and its points by
+    unit size (empty: unchanged)."""
+
+    detachment: str
+    available: bool = True
+    keywords: tuple[str, ...] | None = None
+    max_in_roster: int | None = None
+    points: tuple[PointsTier, ...] = ()
+
+    def __post_init__(self) -> None:
+        _check_name(self.detachment, "detachment")
+        _check_range(self.max_in_roster, "max_in_roster", 0, MAX_UNITS_OF_A_KIND)
+
+
+@dataclass(frozen=True, slots=True)
 class Datasheet:
     """A datasheet [L2869-3145]: everything the army builder and the calculator need.
 
@@ -383,6 +410,9 @@ class Datasheet:
     in the data); ``extra_leader`` means it may join a Bodyguard unit that already has a Leader
     (a datasheet permission overriding the one-Leader rule [L3227]); ``two_leaders_from``: as a
     Bodyguard unit of at least that many models it may take two Leaders.
+    ``max_in_roster`` is the data's limit on copies of the datasheet in an army (``None``: not
+    given; the Battleline / Dedicated Transport / Epic Hero flags decide); ``variants`` say what
+    a detachment changes (:meth:`in_detachment`).
     """
 
     id: str
@@ -408,6 +438,8 @@ class Datasheet:
     dedicated_transport: bool = False
     legends: bool = False
     source: str = ""
+    max_in_roster: int | None = None
+    variants: tuple[DetachmentVariant, ...] = ()
 
     def __post_init__(self) -> None:
         _check_name(self.id, "id")
@@ -424,6 +456,12 @@ class Datasheet:
                 raise CatalogueError(f"models[{i}].profile", f"no profile named {m.profile!r}")
         if not set(self.leader_of_conditional) <= set(self.leader_of):
             raise CatalogueError("leader_of_conditional", "must be a subset of leader_of")
+        _check_range(self.max_in_roster, "max_in_roster", 0, MAX_UNITS_OF_A_KIND)
+        seen: set[str] = set()
+        for i, v in enumerate(self.variants):
+            if name_key(v.detachment) in seen:
+                raise CatalogueError(f"variants[{i}].detachment", "duplicate detachment")
+            seen.add(name_key(v.detachment))
 
     @property
     def is_leader(self) -> bool:
@@ -431,10 +469,42 @@ class Datasheet:
 
     @property
     def max_in_army(self) -> int:
-        """How many units of this datasheet an army may include [L4324-4331, L4343-4344]."""
+        """How many units of this datasheet an army may include [L4324-4331, L4343-4344]: the
+        data's own limit when it gives one, else the core rule from the keywords."""
+        if self.max_in_roster is not None:
+            return self.max_in_roster
         if self.epic_hero:
             return 1
         return 6 if self.battleline or self.dedicated_transport else 3
+
+    def variant(self, detachment: str | None) -> DetachmentVariant | None:
+        if detachment is None or not self.variants:
+            return None
+        key = name_key(detachment)
+        return next((v for v in self.variants if name_key(v.detachment) == key), None)
+
+    def available_in(self, detachment: str | None) -> bool:
+        found = self.variant(detachment)
+        return found is None or found.available
+
+    def in_detachment(self, detachment: str | None) -> Datasheet:
+        """This datasheet as it is in an army of ``detachment``: its keywords (and the
+        Battleline / Dedicated Transport flags they carry), limit and points after the
+        detachment's modifiers. Unchanged when the detachment changes nothing."""
+        found = self.variant(detachment)
+        if found is None:
+            return self
+        changes: dict[str, Any] = {"variants": ()}
+        if found.keywords is not None:
+            keys = {name_key(k) for k in found.keywords}
+            changes["keywords"] = found.keywords
+            changes["battleline"] = "battleline" in keys
+            changes["dedicated_transport"] = "dedicated transport" in keys
+        if found.max_in_roster is not None:
+            changes["max_in_roster"] = found.max_in_roster
+        if found.points:
+            changes["points"] = found.points
+        return replace(self, **changes)
 
     def all_keywords(self) -> tuple[str, ...]:
         return self.keywords + self.faction_keywords
@@ -489,6 +559,8 @@ class _Index:
     detachments: Mapping[str, tuple[Detachment, ...]]
     enhancements: Mapping[str, tuple[Enhancement, ...]]
     factions: Mapping[str, str]
+    # datasheets as they are in a detachment, made on first use: (id, detachment key) -> sheet
+    in_detachment: dict[tuple[str, str], Datasheet] = field(default_factory=dict)
 
 
 def _build_index(cat: Catalogue) -> _Index:
@@ -564,6 +636,18 @@ class Catalogue:
                     return d
         return found[0]
 
+    def datasheet_in(self, sheet: Datasheet, detachment: str | None) -> Datasheet:
+        """``sheet`` as it is in an army of ``detachment`` (:meth:`Datasheet.in_detachment`),
+        made once per catalogue."""
+        if detachment is None or not sheet.variants:
+            return sheet
+        key = (sheet.id, name_key(detachment))
+        found = self.index.in_detachment.get(key)
+        if found is None:
+            found = sheet.in_detachment(detachment)
+            self.index.in_detachment[key] = found
+        return found
+
     def datasheet_by_id(self, datasheet_id: str) -> Datasheet | None:
         return next((d for d in self.datasheets if d.id == datasheet_id), None)
 
@@ -603,7 +687,7 @@ class Catalogue:
         if fmt != CATALOGUE_FORMAT:
             raise CatalogueError("format", f"expected {CATALOGUE_FORMAT!r}, got {fmt!r}")
         version = body.pop("schema_version", None)
-        if version != SCHEMA_VERSION:
+        if version not in READABLE_VERSIONS:
             raise CatalogueError(
                 "schema_version",
                 f"unsupported schema version {version!r} (this is {SCHEMA_VERSION})",
@@ -626,7 +710,7 @@ def load_catalogues(data: object) -> tuple[Catalogue, ...]:
         return (Catalogue.from_dict(data),)
     if not isinstance(data, dict) or data.get("format") != CATALOGUE_SET_FORMAT:
         raise CatalogueError("format", f"expected {CATALOGUE_SET_FORMAT!r}")
-    if data.get("schema_version") != SCHEMA_VERSION:
+    if data.get("schema_version") not in READABLE_VERSIONS:
         raise CatalogueError(
             "schema_version", f"unsupported schema version (this is {SCHEMA_VERSION})"
         )

@@ -19,6 +19,9 @@ The rules checked, with their seed lines (``wh40k-10e-core-2.md`` §2.10):
   each unique [L4333-4341], from the chosen Detachment [L4283-4294], and only on a bearer the
   enhancement allows (``enhancement-not-eligible``, from the data);
 - a known datasheet, detachment and enhancement (with the closest names when unknown);
+- what the chosen Detachment changes, from the data: a datasheet it excludes
+  (``datasheet-not-in-detachment``), keywords it adds (Battleline), the limit of copies and
+  the points it sets (:meth:`~.catalog.Datasheet.in_detachment`);
 - a unit size its datasheet allows, wargear its options allow [L3080-3091]: each item within
   its own limit, and the items of one option (alternatives: "one of the following") within the
   option's slots, shared between options that offer the same item;
@@ -84,6 +87,7 @@ class Code(StrEnum):
     UNKNOWN_DATASHEET = "unknown-datasheet"
     UNKNOWN_DETACHMENT = "unknown-detachment"
     UNKNOWN_ENHANCEMENT = "unknown-enhancement"
+    DATASHEET_NOT_IN_DETACHMENT = "datasheet-not-in-detachment"
 
 
 # English templates, keyed by message id; ``str.format(**params)`` fills them. A translation
@@ -131,6 +135,8 @@ MESSAGES: Mapping[str, str] = {
     "unknown-datasheet": "No datasheet called {datasheet}.",
     "unknown-detachment": "No Detachment called {detachment} for {faction}.",
     "unknown-enhancement": "No Enhancement called {enhancement}.",
+    "datasheet-not-in-detachment": "{datasheet} cannot be included in an army of the "
+    "{detachment} Detachment.",
 }
 
 FIXES: Mapping[str, str] = {
@@ -164,6 +170,8 @@ FIXES: Mapping[str, str] = {
     "leader-attachment-illegal.conditional": "Check that {datasheet} has the wargear its "
     "Leader ability requires for {target}.",
     "unknown": "Check the spelling{suggestion}.",
+    "datasheet-not-in-detachment": "Remove {datasheet} or choose a Detachment that allows "
+    "it{suggestion}.",
 }
 
 
@@ -571,10 +579,28 @@ def validate(roster: Roster, catalogue: Catalogue) -> ValidationResult:
     sheets: list[Datasheet | None] = []
     unit_results: list[UnitResult] = []
     faction_names = [d.name for d in catalogue.datasheets_of(faction_name)]
+    det_name = detachment.name if detachment is not None else None
     for i, unit in enumerate(roster.units):
         sheet = catalogue.datasheet(unit.datasheet, faction_name)
-        sheets.append(sheet)
         ref = _unit_ref(unit, i)
+        if sheet is not None and det_name is not None:
+            if not sheet.available_in(det_name):
+                allowing = [
+                    d.name
+                    for d in catalogue.detachments_of(faction_name)
+                    if sheet.available_in(d.name)
+                ]
+                out.add(
+                    Code.DATASHEET_NOT_IN_DETACHMENT,
+                    i,
+                    {
+                        "datasheet": ref,
+                        "detachment": det_name,
+                        "suggestion": f" ({_listing(allowing, 3)})" if allowing else "",
+                    },
+                )
+            sheet = catalogue.datasheet_in(sheet, det_name)
+        sheets.append(sheet)
         if sheet is None:
             near = closest(unit.datasheet, faction_names or [d.name for d in catalogue.datasheets])
             out.add(

@@ -1,0 +1,186 @@
+"""One catalogue from one primary (non-library) catalogue document: its datasheets, its Army
+Faction, its detachments with their enhancements, and what each detachment changes.
+
+A catalogue's root entries are its own and those of every catalogue it links with
+``importRootEntries``. Its Army Faction is the Faction keyword its own datasheets share (a
+chapter's datasheets are both Adeptus Astartes and Blood Angels: the tie goes to the keyword
+most datasheets of the whole catalogue have, so a Blood Angels list is an Adeptus Astartes army
+of Space Marines and Blood Angels units). A linked catalogue of that same faction is its
+*parent*: its detachments and enhancements are offered too (with the visibility conditions that
+depend on which catalogue is primary); another faction's catalogue (allies) is not.
+"""
+
+from __future__ import annotations
+
+from collections import Counter as Tally
+from collections.abc import Iterator
+from dataclasses import replace
+
+from app.catalog.bsdata.build import Builder, WorkLimitExceeded
+from app.catalog.bsdata.detachments import DetachmentReader
+from app.catalog.bsdata.files import Document, ImportLimits
+from app.catalog.bsdata.leaders import canonical_leader_targets
+from app.catalog.bsdata.model import Node, Workspace
+from app.catalog.bsdata.report import IssueCode, Reporter
+from app.engine.wh40k10e.army.catalog import (
+    Catalogue,
+    Datasheet,
+    Detachment,
+    Enhancement,
+    slug,
+)
+from app.engine.wh40k10e.army.names import name_key
+
+__all__ = ["build_catalogue"]
+
+
+def build_catalogue(
+    ws: Workspace, primary: Document, reporter: Reporter, limits: ImportLimits
+) -> Catalogue | None:
+    """The catalogue of one primary (non-library) catalogue document."""
+    builder = Builder(ws, primary, reporter, limits)
+    root_docs: list[Document] = [primary]
+    for target, import_roots in primary.links():
+        linked = ws.docs.get(target)
+        if linked is None:
+            reporter.warning(
+                IssueCode.MISSING_CATALOGUE_LINK,
+                f"{primary.name} links the catalogue {target!r}, which was not uploaded; "
+                "its entries are missing",
+                file=primary.filename,
+                target=target,
+            )
+        elif import_roots:
+            root_docs.append(linked)
+    roots: list[tuple[Node, Document]] = []  # each root with the document that offers it
+    seen: set[tuple[str, str]] = set()
+    for doc in root_docs:
+        for node in _root_nodes(builder, doc):
+            key = (node.doc.id, node.id)
+            if key not in seen:
+                seen.add(key)
+                roots.append((node, doc))
+
+    sheets: list[Datasheet] = []
+    offered_by: dict[str, str] = {}  # datasheet id -> id of the document offering it
+    root_of: dict[str, Node] = {}
+    for node, doc in roots:
+        if node.is_group or node.type not in ("unit", "model") or builder.hidden(node):
+            continue
+        builder.start_sheet(node)
+        try:
+            sheet = builder.datasheet(node)
+        except WorkLimitExceeded:
+            if builder.steps > limits.max_steps:
+                raise
+            reporter.warning(
+                IssueCode.TOO_DEEP,
+                f"{node.name}: its entries link to each other too many times; skipped",
+                file=node.doc.filename,
+                entry=node.name,
+            )
+            continue
+        if sheet is None or sheet.id in offered_by:
+            continue
+        sheets.append(sheet)
+        offered_by[sheet.id] = doc.id
+        root_of[sheet.id] = node
+
+    faction = _army_faction(sheets, offered_by, primary)
+    for i, s in enumerate(sheets):
+        if not s.faction_keywords and offered_by[s.id] == primary.id:
+            reporter.warning(
+                IssueCode.FACTION_ASSUMED,
+                f"{s.name} has no Faction keyword in the data; it is given {faction}, the "
+                "faction of its catalogue",
+                file=primary.filename,
+                entry=s.name,
+            )
+            sheets[i] = replace(s, faction_keywords=(faction,))
+
+    # The primary catalogue and the linked catalogues of its faction (a chapter's parent).
+    own_docs = {primary.id}
+    for doc in root_docs[1:]:
+        tally = Tally(k for s in sheets if offered_by[s.id] == doc.id for k in s.faction_keywords)
+        if tally and tally.most_common(1)[0][0] == faction:
+            own_docs.add(doc.id)
+
+    builder.sheet_steps = 0
+    reader = DetachmentReader(builder)
+    found = reader.find([n for n, doc in roots if doc.id in own_docs])
+    if not found:
+        reporter.warning(
+            IssueCode.NO_DETACHMENTS,
+            f"{primary.name}: no detachments found",
+            file=primary.filename,
+        )
+    for i, s in enumerate(sheets):
+        builder.sheet_steps = 0
+        variants = reader.variants(s, root_of[s.id])
+        if variants:
+            sheets[i] = replace(s, variants=variants)
+
+    by_detachment: dict[str, list[Enhancement]] = {}
+    characters = {s.id for s in sheets if s.character}
+    builder.sheet_steps = 0
+    for e in reader.enhancements(frozenset(own_docs), characters):
+        by_detachment.setdefault(e.detachment, []).append(e)
+    detachments = [
+        Detachment(d.name, faction, tuple(by_detachment.get(d.name, ())), d.id) for d in found
+    ]
+
+    by_key = {name_key(s.name): s.name for s in sheets}
+    for i, s in enumerate(sheets):
+        if s.leader_of:
+            s = canonical_leader_targets(s, by_key)
+            sheets[i] = s
+        for target in s.leader_of:
+            if name_key(target) not in by_key:
+                reporter.warning(
+                    IssueCode.LEADER_TARGET_UNKNOWN,
+                    f"{s.name} can lead {target!r}, which is not a datasheet of this catalogue",
+                    entry=s.name,
+                    target=target,
+                )
+    gst = ws.game_system
+    version = f"r{primary.revision}" + (f"+gst-r{gst.revision}" if gst is not None else "")
+    source = f"BSData {primary.label}" + (f"; {gst.label}" if gst is not None else "")
+    return Catalogue(
+        id=slug(primary.name),
+        name=primary.name,
+        version=version,
+        factions=(faction,),
+        datasheets=tuple(sheets),
+        detachments=tuple(detachments),
+        source=source,
+    )
+
+
+def _army_faction(sheets: list[Datasheet], offered_by: dict[str, str], primary: Document) -> str:
+    """The Faction keyword the primary catalogue's own datasheets share most; a tie goes to
+    the keyword most datasheets of the whole catalogue have."""
+    everywhere: Tally[str] = Tally(k for s in sheets for k in s.faction_keywords)
+    own: Tally[str] = Tally(
+        k for s in sheets if offered_by[s.id] == primary.id for k in s.faction_keywords
+    )
+    tally = own or everywhere
+    if not tally:
+        return primary.name
+    return max(tally, key=lambda k: (tally[k], everywhere[k]))
+
+
+def _root_nodes(builder: Builder, doc: Document) -> Iterator[Node]:
+    root = doc.root
+    box = root.find("selectionEntries")
+    if box is not None:
+        for e in box.findall("selectionEntry"):
+            yield Node(e, doc)
+    box = root.find("entryLinks")
+    if box is not None:
+        for link in box.findall("entryLink"):
+            found = builder.resolve(link, doc)
+            if found is None:
+                continue
+            elem, tdoc = found
+            if elem.tag in ("selectionEntry", "selectionEntryGroup"):
+                yield Node(elem, tdoc, link, doc)
