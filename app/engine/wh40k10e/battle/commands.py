@@ -12,7 +12,13 @@ from typing import ClassVar
 
 from app.engine.match.codec import RawJson, Tagged, TaggedCodec
 from app.engine.roller import DieRecord
-from app.engine.wh40k10e.battle.state import Formation, ModelDamage, MoveMode, Presence
+from app.engine.wh40k10e.battle.state import (
+    Formation,
+    ModelDamage,
+    MoveMode,
+    Presence,
+    WeaponUse,
+)
 
 __all__ = [
     "COMMAND_CODEC",
@@ -157,6 +163,12 @@ class ResolveAttack(Command):
     engine's resolution says) or ``damage`` (the damage of each unsaved attack, excess lost)
     and ``mortal_wounds`` (carried over), which the match allocates by the rules
     ([L1700-1713], [L3238-3246], [L1816-1824]). ``dice`` and ``seed`` record the roll.
+
+    ``weapons`` names the weapons used (part, weapon, models): a unit shoots, or fights, once
+    per phase and each of its models' weapons is used once [L1401-1405], [L1413-1444],
+    [L2593-2603], so a later attack by the unit in the phase may only use weapons not used
+    yet (splitting fire between targets stays possible). An attack that names no weapon is
+    the whole unit's: nothing else of the unit attacks in that phase.
     """
 
     kind: ClassVar[str] = "resolve_attack"
@@ -169,6 +181,7 @@ class ResolveAttack(Command):
     seed: int | None = None
     dice: tuple[DieRecord, ...] = ()
     request: RawJson = None
+    weapons: tuple[WeaponUse, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

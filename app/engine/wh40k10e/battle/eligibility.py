@@ -6,9 +6,12 @@ code and a message; commands, Stratagems and the list of legal actions share the
 
 from __future__ import annotations
 
-from app.engine.wh40k10e.battle.errors import Code
+from collections.abc import Sequence
+
+from app.engine.match.errors import Refusal
+from app.engine.wh40k10e.battle.errors import Code, refuse
 from app.engine.wh40k10e.battle.setup import Ability, Seat, other
-from app.engine.wh40k10e.battle.state import BattleState, MoveMode, Step
+from app.engine.wh40k10e.battle.state import BattleState, MoveMode, Step, WeaponUse
 
 __all__ = [
     "Problem",
@@ -21,7 +24,12 @@ __all__ = [
     "head",
     "shoot_problem",
     "shoot_target_problem",
+    "weapons_left",
+    "weapons_refusal",
 ]
+
+MAX_WEAPON_USES = 20  # weapons named by one attack
+MAX_WEAPON_NAME = 120
 
 Problem = tuple[Code, str] | None
 
@@ -193,3 +201,83 @@ def fight_turn(state: BattleState) -> tuple[Step, Seat | None]:
         if fight_candidates(state, seat, step):
             return step, seat
     return step, None
+
+
+# -- one use of each weapon per phase ---------------------------------------------------------
+
+
+def weapons_left(state: BattleState, attacker: str, part: str, weapon: str) -> int:
+    """How many models of ``part`` (of ``attacker``'s unit) may still attack with ``weapon``
+    this phase, by what the state knows: the part's models alive, less the models that have
+    used it (0 once the unit made an attack that named no weapon)."""
+    u = state.units[head(state, attacker)]
+    if u.all_weapons_used or part not in state.group(attacker):
+        return 0
+    return max(0, state.units[part].models_alive - u.models_used(part, weapon))
+
+
+def weapons_refusal(
+    state: BattleState, attacker: str, weapons: Sequence[WeaponUse]
+) -> Refusal | None:
+    """Why ``attacker`` may not attack with ``weapons`` now, or ``None``.
+
+    A unit is selected to shoot once per phase and each model's weapon is used once
+    ([L1401-1405], [L1413-1444]); a unit fights once per phase, each model with one melee
+    weapon ([L2593-2603], [L2697-2742]); Fire Overwatch is a shooting like another [L3422-3444].
+    So a later attack by the unit in the same phase may use only weapons not used yet
+    (splitting fire between targets stays possible); an attack naming no weapon is the whole
+    unit's: only the first of the phase, and the last."""
+    first = head(state, attacker)
+    name = state.specs[first].name
+    if len(state.group(first)) > 1:
+        name = " + ".join(state.specs[i].name for i in state.group(first))
+    u = state.units[first]
+    if len(weapons) > MAX_WEAPON_USES:
+        return refuse(Code.BAD_WEAPON, f"an attack names at most {MAX_WEAPON_USES} weapons")
+    parts = state.group(first)
+    wanted: dict[tuple[str, str], int] = {}
+    for n, w in enumerate(weapons):
+        if w.unit not in parts:
+            return refuse(
+                Code.BAD_WEAPON, f"weapons[{n}]: {w.unit!r} is not a part of {name}", index=n
+            )
+        if not 0 < len(w.weapon) <= MAX_WEAPON_NAME or len(w.profile) > MAX_WEAPON_NAME:
+            return refuse(
+                Code.BAD_WEAPON,
+                f"weapons[{n}]: a weapon name is 1 to {MAX_WEAPON_NAME} characters",
+                index=n,
+            )
+        alive = state.units[w.unit].models_alive
+        if not 1 <= w.models <= alive:
+            return refuse(Code.BAD_WEAPON, f"weapons[{n}]: models must be 1..{alive}", index=n)
+        key = (w.unit, w.weapon)
+        wanted[key] = wanted.get(key, 0) + w.models
+    if u.all_weapons_used:
+        return refuse(
+            Code.ALREADY_ATTACKED,
+            f"{name} has already made its attacks this phase (an attack that names no weapon "
+            "uses all of them): a unit shoots or fights once per phase (undo the attack to "
+            "change it)",
+            attacker=first,
+        )
+    if not weapons and u.attacks:
+        return refuse(
+            Code.ALREADY_ATTACKED,
+            f"{name} has already attacked this phase: name the weapons it has not used yet "
+            "(each weapon is used once per phase)",
+            attacker=first,
+        )
+    used: list[str] = []
+    for (part, weapon), models in wanted.items():
+        if u.models_used(part, weapon) + models > state.units[part].models_alive:
+            used.append(weapon)
+    if used:
+        return refuse(
+            Code.WEAPON_ALREADY_USED,
+            f"{name} has already attacked with {', '.join(used)} this phase: each weapon is "
+            "used once per phase, a later attack may only use the weapons left (undo the "
+            "attack to change it)",
+            attacker=first,
+            weapons=used,
+        )
+    return None

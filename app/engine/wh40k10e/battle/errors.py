@@ -69,6 +69,8 @@ class Code(enum.StrEnum):
     # shooting
     ALREADY_SHOT = "already_shot"
     ALREADY_ATTACKED = "already_attacked"
+    WEAPON_ALREADY_USED = "weapon_already_used"
+    BAD_WEAPON = "bad_weapon"
     UNIT_ADVANCED = "unit_advanced"
     UNIT_FELL_BACK = "unit_fell_back"
     NOT_ELIGIBLE_TO_SHOOT = "not_eligible_to_shoot"
@@ -111,6 +113,7 @@ _KIND_OF: dict[Code, RefusalKind] = {
     Code.BAD_POSITION: RefusalKind.INPUT,
     Code.BAD_CASUALTIES: RefusalKind.INPUT,
     Code.BAD_ALLOCATION: RefusalKind.INPUT,
+    Code.BAD_WEAPON: RefusalKind.INPUT,
 }
 
 

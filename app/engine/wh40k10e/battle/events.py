@@ -28,6 +28,7 @@ from app.engine.wh40k10e.battle.state import (
     Result,
     Stage,
     Step,
+    WeaponUse,
 )
 
 __all__ = [
@@ -348,6 +349,9 @@ class AttackResolved(Event):
     seed: int | None = None
     dice: tuple[DieRecord, ...] = ()
     request: RawJson = None
+    # the weapons used; () for an attack of the whole unit (and every event logged before
+    # weapons were recorded: such an attack used all the unit's weapons of the phase)
+    weapons: tuple[WeaponUse, ...] = ()
 
     def rolled_dice(self) -> bool:
         return bool(self.dice)

@@ -288,6 +288,9 @@ _PHASE_RESET: dict[str, Any] = {
     "embarked_this_phase": False,
     "targets": frozenset(),
     "attacked": frozenset(),
+    "weapons_used": (),
+    "all_weapons_used": False,
+    "attacks": 0,
     "rolled": 0,
     "effects": frozenset(),
 }
@@ -481,13 +484,21 @@ def _selected_to_shoot(state: BattleState, e: UnitSelectedToShoot) -> BattleStat
 
 
 def _attack_resolved(state: BattleState, e: AttackResolved) -> BattleState:
-    """The attacker (every part of an Attached unit) has now attacked the target (every part):
-    one attack per target and phase, Fire Overwatch included."""
+    """The attacker (every part of an Attached unit) has now attacked the target (every part)
+    with the weapons the event names; an attack naming none (or logged before weapons were
+    recorded) used every weapon of the unit this phase. Fire Overwatch included."""
     new = _damaged(state, e.damage, rolls=state.rolls + (1 if e.dice else 0))
     target = frozenset(state.group(e.target)) | {e.target}
     units = dict(new.units)
     for i in state.group(e.attacker):
-        units[i] = _replace(units[i], attacked=units[i].attacked | target)
+        u = units[i]
+        units[i] = _replace(
+            u,
+            attacked=u.attacked | target,
+            weapons_used=u.weapons_used + e.weapons,
+            all_weapons_used=u.all_weapons_used or not e.weapons,
+            attacks=u.attacks + 1,
+        )
     return _replace(new, units=units)
 
 

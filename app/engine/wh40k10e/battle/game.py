@@ -41,7 +41,12 @@ from app.engine.wh40k10e.battle.views import legal_actions, render
 __all__ = ["Battle", "command_from_json", "command_seed", "roll_identity"]
 
 SEED_SCHEME = "auspex-roll/2"
-"""Names the way seeds are derived (:func:`roll_identity`); a new scheme gets a new name."""
+"""Names the way seeds are derived (:func:`roll_identity`); a new scheme gets a new name.
+
+An attack's ordinal is the number of attacks the unit resolved this phase (a unit may now
+attack a target again with weapons it has not used). In every log this scheme accepted
+before, a unit attacked each target once, so that number equals the number of targets it had
+attacked, the ordinal it was: the same seeds, the same name."""
 
 
 def command_from_json(data: object) -> Command:
@@ -61,8 +66,8 @@ def roll_identity(
 ) -> tuple[str | int, ...]:
     """What a roll *is*, whatever the command carries besides: where the battle stands (set-up
     step, round, turn, phase), the command's kind, who rolls and for which unit, and the
-    ordinal of the roll. For an attack: the attacking unit and how many targets it has already
-    attacked this phase, never the weapons, the target or the situation; for another unit's
+    ordinal of the roll. For an attack: the attacking unit and how many attacks it has already
+    resolved this phase, never the weapons, the target or the situation; for another unit's
     roll: the unit and how many rolls it made this phase; for a Stratagem: its id.
 
     Nothing that an undo leaves behind changes it (the log position, the match's roll count),
@@ -88,10 +93,7 @@ def roll_identity(
         first = head(state, unit)
         u = state.units[first]
         subject = first
-        if isinstance(command, ResolveAttack):
-            ordinal = len({head(state, t) for t in u.attacked if t in state.units})
-        else:
-            ordinal = u.rolled
+        ordinal = u.attacks if isinstance(command, ResolveAttack) else u.rolled
     return (SEED_SCHEME, command.kind, *where, seat or "", subject, ordinal)
 
 

@@ -58,6 +58,7 @@ from app.engine.wh40k10e.battle.eligibility import (
     head,
     shoot_problem,
     shoot_target_problem,
+    weapons_refusal,
 )
 from app.engine.wh40k10e.battle.errors import Code, refuse
 from app.engine.wh40k10e.battle.events import (
@@ -732,14 +733,9 @@ def _resolve_attack(b: Builder, cmd: ResolveAttack) -> None:
         if fight is None or fight.current not in s.group(cmd.attacker):
             raise refuse(Code.NOT_FIGHTING, f"{s.specs[cmd.attacker].name} has finished fighting")
     attacker, target = head(s, cmd.attacker), head(s, cmd.target)
-    if any(t in att.attacked for t in s.group(cmd.target)):
-        raise refuse(
-            Code.ALREADY_ATTACKED,
-            f"{s.specs[attacker].name} has already attacked {s.specs[target].name} this phase: "
-            "a unit's attacks at a target are resolved once (undo the attack to change it)",
-            attacker=attacker,
-            target=target,
-        )
+    refusal = weapons_refusal(s, cmd.attacker, cmd.weapons)
+    if refusal is not None:
+        raise refusal
     if cmd.allocations and (cmd.damage or cmd.mortal_wounds):
         raise refuse(Code.BAD_ALLOCATION, "give either allocations, or damage and mortal_wounds")
     if any(d < 0 or d > 100 for d in cmd.damage) or not 0 <= cmd.mortal_wounds <= MAX_ITEMS:
@@ -762,6 +758,7 @@ def _resolve_attack(b: Builder, cmd: ResolveAttack) -> None:
             cmd.seed,
             cmd.dice,
             cmd.request,
+            cmd.weapons,
         )
     )
 

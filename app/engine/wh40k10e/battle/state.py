@@ -44,6 +44,7 @@ __all__ = [
     "Trigger",
     "TriggerKind",
     "UnitState",
+    "WeaponUse",
 ]
 
 
@@ -142,6 +143,18 @@ class ModelDamage:
 
 
 @dataclass(frozen=True, slots=True)
+class WeaponUse:
+    """``models`` models of part ``unit`` (of an Attached unit, else the unit) attack with
+    ``weapon``; ``profile`` names the profile used when the weapon has several (a model uses
+    one weapon once per phase, whichever profile [L1424-1433], [L2697-2733])."""
+
+    unit: str
+    weapon: str
+    models: int
+    profile: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class DieLoss:
     """What one failed test die (index ``die`` of its roll) cost: the damage it caused."""
 
@@ -220,7 +233,11 @@ class UnitState:
     shock_tested: bool = False
     embarked_this_phase: bool = False
     targets: frozenset[str] = frozenset()
-    attacked: frozenset[str] = frozenset()  # target units whose attack is resolved
+    attacked: frozenset[str] = frozenset()  # target units attacked this phase
+    # weapons that have attacked this phase, per (part, weapon): a weapon is used once
+    weapons_used: tuple[WeaponUse, ...] = ()
+    all_weapons_used: bool = False  # an attack that named no weapon took the whole unit's
+    attacks: int = 0  # attacks resolved this phase (the ordinal of the next attack's seed)
     rolled: int = 0  # rolls made for this unit (the ordinal of its next roll's seed)
     effects: frozenset[Effect] = frozenset()
     # other
@@ -232,6 +249,10 @@ class UnitState:
     @property
     def alive(self) -> bool:
         return any(w > 0 for w in self.wounds)
+
+    def models_used(self, part: str, weapon: str) -> int:
+        """How many models of ``part`` have attacked with ``weapon`` this phase."""
+        return sum(w.models for w in self.weapons_used if w.unit == part and w.weapon == weapon)
 
     @property
     def models_alive(self) -> int:

@@ -52,7 +52,14 @@ from app.engine.wh40k10e.battle.flow import Builder
 from app.engine.wh40k10e.battle.objectives import control, control_levels
 from app.engine.wh40k10e.battle.rules import decide, shock_tests_pending
 from app.engine.wh40k10e.battle.setup import Seat
-from app.engine.wh40k10e.battle.state import BattleState, Formation, Location, MoveMode, Stage
+from app.engine.wh40k10e.battle.state import (
+    BattleState,
+    Formation,
+    Location,
+    MoveMode,
+    Stage,
+    UnitState,
+)
 from app.engine.wh40k10e.battle.stratagems import CORE_STRATAGEMS, check_timing
 
 __all__ = ["legal_actions", "render"]
@@ -100,10 +107,20 @@ def _unit_view(state: BattleState, unit_id: str) -> JsonObject:
         "charge_declared": u.charge_declared,
         "targets": sorted(u.targets),
         "attacked": sorted(u.attacked),
+        "weapons_used": _weapons_used(u),
+        "all_weapons_used": u.all_weapons_used,
         "effects": sorted(str(e) for e in u.effects),
         "must_arrive": u.must_arrive,
         "transport_destroyed": u.transport_destroyed,
     }
+
+
+def _weapons_used(u: UnitState) -> list[JsonObject]:
+    """The weapons the unit has attacked with this phase, models summed per (part, weapon)."""
+    used: dict[tuple[str, str], int] = {}
+    for w in u.weapons_used:
+        used[w.unit, w.weapon] = used.get((w.unit, w.weapon), 0) + w.models
+    return [{"unit": p, "weapon": w, "models": n} for (p, w), n in sorted(used.items())]
 
 
 def render(state: BattleState, viewer: Viewer) -> JsonObject:
