@@ -435,3 +435,19 @@ def test_melee_resolution_reports_the_combat() -> None:
     assert section["winner"] == "draw"
     assert result.totals["models_destroyed"] == 0
     assert result.totals["counter_attacks"] == 2
+
+
+def test_live_one_wound_models_roll_their_saves_together() -> None:
+    """[L1410], pen rulings 14: the calculator's live roll (and the battle, which resolves its
+    attacks with it) removes a one-W model per failed save. 3 shots (BS4: 3+), S4 vs T3 (3+),
+    save 4+: hits 6, 6, 6; wounds 6, 6, 6; saves 1, 1, 6: two failed saves, both guardsmen
+    removed. (Spread model by model, the first guardsman would take the two failures and the
+    second would live.)"""
+    gun = Weapon(type=WeaponType.ASSAULT, shots=3, strength=4, ap=None)
+    request = req(MARINE, gun, replace(GUARD, models=2, save=4))
+    result = resolve(request, Roller.from_values([6, 6, 6, 6, 6, 6, 1, 1, 6]))
+    assert [d.label for d in result.dice][-3:] == ["save"] * 3
+    assert result.totals["failed_saves"] == 2
+    assert destroyed(result) == 2
+    exact = analyze(request)
+    assert exact.models_destroyed.prob(2) > 0
