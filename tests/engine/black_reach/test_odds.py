@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from app.engine.black_reach import analyze, outcome_odds, request_from_dict, resolve
 from app.engine.black_reach.requests import BOUNDS
+from app.engine.combat import to_jsonable
 from app.engine.roller import Roller
 from tests.engine.black_reach.oracle import all_faces, classify, oracle
 
@@ -166,3 +167,14 @@ def test_the_analysis_agrees_with_the_outcomes(raw: dict[str, Any]) -> None:
         markers = analysis.stages["suppressed"]
         assert {f"suppressed_{k}": p for k, p in markers.items()} == positive(odds)
         assert analysis.damage.max == 0
+
+
+def test_outcomes_serialise_as_a_list_in_order() -> None:
+    raw = {"kind": "shot", "attacker": {"cv": 4, "dice": 2}, "target": {"dv": 4}}
+    body = to_jsonable(analyze(request_from_dict(raw)))
+    assert isinstance(body, dict)
+    assert body["outcomes"] == [
+        {"outcome": "miss", "exact": "0", "approx": 0.0},
+        {"outcome": "step", "exact": "1/4", "approx": 0.25},
+        {"outcome": "coup_double", "exact": "3/4", "approx": 0.75},
+    ]
