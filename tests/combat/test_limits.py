@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import copy
 import time
+from fractions import Fraction
 
 import pytest
 
 from app.combat.schemas import MAX_RESOLVE_DICE
+from app.engine.combat import fraction_to_str
 from app.engine.pen import profiles as pen_profiles
+from app.engine.wh40k10e import exact
 from app.engine.wh40k10e import profiles as p
 
 ANALYZE = "/api/v1/rulesets/wh40k-10e/combat/analyze"
@@ -257,6 +260,46 @@ def test_a_request_over_the_work_budget_is_refused_quickly(client) -> None:
     assert response.json()["errors"][0]["field"] == "attacks"
     assert "too large" in response.json()["errors"][0]["message"]
     assert seconds < SECOND
+
+
+def test_the_issue_attack_is_answered_within_a_second(client) -> None:  # type: ignore[no-untyped-def]
+    # issue 18: 20 models with D6 attacks, SH1 LH DW, D3 damage into 20 x W3 with FNP 5+
+    every = ("Sustained Hits 1", "Lethal Hits", "Devastating Wounds")
+    body = {
+        "attacks": [{"models": 20, "weapon": weapon("D6", 3, 4, 0, "D3", every)}],
+        "target": {**target(20, 3), "save": 4, "feel_no_pain": 5},
+    }
+    response, seconds = timed_post(client, ANALYZE, body)
+    assert response.status_code == 200, response.text[:300]
+    assert seconds < SECOND
+
+
+def test_exact_odds_too_long_to_print_are_refused_quickly(client) -> None:  # type: ignore[no-untyped-def]
+    # about 5,000 dice: every exact probability would be a fraction of more than 4,000 digits
+    # (CPython refuses to print an integer past 4,300: this was a 500)
+    body = {
+        "attacks": [
+            {
+                "models": 30,
+                "weapon": weapon("D6+4", 3, 6, -2, "D6+1", ("Sustained Hits 1", "Lethal Hits")),
+            }
+        ],
+        "target": {**target(1, 30), "toughness": 11, "feel_no_pain": 6},
+    }
+    response, seconds = timed_post(client, ANALYZE, body)
+    assert response.status_code == 422, response.text[:300]
+    error = response.json()["errors"][0]
+    assert error["field"] == "attacks"
+    assert f"more than {exact.MAX_EXACT_DIGITS:,} digits" in error["message"]
+    assert seconds < SECOND
+
+
+def test_exact_values_of_any_size_are_printed_exactly() -> None:
+    # the engines bound their fractions; printing them must not depend on CPython's guard
+    big = Fraction(10**5000 + 1, 3)
+    assert fraction_to_str(big) == "1" + "0" * 4999 + "1/3"
+    assert fraction_to_str(Fraction(-(10**4400))) == "-1" + "0" * 4400
+    assert fraction_to_str(Fraction(7, 10**4301)) == "7/1" + "0" * 4301
 
 
 BASE = {"attacks": [{"models": 1, "weapon": weapon()}], "target": target()}

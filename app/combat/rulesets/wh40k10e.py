@@ -195,5 +195,7 @@ LIMITS = {
 LIMITS_NOTE = (
     "Within these bounds the engine also refuses, with a 422 naming `attacks`, an activation "
     "whose exact analysis would exceed its work budget (thousands of random attacks into "
-    "dozens of multi-wound models): such a request could not be answered in under a second."
+    "dozens of multi-wound models): such a request could not be answered in under a second. "
+    f"It refuses the same way an activation whose exact probabilities would be fractions of "
+    f"more than {exact.MAX_EXACT_DIGITS:,} digits (thousands of dice in one attack)."
 )

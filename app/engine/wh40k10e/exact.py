@@ -20,7 +20,9 @@ Method (integer weights over one common denominator, reduced between weapons):
    (exact, and much smaller); otherwise each is checked against the model it lands on.
 
 Work is bounded: static size limits first (:func:`_check_budget`), then a budget counted
-while the chain runs; beyond either, a ProfileError naming ``attacks`` (a 422), never a hang.
+while the chain runs (big-by-big products and the serialisation of the answer included), and
+the size of the exact fractions (:data:`MAX_EXACT_DIGITS`); beyond any of them, a ProfileError
+naming ``attacks`` (a 422), never a hang or a 500. See docs/adr/0005-exact-engine.md.
 
 Stages (attacks, hits, wounds, failed_saves, mortal_wounds) are the dice of the attack
 sequence as rolled, without stopping when the target is destroyed; ``failed_saves`` uses the
@@ -49,14 +51,22 @@ from app.engine.wh40k10e.rules import (
     weapon_rules,
 )
 
-__all__ = ["WORK_BUDGET", "analyze", "estimate_work"]
+__all__ = ["MAX_EXACT_DIGITS", "WORK_BUDGET", "analyze", "estimate_work"]
 
-WORK_BUDGET = 20_000_000  # weighted state updates allowed to one analysis (about 1 s here)
+# Calibrated so that the heaviest request each limit lets through (tests/combat/test_limits.py)
+# is answered, analysis and serialisation, in well under a second (ADR 0005, addendum).
+WORK_BUDGET = 20_000_000  # weighted work units of one analysis, its serialisation included
 PRECHECK_FACTOR = 50  # requests whose a-priori bound exceeds this many budgets are refused
 MAX_ATTACKS_PER_ENTRY = 300  # most attacks one entry can make (30 models x 10 A)
 MAX_HITS_PER_ENTRY = 1200  # most hits rolling to wound one entry can score (Sustained Hits 3)
 MAX_TOTAL_ATTACKS = 600  # over every entry of the request
 MAX_TOTAL_HITS = 2400
+# The exact probabilities are fractions over the product of every die's sides: an attack with
+# thousands of dice has denominators of thousands of digits. Beyond this many digits the
+# analysis is refused: CPython itself refuses to print a longer integer (its 4,300-digit
+# guard), and no reader needs one; the float beside each fraction is what a player reads.
+MAX_EXACT_DIGITS = 4000
+_MAX_EXACT_BITS = int(MAX_EXACT_DIGITS * math.log2(10))  # fewer bits: at most that many digits
 
 _ZERO = Dist.constant(0)
 _ONE = Dist.constant(1)
@@ -109,9 +119,11 @@ class _Weapon:
         pa = self.per_attack(per_roll, lethal)
         budget.spend(self.per_model.max * len(pa) * self.per_model.max, pa.total.bit_length())
         pm = self.per_model.compound(pa)
-        size = len(pm) * self.entry.models
-        budget.spend(size * size // 2, pm.total.bit_length() * self.entry.models)
-        return pm.repeat(self.entry.models)
+        models = self.entry.models
+        _check_digits(pm.total.bit_length() * models)
+        size = len(pm) * models
+        budget.spend(size * size // 2, pm.total.bit_length() * models)
+        return pm.repeat(models)
 
 
 def _weapon_bounds(request: CombatRequest, entry: AttackEntry) -> tuple[int, int, int, int]:
@@ -154,9 +166,37 @@ def estimate_work(request: CombatRequest) -> int:
 def _too_large(detail: str) -> ProfileError:
     return ProfileError(
         "attacks",
-        f"this attack is too large to analyse exactly in about a second ({detail}): split it "
-        "into smaller attacks (fewer models per line, or one weapon at a time)",
+        f"this attack is too large to analyse exactly ({detail}): split it into smaller "
+        "attacks (fewer models per line, or one weapon at a time)",
     )
+
+
+def _too_long() -> ProfileError:
+    return _too_large(f"its exact odds would be fractions of more than {MAX_EXACT_DIGITS:,} digits")
+
+
+def _check_digits(bits: int) -> None:
+    """Refuse a result whose common denominator has ``bits`` bits (:data:`MAX_EXACT_DIGITS`)."""
+    if bits > _MAX_EXACT_BITS:
+        raise _too_long()
+
+
+def _mul_units(a_bits: int, b_bits: int) -> int:
+    """Work units of one product of integers of ``a_bits`` and ``b_bits`` bits (one unit is
+    a state update on 256-bit integers): schoolbook below CPython's Karatsuba cut-off,
+    Karatsuba (``n ** 1.585``, per chunk of the shorter factor) above. Measured on CPython 3.11
+    within about 25% from 256 to 4,000,000 bits."""
+    lo, hi = sorted((a_bits, b_bits))
+    school = 2 * (1 + lo // 256) * (1 + hi // 256)
+    karatsuba = 7 * (hi // max(lo, 1) + 1) * int((1 + lo / 256) ** 1.585)
+    return min(school, karatsuba)
+
+
+def _render_units(d: Dist) -> int:
+    """Work units of serialising ``d`` (two reduced fractions per value: a gcd and two decimal
+    conversions each, quadratic in the size of the total)."""
+    bits = d.total.bit_length()
+    return len(d) * (400 + 12 * _mul_units(bits, bits))
 
 
 def _check_budget(request: CombatRequest) -> None:
@@ -185,7 +225,7 @@ def _check_budget(request: CombatRequest) -> None:
         )
     work = estimate_work(request)
     if work > WORK_BUDGET * PRECHECK_FACTOR:
-        raise _too_large("far too many outcomes to follow")
+        raise _too_large("far too many outcomes to follow in about a second")
 
 
 def _thinned_count(
@@ -215,7 +255,7 @@ class _Budget:
     def spend(self, updates: int, bits: int) -> None:
         self.spent += updates * (1 + bits // 256)
         if self.spent > WORK_BUDGET:
-            raise _too_large("too many outcomes to follow")
+            raise _too_large("too many outcomes to follow in about a second")
 
 
 class _Chain:
@@ -386,14 +426,18 @@ class _Chain:
         # live attacks x transitions, weighted like the budget.
         width = len(live_row(0)) if wiped else 1
         pending = self.total_wounds // 2 + 1 if capped else 1 if simple else top * 4 + 1
-        ahead = top * ns * pending * width * (1 + slot // 256) // 2
-        if self.budget.spent + ahead > WORK_BUDGET:
-            raise _too_large("too many outcomes to follow")
         packed_start: dict[int, int] = defaultdict(int)
         for key, weight in start.items():
             m, idx = divmod(key, ns)
             if idx != wiped:
                 packed_start[idx] += weight << (m * slot)
+        # Adding ``coef[t] * v`` at every step multiplies two big integers (the state carried
+        # from the weapons before by the count weights): its cost is not an update's.
+        v_bits = max((x.bit_length() for x in packed_start.values()), default=0)
+        inject = len(packed_start) * _mul_units(v_bits, max(c.bit_length() for c in coef))
+        ahead = top * (ns * pending * width * (1 + slot // 256) // 2 + inject)
+        if self.budget.spent + ahead > WORK_BUDGET:
+            raise _too_large("too many outcomes to follow in about a second")
         # Horner: acc = sum_t coef[t] * v A'^t, over den_v * t_total * qq**top; the destroyed
         # state is not carried: its weight is what the others leave of ``final_den``.
         c_top = coef[top]
@@ -423,6 +467,7 @@ class _Chain:
                 for idx, packed in packed_start.items():
                     nxt[idx] += packed * c
                 updates += len(packed_start)
+                self.budget.spend(len(packed_start) * _mul_units(v_bits, c.bit_length()), 0)
             self.budget.spend(updates, slot)
             acc = nxt
         out: dict[int, int] = {}
@@ -500,6 +545,9 @@ class _Chain:
         if g > 1:
             self.v = {k: w // g for k, w in self.v.items()}
             self.den //= g
+        # The common denominator of the answer: reduced, it is often much shorter than the
+        # one the steps work over (whose cost the budget counts), so it is checked here.
+        _check_digits(self.den.bit_length())
 
     def final(self) -> dict[tuple[int, int], int]:
         """(b, c) -> weight, once no mortal wound is pending."""
@@ -533,11 +581,21 @@ def _first_slot(layout: Layout, precision: bool) -> ModelSlot:
 
 
 def _sum(dists: Iterable[Dist], budget: _Budget) -> Dist:
-    out = _ZERO
-    for d in dists:
-        budget.spend(len(out) * len(d), out.total.bit_length() + d.total.bit_length())
-        out = out + d
-    return out
+    """The sum of independent counts, the shortest first (a balanced order of products)."""
+    pending = sorted(dists, key=len)
+    if not pending:
+        return _ZERO
+    while len(pending) > 1:
+        a, b = pending.pop(0), pending.pop(0)
+        bits = a.total.bit_length() + b.total.bit_length()
+        _check_digits(bits)
+        # one product of the two packed weight vectors (Kronecker substitution)
+        budget.spend(len(a) + len(b) + _mul_units(len(a) * bits, len(b) * bits), 0)
+        out = a + b
+        pending.insert(
+            next((i for i, d in enumerate(pending) if len(d) >= len(out)), len(pending)), out
+        )
+    return pending[0]
 
 
 def analyze(request: CombatRequest) -> CombatAnalysis:
@@ -625,10 +683,18 @@ def analyze(request: CombatRequest) -> CombatAnalysis:
     }
     if hazardous:
         extra["hazardous_failures"] = _sum(hazardous, budget)
+    damage = Dist.from_weights(damage_w)
+    models = Dist.from_weights(models_w)
+    stage_dists = {name: _sum(parts, budget) for name, parts in stages.items()}
+    # The caller prints every probability as an exact fraction: that is work too, and it
+    # grows with the square of the fractions' size, so it is counted against the same budget.
+    shown = [damage, models, *stage_dists.values()]
+    shown += [g["models_destroyed"] for g in groups_extra if isinstance(g, dict)]
+    budget.spend(sum(_render_units(d) for d in shown if isinstance(d, Dist)), 0)
     return CombatAnalysis(
-        damage=Dist.from_weights(damage_w),
-        models_destroyed=Dist.from_weights(models_w),
+        damage=damage,
+        models_destroyed=models,
         wipe_probability=Fraction(wiped, den),
-        stages={name: _sum(parts, budget) for name, parts in stages.items()},
+        stages=stage_dists,
         extra=extra,
     )

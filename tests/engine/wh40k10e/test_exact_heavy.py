@@ -13,7 +13,9 @@ from hypothesis import strategies as st
 
 from app.engine.combat import CombatAnalysis
 from app.engine.distributions import convolve_weights, power_weights
+from app.engine.errors import ProfileError
 from app.engine.wh40k10e import analyze
+from app.engine.wh40k10e.exact import MAX_EXACT_DIGITS
 from app.engine.wh40k10e.profiles import CombatRequest, request_from_dict
 from tests.engine.wh40k10e import plain
 from tests.engine.wh40k10e.factory import weapon
@@ -201,3 +203,27 @@ def test_power_weights_is_repeated_convolution() -> None:
         want = ref if cut is None else ref[:cut]
         got = power_weights(a, n, cut)
         assert got + [0] * (len(want) - len(got)) == want + [0] * (len(got) - len(want))
+
+
+def _one_big_model(attacks: str) -> CombatRequest:
+    abilities = ["Sustained Hits 1", "Lethal Hits"]
+    profile = weapon(attacks=attacks, strength=6, ap=-2, damage="D6+1", abilities=abilities)
+    return request_from_dict(
+        {
+            "attacks": [{"models": 30, "weapon": profile}],
+            "target": {"models": 1, "toughness": 11, "save": 3, "wounds": 30, "feel_no_pain": 6},
+        }
+    )
+
+
+def test_exact_fractions_stay_printable() -> None:
+    # 30 x D6+3 attacks: about 4,300 dice; every probability is a fraction of up to 3,819
+    # digits, under the bound (and under CPython's 4,300-digit guard on printing integers)
+    a = analyze(_one_big_model("D6+3"))
+    limit = 10**MAX_EXACT_DIGITS
+    assert a.damage.total < limit
+    assert all(d.total < limit for d in a.stages.values())
+    # 30 x D6+4: the fractions would pass 4,000 digits: refused, before the chain runs
+    with pytest.raises(ProfileError, match="more than 4,000 digits") as err:
+        analyze(_one_big_model("D6+4"))
+    assert err.value.field == "attacks"
