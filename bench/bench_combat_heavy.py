@@ -3,9 +3,13 @@
 Run: ``.venv/bin/python bench/bench_combat_heavy.py``. For each case it times
 :func:`app.engine.wh40k10e.analyze` (median of a few runs) and the plain attack-by-attack
 engine it replaced (``tests/engine/wh40k10e/plain.py``, bounds lifted) in this same run, checks
-that both give identical distributions, and prints the time per case and the ratio. The plain
-engine is given ``PLAIN_LIMIT`` seconds (an alarm stops it: "> N s"). Exits non-zero when a
-case takes more than ``TARGET`` seconds or a distribution differs.
+that both give identical distributions, and prints the time per case and the ratio. It also
+times the serialisation of the answer (every probability as an exact fraction, as the API
+sends it): a request costs both, and the ``TARGET`` of issue 18 is per request. Times are CPU
+seconds of this process, so that neighbours on a shared machine do not count. The plain engine
+is given ``PLAIN_LIMIT`` CPU seconds (a timer stops it: "> N s"). Exits non-zero when a case
+(analysis + serialisation) takes more than ``TARGET`` seconds, is refused, or a distribution
+differs: issue 18's target is not met yet, and the exit status says so.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from app.engine.combat import to_jsonable
 from app.engine.errors import ProfileError
 from app.engine.wh40k10e import analyze, request_from_dict
 from tests.engine.wh40k10e import plain
@@ -81,8 +86,8 @@ def _alarm(signum: int, frame: object) -> None:
 
 
 def main() -> int:
-    signal.signal(signal.SIGALRM, _alarm)
-    print(f"{'case':<48} {'ours':>10} {'plain':>12} {'ratio':>8}")
+    signal.signal(signal.SIGVTALRM, _alarm)
+    print(f"{'case':<48} {'ours':>10} {'+ json':>9} {'plain':>12} {'ratio':>8}")
     bad = False
     for name, raw in CASES.items():
         req = request_from_dict(raw)
@@ -90,20 +95,23 @@ def main() -> int:
         ours = None
         try:
             for _ in range(3):
-                t = time.perf_counter()
+                t = time.process_time()
                 ours = analyze(req)
-                times.append(time.perf_counter() - t)
+                times.append(time.process_time() - t)
         except ProfileError as err:
-            print(f"{name:<48} {'refused':>10}  ({err.message[:60]}...)")
+            print(f"{name:<48} {'refused':>10}  ({err.message[:70]}...)")
             bad = True
             continue
         mine = statistics.median(times)
-        signal.alarm(PLAIN_LIMIT)
+        t = time.process_time()
+        to_jsonable(ours)
+        json = time.process_time() - t
+        signal.setitimer(signal.ITIMER_VIRTUAL, PLAIN_LIMIT)  # CPU time, like the rest
         try:
-            t = time.perf_counter()
+            t = time.process_time()
             old = plain.analyze(req)
-            base = time.perf_counter() - t
-            signal.alarm(0)
+            base = time.process_time() - t
+            signal.setitimer(signal.ITIMER_VIRTUAL, 0)
             assert ours is not None
             if (ours.damage, ours.models_destroyed) != (old.damage, old.models_destroyed):
                 print(f"{name}: DISTRIBUTIONS DIFFER")
@@ -111,9 +119,12 @@ def main() -> int:
             plain_text, ratio = f"{base * 1000:9.0f} ms", f"{base / mine:7.1f}x"
         except _Timeout:
             plain_text, ratio = f"> {PLAIN_LIMIT} s", "-"
-        flag = "" if mine <= TARGET else f"  over {TARGET * 1000:.0f} ms"
-        bad = bad or mine > TARGET
-        print(f"{name:<48} {mine * 1000:7.0f} ms {plain_text:>12} {ratio:>8}{flag}")
+        flag = "" if mine + json <= TARGET else f"  over {TARGET * 1000:.0f} ms"
+        bad = bad or mine + json > TARGET
+        print(
+            f"{name:<48} {mine * 1000:7.0f} ms {json * 1000:6.0f} ms {plain_text:>12} {ratio:>8}"
+            f"{flag}"
+        )
     return 1 if bad else 0
 
 
