@@ -27,7 +27,10 @@ DEFAULT = "messages"
 def _extract() -> Catalog:
     """Every message the code and templates use, with where each is used."""
     pybabel = Path(sys.executable).parent / "pybabel"
-    command = [str(pybabel), "extract", "-F", "babel.cfg", "-k", "lazy", "--sort-output"]
+    # on top of babel's default keywords (gettext, ngettext, pgettext...): the markers of
+    # module-level strings, translated when shown
+    keywords = ["-k", "lazy", "-k", "lazy_pgettext:1c,2"]
+    command = [str(pybabel), "extract", "-F", "babel.cfg", *keywords, "--sort-output"]
     with tempfile.TemporaryDirectory() as scratch:
         located = Path(scratch) / "messages.pot"
         subprocess.run(
@@ -49,40 +52,56 @@ def _key(message_id: object) -> str:
     return message_id if isinstance(message_id, str) else str(message_id[0])  # type: ignore[index]
 
 
+def _entry(message_id: object, context: str | None) -> tuple[str | None, str]:
+    """A message's identity: its id within its context (``msgctxt``), for the same English
+    word may need two French words ("Save": the dice stage, the button)."""
+    return context, _key(message_id)
+
+
+def _shown(entry: tuple[str | None, str]) -> str:
+    context, message_id = entry
+    return message_id if context is None else f"{message_id} [{context}]"
+
+
 def update(locale_dir: Path, template: Catalog) -> tuple[dict[str, list[str]], list[str]]:
     """Add the template's new messages to the catalogues of one locale.
 
-    Returns (new message ids by catalogue, ids in the catalogues that no code uses any more).
+    Returns (new message ids by catalogue, ids in the catalogues that no code uses any more);
+    a message with a context is shown as ``id [context]``.
     """
     catalogues: dict[str, Catalog] = {}
     for path in sorted(locale_dir.glob("*.po")):
         with path.open("rb") as fp:
             catalogues[path.stem] = read_po(fp, locale=locale_dir.parent.name)
     catalogues.setdefault(DEFAULT, Catalog(locale=locale_dir.parent.name, domain=DEFAULT))
-    known = {_key(m.id) for c in catalogues.values() for m in c if m.id}
-    wanted = {_key(m.id) for m in template if m.id}
-    added: dict[str, list[str]] = {}
+    known = {_entry(m.id, m.context) for c in catalogues.values() for m in c if m.id}
+    wanted = {_entry(m.id, m.context) for m in template if m.id}
+    added: dict[str, list[tuple[str | None, str]]] = {}
     for message in template:
-        if not message.id or _key(message.id) in known:
+        if not message.id or _entry(message.id, message.context) in known:
             continue
         domain = _domain(message.locations, set(catalogues))
         catalogues[domain].add(
             message.id,
             string=("", "") if message.pluralizable else "",
             flags=message.flags - {"fuzzy"},
+            context=message.context,
         )
-        added.setdefault(domain, []).append(_key(message.id))
-    for domain, ids in added.items():
+        added.setdefault(domain, []).append(_entry(message.id, message.context))
+    for domain, entries in added.items():
         # appended at the end: the catalogues are ordered by hand, by topic
         new = Catalog(locale=locale_dir.parent.name)
-        for message_id in ids:
-            new[message_id] = catalogues[domain][message_id]
+        for context, message_id in entries:
+            message = catalogues[domain].get(message_id, context=context)
+            assert message is not None
+            new.add(message.id, string=message.string, flags=message.flags, context=message.context)
         path = locale_dir / f"{domain}.po"
         text = io.BytesIO()
         write_po(text, new, omit_header=path.exists(), no_location=True)
         before = path.read_bytes().rstrip(b"\n") + b"\n\n" if path.exists() else b""
         path.write_bytes(before + text.getvalue().lstrip(b"\n"))
-    return added, sorted(known - wanted)
+    shown = {domain: [_shown(e) for e in entries] for domain, entries in added.items()}
+    return shown, sorted(_shown(e) for e in known - wanted)
 
 
 def main() -> int:
