@@ -1,0 +1,242 @@
+"""The commands a PEN battle accepts (``{"type": kind, ...}`` in the API).
+
+Distances and lines of sight are measured on the table: the player states them (``inches``,
+``range_inches``, ``half_range``, ``cover_save``, ``facing``...) and the engine checks them
+against the limits the rules give, never against a model of the table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from app.engine.match.codec import Tagged, TaggedCodec
+from app.engine.pen.battle.setup import BattleSetup
+from app.engine.pen.battle.state import ReserveMode, Speed
+
+__all__ = [
+    "COMMAND_CODEC",
+    "ApproveUndo",
+    "Arrive",
+    "Charge",
+    "ChooseFirst",
+    "Command",
+    "Consolidate",
+    "CreateBattle",
+    "DeclareReserve",
+    "Deploy",
+    "EndActivation",
+    "EndPhase",
+    "EndStep",
+    "Fight",
+    "GoToGround",
+    "Move",
+    "RefuseUndo",
+    "ReportControl",
+    "RollOff",
+    "ScoutMove",
+    "Shoot",
+    "StartTurn",
+    "Undo",
+]
+
+
+class Command(Tagged):
+    __slots__ = ()
+
+
+@dataclass(frozen=True, slots=True)
+class CreateBattle(Command):
+    kind: ClassVar[str] = "create_battle"
+    setup: BattleSetup
+
+
+@dataclass(frozen=True, slots=True)
+class DeclareReserve(Command):
+    kind: ClassVar[str] = "declare_reserve"
+    unit: str
+    mode: ReserveMode = ReserveMode.STANDARD
+
+
+@dataclass(frozen=True, slots=True)
+class EndStep(Command):
+    """This seat is done with the current set-up step (reserves, deployment, scouts)."""
+
+    kind: ClassVar[str] = "end_step"
+
+
+@dataclass(frozen=True, slots=True)
+class RollOff(Command):
+    kind: ClassVar[str] = "roll_off"
+
+
+@dataclass(frozen=True, slots=True)
+class ChooseFirst(Command):
+    kind: ClassVar[str] = "choose_first"
+    seat: str
+
+
+@dataclass(frozen=True, slots=True)
+class Deploy(Command):
+    kind: ClassVar[str] = "deploy"
+    unit: str
+
+
+@dataclass(frozen=True, slots=True)
+class ScoutMove(Command):
+    kind: ClassVar[str] = "scout_move"
+    unit: str
+    inches: int
+
+
+@dataclass(frozen=True, slots=True)
+class StartTurn(Command):
+    """Start of turn: dawn roll, reserve rolls (``reserves``: the squads to roll for, all when
+    absent), regroup tests [L944-L978]."""
+
+    kind: ClassVar[str] = "start_turn"
+    reserves: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Arrive(Command):
+    """An available reserve comes on: from the table edge, by outflank (``edge`` announced)
+    or by deep strike (``speed`` announced before the scatter; ``blocked``: the scatter had
+    to be shortened, so the squad goes to ground [L890])."""
+
+    kind: ClassVar[str] = "arrive"
+    unit: str
+    speed: Speed = Speed.NORMAL
+    inches: int = 0
+    edge: str = ""
+    blocked: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Move(Command):
+    """A squad's move (it starts its activation). ``dangerous``: the squad crossed terrain
+    that tests (dangerous terrain, or difficult terrain at a rapid move for bikes and
+    vehicles [L159], [L198]): one D6 per model, a 1 wounds (vehicle: immobilised)."""
+
+    kind: ClassVar[str] = "move"
+    unit: str
+    speed: Speed
+    inches: int = 0
+    difficult: bool = False
+    dangerous: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class GoToGround(Command):
+    """The target's player: the squad goes to ground just before the to-hit rolls [L1136]."""
+
+    kind: ClassVar[str] = "go_to_ground"
+    unit: str
+
+
+@dataclass(frozen=True, slots=True)
+class Shoot(Command):
+    kind: ClassVar[str] = "shoot"
+    unit: str
+    target: str
+    weapon: str
+    range_inches: int
+    half_range: bool = False
+    models: int | None = None  # how many models fire (all when absent)
+    cover_save: int | None = None  # the target's cover as seen on the table
+    facing: str = "front"  # the facing a vehicle target is hit on
+    template_hits: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class EndActivation(Command):
+    """The squad is done moving and shooting: its targets take their tests [L1162], [L685]."""
+
+    kind: ClassVar[str] = "end_activation"
+    unit: str
+
+
+@dataclass(frozen=True, slots=True)
+class Charge(Command):
+    kind: ClassVar[str] = "charge"
+    unit: str
+    target: str
+    distance: int
+
+
+@dataclass(frozen=True, slots=True)
+class Fight(Command):
+    """Resolve the combat between two locked squads: Initiative order, combat result,
+    morale with its malus, sweeping advance [L1230-L1258]."""
+
+    kind: ClassVar[str] = "fight"
+    unit: str
+    target: str
+    target_in_cover: bool = False
+    offensive_grenades: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Consolidate(Command):
+    kind: ClassVar[str] = "consolidate"
+    unit: str
+    inches: int
+
+
+@dataclass(frozen=True, slots=True)
+class EndPhase(Command):
+    kind: ClassVar[str] = "end_phase"
+
+
+@dataclass(frozen=True, slots=True)
+class ReportControl(Command):
+    """At the end of the game: who controls an objective or zone (measured on the table,
+    [L809-L816]); ``seat`` empty for nobody."""
+
+    kind: ClassVar[str] = "report_control"
+    objective: str
+    seat: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Undo(Command):
+    kind: ClassVar[str] = "undo"
+
+
+@dataclass(frozen=True, slots=True)
+class ApproveUndo(Command):
+    kind: ClassVar[str] = "approve_undo"
+    batch: int
+
+
+@dataclass(frozen=True, slots=True)
+class RefuseUndo(Command):
+    kind: ClassVar[str] = "refuse_undo"
+    batch: int
+
+
+COMMAND_CODEC = TaggedCodec(
+    "command",
+    [
+        DeclareReserve,
+        EndStep,
+        RollOff,
+        ChooseFirst,
+        Deploy,
+        ScoutMove,
+        StartTurn,
+        Arrive,
+        Move,
+        GoToGround,
+        Shoot,
+        EndActivation,
+        Charge,
+        Fight,
+        Consolidate,
+        EndPhase,
+        ReportControl,
+        Undo,
+        ApproveUndo,
+        RefuseUndo,
+    ],
+)

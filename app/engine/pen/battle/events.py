@@ -1,0 +1,281 @@
+"""The events of a PEN battle. Each carries what ``evolve`` needs, dice included (``roll``);
+results are written as the values they leave (models left, wounds carried), so replay never
+re-computes an attack."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from app.engine.match.codec import TaggedCodec
+from app.engine.match.dice import Roll
+from app.engine.match.events import Event
+from app.engine.pen.battle.setup import BattleSetup
+from app.engine.pen.battle.state import ReserveMode, Speed
+
+__all__ = [
+    "EVENT_CODEC",
+    "NO_DICE",
+    "ActivationEnded",
+    "BattleCreated",
+    "BattleEnded",
+    "ChargeDeclared",
+    "CombatFought",
+    "Consolidated",
+    "ControlReported",
+    "DawnRolled",
+    "FirstChosen",
+    "GameLengthRolled",
+    "PhaseStarted",
+    "ReserveDeclared",
+    "ReservesRolled",
+    "RollOffMade",
+    "ScoutMoved",
+    "StepEnded",
+    "TestTaken",
+    "TurnStarted",
+    "UnitArrived",
+    "UnitDeployed",
+    "UnitMoved",
+    "UnitShot",
+    "VehicleDamage",
+    "WentToGround",
+]
+
+NO_DICE = Roll(seed=None, dice=())
+
+
+@dataclass(frozen=True, slots=True)
+class BattleCreated(Event):
+    kind: ClassVar[str] = "battle_created"
+    undoable: ClassVar[bool] = False
+    setup: BattleSetup
+
+
+@dataclass(frozen=True, slots=True)
+class ReserveDeclared(Event):
+    kind: ClassVar[str] = "reserve_declared"
+    unit: str
+    mode: ReserveMode
+
+
+@dataclass(frozen=True, slots=True)
+class StepEnded(Event):
+    kind: ClassVar[str] = "step_ended"
+    seat: str
+
+
+@dataclass(frozen=True, slots=True)
+class RollOffMade(Event):
+    kind: ClassVar[str] = "roll_off_made"
+    roll: Roll
+    winner: str
+
+
+@dataclass(frozen=True, slots=True)
+class FirstChosen(Event):
+    kind: ClassVar[str] = "first_chosen"
+    seat: str
+
+
+@dataclass(frozen=True, slots=True)
+class UnitDeployed(Event):
+    kind: ClassVar[str] = "unit_deployed"
+    unit: str
+
+
+@dataclass(frozen=True, slots=True)
+class ScoutMoved(Event):
+    kind: ClassVar[str] = "scout_moved"
+    unit: str
+    inches: int
+
+
+@dataclass(frozen=True, slots=True)
+class TurnStarted(Event):
+    kind: ClassVar[str] = "turn_started"
+    round: int
+    turn: int
+
+
+@dataclass(frozen=True, slots=True)
+class DawnRolled(Event):
+    kind: ClassVar[str] = "dawn_rolled"
+    roll: Roll
+    day: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ReservesRolled(Event):
+    kind: ClassVar[str] = "reserves_rolled"
+    roll: Roll
+    arrived: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TestTaken(Event):
+    """A morale, pinning or regroup test; ``retreat`` / ``ground`` say what a failure did."""
+
+    kind: ClassVar[str] = "test_taken"
+    unit: str
+    test: str
+    roll: Roll
+    malus: int
+    passed: bool
+
+
+@dataclass(frozen=True, slots=True)
+class PhaseStarted(Event):
+    kind: ClassVar[str] = "phase_started"
+    phase: str
+
+
+@dataclass(frozen=True, slots=True)
+class UnitArrived(Event):
+    kind: ClassVar[str] = "unit_arrived"
+    unit: str
+    mode: ReserveMode
+    speed: Speed
+    inches: int
+    roll: Roll
+    edge: str = ""
+    scatter: int = 0
+    gone_to_ground: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class UnitMoved(Event):
+    kind: ClassVar[str] = "unit_moved"
+    unit: str
+    speed: Speed
+    inches: int
+    roll: Roll
+    models_left: int
+    wounds_taken: int
+    immobilised: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class WentToGround(Event):
+    kind: ClassVar[str] = "went_to_ground"
+    unit: str
+
+
+@dataclass(frozen=True, slots=True)
+class VehicleDamage:
+    """The vehicle part of :class:`UnitShot`: what the damage left on it."""
+
+    hp_lost: int
+    damage_bonus: int
+    weapons_damaged: bool
+    reduced_mobility: bool
+    immobilised: bool
+    shaken: bool
+    stunned: bool
+    destroyed: bool
+    results: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class UnitShot(Event):
+    kind: ClassVar[str] = "unit_shot"
+    unit: str
+    target: str
+    weapon: str
+    roll: Roll
+    models_left: int
+    wounds_taken: int
+    pinning: bool = False
+    vehicle: VehicleDamage | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ActivationEnded(Event):
+    kind: ClassVar[str] = "activation_ended"
+    unit: str
+
+
+@dataclass(frozen=True, slots=True)
+class ChargeDeclared(Event):
+    kind: ClassVar[str] = "charge_declared"
+    unit: str
+    target: str
+    distance: int
+
+
+@dataclass(frozen=True, slots=True)
+class CombatFought(Event):
+    """One combat: losses on each side (sweeping advance included), the winner, who retreats
+    and whether the combat stays locked [L1242-L1258]."""
+
+    kind: ClassVar[str] = "combat_fought"
+    unit: str
+    target: str
+    roll: Roll
+    unit_models_left: int
+    target_models_left: int
+    winner: str  # "unit", "target" or "draw"
+    retreating: str = ""
+    locked: bool = True
+    swept: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Consolidated(Event):
+    kind: ClassVar[str] = "consolidated"
+    unit: str
+    inches: int
+
+
+@dataclass(frozen=True, slots=True)
+class GameLengthRolled(Event):
+    kind: ClassVar[str] = "game_length_rolled"
+    round: int
+    roll: Roll
+    continues: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ControlReported(Event):
+    kind: ClassVar[str] = "control_reported"
+    objective: str
+    seat: str
+
+
+@dataclass(frozen=True, slots=True)
+class BattleEnded(Event):
+    kind: ClassVar[str] = "battle_ended"
+    undoable: ClassVar[bool] = False
+    vp_a: int
+    vp_b: int
+    winner: str  # "A", "B" or "" for a draw
+
+
+EVENT_CODEC = TaggedCodec(
+    "event",
+    [
+        BattleCreated,
+        ReserveDeclared,
+        StepEnded,
+        RollOffMade,
+        FirstChosen,
+        UnitDeployed,
+        ScoutMoved,
+        TurnStarted,
+        DawnRolled,
+        ReservesRolled,
+        TestTaken,
+        PhaseStarted,
+        UnitArrived,
+        UnitMoved,
+        WentToGround,
+        UnitShot,
+        ActivationEnded,
+        ChargeDeclared,
+        CombatFought,
+        Consolidated,
+        GameLengthRolled,
+        ControlReported,
+        BattleEnded,
+    ],
+)

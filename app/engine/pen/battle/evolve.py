@@ -1,0 +1,252 @@
+"""``evolve``: one event applied to the state (pure; replay of the log is the state)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from app.engine.match.events import Event
+from app.engine.pen.battle.events import (
+    ActivationEnded,
+    BattleCreated,
+    BattleEnded,
+    ChargeDeclared,
+    CombatFought,
+    Consolidated,
+    ControlReported,
+    DawnRolled,
+    FirstChosen,
+    GameLengthRolled,
+    PhaseStarted,
+    ReserveDeclared,
+    ReservesRolled,
+    RollOffMade,
+    ScoutMoved,
+    StepEnded,
+    TestTaken,
+    TurnStarted,
+    UnitArrived,
+    UnitDeployed,
+    UnitMoved,
+    UnitShot,
+    WentToGround,
+)
+from app.engine.pen.battle.setup import profile_of
+from app.engine.pen.battle.state import BattleState, Phase, Place, Stage, UnitState
+from app.engine.pen.names import Rule
+
+__all__ = ["evolve", "next_setup_stage"]
+
+
+def _new_unit(seat: str, spec_id: str, state: BattleState) -> UnitState:
+    spec = state.unit_spec(spec_id)
+    profile = profile_of(spec)
+    rules = frozenset(str(r.rule) for r in profile.rules)
+    if spec.is_vehicle:
+        hp = getattr(profile, "hull_points", None)
+        return UnitState(
+            spec.id,
+            seat,
+            spec.models,
+            spec.models,
+            1,
+            rules=rules,
+            troops=spec.troops,
+            hull_points=hp if hp is not None else 0,
+        )
+    wounds = getattr(profile, "wounds", 1) or 1
+    return UnitState(
+        spec.id, seat, spec.models, spec.models, wounds, rules=rules, troops=spec.troops
+    )
+
+
+def next_setup_stage(state: BattleState) -> Stage:
+    """The set-up step after deployment / infiltration: skipped when nobody needs it."""
+    order = (Stage.INFILTRATE, Stage.SCOUT, Stage.BATTLE)
+    start = order.index(state.stage) + 1 if state.stage in order else 0
+    for stage in order[start:]:
+        if stage is Stage.INFILTRATE and any(
+            u.place is Place.UNDEPLOYED and str(Rule.INFILTRATE) in u.rules
+            for u in state.units.values()
+        ):
+            return stage
+        if stage is Stage.SCOUT and any(
+            u.place is Place.TABLE and str(Rule.SCOUT) in u.rules for u in state.units.values()
+        ):
+            return stage
+    return Stage.BATTLE
+
+
+def _enter(state: BattleState, stage: Stage) -> BattleState:
+    state = replace(state, stage=stage, ready=frozenset())
+    if stage is Stage.BATTLE:
+        state = replace(state, round=1, turn=0, phase=Phase.START)
+    return state
+
+
+def _unlock(state: BattleState, a: str, b: str) -> BattleState:
+    ua, ub = state.units[a], state.units[b]
+    state = state.with_unit(replace(ua, locked=ua.locked - {b}))
+    return state.with_unit(replace(ub, locked=ub.locked - {a}))
+
+
+def _set_models(state: BattleState, unit: UnitState, models: int, taken: int) -> BattleState:
+    if models <= 0:
+        for enemy in unit.locked:
+            other = state.units[enemy]
+            state = state.with_unit(replace(other, locked=other.locked - {unit.id}))
+        unit = replace(unit, models=0, wounds_taken=0, place=Place.DESTROYED, locked=frozenset())
+        return state.with_unit(unit)
+    return state.with_unit(replace(unit, models=models, wounds_taken=taken))
+
+
+def evolve(state: BattleState, event: Event) -> BattleState:
+    u = state.units
+    match event:
+        case BattleCreated(setup=setup):
+            state = replace(state, setup=setup, stage=Stage.RESERVES)
+            units = {
+                spec.id: _new_unit(army.seat, spec.id, state)
+                for army in setup.armies
+                for spec in army.units
+            }
+            return replace(state, units=units)
+        case ReserveDeclared(unit=unit, mode=mode):
+            return state.with_unit(replace(u[unit], place=Place.RESERVE, reserve=mode))
+        case StepEnded(seat=seat):
+            ready = state.ready | {seat}
+            if len(ready) < 2:
+                return replace(state, ready=ready)
+            if state.stage is Stage.RESERVES:
+                return _enter(state, Stage.ROLL_OFF)
+            return _enter(state, next_setup_stage(state))
+        case RollOffMade(winner=winner):
+            return replace(state, roll_off_winner=winner, stage=Stage.CHOOSE)
+        case FirstChosen(seat=seat):
+            return replace(state, first=seat, stage=Stage.DEPLOY, ready=frozenset())
+        case UnitDeployed(unit=unit):
+            return state.with_unit(replace(u[unit], place=Place.TABLE))
+        case ScoutMoved(unit=unit, inches=inches):
+            return state.with_unit(replace(u[unit], moved=inches, activated=True))
+        case TurnStarted(round=round_, turn=turn):
+            state = replace(state, round=round_, turn=turn, phase=Phase.START, active_unit=None)
+            active = state.active_seat
+            fresh: dict[str, UnitState] = {}
+            for each in state.units.values():
+                changed = replace(
+                    each, fought=False, charged=False, consolidated=False, results_this_turn=()
+                )
+                if each.seat == active:
+                    changed = replace(
+                        changed,
+                        speed=None,
+                        moved=0,
+                        activated=False,
+                        shot=False,
+                        shot_at=frozenset(),
+                        regrouped=False,
+                        arrived_deep_strike=False,
+                    )
+                else:  # its own turn is over: shaken and stunned wear off [L1436], [L1443]
+                    changed = replace(changed, shaken=False, stunned=False)
+                fresh[each.id] = changed
+            return replace(state, units=fresh)
+        case DawnRolled(day=day):
+            return replace(state, night=not day)
+        case ReservesRolled(arrived=arrived):
+            for unit in arrived:
+                state = state.with_unit(replace(state.units[unit], place=Place.AVAILABLE))
+            return state
+        case TestTaken(unit=unit, test=test, passed=passed):
+            me = u[unit]
+            if test == "regroup":
+                return state.with_unit(replace(me, retreating=not passed, regrouped=passed))
+            if passed:
+                return state
+            if test == "pinning":
+                return state.with_unit(replace(me, down_until=state.turn_index + 1))
+            for enemy in me.locked:  # a failed morale test: the squad retreats [L1164]
+                state = _unlock(state, unit, enemy)
+            return state.with_unit(replace(state.units[unit], retreating=True))
+        case PhaseStarted(phase=phase):
+            return replace(state, phase=Phase(phase), active_unit=None)
+        case UnitArrived(unit=unit, speed=speed, inches=inches, gone_to_ground=down, mode=mode):
+            me = replace(
+                u[unit],
+                place=Place.TABLE,
+                speed=speed,
+                moved=inches,
+                activated=True,
+                arrived_deep_strike=mode == "deep_strike",
+                down_until=state.turn_index + 1 if down else u[unit].down_until,
+            )
+            return replace(state.with_unit(me), active_unit=unit)
+        case UnitMoved(unit=unit, speed=speed, inches=inches, models_left=left):
+            me = replace(
+                u[unit],
+                speed=speed,
+                moved=inches,
+                activated=True,
+                immobilised=u[unit].immobilised or event.immobilised,
+            )
+            state = replace(state.with_unit(me), active_unit=unit)
+            return _set_models(state, me, left, event.wounds_taken)
+        case WentToGround(unit=unit):
+            return state.with_unit(replace(u[unit], down_until=state.turn_index + 1))
+        case UnitShot(unit=unit, target=target):
+            me = u[unit]
+            if not me.activated:
+                me = replace(me, activated=True, speed=None)
+            me = replace(me, shot=True, shot_at=me.shot_at | {target})
+            state = replace(state.with_unit(me), active_unit=unit)
+            victim = state.units[target]
+            if victim.fire_from != unit:
+                victim = replace(victim, fire_from=unit, models_before_fire=victim.models)
+            victim = replace(victim, pinning_pending=victim.pinning_pending or event.pinning)
+            vd = event.vehicle
+            if vd is not None:
+                victim = replace(
+                    victim,
+                    hp_lost=vd.hp_lost,
+                    damage_bonus=vd.damage_bonus,
+                    weapons_damaged=vd.weapons_damaged,
+                    reduced_mobility=vd.reduced_mobility,
+                    immobilised=vd.immobilised,
+                    shaken=victim.shaken or vd.shaken,
+                    stunned=victim.stunned or vd.stunned,
+                    results_this_turn=victim.results_this_turn + vd.results,
+                )
+            state = state.with_unit(victim)
+            return _set_models(state, victim, event.models_left, event.wounds_taken)
+        case ActivationEnded(unit=unit):
+            for other in state.units.values():
+                if other.fire_from == unit:
+                    state = state.with_unit(
+                        replace(other, fire_from=None, models_before_fire=0, pinning_pending=False)
+                    )
+            return replace(state, active_unit=None)
+        case ChargeDeclared(unit=unit, target=target):
+            me, them = u[unit], u[target]
+            state = state.with_unit(replace(me, charged=True, locked=me.locked | {target}))
+            return state.with_unit(replace(them, locked=them.locked | {unit}))
+        case CombatFought(unit=unit, target=target):
+            state = state.with_unit(replace(u[unit], fought=True))
+            state = state.with_unit(replace(state.units[target], fought=True))
+            if not event.locked:
+                state = _unlock(state, unit, target)
+            if event.retreating:
+                state = state.with_unit(replace(state.units[event.retreating], retreating=True))
+            me, them = state.units[unit], state.units[target]
+            state = _set_models(state, me, event.unit_models_left, me.wounds_taken)
+            them = state.units[target]
+            return _set_models(state, them, event.target_models_left, them.wounds_taken)
+        case Consolidated(unit=unit):
+            return state.with_unit(replace(u[unit], consolidated=True))
+        case GameLengthRolled(continues=continues):
+            return state if continues else replace(state, stage=Stage.SCORING, phase=None)
+        case ControlReported(objective=objective, seat=seat):
+            control = dict(state.control)
+            control[objective] = seat or None
+            return replace(state, control=control)
+        case BattleEnded(vp_a=a, vp_b=b, winner=winner):
+            return replace(state, stage=Stage.ENDED, result={"A": a, "B": b}, winner=winner or None)
+    raise ValueError(f"unknown event {event.kind}")

@@ -1,0 +1,859 @@
+"""``decide``: every command checked against the state, then turned into events.
+
+The attacks are rolled by the PEN engine (:func:`app.engine.pen.live.resolve`) on a request
+built from the squads' profiles and the tracked state (night, speeds, gone to ground, hidden,
+vehicle damage); the player states what the table shows (range, cover, facing).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from app.engine.errors import ProfileError
+from app.engine.match.codec import Tagged, TaggedCodec
+from app.engine.match.dice import Roll, take_roll
+from app.engine.match.errors import Refusal, RefusalKind
+from app.engine.match.events import Emitted, Event
+from app.engine.match.log import Decision
+from app.engine.pen import rolls, tables
+from app.engine.pen.battle.commands import (
+    COMMAND_CODEC,
+    Arrive,
+    Charge,
+    ChooseFirst,
+    Consolidate,
+    CreateBattle,
+    DeclareReserve,
+    Deploy,
+    EndActivation,
+    EndPhase,
+    EndStep,
+    Fight,
+    GoToGround,
+    Move,
+    ReportControl,
+    RollOff,
+    ScoutMove,
+    Shoot,
+    StartTurn,
+)
+from app.engine.pen.battle.events import (
+    EVENT_CODEC,
+    NO_DICE,
+    ActivationEnded,
+    BattleCreated,
+    BattleEnded,
+    ChargeDeclared,
+    CombatFought,
+    Consolidated,
+    ControlReported,
+    DawnRolled,
+    FirstChosen,
+    GameLengthRolled,
+    PhaseStarted,
+    ReserveDeclared,
+    ReservesRolled,
+    RollOffMade,
+    ScoutMoved,
+    StepEnded,
+    TestTaken,
+    TurnStarted,
+    UnitArrived,
+    UnitDeployed,
+    UnitMoved,
+    UnitShot,
+    VehicleDamage,
+    WentToGround,
+)
+from app.engine.pen.battle.evolve import evolve
+from app.engine.pen.battle.setup import SEATS, other
+from app.engine.pen.battle.state import (
+    BattleState,
+    Phase,
+    Place,
+    ReserveMode,
+    Speed,
+    Stage,
+    UnitState,
+)
+from app.engine.pen.live import resolve
+from app.engine.pen.names import Rule
+from app.engine.pen.requests import request_from_dict
+from app.engine.roller import Roller
+
+__all__ = ["RULE_BOOK", "PenRuleBook", "decide", "victory_points"]
+
+MAX_INCHES = 72
+# the damage results that move down a row when repeated in the same turn [L1460]
+_REPEATING = frozenset(
+    {
+        "shaken",
+        "weapons_damaged",
+        "weapon_destroyed",
+        "driver_stunned",
+        "reduced_mobility",
+        "immobilised",
+    }
+)
+SYSTEM_ID = "pen"
+
+
+def _int(value: object) -> int:
+    return value if isinstance(value, int) else 0
+
+
+def refuse(code: str, message: str, *, kind: RefusalKind = RefusalKind.RULES) -> Refusal:
+    return Refusal(code, message, kind=kind)
+
+
+class _Out:
+    """Events being decided, with the state after each (``evolve`` applied as we go)."""
+
+    def __init__(self, state: BattleState, roller: Roller) -> None:
+        self.state = state
+        self.roller = roller
+        self.events: list[Emitted] = []
+
+    def emit(self, event: Event) -> None:
+        self.state = evolve(self.state, event)
+        self.events.append(Emitted(event))
+
+    def mark(self) -> int:
+        return len(self.roller.records)
+
+    def roll_since(self, start: int) -> Roll:
+        return take_roll(self.roller, start)
+
+
+# -- checks ----------------------------------------------------------------------------------
+
+
+def _unit(state: BattleState, unit: str) -> UnitState:
+    if unit not in state.units:
+        raise refuse("unknown_unit", f"there is no squad {unit!r}", kind=RefusalKind.INPUT)
+    return state.units[unit]
+
+
+def _own(state: BattleState, unit: str, actor: str) -> UnitState:
+    me = _unit(state, unit)
+    if me.seat != actor:
+        raise refuse("not_your_unit", f"{unit} is not yours", kind=RefusalKind.FORBIDDEN)
+    return me
+
+
+def _stage(state: BattleState, *stages: Stage) -> None:
+    if state.stage not in stages:
+        raise refuse("wrong_stage", f"not now: the battle is at {state.stage}")
+
+
+def _turn(state: BattleState, actor: str, phase: Phase) -> None:
+    _stage(state, Stage.BATTLE)
+    if state.active_seat != actor:
+        raise refuse("not_your_turn", "it is your opponent's turn", kind=RefusalKind.FORBIDDEN)
+    if state.phase is not phase:
+        raise refuse("wrong_phase", f"not in the {state.phase} phase")
+
+
+def _inches(value: int, limit: int, what: str) -> None:
+    if not 0 <= value <= min(limit, MAX_INCHES):
+        raise refuse("too_far", f"{what}: {value} ps is more than the {limit} ps allowed")
+
+
+def _ld(state: BattleState, unit: UnitState) -> int | None:
+    return getattr(_profile(state, unit), "leadership", None)
+
+
+def _profile(state: BattleState, unit: UnitState) -> Any:
+    from app.engine.pen.battle.setup import profile_of
+
+    return profile_of(state.unit_spec(unit.id), max(unit.models, 1))
+
+
+def _fearless(unit: UnitState) -> bool:
+    return bool({str(Rule.FEARLESS), str(Rule.ATSKNF)} & unit.rules)
+
+
+def _test(out: _Out, unit: UnitState, test: str, malus: int) -> bool:
+    """A morale / pinning / regroup Leadership test; fearless squads pass [L455], [L418]."""
+    start = out.mark()
+    passed = (test != "pinning" and _fearless(unit)) or rolls.ld_test_procedure(
+        out.roller, _ld(out.state, unit), malus, test
+    )
+    out.emit(TestTaken(unit.id, test, out.roll_since(start), malus, passed))
+    return passed
+
+
+def _reserve_cost(state: BattleState, seat: str) -> tuple[int, int]:
+    army = [u for u in state.units.values() if u.seat == seat]
+    total = sum(state.unit_spec(u.id).points for u in army)
+    kept = sum(state.unit_spec(u.id).points for u in army if u.place is Place.RESERVE)
+    return kept, total
+
+
+def must_play_second(state: BattleState) -> str | None:
+    """The seat that keeps more than half its army's cost in reserve when the other does
+    not: it must play second [L834]."""
+    heavy = [s for s in SEATS if 2 * _reserve_cost(state, s)[0] > _reserve_cost(state, s)[1]]
+    return heavy[0] if len(heavy) == 1 else None
+
+
+# -- set-up ----------------------------------------------------------------------------------
+
+
+def _create(out: _Out, cmd: CreateBattle) -> None:
+    _stage(out.state, Stage.CREATED)
+    problems = cmd.setup.problems()
+    if problems:
+        raise Refusal(
+            "bad_setup",
+            "; ".join(f"{p}: {m}" for p, m in problems),
+            kind=RefusalKind.INPUT,
+            details={"errors": [{"field": p, "message": m} for p, m in problems]},
+        )
+    out.emit(BattleCreated(cmd.setup))
+
+
+def _declare_reserve(out: _Out, cmd: DeclareReserve, actor: str) -> None:
+    _stage(out.state, Stage.RESERVES)
+    me = _own(out.state, cmd.unit, actor)
+    if actor in out.state.ready:
+        raise refuse("step_done", "you have ended this step")
+    if cmd.mode is ReserveMode.OUTFLANK and not {str(Rule.INFILTRATE), str(Rule.SCOUT)} & me.rules:
+        raise refuse("no_outflank", "only Infiltration or Scout squads outflank [L424], [L459]")
+    if cmd.mode is ReserveMode.DEEP_STRIKE and str(Rule.DEEP_STRIKE) not in me.rules:
+        raise refuse("no_deep_strike", "this squad has no Deep strike [L404]")
+    out.emit(ReserveDeclared(cmd.unit, cmd.mode))
+
+
+def _end_step(out: _Out, actor: str) -> None:
+    s = out.state
+    _stage(s, Stage.RESERVES, Stage.DEPLOY, Stage.INFILTRATE, Stage.SCOUT)
+    if actor in s.ready:
+        raise refuse("step_done", "you have already ended this step")
+    if s.stage is Stage.DEPLOY:
+        waiting = s.first if s.first not in s.ready else other(s.first or "A")
+        if actor != waiting:
+            raise refuse("not_your_turn", "the first player deploys first [L832]")
+        left = [
+            u.id
+            for u in s.seat_units(actor)
+            if u.place is Place.UNDEPLOYED and str(Rule.INFILTRATE) not in u.rules
+        ]
+        if left:
+            raise refuse("deploy_all", f"deploy or keep in reserve: {', '.join(sorted(left))}")
+    if s.stage is Stage.INFILTRATE:
+        left = [u.id for u in s.seat_units(actor) if u.place is Place.UNDEPLOYED]
+        if left:
+            raise refuse("deploy_all", f"deploy your infiltrators: {', '.join(sorted(left))}")
+    out.emit(StepEnded(actor))
+
+
+def _roll_off(out: _Out) -> None:
+    _stage(out.state, Stage.ROLL_OFF)
+    start = out.mark()
+    for attempt in range(1, 21):  # ties are re-rolled [L832]
+        a = out.roller.roll(6, f"roll-off A #{attempt}", stage="roll_off")
+        b = out.roller.roll(6, f"roll-off B #{attempt}", stage="roll_off")
+        if a != b:
+            out.emit(RollOffMade(out.roll_since(start), "A" if a > b else "B"))
+            return
+    raise refuse("roll_off_ties", "twenty ties in a row: roll again")
+
+
+def _choose_first(out: _Out, cmd: ChooseFirst, actor: str) -> None:
+    _stage(out.state, Stage.CHOOSE)
+    if actor != out.state.roll_off_winner:
+        raise refuse("not_your_choice", "the roll-off winner chooses", kind=RefusalKind.FORBIDDEN)
+    if cmd.seat not in SEATS:
+        raise refuse("bad_seat", "seat A or B", kind=RefusalKind.INPUT)
+    if must_play_second(out.state) == cmd.seat:
+        raise refuse(
+            "must_play_second",
+            "more than half of that army's cost is in reserve: it plays second [L834]",
+        )
+    out.emit(FirstChosen(cmd.seat))
+
+
+def _deploy(out: _Out, cmd: Deploy, actor: str) -> None:
+    s = out.state
+    _stage(s, Stage.DEPLOY, Stage.INFILTRATE)
+    me = _own(s, cmd.unit, actor)
+    if me.place is not Place.UNDEPLOYED:
+        raise refuse("already_placed", f"{cmd.unit} is already {me.place}")
+    if s.stage is Stage.DEPLOY:
+        waiting = s.first if s.first not in s.ready else other(s.first or "A")
+        if actor != waiting:
+            raise refuse("not_your_turn", "the first player deploys first [L832]")
+        if str(Rule.INFILTRATE) in me.rules:
+            raise refuse("infiltrator", "Infiltration squads deploy after the armies [L422]")
+    out.emit(UnitDeployed(cmd.unit))
+
+
+def _scout(out: _Out, cmd: ScoutMove, actor: str) -> None:
+    _stage(out.state, Stage.SCOUT)
+    me = _own(out.state, cmd.unit, actor)
+    if str(Rule.SCOUT) not in me.rules or not me.on_table or me.activated:
+        raise refuse("no_scout_move", "a Scout squad on the table moves once before turn 1")
+    _inches(cmd.inches, 24 if me.is_vehicle else 12, "scout move")
+    out.emit(ScoutMoved(cmd.unit, cmd.inches))
+
+
+# -- the turn --------------------------------------------------------------------------------
+
+
+def _start_turn(out: _Out, cmd: StartTurn, actor: str) -> None:
+    _turn(out.state, actor, Phase.START)
+    s = out.state
+    if s.night and s.turn == 0:  # one roll per game round, on the first player's turn [L948]
+        start = out.mark()
+        die = out.roller.roll(6, f"dawn, round {s.round}", stage="dawn")
+        day = die >= tables.dawn_target(s.round)
+        out.roller.annotate(outcome="day" if day else "night")
+        out.emit(DawnRolled(out.roll_since(start), day))
+    waiting = sorted(u.id for u in s.seat_units(actor) if u.place is Place.RESERVE)
+    wanted = waiting if cmd.reserves is None else list(cmd.reserves)
+    for unit in wanted:
+        if unit not in waiting:
+            raise refuse("not_in_reserve", f"{unit} is not waiting in reserve")
+    if wanted:
+        start = out.mark()
+        target = tables.reserve_target(s.round)
+        arrived: list[str] = []
+        for unit in wanted:
+            if target is None:  # from the 5th turn every reserve arrives [L865]
+                arrived.append(unit)
+                continue
+            die = out.roller.roll(6, f"reserves {unit}", stage="reserves")
+            out.roller.annotate(outcome="arrives" if die >= target else "waits")
+            if die >= target:
+                arrived.append(unit)
+        out.emit(ReservesRolled(out.roll_since(start), tuple(arrived)))
+    for unit in sorted(u.id for u in out.state.seat_units(actor) if u.retreating and u.alive):
+        me = out.state.units[unit]
+        malus = 1 if 2 * me.models <= me.models_start else 0  # lost >= 50% [L977]
+        _test(out, me, "regroup", malus)
+    out.emit(PhaseStarted(str(Phase.MOVEMENT)))
+
+
+def _arrive(out: _Out, cmd: Arrive, actor: str) -> None:
+    _turn(out.state, actor, Phase.MOVEMENT)
+    me = _own(out.state, cmd.unit, actor)
+    if me.place is not Place.AVAILABLE:
+        raise refuse("not_available", f"{cmd.unit} has not arrived from reserve")
+    _no_open_activation(out.state, cmd.unit)
+    mode = me.reserve or ReserveMode.STANDARD
+    _inches(cmd.inches, _move_limit(me, cmd.speed), "arrival move")
+    start = out.mark()
+    edge, scatter, down = "", 0, False
+    if mode is ReserveMode.OUTFLANK:
+        if not cmd.edge:
+            raise refuse("edge_needed", "announce the edge you want [L873]", kind=RefusalKind.INPUT)
+        die = out.roller.roll(6, f"outflank {cmd.unit}", stage="outflank")
+        side = tables.outflank_edge(die)
+        edge = cmd.edge if side is tables.OutflankEdge.CHOSEN else str(side)
+        out.roller.annotate(outcome=edge)
+    elif mode is ReserveMode.DEEP_STRIKE:
+        die = out.roller.roll(6, f"scatter die {cmd.unit}", stage="scatter")
+        if die > 2:  # pen rulings: 1-2 read the scatter die's hit faces, 3-6 an arrow
+            scatter = out.roller.roll(6, "scatter 2D6") + out.roller.roll(6, "scatter 2D6")
+        down = cmd.blocked and scatter > 0
+    out.emit(
+        UnitArrived(
+            cmd.unit, mode, cmd.speed, cmd.inches, out.roll_since(start), edge, scatter, down
+        )
+    )
+
+
+def _move_limit(me: UnitState, speed: Speed) -> int:
+    if speed is Speed.STATIONARY:
+        return 0
+    base = 12 if me.is_vehicle else 6
+    if speed is Speed.NORMAL:
+        return base
+    return 36 if me.is_vehicle else 12
+
+
+def _no_open_activation(state: BattleState, unit: str) -> None:
+    if state.active_unit not in (None, unit):
+        raise refuse("activation_open", f"finish {state.active_unit} first (end_activation)")
+
+
+def _move(out: _Out, cmd: Move, actor: str) -> None:
+    s = out.state
+    _turn(s, actor, Phase.MOVEMENT)
+    me = _own(s, cmd.unit, actor)
+    if not me.on_table:
+        raise refuse("not_on_table", f"{cmd.unit} is not on the table")
+    if me.activated:
+        raise refuse("already_moved", f"{cmd.unit} has already moved this turn")
+    _no_open_activation(s, cmd.unit)
+    if cmd.speed is not Speed.STATIONARY:
+        if me.locked:
+            raise refuse("locked", "a squad locked in combat cannot move [L1248]")
+        if s.gone_to_ground(me) or me.immobilised or me.stunned:
+            raise refuse("immobilised", f"{cmd.unit} cannot move this turn")
+    if me.retreating and cmd.speed is not Speed.RAPID:
+        raise refuse("flees", "a retreating squad flees at a rapid move [L976]")
+    limit = _move_limit(me, cmd.speed)
+    _inches(cmd.inches, limit, f"{cmd.speed} move")
+    start = out.mark()
+    models, taken, immobilised = me.models, me.wounds_taken, False
+    if cmd.dangerous and cmd.speed is not Speed.STATIONARY:
+        for i in range(me.models):
+            die = out.roller.roll(6, f"dangerous terrain {cmd.unit} #{i + 1}", stage="dangerous")
+            out.roller.annotate(outcome="failed" if die == 1 else "passed")
+            if die == 1:
+                if me.is_vehicle:
+                    immobilised = True
+                else:
+                    models, taken = _wound(models, taken, 1, me.wounds)
+    out.emit(
+        UnitMoved(
+            cmd.unit, cmd.speed, cmd.inches, out.roll_since(start), models, taken, immobilised
+        )
+    )
+
+
+def _wound(models: int, taken: int, wounds: int, per_model: int) -> tuple[int, int]:
+    """Wounds added to a squad: the model being worn down dies at its W (pen rulings)."""
+    total = taken + wounds
+    dead, taken = divmod(total, max(per_model, 1))
+    models = max(models - dead, 0)
+    return models, taken if models else 0
+
+
+def _go_to_ground(out: _Out, cmd: GoToGround, actor: str) -> None:
+    s = out.state
+    _stage(s, Stage.BATTLE)
+    me = _own(s, cmd.unit, actor)
+    if s.active_seat == actor or s.phase is not Phase.MOVEMENT:
+        raise refuse("not_now", "a squad goes to ground when the enemy shoots at it [L1136]")
+    if me.is_vehicle or me.locked or me.retreating or not me.on_table or s.gone_to_ground(me):
+        raise refuse("cannot_go_to_ground", "vehicles, locked or retreating squads cannot [L1140]")
+    out.emit(WentToGround(cmd.unit))
+
+
+def _shoot(out: _Out, cmd: Shoot, actor: str) -> None:
+    s = out.state
+    _turn(s, actor, Phase.MOVEMENT)
+    me = _own(s, cmd.unit, actor)
+    them = _unit(s, cmd.target)
+    _no_open_activation(s, cmd.unit)
+    if them.seat == actor or not them.on_table:
+        raise refuse("bad_target", f"{cmd.target} is not an enemy squad on the table")
+    if not me.on_table or me.locked or me.retreating:
+        raise refuse("cannot_shoot", f"{cmd.unit} cannot shoot (locked, fleeing or absent)")
+    if me.regrouped and me.speed not in (None, Speed.STATIONARY):
+        raise refuse("regrouped", "a squad that regrouped moves or shoots, not both [L975]")
+    if me.shot_at and cmd.target not in me.shot_at:
+        raise refuse("one_target", "a squad shoots at its announced target [L980]")
+    spec = s.unit_spec(cmd.unit)
+    weapon = spec.weapon(cmd.weapon)
+    if weapon is None:
+        raise refuse("unknown_weapon", f"{cmd.unit} has no weapon {cmd.weapon!r}")
+    if not isinstance(weapon.profile, Mapping) or not isinstance(spec.profile, Mapping):
+        raise refuse("bad_profile", "weapon and squad profiles must be objects")
+    _inches(cmd.range_inches, 240, "range")
+    firing = me.models if cmd.models is None else cmd.models
+    if not 1 <= firing <= me.models:
+        raise refuse("bad_models", f"1 to {me.models} models fire", kind=RefusalKind.INPUT)
+    moved = me.speed not in (None, Speed.STATIONARY)
+    situation: dict[str, Any] = {
+        "half_range": cmd.half_range,
+        "stationary": not moved,
+        "snap_fire": me.speed is Speed.RAPID or s.gone_to_ground(me) or me.shaken,
+        "night": s.night,
+        "range_inches": cmd.range_inches,
+        "target_moved": them.moved if them.speed is not Speed.STATIONARY else 0,
+        "target_gone_to_ground": s.gone_to_ground(them),
+    }
+    if cmd.template_hits is not None:
+        situation["models_under_template"] = cmd.template_hits
+    target = dict(_spec_profile(s, them))
+    if them.is_vehicle:
+        target.update(
+            facing=cmd.facing,
+            hull_points_lost=them.hp_lost,
+            damage_bonus=them.damage_bonus,
+            weapons_damaged=them.weapons_damaged,
+            reduced_mobility=them.reduced_mobility,
+            immobilised=them.immobilised,
+            results_this_turn=list(them.results_this_turn),
+        )
+        situation["target_rapid_move"] = them.speed is Speed.RAPID
+    else:
+        target["models"] = them.models
+        if cmd.cover_save is not None:
+            target["cover_save"] = cmd.cover_save
+            # hidden: did not shoot, in cover, no rapid move over 12 ps [L1099-L1108]
+            situation["target_hidden"] = not them.shot and not (
+                them.speed is Speed.RAPID and them.moved > 12
+            )
+    attacker = dict(spec.profile) | {"models": firing}
+    try:
+        request = request_from_dict(
+            {
+                "attacker": attacker,
+                "weapon": weapon.profile,
+                "target": target,
+                "situation": situation,
+            }
+        )
+    except ProfileError as err:
+        raise Refusal(
+            "bad_attack",
+            str(err),
+            kind=RefusalKind.INPUT,
+            details={"errors": [{"field": p, "message": m} for p, m in err.errors]},
+        ) from None
+    if request.melee:
+        raise refuse("melee_weapon", "close-combat weapons fight in the assault phase")
+    start = out.mark()
+    result = resolve(request, out.roller)
+    roll = out.roll_since(start)
+    pinning = request.weapon.has(Rule.PINNING)
+    extra = result.extra.get("vehicle")
+    if them.is_vehicle and isinstance(extra, Mapping):
+        results_raw = extra.get("results")
+        counts = (
+            {str(k): _int(v) for k, v in results_raw.items()}
+            if isinstance(results_raw, Mapping)
+            else {}
+        )
+        names = tuple(str(k) for k, n in counts.items() if k in _REPEATING for _ in range(n))
+        bonus = counts.get("damaged", 0) + 2 * counts.get("heavily_damaged", 0)
+        destroyed = bool(extra.get("destroyed"))
+        vd = VehicleDamage(
+            hp_lost=them.hp_lost + int(result.totals.get("hull_points_lost", 0)),
+            damage_bonus=them.damage_bonus + bonus,
+            weapons_damaged=bool(extra.get("weapons_damaged")) or them.weapons_damaged,
+            reduced_mobility=bool(extra.get("reduced_mobility")) or them.reduced_mobility,
+            immobilised=bool(extra.get("immobilised")) or them.immobilised,
+            shaken=bool(extra.get("shaken")),
+            stunned=bool(extra.get("driver_stunned")),
+            destroyed=destroyed,
+            results=names,
+        )
+        out.emit(
+            UnitShot(cmd.unit, cmd.target, cmd.weapon, roll, 0 if destroyed else 1, 0, False, vd)
+        )
+        return
+    dead = result.target_after.models_destroyed
+    lost = result.target_after.wounds_lost
+    models, taken = _wound(
+        them.models - dead, them.wounds_taken, lost - dead * them.wounds, them.wounds
+    )
+    out.emit(UnitShot(cmd.unit, cmd.target, cmd.weapon, roll, models, taken, pinning and lost > 0))
+
+
+def _spec_profile(state: BattleState, unit: UnitState) -> Mapping[str, Any]:
+    raw = state.unit_spec(unit.id).profile
+    assert isinstance(raw, Mapping)
+    return raw
+
+
+def _end_activation(out: _Out, cmd: EndActivation, actor: str) -> None:
+    s = out.state
+    _turn(s, actor, Phase.MOVEMENT)
+    _own(s, cmd.unit, actor)
+    if s.active_unit != cmd.unit:
+        raise refuse("not_active", f"{cmd.unit} is not moving or shooting now")
+    for unit in sorted(u.id for u in s.units.values() if u.fire_from == cmd.unit):
+        victim = out.state.units[unit]
+        if not victim.alive:
+            continue
+        lost = victim.models_before_fire - victim.models
+        if not victim.is_vehicle and not victim.locked and 4 * lost >= victim.models_before_fire:
+            # >= 25% lost to one enemy squad's shooting; -1 at >= 50% [L1162-L1166]
+            malus = 1 if 2 * lost >= victim.models_before_fire else 0
+            if not victim.retreating:
+                _test(out, victim, "morale", malus)
+        victim = out.state.units[unit]
+        if (
+            victim.pinning_pending
+            and not victim.is_vehicle
+            and not out.state.gone_to_ground(victim)
+            and not victim.locked
+            and not victim.retreating
+        ):
+            _test(out, victim, "pinning", 0)  # [L685]
+    out.emit(ActivationEnded(cmd.unit))
+
+
+def _charge(out: _Out, cmd: Charge, actor: str) -> None:
+    s = out.state
+    _turn(s, actor, Phase.ASSAULT)
+    me = _own(s, cmd.unit, actor)
+    them = _unit(s, cmd.target)
+    if them.seat == actor or not them.on_table or not me.on_table:
+        raise refuse("bad_target", f"{cmd.target} is not an enemy squad on the table")
+    problems = []
+    if me.charged or me.locked:
+        problems.append("it is already in combat")
+    if me.speed is Speed.RAPID:
+        problems.append("it made a rapid move [L1049]")
+    if me.arrived_deep_strike:
+        problems.append("it arrived by deep strike [L900]")
+    if me.retreating or s.gone_to_ground(me):
+        problems.append("it is retreating or gone to ground [L1138]")
+    if me.shot_at and cmd.target not in me.shot_at:
+        problems.append("a squad that shot charges an enemy it shot at [L1175]")
+    if me.is_vehicle:
+        problems.append("this engine does not track vehicles charging (ramming is not tracked)")
+    if problems:
+        raise refuse("cannot_charge", f"{cmd.unit} cannot charge: " + "; ".join(problems))
+    reach = 9 if str(Rule.FLEET) in me.rules else 6
+    if not 0 <= cmd.distance <= reach:
+        raise refuse("too_far", f"{cmd.distance} ps: a charge reaches {reach} ps [L1177]")
+    out.emit(ChargeDeclared(cmd.unit, cmd.target, cmd.distance))
+
+
+def _fight(out: _Out, cmd: Fight, actor: str) -> None:
+    s = out.state
+    _turn(s, actor, Phase.ASSAULT)
+    me = _unit(s, cmd.unit)
+    them = _unit(s, cmd.target)
+    if cmd.target not in me.locked:
+        raise refuse("not_locked", f"{cmd.unit} is not in combat with {cmd.target}")
+    if me.fought or them.fought:
+        raise refuse("already_fought", "this combat has been fought this phase")
+    if me.is_vehicle or them.is_vehicle:
+        raise refuse("vehicle_combat", "combats with vehicles are not tracked by this engine yet")
+    spec = s.unit_spec(cmd.unit)
+    melee = spec.melee if spec.melee is not None else {"kind": "melee"}
+    situation = {
+        "charged": me.charged,
+        "target_in_cover": cmd.target_in_cover,
+        "offensive_grenades": cmd.offensive_grenades,
+        "target_already_locked": not me.charged,
+    }
+    try:
+        request = request_from_dict(
+            {
+                "attacker": dict(_spec_profile(s, me)) | {"models": me.models},
+                "weapon": melee,
+                "target": dict(_spec_profile(s, them)) | {"models": them.models},
+                "situation": situation,
+            }
+        )
+    except ProfileError as err:
+        raise Refusal("bad_attack", str(err), kind=RefusalKind.INPUT) from None
+    start = out.mark()
+    result = resolve(request, out.roller)
+    section = result.extra.get("combat_result")
+    assert isinstance(section, Mapping)
+    their_left = result.target_after.models_remaining
+    my_left = _int(section["attacker_models_remaining"])
+    won = str(section["winner"])
+    winner = {"attacker": "unit", "defender": "target"}.get(won, "draw")
+    retreating, locked = "", True
+    loser = {"unit": cmd.target, "target": cmd.unit}.get(winner)
+    if loser is not None and section.get("morale_passed") is False:
+        retreating, locked = loser, False
+    left = {cmd.unit: my_left, cmd.target: their_left}
+    if not my_left or not their_left:
+        retreating, locked = "", False
+    elif retreating and not left[retreating]:
+        retreating = ""
+    out.emit(
+        CombatFought(
+            cmd.unit,
+            cmd.target,
+            out.roll_since(start),
+            my_left,
+            their_left,
+            winner,
+            retreating,
+            locked,
+            _int(section.get("sweep_casualties")),
+        )
+    )
+
+
+def _consolidate(out: _Out, cmd: Consolidate, actor: str) -> None:
+    s = out.state
+    _turn(s, actor, Phase.ASSAULT)
+    me = _own(s, cmd.unit, actor)
+    if not me.fought or me.locked or me.consolidated or me.retreating or not me.on_table:
+        raise refuse("cannot_consolidate", "only a squad whose combat ended consolidates [L1260]")
+    _inches(cmd.inches, 6, "consolidation")
+    out.emit(Consolidated(cmd.unit, cmd.inches))
+
+
+def _end_phase(out: _Out, actor: str) -> None:
+    s = out.state
+    _stage(s, Stage.BATTLE)
+    if s.active_seat != actor:
+        raise refuse("not_your_turn", "it is your opponent's turn", kind=RefusalKind.FORBIDDEN)
+    if s.phase is Phase.START:
+        raise refuse("start_turn", "start the turn first (start_turn)")
+    if s.phase is Phase.MOVEMENT:
+        if s.active_unit is not None:
+            raise refuse("activation_open", f"finish {s.active_unit} first (end_activation)")
+        waiting = [u.id for u in s.seat_units(actor) if u.place is Place.AVAILABLE]
+        if waiting:
+            raise refuse("reserves_waiting", f"bring on {', '.join(sorted(waiting))} [L867]")
+        out.emit(PhaseStarted(str(Phase.ASSAULT)))
+        return
+    if s.turn == 0:
+        out.emit(TurnStarted(s.round, 1))
+        return
+    if s.round >= 5:  # end of game rounds 5 and 6: 3+ / 5+ to go on; 7 ends it [L826]
+        target = tables.game_continues_target(s.round)
+        if target is None:
+            out.emit(GameLengthRolled(s.round, NO_DICE, False))
+        else:
+            start = out.mark()
+            die = out.roller.roll(6, f"game length after round {s.round}", stage="game_length")
+            out.roller.annotate(outcome="continues" if die >= target else "ends")
+            out.emit(GameLengthRolled(s.round, out.roll_since(start), die >= target))
+        if out.state.stage is Stage.SCORING:
+            _maybe_finish(out)
+            return
+    out.emit(TurnStarted(s.round + 1, 0))
+
+
+def objectives(state: BattleState) -> list[str]:
+    assert state.setup is not None
+    return [f"objective-{i + 1}" for i in range(state.setup.objectives)] + [
+        f"zone-{i + 1}" for i in range(state.setup.zones)
+    ]
+
+
+def victory_points(state: BattleState) -> dict[str, int]:
+    """§3.2: kill points (cost, half cost at half strength or half hull points) and X per
+    objective or zone held [L818-L821]."""
+    assert state.setup is not None
+    vp = dict.fromkeys(SEATS, 0)
+    if state.setup.kill_points:
+        for unit in state.units.values():
+            cost = state.unit_spec(unit.id).points
+            gain = 0
+            if not unit.alive:
+                gain = cost
+            elif (
+                unit.is_vehicle and unit.hull_points and 2 * unit.hp_lost >= unit.hull_points
+            ) or (
+                not unit.is_vehicle and 2 * _wounds_lost(unit) >= unit.models_start * unit.wounds
+            ):
+                gain = cost // 2
+            vp[other(unit.seat)] += gain
+    for seat in state.control.values():
+        if seat:
+            vp[seat] += state.setup.objective_value
+    return vp
+
+
+def _half_gone(unit: UnitState) -> bool:
+    if unit.is_vehicle:
+        return bool(unit.hull_points) and 2 * unit.hp_lost >= (unit.hull_points or 0)
+    return 2 * _wounds_lost(unit) >= unit.models_start * unit.wounds
+
+
+def _wounds_lost(unit: UnitState) -> int:
+    return (unit.models_start - unit.models) * unit.wounds + unit.wounds_taken
+
+
+def _maybe_finish(out: _Out) -> None:
+    s = out.state
+    if any(o not in s.control for o in objectives(s)):
+        return
+    vp = victory_points(s)
+    assert s.setup is not None
+    gap = vp["A"] - vp["B"]
+    winner = "" if abs(gap) < s.setup.objective_value else ("A" if gap > 0 else "B")
+    out.emit(BattleEnded(vp["A"], vp["B"], winner))
+
+
+def _report(out: _Out, cmd: ReportControl, actor: str) -> None:
+    _stage(out.state, Stage.SCORING)
+    if cmd.objective not in objectives(out.state):
+        raise refuse("unknown_objective", f"no objective {cmd.objective!r}", kind=RefusalKind.INPUT)
+    if cmd.seat not in ("", *SEATS):
+        raise refuse("bad_seat", "seat A, B or empty", kind=RefusalKind.INPUT)
+    out.emit(ControlReported(cmd.objective, cmd.seat))
+    _maybe_finish(out)
+
+
+# -- the rule book ---------------------------------------------------------------------------
+
+
+def decide(state: BattleState, command: Tagged, actor: str, dice: Roller) -> Decision[BattleState]:
+    if actor not in SEATS:
+        raise refuse("bad_seat", "only seats A and B act", kind=RefusalKind.FORBIDDEN)
+    if state.stage is Stage.ENDED:
+        raise refuse("battle_over", "the battle is over")
+    out = _Out(state, dice)
+    match command:
+        case CreateBattle():
+            _create(out, command)
+        case DeclareReserve():
+            _declare_reserve(out, command, actor)
+        case EndStep():
+            _end_step(out, actor)
+        case RollOff():
+            _roll_off(out)
+        case ChooseFirst():
+            _choose_first(out, command, actor)
+        case Deploy():
+            _deploy(out, command, actor)
+        case ScoutMove():
+            _scout(out, command, actor)
+        case StartTurn():
+            _start_turn(out, command, actor)
+        case Arrive():
+            _arrive(out, command, actor)
+        case Move():
+            _move(out, command, actor)
+        case GoToGround():
+            _go_to_ground(out, command, actor)
+        case Shoot():
+            _shoot(out, command, actor)
+        case EndActivation():
+            _end_activation(out, command, actor)
+        case Charge():
+            _charge(out, command, actor)
+        case Fight():
+            _fight(out, command, actor)
+        case Consolidate():
+            _consolidate(out, command, actor)
+        case EndPhase():
+            _end_phase(out, actor)
+        case ReportControl():
+            _report(out, command, actor)
+        case _:
+            raise refuse("unknown_command", f"{command.kind} is not a battle command")
+    return Decision(tuple(out.events), out.state)
+
+
+@dataclass(frozen=True, slots=True)
+class PenRuleBook:
+    """The PEN battle's rule book for :class:`app.engine.match.log.Match`."""
+
+    @property
+    def rule_system(self) -> str:
+        return SYSTEM_ID
+
+    @property
+    def event_codec(self) -> TaggedCodec:
+        return EVENT_CODEC
+
+    @property
+    def command_codec(self) -> TaggedCodec:
+        return COMMAND_CODEC
+
+    def initial_state(self) -> BattleState:
+        return BattleState()
+
+    def evolve(self, state: BattleState, event: Event) -> BattleState:
+        return evolve(state, event)
+
+    def decide(
+        self, state: BattleState, command: Tagged, actor: str, dice: Roller
+    ) -> Decision[BattleState]:
+        return decide(state, command, actor, dice)
+
+
+RULE_BOOK = PenRuleBook()
