@@ -6,7 +6,7 @@ system; templates only lay it out.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -15,16 +15,22 @@ from babel import Locale
 from babel.numbers import format_decimal, format_percent
 
 from app.core.i18n import gettext as _
-from app.core.i18n import lazy
+from app.core.i18n import lazy, ngettext, pgettext
 from app.engine.combat import (
     CombatAnalysis,
     CombatResolution,
-    ModelState,
     fraction_to_str,
 )
 from app.engine.distributions import Dist
 
-STAGE_LABELS: dict[str, str] = {
+
+def lazy_pgettext(context: str, message: str) -> tuple[str, str]:
+    """Mark a message with its context for extraction; translate it later with ``pgettext``."""
+    return (context, message)
+
+
+# a stage's label: a msgid, or (context, msgid) where one English word has two French meanings
+STAGE_LABELS: dict[str, str | tuple[str, str]] = {
     "attacks": lazy("Attacks"),
     "hits": lazy("Hits"),
     "wounds": lazy("Wounds"),
@@ -35,12 +41,23 @@ STAGE_LABELS: dict[str, str] = {
     "models_destroyed": lazy("Models destroyed"),
     "hit": lazy("Hit roll"),
     "wound": lazy("Wound roll"),
-    "save": lazy("Save"),
+    "save": lazy_pgettext("dice roll", "Save"),
     "saves": lazy("Saves"),
     "feel_no_pain": lazy("Feel No Pain"),
     "hazardous": lazy("Hazardous"),
     "hazardous_failures": lazy("Hazardous failures"),
 }
+
+
+# what a chart's values count, agreeing with the value ("1 wound lost", "2 wounds lost")
+def damage_unit(n: int) -> str:
+    return ngettext("%(n)d wound lost", "%(n)d wounds lost", n) % {"n": n}
+
+
+def models_unit(n: int) -> str:
+    return ngettext("%(n)d model destroyed", "%(n)d models destroyed", n) % {"n": n}
+
+
 CHART_TAIL = Fraction(1, 1000)  # bars stop where P(at least k) falls below 0.1%
 
 # chart geometry (SVG user units = CSS pixels)
@@ -79,9 +96,31 @@ def percent(p: Fraction, locale: str) -> str:
     return format_percent(float(p), format=_percent_pattern(locale, decimals), locale=locale)
 
 
-def stage_label(name: str, extra_labels: Mapping[str, str] | None = None) -> str:
+def translate(msgid: str | tuple[str, str]) -> str:
+    """A msgid, or a (context, msgid) pair, in the current locale."""
+    if isinstance(msgid, tuple):
+        return pgettext(*msgid)
+    return _(msgid)
+
+
+def stage_label(name: str, extra_labels: Mapping[str, Any] | None = None) -> str:
     msgid = (extra_labels or {}).get(name) or STAGE_LABELS.get(name)
-    return _(msgid) if msgid else name.replace("_", " ").capitalize()
+    return translate(msgid) if msgid else name.replace("_", " ").capitalize()
+
+
+READABLE_DIGITS = 4  # a fraction whose numerator and denominator fit in this many digits
+
+
+def readable(q: Fraction | int, locale: str) -> str:
+    """An exact value a player can read: a whole number, a short fraction (``35/36``), else a
+    rounded decimal (``≈ 3.4568``); the full fraction stays available beside it."""
+    q = Fraction(q)
+    if q.denominator == 1:
+        return number(q, locale, 0)
+    limit = 10**READABLE_DIGITS
+    if abs(q.numerator) < limit and q.denominator < limit:
+        return f"{q.numerator}/{q.denominator}"
+    return "≈ " + number(q, locale, 4)
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +128,7 @@ class Bar:
     value: int
     p: str
     at_least: str
+    title: str
     x: float
     y: float
     height: float
@@ -108,7 +148,7 @@ class Row:
 class Chart:
     id: str
     title: str
-    unit: str  # what the values count (for the <title> of each bar)
+    unit: Callable[[int], str]  # a value with what it counts ("1 wound lost"): bar titles
     bars: tuple[Bar, ...]
     rows: tuple[Row, ...]
     width: int
@@ -117,7 +157,18 @@ class Chart:
     hidden_above: int | None  # values above this are not drawn (together under 0.1%)
 
 
-def chart(dist: Dist, chart_id: str, title: str, unit: str, locale: str) -> Chart:
+def bar_title(value: int, unit: Callable[[int], str], p: str, at_least: str) -> str:
+    """``"1 wound lost: 35%; at least 1: 60%"``: the unit agrees with the value."""
+    counted = unit(value)
+    return _("%(counted)s: %(p)s; at least %(value)s: %(at_least)s") % {
+        "counted": counted,
+        "p": p,
+        "value": value,
+        "at_least": at_least,
+    }
+
+
+def chart(dist: Dist, chart_id: str, title: str, unit: Callable[[int], str], locale: str) -> Chart:
     """A bar per value of ``dist``: height P(= k), label P(at least k)."""
     items = dist.items()
     at_least = dict(dist.at_least_table())
@@ -128,11 +179,13 @@ def chart(dist: Dist, chart_id: str, title: str, unit: str, locale: str) -> Char
     for i, (v, q) in enumerate(shown):
         h = float(q / tallest) * PLOT
         x = PAD + i * (BAR + GAP)
+        shown_p, shown_at_least = percent(q, locale), percent(at_least[v], locale)
         bars.append(
             Bar(
                 value=v,
-                p=percent(q, locale),
-                at_least=percent(at_least[v], locale),
+                p=shown_p,
+                at_least=shown_at_least,
+                title=bar_title(v, unit, shown_p, shown_at_least),
                 x=x,
                 y=TOP + PLOT - h,
                 height=h,
@@ -166,7 +219,14 @@ def chart(dist: Dist, chart_id: str, title: str, unit: str, locale: str) -> Char
 class Stat:
     label: str
     value: str
-    exact: str
+    exact: str  # the full fraction, on demand
+    readable: str = ""  # a short fraction or a rounded decimal
+
+
+def stat(label: str, q: Fraction | int, locale: str, *, as_percent: bool = False) -> Stat:
+    value = percent(Fraction(q), locale) if as_percent else number(q, locale)
+    shown = value if as_percent else readable(q, locale)
+    return Stat(label, value, fraction_to_str(Fraction(q)), shown)
 
 
 @dataclass
@@ -177,6 +237,7 @@ class AnalysisView:
     charts: list[Chart]
     stages: list[Stat]
     extra: list[tuple[str, Node]] = field(default_factory=list)
+    outcomes: list[Stat] = field(default_factory=list)  # a system whose attack ends in a result
 
 
 def analysis_view(
@@ -184,28 +245,20 @@ def analysis_view(
 ) -> AnalysisView:
     damage, models = analysis.damage, analysis.models_destroyed
     return AnalysisView(
-        mean_damage=Stat(
-            _("Mean wounds lost"), number(damage.mean(), locale), fraction_to_str(damage.mean())
-        ),
-        mean_models=Stat(
-            _("Mean models destroyed"),
-            number(models.mean(), locale),
-            fraction_to_str(models.mean()),
-        ),
-        wipe=Stat(
-            _("Unit wiped out"),
-            percent(analysis.wipe_probability, locale),
-            fraction_to_str(analysis.wipe_probability),
-        ),
+        mean_damage=stat(_("Mean wounds lost"), damage.mean(), locale),
+        mean_models=stat(_("Mean models destroyed"), models.mean(), locale),
+        wipe=stat(_("Unit wiped out"), analysis.wipe_probability, locale, as_percent=True),
         charts=[
-            chart(damage, "chart-damage", _("Wounds lost"), _("wounds lost"), locale),
-            chart(models, "chart-models", _("Models destroyed"), _("models destroyed"), locale),
+            chart(damage, "chart-damage", _("Wounds lost"), damage_unit, locale),
+            chart(models, "chart-models", _("Models destroyed"), models_unit, locale),
         ],
         stages=[
-            Stat(
-                stage_label(name, extra_labels), number(d.mean(), locale), fraction_to_str(d.mean())
-            )
+            stat(stage_label(name, extra_labels), d.mean(), locale)
             for name, d in analysis.stages.items()
+        ],
+        outcomes=[
+            stat(stage_label(name, extra_labels), q, locale, as_percent=True)
+            for name, q in analysis.outcomes.items()
         ],
         extra=[
             (stage_label(k, extra_labels), extra_node(v, locale, extra_labels))
@@ -234,19 +287,79 @@ _TONES = (
     ("miss", "bad"),
     ("saved", "bad"),
     ("negated", "bad"),
+    ("ignored", "bad"),
+    ("no effect", "bad"),
     ("wound lost", "good"),
     ("critical", "good"),
     ("hit", "good"),
     ("wound", "good"),
+    ("glancing", "good"),
+    ("penetrating", "good"),
 )
+# rolls made by the target (saves, Feel No Pain): its failure is the attacker's success
+_DEFENDER_ROLLS = ("save", "feel_no_pain", "feel no pain")
+_DEFENDER_TONES = (("failed", "good"), ("suffered", "good"), ("passed", "bad"))
 
 
-def _tone(outcome: str) -> str:
+def _tone(outcome: str, stage: str = "", label: str = "") -> str:
     o = outcome.lower()
+    where = f"{stage} {label}".lower()
+    if any(word in where for word in _DEFENDER_ROLLS):
+        for word, tone in _DEFENDER_TONES:
+            if word in o:
+                return tone
     for word, tone in _TONES:
         if word in o:
             return tone
     return ""
+
+
+# the engines' outcome words (English) -> msgids; "hit", "wound", "failed"... are both nouns
+# and verbs, adjectives of different genders in French: each has its own context
+OUTCOME_WORDS: dict[str, tuple[str, str]] = {
+    "hit": lazy_pgettext("die outcome", "hit"),
+    "miss": lazy_pgettext("die outcome", "miss"),
+    "critical hit": lazy_pgettext("die outcome", "critical hit"),
+    "wound": lazy_pgettext("die outcome", "wound"),
+    "no wound": lazy_pgettext("die outcome", "no wound"),
+    "critical wound": lazy_pgettext("die outcome", "critical wound"),
+    "saved": lazy_pgettext("die outcome", "saved"),
+    "failed": lazy_pgettext("die outcome", "failed"),
+    "passed": lazy_pgettext("die outcome", "passed"),
+    "negated": lazy_pgettext("die outcome", "negated"),
+    "wound lost": lazy_pgettext("die outcome", "wound lost"),
+    "ignored": lazy_pgettext("die outcome", "ignored"),
+    "suffered": lazy_pgettext("die outcome", "suffered"),
+    "no effect": lazy_pgettext("die outcome", "no effect"),
+    "glancing": lazy_pgettext("die outcome", "glancing"),
+    "penetrating": lazy_pgettext("die outcome", "penetrating"),
+    "first roll ok": lazy_pgettext("die outcome", "first roll ok"),
+    "unharmed": lazy_pgettext("die outcome", "unharmed"),
+    "1 mortal wound": lazy_pgettext("die outcome", "1 mortal wound"),
+    "model destroyed": lazy_pgettext("die outcome", "model destroyed"),
+    "caught": lazy_pgettext("die outcome", "caught"),
+    "escaped": lazy_pgettext("die outcome", "escaped"),
+}
+
+
+def outcome_word(outcome: str) -> str:
+    msgid = OUTCOME_WORDS.get(outcome)
+    return translate(msgid) if msgid else outcome
+
+
+Words = Callable[[str], str]
+
+
+def _same(text: str) -> str:
+    return text
+
+
+@dataclass(frozen=True, slots=True)
+class ModelView:
+    group: str  # the group's name as the player knows it
+    wounds: int
+    wounds_remaining: int
+    destroyed: bool
 
 
 @dataclass
@@ -255,7 +368,7 @@ class ResolutionView:
     dice: list[DieView]
     totals: list[Stat]
     steps: list[tuple[str, str]]
-    models: list[ModelState]
+    models: list[ModelView]
     wounds_lost: int
     models_destroyed: int
     models_remaining: int
@@ -264,20 +377,29 @@ class ResolutionView:
 
 
 def resolution_view(
-    resolution: CombatResolution, locale: str, extra_labels: Mapping[str, str] | None = None
+    resolution: CombatResolution,
+    locale: str,
+    extra_labels: Mapping[str, Any] | None = None,
+    *,
+    words: Words = _same,
+    group_names: Mapping[str, str] | None = None,
 ) -> ResolutionView:
+    """The roll page's view. ``words`` translates the engine's step texts and die labels (the
+    rule system's presenter knows their shapes); ``group_names`` names the target's groups
+    (the engine's ``main`` is the target's own name)."""
+    names = group_names or {}
     dice = [
         DieView(
             index=d.index,
             stage=stage_label(d.stage, extra_labels) if getattr(d, "stage", "") else "",
-            label=d.label,
+            label=words(d.label),
             sides=d.sides,
             value=d.value,
             original=d.original,
             face=d.face if d.sides == 3 else None,
             modifier=d.modifier,
-            outcome=d.outcome,
-            tone=_tone(d.outcome),
+            outcome=outcome_word(d.outcome) if d.outcome else "",
+            tone=_tone(d.outcome, getattr(d, "stage", ""), d.label),
         )
         for d in resolution.dice
     ]
@@ -289,8 +411,11 @@ def resolution_view(
             Stat(stage_label(k, extra_labels), number(v, locale), str(v))
             for k, v in resolution.totals.items()
         ],
-        steps=[(stage_label(s.stage, extra_labels), s.text) for s in resolution.steps],
-        models=list(after.models),
+        steps=[(stage_label(s.stage, extra_labels), words(s.text)) for s in resolution.steps],
+        models=[
+            ModelView(names.get(m.group, m.group), m.wounds, m.wounds_remaining, m.destroyed)
+            for m in after.models
+        ],
         wounds_lost=after.wounds_lost,
         models_destroyed=after.models_destroyed,
         models_remaining=after.models_remaining,
@@ -363,3 +488,91 @@ def extra_node(value: Any, locale: str, extra_labels: Mapping[str, str] | None =
             ),
         )
     return Node("text", text=str(value))
+
+
+# -- comparison: two or three profiles on one chart ---------------------------------------------
+
+COMPARE_BAR = 12  # width of one profile's bar inside a value's group
+
+
+@dataclass(frozen=True, slots=True)
+class CompareBar:
+    profile: int  # 0, 1, 2: the colour of the profile
+    x: float
+    y: float
+    height: float
+    title: str
+
+
+@dataclass(frozen=True, slots=True)
+class CompareGroup:
+    value: int
+    label_x: float
+    bars: tuple[CompareBar, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CompareRow:
+    profile: int
+    label: str
+    mean_damage: str
+    mean_models: str
+    wipe: str
+    at_least: tuple[str, ...]  # P(at least k wounds lost) for each value of the chart
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    rows: tuple[CompareRow, ...]
+    values: tuple[int, ...]
+    groups: tuple[CompareGroup, ...]
+    width: int
+    height: int
+    baseline: float
+
+
+def comparison(profiles: Sequence[tuple[str, CombatAnalysis]], locale: str) -> Comparison:
+    """Profiles side by side: for each number of wounds lost, one bar per profile whose height
+    is the chance of losing at least that many (the question: which weapon, which target)."""
+    tables = [dict(a.damage.at_least_table()) for _label, a in profiles]
+    top = max((v for t in tables for v, q in t.items() if q >= CHART_TAIL and v > 0), default=1)
+    values = tuple(range(1, top + 1))
+    n = len(profiles)
+    group_width = n * COMPARE_BAR + GAP
+    groups = []
+    for i, v in enumerate(values):
+        x0 = PAD + i * group_width
+        bars = []
+        for j, table in enumerate(tables):
+            q = table.get(v, Fraction(0))
+            h = float(q) * PLOT
+            bars.append(
+                CompareBar(
+                    profile=j,
+                    x=x0 + j * COMPARE_BAR,
+                    y=TOP + PLOT - h,
+                    height=h,
+                    title=_("%(profile)s: at least %(value)s: %(p)s")
+                    % {"profile": profiles[j][0], "value": v, "p": percent(q, locale)},
+                )
+            )
+        groups.append(CompareGroup(v, x0 + n * COMPARE_BAR / 2, tuple(bars)))
+    rows = tuple(
+        CompareRow(
+            profile=j,
+            label=label,
+            mean_damage=number(a.damage.mean(), locale),
+            mean_models=number(a.models_destroyed.mean(), locale),
+            wipe=percent(a.wipe_probability, locale),
+            at_least=tuple(percent(tables[j].get(v, Fraction(0)), locale) for v in values),
+        )
+        for j, (label, a) in enumerate(profiles)
+    )
+    return Comparison(
+        rows=rows,
+        values=values,
+        groups=tuple(groups),
+        width=int(PAD * 2 + len(values) * group_width - GAP),
+        height=TOP + PLOT + BOTTOM,
+        baseline=TOP + PLOT,
+    )

@@ -8,7 +8,7 @@ rule system's :class:`~app.combat.forms.CalculatorForm`; nothing here knows a sy
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import parse_qsl, urlencode
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse
@@ -17,7 +17,7 @@ from app.accounts.deps import OptionalUser, verify_csrf
 from app.combat import service
 from app.combat.exceptions import InvalidCombatRequest, RuleSystemNotFound
 from app.combat.forms import CalculatorForm, FormState
-from app.combat.present import analysis_view, resolution_view
+from app.combat.present import Comparison, analysis_view, comparison, resolution_view
 from app.combat.rulesets import specs
 from app.combat.schemas import MAX_SEED
 from app.core.errors import InvalidInput
@@ -43,6 +43,10 @@ add_nav(
 MAX_QUERY_LENGTH = 8000  # characters of the whole query string
 MAX_PARAMS = 300
 MAX_VALUE_LENGTH = 200
+# a compared profile (``vs``) is a whole calculator query of its own
+COMPARE_KEY = "vs"
+MAX_COMPARED = 2  # with the profile being edited: three side by side
+MAX_COMPARED_LENGTH = 3000
 
 # pydantic's English messages for the errors a form can produce, as translatable texts
 _PYDANTIC_MESSAGES = {
@@ -74,7 +78,9 @@ def _params(request: Request) -> list[tuple[str, str]]:
     if len(request.url.query) > MAX_QUERY_LENGTH:
         raise InvalidInput(_("The address is too long for the calculator."))
     params = list(request.query_params.multi_items())
-    if len(params) > MAX_PARAMS or any(len(v) > MAX_VALUE_LENGTH for _k, v in params):
+    if len(params) > MAX_PARAMS or any(
+        len(v) > (MAX_COMPARED_LENGTH if k == COMPARE_KEY else MAX_VALUE_LENGTH) for k, v in params
+    ):
         raise InvalidInput(_("Too many or too long fields for the calculator."))
     return params
 
@@ -124,6 +130,57 @@ def _validated(system_id: str, form: CalculatorForm, state: FormState) -> dict[s
         return None
 
 
+def _compared_queries(params: list[tuple[str, str]]) -> list[str]:
+    """The pinned profiles of the query (``vs``), at most MAX_COMPARED, the newest last."""
+    queries = [v for k, v in params if k == COMPARE_KEY and v.strip()]
+    return queries[-MAX_COMPARED:]
+
+
+def _pinned(
+    params: list[tuple[str, str]], state: FormState, compared: list[str]
+) -> list[str] | None:
+    """The compared profiles after a pin or unpin asked by the query (None: no such edit)."""
+    given = dict(params)
+    if "pin" in given:
+        return [*compared, urlencode(state.query)][-MAX_COMPARED:]
+    unpin = parse_int(given.get("unpin", ""), 0, MAX_COMPARED - 1) if "unpin" in given else None
+    if "unpin" in given:
+        return [q for i, q in enumerate(compared) if i != unpin]
+    return None
+
+
+def _comparison(
+    system_id: str,
+    form: CalculatorForm,
+    state: FormState,
+    analysis: Any,
+    compared: list[str],
+    locale: str,
+) -> Comparison | None:
+    """The edited profile beside the pinned ones, on one chart; a pinned profile that cannot be
+    computed is named in the page's general errors."""
+    if not compared:
+        return None
+    profiles = []
+    for i, query in enumerate(compared):
+        pairs = parse_qsl(query, keep_blank_values=True)[:MAX_PARAMS]
+        other = form.parse([(k, v) for k, v in pairs if k not in ("system", COMPARE_KEY)])
+        payload = None if other.redirect is not None else _validated(system_id, form, other)
+        if payload is None:
+            state.add_error(None, _("Compared profile %(n)d cannot be read.") % {"n": i + 1})
+            continue
+        try:
+            other_analysis = service.analyze(system_id, payload)
+        except InvalidCombatRequest:
+            state.add_error(None, _("Compared profile %(n)d cannot be computed.") % {"n": i + 1})
+            continue
+        label = form.describe(other) or _("Profile %(n)d") % {"n": i + 1}
+        profiles.append((label, other_analysis))
+    label = form.describe(state) or _("Profile %(n)d") % {"n": len(profiles) + 1}
+    profiles.append((_("%(profile)s (editing)") % {"profile": label}, analysis))
+    return comparison(profiles, locale)
+
+
 def _page_context(
     request: Request, system_id: str, form: CalculatorForm, state: FormState, names: dict[str, str]
 ) -> dict[str, Any]:
@@ -144,11 +201,18 @@ def _page_context(
 def calculator(request: Request, user: OptionalUser) -> HTMLResponse:
     params = _params(request)
     system_id, form, names = _choose(params)
-    state = form.parse(params)
-    if state.redirect is not None:
-        return htmx_redirect(request, _url("/calculator", state.redirect))
+    compared = _compared_queries(params)
+    state = form.parse([(k, v) for k, v in params if k not in (COMPARE_KEY, "pin", "unpin")])
+    pinned = _pinned(params, state, compared)
+    if state.redirect is not None or pinned is not None:
+        kept = compared if pinned is None else pinned
+        query = state.query if state.redirect is None else state.redirect
+        return htmx_redirect(
+            request, _url("/calculator", [*query, *((COMPARE_KEY, q) for q in kept)])
+        )
     locale = getattr(request.state, "locale", "en")
     view = None
+    compare = None
     payload = _validated(system_id, form, state)
     if payload is not None:
         try:
@@ -157,8 +221,22 @@ def calculator(request: Request, user: OptionalUser) -> HTMLResponse:
             _add_errors(state, form, exc)
         else:
             view = analysis_view(analysis, locale, form.stage_labels)
+            compare = _comparison(system_id, form, state, analysis, compared, locale)
     context = _page_context(request, system_id, form, state, names)
     context["view"] = view
+    context["compare"] = compare
+    context["compared"] = compared
+    context["can_pin"] = view is not None
+    context["unpin_urls"] = [
+        _url(
+            "/calculator",
+            [*state.query, ("unpin", str(i)), *((COMPARE_KEY, q) for q in compared)],
+        )
+        for i in range(len(compared))
+    ]
+    context["calculator_url"] = _url(
+        "/calculator", [*state.query, *((COMPARE_KEY, q) for q in compared)]
+    )
     return render(request, "combat/calculator.html", context, block="results")
 
 
@@ -188,7 +266,13 @@ def roll(request: Request, user: OptionalUser) -> HTMLResponse:
         except InvalidCombatRequest as exc:
             _add_errors(state, form, exc)
         else:
-            view = resolution_view(resolution, locale, form.stage_labels)
+            view = resolution_view(
+                resolution,
+                locale,
+                form.stage_labels,
+                words=lambda text: form.words(text, state),
+                group_names=form.group_names(state),
+            )
     context = _page_context(request, system_id, form, state, names)
     context.update(
         {

@@ -56,6 +56,12 @@ def ngettext(singular: str, plural: str, n: int) -> str:
     return translations(current_locale.get()).ngettext(singular, plural, n)
 
 
+def pgettext(context: str, message: str) -> str:
+    """``message`` in the context that tells its meaning apart (``msgctxt``): the same English
+    word with two French translations ("Save": the dice stage, the button)."""
+    return translations(current_locale.get()).pgettext(context, message)
+
+
 def lazy(message: str) -> str:
     """Mark a module-level string for extraction; translate it later with ``gettext``."""
     return message

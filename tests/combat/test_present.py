@@ -28,7 +28,7 @@ def test_percent(p: Fraction, en: str, fr: str) -> None:
 
 def test_chart_bars_heights_and_labels() -> None:
     two_d6 = Dist.die(6).repeat(2)
-    chart = present.chart(two_d6, "c", "Sum", "pips", "en")
+    chart = present.chart(two_d6, "c", "Sum", lambda n: f"{n} pips", "en")
     assert [b.value for b in chart.bars] == list(range(2, 13))
     tallest = max(chart.bars, key=lambda b: b.height)
     assert tallest.value == 7
@@ -42,7 +42,7 @@ def test_chart_bars_heights_and_labels() -> None:
 
 def test_chart_hides_a_negligible_tail_but_the_table_keeps_it() -> None:
     many = Dist.bernoulli(Fraction(1, 6)).repeat(30)
-    chart = present.chart(many, "c", "Hits", "hits", "en")
+    chart = present.chart(many, "c", "Hits", lambda n: f"{n} hits", "en")
     assert chart.hidden_above is not None
     assert chart.bars[-1].value == chart.hidden_above
     assert len(chart.rows) == 31

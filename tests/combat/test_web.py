@@ -298,5 +298,5 @@ def test_page_in_french(client) -> None:
     assert tree.css_first("#calculator-title").text() == "Calculateur d'attaque"
     assert tree.css_first("#roll-it").text() == "Lancer les dés"
     label = tree.css_first("#mean-damage .stat-label").text()
-    assert label == "Blessures perdues en moyenne"
+    assert label == "Points de vie perdus en moyenne"
     assert "," in tree.css_first("#mean-damage .stat-value").text()  # 1,85

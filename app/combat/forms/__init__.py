@@ -93,6 +93,19 @@ class CalculatorForm(ABC):
         """The form input for a request field path (``["attacks", "0", "weapon", "skill"]``),
         or None for an error about the whole request."""
 
+    def describe(self, state: FormState) -> str:
+        """A short name of the attack (a comparison's legend); empty: the page numbers it."""
+        return ""
+
+    def group_names(self, state: FormState) -> Mapping[str, str]:
+        """The target's groups as the player named them, by the engine's group id."""
+        return {}
+
+    def words(self, text: str, state: FormState) -> str:
+        """A step text or die label of the engine's live roll in the current locale (the
+        engine writes English): the system knows the shapes it writes. Unknown: unchanged."""
+        return text
+
     def presets(self) -> Mapping[str, Any]:
         return load_presets(self.presets_file) if self.presets_file else {}
 

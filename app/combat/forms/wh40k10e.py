@@ -30,10 +30,12 @@ from app.combat.forms import (
     parse_list,
     parse_roll_value,
 )
+from app.combat.forms.wh40k10e_words import words
 from app.combat.rulesets.wh40k10e import SYSTEM_ID
 from app.core.i18n import gettext as _
 from app.core.i18n import lazy
 from app.engine.wh40k10e import profiles as p
+from app.engine.wh40k10e.allocation import MAIN_GROUP
 
 WEAPON_FIELDS = (
     "models",
@@ -47,6 +49,7 @@ WEAPON_FIELDS = (
     "abilities",
 )
 TARGET_FIELDS = (
+    "name",
     "models",
     "toughness",
     "save",
@@ -119,6 +122,7 @@ def _plus(value: object) -> str:
 
 def _target_values(preset: Mapping[str, Any]) -> dict[str, str]:
     return {
+        "name": str(preset.get("name", "")),
         "models": str(preset.get("models", 1)),
         "toughness": str(preset.get("toughness", "")),
         "save": _plus(preset.get("save")),
@@ -395,6 +399,25 @@ class Wh40k10eForm(CalculatorForm):
         if not ok:
             return None
         return {"attacks": attacks, "target": target, "situation": situation}
+
+    # -- the roll page ----------------------------------------------------------------------
+
+    def describe(self, state: FormState) -> str:
+        weapons = []
+        for i in state.context.get("rows", []):
+            name = state.value(f"w{i}.name").strip() or _("Weapon %(n)d") % {"n": i + 1}
+            weapons.append(f"{state.value(f'w{i}.models')}× {name}")
+        target = state.value("t.name").strip() or _("the target")
+        return _("%(weapons)s against %(target)s") % {
+            "weapons": " + ".join(weapons),
+            "target": target,
+        }
+
+    def group_names(self, state: FormState) -> Mapping[str, str]:
+        return {MAIN_GROUP: state.value("t.name").strip() or _("the target")}
+
+    def words(self, text: str, state: FormState) -> str:
+        return words(text, self.group_names(state))
 
     # -- errors back to inputs --------------------------------------------------------------
 
