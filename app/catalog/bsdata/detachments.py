@@ -52,15 +52,19 @@ class DetachmentReader:
         self.b = builder
         self.offered: list[DetachmentEntry] = []
         self.hidden_ids: set[str] = set()  # detachments hidden for this catalogue
+        self._all_ids: frozenset[str] | None = None
 
     # -- which detachments ------------------------------------------------------------
 
     @property
     def all_ids(self) -> frozenset[str]:
-        ids: set[str] = set(self.hidden_ids)
-        for d in self.offered:
-            ids |= d.ids
-        return frozenset(ids)
+        """Every detachment entry id met (offered or hidden), once :meth:`find` has run."""
+        if self._all_ids is None:
+            ids: set[str] = set(self.hidden_ids)
+            for d in self.offered:
+                ids |= d.ids
+            self._all_ids = frozenset(ids)
+        return self._all_ids
 
     def context(self, entry: DetachmentEntry | None) -> Context:
         """The builder's context in a roster of ``entry`` (``None``: not known)."""
@@ -81,6 +85,7 @@ class DetachmentReader:
                 if not name or any(name_key(d.name) == name_key(name) for d in self.offered):
                     continue
                 self.offered.append(DetachmentEntry(name, node.id, node.ids))
+        self._all_ids = None
         return self.offered
 
     def _entries(self, node: Node, depth: int, *, hidden: bool = False) -> Iterator[Node]:
