@@ -26,7 +26,13 @@ from app.engine.combat import CombatResolution
 from app.engine.errors import RollerError
 from app.engine.roller import Roller
 from app.engine.wh40k10e.battle import Seat
-from app.engine.wh40k10e.battle.state import BattleState, Effect, ModelDamage, MoveMode
+from app.engine.wh40k10e.battle.state import (
+    BattleState,
+    Effect,
+    ModelDamage,
+    MoveMode,
+    WeaponUse,
+)
 from app.matches.armies import snapshot_unit
 from app.matches.exceptions import InvalidAttack, NoWeaponData
 
@@ -66,6 +72,7 @@ class BuiltAttack:
     request: dict[str, Any]
     slots: tuple[tuple[str, int], ...]
     weapon_names: tuple[str, ...]
+    uses: tuple[WeaponUse, ...] = ()  # the weapons used, for the match's one-use-per-phase
 
 
 def _snapshot_of(
@@ -78,25 +85,39 @@ def _snapshot_of(
     return found
 
 
+def weapon_id(weapon: Mapping[str, Any]) -> str:
+    """The weapon a profile belongs to (the profiles of one weapon are one weapon: a model
+    uses one of them, once per phase)."""
+    return str(weapon.get("group") or weapon["name"])[:120]
+
+
 def unit_weapons(
     snapshots: Mapping[Seat, Mapping[str, Any] | None], state: BattleState, uid: str
 ) -> list[dict[str, Any]]:
     """The weapon profiles of every living part of ``uid``'s (Attached) unit, each with the
-    part's id (``unit``), the models alive in it and how many carry it by default."""
+    part's id (``unit``), the models alive in it, how many carry it by default, and how many
+    models may still use it this phase (``left``: the models alive, or those carrying it
+    where the list says, less the models that used it)."""
     out: list[dict[str, Any]] = []
+    u = state.units[state.group(uid)[0]]
     for part in state.group(uid):
         snap = snapshot_unit(snapshots.get(state.units[part].owner), state.units[part].owner, part)
         if snap is None:
             continue
         alive = state.units[part].models_alive
         for w in snap.get("weapons", ()):
+            carried = min(int(w.get("models", 0)), alive)
+            used = u.models_used(part, weapon_id(w))
+            left = 0 if u.all_weapons_used else max(0, (carried or alive) - used)
             out.append(
                 {
                     **w,
                     "unit": part,
                     "unit_name": state.specs[part].name,
-                    "models": min(int(w.get("models", 0)), alive),
+                    "models": carried,
                     "alive": alive,
+                    "used": used,
+                    "left": left,
                 }
             )
     return out
@@ -200,6 +221,7 @@ def build_request(
     precision = any(Effect.PRECISION in state.units[p].effects for p in state.group(attacker))
     entries: list[dict[str, Any]] = []
     names: list[str] = []
+    uses: list[WeaponUse] = []
     errors: list[dict[str, Any]] = []
     for i, pick in enumerate(weapons):
         part = str(pick.get("unit") or attacker)
@@ -238,6 +260,8 @@ def build_request(
         weapon["abilities"] = abilities
         entries.append({"models": models, "weapon": weapon})
         names.append(f"{found['unit_name']}: {name}" if part != attacker else name)
+        group = weapon_id(found)
+        uses.append(WeaponUse(part, group, models, name if name != group else ""))
     if errors:
         raise InvalidAttack("; ".join(e["message"] for e in errors), errors=errors)
     tgt, order = _target(snapshots, state, target)
@@ -258,6 +282,7 @@ def build_request(
         request={"attacks": entries, "target": tgt, "situation": merged},
         slots=tuple(order),
         weapon_names=tuple(names),
+        uses=tuple(uses),
     )
 
 

@@ -61,6 +61,7 @@ from app.engine.wh40k10e.battle import (
     command_seed,
 )
 from app.engine.wh40k10e.battle.commands import ResolveAttack
+from app.engine.wh40k10e.battle.eligibility import weapons_refusal
 from app.engine.wh40k10e.battle.events import MatchCreated
 from app.engine.wh40k10e.battle.state import BattleState, Stage
 from app.matches import armies, combat
@@ -978,9 +979,12 @@ def build_attack(
             "Unknown target unit.",
             errors=[{"field": "target", "message": "unknown unit", "type": "unknown"}],
         )
-    return battle, combat.build_request(
-        _snapshots(match), state, attacker, target, weapons, situation
-    )
+    built = combat.build_request(_snapshots(match), state, attacker, target, weapons, situation)
+    # a weapon is used once per phase: refused (409) before any odds or dice
+    refusal = weapons_refusal(state, attacker, built.uses)
+    if refusal is not None:
+        raise CommandRefused(refusal)
+    return battle, built
 
 
 def _profile_error(exc: ProfileError) -> InvalidAttack:
@@ -1028,7 +1032,9 @@ def resolve(
     if expected_version != match.version:
         raise CommandRefused(StaleVersion(expected_version, match.version))
     weapon = ", ".join(built.weapon_names)[:200]
-    probe = ResolveAttack(attacker, target, weapon=weapon, request=built.request)
+    probe = ResolveAttack(
+        attacker, target, weapon=weapon, request=built.request, weapons=built.uses
+    )
     roller: combat.BoundedRoller
     if dice is not None:
         roller = combat.BoundedRoller.from_values(dice)  # type: ignore[assignment]
@@ -1061,6 +1067,10 @@ def resolve(
         "seed": resolution.seed,
         "dice": [_die(d) for d in resolution.dice],
         "request": built.request,
+        "weapons": [
+            {"unit": u.unit, "weapon": u.weapon, "models": u.models, "profile": u.profile}
+            for u in built.uses
+        ],
     }
     outcome = execute(db, match, seat, command, expected_version=expected_version)
     return outcome, resolution

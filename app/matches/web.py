@@ -381,8 +381,9 @@ def _weapon_rows(battle: Battle, match: Match, uid: str, phase: str | None) -> l
     rows = [w for w in combat.unit_weapons(snapshots, battle.state, uid) if w["kind"] == kind]
     seen: set[tuple[str, str]] = set()
     for w in rows:  # ticked by default: carried, and the first profile of its weapon
-        group = (w["unit"], str(w.get("group") or w["name"]))
-        w["default"] = w["models"] > 0 and group not in seen
+        group = (w["unit"], combat.weapon_id(w))
+        w["default"] = w["models"] > 0 and group not in seen and w["left"] > 0
+        w["value"] = min(w["models"] or w["alive"], w["left"])
         seen.add(group)
     return rows
 
@@ -395,32 +396,41 @@ def _leads_living(unit: Mapping[str, Any], units: Mapping[str, Mapping[str, Any]
 def attack_forms(
     view: Mapping[str, Any], weapons: Callable[[str], list[dict[str, Any]]]
 ) -> list[dict[str, Any]]:
-    """One attack form per unit that has targets left this phase: an Attached unit is one unit
-    (one form, named after both parts; one target entry), and a target already attacked this
-    phase is gone (a unit attacks each target once)."""
+    """One attack form per unit that has weapons and targets left this phase: an Attached unit
+    is one unit (one form, named after both parts; one target entry). A unit shoots or fights
+    once, each weapon once: the form offers only the weapons it has not used (at any of its
+    declared targets: fire may be split), and is gone when none is left or when an attack
+    named no weapon (the whole unit's)."""
     units = {u["id"]: u for u in view["units"]}
     out: list[dict[str, Any]] = []
     for u in view["units"]:
         if u["owner"] != view["viewer"] or u["destroyed"] or not u["targets"]:
             continue
-        if _leads_living(u, units):
+        if _leads_living(u, units) or u["all_weapons_used"]:
             continue  # the Leader of a living Bodyguard: the Bodyguard's form stands for both
-        attacked = set(u["attacked"])
         targets: list[tuple[str, str]] = []
         for t in u["targets"]:
             target = units.get(t)
-            if target is None or target["destroyed"] or t in attacked:
+            if target is None or target["destroyed"]:
                 continue
             if _leads_living(target, units):
                 continue  # a Leader is attacked through its Bodyguard's entry
             targets.append((t, present.group_name(target, units)))
-        if targets:
+        rows = weapons(u["id"])
+        left = [w for w in rows if w["left"] > 0]
+        if targets and (left or not rows):
             out.append(
                 {
                     "unit": u,
                     "name": present.group_name(u, units),
                     "targets": targets,
-                    "weapons": weapons(u["id"]),
+                    "weapons": left,
+                    "used": [
+                        f"{w['weapon']} ×{w['models']}"
+                        + (f" ({units[w['unit']]['name']})" if w["unit"] != u["id"] else "")
+                        for w in u["weapons_used"]
+                        if w["unit"] in units
+                    ],
                 }
             )
     return out

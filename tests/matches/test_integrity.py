@@ -1,7 +1,7 @@
-"""Integrity over HTTP: one attack per unit and target in a phase (the API refuses a second,
-the page stops offering it, after a reload too), an Attached unit is one unit on the page and
-in the log, and undo never re-rolls (the opponent approves an undo of dice; sent again, the
-same roll draws the same dice)."""
+"""Integrity over HTTP: a unit shoots or fights once per phase, each weapon once (the API
+refuses a weapon used again, the page offers only the weapons left, after a reload too), an
+Attached unit is one unit on the page and in the log, and undo never re-rolls (the opponent
+approves an undo of dice; sent again, the same roll draws the same dice)."""
 
 from __future__ import annotations
 
@@ -43,32 +43,104 @@ def roll(p: Player, attacker: str, target: str, picks: list[dict[str, Any]], **e
     )
 
 
-def test_a_unit_attacks_once_and_the_page_stops_offering_it(
+def combat_section(p: Player, uid: str) -> Any:
+    return state(p.client.get(f"/matches/{p.match_id}")).css_first(f"#combat-{uid}")
+
+
+def offered(section: Any) -> list[str]:
+    return [i.attributes["value"].split("|", 1)[1] for i in section.css("input[name=weapon]")]
+
+
+def test_a_unit_splits_its_fire_but_each_weapon_fires_once(
     browser: Callable[[str], TestClient], armies: FakeArmies, db: Session
 ) -> None:
+    """Issue 12: the same weapons were accepted again at another target. A unit shoots once
+    per phase and each weapon once [L1401-1444]: it may split its weapons between targets."""
     g = game(browser, armies, db)
-    page = state(g.a.client.get(f"/matches/{g.match_id}"))
-    assert page.css_first("#combat-a5") is None  # no target declared yet
-    g.a.send({"type": "shoot", "unit": "a5", "targets": ["b3"]})
-    page = state(g.a.client.get(f"/matches/{g.match_id}"))
-    assert page.css_first("#combat-a5") is not None
-    picks = _ranged(g, "a5", seat="A")
-    first = roll(g.a, "a5", "b3", picks)
+    assert combat_section(g.a, "a5") is None  # no target declared yet
+    g.a.send({"type": "shoot", "unit": "a5", "targets": ["b3", "b4"]})
+    pistol, plasma = _ranged(g, "a5", seat="A")
+    assert (pistol["weapon"], plasma["weapon"]) == ("Bolt pistol", "Plasma Incinerator - Standard")
+    first = roll(g.a, "a5", "b3", [plasma])
     assert first.status_code == 200, first.text
-    again = roll(g.a, "a5", "b3", picks)
-    assert again.status_code == 409, again.text
-    problem = again.json()
-    assert again.headers["content-type"].startswith("application/problem+json")
-    assert problem["refusal"] == "already_attacked"
-    by_hand = g.a.send(
-        {"type": "resolve_attack", "attacker": "a5", "target": "b3", "damage": [1]}, status=409
+    event = first.json()["events"][0]["event"]
+    assert event["weapons"] == [
+        {
+            "unit": "a5",
+            "weapon": "Plasma Incinerator",
+            "models": 5,
+            "profile": "Plasma Incinerator - Standard",
+        }
+    ]
+    # the same weapon again, at the other target or the same one, or its other profile: 409
+    supercharge = {**plasma, "weapon": "Plasma Incinerator - Supercharge"}
+    for target, pick in (("b4", plasma), ("b3", plasma), ("b4", supercharge)):
+        again = roll(g.a, "a5", target, [pick])
+        assert again.status_code == 409, again.text
+        assert again.headers["content-type"].startswith("application/problem+json")
+        problem = again.json()
+        assert problem["refusal"] == "weapon_already_used"
+        assert "Plasma Incinerator" in problem["detail"]
+        assert "once per phase" in problem["detail"]
+    odds = g.a.client.post(
+        f"{g.a.base}/combat/preview", json={"attacker": "a5", "target": "b4", "weapons": [plasma]}
     )
-    assert by_hand["refusal"] == "already_attacked"
-    # after a reload, and for htmx, the form is gone
+    assert odds.status_code == 409
+    by_hand = g.a.send(
+        {
+            "type": "resolve_attack",
+            "attacker": "a5",
+            "target": "b4",
+            "damage": [1],
+            "weapons": [{"unit": "a5", "weapon": "Plasma Incinerator", "models": 1}],
+        },
+        status=409,
+    )
+    assert by_hand["refusal"] == "weapon_already_used"
+    # an attack naming no weapon would be the whole unit's: not after another one
+    whole = g.a.send(
+        {"type": "resolve_attack", "attacker": "a5", "target": "b4", "damage": [1]}, status=409
+    )
+    assert whole["refusal"] == "already_attacked"
+    # the page offers the weapons left (both profiles of the plasma are gone), at both targets
+    for headers in ({}, HX):
+        page = state(g.a.client.get(f"/matches/{g.match_id}", headers=headers))
+        section = page.css_first("#combat-a5")
+        assert section is not None
+        weapons = offered(section)
+        assert "Bolt pistol" in weapons
+        assert not any(w.startswith("Plasma Incinerator") for w in weapons)
+        targets = [o.attributes["value"] for o in section.css("select[name=target] option")]
+        assert targets == ["b3", "b4"]
+        assert "Plasma Incinerator ×5" in section.css_first(".weapons-used").text()
+        models = section.css_first("input[name='models|a5|Bolt pistol']")
+        assert (models.attributes["max"], models.attributes["value"]) == ("4", "4")
+    # the other weapon at the other target: allowed
+    second = roll(g.a, "a5", "b4", [pistol])
+    assert second.status_code == 200, second.text
+    view = g.a.view()
+    assert next(u for u in view["units"] if u["id"] == "a5")["weapons_used"] == [
+        {"unit": "a5", "weapon": "Bolt pistol", "models": 4},
+        {"unit": "a5", "weapon": "Plasma Incinerator", "models": 5},
+    ]
+    # what is left: the option the list does not give (the plasma pistol); once it fired,
+    # nothing is left and the form is gone, after a reload too
+    section = combat_section(g.a, "a5")
+    assert offered(section) == ["Plasma pistol - supercharge", "Plasma pistol - standard"]
+    third = roll(
+        g.a, "a5", "b4", [{"unit": "a5", "weapon": "Plasma pistol - standard", "models": 1}]
+    )
+    assert third.status_code == 200, third.text
+    section = combat_section(g.a, "a5")
+    assert offered(section) == ["Plasma pistol - supercharge", "Plasma pistol - standard"]
+    fourth = roll(
+        g.a, "a5", "b3", [{"unit": "a5", "weapon": "Plasma pistol - supercharge", "models": 4}]
+    )
+    assert fourth.status_code == 200, fourth.text
     for headers in ({}, HX):
         page = state(g.a.client.get(f"/matches/{g.match_id}", headers=headers))
         assert page.css_first("#combat-a5") is None
-    # the web combat form refuses it too (a stale page posted again)
+    # the web combat form refuses a used weapon too (a stale page posted again)
     r = g.a.client.post(
         f"/matches/{g.match_id}/combat",
         data={
@@ -76,14 +148,41 @@ def test_a_unit_attacks_once_and_the_page_stops_offering_it(
             "version": str(g.a.get()["version"]),
             "attacker": "a5",
             "target": "b3",
-            "weapon": f"{picks[0]['unit']}|{picks[0]['weapon']}",
-            f"models|{picks[0]['unit']}|{picks[0]['weapon']}": str(picks[0]["models"]),
+            "weapon": f"a5|{plasma['weapon']}",
+            f"models|a5|{plasma['weapon']}": "5",
             "do": "roll",
         },
         headers=HX,
     )
     assert r.status_code == 200
-    assert "already attacked" in state(r).text()
+    assert "already attacked with Plasma Incinerator" in state(r).text()
+
+
+def test_a_unit_fights_once_each_melee_weapon_once(
+    browser: Callable[[str], TestClient], armies: FakeArmies, db: Session
+) -> None:
+    """[L2593-2603], [L2697-2770]: the Hellblasters charge two units, fight once and split
+    their close combat weapons between them; the same weapons a second time are refused."""
+    g = game(browser, armies, db)
+    g.a.send({"type": "end_phase"})  # no shooting
+    g.a.send({"type": "declare_charge", "unit": "a5", "targets": ["b3", "b4"]}, dice=[6, 6])
+    g.a.send({"type": "complete_charge", "unit": "a5", "success": True})
+    g.a.send({"type": "end_phase"})
+    assert g.a.view()["phase"] == "fight"
+    g.a.send({"type": "fight", "unit": "a5", "targets": ["b3", "b4"]})
+    ccw = {"unit": "a5", "weapon": "Close combat weapon", "models": 3}
+    section = combat_section(g.a, "a5")
+    assert offered(section) == ["Close combat weapon"]
+    assert roll(g.a, "a5", "b3", [ccw]).status_code == 200
+    assert roll(g.a, "a5", "b4", [{**ccw, "models": 2}]).status_code == 200
+    refused = roll(g.a, "a5", "b4", [{**ccw, "models": 1}])
+    assert refused.status_code == 409, refused.text
+    assert refused.json()["refusal"] == "weapon_already_used"
+    assert combat_section(g.a, "a5") is None
+    g.a.send({"type": "consolidate", "unit": "a5"})
+    again = roll(g.a, "a5", "b4", [{**ccw, "models": 1}])
+    assert again.status_code == 409
+    assert again.json()["refusal"] in ("not_fighting", "weapon_already_used")
 
 
 def test_an_attached_unit_is_one_form_one_target_and_one_name_in_the_log(
@@ -137,7 +236,9 @@ def test_undo_of_a_roll_needs_the_opponent_and_never_rerolls(
     assert r.status_code == 200
     view = g.a.view()
     assert view["undo_request"] is None
-    assert "b3" not in next(u for u in view["units"] if u["id"] == "a5")["attacked"]
+    a5 = next(u for u in view["units"] if u["id"] == "a5")
+    assert "b3" not in a5["attacked"]
+    assert a5["weapons_used"] == []  # the undo gave the weapons back
     # sent again with the weapons in another order, a situation flag and the other target:
     # the same dice
     again = roll(g.a, "a5", "b4", picks[::-1], situation={"half_range": False})
