@@ -118,3 +118,190 @@ def test_an_action_on_one_phone_appears_on_the_other(browser, live_server) -> No
     finally:
         alice_ctx.close()
         guest_ctx.close()
+
+
+def _follow(actor, selector: str, *watchers) -> str:  # type: ignore[no-untyped-def]
+    """Click ``selector`` on ``actor``'s page; wait until the action is written and every
+    watcher's page shows that version (live, without a reload)."""
+    before = actor.locator("#match-state").get_attribute("data-version")
+    actor.locator(selector).first.click()
+    expect(actor.locator("#match-state")).not_to_have_attribute("data-version", before or "")
+    now = actor.locator("#match-state").get_attribute("data-version") or ""
+    for watcher in watchers:
+        watcher.wait_for_selector(f"#match-state[data-version='{now}']", timeout=10_000)
+    return now
+
+
+def _view(alice, match_id: str) -> dict:  # type: ignore[no-untyped-def,type-arg]
+    r = alice.request.get(f"/api/v1/matches/{match_id}")
+    assert r.status == 200, r.text()
+    return r.json()["view"]  # type: ignore[no-any-return]
+
+
+SETUP_STEPS = (
+    "#formation-form button[type=submit]",
+    "form.action-roll_off button[type=submit]",
+    "form.action-place_objective button[type=submit]",
+    "form.action-deploy_unit button[type=submit]",
+    "form.action-end_scouts button[type=submit]",
+)
+
+
+def _set_up(alice, guest, match_id: str) -> None:  # type: ignore[no-untyped-def]
+    """Every set-up step through the two pages: roll-offs, objectives, formations (Alice's
+    Captain leads her Intercessors), deployment, Scouts."""
+    declared: set[str] = set()  # a formation may be re-declared until both are in: once here
+    for _ in range(80):
+        if _view(alice, match_id)["stage"] == "battle":
+            return
+        for me, other in ((alice, guest), (guest, alice)):
+            seat = me.locator("#match-state").get_attribute("data-seat") or ""
+            steps = [s for s in SETUP_STEPS if seat not in declared or "formation" not in s]
+            step = next((s for s in steps if me.locator(s).count()), None)
+            if step is not None and "formation" in step:
+                declared.add(seat)
+            if step is not None:
+                _follow(me, step, other)
+                break
+        else:
+            raise AssertionError("neither page offers the next set-up step")
+    raise AssertionError("set-up did not end")
+
+
+def _dice(page) -> list[str]:  # type: ignore[no-untyped-def]
+    return page.locator("#resolution .die").all_inner_texts()  # type: ignore[no-any-return]
+
+
+def _shoot_and_undo(alice, guest) -> None:  # type: ignore[no-untyped-def]
+    """Alice's Intercessors shoot their Bolt Rifles; she asks to undo; the guest approves on
+    the phone; the same roll sent again draws the same dice; a weapon fires once a phase."""
+    shoot = alice.locator("form.action-shoot").filter(has_text="Intercessor")
+    before = alice.locator("#match-state").get_attribute("data-version")
+    shoot.locator("button[type=submit]").click()
+    expect(alice.locator("#match-state")).not_to_have_attribute("data-version", before or "")
+    combat = alice.locator("section.combat").first
+    expect(combat.locator("h2")).to_contain_text("Intercessor Squad + Captain")
+    combat.locator("input[name=weapon]").evaluate_all(
+        "boxes => boxes.forEach(b => b.checked = false)"
+    )
+    rifle = combat.locator("input[name=weapon][value$='|Bolt Rifle']")
+    rifle.check()
+    _follow(alice, "section.combat button[name=do][value=roll]", guest)
+    first = _dice(alice)
+    assert first, "the roll shows its dice"
+    # the Bolt Rifles have fired: the form offers only the weapons left
+    combat = alice.locator("section.combat").first
+    expect(combat.locator("input[name=weapon][value$='|Bolt Rifle']")).to_have_count(0)
+    expect(combat.locator(".weapons-used")).to_contain_text("Bolt Rifle")
+
+    # Alice asks to undo; nothing is undone until the guest answers on the phone
+    expect(alice.locator("#undo-button")).to_contain_text("Ask to undo")
+    _follow(alice, "#undo-button", guest)
+    expect(alice.locator("#undo-request")).to_contain_text("waiting for")
+    guest.locator("#approve-undo-button").scroll_into_view_if_needed()
+    expect(guest.locator("#undo-request")).to_contain_text("asks to undo")
+    _follow(guest, "#approve-undo-button", alice)
+    expect(alice.locator("#undo-request")).to_have_count(0)
+    # both timelines keep the undone roll, struck through
+    for page in (alice, guest):
+        expect(page.locator("#timeline li.undone-entry")).to_have_count(1)
+        expect(page.locator("#timeline li.undone-entry del")).to_contain_text("Dice:")
+
+    # the weapons are back; the same roll again draws the same dice
+    combat = alice.locator("section.combat").first
+    combat.locator("input[name=weapon]").evaluate_all(
+        "boxes => boxes.forEach(b => b.checked = false)"
+    )
+    combat.locator("input[name=weapon][value$='|Bolt Rifle']").check()
+    _follow(alice, "section.combat button[name=do][value=roll]", guest)
+    assert _dice(alice) == first
+    # and once more is refused: the Bolt Rifles are no longer offered
+    expect(alice.locator("section.combat input[name=weapon][value$='|Bolt Rifle']")).to_have_count(
+        0
+    )
+
+
+def _end_turn(active, other, match_id: str, alice, shoot=None) -> None:  # type: ignore[no-untyped-def]
+    """End every phase of ``active``'s turn (passing reaction windows); in the Shooting phase,
+    ``shoot`` first."""
+    view = _view(alice, match_id)
+    turn = (view["round"], view["active"])
+    shot = False
+    for _ in range(40):
+        view = _view(alice, match_id)
+        if (view["round"], view["active"]) != turn or view["stage"] != "battle":
+            return
+        if view["phase"] == "shooting" and shoot is not None and not shot:
+            shoot()
+            shot = True
+            continue
+        for me, watcher in ((active, other), (other, active)):
+            for selector in (
+                "form.action-pass button[type=submit]",
+                "form.action-end_phase button[type=submit]",
+            ):
+                if me.locator(selector).count():
+                    _follow(me, selector, watcher)
+                    break
+            else:
+                continue
+            break
+        else:
+            raise AssertionError(f"nothing moves the battle on in {view['phase']}")
+    raise AssertionError("the turn did not end")
+
+
+def test_one_battle_round_with_an_undo_approved_on_the_other_phone(browser, live_server) -> None:  # type: ignore[no-untyped-def]
+    alice_ctx = browser.new_context(base_url=live_server, locale="en-GB")
+    guest_ctx = browser.new_context(
+        base_url=live_server,
+        locale="en-GB",
+        viewport={"width": 390, "height": 844},
+        is_mobile=True,
+        has_touch=True,
+    )
+    try:
+        alice = alice_ctx.new_page()
+        _register(alice, f"e2e-{uuid.uuid4().hex[:8]}@example.com", "Alice")
+        alice.goto("/matches")
+        _ready_list(alice)
+        alice.goto("/matches")
+        alice.check("input[name=opponent][value=guest]")
+        alice.click("#new-match-form button[type=submit]")
+        alice.wait_for_selector("#guest-link")
+        link = alice.locator("#guest-link").get_attribute("href")
+        assert link
+        match_id = alice.url.rstrip("/").rsplit("/", 1)[1]
+        guest = guest_ctx.new_page()
+        guest.goto(link)
+        guest.fill("input[name=name]", "Gob")
+        guest.check("input[name=sample][value=orks]")
+        guest.click("#guest-form button[type=submit]")
+        guest.wait_for_selector("#match-state[data-seat=B]")
+        alice.wait_for_selector("form.action-roll_off", timeout=10_000)
+
+        _set_up(alice, guest, match_id)
+        view = _view(alice, match_id)
+        assert (view["round"], view["phase"]) == (1, "command")
+        first = view["active"]
+        pages = {"A": alice, "B": guest}
+        for seat in (first, "B" if first == "A" else "A"):
+            other = pages["B" if seat == "A" else "A"]
+            shoot = (lambda: _shoot_and_undo(alice, guest)) if seat == "A" else None
+            _end_turn(pages[seat], other, match_id, alice, shoot=shoot)
+        view = _view(alice, match_id)
+        assert (view["round"], view["phase"]) == (2, "command")
+        log = alice.request.get(f"/api/v1/matches/{match_id}/log").json()["entries"]
+        kinds = [e["event"]["type"] for e in log]
+        assert kinds.count("undo_requested") == 1
+        assert kinds.count("undone") == 1
+        attacks = [e["event"] for e in log if e["event"]["type"] == "attack_resolved"]
+        assert len(attacks) == 2
+        assert attacks[0]["dice"] == attacks[1]["dice"]  # the undone dice stay in the log
+        assert attacks[0]["weapons"] == attacks[1]["weapons"]
+        assert attacks[1]["weapons"][0]["weapon"] == "Bolt Rifle"
+        width = guest.evaluate("document.documentElement.scrollWidth")
+        assert width <= 390
+    finally:
+        alice_ctx.close()
+        guest_ctx.close()
