@@ -10,10 +10,14 @@ malformed command, 403 for acting for the other side, 409 for a stale version
 
 from __future__ import annotations
 
+import hashlib
+import json
+from dataclasses import dataclass
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Depends, Header, Query, Request, status
+from fastapi import APIRouter, Body, Depends, Header, Query, Request, Response, status
 from fastapi.responses import JSONResponse, StreamingResponse
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.accounts.deps import CurrentUser, OptionalUser
@@ -23,7 +27,7 @@ from app.core.ids import parse_int
 from app.engine.combat import to_jsonable
 from app.engine.match import visible_to
 from app.engine.wh40k10e.battle import EVENT_CODEC, Seat
-from app.matches import armies, events, service
+from app.matches import armies, events, reads, service
 from app.matches.models import Match, OpponentKind
 from app.matches.schemas import (
     AttackRequest,
@@ -99,9 +103,15 @@ def invitation(request: Request, match: Match, seat: Seat) -> InvitationOut | No
 
 
 def match_out(
-    request: Request, db: Session, match: Match, seat: Seat, *, with_view: bool = True
+    request: Request,
+    db: Session,
+    match: Match,
+    seat: Seat,
+    *,
+    with_view: bool = True,
+    names: dict[str, str] | None = None,
 ) -> MatchOut:
-    names = service.player_names(db, match)
+    names = service.player_names(db, match) if names is None else names
     view = service.view(db, match, seat) if with_view else None
     return MatchOut(
         id=match.id,
@@ -267,10 +277,62 @@ def import_match(
 # -- one match --------------------------------------------------------------------------------
 
 
-@router.get("/{match_id}", response_model=MatchOut, summary="A match, as your seat sees it")
-def get_match(request: Request, match_id: int, who: Who, db: MatchDb) -> MatchOut:
+def etag(match: Match, seat: Seat, names: dict[str, str]) -> str:
+    """The validator of ``GET /matches/{id}`` for one seat: the version, and a digest of the
+    row's other fields the answer shows (names, status, league report...)."""
+    fields = [
+        names["A"],
+        names["B"],
+        match.status,
+        match.round,
+        match.vp_a,
+        match.vp_b,
+        match.winner,
+        match.league_game_id,
+        match.league_reported,
+        match.league_report_error,
+        match.updated_at.isoformat() if match.updated_at else None,
+    ]
+    digest = hashlib.sha256(json.dumps(fields, default=str).encode()).hexdigest()[:16]
+    return f'W/"{match.id}.{match.version}.{seat}.{digest}"'
+
+
+def _fresh(if_none_match: str | None, tag: str) -> bool:
+    if not if_none_match:
+        return False
+    opaque = tag.removeprefix("W/")
+    return any(
+        t.strip() == "*" or t.strip().removeprefix("W/") == opaque for t in if_none_match.split(",")
+    )
+
+
+@router.get(
+    "/{match_id}",
+    response_model=MatchOut,
+    summary="A match, as your seat sees it (send If-None-Match with its ETag: 304 if unchanged)",
+    responses={304: {"description": "Not modified: the ETag sent is still the match's"}},
+)
+def get_match(
+    request: Request,
+    match_id: int,
+    who: Who,
+    db: MatchDb,
+    if_none_match: Annotated[str | None, Header(max_length=1000)] = None,
+) -> Any:
     match, seat = service.get_for(db, match_id, who)
-    return match_out(request, db, match, seat)
+    if match.version == 0:  # waiting for the opponent: the invitation depends on the request
+        return match_out(request, db, match, seat)
+    names = service.player_names(db, match)
+    tag = etag(match, seat, names)
+    headers = {"ETag": tag, "Cache-Control": "private, no-cache"}
+    if _fresh(if_none_match, tag):
+        return Response(status_code=status.HTTP_304_NOT_MODIFIED, headers=headers)
+    # The answer of one seat at one version is built once per process (app.matches.reads).
+    body = reads.snapshot(db, match).rendered(
+        ("match_out", str(seat), tag),
+        lambda: match_out(request, db, match, seat, names=names).model_dump_json().encode(),
+    )
+    return Response(body, media_type="application/json", headers=headers)
 
 
 @router.delete(
@@ -337,29 +399,59 @@ def _last_event_id(header: str | None, since: int | None) -> int:
     return min(number, 10_000_000) if number is not None else since or 0
 
 
-def event_reader(request: Request, match_id: int, who: service.Caller) -> Any:
-    """The read function of a stream: a short session of its own for each read."""
+@dataclass(frozen=True, slots=True)
+class Fetched:
+    """What one shared stream read found: the match row (``None``: gone), the state every
+    viewer is sent, and the snapshot of its version (``None`` before the battle starts)."""
+
+    row: Any
+    state: dict[str, Any]
+    snapshot: reads.Snapshot | None
+
+
+def event_reader(request: Request, match_id: int, who: service.Caller) -> events.Shared[Fetched]:
+    """The read of a stream: one short session and one snapshot per wake-up of the match,
+    shared by its streams in this process; each viewer then takes its seat's new entries."""
     database = request.app.state.db
 
-    def read(since: int) -> events.Update:
+    def fetch() -> Fetched:
         with database.sessions() as db:
-            match = db.get(Match, match_id)
-            seat = service.seat_of(match, who) if match is not None else None
-            if match is None or seat is None:
-                return events.Update(0, [], {}, gone=True)
-            state = {"status": match.status, "round": match.round}
-            if match.version == 0:
-                return events.Update(0, [], state)
-            battle = service.load_battle(db, match)
-            view = battle.state
+            row = db.execute(
+                select(
+                    Match.id,
+                    Match.secret,
+                    Match.version,
+                    Match.status,
+                    Match.round,
+                    Match.player_a_id,
+                    Match.player_b_id,
+                    Match.guest_digest,
+                ).where(Match.id == match_id)
+            ).one_or_none()
+            if row is None:
+                return Fetched(None, {}, None)
+            state: dict[str, Any] = {"status": row.status, "round": row.round}
+            if row.version == 0:
+                return Fetched(row, state, None)
+            snap = reads.snapshot(db, row)
+            view = snap.battle.state
             state.update(
                 stage=str(view.stage),
                 active=None if view.active is None else str(view.active),
                 phase=None if view.phase is None else str(view.phase),
             )
-            return events.Update(match.version, battle.log_json(str(seat), since=since), state)
+            return Fetched(row, state, snap)
 
-    return read
+    def present(found: Fetched, since: int) -> events.Update:
+        seat = service.seat_of(found.row, who) if found.row is not None else None
+        if seat is None:
+            return events.Update(0, [], {}, gone=True)
+        if found.snapshot is None:
+            return events.Update(0, [], found.state)
+        entries = found.snapshot.entries(str(seat), since)
+        return events.Update(found.snapshot.version, entries, found.state)
+
+    return events.Shared(fetch, present)
 
 
 def event_stream(

@@ -2,9 +2,11 @@
 
 **The hub.** A committed write calls :meth:`Hub.publish` (match id, version) once its
 transaction has committed. Publishing only *wakes* the streams of that match: a woken stream
-reads the log again from the database, through the per-match battle cache, and sends what is
-new for its viewer. A notification never carries an event, so it can never leak one, and a
-duplicate or a lost wake-up costs at most a read (streams also re-read every
+reads the match again from the database, through the per-process snapshot cache
+(``app.matches.reads``), and sends what is new for its viewer: the streams of one match woken
+together share one read and one replay (:meth:`Hub.fetch`), and each sends only the entries
+after the last version it sent. A notification never carries an event, so it can never leak
+one, and a duplicate or a lost wake-up costs at most a read (streams also re-read every
 :data:`KEEPALIVE` seconds).
 
 - One process (SQLite, or one worker): the hub wakes the asyncio waiters of the process
@@ -31,7 +33,7 @@ import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import anyio
 from fastapi import FastAPI
@@ -40,6 +42,8 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.exc import TimeoutError as SQLAlchemyTimeoutError
 
 log = logging.getLogger("auspex.matches")
+
+F = TypeVar("F")
 
 CHANNEL = "auspex_matches"  # app.matches.service.NOTIFY_CHANNEL notifies it
 KEEPALIVE = 15.0  # seconds between keep-alive comments (and database re-checks)
@@ -54,6 +58,26 @@ class _Waiter:
     event: asyncio.Event
 
 
+@dataclass(slots=True)
+class _Flight:
+    """One shared read of a match: joinable until it starts reading."""
+
+    future: asyncio.Future[Any]
+    started: bool = False
+    task: asyncio.Task[None] | None = None  # the read (held so that it is not collected)
+
+
+@dataclass(frozen=True, slots=True)
+class Shared(Generic[F]):
+    """A stream's read split in two: ``fetch()`` reads what every viewer of the match needs
+    (one database read, in the thread pool, shared by all the streams of the match that asked
+    for it before it started), ``present(fetched, since)`` makes one viewer's :class:`Update`
+    of it (on the event loop: cheap, no I/O)."""
+
+    fetch: Callable[[], F]
+    present: Callable[[F, int], Update]
+
+
 class Hub:
     """Wakes the streams of a match when its version moves (see the module docstring)."""
 
@@ -61,6 +85,8 @@ class Hub:
         self._lock = threading.Lock()
         self._reads = reads
         self._read_slots: dict[asyncio.AbstractEventLoop, asyncio.Semaphore] = {}
+        self._flights: dict[tuple[asyncio.AbstractEventLoop, int], _Flight] = {}
+        self.fetches = 0  # shared reads run (for tests and benchmarks)
         self._waiters: dict[int, set[_Waiter]] = {}
         self._pg_url = _listen_url(database_url)
         self._listeners: dict[asyncio.AbstractEventLoop, tuple[asyncio.Task[None], int]] = {}
@@ -76,9 +102,14 @@ class Hub:
     def _wake(self, match_id: int) -> None:
         with self._lock:
             waiters = list(self._waiters.get(match_id, ()))
+        by_loop: dict[asyncio.AbstractEventLoop, list[asyncio.Event]] = {}
         for w in waiters:
+            by_loop.setdefault(w.loop, []).append(w.event)
+        for loop, woken in by_loop.items():
+            # one callback per loop sets them all in the same iteration, so that their reads
+            # find each other (Hub.fetch) instead of trickling in one by one
             with contextlib.suppress(RuntimeError):  # the loop has closed
-                w.loop.call_soon_threadsafe(w.event.set)
+                loop.call_soon_threadsafe(_set_all, woken)
 
     def _wake_all(self) -> None:
         with self._lock:
@@ -110,13 +141,58 @@ class Hub:
         """Run a stream's ``read(since)`` in the thread pool, at most ``reads`` at once per
         process (``W40K_STREAM_READS``): when a write wakes many streams, their reads queue
         here, on the event loop, holding neither a thread nor a pool connection (ADR 0009)."""
+        async with self._slots(asyncio.get_running_loop()):
+            return await anyio.to_thread.run_sync(read, since)
+
+    async def fetch(self, match_id: int, fetch: Callable[[], F]) -> F:
+        """``fetch()`` in the thread pool, shared: every caller for ``match_id`` that arrives
+        before the pending read has *started* gets its result, so the N streams woken by one
+        write cost one read (a caller arriving once it has started waits for the next one, which
+        therefore sees every write committed before the caller asked). Bounded like
+        :meth:`read`; a failed read fails each of its callers."""
         loop = asyncio.get_running_loop()
+        key = (loop, match_id)
+        with self._lock:
+            flight = self._flights.get(key)
+            if flight is None or flight.started:
+                flight = self._flights[key] = _Flight(loop.create_future())
+                flight.future.add_done_callback(_retrieved)
+                flight.task = loop.create_task(self._fly(key, flight, fetch))
+        result: F = await asyncio.shield(flight.future)
+        return result
+
+    async def _fly(
+        self, key: tuple[asyncio.AbstractEventLoop, int], flight: _Flight, fetch: Callable[[], F]
+    ) -> None:
+        try:
+            await asyncio.sleep(0)  # the streams woken with the first one join it first
+            async with self._slots(key[0]):
+                with self._lock:
+                    flight.started = True
+                    if self._flights.get(key) is flight:
+                        del self._flights[key]
+                self.fetches += 1
+                result = await anyio.to_thread.run_sync(fetch)
+        except BaseException as exc:
+            with self._lock:
+                if self._flights.get(key) is flight:
+                    del self._flights[key]
+            if not flight.future.done():
+                flight.future.set_exception(
+                    exc if isinstance(exc, Exception) else RuntimeError("read cancelled")
+                )
+            if not isinstance(exc, Exception):
+                raise
+        else:
+            if not flight.future.done():
+                flight.future.set_result(result)
+
+    def _slots(self, loop: asyncio.AbstractEventLoop) -> asyncio.Semaphore:
         with self._lock:
             slots = self._read_slots.get(loop)
             if slots is None:
                 slots = self._read_slots[loop] = asyncio.Semaphore(self._reads)
-        async with slots:
-            return await anyio.to_thread.run_sync(read, since)
+        return slots
 
     def subscribers(self, match_id: int) -> int:
         with self._lock:
@@ -175,6 +251,16 @@ class Hub:
                 backoff = min(backoff * 2, 10.0)
 
 
+def _set_all(woken: list[asyncio.Event]) -> None:
+    for event in woken:
+        event.set()
+
+
+def _retrieved(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()  # a failure is handled by its callers, or by nobody if they left
+
+
 def _listen_url(database_url: str | None) -> str | None:
     if not database_url:
         return None
@@ -223,7 +309,7 @@ async def stream(
     hub: Hub,
     match_id: int,
     since: int,
-    read: Callable[[int], Update],
+    read: Callable[[int], Update] | Shared[Any],
     *,
     timeout: float = 300.0,
     keepalive: float = KEEPALIVE,
@@ -231,7 +317,9 @@ async def stream(
     """The SSE text of one viewer's stream of ``match_id`` from version ``since``.
 
     ``read(since)`` runs in the thread pool with a short database session of its own (through
-    :meth:`Hub.read`, which bounds how many run at once). The stream ends after ``timeout``
+    :meth:`Hub.read`, which bounds how many run at once); a :class:`Shared` read fetches once
+    for all the streams of the match woken together (:meth:`Hub.fetch`) and presents it to
+    each viewer. The stream ends after ``timeout``
     seconds (the client reconnects with ``Last-Event-ID``), or with a ``retry:`` asking for a
     later reconnect when the database cannot serve the read.
     """
@@ -242,7 +330,10 @@ async def stream(
         while True:
             woken.clear()
             try:
-                update = await hub.read(read, since)
+                if isinstance(read, Shared):
+                    update = read.present(await hub.fetch(match_id, read.fetch), since)
+                else:
+                    update = await hub.read(read, since)
             except (SQLAlchemyTimeoutError, OperationalError) as exc:
                 # The database is saturated (or away): end the stream with a later reconnect
                 # (from ``since``: nothing is lost) instead of breaking it with an error.

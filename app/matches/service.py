@@ -2,8 +2,8 @@
 
 **Event sourcing.** A match is its ``match_events`` rows; the state is their replay
 (:class:`~app.engine.wh40k10e.battle.Battle`), kept in a bounded in-process LRU keyed by match
-and version (:class:`BattleCache`), so a read costs one row lookup when nothing changed and a
-replay of the rows otherwise.
+and version (:mod:`app.matches.reads`), so a read costs one row lookup when nothing changed and
+one replay per version and process otherwise.
 
 **Optimistic concurrency.** Every write names the version it saw. A stale one is refused with
 409 (``stale_version``, carrying ``current_version``) before anything else; the engine decides
@@ -29,8 +29,6 @@ import hashlib
 import hmac
 import logging
 import secrets
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -64,7 +62,7 @@ from app.engine.wh40k10e.battle.commands import ResolveAttack
 from app.engine.wh40k10e.battle.eligibility import weapons_refusal
 from app.engine.wh40k10e.battle.events import MatchCreated
 from app.engine.wh40k10e.battle.state import BattleState, Stage
-from app.matches import armies, combat
+from app.matches import armies, combat, reads
 from app.matches.exceptions import (
     ArmyUnusable,
     CommandRefused,
@@ -89,7 +87,6 @@ log = logging.getLogger("auspex.matches")
 
 RULE_SYSTEM = "wh40k-10e"
 NOTIFY_CHANNEL = "auspex_matches"  # app.matches.events.CHANNEL listens to it
-CACHE_SIZE = 256
 MAX_MATCHES_LISTED = 200
 
 
@@ -122,58 +119,10 @@ def mission_and_size(mission_id: str, battle_size: str) -> tuple[Mission, int]:
 
 # -- the battle cache -------------------------------------------------------------------------
 
-
-class BattleCache:
-    """A thread-safe LRU of replayed battles: (match id, match secret) -> (version, battle).
-
-    The secret is in the key so that a match id reused after a rolled-back transaction never
-    finds another match's battle. Cached battles are never mutated: writes work on a fork and
-    the fork is cached only once its transaction has committed.
-    """
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self._items: OrderedDict[tuple[int, str], tuple[int, Battle]] = OrderedDict()
-        self._lock = threading.Lock()
-        self.hits = 0
-        self.misses = 0
-
-    def get(self, key: tuple[int, str], version: int) -> Battle | None:
-        with self._lock:
-            found = self._items.get(key)
-            if found is None or found[0] != version:
-                self.misses += 1
-                return None
-            self._items.move_to_end(key)
-            self.hits += 1
-            return found[1]
-
-    def nearest(self, key: tuple[int, str]) -> Battle | None:
-        """The cached battle of this match at whatever version it is (for a catch-up)."""
-        with self._lock:
-            found = self._items.get(key)
-            return None if found is None else found[1]
-
-    def put(self, key: tuple[int, str], version: int, battle: Battle) -> None:
-        with self._lock:
-            current = self._items.get(key)
-            if current is not None and current[0] > version:
-                return
-            self._items[key] = (version, battle)
-            self._items.move_to_end(key)
-            while len(self._items) > self.size:
-                self._items.popitem(last=False)
-
-    def discard(self, key: tuple[int, str]) -> None:
-        with self._lock:
-            self._items.pop(key, None)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._items.clear()
-
-
-battle_cache = BattleCache(CACHE_SIZE)
+# One snapshot per match and version per process (app.matches.reads): replayed once, shared by
+# the refreshes and the stream wake-ups of that version, and put there by the write itself.
+battle_cache = reads.cache
+_envelope_json = reads.envelope_json
 
 
 def fork(battle: Battle) -> Battle:
@@ -182,53 +131,11 @@ def fork(battle: Battle) -> Battle:
     return battle.fork()
 
 
-def _envelope_json(row: MatchEvent | Any) -> dict[str, Any]:
-    return {
-        "seq": row.seq,
-        "batch": row.batch,
-        "actor": row.actor,
-        "at": row.at,
-        "audience": None if row.audience is None else row.audience.split(","),
-        "event": row.event,
-    }
-
-
 def load_battle(db: Session, match: Match) -> Battle:
     """The match's battle at its current version (cached, else replayed from its rows)."""
     if match.version == 0:
         raise MatchNotStarted()
-    key = (match.id, match.secret)
-    found = battle_cache.get(key, match.version)
-    if found is not None:
-        return found
-    # The log is append-only: a cached battle at another version still holds a prefix of the
-    # log; only the rows after it are read and decoded (several workers, or a stale read).
-    known: list[Envelope] = []
-    near = battle_cache.nearest(key)
-    if near is not None:
-        known = list(near.envelopes[: match.version])
-    rows = db.execute(
-        select(
-            MatchEvent.seq,
-            MatchEvent.batch,
-            MatchEvent.actor,
-            MatchEvent.at,
-            MatchEvent.audience,
-            MatchEvent.event,
-        )
-        .where(
-            MatchEvent.match_id == match.id,
-            MatchEvent.seq > len(known),
-            MatchEvent.seq <= match.version,
-        )
-        .order_by(MatchEvent.seq)
-    ).all()
-    envelopes = known + [Envelope.from_json(_envelope_json(r), EVENT_CODEC) for r in rows]
-    battle = Battle(envelopes)
-    if battle.version != match.version:
-        raise LogError(f"match {match.id}: {battle.version} events stored, version {match.version}")
-    battle_cache.put(key, match.version, battle)
-    return battle
+    return reads.snapshot(db, match).battle
 
 
 # -- after-commit hooks -----------------------------------------------------------------------

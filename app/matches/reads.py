@@ -1,0 +1,205 @@
+"""The cached read path of a match: one replay per (match, version) per process (issue 21).
+
+A match's state is the replay of its log (ADR 0004). Tournament night reads a match far more
+often than it writes it: after each write the other phone refreshes it and both phones' streams
+re-read it, on either worker. So each process keeps a bounded LRU of :class:`Snapshot` — one
+match at one version: its battle and what was rendered from it (a seat's ``GET`` body, ...) —
+and:
+
+- a read of a version this process holds replays nothing and renders nothing again;
+- a read of a newer version decodes only the rows after the version it holds (the log is
+  append-only), replays once, under a per-match lock, so that the refresh and the N stream
+  wake-ups that arrive together for one version share one replay instead of racing to each
+  make their own;
+- a write caches its own result (the fork it executed on) once it has committed, so the
+  writer's process never replays its own write.
+
+Nothing here decides what a seat may see: every rendering goes through ``Battle.view(seat)``
+and ``visible_to`` as before; the cache is keyed by seat wherever a seat is involved.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from typing import Any, Protocol, TypeVar
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.engine.match import Envelope, LogError, visible_to
+from app.engine.wh40k10e.battle import EVENT_CODEC, Battle
+from app.matches.models import MatchEvent
+
+T = TypeVar("T")
+
+CACHE_SIZE = 256  # matches per process (a club night has ~100 tables)
+_STRIPES = 64
+
+
+class Snapshot:
+    """One match at one version in this process: the replayed battle, and memoised renderings
+    (keyed by what they depend on: the seat, always, when the seat changes the result).
+
+    Never mutated once built, except to add renderings: a battle is only ever read here (a
+    write executes on a fork)."""
+
+    __slots__ = ("_lock", "_rendered", "battle", "version")
+
+    def __init__(self, version: int, battle: Battle) -> None:
+        self.version = version
+        self.battle = battle
+        self._lock = threading.Lock()
+        self._rendered: dict[Hashable, Any] = {}
+
+    def rendered(self, key: Hashable, build: Callable[[], T]) -> T:
+        """``build()`` once per ``key`` for this version (concurrent callers wait for it)."""
+        found = self._rendered.get(key, _MISSING)
+        if found is not _MISSING:
+            return found  # type: ignore[no-any-return]
+        with self._lock:
+            found = self._rendered.get(key, _MISSING)
+            if found is _MISSING:
+                found = self._rendered[key] = build()
+        return found  # type: ignore[no-any-return]
+
+    def entries(self, seat: str, since: int) -> list[dict[str, Any]]:
+        """The seat's log entries after version ``since``: only the envelopes after it are
+        looked at (``envelopes[i].seq == i + 1``)."""
+        tail = self.battle.envelopes[max(0, since) :]
+        return [e.to_json(EVENT_CODEC) for e in tail if visible_to(e, seat)]
+
+
+_MISSING = object()
+
+
+class ReadCache:
+    """A thread-safe LRU of snapshots: (match id, match secret) -> the latest :class:`Snapshot`
+    this process holds. The secret is in the key so that a match id reused after a rolled-back
+    transaction never finds another match's battle.
+
+    ``replays`` counts the battles replayed from rows (for tests and benchmarks)."""
+
+    def __init__(self, size: int = CACHE_SIZE) -> None:
+        self.size = size
+        self._items: OrderedDict[tuple[int, str], Snapshot] = OrderedDict()
+        self._lock = threading.Lock()
+        self._stripes = [threading.Lock() for _ in range(_STRIPES)]
+        self.hits = 0
+        self.misses = 0
+        self.replays = 0
+
+    def get(self, key: tuple[int, str], version: int) -> Snapshot | None:
+        with self._lock:
+            found = self._items.get(key)
+            if found is None or found.version != version:
+                self.misses += 1
+                return None
+            self._items.move_to_end(key)
+            self.hits += 1
+            return found
+
+    def nearest(self, key: tuple[int, str]) -> Snapshot | None:
+        """The snapshot of this match at whatever version it is (for a catch-up)."""
+        with self._lock:
+            return self._items.get(key)
+
+    def put(self, key: tuple[int, str], version: int, battle: Battle) -> None:
+        """Hold ``battle`` as the match's version ``version`` (a write, once committed)."""
+        self.hold(key, version, battle)
+
+    def hold(self, key: tuple[int, str], version: int, battle: Battle) -> Snapshot:
+        """The snapshot of ``battle`` as the match's version ``version``, held unless a newer
+        one is (the same version keeps the snapshot already held, and its renderings)."""
+        with self._lock:
+            current = self._items.get(key)
+            if current is not None and current.version >= version:
+                return current if current.version == version else Snapshot(version, battle)
+            snap = self._items[key] = Snapshot(version, battle)
+            self._items.move_to_end(key)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+            return snap
+
+    def discard(self, key: tuple[int, str]) -> None:
+        with self._lock:
+            self._items.pop(key, None)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+    def count_replay(self) -> None:
+        with self._lock:
+            self.replays += 1
+
+    def lock_for(self, key: tuple[int, str]) -> threading.Lock:
+        """The lock under which the match's next version is replayed (striped)."""
+        return self._stripes[hash(key) % _STRIPES]
+
+
+cache = ReadCache()
+
+
+def _rows(db: Session, match_id: int, after: int, upto: int) -> list[Envelope]:
+    rows = db.execute(
+        select(
+            MatchEvent.seq,
+            MatchEvent.batch,
+            MatchEvent.actor,
+            MatchEvent.at,
+            MatchEvent.audience,
+            MatchEvent.event,
+        )
+        .where(MatchEvent.match_id == match_id, MatchEvent.seq > after, MatchEvent.seq <= upto)
+        .order_by(MatchEvent.seq)
+    ).all()
+    return [Envelope.from_json(envelope_json(r), EVENT_CODEC) for r in rows]
+
+
+def envelope_json(row: Any) -> dict[str, Any]:
+    """The JSON of an envelope from a ``match_events`` row (or a row of its columns)."""
+    return {
+        "seq": row.seq,
+        "batch": row.batch,
+        "actor": row.actor,
+        "at": row.at,
+        "audience": None if row.audience is None else row.audience.split(","),
+        "event": row.event,
+    }
+
+
+class MatchRow(Protocol):
+    """What :func:`snapshot` needs of a match (its ORM row, or a row of those columns)."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def secret(self) -> str: ...
+    @property
+    def version(self) -> int: ...
+
+
+def snapshot(db: Session, match: MatchRow) -> Snapshot:
+    """The match at its current version (``match.version`` > 0): from this process's cache,
+    else replayed once (see the module docstring)."""
+    key = (match.id, match.secret)
+    version = match.version
+    found = cache.get(key, version)
+    if found is not None:
+        return found
+    with cache.lock_for(key):
+        found = cache.get(key, version)  # replayed by another thread while we waited
+        if found is not None:
+            return found
+        # The log is append-only: a cached battle at another version still holds a prefix of
+        # the log; only the rows after it are read and decoded.
+        near = cache.nearest(key)
+        known = list(near.battle.envelopes[:version]) if near is not None else []
+        envelopes = known + _rows(db, match.id, len(known), version)
+        battle = Battle(envelopes)
+        cache.count_replay()
+        if battle.version != version:
+            raise LogError(f"match {match.id}: {battle.version} events stored, version {version}")
+        return cache.hold(key, version, battle)

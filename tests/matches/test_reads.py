@@ -1,0 +1,178 @@
+"""The cached read path (issue 21): one replay per version and process, one rendering per seat
+and version, conditional GET, and streams that share one read per wake-up of a match."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Callable
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from fastapi import FastAPI
+from sqlalchemy.orm import Session
+
+from app.engine.wh40k10e.battle import Battle
+from app.matches import api, events, reads, service
+from tests.matches.conftest import Game, replay_view, setup_battle
+from tests.matches.test_events import parse
+
+
+def test_a_get_of_an_unchanged_version_replays_and_renders_nothing_again(
+    new_game: Callable[..., Game], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    g = new_game()
+    setup_battle(g)
+    reads.cache.clear()  # as on the worker that did not take the write
+    renders: list[str] = []
+    original = Battle.view
+
+    def counting(self: Battle, viewer: Any) -> Any:
+        renders.append(viewer)
+        return original(self, viewer)
+
+    monkeypatch.setattr(Battle, "view", counting)
+    replays = reads.cache.replays
+    first = g.b.client.get(g.b.base)
+    assert first.status_code == 200
+    assert reads.cache.replays == replays + 1  # the first read of this version here
+    for _ in range(3):
+        assert g.b.client.get(g.b.base).json() == first.json()
+        assert g.a.client.get(g.a.base).status_code == 200
+        assert g.b.client.get(g.b.base + "/log").status_code == 200
+    assert reads.cache.replays == replays + 1
+    assert renders == ["B", "A"]  # one rendering per seat and version
+
+
+def test_the_cached_answer_is_the_replay_of_the_rows(
+    new_game: Callable[..., Game], db: Session
+) -> None:
+    g = new_game()
+    setup_battle(g)
+    g.a.send({"type": "end_phase"})
+    g.b.client.get(g.b.base)  # cached for B at this version
+    for p in (g.a, g.b):
+        assert p.client.get(p.base).json()["view"] == replay_view(db, g.match_id, p.seat)
+
+
+def test_etag_and_if_none_match(new_game: Callable[..., Game]) -> None:
+    g = new_game()
+    setup_battle(g)
+    r = g.b.client.get(g.b.base)
+    tag = r.headers["etag"]
+    assert tag.startswith('W/"')
+    assert f".{r.json()['version']}." in tag
+    again = g.b.client.get(g.b.base, headers={"If-None-Match": tag})
+    assert again.status_code == 304
+    assert again.content == b""
+    assert again.headers["etag"] == tag
+    # a list of validators, the strong form, and "*" match too; another value does not
+    assert g.b.client.get(g.b.base, headers={"If-None-Match": f'"x", {tag}'}).status_code == 304
+    assert g.b.client.get(g.b.base, headers={"If-None-Match": tag[2:]}).status_code == 304
+    assert g.b.client.get(g.b.base, headers={"If-None-Match": "*"}).status_code == 304
+    assert g.b.client.get(g.b.base, headers={"If-None-Match": 'W/"other"'}).status_code == 200
+    # the other seat sees another answer, so it has another validator
+    assert g.a.client.get(g.a.base).headers["etag"] != tag
+    # a write changes it: the old validator gets the new match
+    g.a.send({"type": "end_phase"})
+    moved = g.b.client.get(g.b.base, headers={"If-None-Match": tag})
+    assert moved.status_code == 200
+    assert moved.headers["etag"] != tag
+    assert moved.json()["version"] == g.a.version
+
+
+def test_a_name_change_changes_the_validator(new_game: Callable[..., Game]) -> None:
+    g = new_game()
+    setup_battle(g)
+    tag = g.b.client.get(g.b.base).headers["etag"]
+    r = g.a.client.patch("/api/v1/me", json={"display_name": "Alice the Bold"})
+    assert r.status_code == 200, r.text
+    fresh = g.b.client.get(g.b.base, headers={"If-None-Match": tag})
+    assert fresh.status_code == 200
+    assert fresh.json()["players"]["A"]["name"] == "Alice the Bold"
+
+
+# -- streams ----------------------------------------------------------------------------------
+
+
+async def _collect(body: AsyncIterator[str], out: list[dict[str, Any]]) -> None:
+    async for chunk in body:
+        out.extend(parse(chunk))
+
+
+async def _until(check: Callable[[], bool], timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "the streams did not get there in time"
+        await asyncio.sleep(0.01)
+
+
+def _last_version(messages: list[dict[str, Any]]) -> int:
+    versions = [m["id"] for m in messages if m["event"] == "version"]
+    return versions[-1] if versions else -1
+
+
+def _readers(app: FastAPI, g: Game, seats: str) -> list[events.Shared[api.Fetched]]:
+    request: Any = SimpleNamespace(app=app)
+    users = {"A": g.a.client.user_id, "B": g.b.client.user_id}  # type: ignore[attr-defined]
+    return [api.event_reader(request, g.match_id, service.Caller(users[s])) for s in seats]
+
+
+def test_n_streams_woken_by_one_write_cost_one_read_and_one_replay(
+    new_game: Callable[..., Game], app: FastAPI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    g = new_game(check=False)  # the streams read in other threads
+    setup_battle(g)
+    start = g.a.get()["version"]
+    hub = events.hub_for(app)
+    seats = "ABABAB"
+    readers = _readers(app, g, seats)
+
+    async def scenario() -> tuple[int, int, list[list[dict[str, Any]]]]:
+        got: list[list[dict[str, Any]]] = [[] for _ in readers]
+        tasks = [
+            asyncio.create_task(_collect(events.stream(hub, g.match_id, start, r, timeout=20), o))
+            for r, o in zip(readers, got, strict=True)
+        ]
+        try:
+            await _until(lambda: all(_last_version(o) == start for o in got))
+            fetches, replays = hub.fetches, reads.cache.replays
+            # as if the write ran on the other worker: this process has not cached its result
+            monkeypatch.setattr(reads.cache, "put", lambda *args: None)
+            await asyncio.to_thread(g.a.send, {"type": "end_phase"}, version=start)
+            await _until(lambda: all(_last_version(o) == g.a.version for o in got))
+            return hub.fetches - fetches, reads.cache.replays - replays, got
+        finally:
+            for t in tasks:
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    fetched, replayed, got = asyncio.run(scenario())
+    assert (fetched, replayed) == (1, 1)
+    for seat, messages in zip(seats, got, strict=True):
+        entries = [m["id"] for m in messages if m["event"] == "entry"]
+        log = g.a.client if seat == "A" else g.b.client
+        seqs = [e["seq"] for e in log.get(f"{g.a.base}/log?since={start}").json()["entries"]]
+        assert entries == seqs
+        assert seqs
+
+
+def test_a_shared_read_is_joined_only_before_it_starts() -> None:
+    hub = events.Hub(None, reads=1)
+    calls: list[int] = []
+
+    def fetch() -> int:
+        calls.append(len(calls))
+        time.sleep(0.05)
+        return len(calls)
+
+    async def scenario() -> list[int]:
+        first = [asyncio.create_task(hub.fetch(1, fetch)) for _ in range(5)]
+        await asyncio.sleep(0.02)  # the read has started: a new caller waits for the next one
+        late = [asyncio.create_task(hub.fetch(1, fetch)) for _ in range(3)]
+        return await asyncio.gather(*first, *late)
+
+    results = asyncio.run(scenario())
+    assert results == [1] * 5 + [2] * 3
+    assert hub.fetches == 2
