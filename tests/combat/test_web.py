@@ -49,7 +49,7 @@ def test_page_is_a_get_form_wired_for_htmx(client) -> None:
     tree = html(response)
     form = tree.css_first("form#calculator-form")
     assert form.attributes["method"] == "get"
-    assert form.attributes["action"] == "/calculator"
+    assert form.attributes["action"] == "/calculator#results"  # lands on the results
     assert form.attributes["hx-get"] == "/calculator"
     assert form.attributes["hx-trigger"] == "change, keyup changed delay:400ms"
     assert form.attributes["hx-target"] == "#results"

@@ -135,7 +135,10 @@ class FlatForm(CalculatorForm):
         ]
         if edited:
             state.redirect = state.query
-        state.slots = [s.id for s in self.sections] + [f.name for f in self.fields()]
+        # a checkbox has no error slot: naming one would be an out-of-band swap without target
+        state.slots = [s.id for s in self.sections] + [
+            f.name for f in self.fields() if f.kind != "bool"
+        ]
         state.context = {
             "sections": [
                 (s, [(pid, p["name"]) for pid, p in self._section_presets(s).items()])

@@ -95,6 +95,46 @@ SITUATION_DEFAULTS = {
     "twin_linked_reroll": "failed",
 }
 
+# the picker of weapon abilities: the spellings of the BattleScribe data (and of the engine),
+# with the usual values of X; any other value is typed in the field
+ABILITY_CHOICES = (
+    "Assault",
+    "Heavy",
+    "Pistol",
+    "Torrent",
+    "Blast",
+    "Lethal Hits",
+    "Devastating Wounds",
+    "Twin-linked",
+    "Lance",
+    "Ignores Cover",
+    "Indirect Fire",
+    "Precision",
+    "Hazardous",
+    "Extra Attacks",
+    "One Shot",
+    "Psychic",
+    "Rapid Fire 1",
+    "Rapid Fire 2",
+    "Rapid Fire D3",
+    "Rapid Fire D6",
+    "Sustained Hits 1",
+    "Sustained Hits 2",
+    "Sustained Hits D3",
+    "Melta 2",
+    "Melta 4",
+    "Melta D3",
+    "Anti-Infantry 4+",
+    "Anti-Infantry 2+",
+    "Anti-Vehicle 4+",
+    "Anti-Vehicle 2+",
+    "Anti-Monster 4+",
+    "Anti-Character 4+",
+    "Anti-Psyker 4+",
+    "Anti-Fly 2+",
+    "Anti-Titanic 4+",
+)
+
 _SITUATION_SLOTS = frozenset(n for n, *_rest in SITUATION_INTS + SITUATION_CHOICES)
 _WEAPON_KEY = re.compile(r"^w(\d{1,2})\.([a-z_]+)$")
 _GROUP_KEY = re.compile(r"^g(\d{1,2})\.([a-z_]+)$")
@@ -139,7 +179,7 @@ def _rows(
     found: dict[int, dict[str, str]] = {}
     for key, value in values.items():
         m = pattern.match(key)
-        if m and (m[2] in fields or m[2] == "preset"):
+        if m and (m[2] in fields or m[2] in ("preset", "pick")):
             found.setdefault(int(m[1]), {})[m[2]] = value
     return [found[i] for i in sorted(found)]
 
@@ -223,6 +263,12 @@ class Wh40k10eForm(CalculatorForm):
                 edited = True
                 if preset in weapons:
                     row.update(_weapon_values(weapons[preset], models=row.get("models") or None))
+            picked = row.pop("pick", "").strip()
+            if picked:  # the ability picker: add it to the row's list (once)
+                edited = True
+                have = parse_list(row.get("abilities", ""))
+                if picked.lower() not in (a.lower() for a in have):
+                    row["abilities"] = ", ".join([*have, picked])
         preset = target.get("preset", "")
         if preset:
             edited = True
@@ -287,6 +333,7 @@ class Wh40k10eForm(CalculatorForm):
             "groups": list(range(n_groups)),
             "can_add_row": n_rows < p.MAX_ATTACK_ENTRIES,
             "can_add_group": n_groups < p.MAX_GROUPS,
+            "ability_choices": ABILITY_CHOICES,
             "weapon_presets": [(w["id"], w["name"]) for w in self._weapon_presets().values()],
             "target_presets": [(t["id"], t["name"]) for t in self._target_presets().values()],
             "situation_bools": SITUATION_BOOLS,
