@@ -3,15 +3,17 @@
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, Depends, Path, Query, Request, status
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 
 from app.accounts.deps import CurrentUser, OptionalUser
-from app.armies import service
+from app.armies import formats, service, transfer
 from app.armies.schemas import (
     ArmyCreate,
+    ArmyImportOut,
     ArmyOut,
     ArmySummaryOut,
     ArmyUpdate,
@@ -19,6 +21,7 @@ from app.armies.schemas import (
     RosterCheck,
     SharedArmyOut,
     ShareOut,
+    TextImportIn,
 )
 from app.core.deps import DbSession
 from app.core.errors import PROBLEM_JSON
@@ -67,14 +70,18 @@ def create_army(
 
 @router.post(
     "/armies/import",
-    response_model=ArmyOut,
+    response_model=ArmyImportOut,
     status_code=status.HTTP_201_CREATED,
-    summary="Import a list from our JSON export",
+    summary="Import a list from our JSON export or New Recruit's JSON",
     responses={401: _OWNED[401], 404: {"description": "No such catalogue", **_PROBLEM}, **_INVALID},
 )
 def import_army(
     document: Annotated[
-        dict[str, Any], Body(description="What GET /armies/{id}/export?format=json gave")
+        dict[str, Any],
+        Body(
+            description="What GET /armies/{id}/export?format=json gave, or a New Recruit JSON "
+            "export (a BattleScribe roster: `roster.forces[].selections[]`)"
+        ),
     ],
     user: CurrentUser,
     db: DbSession,
@@ -86,7 +93,30 @@ def import_army(
         ),
     ] = None,
 ) -> dict[str, Any]:
-    return service.army_json(service.import_document(db, user, document, catalog))
+    """A New Recruit document is read like pasted text (`POST /armies/import/text`): every
+    selection not understood refuses it (422, `errors` names each by its JSON path)."""
+    if formats.is_roster_json(document):
+        seen, report = transfer.import_text(db, user, json.dumps(document), catalog)
+        return {**service.army_json(seen), "import_report": report.as_json()}
+    return service.army_json(transfer.import_document(db, user, document, catalog))
+
+
+@router.post(
+    "/armies/import/text",
+    response_model=ArmyImportOut,
+    status_code=status.HTTP_201_CREATED,
+    summary="Import a list as players paste it (official app, New Recruit, Auspex)",
+    responses={401: _OWNED[401], 404: {"description": "No such catalogue", **_PROBLEM}, **_INVALID},
+)
+def import_text(body: TextImportIn, user: CurrentUser, db: DbSession) -> dict[str, Any]:
+    """Names are matched to the catalogue's (case, spaces, apostrophes and accents do not
+    matter); wargear listed as weapons is turned back into the datasheet's choices. Every line
+    not understood refuses the import (422: `errors` lists each with `field` = `line N`, the
+    line's `text` and why), unless `skip_unknown`. docs/formats.md lists what is read."""
+    seen, report = transfer.import_text(
+        db, user, body.text, body.catalog, skip_unknown=body.skip_unknown
+    )
+    return {**service.army_json(seen), "import_report": report.as_json()}
 
 
 @router.get(
@@ -171,7 +201,7 @@ def export_army(
         ext = "txt" if format == "text" else "json"
         headers["Content-Disposition"] = f'attachment; filename="army-{army_id}.{ext}"'
     if format == "text":
-        return PlainTextResponse(service.export_text_of(seen), headers=headers)
+        return PlainTextResponse(transfer.export_text_of(seen), headers=headers)
     return JSONResponse(service.export_document(seen), headers=headers)
 
 

@@ -39,5 +39,11 @@ class ArmyNotReady(Conflict):
     status, code, title = 409, "army-not-ready", lazy("The list is not marked ready")
 
 
+class ArmyChanged(Conflict):
+    """An undo of a removal that no longer applies: the list changed since."""
+
+    status, code, title = 409, "army-changed", lazy("The list changed since")
+
+
 class WrongRuleSystem(InvalidInput):
     status, code, title = 422, "wrong-rule-system", lazy("Not available for this rule system")

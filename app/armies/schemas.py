@@ -280,3 +280,55 @@ class ShareOut(BaseModel):
     token: str = Field(description="Shown once: only its digest is stored")
     url: str = Field(description="The read-only page")
     api_url: str = Field(description="The read-only JSON")
+
+
+# -- imports of the formats players paste --------------------------------------------------------
+
+MAX_PASTED_TEXT = 200_000
+
+
+class TextImportIn(Strict):
+    """The body of ``POST /armies/import/text``."""
+
+    text: str = Field(
+        min_length=1,
+        max_length=MAX_PASTED_TEXT,
+        description="The list as pasted: the official app's text export (or ours), New "
+        "Recruit's WTC or roster text, New Recruit's JSON, or our JSON export",
+    )
+    catalog: CatalogRef | None = Field(
+        default=None,
+        description="Read the names with this catalogue; default: the one of yours (or the "
+        "starter) that reads the list with the fewest problems",
+    )
+    skip_unknown: bool = Field(
+        default=False,
+        description="Build the list without the lines not understood (they are listed in "
+        "`import_report.skipped`) instead of refusing it",
+    )
+
+
+class ImportLineOut(BaseModel):
+    where: str = Field(description="`line 12`, or a JSON path for JSON")
+    text: str
+    message: str
+
+
+class IgnoredLineOut(BaseModel):
+    where: str
+    text: str
+
+
+class ImportReportOut(BaseModel):
+    format: str = Field(description="`app`, `wtc`, `roster`, `json` or `auspex-json`")
+    skipped: list[ImportLineOut] = Field(description="Lines not understood, left out")
+    notes: list[ImportLineOut] = Field(
+        description="What was assumed or differs, e.g. points of another data version"
+    )
+    ignored: list[IgnoredLineOut] = Field(
+        description="Lines that carry nothing of the list (an app's version footer...)"
+    )
+
+
+class ArmyImportOut(ArmyOut):
+    import_report: ImportReportOut | None = None

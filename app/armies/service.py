@@ -11,7 +11,10 @@ For the matches and leagues features: :func:`ready_snapshot`.
 
 from __future__ import annotations
 
+import base64
 import dataclasses
+import hashlib
+import hmac
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -21,8 +24,9 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.accounts.models import User
-from app.armies import messages
+from app.armies import advice, messages
 from app.armies.exceptions import (
+    ArmyChanged,
     ArmyNotFound,
     ArmyNotReady,
     ArmyNotValid,
@@ -43,10 +47,10 @@ from app.armies.schemas import (
     UnitIn,
 )
 from app.catalog import service as catalogs
-from app.catalog.exceptions import CatalogueNotFound
 from app.catalog.models import CatalogueRecord
-from app.catalog.pen_units import PEN_ARMY_FORMAT, PenArmy, PenUnit, check_unit
+from app.catalog.pen_units import PenArmy, PenUnit, check_unit
 from app.core import security
+from app.core.config import get_settings
 from app.core.db import as_aware, utcnow
 from app.core.i18n import gettext as _
 from app.engine.errors import ProfileError
@@ -58,11 +62,8 @@ from app.engine.wh40k10e.army import (
     ValidationResult,
     closest,
     export_json,
-    export_text,
-    import_json,
     validate,
 )
-from app.engine.wh40k10e.army.roster import ROSTER_FORMAT
 
 SHARE_PREFIX = "army_"
 MAX_NAME = 200
@@ -74,7 +75,7 @@ _UNITS_PEN: TypeAdapter[list[PenUnitIn]] = TypeAdapter(list[PenUnitIn])
 # -- errors ------------------------------------------------------------------------------------
 
 
-def _field_error(field: str, message: str, kind: str) -> dict[str, Any]:
+def field_error(field: str, message: str, kind: str) -> dict[str, Any]:
     return {"field": field or None, "message": message, "type": kind}
 
 
@@ -82,11 +83,11 @@ def _pydantic_errors(exc: ValidationError, prefix: str) -> list[dict[str, Any]]:
     out = []
     for err in exc.errors():
         path = ".".join([prefix, *(str(p) for p in err["loc"])]).strip(".")
-        out.append(_field_error(path, err["msg"], err["type"]))
+        out.append(field_error(path, err["msg"], err["type"]))
     return out
 
 
-def _profile_errors(exc: ProfileError, prefix: str = "") -> list[dict[str, Any]]:
+def profile_errors(exc: ProfileError, prefix: str = "") -> list[dict[str, Any]]:
     out = []
     for field, message in exc.errors:
         path = (
@@ -94,13 +95,11 @@ def _profile_errors(exc: ProfileError, prefix: str = "") -> list[dict[str, Any]]
             if prefix and field and not field.startswith("[")
             else prefix + field
         )
-        out.append(
-            _field_error(path.replace("[", ".").replace("]", ""), message, "invalid_profile")
-        )
+        out.append(field_error(path.replace("[", ".").replace("]", ""), message, "invalid_profile"))
     return out
 
 
-def _invalid(errors: list[dict[str, Any]]) -> InvalidArmy:
+def invalid(errors: list[dict[str, Any]]) -> InvalidArmy:
     detail = "; ".join(f"{e['field'] or 'body'}: {e['message']}" for e in errors[:10])
     return InvalidArmy(detail, errors=errors)
 
@@ -276,7 +275,7 @@ def view(db: Session, army: Army) -> ArmyView:
         raise ArmyNotFound(f"The catalogue of army list {army.id} is gone.")
     catalogue = catalogs.parsed(db, record)
     roster = roster_of(army, record)
-    result = validate(roster, catalogue)
+    result = advice.refine(roster, catalogue, validate(roster, catalogue))
     return ArmyView(army, record, catalogue, roster, result, None, validation_json(result))
 
 
@@ -375,20 +374,20 @@ def list_armies(db: Session, user: User) -> list[ArmyView]:
 # -- writing ---------------------------------------------------------------------------------
 
 
-def _catalogue_for(db: Session, user: User | None, ref: str | int | None) -> CatalogueRecord:
+def catalogue_for(db: Session, user: User | None, ref: str | int | None) -> CatalogueRecord:
     if ref is None:
         return catalogs.starter(db)
     return catalogs.resolve(db, user, ref)
 
 
-def _faction(catalogue: Catalogue, name: str) -> str:
+def faction_of(catalogue: Catalogue, name: str) -> str:
     found = catalogue.faction(name)
     if found is None:
         near = closest(name, catalogue.factions)
         hint = f" (did you mean {' or '.join(near)}?)" if near else ""
-        raise _invalid(
+        raise invalid(
             [
-                _field_error(
+                field_error(
                     "faction",
                     f"the catalogue has no faction {name!r}{hint}; it has "
                     f"{', '.join(catalogue.factions)}",
@@ -400,8 +399,29 @@ def _faction(catalogue: Catalogue, name: str) -> str:
 
 
 def _detachment(catalogue: Catalogue, faction: str, name: str) -> str:
-    found = catalogue.detachment(name, faction) if name else None
-    return found.name if found else name
+    """The catalogue's spelling of detachment ``name`` of ``faction`` ("" for none); a
+    detachment of another faction, or of none, is refused (422 naming the field)."""
+    if not name.strip():
+        return ""
+    found = catalogue.detachment(name, faction)
+    if found is not None:
+        return found.name
+    other = catalogue.detachment(name)
+    ours = [d.name for d in catalogue.detachments_of(faction)]
+    if other is not None:
+        message = _("%(detachment)s is a detachment of %(other)s, not of %(faction)s.") % {
+            "detachment": other.name,
+            "other": other.faction,
+            "faction": faction,
+        }
+    else:
+        message = _("%(faction)s has no detachment %(detachment)s.") % {
+            "detachment": name,
+            "faction": faction,
+        }
+    if ours:
+        message += " " + _("Pick one of: %(names)s.") % {"names": ", ".join(ours)}
+    raise invalid([field_error("detachment", message, "unknown_detachment")])
 
 
 def _units_10e(raw: Sequence[Mapping[str, Any]] | Sequence[UnitIn]) -> list[dict[str, Any]]:
@@ -410,35 +430,35 @@ def _units_10e(raw: Sequence[Mapping[str, Any]] | Sequence[UnitIn]) -> list[dict
             [u.model_dump() if isinstance(u, UnitIn) else u for u in raw]
         )
     except ValidationError as exc:
-        raise _invalid(_pydantic_errors(exc, "units")) from None
+        raise invalid(_pydantic_errors(exc, "units")) from None
     out: list[dict[str, Any]] = []
     problems: list[dict[str, Any]] = []
     for i, u in enumerate(units):
         try:
             out.append(unit_dict(roster_unit(u.model_dump())))
         except ProfileError as exc:
-            problems.extend(_profile_errors(exc, f"units.{i}"))
+            problems.extend(profile_errors(exc, f"units.{i}"))
     if problems:
-        raise _invalid(problems)
+        raise invalid(problems)
     return out
 
 
-def _units_pen(raw: Sequence[Mapping[str, Any]] | Sequence[PenUnitIn]) -> list[dict[str, Any]]:
+def units_pen(raw: Sequence[Mapping[str, Any]] | Sequence[PenUnitIn]) -> list[dict[str, Any]]:
     try:
         units = _UNITS_PEN.validate_python(
             [u.model_dump() if isinstance(u, PenUnitIn) else u for u in raw]
         )
     except ValidationError as exc:
-        raise _invalid(_pydantic_errors(exc, "units")) from None
+        raise invalid(_pydantic_errors(exc, "units")) from None
     out: list[dict[str, Any]] = []
     problems: list[dict[str, Any]] = []
     for i, u in enumerate(units):
         try:
             out.append(pen_unit_dict(check_unit(pen_unit(u.model_dump()))))
         except ProfileError as exc:
-            problems.extend(_profile_errors(exc, f"units.{i}"))
+            problems.extend(profile_errors(exc, f"units.{i}"))
     if problems:
-        raise _invalid(problems)
+        raise invalid(problems)
     return out
 
 
@@ -450,12 +470,12 @@ def create(db: Session, user: User, data: Army10eCreate | PenArmyCreate) -> Army
             rule_system=PEN,
             status=ArmyStatus.DRAFT,
             points_limit=data.points_limit,
-            units=_units_pen(data.units),
+            units=units_pen(data.units),
         )
     else:
-        record = _catalogue_for(db, user, data.catalog)
+        record = catalogue_for(db, user, data.catalog)
         catalogue = catalogs.parsed(db, record)
-        faction = _faction(catalogue, data.faction)
+        faction = faction_of(catalogue, data.faction)
         army = Army(
             owner_id=user.id,
             name=data.name.strip() or data.name,
@@ -512,7 +532,7 @@ def update(db: Session, user: User, army_id: int, data: ArmyUpdate) -> ArmyView:
         raise WrongRuleSystem(
             f"{', '.join(wrong)}: not a field of a {army.rule_system} list.",
             errors=[
-                _field_error(f, "not a field of this rule system", "extra_forbidden") for f in wrong
+                field_error(f, "not a field of this rule system", "extra_forbidden") for f in wrong
             ],
         )
     changed = False
@@ -524,7 +544,7 @@ def update(db: Session, user: User, army_id: int, data: ArmyUpdate) -> ArmyView:
             army.points_limit = data.points_limit
             changed = True
         if data.units is not None:
-            army.units = _units_pen(data.units)
+            army.units = units_pen(data.units)
             changed = True
     else:
         record = catalogs.by_id(db, army.catalogue_id) if army.catalogue_id else None
@@ -537,11 +557,11 @@ def update(db: Session, user: User, army_id: int, data: ArmyUpdate) -> ArmyView:
         assert record is not None
         catalogue = catalogs.parsed(db, record)
         if data.faction is not None:
-            faction = _faction(catalogue, data.faction)
+            faction = faction_of(catalogue, data.faction)
             if faction != army.faction:
                 army.faction = faction
                 changed = True
-        if data.detachment is not None:
+        if data.detachment is not None and data.detachment != army.detachment:
             detachment = _detachment(catalogue, army.faction, data.detachment)
             if detachment != army.detachment:
                 army.detachment = detachment
@@ -657,6 +677,39 @@ def remove_unit(db: Session, user: User, army_id: int, index: int) -> ArmyView:
     return _units_changed(db, army, units)
 
 
+def restore_unit(
+    db: Session,
+    user: User,
+    army_id: int,
+    index: int,
+    unit: Mapping[str, Any],
+    led_by: Sequence[int],
+    revision: int,
+) -> ArmyView:
+    """Undo a removal: put ``unit`` back at ``index`` and re-attach the Leaders (``led_by``,
+    indices in the list without it) that were attached to it. ``revision`` is the list's
+    revision right after the removal: if the list changed since, ArmyChanged (409)."""
+    army = own(db, user, army_id, for_change=True)
+    if army.revision != revision:
+        raise ArmyChanged(
+            f"Army list {army_id} changed since the unit was removed: add it again instead."
+        )
+    if not 0 <= index <= len(army.units):
+        raise UnitNotFound(f"Army list {army.id} has no place {index}.")
+    restored = (units_pen([unit]) if army.rule_system == PEN else _units_10e([unit]))[0]
+    units = [dict(u) for u in army.units]
+    if army.rule_system == WH40K_10E:
+        for u in units:
+            target = u.get("attached_to")
+            if isinstance(target, int) and target >= index:
+                u["attached_to"] = target + 1
+        for j in led_by:
+            if 0 <= j < len(units):
+                units[j]["attached_to"] = index
+    units.insert(index, restored)
+    return _units_changed(db, army, units)
+
+
 def save_pen_unit(
     db: Session, user: User, army_id: int, index: int | None, unit: PenUnitIn
 ) -> ArmyView:
@@ -664,7 +717,7 @@ def save_pen_unit(
     army = own(db, user, army_id, for_change=True)
     _require(army, PEN)
     units = [dict(u) for u in army.units]
-    (checked,) = _units_pen([unit])
+    (checked,) = units_pen([unit])
     if index is None:
         units.append(checked)
     else:
@@ -674,15 +727,6 @@ def save_pen_unit(
 
 
 # -- export and import -----------------------------------------------------------------------
-
-
-def export_text_of(v: ArmyView) -> str:
-    """The list as plain text (the layout players paste into chats)."""
-    if v.pen is not None:
-        return pen_text(v.pen)
-    assert v.roster is not None
-    assert v.catalogue is not None
-    return export_text(v.roster, v.catalogue, v.result)
 
 
 def export_document(v: ArmyView) -> dict[str, Any]:
@@ -700,145 +744,40 @@ def export_document(v: ArmyView) -> dict[str, Any]:
     return dict(export_json(v.roster, v.catalogue))
 
 
-def _pen_line(unit: PenUnit) -> list[str]:
-    lines = [f"{unit.name} ({unit.points} points)"]
-    bullets = [f"{unit.models} model" + ("" if unit.models == 1 else "s")]
-    ch = unit.characteristics
-    if unit.armour is not None:
-        a = unit.armour
-        bullets.append(f"Armour {a.front}/{a.side}/{a.rear}, {unit.hull_points or '-'} hull points")
-        if unit.vehicle_types:
-            bullets.append(", ".join(unit.vehicle_types))
-    elif unit.unit_type:
-        bullets.append(unit.unit_type)
-    if ch is not None:
-        stats = (
-            ("WS", ch.ws),
-            ("BS", ch.bs),
-            ("S", ch.strength),
-            ("T", ch.toughness),
-            ("W", ch.wounds),
-            ("I", ch.initiative),
-            ("A", ch.attacks),
-            ("Ld", ch.leadership),
-        )
-        text = " ".join(f"{k} {'-' if v is None else v}" for k, v in stats)
-        if unit.armour is None:
-            text += f" Sv {'-' if ch.save is None else f'{ch.save}+'}"
-        if ch.invulnerable_save is not None:
-            text += f" Inv {ch.invulnerable_save}+"
-        bullets.append(text)
-    for w in unit.weapons:
-        parts = [w.template or w.type]
-        if w.range is not None:
-            parts.append(f'{w.range}"')
-        parts.append(f"S {'user' if w.strength is None else w.strength}")
-        parts.append(f"AP {'-' if w.ap is None else w.ap}")
-        if w.properties:
-            parts.append(", ".join(w.properties))
-        bullets.append(f"{w.name} ({'; '.join(parts)})")
-    if unit.rules:
-        bullets.append(", ".join(unit.rules))
-    lines.extend(f"  \u2022 {b}" for b in bullets)
-    return lines
-
-
-def pen_text(army: PenArmy) -> str:
-    limit = f" / {army.points_limit}" if army.points_limit is not None else ""
-    lines = [f"{army.name} ({army.points}{limit} points)", "", "PEN"]
-    for unit in army.units:
-        lines.append("")
-        lines.extend(_pen_line(unit))
-    lines.append("")
-    return "\n".join(lines)
-
-
-def import_document(
-    db: Session, user: User, document: Mapping[str, Any], catalog: str | int | None = None
-) -> ArmyView:
-    """Create a list from our JSON export (``auspex.army`` or ``auspex.pen-army``).
-
-    The 10th-edition catalogue is ``catalog`` if given, else the one the document names (if you
-    may use it), else the starter; the version the list was built with is kept as written.
-    """
-    fmt = document.get("format", ROSTER_FORMAT)
-    body = {k: v for k, v in document.items() if k != "summary"}
-    if fmt == PEN_ARMY_FORMAT:
-        try:
-            pen = PenArmy.from_dict(body)
-        except ProfileError as exc:
-            raise _invalid(_profile_errors(exc)) from None
-        name = pen.name.strip()[:MAX_NAME] or _("Imported list")
-        army = Army(
-            owner_id=user.id,
-            name=name,
-            rule_system=PEN,
-            status=ArmyStatus.DRAFT,
-            points_limit=pen.points_limit,
-            units=_units_pen([pen_unit_dict(u) for u in pen.units]),
-        )
-        db.add(army)
-        db.flush()
-        return view(db, army)
-    if fmt != ROSTER_FORMAT:
-        raise _invalid(
-            [
-                _field_error(
-                    "format",
-                    f"expected {ROSTER_FORMAT!r} or {PEN_ARMY_FORMAT!r}, got {fmt!r}",
-                    "format",
-                )
-            ]
-        )
-    try:
-        roster = import_json(body)
-    except ProfileError as exc:
-        raise _invalid(_profile_errors(exc)) from None
-    ref = catalog if catalog is not None else roster.catalogue
-    try:
-        record = _catalogue_for(db, user, ref)
-    except CatalogueNotFound:
-        if catalog is not None:
-            raise
-        raise _invalid(
-            [
-                _field_error(
-                    "catalogue",
-                    f"there is no catalogue {ref!r} you can use: import it, or name another "
-                    "one with ?catalog=",
-                    "unknown_catalogue",
-                )
-            ]
-        ) from None
-    catalogue = catalogs.parsed(db, record)
-    faction = _faction(catalogue, roster.faction)
-    army = Army(
-        owner_id=user.id,
-        name=roster.name.strip()[:MAX_NAME] or _("Imported list"),
-        rule_system=WH40K_10E,
-        status=ArmyStatus.DRAFT,
-        catalogue_id=record.id,
-        catalogue_version=roster.catalogue_version or record.version,
-        faction=faction,
-        detachment=roster.detachment,
-        battle_size=roster.battle_size.value,
-        units=[unit_dict(u) for u in roster.units],
-    )
-    db.add(army)
-    db.flush()
-    return view(db, army)
-
-
 # -- share links -------------------------------------------------------------------------------
 
 
+def _share_token(army: Army) -> str | None:
+    """The list's share token, derived from the server key, the list and the moment the link
+    was made: the owner can see it again (only its digest is stored, to look it up), and a new
+    link or a changed server key makes another one."""
+    if army.shared_at is None:
+        return None
+    moment = as_aware(army.shared_at).strftime("%Y%m%dT%H%M%S.%f")
+    mac = hmac.new(
+        get_settings().secret_key.encode(),
+        f"army-share\x00{army.id}\x00{moment}".encode(),
+        hashlib.sha256,
+    ).digest()
+    return SHARE_PREFIX + base64.urlsafe_b64encode(mac).decode().rstrip("=")
+
+
+def share_token(army: Army) -> str | None:
+    """The active share token of the list, if it has one that the owner can see again (a link
+    made before tokens were derived cannot be shown: make a new one)."""
+    token = _share_token(army)
+    if token is None or army.share_digest is None:
+        return None
+    return token if security.hmac_equal(security.digest(token), army.share_digest) else None
+
+
 def create_share(db: Session, user: User, army_id: int) -> tuple[Army, str]:
-    """A new read-only share link (replacing any previous one). The token is returned once;
-    only its digest is stored."""
+    """A new read-only share link (replacing any previous one)."""
     army = own(db, user, army_id, for_change=True)
-    token = security.new_token(SHARE_PREFIX)
-    army.share_digest = security.digest(token)
     army.shared_at = utcnow()
+    token = _share_token(army)
+    assert token is not None
+    army.share_digest = security.digest(token)
     db.flush()
     return army, token
 
@@ -866,7 +805,7 @@ def shared(db: Session, token: str) -> ArmyView:
 
 def check(db: Session, user: User | None, body: RosterCheck) -> dict[str, Any]:
     """Validate a roster sent in full (nothing stored): points and every violation."""
-    record = _catalogue_for(db, user, body.catalog)
+    record = catalogue_for(db, user, body.catalog)
     catalogue = catalogs.parsed(db, record)
     try:
         roster = Roster(
@@ -887,8 +826,8 @@ def check(db: Session, user: User | None, body: RosterCheck) -> dict[str, Any]:
             ),
         )
     except ProfileError as exc:  # pragma: no cover - the schema has the same bounds
-        raise _invalid(_profile_errors(exc)) from None
-    result = validate(roster, catalogue)
+        raise invalid(profile_errors(exc)) from None
+    result = advice.refine(roster, catalogue, validate(roster, catalogue))
     return {**validation_json(result), "catalog": catalogue_ref(record)}
 
 

@@ -9,6 +9,7 @@ units); plain posts redirect back to the page. A refused edit answers 422 to a p
 
 from __future__ import annotations
 
+import base64
 import json
 from dataclasses import dataclass, field
 from typing import Annotated, Any
@@ -20,8 +21,8 @@ from starlette.datastructures import FormData
 
 from app.accounts.deps import OptionalUser, WebUser, verify_csrf
 from app.accounts.models import User
-from app.armies import loadout, service
-from app.armies.exceptions import ArmyNotValid, InvalidArmy
+from app.armies import formats, loadout, service, transfer
+from app.armies.exceptions import ArmyChanged, ArmyNotValid, InvalidArmy
 from app.armies.models import STATUS_LABELS
 from app.armies.schemas import (
     PEN,
@@ -103,6 +104,8 @@ PEN_WEAPON_FIELDS = (
 )
 MAX_FORM_FIELDS = 400
 MAX_IMPORT_BYTES = 1_000_000
+MAX_UNDO = 12_000  # an undo token: one unit, base64
+MAX_UNDO_LEADERS = 10
 
 
 def _errors_of(exc: ValidationError | InvalidArmy) -> dict[str, str]:
@@ -219,9 +222,10 @@ def _army_context(
         "status_labels": STATUS_LABELS,
         "battle_sizes": BATTLE_SIZES,
         "q": q,
-        "export_text": service.export_text_of(v),
+        "export_text": transfer.export_text_of(v),
         "share_link": None,
         "open_unit": None,
+        "undo": None,
         **extra,
     }
     if v.is_pen:
@@ -251,6 +255,10 @@ def _page(
     **extra: Any,
 ) -> HTMLResponse:
     template = "armies/pen.html" if v.is_pen else "armies/army.html"
+    if extra.get("share_link") is None:
+        token = service.share_token(v.army)
+        if token is not None:
+            extra["share_link"] = str(request.url_for("army_shared_page", token=token))
     response = render(
         request, template, _army_context(v, **extra), block=block, status_code=status_code
     )
@@ -384,7 +392,22 @@ def create_army(
 
 @router.get("/armies/import")
 def import_page(request: Request, user: WebUser) -> HTMLResponse:
-    return render(request, "armies/import.html", {"errors": {}, "document": ""})
+    return render(request, "armies/import.html", _import_context())
+
+
+def _import_context(
+    document: str = "",
+    errors: dict[str, str] | None = None,
+    lines: list[dict[str, Any]] | None = None,
+    skip: bool = False,
+) -> dict[str, Any]:
+    return {
+        "errors": errors or {},
+        "lines": lines or [],
+        "document": document[:MAX_IMPORT_BYTES],
+        "skip": skip,
+        "formats": formats.FORMAT_LABELS,
+    }
 
 
 @router.post("/armies/import")
@@ -394,32 +417,35 @@ def import_army(
     user: WebUser,
     document: Annotated[str, Form(max_length=MAX_IMPORT_BYTES)] = "",
     file: Annotated[UploadFile | None, File()] = None,
+    skip_unknown: Annotated[str, Form(max_length=10)] = "",
 ) -> HTMLResponse:
+    """Our JSON, our text, the official app's text, New Recruit's text or JSON: the list is
+    created, or every line not understood is listed with its number (nothing is created)."""
     text = document
-    if file is not None and file.filename:
-        text = file.file.read(MAX_IMPORT_BYTES + 1).decode("utf-8", errors="replace")
-    errors: dict[str, str] = {}
+    skip = skip_unknown in ("on", "true", "1")
     try:
-        if len(text) > MAX_IMPORT_BYTES:
-            raise ValueError(_("The file is too large."))
-        parsed = json.loads(text)
-        if not isinstance(parsed, dict):
-            raise ValueError(_("This is not an exported army list."))
-        seen = service.import_document(db, user, parsed)
-    except (ValueError, InvalidArmy, CatalogueNotFound) as exc:
-        if isinstance(exc, InvalidArmy):
-            errors = _errors_of(exc)
-        elif isinstance(exc, CatalogueNotFound):
+        if file is not None and file.filename:
+            text = transfer.read_upload(file.file.read(MAX_IMPORT_BYTES + 1), MAX_IMPORT_BYTES)
+        seen, report = transfer.import_text(db, user, text, skip_unknown=skip)
+    except (InvalidArmy, CatalogueNotFound) as exc:
+        errors: dict[str, str] = {}
+        lines: list[dict[str, Any]] = []
+        if isinstance(exc, CatalogueNotFound):
             errors = {"catalogue": str(exc.detail)}
-        elif isinstance(exc, json.JSONDecodeError):
-            errors = {"document": _("This is not valid JSON.")}
         else:
-            errors = {"document": str(exc)}
+            for e in exc.errors or []:
+                if e.get("type") == "not_understood":
+                    lines.append(e)
+                else:
+                    errors[str(e.get("field") or "document")] = str(e.get("message"))
+        context = _import_context(text, errors, lines, skip)
+        return render(request, "armies/import.html", context, status_code=422)
+    if report.skipped or report.notes:
         return render(
             request,
-            "armies/import.html",
-            {"errors": errors, "document": text[:20000]},
-            status_code=422,
+            "armies/imported.html",
+            {"v": seen, "army": seen.army, "report": report},
+            status_code=201,
         )
     return htmx_redirect(request, f"/armies/{seen.army.id}")
 
@@ -444,10 +470,14 @@ def army_page(
     user: WebUser,
     army_id: int,
     q: Annotated[str, Query(max_length=catalogs.MAX_QUERY)] = "",
+    undo: Annotated[str, Query(max_length=MAX_UNDO)] = "",
 ) -> HTMLResponse:
     v = service.get(db, user, army_id)
     # htmx search: only the results; the search form itself is never swapped
-    return _page(request, v, block="results", q=q)
+    found = _read_undo(undo)
+    if found is not None and found.revision != v.army.revision:
+        found = None  # the list changed since: nothing to undo any more
+    return _page(request, v, block="results", q=q, undo=found)
 
 
 @router.post("/armies/{army_id}")
@@ -518,10 +548,9 @@ def delete_army(request: Request, db: DbSession, user: WebUser, army_id: int) ->
 
 @router.post("/armies/{army_id}/share")
 def share_army(request: Request, db: DbSession, user: WebUser, army_id: int) -> HTMLResponse:
-    _army, token = service.create_share(db, user, army_id)
-    link = str(request.url_for("army_shared_page", token=token))
-    v = service.get(db, user, army_id)
-    return _page(request, v, share_link=link)
+    service.create_share(db, user, army_id)
+    # the link stays on the list page (derived again from the key), so: back to the page
+    return htmx_redirect(request, f"/armies/{army_id}#share")
 
 
 @router.post("/armies/{army_id}/share/revoke")
@@ -604,12 +633,93 @@ def edit_unit(
     return _after_edit(request, seen, f"#unit-{index}", open_unit=index)
 
 
+def _undo_token(index: int, unit: dict[str, Any], led_by: list[int], revision: int) -> str:
+    data = json.dumps({"i": index, "u": unit, "l": led_by, "r": revision}, separators=(",", ":"))
+    return base64.urlsafe_b64encode(data.encode()).decode()
+
+
+@dataclass(frozen=True)
+class Undo:
+    """A removal that can be undone: what the undo form sends back, and what it names."""
+
+    token: str
+    index: int
+    unit: dict[str, Any]
+    led_by: list[int]
+    revision: int
+
+    @property
+    def name(self) -> str:
+        return str(self.unit.get("label") or self.unit.get("datasheet") or self.unit.get("name"))
+
+
+def _read_undo(token: str) -> Undo | None:
+    """The undo a token stands for, or None if it is not one (it is checked again, like any
+    unit, when it is applied)."""
+    if not token or len(token) > MAX_UNDO:
+        return None
+    try:
+        data = json.loads(base64.urlsafe_b64decode(token.encode()))
+    except (ValueError, UnicodeDecodeError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    index, unit, led_by, revision = data.get("i"), data.get("u"), data.get("l"), data.get("r")
+    if (
+        not isinstance(index, int)
+        or not isinstance(unit, dict)
+        or not isinstance(led_by, list)
+        or not all(isinstance(j, int) for j in led_by)
+        or not isinstance(revision, int)
+    ):
+        return None
+    return Undo(token, index, unit, led_by[:MAX_UNDO_LEADERS], revision)
+
+
 @router.post("/armies/{army_id}/units/{index}/remove")
 def remove_unit(
     request: Request, db: DbSession, user: WebUser, army_id: int, index: int
 ) -> HTMLResponse:
+    army = service.own(db, user, army_id)
+    removed = dict(army.units[index]) if 0 <= index < len(army.units) else None
+    led_by = [
+        j - (1 if j > index else 0)
+        for j, u in enumerate(army.units)
+        if j != index and u.get("attached_to") == index
+    ]
     seen = service.remove_unit(db, user, army_id, index)
-    return _after_edit(request, seen)
+    assert removed is not None  # remove_unit refused a missing unit
+    token = _undo_token(index, removed, led_by, seen.army.revision)
+    if is_htmx(request):
+        return _page(request, seen, block="army", undo=_read_undo(token))
+    return htmx_redirect(request, f"/armies/{army_id}?undo={token}#units")
+
+
+@router.post("/armies/{army_id}/restore")
+def restore_unit(
+    request: Request,
+    db: DbSession,
+    user: WebUser,
+    army_id: int,
+    undo: Annotated[str, Form(max_length=MAX_UNDO)] = "",
+) -> HTMLResponse:
+    found = _read_undo(undo)
+    if found is None:
+        raise InvalidArmy(
+            "Not an undo of a removal.",
+            errors=[{"field": "undo", "message": _("Not an undo."), "type": "invalid"}],
+        )
+    try:
+        seen = service.restore_unit(
+            db, user, army_id, found.index, found.unit, found.led_by, found.revision
+        )
+    except (ArmyChanged, InvalidArmy):
+        v = service.get(db, user, army_id)
+        message = _(
+            "The list changed since %(name)s was removed: add it again from the datasheets."
+        ) % {"name": found.name}
+        return _page(request, v, block="army", error=message, status_code=_refused(request))
+    return _after_edit(request, seen, f"#unit-{found.index}")
 
 
 # -- units: PEN ---------------------------------------------------------------------------------

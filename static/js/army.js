@@ -119,4 +119,36 @@
     inFlight.delete(event.detail.xhr.auspexSeq);
     settle(slot);
   });
+
+  // Copy buttons (the share link, the text export): shown only where a script can copy.
+  const showCopyButtons = () => {
+    for (const button of document.querySelectorAll("button[data-copy][hidden]")) {
+      button.hidden = false;
+    }
+  };
+  document.addEventListener("DOMContentLoaded", showCopyButtons);
+  document.addEventListener("htmx:afterSettle", showCopyButtons);
+  document.addEventListener("click", (event) => {
+    const button = event.target.closest && event.target.closest("button[data-copy]");
+    if (!button) return;
+    const field = document.querySelector(button.dataset.copy);
+    if (!field) return;
+    const done = () => {
+      const label = button.textContent;
+      button.textContent = button.dataset.copied || label;
+      button.classList.add("copied");
+      setTimeout(() => {
+        button.textContent = label;
+        button.classList.remove("copied");
+      }, 2000);
+    };
+    field.select();
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(field.value).then(done, () => {
+        if (document.execCommand("copy")) done();
+      });
+    } else if (document.execCommand("copy")) {
+      done();
+    }
+  });
 })();

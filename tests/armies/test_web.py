@@ -102,7 +102,14 @@ def test_new_list_form_follows_the_catalogue_and_faction(browser: TestClient) ->
     assert form is not None
     assert form.attributes["action"] == "/armies"
     assert form.attributes["method"] == "post"
-    assert form.attributes["hx-get"] == "/armies/new"
+    # the selects refresh the form, not the form itself: htmx would stop on the empty name
+    assert "hx-get" not in form.attributes
+    for select in ("#catalog-select", "#faction-select"):
+        node = page.css_first(select)
+        assert node is not None
+        assert node.attributes["hx-get"] == "/armies/new"
+        assert node.attributes["hx-include"] == "#new-army-form"
+        assert node.attributes["hx-target"] == "#new-army-form"
     detachments = [o.text() for o in page.css("#detachment-select option")]
     assert "War Horde" in detachments
     assert "Gladius Task Force" not in detachments
@@ -434,6 +441,7 @@ def test_export_and_share_from_the_page(browser: TestClient, token: str, anon: T
     assert browser.get(f"/api/v1/armies/{army_id}/export?format=text").status_code == 200
 
     shared = browser.post(f"/armies/{army_id}/share", data={"csrf_token": token})
+    assert shared.status_code == 200  # followed back to the page
     link = html(shared).css_first("#share-link")
     assert link is not None
     url = str(link.attributes["href"])
@@ -445,10 +453,24 @@ def test_export_and_share_from_the_page(browser: TestClient, token: str, anon: T
     assert doc.css("form[method=post]") == [] or all(
         f.attributes.get("action") in ("/logout", "/language") for f in doc.css("form[method=post]")
     )
-    # later visits of the owner's page no longer show the secret
-    assert html(browser.get(f"/armies/{army_id}")).css_first("#share-link") is None
-    browser.post(f"/armies/{army_id}/share/revoke", data={"csrf_token": token})
+    # later visits of the owner's page still show it, with a copy button
+    again = html(browser.get(f"/armies/{army_id}"))
+    assert again.css_first("#share-link").attributes["href"] == url  # type: ignore[union-attr]
+    assert again.css_first("#share-link-field").attributes["value"] == url  # type: ignore[union-attr]
+    copy = again.css_first("#copy-share-link")
+    assert copy is not None
+    assert copy.attributes["data-copy"] == "#share-link-field"
+    # a new link replaces the old one, which stops working
+    browser.post(f"/armies/{army_id}/share", data={"csrf_token": token})
+    newer = html(browser.get(f"/armies/{army_id}")).css_first("#share-link")
+    assert newer is not None
+    new_path = str(newer.attributes["href"]).split("testserver", 1)[1]
+    assert new_path != path
     assert anon.get(path).status_code == 404
+    assert anon.get(new_path).status_code == 200
+    browser.post(f"/armies/{army_id}/share/revoke", data={"csrf_token": token})
+    assert anon.get(new_path).status_code == 404
+    assert html(browser.get(f"/armies/{army_id}")).css_first("#share-link") is None
 
 
 def test_other_users_lists_are_not_found(

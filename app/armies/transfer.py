@@ -1,0 +1,318 @@
+"""Lists in and out: our text and JSON exports, and imports of our JSON and of the formats
+players paste (the official app's text, New Recruit's text and JSON: :mod:`app.armies.formats`,
+mapped onto a catalogue by :mod:`app.armies.matching`). Flushes, never commits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from app.accounts.models import User
+from app.armies import formats, listtext, matching, service
+from app.armies.exceptions import InvalidArmy
+from app.armies.models import Army, ArmyStatus
+from app.armies.schemas import PEN, WH40K_10E
+from app.catalog import service as catalogs
+from app.catalog.exceptions import CatalogueNotFound
+from app.catalog.models import CatalogueRecord
+from app.catalog.pen_units import PEN_ARMY_FORMAT, PenArmy, PenUnit
+from app.core.i18n import gettext as _
+from app.engine.errors import ProfileError
+from app.engine.wh40k10e.army import Roster, import_json, validate
+from app.engine.wh40k10e.army.roster import ROSTER_FORMAT
+
+# -- export ------------------------------------------------------------------------------------
+
+
+def export_text_of(v: service.ArmyView) -> str:
+    """The list as plain text: the official app's layout, with every unit's wargear."""
+    if v.pen is not None:
+        return pen_text(v.pen)
+    assert v.roster is not None
+    assert v.catalogue is not None
+    assert v.result is not None
+    return listtext.export_text(v.roster, v.catalogue, v.result)
+
+
+def _pen_line(unit: PenUnit) -> list[str]:
+    lines = [f"{unit.name} ({unit.points} points)"]
+    bullets = [f"{unit.models} model" + ("" if unit.models == 1 else "s")]
+    ch = unit.characteristics
+    if unit.armour is not None:
+        a = unit.armour
+        bullets.append(f"Armour {a.front}/{a.side}/{a.rear}, {unit.hull_points or '-'} hull points")
+        if unit.vehicle_types:
+            bullets.append(", ".join(unit.vehicle_types))
+    elif unit.unit_type:
+        bullets.append(unit.unit_type)
+    if ch is not None:
+        stats = (
+            ("WS", ch.ws),
+            ("BS", ch.bs),
+            ("S", ch.strength),
+            ("T", ch.toughness),
+            ("W", ch.wounds),
+            ("I", ch.initiative),
+            ("A", ch.attacks),
+            ("Ld", ch.leadership),
+        )
+        text = " ".join(f"{k} {'-' if v is None else v}" for k, v in stats)
+        if unit.armour is None:
+            text += f" Sv {'-' if ch.save is None else f'{ch.save}+'}"
+        if ch.invulnerable_save is not None:
+            text += f" Inv {ch.invulnerable_save}+"
+        bullets.append(text)
+    for w in unit.weapons:
+        parts = [w.template or w.type]
+        if w.range is not None:
+            parts.append(f'{w.range}"')
+        parts.append(f"S {'user' if w.strength is None else w.strength}")
+        parts.append(f"AP {'-' if w.ap is None else w.ap}")
+        if w.properties:
+            parts.append(", ".join(w.properties))
+        bullets.append(f"{w.name} ({'; '.join(parts)})")
+    if unit.rules:
+        bullets.append(", ".join(unit.rules))
+    lines.extend(f"  \u2022 {b}" for b in bullets)
+    return lines
+
+
+def pen_text(army: PenArmy) -> str:
+    limit = f" / {army.points_limit}" if army.points_limit is not None else ""
+    lines = [f"{army.name} ({army.points}{limit} points)", "", "PEN"]
+    for unit in army.units:
+        lines.append("")
+        lines.extend(_pen_line(unit))
+    lines.append("")
+    return "\n".join(lines)
+
+
+def import_document(
+    db: Session, user: User, document: Mapping[str, Any], catalog: str | int | None = None
+) -> service.ArmyView:
+    """Create a list from our JSON export (``auspex.army`` or ``auspex.pen-army``).
+
+    The 10th-edition catalogue is ``catalog`` if given, else the one the document names (if you
+    may use it), else the starter; the version the list was built with is kept as written.
+    """
+    fmt = document.get("format", ROSTER_FORMAT)
+    body = {k: v for k, v in document.items() if k != "summary"}
+    if fmt == PEN_ARMY_FORMAT:
+        try:
+            pen = PenArmy.from_dict(body)
+        except ProfileError as exc:
+            raise service.invalid(service.profile_errors(exc)) from None
+        name = pen.name.strip()[: service.MAX_NAME] or _("Imported list")
+        army = Army(
+            owner_id=user.id,
+            name=name,
+            rule_system=PEN,
+            status=ArmyStatus.DRAFT,
+            points_limit=pen.points_limit,
+            units=service.units_pen([service.pen_unit_dict(u) for u in pen.units]),
+        )
+        db.add(army)
+        db.flush()
+        return service.view(db, army)
+    if fmt != ROSTER_FORMAT:
+        raise service.invalid(
+            [
+                service.field_error(
+                    "format",
+                    f"expected {ROSTER_FORMAT!r} or {PEN_ARMY_FORMAT!r}, got {fmt!r}",
+                    "format",
+                )
+            ]
+        )
+    try:
+        roster = import_json(body)
+    except ProfileError as exc:
+        raise service.invalid(service.profile_errors(exc)) from None
+    ref = catalog if catalog is not None else roster.catalogue
+    try:
+        record = service.catalogue_for(db, user, ref)
+    except CatalogueNotFound:
+        if catalog is not None:
+            raise
+        raise service.invalid(
+            [
+                service.field_error(
+                    "catalogue",
+                    f"there is no catalogue {ref!r} you can use: import it, or name another "
+                    "one with ?catalog=",
+                    "unknown_catalogue",
+                )
+            ]
+        ) from None
+    catalogue = catalogs.parsed(db, record)
+    faction = service.faction_of(catalogue, roster.faction)
+    army = Army(
+        owner_id=user.id,
+        name=roster.name.strip()[: service.MAX_NAME] or _("Imported list"),
+        rule_system=WH40K_10E,
+        status=ArmyStatus.DRAFT,
+        catalogue_id=record.id,
+        catalogue_version=roster.catalogue_version or record.version,
+        faction=faction,
+        detachment=roster.detachment,
+        battle_size=roster.battle_size.value,
+        units=[service.unit_dict(u) for u in roster.units],
+    )
+    db.add(army)
+    db.flush()
+    return service.view(db, army)
+
+
+# -- the formats players paste ------------------------------------------------------------------
+
+
+@dataclass
+class ImportReport:
+    """What an import of pasted text understood and what it did not: ``skipped`` are the
+    lines not understood (the list was built without them, at the user's request), ``notes``
+    what was assumed or differs (points of another data version), ``ignored`` the lines that
+    carry nothing of the list (an app's version footer)."""
+
+    format: str
+    skipped: list[formats.Problem] = field(default_factory=list)
+    notes: list[formats.Problem] = field(default_factory=list)
+    ignored: list[tuple[str, str]] = field(default_factory=list)
+
+    def as_json(self) -> dict[str, Any]:
+        def line(p: formats.Problem) -> dict[str, str]:
+            return {"where": p.where, "text": p.text, "message": p.message}
+
+        return {
+            "format": self.format,
+            "skipped": [line(p) for p in self.skipped],
+            "notes": [line(p) for p in self.notes],
+            "ignored": [{"where": w, "text": t} for w, t in self.ignored],
+        }
+
+
+def problem_errors(problems: list[formats.Problem]) -> list[dict[str, Any]]:
+    """Problems as the API's ``errors``: ``field`` is where (``line 12``), ``text`` the line."""
+    return [
+        {"field": p.where, "message": p.message, "type": "not_understood", "text": p.text}
+        for p in problems
+    ]
+
+
+def _refused(message: str) -> InvalidArmy:
+    return service.invalid([service.field_error("text", message, "format")])
+
+
+def _best_match(
+    db: Session, user: User, pasted: formats.PastedList, catalog: str | int | None, skip: bool
+) -> tuple[CatalogueRecord, matching.Matched]:
+    """The catalogue asked for, else the one of those the user may use that reads the list with
+    the fewest problems (the first with none)."""
+    if catalog is not None:
+        record = service.catalogue_for(db, user, catalog)
+        return record, matching.match(pasted, catalogs.parsed(db, record), skip=skip)
+    best: tuple[CatalogueRecord, matching.Matched] | None = None
+    for record in catalogs.visible(db, user):
+        if record.rule_system != WH40K_10E:
+            continue
+        found = matching.match(pasted, catalogs.parsed(db, record), skip=skip)
+        if best is None or len(found.problems) < len(best[1].problems):
+            best = (record, found)
+        if not found.problems:
+            break
+    if best is None:
+        raise _refused("there is no 10th-edition catalogue to read the list with")
+    return best
+
+
+def import_text(
+    db: Session,
+    user: User,
+    text: str,
+    catalog: str | int | None = None,
+    *,
+    skip_unknown: bool = False,
+) -> tuple[service.ArmyView, ImportReport]:
+    """Create a list from pasted text or JSON: our JSON export, the official app's text (and our
+    own text export), New Recruit's WTC or roster text, or New Recruit's JSON.
+
+    Every line not understood refuses the import (422, ``errors`` names each line), unless
+    ``skip_unknown``: then the list is built without them and the report lists them."""
+    stripped = text.strip()
+    if not stripped:
+        raise _refused("the list is empty")
+    if stripped.startswith("{"):
+        import json
+
+        try:
+            document = json.loads(stripped)
+        except (ValueError, RecursionError):
+            raise _refused("not valid JSON") from None
+        if isinstance(document, dict) and not formats.is_roster_json(document):
+            return import_document(db, user, document, catalog), ImportReport("auspex-json")
+    try:
+        pasted = formats.parse(stripped)
+    except formats.FormatRefused as exc:
+        raise _refused(str(exc)) from None
+    if not pasted.units:
+        raise service.invalid(
+            [
+                service.field_error(
+                    "text", "no unit found: is this an army list in a format we read?", "format"
+                ),
+                *problem_errors(pasted.problems[:20]),
+            ]
+        )
+    record, found = _best_match(db, user, pasted, catalog, skip_unknown)
+    if found.roster is None:
+        raise service.invalid(problem_errors(found.problems))
+    roster: Roster = found.roster
+    catalogue = catalogs.parsed(db, record)
+    result = validate(roster, catalogue)
+    notes = list(found.notes)
+    for index, stated in found.stated_points.items():
+        if index < len(result.units) and result.units[index].points != stated:
+            notes.append(
+                formats.Problem(
+                    f"unit {index + 1}",
+                    roster.units[index].datasheet,
+                    f"{stated} points in the text, {result.units[index].points} in {record.name}",
+                )
+            )
+    army = Army(
+        owner_id=user.id,
+        name=roster.name.strip()[: service.MAX_NAME] or _("Imported list"),
+        rule_system=WH40K_10E,
+        status=ArmyStatus.DRAFT,
+        catalogue_id=record.id,
+        catalogue_version=record.version,
+        faction=roster.faction,
+        detachment=roster.detachment,
+        battle_size=roster.battle_size.value,
+        units=[service.unit_dict(u) for u in roster.units],
+    )
+    db.add(army)
+    db.flush()
+    report = ImportReport(pasted.format, found.problems, notes, pasted.ignored)
+    return service.view(db, army), report
+
+
+def read_upload(raw: bytes, limit: int) -> str:
+    """An uploaded list file as text (UTF-8, a BOM allowed)."""
+    if len(raw) > limit:
+        raise _refused(f"the file is larger than {limit // 1000} kB")
+    return raw.decode("utf-8-sig", errors="replace")
+
+
+__all__ = [
+    "ImportReport",
+    "export_text_of",
+    "import_document",
+    "import_text",
+    "pen_text",
+    "problem_errors",
+    "read_upload",
+]
