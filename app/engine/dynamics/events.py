@@ -1,0 +1,172 @@
+"""The events of a Dynamics battle: the PEN battle's own events (set-up, moves, shots,
+combats, tests, game length, scoring) plus those of the common turn.
+
+Secrecy: :class:`OrderChosen` is the only event that holds a hidden order; the rule book
+emits it with its owner's seat as audience, so it is absent from the opponent's log. Every
+placement emits exactly one public :class:`OrderCommitted` and one secret
+:class:`OrderChosen`, so the gaps in the opponent's sequence numbers say no more than the
+public commitment does. :class:`OrdersLocked` and :class:`OrderRevealed` are barriers: no
+undo crosses them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from app.engine.dynamics.orders import Order
+from app.engine.dynamics.setup import DynamicsSetup
+from app.engine.dynamics.state import Declaration, DynStage
+from app.engine.match.codec import TaggedCodec
+from app.engine.match.dice import Roll
+from app.engine.match.events import Event
+from app.engine.pen.battle import EVENT_CODEC as PEN_EVENTS
+
+__all__ = [
+    "EVENT_CODEC",
+    "AdvantageRolled",
+    "DynamicsCreated",
+    "OrderChosen",
+    "OrderCommitted",
+    "OrderEnded",
+    "OrderPostponed",
+    "OrderRevealed",
+    "OrdersLocked",
+    "PassEnded",
+    "StageEntered",
+    "StarterChosen",
+    "TurnBegan",
+    "TurnEnded",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class DynamicsCreated(Event):
+    kind: ClassVar[str] = "dynamics_created"
+    undoable: ClassVar[bool] = False
+    setup: DynamicsSetup
+
+
+@dataclass(frozen=True, slots=True)
+class TurnBegan(Event):
+    kind: ClassVar[str] = "turn_began"
+    turn: int
+
+
+@dataclass(frozen=True, slots=True)
+class AdvantageRolled(Event):
+    """An advantage test [L154-L165]: ``context`` reserves, reveal or resolve; ties re-rolled."""
+
+    kind: ClassVar[str] = "advantage_rolled"
+    context: str
+    step: int
+    roll: Roll
+    total_a: int
+    total_b: int
+    winner: str
+    bonus_spent: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class StarterChosen(Event):
+    """The advantage winner goes first or lets the opponent start [L152], [L207], [L225]."""
+
+    kind: ClassVar[str] = "starter_chosen"
+    seat: str
+
+
+@dataclass(frozen=True, slots=True)
+class OrderCommitted(Event):
+    """PUBLIC: a face-down token on ``unit`` and the hash it commits to."""
+
+    kind: ClassVar[str] = "order_committed"
+    seat: str
+    unit: str
+    turn: int
+    commitment: str
+
+
+@dataclass(frozen=True, slots=True)
+class OrderChosen(Event):
+    """SECRET (audience: the owner): the order under the token and its nonce."""
+
+    kind: ClassVar[str] = "order_chosen"
+    unit: str
+    order: Order
+    nonce: str
+
+
+@dataclass(frozen=True, slots=True)
+class OrdersLocked(Event):
+    kind: ClassVar[str] = "orders_locked"
+    undoable: ClassVar[bool] = False
+    seat: str
+
+
+@dataclass(frozen=True, slots=True)
+class OrderRevealed(Event):
+    """PUBLIC: the order, its nonce (so the commitment can be checked) and its declaration."""
+
+    kind: ClassVar[str] = "order_revealed"
+    undoable: ClassVar[bool] = False
+    unit: str
+    order: Order
+    nonce: str
+    declaration: Declaration
+    step: int  # the pass it will act in
+
+
+@dataclass(frozen=True, slots=True)
+class OrderPostponed(Event):
+    kind: ClassVar[str] = "order_postponed"
+    unit: str
+
+
+@dataclass(frozen=True, slots=True)
+class OrderEnded(Event):
+    kind: ClassVar[str] = "order_ended"
+    unit: str
+
+
+@dataclass(frozen=True, slots=True)
+class PassEnded(Event):
+    """The pending casualties of the pass leave the table [L231]."""
+
+    kind: ClassVar[str] = "pass_ended"
+    step: int
+
+
+@dataclass(frozen=True, slots=True)
+class StageEntered(Event):
+    """The common turn moves on: ``stage`` at Initiative ``step``; ``to_act`` is whose go it
+    is ("" while an advantage test is awaited)."""
+
+    kind: ClassVar[str] = "stage_entered"
+    stage: DynStage
+    step: int = 0
+    to_act: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class TurnEnded(Event):
+    kind: ClassVar[str] = "turn_ended"
+    turn: int
+
+
+OWN_EVENTS = (
+    DynamicsCreated,
+    TurnBegan,
+    AdvantageRolled,
+    StarterChosen,
+    OrderCommitted,
+    OrderChosen,
+    OrdersLocked,
+    OrderRevealed,
+    OrderPostponed,
+    OrderEnded,
+    PassEnded,
+    StageEntered,
+    TurnEnded,
+)
+
+EVENT_CODEC = TaggedCodec("event", [*PEN_EVENTS.classes(), *OWN_EVENTS])

@@ -1,0 +1,733 @@
+"""``decide`` for a Dynamics battle: the common turn of rules/dynamics.md §6.3 on top of the
+PEN battle engine.
+
+Every move, shot, charge and combat is decided by the PEN battle's own ``decide`` on a
+*synthetic* PEN state: the tracked state as the acting seat's turn (``first`` = the actor,
+movement or assault phase), with the models that are pending casualties of this pass put
+back for the unit that acts [L231], and, in common turn 1, the targets counted as having made
+their maximum rapid move (dynamics rulings). The PEN events it returns are logged as they are,
+so the PEN engine stays the single place where an attack is rolled.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+
+from app.engine.dynamics.commands import (
+    COMMAND_CODEC,
+    ChooseStarter,
+    CreateDynamics,
+    EndOrder,
+    LockOrders,
+    PlaceOrder,
+    Postpone,
+    RevealOrder,
+    RollAdvantage,
+    StartTurn,
+)
+from app.engine.dynamics.events import (
+    EVENT_CODEC,
+    AdvantageRolled,
+    DynamicsCreated,
+    OrderChosen,
+    OrderCommitted,
+    OrderEnded,
+    OrderPostponed,
+    OrderRevealed,
+    OrdersLocked,
+    PassEnded,
+    StageEntered,
+    StarterChosen,
+    TurnBegan,
+    TurnEnded,
+)
+from app.engine.dynamics.evolve import evolve, remaining
+from app.engine.dynamics.orders import Order, commitment, order_nonce
+from app.engine.dynamics.state import Declaration, DynamicsState, DynStage, Slot
+from app.engine.match.codec import Tagged, TaggedCodec
+from app.engine.match.dice import take_roll
+from app.engine.match.errors import Refusal, RefusalKind
+from app.engine.match.events import Emitted, Event
+from app.engine.match.log import Decision
+from app.engine.pen import rolls, tables
+from app.engine.pen.battle.commands import (
+    Arrive,
+    Charge,
+    ChooseFirst,
+    DeclareReserve,
+    Deploy,
+    EndStep,
+    Fight,
+    Move,
+    ReportControl,
+    RollOff,
+    ScoutMove,
+    Shoot,
+)
+from app.engine.pen.battle.events import (
+    NO_DICE,
+    CombatFought,
+    DawnRolled,
+    FirstChosen,
+    GameLengthRolled,
+    ReservesRolled,
+    TestTaken,
+)
+from app.engine.pen.battle.rules import decide as pen_decide
+from app.engine.pen.battle.setup import SEATS, profile_of
+from app.engine.pen.battle.state import BattleState, Phase, Place, Speed, Stage
+from app.engine.pen.names import Rule
+from app.engine.roller import Roller
+
+__all__ = ["DynamicsRuleBook", "decide"]
+
+SYSTEM_ID = "pen-dynamics"
+MAX_POSTPONES = 3
+_SHOOTING = (Order.TACTICAL_MOVE, Order.FIRE, Order.ASSAULT, Order.DEEP_STRIKE)
+_MOVING = (Order.TACTICAL_MOVE, Order.FORCED_MARCH, Order.ASSAULT)
+
+
+def refuse(code: str, message: str, *, kind: RefusalKind = RefusalKind.RULES) -> Refusal:
+    return Refusal(code, message, kind=kind)
+
+
+class _Out:
+    def __init__(self, state: DynamicsState, roller: Roller) -> None:
+        self.state = state
+        self.roller = roller
+        self.events: list[Emitted] = []
+
+    def emit(self, event: Event, audience: tuple[str, ...] | None = None) -> None:
+        self.state = evolve(self.state, event)
+        self.events.append(Emitted(event, audience))
+
+    def pen(
+        self,
+        command: Tagged,
+        actor: str,
+        battle: BattleState,
+        fix: Callable[[Event], Event] = lambda e: e,
+    ) -> None:
+        decision = pen_decide(battle, command, actor, self.roller)
+        for emitted in decision.events:
+            self.emit(fix(emitted.event))
+
+
+def _stage(state: DynamicsState, *stages: DynStage) -> None:
+    if state.stage not in stages:
+        raise refuse("wrong_stage", f"not now: the turn is at {state.stage}")
+
+
+def _my_go(state: DynamicsState, actor: str) -> None:
+    if state.to_act == "":
+        raise refuse("advantage_first", "roll the advantage test of this step first")
+    if state.to_act != actor:
+        raise refuse("not_your_go", "it is your opponent's go", kind=RefusalKind.FORBIDDEN)
+
+
+def _own_slot(state: DynamicsState, unit: str, actor: str) -> Slot:
+    slot = state.slots.get(unit)
+    if slot is None:
+        if unit in state.battle.units:
+            raise refuse("no_order", f"{unit} has no order this turn")
+        raise refuse("unknown_unit", f"there is no squad {unit!r}", kind=RefusalKind.INPUT)
+    if slot.seat != actor:
+        raise refuse("not_your_unit", f"{unit} is not yours", kind=RefusalKind.FORBIDDEN)
+    return slot
+
+
+# -- advantage tests -------------------------------------------------------------------------
+
+
+def _advantage(out: _Out, context: str, spend_bonus: bool) -> None:
+    """1D6 each, best wins; +2 to the role that would begin [L161], +1 once per turn to the
+    first to lock if spent [L160]; ties re-rolled (A5)."""
+    s = out.state
+    assert s.setup is not None
+    start = len(out.roller.records)
+    for attempt in range(1, 21):
+        a = out.roller.roll(6, f"advantage A #{attempt}", stage="advantage")
+        b = out.roller.roll(6, f"advantage B #{attempt}", stage="advantage")
+        mods = {seat: (2 if s.setup.plus_two == seat else 0) for seat in SEATS}
+        if spend_bonus:
+            mods[s.bonus] += 1
+        total_a, total_b = a + mods["A"], b + mods["B"]
+        if total_a != total_b:
+            winner = "A" if total_a > total_b else "B"
+            roll = take_roll(out.roller, start)
+            out.emit(AdvantageRolled(context, s.step, roll, total_a, total_b, winner, spend_bonus))
+            return
+    raise refuse("advantage_ties", "twenty ties in a row: roll again")
+
+
+def _roll_advantage(out: _Out, cmd: RollAdvantage, actor: str) -> None:
+    s = out.state
+    _stage(s, DynStage.REVEAL, DynStage.RESOLVE)
+    if s.to_act or s.advantage:
+        raise refuse("no_advantage_test", "no advantage test is due at this step")
+    holder = s.bonus if s.bonus and not s.bonus_spent else ""
+    if holder and actor != holder:
+        raise refuse(
+            "bonus_holder_rolls",
+            "the player holding the +1 says first whether to spend it [L160]",
+            kind=RefusalKind.FORBIDDEN,
+        )
+    if cmd.spend_bonus and not holder:
+        raise refuse("no_bonus", "you hold no unspent +1 advantage bonus this turn")
+    _advantage(out, str(s.stage), cmd.spend_bonus)
+
+
+def _choose_starter(out: _Out, cmd: ChooseStarter, actor: str) -> None:
+    s = out.state
+    if not s.advantage or s.to_act:
+        raise refuse("no_choice", "nobody chooses who starts now")
+    if actor != s.advantage:
+        raise refuse("not_your_choice", "the advantage winner chooses", kind=RefusalKind.FORBIDDEN)
+    if cmd.seat not in SEATS:
+        raise refuse("bad_seat", "seat A or B", kind=RefusalKind.INPUT)
+    out.emit(StarterChosen(cmd.seat))
+
+
+def _enter_step(out: _Out, stage: DynStage, step: int) -> None:
+    """Enter an Initiative step: one player alone goes on; both: an advantage test [L203-L209]."""
+    probe = replace(out.state, stage=stage, step=step)
+    seats = [seat for seat in SEATS if remaining(probe, seat)]
+    out.emit(StageEntered(stage, step, seats[0] if len(seats) == 1 else ""))
+
+
+# -- set-up ----------------------------------------------------------------------------------
+
+
+def _create(out: _Out, cmd: CreateDynamics) -> None:
+    if out.state.setup is not None:
+        raise refuse("wrong_stage", "the battle exists already")
+    problems = cmd.setup.problems()
+    if problems:
+        raise Refusal(
+            "bad_setup",
+            "; ".join(f"{p}: {m}" for p, m in problems),
+            kind=RefusalKind.INPUT,
+            details={"errors": [{"field": p, "message": m} for p, m in problems]},
+        )
+    out.emit(DynamicsCreated(cmd.setup))
+
+
+def _setup_step(out: _Out, command: Tagged, actor: str) -> None:
+    _stage(out.state, DynStage.SETUP)
+    battle = out.state.battle
+    if isinstance(command, ChooseFirst):
+        # no first player [L138]: the roll-off winner only chooses who deploys first [L142];
+        # PEN's "more than half in reserve plays second" [L834] has no first player to bind
+        if battle.stage is not Stage.CHOOSE:
+            raise refuse("wrong_stage", f"not now: the battle is at {battle.stage}")
+        if actor != battle.roll_off_winner:
+            raise refuse(
+                "not_your_choice", "the roll-off winner chooses", kind=RefusalKind.FORBIDDEN
+            )
+        if command.seat not in SEATS:
+            raise refuse("bad_seat", "seat A or B", kind=RefusalKind.INPUT)
+        out.emit(FirstChosen(command.seat))
+    else:
+        out.pen(command, actor, battle)
+    if out.state.battle.stage is Stage.BATTLE:
+        out.emit(TurnBegan(1))
+
+
+# -- start of the turn -----------------------------------------------------------------------
+
+
+def _ld_test(out: _Out, unit: str, test: str, malus: int) -> None:
+    me = out.state.battle.units[unit]
+    fearless = bool({str(Rule.FEARLESS), str(Rule.ATSKNF)} & me.rules)
+    profile = profile_of(out.state.battle.unit_spec(unit), max(me.models, 1))
+    start = len(out.roller.records)
+    passed = fearless or rolls.ld_test_procedure(
+        out.roller, getattr(profile, "leadership", None), malus, test
+    )
+    out.emit(TestTaken(unit, test, take_roll(out.roller, start), malus, passed))
+
+
+def _start_turn(out: _Out) -> None:
+    s = out.state
+    _stage(s, DynStage.TURN_START)
+    b = s.battle
+    if b.night:  # one dawn roll per common turn (dynamics rulings D2) [L948]
+        start = len(out.roller.records)
+        die = out.roller.roll(6, f"dawn, turn {s.turn}", stage="dawn")
+        day = die >= tables.dawn_target(s.turn)
+        out.roller.annotate(outcome="day" if day else "night")
+        out.emit(DawnRolled(take_roll(out.roller, start), day))
+    waiting = {
+        seat: sorted(u.id for u in b.seat_units(seat) if u.place is Place.RESERVE) for seat in SEATS
+    }
+    target = tables.reserve_target(s.turn)  # PEN's table (dynamics rulings D3)
+    for seat in SEATS:
+        if not waiting[seat]:
+            continue
+        start = len(out.roller.records)
+        arrived: list[str] = []
+        for unit in waiting[seat]:
+            if target is None:
+                arrived.append(unit)
+                continue
+            die = out.roller.roll(6, f"reserves {unit}", stage="reserves")
+            out.roller.annotate(outcome="arrives" if die >= target else "waits")
+            if die >= target:
+                arrived.append(unit)
+        out.emit(ReservesRolled(take_roll(out.roller, start), tuple(arrived)))
+    for unit in sorted(u.id for u in out.state.battle.units.values() if u.retreating and u.alive):
+        me = out.state.battle.units[unit]
+        _ld_test(out, unit, "regroup", 1 if 2 * me.models <= me.models_start else 0)
+    seats = [
+        seat
+        for seat in SEATS
+        if any(u.place is Place.AVAILABLE for u in out.state.battle.seat_units(seat))
+    ]
+    if not seats:
+        out.emit(StageEntered(DynStage.PLACEMENT))
+    elif len(seats) == 1:
+        out.emit(StageEntered(DynStage.ARRIVALS, 0, seats[0]))
+    else:  # both place arrivals: the advantage winner places first or lets the other [L148-L152]
+        out.emit(StageEntered(DynStage.ARRIVALS, 0, ""))
+        _advantage(out, "reserves", False)
+
+
+def _arrive(out: _Out, cmd: Arrive, actor: str) -> None:
+    s = out.state
+    _stage(s, DynStage.ARRIVALS)
+    _my_go(s, actor)
+    out.pen(cmd, actor, _synthetic(s, actor, Phase.MOVEMENT))
+    if not any(remaining(out.state, seat) for seat in SEATS):
+        out.emit(StageEntered(DynStage.PLACEMENT))
+
+
+def _synthetic(
+    state: DynamicsState, actor: str, phase: Phase, restore: Iterable[str] = ()
+) -> BattleState:
+    """The tracked PEN state as ``actor``'s turn, ``restore``: units whose pending casualties
+    still act in this pass [L231]."""
+    b = replace(
+        state.battle, stage=Stage.BATTLE, first=actor, turn=0, phase=phase, active_unit=None
+    )
+    for unit in restore:
+        me = b.units[unit]
+        start = state.pass_start.get(unit, 0)
+        if start > me.models:
+            b = b.with_unit(replace(me, models=start, place=Place.TABLE))
+    return b
+
+
+# -- order placement -------------------------------------------------------------------------
+
+
+def _place(out: _Out, cmd: PlaceOrder, actor: str, secret: str | bytes | None) -> None:
+    s = out.state
+    _stage(s, DynStage.PLACEMENT)
+    if actor in s.locked:
+        raise refuse("orders_locked", "your orders are locked for this turn")
+    me = s.battle.units.get(cmd.unit)
+    if me is None:
+        raise refuse("unknown_unit", f"there is no squad {cmd.unit!r}", kind=RefusalKind.INPUT)
+    if me.seat != actor:
+        raise refuse("not_your_unit", f"{cmd.unit} is not yours", kind=RefusalKind.FORBIDDEN)
+    if not me.on_table:
+        raise refuse("not_on_table", "only units on the battlefield take an order [L171]")
+    if me.arrived_deep_strike and cmd.order is not Order.DEEP_STRIKE:
+        raise refuse("deep_strike_only", "a unit arriving by deep strike takes Deep Strike [L177]")
+    if cmd.order is Order.DEEP_STRIKE and not me.arrived_deep_strike:
+        raise refuse("no_deep_strike", "Deep Strike is the order of a deep strike arrival [L122]")
+    if me.retreating and cmd.order is not Order.FIRE:
+        raise refuse("fire_only", "a falling-back unit may only take the Fire order [L179]")
+    if me.locked and not me.retreating and cmd.order is not Order.ASSAULT:
+        raise refuse("assault_only", "a unit locked in combat takes an Assault order (D8)")
+    if secret is None:
+        raise refuse("no_secret", "this match has no secret to seal orders with")
+    nonce = order_nonce(secret, s.turn, cmd.unit, s.placements)
+    out.emit(
+        OrderCommitted(actor, cmd.unit, s.turn, commitment(s.turn, cmd.unit, cmd.order, nonce))
+    )
+    out.emit(OrderChosen(cmd.unit, cmd.order, nonce), audience=(actor,))
+
+
+def _lock(out: _Out, actor: str) -> None:
+    s = out.state
+    _stage(s, DynStage.PLACEMENT)
+    assert s.setup is not None
+    if actor in s.locked:
+        raise refuse("orders_locked", "your orders are already locked")
+    missing = [u for u in s.needs_order(actor) if u not in s.slots]
+    if missing:
+        raise refuse("orders_missing", f"every unit takes an order: {', '.join(missing)} [L171]")
+    supply = s.setup.tokens_per_type
+    if supply is not None:
+        for order in Order:
+            used = sum(1 for x in s.slots.values() if x.seat == actor and x.order is order)
+            if used > supply.get(actor, 0):
+                raise refuse("out_of_tokens", f"{used} {order} orders: you have {supply[actor]}")
+    out.emit(OrdersLocked(actor))
+    if len(out.state.locked) == 2:
+        _next_reveal_step(out)
+
+
+def _next_reveal_step(out: _Out) -> None:
+    s = out.state
+    assert s.setup is not None
+    steps = sorted({s.setup.initiative(x.unit) for x in s.slots.values() if not x.revealed})
+    if steps:
+        _enter_step(out, DynStage.REVEAL, steps[0])
+    else:
+        _next_resolve_step(out)
+
+
+# -- reveal ----------------------------------------------------------------------------------
+
+
+def _resolve_step(s: DynamicsState, slot: Slot, decl: Declaration) -> int:
+    assert s.setup is not None
+    own = s.setup.initiative(slot.unit)
+    if decl.delay_to:
+        return s.setup.initiative(decl.delay_to)
+    if decl.with_passengers:
+        passengers = [p for p in s.setup.transports.get(slot.unit, ()) if s.battle.units[p].alive]
+        return max([own, *(s.setup.initiative(p) for p in passengers)])
+    return own
+
+
+def _check_declaration(s: DynamicsState, slot: Slot, cmd: RevealOrder) -> Declaration:
+    assert s.setup is not None
+    assert slot.order is not None
+    order, b = slot.order, s.battle
+    me = b.units[slot.unit]
+    problems: list[str] = []
+    target = cmd.target
+    if target:
+        them = b.units.get(target)
+        if them is None or them.seat == slot.seat or not them.on_table:
+            problems.append(f"{target!r} is not an enemy unit on the table")
+        if order is Order.FORCED_MARCH:
+            problems.append("a Forced March names no target [L110]")
+        if order is Order.DEEP_STRIKE and cmd.mode != "shoot":
+            problems.append("a deep striker names a target only to shoot [L124]")
+    elif order in (Order.FIRE, Order.ASSAULT) or (
+        order is Order.DEEP_STRIKE and cmd.mode == "shoot"
+    ):
+        problems.append(f"{order} declares its target [L80], [L90], [L199]")
+    if order is Order.DEEP_STRIKE and cmd.mode not in ("run", "shoot"):
+        problems.append("a Deep Strike declares run or shoot [L124]")
+    if order is not Order.DEEP_STRIKE and cmd.mode:
+        problems.append("only Deep Strike declares a mode")
+    if me.locked and order is Order.ASSAULT and target not in me.locked:
+        problems.append("a locked unit fights a unit it is locked with (D8)")
+    if cmd.tank_shock_inches is not None:
+        if order is not Order.TACTICAL_MOVE or not me.is_vehicle:
+            problems.append("a Tank Shock is a vehicle's Tactical Move [L33]")
+        elif not 0 < cmd.tank_shock_inches <= 12 or not cmd.tank_shock_direction:
+            problems.append("a Tank Shock declares its direction and 1 to 12 ps [L33]")
+    if cmd.with_passengers and slot.unit not in s.setup.transports:
+        problems.append("only a transport acts at its passengers' pass [L223]")
+    if cmd.delay_to:
+        escort = s.slots.get(cmd.delay_to)
+        if s.setup.escorts.get(slot.unit) != cmd.delay_to:
+            problems.append("an independent character delays only to its escort [L219], [L297]")
+        elif (
+            escort is None
+            or not escort.revealed
+            or escort.order is not order
+            or escort.declaration.target != target
+        ):
+            problems.append("the escort must have revealed the same order and target [L219]")
+        elif s.setup.initiative(cmd.delay_to) >= s.setup.initiative(slot.unit):
+            problems.append("a delay goes to a lower pass (D7)")
+    if problems:
+        raise refuse("bad_declaration", f"{slot.unit}: " + "; ".join(problems))
+    return Declaration(
+        target,
+        cmd.mode,
+        cmd.tank_shock_inches,
+        cmd.tank_shock_direction,
+        cmd.with_passengers,
+        cmd.delay_to,
+    )
+
+
+def _reveal(out: _Out, cmd: RevealOrder, actor: str) -> None:
+    s = out.state
+    _stage(s, DynStage.REVEAL)
+    _my_go(s, actor)
+    slot = _own_slot(s, cmd.unit, actor)
+    if cmd.unit not in remaining(s, actor):
+        raise refuse(
+            "not_this_step",
+            f"{cmd.unit} reveals at Initiative {s.setup.initiative(cmd.unit) if s.setup else 0}",
+        )
+    decl = _check_declaration(s, slot, cmd)
+    assert slot.order is not None
+    step = _resolve_step(s, slot, decl)
+    out.emit(OrderRevealed(cmd.unit, slot.order, slot.nonce, decl, step))
+    if not any(remaining(out.state, seat) for seat in SEATS):
+        _next_reveal_step(out)
+
+
+# -- resolution ------------------------------------------------------------------------------
+
+
+def _next_resolve_step(out: _Out) -> None:
+    s = out.state
+    steps = sorted({x.step for x in s.slots.values() if not x.resolved}, reverse=True)
+    if steps:
+        _enter_step(out, DynStage.RESOLVE, steps[0])
+    else:
+        _end_turn(out)
+
+
+def _acting(out: _Out, unit: str, actor: str) -> Slot:
+    s = out.state
+    _stage(s, DynStage.RESOLVE)
+    _my_go(s, actor)
+    slot = _own_slot(s, unit, actor)
+    if s.active and s.active != unit:
+        raise refuse("order_open", f"finish the order of {s.active} first (end_order)")
+    if unit not in remaining(s, actor):
+        raise refuse("not_this_pass", f"{unit} acts at Initiative {slot.step}")
+    return slot
+
+
+def _move(out: _Out, cmd: Move, actor: str) -> None:
+    slot = _acting(out, cmd.unit, actor)
+    s = out.state
+    me = s.battle.units[cmd.unit]
+    fleeing = me.retreating and slot.order is Order.FIRE
+    if slot.order not in _MOVING and not fleeing:
+        raise refuse("no_move", f"a {slot.order} order does not move [L80], [L122]")
+    if slot.moved or slot.shot or slot.charged:
+        raise refuse("already_moved", "the move comes first, once [L31]")
+    if me.models <= 0:
+        raise refuse("pending", "its models are all pending casualties: they shoot or strike only")
+    allowed = {Speed.STATIONARY, Speed.NORMAL}
+    if slot.order is Order.FORCED_MARCH or fleeing:
+        allowed = {Speed.RAPID} if fleeing else {Speed.NORMAL, Speed.RAPID}
+    if cmd.speed not in allowed:
+        raise refuse(
+            "wrong_speed", f"a {slot.order} order moves at {', '.join(sorted(allowed))} (D4)"
+        )
+    out.pen(cmd, actor, _synthetic(s, actor, Phase.MOVEMENT))
+
+
+def _shoot(out: _Out, cmd: Shoot, actor: str) -> None:
+    slot = _acting(out, cmd.unit, actor)
+    s = out.state
+    decl = slot.declaration
+    if slot.order not in _SHOOTING or (slot.order is Order.DEEP_STRIKE and decl.mode != "shoot"):
+        raise refuse("no_shooting", f"this {slot.order} order does not shoot")
+    if cmd.target != decl.target:
+        raise refuse(
+            "declared_target", f"it shoots its declared target {decl.target!r} [L31], [L80]"
+        )
+    if slot.charged:
+        raise refuse("after_charge", "shooting comes before the charge [L90]")
+    if slot.order is Order.TACTICAL_MOVE:
+        spec = s.battle.unit_spec(cmd.unit).weapon(cmd.weapon)
+        kind = (
+            spec.profile.get("type")
+            if spec is not None and isinstance(spec.profile, dict)
+            else None
+        )
+        if kind in ("heavy", "artillery") or (kind == "rapid fire" and not cmd.half_range):
+            raise refuse(
+                "stationary_weapon",
+                "a Tactical Move cannot fire heavy, artillery or rapid fire at full range [L31]",
+            )
+    battle = _synthetic(s, actor, Phase.MOVEMENT, restore=(cmd.unit,))
+    if s.turn == 1 and cmd.target in battle.units and cmd.target not in s.scouted:
+        # PEN's first-turn protection [L1337] applies to both sides in common turn 1 (D1)
+        them = battle.units[cmd.target]
+        if them.on_table and them.speed is None:
+            battle = battle.with_unit(replace(them, speed=Speed.RAPID, moved=12))
+    out.pen(cmd, actor, battle)
+
+
+def _charge(out: _Out, cmd: Charge, actor: str) -> None:
+    slot = _acting(out, cmd.unit, actor)
+    if slot.order is not Order.ASSAULT:
+        raise refuse("no_assault", "only an Assault order charges [L90], [L126]")
+    if cmd.target != slot.declaration.target:
+        raise refuse("declared_target", "it charges its declared target [L90]")
+    out.pen(cmd, actor, _synthetic(out.state, actor, Phase.ASSAULT))
+
+
+def _fight(out: _Out, cmd: Fight, actor: str) -> None:
+    slot = _acting(out, cmd.unit, actor)
+    s = out.state
+    if slot.order is not Order.ASSAULT or cmd.target != slot.declaration.target:
+        raise refuse("no_assault", "an Assault order fights its declared target [L90]")
+    if slot.rounds >= 1:
+        raise refuse("one_round", "an Assault order fights one round [L92]")
+    battle = _synthetic(s, actor, Phase.ASSAULT, restore=(cmd.unit, cmd.target))
+    real = s.battle.units
+
+    def fix(event: Event) -> Event:
+        if not isinstance(event, CombatFought):
+            return event
+
+        def left(unit: str, after: int) -> int:
+            gone = battle.units[unit].models - after
+            return max(0, real[unit].models - gone)
+
+        return replace(
+            event,
+            unit_models_left=left(event.unit, event.unit_models_left),
+            target_models_left=left(event.target, event.target_models_left),
+        )
+
+    out.pen(cmd, actor, battle, fix)
+
+
+def _postpone(out: _Out, cmd: Postpone, actor: str) -> None:
+    slot = _acting(out, cmd.unit, actor)
+    s = out.state
+    if slot.postponed >= MAX_POSTPONES:
+        raise refuse("postponed_enough", f"an order waits at most {MAX_POSTPONES} times")
+    others = [u for seat in SEATS for u in remaining(s, seat) if u != cmd.unit]
+    if not others:
+        raise refuse("nothing_to_wait_for", "no other order of this pass is left: resolve it")
+    out.emit(OrderPostponed(cmd.unit))
+
+
+def _shooters_left(s: DynamicsState, unit: str) -> bool:
+    """Whether an unresolved order of this pass may still shoot at ``unit`` [L241]."""
+    return any(
+        x.step == s.step
+        and not x.resolved
+        and x.declaration.target == unit
+        and x.order in _SHOOTING
+        for x in s.slots.values()
+    )
+
+
+def _deferred_morale(out: _Out, final: bool) -> None:
+    """A unit that lost 25% of its models to shooting in this pass tests once no order of the
+    pass can still shoot at it, -1 at 50% [L241]."""
+    s = out.state
+    for unit in sorted(s.shot_losses):
+        lost, base = s.shot_losses[unit], out.state.pass_start.get(unit, 0)
+        me = out.state.battle.units[unit]
+        if unit in out.state.morale_done or base <= 0 or 4 * lost < base:
+            continue
+        if me.models <= 0 or me.is_vehicle or me.locked or me.retreating:
+            continue
+        if not final and _shooters_left(out.state, unit):
+            continue
+        _ld_test(out, unit, "morale", 1 if 2 * lost >= base else 0)
+
+
+def _end_order(out: _Out, cmd: EndOrder, actor: str) -> None:
+    _acting(out, cmd.unit, actor)
+    out.emit(OrderEnded(cmd.unit))
+    _deferred_morale(out, final=False)
+    if not any(remaining(out.state, seat) for seat in SEATS):
+        _deferred_morale(out, final=True)
+        out.emit(PassEnded(out.state.step))
+        _next_resolve_step(out)
+
+
+def _end_turn(out: _Out) -> None:
+    s = out.state
+    out.emit(TurnEnded(s.turn))
+    target = tables.game_continues_target(s.turn) if s.turn >= 5 else 0
+    if s.turn >= 5:  # a common turn is a game round for the game's length (D5) [L826]
+        if target is None:
+            out.emit(GameLengthRolled(s.turn, NO_DICE, False))
+        else:
+            start = len(out.roller.records)
+            die = out.roller.roll(6, f"game length after turn {s.turn}", stage="game_length")
+            out.roller.annotate(outcome="continues" if die >= target else "ends")
+            out.emit(GameLengthRolled(s.turn, take_roll(out.roller, start), die >= target))
+        if out.state.stage is DynStage.OVER:
+            return
+    out.emit(TurnBegan(s.turn + 1))
+
+
+# -- the rule book ---------------------------------------------------------------------------
+
+
+def decide(
+    state: DynamicsState,
+    command: Tagged,
+    actor: str,
+    dice: Roller,
+    secret: str | bytes | None = None,
+) -> Decision[DynamicsState]:
+    if actor not in SEATS:
+        raise refuse("bad_seat", "only seats A and B act", kind=RefusalKind.FORBIDDEN)
+    if state.battle.stage is Stage.ENDED:
+        raise refuse("battle_over", "the battle is over")
+    out = _Out(state, dice)
+    match command:
+        case CreateDynamics():
+            _create(out, command)
+        case DeclareReserve() | EndStep() | RollOff() | ChooseFirst() | Deploy() | ScoutMove():
+            _setup_step(out, command, actor)
+        case StartTurn():
+            _start_turn(out)
+        case RollAdvantage():
+            _roll_advantage(out, command, actor)
+        case ChooseStarter():
+            _choose_starter(out, command, actor)
+        case Arrive():
+            _arrive(out, command, actor)
+        case PlaceOrder():
+            _place(out, command, actor, secret)
+        case LockOrders():
+            _lock(out, actor)
+        case RevealOrder():
+            _reveal(out, command, actor)
+        case Move():
+            _move(out, command, actor)
+        case Shoot():
+            _shoot(out, command, actor)
+        case Charge():
+            _charge(out, command, actor)
+        case Fight():
+            _fight(out, command, actor)
+        case Postpone():
+            _postpone(out, command, actor)
+        case EndOrder():
+            _end_order(out, command, actor)
+        case ReportControl():
+            _stage(state, DynStage.OVER)
+            out.pen(command, actor, state.battle)
+        case _:
+            raise refuse("unknown_command", f"{command.kind} is not a Dynamics command")
+    return Decision(tuple(out.events), out.state)
+
+
+@dataclass(frozen=True, slots=True)
+class DynamicsRuleBook:
+    """The rule book of a Dynamics battle; ``secret`` (the match's, server side) seals the
+    orders' nonces. Replay never needs it: the nonces are in the owner's secret events."""
+
+    secret: str | bytes | None = None
+
+    @property
+    def rule_system(self) -> str:
+        return SYSTEM_ID
+
+    @property
+    def event_codec(self) -> TaggedCodec:
+        return EVENT_CODEC
+
+    @property
+    def command_codec(self) -> TaggedCodec:
+        return COMMAND_CODEC
+
+    def initial_state(self) -> DynamicsState:
+        return DynamicsState()
+
+    def evolve(self, state: DynamicsState, event: Event) -> DynamicsState:
+        return evolve(state, event)
+
+    def decide(
+        self, state: DynamicsState, command: Tagged, actor: str, dice: Roller
+    ) -> Decision[DynamicsState]:
+        return decide(state, command, actor, dice, self.secret)

@@ -1,0 +1,89 @@
+"""The state of a Dynamics battle: the PEN battle state it is played on (``battle``) and the
+common turn around it (rules/dynamics.md §6.2): stage, Initiative step, whose go it is, the
+advantage, the hidden orders (kept here, server side; views filter them) and the pending
+casualties of the current resolution pass."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+
+from app.engine.dynamics.orders import Order
+from app.engine.dynamics.setup import DynamicsSetup
+from app.engine.pen.battle.state import BattleState
+
+__all__ = ["Declaration", "DynStage", "DynamicsState", "Slot"]
+
+
+class DynStage(enum.StrEnum):
+    SETUP = "setup"  # the PEN set-up (reserves, deployment roll-off, deployment, scouts)
+    TURN_START = "turn_start"  # start-of-turn tests, reserve rolls [L169]
+    ARRIVALS = "arrivals"  # arriving reserves placed alternately [L152]
+    PLACEMENT = "placement"  # hidden orders [L167-L185]
+    REVEAL = "reveal"  # Initiative 1 -> 10 [L187-L211]
+    RESOLVE = "resolve"  # Initiative 10 -> 1 [L213-L257]
+    OVER = "over"  # the PEN scoring / end (the battle's own stage says which)
+
+
+@dataclass(frozen=True, slots=True)
+class Declaration:
+    """What the owner says when an order is revealed [L199]."""
+
+    target: str = ""  # shooting / charge target
+    mode: str = ""  # Deep Strike: "run" or "shoot" [L124]
+    tank_shock_inches: int | None = None  # Tactical Move, vehicle [L33]
+    tank_shock_direction: str = ""
+    with_passengers: bool = False  # a transport acts at its passengers' pass [L223]
+    delay_to: str = ""  # an IC acts with this escort [L219]
+
+
+@dataclass(frozen=True, slots=True)
+class Slot:
+    """One unit's order this turn. ``order`` and ``nonce`` are SECRET until ``revealed``."""
+
+    unit: str
+    seat: str
+    commitment: str
+    order: Order | None = None
+    nonce: str = ""
+    revealed: bool = False
+    declaration: Declaration = Declaration()
+    step: int = 0  # the resolution pass it acts in
+    resolved: bool = False
+    postponed: int = 0
+    moved: bool = False
+    shot: bool = False
+    charged: bool = False
+    rounds: int = 0  # close-combat rounds fought by this order
+
+
+@dataclass(frozen=True, slots=True)
+class DynamicsState:
+    setup: DynamicsSetup | None = None
+    battle: BattleState = field(default_factory=BattleState)
+    stage: DynStage = DynStage.SETUP
+    turn: int = 0
+    placements: int = 0  # running count of orders placed (the nonces' counter)
+    slots: Mapping[str, Slot] = field(default_factory=dict)
+    locked: tuple[str, ...] = ()  # seats that locked their orders, in order
+    bonus: str = ""  # who locked first this turn: +1 once [L160], [L185]
+    bonus_spent: bool = False
+    step: int = 0  # the current Initiative step (reveal or resolve)
+    advantage: str = ""  # who won the advantage test of this step ("" when none yet)
+    to_act: str = ""  # whose go it is ("" while an advantage test is awaited)
+    active: str = ""  # the unit whose order is being resolved
+    pass_start: Mapping[str, int] = field(default_factory=dict)  # models at the pass's start
+    shot_losses: Mapping[str, int] = field(default_factory=dict)  # lost to shooting this pass
+    morale_done: frozenset[str] = frozenset()
+    scouted: frozenset[str] = frozenset()
+    effects: Mapping[str, int] = field(default_factory=dict)  # shaken/stunned: turn inflicted
+
+    def with_slot(self, slot: Slot) -> DynamicsState:
+        slots = dict(self.slots)
+        slots[slot.unit] = slot
+        return replace(self, slots=slots)
+
+    def needs_order(self, seat: str) -> list[str]:
+        """The units of ``seat`` on the table: each takes exactly one order [L171]."""
+        return sorted(u.id for u in self.battle.seat_units(seat) if u.on_table)
