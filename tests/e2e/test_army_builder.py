@@ -181,3 +181,51 @@ def test_phone_layout(browser, live_server, tmp_path) -> None:  # type: ignore[n
         page.screenshot(path=str(tmp_path / "army-phone.png"))
     finally:
         context.close()
+
+
+def test_faction_first_then_undo_share_and_paste_back(page) -> None:  # type: ignore[no-untyped-def]
+    register(page)
+    page.goto("/armies/new")
+    # the faction changes before any name is typed: the detachments follow it
+    page.select_option("#faction-select", "Orks")
+    page.wait_for_selector('#detachment-select option[value="War Horde"]', state="attached")
+    assert page.locator('#detachment-select option[value="Gladius Task Force"]').count() == 0
+    page.select_option("#faction-select", "Adeptus Astartes")
+    page.wait_for_selector(
+        '#detachment-select option[value="Gladius Task Force"]', state="attached"
+    )
+    page.fill("#new-army-form input[name=name]", "Paste me")
+    page.select_option("#new-army-form select[name=battle_size]", "incursion")
+    page.click("#create-army")
+    page.wait_for_selector("#army-name")
+    assert "Adeptus Astartes · Gladius Task Force" in page.locator(".army-meta").inner_text()
+
+    add(page, "Captain")
+    page.wait_for_selector('article.unit-card[data-datasheet="Captain"]')
+    add(page, "Intercessor Squad")
+    expect(page.locator("#points-total")).to_have_text("160")
+    # a removal, undone
+    page.click("#unit-1 button.remove-unit")
+    expect(page.locator("#points-total")).to_have_text("80")
+    page.click("#undo-remove")
+    expect(page.locator("#points-total")).to_have_text("160")
+    expect(page.locator('article.unit-card[data-datasheet="Intercessor Squad"]')).to_be_visible()
+
+    # the share link stays on the page, with a copy button
+    page.click("#create-share")
+    page.wait_for_selector("#share-link-field")
+    link = page.locator("#share-link-field").input_value()
+    page.reload()
+    assert page.locator("#share-link-field").input_value() == link
+    expect(page.locator("#copy-share-link")).to_be_visible()
+
+    # the text export, pasted back, makes the same list
+    page.click("#text-export > summary")
+    text = page.locator("#text-export textarea").input_value()
+    assert "• 1x Bolt pistol" in text
+    page.goto("/armies/import")
+    page.fill("#import-document", text)
+    page.click("#import-submit")
+    page.wait_for_selector("#army-name")
+    assert page.locator("#army-name").inner_text() == "Paste me"
+    assert page.locator("#points-total").inner_text() == "160"
