@@ -55,3 +55,50 @@ def test_preset_live_update_and_roll(page, tmp_path) -> None:  # type: ignore[no
     page.wait_for_selector("#dice-list")
     assert page.locator("#seed code").inner_text() == seed
     assert page.locator("#dice-list .die").all_inner_texts() == dice
+
+
+def test_phone_in_french_picker_compare_and_pen_without_htmx_errors(browser, live_server) -> None:  # type: ignore[no-untyped-def]
+    """Issue 18: the page a player uses on a phone, in French."""
+    context = browser.new_context(
+        base_url=live_server, locale="fr-FR", viewport={"width": 390, "height": 844}
+    )
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    try:
+        page.goto("/calculator")
+        assert page.locator("#calculator-title").inner_text() == "Calculateur d'attaque"
+
+        # the picker: type to search, choose, and the ability joins the row's list
+        page.locator("#f-w0-pick").fill("Lethal Hits")
+        page.locator("#f-w0-pick").dispatch_event("change")
+        expect(page.locator("#f-w0-abilities")).to_have_value(re.compile(r"Lethal Hits$"))
+
+        # Calculate: the form folds and the summary is on screen without scrolling
+        page.click("#calculate")
+        page.wait_for_url(re.compile(r"#results$"))
+        expect(page.locator("#calculator-form")).to_have_class(re.compile("collapsed"))
+        box = page.locator("#summary").bounding_box()
+        assert box is not None
+        assert 0 <= box["y"] < 844
+
+        # compare: pin this profile, change the weapon count, both on one chart
+        page.locator("#edit-attack").click()
+        page.click("#pin")
+        page.wait_for_url(re.compile(r"vs="))
+        page.fill("#f-w0-models", "")
+        page.locator("#f-w0-models").press_sequentially("10")
+        expect(page.locator("#compare-legend li")).to_have_count(2)
+        assert page.locator("#compare g.compare-group").first.locator("rect").count() == 2
+
+        # PEN: recalculations log no htmx error; a vehicle hides the unit's fields
+        page.goto("/calculator?system=pen")
+        page.fill("#f-a-models", "")
+        page.locator("#f-a-models").press_sequentially("7")
+        page.select_option("#f-t-kind", "vehicle")
+        page.wait_for_timeout(800)
+        expect(page.locator("#f-t-toughness")).to_be_hidden()
+        expect(page.locator("#f-v-front")).to_be_visible()
+        assert [e for e in errors if "htmx" in e] == []
+    finally:
+        context.close()
