@@ -17,7 +17,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends, Header, Query, Request, Response, status
 from fastapi.responses import JSONResponse, StreamingResponse
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from app.accounts.deps import CurrentUser, OptionalUser
@@ -110,9 +110,11 @@ def match_out(
     *,
     with_view: bool = True,
     names: dict[str, str] | None = None,
+    armies: tuple[dict[str, Any] | None, dict[str, Any] | None] | None = None,
 ) -> MatchOut:
     names = service.player_names(db, match) if names is None else names
     view = service.view(db, match, seat) if with_view else None
+    army_a, army_b = (match.army_a, match.army_b) if armies is None else armies
     return MatchOut(
         id=match.id,
         rule_system=match.rule_system,
@@ -122,8 +124,8 @@ def match_out(
         opponent=match.opponent_kind,
         seat="A" if seat is Seat.A else "B",
         players={
-            "A": _player(match.army_a, names["A"]),
-            "B": _player(match.army_b, names["B"], guest=match.opponent_kind == OpponentKind.GUEST),
+            "A": _player(army_a, names["A"]),
+            "B": _player(army_b, names["B"], guest=match.opponent_kind == OpponentKind.GUEST),
         },
         version=match.version,
         round=match.round,
@@ -327,12 +329,29 @@ def get_match(
     headers = {"ETag": tag, "Cache-Control": "private, no-cache"}
     if _fresh(if_none_match, tag):
         return Response(status_code=status.HTTP_304_NOT_MODIFIED, headers=headers)
-    # The answer of one seat at one version is built once per process (app.matches.reads).
-    body = reads.snapshot(db, match).rendered(
-        ("match_out", str(seat), tag),
-        lambda: match_out(request, db, match, seat, names=names).model_dump_json().encode(),
-    )
+    # The answer of one seat at one version is built once per process (app.matches.reads),
+    # and the armies' summaries once per match: their snapshots are fixed by the join.
+    snap = reads.snapshot(db, match)
+
+    def build() -> bytes:
+        armies = snap.lasting("armies", lambda: _army_summaries(db, match.id))
+        out = match_out(request, db, match, seat, names=names, armies=armies)
+        return out.model_dump_json().encode()
+
+    body = snap.rendered(("match_out", str(seat), tag), build)
     return Response(body, media_type="application/json", headers=headers)
+
+
+_SUMMARY = ("name", "faction", "points")
+
+
+def _army_summaries(
+    db: Session, match_id: int
+) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """What an answer shows of the two army snapshots (without holding on to their units)."""
+    found = db.execute(select(Match.army_a, Match.army_b).where(Match.id == match_id)).one()
+    a, b = (None if s is None else {k: s.get(k) for k in _SUMMARY} for s in found)
+    return a, b
 
 
 @router.delete(
@@ -409,6 +428,18 @@ class Fetched:
     snapshot: reads.Snapshot | None
 
 
+_STREAM_ROW = select(  # built once: its cache key is memoised on it
+    Match.id,
+    Match.secret,
+    Match.version,
+    Match.status,
+    Match.round,
+    Match.player_a_id,
+    Match.player_b_id,
+    Match.guest_digest,
+).where(Match.id == bindparam("match_id"))
+
+
 def event_reader(request: Request, match_id: int, who: service.Caller) -> events.Shared[Fetched]:
     """The read of a stream: one short session and one snapshot per wake-up of the match,
     shared by its streams in this process; each viewer then takes its seat's new entries."""
@@ -416,18 +447,7 @@ def event_reader(request: Request, match_id: int, who: service.Caller) -> events
 
     def fetch() -> Fetched:
         with database.sessions() as db:
-            row = db.execute(
-                select(
-                    Match.id,
-                    Match.secret,
-                    Match.version,
-                    Match.status,
-                    Match.round,
-                    Match.player_a_id,
-                    Match.player_b_id,
-                    Match.guest_digest,
-                ).where(Match.id == match_id)
-            ).one_or_none()
+            row = db.execute(_STREAM_ROW, {"match_id": match_id}).one_or_none()
             if row is None:
                 return Fetched(None, {}, None)
             state: dict[str, Any] = {"status": row.status, "round": row.round}

@@ -25,7 +25,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Any, Protocol, TypeVar
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from app.engine.match import Envelope, LogError, visible_to
@@ -45,13 +45,18 @@ class Snapshot:
     Never mutated once built, except to add renderings: a battle is only ever read here (a
     write executes on a fork)."""
 
-    __slots__ = ("_lock", "_rendered", "battle", "version")
+    __slots__ = ("_lasting", "_lock", "_rendered", "battle", "version")
 
-    def __init__(self, version: int, battle: Battle) -> None:
+    def __init__(
+        self, version: int, battle: Battle, lasting: dict[Hashable, Any] | None = None
+    ) -> None:
         self.version = version
         self.battle = battle
         self._lock = threading.Lock()
         self._rendered: dict[Hashable, Any] = {}
+        # renderings that hold for every version of the started match, handed from one
+        # snapshot of the match to the next (the armies' summaries)
+        self._lasting: dict[Hashable, Any] = {} if lasting is None else lasting
 
     def rendered(self, key: Hashable, build: Callable[[], T]) -> T:
         """``build()`` once per ``key`` for this version (concurrent callers wait for it)."""
@@ -62,6 +67,14 @@ class Snapshot:
             found = self._rendered.get(key, _MISSING)
             if found is _MISSING:
                 found = self._rendered[key] = build()
+        return found  # type: ignore[no-any-return]
+
+    def lasting(self, key: Hashable, build: Callable[[], T]) -> T:
+        """``build()`` once per ``key`` for the match, whatever its version: only for what
+        cannot change once the battle has started (e.g. the armies, fixed by the join)."""
+        found = self._lasting.get(key, _MISSING)
+        if found is _MISSING:
+            found = self._lasting[key] = build()  # a race builds the same value twice
         return found  # type: ignore[no-any-return]
 
     def entries(self, seat: str, since: int) -> list[dict[str, Any]]:
@@ -114,9 +127,10 @@ class ReadCache:
         one is (the same version keeps the snapshot already held, and its renderings)."""
         with self._lock:
             current = self._items.get(key)
+            lasting = None if current is None else current._lasting
             if current is not None and current.version >= version:
-                return current if current.version == version else Snapshot(version, battle)
-            snap = self._items[key] = Snapshot(version, battle)
+                return current if current.version == version else Snapshot(version, battle, lasting)
+            snap = self._items[key] = Snapshot(version, battle, lasting)
             self._items.move_to_end(key)
             while len(self._items) > self.size:
                 self._items.popitem(last=False)
@@ -142,19 +156,27 @@ class ReadCache:
 cache = ReadCache()
 
 
+# Built once: SQLAlchemy memoises a statement's cache key on the statement object.
+_ROWS = (
+    select(
+        MatchEvent.seq,
+        MatchEvent.batch,
+        MatchEvent.actor,
+        MatchEvent.at,
+        MatchEvent.audience,
+        MatchEvent.event,
+    )
+    .where(
+        MatchEvent.match_id == bindparam("match_id"),
+        MatchEvent.seq > bindparam("after"),
+        MatchEvent.seq <= bindparam("upto"),
+    )
+    .order_by(MatchEvent.seq)
+)
+
+
 def _rows(db: Session, match_id: int, after: int, upto: int) -> list[Envelope]:
-    rows = db.execute(
-        select(
-            MatchEvent.seq,
-            MatchEvent.batch,
-            MatchEvent.actor,
-            MatchEvent.at,
-            MatchEvent.audience,
-            MatchEvent.event,
-        )
-        .where(MatchEvent.match_id == match_id, MatchEvent.seq > after, MatchEvent.seq <= upto)
-        .order_by(MatchEvent.seq)
-    ).all()
+    rows = db.execute(_ROWS, {"match_id": match_id, "after": after, "upto": upto}).all()
     return [Envelope.from_json(envelope_json(r), EVENT_CODEC) for r in rows]
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from fastapi import FastAPI
+from sqlalchemy import Engine, event
 from sqlalchemy.orm import Session
 
 from app.engine.wh40k10e.battle import Battle
@@ -43,6 +44,30 @@ def test_a_get_of_an_unchanged_version_replays_and_renders_nothing_again(
         assert g.b.client.get(g.b.base + "/log").status_code == 200
     assert reads.cache.replays == replays + 1
     assert renders == ["B", "A"]  # one rendering per seat and version
+
+
+def test_a_refresh_after_a_write_does_not_load_the_armies_again(
+    new_game: Callable[..., Game], engine: Engine
+) -> None:
+    g = new_game()
+    setup_battle(g)
+    first = g.b.client.get(g.b.base).json()
+    statements: list[str] = []
+
+    def record(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        statements.append(statement)
+
+    event.listen(engine, "before_cursor_execute", record)
+    try:
+        g.a.send({"type": "end_phase"})
+        statements.clear()
+        moved = g.b.client.get(g.b.base).json()
+    finally:
+        event.remove(engine, "before_cursor_execute", record)
+    assert moved["version"] > first["version"]
+    assert moved["players"] == first["players"]  # names, armies, factions, points
+    assert statements  # it did read the match
+    assert not [s for s in statements if "army_a" in s or "army_b" in s]
 
 
 def test_the_cached_answer_is_the_replay_of_the_rows(
