@@ -277,7 +277,9 @@ class SharedArmyOut(BaseModel):
 
 
 class ShareOut(BaseModel):
-    token: str = Field(description="Shown once: only its digest is stored")
+    token: str = Field(
+        description="Derived from the server key: the list page shows it again while it is active"
+    )
     url: str = Field(description="The read-only page")
     api_url: str = Field(description="The read-only JSON")
 
