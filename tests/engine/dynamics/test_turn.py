@@ -184,3 +184,42 @@ def test_plus_two_wins_the_advantage_test() -> None:
     envs = battle.execute(RollAdvantage(), "A", dice=[3, 5, 1, 6])
     event = envs[-1].event
     assert (event.total_a, event.total_b, event.winner) == (3, 6, "B")
+
+
+def test_reserves_advantage_and_alternating_arrivals() -> None:
+    from app.engine.dynamics import DynamicsBattle
+    from app.engine.pen.battle.commands import (
+        Arrive,
+        ChooseFirst,
+        DeclareReserve,
+        Deploy,
+        EndStep,
+        RollOff,
+    )
+    from tests.engine.dynamics.support import SECRET
+
+    battle = DynamicsBattle.create(setup(), secret=SECRET)
+    battle.execute(DeclareReserve("dev"), "A")
+    battle.execute(DeclareReserve("vet"), "B")
+    battle.execute(EndStep(), "A")
+    battle.execute(EndStep(), "B")
+    battle.execute(RollOff(), "A", dice=[2, 5])
+    battle.execute(ChooseFirst("A"), "B")  # B won the roll-off: A deploys first
+    for seat in ("A", "B"):
+        for u in battle.state.battle.seat_units(seat):
+            if u.place is Place.UNDEPLOYED:
+                battle.execute(Deploy(u.id), seat)
+        battle.execute(EndStep(), seat)
+    # dawn 1; reserves on turn 1 arrive on 5+ (PEN's table, D4): dev 5, vet 6; advantage 2 v 4
+    envs = battle.execute(StartTurn(), "A", dice=[1, 5, 6, 2, 4])
+    assert [e.event.kind for e in envs][-1] == "advantage_rolled"
+    assert (battle.state.stage, battle.state.advantage) == (DynStage.ARRIVALS, "B")
+    battle.execute(ChooseStarter("A"), "B")  # B lets A place first [L152]
+    with pytest.raises(Refusal) as err:
+        battle.execute(Arrive("vet", Speed.NORMAL, 6), "B")
+    assert err.value.code == "not_your_go"
+    battle.execute(Arrive("dev", Speed.NORMAL, 6), "A")
+    battle.execute(Arrive("vet", Speed.NORMAL, 6), "B")
+    assert battle.state.stage is DynStage.PLACEMENT
+    assert battle.state.needs_order("A") == ["dev", "tac"]  # arrivals take orders [L173]
+    assert replayed(battle).state == battle.state
