@@ -31,6 +31,7 @@ from app.engine.wh40k10e.battle.state import (
     Effect,
     ModelDamage,
     MoveMode,
+    Phase,
     WeaponUse,
 )
 from app.matches.armies import snapshot_unit
@@ -105,10 +106,24 @@ def unit_weapons(
         if snap is None:
             continue
         alive = state.units[part].models_alive
-        for w in snap.get("weapons", ()):
-            carried = min(int(w.get("models", 0)), alive)
+        weapons = list(snap.get("weapons", ()))
+        # the loadout says who carries what; a snapshot whose data named no carrier at all
+        # (a datasheet without wargear data) leaves it to the players: every model
+        known = any(int(w.get("models", 0)) > 0 for w in weapons)
+        # a model shoots its Pistols or its other ranged weapons [L2073-2081]: the models
+        # that fired the other kind this phase cannot fire this one
+        fired = {True: 0, False: 0}
+        if not _big_part(state, part):
+            for w in weapons:
+                if w.get("kind") == "ranged":
+                    n = u.models_used(part, weapon_id(w))
+                    fired[_has(w, "pistol")] = max(fired[_has(w, "pistol")], n)
+        for w in weapons:
+            carried = min(int(w.get("models", 0)), alive) if known else alive
             used = u.models_used(part, weapon_id(w))
-            left = 0 if u.all_weapons_used else max(0, (carried or alive) - used)
+            left = 0 if u.all_weapons_used else max(0, carried - used)
+            if w.get("kind") == "ranged" and fired[not _has(w, "pistol")]:
+                left = max(0, min(left, alive - fired[not _has(w, "pistol")] - used))
             out.append(
                 {
                     **w,
@@ -190,6 +205,96 @@ def _target(
     return main, order
 
 
+def _has(weapon: Mapping[str, Any], ability: str) -> bool:
+    key = ability.casefold()
+    return any(str(a).casefold().split(" ")[0] == key for a in weapon.get("abilities", ()))
+
+
+def _big_part(state: BattleState, part: str) -> bool:
+    spec = state.specs[part]
+    return spec.has("MONSTER") or spec.has("VEHICLE")
+
+
+def _engaged_with_friends(state: BattleState, attacker: str, target: str) -> bool:
+    """Whether ``target`` is within Engagement Range of a unit of ``attacker``'s army."""
+    owner = state.units[attacker].owner
+    return any(
+        state.units[e].owner is owner
+        for part in state.group(target)
+        for e in state.engaged_units(part)
+    )
+
+
+def weapon_problem(
+    state: BattleState, attacker: str, target: str, weapon: Mapping[str, Any]
+) -> str | None:
+    """Why ``attacker`` may not attack ``target`` with ``weapon`` now (``None``: it may).
+
+    Ranged weapons shoot (in the Shooting phase, or Fire Overwatch), melee weapons fight.
+    After an Advance only [ASSAULT] weapons [L2009-2016]; a model within Engagement Range
+    shoots only its Pistols unless it is a MONSTER or VEHICLE [L1529-1551], [L2060-2072];
+    [BLAST] never at a unit within Engagement Range of a unit of the attacker's army, its own
+    included [L2187-2190]."""
+    fighting = state.phase is Phase.FIGHT
+    kind = str(weapon.get("kind"))
+    name = str(weapon.get("name"))
+    if fighting and kind != "melee":
+        return f"{name} is a ranged weapon: the Fight phase uses melee weapons"
+    if not fighting and kind == "melee":
+        return f"{name} is a melee weapon: it fights, it does not shoot"
+    if fighting:
+        return None
+    part = str(weapon.get("unit") or attacker)
+    if state.units[attacker].move is MoveMode.ADVANCE and not _has(weapon, "assault"):
+        return f"{name} is not an Assault weapon: the unit Advanced this turn"
+    if state.engaged(attacker) and not _big_part(state, part) and not _has(weapon, "pistol"):
+        return f"{name} is not a Pistol: within Engagement Range a unit shoots only its Pistols"
+    if _has(weapon, "blast") and _engaged_with_friends(state, attacker, target):
+        return f"{name} has Blast: it never targets a unit within Engagement Range of your units"
+    return None
+
+
+def pistols_mixed(
+    state: BattleState,
+    attacker: str,
+    available: Sequence[Mapping[str, Any]],
+    picked: Sequence[tuple[Mapping[str, Any], int]],
+) -> str | None:
+    """A model shoots either its Pistols or its other ranged weapons, unless it is a MONSTER
+    or VEHICLE [L2073-2081]: per part, the models that shoot Pistols and those that shoot
+    other weapons (this attack and the earlier ones of the phase) cannot add up to more
+    models than the part has alive."""
+    if state.phase is Phase.FIGHT:
+        return None
+    u = state.units[state.group(attacker)[0]]
+    for part in state.group(attacker):
+        if _big_part(state, part):
+            continue
+        per_weapon: dict[tuple[str, bool], int] = {}
+        pistol_of = {
+            weapon_id(w): _has(w, "pistol")
+            for w in available
+            if w["unit"] == part and w["kind"] == "ranged"
+        }
+        for use in u.weapons_used:
+            if use.unit == part and use.weapon in pistol_of:
+                key = (use.weapon, pistol_of[use.weapon])
+                per_weapon[key] = per_weapon.get(key, 0) + use.models
+        for w, models in picked:
+            if w["unit"] == part and w["kind"] == "ranged":
+                key = (weapon_id(w), _has(w, "pistol"))
+                per_weapon[key] = per_weapon.get(key, 0) + models
+        pistols = max((n for (_, p), n in per_weapon.items() if p), default=0)
+        others = max((n for (_, p), n in per_weapon.items() if not p), default=0)
+        if pistols and others and pistols + others > state.units[part].models_alive:
+            return (
+                f"{state.specs[part].name}: a model shoots either its Pistols or its other "
+                f"ranged weapons ({pistols} with Pistols and {others} with other weapons, "
+                f"{state.units[part].models_alive} models)"
+            )
+    return None
+
+
 _AUTO_FLAGS = ("remained_stationary", "charged", "go_to_ground", "smokescreen", "overwatch")
 
 
@@ -223,6 +328,7 @@ def build_request(
     names: list[str] = []
     uses: list[WeaponUse] = []
     errors: list[dict[str, Any]] = []
+    picked: list[tuple[Mapping[str, Any], int]] = []
     for i, pick in enumerate(weapons):
         part = str(pick.get("unit") or attacker)
         name = str(pick.get("weapon") or "")
@@ -237,19 +343,27 @@ def build_request(
                 }
             )
             continue
-        if (
-            not isinstance(models, int)
-            or isinstance(models, bool)
-            or not 1 <= models <= found["alive"]
-        ):
+        carriers = found["models"]  # the models of the part that carry it (the loadout)
+        if not isinstance(models, int) or isinstance(models, bool) or not 1 <= models <= carriers:
             errors.append(
                 {
                     "field": f"weapons[{i}].models",
-                    "message": f"must be 1..{found['alive']}",
+                    "message": (
+                        f"must be 1..{carriers} (the models that carry it)"
+                        if carriers
+                        else "no model of the unit carries it"
+                    ),
                     "type": "range",
                 }
             )
             continue
+        problem = weapon_problem(state, attacker, target, found)
+        if problem is not None:
+            errors.append(
+                {"field": f"weapons[{i}].weapon", "message": problem, "type": "not_allowed"}
+            )
+            continue
+        picked.append((found, models))
         weapon = {
             k: found[k]
             for k in ("name", "kind", "attacks", "skill", "strength", "ap", "damage", "range")
@@ -262,6 +376,10 @@ def build_request(
         names.append(f"{found['unit_name']}: {name}" if part != attacker else name)
         group = weapon_id(found)
         uses.append(WeaponUse(part, group, models, name if name != group else ""))
+    if not errors:
+        mixed = pistols_mixed(state, attacker, available, picked)
+        if mixed is not None:
+            errors.append({"field": "weapons", "message": mixed, "type": "not_allowed"})
     if errors:
         raise InvalidAttack("; ".join(e["message"] for e in errors), errors=errors)
     tgt, order = _target(snapshots, state, target)
@@ -275,6 +393,16 @@ def build_request(
             Effect.SMOKESCREEN in state.units[p].effects for p in state.group(target)
         ),
         "overwatch": any(Effect.OVERWATCH in state.units[p].effects for p in state.group(attacker)),
+        # -1 to hit for non-Pistol attacks: a MONSTER/VEHICLE shooting while in Engagement
+        # Range, or shooting a MONSTER/VEHICLE in Engagement Range of its army [L1545-1561]
+        "big_guns_never_tire": state.phase is not Phase.FIGHT
+        and (
+            (state.engaged(attacker) and any(_big_part(state, p) for p in state.group(attacker)))
+            or (
+                any(_big_part(state, p) for p in state.group(target))
+                and _engaged_with_friends(state, attacker, target)
+            )
+        ),
     }
     merged: dict[str, Any] = {k: v for k, v in auto.items() if v}
     merged.update(dict(situation or {}))

@@ -99,7 +99,7 @@ def test_a_full_battle_with_undo_stale_writes_combat_and_confirmation(
 
     # -- shooting: the Hellblasters at the Boyz, with the odds first ------------------------------
     g.a.send({"type": "shoot", "unit": "a5", "targets": ["b2"]})
-    picks = _ranged(g, "a5", seat="A")
+    picks = _ranged(g, "a5", seat="A")[1:]  # the plasma: Pistols or the other weapons
     odds = g.a.client.post(
         f"{g.a.base}/combat/preview", json={"attacker": "a5", "target": "b2", "weapons": picks}
     ).json()

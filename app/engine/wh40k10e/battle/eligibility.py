@@ -22,6 +22,7 @@ __all__ = [
     "fight_turn",
     "fights_first",
     "head",
+    "pistols_only",
     "shoot_problem",
     "shoot_target_problem",
     "weapons_left",
@@ -94,6 +95,12 @@ def shoot_problem(state: BattleState, unit_id: str, *, assault_only: bool = Fals
     return None
 
 
+def pistols_only(state: BattleState, unit_id: str) -> bool:
+    """Within Engagement Range and not a MONSTER or VEHICLE: it shoots only its Pistols, at
+    one of the enemy units it is engaged with [L2060-2072]."""
+    return state.engaged(unit_id) and not _big(state, unit_id)
+
+
 def shoot_target_problem(state: BattleState, shooter: str, target: str) -> Problem:
     """[L1417-1422], [L1518-1561], [L2066-2072]."""
     if state.units[target].owner is state.units[shooter].owner:
@@ -102,20 +109,27 @@ def shoot_target_problem(state: BattleState, shooter: str, target: str) -> Probl
     if problem:
         return Code.BAD_TARGET, problem[1]
     shooter_group = set(state.group(shooter))
+    engaged_with_shooter = {g for e in state.engaged_units(shooter) for g in state.group(e)}
+    if state.engaged(shooter) and not _big(state, shooter):
+        # Pistols only, at one of the enemy units it is engaged with, even if other friendly
+        # units are engaged with it too [L2066-2072]
+        if target in engaged_with_shooter:
+            return None
+        return Code.BAD_TARGET, (
+            f"{_name(state, shooter)} is within Engagement Range: its Pistols may only target "
+            "one of the enemy units it is engaged with"
+        )
+    if target in engaged_with_shooter:
+        return None  # Big Guns Never Tire: at a unit it is engaged with [L1539-1544]
     friends_engaged = {
         e for t in state.group(target) for e in state.units[t].engaged_with if state.units[e].alive
     }
     if not friends_engaged:
-        if state.engaged(shooter) and not _big(state, shooter):
-            return Code.BAD_TARGET, (
-                f"{_name(state, shooter)} is locked in combat: its Pistols may only target a "
-                "unit it is engaged with"
-            )
         return None
     if _big(state, target):
         return None  # at -1 to hit unless Pistols [L1553-1561]
     if friends_engaged <= shooter_group:
-        return None  # Big Guns Never Tire / Pistols at the unit it is engaged with
+        return None
     return Code.BAD_TARGET, (
         f"{_name(state, target)} is within Engagement Range of your units and cannot be shot"
     )

@@ -56,6 +56,7 @@ from app.engine.wh40k10e.battle.eligibility import (
     fight_eligible,
     fight_turn,
     head,
+    pistols_only,
     shoot_problem,
     shoot_target_problem,
     weapons_refusal,
@@ -711,6 +712,12 @@ def _shoot(b: Builder, cmd: Shoot) -> None:
         problem = shoot_target_problem(s, cmd.unit, t)
         if problem:
             raise refuse(*problem)
+    if pistols_only(s, cmd.unit) and len({head(s, t) for t in targets}) > 1:
+        raise refuse(
+            Code.BAD_TARGET,
+            f"{s.specs[cmd.unit].name} is within Engagement Range: its Pistols target one of "
+            "the enemy units it is engaged with, not several [L2066-2072]",
+        )
     b.emit(
         UnitSelectedToShoot(s.group(cmd.unit), _expand(s, targets), assault_only=cmd.assault_only)
     )
