@@ -35,274 +35,33 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import random
-import secrets
-import signal
-import socket
-import subprocess
 import sys
 import time
-import uuid
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
-import httpx  # noqa: E402
-import psycopg  # noqa: E402
-from psycopg import sql  # noqa: E402
+from _support import (  # noqa: E402
+    Phone,
+    Table,
+    check_no_loss,
+    drop_database,
+    next_move,
+    pct,
+    scratch_database,
+    serve,
+    stop,
+    store_matches,
+)
 
-ADMIN = os.environ.get("W40K_PG_ADMIN_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
 TABLES = 50
 TIME_LIMIT = 25.0  # seconds for the concurrent case
 
 
-@dataclass
-class Table:
-    match_id: int
-    tokens: dict[str, str]
-    version: int = 2
-    moves: list[tuple[int, int]] = field(default_factory=list)  # (from, to) per accepted write
-    latencies: list[float] = field(default_factory=list)
-    server: list[float] = field(default_factory=list)  # the server's own time (Server-Timing)
-    refused: int = 0
-
-
-# -- set-up -----------------------------------------------------------------------------------
-
-
-def scratch_database() -> tuple[psycopg.Connection[Any], str, str] | None:
-    try:
-        admin = psycopg.connect(ADMIN, autocommit=True, connect_timeout=3)
-    except psycopg.OperationalError as exc:
-        print(f"Postgres does not answer at {ADMIN} ({exc}); the benchmark is skipped.")
-        return None
-    name = f"auspex_bench_{uuid.uuid4().hex[:10]}"
-    admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    base = ADMIN.rsplit("/", 1)[0].replace("postgresql://", "postgresql+psycopg://", 1)
-    return admin, name, f"{base}/{name}"
-
-
-def store_matches(url: str, count: int) -> list[Table]:
-    """``count`` started matches, each between two users with API tokens (committed)."""
-    os.environ.setdefault("W40K_PASSWORD_HASH", "fast")
-    from sqlalchemy.orm import Session
-
-    from app.accounts.models import User
-    from app.accounts.schemas import TokenCreate
-    from app.accounts.service import create_token
-    from app.catalog.starter import starter_catalogue
-    from app.core import migrate
-    from app.core.db import make_engine
-    from app.engine.wh40k10e.army import BattleSize, Roster, RosterUnit
-    from app.matches import armies, service
-    from app.matches.models import Match, MatchStatus, OpponentKind
-
-    migrate.upgrade(url)
-    engine = make_engine(url)
-    catalogue = starter_catalogue()
-
-    def snapshot(roster: Roster) -> dict[str, Any]:
-        return armies.snapshot_from_roster(
-            catalogue,
-            roster,
-            source="bench",
-            army_id=None,
-            catalogue_id=None,
-            points_limit=2000,
-        )
-
-    marines = snapshot(
-        Roster(
-            "Adeptus Astartes",
-            "Gladius Task Force",
-            BattleSize.STRIKE_FORCE,
-            (
-                RosterUnit("Captain", warlord=True, attached_to=1),
-                RosterUnit("Intercessor Squad", 5),
-                RosterUnit("Hellblaster Squad", 5),
-                RosterUnit("Terminator Squad", 5),
-                RosterUnit("Rhino"),
-                RosterUnit("Tactical Squad", 10),
-            ),
-        )
-    )
-    orks = snapshot(
-        Roster(
-            "Orks",
-            "War Horde",
-            BattleSize.STRIKE_FORCE,
-            (
-                RosterUnit("Warboss", warlord=True, attached_to=1),
-                RosterUnit("Boyz", 10),
-                RosterUnit("Nobz", 5),
-                RosterUnit("Battlewagon"),
-                RosterUnit("Stormboyz", 5),
-            ),
-        )
-    )
-    tables = []
-    with Session(engine) as s:
-        for n in range(count):
-            users = [
-                User(
-                    email=f"bench-{n}-{seat}@example.com",
-                    display_name=f"P{n}{seat}",
-                    password_hash="x",
-                )
-                for seat in "AB"
-            ]
-            s.add_all(users)
-            s.flush()
-            tokens = {
-                seat: create_token(s, u, TokenCreate(name="bench")).secret
-                for seat, u in zip("AB", users, strict=True)
-            }
-            match = Match(
-                mission_id="only-war",
-                battle_size="strike_force",
-                status=MatchStatus.OPEN,
-                opponent_kind=OpponentKind.USER,
-                created_by_id=users[0].id,
-                player_a_id=users[0].id,
-                secret=secrets.token_hex(32),
-                army_a=marines,
-                version=0,
-            )
-            s.add(match)
-            s.flush()
-            service.join(s, match, orks, user=users[1])
-            tables.append(Table(match.id, tokens))
-        s.commit()
-    engine.dispose()
-    return tables
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def serve(url: str) -> tuple[subprocess.Popen[bytes], str]:
-    port = free_port()
-    env = {**os.environ, "W40K_DATABASE_URL": url, "W40K_ENV": "development"}
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "app.asgi:app",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--workers",
-            "2",
-            "--log-level",
-            "warning",
-            "--no-access-log",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            if httpx.get(base + "/healthz", timeout=1).status_code == 200:
-                return server, base
-        except httpx.HTTPError:
-            pass
-        if server.poll() is not None or time.monotonic() > deadline:
-            raise RuntimeError(server.stderr.read().decode() if server.stderr else "no server")
-        time.sleep(0.2)
-
-
-# -- the load generator -----------------------------------------------------------------------
-
-
-class Phone:
-    """One keep-alive HTTP/1.1 connection, as one phone at the table keeps one.
-
-    Deliberately minimal: the load generator shares the machine's two cores with the server,
-    and a full client (httpx costs some 6 ms of CPU per request here) would both steal the
-    server's CPU and add its own event-loop queueing to every latency it measures.
-    """
-
-    def __init__(self, base: str) -> None:
-        host, _, port = base.removeprefix("http://").partition(":")
-        self.host, self.port = host, int(port)
-        self.streams: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
-
-    async def request(
-        self, method: str, path: str, body: Any = None, token: str | None = None
-    ) -> tuple[int, float, bytes]:
-        """(status, the server's own ms from its Server-Timing header, body)."""
-        if self.streams is None:
-            self.streams = await asyncio.open_connection(self.host, self.port)
-        reader, writer = self.streams
-        payload = b"" if body is None else json.dumps(body).encode()
-        head = f"{method} {path} HTTP/1.1\r\nHost: {self.host}\r\n"
-        if token is not None:
-            head += f"Authorization: Bearer {token}\r\n"
-        if body is not None:
-            head += "Content-Type: application/json\r\n"
-        head += f"Content-Length: {len(payload)}\r\n\r\n"
-        writer.write(head.encode() + payload)
-        lines = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1").split("\r\n")
-        headers = {}
-        for line in lines[1:]:
-            name, _, value = line.partition(":")
-            headers[name.strip().lower()] = value.strip()
-        data = await reader.readexactly(int(headers["content-length"]))
-        server = float(headers.get("server-timing", "app;dur=nan").partition("dur=")[2])
-        return int(lines[0].split()[1]), server, data
-
-    def close(self) -> None:
-        if self.streams is not None:
-            self.streams[1].close()
-
-
 # -- the players ------------------------------------------------------------------------------
-
-
-def next_move(view: dict[str, Any]) -> tuple[str, dict[str, Any], list[int] | None] | None:
-    """What the players at the table do next: (seat, command, dice by hand)."""
-    stage = view["stage"]
-    if stage == "roll_off":
-        return "A", {"type": "roll_off"}, [6, 1]
-    if stage == "place_objectives":
-        return view["next_seat"], {"type": "place_objective"}, None
-    if stage == "declare_formations":
-        seat = "A" if not view["players"]["A"]["formation_submitted"] else "B"
-        return seat, {"type": "declare_formations", "formation": {}}, None
-    if stage == "deploy":
-        seat = view["next_seat"]
-        unit = next(
-            u["id"]
-            for u in view["units"]
-            if u["owner"] == seat and u["location"] == "to_deploy" and u["bodyguard"] is None
-        )
-        return seat, {"type": "deploy_unit", "unit": unit}, None
-    if stage == "scouts":
-        return view["next_seat"], {"type": "end_scouts"}, None
-    if stage == "battle":
-        if view["reaction_window"]:
-            return view["reaction_window"], {"type": "pass"}, None
-        pending = view["pending"]["battle_shock_tests"]
-        if pending:
-            return view["active"], {"type": "battle_shock_test", "unit": pending[0]}, [6, 6]
-        return view["active"], {"type": "end_phase"}, None
-    for seat in "AB":
-        if view["players"][seat]["result"] != "confirmed":
-            return seat, {"type": "confirm_result"}, None
-    return None
 
 
 async def play(base: str, table: Table, writes: int, deadline: float, think: float) -> None:
@@ -378,42 +137,6 @@ async def healthz(base: str, clients: int, per_client: int, think: float = 0.0) 
 # -- checks and report ------------------------------------------------------------------------
 
 
-def check_no_loss(url: str, tables: list[Table]) -> tuple[int, int]:
-    """(matches checked, events checked); raises if a seq is lost or doubled."""
-    conn = psycopg.connect(url.replace("postgresql+psycopg://", "postgresql://", 1))
-    events = 0
-    try:
-        for t in tables:
-            covered = [2]
-            for before, after in t.moves:
-                if before != covered[-1] or after <= before:
-                    raise AssertionError(f"match {t.match_id}: moves do not tile: {t.moves}")
-                covered.append(after)
-            seqs = [
-                r[0]
-                for r in conn.execute(
-                    "SELECT seq FROM match_events WHERE match_id = %s ORDER BY seq", (t.match_id,)
-                )
-            ]
-            (version,) = conn.execute(
-                "SELECT version FROM matches WHERE id = %s", (t.match_id,)
-            ).fetchone() or (None,)
-            if seqs != list(range(1, t.version + 1)) or version != t.version:
-                raise AssertionError(
-                    f"match {t.match_id}: stored seqs 1..{len(seqs)} (version {version}), "
-                    f"accepted writes reached {t.version}"
-                )
-            events += len(seqs)
-    finally:
-        conn.close()
-    return len(tables), events
-
-
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
-
-
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--writes", type=int, default=12, help="writes per match (<= 200)")
@@ -486,16 +209,8 @@ def main(argv: list[str]) -> int:
         print(f"target p95 < 50 ms: {target} ({p95:.1f} ms)")
         return 0
     finally:
-        if server is not None:
-            server.send_signal(signal.SIGTERM)
-            try:
-                server.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                server.kill()
-        admin.execute(
-            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
-        )
-        admin.close()
+        stop(server)
+        drop_database(admin, name)
 
 
 if __name__ == "__main__":

@@ -28,8 +28,6 @@ import argparse
 import asyncio
 import json
 import random
-import signal
-import subprocess
 import sys
 import time
 from collections import Counter
@@ -41,16 +39,17 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from bench_matches_api import (  # noqa: E402
+from _support import (  # noqa: E402
     Phone,
     Table,
+    drop_database,
     next_move,
     pct,
     scratch_database,
     serve,
+    stop,
     store_matches,
 )
-from psycopg import sql  # noqa: E402
 
 
 @dataclass
@@ -293,16 +292,8 @@ def main(argv: list[str]) -> int:
         print(f"5xx other than 503 (and broken streams): {bad}; recovered: {recovered}")
         return 0 if bad == 0 and recovered else 1
     finally:
-        if server is not None:
-            server.send_signal(signal.SIGTERM)
-            try:
-                server.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                server.kill()
-        admin.execute(
-            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
-        )
-        admin.close()
+        stop(server)
+        drop_database(admin, name)
 
 
 if __name__ == "__main__":
