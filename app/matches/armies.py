@@ -538,6 +538,7 @@ def army_spec(snapshot: Mapping[str, Any], seat: Seat) -> ArmySpec:
                 transport_capacity=int(u["transport_capacity"]),
                 toughness=u["toughness"],
                 model_wounds=tuple(int(w) for w in u.get("model_wounds") or ()),
+                transport_keywords=tuple(str(k) for k in u.get("transport_keywords") or ()),
             )
         )
     return ArmySpec(str(snapshot["name"]), tuple(units), str(snapshot["faction"]))

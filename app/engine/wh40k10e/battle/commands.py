@@ -116,7 +116,8 @@ class BattleShockTest(Command):
 class Move(Command):
     """Move a unit: ``crossing`` = models that will move over enemy models when Falling Back
     (Desperate Escape tests, [L1013-1018]); ``casualties`` = model slots you choose to lose;
-    ``embark`` = a friendly Transport to embark in at the end of the move."""
+    ``embark`` = a friendly Transport to embark in at the end of the move (``fits``: the
+    player confirms its datasheet takes the unit, where the data cannot tell)."""
 
     kind: ClassVar[str] = "move"
     unit: str
@@ -125,6 +126,9 @@ class Move(Command):
     casualties: tuple[int, ...] = ()
     embark: str | None = None
     left_battlefield: bool = False
+    # the player says the Transport's datasheet takes this unit (asked where the data
+    # cannot tell, see ``UnitSpec.transport_fit``)
+    fits: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -60,6 +60,8 @@ class Code(enum.StrEnum):
     CANNOT_REMAIN_STATIONARY = "cannot_remain_stationary"
     CANNOT_EMBARK = "cannot_embark"
     TRANSPORT_FULL = "transport_full"
+    TRANSPORT_REFUSES = "transport_refuses_unit"
+    TRANSPORT_FIT_UNKNOWN = "transport_fit_unknown"
     NOT_EMBARKED = "not_embarked"
     CANNOT_DISEMBARK = "cannot_disembark"
     FORCED_DISEMBARK_PENDING = "forced_disembark_pending"

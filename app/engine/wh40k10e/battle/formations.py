@@ -95,6 +95,13 @@ def check_formation(
         if own[unit].has("TRANSPORT") and own[unit].transport_capacity > 0:
             problem("transport_in_transport", unit, "a Transport cannot start embarked")
             continue
+        if own[transport].transport_fit(own[unit]) is False:
+            problem(
+                "transport_refuses_unit",
+                unit,
+                f"{own[transport].name} cannot carry {own[unit].name} [L1208-1212]",
+            )
+            continue
         embarked[unit] = transport
     for unit, transport in list(embarked.items()):
         mate = partner.get(unit)

@@ -476,7 +476,7 @@ def _move(b: Builder, cmd: Move) -> None:
         raise refuse(Code.BAD_COMMAND, f"crossing must be 0..{alive} models")
     transport = cmd.embark
     if transport is not None:
-        _check_embark(b, cmd.unit, transport, mode)
+        _check_embark(b, cmd.unit, transport, mode, fits=cmd.fits)
     roll = None
     losses: tuple[Any, ...] = ()
     if mode is MoveMode.ADVANCE:
@@ -513,7 +513,9 @@ def _desperate_escape_tests(b: Builder, cmd: Move, alive: int) -> int:
     return cmd.crossing
 
 
-def _check_embark(b: Builder, unit: str, transport: str, mode: MoveMode) -> None:
+def _check_embark(
+    b: Builder, unit: str, transport: str, mode: MoveMode, *, fits: bool = False
+) -> None:
     s = b.state
     t = need_own(b, transport)
     name = s.specs[unit].name
@@ -531,6 +533,22 @@ def _check_embark(b: Builder, unit: str, transport: str, mode: MoveMode) -> None
         )
     if s.specs[unit].transport_capacity > 0:
         raise refuse(Code.CANNOT_EMBARK, "a Transport cannot embark in another Transport")
+    carrier = s.specs[transport]
+    for part in s.group(unit):
+        fit = carrier.transport_fit(s.specs[part])
+        if fit is False:
+            raise refuse(
+                Code.TRANSPORT_REFUSES,
+                f"{carrier.name} cannot carry {s.specs[part].name} [L1208-1212]",
+            )
+        if fit is None and not fits:
+            raise refuse(
+                Code.TRANSPORT_FIT_UNKNOWN,
+                f"the data does not say whether {carrier.name} takes {s.specs[part].name}'s "
+                "models: check its datasheet's transport capacity and confirm (fits)",
+                unit=part,
+                transport=transport,
+            )
     load = sum(u.models_alive for u in s.units.values() if u.embarked_in == transport and u.alive)
     coming = sum(s.units[i].models_alive for i in s.group(unit))
     cap = s.specs[transport].transport_capacity

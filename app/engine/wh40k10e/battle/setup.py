@@ -31,6 +31,7 @@ __all__ = [
 ]
 
 MAX_UNITS = 100
+NEVER_EMBARK = ("MONSTER", "VEHICLE", "TITANIC", "AIRCRAFT", "FORTIFICATION", "TRANSPORT")
 MAX_MODELS = 200
 
 
@@ -81,6 +82,9 @@ class UnitSpec:
     transport_capacity: int = 0
     toughness: int | None = None
     model_wounds: tuple[int, ...] = ()  # each slot's W; () = every model has ``wounds``
+    # the keywords a model needs to embark in this Transport (any of them, e.g. INFANTRY);
+    # () = the data does not say (see ``transport_fit``)
+    transport_keywords: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         where = f"unit {self.id!r}"
@@ -108,10 +112,15 @@ class UnitSpec:
             raise _bad(where, "Scouts distance must be 1..24 inches")
         if self.toughness is not None and not 1 <= self.toughness <= 30:
             raise _bad(where, "Toughness must be 1..30")
-        if len(self.keywords) > 64 or len(self.leads) > 64:
+        if len(self.keywords) > 64 or len(self.leads) > 64 or len(self.transport_keywords) > 16:
             raise _bad(where, "too many keywords or Bodyguard datasheets")
         object.__setattr__(
             self, "keywords", frozenset(k.strip().upper() for k in self.keywords if k.strip())
+        )
+        object.__setattr__(
+            self,
+            "transport_keywords",
+            tuple(k.strip().upper() for k in self.transport_keywords if k.strip()),
         )
         if self.scouts is not None and Ability.SCOUTS not in self.abilities:
             object.__setattr__(self, "abilities", self.abilities | {Ability.SCOUTS})
@@ -131,6 +140,18 @@ class UnitSpec:
 
     def has(self, keyword: str) -> bool:
         return keyword in self.keywords
+
+    def transport_fit(self, passenger: UnitSpec) -> bool | None:
+        """Whether ``passenger``'s models may embark in this Transport [L1208-1212]: ``True``
+        or ``False`` where the data tells, ``None`` where only the datasheet's text can (the
+        player is asked). Where the data gives no keywords: no MONSTER, VEHICLE, TITANIC,
+        AIRCRAFT or FORTIFICATION ever embarks, and INFANTRY does (what every transport
+        capacity of the edition allows: docs/rulings/wh40k10e-battle.md)."""
+        if self.transport_keywords:
+            return any(passenger.has(k) for k in self.transport_keywords)
+        if any(passenger.has(k) for k in NEVER_EMBARK):
+            return False
+        return True if passenger.has("INFANTRY") else None
 
     @property
     def is_leader(self) -> bool:

@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
-from app.engine.wh40k10e.battle import Formation
-from app.engine.wh40k10e.battle.commands import ReportEngagement, Shoot
-from tests.engine.wh40k10e.battle.table import Table, goto
+from app.engine.wh40k10e.battle import ArmySpec, Formation
+from app.engine.wh40k10e.battle.commands import (
+    DeclareFormations,
+    Move,
+    PlaceObjective,
+    ReportEngagement,
+    RollOff,
+    Shoot,
+)
+from app.engine.wh40k10e.battle.state import MoveMode
+from tests.engine.wh40k10e.battle.table import Table, goto, marines, unit
 
 
 def engage(t: Table, mine: str, *theirs: str) -> None:
@@ -45,3 +54,73 @@ def test_a_vehicle_in_engagement_range_still_shoots_what_it_is_engaged_with(
     engage(t, "a-rhino", "b-boyz")
     engage(t, "a-int", "b-boyz")
     t.do("A", Shoot("a-rhino", ("b-boyz", "b-komm")))
+
+
+# -- Transports [L1208-1212] -----------------------------------------------------------------
+
+
+def _with_predator() -> ArmySpec:
+    a = marines()
+    predator = unit(
+        "a-pred", "Predator Destructor", models=1, wounds=11, keywords=("VEHICLE",), toughness=10
+    )
+    bikes = unit("a-bikes", "Outriders", models=3, wounds=4, keywords=("MOUNTED",))
+    raider = unit(
+        "a-raider",
+        "Land Raider",
+        models=1,
+        wounds=16,
+        keywords=("VEHICLE", "TRANSPORT"),
+        transport_capacity=12,
+        toughness=12,
+    )
+    return ArmySpec(a.name, (*a.units, predator, bikes, raider), a.faction)
+
+
+def test_a_predator_does_not_embark_in_a_land_raider(
+    new_table: Callable[..., Table], setup_battle: Callable[..., None]
+) -> None:
+    """Issue 12: a Predator was accepted as embarked in a Land Raider. A transport capacity
+    takes the models its datasheet names; no MONSTER or VEHICLE ever; where the data cannot
+    tell (MOUNTED here), the player confirms."""
+    t = new_table(a=_with_predator())
+    setup_battle(t)
+    goto(t, "A", "movement", round_=1)
+    t.refused("A", Move("a-pred", MoveMode.NORMAL, embark="a-raider"), "transport_refuses_unit")
+    asked = t.refused(
+        "A", Move("a-bikes", MoveMode.NORMAL, embark="a-raider"), "transport_fit_unknown"
+    )
+    assert asked.details["transport"] == "a-raider"
+    t.do("A", Move("a-bikes", MoveMode.NORMAL, embark="a-raider", fits=True))
+    assert t.unit("a-bikes").embarked_in == "a-raider"
+    t.do("A", Move("a-int", MoveMode.NORMAL, embark="a-raider"))  # INFANTRY: no question
+    t.check_replay()
+
+
+def test_the_transport_keywords_of_the_data_decide(
+    new_table: Callable[..., Table], setup_battle: Callable[..., None]
+) -> None:
+    a = _with_predator()
+    raider = dataclasses.replace(a.units[-1], transport_keywords=("infantry",))
+    a = ArmySpec(a.name, (*a.units[:-1], raider), a.faction)
+    t = new_table(a=a)
+    setup_battle(t)
+    goto(t, "A", "movement", round_=1)
+    t.refused(
+        "A",
+        Move("a-bikes", MoveMode.NORMAL, embark="a-raider", fits=True),
+        "transport_refuses_unit",
+    )
+    t.do("A", Move("a-int", MoveMode.NORMAL, embark="a-raider"))
+
+
+def test_a_vehicle_cannot_start_embarked(new_table: Callable[..., Table]) -> None:
+    t = new_table(a=_with_predator())
+    t.do("A", RollOff(), dice=[6, 1])
+    for i in range(4):
+        t.do("A" if i % 2 == 0 else "B", PlaceObjective())
+    t.do("A", RollOff(), dice=[6, 1])
+    refusal = t.refused(
+        "A", DeclareFormations(Formation(embarked=(("a-pred", "a-raider"),))), "invalid_formation"
+    )
+    assert "transport_refuses_unit" in str(refusal.details)
