@@ -323,7 +323,9 @@ def build_request(
     if not available:
         raise NoWeaponData("The army snapshot has no weapon data for this unit.")
     att = state.units[attacker]
-    precision = any(Effect.PRECISION in state.units[p].effects for p in state.group(attacker))
+    # Epic Challenge: the CHARACTER's melee attacks have [PRECISION], not its Bodyguard's
+    # [L3338-3340] (the effect sits on the CHARACTER parts)
+    precision = {p for p in state.group(attacker) if Effect.PRECISION in state.units[p].effects}
     entries: list[dict[str, Any]] = []
     names: list[str] = []
     uses: list[WeaponUse] = []
@@ -369,7 +371,7 @@ def build_request(
             for k in ("name", "kind", "attacks", "skill", "strength", "ap", "damage", "range")
         }
         abilities = list(found.get("abilities", ()))
-        if precision and found["kind"] == "melee" and "Precision" not in abilities:
+        if part in precision and found["kind"] == "melee" and "Precision" not in abilities:
             abilities.append("Precision")  # Epic Challenge [L3338-3340]
         weapon["abilities"] = abilities
         entries.append({"models": models, "weapon": weapon})

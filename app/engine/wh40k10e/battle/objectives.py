@@ -20,13 +20,20 @@ def control_levels(state: BattleState) -> dict[str, dict[Seat, int]]:
     for marker in state.markers:
         per_seat = {Seat.A: 0, Seat.B: 0}
         for seat, entries in state.presence.get(marker, {}).items():
+            # an Attached unit is one unit [L3211-3255]: reported whole (no model count),
+            # every part counts, whichever part the report names
+            counted: dict[str, int | None] = {p.unit: p.models for p in entries}
             for p in entries:
-                u = state.units[p.unit]
-                if u.owner is not seat or not state.on_battlefield(p.unit) or u.battle_shocked:
+                if p.models is None:
+                    for part in state.group(p.unit):
+                        counted.setdefault(part, None)
+            for part, reported in counted.items():
+                u = state.units[part]
+                if u.owner is not seat or not state.on_battlefield(part) or u.battle_shocked:
                     continue
                 alive = u.models_alive
-                models = alive if p.models is None else min(p.models, alive)
-                per_seat[seat] += models * state.specs[p.unit].oc
+                models = alive if reported is None else min(reported, alive)
+                per_seat[seat] += models * state.specs[part].oc
         levels[marker] = per_seat
     return levels
 

@@ -5,16 +5,18 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
-from app.engine.wh40k10e.battle import ArmySpec, Formation
+from app.engine.wh40k10e.battle import ArmySpec, Formation, Seat
 from app.engine.wh40k10e.battle.commands import (
     DeclareFormations,
     Move,
     PlaceObjective,
     ReportEngagement,
+    ReportObjective,
     RollOff,
     Shoot,
 )
-from app.engine.wh40k10e.battle.state import MoveMode
+from app.engine.wh40k10e.battle.objectives import control, control_levels
+from app.engine.wh40k10e.battle.state import MoveMode, Presence
 from tests.engine.wh40k10e.battle.table import Table, goto, marines, unit
 
 
@@ -124,3 +126,23 @@ def test_a_vehicle_cannot_start_embarked(new_table: Callable[..., Table]) -> Non
         "A", DeclareFormations(Formation(embarked=(("a-pred", "a-raider"),))), "invalid_formation"
     )
     assert "transport_refuses_unit" in str(refusal.details)
+
+
+# -- Objective control of an Attached unit ---------------------------------------------------
+
+
+def test_an_attached_unit_controls_an_objective_as_one_unit(
+    new_table: Callable[..., Table], setup_battle: Callable[..., None]
+) -> None:
+    """Issue 12: only the part ticked counted. The Intercessors (5 x OC2) with their Captain
+    (OC1), reported in range as a unit, have 11 against 5 Boyz x OC2 = 10 [L4589-4602]."""
+    t = new_table()
+    setup_battle(t, {"A": Formation(attachments=(("a-cap", "a-int"),))})
+    goto(t, "A", "command", round_=1)
+    t.do("A", ReportObjective("1", (Presence("a-int"),)))
+    t.do("B", ReportObjective("1", (Presence("b-boyz", 5),)))
+    assert control_levels(t.state)["1"] == {Seat.A: 11, Seat.B: 10}
+    # naming the Leader counts the whole unit too, once
+    t.do("A", ReportObjective("1", (Presence("a-cap"), Presence("a-int"))))
+    assert control_levels(t.state)["1"][Seat.A] == 11
+    assert control(t.state)["1"] is Seat.A
