@@ -384,6 +384,21 @@ def rotate_invitation(request: Request, match_id: int, who: Who, db: MatchDb) ->
     "/{match_id}/commands",
     response_model=CommandResult,
     summary="Send a command for your seat (undo, confirm_result, dispute_result included)",
+    description=(
+        "Conceding ends the battle and cannot be undone, so it must be confirmed in the "
+        'command itself: `{"type": "concede", "confirm": true}`. Without `confirm: true` the '
+        "answer is a 422 problem with the code `confirmation_required` (field `command.confirm`) "
+        "and nothing is written: a client asks its player first, then sends the confirmed "
+        "command."
+    ),
+    responses={
+        409: {"description": "A stale version, or a refusal by the rules", **_PROBLEM},
+        422: {
+            "description": "Bad input, or a concession without `confirm: true` "
+            "(`confirmation_required`)",
+            **_PROBLEM,
+        },
+    },
 )
 def send_command(
     match_id: int, data: CommandRequest, who: Who, db: MatchDb, with_actions: WithActions = False

@@ -12,8 +12,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.core.i18n import current_locale, lazy
+from app.core.i18n import current_locale, lazy, ngettext
 from app.core.i18n import gettext as _
+from app.engine.match import load_missions
 from app.engine.wh40k10e.battle import CORE_STRATAGEMS
 
 STRATAGEMS = {s.id: s for s in CORE_STRATAGEMS}
@@ -117,6 +118,29 @@ def stratagem_name(sid: str) -> str:
     if spec is None:
         return sid
     return spec.name_fr if current_locale.get() == "fr" else spec.name
+
+
+def localized(names: Mapping[str, str] | None, fallback: str) -> str:
+    """A name given in several languages (``{"en": ..., "fr": ...}``), in the reader's."""
+    names = names or {}
+    return names.get(current_locale.get()) or names.get("en") or fallback
+
+
+def mission_label(mission_id: str, battle_size: str) -> str:
+    """ "Only War, Strike Force (2000 points)": the mission's and battle size's names, never
+    their ids (the ids themselves when the mission is no longer shipped)."""
+    mission = load_missions().get(mission_id)
+    if mission is None:
+        return f"{mission_id} ({battle_size})"
+    size = next((s for s in mission.battle_sizes if s.id == battle_size), None)
+    if size is None:
+        return localized(mission.name, mission_id)
+    points = ngettext("%(num)d point", "%(num)d points", size.points) % {"num": size.points}
+    return _("{mission}, {size} ({points})").format(
+        mission=localized(mission.name, mission_id),
+        size=localized(size.name, battle_size),
+        points=points,
+    )
 
 
 def seat_label(seat: str | None, names: Mapping[str, str], me: str) -> str:
@@ -241,6 +265,7 @@ class ActionForm:
     primary: bool = False
     danger: bool = False
     stratagem: bool = False
+    cp: int | None = None  # a Stratagem's cost, shown on its button
 
     @property
     def command_json(self) -> str:
@@ -288,6 +313,7 @@ def action_forms(actions: Sequence[Mapping[str, Any]], view: Mapping[str, Any]) 
                     kind=kind,
                     dice=True,
                     stratagem=True,
+                    cp=stratagem_cp(cmd.get("stratagem")),
                 )
                 if cmd.get("stratagem") == "tank_shock":
                     form.fields.append("strength")
@@ -311,7 +337,8 @@ def action_forms(actions: Sequence[Mapping[str, Any]], view: Mapping[str, Any]) 
         if kind == "dispute_result":
             form.fields.append("reason")
             form.danger = True
-        form.primary = kind in {"end_phase", "roll_off", "confirm_result", "end_scouts"}
+        # ending the phase is never the loudest button: it leaves what was not done undone
+        form.primary = kind in {"roll_off", "confirm_result"}
         out.append(form)
     for form in out:
         if len(form.enemies) == 1:  # nothing to choose: the enemy goes in the command
@@ -372,6 +399,197 @@ def _action_label(kind: str, cmd: Mapping[str, Any], unit: str, enemy: str) -> s
     if kind == "dispute_result":
         return _("Dispute the result")
     return kind.replace("_", " ")
+
+
+def stratagem_cp(sid: object) -> int | None:
+    spec = STRATAGEMS.get(str(sid))
+    return None if spec is None else spec.cp
+
+
+# Commands by which a unit acts in its phase: a unit that still has one has not acted.
+ACTING = ("move", "arrive", "shoot", "declare_charge", "fight")
+
+
+def idle_units(actions: Sequence[Mapping[str, Any]], view: Mapping[str, Any]) -> list[str]:
+    """The names of the units that may still act in this phase (move, arrive, shoot, charge,
+    fight), each Attached unit once: what ending the phase now would leave undone."""
+    by_id = {u["id"]: u for u in view.get("units", ())}
+    names: list[str] = []
+    for action in actions:
+        cmd = action["command"]
+        unit = by_id.get(str(cmd.get("unit")))
+        if cmd.get("type") in ACTING and unit is not None:
+            name = group_name(unit, by_id)
+            if name not in names:
+                names.append(name)
+    return names
+
+
+# -- what waits on this player ---------------------------------------------------------------
+
+
+def waiting_on(view: Mapping[str, Any] | None, actions: Sequence[Mapping[str, Any]]) -> str | None:
+    """What the game waits for from this player now, in a few words (``None``: nothing).
+
+    From the seat's own legal actions: an undo to answer first, then a result to confirm, then
+    any move of theirs (Stratagems alone are a choice, not a wait)."""
+    if view is None:
+        return None
+    kinds = {str(a["command"].get("type")) for a in actions}
+    me = (view.get("players") or {}).get(str(view.get("viewer"))) or {}
+    if me.get("formation_submitted"):
+        kinds.discard("declare_formations")  # declared: it may change, but waits on nobody
+    if "approve_undo" in kinds:
+        return _("An undo to approve or refuse")
+    if "confirm_result" in kinds:
+        return _("A result to confirm")
+    if kinds - {"use_stratagem", "dispute_result", "refuse_undo"}:
+        return _("Your move")
+    return None
+
+
+# -- objectives --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ObjectiveRow:
+    marker: str
+    controller: str | None  # the seat that controls it at the end of the last phase
+    controller_now: str | None  # from what is reported now
+    oc: dict[str, int]  # each seat's Level of Control (the sum of its models' OC)
+    units: dict[str, list[str]]  # each seat's units reported within range
+
+
+def objective_rows(view: Mapping[str, Any]) -> list[ObjectiveRow]:
+    """Who controls each objective marker, with the OC behind it (the engine's own count)."""
+    by_id = {u["id"]: u for u in view.get("units", ())}
+    rows = []
+    for o in view.get("objectives", ()):
+        units: dict[str, list[str]] = {"A": [], "B": []}
+        for seat, entries in (o.get("presence") or {}).items():
+            for entry in entries or ():
+                unit = by_id.get(str(entry.get("unit")))
+                if unit is None or unit["destroyed"]:
+                    continue
+                name = group_name(unit, by_id)
+                if entry.get("models") is not None:
+                    name += f" ×{entry['models']}"
+                units.setdefault(seat, []).append(name)
+        levels = o.get("levels") or {}
+        rows.append(
+            ObjectiveRow(
+                marker=str(o["id"]),
+                controller=o.get("controller"),
+                controller_now=o.get("controller_now"),
+                oc={"A": int(levels.get("A", 0)), "B": int(levels.get("B", 0))},
+                units=units,
+            )
+        )
+    return rows
+
+
+# -- weapon profiles -----------------------------------------------------------------------------
+
+
+def profile_stats(w: Mapping[str, Any]) -> list[tuple[str, str, str]]:
+    """A weapon's profile as (short label, its meaning, value): "A" "D6", "D" "D3", never "DD3"."""
+    skill_label = (
+        (_("WS"), _("Weapon Skill"))
+        if w.get("kind") == "melee"
+        else (_("BS"), _("Ballistic Skill"))
+    )
+    out = [(_("A"), _("Attacks"), str(w.get("attacks")))]
+    if w.get("skill"):
+        out.append((*skill_label, f"{w['skill']}+"))
+    out += [
+        (_("S"), _("Strength"), str(w.get("strength"))),
+        (_("AP"), _("Armour Penetration"), str(w.get("ap"))),
+        (_("D"), _("Damage"), str(w.get("damage"))),
+    ]
+    return out
+
+
+# -- the last roll ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RollLine:
+    kind: str  # the event's type: roll_off_made, attack_resolved, ...
+    text: str
+    dice: list[dict[str, Any]] = field(default_factory=list)  # an attack's dice (value, outcome)
+
+
+def _roll_values(roll: Mapping[str, Any] | None) -> list[int]:
+    return [int(d.get("value", 0)) for d in (roll or {}).get("dice", ())]
+
+
+def last_rolls(
+    entries: Sequence[Mapping[str, Any]],
+    view: Mapping[str, Any],
+    names: Mapping[str, str],
+    me: str,
+) -> tuple[int, list[RollLine]]:
+    """The dice of the latest action, if it rolled any, as the banner both players see: each
+    roll-off ("Alice rolled 5, Bruno 3: Alice wins") and each attack's outcome. Returns the
+    action's first sequence number (the banner's identity) and its lines."""
+    if not entries:
+        return 0, []
+    last = entries[-1].get("batch")
+    batch = [e for e in entries if e.get("batch") == last]
+    by_id = {u["id"]: u for u in view.get("units", ())}
+    units = {uid: group_name(u, by_id) for uid, u in by_id.items()}
+    lines: list[RollLine] = []
+    for entry in batch:
+        ev = entry["event"]
+        kind = str(ev.get("type"))
+        if kind == "roll_off_made":
+            a, b = [*_roll_values(ev.get("roll")), 0, 0][:2]
+            rolled = _("{a} rolled {da}, {b} {db}").format(
+                a=names.get("A") or "A", da=a, b=names.get("B") or "B", db=b
+            )
+            purpose = tr(ROLL_OFFS, ev.get("purpose"))
+            if ev.get("winner") is None:
+                text = _("Roll-off for {purpose}: {rolled}. A tie: roll again.").format(
+                    purpose=purpose, rolled=rolled
+                )
+            else:
+                text = _("Roll-off for {purpose}: {rolled}. {winner} wins.").format(
+                    purpose=purpose, rolled=rolled, winner=seat_label(ev["winner"], names, me)
+                )
+            lines.append(RollLine(kind, text))
+        elif kind == "attack_resolved":
+            lines.append(
+                RollLine(
+                    kind,
+                    _attack_outcome(ev, units),
+                    [dict(d) for d in ev.get("dice") or ()][:MAX_DICE_SHOWN],
+                )
+            )
+        elif ev.get("roll"):  # a charge, a Battle-shock test, a Hazardous test...
+            said = describe(ev, units, names, me, actor=entry.get("actor"))
+            if said:
+                lines.append(RollLine(kind, said))
+    return (int(batch[0]["seq"]) if lines else 0), lines
+
+
+def _attack_outcome(ev: Mapping[str, Any], units: Mapping[str, str]) -> str:
+    def u(uid: object) -> str:
+        return units.get(str(uid), str(uid))
+
+    return _("{attacker} → {target}: {wounds}, {models}.").format(
+        attacker=u(ev.get("attacker")),
+        target=u(ev.get("target")),
+        wounds=wounds_lost(int(ev.get("wounds_lost") or 0)),
+        models=models_destroyed(int(ev.get("models_destroyed") or 0)),
+    )
+
+
+def wounds_lost(n: int) -> str:
+    return ngettext("%(num)d wound lost", "%(num)d wounds lost", n) % {"num": n}
+
+
+def models_destroyed(n: int) -> str:
+    return ngettext("%(num)d model destroyed", "%(num)d models destroyed", n) % {"num": n}
 
 
 # -- the timeline -----------------------------------------------------------------------------
@@ -549,12 +767,7 @@ def describe(
             units=us(ev["units"]), targets=us(ev["targets"])
         )
     if kind == "attack_resolved":
-        text = _("{attacker} → {target}: {wounds} wounds lost, {models} models destroyed.").format(
-            attacker=u(ev.get("attacker")),
-            target=u(ev.get("target")),
-            wounds=ev.get("wounds_lost"),
-            models=ev.get("models_destroyed"),
-        )
+        text = _attack_outcome(ev, units)
         if ev.get("dice"):
             text += " " + _("Dice: {dice}.").format(dice=_attack_dice(ev.get("dice")))
         return text
@@ -563,12 +776,14 @@ def describe(
             units=us(ev["units"]), dice=_dice(ev.get("roll"))
         )
     if kind == "mortal_wounds_inflicted":
-        return _("{target} suffers {n} mortal wounds.").format(
-            target=u(ev.get("target")), n=ev.get("mortal_wounds")
-        )
+        n = int(ev.get("mortal_wounds") or 0)
+        return ngettext(
+            "{target} suffers {n} mortal wound.", "{target} suffers {n} mortal wounds.", n
+        ).format(target=u(ev.get("target")), n=n)
     if kind == "models_removed":
-        return _("{unit}: {n} models removed.").format(
-            unit=u(ev.get("unit")), n=len(ev.get("models", ()))
+        n = len(ev.get("models", ()))
+        return ngettext("{unit}: {n} model removed.", "{unit}: {n} models removed.", n).format(
+            unit=u(ev.get("unit")), n=n
         )
     if kind == "units_destroyed":
         return _("Destroyed: {units}.").format(units=us(ev["units"]))

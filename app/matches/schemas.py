@@ -57,7 +57,10 @@ class GuestJoin(Strict):
 
 class CommandRequest(Strict):
     expected_version: int = Field(ge=0, le=10_000_000, description="The version you acted on")
-    command: dict[str, Any] = Field(description='A command: {"type": kind, ...fields}')
+    command: dict[str, Any] = Field(
+        description='A command: {"type": kind, ...fields}; a concession must say it is '
+        'confirmed: {"type": "concede", "confirm": true}'
+    )
     dice: list[Die] | None = Field(
         default=None, max_length=MAX_DICE, description="Dice rolled by hand (else the server rolls)"
     )

@@ -47,7 +47,15 @@ from app.core.config import get_settings
 from app.core.errors import AppError
 from app.engine.combat import CombatResolution, to_jsonable
 from app.engine.errors import EngineError, ProfileError, RollerError
-from app.engine.match import Envelope, LogError, Mission, Refusal, StaleVersion, load_missions
+from app.engine.match import (
+    Envelope,
+    LogError,
+    Mission,
+    Refusal,
+    RefusalKind,
+    StaleVersion,
+    load_missions,
+)
 from app.engine.wh40k10e.battle import (
     EVENT_CODEC,
     ArmySpec,
@@ -58,7 +66,7 @@ from app.engine.wh40k10e.battle import (
     command_from_json,
     command_seed,
 )
-from app.engine.wh40k10e.battle.commands import ResolveAttack
+from app.engine.wh40k10e.battle.commands import Concede, ResolveAttack
 from app.engine.wh40k10e.battle.eligibility import weapons_refusal
 from app.engine.wh40k10e.battle.events import MatchCreated
 from app.engine.wh40k10e.battle.state import BattleState, Stage
@@ -698,6 +706,17 @@ class Outcome:
     new: list[Envelope]
 
 
+def unconfirmed_concession() -> Refusal:
+    """Conceding ends the battle and cannot be undone: the command must say it is confirmed."""
+    return Refusal(
+        "confirmation_required",
+        "Conceding ends the battle and cannot be undone: "
+        'send {"type": "concede", "confirm": true}.',
+        kind=RefusalKind.INPUT,
+        details={"field": "command.confirm"},
+    )
+
+
 def execute(
     db: Session,
     match: Match,
@@ -713,6 +732,8 @@ def execute(
         raise CommandRefused(StaleVersion(expected_version, match.version))
     try:
         cmd = command_from_json(command)
+        if isinstance(cmd, Concede) and not cmd.confirm:
+            raise unconfirmed_concession()
         work = fork(battle)
         seed = (
             None

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, File, Form, Query, Request, Response, UploadFile
@@ -22,7 +23,7 @@ from starlette.datastructures import FormData
 from app.accounts.deps import LoginRequired, OptionalUser, WebUser, verify_csrf
 from app.core.deps import AppSettings, DbSession
 from app.core.errors import AppError
-from app.core.i18n import current_locale, lazy
+from app.core.i18n import current_locale, lazy, ngettext
 from app.core.i18n import gettext as _
 from app.core.ids import MAX_ID, parse_int
 from app.engine.combat import to_jsonable
@@ -30,7 +31,12 @@ from app.engine.match import Refusal, RefusalKind
 from app.engine.wh40k10e.battle import Battle, Seat
 from app.matches import api as match_api
 from app.matches import armies, combat, events, present, service
-from app.matches.exceptions import CommandRefused, InvitationInvalid, MatchNotFound
+from app.matches.exceptions import (
+    CommandRefused,
+    InvitationInvalid,
+    LeagueGameUnusable,
+    MatchNotFound,
+)
 from app.matches.models import STATUS_LABELS, Match, MatchStatus, OpponentKind
 from app.web.nav import NavItem, add_nav
 from app.web.templating import htmx_redirect, is_htmx, render
@@ -129,15 +135,23 @@ def _index(
     current_locale.set(getattr(request.state, "locale", "en"))
     matches = service.my_matches(db, user)
     rows = []
+    looked = 0
     for m in matches:
         names = service.player_names(db, m)
         seat = "A" if m.player_a_id == user.id else "B"
+        waiting = None
+        if m.status in LIVE_STATUSES and m.version > 0 and looked < MAX_WAITING_LOOKUPS:
+            looked += 1  # the newest live matches (the list is newest first)
+            battle = service.load_battle(db, m)
+            waiting = present.waiting_on(battle.view(seat), battle.legal_actions(seat))
         rows.append(
             {
                 "match": m,
                 "seat": seat,
                 "opponent": names["B" if seat == "A" else "A"] or "-",
                 "status": _(STATUS_LABELS[MatchStatus(m.status)]),
+                "mission": present.mission_label(m.mission_id, m.battle_size),
+                "waiting": waiting,
             }
         )
     return render(
@@ -147,12 +161,65 @@ def _index(
             "rows": rows,
             "lists": armies.my_ready_lists(db, user),
             "missions": service.missions(),
+            "league_games": league_games(db, user),
             "errors": errors or {},
             "form": form or {},
             "cancelled": cancelled,
         },
         status_code=status_code,
     )
+
+
+LIVE_STATUSES = frozenset({MatchStatus.SETUP, MatchStatus.BATTLE, MatchStatus.ENDED})
+MAX_WAITING_LOOKUPS = 20  # matches whose state the list reads to say what waits on you
+
+
+@dataclass(frozen=True, slots=True)
+class LeagueGameChoice:
+    id: int
+    label: str  # "Spring league, round 2: against Bob"
+
+
+def league_games(db: Session, user: Any) -> list[LeagueGameChoice]:
+    """The league games ``user`` plays that a new match may track: not settled, between two
+    registered players, and not tracked by another unfinished match (what
+    ``service.create(league_game_id=...)`` accepts, as the API's ``league_game_id`` does)."""
+    from sqlalchemy import select
+    from sqlalchemy.orm import aliased
+
+    from app.accounts.models import User
+    from app.leagues.models import Game, GameStatus, League, Registration, Round
+
+    mine, theirs = aliased(Registration), aliased(Registration)
+    tracked = select(Match.league_game_id).where(
+        Match.league_game_id.is_not(None), Match.status != MatchStatus.CONFIRMED
+    )
+    rows = db.execute(
+        select(Game.id, League.name, Round.number, User.display_name)
+        .join(League, League.id == Game.league_id)
+        .outerjoin(Round, Round.id == Game.round_id)
+        .join(mine, mine.id.in_([Game.player_a_id, Game.player_b_id]))
+        .join(theirs, theirs.id.in_([Game.player_a_id, Game.player_b_id]))
+        .join(User, User.id == theirs.user_id)
+        .where(
+            mine.user_id == user.id,
+            theirs.id != mine.id,
+            Game.status != GameStatus.CONFIRMED,
+            Game.id.not_in(tracked),
+        )
+        .order_by(Game.id.desc())
+        .limit(50)
+    ).all()
+    out = []
+    for game_id, league, number, opponent in rows:
+        if number is None:
+            label = _("{league}: against {name}").format(league=league, name=opponent)
+        else:
+            label = _("{league}, round {n}: against {name}").format(
+                league=league, n=number, name=opponent
+            )
+        out.append(LeagueGameChoice(game_id, label))
+    return out
 
 
 def _problem_errors(exc: AppError) -> dict[str, str]:
@@ -169,8 +236,11 @@ def matches_page(
     db: WebDb,
     user: WebUser,
     cancelled: Annotated[int | None, Query(ge=1, le=2**31 - 1)] = None,
+    league_game: Annotated[int | None, Query(ge=1, le=MAX_ID)] = None,
 ) -> HTMLResponse:
-    return _index(request, db, user, cancelled=cancelled)
+    """My matches and the new-match form (``?league_game=ID`` picks that league game in it)."""
+    form = {"league_game_id": league_game} if league_game else None
+    return _index(request, db, user, cancelled=cancelled, form=form)
 
 
 @router.post("/matches")
@@ -182,8 +252,12 @@ def create_match(
     battle_size: Annotated[str, Form(max_length=32)] = "strike_force",
     mission: Annotated[str, Form(max_length=64)] = "only-war",
     opponent: Annotated[str, Form(pattern="^(user|guest)$")] = "user",
+    league_game_id: Annotated[str, Form(max_length=12)] = "",
 ) -> HTMLResponse:
+    game = parse_int(league_game_id, 1, MAX_ID) if league_game_id.strip() else None
     try:
+        if league_game_id.strip() and game is None:
+            raise LeagueGameUnusable(_("Choose a league game from the list."))
         with db.begin_nested():
             match = service.create(
                 db,
@@ -192,9 +266,15 @@ def create_match(
                 mission_id=mission,
                 battle_size=battle_size,
                 opponent=OpponentKind(opponent),
+                league_game_id=game,
             )
     except AppError as exc:
-        form = {"army_id": army_id, "battle_size": battle_size, "opponent": opponent}
+        form = {
+            "army_id": army_id,
+            "battle_size": battle_size,
+            "opponent": opponent,
+            "league_game_id": game,
+        }
         return _index(
             request, db, user, errors=_problem_errors(exc), form=form, status_code=exc.status
         )
@@ -253,6 +333,7 @@ def _join_page(
             "lists": armies.my_ready_lists(db, user),
             "errors": errors or {},
             "own": match.player_a_id == user.id,
+            "present": present,
         },
         status_code=status_code,
     )
@@ -436,6 +517,60 @@ def attack_forms(
     return out
 
 
+@dataclass(frozen=True, slots=True)
+class Confirmation:
+    """What cannot be taken back, asked before it is sent: the question, and the command the
+    confirm button posts (``confirmed=1`` with it)."""
+
+    kind: str  # concede, end_phase
+    title: str
+    text: str
+    button: str
+    command: dict[str, Any]
+    units: list[str] = field(default_factory=list)  # the units that would not act
+
+    @property
+    def command_json(self) -> str:
+        return json.dumps(self.command, separators=(",", ":"))
+
+
+def confirmation(
+    db: Session, match: Match, seat: Seat, cmd: Mapping[str, Any]
+) -> Confirmation | None:
+    """The question to ask before ``cmd``: conceding always (it ends the battle, no undo);
+    ending a phase while units may still act (named). ``None``: send it as it is."""
+    kind = cmd.get("type")
+    if kind == "concede":
+        return Confirmation(
+            kind="concede",
+            title=_("Concede the battle?"),
+            text=_("Your opponent wins at once. The battle ends and this cannot be undone."),
+            button=_("Yes, concede the battle"),
+            command={"type": "concede", "confirm": True},
+        )
+    if kind != "end_phase" or match.version == 0:
+        return None
+    battle = service.load_battle(db, match)
+    view = battle.view(str(seat))
+    idle = present.idle_units(battle.legal_actions(str(seat)), view)
+    if not idle:
+        return None
+    return Confirmation(
+        kind="end_phase",
+        title=_("End the {phase} with units that have not acted?").format(
+            phase=present.tr(present.PHASES, view.get("phase"))
+        ),
+        text=ngettext(
+            "This unit can still act in this phase, and will not:",
+            "These units can still act in this phase, and will not:",
+            len(idle),
+        ),
+        button=_("End the phase anyway"),
+        command={"type": "end_phase"},
+        units=idle,
+    )
+
+
 def context(
     request: Request,
     db: Session,
@@ -446,12 +581,18 @@ def context(
     error: str | None = None,
     odds: Mapping[str, Any] | None = None,
     resolution: Mapping[str, Any] | None = None,
+    confirm: Confirmation | None = None,
 ) -> dict[str, Any]:
     # labels are translated here, before render() would set the request's locale
     current_locale.set(getattr(request.state, "locale", "en"))
     names = service.player_names(db, match)
     me = str(seat)
     ctx: dict[str, Any] = {
+        "confirm": confirm,
+        "mission_label": present.mission_label(match.mission_id, match.battle_size),
+        "waiting": None,
+        "rolls": (0, []),
+        "objectives": [],
         "match": match,
         "seat": me,
         "other": "B" if me == "A" else "A",
@@ -481,6 +622,7 @@ def context(
     cards = present.unit_cards(view)
     mine = [u for u in view["units"] if u["owner"] == me]
     attackers = attack_forms(view, lambda uid: _weapon_rows(battle, match, uid, view["phase"]))
+    log = battle.log_json(me)
     ctx.update(
         view=view,
         transports=[u for u in mine if "TRANSPORT" in u["keywords"] and not u["destroyed"]],
@@ -492,7 +634,10 @@ def context(
         enemies=[u for u in view["units"] if u["owner"] != me and not u["destroyed"]],
         attackers=attackers,
         specs=state.specs,
-        timeline=present.timeline(battle.log_json(me), view, names, me),
+        timeline=present.timeline(log, view, names, me),
+        rolls=present.last_rolls(log, view, names, me),
+        waiting=present.waiting_on(view, actions),
+        objectives=present.objective_rows(view),
         in_battle=view["stage"] == "battle",
         snapshot=match.army_a if me == "A" else match.army_b,
     )
@@ -603,13 +748,20 @@ def build_command(form: FormData) -> dict[str, Any]:
 def act(request: Request, db: WebDb, user: OptionalUser, match_id: int, form: FormDep) -> Response:
     match, seat = _get(request, db, user, match_id)
     version = _int(form.get("version"), -1)
+    command = build_command(form)
+    if not form.get("confirmed"):
+        ask = confirmation(db, match, seat, command)
+        if ask is not None:  # nothing is sent: the page asks (a dialog with htmx)
+            return _page(request, db, match, seat, confirm=ask)
+    elif command.get("type") == "concede":
+        command["confirm"] = True
     try:
         with db.begin_nested():
             service.execute(
                 db,
                 match,
                 seat,
-                build_command(form),
+                command,
                 expected_version=version if version is not None else -1,
                 dice=parse_dice(form.get("dice")),
             )

@@ -97,6 +97,11 @@ def test_an_action_on_one_phone_appears_on_the_other(browser, live_server) -> No
         guest.wait_for_selector(f"#match-state[data-version='{rolled}']", timeout=10_000)
         timeline = guest.locator("#timeline li").first.inner_text()
         assert "Roll-off" in timeline
+        # the roll-off's result where each player looks: a banner naming both dice
+        for page in (alice, guest):
+            expect(page.locator("#last-roll")).to_contain_text("Alice rolled")
+            expect(page.locator("#last-roll")).to_contain_text("Gob")
+            assert page.locator("#last-roll").is_visible()
         assert guest.url.endswith(match_url.rsplit("/", 2)[-2] + "/" + match_url.rsplit("/", 1)[1])
 
         # and the other way round: whoever won places a marker, the other page follows
@@ -221,6 +226,24 @@ def _shoot_and_undo(alice, guest) -> None:  # type: ignore[no-untyped-def]
     )
 
 
+def _end_phase(me, watcher) -> None:  # type: ignore[no-untyped-def]
+    """End the phase; when units have not acted the page asks first (a dialog naming them,
+    nothing sent yet): check it, then confirm."""
+    before = me.locator("#match-state").get_attribute("data-version")
+    me.locator("form.action-end_phase button[type=submit]").first.click()
+    asked = me.locator("#confirm-end-phase")
+    confirm = me.locator("#confirm-button")
+    expect(asked.or_(me.locator(f"#match-state:not([data-version='{before}'])"))).to_have_count(1)
+    if asked.count():
+        expect(asked.locator("#idle-units li").first).to_be_visible()
+        assert me.locator("#match-state").get_attribute("data-version") == before
+        _follow(me, "#confirm-button", watcher)
+        return
+    assert not confirm.count()
+    now = me.locator("#match-state").get_attribute("data-version")
+    watcher.wait_for_selector(f"#match-state[data-version='{now}']", timeout=10_000)
+
+
 def _end_turn(active, other, match_id: str, alice, shoot=None) -> None:  # type: ignore[no-untyped-def]
     """End every phase of ``active``'s turn (passing reaction windows); in the Shooting phase,
     ``shoot`` first."""
@@ -241,7 +264,10 @@ def _end_turn(active, other, match_id: str, alice, shoot=None) -> None:  # type:
                 "form.action-end_phase button[type=submit]",
             ):
                 if me.locator(selector).count():
-                    _follow(me, selector, watcher)
+                    if "end_phase" in selector:
+                        _end_phase(me, watcher)
+                    else:
+                        _follow(me, selector, watcher)
                     break
             else:
                 continue
@@ -302,6 +328,22 @@ def test_one_battle_round_with_an_undo_approved_on_the_other_phone(browser, live
         assert attacks[1]["weapons"][0]["weapon"] == "Bolt Rifle"
         width = guest.evaluate("document.documentElement.scrollWidth")
         assert width <= 390
+        guest.screenshot(path=str(SHOTS / "auspex-match-round2-390x844.png"), full_page=True)
+
+        # conceding asks first on the phone (a dialog); going back sends nothing
+        guest.locator("#reports > summary").click()
+        guest.locator("#concede button[type=submit]").click()
+        dialog = guest.locator("dialog#confirm-concede")
+        expect(dialog).to_be_visible()
+        guest.screenshot(path=str(SHOTS / "auspex-concede-390x844.png"), full_page=False)
+        guest.locator("#confirm-cancel").click()
+        expect(dialog).to_have_count(0)
+        assert _view(alice, match_id)["result"] is None
+        guest.locator("#reports > summary").click()
+        guest.locator("#concede button[type=submit]").click()
+        _follow(guest, "#confirm-button", alice)
+        expect(alice.locator("#result")).to_contain_text("a player conceded")
+        expect(alice.locator("#waiting-on-you")).to_have_text("A result to confirm")
     finally:
         alice_ctx.close()
         guest_ctx.close()

@@ -339,7 +339,7 @@ def test_export_then_import_replays_to_the_same_state(new_game: Callable[..., Ga
     g.a.send({"type": "move", "unit": "a2", "mode": "advance"}, dice=[5])
     # B's own declaration stays B's secret until the battle ends: no full export for A yet
     problem(g.a.client.get(g.a.base + "/export"), 409, "export-not-yet")
-    g.b.send({"type": "concede"})
+    g.b.send({"type": "concede", "confirm": True})
     r = g.a.client.get(g.a.base + "/export")
     assert r.status_code == 200, r.text
     assert "attachment" in r.headers["content-disposition"]

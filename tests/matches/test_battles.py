@@ -242,7 +242,7 @@ def test_scouts_and_a_concession(new_game: Callable[..., Game]) -> None:
         (g.a if view["next_seat"] == "A" else g.b).send({"type": "end_scouts"})
     assert view["stage"] == "battle"
     step(g, view)
-    g.b.send({"type": "concede"})
+    g.b.send({"type": "concede", "confirm": True})
     view = g.a.view()
     assert view["result"]["reason"] == "concession"
     assert view["result"]["winner"] == "A"

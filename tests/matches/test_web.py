@@ -253,9 +253,24 @@ def test_the_formation_form_and_the_combat_flow(
     }
     r = alice.post(f"/matches/{match_id}/act", data={**data, "mode": "normal"}, headers=HX)
     assert "moved" in state(r).css_first("#unit-a2").text()
-    alice.post(
+    # units that have not moved: ending the phase asks first, naming them, and sends nothing
+    version = state(r).attributes["data-version"]
+    r = alice.post(
         f"/matches/{match_id}/act", data=form_of(state(r), "form.action-end_phase"), headers=HX
     )
+    ask = state(r).css_first("dialog#confirm-end-phase")
+    assert ask is not None
+    assert state(r).attributes["data-version"] == version
+    idle = [li.text() for li in ask.css("#idle-units li")]
+    assert idle
+    assert not any(name.startswith("Intercessor Squad") for name in idle)  # a2 has moved
+    confirm = form_of(ask, "#confirm-form")
+    assert confirm["confirmed"] == "1"
+    assert json.loads(confirm["command"]) == {"type": "end_phase"}
+    assert ask.css_first("#confirm-form").attributes["hx-post"] == f"/matches/{match_id}/act"
+    assert ask.css_first("#confirm-cancel").attributes["href"] == f"/matches/{match_id}"
+    r = alice.post(f"/matches/{match_id}/act", data=confirm, headers=HX)
+    assert "Shooting phase" in state(r).css_first("#phase").text()
     root = state(alice.get(f"/matches/{match_id}"))
     shoot = [
         f

@@ -301,7 +301,11 @@ class EndPhase(Command):
 
 @dataclass(frozen=True, slots=True)
 class Concede(Command):
+    """Concede the battle: it cannot be undone. ``confirm`` says the player confirmed it (the
+    match service refuses a concession without it; replaying a log needs no confirmation)."""
+
     kind: ClassVar[str] = "concede"
+    confirm: bool = False
 
 
 @dataclass(frozen=True, slots=True)
