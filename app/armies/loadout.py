@@ -7,22 +7,20 @@ option's default on that many models. It feeds the builder's wargear form, the u
 line and the calculator links; it is never used to validate (the engine does that).
 
 Calculator links use the query parameters the calculator documents (``app.combat.forms``):
-``system``, then for the 10th edition ``w<i>.<field>`` per weapon row (the target is left to
-the calculator's default); for PEN ``a.<field>`` (attacker) and ``w.<field>`` (weapon). See
-docs/api-combat.md, "Linking to the calculator".
+for the 10th edition they are built from the weapon profiles by ``app.catalog.calculator`` (the
+catalogue page links each profile too); for PEN ``a.<field>`` (attacker) and ``w.<field>``
+(weapon). See docs/api-combat.md, "Linking to the calculator".
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from urllib.parse import urlencode
 
+from app.catalog.calculator import calculator_url as calculator_url
+from app.catalog.calculator import profile_calculator_url as profile_calculator_url
 from app.catalog.pen_units import PenUnit, PenWeapon
-from app.engine.wh40k10e.army import Datasheet, Weapon, WeaponProfile, name_key
-from app.engine.wh40k10e.profiles import MAX_ATTACK_ENTRIES
-
-CALCULATOR = "/calculator"
+from app.engine.wh40k10e.army import Datasheet, Weapon, name_key
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,51 +137,10 @@ def loadout(sheet: Datasheet, models: int, wargear: Mapping[str, int]) -> list[t
     return [(w, carried[name_key(w.name)]) for w in sheet.weapons if carried.get(name_key(w.name))]
 
 
-def _weapon_row(i: int, profile: WeaponProfile, models: int) -> list[tuple[str, str]] | None:
-    weapon = profile.combat_weapon()
-    if weapon is None:
-        return None
-    skill = weapon["skill"]
-    return [
-        (f"w{i}.models", str(models)),
-        (f"w{i}.name", str(weapon["name"])),
-        (f"w{i}.kind", str(weapon["kind"])),
-        (f"w{i}.attacks", str(weapon["attacks"])),
-        (f"w{i}.skill", "" if skill is None else f"{skill}+"),
-        (f"w{i}.strength", str(weapon["strength"])),
-        (f"w{i}.ap", str(weapon["ap"])),
-        (f"w{i}.damage", str(weapon["damage"])),
-        (f"w{i}.abilities", ", ".join(weapon["abilities"])),
-    ]
-
-
-def calculator_url(weapons: list[tuple[WeaponProfile, int]]) -> str | None:
-    """The calculator with these weapon profiles (each on that many models) preloaded, ranged
-    first, at most as many rows as the calculator takes; ``None`` if none can be expressed."""
-    ordered = sorted(weapons, key=lambda pw: pw[0].kind.value != "ranged")
-    query: list[tuple[str, str]] = [("system", "wh40k-10e")]
-    rows = 0
-    for profile, models in ordered:
-        if rows >= MAX_ATTACK_ENTRIES:
-            break
-        row = _weapon_row(rows, profile, max(models, 1))
-        if row is not None:
-            query.extend(row)
-            rows += 1
-    if rows == 0:
-        return None
-    # No target: the calculator starts from its default one, which the user changes there.
-    return f"{CALCULATOR}?{urlencode(query)}"
-
-
 def unit_calculator_url(sheet: Datasheet, models: int, wargear: Mapping[str, int]) -> str | None:
     """The calculator with every weapon the unit carries."""
     profiles = [(p, n) for w, n in loadout(sheet, models, wargear) for p in w.profiles]
     return calculator_url(profiles)
-
-
-def profile_calculator_url(profile: WeaponProfile, models: int = 1) -> str | None:
-    return calculator_url([(profile, models)])
 
 
 def pen_calculator_url(unit: PenUnit, weapon: PenWeapon) -> str:

@@ -9,8 +9,8 @@ from fastapi import APIRouter, Depends, File, Form, Path, Query, Request, Upload
 from fastapi.responses import HTMLResponse
 
 from app.accounts.deps import OptionalUser, WebUser, verify_csrf
-from app.armies.loadout import profile_calculator_url
 from app.catalog import service
+from app.catalog.calculator import profile_calculator_url
 from app.catalog.deps import no_transaction
 from app.catalog.exceptions import ImportFailed, ImportTooLarge
 from app.clubs import service as clubs
