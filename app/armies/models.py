@@ -12,9 +12,10 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import JSON, ForeignKey, String
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy import JSON, ForeignKey, String, func, select
+from sqlalchemy.orm import Mapped, Session, mapped_column
 
+from app.catalog import hooks as catalog_hooks
 from app.core.db import Base, TimestampMixin
 from app.core.i18n import lazy
 
@@ -52,3 +53,14 @@ class Army(TimestampMixin, Base):
 
 # Status names shown on pages, marked for translation.
 STATUS_LABELS = {ArmyStatus.DRAFT: lazy("draft"), ArmyStatus.READY: lazy("ready")}
+
+
+def _lists_built_with(db: Session, catalogue_id: int) -> str | None:
+    """Army lists keep a catalogue from being deleted (``app.catalog.hooks``)."""
+    used = db.scalar(
+        select(func.count()).select_from(Army).where(Army.catalogue_id == catalogue_id)
+    )
+    return f"{used} army list(s) are built with this catalogue." if used else None
+
+
+catalog_hooks.add_usage_check("armies", _lists_built_with)

@@ -21,11 +21,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import ColumnElement, false, func, or_, select
+from sqlalchemy import ColumnElement, false, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, undefer
 
 from app.accounts.models import User
+from app.catalog import hooks
 from app.catalog.bsdata import ImportLimits, IssueCode, Source, import_files
 from app.catalog.exceptions import (
     CatalogueInUse,
@@ -364,14 +365,12 @@ def share(db: Session, user: User, ref: str | int, club_id: int | None) -> Catal
 
 def delete(db: Session, user: User, ref: str | int) -> None:
     """Delete the user's catalogue, unless army lists are built with it."""
-    from app.armies.models import Army  # the armies feature builds on catalogues
-
     record = resolve(db, user, ref)
     if not is_owner(record, user):
         raise NotTheCatalogueOwner("Only the user who imported a catalogue deletes it.")
-    used = db.scalar(select(func.count()).select_from(Army).where(Army.catalogue_id == record.id))
-    if used:
-        raise CatalogueInUse(f"{used} army list(s) are built with this catalogue.")
+    reason = hooks.in_use(db, record.id)  # the army lists, registered by app.armies.models
+    if reason:
+        raise CatalogueInUse(reason)
     cache.drop(record.id)
     db.delete(record)
     db.flush()
