@@ -15,6 +15,7 @@ from fastapi import APIRouter
 
 FEATURES: tuple[str, ...] = (
     "web",
+    "site",
     "rulesets",
     "accounts",
     "combat",

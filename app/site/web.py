@@ -1,4 +1,9 @@
-"""Site-wide pages: home and the health check."""
+"""Site-wide pages: home, the rulings and the health check.
+
+They are the site's own pages, not the shell every feature renders with (``app.web``): they
+know who is asking (``app.accounts``), so they sit above the features' layers
+(docs/adr/0012-feature-layers.md).
+"""
 
 from __future__ import annotations
 
