@@ -13,9 +13,9 @@ from app.clubs import service
 from app.clubs.exceptions import InviteInvalid
 from app.clubs.models import Club, Role
 from app.clubs.schemas import ClubCreate, ClubUpdate, InviteCreate
+from app.clubs.sections import sections_context
 from app.core.deps import DbSession
 from app.core.i18n import lazy
-from app.leagues.web import club_page_context
 from app.web.forms import field_errors
 from app.web.nav import NavItem, add_nav
 from app.web.templating import htmx_redirect, render
@@ -84,7 +84,7 @@ def _club_page(
         "new_invite": new_invite,
         "errors": errors or {},
         "Role": Role,
-        **club_page_context(db, club_id, user),
+        **sections_context(db, club_id, user),
     }
     return render(request, "clubs/club.html", context, status_code=status_code)
 

@@ -20,6 +20,7 @@ from sqlalchemy.orm import Session
 from app.accounts.deps import OptionalUser, WebUser, verify_csrf
 from app.accounts.models import User
 from app.clubs import service as clubs
+from app.clubs.sections import ClubSection, add_club_section
 from app.core.deps import DbSession
 from app.core.errors import AppError
 from app.core.i18n import gettext as _
@@ -811,7 +812,7 @@ def dispute(
 
 
 def club_page_context(db: Session, club_id: int, user: User | None) -> dict[str, Any]:
-    """The club page's leagues and Elo tables (app/clubs/web.py adds them to its context)."""
+    """The club page's leagues and Elo tables: its section (app/clubs/sections.py)."""
     leagues = service.club_leagues(db, club_id, user)
     facts = service.league_facts(db, leagues, user)
     names = _rule_system_names()
@@ -832,3 +833,8 @@ def club_page_context(db: Session, club_id: int, user: User | None) -> dict[str,
         "league_errors": {},
         **LABELS,
     }
+
+
+add_club_section(
+    ClubSection(name="leagues", template="leagues/club_section.html", context=club_page_context)
+)
