@@ -15,13 +15,24 @@ import inspect
 from collections.abc import Callable
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Path
-from fastapi.responses import JSONResponse
+from fastapi import APIRouter, Body, Path, status
+from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel
 
-from app.combat import service
+from app.accounts.deps import CurrentUser
+from app.combat import profiles, service
+from app.combat.models import CombatProfile
 from app.combat.rulesets import CombatSpec, specs
-from app.combat.schemas import MAX_RESOLVE_DICE, MAX_SEED, AnalysisOut, ResolutionOut
+from app.combat.schemas import (
+    MAX_RESOLVE_DICE,
+    MAX_SEED,
+    AnalysisOut,
+    ProfileIn,
+    ProfileOut,
+    ResolutionOut,
+)
+from app.core.db import as_aware
+from app.core.deps import DbSession
 from app.core.errors import PROBLEM_JSON
 
 router = APIRouter(tags=["combat"])
@@ -158,3 +169,88 @@ def resolve_any(ruleset: RulesetId, body: AnyBody) -> JSONResponse:
             ]
         )
     return _resolve(ruleset, service.validate(ruleset, payload), seed, dice)
+
+
+# -- saved profiles and recent matchups -------------------------------------------------------
+
+ProfileId = Annotated[int, Path(ge=1, le=2**31 - 1)]
+_OWNED: dict[int | str, dict[str, Any]] = {
+    401: {"description": "Not authenticated", **_PROBLEM},
+    404: {"description": "No such saved calculation of yours", **_PROBLEM},
+}
+
+
+def _profile_json(profile: CombatProfile) -> dict[str, Any]:
+    return ProfileOut(
+        id=profile.id,
+        kind=profile.kind,
+        ruleset=profile.ruleset,
+        name=profile.name,
+        query=profile.query,
+        calculator_url=f"/calculator?{profile.query}",
+        created_at=as_aware(profile.created_at),
+        updated_at=as_aware(profile.updated_at),
+    ).model_dump(mode="json")
+
+
+@router.get(
+    "/combat/profiles",
+    response_model=list[ProfileOut],
+    summary="Your saved attackers, targets and matchups",
+    responses={401: _OWNED[401]},
+)
+def list_profiles(user: CurrentUser, db: DbSession) -> list[dict[str, Any]]:
+    """By name. At most 50 per account (attackers, targets and matchups together)."""
+    return [_profile_json(p) for p in profiles.saved(db, user)]
+
+
+@router.post(
+    "/combat/profiles",
+    response_model=ProfileOut,
+    status_code=status.HTTP_201_CREATED,
+    summary="Save an attacker, a target or a matchup under a name",
+    responses={
+        401: _OWNED[401],
+        409: {"description": "Already 50 saved profiles: delete one first", **_PROBLEM},
+        422: {"description": "A name or query out of bounds, or no rule system", **_PROBLEM},
+    },
+)
+def create_profile(
+    data: Annotated[ProfileIn, Body()], user: CurrentUser, db: DbSession
+) -> dict[str, Any]:
+    """`query` is a calculator query (docs/api-combat.md); it is stored in the calculator's
+    canonical form, keeping only what `kind` names."""
+    return _profile_json(profiles.save(db, user, data.kind, data.name, data.query))
+
+
+@router.get(
+    "/combat/recent",
+    response_model=list[ProfileOut],
+    summary="Your recent matchups (kept automatically, newest first)",
+    responses={401: _OWNED[401]},
+)
+def list_recent(user: CurrentUser, db: DbSession) -> list[dict[str, Any]]:
+    """The last 10 calculations you made on the calculator page while logged in; a
+    calculation changed within a minute of the newest replaces it."""
+    return [_profile_json(p) for p in profiles.recent(db, user)]
+
+
+@router.get(
+    "/combat/profiles/{profile_id}",
+    response_model=ProfileOut,
+    summary="One of your saved profiles or recent matchups",
+    responses=_OWNED,
+)
+def get_profile(profile_id: ProfileId, user: CurrentUser, db: DbSession) -> dict[str, Any]:
+    return _profile_json(profiles.get(db, user, profile_id))
+
+
+@router.delete(
+    "/combat/profiles/{profile_id}",
+    status_code=status.HTTP_204_NO_CONTENT,
+    summary="Delete one of your saved profiles or recent matchups",
+    responses=_OWNED,
+)
+def delete_profile(profile_id: ProfileId, user: CurrentUser, db: DbSession) -> Response:
+    profiles.delete_profile(db, user, profile_id)
+    return Response(status_code=status.HTTP_204_NO_CONTENT)

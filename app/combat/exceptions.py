@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.core.errors import InvalidInput, NotFound
+from app.core.errors import Conflict, InvalidInput, NotFound
 from app.core.i18n import lazy
 from app.engine.errors import RollerError
 
@@ -24,3 +24,15 @@ class InvalidCombatRequest(InvalidInput):
 
 class TooManyDice(RollerError):
     """A live resolution would roll more dice than one request may."""
+
+
+class ProfileNotFound(NotFound):
+    status, code, title = 404, "profile-not-found", lazy("Saved calculation not found")
+
+
+class ProfileLimitReached(Conflict):
+    status, code, title = 409, "profile-limit", lazy("Too many saved profiles")
+
+
+class UnitNotFound(NotFound):
+    status, code, title = 404, "unit-not-found", lazy("Unit not found")

@@ -238,20 +238,45 @@ class AnalysisView:
     stages: list[Stat]
     extra: list[tuple[str, Node]] = field(default_factory=list)
     outcomes: list[Stat] = field(default_factory=list)  # a system whose attack ends in a result
+    kind: str = "models"  # or "vehicle": one stat fewer, one chart
+    notes: list[str] = field(default_factory=list)  # shown beside the odds (why the BS changed)
+
+
+def hull_unit(n: int) -> str:
+    return ngettext("%(n)d hull point lost", "%(n)d hull points lost", n) % {"n": n}
 
 
 def analysis_view(
-    analysis: CombatAnalysis, locale: str, extra_labels: Mapping[str, str] | None = None
+    analysis: CombatAnalysis,
+    locale: str,
+    extra_labels: Mapping[str, str] | None = None,
+    kind: str = "models",
+    notes: Sequence[str] = (),
 ) -> AnalysisView:
+    """The page's view of an analysis. ``kind`` ``"vehicle"``: the target is one vehicle, so
+    the damage is hull points and "models destroyed" is the vehicle destroyed (one chart)."""
     damage, models = analysis.damage, analysis.models_destroyed
-    return AnalysisView(
-        mean_damage=stat(_("Mean wounds lost"), damage.mean(), locale),
-        mean_models=stat(_("Mean models destroyed"), models.mean(), locale),
-        wipe=stat(_("Unit wiped out"), analysis.wipe_probability, locale, as_percent=True),
-        charts=[
+    if kind == "vehicle":
+        destroyed = stat(_("Vehicle destroyed"), analysis.wipe_probability, locale, as_percent=True)
+        top = (stat(_("Mean hull points lost"), damage.mean(), locale), destroyed, destroyed)
+        charts = [chart(damage, "chart-damage", _("Hull points lost"), hull_unit, locale)]
+    else:
+        top = (
+            stat(_("Mean wounds lost"), damage.mean(), locale),
+            stat(_("Mean models destroyed"), models.mean(), locale),
+            stat(_("Unit wiped out"), analysis.wipe_probability, locale, as_percent=True),
+        )
+        charts = [
             chart(damage, "chart-damage", _("Wounds lost"), damage_unit, locale),
             chart(models, "chart-models", _("Models destroyed"), models_unit, locale),
-        ],
+        ]
+    return AnalysisView(
+        mean_damage=top[0],
+        mean_models=top[1],
+        wipe=top[2],
+        kind=kind,
+        notes=list(notes),
+        charts=charts,
         stages=[
             stat(stage_label(name, extra_labels), d.mean(), locale)
             for name, d in analysis.stages.items()

@@ -8,7 +8,8 @@ plus ``ruleset``), the dice-expression field type, and :func:`resolve_model`, wh
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from datetime import datetime
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model
 
@@ -170,3 +171,37 @@ class ResolutionOut(BaseModel):
     target_after: TargetAfterOut
     steps: list[StepOut]
     extra: dict[str, Any]
+
+
+# -- saved profiles and recent matchups --------------------------------------------------------
+
+
+class ProfileIn(StrictRequest):
+    """A calculation to keep under a name: the calculator's query (see docs/api-combat.md)."""
+
+    name: str = Field(min_length=1, max_length=80, description="Your name for it.")
+    kind: Literal["attacker", "target", "matchup"] = Field(
+        description="What is kept: the attacker's fields only, the target's only, or the "
+        "whole matchup (attacker, target and situation)."
+    )
+    query: str = Field(
+        min_length=1,
+        max_length=8000,
+        description="A calculator query string or link (`/calculator?system=wh40k-10e&w0.…`); "
+        "stored in the calculator's canonical form, keeping only the part `kind` names.",
+        examples=["system=wh40k-10e&w0.models=5&w0.attacks=2&w0.skill=3%2B&w0.strength=4"],
+    )
+
+
+class ProfileOut(BaseModel):
+    id: int
+    kind: Literal["attacker", "target", "matchup", "recent"]
+    ruleset: str
+    name: str
+    query: str = Field(description="The stored calculator query string.")
+    calculator_url: str = Field(
+        description="The calculator with this profile (an attacker or target alone fills "
+        "that side and leaves the calculator's default for the rest)."
+    )
+    created_at: datetime
+    updated_at: datetime

@@ -7,19 +7,22 @@ rule system's :class:`~app.combat.forms.CalculatorForm`; nothing here knows a sy
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import parse_qsl, urlencode
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import HTMLResponse
 
-from app.accounts.deps import OptionalUser, verify_csrf
-from app.combat import service
-from app.combat.exceptions import InvalidCombatRequest, RuleSystemNotFound
+from app.accounts.deps import OptionalUser, WebUser, verify_csrf
+from app.accounts.models import User
+from app.combat import profiles, service, units
+from app.combat.exceptions import InvalidCombatRequest, ProfileNotFound, RuleSystemNotFound
 from app.combat.forms import CalculatorForm, FormState
+from app.combat.models import CombatProfile, ProfileKind
 from app.combat.present import Comparison, analysis_view, comparison, resolution_view
 from app.combat.rulesets import specs
 from app.combat.schemas import MAX_SEED
+from app.core.deps import DbSession
 from app.core.errors import InvalidInput
 from app.core.i18n import current_locale, lazy
 from app.core.i18n import gettext as _
@@ -197,11 +200,44 @@ def _page_context(
     }
 
 
+# one-tap edits of the page that need the database: a saved profile or a unit put in place
+EDIT_KEYS = ("use", "unit", "as")
+SIDES = {"attacker": ProfileKind.ATTACKER, "target": ProfileKind.TARGET}
+
+
+def _reused(
+    db: DbSession, user: User | None, params: list[tuple[str, str]]
+) -> list[tuple[str, str]] | None:
+    """The query after ``use=<profile id>`` or ``unit=<ref>&as=attacker|target`` (None: no such
+    edit). A profile or unit the user cannot reach is a 404."""
+    given = dict(params)
+    current = [(k, v) for k, v in params if k not in (*EDIT_KEYS, COMPARE_KEY)]
+    if given.get("use"):
+        profile_id = parse_int(given["use"], 1, 2**31 - 1)
+        if user is None or profile_id is None:
+            raise ProfileNotFound(_("There is no saved calculation of yours with this number."))
+        return profiles.apply(profiles.get(db, user, profile_id), current)
+    if given.get("unit"):
+        side = SIDES.get(given.get("as", ""), ProfileKind.ATTACKER)
+        pairs = units.unit_pairs(db, user, given["unit"], side)
+        return profiles.replace_part(side, pairs, current)
+    return None
+
+
 @router.get("/calculator")
-def calculator(request: Request, user: OptionalUser) -> HTMLResponse:
+def calculator(request: Request, user: OptionalUser, db: DbSession) -> HTMLResponse:
     params = _params(request)
-    system_id, form, names = _choose(params)
     compared = _compared_queries(params)
+    reused = _reused(db, user, params)
+    if reused is not None:
+        system_id, form, _names = _choose(reused)
+        state = form.parse(reused)
+        keep = compared if dict(reused).get("system") == dict(params).get("system") else []
+        return htmx_redirect(
+            request,
+            _url("/calculator", [*state.query, *((COMPARE_KEY, q) for q in keep)]),
+        )
+    system_id, form, names = _choose(params)
     state = form.parse([(k, v) for k, v in params if k not in (COMPARE_KEY, "pin", "unpin")])
     pinned = _pinned(params, state, compared)
     if state.redirect is not None or pinned is not None:
@@ -220,9 +256,18 @@ def calculator(request: Request, user: OptionalUser) -> HTMLResponse:
         except InvalidCombatRequest as exc:
             _add_errors(state, form, exc)
         else:
-            view = analysis_view(analysis, locale, form.stage_labels)
+            view = analysis_view(
+                analysis,
+                locale,
+                form.stage_labels,
+                form.result_kind(state),
+                form.result_notes(analysis.extra, state),
+            )
             compare = _comparison(system_id, form, state, analysis, compared, locale)
+            if user is not None:
+                profiles.record_recent(user, system_id, form.describe(state), state.query)
     context = _page_context(request, system_id, form, state, names)
+    context.update(_kept_context(db, user, state.query))
     context["view"] = view
     context["compare"] = compare
     context["compared"] = compared
@@ -283,3 +328,92 @@ def roll(request: Request, user: OptionalUser) -> HTMLResponse:
         }
     )
     return render(request, "combat/roll.html", context)
+
+
+# -- saved profiles, recent matchups, units --------------------------------------------------
+
+
+def _kept_context(db: DbSession, user: User | None, query: list[tuple[str, str]]) -> dict[str, Any]:
+    """The user's saved profiles and recent matchups, each with the link that puts it in the
+    current calculation (an attacker or a target replaces only that side)."""
+    if user is None:
+        return {"kept": None}
+
+    def use_url(profile: CombatProfile) -> str:
+        return _url("/calculator", [*query, ("use", str(profile.id))])
+
+    return {
+        "kept": {
+            "saved": [(p, use_url(p)) for p in profiles.saved(db, user)],
+            "recent": [(p, use_url(p)) for p in profiles.recent(db, user)],
+            "query": urlencode(query),
+            "kinds": PROFILE_KINDS,
+            "full": profiles.count_saved(db, user) >= profiles.MAX_SAVED,
+            "max_name": profiles.MAX_NAME,
+        }
+    }
+
+
+PROFILE_KINDS = {
+    ProfileKind.MATCHUP: lazy("the whole matchup"),
+    ProfileKind.ATTACKER: lazy("the attacker"),
+    ProfileKind.TARGET: lazy("the target"),
+}
+
+
+def _back(query: str) -> str:
+    """The calculator again with ``query`` (only ever the calculator: no open redirect)."""
+    pairs = parse_qsl(query[:MAX_QUERY_LENGTH], keep_blank_values=True)[:MAX_PARAMS]
+    return _url("/calculator", pairs) + "#saved"
+
+
+@router.post("/calculator/saved")
+def save_profile(
+    request: Request,
+    user: WebUser,
+    db: DbSession,
+    name: Annotated[str, Form(max_length=200)] = "",
+    kind: Annotated[str, Form(max_length=20)] = "matchup",
+    query: Annotated[str, Form(max_length=MAX_QUERY_LENGTH)] = "",
+) -> HTMLResponse:
+    """Save the current attacker, target or matchup under a name (a form of the page)."""
+    current_locale.set(getattr(request.state, "locale", "en"))
+    profiles.save(db, user, kind, name, query)
+    return htmx_redirect(request, _back(query))
+
+
+@router.post("/calculator/saved/{profile_id}/delete")
+def delete_profile(
+    request: Request,
+    user: WebUser,
+    db: DbSession,
+    profile_id: int,
+    query: Annotated[str, Form(max_length=MAX_QUERY_LENGTH)] = "",
+) -> HTMLResponse:
+    current_locale.set(getattr(request.state, "locale", "en"))
+    if not 1 <= profile_id <= 2**31 - 1:
+        raise ProfileNotFound(_("There is no saved calculation of yours with this number."))
+    profiles.delete_profile(db, user, profile_id)
+    return htmx_redirect(request, _back(query))
+
+
+@router.get("/calculator/units")
+def pick_unit(request: Request, user: OptionalUser, db: DbSession) -> HTMLResponse:
+    """Units of the user's lists and of the catalogues, each with the links that put it in the
+    current calculation as the attacker or as the target."""
+    params = _params(request)
+    q = dict(params).get("q", "").strip()[:80]
+    current = [(k, v) for k, v in params if k not in ("q", *EDIT_KEYS)]
+
+    def put(ref: str, side: str) -> str:
+        return _url("/calculator", [*current, ("unit", ref), ("as", side)])
+
+    context = {
+        "armies": units.army_units(db, user) if user is not None else None,
+        "sheets": units.catalogue_units(db, user, q) if q else [],
+        "q": q,
+        "current": [(k, v) for k, v in current if k != "system" or v],
+        "put": put,
+        "back_url": _url("/calculator", current),
+    }
+    return render(request, "combat/units.html", context)

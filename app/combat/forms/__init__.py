@@ -10,6 +10,7 @@ own inputs so that every error shows next to the field it names. Its template is
 from __future__ import annotations
 
 import json
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -78,6 +79,11 @@ class CalculatorForm(ABC):
     label: str  # a msgid: the system's tab on the page
     presets_file: str = ""
     stage_labels: Mapping[str, str] = {}  # stage name -> msgid, beyond the shared ones
+    # which query parameters describe the attacker and which the target (a saved attacker or
+    # target, or a unit put in one of the two places, replaces only those)
+    takes_units = False  # the calculator can fill it from a unit of an army list or a catalogue
+    attacker_keys: re.Pattern[str] = re.compile(r"^$")
+    target_keys: re.Pattern[str] = re.compile(r"^$")
 
     @property
     def template(self) -> str:
@@ -92,6 +98,25 @@ class CalculatorForm(ABC):
     def field_for(self, path: Sequence[str]) -> str | None:
         """The form input for a request field path (``["attacks", "0", "weapon", "skill"]``),
         or None for an error about the whole request."""
+
+    def part(self, key: str) -> str | None:
+        """``"attacker"`` or ``"target"`` for a query parameter of that side, else None (the
+        system, the situation, edits)."""
+        if self.attacker_keys.match(key):
+            return "attacker"
+        if self.target_keys.match(key):
+            return "target"
+        return None
+
+    def result_kind(self, state: FormState) -> str:
+        """What the results count: ``"models"`` (wounds lost, models destroyed) or
+        ``"vehicle"`` (hull points lost, the vehicle destroyed)."""
+        return "models"
+
+    def result_notes(self, extra: Mapping[str, Any], state: FormState) -> list[str]:
+        """Short lines shown beside the odds (e.g. why the skill used is not the one typed),
+        in the current locale, from the analysis' ``extra`` sections. Default: none."""
+        return []
 
     def describe(self, state: FormState) -> str:
         """A short name of the attack (a comparison's legend); empty: the page numbers it."""

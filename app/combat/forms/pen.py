@@ -8,8 +8,14 @@ Query parameters (documented in docs/api-combat.md): ``a.<field>`` (attacker), `
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from app.combat.forms import FormState
 from app.combat.forms.flat import FlatField, FlatForm, Section
 from app.combat.rulesets.pen import SYSTEM_ID
+from app.core.i18n import gettext as _
 from app.core.i18n import lazy
 from app.engine.pen import profiles as p
 
@@ -326,4 +332,84 @@ class PenForm(FlatForm):
     system_id = SYSTEM_ID
     label = lazy("PEN")
     presets_file = "pen.json"
+    attacker_keys = re.compile(r"^[aw]\.")
+    target_keys = re.compile(r"^[tv]\.")
+
+    def result_kind(self, state: FormState) -> str:
+        return "vehicle" if state.value("t.kind") == "vehicle" else "models"
+
+    def result_notes(self, extra: Mapping[str, Any], state: FormState) -> list[str]:
+        """Why the BS (or WS) used is not the one typed: each modifier and cap of the plan."""
+        plan = extra.get("plan")
+        if not isinstance(plan, Mapping) or plan.get("skill") is None:
+            return []
+        melee = state.value("w.kind") == "melee"
+        typed = state.value("a.ws" if melee else "a.bs").strip()
+        used = plan["skill"]
+        reasons = [
+            f"{skill_word(str(m.get('name', '')))} ({_signed(int(m.get('value', 0)))})"
+            for m in plan.get("modifiers") or []
+            if isinstance(m, Mapping)
+        ]
+        reasons += [skill_word(str(n)) for n in plan.get("notes") or []]
+        if not reasons and typed == str(used):
+            return []
+        label = _("WS") if melee else _("BS")
+        line = _("%(skill)s %(typed)s → %(used)s, hits on %(to_hit)s") % {
+            "skill": label,
+            "typed": typed or "-",
+            "used": used,
+            "to_hit": plan.get("to_hit") or "-",
+        }
+        return [f"{line}: {'; '.join(reasons)}" if reasons else line]
+
     sections = (ATTACKER, WEAPON, TARGET, SITUATION)
+
+
+# the engine's names of the BS modifiers and notes (English, with rule lines) -> msgids
+SKILL_WORDS = {
+    "target moved > 18 ps": lazy("target moved more than 18 ps"),
+    "target moved > 12 ps": lazy("target moved more than 12 ps"),
+    "aircraft target": lazy("aircraft target"),
+    "half range": lazy("half range"),
+    "flying MC after a rapid move": lazy("flying monstrous creature after a rapid move"),
+    "target locked in combat": lazy("target locked in combat"),
+    "target gone to ground": lazy("target gone to ground"),
+    "giant target": lazy("giant target"),
+    "sniper": lazy("sniper"),
+    "stationary shooter": lazy("stationary shooter"),
+    "stealthy target (Furtif)": lazy("stealthy target (Furtif)"),
+    "shrouded target (Dissimulé)": lazy("shrouded target (Dissimulé)"),
+    "invisible target (Invisible)": lazy("invisible target (Invisible)"),
+    "snap fire": lazy("snap fire"),
+    "heavy weapon after moving": lazy("heavy weapon after moving"),
+    "moved artillery barrage weapon": lazy("artillery barrage weapon after moving"),
+    "salvo at full range after moving": lazy("salvo at full range after moving"),
+    "anti-aircraft weapon against a non-skimmer": lazy(
+        "anti-aircraft weapon against a non-skimmer"
+    ),
+    "terrified: BS halved": lazy("terrified: BS halved"),
+    "blinded: BS 1": lazy("blinded: BS 1"),
+    "no BS: template hits on 2+": lazy("no BS: the template hits on 2+"),
+}
+_RULE_LINE = re.compile(r"\s*\[L\d+(-L?\d+)?\]")
+_SNAP = re.compile(r"^snap fire \((.*)\): BS halved$")
+_CAP = re.compile(r"^indirect barrage: BS capped at (\d+)$")
+
+
+def skill_word(text: str) -> str:
+    """An engine modifier or note in the current locale (rule lines dropped; unknown: as is)."""
+    text = _RULE_LINE.sub("", text).strip()
+    m = _SNAP.match(text)
+    if m:
+        reasons = "; ".join(skill_word(r) for r in m[1].split("; "))
+        return _("snap fire (%(reasons)s): BS halved") % {"reasons": reasons}
+    m = _CAP.match(text)
+    if m:
+        return _("indirect barrage: BS capped at %(n)s") % {"n": m[1]}
+    msgid = SKILL_WORDS.get(text)
+    return _(msgid) if msgid else text
+
+
+def _signed(value: int) -> str:
+    return f"+{value}" if value > 0 else f"\u2212{-value}" if value < 0 else "0"

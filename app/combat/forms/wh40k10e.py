@@ -188,6 +188,9 @@ class Wh40k10eForm(CalculatorForm):
     system_id = SYSTEM_ID
     label = lazy("10th edition")
     presets_file = "wh40k10e.json"
+    takes_units = True
+    attacker_keys = re.compile(r"^w\d{1,2}\.")
+    target_keys = re.compile(r"^(t|g\d{1,2})\.")
 
     # -- presets ----------------------------------------------------------------------------
 
