@@ -19,6 +19,7 @@ from fastapi.responses import HTMLResponse
 from pydantic import ValidationError
 from starlette.datastructures import FormData
 
+import app.armies.calculator_units  # noqa: F401  (offers the lists' units in the calculator)
 from app.accounts.deps import OptionalUser, WebUser, verify_csrf
 from app.accounts.models import User
 from app.armies import formats, loadout, service, transfer
