@@ -79,7 +79,7 @@ def _pairs(query: str) -> list[tuple[str, str]]:
     if "?" in text:
         text = text.split("?", 1)[1]
     text = text.split("#", 1)[0]
-    if len(text) > MAX_QUERY:
+    if len(text) > MAX_QUERY or "\x00" in text:
         raise InvalidInput(_("The calculation is too long to keep."))
     pairs = parse_qsl(text, keep_blank_values=True)
     if len(pairs) > MAX_PARAMS:
@@ -101,7 +101,7 @@ def canonical(query: str | Sequence[tuple[str, str]], kind: str) -> Canonical:
     whole = kind in (ProfileKind.MATCHUP, ProfileKind.RECENT)
     kept = [(k, v) for k, v in state.query if k == "system" or whole or form.part(k) == kind]
     text = urlencode(kept)
-    if len(text) > MAX_QUERY:
+    if len(text) > MAX_QUERY or "\x00" in text or "%00" in text:
         raise InvalidInput(_("The calculation is too long to keep."))
     return Canonical(system_id, text, kept)
 
@@ -176,7 +176,7 @@ def save(db: Session, user: User, kind: str, name: str, query: str) -> CombatPro
     if kind not in SAVED_KINDS:
         raise InvalidInput(_("Save an attacker, a target or a matchup."))
     name = " ".join(name.split())
-    if not name or len(name) > MAX_NAME:
+    if not name or len(name) > MAX_NAME or not name.isprintable():
         raise InvalidInput(_("Give the profile a name of 1 to %(n)d characters.") % {"n": MAX_NAME})
     found = canonical(query, kind)
     if count_saved(db, user) >= MAX_SAVED:
@@ -231,8 +231,8 @@ def remember(
 def record_recent(user: User, ruleset: str, name: str, query: Sequence[tuple[str, str]]) -> None:
     """Remember a calculation after the response (best effort, coalesced per user)."""
     text = urlencode([(k, v) for k, v in query if k not in TRANSIENT])
-    if len(text) > MAX_QUERY:
-        return
+    if len(text) > MAX_QUERY or "%00" in text or "\x00" in name:
+        return  # nothing a database could refuse
     user_id = user.id
     write: Callable[[Session], None] = lambda s: remember(s, user_id, ruleset, name, text)  # noqa: E731
     defer_write(("combat_recent", user_id), write)

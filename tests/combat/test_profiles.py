@@ -70,6 +70,8 @@ def test_bounds_are_clear_4xx(
     assert save(client, alice, name="").status_code == 422
     assert save(client, alice, name="x" * 81).status_code == 422
     assert save(client, alice, kind="recent").status_code == 422
+    assert save(client, alice, name="a\x00b").status_code == 422  # Postgres cannot store NUL
+    assert save(client, alice, query=QUERY + "&t.name=a%00b").status_code == 422
     assert save(client, alice, query="q" * 8001).status_code == 422
     unknown = save(client, alice, query="system=nope&w0.models=1")
     assert unknown.status_code == 422
