@@ -13,8 +13,12 @@ Public API:
   (-> ``CombatAnalysis``) and :func:`resolve` (-> ``CombatResolution``, every die recorded);
 - :mod:`.pipeline`: one pure function per step of the shot and assault pipelines.
 
-The board, the turn and the match (capability ``match``) come with the neutral match layer
-(issue 16 depends on it); they are not here yet.
+- :mod:`.board` (squares, intercases, edges, terrain elements, boards as data and their
+  assembly), :mod:`.los` (line of sight, range, fire arcs), :mod:`.movement` (reachable
+  placements and a path validator), :mod:`.tables` (the other dice tables of §9.1).
+
+The turn and the match (capability ``match``) come with the neutral match layer (issue 16
+depends on it); they are not here yet.
 
 Importing the package registers the rule system ``black-reach``.
 """
