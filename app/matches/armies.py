@@ -69,6 +69,8 @@ SNAPSHOT_FORMAT = "auspex.match-army/1"
 MAX_WEAPONS_PER_UNIT = 40
 MAX_KEYWORDS = 64
 _SCOUTS = re.compile(r"scouts\s*(\d+)", re.IGNORECASE)
+_DEADLY_DEMISE = re.compile(r"deadly demise\s*((?:[1-3]?d[36](?:\s*\+\s*\d+)?)|\d+)", re.I)
+_FIRING_DECK = re.compile(r"firing deck\s*(\d+)", re.IGNORECASE)
 
 
 # -- the adapter to the army builder -----------------------------------------------------------
@@ -458,6 +460,8 @@ def _unit(
         keywords.add("TRANSPORT")
     abilities: set[str] = set()
     scouts: int | None = None
+    deadly_demise = ""
+    firing_deck = 0
     for text in sheet.abilities:
         key = name_key(text)
         if key == name_key("Deep Strike"):
@@ -468,8 +472,16 @@ def _unit(
             abilities.add(Ability.FIGHTS_FIRST)
         elif key == name_key("Hover"):
             abilities.add(Ability.HOVER)
+        elif key == name_key("Lone Operative"):
+            abilities.add(Ability.LONE_OPERATIVE)
+        elif key == name_key("Stealth"):
+            abilities.add(Ability.STEALTH)
         elif (m := _SCOUTS.match(text.strip())) is not None:
             scouts = max(1, min(24, int(m.group(1))))
+        elif (m := _DEADLY_DEMISE.fullmatch(text.strip())) is not None:
+            deadly_demise = _demise_x(m.group(1))
+        elif (m := _FIRING_DECK.fullmatch(text.strip())) is not None:
+            firing_deck = min(200, int(m.group(1)))
     weapons = _weapons(sheet, runit, models)
     for w in weapons:
         lowered = {name_key(a) for a in w["abilities"]}
@@ -497,6 +509,8 @@ def _unit(
         "leads": leads[:64],
         "transport_capacity": min(sheet.transport_capacity or 0, 200),
         "toughness": profile.toughness,
+        "deadly_demise": deadly_demise,
+        "firing_deck": firing_deck,
         "profile": {
             "toughness": profile.toughness,
             "save": profile.save if profile.save is not None else 7,
@@ -507,6 +521,15 @@ def _unit(
         "weapons": weapons,
         "attached_to": None,
     }
+
+
+def _demise_x(text: str) -> str:
+    """The x of "Deadly Demise x" as the engine spells it ("D3", "D6+2", "1"); "" if out of
+    the engine's bounds."""
+    x = text.upper().replace(" ", "")
+    if x.isdigit():
+        return x if 1 <= int(x) <= 10 else ""
+    return x
 
 
 # -- snapshot -> engine ---------------------------------------------------------------------
@@ -539,6 +562,10 @@ def army_spec(snapshot: Mapping[str, Any], seat: Seat) -> ArmySpec:
                 toughness=u["toughness"],
                 model_wounds=tuple(int(w) for w in u.get("model_wounds") or ()),
                 transport_keywords=tuple(str(k) for k in u.get("transport_keywords") or ()),
+                # snapshots stored before these fields: none of them
+                feel_no_pain=(u.get("profile") or {}).get("feel_no_pain"),
+                deadly_demise=str(u.get("deadly_demise") or ""),
+                firing_deck=int(u.get("firing_deck") or 0),
             )
         )
     return ArmySpec(str(snapshot["name"]), tuple(units), str(snapshot["faction"]))

@@ -240,6 +240,8 @@ class SnapshotUnitIn(Strict):
     leads: list[Annotated[str, Field(max_length=120)]] = Field(default_factory=list, max_length=64)
     transport_capacity: int = Field(default=0, ge=0, le=200)
     toughness: int | None = Field(default=None, ge=1, le=30)
+    deadly_demise: str = Field(default="", max_length=10, description="x of Deadly Demise x")
+    firing_deck: int = Field(default=0, ge=0, le=200, description="x of Firing Deck x")
     profile: ProfileIn = Field(default_factory=ProfileIn)
     weapons: list[WeaponIn] = Field(default_factory=list, max_length=40)
     attached_to: int | None = Field(default=None, ge=0, le=200)

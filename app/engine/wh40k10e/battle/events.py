@@ -306,6 +306,7 @@ class UnitDisembarked(Event):
     emergency: bool = False
     roll: Roll | None = None
     damage: tuple[ModelDamage, ...] = ()
+    fnp: Roll | None = None  # Feel No Pain dice for the mortal wounds [L1857-1869]
 
 
 @dataclass(frozen=True, slots=True)
@@ -363,11 +364,13 @@ class HazardousTested(Event):
     units: tuple[str, ...]
     roll: Roll
     losses: tuple[DieLoss, ...]
+    fnp: Roll | None = None  # Feel No Pain dice for the mortal wounds [L1857-1869]
 
 
 @dataclass(frozen=True, slots=True)
 class MortalWoundsInflicted(Event):
-    """Mortal wounds from a Stratagem (Grenade, Tank Shock)."""
+    """Mortal wounds from a Stratagem (Grenade, Tank Shock) or a Deadly Demise; ``fnp`` the
+    Feel No Pain dice rolled against them [L1857-1869] (``damage`` is what got through)."""
 
     kind: ClassVar[str] = "mortal_wounds_inflicted"
     source: str
@@ -375,6 +378,7 @@ class MortalWoundsInflicted(Event):
     roll: Roll
     mortal_wounds: int
     damage: tuple[ModelDamage, ...]
+    fnp: Roll | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -497,6 +501,7 @@ class RollRerolled(Event):
     roll: Roll
     restored: tuple[ModelDamage, ...] = ()
     damage: tuple[ModelDamage, ...] = ()
+    fnp: Roll | None = None  # Feel No Pain dice for a new failure's mortal wounds
 
 
 @dataclass(frozen=True, slots=True)

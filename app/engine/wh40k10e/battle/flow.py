@@ -11,7 +11,7 @@ the end of every phase [L4599-4602], mission scoring, the end of the battle and 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from app.engine.match.dice import Roll, take_roll
 from app.engine.match.events import Emitted, Event
@@ -55,6 +55,7 @@ from app.engine.wh40k10e.battle.state import (
 __all__ = [
     "FAILS_AT",
     "Builder",
+    "FeelNoPain",
     "advance_setup",
     "allocate",
     "casualty_slots",
@@ -95,6 +96,38 @@ class Builder:
         for _ in range(count):
             self.roller.roll(sides, label)
         return take_roll(self.roller, start)
+
+    def feel_no_pain(self) -> FeelNoPain:
+        """A Feel No Pain roller for the wounds this command is about to inflict."""
+        return FeelNoPain(self)
+
+
+class FeelNoPain:
+    """Rolls Feel No Pain [L1857-1869] for each wound a model of a part with the ability would
+    lose (a mortal wound the match resolves itself), and keeps the dice as one :class:`Roll`."""
+
+    def __init__(self, b: Builder) -> None:
+        self._b = b
+        self._start = len(b.roller.records)
+        self._rolled = False
+
+    def __call__(self, state: BattleState, part: str) -> bool:
+        """Whether the wound part ``part`` would lose is not lost."""
+        fnp = state.specs[part].feel_no_pain
+        if fnp is None:
+            return False
+        self._rolled = True
+        value = self._b.roller.roll(6, f"feel no pain {fnp}+ ({part})")
+        return value >= fnp
+
+    @property
+    def roll(self) -> Roll | None:
+        """The Feel No Pain dice rolled (``None``: none was)."""
+        return take_roll(self._b.roller, self._start) if self._rolled else None
+
+
+Ignores = Callable[[BattleState, str], bool]
+"""(state, part) -> whether a wound part would lose is ignored (Feel No Pain)."""
 
 
 # -- shared checks ---------------------------------------------------------------------------
@@ -205,11 +238,13 @@ def allocate(
     target: str,
     damage: Iterable[int],
     mortal_wounds: int = 0,
+    ignores: Ignores | None = None,
 ) -> list[ModelDamage]:
     """Allocate damage by the rules: each attack to a model already wounded, else any model
     (the first alive slot), Bodyguard models before the Leader's CHARACTER models
     ([L1704-1707], [L3238-3246]); normal damage is lost beyond the model, mortal wounds carry
-    over ([L1788-1790], [L1816-1824])."""
+    over ([L1788-1790], [L1816-1824]); ``ignores`` rolls Feel No Pain for each mortal wound
+    [L1857-1869]."""
     wounds = {i: list(state.units[i].wounds) for i in state.group(target)}
     order = _order(state, tuple(wounds), character_last=True)
     out: list[ModelDamage] = []
@@ -243,6 +278,8 @@ def allocate(
         if where is None:
             break
         unit, slot = where
+        if ignores is not None and ignores(state, unit):
+            continue
         wounds[unit][slot] -= 1
         if out and out[-1].unit == unit and out[-1].model == slot:
             out[-1] = ModelDamage(unit, slot, out[-1].damage + 1)
@@ -292,22 +329,33 @@ def casualty_slots(
 FAILS_AT = {"desperate_escape": 2, "hazardous": 1}  # a test die at or below this fails
 
 
-def mortal_on(state: BattleState, unit: str, mortal: int) -> list[ModelDamage]:
+def mortal_on(
+    state: BattleState, unit: str, mortal: int, ignores: Ignores | None = None
+) -> list[ModelDamage]:
     """Mortal wounds on one unit only (a CHARACTER of an Attached unit takes them itself,
-    [L2289-2294]), carried over from model to model."""
+    [L2289-2294]), carried over from model to model; ``ignores`` rolls Feel No Pain."""
     out: list[ModelDamage] = []
-    for slot, w in enumerate(state.units[unit].wounds):
-        if mortal <= 0:
+    wounds = list(state.units[unit].wounds)
+    for _ in range(mortal):
+        slot = next((i for i, w in enumerate(wounds) if w > 0), None)
+        if slot is None:
             break
-        if w > 0:
-            dealt = min(w, mortal)
-            out.append(ModelDamage(unit, slot, dealt))
-            mortal -= dealt
+        if ignores is not None and ignores(state, unit):
+            continue
+        wounds[slot] -= 1
+        if out and out[-1].model == slot:
+            out[-1] = ModelDamage(unit, slot, out[-1].damage + 1)
+        else:
+            out.append(ModelDamage(unit, slot, 1))
     return out
 
 
 def failed_test_loss(
-    state: BattleState, unit: str, kind: str, on_unit: str | None = None
+    state: BattleState,
+    unit: str,
+    kind: str,
+    on_unit: str | None = None,
+    ignores: Ignores | None = None,
 ) -> list[ModelDamage]:
     """What one failed test costs: a model of your choice destroyed (Desperate Escape
     [L1023-1025]); for Hazardous, a bearer destroyed, or 3 mortal wounds if it is a CHARACTER,
@@ -316,7 +364,7 @@ def failed_test_loss(
         victim = on_unit or state.group(unit)[0]
         spec = state.specs[victim]
         if any(spec.has(k) for k in ("CHARACTER", "MONSTER", "VEHICLE")):
-            return mortal_on(state, victim, 3)
+            return mortal_on(state, victim, 3, ignores)
         return casualty_slots(state, unit, 1, on_unit=victim)
     return casualty_slots(state, unit, 1)
 
@@ -329,6 +377,7 @@ def roll_losses(
     *,
     on_unit: str | None = None,
     chosen: tuple[int, ...] = (),
+    ignores: Ignores | None = None,
 ) -> tuple[DieLoss, ...]:
     """The loss caused by every failed die of a test, applied one after the other."""
     losses: list[DieLoss] = []
@@ -341,8 +390,10 @@ def roll_losses(
         if kind == "desperate_escape" and picks:
             damage = tuple(casualty_slots(current, unit, 1, (picks.pop(0),)))
         else:
-            damage = tuple(failed_test_loss(current, unit, kind, on_unit))
+            damage = tuple(failed_test_loss(current, unit, kind, on_unit, ignores))
         if not damage:
+            if ignores is not None and any(current.units[i].alive for i in current.group(unit)):
+                continue  # every wound ignored (Feel No Pain)
             break
         losses.append(DieLoss(i, damage))
         current = apply_damage(current, damage)

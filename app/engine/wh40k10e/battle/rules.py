@@ -602,10 +602,17 @@ def _disembark_destroyed(b: Builder, cmd: DisembarkFromDestroyedTransport) -> No
     roll = b.roll(placed, 6, "destroyed transport")
     limit = 3 if cmd.emergency else 1
     mortal = sum(1 for v in roll.values if v <= limit)
-    damage = tuple(lost) + tuple(allocate(after, cmd.unit, (), mortal_wounds=mortal))
+    fnp = b.feel_no_pain()
+    damage = tuple(lost) + tuple(allocate(after, cmd.unit, (), mortal_wounds=mortal, ignores=fnp))
     b.emit(
         UnitDisembarked(
-            group, u.embarked_in, forced=True, emergency=cmd.emergency, roll=roll, damage=damage
+            group,
+            u.embarked_in,
+            forced=True,
+            emergency=cmd.emergency,
+            roll=roll,
+            damage=damage,
+            fnp=fnp.roll,
         )
     )
 
@@ -829,8 +836,9 @@ def _hazardous(b: Builder, cmd: HazardousTest) -> None:
     if cmd.on_unit is not None and cmd.on_unit not in s.group(cmd.unit):
         raise refuse(Code.BAD_COMMAND, f"{cmd.on_unit!r} is not part of this unit")
     roll = b.roll(cmd.weapons, 6, "hazardous")
-    losses = roll_losses(s, cmd.unit, "hazardous", roll.values, on_unit=cmd.on_unit)
-    b.emit(HazardousTested(s.group(cmd.unit), roll, losses))
+    fnp = b.feel_no_pain()
+    losses = roll_losses(s, cmd.unit, "hazardous", roll.values, on_unit=cmd.on_unit, ignores=fnp)
+    b.emit(HazardousTested(s.group(cmd.unit), roll, losses, fnp.roll))
 
 
 # -- charge ----------------------------------------------------------------------------------

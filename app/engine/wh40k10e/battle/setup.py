@@ -13,6 +13,7 @@ Shock) and points. Every number is bounded so that no request can build a huge m
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -33,6 +34,7 @@ __all__ = [
 MAX_UNITS = 100
 NEVER_EMBARK = ("MONSTER", "VEHICLE", "TITANIC", "AIRCRAFT", "FORTIFICATION", "TRANSPORT")
 MAX_MODELS = 200
+_DEADLY_DEMISE = re.compile(r"(?:[1-9]|10|[1-3]?D[36](?:\+(?:[1-9]|10))?)")
 
 
 class Seat(enum.StrEnum):
@@ -54,6 +56,8 @@ class Ability(enum.StrEnum):
     HOVER = "hover"  # [L4104-4126]
     ASSAULT_WEAPONS = "assault_weapons"  # has >= 1 [ASSAULT] ranged weapon [L2009-2018]
     PISTOLS = "pistols"  # has >= 1 [PISTOL] [L2060-2086]
+    LONE_OPERATIVE = "lone_operative"  # targeted only within 12" unless Attached [L1476-1478]
+    STEALTH = "stealth"  # -1 to hit ranged attacks against it (every model) [L1594-1596]
 
 
 def _bad(field_name: str, message: str) -> Refusal:
@@ -85,6 +89,12 @@ class UnitSpec:
     # the keywords a model needs to embark in this Transport (any of them, e.g. INFANTRY);
     # () = the data does not say (see ``transport_fit``)
     transport_keywords: tuple[str, ...] = ()
+    # the N of "Feel No Pain N+" (None: no Feel No Pain) [L1857-1869]
+    feel_no_pain: int | None = None
+    # the x of "Deadly Demise x" ("1", "D3", "D6"...; "" = none) [L1876-1893]
+    deadly_demise: str = ""
+    # the x of "Firing Deck x" (0 = none) [L1292-1308]
+    firing_deck: int = 0
 
     def __post_init__(self) -> None:
         where = f"unit {self.id!r}"
@@ -112,6 +122,12 @@ class UnitSpec:
             raise _bad(where, "Scouts distance must be 1..24 inches")
         if self.toughness is not None and not 1 <= self.toughness <= 30:
             raise _bad(where, "Toughness must be 1..30")
+        if self.feel_no_pain is not None and not 2 <= self.feel_no_pain <= 6:
+            raise _bad(where, "Feel No Pain is the N of 'N+', 2..6")
+        if self.deadly_demise and _DEADLY_DEMISE.fullmatch(self.deadly_demise) is None:
+            raise _bad(where, "Deadly Demise is a number or D3/D6 (plus a number): 1, D3, D6+2")
+        if not 0 <= self.firing_deck <= MAX_MODELS:
+            raise _bad(where, f"Firing Deck must be 0..{MAX_MODELS}")
         if len(self.keywords) > 64 or len(self.leads) > 64 or len(self.transport_keywords) > 16:
             raise _bad(where, "too many keywords or Bodyguard datasheets")
         object.__setattr__(

@@ -518,9 +518,10 @@ def _reroll(b: Builder, spec: StratagemSpec, cmd: UseStratagem, enemy: str | Non
     if old_fail and not new_fail:
         loss = next((x for x in t.losses if x.die == index), None)
         restored = loss.damage if loss is not None else ()
-    elif new_fail and not old_fail:
-        damage = tuple(failed_test_loss(b.state, t.unit, kind))
-    b.emit(RollRerolled(t.unit, kind, new, restored=restored, damage=damage))
+    fnp = b.feel_no_pain()
+    if new_fail and not old_fail:
+        damage = tuple(failed_test_loss(b.state, t.unit, kind, ignores=fnp))
+    b.emit(RollRerolled(t.unit, kind, new, restored=restored, damage=damage, fnp=fnp.roll))
 
 
 def _fights_next(b: Builder, spec: StratagemSpec, cmd: UseStratagem, enemy: str | None) -> None:
@@ -551,8 +552,9 @@ def _grenade(b: Builder, spec: StratagemSpec, cmd: UseStratagem, enemy: str | No
     _used(b, spec, cmd, enemy)
     roll = b.roll(GRENADE_DICE, 6, "grenade")
     mortal = sum(1 for v in roll.values if v >= GRENADE_HIT)
-    damage = tuple(allocate(b.state, enemy, (), mortal_wounds=mortal))
-    b.emit(MortalWoundsInflicted("grenade", enemy, roll, mortal, damage))
+    fnp = b.feel_no_pain()
+    damage = tuple(allocate(b.state, enemy, (), mortal_wounds=mortal, ignores=fnp))
+    b.emit(MortalWoundsInflicted("grenade", enemy, roll, mortal, damage, fnp.roll))
 
 
 def _tank_shock(b: Builder, spec: StratagemSpec, cmd: UseStratagem, enemy: str | None) -> None:
@@ -567,8 +569,9 @@ def _tank_shock(b: Builder, spec: StratagemSpec, cmd: UseStratagem, enemy: str |
     dice = strength + (TANK_SHOCK_BONUS if strength > toughness else 0)
     roll = b.roll(dice, 6, "tank shock")
     mortal = min(TANK_SHOCK_MAX, sum(1 for v in roll.values if v >= TANK_SHOCK_HIT))
-    damage = tuple(allocate(b.state, enemy, (), mortal_wounds=mortal))
-    b.emit(MortalWoundsInflicted("tank_shock", enemy, roll, mortal, damage))
+    fnp = b.feel_no_pain()
+    damage = tuple(allocate(b.state, enemy, (), mortal_wounds=mortal, ignores=fnp))
+    b.emit(MortalWoundsInflicted("tank_shock", enemy, roll, mortal, damage, fnp.roll))
 
 
 def _overwatch(b: Builder, spec: StratagemSpec, cmd: UseStratagem, enemy: str | None) -> None:
