@@ -130,3 +130,26 @@ def test_within_engagement_range_pistols_only_and_no_blast_at_a_unit_engaged_wit
     ok = preview(g.a, "a1", "b5", [("Astartes grenade launcher - krak", 1)])
     assert ok.status_code == 200, ok.text
     assert ok.json()["request"]["situation"]["big_guns_never_tire"] is True
+
+
+def test_pistols_shoot_one_unit_the_shooter_is_engaged_with_through_the_api(
+    new_game: Callable[..., Game],
+) -> None:
+    """Issue 12 item 3 [L2060-2072], [L1535-1544]: a unit engaged with Boyz shot a Battlewagon
+    engaged only with another friendly unit, and targeted two engaged units at once."""
+    g = new_game()
+    setup_battle(g)
+    g.a.send({"type": "end_phase"})
+    g.a.send({"type": "end_phase"})  # A's Shooting phase
+    g.a.send({"type": "report_engagement", "unit": "a7", "engaged_with": ["b2", "b4"]})
+    g.a.send({"type": "report_engagement", "unit": "a2", "engaged_with": ["b5"]})
+    # the Battlewagon is engaged with the Intercessors, not with the Tactical Squad
+    r = g.a.send({"type": "shoot", "unit": "a7", "targets": ["b5"]}, status=409)
+    assert r["refusal"] == "bad_target", r
+    # engaged with the Boyz and the Nobz: its Pistols pick one of them, not both
+    r = g.a.send({"type": "shoot", "unit": "a7", "targets": ["b2", "b4"]}, status=409)
+    assert r["refusal"] == "bad_target", r
+    assert "not several" in r["detail"]
+    g.a.send({"type": "shoot", "unit": "a7", "targets": ["b4"]})
+    shooter = next(u for u in g.a.view()["units"] if u["id"] == "a7")
+    assert shooter["targets"] == ["b4"]
