@@ -1,0 +1,364 @@
+"""Army building by points and its validator (note §3.1 item 2, §2.2, §2.5-§2.8; seed
+[L2265-L2466], [L2691-L2709], [L3401-L3403]).
+
+A :class:`Catalogue` holds counters, tiles and options (data; our samples in
+``data/black_reach/forces.json``). An :class:`Army` is a list of fielded tiles, each with what
+fills its slots: an option or a support tile (which has slots of its own). :func:`validate_army`
+reports **every** problem at once, each a :class:`Violation` with a stable code, a message, a
+fix hint and where it is (``tiles[0].slots[1]``). :func:`order_tokens` counts the Order tokens
+an army takes, :func:`groups` lists its combat groups for the Breaking Points.
+Readings: docs/rulings/black-reach.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+
+from app.engine.black_reach.forces import (
+    Counter,
+    Faction,
+    Group,
+    OptionType,
+    RecruitmentOption,
+    Tile,
+    TileKind,
+)
+
+__all__ = [
+    "MAX_BLUFF_TOKENS",
+    "MAX_ORDER_TOKENS",
+    "Army",
+    "Catalogue",
+    "Fielded",
+    "Filled",
+    "Tokens",
+    "Violation",
+    "army_cost",
+    "groups",
+    "order_tokens",
+    "validate_army",
+    "walk",
+]
+
+MAX_ORDER_TOKENS = 10  # all tokens, Special and Bluff included (note §8 item 36) [L2700-L2701]
+MAX_BLUFF_TOKENS = 2
+MAX_DEPTH = 4  # support tiles on support tiles: a bound, not a rule
+
+
+@dataclass(frozen=True)
+class Catalogue:
+    counters: Mapping[str, Counter]
+    tiles: Mapping[str, Tile]
+    options: Mapping[str, RecruitmentOption]
+    sample: bool = False
+
+
+@dataclass(frozen=True)
+class Filled:
+    """What fills one slot of a fielded tile: an option, or a support tile (``fielded``)."""
+
+    slot: int
+    option: str | None = None
+    fielded: Fielded | None = None
+
+
+@dataclass(frozen=True)
+class Fielded:
+    tile: str
+    slots: tuple[Filled, ...] = ()
+
+
+@dataclass(frozen=True)
+class Army:
+    faction: Faction
+    tiles: tuple[Fielded, ...]
+
+
+@dataclass(frozen=True)
+class Violation:
+    code: str
+    message: str
+    hint: str
+    where: str
+
+
+@dataclass(frozen=True)
+class Tokens:
+    numbered: int
+    special: int
+    bluff: int
+
+    @property
+    def total(self) -> int:
+        return self.numbered + self.special + self.bluff
+
+
+def walk(army: Army) -> Iterator[tuple[str, Fielded, Fielded | None]]:
+    """Every fielded tile with its path and the tile it is attached to (None at the top)."""
+
+    def rec(
+        f: Fielded, where: str, host: Fielded | None
+    ) -> Iterator[tuple[str, Fielded, Fielded | None]]:
+        yield where, f, host
+        for j, filled in enumerate(f.slots):
+            if filled.fielded is not None:
+                yield from rec(filled.fielded, f"{where}.slots[{j}]", f)
+
+    for i, fielded in enumerate(army.tiles):
+        yield from rec(fielded, f"tiles[{i}]", None)
+
+
+def _options(army: Army, catalogue: Catalogue) -> Iterator[tuple[str, RecruitmentOption, Fielded]]:
+    for where, fielded, _ in walk(army):
+        for j, filled in enumerate(fielded.slots):
+            option = catalogue.options.get(filled.option or "")
+            if option is not None:
+                yield f"{where}.slots[{j}]", option, fielded
+
+
+def army_cost(army: Army, catalogue: Catalogue) -> int:
+    """Army points of every known tile and option [L2311-L2316], [L3401-L3403]."""
+    total = 0
+    for _, fielded, _ in walk(army):
+        tile = catalogue.tiles.get(fielded.tile)
+        total += tile.cost if tile else 0
+    return total + sum(o.cost for _, o, _ in _options(army, catalogue))
+
+
+def order_tokens(army: Army, catalogue: Catalogue, broken: frozenset[str] = frozenset()) -> Tokens:
+    """The Order tokens the army takes at the start of an Order phase [L153-L160]: the stars of
+    its tiles, the Ordre / Ordre Personnel of their counters on their first face, the Boss
+    options; Special and Bluff tokens from the ordnances. A broken tile (its path in ``broken``)
+    gives nothing, nor do its options [L639-L647]."""
+    numbered = special = bluff = 0
+    for where, fielded, _ in walk(army):
+        if any(where == b or where.startswith(b + ".") for b in broken):
+            continue
+        tile = catalogue.tiles.get(fielded.tile)
+        if tile is None:
+            continue
+        numbered += tile.order_stars
+        for cid in tile.counters:
+            counter = catalogue.counters.get(cid)
+            numbered += counter.order_tokens() if counter else 0
+        for filled in fielded.slots:
+            option = catalogue.options.get(filled.option or "")
+            if option is None:
+                continue
+            if option.equipment is not None:
+                numbered += option.equipment.order_tokens
+            if option.ordnance is not None:
+                numbered += option.ordnance.order_tokens
+                special += option.ordnance.special_tokens
+                bluff += option.ordnance.bluff_tokens
+            for cid in option.counters:
+                counter = catalogue.counters.get(cid)
+                numbered += counter.order_tokens() if counter else 0
+    return Tokens(numbered, special, bluff)
+
+
+def groups(army: Army, catalogue: Catalogue, side: str) -> tuple[Group, ...]:
+    """The army's combat groups, one per fielded tile, each counter a uid ``<path>/<n>``: the
+    tile's counters, less those an option replaces, plus a support option's units (they count
+    towards the tile they are attached to; rulings) [L2318-L2325], [L2448-L2466]."""
+    out: list[Group] = []
+    for where, fielded, _ in walk(army):
+        tile = catalogue.tiles.get(fielded.tile)
+        if tile is None:
+            continue
+        ids = list(tile.counters)
+        for filled in fielded.slots:
+            option = catalogue.options.get(filled.option or "")
+            if option is None:
+                continue
+            for gone in option.replaces:
+                if gone in ids:
+                    ids.remove(gone)
+            ids.extend(option.counters)
+        units = tuple(f"{side}:{where}/{n}:{cid}" for n, cid in enumerate(ids))
+        out.append(
+            Group(f"{side}:{where}", tile.id, side, units, tile.breaking_point, tile.victory_points)
+        )
+    return tuple(out)
+
+
+@dataclass
+class _Report:
+    items: list[Violation] = field(default_factory=list)
+
+    def add(self, code: str, where: str, message: str, hint: str) -> None:
+        self.items.append(Violation(code, message, hint, where))
+
+
+def validate_army(
+    army: Army, catalogue: Catalogue, points: int | None = None
+) -> tuple[Violation, ...]:
+    """Every problem of ``army`` (empty when it is legal), in reading order."""
+    report = _Report()
+    if not army.tiles:
+        report.add("empty_army", "tiles", "The army fields no tile.", "Add a recruitment tile.")
+    for where, fielded, host in walk(army):
+        _check_tile(report, where, fielded, host, army, catalogue)
+    cost = army_cost(army, catalogue)
+    if points is not None and cost > points:
+        report.add(
+            "over_points",
+            "points",
+            f"The army costs {cost} points, {cost - points} over the {points} allowed.",
+            "Remove tiles or options.",
+        )
+    tokens = order_tokens(army, catalogue)
+    if tokens.numbered + tokens.special == 0 and army.tiles:
+        report.add(
+            "no_order_token",
+            "tiles",
+            "The army takes no numbered or Special Order token: it would lose at once "
+            "(sudden death).",
+            "Field a tile or a unit with Order stars.",
+        )
+    if tokens.total > MAX_ORDER_TOKENS:
+        report.add(
+            "too_many_tokens",
+            "tiles",
+            f"The army takes {tokens.total} Order tokens; at most {MAX_ORDER_TOKENS}.",
+            "Drop a Boss option, a Bluff or a tile with stars.",
+        )
+    if tokens.bluff > MAX_BLUFF_TOKENS:
+        report.add(
+            "too_many_bluffs",
+            "tiles",
+            f"The army takes {tokens.bluff} Bluff tokens; at most {MAX_BLUFF_TOKENS}.",
+            "Drop a Bluff option.",
+        )
+    return tuple(report.items)
+
+
+def _check_tile(
+    report: _Report,
+    where: str,
+    fielded: Fielded,
+    host: Fielded | None,
+    army: Army,
+    catalogue: Catalogue,
+) -> None:
+    if where.count(".slots[") > MAX_DEPTH:
+        report.add("too_deep", where, "Support tiles nest too deep.", "Attach it higher up.")
+        return
+    tile = catalogue.tiles.get(fielded.tile)
+    if tile is None:
+        report.add(
+            "unknown_tile",
+            f"{where}.tile",
+            f"No tile {fielded.tile!r} in the catalogue.",
+            "Pick a tile of the catalogue.",
+        )
+        return
+    if tile.faction is not army.faction:
+        report.add(
+            "wrong_faction",
+            f"{where}.tile",
+            f"{tile.name} is a {tile.faction.value} tile in a {army.faction.value} army.",
+            "Pick a tile of your faction.",
+        )
+    if host is None and tile.kind is TileKind.SUPPORT:
+        report.add(
+            "unattached_support",
+            f"{where}.tile",
+            f"{tile.name} is a support tile: it cannot be fielded on its own.",
+            "Attach it to a slot of a tile with the same colour bands.",
+        )
+    if host is not None and tile.kind is not TileKind.SUPPORT:
+        report.add(
+            "not_a_support_tile",
+            f"{where}.tile",
+            f"{tile.name} is not a support tile: it cannot fill a slot.",
+            "Field it on its own.",
+        )
+    used: set[int] = set()
+    characters = [
+        c for c in (catalogue.counters.get(cid) for cid in tile.counters) if c and c.character
+    ]
+    for j, filled in enumerate(fielded.slots):
+        at = f"{where}.slots[{j}]"
+        if not 0 <= filled.slot < len(tile.slots):
+            report.add(
+                "no_such_slot",
+                at,
+                f"{tile.name} has {len(tile.slots)} slot(s); there is no slot {filled.slot}.",
+                f"Use a slot from 0 to {max(0, len(tile.slots) - 1)}.",
+            )
+            continue
+        if filled.slot in used:
+            report.add(
+                "slot_taken",
+                at,
+                f"Slot {filled.slot} of {tile.name} is filled twice.",
+                "Put one option or support tile per slot.",
+            )
+        used.add(filled.slot)
+        bands = tile.slots[filled.slot].bands
+        if filled.fielded is not None:
+            support = catalogue.tiles.get(filled.fielded.tile)
+            if support is not None and support.kind is TileKind.SUPPORT and support.bands != bands:
+                report.add(
+                    "bands_mismatch",
+                    at,
+                    f"{support.name} does not show the colour bands of slot {filled.slot}.",
+                    "A support tile needs identical colour bands.",
+                )
+            continue
+        option = catalogue.options.get(filled.option or "")
+        if option is None:
+            report.add(
+                "unknown_option",
+                at,
+                f"No option {filled.option!r} in the catalogue.",
+                "Pick an option of the catalogue.",
+            )
+            continue
+        if option.faction is not army.faction:
+            report.add(
+                "wrong_faction",
+                at,
+                f"{option.name} is a {option.faction.value} option in a {army.faction.value} army.",
+                "Pick an option of your faction.",
+            )
+        if not option.bands & bands:
+            report.add(
+                "bands_mismatch",
+                at,
+                f"{option.name} shares no colour band with slot {filled.slot} of {tile.name}.",
+                "Put it in a slot framed by one of its bands.",
+            )
+        if option.type is OptionType.PERSONALISATION and not characters:
+            report.add(
+                "needs_character",
+                at,
+                f"{option.name} is a Personalisation option and {tile.name} has no Character.",
+                "Put it on a tile with a Character.",
+            )
+        if option.type is OptionType.PSYCHIC_POWER and option.power is not None:
+            kinds = {c.psyker for c in characters if c.psyker}
+            if not kinds:
+                report.add(
+                    "needs_psyker",
+                    at,
+                    f"{option.name} is a psychic power and {tile.name} has no psyker.",
+                    "Put it on a psyker's tile.",
+                )
+            elif option.power.psyker not in kinds:
+                report.add(
+                    "wrong_discipline",
+                    at,
+                    f"{option.name} is a {option.power.psyker.value} power.",
+                    "Give it to a psyker of its discipline.",
+                )
+        for gone in option.replaces:
+            if gone not in tile.counters:
+                report.add(
+                    "nothing_to_replace",
+                    at,
+                    f"{option.name} replaces {gone!r}, which {tile.name} does not field.",
+                    "Put it on the tile whose unit it replaces.",
+                )

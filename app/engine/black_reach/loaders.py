@@ -1,0 +1,777 @@
+"""Reading counters, tiles, options, armies and scenarios from plain JSON-like values
+(format: docs/black-reach-data.md).
+
+Every reader reports **every** problem at once: one :class:`~app.engine.errors.ProfileError`
+whose ``errors`` list each located problem (``counters[2].faces[0].dv``: "an integer from 1 to
+20"). Every list and number is bounded, so no file can hang a worker; :func:`parse_json` bounds
+the text itself. Scenario forces are also checked with :func:`~.armies.validate_army`, each
+violation located under ``sides[i].army``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, TypeVar
+
+from app.engine.black_reach.armies import Army, Catalogue, Fielded, Filled, validate_army
+from app.engine.black_reach.board import (
+    DATA_DIR,
+    Board,
+    Placed,
+    Square,
+    UnitClass,
+    assemble,
+    load_sample_boards,
+)
+from app.engine.black_reach.forces import (
+    Ability,
+    AbilityRef,
+    ArmourSave,
+    Counter,
+    Equipment,
+    Face,
+    FaceKind,
+    Faction,
+    OptionType,
+    Ordnance,
+    PsychicPower,
+    PsykerKind,
+    RecruitmentOption,
+    Role,
+    Slot,
+    StepLoss,
+    Tile,
+    TileKind,
+    Weapon,
+    WeaponSlot,
+)
+from app.engine.black_reach.scenario import Objective, Scenario, Side
+from app.engine.black_reach.tables import ArmourColour
+from app.engine.errors import ProfileError
+
+__all__ = [
+    "CATALOGUE_FORMAT",
+    "MAX_JSON_BYTES",
+    "SCENARIO_FORMAT",
+    "army_from_dict",
+    "catalogue_from_dict",
+    "load_sample_catalogue",
+    "load_sample_scenarios",
+    "parse_json",
+    "scenario_from_dict",
+]
+
+CATALOGUE_FORMAT = "auspex-black-reach-forces/1"
+SCENARIO_FORMAT = "auspex-black-reach-scenario/1"
+MAX_JSON_BYTES = 512 * 1024
+MAX_ITEMS = 200  # counters, tiles or options in a catalogue
+MAX_FACES = 4
+MAX_LIST = 32  # abilities, weapons, slots, bands, tile counters, fielded tiles, objectives
+MAX_SQUARES = 3600
+MAX_ID = 64
+MAX_NAME = 120
+MAX_TURNS = 30
+MAX_HAND = 12
+MAX_POINTS = 10_000
+
+T = TypeVar("T")
+
+
+class _Reader:
+    """Collects every problem; each getter returns a usable default after recording one."""
+
+    def __init__(self) -> None:
+        self.problems: list[ProfileError] = []
+
+    def fail(self, where: str, message: str) -> None:
+        self.problems.append(ProfileError(where, message))
+
+    def raise_if_any(self) -> None:
+        if self.problems:
+            raise ProfileError.collect(self.problems)
+
+    def obj(self, raw: Any, where: str, allowed: frozenset[str]) -> Mapping[str, Any]:
+        if not isinstance(raw, dict):
+            self.fail(where, "an object")
+            return {}
+        for extra in sorted(set(raw) - allowed):
+            self.fail(_at(where, str(extra)), "unknown field")
+        return raw
+
+    def items(self, raw: Mapping[str, Any], name: str, where: str, most: int) -> list[Any]:
+        value = raw.get(name, [])
+        if not isinstance(value, list):
+            self.fail(_at(where, name), "a list")
+            return []
+        if len(value) > most:
+            self.fail(_at(where, name), f"at most {most} items")
+            return []
+        return value
+
+    def text(self, raw: Mapping[str, Any], name: str, where: str, *, most: int = MAX_ID) -> str:
+        value = raw.get(name)
+        if not isinstance(value, str) or not value.strip() or len(value) > most:
+            self.fail(_at(where, name), f"a text of 1 to {most} characters")
+            return ""
+        return value
+
+    def integer(
+        self,
+        raw: Mapping[str, Any],
+        name: str,
+        where: str,
+        lo: int,
+        hi: int,
+        default: int | None = None,
+    ) -> int:
+        value = raw.get(name, default)
+        if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
+            self.fail(_at(where, name), f"an integer from {lo} to {hi}")
+            return lo
+        return value
+
+    def flag(self, raw: Mapping[str, Any], name: str, where: str) -> bool:
+        value = raw.get(name, False)
+        if not isinstance(value, bool):
+            self.fail(_at(where, name), "true or false")
+            return False
+        return value
+
+    def choice(
+        self,
+        raw: Mapping[str, Any],
+        name: str,
+        where: str,
+        kind: Callable[[str], T],
+        default: T | None = None,
+    ) -> T | None:
+        value = raw.get(name)
+        if value is None and default is not None:
+            return default
+        if isinstance(value, str):
+            try:
+                return kind(value)
+            except ValueError:
+                pass
+        members = getattr(kind, "__members__", {})
+        options = ", ".join(str(getattr(m, "value", m)) for m in members.values())
+        self.fail(_at(where, name), f"one of {options}" if options else "a known value")
+        return None
+
+    def bands(self, raw: Mapping[str, Any], name: str, where: str) -> frozenset[str]:
+        out: set[str] = set()
+        for i, band in enumerate(self.items(raw, name, where, MAX_LIST)):
+            if not isinstance(band, str) or not band or len(band) > MAX_ID:
+                self.fail(f"{_at(where, name)}[{i}]", "a band colour name")
+            else:
+                out.add(band)
+        return frozenset(out)
+
+    def ids(self, raw: Mapping[str, Any], name: str, where: str) -> tuple[str, ...]:
+        out: list[str] = []
+        for i, item in enumerate(self.items(raw, name, where, MAX_LIST)):
+            if not isinstance(item, str) or not item or len(item) > MAX_ID:
+                self.fail(f"{_at(where, name)}[{i}]", "an id")
+            else:
+                out.append(item)
+        return tuple(out)
+
+    def squares(self, raw: Any, where: str) -> frozenset[Square]:
+        """Squares as ``[x, y]`` pairs or ``{"from": [x, y], "to": [x, y]}`` rectangles."""
+        if not isinstance(raw, list) or len(raw) > MAX_SQUARES:
+            self.fail(where, f"a list of at most {MAX_SQUARES} [x, y] pairs or rectangles")
+            return frozenset()
+        out: set[Square] = set()
+        for i, item in enumerate(raw):
+            at = f"{where}[{i}]"
+            if isinstance(item, dict):
+                rect = self.obj(item, at, frozenset({"from", "to"}))
+                a, b = (
+                    self.pair(rect.get("from"), f"{at}.from"),
+                    self.pair(rect.get("to"), f"{at}.to"),
+                )
+                if a is None or b is None:
+                    continue
+                xs, ys = sorted((a[0], b[0])), sorted((a[1], b[1]))
+                if (xs[1] - xs[0] + 1) * (ys[1] - ys[0] + 1) > MAX_SQUARES:
+                    self.fail(at, f"at most {MAX_SQUARES} squares")
+                    continue
+                out |= {
+                    Square(x, y) for x in range(xs[0], xs[1] + 1) for y in range(ys[0], ys[1] + 1)
+                }
+            else:
+                p = self.pair(item, at)
+                if p is not None:
+                    out.add(Square(*p))
+        return frozenset(out)
+
+    def pair(self, raw: Any, where: str) -> tuple[int, int] | None:
+        ok = (
+            isinstance(raw, list)
+            and len(raw) == 2
+            and all(
+                isinstance(v, int) and not isinstance(v, bool) and -999 <= v <= 999 for v in raw
+            )
+        )
+        if not ok:
+            self.fail(where, "an [x, y] pair of integers")
+            return None
+        return raw[0], raw[1]
+
+
+def _at(where: str, name: str) -> str:
+    return f"{where}.{name}" if where else name
+
+
+def parse_json(text: str | bytes) -> Any:
+    """JSON text, refused beyond :data:`MAX_JSON_BYTES` or when malformed (``ProfileError``)."""
+    size = len(text.encode() if isinstance(text, str) else text)
+    if size > MAX_JSON_BYTES:
+        raise ProfileError("", f"at most {MAX_JSON_BYTES} bytes of JSON")
+    try:
+        return json.loads(text)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ProfileError("", f"not JSON: {exc}") from exc
+
+
+# -- catalogue --------------------------------------------------------------------------------
+
+_CLASS_KEYS = {c.value: c for c in UnitClass}
+_COUNTER = frozenset(
+    {
+        "id",
+        "name",
+        "faction",
+        "class",
+        "faces",
+        "role",
+        "footprint",
+        "character",
+        "large",
+        "hit_points",
+        "psyker",
+        "psyker_level",
+    }
+)
+_FACE = frozenset({"kind", "dv", "mv", "cv", "abilities", "on_step_loss", "weapons"})
+_WEAPON = frozenset({"slot", "cv", "abilities", "number"})
+_TILE = frozenset(
+    {
+        "id",
+        "name",
+        "faction",
+        "kind",
+        "cost",
+        "counters",
+        "breaking_point",
+        "victory_points",
+        "order_stars",
+        "bands",
+        "slots",
+        "armour_save",
+        "damage_set",
+    }
+)
+_OPTION = frozenset(
+    {
+        "id",
+        "name",
+        "faction",
+        "type",
+        "cost",
+        "bands",
+        "counters",
+        "replaces",
+        "equipment",
+        "ordnance",
+        "power",
+    }
+)
+_EQUIPMENT = frozenset(
+    {
+        "markers",
+        "restriction",
+        "alternative",
+        "grants",
+        "dv_bonus",
+        "mv_bonus",
+        "order_tokens",
+        "armour_save",
+    }
+)
+_ORDNANCE = frozenset({"bluff_tokens", "special_tokens", "order_tokens", "extra_draw"})
+_POWER = frozenset({"psyker", "discipline", "cost", "line_of_sight", "range", "persistent"})
+
+
+def _cv(r: _Reader, raw: Any, where: str) -> dict[UnitClass, int | None]:
+    obj = r.obj(raw, where, frozenset(_CLASS_KEYS))
+    out: dict[UnitClass, int | None] = {}
+    for key, cls in _CLASS_KEYS.items():
+        value = obj.get(key)
+        if value is None:
+            out[cls] = None  # "X"
+        elif isinstance(value, int) and not isinstance(value, bool) and -10 <= value <= 20:
+            out[cls] = value
+        else:
+            r.fail(f"{where}.{key}", "an integer from -10 to 20, or null for X")
+    return out
+
+
+def _abilities(r: _Reader, raw: Mapping[str, Any], name: str, where: str) -> tuple[AbilityRef, ...]:
+    out: list[AbilityRef] = []
+    for i, item in enumerate(r.items(raw, name, where, MAX_LIST)):
+        at = f"{_at(where, name)}[{i}]"
+        obj = r.obj(item, at, frozenset({"id", "param"}))
+        ability = r.choice(obj, "id", at, Ability)
+        param = obj.get("param")
+        if param is not None and not (
+            (isinstance(param, int) and not isinstance(param, bool) and -20 <= param <= 20)
+            or (isinstance(param, str) and 0 < len(param) <= 8)
+        ):
+            r.fail(f"{at}.param", "an integer from -20 to 20 or a short letter")
+            param = None
+        if ability is not None:
+            out.append(AbilityRef(ability, param))
+    return tuple(out)
+
+
+def _face(r: _Reader, raw: Any, where: str, unit_class: UnitClass | None) -> Face | None:
+    obj = r.obj(raw, where, _FACE)
+    kind = r.choice(obj, "kind", where, FaceKind)
+    dv = r.integer(obj, "dv", where, 1, 20)
+    mv_raw = obj.get("mv")
+    mv: int | None = None
+    if mv_raw is not None:
+        mv = r.integer(obj, "mv", where, 0, 20)
+    weapons: list[Weapon] = []
+    for i, w in enumerate(r.items(obj, "weapons", where, 8)):
+        at = f"{where}.weapons[{i}]"
+        wobj = r.obj(w, at, _WEAPON)
+        slot = r.choice(wobj, "slot", at, WeaponSlot)
+        cv = _cv(r, wobj.get("cv"), f"{at}.cv")
+        number = r.integer(wobj, "number", at, 1, 9, 1)
+        if slot is not None:
+            weapons.append(Weapon(slot, cv, _abilities(r, wobj, "abilities", at), number))
+    if weapons and unit_class is not UnitClass.HEAVY_VEHICLE:
+        r.fail(f"{where}.weapons", "only heavy vehicles list weapons")
+    face = Face(
+        kind=kind or FaceKind.INTACT,
+        dv=dv,
+        mv=mv,
+        cv=_cv(r, obj.get("cv"), f"{where}.cv"),
+        abilities=_abilities(r, obj, "abilities", where),
+        on_step_loss=r.choice(obj, "on_step_loss", where, StepLoss, StepLoss.DESTROY)
+        or StepLoss.DESTROY,
+        weapons=tuple(weapons),
+    )
+    return face if kind is not None else None
+
+
+def _counter(r: _Reader, raw: Any, where: str) -> Counter | None:
+    obj = r.obj(raw, where, _COUNTER)
+    ident = r.text(obj, "id", where)
+    name = r.text(obj, "name", where, most=MAX_NAME)
+    faction = r.choice(obj, "faction", where, Faction)
+    unit_class = r.choice(obj, "class", where, UnitClass)
+    faces = [
+        face
+        for i, item in enumerate(r.items(obj, "faces", where, MAX_FACES))
+        if (face := _face(r, item, f"{where}.faces[{i}]", unit_class)) is not None
+    ]
+    raw_faces = obj.get("faces")
+    if isinstance(raw_faces, list) and not raw_faces:
+        r.fail(f"{where}.faces", "at least one face")
+    kinds = [f.kind for f in faces]
+    if len(kinds) != len(set(kinds)):
+        r.fail(f"{where}.faces", "each face kind once")
+    if any(f.on_step_loss is StepLoss.FLIP for f in faces) and FaceKind.REDUCED not in kinds:
+        r.fail(f"{where}.faces", "a face with the flip symbol needs a reduced face to flip to")
+    footprint = r.integer(obj, "footprint", where, 1, 4, 1)
+    if footprint not in (1, 2, 4):
+        r.fail(f"{where}.footprint", "1, 2 or 4 squares")
+    if unit_class is UnitClass.INFANTRY and footprint != 1:
+        r.fail(f"{where}.footprint", "infantry stands on 1 square")
+    psyker: PsykerKind | None = None
+    if obj.get("psyker") is not None:
+        psyker = r.choice(obj, "psyker", where, PsykerKind)
+    level = r.integer(obj, "psyker_level", where, 0, 6, 0)
+    if psyker is not None and level == 0:
+        r.fail(f"{where}.psyker_level", "a psyker has a level from 1 to 6")
+    if not (ident and name and faction and unit_class and faces):
+        return None
+    return Counter(
+        id=ident,
+        name=name,
+        faction=faction,
+        unit_class=unit_class,
+        faces=tuple(faces),
+        role=r.choice(obj, "role", where, Role, Role.BASIC) or Role.BASIC,
+        footprint=footprint,
+        character=r.flag(obj, "character", where),
+        large=r.flag(obj, "large", where),
+        hit_points=r.integer(obj, "hit_points", where, 0, 6, 0),
+        psyker=psyker,
+        psyker_level=level,
+    )
+
+
+def _armour(r: _Reader, raw: Any, where: str) -> ArmourSave | None:
+    if raw is None:
+        return None
+    obj = r.obj(raw, where, frozenset({"value", "colour"}))
+    value = r.integer(obj, "value", where, 2, 6)
+    colour = r.choice(obj, "colour", where, ArmourColour)
+    return ArmourSave(value, colour) if colour else None
+
+
+def _tile(r: _Reader, raw: Any, where: str) -> Tile | None:
+    obj = r.obj(raw, where, _TILE)
+    ident = r.text(obj, "id", where)
+    name = r.text(obj, "name", where, most=MAX_NAME)
+    faction = r.choice(obj, "faction", where, Faction)
+    kind = r.choice(obj, "kind", where, TileKind, TileKind.RECRUITMENT)
+    slots: list[Slot] = []
+    for i, s in enumerate(r.items(obj, "slots", where, 2)):  # 1 or 2 slots [L2271]
+        sobj = r.obj(s, f"{where}.slots[{i}]", frozenset({"bands"}))
+        slots.append(Slot(r.bands(sobj, "bands", f"{where}.slots[{i}]")))
+    counters = r.ids(obj, "counters", where)
+    if kind is not TileKind.AVIATION and not counters:
+        r.fail(f"{where}.counters", "at least one counter")
+    tile = Tile(
+        id=ident,
+        name=name,
+        faction=faction or Faction.ORKS,
+        kind=kind or TileKind.RECRUITMENT,
+        cost=r.integer(obj, "cost", where, 0, MAX_POINTS),
+        counters=counters,
+        breaking_point=r.integer(obj, "breaking_point", where, 1, 20, 1),
+        victory_points=r.integer(obj, "victory_points", where, 0, 50, 0),
+        order_stars=r.integer(obj, "order_stars", where, 0, 10, 0),
+        bands=r.bands(obj, "bands", where),
+        slots=tuple(slots),
+        armour_save=_armour(r, obj.get("armour_save"), f"{where}.armour_save"),
+        damage_set=obj.get("damage_set") if isinstance(obj.get("damage_set"), str) else None,
+    )
+    return tile if ident and name and faction else None
+
+
+def _option(r: _Reader, raw: Any, where: str) -> RecruitmentOption | None:
+    obj = r.obj(raw, where, _OPTION)
+    ident = r.text(obj, "id", where)
+    name = r.text(obj, "name", where, most=MAX_NAME)
+    faction = r.choice(obj, "faction", where, Faction)
+    kind = r.choice(obj, "type", where, OptionType)
+    equipment = ordnance = power = None
+    if obj.get("equipment") is not None:
+        at = f"{where}.equipment"
+        e = r.obj(obj["equipment"], at, _EQUIPMENT)
+        restriction: set[UnitClass] = set()
+        for i, c in enumerate(r.items(e, "restriction", at, 3)):
+            try:
+                restriction.add(UnitClass(c))
+            except ValueError:
+                r.fail(f"{at}.restriction[{i}]", "infantry, light_vehicle or heavy_vehicle")
+        equipment = Equipment(
+            markers=r.integer(e, "markers", at, 0, 10, 0),
+            restriction=frozenset(restriction),
+            alternative=r.flag(e, "alternative", at),
+            grants=_abilities(r, e, "grants", at),
+            dv_bonus=r.integer(e, "dv_bonus", at, 0, 5, 0),
+            mv_bonus=r.integer(e, "mv_bonus", at, 0, 5, 0),
+            order_tokens=r.integer(e, "order_tokens", at, 0, 3, 0),
+            armour_save=_armour(r, e.get("armour_save"), f"{at}.armour_save"),
+        )
+    if obj.get("ordnance") is not None:
+        at = f"{where}.ordnance"
+        o = r.obj(obj["ordnance"], at, _ORDNANCE)
+        ordnance = Ordnance(
+            bluff_tokens=r.integer(o, "bluff_tokens", at, 0, 2, 0),
+            special_tokens=r.integer(o, "special_tokens", at, 0, 2, 0),
+            order_tokens=r.integer(o, "order_tokens", at, 0, 3, 0),
+            extra_draw=r.integer(o, "extra_draw", at, 0, 3, 0),
+        )
+    if obj.get("power") is not None:
+        at = f"{where}.power"
+        p = r.obj(obj["power"], at, _POWER)
+        psyker = r.choice(p, "psyker", at, PsykerKind)
+        sight = p.get("line_of_sight", "none")
+        if sight not in ("none", "clear", "clear_or_reduced"):
+            r.fail(f"{at}.line_of_sight", "none, clear or clear_or_reduced")
+        rng = p.get("range")
+        power = PsychicPower(
+            psyker=psyker or PsykerKind.LIBRARIAN,
+            discipline=r.text(p, "discipline", at),
+            cost=r.integer(p, "cost", at, 0, 6),
+            line_of_sight=str(sight),
+            range=None if rng is None else r.integer(p, "range", at, 0, 60),
+            persistent=r.flag(p, "persistent", at),
+        )
+    needs = {
+        OptionType.EQUIPMENT: ("equipment", equipment),
+        OptionType.PERSONALISATION: ("equipment", equipment),
+        OptionType.ORDNANCE: ("ordnance", ordnance),
+        OptionType.PSYCHIC_POWER: ("power", power),
+    }
+    if kind in needs and needs[kind][1] is None:
+        r.fail(f"{where}.{needs[kind][0]}", f"a {kind.value} option describes its {needs[kind][0]}")
+    counters = r.ids(obj, "counters", where)
+    if kind is OptionType.SUPPORT and not counters:
+        r.fail(f"{where}.counters", "a support option adds at least one counter")
+    if not (ident and name and faction and kind):
+        return None
+    return RecruitmentOption(
+        id=ident,
+        name=name,
+        faction=faction,
+        type=kind,
+        cost=r.integer(obj, "cost", where, 0, MAX_POINTS),
+        bands=r.bands(obj, "bands", where),
+        counters=counters,
+        replaces=r.ids(obj, "replaces", where),
+        equipment=equipment,
+        ordnance=ordnance,
+        power=power,
+    )
+
+
+def catalogue_from_dict(raw: Any) -> Catalogue:
+    """Counters, tiles and options; raises one ``ProfileError`` listing every problem."""
+    r = _Reader()
+    obj = r.obj(raw, "", frozenset({"format", "sample", "note", "counters", "tiles", "options"}))
+    if obj.get("format") != CATALOGUE_FORMAT:
+        r.fail("format", f"{CATALOGUE_FORMAT!r}")
+    built: dict[str, dict[str, Any]] = {"counters": {}, "tiles": {}, "options": {}}
+    readers: dict[str, Callable[[_Reader, Any, str], Any]] = {
+        "counters": _counter,
+        "tiles": _tile,
+        "options": _option,
+    }
+    for part, read in readers.items():
+        for i, item in enumerate(r.items(obj, part, "", MAX_ITEMS)):
+            value = read(r, item, f"{part}[{i}]")
+            if value is None:
+                continue
+            if value.id in built[part]:
+                r.fail(f"{part}[{i}].id", f"{value.id!r} is used twice")
+            built[part][value.id] = value
+    counters, tiles, options = built["counters"], built["tiles"], built["options"]
+    for i, tile in enumerate(tiles.values()):
+        for j, cid in enumerate(tile.counters):
+            if cid not in counters:
+                r.fail(f"tiles[{i}].counters[{j}]", f"no counter {cid!r}")
+    for i, option in enumerate(options.values()):
+        for j, cid in enumerate(option.counters):
+            if cid not in counters:
+                r.fail(f"options[{i}].counters[{j}]", f"no counter {cid!r}")
+    r.raise_if_any()
+    return Catalogue(counters, tiles, options, sample=r.flag(obj, "sample", ""))
+
+
+# -- armies -----------------------------------------------------------------------------------
+
+
+def _fielded(r: _Reader, raw: Any, where: str, depth: int) -> Fielded | None:
+    obj = r.obj(raw, where, frozenset({"tile", "slots"}))
+    tile = r.text(obj, "tile", where)
+    slots: list[Filled] = []
+    for i, s in enumerate(r.items(obj, "slots", where, 2)):
+        at = f"{where}.slots[{i}]"
+        sobj = r.obj(s, at, frozenset({"slot", "option", "tile"}))
+        slot = r.integer(sobj, "slot", at, 0, 1)
+        has_option, has_tile = "option" in sobj, "tile" in sobj
+        if has_option == has_tile:
+            r.fail(at, "either an option or a support tile")
+            continue
+        if has_option:
+            slots.append(Filled(slot, option=r.text(sobj, "option", at)))
+        elif depth >= 4:
+            r.fail(at, "support tiles nest at most 4 deep")
+        else:
+            inner = _fielded(r, sobj["tile"], f"{at}.tile", depth + 1)
+            if inner is not None:
+                slots.append(Filled(slot, fielded=inner))
+    return Fielded(tile, tuple(slots)) if tile else None
+
+
+def _army(r: _Reader, raw: Any, where: str) -> Army | None:
+    obj = r.obj(raw, where, frozenset({"faction", "tiles"}))
+    faction = r.choice(obj, "faction", where, Faction)
+    tiles = [
+        f
+        for i, t in enumerate(r.items(obj, "tiles", where, MAX_LIST))
+        if (f := _fielded(r, t, f"{_at(where, 'tiles')}[{i}]", 0)) is not None
+    ]
+    return Army(faction, tuple(tiles)) if faction else None
+
+
+def army_from_dict(raw: Any) -> Army:
+    """An army list (its shape only; :func:`~.armies.validate_army` judges it)."""
+    r = _Reader()
+    army = _army(r, raw, "")
+    r.raise_if_any()
+    assert army is not None
+    return army
+
+
+# -- scenarios --------------------------------------------------------------------------------
+
+_SCENARIO = frozenset(
+    {
+        "format",
+        "id",
+        "name",
+        "sample",
+        "note",
+        "turns",
+        "hand_size",
+        "first_initiative",
+        "vp_to_win",
+        "board",
+        "sides",
+        "objectives",
+    }
+)
+
+
+def _placed(r: _Reader, raw: Any, where: str, boards: Mapping[str, Board]) -> Placed | None:
+    obj = r.obj(raw, where, frozenset({"board", "offset", "rotation", "prefix"}))
+    name = r.text(obj, "board", where)
+    offset = r.pair(obj.get("offset", [0, 0]), f"{where}.offset")
+    rotation = r.integer(obj, "rotation", where, 0, 270, 0)
+    if rotation % 90:
+        r.fail(f"{where}.rotation", "0, 90, 180 or 270")
+        return None
+    prefix = obj.get("prefix", "")
+    if not isinstance(prefix, str) or len(prefix) > 16:
+        r.fail(f"{where}.prefix", "a text of at most 16 characters")
+        return None
+    if name and name not in boards:
+        r.fail(f"{where}.board", f"no board {name!r}")
+        return None
+    if not name or offset is None:
+        return None
+    return Placed(boards[name], offset, rotation, prefix)
+
+
+def scenario_from_dict(raw: Any, catalogue: Catalogue, boards: Mapping[str, Board]) -> Scenario:
+    """A scenario over ``catalogue`` and the named ``boards``; raises one ``ProfileError``
+    listing every problem, its forces' army violations included."""
+    r = _Reader()
+    obj = r.obj(raw, "", _SCENARIO)
+    if obj.get("format") != SCENARIO_FORMAT:
+        r.fail("format", f"{SCENARIO_FORMAT!r}")
+    ident = r.text(obj, "id", "")
+    name = r.text(obj, "name", "", most=MAX_NAME)
+    turns = r.integer(obj, "turns", "", 1, MAX_TURNS)
+    hand = r.integer(obj, "hand_size", "", 0, MAX_HAND)
+    vp_raw = obj.get("vp_to_win")
+    vp_to_win = None if vp_raw is None else r.integer(obj, "vp_to_win", "", 1, 500)
+    # the battlefield
+    bobj = r.obj(obj.get("board"), "board", frozenset({"name", "boards", "tiles"}))
+    placed = [
+        p
+        for i, b in enumerate(r.items(bobj, "boards", "board", 8))
+        if (p := _placed(r, b, f"board.boards[{i}]", boards)) is not None
+    ]
+    tiles = [
+        p
+        for i, b in enumerate(r.items(bobj, "tiles", "board", MAX_LIST))
+        if (p := _placed(r, b, f"board.tiles[{i}]", boards)) is not None
+    ]
+    board: Board | None = None
+    if not placed and not r.problems:
+        r.fail("board.boards", "at least one board")
+    elif placed:
+        try:
+            board = assemble(r.text(bobj, "name", "board", most=MAX_NAME), placed, tiles)
+        except ValueError as exc:
+            r.fail("board", str(exc))
+    # the sides
+    sides: list[Side] = []
+    raw_sides = r.items(obj, "sides", "", 2)
+    if len(raw_sides) != 2:
+        r.fail("sides", "exactly two sides")
+    for i, s in enumerate(raw_sides):
+        at = f"sides[{i}]"
+        sobj = r.obj(s, at, frozenset({"id", "points", "deployment", "army"}))
+        sid = r.text(sobj, "id", at)
+        pts_raw = sobj.get("points")
+        points = None if pts_raw is None else r.integer(sobj, "points", at, 0, MAX_POINTS)
+        zone = r.squares(sobj.get("deployment", []), f"{at}.deployment")
+        if not zone:
+            r.fail(f"{at}.deployment", "at least one square")
+        if board is not None and not zone <= board.squares:
+            r.fail(f"{at}.deployment", "every square on the battlefield")
+        army = _army(r, sobj.get("army"), f"{at}.army")
+        if army is not None:
+            for v in validate_army(army, catalogue, points):
+                r.fail(f"{at}.army.{v.where}", f"{v.code}: {v.message}")
+        if sid and army is not None:
+            sides.append(Side(sid, army, points, zone))
+    if len(sides) == 2 and sides[0].id == sides[1].id:
+        r.fail("sides[1].id", "the two sides need different ids")
+    if len(sides) == 2 and sides[0].deployment & sides[1].deployment:
+        r.fail("sides[1].deployment", "deployment zones may not overlap")
+    first = r.text(obj, "first_initiative", "")
+    if first and first not in {s.id for s in sides} and len(sides) == 2:
+        r.fail("first_initiative", "the id of one of the sides")
+    # the objectives
+    objectives: list[Objective] = []
+    for i, o in enumerate(r.items(obj, "objectives", "", MAX_LIST)):
+        at = f"objectives[{i}]"
+        oobj = r.obj(o, at, frozenset({"id", "squares", "vp", "wins"}))
+        squares = r.squares(oobj.get("squares", []), f"{at}.squares")
+        if not squares:
+            r.fail(f"{at}.squares", "at least one square")
+        elif board is not None and not squares <= board.squares:
+            r.fail(f"{at}.squares", "every square on the battlefield")
+        objectives.append(
+            Objective(
+                r.text(oobj, "id", at),
+                squares,
+                r.integer(oobj, "vp", at, 0, 100, 0),
+                r.flag(oobj, "wins", at),
+            )
+        )
+    if len({o.id for o in objectives}) != len(objectives):
+        r.fail("objectives", "each objective id once")
+    sample = r.flag(obj, "sample", "")
+    r.raise_if_any()
+    assert board is not None
+    return Scenario(
+        id=ident,
+        name=name,
+        board=board,
+        sides=(sides[0], sides[1]),
+        objectives=tuple(objectives),
+        turns=turns,
+        hand_size=hand,
+        first_initiative=first,
+        vp_to_win=vp_to_win,
+        catalogue=catalogue,
+        sample=sample,
+    )
+
+
+# -- the sample files -------------------------------------------------------------------------
+
+
+def load_sample_catalogue(path: Path | None = None) -> Catalogue:
+    """Our own sample counters, tiles and options (``data/black_reach/forces.json``)."""
+    return catalogue_from_dict(parse_json((path or DATA_DIR / "forces.json").read_bytes()))
+
+
+def load_sample_scenarios(directory: Path | None = None) -> dict[str, Scenario]:
+    """Our own sample scenarios (``data/black_reach/scenarios/*.json``), by id."""
+    catalogue = load_sample_catalogue()
+    boards = load_sample_boards()
+    out: dict[str, Scenario] = {}
+    for path in sorted((directory or DATA_DIR / "scenarios").glob("*.json")):
+        try:
+            scenario = scenario_from_dict(parse_json(path.read_bytes()), catalogue, boards)
+        except ProfileError as exc:
+            raise exc.with_prefix(path.name) from exc
+        out[scenario.id] = scenario
+    return out
