@@ -30,6 +30,7 @@ __all__ = [
     "Concede",
     "ConfirmResult",
     "Consolidate",
+    "DeadlyDemise",
     "DeclareCharge",
     "DeclareFormations",
     "DeployUnit",
@@ -143,6 +144,17 @@ class DisembarkFromDestroyedTransport(Command):
     unit: str
     emergency: bool = False
     not_placed: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class DeadlyDemise(Command):
+    """Resolve the Deadly Demise of your destroyed ``unit`` that rolled a 6: ``units`` are the
+    units (friendly or enemy) within 6" of it, each of which suffers its mortal wounds
+    [L1876-1893]; not the units that were embarked in it [L1315-1317]."""
+
+    kind: ClassVar[str] = "deadly_demise"
+    unit: str
+    units: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -365,6 +377,7 @@ COMMAND_CODEC = TaggedCodec(
         Fight,
         Consolidate,
         ReportEngagement,
+        DeadlyDemise,
         ReportObjective,
         UseStratagem,
         GainCommandPoint,

@@ -65,6 +65,8 @@ class Code(enum.StrEnum):
     NOT_EMBARKED = "not_embarked"
     CANNOT_DISEMBARK = "cannot_disembark"
     FORCED_DISEMBARK_PENDING = "forced_disembark_pending"
+    DEADLY_DEMISE_PENDING = "deadly_demise_pending"
+    NO_DEADLY_DEMISE = "no_deadly_demise"
     NOT_IN_RESERVES = "not_in_reserves"
     RESERVES_NOT_YET = "reserves_not_yet"
     AIRCRAFT_MUST_ARRIVE = "aircraft_must_arrive"

@@ -41,6 +41,8 @@ __all__ = [
     "ChargeDeclared",
     "ChargeMoveMade",
     "CommandPointsGained",
+    "DeadlyDemiseResolved",
+    "DeadlyDemiseRolled",
     "EffectApplied",
     "EngagementReported",
     "ExtraRoundRolled",
@@ -382,6 +384,29 @@ class MortalWoundsInflicted(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class DeadlyDemiseRolled(Event):
+    """The D6 of a Deadly Demise model of ``unit`` just destroyed (``models``: how many of its
+    destroyed models this roll is for, one D6 each) [L1876-1882]; ``explodes`` on a 6: its
+    controller then names the units within 6"."""
+
+    kind: ClassVar[str] = "deadly_demise_rolled"
+    unit: str
+    models: int
+    roll: Roll
+    explodes: int  # how many of the dice are 6s
+
+
+@dataclass(frozen=True, slots=True)
+class DeadlyDemiseResolved(Event):
+    """The controller named the units within 6" of ``unit`` (their mortal wounds follow as
+    :class:`MortalWoundsInflicted` events)."""
+
+    kind: ClassVar[str] = "deadly_demise_resolved"
+    unit: str
+    units: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class ModelsRemoved(Event):
     """Models removed outside an attack (coherency clean-up [L449-456], a player's fix)."""
 
@@ -564,6 +589,8 @@ EVENT_CODEC = TaggedCodec(
         AttackResolved,
         HazardousTested,
         MortalWoundsInflicted,
+        DeadlyDemiseRolled,
+        DeadlyDemiseResolved,
         ModelsRemoved,
         UnitsDestroyed,
         ChargeDeclared,

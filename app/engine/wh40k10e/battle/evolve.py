@@ -23,6 +23,8 @@ from app.engine.wh40k10e.battle.events import (
     ChargeDeclared,
     ChargeMoveMade,
     CommandPointsGained,
+    DeadlyDemiseResolved,
+    DeadlyDemiseRolled,
     EffectApplied,
     EngagementReported,
     ExtraRoundRolled,
@@ -519,10 +521,25 @@ def _mortal_wounds(state: BattleState, e: MortalWoundsInflicted) -> BattleState:
     return _damaged(state, e.damage, rolls=state.rolls + 1)
 
 
+def _demise_rolled(state: BattleState, e: DeadlyDemiseRolled) -> BattleState:
+    u = state.units[e.unit]
+    new = _with_units(state, (e.unit,), demise_rolled=u.demise_rolled + e.models)
+    return _replace(new, demises=state.demises + (e.unit,) * e.explodes, rolls=state.rolls + 1)
+
+
+def _demise_resolved(state: BattleState, e: DeadlyDemiseResolved) -> BattleState:
+    demises = list(state.demises)
+    demises.remove(e.unit)
+    return _replace(state, demises=tuple(demises))
+
+
 def _models_removed(state: BattleState, e: ModelsRemoved) -> BattleState:
     u = state.units[e.unit]
     wounds = tuple(0 if i in e.models else w for i, w in enumerate(u.wounds))
-    return _with_units(state, (e.unit,), wounds=wounds)
+    # models removed (coherency, a player's fix) are not destroyed by an attack: they never
+    # trigger "when destroyed" rules such as Deadly Demise [L454-456]
+    removed = sum(1 for i in e.models if u.wounds[i] > 0)
+    return _with_units(state, (e.unit,), wounds=wounds, demise_rolled=u.demise_rolled + removed)
 
 
 def _units_destroyed(state: BattleState, e: UnitsDestroyed) -> BattleState:
@@ -693,6 +710,8 @@ _HANDLERS: dict[type[Event], Callable[[BattleState, Any], BattleState]] = {
     AttackResolved: _attack_resolved,
     HazardousTested: _hazardous,
     MortalWoundsInflicted: _mortal_wounds,
+    DeadlyDemiseRolled: _demise_rolled,
+    DeadlyDemiseResolved: _demise_resolved,
     ModelsRemoved: _models_removed,
     UnitsDestroyed: _units_destroyed,
     ChargeDeclared: _charge_declared,

@@ -22,6 +22,7 @@ from app.engine.wh40k10e.battle.events import (
     BattleEnded,
     BattleShockCleared,
     CommandPointsGained,
+    DeadlyDemiseRolled,
     ExtraRoundRolled,
     ObjectiveControlChanged,
     PhaseEnded,
@@ -202,6 +203,14 @@ def need_phase(b: Builder, phase: Phase, step: Step | None = None) -> None:
 def no_pending(b: Builder, *, charge: bool = True, window: bool = True) -> None:
     """Refuse while something must be finished first (forced disembark, charge, window)."""
     s = b.state
+    if s.demises:
+        unit = s.demises[0]
+        raise refuse(
+            Code.DEADLY_DEMISE_PENDING,
+            f"first resolve the Deadly Demise of {_name(b, unit)}: its controller names the "
+            'units within 6"',
+            unit=unit,
+        )
     stranded = [u.id for u in s.units.values() if u.transport_destroyed and u.alive]
     if stranded:
         raise refuse(
@@ -607,11 +616,29 @@ def end_battle(b: Builder, reason: str, loser: Seat | None = None) -> None:
     b.emit(BattleEnded(Result(reason, winner, vp, tuple(sorted(in_reserve)))))
 
 
+def _deadly_demise(b: Builder) -> None:
+    """One D6 for each model with Deadly Demise destroyed on the battlefield since the last
+    roll, before its passengers disembark [L1876-1882], [L1315-1317]."""
+    s = b.state
+    for u in s.units.values():
+        spec = s.specs[u.id]
+        if not spec.deadly_demise or u.location is not Location.BATTLEFIELD:
+            continue
+        dead = sum(1 for w in u.wounds if w <= 0) - u.demise_rolled
+        if dead <= 0:
+            continue
+        roll = b.roll(dead, 6, f"deadly demise {spec.deadly_demise}")
+        b.emit(DeadlyDemiseRolled(u.id, dead, roll, sum(1 for v in roll.values if v == 6)))
+
+
 def finish(b: Builder) -> None:
-    """After every command: Transports destroyed with units inside, and army wipe-outs."""
+    """After every command: Deadly Demise rolls, Transports destroyed with units inside, and
+    army wipe-outs."""
     s = b.state
     if s.stage is not Stage.BATTLE:
         return
+    _deadly_demise(b)
+    s = b.state
     for u in s.units.values():
         if u.alive or u.location is not Location.BATTLEFIELD:
             continue

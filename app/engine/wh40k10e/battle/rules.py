@@ -8,12 +8,13 @@ follow any command (a Transport destroyed with units inside, an army wiped out).
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
 from app.engine.match.codec import Tagged, TaggedCodec
-from app.engine.match.dice import take_roll
+from app.engine.match.dice import Roll, take_roll
 from app.engine.match.events import Event
 from app.engine.match.log import Decision
 from app.engine.match.missions import Mission
@@ -26,6 +27,7 @@ from app.engine.wh40k10e.battle.commands import (
     Concede,
     ConfirmResult,
     Consolidate,
+    DeadlyDemise,
     DeclareCharge,
     DeclareFormations,
     DeployUnit,
@@ -69,6 +71,7 @@ from app.engine.wh40k10e.battle.events import (
     ChargeDeclared,
     ChargeMoveMade,
     CommandPointsGained,
+    DeadlyDemiseResolved,
     EngagementReported,
     FormationDeclared,
     FormationsRevealed,
@@ -76,6 +79,7 @@ from app.engine.wh40k10e.battle.events import (
     HazardousTested,
     MatchCreated,
     ModelsRemoved,
+    MortalWoundsInflicted,
     ObjectivePlaced,
     PresenceReported,
     ReactionWindowClosed,
@@ -590,6 +594,8 @@ def _disembark_destroyed(b: Builder, cmd: DisembarkFromDestroyedTransport) -> No
     need_battle(b)
     u = need_own(b, cmd.unit)
     s = b.state
+    if s.demises:  # Deadly Demise is resolved before the passengers disembark [L1315-1317]
+        no_pending(b)
     if not u.transport_destroyed or not u.alive or u.embarked_in is None:
         raise refuse(Code.NOT_EMBARKED, f"{s.specs[cmd.unit].name} is not in a destroyed Transport")
     group = tuple(i for i in s.group(cmd.unit) if s.units[i].transport_destroyed)
@@ -615,6 +621,64 @@ def _disembark_destroyed(b: Builder, cmd: DisembarkFromDestroyedTransport) -> No
             fnp=fnp.roll,
         )
     )
+
+
+_DEMISE = re.compile(r"(?:(\d*)D([36]))?\+?(\d+)?")
+
+
+def _demise_mortal_wounds(b: Builder, x: str, unit: str) -> tuple[int, Roll]:
+    """The mortal wounds one unit suffers from a Deadly Demise x (x rolled for each unit when
+    random [L1879-1882])."""
+    m = _DEMISE.fullmatch(x)
+    assert m is not None  # checked by UnitSpec
+    count, sides, plus = m.group(1), m.group(2), int(m.group(3) or 0)
+    if sides is None:
+        return plus, b.roll(0, 6, "deadly demise")
+    roll = b.roll(int(count or 1), int(sides), f"deadly demise {x} ({unit})")
+    return roll.total + plus, roll
+
+
+def _deadly_demise(b: Builder, cmd: DeadlyDemise) -> None:
+    """[L1876-1893]: on a 6, each unit within 6" (friend or foe, the controller names them)
+    suffers x mortal wounds; Feel No Pain applies [L1857-1869]."""
+    need_battle(b)
+    need_unit(b, cmd.unit)
+    s = b.state
+    if cmd.unit not in s.demises:
+        raise refuse(
+            Code.NO_DEADLY_DEMISE,
+            f"{s.specs[cmd.unit].name} has no Deadly Demise waiting to be resolved",
+        )
+    if s.units[cmd.unit].owner is not b.actor:
+        raise refuse(
+            Code.NOT_YOUR_UNIT,
+            f"{s.specs[cmd.unit].name} is your opponent's: they resolve its Deadly Demise",
+        )
+    if s.demises[0] != cmd.unit:
+        no_pending(b)  # names the one to resolve first
+    if len(cmd.units) > 40 or len(set(cmd.units)) != len(cmd.units):
+        raise refuse(Code.BAD_TARGET, 'name each unit within 6" once (at most 40)')
+    targets: list[str] = []
+    for t in cmd.units:
+        need_unit(b, t)
+        if t == cmd.unit:
+            raise refuse(Code.BAD_TARGET, f"{s.specs[t].name} is the destroyed unit itself")
+        if not s.on_battlefield(t):
+            raise refuse(
+                Code.BAD_TARGET,
+                f"{s.specs[t].name} is not on the battlefield (units embarked in a destroyed "
+                "Transport are not affected [L1315-1317])",
+            )
+        if head(s, t) in targets:
+            raise refuse(Code.BAD_TARGET, f"{s.specs[t].name} is named twice (Attached unit)")
+        targets.append(head(s, t))
+    x = s.specs[cmd.unit].deadly_demise
+    b.emit(DeadlyDemiseResolved(cmd.unit, tuple(targets)))
+    for t in targets:
+        mortal, roll = _demise_mortal_wounds(b, x, t)
+        fnp = b.feel_no_pain()
+        damage = tuple(allocate(b.state, t, (), mortal_wounds=mortal, ignores=fnp))
+        b.emit(MortalWoundsInflicted("deadly_demise", t, roll, mortal, damage, fnp.roll))
 
 
 def _arrive(b: Builder, cmd: ArriveFromReserves) -> None:
@@ -1040,6 +1104,7 @@ _COMMANDS: dict[type[Tagged], Callable[[Builder, Any], None]] = {
     CompleteCharge: _complete_charge,
     Fight: _fight,
     Consolidate: _consolidate,
+    DeadlyDemise: _deadly_demise,
     ReportEngagement: _report_engagement,
     ReportObjective: _report_objective,
     UseStratagem: use_stratagem,

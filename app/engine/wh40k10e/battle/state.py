@@ -244,6 +244,8 @@ class UnitState:
     engaged_with: frozenset[str] = frozenset()
     must_arrive: int | None = None  # the round an Aircraft that left must arrive [L4089-4091]
     transport_destroyed: bool = False  # embarked in a destroyed Transport: must disembark
+    # destroyed models whose Deadly Demise was rolled (or that never trigger it: coherency)
+    demise_rolled: int = 0
     scouted: bool = False
 
     @property
@@ -319,6 +321,9 @@ class BattleState:
     window: Seat | None = None  # end-of-Movement reaction window open for this seat
     trigger: Trigger | None = None
     rolls: int = 0  # how many rolls the match has made (for derived seeds)
+    # destroyed units whose Deadly Demise rolled a 6, one entry per 6, in order: their
+    # controller names the units within 6" before anything else happens [L1876-1893]
+    demises: tuple[str, ...] = ()
     result: Result | None = None
 
     # -- reading helpers --------------------------------------------------------------------

@@ -25,6 +25,7 @@ from app.engine.wh40k10e.battle.commands import (
     CompleteCharge,
     ConfirmResult,
     Consolidate,
+    DeadlyDemise,
     DeclareCharge,
     DeclareFormations,
     DeployUnit,
@@ -197,6 +198,7 @@ def render(state: BattleState, viewer: Viewer) -> JsonObject:
             "aircraft_must_arrive": sorted(
                 u.id for u in state.units.values() if u.must_arrive is not None and u.alive
             ),
+            "deadly_demise": list(dict.fromkeys(state.demises)),
         },
         "result": to_json(state.result),
         "formations_revealed": state.revealed,
@@ -311,6 +313,12 @@ def _battle_actions(
         for u in state.units_of(seat)
         if u.location is Location.RESERVES and u.alive
     ]
+    if state.demises and state.units[state.demises[0]].owner is seat:
+        # the units within 6" are the player's to name: every unit on the battlefield may be
+        others = [
+            u for u in _heads(state, Seat.A) + _heads(state, Seat.B) if state.on_battlefield(u)
+        ]
+        out.append(_hint(DeadlyDemise(state.demises[0], ()), units=others))
     if state.charge is not None:
         simple += [
             CompleteCharge(state.charge.unit, True),

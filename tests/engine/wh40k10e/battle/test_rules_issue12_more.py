@@ -10,14 +10,20 @@ from collections.abc import Callable
 from app.engine.wh40k10e.battle import ArmySpec, Formation
 from app.engine.wh40k10e.battle.commands import (
     CompleteCharge,
+    DeadlyDemise,
     DeclareCharge,
     DisembarkFromDestroyedTransport,
     HazardousTest,
+    RemoveModels,
     ResolveAttack,
     Shoot,
     UseStratagem,
 )
-from app.engine.wh40k10e.battle.events import HazardousTested, MortalWoundsInflicted
+from app.engine.wh40k10e.battle.events import (
+    DeadlyDemiseRolled,
+    HazardousTested,
+    MortalWoundsInflicted,
+)
 from tests.engine.wh40k10e.battle.table import Table, events, goto, marines, orks
 
 
@@ -99,4 +105,64 @@ def test_feel_no_pain_against_a_destroyed_transport(
     t.do("B", ResolveAttack("b-boyz", "a-rhino", mortal_wounds=10))
     t.do("A", DisembarkFromDestroyedTransport("a-tac"), dice=[1, 1, 2, 5, 6, 6, 3])
     assert t.unit("a-tac").wounds == (1, 2, 2, 2, 2)
+    t.check_replay()
+
+
+# -- Deadly Demise [L1876-1893] ----------------------------------------------------------------
+
+
+def test_deadly_demise_rolls_before_the_passengers_disembark_and_hits_the_units_named(
+    new_table: Callable[..., Table], setup_battle: Callable[..., None]
+) -> None:
+    """Issue 12: Deadly Demise could not be played. The Rhino (Deadly Demise D3) is destroyed
+    with the Tactical Squad inside: its D6 is rolled at once; on a 6 nothing else happens until
+    A names the units within 6" (the passengers are not affected); each suffers D3 mortal
+    wounds, Feel No Pain applies; then the passengers disembark."""
+    t = new_table(
+        a=_with(marines(), a_rhino={"deadly_demise": "D3"}),
+        b=_with(orks(), b_nobz={"feel_no_pain": 6}),
+    )
+    setup_battle(t)  # a-tac starts embarked in the Rhino
+    goto(t, "B", "shooting", round_=1)
+    t.do("B", Shoot("b-boyz", ("a-rhino",)))
+    t.do("B", ResolveAttack("b-boyz", "a-rhino", mortal_wounds=10), dice=[6])
+    (rolled,) = events(t, DeadlyDemiseRolled)
+    assert rolled.unit == "a-rhino"
+    assert rolled.explodes == 1
+    assert t.state.demises == ("a-rhino",)
+    # before the passengers disembark, and before anything else
+    t.refused("A", DisembarkFromDestroyedTransport("a-tac"), "deadly_demise_pending")
+    t.refused("B", Shoot("b-nobz", ("a-hell",)), "deadly_demise_pending")
+    t.refused("B", DeadlyDemise("a-rhino", ("b-nobz",)), "not_your_unit")
+    t.refused("A", DeadlyDemise("a-tac", ("b-nobz",)), "no_deadly_demise")
+    t.refused("A", DeadlyDemise("a-rhino", ("a-tac",)), "bad_target")  # still embarked
+    # the Nobz (Feel No Pain 6+) and the Intercessors (friendly fire: "each unit")
+    t.do("A", DeadlyDemise("a-rhino", ("b-nobz", "a-int")), dice=[2, 6, 1, 1])
+    # Nobz: D3 = 2, Feel No Pain 6 then 1 -> one wound lost; Intercessors: D3 = 1
+    assert t.unit("b-nobz").wounds == (1, 2, 2, 2, 2)
+    assert t.unit("a-int").wounds == (1, 2, 2, 2, 2)
+    assert t.state.demises == ()
+    t.do("A", DisembarkFromDestroyedTransport("a-tac"), dice=[6, 6, 6, 6, 6])
+    assert t.unit("a-tac").wounds == (2, 2, 2, 2, 2)  # not hit by the Deadly Demise
+    t.check_replay()
+
+
+def test_deadly_demise_without_a_six_and_never_for_models_removed(
+    new_table: Callable[..., Table], setup_battle: Callable[..., None]
+) -> None:
+    """A roll below 6: nothing waits. Models removed (coherency) never trigger it [L454-456]."""
+    t = new_table(b=_with(orks(), b_wagon={"deadly_demise": "D6"}, b_nobz={"deadly_demise": "1"}))
+    setup_battle(t)
+    goto(t, "A", "shooting", round_=1)
+    t.do("A", Shoot("a-hell", ("b-wagon",)))
+    t.do("A", ResolveAttack("a-hell", "b-wagon", mortal_wounds=16), dice=[5])
+    assert t.state.demises == ()
+    t.do("B", RemoveModels("b-nobz", (0, 1)))
+    assert events(t, DeadlyDemiseRolled)[-1].unit == "b-wagon"
+    # two Nobz slain by an attack: one D6 each; one 6, one unit named, 1 mortal wound
+    t.do("A", Shoot("a-int", ("b-nobz",)))
+    t.do("A", ResolveAttack("a-int", "b-nobz", damage=(2, 2)), dice=[6, 4])
+    assert t.state.demises == ("b-nobz",)
+    t.do("B", DeadlyDemise("b-nobz", ("a-int",)))
+    assert t.unit("a-int").wounds == (1, 2, 2, 2, 2)
     t.check_replay()
