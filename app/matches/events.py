@@ -86,6 +86,7 @@ class Hub:
         self._reads = reads
         self._read_slots: dict[asyncio.AbstractEventLoop, asyncio.Semaphore] = {}
         self._flights: dict[tuple[asyncio.AbstractEventLoop, int], _Flight] = {}
+        self._announced: dict[int, int] = {}  # match id -> the latest version woken for
         self.fetches = 0  # shared reads run (for tests and benchmarks)
         self._waiters: dict[int, set[_Waiter]] = {}
         self._pg_url = _listen_url(database_url)
@@ -97,11 +98,20 @@ class Hub:
 
     def publish(self, match_id: int, version: int) -> None:
         """Wake the local streams of ``match_id`` (call after the write committed)."""
-        self._wake(match_id)
+        self._wake(match_id, version)
 
-    def _wake(self, match_id: int) -> None:
+    def _wake(self, match_id: int, version: int | None = None) -> None:
         with self._lock:
             waiters = list(self._waiters.get(match_id, ()))
+            if not waiters:
+                return
+            if version is not None:
+                # On Postgres the writer's process hears of its write twice (its own publish,
+                # then the NOTIFY): a version already announced has already woken these
+                # streams, and a stream subscribed since then read it when it started.
+                if self._announced.get(match_id, 0) >= version:
+                    return
+                self._announced[match_id] = version
         by_loop: dict[asyncio.AbstractEventLoop, list[asyncio.Event]] = {}
         for w in waiters:
             by_loop.setdefault(w.loop, []).append(w.event)
@@ -135,6 +145,7 @@ class Hub:
                     bucket.discard(waiter)
                     if not bucket:
                         del self._waiters[match_id]
+                        self._announced.pop(match_id, None)
             self._listener_release(loop)
 
     async def read(self, read: Callable[[int], Update], since: int) -> Update:
@@ -236,9 +247,9 @@ class Hub:
                     self._wake_all()  # anything committed while we were not listening
                     async for note in conn.notifies():
                         self.notifications += 1
-                        match_id, _, _version = note.payload.partition(":")
+                        match_id, _, version = note.payload.partition(":")
                         if match_id.isdigit():
-                            self._wake(int(match_id))
+                            self._wake(int(match_id), int(version) if version.isdigit() else None)
                 finally:
                     self.listening = False
                     with contextlib.suppress(Exception):
