@@ -17,8 +17,14 @@ Public API:
   assembly), :mod:`.los` (line of sight, range, fire arcs), :mod:`.movement` (reachable
   placements and a path validator), :mod:`.tables` (the other dice tables of §9.1).
 
-The turn and the match (capability ``match``) come with the neutral match layer (issue 16
-depends on it); they are not here yet.
+- :mod:`.forces` (two-sided counters, step losses, tiles, options, Breaking Points),
+  :mod:`.armies` (army building by points and its validator), :mod:`.scenario` (scenarios and
+  the sudden-death and end-of-turn checks), :mod:`.loaders` (the JSON formats of
+  docs/black-reach-data.md), :mod:`.turn` (the Order / Activation / Reserve skeleton with
+  hidden Order tokens committed by hash).
+
+The match (capability ``match``) comes with the neutral match layer (issue 16 depends on it);
+it is not here yet.
 
 Importing the package registers the rule system ``black-reach``.
 """
