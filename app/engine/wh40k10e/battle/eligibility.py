@@ -194,7 +194,10 @@ def fight_candidates(state: BattleState, seat: Seat, step: Step) -> list[str]:
     heads = {head(state, u.id) for u in state.units_of(seat) if u.alive}
     out = [h for h in sorted(heads) if fight_eligible(state, h)]
     if step is Step.FIGHTS_FIRST:
-        out = [h for h in out if fights_first(state, h)]
+        # eligible at the start of the phase: one that became eligible since (engaged by a
+        # Heroic Intervention, a consolidation...) fights in Remaining Combats [L2617-2621]
+        start = state.fight.eligible_at_start if state.fight is not None else frozenset()
+        out = [h for h in out if fights_first(state, h) and any(i in start for i in state.group(h))]
     return out
 
 

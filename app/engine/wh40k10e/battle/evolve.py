@@ -323,9 +323,15 @@ def _turn_started(state: BattleState, e: TurnStarted) -> BattleState:
 def _phase_started(state: BattleState, e: PhaseStarted) -> BattleState:
     assert state.position is not None
     pos = TurnPosition(state.position.round, state.position.turn, e.phase, e.step)
-    fight = (
-        FightState(step=e.step) if e.step in (Step.FIGHTS_FIRST, Step.REMAINING_COMBATS) else None
-    )
+    fight = None
+    if e.step in (Step.FIGHTS_FIRST, Step.REMAINING_COMBATS):
+        eligible = frozenset(
+            u.id
+            for u in state.units.values()
+            if state.on_battlefield(u.id)
+            and (state.engaged(u.id) or any(state.units[i].charge_moved for i in state.group(u.id)))
+        )
+        fight = FightState(step=e.step, eligible_at_start=eligible)
     return _replace(state, position=pos, fight=fight)
 
 

@@ -289,6 +289,9 @@ class FightState:
     last_selector: Seat | None = None
     current: str | None = None  # the unit fighting now (until it consolidates)
     next_unit: str | None = None  # Counter-offensive: this unit fights next [L3323]
+    # the units eligible to fight at the start of the phase: only they fight in the Fights
+    # First step; one that becomes eligible later fights in Remaining Combats [L2617-2621]
+    eligible_at_start: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)

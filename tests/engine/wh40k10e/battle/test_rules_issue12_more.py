@@ -7,14 +7,18 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
-from app.engine.wh40k10e.battle import ArmySpec, Formation
+from app.engine.wh40k10e.battle import Ability, ArmySpec, Formation
 from app.engine.wh40k10e.battle.commands import (
     CompleteCharge,
+    Consolidate,
     DeadlyDemise,
     DeclareCharge,
     DisembarkFromDestroyedTransport,
+    EndPhase,
+    Fight,
     HazardousTest,
     RemoveModels,
+    ReportEngagement,
     ResolveAttack,
     Shoot,
     UseStratagem,
@@ -24,6 +28,7 @@ from app.engine.wh40k10e.battle.events import (
     HazardousTested,
     MortalWoundsInflicted,
 )
+from app.engine.wh40k10e.battle.state import Step
 from tests.engine.wh40k10e.battle.table import Table, events, goto, marines, orks
 
 
@@ -165,4 +170,35 @@ def test_deadly_demise_without_a_six_and_never_for_models_removed(
     assert t.state.demises == ("b-nobz",)
     t.do("B", DeadlyDemise("b-nobz", ("a-int",)))
     assert t.unit("a-int").wounds == (1, 2, 2, 2, 2)
+    t.check_replay()
+
+
+# -- Fights First: eligible at the start of the phase [L2611-2621] ------------------------------
+
+
+def test_a_fights_first_unit_eligible_mid_phase_fights_in_remaining_combats(
+    new_table: Callable[..., Table], setup_battle: Callable[..., None]
+) -> None:
+    """Issue 12: a Fights First unit that becomes eligible mid-phase could be picked in the
+    Fights First step; it belongs to Remaining Combats."""
+    t = new_table(a=_with(marines(), a_term={"abilities": frozenset({Ability.FIGHTS_FIRST})}))
+    setup_battle(t)
+    goto(t, "A", "charge", round_=1)
+    t.do("A", DeclareCharge("a-hell", ("b-boyz",)), dice=[6, 6])
+    t.do("A", CompleteCharge("a-hell", True))
+    t.do("A", EndPhase())
+    assert t.state.fight is not None
+    assert t.state.fight.step is Step.FIGHTS_FIRST
+    # the Terminators (Fights First) are found in Engagement Range of the Nobz only now
+    t.do("A", ReportEngagement("a-term", ("b-nobz",)))
+    t.refused("A", Fight("a-term"), "not_eligible_to_fight")
+    t.do("A", Fight("a-hell", ("b-boyz",)))
+    t.do("A", Consolidate("a-hell"))
+    # Remaining Combats: the player who is not active selects first
+    t.refused("A", Fight("a-term"), "not_your_turn")
+    t.do("B", Fight("b-boyz"))
+    t.do("B", Consolidate("b-boyz"))
+    t.do("A", Fight("a-term", ("b-nobz",)))
+    assert t.state.fight is not None
+    assert t.state.fight.step is Step.REMAINING_COMBATS
     t.check_replay()
