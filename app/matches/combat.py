@@ -25,7 +25,7 @@ from app.engine import registry, systems
 from app.engine.combat import CombatResolution
 from app.engine.errors import RollerError
 from app.engine.roller import Roller
-from app.engine.wh40k10e.battle import Seat
+from app.engine.wh40k10e.battle import Ability, Seat
 from app.engine.wh40k10e.battle.state import (
     BattleState,
     Effect,
@@ -295,7 +295,14 @@ def pistols_mixed(
     return None
 
 
-_AUTO_FLAGS = ("remained_stationary", "charged", "go_to_ground", "smokescreen", "overwatch")
+_AUTO_FLAGS = (
+    "remained_stationary",
+    "charged",
+    "go_to_ground",
+    "smokescreen",
+    "stealth",
+    "overwatch",
+)
 
 
 def build_request(
@@ -394,6 +401,8 @@ def build_request(
         "smokescreen": any(
             Effect.SMOKESCREEN in state.units[p].effects for p in state.group(target)
         ),
+        # -1 to hit ranged attacks against a unit whose every model has Stealth [L1594-1596]
+        "stealth": state.phase is not Phase.FIGHT and state.all_have(target, Ability.STEALTH),
         "overwatch": any(Effect.OVERWATCH in state.units[p].effects for p in state.group(attacker)),
         # -1 to hit for non-Pistol attacks: a MONSTER/VEHICLE shooting while in Engagement
         # Range, or shooting a MONSTER/VEHICLE in Engagement Range of its army [L1545-1561]
