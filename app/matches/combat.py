@@ -393,7 +393,8 @@ def build_request(
         raise InvalidAttack("; ".join(e["message"] for e in errors), errors=errors)
     tgt, order = _target(snapshots, state, target)
     auto = {
-        "remained_stationary": att.move is MoveMode.REMAIN_STATIONARY,
+        # Heavy: it chose to Remain Stationary, or did not move at all this turn [L2227-2233]
+        "remained_stationary": state.remained_stationary(attacker),
         "charged": att.charge_moved,
         "go_to_ground": any(
             Effect.GO_TO_GROUND in state.units[p].effects for p in state.group(target)

@@ -33,3 +33,18 @@ def test_stealth_is_filled_in_from_the_target(new_game: Callable[..., Game]) -> 
     g.a.send({"type": "shoot", "unit": "a2", "targets": ["b3", "b2"]})
     assert preview(g.a, "a2", "b3", [("Bolt Rifle", 5)]).get("stealth") is True
     assert "stealth" not in preview(g.a, "a2", "b2", [("Bolt Rifle", 5)])
+
+
+def test_heavy_for_a_unit_that_did_not_move(new_game: Callable[..., Game]) -> None:
+    """[L2227-2233], [L948-950]: a unit that did not move at all in its Movement phase
+    Remained Stationary (Heavy +1), without an explicit "Remain Stationary"; one that moved
+    did not."""
+    g = new_game()
+    setup_battle(g)
+    g.a.send({"type": "end_phase"})
+    g.a.send({"type": "move", "unit": "a7", "mode": "normal"})
+    g.a.send({"type": "end_phase"})  # A's Shooting phase
+    g.a.send({"type": "shoot", "unit": "a2", "targets": ["b2"]})
+    g.a.send({"type": "shoot", "unit": "a7", "targets": ["b2"]})
+    assert preview(g.a, "a2", "b2", [("Bolt Rifle", 5)]).get("remained_stationary") is True
+    assert "remained_stationary" not in preview(g.a, "a7", "b2", [("Boltgun", 9)])

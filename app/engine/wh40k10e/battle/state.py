@@ -407,6 +407,24 @@ class BattleState:
         """The best (lowest) Leadership of the unit [L789-791], [L3093-3100]."""
         return min(self.specs[i].leadership for i in self.group(unit_id))
 
+    def remained_stationary(self, unit_id: str) -> bool:
+        """Whether ``unit_id``'s unit Remained Stationary this turn (for [HEAVY] [L2227-2233]):
+        it chose to, or it is its controller's turn, the Movement phase is over and it did not
+        move at all (no move [L948-950]; set up from Reserves counts as a Normal move, and a
+        unit that disembarked cannot Remain Stationary [L1173-1176], [L1257-1258]). In the
+        opponent's turn (Fire Overwatch) it did not."""
+        ids = self.group(unit_id)
+        if any(self.units[i].move is MoveMode.REMAIN_STATIONARY for i in ids):
+            return True
+        if self.active is not self.units[unit_id].owner:
+            return False
+        if self.phase in (None, Phase.COMMAND, Phase.MOVEMENT):
+            return False
+        return all(
+            u.move is None and not u.arrived and not u.disembarked
+            for u in (self.units[i] for i in ids)
+        )
+
     def is_attached(self, unit_id: str) -> bool:
         return len(self.group(unit_id)) > 1
 
