@@ -242,9 +242,14 @@ def weapon_problem(
         return f"{name} is a ranged weapon: the Fight phase uses melee weapons"
     if not fighting and kind == "melee":
         return f"{name} is a melee weapon: it fights, it does not shoot"
-    if fighting:
-        return None
     part = str(weapon.get("unit") or attacker)
+    if fighting:
+        aircraft = any(
+            state.specs[t].has("AIRCRAFT") and not state.units[t].hover for t in state.group(target)
+        )
+        if aircraft and not state.specs[part].has("FLY"):
+            return f"{name}: only FLY models make melee attacks against an Aircraft"
+        return None
     if state.units[attacker].move is MoveMode.ADVANCE and not _has(weapon, "assault"):
         return f"{name} is not an Assault weapon: the unit Advanced this turn"
     if state.engaged(attacker) and not _big_part(state, part) and not _has(weapon, "pistol"):

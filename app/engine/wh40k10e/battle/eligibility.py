@@ -22,6 +22,7 @@ __all__ = [
     "fight_turn",
     "fights_first",
     "head",
+    "melee_target_problem",
     "pistols_only",
     "shoot_problem",
     "shoot_target_problem",
@@ -175,12 +176,34 @@ def charge_target_problem(state: BattleState, unit_id: str, target: str) -> Prob
     return None
 
 
+def melee_target_problem(state: BattleState, unit_id: str, target: str) -> Problem:
+    """Aircraft in the Fight phase [L4161-4167]: an Aircraft makes melee attacks only against
+    FLY units, and only FLY models make melee attacks against an Aircraft (an Attached unit
+    with a FLY part may: its other models' weapons are refused by the attack form)."""
+    if _aircraft(state, unit_id) and not state.any_keyword(target, "FLY"):
+        return Code.BAD_TARGET, (
+            f"{_name(state, unit_id)} is an Aircraft: it makes melee attacks only against FLY "
+            f"units, and {_name(state, target)} cannot FLY"
+        )
+    if _aircraft(state, target) and not state.any_keyword(unit_id, "FLY"):
+        return Code.BAD_TARGET, (
+            f"{_name(state, target)} is an Aircraft: only FLY models make melee attacks against it"
+        )
+    return None
+
+
 def fight_eligible(state: BattleState, unit_id: str) -> bool:
-    """In Engagement Range or made a Charge move this turn, and not fought [L2586-2593]."""
+    """In Engagement Range or made a Charge move this turn, and not fought [L2586-2593]; only
+    the units it may make melee attacks against count (an Aircraft is eligible only within
+    Engagement Range of a FLY unit [L4161-4167])."""
     u = state.units[unit_id]
     if not state.on_battlefield(unit_id) or u.fought:
         return False
-    return state.engaged(unit_id) or any(state.units[i].charge_moved for i in state.group(unit_id))
+    if any(state.units[i].charge_moved for i in state.group(unit_id)):
+        return True
+    return any(
+        melee_target_problem(state, unit_id, e) is None for e in state.engaged_units(unit_id)
+    )
 
 
 def fights_first(state: BattleState, unit_id: str) -> bool:

@@ -58,6 +58,7 @@ from app.engine.wh40k10e.battle.eligibility import (
     fight_eligible,
     fight_turn,
     head,
+    melee_target_problem,
     pistols_only,
     shoot_problem,
     shoot_target_problem,
@@ -991,6 +992,9 @@ def _fight(b: Builder, cmd: Fight) -> None:
         for t in targets:
             if t not in engaged:
                 raise refuse(Code.BAD_TARGET, f"{s.specs[t].name} is not within Engagement Range")
+            problem = melee_target_problem(s, unit, t)
+            if problem:
+                raise refuse(*problem)
     if step is not fight.step:
         b.emit(StepStarted(step))
     b.emit(UnitSelectedToFight(s.group(unit), b.actor, step, _expand(s, targets)))

@@ -47,6 +47,7 @@ from app.engine.wh40k10e.battle.eligibility import (
     charge_target_problem,
     fight_turn,
     head,
+    melee_target_problem,
     shoot_target_problem,
 )
 from app.engine.wh40k10e.battle.flow import Builder
@@ -336,7 +337,10 @@ def _battle_actions(
         if chargeable and ok(DeclareCharge(u, (chargeable[0],))):
             out.append(_hint(DeclareCharge(u, ()), targets=list(chargeable)))
         if ok(Fight(u)):
-            out.append(_hint(Fight(u), targets=list(state.engaged_units(u))))
+            targets = [
+                e for e in state.engaged_units(u) if melee_target_problem(state, u, e) is None
+            ]
+            out.append(_hint(Fight(u), targets=targets))
     out.extend(_stratagem_actions(state, seat, mine, enemies))
     return out
 

@@ -6,9 +6,17 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
-from app.engine.wh40k10e.battle import ArmySpec
-from app.engine.wh40k10e.battle.commands import EndPhase, Move
-from app.engine.wh40k10e.battle.state import MoveMode
+from app.engine.wh40k10e.battle import ArmySpec, Seat
+from app.engine.wh40k10e.battle.commands import (
+    ArriveFromReserves,
+    Consolidate,
+    EndPhase,
+    Fight,
+    Move,
+    ReportEngagement,
+)
+from app.engine.wh40k10e.battle.eligibility import fight_candidates, fight_eligible
+from app.engine.wh40k10e.battle.state import MoveMode, Step
 from tests.engine.wh40k10e.battle.table import Table, goto, marines, orks
 
 
@@ -45,3 +53,41 @@ def test_a_unit_that_did_not_move_remained_stationary(
     assert not s.remained_stationary("a-int")
     goto(t, "B", "movement", round_=1)
     assert not t.state.remained_stationary("a-hell")
+
+
+# -- Aircraft in the Fight phase [L4155-4167] ---------------------------------------------------
+
+
+def test_aircraft_fight_only_fly_units_and_only_fly_models_fight_them(
+    new_table: Callable[..., Table], setup_battle: Callable[..., None]
+) -> None:
+    """Issue 12: an Aircraft is eligible to fight only within Engagement Range of a FLY unit
+    and attacks only FLY units; only FLY models make melee attacks against it."""
+    t = new_table(a=_with(marines(), a_term={"keywords": frozenset({"INFANTRY", "FLY"})}))
+    setup_battle(t)
+    goto(t, "B", "movement", round_=2)
+    t.do("B", ArriveFromReserves("b-dakka"))
+    t.do("B", ReportEngagement("b-dakka", ("a-int", "a-term")))
+    goto(t, "B", "fight", round_=2)
+    # Remaining Combats: A (not active) selects first; the Intercessors cannot FLY
+    t.refused("A", Fight("a-int", ("b-dakka",)), "not_eligible_to_fight")
+    assert "a-int" not in fight_candidates(t.state, Seat.A, Step.REMAINING_COMBATS)
+    t.do("A", Fight("a-term", ("b-dakka",)))
+    t.do("A", Consolidate("a-term"))
+    t.refused("B", Fight("b-dakka", ("a-int",)), "bad_target")
+    t.do("B", Fight("b-dakka", ("a-term",)))
+    t.check_replay()
+
+
+def test_an_aircraft_engaged_only_with_ground_units_does_not_fight(
+    new_table: Callable[..., Table], setup_battle: Callable[..., None]
+) -> None:
+    t = new_table()
+    setup_battle(t)
+    goto(t, "B", "movement", round_=2)
+    t.do("B", ArriveFromReserves("b-dakka"))
+    t.do("B", ReportEngagement("b-dakka", ("a-int",)))
+    goto(t, "B", "fight", round_=2)
+    assert not fight_eligible(t.state, "b-dakka")
+    assert not fight_eligible(t.state, "a-int")
+    t.refused("B", Fight("b-dakka", ("a-int",)), "not_eligible_to_fight")
