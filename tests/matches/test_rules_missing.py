@@ -7,7 +7,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from app.engine.wh40k10e.army import BattleSize, Roster, RosterUnit
 from tests.matches.conftest import Game, Player, setup_battle
+
+
+def snikrot() -> Roster:
+    return Roster(
+        "Orks",
+        "War Horde",
+        BattleSize.STRIKE_FORCE,
+        (RosterUnit("Warboss", warlord=True), RosterUnit("Boss Snikrot"), RosterUnit("Boyz", 10)),
+        name="Sneaky",
+    )
 
 
 def preview(p: Player, attacker: str, target: str, picks: list[tuple[str, int]]) -> Any:
@@ -48,3 +59,18 @@ def test_heavy_for_a_unit_that_did_not_move(new_game: Callable[..., Game]) -> No
     g.a.send({"type": "shoot", "unit": "a7", "targets": ["b2"]})
     assert preview(g.a, "a2", "b2", [("Bolt Rifle", 5)]).get("remained_stationary") is True
     assert "remained_stationary" not in preview(g.a, "a7", "b2", [("Boltgun", 9)])
+
+
+def test_a_lone_operative_is_shot_only_from_within_12_inches_stated(
+    new_game: Callable[..., Game],
+) -> None:
+    """[L1476-1478]: Boss Snikrot (Lone Operative, not Attached) is refused as a target until
+    the shooting player states its models are within 12"."""
+    g = new_game(b_roster=snikrot())
+    setup_battle(g)
+    g.a.send({"type": "end_phase"})
+    g.a.send({"type": "end_phase"})  # A's Shooting phase
+    r = g.a.send({"type": "shoot", "unit": "a2", "targets": ["b2"]}, status=409)
+    assert r["refusal"] == "lone_operative", r
+    g.a.send({"type": "shoot", "unit": "a2", "targets": ["b2"], "within_12": True})
+    assert preview(g.a, "a2", "b2", [("Bolt Rifle", 5)]).get("stealth") is True

@@ -169,6 +169,9 @@ class Shoot(Command):
     unit: str
     targets: tuple[str, ...]
     assault_only: bool = False
+    # the player states the shooting models are within 12" of the targets (Lone Operative
+    # [L1476-1478]: a distance the match cannot measure)
+    within_12: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -281,6 +284,7 @@ class UseStratagem(Command):
     strength: int | None = None
     die: int | None = None
     note: str = ""
+    within_12: bool = False  # Fire Overwatch at a Lone Operative: the player states 12"
 
 
 @dataclass(frozen=True, slots=True)

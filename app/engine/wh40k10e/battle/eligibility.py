@@ -22,6 +22,7 @@ __all__ = [
     "fight_turn",
     "fights_first",
     "head",
+    "lone_operative_problem",
     "melee_target_problem",
     "pistols_only",
     "shoot_problem",
@@ -133,6 +134,20 @@ def shoot_target_problem(state: BattleState, shooter: str, target: str) -> Probl
         return None
     return Code.BAD_TARGET, (
         f"{_name(state, target)} is within Engagement Range of your units and cannot be shot"
+    )
+
+
+def lone_operative_problem(state: BattleState, target: str, *, within_12: bool) -> Problem:
+    """[L1476-1478]: a Lone Operative that is not part of an Attached unit is the target of a
+    ranged attack only if the attacking model is within 12"; the match cannot measure it, so
+    the player states it (``within_12``), else the target is refused."""
+    if within_12 or state.is_attached(target):
+        return None
+    if not state.all_have(target, Ability.LONE_OPERATIVE):
+        return None
+    return Code.LONE_OPERATIVE, (
+        f"{_name(state, target)} is a Lone Operative: it can be shot only by models within "
+        '12" (say so with within_12)'
     )
 
 

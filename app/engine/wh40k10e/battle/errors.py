@@ -27,6 +27,7 @@ class Code(enum.StrEnum):
     BAD_CASUALTIES = "bad_casualties"
     BAD_ALLOCATION = "bad_allocation"
     BAD_TARGET = "bad_target"
+    LONE_OPERATIVE = "lone_operative"  # shot only within 12": the player must say so
     # where the match is
     MATCH_NOT_CREATED = "match_not_created"
     MATCH_ALREADY_CREATED = "match_already_created"

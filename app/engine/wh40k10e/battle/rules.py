@@ -58,6 +58,7 @@ from app.engine.wh40k10e.battle.eligibility import (
     fight_eligible,
     fight_turn,
     head,
+    lone_operative_problem,
     melee_target_problem,
     pistols_only,
     shoot_problem,
@@ -799,7 +800,9 @@ def _shoot(b: Builder, cmd: Shoot) -> None:
         raise refuse(*problem)
     targets = _targets(b, cmd.targets)
     for t in targets:
-        problem = shoot_target_problem(s, cmd.unit, t)
+        problem = shoot_target_problem(s, cmd.unit, t) or lone_operative_problem(
+            s, t, within_12=cmd.within_12
+        )
         if problem:
             raise refuse(*problem)
     if pistols_only(s, cmd.unit) and len({head(s, t) for t in targets}) > 1:

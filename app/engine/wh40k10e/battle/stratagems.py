@@ -21,6 +21,7 @@ from app.engine.wh40k10e.battle.eligibility import (
     charge_target_problem,
     fight_eligible,
     head,
+    lone_operative_problem,
     shoot_problem,
     shoot_target_problem,
 )
@@ -577,6 +578,9 @@ def _tank_shock(b: Builder, spec: StratagemSpec, cmd: UseStratagem, enemy: str |
 def _overwatch(b: Builder, spec: StratagemSpec, cmd: UseStratagem, enemy: str | None) -> None:
     assert cmd.unit is not None
     assert enemy is not None
+    problem = lone_operative_problem(b.state, enemy, within_12=cmd.within_12)
+    if problem:
+        raise refuse(*problem)
     _used(b, spec, cmd, enemy)
     b.emit(UnitSelectedToShoot(b.state.group(cmd.unit), b.state.group(enemy), overwatch=True))
 

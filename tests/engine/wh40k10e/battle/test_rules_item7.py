@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
-from app.engine.wh40k10e.battle import ArmySpec, Seat
+from app.engine.wh40k10e.battle import Ability, ArmySpec, Formation, Seat
 from app.engine.wh40k10e.battle.commands import (
     ArriveFromReserves,
     Consolidate,
@@ -14,6 +14,8 @@ from app.engine.wh40k10e.battle.commands import (
     Fight,
     Move,
     ReportEngagement,
+    Shoot,
+    UseStratagem,
 )
 from app.engine.wh40k10e.battle.eligibility import fight_candidates, fight_eligible
 from app.engine.wh40k10e.battle.state import MoveMode, Step
@@ -91,3 +93,37 @@ def test_an_aircraft_engaged_only_with_ground_units_does_not_fight(
     assert not fight_eligible(t.state, "b-dakka")
     assert not fight_eligible(t.state, "a-int")
     t.refused("B", Fight("b-dakka", ("a-int",)), "not_eligible_to_fight")
+
+
+# -- Lone Operative [L1476-1478] ------------------------------------------------------------
+
+
+def test_a_lone_operative_is_shot_only_when_the_player_states_12_inches(
+    new_table: Callable[..., Table], setup_battle: Callable[..., None]
+) -> None:
+    """Issue 12: Lone Operative was not checked. Unless Attached, it is the target of a
+    ranged attack only from within 12": the shooter says so, else the target is refused."""
+    t = new_table(b=_with(orks(), b_komm={"abilities": frozenset({Ability.LONE_OPERATIVE})}))
+    setup_battle(t)
+    goto(t, "A", "shooting", round_=1)
+    t.refused("A", Shoot("a-int", ("b-komm",)), "lone_operative")
+    t.refused("A", Shoot("a-int", ("b-boyz", "b-komm")), "lone_operative")
+    t.do("A", Shoot("a-hell", ("b-boyz",)))  # the others are targets as ever
+    t.do("A", Shoot("a-int", ("b-komm",), within_12=True))
+    goto(t, "B", "movement", round_=1)
+    t.do("B", Move("b-komm", MoveMode.NORMAL))
+    # Fire Overwatch is a ranged attack too
+    t.refused("A", UseStratagem("fire_overwatch", unit="a-hell", enemy="b-komm"), "lone_operative")
+    t.do("A", UseStratagem("fire_overwatch", unit="a-hell", enemy="b-komm", within_12=True))
+    t.check_replay()
+
+
+def test_an_attached_lone_operative_is_shot_as_ever(
+    new_table: Callable[..., Table], setup_battle: Callable[..., None]
+) -> None:
+    t = new_table(
+        a=_with(marines(), a_cap={"abilities": frozenset({Ability.LONE_OPERATIVE})}),
+    )
+    setup_battle(t, {"A": Formation(attachments=(("a-cap", "a-int"),))})
+    goto(t, "B", "shooting", round_=1)
+    t.do("B", Shoot("b-boyz", ("a-cap",)))
