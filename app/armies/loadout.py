@@ -2,9 +2,11 @@
 
 The roster records wargear as "choice -> how many the unit takes" (not per model), so a unit's
 loadout is read the way a player would: each model type brings its default wargear, the models
-above the minimum go to the most flexible model type, and each choice taken replaces the
-option's default on that many models. It feeds the builder's wargear form, the unit's summary
-line and the calculator links; it is never used to validate (the engine does that).
+above the minimum go to the most flexible model type, each choice taken is placed in an option
+that offers it (:func:`assign`, as the validator reads alternatives) and replaces that option's
+default on one model of the option's model type (:func:`kits`). It feeds the builder's wargear
+form, the unit's summary as players read it (:func:`describe`), the calculator links, the text
+export and the match's weapon lists; it is never used to validate (the engine does that).
 
 Calculator links use the query parameters the calculator documents (``app.combat.forms``):
 for the 10th edition they are built from the weapon profiles by ``app.catalog.calculator`` (the
@@ -14,13 +16,18 @@ catalogue page links each profile too); for PEN ``a.<field>`` (attacker) and ``w
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from app.catalog.calculator import calculator_url as calculator_url
 from app.catalog.calculator import profile_calculator_url as profile_calculator_url
 from app.catalog.pen_units import PenUnit, PenWeapon
-from app.engine.wh40k10e.army import Datasheet, Weapon, name_key
+from app.core.i18n import gettext as _
+from app.core.i18n import ngettext
+from app.engine.wh40k10e.army import Datasheet, WargearChoice, Weapon, name_key
+
+MAX_PICKS = 200  # bound on the picks of one choice placed (a roster count is at most 200)
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,44 +104,177 @@ def wargear_rows(sheet: Datasheet, models: int, wargear: Mapping[str, int]) -> l
     return list(rows.values())
 
 
-def loadout(sheet: Datasheet, models: int, wargear: Mapping[str, int]) -> list[tuple[Weapon, int]]:
-    """The weapons the unit carries and on how many models, in the datasheet's order."""
-    carried: dict[str, int] = {}
+def _carriers_of(sheet: Datasheet, counts: Mapping[str, int], model: str) -> int:
+    """How many models an option of ``model`` (``""``: the whole unit, once) applies to."""
+    if not model:
+        return 1
+    key = name_key(model)
+    return max(next((v for k, v in counts.items() if name_key(k) == key), 1), 0)
 
-    def add(name: str, n: int) -> None:
-        key = name_key(name)
-        carried[key] = max(carried.get(key, 0) + n, 0)
 
+def assign(
+    sheet: Datasheet, models: int, wargear: Mapping[str, int]
+) -> list[tuple[int, WargearChoice, int]]:
+    """Which option each choice taken fills: ``(option index, choice, how many)``.
+
+    A choice several options offer (an Intercessor Sergeant's power weapon replaces the bolt
+    rifle or the close combat weapon) goes to the first option with room, and moves to another
+    when a later choice can only use that one (a plasma pistol then a power weapon: the pistol
+    takes the rifle's slot, the power weapon the melee one), as the validator's check of
+    alternatives reads it (ruling M10). What fits nowhere is left out (the validator reports
+    it)."""
     counts = model_counts(sheet, models, wargear)
-    counts_by_key = {name_key(k): v for k, v in counts.items()}
-    for m in sheet.models:
-        n = counts.get(m.name, 0)
-        for w in m.default_wargear:
-            add(w, n)
-    # A choice offered by several options is taken once: its count is spread over them.
-    remaining = {name_key(k): v for k, v in wargear.items() if v > 0}
-    for opt in sheet.wargear_options:
-        per = counts_by_key.get(name_key(opt.model), 1) if opt.model else 1
-        room = opt.max * max(per, 0)
+    options = sheet.wargear_options
+    room = [opt.max * _carriers_of(sheet, counts, opt.model) for opt in options]
+    offered: list[dict[str, tuple[WargearChoice, int]]] = []
+    for j, opt in enumerate(options):
+        items: dict[str, tuple[WargearChoice, int]] = {}
+        for c in opt.choices:
+            if opt.default is not None and name_key(c.name) == name_key(opt.default):
+                continue
+            cap = room[j] if c.max_per_unit is None else min(room[j], c.max_per_unit)
+            items.setdefault(name_key(c.name), (c, cap))
+        offered.append(items)
+    flow: dict[tuple[str, int], int] = {}
+    taken = [(name_key(k), v) for k, v in wargear.items() if v > 0]
+
+    def augment(key: str, seen: set[str], used: set[int]) -> bool:
+        seen.add(key)
+        for j, items in enumerate(offered):
+            if key not in items or j in used or flow.get((key, j), 0) >= items[key][1]:
+                continue
+            used.add(j)
+            if room[j] > 0:
+                room[j] -= 1
+                flow[key, j] = flow.get((key, j), 0) + 1
+                return True
+            for other in list(offered[j]):
+                if flow.get((other, j), 0) > 0 and other not in seen and augment(other, seen, used):
+                    flow[other, j] -= 1
+                    flow[key, j] = flow.get((key, j), 0) + 1
+                    return True
+        return False
+
+    for key, count in taken:
+        for _n in range(min(count, MAX_PICKS)):
+            if not augment(key, set(), set()):
+                break
+    out = []
+    for j, items in enumerate(offered):
+        for key, (choice, _cap) in items.items():
+            n = flow.get((key, j), 0)
+            if n > 0:
+                out.append((j, choice, n))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Kit:
+    """``count`` models of type ``model`` carrying the same wargear (``(name, how many)``, in
+    the datasheet's order); ``model`` ``""`` is wargear of the unit as a whole (an Ammo Runt)."""
+
+    model: str
+    count: int
+    wargear: tuple[tuple[str, int], ...]
+
+
+def kits(sheet: Datasheet, models: int, wargear: Mapping[str, int]) -> list[Kit]:
+    """The unit model by model: each model type's models start with its default wargear, then
+    each choice taken replaces its option's default on one model of the option's model type
+    (up to the option's most per model), and models that end up alike are counted together."""
+    counts = model_counts(sheet, models, wargear)
+    per_model: dict[str, list[Counter[str]]] = {
+        name_key(m.name): [Counter(name_key(w) for w in m.default_wargear) for _ in range(n)]
+        for m in sheet.models
+        if (n := counts.get(m.name, 0)) > 0
+    }
+    whole: Counter[str] = Counter()
+    alone = next(iter(per_model.values())) if len(per_model) == 1 else []
+    names = {name_key(w): w for m in sheet.models for w in m.default_wargear}
+    for j, choice, n in assign(sheet, models, wargear):
+        opt = sheet.wargear_options[j]
         default = next(
             (c for c in opt.choices if opt.default and name_key(c.name) == name_key(opt.default)),
             None,
         )
-        for choice in opt.choices:
-            if (default is not None and choice is default) or room <= 0:
-                continue
-            key = name_key(choice.name)
-            n = min(remaining.get(key, 0), room)
-            if not n:
-                continue
-            remaining[key] -= n
-            room -= n
+        names.update({name_key(w): w for w in choice.weapons})
+        bodies = per_model.get(name_key(opt.model), []) if opt.model else []
+        if not bodies and len(alone) == 1:
+            bodies = alone  # a unit of one model: its options are that model's
+        if not bodies:
             for w in choice.weapons:
-                add(w, n)
-            if default is not None:
-                for w in default.weapons:
-                    add(w, -n)
+                whole[name_key(w)] += n
+            continue
+        used = [0] * len(bodies)
+        left = n
+        for b, body in enumerate(bodies):
+            while left > 0 and used[b] < opt.max:
+                for w in default.weapons if default is not None else ():
+                    if body[name_key(w)] > 0:
+                        body[name_key(w)] -= 1
+                for w in choice.weapons:
+                    body[name_key(w)] += 1
+                used[b] += 1
+                left -= 1
+    order = {name_key(weapon.name): i for i, weapon in enumerate(sheet.weapons)}
+    for weapon in sheet.weapons:
+        names.setdefault(name_key(weapon.name), weapon.name)
+
+    def items(bag: Counter[str]) -> tuple[tuple[str, int], ...]:
+        keys = sorted((k for k, v in bag.items() if v > 0), key=lambda k: (order.get(k, 999), k))
+        return tuple((names.get(k, k), bag[k]) for k in keys)
+
+    out: list[Kit] = []
+    for m in sheet.models:
+        grouped: dict[tuple[tuple[str, int], ...], int] = {}
+        for body in per_model.get(name_key(m.name), []):
+            kit = items(body)
+            grouped[kit] = grouped.get(kit, 0) + 1
+        out += [Kit(m.name, n, kit) for kit, n in grouped.items()]
+    if whole:
+        out.append(Kit("", 1, items(whole)))
+    return out
+
+
+def loadout(sheet: Datasheet, models: int, wargear: Mapping[str, int]) -> list[tuple[Weapon, int]]:
+    """The weapons the unit carries and on how many models, in the datasheet's order."""
+    carried: Counter[str] = Counter()
+    for kit in kits(sheet, models, wargear):
+        for name, n in kit.wargear:
+            carried[name_key(name)] += n * kit.count
     return [(w, carried[name_key(w.name)]) for w in sheet.weapons if carried.get(name_key(w.name))]
+
+
+def _and(names: list[str]) -> str:
+    if len(names) <= 1:
+        return "".join(names)
+    return _("%(items)s and %(last)s") % {"items": ", ".join(names[:-1]), "last": names[-1]}
+
+
+def describe(sheet: Datasheet, models: int, wargear: Mapping[str, int]) -> str:
+    """The loadout as players read it: "5 models: 4 × Intercessor with Bolt Rifle, Bolt pistol
+    and Close combat weapon; 1 × Intercessor Sergeant with Plasma pistol, Bolt pistol and Power
+    weapon" (a unit of one model: what it carries)."""
+    groups = kits(sheet, models, wargear)
+    parts: list[str] = []
+    for kit in groups:
+        gear = _and([f"{n}× {name}" if n > 1 else name for name, n in kit.wargear])
+        if not kit.model:
+            parts.append(gear)
+        elif models == 1:
+            parts.append(gear or kit.model)
+        elif gear:
+            parts.append(
+                _("%(count)d × %(model)s with %(wargear)s")
+                % {"count": kit.count, "model": kit.model, "wargear": gear}
+            )
+        else:
+            parts.append(f"{kit.count} × {kit.model}")
+    text = "; ".join(p for p in parts if p)
+    if models == 1:
+        return text
+    head = ngettext("%(num)d model", "%(num)d models", models) % {"num": models}
+    return f"{head}: {text}" if text else head
 
 
 def unit_calculator_url(sheet: Datasheet, models: int, wargear: Mapping[str, int]) -> str | None:

@@ -63,28 +63,17 @@ def carried(sheet: Datasheet, models: int, wargear: Mapping[str, int]) -> Carrie
         n = counts.get(m.name, 0)
         for w in m.default_wargear:
             out[key(m.name)][key(w)] += n
-    by_type = {key(k): v for k, v in counts.items()}
-    remaining = {key(k): v for k, v in wargear.items() if v > 0}
-    for opt in sheet.wargear_options:
+    for j, choice, n in loadout.assign(sheet, models, wargear):
+        opt = sheet.wargear_options[j]
         bucket = key(opt.model) if opt.model and key(opt.model) in out else ""
-        per = by_type.get(key(opt.model), 1) if opt.model else 1
-        room = opt.max * max(per, 0)
         default = next(
             (c for c in opt.choices if opt.default and key(c.name) == key(opt.default)), None
         )
-        for choice in opt.choices:
-            if (default is not None and choice is default) or room <= 0:
-                continue
-            n = min(remaining.get(key(choice.name), 0), room)
-            if not n:
-                continue
-            remaining[key(choice.name)] -= n
-            room -= n
-            for w in choice.weapons:
-                out[bucket][key(w)] += n
-            if default is not None:
-                for w in default.weapons:
-                    out[bucket][key(w)] -= n
+        for w in choice.weapons:
+            out[bucket][key(w)] += n
+        if default is not None:
+            for w in default.weapons:
+                out[bucket][key(w)] -= n
     for bag in out.values():
         for k in [k for k, v in bag.items() if v <= 0]:
             del bag[k]

@@ -24,7 +24,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.accounts.models import User
-from app.armies import advice, messages
+from app.armies import advice, loadout, messages
 from app.armies.exceptions import (
     ArmyChanged,
     ArmyNotFound,
@@ -741,7 +741,43 @@ def export_document(v: ArmyView) -> dict[str, Any]:
         return doc
     assert v.roster is not None
     assert v.catalogue is not None
-    return dict(export_json(v.roster, v.catalogue))
+    assert v.result is not None
+    doc = dict(export_json(v.roster, v.catalogue))
+    summary = doc.get("summary")
+    if isinstance(summary, dict):
+        summary["units"] = loadouts_json(v)
+    return doc
+
+
+def loadouts_json(v: ArmyView) -> list[Any]:
+    """What each unit carries, for readers of the JSON export (the import ignores it: the
+    choices in ``units`` are the list): its models as groups of one model type carrying the
+    same wargear, and each weapon with how many models carry it."""
+    assert v.roster is not None
+    assert v.catalogue is not None
+    assert v.result is not None
+    faction = v.catalogue.faction(v.roster.faction) or v.roster.faction
+    out: list[Any] = []
+    for unit, counted in zip(v.roster.units, v.result.units, strict=True):
+        sheet = v.catalogue.datasheet(unit.datasheet, faction)
+        entry: dict[str, Any] = {"datasheet": unit.datasheet, "models": counted.models}
+        if sheet is not None:
+            entry["datasheet"] = sheet.name
+            wargear = dict(unit.wargear)
+            entry["loadout"] = [
+                {
+                    "model": kit.model or None,
+                    "count": kit.count,
+                    "wargear": [{"name": n, "count": c} for n, c in kit.wargear],
+                }
+                for kit in loadout.kits(sheet, counted.models, wargear)
+            ]
+            entry["weapons"] = [
+                {"name": w.name, "models": n}
+                for w, n in loadout.loadout(sheet, counted.models, wargear)
+            ]
+        out.append(entry)
+    return out
 
 
 # -- share links -------------------------------------------------------------------------------

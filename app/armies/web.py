@@ -135,6 +135,7 @@ class UnitRow:
     attach_options: list[tuple[int, str]] = field(default_factory=list)
     wargear: list[loadout.WargearRow] = field(default_factory=list)
     carried: list[tuple[str, int]] = field(default_factory=list)
+    described: str = ""
     calculator_url: str | None = None
     attached_here: list[int] = field(default_factory=list)
 
@@ -178,6 +179,7 @@ def _unit_rows(v: service.ArmyView) -> list[UnitRow]:
             wargear = dict(unit.get("wargear") or {})
             row.wargear = loadout.wargear_rows(sheet, result.models, wargear)
             row.carried = [(w.name, n) for w, n in loadout.loadout(sheet, result.models, wargear)]
+            row.described = loadout.describe(sheet, result.models, wargear)
             row.calculator_url = loadout.unit_calculator_url(sheet, result.models, wargear)
             if sheet.character or any(not e.characters_only for e in enhancements):
                 row.enhancement_options = [

@@ -110,3 +110,98 @@ def test_pen_calculator_url() -> None:
     assert query["w.type"] == "rapid fire"
     assert query["w.ap"] == "5"
     assert query["a.rules"] == "ATSKNF"
+
+
+# -- choices offered by several options, the unit model by model, the summary ------------------
+
+
+def test_a_choice_moves_to_the_other_option_that_offers_it() -> None:
+    """The Intercessor Sergeant's power weapon replaces the bolt rifle (Weapon 1) or the close
+    combat weapon (Weapon 2); the plasma pistol only the bolt rifle. Both taken: the pistol
+    takes Weapon 1, the power weapon Weapon 2 (the validator accepts it, ruling M10), and the
+    loadout carries both."""
+    got = carried("Intercessor Squad", 5, {"Plasma pistol": 1, "Power weapon": 1})
+    assert got == {
+        "Bolt Rifle": 4,
+        "Plasma pistol": 1,
+        "Power weapon": 1,
+        "Close combat weapon": 4,
+        "Bolt pistol": 5,
+    }
+
+
+def test_every_choice_the_validator_accepts_is_carried() -> None:
+    """An oracle over the whole starter catalogue: each non-default choice taken once, at the
+    unit's minimum size, is carried when the validator finds no wargear violation (options of
+    a model type the unit does not have at its minimum are left out: the player takes that
+    model type first)."""
+    from app.engine.wh40k10e.army import BattleSize, Code, Roster, RosterUnit, name_key, validate
+
+    catalogue = starter_catalogue()
+    checked = 0
+    for faction in catalogue.factions:
+        for s in catalogue.datasheets_of(faction):
+            present = {name_key(m.name) for m in s.models if m.min > 0}
+            for opt in s.wargear_options:
+                if opt.model and name_key(opt.model) not in present:
+                    continue
+                for choice in opt.choices:
+                    if opt.default and name_key(choice.name) == name_key(opt.default):
+                        continue
+                    wargear = {choice.name: 1}
+                    roster = Roster(
+                        faction, "", BattleSize.ONSLAUGHT, (RosterUnit(s.name, None, wargear),)
+                    )
+                    result = validate(roster, catalogue)
+                    if any(v.code == Code.WARGEAR_INVALID for v in result.violations):
+                        continue
+                    got = {
+                        name_key(w.name)
+                        for w, _n in loadout.loadout(s, result.units[0].models, wargear)
+                    }
+                    weapons = {name_key(w.name) for w in s.weapons}
+                    wanted = {name_key(w) for w in choice.weapons} & weapons
+                    assert wanted <= got, (s.name, choice.name)
+                    checked += 1
+    assert checked > 100
+
+
+def test_the_unit_model_by_model() -> None:
+    kits = loadout.kits(sheet("Inceptor Squad"), 6, {"Plasma Exterminators": 3})
+    assert [(k.model, k.count, k.wargear) for k in kits] == [
+        ("Inceptor Sergeant", 1, (("Plasma Exterminators", 1), ("Close combat weapon", 1))),
+        ("Inceptor", 2, (("Plasma Exterminators", 1), ("Close combat weapon", 1))),
+        ("Inceptor", 3, (("Assault Bolters", 1), ("Close combat weapon", 1))),
+    ]
+    # wargear of the unit as a whole (no model type) is its own group
+    nobz = loadout.kits(sheet("Nobz"), 5, {"Ammo Runt": 2})
+    assert nobz[-1] == loadout.Kit("", 1, (("Ammo Runt", 2),))
+
+
+def test_the_loadout_as_players_read_it() -> None:
+    assert loadout.describe(
+        sheet("Intercessor Squad"), 5, {"Plasma pistol": 1, "Power weapon": 1}
+    ) == (
+        "5 models: 1 × Intercessor Sergeant with Power weapon, Plasma pistol and Bolt pistol; "
+        "4 × Intercessor with Bolt Rifle, Close combat weapon and Bolt pistol"
+    )
+    # one model: what it carries
+    assert loadout.describe(sheet("Battlewagon"), 1, {"Big shoota": 2, "Deff rolla": 1}) == (
+        "Deff rolla and 2× Big shoota"
+    )
+    assert loadout.describe(sheet("Nobz"), 5, {"Ammo Runt": 2}).endswith("; 2× Ammo Runt")
+
+
+def test_the_calculator_link_carries_the_choices() -> None:
+    url = loadout.unit_calculator_url(
+        sheet("Intercessor Squad"), 5, {"Plasma pistol": 1, "Power weapon": 1}
+    )
+    assert url is not None
+    rows: dict[str, dict[str, str]] = {}
+    for k, v in parse_qsl(urlsplit(url).query):
+        row, _sep, field = k.partition(".")
+        rows.setdefault(row, {})[field] = v
+    models = {r["name"]: r["models"] for r in rows.values() if "name" in r and "models" in r}
+    assert models["Bolt Rifle"] == "4"
+    assert models["Power weapon"] == "1"
+    assert any(name.startswith("Plasma pistol") for name in models), models

@@ -4,6 +4,7 @@ copy, delete, share, import, the PEN unit editor and the read-only shared page."
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -642,3 +643,56 @@ def test_vehicle_unit(browser: TestClient, token: str) -> None:
     card = html(browser.get(url)).css_first("#unit-0")
     assert card is not None
     assert "11" in card.text()
+
+
+def test_the_loadout_as_players_read_it_on_the_builder_the_share_page_and_the_exports(
+    browser: TestClient, token: str, anon: TestClient
+) -> None:
+    """Wargear chosen on the page: the unit card says what each model carries, and so do the
+    share page, the text export and the JSON export (whose choices read back as the list)."""
+    army_id = new_list(browser, token)
+    add(browser, token, army_id, "Intercessor Squad")
+    form = {
+        "csrf_token": token,
+        "models": "5",
+        "wargear.Plasma pistol": "1",
+        "wargear.Power weapon": "1",
+    }
+    edited = browser.post(f"/armies/{army_id}/units/0", data=form, headers=HX)
+    assert edited.status_code == 200, edited.text
+    expected = (
+        "5 models: 1 × Intercessor Sergeant with Power weapon, Plasma pistol and Bolt pistol; "
+        "4 × Intercessor with Bolt Rifle, Close combat weapon and Bolt pistol"
+    )
+    assert html(edited).css_first("#unit-0-loadout").text() == expected  # type: ignore[union-attr]
+    page = html(browser.get(f"/armies/{army_id}"))
+    assert page.css_first("#unit-0-loadout").text() == expected  # type: ignore[union-attr]
+    text = page.css_first("#text-export textarea").text()  # type: ignore[union-attr]
+    assert "Plasma pistol" in text
+    assert "Power weapon" in text
+
+    browser.post(f"/armies/{army_id}/share", data={"csrf_token": token})
+    link = html(browser.get(f"/armies/{army_id}")).css_first("#share-link")
+    assert link is not None
+    shared = html(anon.get(str(link.attributes["href"]).split("testserver", 1)[1]))
+    assert shared.css_first("#unit-0-loadout").text() == expected  # type: ignore[union-attr]
+
+    doc = browser.get(f"/api/v1/armies/{army_id}/export?format=json").json()
+    assert doc["units"][0]["wargear"] == {"Plasma pistol": 1, "Power weapon": 1}
+    (unit,) = doc["summary"]["units"]
+    assert unit["loadout"][0] == {
+        "model": "Intercessor Sergeant",
+        "count": 1,
+        "wargear": [
+            {"name": "Power weapon", "count": 1},
+            {"name": "Plasma pistol", "count": 1},
+            {"name": "Bolt pistol", "count": 1},
+        ],
+    }
+    assert {"name": "Bolt Rifle", "models": 4} in unit["weapons"]
+    imported = browser.post(
+        "/armies/import", data={"csrf_token": token, "document": json.dumps(doc)}
+    )
+    assert imported.status_code == 200, imported.text  # followed to the new list's page
+    again = html(imported)
+    assert again.css_first("#unit-0-loadout").text() == expected  # type: ignore[union-attr]
