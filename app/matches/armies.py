@@ -35,6 +35,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.accounts.models import User
+from app.armies import loadout
 from app.core.i18n import lazy
 from app.core.ids import parse_int
 from app.engine.errors import ProfileError
@@ -411,18 +412,12 @@ def _model_wounds(sheet: Datasheet, runit: RosterUnit, models: int, main_wounds:
 
 
 def _weapons(sheet: Datasheet, runit: RosterUnit, models: int) -> list[dict[str, Any]]:
-    carried: dict[str, int] = {}
-    composition = _composition(sheet, runit, models)
-    for m in sheet.models:
-        n = composition.get(m.name, 0)
-        for w in m.default_wargear:
-            carried[name_key(w)] = carried.get(name_key(w), 0) + n
-    chosen = {name_key(k): v for k, v in runit.wargear.items()}
-    for opt in sheet.wargear_options:
-        for choice in opt.choices:
-            count = chosen.get(name_key(choice.name), 0)
-            for w in choice.weapons:
-                carried[name_key(w)] = carried.get(name_key(w), 0) + count
+    """Every weapon profile of the datasheet with how many models carry it: the army builder's
+    loadout (defaults, then each choice in the option that offers it, replacing that option's
+    default), so the tracker offers what the list shows. A weapon no model carries stays
+    listed at 0 (refused with that reason) unless the list is over its bound, where the
+    carried ones come first."""
+    carried = {name_key(w.name): n for w, n in loadout.loadout(sheet, models, dict(runit.wargear))}
     out: list[dict[str, Any]] = []
     for weapon in sheet.weapons:
         n = min(carried.get(name_key(weapon.name), 0), models)
@@ -434,9 +429,9 @@ def _weapons(sheet: Datasheet, runit: RosterUnit, models: int) -> list[dict[str,
             body["models"] = n
             body["group"] = weapon.name  # profiles of one weapon share it (plasma: 2 modes)
             out.append(body)
-            if len(out) >= MAX_WEAPONS_PER_UNIT:
-                return out
-    return out
+    if len(out) > MAX_WEAPONS_PER_UNIT:
+        out = [w for w in out if w["models"] > 0] + [w for w in out if w["models"] == 0]
+    return out[:MAX_WEAPONS_PER_UNIT]
 
 
 def _unit(

@@ -209,3 +209,47 @@ def test_the_real_army_builder_feeds_a_match(
     assert r.status_code == 201, r.text
     assert r.json()["players"]["A"]["army"] == "Real list"
     assert r.json()["players"]["A"]["points"] == 160
+
+
+def test_the_weapon_lists_count_the_models_that_carry_each_weapon() -> None:
+    """The list's wargear choices reach the tracker as the builder shows them: a choice
+    replaces its option's default (the Sergeant's plasma pistol and power weapon take the
+    place of his bolt rifle and close combat weapon), a choice two options offer counts once
+    (one meltagun, not one per option), and nothing the unit does not carry is offered as
+    carried."""
+    roster = Roster(
+        "Adeptus Astartes",
+        "Gladius Task Force",
+        BattleSize.STRIKE_FORCE,
+        (
+            RosterUnit("Captain", warlord=True),
+            RosterUnit("Intercessor Squad", 5, {"Plasma pistol": 1, "Power weapon": 1}),
+            RosterUnit(
+                "Tactical Squad", 10, {"Tactical Marine w/Special Weapon": 1, "Meltagun": 1}
+            ),
+            RosterUnit("Inceptor Squad", 6, {"Plasma Exterminators": 3}),
+        ),
+    )
+    units = snap(roster)["units"]
+
+    def carriers(unit: dict[str, Any]) -> dict[str, int]:
+        return {w["group"]: w["models"] for w in unit["weapons"] if w["models"]}
+
+    assert carriers(units[1]) == {
+        "Bolt Rifle": 4,
+        "Plasma pistol": 1,
+        "Power weapon": 1,
+        "Close combat weapon": 4,
+        "Bolt pistol": 5,
+    }
+    assert carriers(units[2]) == {
+        "Bolt pistol": 10,
+        "Close combat weapon": 10,
+        "Boltgun": 9,
+        "Meltagun": 1,
+    }
+    assert carriers(units[3]) == {
+        "Assault Bolters": 3,
+        "Plasma Exterminators": 3,
+        "Close combat weapon": 6,
+    }
