@@ -300,6 +300,25 @@ def pistols_mixed(
     return None
 
 
+def _plunging_fire(state: BattleState, target: str, stated: object) -> bool:
+    """Plunging Fire [L3890-3898], stated by the player (``plunging_fire``): the attacking
+    models are wholly within Ruins 6" or more above ground level and every model of the
+    target is at ground level; then the ranged attacks' AP improves by 1. The match cannot see
+    heights, but it refuses the flag where the rule cannot apply: in the Fight phase (ranged
+    attacks only) and against an Aircraft (never at ground level)."""
+    if stated is not True:
+        if stated not in (False, None):
+            raise InvalidAttack("plunging_fire is true or false.")
+        return False
+    if state.phase is Phase.FIGHT:
+        raise InvalidAttack("Plunging Fire is for ranged attacks, not the Fight phase.")
+    if any(
+        state.specs[t].has("AIRCRAFT") and not state.units[t].hover for t in state.group(target)
+    ):
+        raise InvalidAttack("Plunging Fire needs a target at ground level: not an Aircraft.")
+    return True
+
+
 _AUTO_FLAGS = (
     "remained_stationary",
     "charged",
@@ -396,6 +415,12 @@ def build_request(
             errors.append({"field": "weapons", "message": mixed, "type": "not_allowed"})
     if errors:
         raise InvalidAttack("; ".join(e["message"] for e in errors), errors=errors)
+    situation = dict(situation or {})
+    plunging = _plunging_fire(state, target, situation.pop("plunging_fire", False))
+    if plunging:
+        for entry in entries:
+            if entry["weapon"]["kind"] == "ranged":
+                entry["weapon"]["ap"] = max(-6, int(entry["weapon"]["ap"]) - 1)
     tgt, order = _target(snapshots, state, target)
     auto = {
         # Heavy: it chose to Remain Stationary, or did not move at all this turn [L2227-2233]
@@ -422,7 +447,7 @@ def build_request(
         ),
     }
     merged: dict[str, Any] = {k: v for k, v in auto.items() if v}
-    merged.update(dict(situation or {}))
+    merged.update(situation)
     return BuiltAttack(
         request={"attacks": entries, "target": tgt, "situation": merged},
         slots=tuple(order),

@@ -74,3 +74,33 @@ def test_a_lone_operative_is_shot_only_from_within_12_inches_stated(
     assert r["refusal"] == "lone_operative", r
     g.a.send({"type": "shoot", "unit": "a2", "targets": ["b2"], "within_12": True})
     assert preview(g.a, "a2", "b2", [("Bolt Rifle", 5)]).get("stealth") is True
+
+
+def test_plunging_fire_improves_the_ap_of_ranged_attacks_when_stated(
+    new_game: Callable[..., Game],
+) -> None:
+    """[L3890-3898]: a shooter 6" up in Ruins at a target at ground level improves its AP by
+    1; the player states it (plunging_fire), never in the Fight phase."""
+    g = new_game()
+    setup_battle(g)
+    g.a.send({"type": "end_phase"})
+    g.a.send({"type": "end_phase"})  # A's Shooting phase
+    g.a.send({"type": "shoot", "unit": "a2", "targets": ["b2"]})
+    body = {
+        "attacker": "a2",
+        "target": "b2",
+        "weapons": [{"unit": "a2", "weapon": "Bolt Rifle", "models": 5}],
+    }
+    plain = g.a.client.post(f"{g.a.base}/combat/preview", json=body)
+    assert plain.status_code == 200, plain.text
+    r = g.a.client.post(
+        f"{g.a.base}/combat/preview", json={**body, "situation": {"plunging_fire": True}}
+    )
+    assert r.status_code == 200, r.text
+    before = plain.json()["request"]["attacks"][0]["weapon"]["ap"]
+    assert r.json()["request"]["attacks"][0]["weapon"]["ap"] == before - 1
+    assert "plunging_fire" not in r.json()["request"]["situation"]
+    bad = g.a.client.post(
+        f"{g.a.base}/combat/preview", json={**body, "situation": {"plunging_fire": "yes"}}
+    )
+    assert bad.status_code == 422, bad.text
