@@ -26,7 +26,6 @@ from app.core.errors import AppError
 from app.core.i18n import gettext as _
 from app.core.i18n import lazy
 from app.core.ids import parse_int
-from app.engine import systems
 from app.leagues import service
 from app.leagues.exceptions import RegistrationNotFound, ReportChanged
 from app.leagues.models import (
@@ -43,6 +42,7 @@ from app.leagues.models import (
 )
 from app.leagues.schemas import DisputeIn, LeagueCreate, LeagueUpdate, ResultIn
 from app.leagues.standings import DEFAULT_TIE_BREAKERS, TieBreaker
+from app.rulesets.names import display_names
 from app.web.forms import field_errors
 from app.web.nav import NavItem, add_nav
 from app.web.templating import htmx_redirect, is_htmx, render
@@ -80,8 +80,8 @@ CARD_PREFIXES = ("", "my-", "disputed-")
 """The id prefixes of game cards on the league page (a game may be shown twice)."""
 
 
-def _rule_system_names() -> dict[str, str]:
-    return {system.id: system.name for system in systems.load_all()}
+def _rule_system_names() -> Mapping[str, str]:
+    return display_names()
 
 
 def _safe_next(target: str | None, fallback: str) -> str:

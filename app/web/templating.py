@@ -11,8 +11,9 @@ from fastapi.responses import HTMLResponse
 from jinja2_fragments.fastapi import Jinja2Blocks
 
 from app.core.config import ROOT
-from app.core.i18n import LANGUAGE_NAMES, LOCALES, current_locale, gettext, ngettext
+from app.core.i18n import LANGUAGE_NAMES, LOCALES, current_locale, gettext, ngettext, pgettext
 from app.engine import systems
+from app.rulesets.names import display_name
 from app.web.nav import nav_items
 
 _env = jinja2.Environment(
@@ -21,13 +22,16 @@ _env = jinja2.Environment(
     extensions=["jinja2.ext.i18n"],
 )
 templates = Jinja2Blocks(env=_env)
-templates.env.install_gettext_callables(gettext, ngettext, newstyle=True)  # type: ignore[attr-defined]
+templates.env.install_gettext_callables(  # type: ignore[attr-defined]
+    gettext, ngettext, newstyle=True, pgettext=pgettext
+)
 templates.env.policies["ext.i18n.trimmed"] = True
 templates.env.globals.update(
     LANGUAGE_NAMES=LANGUAGE_NAMES,
     LOCALES=LOCALES,
     nav_items=nav_items,
     rule_systems=systems.load_all,
+    rule_system_name=display_name,
 )
 
 
