@@ -1,0 +1,349 @@
+"""Every page in French: no English message left on it.
+
+The pages are found by walking the app's HTML GET routes, so a new page must be added here (the
+test fails on a route it cannot fill). Each page is rendered for a French user who owns an army
+list, plays a match, runs a club and plays in its league, and its visible text (with the
+``title``, ``placeholder``, ``aria-label`` and ``alt`` a reader meets) is searched for every
+English message id whose French translation differs from it: one found is a message that escaped
+gettext (or a translation that was lost).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from babel.messages.pofile import read_po
+from fastapi.routing import APIRoute
+from fastapi.testclient import TestClient
+from selectolax.lexbor import LexborHTMLParser
+
+from app import features
+from app.core.config import ROOT
+from app.web.context import LANG_COOKIE
+from tests.matches.conftest import FakeArmies, marines, orks
+from tests.support.web import csrf, html, register
+
+NOT_PAGES = {
+    "/healthz": "JSON health check",
+    "/matches/{match_id}/events": "server-sent events stream of the match page",
+    "/matches/{match_id}/export": "the match log as a JSON download",
+}
+READ_ATTRIBUTES = ("title", "placeholder", "aria-label", "alt")
+_PLACEHOLDER = re.compile(r"%\([a-z_]+\)[sd]|%%|\{[a-z_]+\}")
+
+
+def _english_ids() -> set[str]:
+    """English message ids whose French differs (a French page must not show them)."""
+    found: set[str] = set()
+    for path in sorted((ROOT / "translations" / "fr" / "LC_MESSAGES").glob("*.po")):
+        with Path(path).open("rb") as fp:
+            for m in read_po(fp, locale="fr"):
+                ids = [m.id] if isinstance(m.id, str) else list(m.id)
+                strings = [m.string] if isinstance(m.string, str) else list(m.string)
+                found.update(e for e in ids if e and all(s and s != e for s in strings))
+    return found
+
+
+def _matchers(ids: set[str]) -> list[tuple[str, str, re.Pattern[str], bool]]:
+    """(message id, its longest literal piece, pattern, whole text?) for each id worth searching.
+
+    A message of fewer than three words is a leak only as a whole text (a heading, a button, a
+    table header: "Save", "W"); a longer one anywhere in a text. Placeholders match anything."""
+    out = []
+    for english in ids:
+        literal = _PLACEHOLDER.sub(" ", english)
+        words = re.findall(r"[A-Za-z]{2,}", literal)
+        if not words:
+            continue  # "%(a)s : %(b)s", "AP", "(%(n)s)" — nothing English to see
+        pieces = [re.escape(" ".join(p.split())) for p in _PLACEHOLDER.split(english)]
+        body = r"[^\n]{1,80}?".join(pieces)
+        whole = len(words) < 3
+        key = max(_PLACEHOLDER.split(english), key=len).strip()
+        out.append((english, key, re.compile(rf"^{body}$" if whole else body), whole))
+    return out
+
+
+def _texts(tree: LexborHTMLParser) -> list[str]:
+    for node in tree.css("script, style, template, textarea"):
+        node.decompose()
+    root = tree.body
+    texts: list[str] = []
+    if tree.css_first("title") is not None:
+        texts.append(tree.css_first("title").text(strip=True))  # type: ignore[union-attr]
+    if root is None:
+        return texts
+    for node in root.traverse(include_text=True):
+        if node.tag == "-text":
+            value = " ".join((node.text_content or "").split())
+            if value:
+                texts.append(value)
+        for name in READ_ATTRIBUTES:
+            value = (node.attributes or {}).get(name)
+            if value:
+                texts.append(" ".join(value.split()))
+        if node.tag in ("button", "input") and node.attributes.get("type") in ("submit", "button"):
+            value = node.attributes.get("value")
+            if value and node.tag == "input":
+                texts.append(value)
+    for element in root.css("p, li, td, th, h1, h2, h3, h4, label, button, a, dd, dt, legend"):
+        value = " ".join(element.text(deep=True).split())
+        if value:
+            texts.append(value)
+    return texts
+
+
+def leaks(page: str, matchers: list[tuple[str, str, re.Pattern[str], bool]]) -> list[str]:
+    texts = _texts(LexborHTMLParser(page))
+    joined = "\n".join(texts)
+    found = []
+    for english, key, pattern, whole in matchers:
+        if key not in joined:
+            continue
+        if whole:
+            if any(pattern.match(t) for t in texts):
+                found.append(english)
+        elif pattern.search(joined):
+            found.append(english)
+    return sorted(found)
+
+
+def test_the_leak_finder_sees_an_english_message_and_not_its_french() -> None:
+    matchers = _matchers({"Save", "%(num)d player", "Track a battle on two phones: turns"})
+    page = (
+        "<html><body><p>Sauver</p><button>Save</button>"
+        "<p>Track a battle on two phones: turns</p></body></html>"
+    )
+    assert leaks(page, matchers) == ["Save", "Track a battle on two phones: turns"]
+    assert leaks("<body><p>Enregistrer · Saves</p></body>", matchers) == []
+
+
+# --------------------------------------------------------------------------- the world
+
+
+def _browser(app: Any, name: str, language: str) -> TestClient:
+    client = TestClient(app, base_url="http://testserver")
+    register(client, email=f"{name.lower()}@example.com", name=name, language=language)
+    client.user_id = int(client.get("/api/v1/me").json()["id"])  # type: ignore[attr-defined]
+    client.user_name = name  # type: ignore[attr-defined]
+    client.headers["X-CSRF-Token"] = csrf(client, "/")
+    return client
+
+
+@pytest.fixture
+def world(app: Any, db: Any, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    """A French user (Amélie) with an army list, a PEN list, a match, a club and a league."""
+    from app.catalog import service as catalogs
+    from app.catalog.starter import load
+    from app.leagues import service as leagues
+    from tests.leagues.conftest import FakeArmies as LeagueArmies
+
+    load(db)
+    db.commit()
+    amelie = _browser(app, "Amelie", "fr")
+    bruno = _browser(app, "Bruno", "en")
+    token = amelie.headers["X-CSRF-Token"]
+    ids: dict[str, Any] = {"catalog": "starter-wh40k10e"}
+
+    # an army list with a unit, shared; a PEN list with a unit
+    r = amelie.post(
+        "/armies",
+        data={
+            "csrf_token": token,
+            "rule_system": "wh40k-10e",
+            "name": "Liste d'essai",
+            "catalog": "starter-wh40k10e",
+            "faction": "Adeptus Astartes",
+            "detachment": "Gladius Task Force",
+            "battle_size": "incursion",
+        },
+        follow_redirects=False,
+    )
+    assert r.status_code == 303, r.text
+    ids["army_id"] = int(r.headers["location"].rsplit("/", 1)[1])
+    shared = html(amelie.post(f"/armies/{ids['army_id']}/share", data={"csrf_token": token}))
+    ids["token"] = str(shared.css_first("#share-link").attributes["href"]).rsplit("/", 1)[1]  # type: ignore[union-attr]
+    r = amelie.post(
+        "/armies",
+        data={"csrf_token": token, "rule_system": "pen", "name": "Compagnie"},
+        follow_redirects=False,
+    )
+    assert r.status_code == 303, r.text
+    ids["pen_id"] = int(r.headers["location"].rsplit("/", 1)[1])
+    unit = {
+        "csrf_token": token,
+        "name": "Tactiques",
+        "points": "150",
+        "models": "10",
+        "kind": "unit",
+        "unit_type": "infantry",
+        **dict.fromkeys(("ws", "bs", "strength", "toughness", "initiative"), "4"),
+        "wounds": "1",
+        "attacks": "1",
+        "leadership": "8",
+        "save": "3+",
+    }
+    r = amelie.post(f"/armies/{ids['pen_id']}/units", data=unit, follow_redirects=False)
+    assert r.status_code == 303, r.text
+
+    # a match against Bruno, and one with a guest seat
+    fake = FakeArmies(catalogs.starter(db).id)
+    monkeypatch.setattr("app.matches.armies.fetch_ready_list", fake.snapshot)
+    r = amelie.post(
+        "/matches",
+        data={
+            "army_id": fake.ready(amelie, marines()),
+            "battle_size": "strike_force",
+            "mission": "only-war",
+            "opponent": "user",
+        },
+        follow_redirects=False,
+    )
+    assert r.status_code == 303, r.text
+    ids["match_id"] = int(r.headers["location"].rsplit("/", 1)[1])
+    ids["code"] = html(amelie.get(f"/matches/{ids['match_id']}")).css_first("#invite-code").text()  # type: ignore[union-attr]
+    r = amelie.post(
+        "/matches",
+        data={"army_id": fake.ready(amelie, orks()), "opponent": "guest"},
+        follow_redirects=False,
+    )
+    assert r.status_code == 303, r.text
+    guest_match = r.headers["location"]
+    link = html(amelie.get(guest_match)).css_first("#guest-link")
+    ids["guest"] = str(link.attributes["href"]).rsplit("/", 1)[1]  # type: ignore[union-attr]
+    r = bruno.post(
+        "/matches",
+        data={"army_id": fake.ready(bruno, orks()), "opponent": "user"},
+        follow_redirects=False,
+    )
+    assert r.status_code == 303, r.text
+    open_match = r.headers["location"]
+    ids["open_code"] = html(bruno.get(open_match)).css_first("#invite-code").text()  # type: ignore[union-attr]
+    r = bruno.post(
+        "/matches/join",
+        data={"code": ids["code"], "army_id": fake.ready(bruno, orks())},
+        follow_redirects=False,
+    )
+    assert r.status_code == 303, r.text
+
+    # a club run by Amélie, Bruno a member; a round-robin league of two, round 1 generated
+    r = amelie.post("/api/v1/clubs", json={"name": "Les Dés Rouges"})
+    assert r.status_code == 201, r.text
+    ids["club_id"] = int(r.json()["id"])
+    r = amelie.post(f"/api/v1/clubs/{ids['club_id']}/invites", json={})
+    ids["club_code"] = r.json()["code"]
+    assert bruno.post("/api/v1/clubs/join", json={"code": ids["club_code"]}).status_code == 200
+    ids["club_code"] = amelie.post(f"/api/v1/clubs/{ids['club_id']}/invites", json={}).json()[
+        "code"
+    ]
+    league_armies = LeagueArmies()
+    monkeypatch.setattr(leagues, "ready_snapshot", league_armies.snapshot)
+    monkeypatch.setattr(leagues, "ready_armies", league_armies.ready_lists)
+    body = {
+        "club_id": ids["club_id"],
+        "name": "Ligue d'automne",
+        "rule_system": "wh40k-10e",
+        "format": "round_robin",
+    }
+    r = amelie.post("/api/v1/leagues", json=body)
+    assert r.status_code == 201, r.text
+    ids["league_id"] = league_id = int(r.json()["id"])
+    for player in (amelie, bruno):
+        army = league_armies.ready(player)
+        r = player.post(f"/api/v1/leagues/{league_id}/registrations", json={"army_id": army})
+        assert r.status_code == 201, r.text
+        ids["registration_id"] = int(r.json()["registration_id"])
+    games = amelie.get(f"/api/v1/leagues/{league_id}/games").json()
+    if not games:
+        r = amelie.post(f"/api/v1/leagues/{league_id}/rounds", json={})
+        assert r.status_code in (200, 201), r.text
+        games = amelie.get(f"/api/v1/leagues/{league_id}/games").json()
+    ids["game_id"] = int(games[0]["id"])
+    return {"amelie": amelie, "ids": ids}
+
+
+def _urls(ids: dict[str, Any]) -> dict[str, list[str]]:
+    """Each page route -> the French pages to look at (a route with no entry fails the test)."""
+    from app.web.rulings import pages
+
+    systems = ["wh40k-10e", "pen"]  # the systems the calculator offers
+    return {
+        "/": ["/"],
+        "/rulings": ["/rulings"],
+        "/rulings/{name}": [f"/rulings/{p.name}" for p in pages()],
+        "/register": [],  # a logged-in user is sent home: seen by the visitor below
+        "/login": [],
+        "/account": ["/account"],
+        "/calculator": [f"/calculator?system={s}" for s in systems],
+        "/calculator/roll": [f"/calculator/roll?system={s}" for s in systems],
+        "/calculator/units": ["/calculator/units", "/calculator/units?q=Captain"],
+        "/catalogs": ["/catalogs"],
+        "/catalogs/import": ["/catalogs/import"],
+        "/catalogs/{catalog}": [f"/catalogs/{ids['catalog']}"],
+        "/armies": ["/armies"],
+        "/armies/new": ["/armies/new"],
+        "/armies/import": ["/armies/import"],
+        "/armies/shared/{token}": [f"/armies/shared/{ids['token']}"],
+        "/armies/{army_id}": [f"/armies/{ids['army_id']}", f"/armies/{ids['pen_id']}"],
+        "/armies/{army_id}/units/new": [f"/armies/{ids['pen_id']}/units/new"],
+        "/armies/{army_id}/units/{index}": [f"/armies/{ids['pen_id']}/units/0"],
+        "/matches": ["/matches"],
+        "/matches/join/{code}": [f"/matches/join/{ids['open_code']}"],
+        "/matches/guest/{token}": [],  # a seat for someone else: seen by the visitor below
+        "/matches/{match_id}": [f"/matches/{ids['match_id']}"],
+        "/clubs": ["/clubs"],
+        "/clubs/{club_id}": [f"/clubs/{ids['club_id']}"],
+        "/clubs/join/{code}": [f"/clubs/join/{ids['club_code']}"],
+        "/leagues": ["/leagues"],
+        "/leagues/{league_id}": [f"/leagues/{ids['league_id']}"],
+        "/clubs/{club_id}/leagues/new": [f"/clubs/{ids['club_id']}/leagues/new"],
+        "/leagues/{league_id}/edit": [f"/leagues/{ids['league_id']}/edit"],
+        "/leagues/{league_id}/players/{registration_id}": [
+            f"/leagues/{ids['league_id']}/players/{ids['registration_id']}"
+        ],
+        "/leagues/{league_id}/games/{game_id}": [
+            f"/leagues/{ids['league_id']}/games/{ids['game_id']}"
+        ],
+    }
+
+
+def _page_routes() -> set[str]:
+    return {
+        route.path_format
+        for router in features.web_routers()
+        for route in router.routes
+        if isinstance(route, APIRoute) and "GET" in route.methods
+    } - set(NOT_PAGES)
+
+
+def test_every_page_is_french(world: dict[str, Any], app: Any) -> None:
+    ids = world["ids"]
+    urls = _urls(ids)
+    assert _page_routes() - set(urls) == set(), "a page this test does not look at"
+    matchers = _matchers(_english_ids())
+    found: dict[str, list[str]] = {}
+    amelie: TestClient = world["amelie"]
+    for path in sorted(u for group in urls.values() for u in group):
+        response = amelie.get(path)
+        assert response.status_code == 200, (path, response.status_code)
+        assert html(response).css_first("html").attributes["lang"] == "fr", path  # type: ignore[union-attr]
+        if leaked := leaks(response.text, matchers):
+            found[path] = leaked
+    visitor = TestClient(app, base_url="http://testserver", cookies={LANG_COOKIE: "fr"})
+    for path in ("/", "/login", "/register", f"/matches/guest/{ids['guest']}", "/rulings"):
+        response = visitor.get(path, headers={"Accept-Language": "fr"})
+        assert response.status_code == 200, (path, response.status_code)
+        if leaked := leaks(response.text, matchers):
+            found[f"{path} (visitor)"] = leaked
+    assert found == {}, "English left on French pages:\n" + "\n".join(
+        f"{path}: {english}" for path, leaked in found.items() for english in leaked
+    )
+
+
+def test_every_message_has_a_french_translation_is_kept() -> None:
+    """The catalogue check this test relies on stays in the suite."""
+    from tests.core import test_i18n
+
+    assert callable(test_i18n.test_every_message_has_a_french_translation)
