@@ -56,8 +56,8 @@ def _matchers(ids: set[str]) -> list[tuple[str, str, re.Pattern[str], bool]]:
     for english in ids:
         literal = _PLACEHOLDER.sub(" ", english)
         words = re.findall(r"[A-Za-z]{2,}", literal)
-        if not words:
-            continue  # "%(a)s : %(b)s", "AP", "(%(n)s)" — nothing English to see
+        if not words or (_PLACEHOLDER.search(english) and len(" ".join(words)) < 4):
+            continue  # "%(a)s : %(b)s", "(%(n)s)", "%(items)s and %(last)s": too little to see
         pieces = [re.escape(" ".join(p.split())) for p in _PLACEHOLDER.split(english)]
         body = r"[^\n]{1,80}?".join(pieces)
         whole = len(words) < 3
