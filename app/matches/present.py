@@ -319,6 +319,8 @@ def action_forms(actions: Sequence[Mapping[str, Any]], view: Mapping[str, Any]) 
                     form.fields.append("strength")
                 if cmd.get("stratagem") == "command_reroll":
                     form.fields += ["die", "note"]
+                if cmd.get("stratagem") == "fire_overwatch":
+                    form.fields.append("within_12")
                 merged[key] = form
                 out.append(form)
             if cmd.get("enemy"):
@@ -330,6 +332,8 @@ def action_forms(actions: Sequence[Mapping[str, Any]], view: Mapping[str, Any]) 
             form.targets = [(t, names.get(t, t)) for t in choices["targets"]]
         if kind in ROLLING:
             form.dice = True
+        if kind == "shoot":
+            form.fields.append("within_12")
         if kind == "complete_charge" and cmd.get("success"):
             form.fields.append("needed")
         if kind == "deploy_unit" and cmd.get("unit") in infiltrators:

@@ -59,6 +59,7 @@ SITUATION_FLAGS = (
     ("stealth", lazy("Target has Stealth")),
     ("target_not_visible", lazy("Target not visible (Indirect Fire)")),
     ("big_guns_never_tire", lazy("Big Guns Never Tire")),
+    ("plunging_fire", lazy('Plunging Fire (6" up in Ruins, target at ground level)')),
 )
 
 
@@ -729,6 +730,8 @@ def build_command(form: FormData) -> dict[str, Any]:
             cmd[name] = text.strip()[:500]
     if form.get("infiltrate"):
         cmd["infiltrate"] = True
+    if form.get("within_12") and kind in {"shoot", "use_stratagem"}:
+        cmd["within_12"] = True  # Lone Operative: the player states the 12"
     if kind == "report_objective":
         units = []
         for uid in form.getlist("units"):

@@ -8,7 +8,9 @@ from collections.abc import Callable
 from typing import Any
 
 from fastapi.testclient import TestClient
+from starlette.datastructures import FormData
 
+from app.matches.web import build_command
 from tests.matches.conftest import FakeArmies, marines, orks
 from tests.support.web import html
 
@@ -281,12 +283,16 @@ def test_the_formation_form_and_the_combat_flow(
     data = {i.attributes["name"]: i.attributes["value"] for i in shoot[0].css("input[type=hidden]")}
     targets = [i.attributes["value"] for i in shoot[0].css("input[name=targets]")]
     assert "b2" in targets
+    # Lone Operative: the player states the 12" in the shoot form itself
+    assert shoot[0].css_first("input[type=checkbox][name=within_12]") is not None
     r = alice.post(f"/matches/{match_id}/act", data={**data, "targets": "b2"}, headers=HX)
     combat = state(r).css_first("#combat-a5")
     assert combat is not None
     weapons = [i.attributes["value"] for i in combat.css("input[name=weapon]")]
     assert all(w.startswith("a5|") for w in weapons)
     assert any("Plasma Incinerator" in w for w in weapons)
+    flags = [i.attributes["name"] for i in combat.css("fieldset.situation input[type=checkbox]")]
+    assert "plunging_fire" in flags
     picked = next(w for w in weapons if "Standard" in w)
     body = {
         "csrf_token": alice.csrf,
@@ -418,3 +424,22 @@ def test_a_hurt_boss_nob_is_shown_against_its_own_wounds() -> None:
     # a view without max_wounds: every model at the unit's W
     old = UnitCard("b2", "Boyz", "B", 2, 3, [1, 0, 1], 1, False, "battlefield")
     assert (old.multi_wound, old.wounds_total) == (False, 3)
+
+
+def test_the_shoot_form_sends_the_stated_12_inches() -> None:
+    """Lone Operative's 12" goes with a shoot (or Fire Overwatch) command only."""
+    shoot = FormData(
+        [("command", '{"type":"shoot","unit":"a2"}'), ("targets", "b2"), ("within_12", "1")]
+    )
+    assert build_command(shoot) == {
+        "type": "shoot",
+        "unit": "a2",
+        "targets": ["b2"],
+        "within_12": True,
+    }
+    assert "within_12" not in build_command(
+        FormData([("command", '{"type":"shoot","unit":"a2"}'), ("targets", "b2")])
+    )
+    assert "within_12" not in build_command(
+        FormData([("command", '{"type":"end_phase"}'), ("within_12", "1")])
+    )
