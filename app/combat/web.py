@@ -27,6 +27,7 @@ from app.core.errors import InvalidInput
 from app.core.i18n import current_locale, lazy
 from app.core.i18n import gettext as _
 from app.core.ids import parse_int
+from app.rulesets.names import display_name
 from app.web.nav import NavItem, add_nav
 from app.web.templating import htmx_redirect, is_htmx, render
 
@@ -189,7 +190,7 @@ def _page_context(
 ) -> dict[str, Any]:
     return {
         "system_id": system_id,
-        "system_name": service.combat_system(system_id).name,
+        "system_name": display_name(system_id),
         "systems": names,
         "form": form,
         "state": state,

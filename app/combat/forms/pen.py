@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 from app.combat.forms import FormState
@@ -332,6 +333,24 @@ class PenForm(FlatForm):
     system_id = SYSTEM_ID
     label = lazy("PEN")
     presets_file = "pen.json"
+    # the plan section's keys (plan_section in app/engine/pen/analysis.py), each a label in the
+    # reader's language
+    stage_labels: Mapping[str, str] = MappingProxyType(
+        {
+            "plan": lazy("Attack plan"),
+            "skill": lazy("Skill used"),
+            "to_hit": lazy("To hit"),
+            "modifiers": lazy("Modifiers"),
+            "name": lazy("Name"),
+            "value": lazy("Value"),
+            "cover_save": lazy("Cover save"),
+            "strength": lazy("Strength"),
+            "notes": lazy("Notes"),
+            "to_wound": lazy("To wound"),
+            "armour": lazy("Armour"),
+            "penetration": lazy("Penetration"),
+        }
+    )
     attacker_keys = re.compile(r"^[aw]\.")
     target_keys = re.compile(r"^[tv]\.")
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 from app.combat.forms import (
@@ -188,6 +189,19 @@ class Wh40k10eForm(CalculatorForm):
     system_id = SYSTEM_ID
     label = lazy("10th edition")
     presets_file = "wh40k10e.json"
+    # the analysis's extra keys (app/engine/wh40k10e/exact.py), each a label in the reader's
+    # language
+    stage_labels: Mapping[str, str] = MappingProxyType(
+        {
+            "groups": lazy("Target groups"),
+            "name": lazy("Name"),
+            "models": lazy("Models"),
+            "character": lazy("Character"),
+            "all_destroyed": lazy("All destroyed"),
+            "total_wounds": lazy("Total wounds"),
+            "total_models": lazy("Total models"),
+        }
+    )
     takes_units = True
     attacker_keys = re.compile(r"^w\d{1,2}\.")
     target_keys = re.compile(r"^(t|g\d{1,2})\.")
