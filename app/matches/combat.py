@@ -135,6 +135,37 @@ def unit_weapons(
                     "left": left,
                 }
             )
+    # Firing Deck x: when the Transport shoots, up to x embarked models each lend it one ranged
+    # weapon [L1292-1308]; the passengers then count as having shot
+    first = state.group(uid)[0]
+    deck = state.firing_deck_left(first)
+    for rider in state.firing_deck_riders(first):
+        snap = snapshot_unit(
+            snapshots.get(state.units[rider].owner), state.units[rider].owner, rider
+        )
+        if snap is None:
+            continue
+        lent = any(w.unit == rider for w in u.weapons_used)
+        shot_alone = state.units[rider].shot and not lent
+        alive = state.units[rider].models_alive
+        weapons = [w for w in snap.get("weapons", ()) if w.get("kind") == "ranged"]
+        known = any(int(w.get("models", 0)) > 0 for w in weapons)
+        for w in weapons:
+            carried = min(int(w.get("models", 0)), alive) if known else alive
+            used = u.models_used(rider, weapon_id(w))
+            left = 0 if u.all_weapons_used or shot_alone else max(0, min(carried - used, deck))
+            out.append(
+                {
+                    **w,
+                    "unit": rider,
+                    "unit_name": state.specs[rider].name,
+                    "models": carried,
+                    "alive": alive,
+                    "used": used,
+                    "left": left,
+                    "firing_deck": True,
+                }
+            )
     return out
 
 
@@ -409,6 +440,19 @@ def build_request(
         names.append(f"{found['unit_name']}: {name}" if part != attacker else name)
         group = weapon_id(found)
         uses.append(WeaponUse(part, group, models, name if name != group else ""))
+    lent = sum(n for w, n in picked if w.get("firing_deck"))
+    if lent > state.firing_deck_left(state.group(attacker)[0]):
+        errors.append(
+            {
+                "field": "weapons",
+                "message": (
+                    f"Firing Deck {state.specs[state.group(attacker)[0]].firing_deck}: at most "
+                    f"{state.firing_deck_left(state.group(attacker)[0])} more embarked models "
+                    "lend a ranged weapon this phase"
+                ),
+                "type": "not_allowed",
+            }
+        )
     if not errors:
         mixed = pistols_mixed(state, attacker, available, picked)
         if mixed is not None:

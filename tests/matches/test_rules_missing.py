@@ -104,3 +104,36 @@ def test_plunging_fire_improves_the_ap_of_ranged_attacks_when_stated(
         f"{g.a.base}/combat/preview", json={**body, "situation": {"plunging_fire": "yes"}}
     )
     assert bad.status_code == 422, bad.text
+
+
+def test_firing_deck_lends_the_transport_its_passengers_weapons(
+    new_game: Callable[..., Game],
+) -> None:
+    """[L1292-1308]: the Rhino (Firing Deck 2) shoots with up to 2 embarked models' ranged
+    weapons, named in the attack; not 3, and the Tactical Squad then counts as having shot."""
+    g = new_game()
+    setup_battle(g, {"A": {"embarked": [["a7", "a6"]]}})
+    g.a.send({"type": "end_phase"})
+    g.a.send({"type": "end_phase"})  # A's Shooting phase
+    g.a.send({"type": "shoot", "unit": "a6", "targets": ["b2"]})
+
+    def attack(models: int, do: str = "preview") -> Any:
+        body: dict[str, Any] = {
+            "attacker": "a6",
+            "target": "b2",
+            "weapons": [{"unit": "a7", "weapon": "Boltgun", "models": models}],
+        }
+        if do == "resolve":
+            body["expected_version"] = g.a.version
+        return g.a.client.post(f"{g.a.base}/combat/{do}", json=body)
+
+    too_many = attack(3)
+    assert too_many.status_code == 422, too_many.text
+    assert "Firing Deck 2" in too_many.text
+    assert attack(2).status_code == 200, attack(2).text
+    rolled = attack(2, "resolve")
+    assert rolled.status_code == 200, rolled.text
+    g.a.get()
+    tac = next(u for u in g.a.view()["units"] if u["id"] == "a7")
+    assert tac["shot"] is True
+    assert attack(1).status_code == 422  # the deck is spent this phase

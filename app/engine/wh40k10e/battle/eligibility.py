@@ -290,9 +290,18 @@ def weapons_refusal(
     if len(weapons) > MAX_WEAPON_USES:
         return refuse(Code.BAD_WEAPON, f"an attack names at most {MAX_WEAPON_USES} weapons")
     parts = state.group(first)
+    riders = state.firing_deck_riders(first)
     wanted: dict[tuple[str, str], int] = {}
     for n, w in enumerate(weapons):
-        if w.unit not in parts:
+        if w.unit in riders:
+            rider = state.units[w.unit]
+            if rider.shot and not any(x.unit == w.unit for x in u.weapons_used):
+                return refuse(
+                    Code.FIRING_DECK,
+                    f"weapons[{n}]: {state.specs[w.unit].name} has already shot this phase",
+                    index=n,
+                )
+        elif w.unit not in parts:
             return refuse(
                 Code.BAD_WEAPON, f"weapons[{n}]: {w.unit!r} is not a part of {name}", index=n
             )
@@ -307,6 +316,14 @@ def weapons_refusal(
             return refuse(Code.BAD_WEAPON, f"weapons[{n}]: models must be 1..{alive}", index=n)
         key = (w.unit, w.weapon)
         wanted[key] = wanted.get(key, 0) + w.models
+    lent = sum(w.models for w in weapons if w.unit in riders)
+    if lent > state.firing_deck_left(first):
+        deck = state.specs[first].firing_deck
+        return refuse(
+            Code.FIRING_DECK,
+            f"{name} has Firing Deck {deck}: at most {deck} embarked models lend it a ranged "
+            f"weapon when it shoots ({state.firing_deck_left(first)} left this phase)",
+        )
     if u.all_weapons_used:
         return refuse(
             Code.ALREADY_ATTACKED,

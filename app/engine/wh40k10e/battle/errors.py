@@ -28,6 +28,7 @@ class Code(enum.StrEnum):
     BAD_ALLOCATION = "bad_allocation"
     BAD_TARGET = "bad_target"
     LONE_OPERATIVE = "lone_operative"  # shot only within 12": the player must say so
+    FIRING_DECK = "firing_deck"  # an embarked unit's weapons beyond x, or it already shot
     # where the match is
     MATCH_NOT_CREATED = "match_not_created"
     MATCH_ALREADY_CREATED = "match_already_created"

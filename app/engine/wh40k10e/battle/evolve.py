@@ -507,6 +507,10 @@ def _attack_resolved(state: BattleState, e: AttackResolved) -> BattleState:
             all_weapons_used=u.all_weapons_used or not e.weapons,
             attacks=u.attacks + 1,
         )
+    # the embarked units that lent a weapon through Firing Deck count as having shot
+    for w in e.weapons:
+        if w.unit in units and w.unit not in state.group(e.attacker):
+            units[w.unit] = _replace(units[w.unit], shot=True)
     return _replace(new, units=units)
 
 

@@ -371,6 +371,22 @@ class BattleState:
         alive = tuple(i for i in ids if self.units[i].alive)
         return alive or (u.id,)
 
+    def firing_deck_riders(self, unit_id: str) -> tuple[str, ...]:
+        """The units embarked in ``unit_id`` whose ranged weapons it may use when it shoots:
+        a Transport with Firing Deck x, outside the Fight phase [L1292-1308]."""
+        if self.specs[unit_id].firing_deck <= 0 or self.phase is Phase.FIGHT:
+            return ()
+        return tuple(
+            sorted(i for i, u in self.units.items() if u.embarked_in == unit_id and u.alive)
+        )
+
+    def firing_deck_left(self, unit_id: str) -> int:
+        """How many more embarked models ``unit_id``'s Firing Deck x may pick this phase (each
+        picked model lends one ranged weapon) [L1292-1308]."""
+        riders = set(self.firing_deck_riders(unit_id))
+        lent = sum(w.models for w in self.units[unit_id].weapons_used if w.unit in riders)
+        return max(0, self.specs[unit_id].firing_deck - lent) if riders else 0
+
     def all_have(self, unit_id: str, ability: Ability) -> bool:
         return all(ability in self.specs[i].abilities for i in self.group(unit_id))
 

@@ -14,11 +14,12 @@ from app.engine.wh40k10e.battle.commands import (
     Fight,
     Move,
     ReportEngagement,
+    ResolveAttack,
     Shoot,
     UseStratagem,
 )
 from app.engine.wh40k10e.battle.eligibility import fight_candidates, fight_eligible
-from app.engine.wh40k10e.battle.state import MoveMode, Step
+from app.engine.wh40k10e.battle.state import MoveMode, Step, WeaponUse
 from tests.engine.wh40k10e.battle.table import Table, goto, marines, orks
 
 
@@ -127,3 +128,49 @@ def test_an_attached_lone_operative_is_shot_as_ever(
     setup_battle(t, {"A": Formation(attachments=(("a-cap", "a-int"),))})
     goto(t, "B", "shooting", round_=1)
     t.do("B", Shoot("b-boyz", ("a-cap",)))
+
+
+# -- Firing Deck x [L1292-1308] ---------------------------------------------------------------
+
+
+def test_firing_deck_lends_up_to_x_embarked_models_weapons(
+    new_table: Callable[..., Table], setup_battle: Callable[..., None]
+) -> None:
+    """Issue 12: a Transport with Firing Deck x could not use its passengers' weapons. When it
+    shoots, up to x embarked models each lend it one ranged weapon (over all its attacks of the
+    phase); the passengers then count as having shot. Not a Transport without it."""
+    t = new_table(a=_with(marines(), a_rhino={"firing_deck": 2}))
+    setup_battle(t)  # the Tactical Squad is embarked in the Rhino
+    goto(t, "A", "shooting", round_=1)
+    t.do("A", Shoot("a-rhino", ("b-boyz",)))
+    bolters = WeaponUse("a-tac", "Boltgun", 3)
+    t.refused(
+        "A", ResolveAttack("a-rhino", "b-boyz", damage=(1,), weapons=(bolters,)), "firing_deck"
+    )
+    t.do(
+        "A",
+        ResolveAttack(
+            "a-rhino",
+            "b-boyz",
+            damage=(1,),
+            weapons=(WeaponUse("a-rhino", "Storm Bolter", 1), WeaponUse("a-tac", "Boltgun", 1)),
+        ),
+    )
+    assert t.unit("a-tac").shot
+    # a second attack of the phase may use the one model left, not two
+    two = WeaponUse("a-tac", "Missile Launcher", 2)
+    t.refused("A", ResolveAttack("a-rhino", "b-boyz", damage=(1,), weapons=(two,)), "firing_deck")
+    one = WeaponUse("a-tac", "Missile Launcher", 1)
+    t.do("A", ResolveAttack("a-rhino", "b-boyz", damage=(1,), weapons=(one,)))
+    t.check_replay()
+
+
+def test_no_firing_deck_no_passenger_weapons(
+    new_table: Callable[..., Table], setup_battle: Callable[..., None]
+) -> None:
+    t = new_table()
+    setup_battle(t)
+    goto(t, "A", "shooting", round_=1)
+    t.do("A", Shoot("a-rhino", ("b-boyz",)))
+    lend = WeaponUse("a-tac", "Boltgun", 1)
+    t.refused("A", ResolveAttack("a-rhino", "b-boyz", damage=(1,), weapons=(lend,)), "bad_weapon")
