@@ -80,7 +80,7 @@ def test_catalogue_page_in_french(client: TestClient, starter_loaded: None) -> N
     )
     page = html(response)
     headers = [th.text(strip=True) for th in page.css("#results table.stats thead th")]
-    assert headers[:8] == ["Figurine", "M", "E", "Svg", "PV", "Cd", "CO", "Invu"]
+    assert headers[:8] == ["Figurine", "M", "E", "Svg", "PdV", "Cd", "CO", "Invu"]
     assert "Armes de mêlée" in headers
 
 

@@ -6,6 +6,11 @@ list, plays a match, runs a club and plays in its league, and its visible text (
 ``title``, ``placeholder``, ``aria-label`` and ``alt`` a reader meets) is searched for every
 English message id whose French translation differs from it: one found is a message that escaped
 gettext (or a translation that was lost).
+
+Two kinds of text are not the page's own words and are not searched: catalogue data (datasheet,
+ability, wargear and keyword names, English proper names by design), which the templates mark
+``translate="no"``, and documents that exist only in English (the rulings), which they mark
+``lang="en"``. A rulings page must then say so in French: that gap is asserted, not hidden.
 """
 
 from __future__ import annotations
@@ -33,6 +38,8 @@ NOT_PAGES = {
 }
 READ_ATTRIBUTES = ("title", "placeholder", "aria-label", "alt")
 _PLACEHOLDER = re.compile(r"%\([a-z_]+\)[sd]|%%|\{[a-z_]+\}")
+NOT_SEARCHED = '[translate="no"], [lang="en"]'  # catalogue data, English-only documents
+ENGLISH_ONLY_NOTICE = "Cette page n'existe pour l'instant qu'en anglais."
 
 
 def _english_ids() -> set[str]:
@@ -47,27 +54,41 @@ def _english_ids() -> set[str]:
     return found
 
 
+def _wildcard(placeholder: str) -> str:
+    """What a placeholder stands for on a page: a number for ``%(n)d``, a short text else."""
+    if placeholder == "%%":
+        return "%"
+    if placeholder.endswith("d"):
+        return r"-?\d[\d,.\u202f\xa0]*"
+    return r"[^\n]{1,80}?"
+
+
 def _matchers(ids: set[str]) -> list[tuple[str, str, re.Pattern[str], bool]]:
     """(message id, its longest literal piece, pattern, whole text?) for each id worth searching.
 
     A message of fewer than three words is a leak only as a whole text (a heading, a button, a
-    table header: "Save", "W"); a longer one anywhere in a text. Placeholders match anything."""
+    table header: "Save", "W"); a longer one as a whole message anywhere in a text, between word
+    boundaries ("%(num)d unit" is not found in "3 units"). Placeholders are wildcards."""
     out = []
     for english in ids:
         literal = _PLACEHOLDER.sub(" ", english)
         words = re.findall(r"[A-Za-z]{2,}", literal)
         if not words or (_PLACEHOLDER.search(english) and len(" ".join(words)) < 4):
             continue  # "%(a)s : %(b)s", "(%(n)s)", "%(items)s and %(last)s": too little to see
-        pieces = [re.escape(" ".join(p.split())) for p in _PLACEHOLDER.split(english)]
-        body = r"[^\n]{1,80}?".join(pieces)
+        pieces = [re.escape(re.sub(r"\s+", " ", p)) for p in _PLACEHOLDER.split(english)]
+        wildcards = [_wildcard(p) for p in _PLACEHOLDER.findall(english)]
+        body = pieces[0] + "".join(w + p for w, p in zip(wildcards, pieces[1:], strict=True))
         whole = len(words) < 3
         key = max(_PLACEHOLDER.split(english), key=len).strip()
-        out.append((english, key, re.compile(rf"^{body}$" if whole else body), whole))
+        bounded = rf"(?<![A-Za-z0-9]){body}(?![A-Za-z0-9])"
+        out.append((english, key, re.compile(rf"^{body}$" if whole else bounded), whole))
     return out
 
 
 def _texts(tree: LexborHTMLParser) -> list[str]:
     for node in tree.css("script, style, template, textarea"):
+        node.decompose()
+    for node in tree.css(NOT_SEARCHED):
         node.decompose()
     root = tree.body
     texts: list[str] = []
@@ -118,6 +139,26 @@ def test_the_leak_finder_sees_an_english_message_and_not_its_french() -> None:
     )
     assert leaks(page, matchers) == ["Save", "Track a battle on two phones: turns"]
     assert leaks("<body><p>Enregistrer · Saves</p></body>", matchers) == []
+
+
+def test_the_leak_finder_matches_whole_messages_with_placeholders_as_wildcards() -> None:
+    matchers = _matchers({"%(num)d unit", "%(weapons)s against %(target)s on the table"})
+    assert leaks("<body><p>3 unit</p></body>", matchers) == ["%(num)d unit"]
+    # a longer word, or no number where the placeholder stands, is not the message
+    assert leaks("<body><p>3 units</p><p>a unit</p></body>", matchers) == []
+    page = "<body><p>Bolters against Orks on the table.</p><p>against the tablecloth</p></body>"
+    assert leaks(page, matchers) == ["%(weapons)s against %(target)s on the table"]
+    assert leaks("<body><p>Bolters against Orks on the tables</p></body>", matchers) == []
+
+
+def test_the_leak_finder_skips_catalogue_data_and_english_documents_only() -> None:
+    matchers = _matchers({"Character", "Feel No Pain", "Save"})
+    page = (
+        '<html lang="fr"><body><p><span translate="no">Character</span></p>'
+        '<dd translate="no">Feel No Pain</dd><article lang="en"><p>Save</p></article>'
+        "<button>Save</button></body></html>"
+    )
+    assert leaks(page, matchers) == ["Save"]
 
 
 # --------------------------------------------------------------------------- the world
@@ -331,6 +372,8 @@ def test_every_page_is_french(world: dict[str, Any], app: Any) -> None:
         assert html(response).css_first("html").attributes["lang"] == "fr", path  # type: ignore[union-attr]
         if leaked := leaks(response.text, matchers):
             found[path] = leaked
+        if path.startswith("/rulings/"):
+            assert _english_only_notice(response.text), path
     visitor = TestClient(app, base_url="http://testserver", cookies={LANG_COOKIE: "fr"})
     for path in ("/", "/login", "/register", f"/matches/guest/{ids['guest']}", "/rulings"):
         response = visitor.get(path, headers={"Accept-Language": "fr"})
@@ -340,6 +383,39 @@ def test_every_page_is_french(world: dict[str, Any], app: Any) -> None:
     assert found == {}, "English left on French pages:\n" + "\n".join(
         f"{path}: {english}" for path, leaked in found.items() for english in leaked
     )
+
+
+def _english_only_notice(page: str) -> bool:
+    """The page says, in French, that its document exists only in English (issue 18: the
+    rulings are not translated yet), and that document is marked as English."""
+    tree = LexborHTMLParser(page)
+    notice = tree.css_first("#rulings-english-only")
+    article = tree.css_first("#rulings-content")
+    return (
+        notice is not None
+        and " ".join(notice.text().split()) == ENGLISH_ONLY_NOTICE
+        and article is not None
+        and article.attributes.get("lang") == "en"
+    )
+
+
+def test_every_rulings_page_says_in_french_it_is_english_only(
+    world: dict[str, Any], app: Any
+) -> None:
+    """The rulings' bodies are English documents nobody has translated yet: a French reader is
+    told so on every one of them (and the English reader is not)."""
+    from app.web.rulings import pages
+
+    names = [p.name for p in pages()]
+    assert names, "no rulings page to look at"
+    amelie: TestClient = world["amelie"]
+    for name in names:
+        response = amelie.get(f"/rulings/{name}")
+        assert response.status_code == 200, name
+        assert _english_only_notice(response.text), name
+    english = TestClient(app, base_url="http://testserver", cookies={LANG_COOKIE: "en"})
+    page = english.get(f"/rulings/{names[0]}", headers={"Accept-Language": "en"})
+    assert LexborHTMLParser(page.text).css_first("#rulings-english-only") is None
 
 
 def test_every_message_has_a_french_translation_is_kept() -> None:
