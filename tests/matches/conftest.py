@@ -22,7 +22,7 @@ from app.engine.wh40k10e.army import BattleSize, Roster, RosterUnit
 from app.matches import armies as match_armies
 from app.matches import service
 from app.matches.models import Match, MatchStatus, OpponentKind
-from tests.support.web import api_token, csrf, register
+from tests.support.web import api_token, csrf, html, register
 
 
 @pytest.fixture(autouse=True)
@@ -270,6 +270,37 @@ def new_game(
         )
 
     return make
+
+
+def start_match(
+    browser: Callable[[str], TestClient],
+    armies: FakeArmies,
+    a_roster: Roster | None = None,
+    b_roster: Roster | None = None,
+) -> tuple[TestClient, TestClient, int]:
+    """A match created and joined through the pages: alice (seat A) creates it with
+    ``a_roster``, bob (seat B) joins with its invitation code and ``b_roster``."""
+    alice, bob = browser("Alice"), browser("Bob")
+    r = alice.post(
+        "/matches",
+        data={
+            "army_id": armies.ready(alice, a_roster or marines()),
+            "battle_size": "strike_force",
+            "mission": "only-war",
+            "opponent": "user",
+        },
+        follow_redirects=False,
+    )
+    assert r.status_code == 303, r.text
+    match_id = int(r.headers["location"].rsplit("/", 1)[1])
+    code = html(alice.get(f"/matches/{match_id}")).css_first("#invite-code").text()
+    r = bob.post(
+        "/matches/join",
+        data={"code": code, "army_id": armies.ready(bob, b_roster or orks())},
+        follow_redirects=False,
+    )
+    assert r.status_code == 303, r.text
+    return alice, bob, match_id
 
 
 # -- playing over HTTP ------------------------------------------------------------------------

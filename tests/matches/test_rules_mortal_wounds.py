@@ -10,8 +10,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session
 
 from app.engine.wh40k10e.army import BattleSize, Roster, RosterUnit
-from tests.matches.conftest import FakeArmies, Game, Player, setup_battle
-from tests.matches.test_web import html
+from tests.matches.conftest import FakeArmies, Game, Player, setup_battle, start_match
 
 
 def marines() -> Roster:
@@ -48,26 +47,7 @@ def game(
     db: Session,
     formations: dict[str, dict[str, Any]] | None = None,
 ) -> Game:
-    alice, bob = browser("Alice"), browser("Bob")
-    r = alice.post(
-        "/matches",
-        data={
-            "army_id": armies.ready(alice, marines()),
-            "battle_size": "strike_force",
-            "mission": "only-war",
-            "opponent": "user",
-        },
-        follow_redirects=False,
-    )
-    assert r.status_code == 303, r.text
-    match_id = int(r.headers["location"].rsplit("/", 1)[1])
-    code = html(alice.get(f"/matches/{match_id}")).css_first("#invite-code").text()
-    r = bob.post(
-        "/matches/join",
-        data={"code": code, "army_id": armies.ready(bob, orks())},
-        follow_redirects=False,
-    )
-    assert r.status_code == 303, r.text
+    alice, bob, match_id = start_match(browser, armies, marines(), orks())
     g = Game(Player(alice, match_id, "A", db), Player(bob, match_id, "B", db), match_id)
     setup_battle(g, formations)
     return g

@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 from starlette.datastructures import FormData
 
 from app.matches.web import build_command
-from tests.matches.conftest import FakeArmies, marines, orks
+from tests.matches.conftest import FakeArmies, marines, orks, start_match
 from tests.support.web import html
 
 HX = {"HX-Request": "true"}
@@ -35,27 +35,7 @@ def form_of(page: Any, css: str) -> dict[str, str]:
 def start(
     browser: Callable[[str], TestClient], armies: FakeArmies
 ) -> tuple[TestClient, TestClient, int]:
-    alice, bob = browser("Alice"), browser("Bob")
-    r = alice.post(
-        "/matches",
-        data={
-            "army_id": armies.ready(alice, marines()),
-            "battle_size": "strike_force",
-            "mission": "only-war",
-            "opponent": "user",
-        },
-        follow_redirects=False,
-    )
-    assert r.status_code == 303, r.text
-    match_id = int(r.headers["location"].rsplit("/", 1)[1])
-    code = html(alice.get(f"/matches/{match_id}")).css_first("#invite-code").text()
-    r = bob.post(
-        "/matches/join",
-        data={"code": code, "army_id": armies.ready(bob, orks())},
-        follow_redirects=False,
-    )
-    assert r.status_code == 303, r.text
-    return alice, bob, match_id
+    return start_match(browser, armies, marines(), orks())
 
 
 def test_my_matches_page_and_the_new_match_form(
