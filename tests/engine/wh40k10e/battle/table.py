@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Sequence
 from typing import Any, TypeVar
@@ -40,6 +41,17 @@ from app.engine.wh40k10e.battle.state import (
     Stage,
     UnitState,
 )
+
+
+def with_changes(army: ArmySpec, **changes: dict[str, object]) -> ArmySpec:
+    """``army`` with some units' fields changed (``unit_id={"field": value}``)."""
+    units = tuple(
+        dataclasses.replace(u, **changes[u.id.replace("-", "_")])  # type: ignore[arg-type]
+        if u.id.replace("-", "_") in changes
+        else u
+        for u in army.units
+    )
+    return ArmySpec(army.name, units, army.faction)
 
 
 def unit(

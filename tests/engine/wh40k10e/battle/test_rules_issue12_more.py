@@ -4,10 +4,9 @@ Stealth and Heavy from the state, the coherency prompt), each played through the
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 
-from app.engine.wh40k10e.battle import Ability, ArmySpec, Formation
+from app.engine.wh40k10e.battle import Ability, Formation
 from app.engine.wh40k10e.battle.commands import (
     CompleteCharge,
     Consolidate,
@@ -29,19 +28,7 @@ from app.engine.wh40k10e.battle.events import (
     MortalWoundsInflicted,
 )
 from app.engine.wh40k10e.battle.state import Step
-from tests.engine.wh40k10e.battle.table import Table, events, goto, marines, orks
-
-
-def _with(army: ArmySpec, **changes: dict[str, object]) -> ArmySpec:
-    """``army`` with some units' fields changed (``unit_id={"field": value}``)."""
-    units = tuple(
-        dataclasses.replace(u, **changes[u.id.replace("-", "_")])  # type: ignore[arg-type]
-        if u.id.replace("-", "_") in changes
-        else u
-        for u in army.units
-    )
-    return ArmySpec(army.name, units, army.faction)
-
+from tests.engine.wh40k10e.battle.table import Table, events, goto, marines, orks, with_changes
 
 # -- Feel No Pain against the mortal wounds the match resolves [L1857-1869] -------------------
 
@@ -51,7 +38,7 @@ def test_feel_no_pain_against_a_grenade(
 ) -> None:
     """Issue 12: Feel No Pain was never rolled for a Grenade's mortal wounds. Three mortal
     wounds on Boyz with Feel No Pain 6+: one die per wound, a 6 keeps the model."""
-    t = new_table(b=_with(orks(), b_boyz={"feel_no_pain": 6}))
+    t = new_table(b=with_changes(orks(), b_boyz={"feel_no_pain": 6}))
     setup_battle(t)
     goto(t, "A", "shooting", round_=1)
     t.do(
@@ -68,7 +55,7 @@ def test_feel_no_pain_against_a_grenade(
 def test_feel_no_pain_against_tank_shock(
     new_table: Callable[..., Table], setup_battle: Callable[..., None]
 ) -> None:
-    t = new_table(b=_with(orks(), b_boyz={"feel_no_pain": 5}))
+    t = new_table(b=with_changes(orks(), b_boyz={"feel_no_pain": 5}))
     setup_battle(t)
     goto(t, "A", "charge", round_=1)
     t.do("A", DeclareCharge("a-rhino", ("b-boyz",)), dice=[6, 6])
@@ -85,7 +72,7 @@ def test_feel_no_pain_against_hazardous(
 ) -> None:
     """The CHARACTER of an Attached unit takes 3 mortal wounds on a failed Hazardous test
     [L2287-2294]; its Feel No Pain 5+ is rolled for each."""
-    t = new_table(a=_with(marines(), a_cap={"feel_no_pain": 5}))
+    t = new_table(a=with_changes(marines(), a_cap={"feel_no_pain": 5}))
     setup_battle(
         t, {"A": Formation(attachments=(("a-cap", "a-int"),), embarked=(("a-tac", "a-rhino"),))}
     )
@@ -103,7 +90,7 @@ def test_feel_no_pain_against_a_destroyed_transport(
     new_table: Callable[..., Table], setup_battle: Callable[..., None]
 ) -> None:
     """[L1318-1320]: each 1 is a mortal wound on the disembarking unit; Feel No Pain 6+."""
-    t = new_table(a=_with(marines(), a_tac={"feel_no_pain": 6}))
+    t = new_table(a=with_changes(marines(), a_tac={"feel_no_pain": 6}))
     setup_battle(t)  # a-tac starts embarked in the Rhino
     goto(t, "B", "shooting", round_=1)
     t.do("B", Shoot("b-boyz", ("a-rhino",)))
@@ -124,8 +111,8 @@ def test_deadly_demise_rolls_before_the_passengers_disembark_and_hits_the_units_
     A names the units within 6" (the passengers are not affected); each suffers D3 mortal
     wounds, Feel No Pain applies; then the passengers disembark."""
     t = new_table(
-        a=_with(marines(), a_rhino={"deadly_demise": "D3"}),
-        b=_with(orks(), b_nobz={"feel_no_pain": 6}),
+        a=with_changes(marines(), a_rhino={"deadly_demise": "D3"}),
+        b=with_changes(orks(), b_nobz={"feel_no_pain": 6}),
     )
     setup_battle(t)  # a-tac starts embarked in the Rhino
     goto(t, "B", "shooting", round_=1)
@@ -156,7 +143,9 @@ def test_deadly_demise_without_a_six_and_never_for_models_removed(
     new_table: Callable[..., Table], setup_battle: Callable[..., None]
 ) -> None:
     """A roll below 6: nothing waits. Models removed (coherency) never trigger it [L454-456]."""
-    t = new_table(b=_with(orks(), b_wagon={"deadly_demise": "D6"}, b_nobz={"deadly_demise": "1"}))
+    t = new_table(
+        b=with_changes(orks(), b_wagon={"deadly_demise": "D6"}, b_nobz={"deadly_demise": "1"})
+    )
     setup_battle(t)
     goto(t, "A", "shooting", round_=1)
     t.do("A", Shoot("a-hell", ("b-wagon",)))
@@ -181,7 +170,9 @@ def test_a_fights_first_unit_eligible_mid_phase_fights_in_remaining_combats(
 ) -> None:
     """Issue 12: a Fights First unit that becomes eligible mid-phase could be picked in the
     Fights First step; it belongs to Remaining Combats."""
-    t = new_table(a=_with(marines(), a_term={"abilities": frozenset({Ability.FIGHTS_FIRST})}))
+    t = new_table(
+        a=with_changes(marines(), a_term={"abilities": frozenset({Ability.FIGHTS_FIRST})})
+    )
     setup_battle(t)
     goto(t, "A", "charge", round_=1)
     t.do("A", DeclareCharge("a-hell", ("b-boyz",)), dice=[6, 6])

@@ -3,10 +3,9 @@ Fight phase, Lone Operative, Firing Deck, Fire Overwatch prompts, the coherency 
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 
-from app.engine.wh40k10e.battle import Ability, ArmySpec, Formation, Seat
+from app.engine.wh40k10e.battle import Ability, Formation, Seat
 from app.engine.wh40k10e.battle.commands import (
     ArriveFromReserves,
     Consolidate,
@@ -20,19 +19,7 @@ from app.engine.wh40k10e.battle.commands import (
 )
 from app.engine.wh40k10e.battle.eligibility import fight_candidates, fight_eligible
 from app.engine.wh40k10e.battle.state import MoveMode, Step, WeaponUse
-from tests.engine.wh40k10e.battle.table import Table, goto, marines, orks
-
-
-def _with(army: ArmySpec, **changes: dict[str, object]) -> ArmySpec:
-    """``army`` with some units' fields changed (``unit_id={"field": value}``)."""
-    units = tuple(
-        dataclasses.replace(u, **changes[u.id.replace("-", "_")])  # type: ignore[arg-type]
-        if u.id.replace("-", "_") in changes
-        else u
-        for u in army.units
-    )
-    return ArmySpec(army.name, units, army.faction)
-
+from tests.engine.wh40k10e.battle.table import Table, goto, marines, orks, with_changes
 
 # -- Heavy: a unit that did not move at all Remained Stationary [L948-950], [L2227-2233] -------
 
@@ -66,7 +53,7 @@ def test_aircraft_fight_only_fly_units_and_only_fly_models_fight_them(
 ) -> None:
     """Issue 12: an Aircraft is eligible to fight only within Engagement Range of a FLY unit
     and attacks only FLY units; only FLY models make melee attacks against it."""
-    t = new_table(a=_with(marines(), a_term={"keywords": frozenset({"INFANTRY", "FLY"})}))
+    t = new_table(a=with_changes(marines(), a_term={"keywords": frozenset({"INFANTRY", "FLY"})}))
     setup_battle(t)
     goto(t, "B", "movement", round_=2)
     t.do("B", ArriveFromReserves("b-dakka"))
@@ -104,7 +91,7 @@ def test_a_lone_operative_is_shot_only_when_the_player_states_12_inches(
 ) -> None:
     """Issue 12: Lone Operative was not checked. Unless Attached, it is the target of a
     ranged attack only from within 12": the shooter says so, else the target is refused."""
-    t = new_table(b=_with(orks(), b_komm={"abilities": frozenset({Ability.LONE_OPERATIVE})}))
+    t = new_table(b=with_changes(orks(), b_komm={"abilities": frozenset({Ability.LONE_OPERATIVE})}))
     setup_battle(t)
     goto(t, "A", "shooting", round_=1)
     t.refused("A", Shoot("a-int", ("b-komm",)), "lone_operative")
@@ -123,7 +110,7 @@ def test_an_attached_lone_operative_is_shot_as_ever(
     new_table: Callable[..., Table], setup_battle: Callable[..., None]
 ) -> None:
     t = new_table(
-        a=_with(marines(), a_cap={"abilities": frozenset({Ability.LONE_OPERATIVE})}),
+        a=with_changes(marines(), a_cap={"abilities": frozenset({Ability.LONE_OPERATIVE})}),
     )
     setup_battle(t, {"A": Formation(attachments=(("a-cap", "a-int"),))})
     goto(t, "B", "shooting", round_=1)
@@ -139,7 +126,7 @@ def test_firing_deck_lends_up_to_x_embarked_models_weapons(
     """Issue 12: a Transport with Firing Deck x could not use its passengers' weapons. When it
     shoots, up to x embarked models each lend it one ranged weapon (over all its attacks of the
     phase); the passengers then count as having shot. Not a Transport without it."""
-    t = new_table(a=_with(marines(), a_rhino={"firing_deck": 2}))
+    t = new_table(a=with_changes(marines(), a_rhino={"firing_deck": 2}))
     setup_battle(t)  # the Tactical Squad is embarked in the Rhino
     goto(t, "A", "shooting", round_=1)
     t.do("A", Shoot("a-rhino", ("b-boyz",)))
