@@ -8,42 +8,19 @@ migration alters the table in place instead, and this test holds it to that.
 
 from __future__ import annotations
 
-import os
-import uuid
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
-import pytest
 import sqlalchemy as sa
-from sqlalchemy import create_engine, text
-from sqlalchemy.engine import Connection, make_url
+from sqlalchemy import text
+from sqlalchemy.engine import Connection
 
 from app.core import migrate
 from app.core.db import make_engine
+from tests.core.test_migrations import scratch_url  # noqa: F401 - the fixture
 
 BEFORE, REVISION = "7c3f5a9d2b61", "891844cf183d"
 NOW = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
-
-
-@pytest.fixture
-def scratch_url(tmp_path) -> Iterator[str]:  # type: ignore[no-untyped-def]
-    """A throwaway database of the same kind as the suite's."""
-    base = os.environ.get("W40K_TEST_DATABASE_URL")
-    if not base:
-        yield f"sqlite:///{tmp_path / 'report-version.db'}"
-        return
-    url = make_url(base)
-    name = f"auspex_rv_{uuid.uuid4().hex[:10]}"
-    admin = create_engine(url.set(database="postgres"), isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield url.set(database=name).render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
 
 
 def _type(value: object) -> Any:
@@ -154,7 +131,7 @@ def _counts(conn: Connection) -> tuple[int, ...]:
     )
 
 
-def test_the_report_version_migration_keeps_every_row(scratch_url: str) -> None:
+def test_the_report_version_migration_keeps_every_row(scratch_url: str) -> None:  # noqa: F811
     migrate.upgrade(scratch_url, BEFORE)
     engine = make_engine(scratch_url)
     try:
