@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import time
-from collections.abc import AsyncIterator, Callable
 from types import SimpleNamespace
 from typing import Any
 
@@ -24,56 +22,9 @@ from app.accounts.schemas import TokenCreate
 from app.accounts.service import create_token
 from app.core.db import Database
 from app.matches import api, events, service
-from tests.matches.test_events import parse
+from tests.matches.streams import collect, last_version, next_move, until
 
 WRITES = 30
-
-
-def next_move(view: dict[str, Any]) -> tuple[str, dict[str, Any], list[int] | None] | None:
-    """What the players do next (as bench/_support.next_move)."""
-    stage = view["stage"]
-    if stage == "roll_off":
-        return "A", {"type": "roll_off"}, [6, 1]
-    if stage == "place_objectives":
-        return view["next_seat"], {"type": "place_objective"}, None
-    if stage == "declare_formations":
-        seat = "A" if not view["players"]["A"]["formation_submitted"] else "B"
-        return seat, {"type": "declare_formations", "formation": {}}, None
-    if stage == "deploy":
-        seat = view["next_seat"]
-        unit = next(
-            u["id"]
-            for u in view["units"]
-            if u["owner"] == seat and u["location"] == "to_deploy" and u["bodyguard"] is None
-        )
-        return seat, {"type": "deploy_unit", "unit": unit}, None
-    if stage == "scouts":
-        return view["next_seat"], {"type": "end_scouts"}, None
-    if stage == "battle":
-        if view["reaction_window"]:
-            return view["reaction_window"], {"type": "pass"}, None
-        pending = view["pending"]["battle_shock_tests"]
-        if pending:
-            return view["active"], {"type": "battle_shock_test", "unit": pending[0]}, [6, 6]
-        return view["active"], {"type": "end_phase"}, None
-    return None
-
-
-async def _collect(body: AsyncIterator[str], out: list[dict[str, Any]]) -> None:
-    async for chunk in body:
-        out.extend(parse(chunk))
-
-
-async def _until(check: Callable[[], bool], timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, "the streams did not get there in time"
-        await asyncio.sleep(0.01)
-
-
-def _last_version(messages: list[dict[str, Any]]) -> int:
-    versions = [m["id"] for m in messages if m["event"] == "version"]
-    return versions[-1] if versions else -1
 
 
 def test_streams_lose_and_double_nothing_under_concurrent_writes(
@@ -124,14 +75,14 @@ def test_streams_lose_and_double_nothing_under_concurrent_writes(
     async def scenario() -> list[list[dict[str, Any]]]:
         got: list[list[dict[str, Any]]] = [[], []]
         tasks = [
-            asyncio.create_task(_collect(events.stream(hub, match_id, 0, r, timeout=60), o))
+            asyncio.create_task(collect(events.stream(hub, match_id, 0, r, timeout=60), o))
             for r, o in zip(readers, got, strict=True)
         ]
         try:
-            await _until(lambda: all(_last_version(o) == 2 for o in got))
+            await until(lambda: all(last_version(o) == 2 for o in got), timeout=20.0)
             await asyncio.gather(*(asyncio.to_thread(phone_pair, n) for n in range(3)))
             final = max(after for _, after in accepted)
-            await _until(lambda: all(_last_version(o) == final for o in got))
+            await until(lambda: all(last_version(o) == final for o in got), timeout=20.0)
             return got
         finally:
             for t in tasks:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
 
@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 from app.engine.wh40k10e.battle import Battle
 from app.matches import api, events, reads, service
 from tests.matches.conftest import Game, replay_view, setup_battle
-from tests.matches.test_events import parse
+from tests.matches.streams import collect, last_version, until
 
 
 def test_a_get_of_an_unchanged_version_replays_and_renders_nothing_again(
@@ -121,23 +121,6 @@ def test_a_name_change_changes_the_validator(new_game: Callable[..., Game]) -> N
 # -- streams ----------------------------------------------------------------------------------
 
 
-async def _collect(body: AsyncIterator[str], out: list[dict[str, Any]]) -> None:
-    async for chunk in body:
-        out.extend(parse(chunk))
-
-
-async def _until(check: Callable[[], bool], timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, "the streams did not get there in time"
-        await asyncio.sleep(0.01)
-
-
-def _last_version(messages: list[dict[str, Any]]) -> int:
-    versions = [m["id"] for m in messages if m["event"] == "version"]
-    return versions[-1] if versions else -1
-
-
 def _readers(app: FastAPI, g: Game, seats: str) -> list[events.Shared[api.Fetched]]:
     request: Any = SimpleNamespace(app=app)
     users = {"A": g.a.client.user_id, "B": g.b.client.user_id}  # type: ignore[attr-defined]
@@ -157,21 +140,21 @@ def test_n_streams_woken_by_one_write_cost_one_read_and_one_replay(
     async def scenario() -> tuple[int, int, list[list[dict[str, Any]]]]:
         got: list[list[dict[str, Any]]] = [[] for _ in readers]
         tasks = [
-            asyncio.create_task(_collect(events.stream(hub, g.match_id, start, r, timeout=20), o))
+            asyncio.create_task(collect(events.stream(hub, g.match_id, start, r, timeout=20), o))
             for r, o in zip(readers, got, strict=True)
         ]
         try:
-            await _until(lambda: all(_last_version(o) == start for o in got))
+            await until(lambda: all(last_version(o) == start for o in got))
             if engine.dialect.name == "postgresql":
                 # the LISTEN connection, once up, wakes every stream once (for what was
                 # committed before it listened): let that read pass before counting
-                await _until(lambda: hub.listening)
+                await until(lambda: hub.listening)
                 await asyncio.sleep(0.3)
             fetches, replays = hub.fetches, reads.cache.replays
             # as if the write ran on the other worker: this process has not cached its result
             monkeypatch.setattr(reads.cache, "put", lambda *args: None)
             await asyncio.to_thread(g.a.send, {"type": "end_phase"}, version=start)
-            await _until(lambda: all(_last_version(o) == g.a.version for o in got))
+            await until(lambda: all(last_version(o) == g.a.version for o in got))
             return hub.fetches - fetches, reads.cache.replays - replays, got
         finally:
             for t in tasks:

@@ -28,6 +28,7 @@ from app.accounts.schemas import TokenCreate
 from app.accounts.service import create_token
 from app.core.db import Database
 from app.matches import events
+from tests.matches.streams import next_move
 
 pytestmark = pytest.mark.xdist_group("notify")
 
@@ -135,22 +136,12 @@ class Viewer:
 def _next_move(view: dict[str, Any]) -> tuple[str, dict[str, Any], list[int] | None]:
     """The players' next command before the battle: roll-off, objectives, formations."""
     stage = view["stage"]
-    if stage == "roll_off":
-        return "A", {"type": "roll_off"}, [2, 5]
-    if stage == "place_objectives":
-        return view["next_seat"], {"type": "place_objective"}, None
-    if stage == "declare_formations":
-        seat = "A" if not view["players"]["A"]["formation_submitted"] else "B"
-        return seat, {"type": "declare_formations", "formation": {}}, None
-    if stage == "deploy":
-        seat = view["next_seat"]
-        unit = next(
-            u["id"]
-            for u in view["units"]
-            if u["owner"] == seat and u["location"] == "to_deploy" and u["bodyguard"] is None
-        )
-        return seat, {"type": "deploy_unit", "unit": unit}, None
-    raise AssertionError(f"unexpected stage {stage}")
+    assert stage in ("roll_off", "place_objectives", "declare_formations", "deploy"), (
+        f"unexpected stage {stage}"
+    )
+    move = next_move(view, roll_off=[2, 5])
+    assert move is not None
+    return move
 
 
 def _wait(condition: Any, seconds: float, what: str) -> None:
