@@ -751,6 +751,10 @@ def describe(
         )
     if kind == "battle_shock_cancelled":
         return _("{units}: Battle-shock cancelled.").format(units=us(ev["units"]))
+    if kind == "move_started":
+        return _("{units} start a move: {move}.").format(
+            units=us(ev["units"]), move=tr(MOVES, ev.get("mode"))
+        )
     if kind == "unit_moved":
         text = _("{units}: {move}").format(units=us(ev["units"]), move=tr(MOVES, ev.get("mode")))
         if ev.get("roll"):

@@ -9,6 +9,7 @@ from typing import Any
 
 from app.engine.wh40k10e.army import BattleSize, Roster, RosterUnit
 from tests.matches.conftest import Game, Player, setup_battle
+from tests.matches.test_web import state
 
 
 def snikrot() -> Roster:
@@ -137,3 +138,20 @@ def test_firing_deck_lends_the_transport_its_passengers_weapons(
     tac = next(u for u in g.a.view()["units"] if u["id"] == "a7")
     assert tac["shot"] is True
     assert attack(1).status_code == 422  # the deck is spent this phase
+
+
+def test_fire_overwatch_when_an_enemy_unit_starts_a_move(new_game: Callable[..., Game]) -> None:
+    """[L3422-3444]: "starts or ends" a move. A announces the Tactical Squad's Normal move
+    (``start_move``); B fires Overwatch at it before it moves; the move then follows."""
+    g = new_game()
+    setup_battle(g)
+    g.a.send({"type": "end_phase"})  # A's Movement phase
+    early = {"type": "use_stratagem", "stratagem": "fire_overwatch", "unit": "b2", "enemy": "a7"}
+    assert g.b.send(early, status=409)["refusal"] == "stratagem_no_trigger"
+    g.a.send({"type": "start_move", "unit": "a7", "mode": "normal"})
+    line = state(g.a.client.get(f"/matches/{g.match_id}")).css_first("#timeline li").text()
+    assert "start a move" in line, line
+    assert "Normal move" in line, line
+    g.b.send(early)
+    assert g.b.last["view"]["players"]["B"]["cp"] == 0
+    assert "overwatch" in next(u for u in g.b.view()["units"] if u["id"] == "b2")["effects"]

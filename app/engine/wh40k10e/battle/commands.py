@@ -53,6 +53,7 @@ __all__ = [
     "RollOff",
     "ScoutMove",
     "Shoot",
+    "StartMove",
     "Undo",
     "UseStratagem",
 ]
@@ -130,6 +131,16 @@ class Move(Command):
     # the player says the Transport's datasheet takes this unit (asked where the data
     # cannot tell, see ``UnitSpec.transport_fit``)
     fits: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class StartMove(Command):
+    """Announce that ``unit`` is about to make a ``mode`` move (optional, before ``move``): the
+    opponent may Fire Overwatch at it as it starts the move [L3422-3444]."""
+
+    kind: ClassVar[str] = "start_move"
+    unit: str
+    mode: MoveMode
 
 
 @dataclass(frozen=True, slots=True)
@@ -369,6 +380,7 @@ COMMAND_CODEC = TaggedCodec(
         ScoutMove,
         EndScouts,
         BattleShockTest,
+        StartMove,
         Move,
         Disembark,
         DisembarkFromDestroyedTransport,

@@ -54,6 +54,7 @@ __all__ = [
     "MatchCreated",
     "ModelsRemoved",
     "MortalWoundsInflicted",
+    "MoveStarted",
     "ObjectiveControlChanged",
     "ObjectivePlaced",
     "PhaseEnded",
@@ -282,6 +283,15 @@ class BattleShockCancelled(Event):
 
 
 # -- movement --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class MoveStarted(Event):
+    """A unit is about to make a ``mode`` move: Fire Overwatch may answer it [L3422-3444]."""
+
+    kind: ClassVar[str] = "move_started"
+    units: tuple[str, ...]
+    mode: MoveMode
 
 
 @dataclass(frozen=True, slots=True)
@@ -581,6 +591,7 @@ EVENT_CODEC = TaggedCodec(
         BattleShockCleared,
         BattleShockTested,
         BattleShockCancelled,
+        MoveStarted,
         UnitMoved,
         UnitDisembarked,
         UnitArrived,

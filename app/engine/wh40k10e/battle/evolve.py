@@ -36,6 +36,7 @@ from app.engine.wh40k10e.battle.events import (
     MatchCreated,
     ModelsRemoved,
     MortalWoundsInflicted,
+    MoveStarted,
     ObjectiveControlChanged,
     ObjectivePlaced,
     PhaseEnded,
@@ -399,6 +400,11 @@ def _shock_cancelled(state: BattleState, e: BattleShockCancelled) -> BattleState
 # -- movement --------------------------------------------------------------------------------
 
 
+def _move_started(state: BattleState, e: MoveStarted) -> BattleState:
+    trigger = Trigger(TriggerKind.MOVE_STARTED, _owner(state, e.units[0]), e.units[0])
+    return _replace(state, trigger=trigger)
+
+
 def _moved(state: BattleState, e: UnitMoved) -> BattleState:
     units = _units(state, e.units, move=e.mode)
     _damage(units, state.specs, _flat(e.losses))
@@ -712,6 +718,7 @@ _HANDLERS: dict[type[Event], Callable[[BattleState, Any], BattleState]] = {
     BattleShockCleared: _shock_cleared,
     BattleShockTested: _shock_tested,
     BattleShockCancelled: _shock_cancelled,
+    MoveStarted: _move_started,
     UnitMoved: _moved,
     UnitDisembarked: _disembarked,
     UnitArrived: _arrived,

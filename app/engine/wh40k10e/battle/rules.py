@@ -49,6 +49,7 @@ from app.engine.wh40k10e.battle.commands import (
     RollOff,
     ScoutMove,
     Shoot,
+    StartMove,
     UseStratagem,
 )
 from app.engine.wh40k10e.battle.eligibility import (
@@ -82,6 +83,7 @@ from app.engine.wh40k10e.battle.events import (
     MatchCreated,
     ModelsRemoved,
     MortalWoundsInflicted,
+    MoveStarted,
     ObjectivePlaced,
     PresenceReported,
     ReactionWindowClosed,
@@ -444,37 +446,52 @@ def _engaged_with_ground(s: BattleState, unit: str) -> bool:
     return any(not _aircraft(s, e) for e in s.engaged_units(unit))
 
 
-def _move(b: Builder, cmd: Move) -> None:
+def _check_move(b: Builder, unit: str, mode: MoveMode, *, left_battlefield: bool) -> None:
+    """What a ``mode`` move of ``unit`` needs, checked when it is announced or made."""
     need_phase(b, Phase.MOVEMENT)
     need_active(b)
     no_pending(b)
     if b.state.step is not Step.MOVE_UNITS:
         raise refuse(Code.WRONG_STEP, "the Reinforcements step has begun: no more moves this phase")
-    u = need_own(b, cmd.unit)
-    need_alive(b, cmd.unit)
+    u = need_own(b, unit)
+    need_alive(b, unit)
     s = b.state
-    group = s.group(cmd.unit)
-    name = s.specs[cmd.unit].name
+    name = s.specs[unit].name
     if u.move is not None or u.arrived:
         raise refuse(Code.ALREADY_MOVED, f"{name} has already moved this phase")
-    mode = cmd.mode
-    air = _aircraft(s, cmd.unit)
+    air = _aircraft(s, unit)
     if air and mode is not MoveMode.NORMAL:
         raise refuse(Code.AIRCRAFT_MOVE, "an Aircraft can only make a Normal move [L4064-4066]")
-    if cmd.left_battlefield and not air:
+    if left_battlefield and not air:
         raise refuse(Code.AIRCRAFT_MOVE, "only an Aircraft leaves the battlefield by moving")
-    engaged = _engaged_with_ground(s, cmd.unit)
+    engaged = _engaged_with_ground(s, unit)
     if mode in (MoveMode.NORMAL, MoveMode.ADVANCE) and engaged and not air:
         raise refuse(
             Code.UNIT_ENGAGED,
             f"{name} is within Engagement Range: it can only Remain Stationary or Fall Back",
         )
-    if mode is MoveMode.FALL_BACK and not s.engaged(cmd.unit):
+    if mode is MoveMode.FALL_BACK and not s.engaged(unit):
         raise refuse(
             Code.NOT_ENGAGED, f"{name} is not within Engagement Range: nothing to fall back from"
         )
     if mode is MoveMode.REMAIN_STATIONARY and u.disembarked:
         raise refuse(Code.CANNOT_REMAIN_STATIONARY, f"{name} disembarked this phase and must move")
+
+
+def _start_move(b: Builder, cmd: StartMove) -> None:
+    """[L3422-3444]: Fire Overwatch may answer a unit that starts a Normal, Advance or Fall
+    Back move; the player announces it, the ``move`` follows."""
+    if cmd.mode is MoveMode.REMAIN_STATIONARY:
+        raise refuse(Code.BAD_COMMAND, "a unit that Remains Stationary does not start a move")
+    _check_move(b, cmd.unit, cmd.mode, left_battlefield=False)
+    b.emit(MoveStarted(b.state.group(cmd.unit), cmd.mode))
+
+
+def _move(b: Builder, cmd: Move) -> None:
+    mode = cmd.mode
+    _check_move(b, cmd.unit, mode, left_battlefield=cmd.left_battlefield)
+    s = b.state
+    group = s.group(cmd.unit)
     alive = sum(s.units[i].models_alive for i in group)
     if mode is not MoveMode.FALL_BACK and (cmd.crossing or cmd.casualties):
         raise refuse(Code.BAD_COMMAND, "Desperate Escape tests are only taken when Falling Back")
@@ -1098,6 +1115,7 @@ _COMMANDS: dict[type[Tagged], Callable[[Builder, Any], None]] = {
     EndScouts: _end_scouts,
     BattleShockTest: _battle_shock_test,
     GainCommandPoint: _gain_cp,
+    StartMove: _start_move,
     Move: _move,
     Disembark: _disembark,
     DisembarkFromDestroyedTransport: _disembark_destroyed,

@@ -122,6 +122,7 @@ class Effect(enum.StrEnum):
 
 
 class TriggerKind(enum.StrEnum):
+    MOVE_STARTED = "move_started"  # about to start a Normal, Advance or Fall Back move
     UNIT_MOVED = "unit_moved"  # Normal, Advance or Fall Back move
     UNIT_SET_UP = "unit_set_up"  # arrived from Reserves
     CHARGE_ROLLED = "charge_rolled"  # about to start its Charge move

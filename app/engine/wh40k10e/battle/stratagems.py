@@ -234,6 +234,7 @@ CORE_STRATAGEMS: tuple[StratagemSpec, ...] = (
         _MOVE_OR_CHARGE,
         frozenset(
             {
+                TriggerKind.MOVE_STARTED,
                 TriggerKind.UNIT_MOVED,
                 TriggerKind.UNIT_SET_UP,
                 TriggerKind.CHARGE_ROLLED,

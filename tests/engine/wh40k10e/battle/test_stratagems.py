@@ -20,6 +20,7 @@ from app.engine.wh40k10e.battle.commands import (
     Move,
     ReportEngagement,
     Shoot,
+    StartMove,
     UseStratagem,
 )
 from app.engine.wh40k10e.battle.state import Effect, MoveMode, Phase
@@ -233,3 +234,22 @@ def test_tank_shock(
         dice=dice,
     )  # Boyz T5: S6 rolls 8 dice
     assert t.unit("b-boyz").models_alive == 10 - mortal
+
+
+def test_fire_overwatch_when_an_enemy_unit_starts_a_move(
+    new_table: Callable[..., Table], setup_battle: Callable[..., None]
+) -> None:
+    """[L3422-3444]: "starts or ends" a move; ``start_move`` announces the start."""
+    t = new_table()
+    setup_battle(t, first="B")
+    goto(t, "A", "movement", round_=1)
+    t.refused(
+        "B", UseStratagem("fire_overwatch", unit="b-boyz", enemy="a-int"), "stratagem_no_trigger"
+    )
+    t.refused("B", StartMove("b-boyz", MoveMode.NORMAL), "not_your_turn")
+    t.refused("A", StartMove("a-int", MoveMode.REMAIN_STATIONARY), "bad_command")
+    t.do("A", StartMove("a-int", MoveMode.NORMAL))
+    t.do("B", UseStratagem("fire_overwatch", unit="b-boyz", enemy="a-int"))
+    assert Effect.OVERWATCH in t.unit("b-boyz").effects
+    assert t.unit("a-int").move is None  # the move itself follows the shooting
+    t.check_replay()
