@@ -88,17 +88,15 @@ def binomial(n: int, p: Fraction) -> FDict:
 
 
 def naive_casualties(attacks: int, p_wound: Fraction, fail: Fraction, models: int) -> FDict:
-    """Models destroyed among ``models`` 1-W models: wounds spread evenly [L1396], one save
-    each [L1407], a model dies if any of its saves fails."""
+    """Models destroyed among ``models`` identical 1-W models: their saves are rolled together
+    and each failed save removes one model, closest first [L1410] (ruling 14), so the dead are
+    the failed saves, at most the models there are."""
     wounds = binomial(attacks, p_wound)
     out: FDict = {}
     for k, pk in wounds.items():
-        q, r = divmod(k, models)
-        dead = convolve(
-            binomial(r, 1 - (1 - fail) ** (q + 1)), binomial(models - r, 1 - (1 - fail) ** q)
-        )
-        for d, pd in dead.items():
-            out[d] = out.get(d, F(0)) + pk * pd
+        for failed, pf in binomial(k, fail).items():
+            dead = min(failed, models)
+            out[dead] = out.get(dead, F(0)) + pk * pf
     return {k: v for k, v in out.items() if v}
 
 
