@@ -674,6 +674,22 @@ def describe(
     *,
     actor: str | None = None,
 ) -> str | None:
+    """One event as a short sentence (``None``: bookkeeping the timeline leaves out), with the
+    Feel No Pain dice rolled against its mortal wounds, if any [L1857-1869]."""
+    text = _describe(ev, units, names, me, actor=actor)
+    if text is not None and ev.get("fnp"):
+        text += " " + _("Feel No Pain: {dice}.").format(dice=_dice(ev.get("fnp")))
+    return text
+
+
+def _describe(
+    ev: Mapping[str, Any],
+    units: Mapping[str, str],
+    names: Mapping[str, str],
+    me: str,
+    *,
+    actor: str | None = None,
+) -> str | None:
     """One event as a short sentence (``None``: bookkeeping the timeline leaves out)."""
 
     def u(uid: object) -> str:
@@ -788,6 +804,24 @@ def describe(
         return ngettext(
             "{target} suffers {n} mortal wound.", "{target} suffers {n} mortal wounds.", n
         ).format(target=u(ev.get("target")), n=n)
+    if kind == "deadly_demise_rolled":
+        n = int(ev.get("explodes") or 0)
+        text = _("Deadly Demise of {unit}: {dice}.").format(
+            unit=u(ev.get("unit")), dice=_dice(ev.get("roll"))
+        )
+        if n:
+            text += " " + ngettext(
+                '{n} six: mortal wounds on the units within 6".',
+                '{n} sixes: mortal wounds on the units within 6".',
+                n,
+            ).format(n=n)
+        return text
+    if kind == "deadly_demise_resolved":
+        if not ev.get("units"):
+            return _('{unit} explodes: no unit within 6".').format(unit=u(ev.get("unit")))
+        return _('{unit} explodes: {units} within 6".').format(
+            unit=u(ev.get("unit")), units=us(ev["units"])
+        )
     if kind == "models_removed":
         n = len(ev.get("models", ()))
         return ngettext("{unit}: {n} model removed.", "{unit}: {n} models removed.", n).format(

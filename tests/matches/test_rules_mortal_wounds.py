@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 
 from app.engine.wh40k10e.army import BattleSize, Roster, RosterUnit
 from tests.matches.conftest import FakeArmies, Game, Player, setup_battle, start_match
+from tests.matches.test_web import state
 
 
 def marines() -> Roster:
@@ -116,5 +117,10 @@ def test_a_rhino_s_deadly_demise_through_the_api(
     assert models_alive(g.a, "b2") == 9  # 3 mortal wounds, two ignored on a 6
     assert wounds(g.a, "a3") == captain - 1  # D3 = 1 on the Captain (friendly fire)
     assert g.a.view()["pending"]["deadly_demise"] == []
+    page = state(g.a.client.get(f"/matches/{g.match_id}"))
+    lines = [li.text(strip=True) for li in page.css("#timeline li")]
+    assert any("Deadly Demise of Rhino: 6." in t and "1 six: mortal wounds" in t for t in lines)
+    assert any("Rhino explodes:" in t and 'Captain within 6"' in t for t in lines), lines
+    assert any("suffers 3 mortal wounds. Feel No Pain: 6 6 1." in t for t in lines), lines
     g.a.send({"type": "disembark_destroyed_transport", "unit": "a1"}, dice=[6] * 5)
     g.b.send({"type": "shoot", "unit": "b2", "targets": ["a3"]})
