@@ -125,14 +125,6 @@ def mission_and_size(mission_id: str, battle_size: str) -> tuple[Mission, int]:
     return mission, size.points
 
 
-# -- the battle cache -------------------------------------------------------------------------
-
-# One snapshot per match and version per process (app.matches.reads): replayed once, shared by
-# the refreshes and the stream wake-ups of that version, and put there by the write itself.
-battle_cache = reads.cache
-_envelope_json = reads.envelope_json
-
-
 def fork(battle: Battle) -> Battle:
     """A copy of ``battle`` that can execute commands without touching the original (the log
     list and undo stack are copied; the state and the envelopes are immutable values)."""
@@ -456,7 +448,7 @@ def cancel(db: Session, match: Match, caller: Caller) -> None:
     cache_key = (match.id, match.secret)
     match_id = match.id
     publisher = _publisher(db)
-    after_commit(db, lambda: battle_cache.discard(cache_key))
+    after_commit(db, lambda: reads.cache.discard(cache_key))
     after_commit(db, lambda: publisher(match_id, 0))
 
 
@@ -628,7 +620,7 @@ def _append(db: Session, match: Match, battle: Battle, new: Sequence[Envelope], 
     cache_key = (match.id, match.secret)
     match_id = match.id
     publisher = _publisher(db)
-    after_commit(db, lambda: battle_cache.put(cache_key, version, battle))
+    after_commit(db, lambda: reads.cache.put(cache_key, version, battle))
     after_commit(db, lambda: publisher(match_id, version))
     if status is MatchStatus.CONFIRMED and match.league_game_id is not None:
         _report_to_league(db, match, state)

@@ -20,16 +20,16 @@ from app.accounts.models import User
 from app.catalog.starter import starter_catalogue
 from app.engine.wh40k10e.army import BattleSize, Roster, RosterUnit
 from app.matches import armies as match_armies
-from app.matches import service
+from app.matches import reads, service
 from app.matches.models import Match, MatchStatus, OpponentKind
 from tests.support.web import api_token, csrf, html, register
 
 
 @pytest.fixture(autouse=True)
 def _fresh_cache() -> Iterator[None]:
-    service.battle_cache.clear()
+    reads.cache.clear()
     yield
-    service.battle_cache.clear()
+    reads.cache.clear()
 
 
 @pytest.fixture
@@ -161,7 +161,7 @@ def replay_view(db: Session, match_id: int, seat: str) -> dict[str, Any]:
     rows = db.execute(
         select(MatchEvent).where(MatchEvent.match_id == match_id).order_by(MatchEvent.seq)
     ).scalars()
-    battle = Battle([Envelope.from_json(service._envelope_json(r), EVENT_CODEC) for r in rows])
+    battle = Battle([Envelope.from_json(reads.envelope_json(r), EVENT_CODEC) for r in rows])
     db.commit()
     return battle.view(seat)
 
@@ -428,7 +428,7 @@ def committed_match(engine: Engine) -> Iterator[tuple[int, list[int]]]:
         service.join(s, match, _snapshot(orks()), user=users[1])
         s.commit()
         match_id, user_ids = match.id, [u.id for u in users]
-    service.battle_cache.clear()
+    reads.cache.clear()
     yield match_id, user_ids
     with Session(engine) as s:
         s.execute(delete(Match).where(Match.id == match_id))

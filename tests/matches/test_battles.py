@@ -286,7 +286,7 @@ def test_a_match_stored_before_per_slot_wounds_still_plays(
     existed) replay as before: every Boy and the Boss Nob at the unit's W1."""
     from sqlalchemy import select
 
-    from app.matches import service
+    from app.matches import reads
     from app.matches.models import Match, MatchEvent
 
     g = new_game()
@@ -312,7 +312,7 @@ def test_a_match_stored_before_per_slot_wounds_still_plays(
     event["setup"] = setup
     created.event = event
     db.flush()
-    service.battle_cache.clear()
+    reads.cache.clear()
     _to_shooting(g)
     boyz = unit(g.a.view(), "b2")
     assert (boyz["wounds"], boyz["max_wounds"]) == ([1] * 10, [1] * 10)
