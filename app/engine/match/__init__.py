@@ -6,7 +6,8 @@
 - :mod:`.dice`: rolls recorded with their seed, derived seeds, audits;
 - :mod:`.turns`: rounds / turns / phases / steps as data;
 - :mod:`.missions`: missions as data files (``data/missions``);
-- :mod:`.errors`: coded refusals.
+- :mod:`.errors`: coded refusals;
+- :mod:`.game`: ``MatchGame``, what every rule system's battle façade offers the match feature.
 """
 
 from app.engine.match.codec import (
@@ -21,6 +22,7 @@ from app.engine.match.codec import (
 from app.engine.match.dice import Roll, audit_roll, derive_seed, take_roll
 from app.engine.match.errors import LogError, Refusal, RefusalKind, StaleVersion
 from app.engine.match.events import Emitted, Envelope, Event, Undone, Viewer, visible_to
+from app.engine.match.game import GameStatus, MatchGame
 from app.engine.match.log import LOG_FORMAT, Decision, Match, Replayed, RuleBook, replay
 from app.engine.match.missions import Mission, MissionError, load_mission, load_missions
 from app.engine.match.turns import Advance, Boundary, PhaseSpec, TurnPosition, TurnStructure
@@ -34,10 +36,12 @@ __all__ = [
     "Emitted",
     "Envelope",
     "Event",
+    "GameStatus",
     "JsonObject",
     "JsonValue",
     "LogError",
     "Match",
+    "MatchGame",
     "Mission",
     "MissionError",
     "PhaseSpec",

@@ -20,6 +20,7 @@ from app.engine.match.codec import CodecError, JsonObject
 from app.engine.match.dice import Roll, audit_roll, derive_seed
 from app.engine.match.errors import Refusal, RefusalKind
 from app.engine.match.events import Envelope, Viewer
+from app.engine.match.game import GameStatus
 from app.engine.match.log import Match
 from app.engine.roller import Roller
 from app.engine.wh40k10e.battle.commands import (
@@ -35,7 +36,7 @@ from app.engine.wh40k10e.battle.eligibility import head
 from app.engine.wh40k10e.battle.events import AttackResolved
 from app.engine.wh40k10e.battle.rules import RULE_BOOK, CreateMatch
 from app.engine.wh40k10e.battle.setup import MatchSetup, Seat
-from app.engine.wh40k10e.battle.state import BattleState
+from app.engine.wh40k10e.battle.state import BattleState, Stage
 from app.engine.wh40k10e.battle.views import legal_actions, render
 
 __all__ = ["Battle", "command_from_json", "command_seed", "roll_identity"]
@@ -106,7 +107,9 @@ def command_seed(
 
 
 class Battle:
-    """One 10th-edition match: its log, its state, its views."""
+    """One 10th-edition match: its log, its state, its views.
+
+    Satisfies :class:`app.engine.match.game.MatchGame` (ADR 0013)."""
 
     def __init__(self, envelopes: Iterable[Envelope] = ()) -> None:
         self.match: Match[BattleState] = Match(RULE_BOOK, envelopes)
@@ -191,10 +194,40 @@ class Battle:
     def export_log(self) -> JsonObject:
         return self.match.export_log()
 
+    def status(self) -> GameStatus:
+        """Where the battle stands, in the match feature's shared words."""
+        state = self.state
+        stage = state.stage
+        scores = {str(seat): p.vp for seat, p in state.players.items()}
+        if stage is Stage.ENDED:
+            players = state.players.values()
+            winner = None
+            if state.result is not None:
+                winner = str(state.result.winner) if state.result.winner else "draw"
+            return GameStatus(
+                "ended",
+                confirmed=bool(players) and all(p.result == "confirmed" for p in players),
+                winner=winner,
+                scores=scores,
+                round=state.round,
+            )
+        return GameStatus(
+            "battle" if stage is Stage.BATTLE else "setup", scores=scores, round=state.round
+        )
+
     def export_json(self) -> str:
         return self.match.export_json()
 
     # -- writing ----------------------------------------------------------------------------
+
+    @classmethod
+    def decode(cls, data: object) -> Command:
+        """The command in ``data``; a malformed one is a 422 refusal."""
+        return command_from_json(data)
+
+    def command_seed(self, secret: str | bytes, command: Command, seat: str | None = None) -> int:
+        """The undo-stable seed of ``command`` here (:func:`roll_identity`)."""
+        return command_seed(secret, self.state, command, seat)
 
     def execute(
         self,
