@@ -35,6 +35,7 @@ __all__ = [
     "PassEnded",
     "StageEntered",
     "StarterChosen",
+    "SweepRolled",
     "TurnBegan",
     "TurnEnded",
 ]
@@ -148,6 +149,20 @@ class StageEntered(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class SweepRolled(Event):
+    """The sweeping-advance roll-off of a unit that failed its morale test to shooting while
+    ``assaulter`` holds an Assault order against it in the pass (Dyn [L243-L247]): 1D6 + I
+    each, caught on a total <= the assaulter's (PEN [L1258]). Caught, it is not destroyed: it
+    turns to face the assault (no longer retreating); escaped, it falls back."""
+
+    kind: ClassVar[str] = "sweep_rolled"
+    unit: str
+    assaulter: str
+    roll: Roll
+    caught: bool
+
+
+@dataclass(frozen=True, slots=True)
 class TurnEnded(Event):
     kind: ClassVar[str] = "turn_ended"
     turn: int
@@ -167,6 +182,7 @@ OWN_EVENTS = (
     PassEnded,
     StageEntered,
     TurnEnded,
+    SweepRolled,
 )
 
 EVENT_CODEC = TaggedCodec("event", [*PEN_EVENTS.classes(), *OWN_EVENTS])

@@ -17,6 +17,7 @@ from app.engine.dynamics.events import (
     PassEnded,
     StageEntered,
     StarterChosen,
+    SweepRolled,
     TurnBegan,
     TurnEnded,
 )
@@ -105,6 +106,7 @@ def _begin_turn(state: DynamicsState, turn: int) -> DynamicsState:
         pass_start={},
         shot_losses={},
         morale_done=frozenset(),
+        rolls={},
     )
 
 
@@ -171,6 +173,16 @@ def _pen(state: DynamicsState, event: Event) -> DynamicsState:
 
 
 def evolve(state: DynamicsState, event: Event) -> DynamicsState:
+    state = _evolve(state, event)
+    unit = getattr(event, "unit", None)
+    if isinstance(unit, str) and event.rolled_dice():
+        rolls = dict(state.rolls)
+        rolls[unit] = rolls.get(unit, 0) + 1
+        state = replace(state, rolls=rolls)
+    return state
+
+
+def _evolve(state: DynamicsState, event: Event) -> DynamicsState:
     match event:
         case DynamicsCreated(setup=setup):
             battle = pen_evolve(state.battle, BattleCreated(setup.battle))
@@ -223,4 +235,9 @@ def evolve(state: DynamicsState, event: Event) -> DynamicsState:
             return replace(state, pass_start={}, shot_losses={}, morale_done=frozenset())
         case TurnEnded(turn=turn):
             return _end_turn(state, turn)
+        case SweepRolled(unit=unit, caught=True):
+            me = replace(state.battle.units[unit], retreating=False)
+            return replace(state, battle=state.battle.with_unit(me))
+        case SweepRolled():
+            return state
     return _pen(state, event)

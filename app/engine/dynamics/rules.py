@@ -39,6 +39,7 @@ from app.engine.dynamics.events import (
     PassEnded,
     StageEntered,
     StarterChosen,
+    SweepRolled,
     TurnBegan,
     TurnEnded,
 )
@@ -342,7 +343,14 @@ def _place(out: _Out, cmd: PlaceOrder, actor: str, secret: str | bytes | None) -
     if me.locked and not me.retreating and cmd.order is not Order.ASSAULT:
         raise refuse("assault_only", "a unit locked in combat takes an Assault order (D8)")
     if secret is None:
-        raise refuse("no_secret", "this match has no secret to seal orders with")
+        # the match layer seeds the command from its secret (DynamicsBattle.command_seed)
+        if out.roller.seed is None:
+            raise refuse(
+                "seed_needed",
+                "an order is sealed with the match's seed for it: send it without dice",
+                kind=RefusalKind.INPUT,
+            )
+        secret = f"seed:{out.roller.seed}"
     nonce = order_nonce(secret, s.turn, cmd.unit, s.placements)
     out.emit(
         OrderCommitted(actor, cmd.unit, s.turn, commitment(s.turn, cmd.unit, cmd.order, nonce))
@@ -563,7 +571,22 @@ def _fight(out: _Out, cmd: Fight, actor: str) -> None:
         raise refuse("no_assault", "an Assault order fights its declared target [L90]")
     if slot.rounds >= 1:
         raise refuse("one_round", "an Assault order fights one round [L92]")
-    battle = _synthetic(s, actor, Phase.ASSAULT, restore=(cmd.unit, cmd.target))
+    theirs = s.slots.get(cmd.target)
+    second = (
+        theirs is not None
+        and theirs.order is Order.ASSAULT
+        and theirs.declaration.target == cmd.unit
+        and theirs.rounds >= 1
+    )
+    if second:
+        # the second round of a mutual assault (or of a locked combat whose two sides hold
+        # Assault orders): only if both held [L305], pending casualties removed first [L239],
+        # no charge bonus [L96]; the PEN engine's one-combat-a-phase flag is reset for it
+        battle = _synthetic(s, actor, Phase.ASSAULT)
+        for who in (cmd.unit, cmd.target):
+            battle = battle.with_unit(replace(battle.units[who], fought=False, charged=False))
+    else:
+        battle = _synthetic(s, actor, Phase.ASSAULT, restore=(cmd.unit, cmd.target))
     real = s.battle.units
 
     def fix(event: Event) -> Event:
@@ -619,6 +642,47 @@ def _deferred_morale(out: _Out, final: bool) -> None:
         if not final and _shooters_left(out.state, unit):
             continue
         _ld_test(out, unit, "morale", 1 if 2 * lost >= base else 0)
+        if out.state.battle.units[unit].retreating:
+            _sweep(out, unit)
+
+
+def _majority_initiative(s: DynamicsState, unit: str) -> int:
+    me = s.battle.units[unit]
+    profile = profile_of(s.battle.unit_spec(unit), max(me.models, 1))
+    return int(getattr(profile, "initiative", None) or 1)
+
+
+def _sweep(out: _Out, unit: str) -> None:
+    """A unit that fails its morale test to shooting while an enemy holds an Assault order
+    against it in this pass: the sweeping-advance roll-off, as if it fled a lost combat
+    (Dyn [L243]; PEN [L1258]: 1D6 + I each, caught on <=). Several assaulters roll in turn,
+    in the order of their units' ids, until one catches it (dynamics rulings D17)."""
+    s = out.state
+    me = s.battle.units[unit]
+    if bool({str(Rule.ATSKNF)} & me.rules):
+        return  # always falls back safely (PEN [L418])
+    assaulters = sorted(
+        x.unit
+        for x in s.slots.values()
+        if x.step == s.step
+        and x.revealed
+        and not x.resolved
+        and x.order is Order.ASSAULT
+        and x.declaration.target == unit
+        and s.battle.units[x.unit].on_table
+        and not s.battle.units[x.unit].retreating
+    )
+    for assaulter in assaulters:
+        start = len(out.roller.records)
+        caught = rolls.roll_off_procedure(
+            out.roller,
+            _majority_initiative(out.state, assaulter),
+            _majority_initiative(out.state, unit),
+            f"sweeping advance {assaulter} on {unit}",
+        )
+        out.emit(SweepRolled(unit, assaulter, take_roll(out.roller, start), caught))
+        if caught:
+            return
 
 
 def _end_order(out: _Out, cmd: EndOrder, actor: str) -> None:

@@ -78,6 +78,7 @@ class DynamicsState:
     morale_done: frozenset[str] = frozenset()
     scouted: frozenset[str] = frozenset()
     effects: Mapping[str, int] = field(default_factory=dict)  # shaken/stunned: turn inflicted
+    rolls: Mapping[str, int] = field(default_factory=dict)  # dice events per unit this turn
 
     def with_slot(self, slot: Slot) -> DynamicsState:
         slots = dict(self.slots)

@@ -29,7 +29,9 @@ def seen_by(battle: DynamicsBattle, seat: str) -> str:
         "view": battle.view(seat),
         "log": battle.log_json(seat),
         "export": battle.export_for(seat),
-        "audit": battle.audit(seat),
+        "audit": battle.audit(),
+        "actions": battle.legal_actions(seat),
+        "status": repr(battle.status()),
     }
     return HEX.sub("<hex>", json.dumps(material, sort_keys=True))
 
@@ -88,7 +90,9 @@ def test_hidden_orders_never_reach_the_opponent(
     second, seen_second = play(two, b_orders, times)
     assert seen_first == seen_second  # B learns nothing of A's choices before their reveal
     for battle in (first, second):
-        raw = json.dumps([battle.view("B"), battle.log_json("B"), battle.audit("B")])
+        raw = json.dumps(
+            [battle.view("B"), battle.log_json("B"), battle.audit(), battle.legal_actions("B")]
+        )
         for unit in ("tac", "dev"):
             slot = battle.state.slots[unit]
             assert slot.nonce not in raw

@@ -1,0 +1,165 @@
+"""The legal actions of a seat in a Dynamics battle, at every step of the common turn.
+
+Each entry is ``{"command": {...}}`` for a complete command, with ``"needs"`` listing the
+fields the player states at the table (inches, weapon, distance...). A complete command is
+listed only if the rule book accepts it now: it is tried on the current state (a refusal
+leaves it out; running out of dice means it is legal and rolls). A command that needs a
+table measure is tried with a neutral stand-in value (0 inches, the first weapon)."""
+
+from __future__ import annotations
+
+from app.engine.dynamics.commands import (
+    COMMAND_CODEC,
+    ChooseStarter,
+    EndOrder,
+    LockOrders,
+    PlaceOrder,
+    Postpone,
+    RevealOrder,
+    RollAdvantage,
+    StartTurn,
+)
+from app.engine.dynamics.evolve import remaining
+from app.engine.dynamics.orders import Order
+from app.engine.dynamics.rules import decide
+from app.engine.dynamics.state import DynamicsState, DynStage
+from app.engine.errors import DiceExhausted
+from app.engine.match.codec import JsonObject, Tagged
+from app.engine.match.errors import Refusal
+from app.engine.pen.battle.commands import Arrive, Charge, Fight, Move, Shoot
+from app.engine.pen.battle.setup import SEATS
+from app.engine.pen.battle.state import Speed
+from app.engine.pen.battle.views import legal_actions as pen_legal_actions
+from app.engine.roller import Roller
+
+__all__ = ["legal_actions"]
+
+_PROBE_NONCE_KEY = "legal-actions-probe"  # seals nothing: the probe is thrown away
+
+
+def _legal(state: DynamicsState, command: Tagged, seat: str) -> bool:
+    try:
+        decide(state, command, seat, Roller.from_values(()), _PROBE_NONCE_KEY)
+    except DiceExhausted:
+        return True
+    except Refusal:
+        return False
+    return True
+
+
+def _entry(command: Tagged, needs: tuple[str, ...] = ()) -> JsonObject:
+    out: JsonObject = {"command": COMMAND_CODEC.encode(command)}
+    if needs:
+        out["needs"] = list(needs)
+    return out
+
+
+def _advantage(state: DynamicsState, seat: str) -> list[JsonObject]:
+    """The advantage test of a step, or the winner's choice of who starts."""
+    if state.advantage and not state.to_act:
+        if seat != state.advantage:
+            return []
+        return [_entry(ChooseStarter(s)) for s in SEATS]
+    if state.to_act or state.stage not in (DynStage.REVEAL, DynStage.RESOLVE):
+        return []
+    return [
+        _entry(RollAdvantage(spend))
+        for spend in (False, True)
+        if _legal(state, RollAdvantage(spend), seat)
+    ]
+
+
+def _reveal(state: DynamicsState, seat: str) -> list[JsonObject]:
+    out: list[JsonObject] = []
+    enemies = sorted(u.id for u in state.battle.units.values() if u.seat != seat and u.on_table)
+    for unit in remaining(state, seat):
+        order = state.slots[unit].order
+        candidates: list[RevealOrder] = []
+        if order in (Order.FIRE, Order.ASSAULT):
+            candidates = [RevealOrder(unit, target=t) for t in enemies]
+        elif order is Order.TACTICAL_MOVE:
+            candidates = [RevealOrder(unit), *(RevealOrder(unit, target=t) for t in enemies)]
+        elif order is Order.FORCED_MARCH:
+            candidates = [RevealOrder(unit)]
+        elif order is Order.DEEP_STRIKE:
+            candidates = [
+                RevealOrder(unit, mode="run"),
+                *(RevealOrder(unit, target=t, mode="shoot") for t in enemies),
+            ]
+        out.extend(_entry(c) for c in candidates if _legal(state, c, seat))
+    return out
+
+
+def _resolve(state: DynamicsState, seat: str) -> list[JsonObject]:
+    out: list[JsonObject] = []
+    units = [state.active] if state.active else remaining(state, seat)
+    for unit in units:
+        slot = state.slots[unit]
+        target = slot.declaration.target
+        for speed in Speed:
+            move = Move(unit, speed)
+            if _legal(state, move, seat):
+                out.append(_entry(move, () if speed is Speed.STATIONARY else ("inches",)))
+        if target:
+            spec = state.battle.unit_spec(unit)
+            for weapon in spec.weapons:
+                shot = Shoot(unit, target, weapon.name, 0, half_range=True)
+                if _legal(state, shot, seat):
+                    entry = _entry(Shoot(unit, target, weapon.name, 0))
+                    entry["needs"] = ["range_inches", "half_range"]
+                    out.append(entry)
+            charge = Charge(unit, target, 0)
+            if _legal(state, charge, seat):
+                out.append(_entry(charge, ("distance",)))
+            fight = Fight(unit, target)
+            if _legal(state, fight, seat):
+                out.append(_entry(fight))
+        for other in (Postpone(unit), EndOrder(unit)):
+            if _legal(state, other, seat):
+                out.append(_entry(other))
+    return out
+
+
+def legal_actions(state: DynamicsState, seat: str) -> list[JsonObject]:
+    """What ``seat`` may send now (dice commands included: they are legal, they roll)."""
+    if seat not in SEATS or state.setup is None:
+        return []
+    stage = state.stage
+    if stage is DynStage.SETUP or stage is DynStage.OVER:
+        codec_kinds = set(COMMAND_CODEC.kinds())
+        return [
+            entry
+            for entry in pen_legal_actions(state.battle, seat)
+            if isinstance(entry.get("command"), dict)
+            and entry["command"].get("type") in codec_kinds  # type: ignore[union-attr]
+        ]
+    if stage is DynStage.TURN_START:
+        return [_entry(StartTurn())]
+    if stage is DynStage.ARRIVALS:
+        if not state.to_act:
+            return [_entry(ChooseStarter(s)) for s in SEATS] if seat == state.advantage else []
+        if state.to_act != seat:
+            return []
+        return [
+            _entry(Arrive(unit), ("speed", "inches", "edge"))
+            for unit in remaining(state, seat)
+            if _legal(state, Arrive(unit), seat)
+        ]
+    if stage is DynStage.PLACEMENT:
+        if seat in state.locked:
+            return []
+        out = [
+            _entry(PlaceOrder(unit, order))
+            for unit in state.needs_order(seat)
+            for order in Order
+            if _legal(state, PlaceOrder(unit, order), seat)
+        ]
+        if _legal(state, LockOrders(), seat):
+            out.append(_entry(LockOrders()))
+        return out
+    out = _advantage(state, seat)
+    if state.to_act != seat:
+        return out
+    if stage is DynStage.REVEAL:
+        return out + _reveal(state, seat)
+    return out + _resolve(state, seat)
