@@ -1,0 +1,164 @@
+"""The commands a seat sends to a Black Reach battle (``{"type": kind, ...}`` in JSON)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from app.engine.black_reach.battle.setup import BattleSetup
+from app.engine.black_reach.turn import TokenKind
+from app.engine.match.codec import Tagged, TaggedCodec
+
+__all__ = [
+    "COMMAND_CODEC",
+    "ApproveUndo",
+    "Assault",
+    "Command",
+    "ConfirmResult",
+    "CreateBattle",
+    "EndReserve",
+    "Hold",
+    "Move",
+    "OrderSpec",
+    "PlaceOrders",
+    "RefuseUndo",
+    "ReserveMove",
+    "Shoot",
+    "Step",
+    "Undo",
+]
+
+
+class Command(Tagged):
+    __slots__ = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """Where the unit stands after one step of a move: its anchor square and facing (a
+    1-square unit's facing may be left out: it keeps the one it had)."""
+
+    x: int
+    y: int
+    facing: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class OrderSpec:
+    """A token placed face down on a unit: numbered (``number`` 1..n), special or bluff.
+    ``nonce`` salts its public commitment (the façade draws one when it is empty)."""
+
+    unit: str
+    kind: TokenKind = TokenKind.NUMBERED
+    number: int = 0
+    nonce: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class CreateBattle(Command):
+    kind: ClassVar[str] = "create_battle"
+    setup: BattleSetup
+
+
+@dataclass(frozen=True, slots=True)
+class PlaceOrders(Command):
+    """The seat's Order tokens for this turn, all at once (it is then done placing)."""
+
+    kind: ClassVar[str] = "place_orders"
+    orders: tuple[OrderSpec, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Move(Command):
+    """Reveal the unit's token and make a Movement Action along ``path``."""
+
+    kind: ClassVar[str] = "move"
+    unit: str
+    path: tuple[Step, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Shoot(Command):
+    """Reveal the unit's token and shoot ``target`` (a suppression fire if asked)."""
+
+    kind: ClassVar[str] = "shoot"
+    unit: str
+    target: str
+    suppression: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Assault(Command):
+    """Reveal the unit's token, move along ``path`` to a square next to ``target`` (empty:
+    it is already there) and assault it, with the declared ``supporters``."""
+
+    kind: ClassVar[str] = "assault"
+    unit: str
+    target: str
+    path: tuple[Step, ...] = ()
+    supporters: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Hold(Command):
+    """Reveal the unit's token and do nothing (also how a token on a destroyed or Activated
+    unit is played: revealed with no effect)."""
+
+    kind: ClassVar[str] = "hold"
+    unit: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReserveMove(Command):
+    """Reserve phase: a unit with no numbered or Special token and no Activated marker
+    moves."""
+
+    kind: ClassVar[str] = "reserve_move"
+    unit: str
+    path: tuple[Step, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class EndReserve(Command):
+    kind: ClassVar[str] = "end_reserve"
+
+
+@dataclass(frozen=True, slots=True)
+class ConfirmResult(Command):
+    kind: ClassVar[str] = "confirm_result"
+
+
+@dataclass(frozen=True, slots=True)
+class Undo(Command):
+    kind: ClassVar[str] = "undo"
+
+
+@dataclass(frozen=True, slots=True)
+class ApproveUndo(Command):
+    kind: ClassVar[str] = "approve_undo"
+    batch: int
+
+
+@dataclass(frozen=True, slots=True)
+class RefuseUndo(Command):
+    kind: ClassVar[str] = "refuse_undo"
+    batch: int
+
+
+COMMAND_CODEC = TaggedCodec(
+    "command",
+    (
+        CreateBattle,
+        PlaceOrders,
+        Move,
+        Shoot,
+        Assault,
+        Hold,
+        ReserveMove,
+        EndReserve,
+        ConfirmResult,
+        Undo,
+        ApproveUndo,
+        RefuseUndo,
+    ),
+)

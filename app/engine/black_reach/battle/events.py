@@ -1,0 +1,229 @@
+"""The events of a Black Reach battle. Each carries what ``evolve`` needs, dice included
+(``roll``, with its seed), and the results as the values they leave (face, Hit Points,
+markers), so replay never re-computes a roll."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import ClassVar
+
+from app.engine.black_reach.battle.commands import Step
+from app.engine.black_reach.battle.setup import BattleSetup
+from app.engine.black_reach.battle.state import SecretOrder
+from app.engine.black_reach.turn import Token
+from app.engine.match.codec import TaggedCodec
+from app.engine.match.dice import Roll
+from app.engine.match.events import Event
+
+__all__ = [
+    "EVENT_CODEC",
+    "ActivationEnded",
+    "AssaultResolved",
+    "BattleCreated",
+    "BattleEnded",
+    "ForcedMove",
+    "OrderRevealed",
+    "OrdersCommitted",
+    "OrdersPlaced",
+    "ReserveEnded",
+    "ResultConfirmed",
+    "StepsTaken",
+    "SuppressedPlaced",
+    "TurnEnded",
+    "TurnStarted",
+    "UnitMoved",
+    "UnitShot",
+    "UnitsActivated",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class BattleCreated(Event):
+    kind: ClassVar[str] = "battle_created"
+    undoable: ClassVar[bool] = False
+    setup: BattleSetup
+
+
+@dataclass(frozen=True, slots=True)
+class TurnStarted(Event):
+    """The Order phase of ``turn``: the Initiative side and the tokens each side takes."""
+
+    kind: ClassVar[str] = "turn_started"
+    undoable: ClassVar[bool] = False
+    turn: int
+    initiative: str
+    other: str
+    pools: Mapping[str, tuple[Token, ...]]
+
+
+@dataclass(frozen=True, slots=True)
+class OrdersPlaced(Event):
+    """The side's face-down tokens (only its own seat sees this event)."""
+
+    kind: ClassVar[str] = "orders_placed"
+    side: str
+    orders: tuple[SecretOrder, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class OrdersCommitted(Event):
+    """What everybody sees: which units carry a face-down token, and its SHA-256 commitment."""
+
+    kind: ClassVar[str] = "orders_committed"
+    side: str
+    commitments: Mapping[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class OrderRevealed(Event):
+    kind: ClassVar[str] = "order_revealed"
+    side: str
+    unit: str
+    token: Token
+    nonce: str
+
+
+@dataclass(frozen=True, slots=True)
+class UnitMoved(Event):
+    kind: ClassVar[str] = "unit_moved"
+    unit: str
+    path: tuple[Step, ...]
+    cost: int
+    reserve: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class UnitShot(Event):
+    """A Shooting Action: the numbers of the §3.7 pipeline and its outcome."""
+
+    kind: ClassVar[str] = "unit_shot"
+    unit: str
+    target: str
+    suppression: bool
+    roll: Roll
+    cv: int
+    modified_cv: int
+    penalties: int
+    long_range: bool
+    sight: str
+    dv: int
+    final: int
+    outcome: str  # miss / step / coup_double, or suppressed_<n>
+
+
+@dataclass(frozen=True, slots=True)
+class AssaultResolved(Event):
+    kind: ClassVar[str] = "assault_resolved"
+    unit: str
+    target: str
+    supporters: tuple[str, ...]
+    start: Step
+    roll: Roll  # the attacker's dice first, then the defender's
+    attacker_dice: int
+    attacker_total: int
+    defender_total: int
+    outcome: str
+
+
+@dataclass(frozen=True, slots=True)
+class StepsTaken(Event):
+    """A counter took step losses: what it shows afterwards."""
+
+    kind: ClassVar[str] = "steps_taken"
+    unit: str
+    steps: int
+    hit_points_used: int
+    face: str
+    hit_points: int
+    flipped: bool
+    destroyed: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SuppressedPlaced(Event):
+    kind: ClassVar[str] = "suppressed_placed"
+    unit: str
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class UnitsActivated(Event):
+    """Activated markers (assault supporters): the units cannot act this turn."""
+
+    kind: ClassVar[str] = "units_activated"
+    units: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ForcedMove(Event):
+    """A Forced Move (not a Movement Action): retreats, returns, taking the square."""
+
+    kind: ClassVar[str] = "forced_move"
+    unit: str
+    to: Step
+    why: str
+
+
+@dataclass(frozen=True, slots=True)
+class ActivationEnded(Event):
+    kind: ClassVar[str] = "activation_ended"
+
+
+@dataclass(frozen=True, slots=True)
+class ReserveEnded(Event):
+    kind: ClassVar[str] = "reserve_ended"
+    side: str
+
+
+@dataclass(frozen=True, slots=True)
+class TurnEnded(Event):
+    """End of the Reserve phase: one Suppressed marker off each unit that had one, the VP of
+    the end-of-turn check, and who holds the Initiative next."""
+
+    kind: ClassVar[str] = "turn_ended"
+    undoable: ClassVar[bool] = False
+    turn: int
+    unsuppressed: tuple[str, ...]
+    vp: Mapping[str, int]
+    initiative: str
+
+
+@dataclass(frozen=True, slots=True)
+class BattleEnded(Event):
+    kind: ClassVar[str] = "battle_ended"
+    undoable: ClassVar[bool] = False
+    winner: str | None
+    reason: str
+    vp: Mapping[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class ResultConfirmed(Event):
+    kind: ClassVar[str] = "result_confirmed"
+    undoable: ClassVar[bool] = False
+    seat: str
+
+
+EVENT_CODEC = TaggedCodec(
+    "event",
+    (
+        BattleCreated,
+        TurnStarted,
+        OrdersPlaced,
+        OrdersCommitted,
+        OrderRevealed,
+        UnitMoved,
+        UnitShot,
+        AssaultResolved,
+        StepsTaken,
+        SuppressedPlaced,
+        UnitsActivated,
+        ForcedMove,
+        ActivationEnded,
+        ReserveEnded,
+        TurnEnded,
+        BattleEnded,
+        ResultConfirmed,
+    ),
+)

@@ -1,0 +1,155 @@
+"""``evolve``: one event applied to the state (pure; the replay of the log is the state)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from app.engine.black_reach.armies import groups
+from app.engine.black_reach.battle.commands import Step
+from app.engine.black_reach.battle.events import (
+    ActivationEnded,
+    AssaultResolved,
+    BattleCreated,
+    BattleEnded,
+    ForcedMove,
+    OrderRevealed,
+    OrdersCommitted,
+    OrdersPlaced,
+    ReserveEnded,
+    ResultConfirmed,
+    StepsTaken,
+    SuppressedPlaced,
+    TurnEnded,
+    TurnStarted,
+    UnitMoved,
+    UnitsActivated,
+    UnitShot,
+)
+from app.engine.black_reach.battle.setup import parse_setup
+from app.engine.black_reach.battle.state import BattleState, Stage, UnitState
+from app.engine.black_reach.board import Square
+from app.engine.black_reach.forces import FaceKind, fresh_state
+from app.engine.black_reach.los import Facing
+from app.engine.black_reach.movement import Footprint, Placement
+from app.engine.black_reach.turn import end_activation, lock, place, reveal, start_turn
+from app.engine.match.events import Event
+
+__all__ = ["counter_id", "evolve", "placement_of"]
+
+
+def counter_id(uid: str) -> str:
+    """The catalogue id of a unit uid (``<side>:<tile path>/<n>:<counter>``)."""
+    return uid.rsplit(":", 1)[1]
+
+
+def placement_of(step: Step, footprint: int, previous: Facing = Facing.N) -> Placement:
+    """The placement a step describes (raises ValueError/KeyError on a bad facing)."""
+    facing = Facing[step.facing] if step.facing is not None else previous
+    return Placement(Square(step.x, step.y), facing, Footprint(footprint))
+
+
+def _created(state: BattleState, event: BattleCreated) -> BattleState:
+    setup = event.setup
+    scenario = parse_setup(setup)
+    deployed = {d.unit: d for d in setup.deployment}
+    units: dict[str, UnitState] = {}
+    all_groups = {}
+    for side in scenario.sides:
+        for group in groups(side.army, scenario.catalogue, side.id):
+            all_groups[group.id] = group
+            for uid in group.units:
+                counter = scenario.catalogue.counters[counter_id(uid)]
+                d = deployed.get(uid)
+                face = FaceKind(d.face) if d is not None and d.face else None
+                placement = placement_of(Step(d.x, d.y, d.facing), counter.footprint) if d else None
+                units[uid] = UnitState(uid, side.id, counter, fresh_state(counter, face), placement)
+    return replace(
+        state,
+        stage=Stage.BATTLE,
+        scenario=scenario,
+        seats=dict(setup.seats),
+        units=units,
+        groups=all_groups,
+        vp={s.id: 0 for s in scenario.sides},
+    )
+
+
+def _unit(state: BattleState, uid: str, **changes: object) -> BattleState:
+    return replace(state, units={**state.units, uid: replace(state.units[uid], **changes)})  # type: ignore[arg-type]
+
+
+def _moved(state: BattleState, uid: str, step: Step) -> BattleState:
+    u = state.units[uid]
+    previous = u.placement.facing if u.placement is not None else Facing.N
+    return _unit(state, uid, placement=placement_of(step, u.counter.footprint, previous))
+
+
+def evolve(state: BattleState, event: Event) -> BattleState:
+    if isinstance(event, BattleCreated):
+        return _created(state, event)
+    if isinstance(event, TurnStarted):
+        return replace(
+            state,
+            turn=start_turn(event.turn, event.initiative, event.other, event.pools),
+            secret={event.initiative: {}, event.other: {}},
+            activated=frozenset(),
+            acted=frozenset(),
+            rolls={},
+            reserve_done=frozenset(),
+        )
+    assert state.turn is not None or isinstance(event, BattleEnded | ResultConfirmed)
+    if isinstance(event, OrdersPlaced):
+        return replace(
+            state, secret={**state.secret, event.side: {o.unit: o for o in event.orders}}
+        )
+    if isinstance(event, OrdersCommitted):
+        assert state.turn is not None
+        turn = state.turn
+        for unit, digest in event.commitments.items():
+            turn = place(turn, event.side, unit, digest)
+        return replace(state, turn=lock(turn, event.side))
+    if isinstance(event, OrderRevealed):
+        assert state.turn is not None
+        turn = reveal(state.turn, event.side, event.unit, event.token, event.nonce)
+        return replace(state, turn=turn, acted=state.acted | {event.unit})
+    if isinstance(event, UnitMoved):
+        state = _moved(state, event.unit, event.path[-1]) if event.path else state
+        return replace(state, acted=state.acted | {event.unit})
+    if isinstance(event, UnitShot | AssaultResolved):
+        rolls = {**state.rolls, event.unit: state.rolls.get(event.unit, 0) + 1}
+        return replace(state, rolls=rolls)
+    if isinstance(event, StepsTaken):
+        u = state.units[event.unit]
+        status = replace(
+            u.status,
+            face=FaceKind(event.face),
+            hit_points=event.hit_points,
+            destroyed=event.destroyed,
+        )
+        state = _unit(state, event.unit, status=status)
+        if event.destroyed:
+            gid = next(g.id for g in state.groups.values() if event.unit in g.units)
+            state = replace(state, groups={**state.groups, gid: state.groups[gid].lose(event.unit)})
+        return state
+    if isinstance(event, SuppressedPlaced):
+        return _unit(state, event.unit, suppressed=state.units[event.unit].suppressed + event.count)
+    if isinstance(event, UnitsActivated):
+        return replace(state, activated=state.activated | set(event.units))
+    if isinstance(event, ForcedMove):
+        return _moved(state, event.unit, event.to)
+    if isinstance(event, ActivationEnded):
+        assert state.turn is not None
+        return replace(state, turn=end_activation(state.turn))
+    if isinstance(event, ReserveEnded):
+        return replace(state, reserve_done=state.reserve_done | {event.side})
+    if isinstance(event, TurnEnded):
+        for uid in event.unsuppressed:
+            state = _unit(state, uid, suppressed=state.units[uid].suppressed - 1)
+        return replace(state, vp=dict(event.vp))
+    if isinstance(event, BattleEnded):
+        return replace(
+            state, stage=Stage.ENDED, winner=event.winner, reason=event.reason, vp=dict(event.vp)
+        )
+    if isinstance(event, ResultConfirmed):
+        return replace(state, confirmed=state.confirmed | {event.seat})
+    raise TypeError(f"unknown event {event.kind!r}")

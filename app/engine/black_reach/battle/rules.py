@@ -1,0 +1,825 @@
+"""``decide``: every command checked against the state, then turned into events.
+
+The pure engine does the rules: :mod:`..turn` (Order tokens, their commitments and the order
+they are played in), :mod:`..movement` (paths), :mod:`..los` (line of sight, range),
+:mod:`..pipeline` (the modified-CV pipeline and the assault totals), :mod:`..forces` (step
+losses, Hit Points, flips) and :mod:`..scenario` (sudden death, Breaking Points, the
+end-of-turn check). Readings where the rules are silent: docs/rulings/black-reach.md
+("Match").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from app.engine.black_reach.armies import Tokens, order_tokens
+from app.engine.black_reach.battle.commands import (
+    COMMAND_CODEC,
+    Assault,
+    ConfirmResult,
+    CreateBattle,
+    EndReserve,
+    Hold,
+    Move,
+    PlaceOrders,
+    ReserveMove,
+    Shoot,
+    Step,
+)
+from app.engine.black_reach.battle.events import (
+    EVENT_CODEC,
+    ActivationEnded,
+    AssaultResolved,
+    BattleCreated,
+    BattleEnded,
+    ForcedMove,
+    OrderRevealed,
+    OrdersCommitted,
+    OrdersPlaced,
+    ReserveEnded,
+    ResultConfirmed,
+    StepsTaken,
+    SuppressedPlaced,
+    TurnEnded,
+    TurnStarted,
+    UnitMoved,
+    UnitsActivated,
+    UnitShot,
+)
+from app.engine.black_reach.battle.evolve import evolve, placement_of
+from app.engine.black_reach.battle.setup import SEATS, BattleSetup, parse_setup
+from app.engine.black_reach.battle.state import BattleState, SecretOrder, Stage, UnitState
+from app.engine.black_reach.board import Square, UnitClass
+from app.engine.black_reach.forces import Ability, FaceKind, Group, apply_step
+from app.engine.black_reach.los import Blocker, Facing, best_line_of_sight, is_long_range
+from app.engine.black_reach.movement import (
+    Mover,
+    Placement,
+    check_path,
+    zone_of_control,
+)
+from app.engine.black_reach.pipeline import (
+    AssaultOutcome,
+    ShotOutcome,
+    assault_dice,
+    assault_modifiers,
+    assault_outcome,
+    final_penalty,
+    modified_cv,
+    shot_final,
+    shot_outcome,
+    suppression_markers,
+    target_dv,
+)
+from app.engine.black_reach.requests import Attacker, Kind, OddsRequest, Situation, Target
+from app.engine.black_reach.scenario import Outcome, end_of_turn, objective_holder, sudden_death
+from app.engine.black_reach.turn import (
+    Phase,
+    Token,
+    TokenKind,
+    TurnError,
+    commitment,
+    due,
+)
+from app.engine.errors import ProfileError
+from app.engine.match.codec import JsonValue, Tagged, TaggedCodec
+from app.engine.match.dice import take_roll
+from app.engine.match.errors import Refusal, RefusalKind
+from app.engine.match.events import Emitted, Event
+from app.engine.match.log import Decision
+from app.engine.roller import Roller
+
+__all__ = [
+    "MAX_SUPPORT",
+    "RULE_BOOK",
+    "SYSTEM_ID",
+    "BlackReachRuleBook",
+    "ShotPlan",
+    "decide",
+    "plan_shot",
+]
+
+SYSTEM_ID = "black-reach"
+MAX_SUPPORT = 8  # the defender's zone of control has 8 squares
+MAX_PATH = 40
+MAX_NONCE = 128
+
+
+def refuse(
+    code: str, message: str, *, kind: RefusalKind = RefusalKind.RULES, **details: JsonValue
+) -> Refusal:
+    return Refusal(code, message, kind=kind, details=details)
+
+
+class _Out:
+    """Events being decided, with the state after each (``evolve`` applied as we go)."""
+
+    def __init__(self, state: BattleState, roller: Roller) -> None:
+        self.state = state
+        self.roller = roller
+        self.events: list[Emitted] = []
+
+    def emit(self, event: Event, audience: tuple[str, ...] | None = None) -> None:
+        self.state = evolve(self.state, event)
+        self.events.append(Emitted(event, audience))
+
+
+# -- checks ----------------------------------------------------------------------------------
+
+
+def _stage(state: BattleState, stage: Stage) -> None:
+    if state.stage is not stage:
+        raise refuse("wrong_stage", f"not now: the battle is at the {state.stage} stage")
+
+
+def _phase(state: BattleState, phase: Phase) -> None:
+    _stage(state, Stage.BATTLE)
+    assert state.turn is not None
+    if state.turn.phase is not phase:
+        raise refuse("wrong_phase", f"not in the {phase} phase (it is the {state.turn.phase})")
+
+
+def _unit(state: BattleState, uid: str) -> UnitState:
+    if uid not in state.units:
+        raise refuse("unknown_unit", f"there is no unit {uid!r}", kind=RefusalKind.INPUT)
+    return state.units[uid]
+
+
+def _own(state: BattleState, uid: str, side: str) -> UnitState:
+    u = _unit(state, uid)
+    if u.side != side:
+        raise refuse("not_your_unit", f"{uid} is not yours", kind=RefusalKind.FORBIDDEN)
+    return u
+
+
+def _standing(u: UnitState) -> UnitState:
+    if not u.alive or u.placement is None:
+        raise refuse("unit_gone", f"{u.uid} is not on the battlefield")
+    return u
+
+
+def _placements(u: UnitState, path: Sequence[Step]) -> list[Placement]:
+    if not path:
+        raise refuse("empty_path", "a move needs at least one step", kind=RefusalKind.INPUT)
+    if len(path) > MAX_PATH:
+        raise refuse("path_too_long", f"at most {MAX_PATH} steps", kind=RefusalKind.INPUT)
+    out: list[Placement] = []
+    facing = u.placement.facing if u.placement is not None else Facing.N
+    for i, step in enumerate(path):
+        try:
+            p = placement_of(step, u.counter.footprint, facing)
+        except (KeyError, ValueError):
+            raise refuse(
+                "bad_step",
+                f"step {i + 1}: facing must be one of {', '.join(f.name for f in Facing)}",
+                kind=RefusalKind.INPUT,
+            ) from None
+        facing = p.facing
+        out.append(p)
+    return out
+
+
+def _check_move(
+    state: BattleState, u: UnitState, path: Sequence[Placement], assault_target: str | None = None
+) -> int:
+    mover = Mover(u.board_unit(), u.face.mv, assault_target=assault_target)
+    check = check_path(state.board, mover, state.board_units(), path)
+    if not check.ok:
+        raise refuse(
+            "illegal_move",
+            "illegal move: " + "; ".join(check.problems),
+            problems=list(check.problems),
+        )
+    assert check.reach is not None
+    if check.reach.pushes:
+        raise refuse(
+            "not_supported",
+            "a vehicle ending its move on infantry (pushing it) is not supported yet",
+        )
+    return check.cost
+
+
+def _step_of(p: Placement) -> Step:
+    return Step(p.anchor.x, p.anchor.y, p.facing.name)
+
+
+# -- set-up and turns --------------------------------------------------------------------------
+
+
+def _validate_setup(setup: BattleSetup) -> BattleState:
+    try:
+        scenario = parse_setup(setup)
+    except ProfileError as exc:
+        raise refuse("bad_setup", str(exc), kind=RefusalKind.INPUT) from None
+    sides = {s.id for s in scenario.sides}
+    if set(setup.seats) != set(SEATS) or set(setup.seats.values()) != sides:
+        raise refuse(
+            "bad_seats",
+            f"seats must map A and B to the scenario's sides {sorted(sides)}",
+            kind=RefusalKind.INPUT,
+        )
+    # deploy on an empty state, then check every counter
+    state = evolve(BattleState(), BattleCreated(setup))
+    seen: set[str] = set()
+    taken: dict[Square, str] = {}
+    problems: list[str] = []
+    for d in setup.deployment:
+        if d.unit not in state.units:
+            problems.append(f"{d.unit}: no such unit in the scenario")
+            continue
+        if d.unit in seen:
+            problems.append(f"{d.unit}: deployed twice")
+            continue
+        seen.add(d.unit)
+    for uid, u in state.units.items():
+        if uid not in seen:
+            problems.append(f"{uid}: not deployed")
+            continue
+        if u.placement is None:
+            continue
+        zone = scenario.side(u.side).deployment
+        for sq in sorted(u.placement.squares):
+            if sq not in zone:
+                problems.append(f"{uid}: {tuple(sq)} is outside the {u.side} deployment zone")
+            elif any(e.forbids(u.counter.unit_class) for e in scenario.board.elements_at(sq)):
+                problems.append(f"{uid}: {tuple(sq)} is forbidden to it")
+            elif sq in taken:
+                problems.append(f"{uid}: {tuple(sq)} is taken by {taken[sq]}")
+            else:
+                taken[sq] = uid
+    if problems:
+        raise refuse(
+            "bad_deployment", "; ".join(problems), kind=RefusalKind.INPUT, problems=problems
+        )
+    return state
+
+
+def _pool(state: BattleState, side: str) -> tuple[Token, ...]:
+    """The tokens ``side`` takes this Order phase [L153-L160]: broken groups give nothing
+    [L639-L647], nor does a destroyed counter's own Ordre (rulings)."""
+    assert state.scenario is not None
+    broken = frozenset(
+        g.id.split(":", 1)[1] for g in state.groups.values() if g.side == side and g.broken
+    )
+    tokens = order_tokens(state.scenario.side(side).army, state.catalogue, broken)
+    lost = sum(
+        u.counter.order_tokens()
+        for u in state.units.values()
+        if u.side == side and not u.alive and not _group_of(state, u.uid).broken
+    )
+    numbered = max(0, tokens.numbered - lost)
+    return (
+        tuple(Token(TokenKind.NUMBERED, n) for n in range(1, numbered + 1))
+        + (Token(TokenKind.SPECIAL),) * tokens.special
+        + (Token(TokenKind.BLUFF),) * tokens.bluff
+    )
+
+
+def _group_of(state: BattleState, uid: str) -> Group:
+    return next(g for g in state.groups.values() if uid in g.units)
+
+
+def _start_turn(out: _Out, number: int, initiative: str) -> None:
+    state = out.state
+    assert state.scenario is not None
+    other = state.scenario.opponent(initiative)
+    pools = {side: _pool(state, side) for side in (initiative, other)}
+    counts = {
+        side: Tokens(
+            sum(t.kind is TokenKind.NUMBERED for t in pool),
+            sum(t.kind is TokenKind.SPECIAL for t in pool),
+            sum(t.kind is TokenKind.BLUFF for t in pool),
+        )
+        for side, pool in pools.items()
+    }
+    verdict = sudden_death(state.scenario, counts)
+    if verdict is not None:
+        out.emit(BattleEnded(verdict.winner, verdict.reason, dict(state.vp)))
+        return
+    out.emit(TurnStarted(number, initiative, other, pools))
+
+
+def _create(out: _Out, command: CreateBattle) -> None:
+    if out.state.scenario is not None:
+        raise refuse("already_created", "the battle is already set up")
+    _validate_setup(command.setup)
+    out.emit(BattleCreated(command.setup))
+    assert out.state.scenario is not None
+    _start_turn(out, 1, out.state.scenario.first_initiative)
+
+
+def _place_orders(out: _Out, command: PlaceOrders, side: str, seat: str) -> None:
+    state = out.state
+    _phase(state, Phase.ORDER)
+    assert state.turn is not None
+    if side in state.turn.locked:
+        raise refuse("orders_placed", "your tokens are already placed for this turn")
+    pool = list(state.turn.pools[side])
+    units: set[str] = set()
+    placed: list[SecretOrder] = []
+    for spec in command.orders:
+        u = _standing(_own(state, spec.unit, side))
+        if spec.unit in units:
+            raise refuse("one_token_per_unit", f"{spec.unit} has two tokens [L164-L170]")
+        units.add(spec.unit)
+        number = spec.number if spec.kind is TokenKind.NUMBERED else 0
+        token = Token(spec.kind, number)
+        if token not in pool:
+            raise refuse("no_such_token", f"you have no {token} token left to place")
+        pool.remove(token)
+        if not spec.nonce or len(spec.nonce) > MAX_NONCE:
+            raise refuse(
+                "bad_nonce", "each token needs a nonce (1-128 characters)", kind=RefusalKind.INPUT
+            )
+        placed.append(SecretOrder(u.uid, token, spec.nonce))
+    numbers = sorted(o.token.number for o in placed if o.token.kind is TokenKind.NUMBERED)
+    if numbers != list(range(1, len(numbers) + 1)):
+        raise refuse(
+            "token_gap",
+            "numbered tokens are placed from 1 upwards: you cannot keep a lower one back",
+        )
+    free = [u for u in state.on_board() if u.side == side and u.uid not in units]
+    if free and any(t.kind is TokenKind.NUMBERED for t in pool):
+        raise refuse(
+            "tokens_left",
+            f"you still hold numbered tokens and {len(free)} unit(s) have none",
+        )
+    if not any(o.token.kind is not TokenKind.BLUFF for o in placed):
+        raise refuse("no_order", "place at least one numbered or Special token")
+    out.emit(OrdersPlaced(side, tuple(placed)), audience=(seat,))
+    digests = {o.unit: commitment(state.turn.turn, o.unit, o.token, o.nonce) for o in placed}
+    out.emit(OrdersCommitted(side, digests))
+
+
+# -- activation ---------------------------------------------------------------------------------
+
+
+def _reveal(out: _Out, uid: str, side: str) -> UnitState:
+    """Reveal the token on ``uid`` (it must be the one due, or a Special token)."""
+    state = out.state
+    _phase(state, Phase.ACTIVATION)
+    assert state.turn is not None
+    u = _own(state, uid, side)
+    order = state.secret.get(side, {}).get(uid)
+    if order is None or uid in state.turn.revealed[side]:
+        raise refuse("no_order", f"{uid} has no face-down token to play")
+    if order.token.kind is TokenKind.BLUFF:
+        raise refuse("bluff", "a Bluff token never activates a unit [L172-L176]")
+    if order.token.kind is TokenKind.NUMBERED:
+        now = due(state.turn)
+        if now is None or now[0] != side:
+            raise refuse("not_your_turn", "it is your opponent's activation")
+        if now[1] != order.token.number:
+            raise refuse("not_due", f"your token {now[1]} is due, not the one on {uid}", due=now[1])
+    try:
+        out.emit(OrderRevealed(side, uid, order.token, order.nonce))
+    except TurnError as exc:
+        raise refuse("bad_reveal", str(exc)) from None
+    return u
+
+
+def _able(u: UnitState, state: BattleState) -> None:
+    if not u.alive or u.placement is None:
+        raise refuse(
+            "unit_gone", f"{u.uid} is destroyed: its token is revealed with no effect (hold)"
+        )
+    if u.uid in state.activated:
+        raise refuse("activated", f"{u.uid} has an Activated marker: its token does nothing (hold)")
+
+
+def _after_activation(out: _Out) -> None:
+    state = out.state
+    if state.stage is not Stage.BATTLE:
+        return
+    assert state.turn is not None
+    specials_left = any(
+        o.token.kind is TokenKind.SPECIAL and o.unit not in state.turn.revealed[side]
+        for side, orders in state.secret.items()
+        for o in orders.values()
+    )
+    if due(state.turn) is None and not specials_left:
+        out.emit(ActivationEnded())
+
+
+def _move(out: _Out, command: Move, side: str) -> None:
+    u = _reveal(out, command.unit, side)
+    _able(u, out.state)
+    path = _placements(u, command.path)
+    cost = _check_move(out.state, u, path)
+    out.emit(UnitMoved(u.uid, tuple(_step_of(p) for p in path), cost))
+
+
+def _hold(out: _Out, command: Hold, side: str) -> None:
+    _reveal(out, command.unit, side)
+
+
+def _blockers(state: BattleState, leave_out: set[str]) -> list[Blocker]:
+    return [
+        Blocker(u.placement.squares, u.counter.unit_class)
+        for u in state.on_board()
+        if u.uid not in leave_out and u.placement is not None
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class ShotPlan:
+    """A shot as the pipeline sees it, before the dice (also shown to a player as odds)."""
+
+    request: OddsRequest
+    sight: str
+    dv: int
+
+
+def plan_shot(
+    state: BattleState, shooter: UnitState, target: UnitState, suppression: bool
+) -> ShotPlan:
+    """Check a Shooting Action and gather its numbers [L432-L441], [L3159-L3178]."""
+    if target.side == shooter.side:
+        raise refuse("own_unit", "you cannot shoot your own units")
+    _standing(target)
+    assert shooter.placement is not None
+    assert target.placement is not None
+    tclass = target.counter.unit_class
+    if tclass is UnitClass.HEAVY_VEHICLE:
+        raise refuse(
+            "not_supported", "shooting heavy vehicles (damage locations) is not supported yet"
+        )
+    face = shooter.face
+    cv = face.cv_against(tclass)
+    if cv is None:
+        raise refuse("cannot_attack", f"{shooter.uid} has an X against {tclass.value} [L445-L465]")
+    if suppression and not face.has(Ability.SUPPRESSIVE_FIRE):
+        raise refuse("no_suppressive_fire", f"{shooter.uid} has no Tir de Suppression")
+    los = best_line_of_sight(
+        state.board,
+        shooter.placement.squares,
+        target.placement.squares,
+        shooter_class=shooter.counter.unit_class,
+        target_class=tclass,
+        blockers=_blockers(state, {shooter.uid, target.uid}),
+    )
+    if not los.can_shoot:
+        raise refuse(
+            "no_line_of_sight", f"no line of sight to {target.uid}: {los.why}".rstrip(": ")
+        )
+    optics = face.has(Ability.OPTICS)
+    long_range = is_long_range(shooter.placement.squares, target.placement.squares) and not optics
+    request = OddsRequest(
+        Kind.SUPPRESSION_FIRE if suppression else Kind.SHOT,
+        Attacker(
+            cv=cv,
+            dice=2 if face.has(Ability.TWIN_LINKED) else 1,
+            suppressed=shooter.suppressed,
+            penalties=los.penalty,
+        ),
+        Target(
+            dv=target.face.dv,
+            defence_bonus=state.board.defence_bonus(target.placement.squares, tclass),
+        ),
+        Situation(long_range=long_range),
+    )
+    return ShotPlan(request, str(los.sight), target_dv(request.target))
+
+
+def _best(roller: Roller, count: int, label: str) -> int:
+    return max(roller.d6(label, stage="shot") for _ in range(count))
+
+
+def _take_steps(out: _Out, target: UnitState, steps: int) -> UnitState:
+    result = apply_step(target.counter, target.status, steps)
+    out.emit(
+        StepsTaken(
+            target.uid,
+            result.steps_taken,
+            result.hit_points_used,
+            str(result.state.face),
+            result.state.hit_points,
+            result.flipped,
+            result.state.destroyed,
+        )
+    )
+    return out.state.units[target.uid]
+
+
+def _shoot(out: _Out, command: Shoot, side: str) -> None:
+    u = _reveal(out, command.unit, side)
+    _able(u, out.state)
+    target = _unit(out.state, command.target)
+    plan = plan_shot(out.state, u, target, command.suppression)
+    req = plan.request
+    start = len(out.roller.records)
+    best = _best(out.roller, req.attacker.dice, f"shot by {u.uid}")
+    final = shot_final(best, req)
+    if command.suppression:
+        markers = suppression_markers(final, plan.dv)
+        outcome = f"suppressed_{markers}"
+    else:
+        markers = 0
+        outcome = str(shot_outcome(final, plan.dv))
+    out.emit(
+        UnitShot(
+            u.uid,
+            target.uid,
+            command.suppression,
+            take_roll(out.roller, start),
+            req.attacker.cv,
+            modified_cv(req.attacker, req.kind),
+            final_penalty(req.attacker, req.situation),
+            req.situation.long_range,
+            plan.sight,
+            plan.dv,
+            final,
+            outcome,
+        )
+    )
+    if markers:
+        out.emit(SuppressedPlaced(target.uid, markers))
+    elif outcome == ShotOutcome.STEP:
+        _take_steps(out, target, 1)
+    elif outcome == ShotOutcome.COUP_DOUBLE:
+        _take_steps(out, target, 2)
+
+
+# -- assault ------------------------------------------------------------------------------------
+
+
+def _sign(v: int) -> int:
+    return (v > 0) - (v < 0)
+
+
+def _free(state: BattleState, sq: Square, leave_out: set[str]) -> bool:
+    return not any(
+        sq in u.placement.squares
+        for u in state.on_board()
+        if u.uid not in leave_out and u.placement is not None
+    )
+
+
+def _retreat(out: _Out, defender: UnitState, start: Square, attacker: str) -> None:
+    """The beaten infantry retreats into one of the 3 squares opposite the attacker (straight
+    back first, then the clockwise and the anticlockwise diagonal: rulings); it is destroyed
+    when none is open or the retreat moves it inside an enemy zone of control [L1604-L1622]."""
+    state = out.state
+    assert defender.placement is not None
+    here = defender.placement.anchor
+    d = (_sign(here.x - start.x), _sign(here.y - start.y))
+    back = next(f for f in Facing if (f.dx, f.dy) == d)
+    units = [b for b in state.board_units() if b.id != attacker]
+    for facing in (back, back.turned(1), back.turned(-1)):
+        sq = Square(here.x + facing.dx, here.y + facing.dy)
+        to = Placement(sq, defender.placement.facing)
+        mover = Mover(defender.board_unit(), 1)
+        if check_path(state.board, mover, units, [to]).ok:
+            out.emit(ForcedMove(defender.uid, _step_of(to), "retreat"))
+            return
+    out.emit(
+        StepsTaken(
+            defender.uid, 0, 0, str(defender.status.face), defender.status.hit_points, False, True
+        )
+    )
+
+
+def _assault(out: _Out, command: Assault, side: str) -> None:
+    u = _reveal(out, command.unit, side)
+    _able(u, out.state)
+    state = out.state
+    face = u.face
+    ability = face.ability(Ability.ASSAULT)
+    if ability is None:
+        raise refuse("no_assault", f"{u.uid} has no Assaut: it cannot assault [L1500-L1506]")
+    if u.counter.unit_class is not UnitClass.INFANTRY:
+        raise refuse("not_supported", "assaults by vehicles are not supported yet")
+    target = _standing(_unit(state, command.target))
+    if target.side == side:
+        raise refuse("own_unit", "you cannot assault your own units")
+    tclass = target.counter.unit_class
+    if tclass is UnitClass.HEAVY_VEHICLE:
+        raise refuse("not_supported", "assaulting heavy vehicles is not supported yet")
+    cv = face.cv_against(tclass)
+    if cv is None:
+        raise refuse("cannot_attack", f"{u.uid} has an X against {tclass.value} [L1492-L1496]")
+    assert target.placement is not None
+    assert u.placement is not None
+    path = _placements(u, command.path) if command.path else []
+    entry = Placement(target.placement.anchor, (path[-1] if path else u.placement).facing)
+    cost = _check_move(state, u, [*path, entry], assault_target=target.uid)
+    start = path[-1] if path else u.placement
+    if not _free(state, start.anchor, {u.uid}):
+        raise refuse("start_taken", "the assault must start from a free square [L1507]")
+    if not any(start.anchor in s.neighbours() for s in target.placement.squares):
+        raise refuse("not_adjacent", "the assault start square must touch the defender")
+    if path:
+        out.emit(UnitMoved(u.uid, tuple(_step_of(p) for p in path), cost - 1))
+    # supporters [L1556-L1571]
+    zone = zone_of_control(state.board, target.board_unit())
+    supporters = tuple(dict.fromkeys(command.supporters))
+    if len(supporters) > MAX_SUPPORT:
+        raise refuse("too_many_supporters", f"at most {MAX_SUPPORT}", kind=RefusalKind.INPUT)
+    for sid in supporters:
+        s = _standing(_own(out.state, sid, side))
+        why = (
+            "is the attacker"
+            if sid == u.uid
+            else "has no Assaut"
+            if not s.face.has(Ability.ASSAULT)
+            else "has already acted"
+            if sid in out.state.acted or sid in out.state.activated
+            else "is Suppressed"
+            if s.suppressed
+            else "is not in the defender's zone of control"
+            if s.placement is None or not (s.placement.squares & zone)
+            else ""
+        )
+        if why:
+            raise refuse("bad_supporter", f"{sid} cannot support: it {why}")
+    if supporters:
+        out.emit(UnitsActivated(supporters))
+    tface = target.face
+    t_ability = tface.ability(Ability.ASSAULT)
+    request = OddsRequest(
+        Kind.ASSAULT,
+        Attacker(
+            cv=cv,
+            assault_bonus=ability.param if isinstance(ability.param, int) else 0,
+            support=len(supporters),
+            suppressed=u.suppressed,
+        ),
+        Target(
+            cv=tface.cv_against(u.counter.unit_class) or 0,
+            defence_bonus=state.board.defence_bonus(target.placement.squares, tclass),
+            assault_bonus=(
+                t_ability.param if t_ability and isinstance(t_ability.param, int) else 0
+            ),
+            has_assault=t_ability is not None,
+            suppressed=target.suppressed,
+        ),
+    )
+    a_dice, d_dice = assault_dice(request)
+    a_mod, d_mod = assault_modifiers(request)
+    mark = len(out.roller.records)
+    a_best = max(out.roller.d6(f"assault by {u.uid}", stage="attacker") for _ in range(a_dice))
+    d_best = max(out.roller.d6(f"defence of {target.uid}", stage="defender") for _ in range(d_dice))
+    a_total, d_total = a_best + a_mod, d_best + d_mod
+    outcome = assault_outcome(a_total, d_total)
+    out.emit(
+        AssaultResolved(
+            u.uid,
+            target.uid,
+            supporters,
+            _step_of(start),
+            take_roll(out.roller, mark),
+            a_dice,
+            a_total,
+            d_total,
+            str(outcome),
+        )
+    )
+    if outcome is AssaultOutcome.ATTACKER_WINS:
+        after = _take_steps(out, target, 1)
+        if after.alive and tclass is UnitClass.INFANTRY:
+            _retreat(out, after, start.anchor, u.uid)
+        gone = out.state.units[target.uid]
+        free_now = not gone.alive or gone.placement != target.placement
+        wreck = gone.status.face is FaceKind.WRECK
+        if free_now and not wreck and target.counter.footprint == 1:
+            out.emit(ForcedMove(u.uid, _step_of(entry), "takes the defender's square"))
+    elif outcome is AssaultOutcome.DEFENDER_WINS:
+        _take_steps(out, out.state.units[u.uid], 1)
+
+
+# -- reserve and end of turn ---------------------------------------------------------------------
+
+
+def _reserve_turn(state: BattleState, side: str) -> None:
+    _phase(state, Phase.RESERVE)
+    assert state.turn is not None
+    if side in state.reserve_done:
+        raise refuse("reserve_done", "you have ended your Reserve phase")
+    if side != state.turn.initiative and state.turn.initiative not in state.reserve_done:
+        raise refuse("not_your_turn", "the Initiative player moves first [L716-L759]")
+
+
+def _reserve_move(out: _Out, command: ReserveMove, side: str) -> None:
+    state = out.state
+    _reserve_turn(state, side)
+    u = _standing(_own(state, command.unit, side))
+    order = state.secret.get(side, {}).get(u.uid)
+    if order is not None and order.token.kind is not TokenKind.BLUFF:
+        raise refuse("had_order", f"{u.uid} had an Order token: no Reserve move [L703-L708]")
+    if u.uid in state.activated or u.uid in state.acted:
+        raise refuse("activated", f"{u.uid} has already acted this turn")
+    path = _placements(u, command.path)
+    cost = _check_move(state, u, path)
+    out.emit(UnitMoved(u.uid, tuple(_step_of(p) for p in path), cost, reserve=True))
+
+
+def _holders(state: BattleState) -> dict[str, str | None]:
+    assert state.scenario is not None
+    positions: dict[str, list[Square]] = {s.id: [] for s in state.scenario.sides}
+    for u in state.on_board():
+        if u.placement is not None:
+            positions[u.side].extend(u.placement.squares)
+    return {o.id: objective_holder(o, positions) for o in state.scenario.objectives}
+
+
+def _end_reserve(out: _Out, side: str) -> None:
+    _reserve_turn(out.state, side)
+    out.emit(ReserveEnded(side))
+    state = out.state
+    assert state.turn is not None
+    assert state.scenario is not None
+    if state.reserve_done != set(state.turn.sides()):
+        return
+    unsuppressed = tuple(sorted(u.uid for u in state.units.values() if u.suppressed > 0))
+    verdict = end_of_turn(
+        state.scenario, state.turn.turn, tuple(state.groups.values()), _holders(state)
+    )
+    out.emit(TurnEnded(state.turn.turn, unsuppressed, dict(verdict.vp), state.turn.other))
+    if verdict.outcome is not Outcome.PLAY_ON:
+        out.emit(BattleEnded(verdict.winner, verdict.reason, dict(verdict.vp)))
+        return
+    _start_turn(out, state.turn.turn + 1, state.turn.other)
+
+
+def _confirm(out: _Out, seat: str) -> None:
+    _stage(out.state, Stage.ENDED)
+    if seat in out.state.confirmed:
+        raise refuse("already_confirmed", "you have confirmed the result")
+    out.emit(ResultConfirmed(seat))
+
+
+# -- the rule book ------------------------------------------------------------------------------
+
+
+def decide(state: BattleState, command: Tagged, actor: str, dice: Roller) -> Decision[BattleState]:
+    if actor not in SEATS:
+        raise refuse("bad_seat", "only seats A and B act", kind=RefusalKind.FORBIDDEN)
+    out = _Out(state, dice)
+    if isinstance(command, CreateBattle):
+        _create(out, command)
+        return Decision(tuple(out.events), out.state)
+    if state.scenario is None:
+        raise refuse("no_battle", "set the battle up first")
+    side = state.side_of(actor)
+    if isinstance(command, ConfirmResult):
+        _confirm(out, actor)
+        return Decision(tuple(out.events), out.state)
+    if state.stage is Stage.ENDED:
+        raise refuse("battle_over", "the battle is over")
+    match command:
+        case PlaceOrders():
+            _place_orders(out, command, side, actor)
+        case Move():
+            _move(out, command, side)
+            _after_activation(out)
+        case Shoot():
+            _shoot(out, command, side)
+            _after_activation(out)
+        case Assault():
+            _assault(out, command, side)
+            _after_activation(out)
+        case Hold():
+            _hold(out, command, side)
+            _after_activation(out)
+        case ReserveMove():
+            _reserve_move(out, command, side)
+        case EndReserve():
+            _end_reserve(out, side)
+        case _:
+            raise refuse(
+                "unknown_command",
+                f"{command.kind!r} is not a battle command",
+                kind=RefusalKind.INPUT,
+            )
+    return Decision(tuple(out.events), out.state)
+
+
+class BlackReachRuleBook:
+    """The Black Reach battle's rule book for :class:`app.engine.match.log.Match`."""
+
+    @property
+    def rule_system(self) -> str:
+        return SYSTEM_ID
+
+    @property
+    def event_codec(self) -> TaggedCodec:
+        return EVENT_CODEC
+
+    @property
+    def command_codec(self) -> TaggedCodec:
+        return COMMAND_CODEC
+
+    def initial_state(self) -> BattleState:
+        return BattleState()
+
+    def evolve(self, state: BattleState, event: Event) -> BattleState:
+        return evolve(state, event)
+
+    def decide(
+        self, state: BattleState, command: Tagged, actor: str, dice: Roller
+    ) -> Decision[BattleState]:
+        return decide(state, command, actor, dice)
+
+
+RULE_BOOK = BlackReachRuleBook()

@@ -1,0 +1,108 @@
+"""The state of a Black Reach battle: what ``evolve`` builds from the log.
+
+It holds the server's whole truth, the face-down Order tokens included (``secret``): the
+views (:mod:`.views`) decide what each seat may see, never this module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from app.engine.black_reach.armies import Catalogue
+from app.engine.black_reach.board import Board
+from app.engine.black_reach.forces import Counter, CounterState, Face, Group
+from app.engine.black_reach.movement import BoardUnit, Placement
+from app.engine.black_reach.scenario import Scenario
+from app.engine.black_reach.turn import Token, TurnState
+
+__all__ = ["BattleState", "SecretOrder", "Stage", "UnitState"]
+
+
+class Stage(StrEnum):
+    SETUP = "setup"
+    BATTLE = "battle"
+    ENDED = "ended"
+
+
+@dataclass(frozen=True, slots=True)
+class SecretOrder:
+    """A face-down Order token: its value and the nonce of its public commitment."""
+
+    unit: str
+    token: Token
+    nonce: str
+
+
+@dataclass(frozen=True)
+class UnitState:
+    uid: str
+    side: str
+    counter: Counter
+    status: CounterState
+    placement: Placement | None
+    suppressed: int = 0
+
+    @property
+    def face(self) -> Face:
+        f = self.counter.face(self.status.face)
+        assert f is not None
+        return f
+
+    @property
+    def alive(self) -> bool:
+        return not self.status.destroyed
+
+    def board_unit(self) -> BoardUnit:
+        assert self.placement is not None
+        return BoardUnit(
+            self.uid, self.side, self.counter.unit_class, self.placement, self.suppressed
+        )
+
+
+@dataclass(frozen=True)
+class BattleState:
+    stage: Stage = Stage.SETUP
+    scenario: Scenario | None = None
+    seats: Mapping[str, str] = field(default_factory=dict)  # seat -> side
+    units: Mapping[str, UnitState] = field(default_factory=dict)
+    groups: Mapping[str, Group] = field(default_factory=dict)
+    turn: TurnState | None = None
+    secret: Mapping[str, Mapping[str, SecretOrder]] = field(default_factory=dict)  # side->unit
+    activated: frozenset[str] = frozenset()  # Activated markers (supporters, overwatch...)
+    acted: frozenset[str] = frozenset()  # units that made their action this turn
+    rolls: Mapping[str, int] = field(default_factory=dict)  # rolls per unit this turn
+    reserve_done: frozenset[str] = frozenset()  # sides done with the Reserve phase
+    vp: Mapping[str, int] = field(default_factory=dict)  # side -> VP at the last check
+    winner: str | None = None  # a side, or None (a draw once ended)
+    reason: str = ""
+    confirmed: frozenset[str] = frozenset()  # seats that confirmed the result
+
+    # -- helpers ------------------------------------------------------------------------------
+
+    @property
+    def board(self) -> Board:
+        assert self.scenario is not None
+        return self.scenario.board
+
+    @property
+    def catalogue(self) -> Catalogue:
+        assert self.scenario is not None
+        return self.scenario.catalogue
+
+    def side_of(self, seat: str) -> str:
+        return self.seats[seat]
+
+    def seat_of(self, side: str) -> str:
+        for seat, s in self.seats.items():
+            if s == side:
+                return seat
+        raise KeyError(side)
+
+    def on_board(self) -> list[UnitState]:
+        """Units standing on the battlefield (wrecks included: they are terrain)."""
+        return [u for u in self.units.values() if u.placement is not None and u.alive]
+
+    def board_units(self, *, leave_out: frozenset[str] = frozenset()) -> list[BoardUnit]:
+        return [u.board_unit() for u in self.on_board() if u.uid not in leave_out]

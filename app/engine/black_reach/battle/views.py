@@ -1,0 +1,188 @@
+"""What each seat may see of a Black Reach battle, and what it may do now.
+
+A seat sees its own face-down tokens (value and nonce); the other seat only sees that a unit
+carries a face-down token (and its commitment) until it is played. A spectator sees neither
+side's unplayed tokens.
+"""
+
+from __future__ import annotations
+
+from app.engine.black_reach.battle.commands import (
+    COMMAND_CODEC,
+    Assault,
+    ConfirmResult,
+    EndReserve,
+    Hold,
+    Move,
+    PlaceOrders,
+    Shoot,
+)
+from app.engine.black_reach.battle.state import BattleState, Stage, UnitState
+from app.engine.black_reach.forces import Ability
+from app.engine.black_reach.movement import Mover, reachable
+from app.engine.black_reach.turn import Phase, TokenKind, due
+from app.engine.match.codec import JsonObject
+from app.engine.match.events import Viewer
+
+__all__ = ["legal_actions", "render"]
+
+
+def _unit_view(state: BattleState, u: UnitState, viewer_side: str | None) -> JsonObject:
+    turn = state.turn
+    token: JsonObject | None = None
+    face_down = False
+    if (turn is not None and turn.phase is not Phase.ORDER) or (
+        turn is not None and u.side in turn.locked
+    ):
+        assert turn is not None
+        revealed = turn.revealed.get(u.side, {}).get(u.uid)
+        if revealed is not None:
+            token = {"kind": str(revealed.kind), "number": revealed.number}
+        elif u.uid in turn.committed.get(u.side, {}):
+            face_down = True
+            if viewer_side == u.side:
+                mine = state.secret.get(u.side, {}).get(u.uid)
+                if mine is not None:
+                    token = {"kind": str(mine.token.kind), "number": mine.token.number}
+    p = u.placement
+    return {
+        "id": u.uid,
+        "side": u.side,
+        "counter": u.counter.id,
+        "name": u.counter.name,
+        "class": str(u.counter.unit_class),
+        "face": str(u.status.face),
+        "dv": u.face.dv,
+        "mv": u.face.mv,
+        "hit_points": u.status.hit_points,
+        "suppressed": u.suppressed,
+        "destroyed": u.status.destroyed,
+        "at": None
+        if p is None or not u.alive
+        else {"x": p.anchor.x, "y": p.anchor.y, "facing": p.facing.name},
+        "squares": [] if p is None or not u.alive else sorted([s.x, s.y] for s in p.squares),
+        "activated": u.uid in state.activated,
+        "acted": u.uid in state.acted,
+        "face_down_token": face_down,
+        "token": token,
+    }
+
+
+def render(state: BattleState, viewer: Viewer) -> JsonObject:
+    side = state.seats.get(viewer) if viewer is not None else None
+    if state.scenario is None:
+        return {"rule_system": "black-reach", "stage": str(state.stage)}
+    turn = state.turn
+    now = due(turn) if turn is not None else None
+    return {
+        "rule_system": "black-reach",
+        "stage": str(state.stage),
+        "scenario": {
+            "id": state.scenario.id,
+            "name": state.scenario.name,
+            "sample": state.scenario.sample,
+            "turns": state.scenario.turns,
+            "vp_to_win": state.scenario.vp_to_win,
+        },
+        "seats": dict(state.seats),
+        "you": side,
+        "turn": None
+        if turn is None
+        else {
+            "number": turn.turn,
+            "phase": str(turn.phase),
+            "initiative": turn.initiative,
+            "pools": {s: len(p) for s, p in turn.pools.items()},
+            "placed": sorted(turn.locked),
+            "due": None if now is None else {"side": now[0], "number": now[1]},
+            "commitments": {s: dict(c) for s, c in turn.committed.items()},
+            "reserve_done": sorted(state.reserve_done),
+        },
+        "units": [_unit_view(state, u, side) for u in state.units.values()],
+        "groups": [
+            {
+                "id": g.id,
+                "tile": g.tile,
+                "side": g.side,
+                "breaking_point": g.breaking_point,
+                "destroyed": len(g.destroyed),
+                "broken": g.broken,
+                "victory_points": g.victory_points,
+            }
+            for g in state.groups.values()
+        ],
+        "vp": dict(state.vp),
+        "winner": state.winner,
+        "reason": state.reason,
+        "confirmed": sorted(state.confirmed),
+    }
+
+
+def _cmd(command: object) -> JsonObject:
+    return COMMAND_CODEC.encode(command)  # type: ignore[arg-type]
+
+
+def legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
+    """The commands ``seat`` may send now (moves with the squares they may end on)."""
+    if state.scenario is None or seat not in state.seats:
+        return []
+    side = state.seats[seat]
+    if state.stage is Stage.ENDED:
+        return [] if seat in state.confirmed else [{"command": _cmd(ConfirmResult())}]
+    turn = state.turn
+    if state.stage is not Stage.BATTLE or turn is None:
+        return []
+    if turn.phase is Phase.ORDER:
+        if side in turn.locked:
+            return []
+        pool = [{"kind": str(t.kind), "number": t.number} for t in turn.pools[side]]
+        units = [u.uid for u in state.on_board() if u.side == side]
+        return [{"command": _cmd(PlaceOrders(())), "tokens": pool, "units": units}]
+    if turn.phase is Phase.RESERVE:
+        if side in state.reserve_done or (
+            side != turn.initiative and turn.initiative not in state.reserve_done
+        ):
+            return []
+        out: list[JsonObject] = []
+        for u in state.on_board():
+            order = state.secret.get(side, {}).get(u.uid)
+            if u.side != side or u.uid in state.acted or u.uid in state.activated:
+                continue
+            if order is not None and order.token.kind is not TokenKind.BLUFF:
+                continue
+            out.append({"type": "reserve_move", "unit": u.uid, "to": _destinations(state, u)})
+        out.append({"command": _cmd(EndReserve())})
+        return out
+    # activation: the unit whose token is due, and any unplayed Special token
+    now = due(turn)
+    playable = []
+    for o in state.secret.get(side, {}).values():
+        if o.unit in turn.revealed[side]:
+            continue
+        if o.token.kind is TokenKind.SPECIAL or (
+            o.token.kind is TokenKind.NUMBERED and now == (side, o.token.number)
+        ):
+            playable.append(o.unit)
+    actions: list[JsonObject] = []
+    for uid in playable:
+        u = state.units[uid]
+        actions.append({"command": _cmd(Hold(uid))})
+        if not u.alive or u.placement is None or uid in state.activated:
+            continue
+        actions.append({"command": _cmd(Move(uid, ())), "to": _destinations(state, u)})
+        for t in state.on_board():
+            if t.side == side:
+                continue
+            if u.face.cv_against(t.counter.unit_class) is not None:
+                actions.append({"command": _cmd(Shoot(uid, t.uid))})
+                if u.face.has(Ability.ASSAULT):
+                    actions.append({"command": _cmd(Assault(uid, t.uid))})
+    return actions
+
+
+def _destinations(state: BattleState, u: UnitState) -> list[list[int]]:
+    mover = Mover(u.board_unit(), u.face.mv)
+    reach = reachable(state.board, mover, state.board_units())
+    assert u.placement is not None
+    ends = {(p.anchor.x, p.anchor.y) for p in reach if p.anchor != u.placement.anchor}
+    return [[x, y] for x, y in sorted(ends)]
