@@ -126,13 +126,13 @@ def legal_actions(state: DynamicsState, seat: str) -> list[JsonObject]:
         return []
     stage = state.stage
     if stage is DynStage.SETUP or stage is DynStage.OVER:
-        codec_kinds = set(COMMAND_CODEC.kinds())
-        return [
-            entry
-            for entry in pen_legal_actions(state.battle, seat)
-            if isinstance(entry.get("command"), dict)
-            and entry["command"].get("type") in codec_kinds  # type: ignore[union-attr]
-        ]
+        kinds = set(COMMAND_CODEC.kinds)
+        out: list[JsonObject] = []
+        for entry in pen_legal_actions(state.battle, seat):
+            command = entry.get("command")
+            if isinstance(command, dict) and command.get("type") in kinds:
+                out.append(entry)
+        return out
     if stage is DynStage.TURN_START:
         return [_entry(StartTurn())]
     if stage is DynStage.ARRIVALS:
@@ -157,9 +157,9 @@ def legal_actions(state: DynamicsState, seat: str) -> list[JsonObject]:
         if _legal(state, LockOrders(), seat):
             out.append(_entry(LockOrders()))
         return out
-    out = _advantage(state, seat)
+    actions = _advantage(state, seat)
     if state.to_act != seat:
-        return out
+        return actions
     if stage is DynStage.REVEAL:
-        return out + _reveal(state, seat)
-    return out + _resolve(state, seat)
+        return actions + _reveal(state, seat)
+    return actions + _resolve(state, seat)

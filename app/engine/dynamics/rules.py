@@ -618,12 +618,15 @@ def _postpone(out: _Out, cmd: Postpone, actor: str) -> None:
 
 
 def _shooters_left(s: DynamicsState, unit: str) -> bool:
-    """Whether an unresolved order of this pass may still shoot at ``unit`` [L241]."""
+    """Whether an unresolved order of this pass may still shoot at ``unit`` [L241]. An Assault
+    order naming it does not hold the test back: a failure against it is settled by the
+    sweeping-advance roll-off [L243] (dynamics rulings D17)."""
     return any(
         x.step == s.step
         and not x.resolved
         and x.declaration.target == unit
         and x.order in _SHOOTING
+        and x.order is not Order.ASSAULT
         for x in s.slots.values()
     )
 
