@@ -112,7 +112,7 @@ def _begin_turn(state: DynamicsState, turn: int) -> DynamicsState:
 
 def _end_turn(state: DynamicsState, turn: int) -> DynamicsState:
     """Shaken and stunned last until the end of the common turn after the one they were
-    inflicted in (dynamics rulings D6)."""
+    inflicted in (dynamics rulings D8)."""
     battle = state.battle
     effects = dict(state.effects)
     for unit, since in state.effects.items():

@@ -262,7 +262,7 @@ def _start_turn(out: _Out) -> None:
     waiting = {
         seat: sorted(u.id for u in b.seat_units(seat) if u.place is Place.RESERVE) for seat in SEATS
     }
-    target = tables.reserve_target(s.turn)  # PEN's table (dynamics rulings D3)
+    target = tables.reserve_target(s.turn)  # PEN's table (dynamics rulings D4)
     for seat in SEATS:
         if not waiting[seat]:
             continue
@@ -341,7 +341,7 @@ def _place(out: _Out, cmd: PlaceOrder, actor: str, secret: str | bytes | None) -
     if me.retreating and cmd.order is not Order.FIRE:
         raise refuse("fire_only", "a falling-back unit may only take the Fire order [L179]")
     if me.locked and not me.retreating and cmd.order is not Order.ASSAULT:
-        raise refuse("assault_only", "a unit locked in combat takes an Assault order (D8)")
+        raise refuse("assault_only", "a unit locked in combat takes an Assault order (rulings D10)")
     if secret is None:
         # the match layer seeds the command from its secret (DynamicsBattle.command_seed)
         if out.roller.seed is None:
@@ -426,7 +426,7 @@ def _check_declaration(s: DynamicsState, slot: Slot, cmd: RevealOrder) -> Declar
     if order is not Order.DEEP_STRIKE and cmd.mode:
         problems.append("only Deep Strike declares a mode")
     if me.locked and order is Order.ASSAULT and target not in me.locked:
-        problems.append("a locked unit fights a unit it is locked with (D8)")
+        problems.append("a locked unit fights a unit it is locked with (rulings D10)")
     if cmd.tank_shock_inches is not None:
         if order is not Order.TACTICAL_MOVE or not me.is_vehicle:
             problems.append("a Tank Shock is a vehicle's Tactical Move [L33]")
@@ -446,7 +446,7 @@ def _check_declaration(s: DynamicsState, slot: Slot, cmd: RevealOrder) -> Declar
         ):
             problems.append("the escort must have revealed the same order and target [L219]")
         elif s.setup.initiative(cmd.delay_to) >= s.setup.initiative(slot.unit):
-            problems.append("a delay goes to a lower pass (D7)")
+            problems.append("a delay goes to a lower pass (rulings D12)")
     if problems:
         raise refuse("bad_declaration", f"{slot.unit}: " + "; ".join(problems))
     return Declaration(
@@ -516,9 +516,8 @@ def _move(out: _Out, cmd: Move, actor: str) -> None:
     if slot.order is Order.FORCED_MARCH or fleeing:
         allowed = {Speed.RAPID} if fleeing else {Speed.NORMAL, Speed.RAPID}
     if cmd.speed not in allowed:
-        raise refuse(
-            "wrong_speed", f"a {slot.order} order moves at {', '.join(sorted(allowed))} (D4)"
-        )
+        speeds = ", ".join(sorted(allowed))
+        raise refuse("wrong_speed", f"a {slot.order} order moves at {speeds} (rulings D5)")
     out.pen(cmd, actor, _synthetic(s, actor, Phase.MOVEMENT))
 
 
@@ -548,7 +547,7 @@ def _shoot(out: _Out, cmd: Shoot, actor: str) -> None:
             )
     battle = _synthetic(s, actor, Phase.MOVEMENT, restore=(cmd.unit,))
     if s.turn == 1 and cmd.target in battle.units and cmd.target not in s.scouted:
-        # PEN's first-turn protection [L1337] applies to both sides in common turn 1 (D1)
+        # PEN's first-turn protection [L1337] applies to both sides in common turn 1 (rulings D3)
         them = battle.units[cmd.target]
         if them.on_table and them.speed is None:
             battle = battle.with_unit(replace(them, speed=Speed.RAPID, moved=12))
@@ -702,7 +701,7 @@ def _end_turn(out: _Out) -> None:
     s = out.state
     out.emit(TurnEnded(s.turn))
     target = tables.game_continues_target(s.turn) if s.turn >= 5 else 0
-    if s.turn >= 5:  # a common turn is a game round for the game's length (D5) [L826]
+    if s.turn >= 5:  # a common turn is a game round for the game's length (rulings D8) [L826]
         if target is None:
             out.emit(GameLengthRolled(s.turn, NO_DICE, False))
         else:
