@@ -38,7 +38,7 @@ from app.engine.pen.vehicles import (
 from app.engine.pen.wounds import LossPlan, cover_procedure, save_order_key, wound_procedure
 from app.engine.roller import Roller
 
-__all__ = ["resolve"]
+__all__ = ["resolve", "strike"]
 
 T = TypeVar("T")
 
@@ -60,28 +60,52 @@ class _Log:
         self.totals[key] = self.totals.get(key, 0) + value
 
 
-def _strike(log: _Log, plan: AttackPlan, remaining: list[int], prefix: str = "") -> None:
+def strike(
+    request: AttackRequest, roller: Roller, remaining: list[int], *, hits: int | None = None
+) -> dict[str, int]:
+    """Roll one squad's attacks against a squad whose W left per model is ``remaining`` (the
+    list is updated in place) and return the totals. ``hits``: hits already scored (a
+    transport's destruction, a ram...): no to-hit roll and no cover save, straight to the
+    wound rolls. The battle engine uses it for multi-squad combats, where each squad strikes
+    on its own Initiative step [L1205-L1213]."""
+    log = _Log(roller)
+    _strike(log, plan_attack(request), remaining, given_hits=hits)
+    return dict(log.totals)
+
+
+def _strike(
+    log: _Log,
+    plan: AttackPlan,
+    remaining: list[int],
+    prefix: str = "",
+    *,
+    given_hits: int | None = None,
+) -> None:
     """Roll one side's attacks against a squad whose W left per model is ``remaining``."""
     roller = log.roller
     struck = plan.request.target
     assert isinstance(struck, Unit)
     hit = plan.hit
-    attacks = hit.attacks
-    if hit.area_models:
-        extra = log.run(
-            prefix + "attacks",
-            lambda: sum(area_procedure(roller, hit.area_cap) for _ in range(hit.area_models)),
-            lambda n: f"area attacks: +{n}",
+    if given_hits is not None:
+        hits = given_hits
+        log.add(prefix + "hits", hits)
+    else:
+        attacks = hit.attacks
+        if hit.area_models:
+            extra = log.run(
+                prefix + "attacks",
+                lambda: sum(area_procedure(roller, hit.area_cap) for _ in range(hit.area_models)),
+                lambda n: f"area attacks: +{n}",
+            )
+            attacks += extra
+        log.add(prefix + "attacks", attacks)
+        hits = log.run(
+            prefix + "hits",
+            lambda: sum(hit_procedure(roller, hit) for _ in range(attacks)),
+            lambda n: f"{attacks} attacks at {hit.code} (skill {hit.skill}): {n} hits",
         )
-        attacks += extra
-    log.add(prefix + "attacks", attacks)
-    hits = log.run(
-        prefix + "hits",
-        lambda: sum(hit_procedure(roller, hit) for _ in range(attacks)),
-        lambda n: f"{attacks} attacks at {hit.code} (skill {hit.skill}): {n} hits",
-    )
-    log.add(prefix + "hits", hits)
-    if plan.cover is not None:
+        log.add(prefix + "hits", hits)
+    if plan.cover is not None and given_hits is None:
         cover = plan.cover
         saved = log.run(
             prefix + "cover",

@@ -25,12 +25,15 @@ __all__ = [
     "CreateBattle",
     "DeclareReserve",
     "Deploy",
+    "Disembark",
+    "Embark",
     "EndActivation",
     "EndPhase",
     "EndStep",
     "Fight",
     "GoToGround",
     "Move",
+    "Pairing",
     "RefuseUndo",
     "ReportControl",
     "RollOff",
@@ -165,15 +168,53 @@ class Charge(Command):
 
 
 @dataclass(frozen=True, slots=True)
+class Embark(Command):
+    """A squad boards a friendly transport: at deployment, or at the start or the end of its
+    movement (it is then done for the turn) [L277-L278], [L290-L297]."""
+
+    kind: ClassVar[str] = "embark"
+    unit: str
+    transport: str
+
+
+@dataclass(frozen=True, slots=True)
+class Disembark(Command):
+    """A squad gets out of its transport in its movement phase: before the transport moves
+    (the squad then moves itself; the transport cannot make a rapid move [L279]) or after
+    it (the squad counts as having made a normal move, it may shoot and charge [L282]).
+    ``emergency``: the whole hull is the access point, the squad goes to ground [L299]."""
+
+    kind: ClassVar[str] = "disembark"
+    unit: str
+    emergency: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Pairing:
+    """In a combat of several squads: which enemy squad ``unit`` attacks [L1205-L1211]."""
+
+    unit: str
+    target: str
+
+
+@dataclass(frozen=True, slots=True)
 class Fight(Command):
-    """Resolve the combat between two locked squads: Initiative order, combat result,
-    morale with its malus, sweeping advance [L1230-L1258]."""
+    """Resolve the combat ``unit`` is in with ``target``: Initiative order, combat result,
+    morale with its malus, sweeping advance [L1230-L1258].
+
+    When more than two squads are locked together, or a vehicle is in it, the whole combat
+    is fought at once [L1205-L1213]: ``assign`` says which enemy each squad attacks (the
+    first enemy it is locked with by default), ``in_cover`` the charged squads that were in
+    cover, ``facing`` the armour facing a vehicle is hit on (as seen on the table [L213])."""
 
     kind: ClassVar[str] = "fight"
     unit: str
     target: str
     target_in_cover: bool = False
     offensive_grenades: bool = False
+    assign: tuple[Pairing, ...] = ()
+    in_cover: tuple[str, ...] = ()
+    facing: str = "front"
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,6 +264,8 @@ COMMAND_CODEC = TaggedCodec(
         RollOff,
         ChooseFirst,
         Deploy,
+        Embark,
+        Disembark,
         ScoutMove,
         StartTurn,
         Arrive,

@@ -9,7 +9,7 @@ from typing import ClassVar
 
 from app.engine.match.codec import TaggedCodec
 from app.engine.match.dice import Roll
-from app.engine.match.events import Event
+from app.engine.match.events import Event, Undone, UndoRefused, UndoRequested
 from app.engine.pen.battle.setup import BattleSetup
 from app.engine.pen.battle.state import ReserveMode, Speed
 
@@ -21,16 +21,23 @@ __all__ = [
     "BattleEnded",
     "ChargeDeclared",
     "CombatFought",
+    "CombatResolved",
     "Consolidated",
     "ControlReported",
     "DawnRolled",
+    "Disembarked",
+    "Embarked",
     "FirstChosen",
     "GameLengthRolled",
+    "PassengersHit",
     "PhaseStarted",
+    "PoisonTested",
+    "Regenerated",
     "ReserveDeclared",
     "ReservesRolled",
     "RollOffMade",
     "ScoutMoved",
+    "SquadOutcome",
     "StepEnded",
     "TestTaken",
     "TurnStarted",
@@ -187,6 +194,7 @@ class UnitShot(Event):
     wounds_taken: int
     pinning: bool = False
     vehicle: VehicleDamage | None = None
+    poisoned: bool = False  # the worn model lost a W to a poisoned weapon [L665]
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,6 +226,84 @@ class CombatFought(Event):
     retreating: str = ""
     locked: bool = True
     swept: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class SquadOutcome:
+    """One squad after a combat of several squads."""
+
+    unit: str
+    models_left: int
+    wounds_taken: int
+    vehicle: VehicleDamage | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CombatResolved(Event):
+    """A combat of several squads (or with a vehicle) fought at once [L1205-L1213]: every
+    squad's state after it, the winning seat ("" for a draw), the squads that retreat and the
+    casualties of the sweeping advances (already in ``squads``)."""
+
+    kind: ClassVar[str] = "combat_resolved"
+    unit: str
+    target: str
+    roll: Roll
+    squads: tuple[SquadOutcome, ...]
+    winner: str
+    retreating: tuple[str, ...] = ()
+    swept: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Regenerated(Event):
+    kind: ClassVar[str] = "regenerated"
+    unit: str
+    roll: Roll
+    healed: bool
+
+
+@dataclass(frozen=True, slots=True)
+class PoisonTested(Event):
+    """The T test of a poisoned model; a failure is a wound with no save [L665]."""
+
+    kind: ClassVar[str] = "poison_tested"
+    unit: str
+    roll: Roll
+    passed: bool
+    models_left: int
+    wounds_taken: int
+
+
+@dataclass(frozen=True, slots=True)
+class Embarked(Event):
+    kind: ClassVar[str] = "embarked"
+    unit: str
+    transport: str
+
+
+@dataclass(frozen=True, slots=True)
+class Disembarked(Event):
+    """``moved``: the squad counts as having made a normal move (after its transport's move,
+    or forced out); ``emergency``: it goes to ground [L282], [L299]."""
+
+    kind: ClassVar[str] = "disembarked"
+    unit: str
+    transport: str
+    moved: bool
+    emergency: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class PassengersHit(Event):
+    """The passengers of a destroyed (S5) or exploded (S6, then a pinning test) transport
+    take one hit each, then get out [L273], [L1453-L1454]."""
+
+    kind: ClassVar[str] = "passengers_hit"
+    unit: str
+    transport: str
+    roll: Roll
+    models_left: int
+    wounds_taken: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,6 +340,9 @@ class BattleEnded(Event):
 EVENT_CODEC = TaggedCodec(
     "event",
     [
+        Undone,  # the shared undo bookkeeping: without them a log with an undo cannot be
+        UndoRequested,  # exported nor stored
+        UndoRefused,
         BattleCreated,
         ReserveDeclared,
         StepEnded,
@@ -277,5 +366,11 @@ EVENT_CODEC = TaggedCodec(
         GameLengthRolled,
         ControlReported,
         BattleEnded,
+        CombatResolved,
+        Regenerated,
+        PoisonTested,
+        Embarked,
+        Disembarked,
+        PassengersHit,
     ],
 )

@@ -11,12 +11,18 @@ from app.engine.pen.battle.events import (
     BattleEnded,
     ChargeDeclared,
     CombatFought,
+    CombatResolved,
     Consolidated,
     ControlReported,
     DawnRolled,
+    Disembarked,
+    Embarked,
     FirstChosen,
     GameLengthRolled,
+    PassengersHit,
     PhaseStarted,
+    PoisonTested,
+    Regenerated,
     ReserveDeclared,
     ReservesRolled,
     RollOffMade,
@@ -28,10 +34,11 @@ from app.engine.pen.battle.events import (
     UnitDeployed,
     UnitMoved,
     UnitShot,
+    VehicleDamage,
     WentToGround,
 )
 from app.engine.pen.battle.setup import profile_of
-from app.engine.pen.battle.state import BattleState, Phase, Place, Stage, UnitState
+from app.engine.pen.battle.state import BattleState, Phase, Place, Speed, Stage, UnitState
 from app.engine.pen.names import Rule
 
 __all__ = ["evolve", "next_setup_stage"]
@@ -89,14 +96,46 @@ def _unlock(state: BattleState, a: str, b: str) -> BattleState:
     return state.with_unit(replace(ub, locked=ub.locked - {a}))
 
 
+def _rolled(state: BattleState, unit: str) -> BattleState:
+    me = state.units[unit]
+    return state.with_unit(replace(me, rolls=me.rolls + 1))
+
+
+def _damaged(victim: UnitState, vd: VehicleDamage) -> UnitState:
+    return replace(
+        victim,
+        hp_lost=vd.hp_lost,
+        damage_bonus=vd.damage_bonus,
+        weapons_damaged=vd.weapons_damaged,
+        reduced_mobility=vd.reduced_mobility,
+        immobilised=vd.immobilised,
+        shaken=victim.shaken or vd.shaken,
+        stunned=victim.stunned or vd.stunned,
+        results_this_turn=victim.results_this_turn + vd.results,
+    )
+
+
 def _set_models(state: BattleState, unit: UnitState, models: int, taken: int) -> BattleState:
     if models <= 0:
         for enemy in unit.locked:
             other = state.units[enemy]
             state = state.with_unit(replace(other, locked=other.locked - {unit.id}))
-        unit = replace(unit, models=0, wounds_taken=0, place=Place.DESTROYED, locked=frozenset())
+        unit = replace(
+            unit,
+            models=0,
+            wounds_taken=0,
+            place=Place.DESTROYED,
+            locked=frozenset(),
+            poisoned=False,
+        )
         return state.with_unit(unit)
-    return state.with_unit(replace(unit, models=models, wounds_taken=taken))
+    poisoned = unit.poisoned and taken > 0 and models == unit.models
+    return state.with_unit(replace(unit, models=models, wounds_taken=taken, poisoned=poisoned))
+
+
+def _no_ws(state: BattleState, unit: UnitState) -> bool:
+    raw = state.unit_spec(unit.id).profile
+    return not isinstance(raw, dict) or raw.get("ws") is None
 
 
 def evolve(state: BattleState, event: Event) -> BattleState:
@@ -133,7 +172,14 @@ def evolve(state: BattleState, event: Event) -> BattleState:
             fresh: dict[str, UnitState] = {}
             for each in state.units.values():
                 changed = replace(
-                    each, fought=False, charged=False, consolidated=False, results_this_turn=()
+                    each,
+                    fought=False,
+                    charged=False,
+                    consolidated=False,
+                    results_this_turn=(),
+                    rolls=0,
+                    transferred=False,
+                    carried_out=False,
                 )
                 if each.seat == active:
                     changed = replace(
@@ -179,7 +225,7 @@ def evolve(state: BattleState, event: Event) -> BattleState:
                 arrived_deep_strike=mode == "deep_strike",
                 down_until=state.turn_index + 1 if down else u[unit].down_until,
             )
-            return replace(state.with_unit(me), active_unit=unit)
+            return _rolled(replace(state.with_unit(me), active_unit=unit), unit)
         case UnitMoved(unit=unit, speed=speed, inches=inches, models_left=left):
             me = replace(
                 u[unit],
@@ -188,15 +234,15 @@ def evolve(state: BattleState, event: Event) -> BattleState:
                 activated=True,
                 immobilised=u[unit].immobilised or event.immobilised,
             )
-            state = replace(state.with_unit(me), active_unit=unit)
-            return _set_models(state, me, left, event.wounds_taken)
+            state = _rolled(replace(state.with_unit(me), active_unit=unit), unit)
+            return _set_models(state, state.units[unit], left, event.wounds_taken)
         case WentToGround(unit=unit):
             return state.with_unit(replace(u[unit], down_until=state.turn_index + 1))
         case UnitShot(unit=unit, target=target):
             me = u[unit]
             if not me.activated:
                 me = replace(me, activated=True, speed=None)
-            me = replace(me, shot=True, shot_at=me.shot_at | {target})
+            me = replace(me, shot=True, shot_at=me.shot_at | {target}, rolls=me.rolls + 1)
             state = replace(state.with_unit(me), active_unit=unit)
             victim = state.units[target]
             if victim.fire_from != unit:
@@ -204,19 +250,12 @@ def evolve(state: BattleState, event: Event) -> BattleState:
             victim = replace(victim, pinning_pending=victim.pinning_pending or event.pinning)
             vd = event.vehicle
             if vd is not None:
-                victim = replace(
-                    victim,
-                    hp_lost=vd.hp_lost,
-                    damage_bonus=vd.damage_bonus,
-                    weapons_damaged=vd.weapons_damaged,
-                    reduced_mobility=vd.reduced_mobility,
-                    immobilised=vd.immobilised,
-                    shaken=victim.shaken or vd.shaken,
-                    stunned=victim.stunned or vd.stunned,
-                    results_this_turn=victim.results_this_turn + vd.results,
-                )
+                victim = _damaged(victim, vd)
             state = state.with_unit(victim)
-            return _set_models(state, victim, event.models_left, event.wounds_taken)
+            state = _set_models(state, victim, event.models_left, event.wounds_taken)
+            if event.poisoned and state.units[target].alive:
+                state = state.with_unit(replace(state.units[target], poisoned=True))
+            return state
         case ActivationEnded(unit=unit):
             for other in state.units.values():
                 if other.fire_from == unit:
@@ -229,7 +268,7 @@ def evolve(state: BattleState, event: Event) -> BattleState:
             state = state.with_unit(replace(me, charged=True, locked=me.locked | {target}))
             return state.with_unit(replace(them, locked=them.locked | {unit}))
         case CombatFought(unit=unit, target=target):
-            state = state.with_unit(replace(u[unit], fought=True))
+            state = state.with_unit(replace(u[unit], fought=True, rolls=u[unit].rolls + 1))
             state = state.with_unit(replace(state.units[target], fought=True))
             if not event.locked:
                 state = _unlock(state, unit, target)
@@ -239,6 +278,48 @@ def evolve(state: BattleState, event: Event) -> BattleState:
             state = _set_models(state, me, event.unit_models_left, me.wounds_taken)
             them = state.units[target]
             return _set_models(state, them, event.target_models_left, them.wounds_taken)
+        case CombatResolved(unit=unit, squads=squads, retreating=retreating):
+            state = _rolled(state, unit)
+            for o in squads:
+                me = replace(state.units[o.unit], fought=True)
+                state = state.with_unit(me if o.vehicle is None else _damaged(me, o.vehicle))
+            for r in retreating:
+                for enemy in state.units[r].locked:
+                    state = _unlock(state, r, enemy)
+                state = state.with_unit(replace(state.units[r], retreating=True))
+            for o in squads:
+                me = state.units[o.unit]
+                if me.is_vehicle and _no_ws(state, me):  # never locked [L209]
+                    for enemy in me.locked:
+                        state = _unlock(state, o.unit, enemy)
+                state = _set_models(state, state.units[o.unit], o.models_left, o.wounds_taken)
+            return state
+        case Regenerated(unit=unit, healed=healed):
+            me = u[unit]
+            if healed:
+                me = replace(me, wounds_taken=max(me.wounds_taken - 1, 0))
+            return state.with_unit(me)
+        case PoisonTested(unit=unit, models_left=left, wounds_taken=taken):
+            return _set_models(state, u[unit], left, taken)
+        case Embarked(unit=unit, transport=transport):
+            me = replace(
+                u[unit], place=Place.EMBARKED, transport=transport, transferred=True, activated=True
+            )
+            state = state.with_unit(me)
+            return replace(state, active_unit=None) if state.active_unit == unit else state
+        case Disembarked(unit=unit, transport=transport, moved=moved, emergency=emergency):
+            me = replace(u[unit], place=Place.TABLE, transport=None, transferred=True)
+            if moved:
+                me = replace(me, activated=True, speed=Speed.NORMAL, moved=0)
+            if emergency:
+                me = replace(me, down_until=state.turn_index + 1)
+            state = state.with_unit(me)
+            if not moved:
+                state = state.with_unit(replace(state.units[transport], carried_out=True))
+            return state
+        case PassengersHit(unit=unit, models_left=left, wounds_taken=taken):
+            me = replace(u[unit], place=Place.TABLE, transport=None, transferred=True)
+            return _set_models(state.with_unit(me), me, left, taken)
         case Consolidated(unit=unit):
             return state.with_unit(replace(u[unit], consolidated=True))
         case GameLengthRolled(continues=continues):

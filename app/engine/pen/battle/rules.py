@@ -8,7 +8,7 @@ vehicle damage); the player states what the table shows (range, cover, facing).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from app.engine.errors import ProfileError
@@ -18,6 +18,7 @@ from app.engine.match.errors import Refusal, RefusalKind
 from app.engine.match.events import Emitted, Event
 from app.engine.match.log import Decision
 from app.engine.pen import rolls, tables
+from app.engine.pen.attack import melee_initiatives
 from app.engine.pen.battle.commands import (
     COMMAND_CODEC,
     Arrive,
@@ -27,6 +28,8 @@ from app.engine.pen.battle.commands import (
     CreateBattle,
     DeclareReserve,
     Deploy,
+    Disembark,
+    Embark,
     EndActivation,
     EndPhase,
     EndStep,
@@ -47,16 +50,23 @@ from app.engine.pen.battle.events import (
     BattleEnded,
     ChargeDeclared,
     CombatFought,
+    CombatResolved,
     Consolidated,
     ControlReported,
     DawnRolled,
+    Disembarked,
+    Embarked,
     FirstChosen,
     GameLengthRolled,
+    PassengersHit,
     PhaseStarted,
+    PoisonTested,
+    Regenerated,
     ReserveDeclared,
     ReservesRolled,
     RollOffMade,
     ScoutMoved,
+    SquadOutcome,
     StepEnded,
     TestTaken,
     TurnStarted,
@@ -78,8 +88,9 @@ from app.engine.pen.battle.state import (
     Stage,
     UnitState,
 )
-from app.engine.pen.live import resolve
+from app.engine.pen.live import resolve, strike
 from app.engine.pen.names import Rule
+from app.engine.pen.profiles import AttackRequest, Vehicle, VehicleType
 from app.engine.pen.requests import request_from_dict
 from app.engine.roller import Roller
 
@@ -330,11 +341,46 @@ def _start_turn(out: _Out, cmd: StartTurn, actor: str) -> None:
             if die >= target:
                 arrived.append(unit)
         out.emit(ReservesRolled(out.roll_since(start), tuple(arrived)))
+    _regenerate(out, actor)
+    _poison(out)
     for unit in sorted(u.id for u in out.state.seat_units(actor) if u.retreating and u.alive):
         me = out.state.units[unit]
         malus = 1 if 2 * me.models <= me.models_start else 0  # lost >= 50% [L977]
         _test(out, me, "regroup", malus)
     out.emit(PhaseStarted(str(Phase.MOVEMENT)))
+
+
+def _regenerate(out: _Out, actor: str) -> None:
+    """Régénération (X): at the start of each of its turns, a squad whose worn model lost W
+    rolls 1D6; on X+ (5+ by default) it gets 1 W back [L453]. Dead models stay dead (pen
+    rulings)."""
+    for me in sorted(out.state.seat_units(actor), key=lambda u: u.id):
+        if not me.alive or not me.wounds_taken or str(Rule.REGENERATION) not in me.rules:
+            continue
+        target = _profile(out.state, me).value_of(Rule.REGENERATION) or 5
+        start = out.mark()
+        die = out.roller.roll(6, f"regeneration {me.id} ({target}+)", stage="regeneration")
+        out.roller.annotate(outcome="healed" if die >= target else "failed")
+        out.emit(Regenerated(me.id, out.roll_since(start), die >= target))
+
+
+def _poison(out: _Out) -> None:
+    """A poisoned model (it lost a W to an Empoisonnée weapon) tests its T at the start of
+    every player turn; a failure costs 1 W with no save at all [L665] (rules note §8 item 14:
+    every player turn, both players)."""
+    for me in sorted(out.state.units.values(), key=lambda u: u.id):
+        if not me.alive or not me.poisoned:
+            continue
+        toughness = getattr(_profile(out.state, me), "toughness", None)
+        start = out.mark()
+        die = out.roller.roll(6, f"poison: T test {me.id}", stage="poison")
+        value = tables.clamp_characteristic(toughness) if toughness is not None else 6
+        passed = die == 1 or (die != 6 and die <= value)
+        out.roller.annotate(outcome="passed" if passed else "failed")
+        models, taken = me.models, me.wounds_taken
+        if not passed:
+            models, taken = _wound(models, taken, 1, me.wounds)
+        out.emit(PoisonTested(me.id, out.roll_since(start), passed, models, taken))
 
 
 def _arrive(out: _Out, cmd: Arrive, actor: str) -> None:
@@ -394,6 +440,8 @@ def _move(out: _Out, cmd: Move, actor: str) -> None:
             raise refuse("locked", "a squad locked in combat cannot move [L1248]")
         if s.gone_to_ground(me) or me.immobilised or me.stunned:
             raise refuse("immobilised", f"{cmd.unit} cannot move this turn")
+    if me.carried_out and cmd.speed is Speed.RAPID:
+        raise refuse("no_rapid_move", "passengers got out before it moved: no rapid move [L279]")
     if me.retreating and cmd.speed is not Speed.RAPID:
         raise refuse("flees", "a retreating squad flees at a rapid move [L976]")
     limit = _move_limit(me, cmd.speed)
@@ -473,15 +521,7 @@ def _shoot(out: _Out, cmd: Shoot, actor: str) -> None:
         situation["models_under_template"] = cmd.template_hits
     target = dict(_spec_profile(s, them))
     if them.is_vehicle:
-        target.update(
-            facing=cmd.facing,
-            hull_points_lost=them.hp_lost,
-            damage_bonus=them.damage_bonus,
-            weapons_damaged=them.weapons_damaged,
-            reduced_mobility=them.reduced_mobility,
-            immobilised=them.immobilised,
-            results_this_turn=list(them.results_this_turn),
-        )
+        target = _vehicle_target(s, them, cmd.facing)
         situation["target_rapid_move"] = them.speed is Speed.RAPID
     else:
         target["models"] = them.models
@@ -514,38 +554,142 @@ def _shoot(out: _Out, cmd: Shoot, actor: str) -> None:
     result = resolve(request, out.roller)
     roll = out.roll_since(start)
     pinning = request.weapon.has(Rule.PINNING)
-    extra = result.extra.get("vehicle")
-    if them.is_vehicle and isinstance(extra, Mapping):
-        results_raw = extra.get("results")
-        counts = (
-            {str(k): _int(v) for k, v in results_raw.items()}
-            if isinstance(results_raw, Mapping)
-            else {}
-        )
-        names = tuple(str(k) for k, n in counts.items() if k in _REPEATING for _ in range(n))
-        bonus = counts.get("damaged", 0) + 2 * counts.get("heavily_damaged", 0)
-        destroyed = bool(extra.get("destroyed"))
-        vd = VehicleDamage(
-            hp_lost=them.hp_lost + int(result.totals.get("hull_points_lost", 0)),
-            damage_bonus=them.damage_bonus + bonus,
-            weapons_damaged=bool(extra.get("weapons_damaged")) or them.weapons_damaged,
-            reduced_mobility=bool(extra.get("reduced_mobility")) or them.reduced_mobility,
-            immobilised=bool(extra.get("immobilised")) or them.immobilised,
-            shaken=bool(extra.get("shaken")),
-            stunned=bool(extra.get("driver_stunned")),
-            destroyed=destroyed,
-            results=names,
-        )
+    damage = _vehicle_damage(them, result.extra.get("vehicle"), result.totals)
+    if them.is_vehicle and damage is not None:
+        vd, exploded = damage
         out.emit(
-            UnitShot(cmd.unit, cmd.target, cmd.weapon, roll, 0 if destroyed else 1, 0, False, vd)
+            UnitShot(cmd.unit, cmd.target, cmd.weapon, roll, 0 if vd.destroyed else 1, 0, False, vd)
         )
+        if vd.destroyed:
+            _passengers_out(out, cmd.target, exploded)
         return
     dead = result.target_after.models_destroyed
     lost = result.target_after.wounds_lost
     models, taken = _wound(
         them.models - dead, them.wounds_taken, lost - dead * them.wounds, them.wounds
     )
-    out.emit(UnitShot(cmd.unit, cmd.target, cmd.weapon, roll, models, taken, pinning and lost > 0))
+    poisoned = request.weapon.has(Rule.POISONED) and lost > 0 and taken > 0
+    out.emit(
+        UnitShot(
+            cmd.unit,
+            cmd.target,
+            cmd.weapon,
+            roll,
+            models,
+            taken,
+            pinning and lost > 0,
+            poisoned=poisoned,
+        )
+    )
+
+
+def _vehicle_damage(
+    them: UnitState, extra: object, totals: Mapping[str, int]
+) -> tuple[VehicleDamage, bool] | None:
+    """What an attack's ``vehicle`` section leaves on the vehicle ``them`` (and whether it
+    exploded); None when the attack was not against a vehicle."""
+    if not isinstance(extra, Mapping):
+        return None
+    results_raw = extra.get("results")
+    counts = (
+        {str(k): _int(v) for k, v in results_raw.items()}
+        if isinstance(results_raw, Mapping)
+        else {}
+    )
+    names = tuple(str(k) for k, n in counts.items() if k in _REPEATING for _ in range(n))
+    bonus = counts.get("damaged", 0) + 2 * counts.get("heavily_damaged", 0)
+    vd = VehicleDamage(
+        hp_lost=them.hp_lost + int(totals.get("hull_points_lost", 0)),
+        damage_bonus=them.damage_bonus + bonus,
+        weapons_damaged=bool(extra.get("weapons_damaged")) or them.weapons_damaged,
+        reduced_mobility=bool(extra.get("reduced_mobility")) or them.reduced_mobility,
+        immobilised=bool(extra.get("immobilised")) or them.immobilised,
+        shaken=bool(extra.get("shaken")),
+        stunned=bool(extra.get("driver_stunned")),
+        destroyed=bool(extra.get("destroyed")),
+        results=names,
+    )
+    return vd, bool(extra.get("exploded"))
+
+
+def _vehicle_target(state: BattleState, them: UnitState, facing: str) -> dict[str, Any]:
+    target = dict(_spec_profile(state, them))
+    target.update(
+        facing=facing,
+        hull_points_lost=them.hp_lost,
+        damage_bonus=them.damage_bonus,
+        weapons_damaged=them.weapons_damaged,
+        reduced_mobility=them.reduced_mobility,
+        immobilised=them.immobilised,
+        results_this_turn=list(them.results_this_turn),
+    )
+    return target
+
+
+def _passengers_out(out: _Out, transport: str, exploded: bool) -> None:
+    """The passengers of a destroyed transport take one anti-cover hit each (S5; S6 and a
+    pinning test when it exploded; an open transport: none, S4 when it exploded [L327]),
+    then get out [L273], [L1453-L1454]. A transport lost to its hull points counts as
+    "Détruit" (pen rulings)."""
+    s = out.state
+    carrier = _profile(s, s.units[transport])
+    open_top = isinstance(carrier, Vehicle) and carrier.is_(VehicleType.OPEN_TOPPED)
+    strength = (4 if exploded else 0) if open_top else (6 if exploded else 5)
+    for unit in sorted(u.id for u in s.units.values() if u.transport == transport and u.alive):
+        me = out.state.units[unit]
+        start = out.mark()
+        models, taken = me.models, me.wounds_taken
+        if strength:
+            request = _request(
+                {"models": 1, "bs": 4, "ws": 4, "strength": strength, "toughness": 4},
+                {
+                    "kind": "ranged",
+                    "type": "assault",
+                    "shots": 1,
+                    "strength": strength,
+                    "properties": ["Anti-couvert"],
+                },
+                dict(_spec_profile(s, me)) | {"models": me.models},
+                {},
+            )
+            remaining = [me.wounds] * me.models
+            strike(request, out.roller, remaining, hits=me.models)
+            models, taken = _after_strike(me, remaining)
+        out.emit(PassengersHit(unit, transport, out.roll_since(start), models, taken))
+        me = out.state.units[unit]
+        if exploded and me.alive and not out.state.gone_to_ground(me):
+            _test(out, me, "pinning", 0)
+
+
+def _after_strike(me: UnitState, remaining: list[int]) -> tuple[int, int]:
+    """(models, wounds on the worn model) of a squad after a strike on fresh ``remaining``."""
+    dead = sum(1 for w in remaining if w <= 0)
+    lost = me.models * me.wounds - sum(max(w, 0) for w in remaining)
+    return _wound(me.models - dead, me.wounds_taken, lost - dead * me.wounds, me.wounds)
+
+
+def _request(
+    attacker: Mapping[str, Any],
+    weapon: object,
+    target: Mapping[str, Any],
+    situation: Mapping[str, Any],
+) -> AttackRequest:
+    try:
+        return request_from_dict(
+            {
+                "attacker": dict(attacker),
+                "weapon": weapon,
+                "target": dict(target),
+                "situation": dict(situation),
+            }
+        )
+    except ProfileError as err:
+        raise Refusal(
+            "bad_attack",
+            str(err),
+            kind=RefusalKind.INPUT,
+            details={"errors": [{"field": p, "message": m} for p, m in err.errors]},
+        ) from None
 
 
 def _spec_profile(state: BattleState, unit: UnitState) -> Mapping[str, Any]:
@@ -580,6 +724,55 @@ def _end_activation(out: _Out, cmd: EndActivation, actor: str) -> None:
         ):
             _test(out, victim, "pinning", 0)  # [L685]
     out.emit(ActivationEnded(cmd.unit))
+
+
+def _passengers(state: BattleState, transport: str) -> int:
+    return sum(u.models for u in state.units.values() if u.transport == transport and u.alive)
+
+
+def _embark(out: _Out, cmd: Embark, actor: str) -> None:
+    s = out.state
+    me = _own(s, cmd.unit, actor)
+    carrier = _own(s, cmd.transport, actor)
+    spec = s.unit_spec(cmd.transport)
+    if me.is_vehicle or not spec.capacity or not carrier.on_table:
+        raise refuse("no_transport", f"{cmd.unit} cannot board {cmd.transport}")
+    if _passengers(s, cmd.transport) + me.models > spec.capacity:
+        raise refuse(
+            "transport_full", f"{cmd.transport} carries {spec.capacity} models [L290-L293]"
+        )
+    if s.stage is Stage.DEPLOY:  # deployed inside its transport
+        waiting = s.first if s.first not in s.ready else other(s.first or "A")
+        if actor != waiting or me.place is not Place.UNDEPLOYED:
+            raise refuse("not_now", "deploy it into its transport in your deployment")
+        out.emit(Embarked(cmd.unit, cmd.transport))
+        return
+    _turn(s, actor, Phase.MOVEMENT)
+    if not me.on_table or me.locked or me.retreating:
+        raise refuse("cannot_embark", f"{cmd.unit} cannot embark now")
+    if me.transferred:
+        raise refuse("once_per_turn", "embark or disembark, once a turn [L277]")
+    if me.shot or (me.activated and s.active_unit != cmd.unit):
+        raise refuse("cannot_embark", "a squad embarks at the start or the end of its move [L278]")
+    _no_open_activation(s, cmd.unit)
+    out.emit(Embarked(cmd.unit, cmd.transport))
+
+
+def _disembark(out: _Out, cmd: Disembark, actor: str) -> None:
+    s = out.state
+    _turn(s, actor, Phase.MOVEMENT)
+    me = _own(s, cmd.unit, actor)
+    if not me.embarked or me.transport is None:
+        raise refuse("not_embarked", f"{cmd.unit} is not in a transport")
+    if me.transferred:
+        raise refuse("once_per_turn", "embark or disembark, once a turn [L277]")
+    carrier = s.units[me.transport]
+    if s.active_unit not in (None, carrier.id):
+        raise refuse("activation_open", f"finish {s.active_unit} first (end_activation)")
+    moved = carrier.activated and carrier.speed not in (None, Speed.STATIONARY)
+    if carrier.activated and not moved and s.active_unit != carrier.id:
+        moved = True  # the transport is done for the turn: the end of its movement
+    out.emit(Disembarked(cmd.unit, carrier.id, moved, cmd.emergency))
 
 
 def _charge(out: _Out, cmd: Charge, actor: str) -> None:
@@ -617,10 +810,12 @@ def _fight(out: _Out, cmd: Fight, actor: str) -> None:
     them = _unit(s, cmd.target)
     if cmd.target not in me.locked:
         raise refuse("not_locked", f"{cmd.unit} is not in combat with {cmd.target}")
-    if me.fought or them.fought:
+    group = _combat(s, cmd.unit)
+    if any(s.units[u].fought for u in group):
         raise refuse("already_fought", "this combat has been fought this phase")
-    if me.is_vehicle or them.is_vehicle:
-        raise refuse("vehicle_combat", "combats with vehicles are not tracked by this engine yet")
+    if len(group) > 2 or me.is_vehicle or them.is_vehicle or cmd.assign:
+        _fight_many(out, cmd, group)
+        return
     spec = s.unit_spec(cmd.unit)
     melee = spec.melee if spec.melee is not None else {"kind": "melee"}
     situation = {
@@ -669,6 +864,216 @@ def _fight(out: _Out, cmd: Fight, actor: str) -> None:
             locked,
             _int(section.get("sweep_casualties")),
         )
+    )
+
+
+def _combat(state: BattleState, unit: str) -> list[str]:
+    """Every squad locked, directly or not, with ``unit``: one combat [L1205]."""
+    seen, todo = {unit}, [unit]
+    while todo:
+        for enemy in state.units[todo.pop()].locked:
+            if enemy not in seen:
+                seen.add(enemy)
+                todo.append(enemy)
+    return sorted(seen)
+
+
+@dataclass(slots=True)
+class _Fighter:
+    unit: UnitState
+    target: str
+    initiative: int = 0
+    remaining: list[int] | None = None  # W left per model (None: a vehicle)
+    start_models: int = 0
+
+
+def _has_ws(state: BattleState, unit: UnitState) -> bool:
+    return _spec_profile(state, unit).get("ws") is not None
+
+
+def _strike_request(
+    state: BattleState, me: UnitState, models: int, them: UnitState, cmd: Fight, left: int
+) -> AttackRequest:
+    spec = state.unit_spec(me.id)
+    melee = spec.melee if spec.melee is not None else {"kind": "melee"}
+    if them.is_vehicle:
+        target = _vehicle_target(state, them, cmd.facing)
+    else:
+        target = dict(_spec_profile(state, them)) | {"models": max(left, 1)}
+    situation = {
+        "charged": me.charged,
+        "target_in_cover": me.charged and them.id in cmd.in_cover,
+        "offensive_grenades": cmd.offensive_grenades,
+        "target_already_locked": not me.charged,
+    }
+    attacker = dict(_spec_profile(state, me)) | {"models": models}
+    return _request(attacker, melee, target, situation)
+
+
+def _fight_many(out: _Out, cmd: Fight, group: list[str]) -> None:
+    """A combat of several squads, or with a vehicle, fought at once [L1205-L1213]: every
+    squad strikes the enemy squad it is assigned to, in Initiative steps, casualties removed
+    at the end of each step [L1237-L1240]; the side that inflicted more casualties (all its
+    squads together) wins; each losing squad tests morale at the difference, and the winners
+    not locked with another squad may sweep the fleeing ones [L1250-L1258].
+
+    A vehicle strikes only with a WS (walkers); a destroyed vehicle counts as one casualty;
+    vehicles take no morale test [L940]; a vehicle without WS is never locked [L209] (pen
+    rulings)."""
+    s = out.state
+    targets = {cmd.unit: cmd.target}
+    for pairing in cmd.assign:
+        if pairing.unit not in group or pairing.target not in s.units[pairing.unit].locked:
+            raise refuse(
+                "bad_pairing",
+                f"{pairing.unit} is not locked with {pairing.target}",
+                kind=RefusalKind.INPUT,
+            )
+        targets[pairing.unit] = pairing.target
+    fighters: dict[str, _Fighter] = {}
+    for unit in group:
+        me = s.units[unit]
+        target = targets.get(unit, min(me.locked))
+        fighter = _Fighter(me, target, start_models=me.models)
+        if not me.is_vehicle:
+            fighter.remaining = [me.wounds] * me.models
+        fighters[unit] = fighter
+    chargers = [f.unit for f in fighters.values() if f.unit.charged]
+    heavy_chargers = any(
+        c.is_vehicle or getattr(_profile(s, c), "is_monstrous", False) for c in chargers
+    )
+    for f in fighters.values():
+        me = f.unit
+        if me.is_vehicle and not _has_ws(s, me):
+            continue
+        request = _strike_request(s, me, me.models, s.units[f.target], cmd, 1)
+        own = melee_initiatives(request)[0]
+        ten = (
+            me.id in cmd.in_cover
+            and not me.charged
+            and any(c.seat != me.seat for c in chargers)
+            and not cmd.offensive_grenades
+            and not heavy_chargers
+        )
+        one = s.gone_to_ground(me)
+        f.initiative = own if ten == one else (10 if ten else 1)
+    start = out.mark()
+    steps = sorted({f.initiative for f in fighters.values() if f.initiative}, reverse=True)
+    for step in steps:
+        strikers = [(f, _alive_models(f)) for f in fighters.values() if f.initiative == step]
+        for f, models in strikers:
+            victim = fighters[f.target]
+            if not models or not _alive_models(victim):
+                continue  # a squad wiped out earlier: those attacks are lost
+            request = _strike_request(s, f.unit, models, victim.unit, cmd, _alive_models(victim))
+            if victim.remaining is not None:
+                strike(request, out.roller, victim.remaining)
+                continue
+            result = resolve(request, out.roller)
+            damage = _vehicle_damage(victim.unit, result.extra.get("vehicle"), result.totals)
+            if damage is not None:
+                vd = damage[0]
+                victim.unit = replace(
+                    victim.unit,
+                    hp_lost=vd.hp_lost,
+                    damage_bonus=vd.damage_bonus,
+                    weapons_damaged=vd.weapons_damaged,
+                    reduced_mobility=vd.reduced_mobility,
+                    immobilised=vd.immobilised,
+                    shaken=victim.unit.shaken or vd.shaken,
+                    stunned=victim.unit.stunned or vd.stunned,
+                    results_this_turn=victim.unit.results_this_turn + vd.results,
+                    models=0 if vd.destroyed else 1,
+                )
+    lost = dict.fromkeys(SEATS, 0)
+    for f in fighters.values():
+        lost[f.unit.seat] += f.start_models - _alive_models(f)
+    gap = abs(lost["A"] - lost["B"])
+    winner = "" if not gap else ("A" if lost["A"] < lost["B"] else "B")
+    retreating: list[str] = []
+    swept = 0
+    if winner:
+        for f in fighters.values():
+            me = f.unit
+            if me.seat == winner or me.is_vehicle or not _alive_models(f):
+                continue
+            profile = _profile(s, me)
+            if not _fearless(me):
+                malus = 0 if profile.has(Rule.STUBBORN) else gap
+                if rolls.ld_test_procedure(out.roller, profile.leadership, malus, "morale"):
+                    continue
+                retreating.append(me.id)
+        for unit in retreating:
+            f = fighters[unit]
+            if str(Rule.ATSKNF) in f.unit.rules:
+                continue  # never caught [L418]
+            pursuers = [
+                p
+                for p in fighters.values()
+                if p.unit.seat == winner
+                and _alive_models(p)
+                and not p.unit.is_vehicle
+                and unit in p.unit.locked
+                and str(Rule.SLOW_AND_PURPOSEFUL) not in p.unit.rules
+                and all(e in retreating or not _alive_models(fighters[e]) for e in p.unit.locked)
+            ]
+            if not pursuers:
+                continue
+            best = max(getattr(_profile(s, p.unit), "initiative", None) or 1 for p in pursuers)
+            mine = getattr(_profile(s, f.unit), "initiative", None) or 1
+            if rolls.roll_off_procedure(out.roller, best, mine, f"sweep {unit}"):
+                extra = min(gap, _alive_models(f))
+                assert f.remaining is not None
+                for i in [i for i, w in enumerate(f.remaining) if w > 0][:extra]:
+                    f.remaining[i] = 0
+                swept += extra
+    outcomes: list[SquadOutcome] = []
+    for f in fighters.values():
+        before = s.units[f.unit.id]
+        if f.remaining is None:
+            vehicle = _vehicle_damage_since(before, f.unit)
+            outcomes.append(SquadOutcome(f.unit.id, f.unit.models, 0, vehicle))
+        else:
+            models, taken = _after_strike(before, f.remaining)
+            outcomes.append(SquadOutcome(f.unit.id, models, taken))
+    alive_retreating = tuple(
+        u for u in retreating if any(o.unit == u and o.models_left for o in outcomes)
+    )
+    out.emit(
+        CombatResolved(
+            cmd.unit,
+            cmd.target,
+            out.roll_since(start),
+            tuple(outcomes),
+            winner,
+            alive_retreating,
+            swept,
+        )
+    )
+    for o in outcomes:
+        if o.vehicle is not None and o.vehicle.destroyed and s.units[o.unit].alive:
+            _passengers_out(out, o.unit, False)
+
+
+def _alive_models(f: _Fighter) -> int:
+    if f.remaining is None:
+        return f.unit.models
+    return sum(1 for w in f.remaining if w > 0)
+
+
+def _vehicle_damage_since(before: UnitState, after: UnitState) -> VehicleDamage | None:
+    if before == after:
+        return None
+    return VehicleDamage(
+        hp_lost=after.hp_lost,
+        damage_bonus=after.damage_bonus,
+        weapons_damaged=after.weapons_damaged,
+        reduced_mobility=after.reduced_mobility,
+        immobilised=after.immobilised,
+        shaken=after.shaken and not before.shaken,
+        stunned=after.stunned and not before.stunned,
+        destroyed=after.models == 0,
+        results=after.results_this_turn[len(before.results_this_turn) :],
     )
 
 
@@ -817,6 +1222,10 @@ def decide(state: BattleState, command: Tagged, actor: str, dice: Roller) -> Dec
             _charge(out, command, actor)
         case Fight():
             _fight(out, command, actor)
+        case Embark():
+            _embark(out, command, actor)
+        case Disembark():
+            _disembark(out, command, actor)
         case Consolidate():
             _consolidate(out, command, actor)
         case EndPhase():

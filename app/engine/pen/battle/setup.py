@@ -43,6 +43,7 @@ class UnitSpec:
     weapons: tuple[WeaponSpec, ...] = ()
     melee: RawJson = None
     troops: bool = False  # a Troops choice: only enemy Troops contest what it holds [L815]
+    capacity: int = 0  # a transport: how many models it carries [L290-L293]
 
     @property
     def is_vehicle(self) -> bool:
@@ -111,6 +112,8 @@ class BattleSetup:
                     profile_of(u)
                 except ProfileError as err:
                     out.extend((f"{at}.{path}", msg) for path, msg in err.errors)
+                if not 0 <= u.capacity <= MAX_MODELS or (u.capacity and not u.is_vehicle):
+                    out.append((at, f"capacity: 0 to {MAX_MODELS}, and only for a vehicle"))
                 if len({w.name for w in u.weapons}) != len(u.weapons):
                     out.append((at, "weapon names must be unique in a squad"))
         return out

@@ -35,6 +35,7 @@ class Place(enum.StrEnum):
     TABLE = "table"
     RESERVE = "reserve"
     AVAILABLE = "available"  # rolled its arrival: comes on in this movement phase [L867]
+    EMBARKED = "embarked"  # carried by a transport (``UnitState.transport``) [L270-L335]
     DESTROYED = "destroyed"
 
 
@@ -91,10 +92,30 @@ class UnitState:
     fire_from: str | None = None
     models_before_fire: int = 0
     pinning_pending: bool = False
+    rolls: int = 0  # dice-rolling commands of this squad this turn (the seed's identity)
+    poisoned: bool = False  # the worn model lost a W to a poisoned weapon: T test [L665]
+    transport: str | None = None  # the transport it is embarked in
+    transferred: bool = False  # embarked or disembarked this turn (one of them) [L277]
+    carried_out: bool = False  # a transport whose passengers got out before it moved [L279]
+
+    @property
+    def embarked(self) -> bool:
+        return self.place is Place.EMBARKED and self.models > 0
 
     @property
     def alive(self) -> bool:
         return self.place is not Place.DESTROYED and self.models > 0
+
+    @property
+    def distance_token(self) -> str | None:
+        """The aide-memoire's movement token [L1483-L1489]: ST, M1 (> 12 ps), M2 (> 18 ps)."""
+        if self.speed is Speed.STATIONARY:
+            return "stationary"
+        if self.moved > 18:
+            return "moved_over_18"
+        if self.moved > 12:
+            return "moved_over_12"
+        return None
 
     @property
     def on_table(self) -> bool:
