@@ -256,3 +256,42 @@ def test_a_placement_without_seed_or_secret_is_refused() -> None:
     with pytest.raises(Refusal) as err:
         battle.decode({"type": "place_order", "unit": "tac", "order": "sneak"})
     assert err.value.code == "bad_command"
+
+
+def test_a_mutual_assault_in_one_pass_fights_two_rounds() -> None:
+    battle = created()
+    send(battle, "A", {"type": "start_turn"}, lambda b: b.state.battle.night)
+    place(battle, "A", {"tac": "assault", "dev": "fire"})
+    place(battle, "B", {"inf": "fire", "vet": "assault", "rhino": "forced_march"})
+    send(battle, "B", {"type": "reveal_order", "unit": "inf", "target": "dev"})
+    send(battle, "B", {"type": "reveal_order", "unit": "rhino"})
+    send(battle, "A", {"type": "roll_advantage"}, lambda b: b.state.advantage == "A")
+    send(battle, "A", {"type": "choose_starter", "seat": "A"})
+    send(battle, "A", {"type": "reveal_order", "unit": "tac", "target": "vet"})
+    send(battle, "B", {"type": "reveal_order", "unit": "vet", "target": "tac"})
+    send(battle, "A", {"type": "reveal_order", "unit": "dev", "target": "inf"})
+    send(battle, "A", {"type": "roll_advantage"}, lambda b: b.state.advantage == "A")
+    send(battle, "A", {"type": "choose_starter", "seat": "A"})
+    send(battle, "A", {"type": "charge", "unit": "tac", "target": "vet", "distance": 4})
+
+    def both_hold(b: DynamicsBattle) -> bool:
+        units = b.state.battle.units
+        return "vet" in units["tac"].locked and not units["vet"].retreating
+
+    send(battle, "A", {"type": "fight", "unit": "tac", "target": "vet"}, both_hold)
+    with pytest.raises(Refusal) as err:  # an Assault order fights one round [L92]
+        send(battle, "A", {"type": "fight", "unit": "tac", "target": "vet"})
+    assert err.value.code == "one_round"
+    send(battle, "A", {"type": "end_order", "unit": "tac"})
+    # vet's own Assault order: already locked, it does not charge, it fights round 2
+    with pytest.raises(Refusal):
+        send(battle, "B", {"type": "charge", "unit": "vet", "target": "tac", "distance": 1})
+    models = {u: battle.state.battle.units[u].models for u in ("tac", "vet")}
+    new = send(battle, "B", {"type": "fight", "unit": "vet", "target": "tac"})
+    fought = next(e.event for e in new if e.event.kind == "combat_fought")
+    assert fought.unit == "vet"
+    assert fought.unit_models_left <= models["vet"]  # no pending casualty came back [L239]
+    assert fought.target_models_left <= models["tac"]
+    with pytest.raises(Refusal) as err:  # no third round
+        send(battle, "B", {"type": "fight", "unit": "vet", "target": "tac"})
+    assert err.value.code == "one_round"
