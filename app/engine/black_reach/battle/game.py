@@ -135,8 +135,8 @@ class BlackReachBattle:
         actions = legal_actions(self.state, seat)
         request = self.match.undo_request
         if request is not None and request.actor != seat:
-            for answer in (ApproveUndo(request.batch), RefuseUndo(request.batch)):
-                actions.insert(0, {"command": COMMAND_CODEC.encode(answer)})
+            answers = (ApproveUndo(request.batch), RefuseUndo(request.batch))
+            actions[:0] = [{"command": COMMAND_CODEC.encode(a)} for a in answers]
         return actions
 
     def log_for(self, viewer: Viewer) -> list[Envelope]:

@@ -1,0 +1,345 @@
+"""Black Reach battle rules one at a time: hidden tokens, undo with the same dice, set-up
+checks, token placement, assault support, sudden death, the match protocol."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import pytest
+
+from app.engine.black_reach.battle import BattleSetup, BlackReachBattle, Deploy, sample_setup
+from app.engine.black_reach.turn import Token, TokenKind, verify
+from app.engine.match.errors import Refusal, RefusalKind
+from app.engine.match.game import MatchGame
+
+SERGEANT = "ultramarines:tiles[0]/0:sample-um-sergeant"
+TACTICAL = "ultramarines:tiles[0]/1:sample-um-tactical"
+BOLTER = "ultramarines:tiles[0]/2:sample-um-heavy-bolter"
+LIBRARIAN = "ultramarines:tiles[1]/0:sample-um-librarian"
+NOB = "orks:tiles[0]/0:sample-ork-nob"
+BOYZ1 = "orks:tiles[0]/1:sample-ork-boyz"
+BOYZ2 = "orks:tiles[0]/2:sample-ork-boyz"
+SHOOTAS = "orks:tiles[0]/3:sample-ork-shootas"
+WEIRDBOY = "orks:tiles[1]/0:sample-ork-weirdboy"
+A, B = "A", "B"
+
+
+def order(unit: str, number: int, kind: str = "numbered") -> dict[str, Any]:
+    return {"unit": unit, "kind": kind, "number": number, "nonce": f"nonce-{unit}"}
+
+
+def path(*squares: tuple[int, int]) -> list[dict[str, int]]:
+    return [{"x": x, "y": y} for x, y in squares]
+
+
+def ordered() -> BlackReachBattle:
+    battle = BlackReachBattle.create(sample_setup())
+    battle.execute_json(
+        {
+            "type": "place_orders",
+            "orders": [order(BOYZ1, 1), order(BOYZ2, 2), order(NOB, 3), order(SHOOTAS, 4)],
+        },
+        B,
+    )
+    battle.execute_json(
+        {
+            "type": "place_orders",
+            "orders": [order(BOLTER, 1), order(TACTICAL, 2), order(SERGEANT, 3)],
+        },
+        A,
+    )
+    return battle
+
+
+def refused(battle: BlackReachBattle, seat: str, command: dict[str, Any], **kw: Any) -> Refusal:
+    version = battle.version
+    with pytest.raises(Refusal) as info:
+        battle.execute_json(command, seat, **kw)
+    assert battle.version == version
+    return info.value
+
+
+# -- hidden tokens -----------------------------------------------------------------------------
+
+
+def test_the_other_seat_never_sees_unplayed_tokens_and_the_reveal_matches_the_commitment() -> None:
+    battle = BlackReachBattle.create(sample_setup())
+    battle.execute_json(
+        {
+            "type": "place_orders",
+            "orders": [order(BOYZ1, 1), order(BOYZ2, 2), order(NOB, 3), order(SHOOTAS, 4)],
+        },
+        B,
+    )
+    kinds = {seat: [e["event"]["type"] for e in battle.log_json(seat)] for seat in (A, B, None)}
+    assert "orders_placed" in kinds[B]
+    assert "orders_placed" not in kinds[A]
+    assert "orders_placed" not in kinds[None]
+    for viewer in (A, None):
+        text = json.dumps([battle.view(viewer), battle.log_json(viewer), battle.legal_actions(A)])
+        assert "nonce-" not in text
+        assert all(u["token"] is None for u in battle.view(viewer)["units"])
+    # B's own view shows the value of its tokens
+    mine = {u["id"]: u["token"] for u in battle.view(B)["units"]}
+    assert mine[NOB] == {"kind": "numbered", "number": 3}
+    # A sees which units carry a token (face down) and its commitment
+    commitments = battle.view(A)["turn"]["commitments"]["orks"]
+    assert set(commitments) == {BOYZ1, BOYZ2, NOB, SHOOTAS}
+    # placing orders cannot be undone (it holds a secret)
+    assert refused(battle, B, {"type": "undo"}).code == "cannot_undo"
+
+    battle.execute_json(
+        {
+            "type": "place_orders",
+            "orders": [order(BOLTER, 1), order(TACTICAL, 2), order(SERGEANT, 3)],
+        },
+        A,
+    )
+    battle.execute_json({"type": "hold", "unit": BOYZ1}, B)
+    revealed = battle.log_json(A)[-1]["event"]
+    assert revealed["type"] == "order_revealed"
+    token = Token(TokenKind(revealed["token"]["kind"]), revealed["token"]["number"])
+    assert verify(commitments[BOYZ1], 1, BOYZ1, token, revealed["nonce"])
+    theirs = {u["id"]: u["token"] for u in battle.view(A)["units"]}
+    assert theirs[BOYZ1] == {"kind": "numbered", "number": 1}
+    assert theirs[BOYZ2] is None
+
+
+def test_the_facade_draws_a_nonce_when_none_is_given() -> None:
+    battle = BlackReachBattle.create(sample_setup())
+    battle.execute_json(
+        {
+            "type": "place_orders",
+            "orders": [
+                {"unit": u, "number": n}
+                for u, n in ((BOYZ1, 1), (BOYZ2, 2), (NOB, 3), (SHOOTAS, 4))
+            ],
+        },
+        B,
+    )
+    nonces = {o.nonce for o in battle.state.secret["orks"].values()}
+    assert len(nonces) == 4
+    assert all(len(n) == 32 for n in nonces)
+
+
+# -- token placement ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("orders", "code"),
+    [
+        ([order(BOYZ1, 1), order(BOYZ2, 2), order(NOB, 4), order(SHOOTAS, 5)], "no_such_token"),
+        ([order(BOYZ1, 1), order(BOYZ2, 1)], "no_such_token"),
+        ([order(BOYZ1, 1), order(BOYZ1, 2)], "one_token_per_unit"),
+        ([order(BOYZ1, 2), order(BOYZ2, 3), order(NOB, 4)], "token_gap"),
+        ([order(BOYZ1, 1), order(BOYZ2, 2)], "tokens_left"),
+        (
+            [order(BOYZ1, 1), order(BOYZ2, 2), order(NOB, 4), order(SHOOTAS, 0, "bluff")],
+            "no_such_token",
+        ),
+        ([order(SERGEANT, 1)], "not_your_unit"),
+        ([order("nobody", 1)], "unknown_unit"),
+    ],
+)
+def test_bad_order_placements_are_refused(orders: list[dict[str, Any]], code: str) -> None:
+    battle = BlackReachBattle.create(sample_setup())
+    assert refused(battle, B, {"type": "place_orders", "orders": orders}).code == code
+
+
+def test_numbered_tokens_go_on_any_units_once() -> None:
+    battle = BlackReachBattle.create(sample_setup())
+    orders = [order(BOYZ1, 4), order(BOYZ2, 1), order(NOB, 3), order(SHOOTAS, 2)]
+    battle.execute_json({"type": "place_orders", "orders": orders}, B)
+    assert battle.state.turn is not None
+    assert "orks" in battle.state.turn.locked
+    assert refused(battle, B, {"type": "place_orders", "orders": []}).code == "orders_placed"
+
+
+# -- undo with the same dice ----------------------------------------------------------------------
+
+
+def test_undo_then_resend_draws_the_same_dice() -> None:
+    battle = ordered()
+    # a move rolls nothing: its actor undoes it at once
+    battle.execute_json({"type": "move", "unit": BOYZ1, "path": path((4, 9), (4, 8))}, B)
+    battle.execute_json({"type": "undo"}, B)
+    assert battle.state.units[BOYZ1].placement.anchor == (4, 10)
+    battle.execute_json(
+        {"type": "move", "unit": BOYZ1, "path": path((4, 9), (4, 8), (4, 7), (4, 6))}, B
+    )
+
+    shot = battle.decode({"type": "shoot", "unit": BOLTER, "target": BOYZ1})
+    seed = battle.command_seed("match-secret", shot, A)
+    first = battle.execute(shot, A, seed=seed)
+    dice = first[1].event.roll.values
+    assert first[1].event.roll.seed == seed
+    assert battle.audit()[-1]["ok"] is True
+    # undoing a roll takes the opponent's approval
+    battle.execute_json({"type": "undo"}, A)
+    assert battle.view(A)["undo_request"] is not None
+    answers = [a["command"]["type"] for a in battle.legal_actions(B)[:2]]
+    assert answers == ["approve_undo", "refuse_undo"]
+    batch = battle.view(B)["undo_request"]["batch"]
+    battle.execute_json({"type": "approve_undo", "batch": batch}, B)
+    assert str(battle.state.units[BOYZ1].status.face) == "intact"
+    # the same roll sent again, even at another target, has the same seed and dice
+    other = battle.decode({"type": "shoot", "unit": BOLTER, "target": BOYZ2})
+    assert battle.command_seed("match-secret", other, A) == seed
+    again = battle.execute(shot, A, seed=battle.command_seed("match-secret", shot, A))
+    assert again[1].event.roll.values == dice
+    # and the unit's next roll (another turn) would not
+    assert battle.command_seed("match-secret", shot, A) != seed
+
+
+# -- set-up ---------------------------------------------------------------------------------
+
+
+def test_a_deployment_outside_the_zone_or_on_another_unit_is_refused() -> None:
+    setup = sample_setup()
+    moved = tuple(
+        Deploy(d.unit, 4, 6) if d.unit == NOB else Deploy(d.unit, 3, 1) if d.unit == SERGEANT else d
+        for d in setup.deployment
+    )
+    bad = sample_setup(deployment=moved)
+    with pytest.raises(Refusal) as info:
+        BlackReachBattle.create(bad)
+    assert info.value.code == "bad_deployment"
+    assert info.value.kind is RefusalKind.INPUT
+    problems = info.value.details["problems"]
+    assert any(NOB in p and "outside the orks deployment zone" in p for p in problems)
+    assert any(SERGEANT in p and "taken by" in p for p in problems)
+    missing = sample_setup(deployment=setup.deployment[1:])
+    with pytest.raises(Refusal) as info:
+        BlackReachBattle.create(missing)
+    assert "not deployed" in info.value.message
+
+
+def test_seats_must_name_the_scenario_sides() -> None:
+    with pytest.raises(Refusal) as info:
+        BlackReachBattle.create(sample_setup(seats={"A": "orks", "B": "eldar"}))
+    assert info.value.code == "bad_seats"
+
+
+# -- assault support --------------------------------------------------------------------------
+
+
+def _close_quarters() -> BlackReachBattle:
+    """The Boyz at (4,3) next to the tactical squad (3,2), the Sergeant (5,4) in the Boyz'
+    zone of control."""
+    setup = sample_setup()
+    where = {BOYZ1: (4, 3), SERGEANT: (5, 4), TACTICAL: (3, 2)}
+    data = copy.deepcopy(setup.scenario)
+    assert isinstance(data, dict)
+    data["sides"][0]["deployment"] = [{"from": [0, 0], "to": [7, 2]}, [5, 4]]
+    data["sides"][1]["deployment"] = [{"from": [0, 6], "to": [7, 11]}, [4, 3]]
+    deployment = tuple(
+        Deploy(d.unit, *where[d.unit], d.facing) if d.unit in where else d for d in setup.deployment
+    )
+    battle = BlackReachBattle.create(
+        BattleSetup(data, setup.catalogue, setup.boards, setup.seats, deployment)
+    )
+    battle.execute_json(
+        {
+            "type": "place_orders",
+            "orders": [order(BOYZ1, 1), order(BOYZ2, 2), order(NOB, 3), order(SHOOTAS, 4)],
+        },
+        B,
+    )
+    battle.execute_json(
+        {
+            "type": "place_orders",
+            "orders": [order(TACTICAL, 1), order(BOLTER, 2), order(SERGEANT, 3)],
+        },
+        A,
+    )
+    battle.execute_json({"type": "hold", "unit": BOYZ1}, B)
+    return battle
+
+
+def test_a_supporter_adds_one_and_is_activated() -> None:
+    battle = _close_quarters()
+    bad = {"type": "assault", "unit": TACTICAL, "target": BOYZ1, "supporters": [LIBRARIAN]}
+    assert refused(battle, A, bad, dice=[1, 1, 1, 1]).code == "bad_supporter"
+    # tactical (CV 2, Assaut +1) + 1 support: best of [4, 2] = 4 + 2 + 1 + 1 = 8; the Boyz in
+    # the open (CV 2, Assaut +2, two dice): best of [3, 1] = 3 + 2 + 2 = 7
+    events = battle.execute_json(
+        {"type": "assault", "unit": TACTICAL, "target": BOYZ1, "supporters": [SERGEANT]},
+        A,
+        dice=[4, 2, 3, 1],
+    )
+    kinds = [e.event.kind for e in events]
+    assert kinds[:3] == ["order_revealed", "units_activated", "assault_resolved"]
+    fight = events[2].event
+    assert (fight.attacker_total, fight.defender_total, fight.outcome) == (8, 7, "attacker_wins")
+    assert SERGEANT in battle.state.activated
+    # the beaten Boyz flip, then must retreat away from (3,2): straight back (5,4) is the
+    # Sergeant's square, and both diagonals, (4,4) and (5,3), are steps inside the
+    # Sergeant's zone of control: the retreat destroys them [L1619-L1622]
+    assert events[3].event.kind == "steps_taken"
+    assert events[3].event.flipped
+    assert events[4].event.kind == "steps_taken"
+    assert events[4].event.destroyed
+    assert not battle.state.units[BOYZ1].alive
+    # the attacker takes the freed square
+    assert battle.state.units[TACTICAL].placement.anchor == (4, 3)
+    # the Sergeant's token now does nothing: only hold
+    battle.execute_json({"type": "hold", "unit": BOYZ2}, B)
+    battle.execute_json({"type": "hold", "unit": BOLTER}, A)
+    battle.execute_json({"type": "hold", "unit": NOB}, B)
+    move = {"type": "move", "unit": SERGEANT, "path": path((5, 5))}
+    assert refused(battle, A, move).code == "activated"
+
+
+# -- sudden death ------------------------------------------------------------------------------
+
+
+def test_a_side_with_no_order_token_loses_at_once() -> None:
+    """The Orks field only their Weirdboy tile (1 token); once the Weirdboy is destroyed and
+    its tile broken, the next Order phase finds them without a token [L97-L99]."""
+    setup = sample_setup()
+    data = copy.deepcopy(setup.scenario)
+    assert isinstance(data, dict)
+    data["sides"][1]["army"]["tiles"] = [data["sides"][1]["army"]["tiles"][1]]
+    weirdboy = "orks:tiles[0]/0:sample-ork-weirdboy"  # now the army's first tile
+    deployment = tuple(d for d in setup.deployment if d.unit.startswith("ultramarines"))
+    deployment += (Deploy(weirdboy, 0, 10, "N"),)
+    battle = BlackReachBattle.create(
+        BattleSetup(data, setup.catalogue, setup.boards, setup.seats, deployment)
+    )
+    assert battle.view(A)["turn"]["pools"] == {"orks": 1, "ultramarines": 3}
+    battle.execute_json({"type": "place_orders", "orders": [order(weirdboy, 1)]}, B)
+    battle.execute_json(
+        {
+            "type": "place_orders",
+            "orders": [order(BOLTER, 1), order(TACTICAL, 2), order(SERGEANT, 3)],
+        },
+        A,
+    )
+    battle.execute_json({"type": "hold", "unit": weirdboy}, B)
+    events = battle.execute_json({"type": "shoot", "unit": BOLTER, "target": weirdboy}, A, dice=[6])
+    assert events[-1].event.destroyed
+    battle.execute_json({"type": "hold", "unit": TACTICAL}, A)
+    battle.execute_json({"type": "hold", "unit": SERGEANT}, A)
+    battle.execute_json({"type": "end_reserve"}, B)
+    events = battle.execute_json({"type": "end_reserve"}, A)
+    ended = events[-1].event
+    assert (ended.kind, ended.winner, ended.reason) == (
+        "battle_ended",
+        "ultramarines",
+        "sudden_death",
+    )
+    assert battle.status().winner == "A"
+
+
+def test_the_facade_is_a_match_game() -> None:
+    assert isinstance(BlackReachBattle.create(sample_setup()), MatchGame)
+    battle = ordered()
+    fork = battle.fork()
+    fork.execute_json({"type": "hold", "unit": BOYZ1}, B)
+    assert fork.version == battle.version + 1
+    moves = [a for a in battle.legal_actions(B) if a["command"]["type"] == "move"]
+    assert [m["command"]["unit"] for m in moves] == [BOYZ1]
+    assert [4, 6] in moves[0]["to"]
+    assert battle.legal_actions(A) == []
