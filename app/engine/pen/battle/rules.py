@@ -1079,7 +1079,9 @@ def _vehicle_damage_since(before: UnitState, after: UnitState) -> VehicleDamage 
 
 def _consolidate(out: _Out, cmd: Consolidate, actor: str) -> None:
     s = out.state
-    _turn(s, actor, Phase.ASSAULT)
+    _stage(s, Stage.BATTLE)
+    if s.phase is not Phase.ASSAULT:  # the winners of either side consolidate [L1260]
+        raise refuse("wrong_phase", f"not in the {s.phase} phase")
     me = _own(s, cmd.unit, actor)
     if not me.fought or me.locked or me.consolidated or me.retreating or not me.on_table:
         raise refuse("cannot_consolidate", "only a squad whose combat ended consolidates [L1260]")
