@@ -122,7 +122,11 @@ class _Weapon:
         models = self.entry.models
         _check_digits(pm.total.bit_length() * models)
         size = len(pm) * models
-        budget.spend(size * size // 2, pm.total.bit_length() * models)
+        # Dist.repeat: Miller's recurrence (each coefficient a sum over the per-model
+        # weights) for a short support and many models, binary powering otherwise
+        miller = models >= 4 and len(pm) <= 4 * models
+        updates = size * len(pm) if miller else size * size // 2
+        budget.spend(updates, pm.total.bit_length() * models)
         return pm.repeat(models)
 
 
@@ -258,6 +262,17 @@ class _Budget:
             raise _too_large("too many outcomes to follow in about a second")
 
 
+def _wound_loss(slot: ModelSlot, w: _Weapon, situation: Situation) -> tuple[dict[int, int], int]:
+    """Weights of the wounds one wound-to-save makes ``slot`` lose (0 if saved), uncapped."""
+    choice = choose_save(slot.save, slot.invulnerable_save, w.rules.weapon, situation)
+    p_fail = 1 - Fraction(choice.successes, 6)
+    if p_fail == 0:
+        return {0: 1}, 1
+    lost = _thin(w.damage, _fnp_lose(slot.feel_no_pain))
+    d = Dist.mixture([(1 - p_fail, _ZERO), (p_fail, lost)]) if p_fail < 1 else lost
+    return d.weights(), d.total
+
+
 class _Chain:
     """The target's state distribution: key = m * NS + b * NC + c -> integer weight."""
 
@@ -290,14 +305,7 @@ class _Chain:
     def _loss(
         self, slot: ModelSlot, w: _Weapon, situation: Situation
     ) -> tuple[dict[int, int], int]:
-        """Weights of the wounds one wound-to-save makes ``slot`` lose (0 if saved)."""
-        choice = choose_save(slot.save, slot.invulnerable_save, w.rules.weapon, situation)
-        p_fail = 1 - Fraction(choice.successes, 6)
-        if p_fail == 0:
-            return {0: 1}, 1
-        lost = _thin(w.damage, _fnp_lose(slot.feel_no_pain))
-        d = Dist.mixture([(1 - p_fail, _ZERO), (p_fail, lost)]) if p_fail < 1 else lost
-        return d.weights(), d.total
+        return _wound_loss(slot, w, situation)
 
     def apply_weapon(
         self, w: _Weapon, situation: Situation, outcome: dict[tuple[int, int], int], total: int
@@ -559,6 +567,182 @@ class _Chain:
         return dict(out)
 
 
+class _LineChain:
+    """The state of a target whose models are all alike (one line, no CHARACTER): ``(r, e)``,
+    ``r`` the wounds lost by the model at the head of the line, ``e`` the wounds lost along
+    the line plus the pending mortal wounds. Where the next wound goes depends on ``r``
+    alone, and pending mortal wounds spill over once the normal damage is done (RULINGS 9),
+    so the unit's final position is ``min(e, B)``: the number of models already destroyed
+    is not part of the state (it is in ``e``), and ``e >= B`` is "destroyed". A unit of one
+    model needs no ``r`` at all: its only cap (the end of the model) is the unit's.
+
+    For each ``r`` the weights of ``e = 0 .. B-1`` are packed into one integer, so one
+    big-integer operation moves every ``e`` at once: the work per attack is ``W`` packed
+    rows instead of every (position, pending) pair of :class:`_Chain`."""
+
+    def __init__(self, layout: Layout, budget: _Budget) -> None:
+        self.layout = layout
+        self.model = layout.bodyguard[0]
+        self.W = self.model.wounds
+        self.B = layout.B
+        self.single = len(layout.bodyguard) == 1
+        self.R = 1 if self.single else self.W
+        self.v: dict[int, int] = {0: 1}  # r * B + e -> weight; "destroyed": den - the rest
+        self.den = 1
+        self.budget = budget
+
+    @staticmethod
+    def applies(layout: Layout) -> bool:
+        """True for a target of identical models and no CHARACTER line."""
+        models = layout.bodyguard
+        return (
+            not layout.characters
+            and bool(models)
+            and len({(s.wounds, s.save, s.invulnerable_save, s.feel_no_pain) for s in models}) == 1
+        )
+
+    def _rows(
+        self, weights: dict[int, int], tot: int, outcome: dict[tuple[int, int], int]
+    ) -> dict[int, dict[tuple[int, int], int]]:
+        """Per ``r``: (next r, e added) -> weight of one attack, over ``total * tot**k_max``;
+        an ``e`` added of ``B`` or more stands for "destroyed"."""
+        w_, r_n, b_n = self.W, self.R, self.B
+        one: list[dict[tuple[int, int], int]] = []
+        for r in range(r_n):
+            row: dict[tuple[int, int], int] = defaultdict(int)
+            for loss, wt in weights.items():
+                if self.single:  # the model's end is the unit's: nothing to cap
+                    row[(0, min(loss, b_n))] += wt
+                elif r + loss < w_:
+                    row[(r + loss, loss)] += wt
+                else:  # the model is destroyed, excess damage lost [L1788-L1796]
+                    row[(0, w_ - r)] += wt
+            one.append(row)
+        k_max = max(k for k, _ in outcome)
+        rows: dict[int, dict[tuple[int, int], int]] = {}
+        for r in range(r_n):
+            powers: list[dict[tuple[int, int], int]] = [{(r, 0): 1}]
+            for _ in range(k_max):
+                acc: dict[tuple[int, int], int] = defaultdict(int)
+                for (mid, e0), wt in powers[-1].items():
+                    if e0 >= b_n:  # destroyed already: stays so
+                        acc[(0, b_n)] += wt * tot
+                        continue
+                    for (dst, e1), wt2 in one[mid].items():
+                        acc[(dst, min(e0 + e1, b_n))] += wt * wt2
+                powers.append(acc)
+            merged: dict[tuple[int, int], int] = defaultdict(int)
+            for (k, m), pw in outcome.items():
+                scale = pw * tot ** (k_max - k)
+                for (dst, e), wt in powers[k].items():
+                    merged[(dst, min(e + m, b_n))] += wt * scale
+            rows[r] = merged
+        return rows
+
+    def apply_weapon(
+        self, w: _Weapon, situation: Situation, outcome: dict[tuple[int, int], int], total: int
+    ) -> None:
+        """Every attack of one weapon, as :meth:`_Chain.apply_weapon` (live attacks counted,
+        Horner's scheme over their number), over the packed ``(r, e)`` state."""
+        b_n = self.B
+        weights, tot = _wound_loss(self.model, w, situation)
+        k_max = max(k for k, _ in outcome)
+        q = total * tot**k_max
+        # nothing happens: every wound saved or negated, no mortal wound (the same from every r)
+        w0 = weights.get(0, 0)
+        r0 = sum(pw * w0**k * tot ** (k_max - k) for (k, m), pw in outcome.items() if m == 0)
+        qq = q - r0
+        if qq == 0:
+            return
+        rows = self._rows(weights, tot, outcome)
+        live: dict[int, list[tuple[int, int, int]]] = {}
+        for r, row in rows.items():
+            entries = []
+            for (dst, e_add), wt in row.items():
+                if e_add == 0:  # nothing happened: the ``r0`` outcome, factored out
+                    continue
+                if e_add < b_n:
+                    entries.append((dst, e_add, wt))
+            live[r] = entries
+        # every live attack adds at least one to ``e``: after B of them the unit is destroyed
+        g = math.gcd(q, r0)
+        t_weights, t_total = _thinned_count(
+            w.per_model, Fraction(qq // g, q // g), w.entry.models, b_n
+        )
+        top = len(t_weights) - 1
+        coef = [0] * (top + 1)
+        scale = 1
+        for t in range(top, -1, -1):
+            coef[t] = t_weights[t] * scale
+            scale *= qq
+        final_den = self.den * t_total * scale // qq  # den * t_total * qq**top
+        slot = -(-(final_den.bit_length() + 1) // 8) * 8
+        full = (1 << (b_n * slot)) - 1
+        start: dict[int, int] = defaultdict(int)
+        for key, weight in self.v.items():
+            r, e = divmod(key, b_n)
+            start[r] += weight << (e * slot)
+        v_bits = max((x.bit_length() for x in start.values()), default=0)
+        width = sum(len(x) for x in live.values())
+        inject = len(start) * _mul_units(v_bits, max(c.bit_length() for c in coef))
+        ahead = top * (width * b_n * (1 + slot // 256) + inject)
+        if self.budget.spent + ahead > WORK_BUDGET:
+            raise _too_large("too many outcomes to follow in about a second")
+        c_top = coef[top]
+        acc: dict[int, int] = {r: x * c_top for r, x in start.items()} if c_top else {}
+        for t in range(top - 1, -1, -1):
+            nxt: dict[int, int] = defaultdict(int)
+            updates = 0
+            for r, packed in acc.items():
+                entries = live[r]
+                updates += len(entries)
+                for dst, e_add, wt in entries:
+                    nxt[dst] += (packed * wt) << (e_add * slot)
+            for dst in nxt:  # e >= B: destroyed (its weight is what the rest leave)
+                nxt[dst] &= full
+            c = coef[t]
+            if c:
+                for r, x in start.items():
+                    nxt[r] += x * c
+                self.budget.spend(len(start) * _mul_units(v_bits, c.bit_length()), 0)
+            self.budget.spend(updates * b_n, slot)
+            acc = nxt
+        out: dict[int, int] = {}
+        step = slot // 8
+        for r, packed in acc.items():
+            if not packed:
+                continue
+            raw = packed.to_bytes(b_n * step, "little")
+            for e in range(b_n):
+                weight = int.from_bytes(raw[e * step : (e + 1) * step], "little")
+                if weight:
+                    out[r * b_n + e] = weight
+        self.v = out
+        self.den = final_den
+        self._reduce()
+
+    def apply_mortal_wounds(self) -> None:
+        """Nothing to do: the pending mortal wounds are already part of ``e``."""
+
+    def _reduce(self) -> None:
+        g = math.gcd(self.den, *self.v.values())
+        if g > 1:
+            self.v = {k: x // g for k, x in self.v.items()}
+            self.den //= g
+        _check_digits(self.den.bit_length())
+
+    def final(self) -> dict[tuple[int, int], int]:
+        """(b, c) -> weight: the line's final position is ``min(e, B)``."""
+        out: dict[tuple[int, int], int] = defaultdict(int)
+        kept = 0
+        for key, weight in self.v.items():
+            out[(key % self.B, 0)] += weight
+            kept += weight
+        if self.den > kept:
+            out[(self.B, 0)] += self.den - kept
+        return dict(out)
+
+
 def _attack_outcome(w: _Weapon, mortal: Dist) -> tuple[dict[tuple[int, int], int], int]:
     """One attack's joint (wounds to save, mortal wounds) -> weight, and the total."""
     p_fail, p_succ, p_crit = w.wound
@@ -606,7 +790,11 @@ def analyze(request: CombatRequest) -> CombatAnalysis:
     uniform = layout.uniform_feel_no_pain()
     fnp_all = layout.bodyguard[0].feel_no_pain
     budget = _Budget()
-    chain = _Chain(layout, uniform, budget)
+    chain: _Chain | _LineChain
+    if _LineChain.applies(layout):
+        chain = _LineChain(layout, budget)
+    else:
+        chain = _Chain(layout, uniform, budget)
     weapons = [
         _Weapon(entry, weapon_rules(entry.weapon, target, situation), situation)
         for entry in request.attacks
