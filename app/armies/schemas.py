@@ -119,8 +119,14 @@ class PenWeaponIn(Strict):
     )
 
 
+class PenOptionIn(Strict):
+    name: str = Field(max_length=120)
+    points: int = 0
+
+
 class PenUnitIn(Strict):
-    """A PEN unit the player defines (bounds are checked as in app.catalog.pen_units)."""
+    """A PEN unit the player defines (bounds are checked as in app.catalog.pen_units, whose
+    docstring shows the stored shape)."""
 
     name: str = Field(max_length=120)
     points: int
@@ -135,6 +141,14 @@ class PenUnitIn(Strict):
     weapons: list[PenWeaponIn] = Field(default_factory=list, max_length=20)
     rules: list[Annotated[str, Field(max_length=120)]] = Field(default_factory=list, max_length=30)
     transport_capacity: int | None = None
+    transport_types: list[Annotated[str, Field(max_length=60)]] = Field(
+        default_factory=list, max_length=10
+    )
+    embarked_in: int | None = Field(default=None, description="index of its transport")
+    independent_character: bool = False
+    joins: int | None = Field(default=None, description="index of the squad it joins")
+    troops: bool = False
+    options: list[PenOptionIn] = Field(default_factory=list, max_length=20)
 
 
 class PenArmyCreate(Strict):

@@ -12,7 +12,6 @@ For the matches and leagues features: :func:`ready_snapshot`.
 from __future__ import annotations
 
 import base64
-import dataclasses
 import hashlib
 import hmac
 from collections.abc import Mapping, Sequence
@@ -46,9 +45,10 @@ from app.armies.schemas import (
     RosterCheck,
     UnitIn,
 )
+from app.armies.systems import system_for, systems
 from app.catalog import service as catalogs
 from app.catalog.models import CatalogueRecord
-from app.catalog.pen_units import PenArmy, PenUnit, check_unit
+from app.catalog.pen_units import PenArmy
 from app.core import security
 from app.core.config import get_settings
 from app.core.db import as_aware, utcnow
@@ -69,7 +69,6 @@ SHARE_PREFIX = "army_"
 MAX_NAME = 200
 
 _UNITS_10E: TypeAdapter[list[UnitIn]] = TypeAdapter(list[UnitIn])
-_UNITS_PEN: TypeAdapter[list[PenUnitIn]] = TypeAdapter(list[PenUnitIn])
 
 
 # -- errors ------------------------------------------------------------------------------------
@@ -79,7 +78,7 @@ def field_error(field: str, message: str, kind: str) -> dict[str, Any]:
     return {"field": field or None, "message": message, "type": kind}
 
 
-def _pydantic_errors(exc: ValidationError, prefix: str) -> list[dict[str, Any]]:
+def pydantic_errors(exc: ValidationError, prefix: str) -> list[dict[str, Any]]:
     out = []
     for err in exc.errors():
         path = ".".join([prefix, *(str(p) for p in err["loc"])]).strip(".")
@@ -119,6 +118,7 @@ class ArmyView:
     result: ValidationResult | None
     pen: PenArmy | None
     validation: dict[str, Any]
+    template: str = "armies/army.html"  # the list page (its rule system's)
 
     @property
     def valid(self) -> bool:
@@ -132,10 +132,6 @@ class ArmyView:
     def points_limit(self) -> int | None:
         limit = self.validation["points_limit"]
         return None if limit is None else int(limit)
-
-    @property
-    def is_pen(self) -> bool:
-        return self.army.rule_system == PEN
 
     @property
     def catalogue_outdated(self) -> bool:
@@ -183,22 +179,6 @@ def roster_of(army: Army, record: CatalogueRecord | None) -> Roster:
     )
 
 
-def pen_unit(data: Mapping[str, Any]) -> PenUnit:
-    return PenUnit.from_dict(dict(data))
-
-
-def pen_unit_dict(unit: PenUnit) -> dict[str, Any]:
-    return PenUnitIn.model_validate(dataclasses.asdict(unit)).model_dump()
-
-
-def pen_army_of(army: Army) -> PenArmy:
-    return PenArmy(
-        name=army.name,
-        units=tuple(pen_unit(u) for u in army.units),
-        points_limit=army.points_limit,
-    )
-
-
 def validation_json(result: ValidationResult) -> dict[str, Any]:
     """A validation as the API shows it (messages in the current language)."""
     return {
@@ -221,62 +201,9 @@ def validation_json(result: ValidationResult) -> dict[str, Any]:
     }
 
 
-def pen_validation_json(army: PenArmy) -> dict[str, Any]:
-    """PEN has no muster rules: only the units' bounds (checked when stored) and the players'
-    own points limit."""
-    violations: list[dict[str, Any]] = []
-    points = army.points
-    if army.points_limit is not None and points > army.points_limit:
-        over = points - army.points_limit
-        params = {"points": points, "limit": army.points_limit, "over": over}
-        violations.append(
-            {
-                "code": "points-over-limit",
-                "severity": "error",
-                "message": _(
-                    "The army costs %(points)s points, %(over)s over its limit of %(limit)s."
-                )
-                % params,
-                "fix": _("Remove %(over)s points of units, or raise the limit.") % params,
-                "unit": None,
-                "message_id": "pen.points-over-limit",
-                "fix_id": "pen.points-over-limit",
-                "params": params,
-                "closest": [],
-            }
-        )
-    return {
-        "valid": not violations,
-        "points": points,
-        "points_limit": army.points_limit,
-        "units": [
-            {
-                "index": i,
-                "datasheet": u.name,
-                "models": u.models,
-                "points": u.points,
-                "base_points": u.points,
-                "wargear_points": 0,
-                "enhancement_points": 0,
-            }
-            for i, u in enumerate(army.units)
-        ],
-        "violations": violations,
-    }
-
-
 def view(db: Session, army: Army) -> ArmyView:
     """Build the view of a list (validated now, against its catalogue's current version)."""
-    if army.rule_system == PEN:
-        pen = pen_army_of(army)
-        return ArmyView(army, None, None, None, None, pen, pen_validation_json(pen))
-    record = catalogs.by_id(db, army.catalogue_id) if army.catalogue_id is not None else None
-    if record is None:  # pragma: no cover - the foreign key forbids it
-        raise ArmyNotFound(f"The catalogue of army list {army.id} is gone.")
-    catalogue = catalogs.parsed(db, record)
-    roster = roster_of(army, record)
-    result = advice.refine(roster, catalogue, validate(roster, catalogue))
-    return ArmyView(army, record, catalogue, roster, result, None, validation_json(result))
+    return system_for(army.rule_system).view(db, army)
 
 
 def catalogue_ref(record: CatalogueRecord) -> dict[str, Any]:
@@ -398,7 +325,7 @@ def faction_of(catalogue: Catalogue, name: str) -> str:
     return found
 
 
-def _detachment(catalogue: Catalogue, faction: str, name: str) -> str:
+def detachment_of(catalogue: Catalogue, faction: str, name: str) -> str:
     """The catalogue's spelling of detachment ``name`` of ``faction`` ("" for none); a
     detachment of another faction, or of none, is refused (422 naming the field)."""
     if not name.strip():
@@ -424,37 +351,18 @@ def _detachment(catalogue: Catalogue, faction: str, name: str) -> str:
     raise invalid([field_error("detachment", message, "unknown_detachment")])
 
 
-def _units_10e(raw: Sequence[Mapping[str, Any]] | Sequence[UnitIn]) -> list[dict[str, Any]]:
+def units_10e(raw: Sequence[Mapping[str, Any]] | Sequence[UnitIn]) -> list[dict[str, Any]]:
     try:
         units = _UNITS_10E.validate_python(
             [u.model_dump() if isinstance(u, UnitIn) else u for u in raw]
         )
     except ValidationError as exc:
-        raise invalid(_pydantic_errors(exc, "units")) from None
+        raise invalid(pydantic_errors(exc, "units")) from None
     out: list[dict[str, Any]] = []
     problems: list[dict[str, Any]] = []
     for i, u in enumerate(units):
         try:
             out.append(unit_dict(roster_unit(u.model_dump())))
-        except ProfileError as exc:
-            problems.extend(profile_errors(exc, f"units.{i}"))
-    if problems:
-        raise invalid(problems)
-    return out
-
-
-def units_pen(raw: Sequence[Mapping[str, Any]] | Sequence[PenUnitIn]) -> list[dict[str, Any]]:
-    try:
-        units = _UNITS_PEN.validate_python(
-            [u.model_dump() if isinstance(u, PenUnitIn) else u for u in raw]
-        )
-    except ValidationError as exc:
-        raise invalid(_pydantic_errors(exc, "units")) from None
-    out: list[dict[str, Any]] = []
-    problems: list[dict[str, Any]] = []
-    for i, u in enumerate(units):
-        try:
-            out.append(pen_unit_dict(check_unit(pen_unit(u.model_dump()))))
         except ProfileError as exc:
             problems.extend(profile_errors(exc, f"units.{i}"))
     if problems:
@@ -470,7 +378,7 @@ def create(db: Session, user: User, data: Army10eCreate | PenArmyCreate) -> Army
             rule_system=PEN,
             status=ArmyStatus.DRAFT,
             points_limit=data.points_limit,
-            units=units_pen(data.units),
+            units=system_for(PEN).checked_units([u.model_dump() for u in data.units]),
         )
     else:
         record = catalogue_for(db, user, data.catalog)
@@ -484,9 +392,9 @@ def create(db: Session, user: User, data: Army10eCreate | PenArmyCreate) -> Army
             catalogue_id=record.id,
             catalogue_version=record.version,
             faction=faction,
-            detachment=_detachment(catalogue, faction, data.detachment),
+            detachment=detachment_of(catalogue, faction, data.detachment),
             battle_size=data.battle_size,
-            units=_units_10e(data.units),
+            units=units_10e(data.units),
         )
     db.add(army)
     db.flush()
@@ -522,12 +430,9 @@ def _refresh_version(db: Session, army: Army) -> None:
 
 def update(db: Session, user: User, army_id: int, data: ArmyUpdate) -> ArmyView:
     army = own(db, user, army_id, for_change=True)
-    pen = army.rule_system == PEN
-    wrong = [
-        f
-        for f in (("catalog", "faction", "detachment", "battle_size") if pen else ("points_limit",))
-        if getattr(data, f) is not None
-    ]
+    system = system_for(army.rule_system)
+    foreign = {f for other in systems() for f in other.update_fields} - set(system.update_fields)
+    wrong = [f for f in sorted(foreign) if getattr(data, f) is not None]
     if wrong:
         raise WrongRuleSystem(
             f"{', '.join(wrong)}: not a field of a {army.rule_system} list.",
@@ -539,42 +444,10 @@ def update(db: Session, user: User, army_id: int, data: ArmyUpdate) -> ArmyView:
     if data.name is not None and data.name != army.name:
         army.name = data.name
         changed = True
-    if pen:
-        if data.points_limit is not None and data.points_limit != army.points_limit:
-            army.points_limit = data.points_limit
-            changed = True
-        if data.units is not None:
-            army.units = units_pen(data.units)
-            changed = True
-    else:
-        record = catalogs.by_id(db, army.catalogue_id) if army.catalogue_id else None
-        if data.catalog is not None:
-            new = catalogs.resolve(db, user, data.catalog)
-            if record is None or new.id != record.id:
-                army.catalogue_id = new.id
-                changed = True
-            record = new
-        assert record is not None
-        catalogue = catalogs.parsed(db, record)
-        if data.faction is not None:
-            faction = faction_of(catalogue, data.faction)
-            if faction != army.faction:
-                army.faction = faction
-                changed = True
-        if data.detachment is not None and data.detachment != army.detachment:
-            detachment = _detachment(catalogue, army.faction, data.detachment)
-            if detachment != army.detachment:
-                army.detachment = detachment
-                changed = True
-        if data.battle_size is not None and data.battle_size != army.battle_size:
-            army.battle_size = data.battle_size
-            changed = True
-        if data.units is not None:
-            army.units = _units_10e(data.units)
-            changed = True
-        if changed:
-            army.catalogue_version = record.version
+    if system.apply_update(db, user, army, data):
+        changed = True
     if changed:
+        _refresh_version(db, army)  # an edited list is built with its catalogue's version now
         _edited(army)
     if data.status == "ready":
         return _mark_ready(db, army)
@@ -645,7 +518,7 @@ def add_unit(
     assert record is not None
     sheet = catalogs.datasheet(catalogs.parsed(db, record), datasheet_id)
     unit = {"datasheet": sheet.name, "models": models if models is not None else sheet.min_models}
-    return _units_changed(db, army, [*army.units, *_units_10e([unit])])
+    return _units_changed(db, army, [*army.units, *units_10e([unit])])
 
 
 def set_unit(db: Session, user: User, army_id: int, index: int, unit: UnitIn) -> ArmyView:
@@ -654,7 +527,7 @@ def set_unit(db: Session, user: User, army_id: int, index: int, unit: UnitIn) ->
     _require(army, WH40K_10E)
     _unit_index(army, index)
     units = [dict(u) for u in army.units]
-    (units[index],) = _units_10e([unit])
+    (units[index],) = units_10e([unit])
     if unit.warlord:
         for i, other in enumerate(units):
             if i != index:
@@ -663,17 +536,12 @@ def set_unit(db: Session, user: User, army_id: int, index: int, unit: UnitIn) ->
 
 
 def remove_unit(db: Session, user: User, army_id: int, index: int) -> ArmyView:
-    """Remove unit ``index``; Leader attachments to later units follow their new index."""
+    """Remove unit ``index``; references to later units (Leader attachments, transports,
+    joined squads) follow their new index."""
     army = own(db, user, army_id, for_change=True)
     _unit_index(army, index)
     units = [dict(u) for i, u in enumerate(army.units) if i != index]
-    if army.rule_system == WH40K_10E:
-        for u in units:
-            target = u.get("attached_to")
-            if target == index:
-                u["attached_to"] = None
-            elif isinstance(target, int) and target > index:
-                u["attached_to"] = target - 1
+    system_for(army.rule_system).unit_removed(units, index)
     return _units_changed(db, army, units)
 
 
@@ -696,16 +564,10 @@ def restore_unit(
         )
     if not 0 <= index <= len(army.units):
         raise UnitNotFound(f"Army list {army.id} has no place {index}.")
-    restored = (units_pen([unit]) if army.rule_system == PEN else _units_10e([unit]))[0]
+    system = system_for(army.rule_system)
+    restored = system.checked_units([unit])[0]
     units = [dict(u) for u in army.units]
-    if army.rule_system == WH40K_10E:
-        for u in units:
-            target = u.get("attached_to")
-            if isinstance(target, int) and target >= index:
-                u["attached_to"] = target + 1
-        for j in led_by:
-            if 0 <= j < len(units):
-                units[j]["attached_to"] = index
+    system.unit_restored(units, index, led_by)
     units.insert(index, restored)
     return _units_changed(db, army, units)
 
@@ -717,7 +579,7 @@ def save_pen_unit(
     army = own(db, user, army_id, for_change=True)
     _require(army, PEN)
     units = [dict(u) for u in army.units]
-    (checked,) = units_pen([unit])
+    (checked,) = system_for(PEN).checked_units([unit.model_dump()])
     if index is None:
         units.append(checked)
     else:

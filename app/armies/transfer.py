@@ -15,14 +15,13 @@ from app.accounts.models import User
 from app.armies import formats, listtext, matching, service
 from app.armies.exceptions import InvalidArmy
 from app.armies.models import Army, ArmyStatus
-from app.armies.schemas import PEN, WH40K_10E
+from app.armies.schemas import WH40K_10E
+from app.armies.systems import system_for_format, systems
 from app.catalog import service as catalogs
-from app.catalog.exceptions import CatalogueNotFound
 from app.catalog.models import CatalogueRecord
-from app.catalog.pen_units import PEN_ARMY_FORMAT, PenArmy, PenUnit
+from app.catalog.pen_units import PenArmy, PenUnit
 from app.core.i18n import gettext as _
-from app.engine.errors import ProfileError
-from app.engine.wh40k10e.army import Roster, import_json, validate
+from app.engine.wh40k10e.army import Roster, validate
 from app.engine.wh40k10e.army.roster import ROSTER_FORMAT
 
 # -- export ------------------------------------------------------------------------------------
@@ -101,70 +100,13 @@ def import_document(
     """
     fmt = document.get("format", ROSTER_FORMAT)
     body = {k: v for k, v in document.items() if k != "summary"}
-    if fmt == PEN_ARMY_FORMAT:
-        try:
-            pen = PenArmy.from_dict(body)
-        except ProfileError as exc:
-            raise service.invalid(service.profile_errors(exc)) from None
-        name = pen.name.strip()[: service.MAX_NAME] or _("Imported list")
-        army = Army(
-            owner_id=user.id,
-            name=name,
-            rule_system=PEN,
-            status=ArmyStatus.DRAFT,
-            points_limit=pen.points_limit,
-            units=service.units_pen([service.pen_unit_dict(u) for u in pen.units]),
-        )
-        db.add(army)
-        db.flush()
-        return service.view(db, army)
-    if fmt != ROSTER_FORMAT:
+    system = system_for_format(fmt)
+    if system is None:
+        known = " or ".join(repr(s.export_format) for s in systems())
         raise service.invalid(
-            [
-                service.field_error(
-                    "format",
-                    f"expected {ROSTER_FORMAT!r} or {PEN_ARMY_FORMAT!r}, got {fmt!r}",
-                    "format",
-                )
-            ]
+            [service.field_error("format", f"expected {known}, got {fmt!r}", "format")]
         )
-    try:
-        roster = import_json(body)
-    except ProfileError as exc:
-        raise service.invalid(service.profile_errors(exc)) from None
-    ref = catalog if catalog is not None else roster.catalogue
-    try:
-        record = service.catalogue_for(db, user, ref)
-    except CatalogueNotFound:
-        if catalog is not None:
-            raise
-        raise service.invalid(
-            [
-                service.field_error(
-                    "catalogue",
-                    f"there is no catalogue {ref!r} you can use: import it, or name another "
-                    "one with ?catalog=",
-                    "unknown_catalogue",
-                )
-            ]
-        ) from None
-    catalogue = catalogs.parsed(db, record)
-    faction = service.faction_of(catalogue, roster.faction)
-    army = Army(
-        owner_id=user.id,
-        name=roster.name.strip()[: service.MAX_NAME] or _("Imported list"),
-        rule_system=WH40K_10E,
-        status=ArmyStatus.DRAFT,
-        catalogue_id=record.id,
-        catalogue_version=roster.catalogue_version or record.version,
-        faction=faction,
-        detachment=roster.detachment,
-        battle_size=roster.battle_size.value,
-        units=[service.unit_dict(u) for u in roster.units],
-    )
-    db.add(army)
-    db.flush()
-    return service.view(db, army)
+    return system.import_document(db, user, body, catalog)
 
 
 # -- the formats players paste ------------------------------------------------------------------

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import base64
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, File, Form, Query, Request, UploadFile
 from fastapi.responses import HTMLResponse
 from pydantic import ValidationError
+from sqlalchemy.orm import Session
 from starlette.datastructures import FormData
 
 import app.armies.calculator_units  # noqa: F401  (offers the lists' units in the calculator)
@@ -28,12 +30,10 @@ from app.armies.models import STATUS_LABELS
 from app.armies.schemas import (
     PEN,
     WH40K_10E,
-    Army10eCreate,
-    ArmyUpdate,
-    PenArmyCreate,
     PenUnitIn,
     UnitIn,
 )
+from app.armies.systems import ArmySystem, system_for
 from app.catalog import service as catalogs
 from app.catalog.exceptions import CatalogueNotFound
 from app.catalog.models import CatalogueRecord
@@ -231,8 +231,7 @@ def _army_context(
         "undo": None,
         **extra,
     }
-    if v.is_pen:
-        assert v.pen is not None
+    if v.pen is not None:
         context["pen_units"] = list(enumerate(v.pen.units))
         context["pen_calc"] = loadout.pen_calculator_url
         return context
@@ -257,7 +256,7 @@ def _page(
     status_code: int = 200,
     **extra: Any,
 ) -> HTMLResponse:
-    template = "armies/pen.html" if v.is_pen else "armies/army.html"
+    template = v.template
     if extra.get("share_link") is None:
         token = service.share_token(v.army)
         if token is not None:
@@ -365,23 +364,10 @@ def create_army(
         "detachment": detachment,
         "points_limit": points_limit,
     }
+    posted = ListForm(name, catalog, faction, detachment, battle_size, points_limit)
     try:
-        data: Army10eCreate | PenArmyCreate
-        if rule_system == PEN:
-            data = PenArmyCreate(
-                rule_system=PEN,
-                name=name.strip(),
-                points_limit=parse_int(points_limit),
-            )
-        else:
-            data = Army10eCreate(
-                name=name.strip(),
-                catalog=catalog or None,
-                faction=faction,
-                detachment=detachment,
-                battle_size=battle_size,
-            )
-        seen = service.create(db, user, data)
+        system = _system(rule_system)
+        seen = service.create(db, user, system.create_request(posted))
     except (ValidationError, InvalidArmy) as exc:
         context = _new_context(
             db, user, catalog=catalog, faction=faction, form=form, errors=_errors_of(exc)
@@ -495,15 +481,9 @@ def edit_army(
     points_limit: Annotated[str | None, Form(max_length=10)] = None,
 ) -> HTMLResponse:
     army = service.own(db, user, army_id)
+    posted = ListForm(name, "", "", detachment, battle_size, points_limit)
     try:
-        if army.rule_system == PEN:
-            data = ArmyUpdate(name=name.strip() or None, points_limit=parse_int(points_limit))
-        else:
-            data = ArmyUpdate(
-                name=name.strip() or None,
-                detachment=detachment,
-                battle_size=battle_size or None,
-            )
+        data = system_for(army.rule_system).update_request(posted)
         seen = service.update(db, user, army_id, data)
     except (ValidationError, InvalidArmy) as exc:
         v = service.view(db, army)
@@ -586,8 +566,12 @@ def add_unit(
     request: Request, form: ArmyForm, db: DbSession, user: WebUser, army_id: int
 ) -> HTMLResponse:
     army = service.own(db, user, army_id)
-    if army.rule_system == PEN:
-        return _save_pen_unit(request, db, user, army_id, None, form)
+    return UNIT_FORMS[army.rule_system].add(request, db, user, army_id, form)
+
+
+def _add_10e_unit(
+    request: Request, db: DbSession, user: User, army_id: int, form: FormData
+) -> HTMLResponse:
     datasheet_id = str(form.get("datasheet_id") or "")[:200]
     models = _int(str(form.get("models") or ""), 1, 200)
     seen = service.add_unit(db, user, army_id, datasheet_id, models)
@@ -622,8 +606,13 @@ def edit_unit(
     request: Request, form: ArmyForm, db: DbSession, user: WebUser, army_id: int, index: int
 ) -> HTMLResponse:
     army = service.own(db, user, army_id)
-    if army.rule_system == PEN:
-        return _save_pen_unit(request, db, user, army_id, index, form)
+    return UNIT_FORMS[army.rule_system].edit(request, db, user, army_id, index, form)
+
+
+def _edit_10e_unit(
+    request: Request, db: DbSession, user: User, army_id: int, index: int, form: FormData
+) -> HTMLResponse:
+    army = service.own(db, user, army_id)
     if not 0 <= index < len(army.units):
         return htmx_redirect(request, f"/armies/{army_id}")
     try:
@@ -924,7 +913,7 @@ def _save_pen_unit(
 @router.get("/armies/{army_id}/units/new")
 def new_pen_unit(request: Request, db: DbSession, user: WebUser, army_id: int) -> HTMLResponse:
     v = service.get(db, user, army_id)
-    if not v.is_pen:
+    if v.pen is None:
         return htmx_redirect(request, f"/armies/{army_id}#browser")
     return _pen_editor(request, v, None, _pen_form_values(None))
 
@@ -934,6 +923,52 @@ def pen_unit_page(
     request: Request, db: DbSession, user: WebUser, army_id: int, index: int
 ) -> HTMLResponse:
     v = service.get(db, user, army_id)
-    if not v.is_pen or v.pen is None or not 0 <= index < len(v.pen.units):
+    if v.pen is None or not 0 <= index < len(v.pen.units):
         return htmx_redirect(request, f"/armies/{army_id}#unit-{index}")
     return _pen_editor(request, v, index, _pen_form_values(v.pen.units[index]))
+
+
+# -- per rule system: the unit forms -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ListForm:
+    """The new-list and settings forms' fields (see app.armies.systems.ArmyForm)."""
+
+    name: str
+    catalog: str
+    faction: str
+    detachment: str | None
+    battle_size: str | None
+    points_limit: str | None
+
+
+def _system(rule_system: str) -> ArmySystem:
+    """The system a form names, or a 422 naming the field."""
+    try:
+        return system_for(rule_system)
+    except KeyError:
+        raise InvalidArmy(
+            f"rule_system: unknown {rule_system!r}",
+            errors=[{"field": "rule_system", "message": _("Unknown rule system."), "type": "enum"}],
+        ) from None
+
+
+@dataclass(frozen=True)
+class UnitForms:
+    """How a rule system's list page adds and edits units from a posted form."""
+
+    add: Callable[[Request, Session, User, int, FormData], HTMLResponse]
+    edit: Callable[[Request, Session, User, int, int, FormData], HTMLResponse]
+
+
+def _add_pen_unit(
+    request: Request, db: Session, user: User, army_id: int, form: FormData
+) -> HTMLResponse:
+    return _save_pen_unit(request, db, user, army_id, None, form)
+
+
+UNIT_FORMS: dict[str, UnitForms] = {
+    WH40K_10E: UnitForms(_add_10e_unit, _edit_10e_unit),
+    PEN: UnitForms(_add_pen_unit, _save_pen_unit),
+}

@@ -11,6 +11,37 @@ of the PEN combat API so the calculator can be preloaded.
 - :func:`check_unit` / :func:`check_army` return the unit / army with every name in canonical
   spelling, or raise one :class:`~app.engine.errors.ProfileError` listing every problem.
 - :func:`unit_problems` / :func:`army_problems` list the problems without raising.
+- :func:`army_issues` lists what the list page and a battle need to know of the army as a
+  whole (points over a limit, passengers, independent characters, values missing for battle),
+  each a typed :class:`PenIssue`.
+
+**The stored shape of a PEN unit** (one element of ``Army.units``, and of ``units`` in the
+``auspex.pen-army`` export; every key is present when stored, older units lack the keys added
+later and read them as their defaults)::
+
+    {"name": "Tactical squad", "points": 150, "models": 10,
+     "unit_type": "infantry" | null (a vehicle),   # §2.2 [L125-L188]
+     "characteristics": {"ws": 4, "bs": 4, "strength": 4, "toughness": 4, "wounds": 1,
+                         "initiative": 4, "attacks": 1, "leadership": 8, "save": 3,
+                         "invulnerable_save": null} | null,   # 1..10, save 1..6 [L123]
+     "armour": {"front": 14, "side": 14, "rear": 14} | null,  # a vehicle [L213]
+     "hull_points": 4 | null,                # null: played without hull points (ruling 48)
+     "vehicle_types": ["tank", "transport"], # §2.3 sub-types [L217-L268]
+     "weapons": [{"name", "kind", "type", "shots", "salvo_moved", "strength", "ap",
+                  "range", "template", "properties"}],
+     "rules": ["Sans peur", "Précision (6)"],
+     "transport_capacity": 10 | null,        # models carried [L290]
+     "transport_types": ["infantry"],        # who may embark; [] = infantry only [L291-L293]
+     "embarked_in": 3 | null,                # index of the transport it starts in [L270]
+     "independent_character": false,         # Personnage indépendant [L438]
+     "joins": 0 | null,                      # index of the squad it starts in [L438]
+     "troops": false,                        # a Troops choice [L815]
+     "options": [{"name": "Melta bombs", "points": 5}]}
+
+A unit costs ``points`` plus its options' points (:attr:`PenUnit.total_points`); the army
+costs the sum. The battle set-up (``app/engine/pen/battle/setup.py``) reads a unit through
+:meth:`PenUnit.battle_profile` (its ``profile``, the target object of the PEN combat contract
+without ``models``) and :meth:`PenUnit.battle_weapons` (its named weapon objects).
 """
 
 from __future__ import annotations
@@ -27,6 +58,7 @@ from app.engine.pen.profiles import (
     UNIT_TYPE_ALIASES,
     VEHICLE_TYPE_ALIASES,
     WEAPON_TYPE_ALIASES,
+    UnitType,
     WeaponType,
 )
 from app.engine.pen.weapons import MELEE_WEAPONS, melee_weapon
@@ -39,8 +71,11 @@ __all__ = [
     "PenArmour",
     "PenArmy",
     "PenCharacteristics",
+    "PenIssue",
+    "PenOption",
     "PenUnit",
     "PenWeapon",
+    "army_issues",
     "army_problems",
     "check_army",
     "check_unit",
@@ -61,6 +96,8 @@ MAX_SHOTS = 10
 MAX_RANGE = 240  # inches
 MAX_HULL_POINTS = 10
 MAX_TRANSPORT = 100
+MAX_OPTIONS = 20
+MAX_TRANSPORT_TYPES = 10
 CALCULATOR = "/calculator"
 
 # What the editor offers as a weapon's type: the types of §2.6 [L486-L513], then the
@@ -121,10 +158,22 @@ class PenWeapon:
 
 
 @dataclass(frozen=True, slots=True)
+class PenOption:
+    """An option bought for a unit (a weapon upgrade, melta bombs...) and its cost."""
+
+    name: str
+    points: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class PenUnit:
     """A unit a player defines: a non-vehicle unit has ``characteristics`` and a
     ``unit_type``; a vehicle has ``armour``, ``hull_points`` and ``vehicle_types`` (and its
-    BS, WS, I, A in ``characteristics`` if it has them)."""
+    BS, WS, I, A in ``characteristics`` if it has them). A transport carries
+    ``transport_capacity`` models of the ``transport_types`` (infantry when empty); a unit
+    starting the game inside one names it by index in ``embarked_in``; an independent
+    character starting in a squad names it in ``joins``. The module docstring shows the
+    stored shape."""
 
     name: str
     points: int
@@ -137,10 +186,42 @@ class PenUnit:
     weapons: tuple[PenWeapon, ...] = ()
     rules: tuple[str, ...] = ()
     transport_capacity: int | None = None
+    transport_types: tuple[str, ...] = ()
+    embarked_in: int | None = None
+    independent_character: bool = False
+    joins: int | None = None
+    troops: bool = False
+    options: tuple[PenOption, ...] = ()
 
     @property
     def is_vehicle(self) -> bool:
         return self.armour is not None
+
+    @property
+    def is_transport(self) -> bool:
+        return self.armour is not None and bool(self.transport_capacity)
+
+    @property
+    def total_points(self) -> int:
+        """The unit's cost: its own points and its options'."""
+        return self.points + sum(o.points for o in self.options)
+
+    def carries(self) -> tuple[str, ...]:
+        """The unit types this transport may carry: infantry unless stated [L291-L293]."""
+        return self.transport_types or (UnitType.INFANTRY.value,)
+
+    def battle_profile(self) -> dict[str, Any]:
+        """The squad's ``profile`` for the PEN battle set-up: the PEN combat contract's
+        target object without ``models`` (:func:`app.engine.pen.battle.setup.profile_of`)."""
+        profile = self.target()
+        profile.pop("models", None)
+        if self.independent_character and "Personnage indépendant" not in self.rules:
+            profile["rules"] = [*profile.get("rules", []), "Personnage indépendant"]
+        return profile
+
+    def battle_weapons(self) -> list[tuple[str, dict[str, Any]]]:
+        """The squad's weapons as (name, weapon object of the PEN combat contract)."""
+        return [(w.name, _weapon_request(w)) for w in self.weapons]
 
     def to_dict(self) -> Plain:
         return to_plain(self)
@@ -319,7 +400,7 @@ class PenArmy:
 
     @property
     def points(self) -> int:
-        return sum(u.points for u in self.units)
+        return sum(u.total_points for u in self.units)
 
     def to_dict(self) -> dict[str, Plain]:
         body = to_plain(self)
@@ -498,6 +579,27 @@ def _unit_checked(u: PenUnit, prefix: str = "") -> tuple[PenUnit, list[ProfileEr
         else:
             p.bounded(f("characteristics.toughness"), ch.toughness, 1, 10, required=True)
             p.bounded(f("characteristics.wounds"), ch.wounds, 1, 10, required=True)
+    transport_types = u.transport_types
+    if u.transport_types and u.armour is None:
+        p.add(f("transport_types"), "only a vehicle (with armour) carries units")
+    if len(u.transport_types) > MAX_TRANSPORT_TYPES:
+        p.add(f("transport_types"), f"at most {MAX_TRANSPORT_TYPES} unit types")
+    else:
+        transport_types = tuple(
+            _canonical(p, f(f"transport_types[{i}]"), "unit type", t, UNIT_TYPE_ALIASES)
+            for i, t in enumerate(u.transport_types)
+        )
+    p.bounded(f("embarked_in"), u.embarked_in, 0, MAX_ARMY_UNITS - 1)
+    p.bounded(f("joins"), u.joins, 0, MAX_ARMY_UNITS - 1)
+    if u.joins is not None and not u.independent_character:
+        p.add(f("joins"), "only an independent character joins another squad [L438]")
+    if u.independent_character and u.armour is not None:
+        p.add(f("independent_character"), "a vehicle is not an independent character")
+    if len(u.options) > MAX_OPTIONS:
+        p.add(f("options"), f"at most {MAX_OPTIONS} options")
+    for i, o in enumerate(u.options[:MAX_OPTIONS]):
+        p.name(f(f"options[{i}].name"), o.name)
+        p.bounded(f(f"options[{i}].points"), o.points, 0, MAX_UNIT_POINTS, required=True)
     if len(u.weapons) > MAX_WEAPONS:
         p.add(f("weapons"), f"at most {MAX_WEAPONS} weapons")
     weapons = tuple(
@@ -507,7 +609,12 @@ def _unit_checked(u: PenUnit, prefix: str = "") -> tuple[PenUnit, list[ProfileEr
         p.add(f("rules"), f"at most {MAX_RULES} rules")
     rules = _rule_names(p, f("rules"), u.rules[:MAX_RULES])
     fixed = replace(
-        u, unit_type=unit_type, vehicle_types=vehicle_types, weapons=weapons, rules=rules
+        u,
+        unit_type=unit_type,
+        vehicle_types=vehicle_types,
+        weapons=weapons,
+        rules=rules,
+        transport_types=transport_types,
     )
     return fixed, p.items
 
@@ -526,6 +633,150 @@ def check_unit(unit: PenUnit) -> PenUnit:
     return fixed
 
 
+@dataclass(frozen=True, slots=True)
+class PenIssue:
+    """Something the army as a whole breaks (``severity`` "error") or lacks for a battle
+    ("warning"): a stable ``code``, the ``unit`` index it concerns (None: the army), and the
+    values its message names. :attr:`message` is the English sentence; the armies feature
+    words it in the reader's language from ``code`` and ``params``."""
+
+    code: str
+    severity: str
+    unit: int | None
+    params: tuple[tuple[str, str | int], ...] = ()
+
+    @property
+    def values(self) -> dict[str, str | int]:
+        return dict(self.params)
+
+    @property
+    def message(self) -> str:
+        return ISSUE_TEXT[self.code] % self.values
+
+
+# English wording of each issue (the armies feature has the translated ones).
+ISSUE_TEXT: dict[str, str] = {
+    "points-over-limit": "The army costs %(points)s points, %(over)s over its limit of %(limit)s.",
+    "embarked-not-a-transport": "%(unit)s starts in %(transport)s, which is not a transport.",
+    "embarked-vehicle": "%(unit)s is a vehicle: it cannot start inside a transport.",
+    "embarked-type": "%(transport)s carries only %(types)s; %(unit)s is %(type)s.",
+    "transport-full": "%(transport)s carries %(carried)s models, over its capacity of "
+    "%(capacity)s.",
+    "joins-missing": "%(unit)s joins squad #%(index)s, which the list does not have.",
+    "joins-invalid": "%(unit)s cannot join %(squad)s: an independent character joins a squad "
+    "that is neither a vehicle nor another independent character.",
+    "joins-elsewhere": "%(unit)s joins %(squad)s but starts in another transport than it.",
+    "missing-for-battle": "%(unit)s lacks %(fields)s for a battle.",
+}
+
+# What a battle reads of a squad that is not a vehicle: strike order (I), melee to-hit (WS),
+# shooting (BS, when it has a ranged weapon) and morale (Ld). A model may lack one on
+# purpose [L123]: a warning only.
+BATTLE_FIELDS = (("ws", "WS"), ("bs", "BS"), ("initiative", "I"), ("leadership", "Ld"))
+
+
+def army_issues(army: PenArmy, points_limit: int | None = None) -> tuple[PenIssue, ...]:
+    """Every issue of the army as a whole, at once: its cost over ``points_limit`` (the
+    game's; else the army's own limit), passengers in something that is not a transport, of
+    a type it does not carry or over its capacity [L290-L293], independent characters joining
+    what they cannot [L438], and (warnings) values a battle needs that a squad lacks."""
+    out: list[PenIssue] = []
+    limit = army.points_limit if points_limit is None else points_limit
+    points = army.points
+    if limit is not None and points > limit:
+        out.append(
+            PenIssue(
+                "points-over-limit",
+                "error",
+                None,
+                (("points", points), ("limit", limit), ("over", points - limit)),
+            )
+        )
+    units = army.units
+    carried: dict[int, int] = {}
+    for i, u in enumerate(units):
+        if u.embarked_in is not None:
+            t = u.embarked_in
+            transport = units[t] if 0 <= t < len(units) and t != i else None
+            if u.is_vehicle:
+                out.append(PenIssue("embarked-vehicle", "error", i, (("unit", u.name),)))
+            elif transport is None or not transport.is_transport:
+                name = transport.name if transport is not None else f"#{t + 1}"
+                out.append(
+                    PenIssue(
+                        "embarked-not-a-transport",
+                        "error",
+                        i,
+                        (("unit", u.name), ("transport", name)),
+                    )
+                )
+            else:
+                kinds = transport.carries()
+                if u.unit_type not in kinds:
+                    out.append(
+                        PenIssue(
+                            "embarked-type",
+                            "error",
+                            i,
+                            (
+                                ("unit", u.name),
+                                ("transport", transport.name),
+                                ("types", ", ".join(kinds)),
+                                ("type", u.unit_type or "-"),
+                            ),
+                        )
+                    )
+                carried[t] = carried.get(t, 0) + u.models
+        if u.joins is not None:
+            j = u.joins
+            squad = units[j] if 0 <= j < len(units) else None
+            if squad is None:
+                out.append(
+                    PenIssue("joins-missing", "error", i, (("unit", u.name), ("index", j + 1)))
+                )
+            elif j == i or squad.is_vehicle or squad.independent_character:
+                out.append(
+                    PenIssue("joins-invalid", "error", i, (("unit", u.name), ("squad", squad.name)))
+                )
+            elif u.embarked_in is not None and u.embarked_in != squad.embarked_in:
+                out.append(
+                    PenIssue(
+                        "joins-elsewhere", "error", i, (("unit", u.name), ("squad", squad.name))
+                    )
+                )
+    for t, n in sorted(carried.items()):
+        capacity = units[t].transport_capacity or 0
+        if n > capacity:
+            out.append(
+                PenIssue(
+                    "transport-full",
+                    "error",
+                    t,
+                    (("transport", units[t].name), ("carried", n), ("capacity", capacity)),
+                )
+            )
+    for i, u in enumerate(units):
+        if u.is_vehicle:
+            continue
+        ch = u.characteristics or PenCharacteristics()
+        shoots = any(w.kind == "ranged" for w in u.weapons)
+        lacking = [
+            label
+            for key, label in BATTLE_FIELDS
+            if getattr(ch, key) is None and (key != "bs" or shoots)
+        ]
+        if lacking:
+            out.append(
+                PenIssue(
+                    "missing-for-battle",
+                    "warning",
+                    i,
+                    (("unit", u.name), ("fields", ", ".join(lacking))),
+                )
+            )
+    return tuple(out)
+
+
 def _army_checked(army: PenArmy) -> tuple[PenArmy, list[ProfileError]]:
     p = _Problems()
     p.name("name", army.name)
@@ -538,14 +789,12 @@ def _army_checked(army: PenArmy) -> tuple[PenArmy, list[ProfileError]]:
         fixed, found = _unit_checked(u, f"units[{i}].")
         units.append(fixed)
         problems.extend(found)
-    if army.points_limit is not None and army.points > army.points_limit:
-        problems.append(
-            ProfileError(
-                "points_limit",
-                f"the army costs {army.points} points, over its limit of {army.points_limit}",
-            )
-        )
-    return replace(army, units=tuple(units)), problems
+    checked = replace(army, units=tuple(units))
+    for issue in army_issues(checked):
+        if issue.severity == "error":
+            where = "points_limit" if issue.unit is None else f"units[{issue.unit}]"
+            problems.append(ProfileError(where, issue.message))
+    return checked, problems
 
 
 def army_problems(army: PenArmy) -> tuple[tuple[str, str], ...]:
