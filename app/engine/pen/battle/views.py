@@ -10,6 +10,7 @@ from app.engine.pen.battle.commands import (
     ChooseFirst,
     Command,
     DeclareReserve,
+    Disembark,
     EndActivation,
     EndPhase,
     EndStep,
@@ -21,9 +22,41 @@ from app.engine.pen.battle.commands import (
 )
 from app.engine.pen.battle.rules import objectives
 from app.engine.pen.battle.setup import SEATS
-from app.engine.pen.battle.state import BattleState, Phase, Place, ReserveMode, Stage
+from app.engine.pen.battle.state import (
+    BattleState,
+    Phase,
+    Place,
+    ReserveMode,
+    Stage,
+    UnitState,
+)
 
-__all__ = ["legal_actions", "render"]
+__all__ = ["legal_actions", "render", "tokens"]
+
+
+def tokens(state: BattleState, u: UnitState) -> list[str]:
+    """The squad's state tokens of the aide-memoire [L1483-L1494] the battle tracks, with the
+    ones pen.md §7.2 adds (locked, charged, embarked, in reserve, immobilised...)."""
+    movement = u.distance_token if u.on_table and u.activated else None
+    flags = (
+        (movement or "", movement is not None),
+        ("gone_to_ground", state.gone_to_ground(u)),  # AT
+        ("retreating", u.retreating),  # RE
+        ("poisoned", u.poisoned),  # PO
+        ("regrouped", u.regrouped),
+        ("locked", bool(u.locked)),
+        ("charged", u.charged),
+        ("embarked", u.embarked),
+        ("in_reserve", u.place in (Place.RESERVE, Place.AVAILABLE)),
+        ("shaken", u.shaken),  # SE
+        ("stunned", u.stunned),  # PS
+        ("weapons_damaged", u.weapons_damaged),  # AE
+        ("reduced_mobility", u.reduced_mobility),  # MR
+        ("immobilised", u.immobilised),
+        ("damaged", u.damage_bonus > 0),  # VE
+        ("destroyed", u.is_vehicle and u.place is Place.DESTROYED),  # VD
+    )
+    return sorted(t for t, on in flags if on)
 
 
 def render(state: BattleState, viewer: Viewer) -> JsonObject:
@@ -40,19 +73,9 @@ def render(state: BattleState, viewer: Viewer) -> JsonObject:
             "reserve": None if u.reserve is None else str(u.reserve),
             "speed": None if u.speed is None else str(u.speed),
             "moved": u.moved,
-            "tokens": sorted(
-                t
-                for t, on in (
-                    ("retreating", u.retreating),
-                    ("gone_to_ground", state.gone_to_ground(u)),
-                    ("locked", bool(u.locked)),
-                    ("shaken", u.shaken),
-                    ("stunned", u.stunned),
-                    ("immobilised", u.immobilised),
-                )
-                if on
-            ),
+            "tokens": tokens(state, u),
             "locked_with": sorted(u.locked),
+            "transport": u.transport,
         }
         for u in state.units.values()
     ]
@@ -73,6 +96,10 @@ def render(state: BattleState, viewer: Viewer) -> JsonObject:
     }
 
 
+def stage_is_assault(state: BattleState) -> bool:
+    return state.stage is Stage.BATTLE and state.phase is Phase.ASSAULT
+
+
 def _cmd(command: Command) -> JsonObject:
     return {"command": COMMAND_CODEC.encode(command)}
 
@@ -83,6 +110,12 @@ def legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
     if seat not in SEATS:
         return []
     out: list[JsonObject] = []
+    if stage_is_assault(state):  # the winners of either side consolidate [L1260]
+        out.extend(
+            {"command": {"type": "consolidate", "unit": u.id}, "needs": ["inches"]}
+            for u in state.seat_units(seat)
+            if u.fought and not u.locked and not u.consolidated and u.on_table and not u.retreating
+        )
     stage = state.stage
     mine = state.seat_units(seat)
     if stage is Stage.RESERVES and seat not in state.ready:
@@ -133,10 +166,16 @@ def legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
                 for u in mine
                 if u.on_table and not u.activated
             )
+            out.extend(_cmd(Disembark(u.id)) for u in mine if u.embarked and not u.transferred)
         if state.phase is Phase.ASSAULT:
             for u in mine:
                 for enemy in sorted(u.locked):
                     if not u.fought and not state.units[enemy].fought:
                         out.append(_cmd(Fight(u.id, enemy)))
+            out.extend(
+                {"command": {"type": "charge", "unit": u.id}, "needs": ["target", "distance"]}
+                for u in mine
+                if u.on_table and not u.locked and not u.charged and not u.is_vehicle
+            )
         out.append(_cmd(EndPhase()))
     return out

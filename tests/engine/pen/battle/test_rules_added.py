@@ -382,3 +382,32 @@ def test_marines_destroy_a_transport_in_close_combat_and_its_passengers_get_out(
     assert (vet.place, vet.models, vet.transport) == (Place.TABLE, 2, None)
     assert not units["tac"].locked  # a vehicle without WS is never locked [L209]
     assert replayed(battle).state == battle.state
+
+
+# -- the squad tokens of the aide-memoire ---------------------------------------------------------
+
+
+def tokens_of(battle: PenBattle, unit: str) -> list[str]:
+    view = battle.view("A")
+    return next(u["tokens"] for u in view["units"] if u["id"] == unit)  # type: ignore[index,union-attr]
+
+
+def test_squad_tokens_follow_the_aide_memoire() -> None:
+    battle = transport_battle()
+    assert tokens_of(battle, "in-vet") == ["embarked"]
+    battle.execute(StartTurn(), "A", dice=[1])
+    battle.execute(Move("rhino-a", Speed.RAPID, 20), "A")  # M2: a move over 18 ps [L1486]
+    assert tokens_of(battle, "rhino-a") == ["moved_over_18"]
+    battle.execute(EndActivation("rhino-a"), "A")
+    battle.execute(Move("tac", Speed.STATIONARY), "A")
+    assert tokens_of(battle, "tac") == ["stationary"]
+    battle.execute(EndActivation("tac"), "A")
+    battle.execute(EndPhase(), "A")
+    assert {"command": {"type": "charge", "unit": "tac"}, "needs": ["target", "distance"]} in (
+        battle.legal_actions("A")
+    )
+    battle.execute(EndPhase(), "A")
+    battle.execute(StartTurn(), "B")
+    assert {"command": {"type": "disembark", "unit": "in-vet", "emergency": False}} in (
+        battle.legal_actions("B")
+    )
