@@ -12,6 +12,7 @@ from app.engine.dynamics.commands import (
     COMMAND_CODEC,
     ChooseStarter,
     EndOrder,
+    ExtremeMethod,
     LockOrders,
     PlaceOrder,
     Postpone,
@@ -92,6 +93,17 @@ def _reveal(state: DynamicsState, seat: str) -> list[JsonObject]:
 
 def _resolve(state: DynamicsState, seat: str) -> list[JsonObject]:
     out: list[JsonObject] = []
+    if not state.extreme and not state.active:  # every order of the pass not begun yet
+        fresh = tuple(
+            sorted(
+                x.unit
+                for x in state.slots.values()
+                if x.step == state.step and x.revealed and not x.resolved
+            )
+        )
+        extreme = ExtremeMethod(fresh)
+        if _legal(state, extreme, seat):
+            out.append(_entry(extreme))
     units = [state.active] if state.active else remaining(state, seat)
     for unit in units:
         slot = state.slots[unit]

@@ -34,6 +34,7 @@ __all__ = [
     "ChooseStarter",
     "CreateDynamics",
     "EndOrder",
+    "ExtremeMethod",
     "LockOrders",
     "PlaceOrder",
     "Postpone",
@@ -110,6 +111,16 @@ class Postpone(Command):
 
 
 @dataclass(frozen=True, slots=True)
+class ExtremeMethod(Command):
+    """A conflict the three principles do not settle: for ``units`` (orders of this pass not
+    begun yet, of both players) the phases come back: all moves, then the shots and runs,
+    then the charges [L269-L275]. ``end_order`` ends a unit's part of each phase."""
+
+    kind: ClassVar[str] = "extreme_method"
+    units: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class EndOrder(Command):
     kind: ClassVar[str] = "end_order"
     unit: str
@@ -138,6 +149,7 @@ COMMAND_CODEC = TaggedCodec(
         Fight,
         Postpone,
         EndOrder,
+        ExtremeMethod,
         ReportControl,
         Undo,
         ApproveUndo,

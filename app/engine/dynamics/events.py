@@ -24,8 +24,12 @@ from app.engine.pen.battle import EVENT_CODEC as PEN_EVENTS
 
 __all__ = [
     "EVENT_CODEC",
+    "EXTREME_PHASES",
     "AdvantageRolled",
     "DynamicsCreated",
+    "ExtremeBegan",
+    "ExtremeEnded",
+    "ExtremePhaseDone",
     "OrderChosen",
     "OrderCommitted",
     "OrderEnded",
@@ -162,6 +166,33 @@ class SweepRolled(Event):
     caught: bool
 
 
+EXTREME_PHASES = ("move", "shoot", "charge")
+
+
+@dataclass(frozen=True, slots=True)
+class ExtremeBegan(Event):
+    """The extreme method for ``units`` in this pass: the move phase first [L273]."""
+
+    kind: ClassVar[str] = "extreme_began"
+    units: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ExtremePhaseDone(Event):
+    """``unit`` is done with the current phase of the extreme method."""
+
+    kind: ClassVar[str] = "extreme_phase_done"
+    unit: str
+
+
+@dataclass(frozen=True, slots=True)
+class ExtremeEnded(Event):
+    """The extreme method's units are all resolved; ``last``: the seat that acted last."""
+
+    kind: ClassVar[str] = "extreme_ended"
+    last: str
+
+
 @dataclass(frozen=True, slots=True)
 class TurnEnded(Event):
     kind: ClassVar[str] = "turn_ended"
@@ -183,6 +214,9 @@ OWN_EVENTS = (
     StageEntered,
     TurnEnded,
     SweepRolled,
+    ExtremeBegan,
+    ExtremePhaseDone,
+    ExtremeEnded,
 )
 
 EVENT_CODEC = TaggedCodec("event", [*PEN_EVENTS.classes(), *OWN_EVENTS])

@@ -6,8 +6,12 @@ from __future__ import annotations
 from dataclasses import replace
 
 from app.engine.dynamics.events import (
+    EXTREME_PHASES,
     AdvantageRolled,
     DynamicsCreated,
+    ExtremeBegan,
+    ExtremeEnded,
+    ExtremePhaseDone,
     OrderChosen,
     OrderCommitted,
     OrderEnded,
@@ -49,6 +53,14 @@ def remaining(state: DynamicsState, seat: str) -> list[str]:
             s.unit
             for s in state.slots.values()
             if s.seat == seat and not s.revealed and state.setup.initiative(s.unit) == state.step
+        )
+    if state.stage is DynStage.RESOLVE and state.extreme:  # its units first [L273]
+        return sorted(
+            u
+            for u in state.extreme
+            if state.slots[u].seat == seat
+            and not state.slots[u].resolved
+            and u not in state.extreme_done
         )
     if state.stage is DynStage.RESOLVE:
         return sorted(
@@ -231,6 +243,23 @@ def _evolve(state: DynamicsState, event: Event) -> DynamicsState:
             slot = state.slots[unit]
             state = replace(state.with_slot(replace(slot, resolved=True)), active="")
             return replace(state, to_act=to_act_after(state, slot.seat))
+        case ExtremeBegan(units=units):
+            state = replace(
+                state, extreme=units, extreme_phase=EXTREME_PHASES[0], extreme_done=frozenset()
+            )
+            mover = state.to_act
+            other = "B" if mover == "A" else "A"
+            return replace(state, to_act=mover if remaining(state, mover) else other)
+        case ExtremePhaseDone(unit=unit):
+            seat = state.slots[unit].seat
+            state = replace(state, extreme_done=state.extreme_done | {unit}, active="")
+            if not any(remaining(state, s) for s in ("A", "B")):
+                phase = EXTREME_PHASES[EXTREME_PHASES.index(state.extreme_phase) + 1]
+                state = replace(state, extreme_phase=phase, extreme_done=frozenset())
+            return replace(state, to_act=to_act_after(state, seat))
+        case ExtremeEnded(last=last):
+            state = replace(state, extreme=(), extreme_phase="", extreme_done=frozenset())
+            return replace(state, to_act=to_act_after(state, last))
         case PassEnded():
             return replace(state, pass_start={}, shot_losses={}, morale_done=frozenset())
         case TurnEnded(turn=turn):

@@ -19,6 +19,7 @@ from app.engine.dynamics.commands import (
     ChooseStarter,
     CreateDynamics,
     EndOrder,
+    ExtremeMethod,
     LockOrders,
     PlaceOrder,
     Postpone,
@@ -30,6 +31,9 @@ from app.engine.dynamics.events import (
     EVENT_CODEC,
     AdvantageRolled,
     DynamicsCreated,
+    ExtremeBegan,
+    ExtremeEnded,
+    ExtremePhaseDone,
     OrderChosen,
     OrderCommitted,
     OrderEnded,
@@ -497,13 +501,49 @@ def _acting(out: _Out, unit: str, actor: str) -> Slot:
     if s.active and s.active != unit:
         raise refuse("order_open", f"finish the order of {s.active} first (end_order)")
     if unit not in remaining(s, actor):
+        if s.extreme and slot.step == s.step and not slot.resolved:
+            raise refuse("extreme_method", "the extreme method's units act first [L273]")
         raise refuse("not_this_pass", f"{unit} acts at Initiative {slot.step}")
     return slot
+
+
+def _extreme_phase(s: DynamicsState, unit: str, phase: str) -> None:
+    """Under the extreme method, a unit moves in the move phase, shoots in the shooting
+    phase and charges and fights in the charge phase [L273]."""
+    if unit in s.extreme and s.extreme_phase != phase:
+        raise refuse(
+            "extreme_phase",
+            f"the extreme method is at its {s.extreme_phase} phase: not a {phase} [L273]",
+        )
+
+
+def _extreme(out: _Out, cmd: ExtremeMethod, actor: str) -> None:
+    s = out.state
+    _stage(s, DynStage.RESOLVE)
+    _my_go(s, actor)
+    if s.extreme:
+        raise refuse("extreme_method", "the extreme method is already under way in this pass")
+    if s.active:
+        raise refuse("order_open", f"finish the order of {s.active} first (end_order)")
+    units = tuple(sorted(set(cmd.units)))
+    problems = []
+    for unit in units:
+        slot = s.slots.get(unit)
+        if slot is None or unit not in remaining(s, slot.seat):
+            problems.append(f"{unit} has no order left in this pass")
+        elif slot.moved or slot.shot or slot.charged or slot.rounds:
+            problems.append(f"{unit} has begun its order")
+    if not problems and len({s.slots[u].seat for u in units}) < 2:
+        problems.append("a conflict is between units of both players [L271]")
+    if problems:
+        raise refuse("bad_extreme", "; ".join(problems))
+    out.emit(ExtremeBegan(units))
 
 
 def _move(out: _Out, cmd: Move, actor: str) -> None:
     slot = _acting(out, cmd.unit, actor)
     s = out.state
+    _extreme_phase(s, cmd.unit, "move")
     me = s.battle.units[cmd.unit]
     fleeing = me.retreating and slot.order is Order.FIRE
     if slot.order not in _MOVING and not fleeing:
@@ -524,6 +564,7 @@ def _move(out: _Out, cmd: Move, actor: str) -> None:
 def _shoot(out: _Out, cmd: Shoot, actor: str) -> None:
     slot = _acting(out, cmd.unit, actor)
     s = out.state
+    _extreme_phase(s, cmd.unit, "shoot")
     decl = slot.declaration
     if slot.order not in _SHOOTING or (slot.order is Order.DEEP_STRIKE and decl.mode != "shoot"):
         raise refuse("no_shooting", f"this {slot.order} order does not shoot")
@@ -556,6 +597,7 @@ def _shoot(out: _Out, cmd: Shoot, actor: str) -> None:
 
 def _charge(out: _Out, cmd: Charge, actor: str) -> None:
     slot = _acting(out, cmd.unit, actor)
+    _extreme_phase(out.state, cmd.unit, "charge")
     if slot.order is not Order.ASSAULT:
         raise refuse("no_assault", "only an Assault order charges [L90], [L126]")
     if cmd.target != slot.declaration.target:
@@ -566,6 +608,7 @@ def _charge(out: _Out, cmd: Charge, actor: str) -> None:
 def _fight(out: _Out, cmd: Fight, actor: str) -> None:
     slot = _acting(out, cmd.unit, actor)
     s = out.state
+    _extreme_phase(s, cmd.unit, "charge")
     if slot.order is not Order.ASSAULT or cmd.target != slot.declaration.target:
         raise refuse("no_assault", "an Assault order fights its declared target [L90]")
     if slot.rounds >= 1:
@@ -608,6 +651,8 @@ def _fight(out: _Out, cmd: Fight, actor: str) -> None:
 def _postpone(out: _Out, cmd: Postpone, actor: str) -> None:
     slot = _acting(out, cmd.unit, actor)
     s = out.state
+    if s.extreme:
+        raise refuse("extreme_method", "under the extreme method, end_order ends a phase")
     if slot.postponed >= MAX_POSTPONES:
         raise refuse("postponed_enough", f"an order waits at most {MAX_POSTPONES} times")
     others = [u for seat in SEATS for u in remaining(s, seat) if u != cmd.unit]
@@ -689,7 +734,15 @@ def _sweep(out: _Out, unit: str) -> None:
 
 def _end_order(out: _Out, cmd: EndOrder, actor: str) -> None:
     _acting(out, cmd.unit, actor)
+    s = out.state
+    if cmd.unit in s.extreme and s.extreme_phase != "charge":
+        out.emit(ExtremePhaseDone(cmd.unit))  # its part of this phase is over
+        _deferred_morale(out, final=False)
+        return
     out.emit(OrderEnded(cmd.unit))
+    s = out.state
+    if s.extreme and all(s.slots[u].resolved for u in s.extreme):
+        out.emit(ExtremeEnded(actor))
     _deferred_morale(out, final=False)
     if not any(remaining(out.state, seat) for seat in SEATS):
         _deferred_morale(out, final=True)
@@ -760,6 +813,8 @@ def decide(
             _postpone(out, command, actor)
         case EndOrder():
             _end_order(out, command, actor)
+        case ExtremeMethod():
+            _extreme(out, command, actor)
         case ReportControl():
             _stage(state, DynStage.OVER)
             out.pen(command, actor, state.battle)

@@ -79,6 +79,10 @@ class DynamicsState:
     scouted: frozenset[str] = frozenset()
     effects: Mapping[str, int] = field(default_factory=dict)  # shaken/stunned: turn inflicted
     rolls: Mapping[str, int] = field(default_factory=dict)  # dice events per unit this turn
+    # the extreme method in this pass [L269-L275]: its units, its sub-phase, who is done with it
+    extreme: tuple[str, ...] = ()
+    extreme_phase: str = ""  # "move", "shoot" (shots and runs), "charge"
+    extreme_done: frozenset[str] = frozenset()
 
     def with_slot(self, slot: Slot) -> DynamicsState:
         slots = dict(self.slots)
