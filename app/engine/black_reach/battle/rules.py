@@ -52,7 +52,15 @@ from app.engine.black_reach.battle.setup import SEATS, BattleSetup, parse_setup
 from app.engine.black_reach.battle.state import BattleState, SecretOrder, Stage, UnitState
 from app.engine.black_reach.board import Square, UnitClass
 from app.engine.black_reach.forces import Ability, FaceKind, Group, apply_step
-from app.engine.black_reach.los import Blocker, Facing, best_line_of_sight, is_long_range
+from app.engine.black_reach.los import (
+    Arc,
+    Blocker,
+    Facing,
+    best_line_of_sight,
+    distance,
+    in_arc,
+    is_long_range,
+)
 from app.engine.black_reach.movement import (
     Mover,
     Placement,
@@ -431,6 +439,35 @@ class ShotPlan:
     dv: int
 
 
+def _arc_and_range(shooter: UnitState, target: UnitState) -> None:
+    """Arc de Tir Limité: some square of the target inside the arc of some square of the
+    shooter (facing as placed; the diagram is absent, note §8 item 23) [L548-L558]; Portée
+    Limitée: no shot beyond N squares [L1278-L1287]."""
+    assert shooter.placement is not None
+    assert target.placement is not None
+    face = shooter.face
+    arc_ref = face.ability(Ability.LIMITED_ARC)
+    if arc_ref is not None:
+        arc = Arc.NARROW if str(arc_ref.param) == "90" else Arc.HALF
+        facing = shooter.placement.facing
+        if not any(
+            in_arc(s, facing, t, arc)
+            for s in shooter.placement.squares
+            for t in target.placement.squares
+        ):
+            raise refuse(
+                "out_of_arc", f"{target.uid} is outside the {arc.value}° arc of {shooter.uid}"
+            )
+    range_ref = face.ability(Ability.LIMITED_RANGE)
+    if range_ref is not None and isinstance(range_ref.param, int):
+        span = distance(shooter.placement.squares, target.placement.squares)
+        if span > range_ref.param:
+            raise refuse(
+                "out_of_range",
+                f"{target.uid} is {span} squares away: {shooter.uid} reaches {range_ref.param}",
+            )
+
+
 def plan_shot(
     state: BattleState, shooter: UnitState, target: UnitState, suppression: bool
 ) -> ShotPlan:
@@ -449,6 +486,7 @@ def plan_shot(
     cv = face.cv_against(tclass)
     if cv is None:
         raise refuse("cannot_attack", f"{shooter.uid} has an X against {tclass.value} [L445-L465]")
+    _arc_and_range(shooter, target)
     if suppression and not face.has(Ability.SUPPRESSIVE_FIRE):
         raise refuse("no_suppressive_fire", f"{shooter.uid} has no Tir de Suppression")
     los = best_line_of_sight(

@@ -343,3 +343,55 @@ def test_the_facade_is_a_match_game() -> None:
     assert [m["command"]["unit"] for m in moves] == [BOYZ1]
     assert [4, 6] in moves[0]["to"]
     assert battle.legal_actions(A) == []
+
+
+def _bolter_with(ability: dict[str, Any], facing: str) -> BlackReachBattle:
+    """The sample battle with the heavy-weapon team given one more ability and a facing."""
+    setup = sample_setup()
+    catalogue = copy.deepcopy(setup.catalogue)
+    assert isinstance(catalogue, dict)
+    bolter = next(c for c in catalogue["counters"] if c["id"] == "sample-um-heavy-bolter")
+    bolter["faces"][0]["abilities"].append(ability)
+    deployment = tuple(
+        Deploy(d.unit, d.x, d.y, facing) if d.unit == BOLTER else d for d in setup.deployment
+    )
+    battle = BlackReachBattle.create(
+        BattleSetup(setup.scenario, catalogue, setup.boards, setup.seats, deployment)
+    )
+    battle.execute_json(
+        {
+            "type": "place_orders",
+            "orders": [order(BOYZ1, 1), order(BOYZ2, 2), order(NOB, 3), order(SHOOTAS, 4)],
+        },
+        B,
+    )
+    battle.execute_json(
+        {
+            "type": "place_orders",
+            "orders": [order(BOLTER, 1), order(TACTICAL, 2), order(SERGEANT, 3)],
+        },
+        A,
+    )
+    battle.execute_json(
+        {"type": "move", "unit": BOYZ1, "path": path((4, 9), (4, 8), (4, 7), (4, 6))}, B
+    )
+    return battle
+
+
+def test_a_limited_arc_only_shoots_inside_it() -> None:
+    shot = {"type": "shoot", "unit": BOLTER, "target": BOYZ1}
+    facing_away = _bolter_with({"id": "limited_arc", "param": "90"}, "N")
+    assert refused(facing_away, A, shot, dice=[4]).code == "out_of_arc"
+    facing_them = _bolter_with({"id": "limited_arc", "param": "90"}, "S")
+    events = facing_them.execute_json(shot, A, dice=[4])
+    assert events[1].event.outcome == "step"
+
+
+def test_a_limited_range_stops_at_n_squares() -> None:
+    shot = {"type": "shoot", "unit": BOLTER, "target": BOYZ1}  # 5 squares away
+    short = _bolter_with({"id": "limited_range", "param": 4}, "S")
+    refusal = refused(short, A, shot, dice=[4])
+    assert refusal.code == "out_of_range"
+    assert "5 squares away" in refusal.message
+    enough = _bolter_with({"id": "limited_range", "param": 5}, "S")
+    assert enough.execute_json(shot, A, dice=[4])[1].event.final == 5
