@@ -76,6 +76,8 @@ from app.engine.pen.battle.events import (
     DawnRolled,
     FirstChosen,
     GameLengthRolled,
+    PoisonTested,
+    Regenerated,
     ReservesRolled,
     TestTaken,
 )
@@ -83,6 +85,7 @@ from app.engine.pen.battle.rules import decide as pen_decide
 from app.engine.pen.battle.setup import SEATS, profile_of
 from app.engine.pen.battle.state import BattleState, Phase, Place, Speed, Stage
 from app.engine.pen.names import Rule
+from app.engine.pen.profiles import Unit
 from app.engine.roller import Roller
 
 __all__ = ["DynamicsRuleBook", "decide"]
@@ -284,6 +287,8 @@ def _start_turn(out: _Out) -> None:
     for unit in sorted(u.id for u in out.state.battle.units.values() if u.retreating and u.alive):
         me = out.state.battle.units[unit]
         _ld_test(out, unit, "regroup", 1 if 2 * me.models <= me.models_start else 0)
+    _regenerate(out)
+    _poison(out)
     seats = [
         seat
         for seat in SEATS
@@ -296,6 +301,45 @@ def _start_turn(out: _Out) -> None:
     else:  # both place arrivals: the advantage winner places first or lets the other [L148-L152]
         out.emit(StageEntered(DynStage.ARRIVALS, 0, ""))
         _advantage(out, "reserves", False)
+
+
+def _regenerate(out: _Out) -> None:
+    """Regeneration (X): a squad whose worn model lost W rolls 1D6, X+ (5+ by default) gets
+    1 W back (PEN [L453]), once per common turn for both players (rulings D19)."""
+    b = out.state.battle
+    for unit in sorted(b.units):
+        me = b.units[unit]
+        if not me.alive or not me.wounds_taken or str(Rule.REGENERATION) not in me.rules:
+            continue
+        profile = profile_of(b.unit_spec(unit), me.models)
+        value = profile.value_of(Rule.REGENERATION) if isinstance(profile, Unit) else None
+        target = value or 5
+        start = len(out.roller.records)
+        die = out.roller.roll(6, f"regeneration {unit} ({target}+)", stage="regeneration")
+        out.roller.annotate(outcome="healed" if die >= target else "failed")
+        out.emit(Regenerated(unit, take_roll(out.roller, start), die >= target))
+
+
+def _poison(out: _Out) -> None:
+    """A poisoned squad tests the T of its worn model; a failure is 1 W with no save at all
+    (PEN [L665]); once per common turn, among its start-of-turn tests (rulings D19)."""
+    b = out.state.battle
+    for unit in sorted(b.units):
+        me = b.units[unit]
+        if not me.alive or not me.poisoned:
+            continue
+        toughness = getattr(profile_of(b.unit_spec(unit), me.models), "toughness", None)
+        value = tables.clamp_characteristic(toughness) if toughness is not None else 6
+        start = len(out.roller.records)
+        die = out.roller.roll(6, f"poison: T test {unit}", stage="poison")
+        passed = die == 1 or (die != 6 and die <= value)
+        out.roller.annotate(outcome="passed" if passed else "failed")
+        models, taken = me.models, me.wounds_taken
+        if not passed:  # the worn model takes the wound; it dies at its W (pen rulings)
+            dead, taken = divmod(taken + 1, max(me.wounds, 1))
+            models = max(models - dead, 0)
+            taken = taken if models else 0
+        out.emit(PoisonTested(unit, take_roll(out.roller, start), passed, models, taken))
 
 
 def _arrive(out: _Out, cmd: Arrive, actor: str) -> None:
