@@ -51,7 +51,7 @@ from app.engine.black_reach.battle.evolve import evolve, placement_of
 from app.engine.black_reach.battle.setup import SEATS, BattleSetup, parse_setup
 from app.engine.black_reach.battle.state import BattleState, SecretOrder, Stage, UnitState
 from app.engine.black_reach.board import Square, UnitClass
-from app.engine.black_reach.forces import Ability, FaceKind, Group, apply_step
+from app.engine.black_reach.forces import Ability, Group, apply_step
 from app.engine.black_reach.los import (
     Arc,
     Blocker,
@@ -717,10 +717,10 @@ def _assault(out: _Out, command: Assault, side: str) -> None:
         after = _take_steps(out, target, 1)
         if after.alive and tclass is UnitClass.INFANTRY:
             _retreat(out, after, start.anchor, u.uid)
+        # the attacker takes the square of beaten infantry that left it or was destroyed; after
+        # beating a light vehicle it stays on its start square (note §8 item 12)
         gone = out.state.units[target.uid]
-        free_now = not gone.alive or gone.placement != target.placement
-        wreck = gone.status.face is FaceKind.WRECK
-        if free_now and not wreck and target.counter.footprint == 1:
+        if tclass is UnitClass.INFANTRY and (not gone.alive or gone.placement != target.placement):
             out.emit(ForcedMove(u.uid, _step_of(entry), "takes the defender's square"))
     elif outcome is AssaultOutcome.DEFENDER_WINS:
         _take_steps(out, out.state.units[u.uid], 1)

@@ -23,6 +23,7 @@ BOYZ1 = "orks:tiles[0]/1:sample-ork-boyz"
 BOYZ2 = "orks:tiles[0]/2:sample-ork-boyz"
 SHOOTAS = "orks:tiles[0]/3:sample-ork-shootas"
 WEIRDBOY = "orks:tiles[1]/0:sample-ork-weirdboy"
+BUGGY = "orks:tiles[0].slots[1]/0:sample-ork-buggy"
 A, B = "A", "B"
 
 
@@ -225,11 +226,11 @@ def test_seats_must_name_the_scenario_sides() -> None:
 # -- assault support --------------------------------------------------------------------------
 
 
-def _close_quarters() -> BlackReachBattle:
-    """The Boyz at (4,3) next to the tactical squad (3,2), the Sergeant (5,4) in the Boyz'
-    zone of control."""
+def _close_quarters(target: str = BOYZ1) -> BlackReachBattle:
+    """``target`` at (4,3) next to the tactical squad (3,2), the Sergeant (5,4) in its zone
+    of control."""
     setup = sample_setup()
-    where = {BOYZ1: (4, 3), SERGEANT: (5, 4), TACTICAL: (3, 2)}
+    where = {target: (4, 3), SERGEANT: (5, 4), TACTICAL: (3, 2)}
     data = copy.deepcopy(setup.scenario)
     assert isinstance(data, dict)
     data["sides"][0]["deployment"] = [{"from": [0, 0], "to": [7, 2]}, [5, 4]]
@@ -395,3 +396,18 @@ def test_a_limited_range_stops_at_n_squares() -> None:
     assert "5 squares away" in refusal.message
     enough = _bolter_with({"id": "limited_range", "param": 5}, "S")
     assert enough.execute_json(shot, A, dice=[4])[1].event.final == 5
+
+
+def test_beating_a_light_vehicle_leaves_the_attacker_on_its_start_square() -> None:
+    battle = _close_quarters(BUGGY)
+    # tactical (CV 1 against light vehicles, Assaut +1): best of [6, 1] = 6 + 1 + 1 = 8; the
+    # buggy (CV 2 against infantry, no Assaut: one die): 1 + 2 = 3
+    events = battle.execute_json(
+        {"type": "assault", "unit": TACTICAL, "target": BUGGY}, A, dice=[6, 1, 1]
+    )
+    fight = events[1].event
+    assert (fight.attacker_total, fight.defender_total, fight.outcome) == (8, 3, "attacker_wins")
+    assert events[2].event.destroyed  # a light vehicle's step destroys it [L617-L620]
+    assert "forced_move" not in [e.event.kind for e in events]
+    assert battle.state.units[TACTICAL].placement.anchor == (3, 2)
+    assert battle.state.groups["orks:tiles[0].slots[1]"].broken
