@@ -267,6 +267,8 @@ def _end_turn(active, other, match_id: str, alice, shoot=None) -> None:  # type:
                 # Command phase: how many fall depends on the match's dice
                 "form.action-battle_shock_test button[type=submit]",
                 "form.action-pass button[type=submit]",
+                # the end of the turn: a player whose units lost models confirms coherency
+                "form.action-confirm_coherency button[type=submit]",
                 "form.action-end_phase button[type=submit]",
             ):
                 if me.locator(selector).count():

@@ -357,10 +357,32 @@ def finish_turn(g: Game) -> None:
         view = g.a.view()
 
 
+def confirm_coherency(
+    g: Game, seat: str, removals: Sequence[dict[str, Any]] = (), *, status: int = 200
+) -> dict[str, Any]:
+    """``seat`` answers the end-of-turn coherency check, removing ``removals``
+    (``{"unit": id, "models": [slot, ...]}``, slots from 0), none by default."""
+    return player(g, seat).send(
+        {"type": "confirm_coherency", "removals": list(removals)}, status=status
+    )
+
+
+def end_turn(g: Game) -> None:
+    """The active player ends the Fight phase, and every player the coherency check asks
+    confirms it with no model removed: the turn is over."""
+    view = g.a.view()
+    player(g, view["active"]).send({"type": "end_phase"})
+    for seat in g.a.view()["pending"]["coherency"]:
+        confirm_coherency(g, seat)
+
+
 def step(g: Game, view: dict[str, Any]) -> None:
     """One command that moves the battle on."""
     if view["reaction_window"]:
         player(g, view["reaction_window"]).send({"type": "pass"})
+        return
+    if view["pending"]["coherency"]:
+        confirm_coherency(g, view["pending"]["coherency"][0])
         return
     active = player(g, view["active"])
     pending = view["pending"]["battle_shock_tests"]

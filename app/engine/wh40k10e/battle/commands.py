@@ -28,6 +28,7 @@ __all__ = [
     "Command",
     "CompleteCharge",
     "Concede",
+    "ConfirmCoherency",
     "ConfirmResult",
     "Consolidate",
     "DeadlyDemise",
@@ -46,6 +47,7 @@ __all__ = [
     "Pass",
     "PlaceObjective",
     "RefuseUndo",
+    "Removal",
     "RemoveModels",
     "ReportEngagement",
     "ReportObjective",
@@ -315,6 +317,23 @@ class RemoveModels(Command):
 
 
 @dataclass(frozen=True, slots=True)
+class Removal:
+    """Model slots (from 0) of one unit removed at the end of the turn: out of coherency."""
+
+    unit: str
+    models: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ConfirmCoherency(Command):
+    """At the end of a turn, answer the coherency check [L449-456]: the player's units are in
+    Unit Coherency once ``removals`` (possibly none) are taken away."""
+
+    kind: ClassVar[str] = "confirm_coherency"
+    removals: tuple[Removal, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Pass(Command):
     """Decline a reaction window (the end of the opponent's Movement phase)."""
 
@@ -398,6 +417,7 @@ COMMAND_CODEC = TaggedCodec(
         UseStratagem,
         GainCommandPoint,
         RemoveModels,
+        ConfirmCoherency,
         Pass,
         EndPhase,
         Concede,

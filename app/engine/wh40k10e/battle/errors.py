@@ -39,6 +39,8 @@ class Code(enum.StrEnum):
     BATTLE_NOT_OVER = "battle_not_over"
     WAITING_FOR_REACTION = "waiting_for_reaction"
     NO_REACTION_WINDOW = "no_reaction_window"
+    COHERENCY_PENDING = "coherency_pending"  # the end-of-turn coherency check comes first
+    NO_COHERENCY_CHECK = "no_coherency_check"
     # set-up
     FORMATIONS_NOT_REVEALED = "formations_not_revealed"
     FORMATIONS_ALREADY_REVEALED = "formations_already_revealed"

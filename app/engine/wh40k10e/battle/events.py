@@ -40,6 +40,8 @@ __all__ = [
     "BattleShockTested",
     "ChargeDeclared",
     "ChargeMoveMade",
+    "CoherencyCheckOpened",
+    "CoherencyConfirmed",
     "CommandPointsGained",
     "DeadlyDemiseResolved",
     "DeadlyDemiseRolled",
@@ -427,6 +429,26 @@ class ModelsRemoved(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class CoherencyCheckOpened(Event):
+    """The end of the turn: ``seats`` must confirm that their ``units`` (which lost models
+    this turn) are in Unit Coherency, or remove models until they are [L449-456]."""
+
+    kind: ClassVar[str] = "coherency_check_opened"
+    seats: tuple[Seat, ...]
+    units: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CoherencyConfirmed(Event):
+    """``seat`` answered the coherency check, having removed ``removed`` models (each as a
+    ``models_removed`` event, cause ``coherency``, just before)."""
+
+    kind: ClassVar[str] = "coherency_confirmed"
+    seat: Seat
+    removed: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class UnitsDestroyed(Event):
     """Units that count as destroyed (Reserves at the end, an empty Dedicated Transport)."""
 
@@ -603,6 +625,8 @@ EVENT_CODEC = TaggedCodec(
         DeadlyDemiseRolled,
         DeadlyDemiseResolved,
         ModelsRemoved,
+        CoherencyCheckOpened,
+        CoherencyConfirmed,
         UnitsDestroyed,
         ChargeDeclared,
         ChargeMoveMade,

@@ -22,6 +22,8 @@ from app.engine.wh40k10e.battle.events import (
     BattleShockTested,
     ChargeDeclared,
     ChargeMoveMade,
+    CoherencyCheckOpened,
+    CoherencyConfirmed,
     CommandPointsGained,
     DeadlyDemiseResolved,
     DeadlyDemiseRolled,
@@ -318,7 +320,8 @@ def _turn_started(state: BattleState, e: TurnStarted) -> BattleState:
     units = _reset(state.units, _TURN_RESET)
     players = {s: _replace(p, overwatch_this_turn=False) for s, p in state.players.items()}
     pos = TurnPosition(round=e.round, turn=e.turn, phase="", step="")
-    return _replace(state, units=units, players=players, position=pos)
+    start = {i: u.models_alive for i, u in units.items()}
+    return _replace(state, units=units, players=players, position=pos, models_at_turn_start=start)
 
 
 def _phase_started(state: BattleState, e: PhaseStarted) -> BattleState:
@@ -558,6 +561,14 @@ def _models_removed(state: BattleState, e: ModelsRemoved) -> BattleState:
     return _with_units(state, (e.unit,), wounds=wounds, demise_rolled=u.demise_rolled + removed)
 
 
+def _coherency_opened(state: BattleState, e: CoherencyCheckOpened) -> BattleState:
+    return _replace(state, coherency=e.seats)
+
+
+def _coherency_confirmed(state: BattleState, e: CoherencyConfirmed) -> BattleState:
+    return _replace(state, coherency=tuple(s for s in state.coherency if s is not e.seat))
+
+
 def _units_destroyed(state: BattleState, e: UnitsDestroyed) -> BattleState:
     units = dict(state.units)
     for i in e.units:
@@ -731,6 +742,8 @@ _HANDLERS: dict[type[Event], Callable[[BattleState, Any], BattleState]] = {
     DeadlyDemiseResolved: _demise_resolved,
     ModelsRemoved: _models_removed,
     UnitsDestroyed: _units_destroyed,
+    CoherencyCheckOpened: _coherency_opened,
+    CoherencyConfirmed: _coherency_confirmed,
     ChargeDeclared: _charge_declared,
     ChargeMoveMade: _charge_move,
     UnitSelectedToFight: _selected_to_fight,

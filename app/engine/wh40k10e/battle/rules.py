@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import Any, ClassVar
 
 from app.engine.match.codec import Tagged, TaggedCodec
@@ -25,6 +25,7 @@ from app.engine.wh40k10e.battle.commands import (
     BattleShockTest,
     CompleteCharge,
     Concede,
+    ConfirmCoherency,
     ConfirmResult,
     Consolidate,
     DeadlyDemise,
@@ -42,6 +43,7 @@ from app.engine.wh40k10e.battle.commands import (
     Move,
     Pass,
     PlaceObjective,
+    Removal,
     RemoveModels,
     ReportEngagement,
     ReportObjective,
@@ -73,6 +75,8 @@ from app.engine.wh40k10e.battle.events import (
     BattleShockTested,
     ChargeDeclared,
     ChargeMoveMade,
+    CoherencyCheckOpened,
+    CoherencyConfirmed,
     CommandPointsGained,
     DeadlyDemiseResolved,
     EngagementReported,
@@ -230,7 +234,10 @@ def _create(b: Builder, cmd: CreateMatch) -> None:
     if b.state.setup is not None:
         raise refuse(Code.MATCH_ALREADY_CREATED, "this match already exists")
     check_mission(cmd.setup.mission)
-    b.emit(MatchCreated(cmd.setup))
+    setup = cmd.setup
+    if setup.options.coherency_check is None:  # recorded: replays never depend on a default
+        setup = replace(setup, options=replace(setup.options, coherency_check=True))
+    b.emit(MatchCreated(setup))
     advance_setup(b)
 
 
@@ -761,7 +768,74 @@ def _end_phase(b: Builder, cmd: EndPhase) -> None:
                 "eligible units must still fight: a player cannot pass [L2579-2584]",
                 units=fight_candidates(s, seat, step),
             )
+        if _open_coherency_check(b):
+            return
     end_phase(b)
+
+
+def _open_coherency_check(b: Builder) -> bool:
+    """The end of the turn [L449-456]: when a player has units that lost models this turn,
+    ask them (each player concerned) to confirm coherency before the turn ends. Matches
+    recorded before the check existed (option unset) end the turn at once."""
+    s = b.state
+    assert s.setup is not None
+    if not s.setup.options.coherency_check:
+        return False
+    units = {seat: s.coherency_units(seat) for seat in (Seat.A, Seat.B)}
+    seats = tuple(seat for seat in (Seat.A, Seat.B) if units[seat])
+    if not seats:
+        return False
+    b.emit(CoherencyCheckOpened(seats, tuple(units[Seat.A] + units[Seat.B])))
+    return True
+
+
+def _confirm_coherency(b: Builder, cmd: ConfirmCoherency) -> None:
+    """[L449-456]: each player concerned removes models, one unit at a time, until each of
+    their units is one coherent group; the models removed count as destroyed but trigger no
+    "when destroyed" rule. The turn ends when every player concerned has confirmed."""
+    need_battle(b)
+    s = b.state
+    if b.actor not in s.coherency:
+        raise refuse(Code.NO_COHERENCY_CHECK, "no coherency check waits for you")
+    named = set(s.coherency_units(b.actor))
+    seen: set[str] = set()
+    removed = 0
+    left: dict[str, int] = {}
+    for r in cmd.removals:
+        need_own(b, r.unit)
+        head_id = s.group(r.unit)[0]
+        if head_id not in named:
+            raise refuse(
+                Code.BAD_CASUALTIES,
+                f"{s.specs[r.unit].name} lost no models this turn: it is in coherency",
+                unit=r.unit,
+            )
+        if r.unit in seen:
+            raise refuse(Code.BAD_COMMAND, f"{r.unit!r} is listed twice", unit=r.unit)
+        seen.add(r.unit)
+        _check_removal(b, r)
+        group_alive = left.get(head_id, sum(s.units[i].models_alive for i in s.group(head_id)))
+        left[head_id] = group_alive - len(r.models)
+        if left[head_id] < 1:
+            raise refuse(
+                Code.BAD_CASUALTIES,
+                f"{s.specs[r.unit].name}: one model at least stays (a coherent group remains)",
+                unit=r.unit,
+            )
+        removed += len(r.models)
+    for r in cmd.removals:
+        b.emit(ModelsRemoved(r.unit, tuple(sorted(r.models)), "coherency"))
+    b.emit(CoherencyConfirmed(b.actor, removed))
+    if not b.state.coherency:
+        end_phase(b)
+
+
+def _check_removal(b: Builder, r: Removal) -> None:
+    u = b.state.units[r.unit]
+    if not r.models or any(not 0 <= m < len(u.wounds) or u.wounds[m] <= 0 for m in r.models):
+        raise refuse(Code.BAD_CASUALTIES, "name living model slots to remove", unit=r.unit)
+    if len(set(r.models)) != len(r.models):
+        raise refuse(Code.BAD_CASUALTIES, "a model slot is named twice", unit=r.unit)
 
 
 def _rapid_ingress_possible(s: BattleState, seat: Seat) -> bool:
@@ -1134,6 +1208,7 @@ _COMMANDS: dict[type[Tagged], Callable[[Builder, Any], None]] = {
     ReportObjective: _report_objective,
     UseStratagem: use_stratagem,
     RemoveModels: _remove_models,
+    ConfirmCoherency: _confirm_coherency,
     Concede: _concede,
     ConfirmResult: _confirm,
     DisputeResult: _dispute,
@@ -1159,6 +1234,14 @@ def decide(state: BattleState, command: Tagged, actor: str, dice: Roller) -> Dec
     if state.setup is None and not isinstance(command, CreateMatch):
         raise refuse(Code.MATCH_NOT_CREATED, "the match has not been created")
     _check_bounds(command)
+    if state.coherency and not isinstance(command, ConfirmCoherency | Concede):
+        raise refuse(
+            Code.COHERENCY_PENDING,
+            "the turn is ending: first confirm unit coherency (players: "
+            + ", ".join(str(x) for x in state.coherency)
+            + ")",
+            seats=[str(x) for x in state.coherency],
+        )
     b = Builder(state, seat, dice)
     handler(b, command)
     finish(b)

@@ -196,6 +196,9 @@ class BattleOptions:
     aircraft_count_toward_reserve_cap: bool = False  # note 2 §5.4
     prompt_rapid_ingress: bool = True  # open an end-of-Movement window for the opponent
     battle_shocked_fall_back_tests_fly: bool = True  # note 1 §7.8: literal text
+    # the end-of-turn coherency check [L449-456]; None (a log recorded before the check
+    # existed) means off: creating a match records True unless told otherwise
+    coherency_check: bool | None = None
 
     def __post_init__(self) -> None:
         if not 0 <= self.starting_cp <= 20:

@@ -328,6 +328,11 @@ class BattleState:
     # destroyed units whose Deadly Demise rolled a 6, one entry per 6, in order: their
     # controller names the units within 6" before anything else happens [L1876-1893]
     demises: tuple[str, ...] = ()
+    # the end-of-turn coherency check [L449-456]: the seats that must still confirm it
+    coherency: tuple[Seat, ...] = ()
+    # each unit's living models when the turn started: a unit that lost none cannot have
+    # left coherency (moves and set-ups end in coherency [L433-447])
+    models_at_turn_start: Mapping[str, int] = field(default_factory=dict)
     result: Result | None = None
 
     # -- reading helpers --------------------------------------------------------------------
@@ -444,6 +449,22 @@ class BattleState:
 
     def is_attached(self, unit_id: str) -> bool:
         return len(self.group(unit_id)) > 1
+
+    def coherency_units(self, seat: Seat) -> list[str]:
+        """The units of ``seat`` (each Attached unit once, by its first living part) that the
+        end-of-turn coherency check names: on the battlefield, two or more models left, and
+        models lost since the turn started (set-ups and moves end in Unit Coherency [L433-447],
+        so only a unit that lost models can be out of it) [L449-456]."""
+        out: list[str] = []
+        for u in self.units_of(seat):
+            ids = self.group(u.id)
+            if ids[0] != u.id or not self.on_battlefield(u.id):
+                continue
+            alive = sum(self.units[i].models_alive for i in ids)
+            before = sum(self.models_at_turn_start.get(i, 0) for i in ids)
+            if alive >= 2 and alive < before:
+                out.append(u.id)
+        return out
 
     def army_alive(self, seat: Seat) -> bool:
         """Whether any model of the army is not destroyed (in Reserves or embarked counts)."""

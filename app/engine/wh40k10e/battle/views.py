@@ -23,6 +23,7 @@ from app.engine.wh40k10e.battle.commands import (
     ArriveFromReserves,
     BattleShockTest,
     CompleteCharge,
+    ConfirmCoherency,
     ConfirmResult,
     Consolidate,
     DeadlyDemise,
@@ -41,6 +42,7 @@ from app.engine.wh40k10e.battle.commands import (
     RollOff,
     ScoutMove,
     Shoot,
+    StartMove,
     UseStratagem,
 )
 from app.engine.wh40k10e.battle.eligibility import (
@@ -200,6 +202,9 @@ def render(state: BattleState, viewer: Viewer) -> JsonObject:
                 u.id for u in state.units.values() if u.must_arrive is not None and u.alive
             ),
             "deadly_demise": list(dict.fromkeys(state.demises)),
+            # the end-of-turn coherency check: who must still confirm, and the units named
+            "coherency": [str(x) for x in state.coherency],
+            "coherency_units": [u for x in state.coherency for u in state.coherency_units(x)],
         },
         "result": to_json(state.result),
         "formations_revealed": state.revealed,
@@ -295,12 +300,18 @@ def _battle_actions(
     def ok(cmd: Tagged) -> bool:
         return _ok(state, cmd, seat)
 
+    if state.coherency:  # the end of the turn: nothing else until it is confirmed
+        if seat in state.coherency:
+            out.append(_hint(ConfirmCoherency(), units=state.coherency_units(seat)))
+        return out
     enemies = [
         u for u in _heads(state, Seat.B if seat is Seat.A else Seat.A) if state.on_battlefield(u)
     ]
     simple: list[Tagged] = [EndPhase(), Pass()]
     simple += [BattleShockTest(u) for u in mine]
     simple += [Move(u, m) for u in mine for m in MoveMode]
+    # announcing a move first lets the opponent Fire Overwatch as it starts [L3422-3444]
+    simple += [StartMove(u, m) for u in mine for m in MoveMode if m is not m.REMAIN_STATIONARY]
     simple += [
         Disembark(u.id) for u in state.units_of(seat) if u.location is Location.EMBARKED and u.alive
     ]

@@ -320,6 +320,9 @@ def goto(t: Table, seat: str, phase: str, round_: int | None = None) -> None:
         if s.window is not None:
             t.do(str(s.window), Pass())
             continue
+        if s.coherency:
+            confirm_coherency(t)
+            continue
         active = str(s.active)
         for u in shock_tests_pending(s):
             t.do(active, BattleShockTest(u), dice=[6, 6])
@@ -338,6 +341,15 @@ def goto(t: Table, seat: str, phase: str, round_: int | None = None) -> None:
 
 
 # Read through calls, so that the type checker does not narrow a value the next command changes.
+def confirm_coherency(t: Table, *seats: str) -> None:
+    """The end-of-turn coherency check answered with no model removed, by ``seats`` (every
+    seat it waits for if none is named)."""
+    from app.engine.wh40k10e.battle.commands import ConfirmCoherency
+
+    for seat in seats or [str(x) for x in t.state.coherency]:
+        t.do(seat, ConfirmCoherency())
+
+
 def stage(t: Table) -> Stage:
     return t.state.stage
 

@@ -33,7 +33,14 @@ from app.engine.wh40k10e.battle.commands import (
     UseStratagem,
 )
 from app.engine.wh40k10e.battle.state import Location, MoveMode, Phase, Stage, Step
-from tests.engine.wh40k10e.battle.table import Table, active, phase, result, stage
+from tests.engine.wh40k10e.battle.table import (
+    Table,
+    active,
+    confirm_coherency,
+    phase,
+    result,
+    stage,
+)
 
 
 def finish_turn(t: Table, seat: str) -> None:
@@ -141,6 +148,11 @@ def test_full_battle_with_reserves_stratagems_undo_and_result(
     t.do("B", Consolidate("b-boyz"))
     t.check_replay()
     t.do("A", EndPhase())
+    # the end of the turn: both players lost models, both confirm coherency [L449-456]
+    assert t.state.coherency == (Seat.A, Seat.B)
+    assert phase(t) is Phase.FIGHT
+    t.refused("A", EndPhase(), "coherency_pending")
+    confirm_coherency(t, "B", "A")
 
     # -- round 1, B -----------------------------------------------------------------------
     assert (t.state.round, active(t), phase(t)) == (1, Seat.B, Phase.COMMAND)
