@@ -2,9 +2,11 @@
 common turn, hidden orders committed by hash, revealed from Initiative 1 to 10 and resolved
 from 10 to 1, every attack rolled by the PEN battle engine (:mod:`app.engine.pen.battle`).
 
-- :class:`DynamicsBattle` (``game``): create(setup, secret=...), execute, undo, view(seat),
-  log_json(seat), export_for(seat), audit(seat), export_log (server only), import_log;
-- :class:`DynamicsSetup` (``setup``); the orders and their commitments (``orders``).
+- :class:`DynamicsBattle` (``game``): the members of :class:`app.engine.match.game.MatchGame`
+  (create, import_log, fork, decode, command_seed, execute/execute_json, view, legal_actions,
+  log_for, log_json, audit, export_log, status) plus export_for(seat);
+- :class:`DynamicsSetup` (``setup``); the orders and their commitments (``orders``);
+  the legal actions (``actions``).
 
 Not registered as a ``match`` capability yet: the match feature cannot drive it.
 """

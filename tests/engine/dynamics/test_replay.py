@@ -7,6 +7,7 @@ from app.engine.dynamics import DynamicsBattle, DynStage, Order
 from app.engine.dynamics.commands import (
     ChooseStarter,
     EndOrder,
+    ExtremeMethod,
     LockOrders,
     PlaceOrder,
     Postpone,
@@ -52,6 +53,8 @@ def candidates(battle: DynamicsBattle) -> list[tuple[Tagged, str]]:
                 out.extend((RevealOrder(unit, target=target, mode=m), seat) for m in ("", "shoot"))
     elif s.stage is DynStage.RESOLVE:
         seat = s.to_act
+        fresh = sorted(x.unit for x in s.slots.values() if x.step == s.step and not x.resolved)
+        out.append((ExtremeMethod(tuple(fresh)), seat))
         for unit in remaining(s, seat):
             slot = s.slots[unit]
             target = slot.declaration.target
