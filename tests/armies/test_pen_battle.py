@@ -1,0 +1,204 @@
+"""PEN lists ready for battle: transports and passengers, independent characters, options with
+points, the points limit of a game, values missing for a battle, and the per-system hooks
+(removal re-numbers references, old units read with defaults)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+from app.armies.systems import system_for, system_for_format
+from app.catalog.pen_units import PenArmy, PenUnit, army_issues, check_unit
+from tests.armies.test_api import API, pen_unit
+from tests.armies.test_web import HX
+from tests.support.web import csrf
+
+
+def rhino(**extra: Any) -> dict[str, Any]:
+    return {
+        "name": "Rhino",
+        "points": 35,
+        "unit_type": None,
+        "characteristics": {"bs": 4},
+        "armour": {"front": 11, "side": 11, "rear": 10},
+        "hull_points": 3,
+        "vehicle_types": ["tank", "transport"],
+        "transport_capacity": 10,
+        **extra,
+    }
+
+
+def captain(**extra: Any) -> dict[str, Any]:
+    fields: dict[str, Any] = {"name": "Capitaine", "points": 90, "models": 1}
+    return pen_unit(**{**fields, "independent_character": True, **extra})
+
+
+def post(client: TestClient, alice: dict, units: list[dict[str, Any]], **extra: Any) -> Any:
+    return client.post(
+        API,
+        json={"rule_system": "pen", "name": "Bataille", "units": units, **extra},
+        headers=alice,
+    )
+
+
+def codes(body: dict[str, Any]) -> list[str]:
+    return [v["code"] for v in body["validation"]["violations"]]
+
+
+def test_a_squad_in_its_transport_with_its_captain_is_valid(
+    client: TestClient, alice: dict
+) -> None:
+    squad = pen_unit(models=9, embarked_in=1, troops=True)
+    units = [squad, rhino(), captain(joins=0, embarked_in=1)]
+    response = post(client, alice, units, points_limit=500)
+    assert response.status_code == 201, response.text
+    body = response.json()
+    assert body["validation"]["valid"] is True
+    assert codes(body) == []
+    stored = body["units"]
+    assert stored[0]["embarked_in"] == 1
+    assert stored[0]["troops"] is True
+    assert stored[2]["joins"] == 0
+    assert stored[2]["independent_character"] is True
+    assert stored[1]["transport_types"] == []
+
+
+def test_options_add_their_points_to_the_unit_and_the_limit(
+    client: TestClient, alice: dict
+) -> None:
+    squad = pen_unit(options=[{"name": "Bombes à fusion", "points": 5}, {"name": "Lance-flammes"}])
+    body = post(client, alice, [squad], points_limit=154).json()
+    assert body["validation"]["points"] == 155
+    assert body["validation"]["units"][0]["wargear_points"] == 5
+    assert codes(body) == ["points-over-limit"]
+    over = body["validation"]["violations"][0]
+    assert over["params"] == {"points": 155, "limit": 154, "over": 1}
+    assert "1 over its limit of 154" in over["message"]
+
+
+def test_a_game_limit_overrides_the_lists(client: TestClient, alice: dict) -> None:
+    army = PenArmy("A", (check_unit(PenUnit.from_dict(pen_unit())),), points_limit=1000)
+    assert [i.code for i in army_issues(army)] == []
+    issues = army_issues(army, points_limit=100)
+    assert [(i.code, i.severity) for i in issues] == [("points-over-limit", "error")]
+    assert issues[0].message == "The army costs 150 points, 50 over its limit of 100."
+
+
+def test_transport_errors_are_reported_whole(client: TestClient, alice: dict) -> None:
+    units = [
+        pen_unit(models=9, embarked_in=1),
+        rhino(transport_capacity=10),
+        pen_unit(name="Motos", models=3, unit_type="moto", embarked_in=1),  # bikes, and 12 > 10
+        pen_unit(name="Ailleurs", embarked_in=0),  # not a transport
+        rhino(name="Predator", embarked_in=1, transport_capacity=None),  # a vehicle inside
+    ]
+    body = post(client, alice, units).json()
+    assert body["validation"]["valid"] is False
+    assert sorted(codes(body)) == [
+        "embarked-not-a-transport",
+        "embarked-type",
+        "embarked-vehicle",
+        "transport-full",
+    ]
+    full = next(v for v in body["validation"]["violations"] if v["code"] == "transport-full")
+    assert full["unit"] == 1
+    assert full["params"]["carried"] == 12
+    # a transport that says so may carry bikes
+    units[1] = rhino(transport_capacity=30, transport_types=["bike", "infanterie"])
+    body = post(client, alice, units[:3]).json()
+    assert codes(body) == []
+    assert body["units"][1]["transport_types"] == ["bike", "infantry"]
+
+
+def test_character_errors(client: TestClient, alice: dict) -> None:
+    units = [
+        pen_unit(),
+        rhino(),
+        captain(joins=1),  # a vehicle
+        captain(name="Seul", joins=7),  # no such squad
+        captain(name="Ailleurs", joins=0, embarked_in=1),  # the squad is on foot
+    ]
+    body = post(client, alice, units).json()
+    assert sorted(codes(body)) == ["joins-elsewhere", "joins-invalid", "joins-missing"]
+
+
+def test_only_a_character_joins_and_only_a_vehicle_carries(client: TestClient, alice: dict) -> None:
+    response = post(
+        client, alice, [pen_unit(joins=0, transport_types=["infantry"], embarked_in=-1)]
+    )
+    assert response.status_code == 422
+    fields = {e["field"] for e in response.json()["errors"]}
+    assert {"units.0.joins", "units.0.transport_types", "units.0.embarked_in"} <= fields
+    bad_option = post(client, alice, [pen_unit(options=[{"name": "", "points": -1}])])
+    assert bad_option.status_code == 422
+
+
+def test_values_missing_for_battle_are_warnings(client: TestClient, alice: dict) -> None:
+    old = pen_unit(characteristics={"ws": 3, "toughness": 3, "wounds": 1, "strength": 3})
+    body = post(client, alice, [old]).json()
+    assert body["validation"]["valid"] is True  # a warning does not block "ready"
+    (warning,) = body["validation"]["violations"]
+    assert warning["code"] == "missing-for-battle"
+    assert warning["severity"] == "warning"
+    assert warning["params"]["fields"] == "BS, I, Ld"
+    melee_only = pen_unit(
+        weapons=[], characteristics={"ws": 3, "initiative": 3, "leadership": 7, "toughness": 3}
+    )
+    assert codes(post(client, alice, [melee_only]).json()) == []
+
+
+def test_removing_a_transport_drops_and_renumbers_references(
+    client: TestClient, alice: dict
+) -> None:
+    token = csrf(client, "/armies/new")
+    units = [pen_unit(name="Garde"), rhino(), pen_unit(models=5, embarked_in=1), captain(joins=2)]
+    army = post(client, alice, units).json()
+    page = client.post(
+        f"/armies/{army['id']}/units/1/remove", data={"csrf_token": token}, headers=HX
+    )
+    assert page.status_code == 200
+    after = client.get(f"{API}/{army['id']}", headers=alice).json()
+    assert [u["name"] for u in after["units"]] == ["Garde", "Escouade tactique", "Capitaine"]
+    assert after["units"][1]["embarked_in"] is None
+    assert after["units"][2]["joins"] == 1
+
+
+def test_old_units_read_with_defaults() -> None:
+    stored = pen_unit()  # as stored before the battle fields existed
+    unit = PenUnit.from_dict(stored)
+    assert (unit.embarked_in, unit.joins, unit.independent_character, unit.options) == (
+        None,
+        None,
+        False,
+        (),
+    )
+    assert unit.total_points == 150
+
+
+def test_the_battle_profile_is_the_engines() -> None:
+    from app.engine.pen.battle.setup import UnitSpec, WeaponSpec, profile_of
+
+    unit = check_unit(PenUnit.from_dict(captain()))
+    profile = unit.battle_profile()
+    assert "models" not in profile
+    assert "Personnage indépendant" in profile["rules"]
+    spec = UnitSpec(
+        "c",
+        unit.name,
+        unit.total_points,
+        unit.models,
+        profile,
+        tuple(WeaponSpec(n, w) for n, w in unit.battle_weapons()),
+    )
+    typed = profile_of(spec)
+    assert typed.initiative == 4
+    vehicle = check_unit(PenUnit.from_dict(rhino()))
+    assert profile_of(UnitSpec("r", "Rhino", 35, 1, vehicle.battle_profile())).hull_points == 3
+
+
+def test_systems_are_looked_up_by_id_and_format() -> None:
+    assert system_for("pen").page_template == "armies/pen.html"
+    assert system_for("wh40k-10e").page_template == "armies/army.html"
+    assert system_for_format("auspex.pen-army") is system_for("pen")
+    assert system_for_format("nope") is None
