@@ -9,6 +9,7 @@ equal. Convolution of long supports uses Kronecker substitution (one big-integer
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from fractions import Fraction
@@ -86,6 +87,84 @@ def power_weights(a: Sequence[int], n: int, cut: int | None = None) -> list[int]
                 acc += c * core[j] * g[k - j]
         g.append(acc // (k * a0))
     return out + g
+
+
+_DICE_PRIMES = (3, 5, 7)  # with 2: every prime factor of a product of D2, D3, D6, D10 sides
+_SHORT_VALUATION = 24  # beyond this many factors of one prime, the gcd is cheaper
+
+
+def _valuation(n: int, p: int) -> tuple[int, int]:
+    """(v, n / p**v) with p**v the largest power of ``p`` dividing ``n`` > 0: squaring
+    powers, so a few big divisions even for thousands of factors."""
+    if n % p:
+        return 0, n
+    powers = [p]
+    while True:
+        q, r = divmod(n, powers[-1])
+        if r:
+            break
+        n = q
+        powers.append(powers[-1] * powers[-1])
+    v = (1 << (len(powers) - 1)) - 1
+    for k in range(len(powers) - 2, -1, -1):
+        q, r = divmod(n, powers[k])
+        if not r:
+            n = q
+            v += 1 << k
+    return v, n
+
+
+@functools.lru_cache(maxsize=64)
+def _dice_exponents(total: int) -> tuple[tuple[int, int], ...] | None:
+    """((p, e), ...) when ``total`` > 0 is a product of the primes 2, 3, 5, 7 (the totals of
+    dice distributions), else ``None``."""
+    out = []
+    twos = (total & -total).bit_length() - 1
+    rest = total >> twos
+    if twos:
+        out.append((2, twos))
+    for p in _DICE_PRIMES:
+        e, rest = _valuation(rest, p)
+        if e:
+            out.append((p, e))
+    return tuple(out) if rest == 1 else None
+
+
+def _reduced(x: int, total: int, exponents: tuple[tuple[int, int], ...] | None) -> Fraction:
+    """``Fraction(x, total)``; when the prime factors of ``total`` are known small primes the
+    common factor is found by a few divisions by them (linear in the size) instead of a gcd
+    of two numbers of thousands of digits (quadratic)."""
+    if exponents is None or x == 0 or x == total:
+        return Fraction(x, total)
+    x0 = x
+    g = 1
+    for p, e in exponents:
+        if p == 2:
+            v = min((x & -x).bit_length() - 1, e)
+            if v:
+                x >>= v
+                g <<= v
+            continue
+        v = 0
+        while v < e and x % p == 0:
+            if v == _SHORT_VALUATION:
+                return Fraction(x0, total)
+            x //= p
+            v += 1
+        g *= p**v
+    return _coprime(x, total // g)
+
+
+# Python 3.12 has a constructor for a numerator and denominator known to be coprime; 3.11
+# takes a keyword instead. Either skips the gcd that the caller has made unnecessary.
+_FROM_COPRIME: Callable[[int, int], Fraction] | None = getattr(Fraction, "_from_coprime_ints", None)
+
+
+def _coprime(n: int, d: int) -> Fraction:
+    if _FROM_COPRIME is not None:
+        return _FROM_COPRIME(n, d)
+    out: Fraction = Fraction(n, d, _normalize=False)  # type: ignore[call-overload]
+    return out
 
 
 def _lcm(values: Iterable[int]) -> int:
@@ -244,7 +323,8 @@ class Dist:
     def items(self) -> list[tuple[int, Fraction]]:
         """(value, probability) for every value of positive probability, sorted by value."""
         t = self._total
-        return [(self._lo + i, Fraction(x, t)) for i, x in enumerate(self._w) if x]
+        exps = _dice_exponents(t)
+        return [(self._lo + i, _reduced(x, t, exps)) for i, x in enumerate(self._w) if x]
 
     def support(self) -> list[int]:
         return [self._lo + i for i, x in enumerate(self._w) if x]
@@ -286,9 +366,10 @@ class Dist:
         """(k, P(X >= k)) for every k of the support, sorted by k."""
         out: list[tuple[int, Fraction]] = []
         acc = self._total
+        exps = _dice_exponents(acc)
         for i, x in enumerate(self._w):
             if x:
-                out.append((self._lo + i, Fraction(acc, self._total)))
+                out.append((self._lo + i, _reduced(acc, self._total, exps)))
             acc -= x
         return out
 
