@@ -275,7 +275,7 @@ def _resolve_melee(
 
 
 def _resolve_vehicle(
-    log: _Log, request: AttackRequest, plan: AttackPlan
+    log: _Log, request: AttackRequest, plan: AttackPlan, given_hits: int | None = None
 ) -> tuple[TargetState, VehicleState]:
     vehicle = request.target
     assert isinstance(vehicle, Vehicle)
@@ -283,17 +283,20 @@ def _resolve_vehicle(
     assert plan.damage is not None
     roller = log.roller
     hit = plan.hit
-    attacks = hit.attacks
-    if hit.area_models:
-        attacks += sum(area_procedure(roller, hit.area_cap) for _ in range(hit.area_models))
-    log.add("attacks", attacks)
-    hits = log.run(
-        "hits",
-        lambda: sum(hit_procedure(roller, hit) for _ in range(attacks)),
-        lambda n: f"{attacks} attacks at {hit.code} (skill {hit.skill}): {n} hits",
-    )
+    if given_hits is not None:
+        hits = given_hits
+    else:
+        attacks = hit.attacks
+        if hit.area_models:
+            attacks += sum(area_procedure(roller, hit.area_cap) for _ in range(hit.area_models))
+        log.add("attacks", attacks)
+        hits = log.run(
+            "hits",
+            lambda: sum(hit_procedure(roller, hit) for _ in range(attacks)),
+            lambda n: f"{attacks} attacks at {hit.code} (skill {hit.skill}): {n} hits",
+        )
     log.add("hits", hits)
-    if plan.cover is not None:
+    if plan.cover is not None and given_hits is None:
         cover = plan.cover
         hits -= log.run(
             "cover",
@@ -357,14 +360,18 @@ def _new_results(start: VehicleState, state: VehicleState) -> list[tuple[str, in
     ]
 
 
-def resolve(request: AttackRequest, roller: Roller) -> CombatResolution:
-    """Roll one PEN attack live; every die is in the result with its label."""
+def resolve(request: AttackRequest, roller: Roller, *, hits: int | None = None) -> CombatResolution:
+    """Roll one PEN attack live; every die is in the result with its label. ``hits``: a
+    ranged attack whose hits are already known (a ram [L1020-L1022], a transport's wreck):
+    no to-hit roll and no cover save."""
     plan = plan_attack(request)
+    if hits is not None and request.melee:
+        raise ValueError("given hits are for ranged attacks")
     log = _Log(roller)
     extra: dict[str, ExtraValue] = {"notes": list(plan.notes)}
     t = request.target
     if isinstance(t, Vehicle):
-        target_after, st = _resolve_vehicle(log, request, plan)
+        target_after, st = _resolve_vehicle(log, request, plan, hits)
         extra["vehicle"] = {
             "destroyed": st.destroyed,
             "exploded": st.exploded,
@@ -383,7 +390,7 @@ def resolve(request: AttackRequest, roller: Roller) -> CombatResolution:
         extra["combat_result"] = section
     else:
         remaining = [t.wounds] * t.models
-        _strike(log, plan, remaining)
+        _strike(log, plan, remaining, given_hits=hits)
         target_after = _unit_state(t, remaining, "target")
         log.totals["wounds_lost"] = target_after.wounds_lost
         log.totals["models_destroyed"] = target_after.models_destroyed

@@ -34,6 +34,8 @@ __all__ = [
     "GoToGround",
     "Move",
     "Pairing",
+    "Ram",
+    "RamTarget",
     "RefuseUndo",
     "ReportControl",
     "RollOff",
@@ -127,6 +129,26 @@ class Move(Command):
     inches: int = 0
     difficult: bool = False
     dangerous: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class RamTarget:
+    """A squad on a ram's path; ``facing``: the facing of a rammed vehicle in contact."""
+
+    unit: str
+    facing: str = "front"
+
+
+@dataclass(frozen=True, slots=True)
+class Ram(Command):
+    """Charge bélier [L1010-L1030]: a vehicle, monstrous creature, bike or jetbike moves in
+    a straight line (``inches``) through ``targets``, in the order met; the squads that stepped
+    out of the path are left out by the player. It then cannot shoot or charge this turn."""
+
+    kind: ClassVar[str] = "ram"
+    unit: str
+    inches: int
+    targets: tuple[RamTarget, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,6 +292,7 @@ COMMAND_CODEC = TaggedCodec(
         StartTurn,
         Arrive,
         Move,
+        Ram,
         GoToGround,
         Shoot,
         EndActivation,

@@ -32,6 +32,7 @@ __all__ = [
     "PassengersHit",
     "PhaseStarted",
     "PoisonTested",
+    "Rammed",
     "Regenerated",
     "ReserveDeclared",
     "ReservesRolled",
@@ -255,6 +256,20 @@ class CombatResolved(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class Rammed(Event):
+    """A ram: the rammer's move, the squads that dodged, and every squad's state after the
+    hits (the rammer's too, when a vehicle or a monstrous creature hit it back)."""
+
+    kind: ClassVar[str] = "rammed"
+    unit: str
+    speed: Speed
+    inches: int
+    roll: Roll
+    squads: tuple[SquadOutcome, ...] = ()
+    dodged: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Regenerated(Event):
     kind: ClassVar[str] = "regenerated"
     unit: str
@@ -372,5 +387,6 @@ EVENT_CODEC = TaggedCodec(
         Embarked,
         Disembarked,
         PassengersHit,
+        Rammed,
     ],
 )

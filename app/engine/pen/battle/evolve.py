@@ -22,6 +22,7 @@ from app.engine.pen.battle.events import (
     PassengersHit,
     PhaseStarted,
     PoisonTested,
+    Rammed,
     Regenerated,
     ReserveDeclared,
     ReservesRolled,
@@ -180,6 +181,7 @@ def evolve(state: BattleState, event: Event) -> BattleState:
                     rolls=0,
                     transferred=False,
                     carried_out=False,
+                    rammed=False,
                 )
                 if each.seat == active:
                     changed = replace(
@@ -293,6 +295,22 @@ def evolve(state: BattleState, event: Event) -> BattleState:
                     for enemy in me.locked:
                         state = _unlock(state, o.unit, enemy)
                 state = _set_models(state, state.units[o.unit], o.models_left, o.wounds_taken)
+            return state
+        case Rammed(unit=unit, speed=speed, inches=inches, squads=squads):
+            me = replace(
+                u[unit],
+                activated=True,
+                speed=speed,
+                moved=inches,
+                rammed=True,
+                rolls=u[unit].rolls + 1,
+            )
+            state = replace(state.with_unit(me), active_unit=unit)
+            for o in squads:
+                hit = state.units[o.unit]
+                if o.vehicle is not None:
+                    hit = _damaged(hit, o.vehicle)
+                state = _set_models(state.with_unit(hit), hit, o.models_left, o.wounds_taken)
             return state
         case Regenerated(unit=unit, healed=healed):
             me = u[unit]

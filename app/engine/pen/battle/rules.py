@@ -36,6 +36,7 @@ from app.engine.pen.battle.commands import (
     Fight,
     GoToGround,
     Move,
+    Ram,
     ReportControl,
     RollOff,
     ScoutMove,
@@ -61,6 +62,7 @@ from app.engine.pen.battle.events import (
     PassengersHit,
     PhaseStarted,
     PoisonTested,
+    Rammed,
     Regenerated,
     ReserveDeclared,
     ReservesRolled,
@@ -90,7 +92,7 @@ from app.engine.pen.battle.state import (
 )
 from app.engine.pen.live import resolve, strike
 from app.engine.pen.names import Rule
-from app.engine.pen.profiles import AttackRequest, Vehicle, VehicleType
+from app.engine.pen.profiles import AttackRequest, Facing, UnitType, Vehicle, VehicleType
 from app.engine.pen.requests import request_from_dict
 from app.engine.roller import Roller
 
@@ -464,6 +466,137 @@ def _move(out: _Out, cmd: Move, actor: str) -> None:
     )
 
 
+_DODGE_3 = frozenset(
+    {
+        UnitType.CAVALRY,
+        UnitType.BEAST,
+        UnitType.JET_PACK,
+        UnitType.JUMP,
+        UnitType.BIKE,
+        UnitType.JETBIKE,
+        UnitType.FLYING_MONSTROUS_CREATURE,
+    }
+)
+
+
+def _dodge_target(profile: object) -> int | None:
+    """The D6 a squad needs to dodge a ram [L1015-L1019] (None: it cannot): infantry 5+;
+    skimmers, beasts, cavalry, flying units, jet-packs, bikes and jetbikes 3+; monstrous
+    creatures, firing platforms and other vehicles never (the D6 is the test: rules note §8
+    item 27)."""
+    if isinstance(profile, Vehicle):
+        return 3 if profile.is_(VehicleType.SKIMMER) else None
+    unit_type = getattr(profile, "unit_type", UnitType.INFANTRY)
+    if unit_type is UnitType.INFANTRY:
+        return 5
+    return 3 if unit_type in _DODGE_3 else None
+
+
+def _heavy(profile: object) -> bool:
+    """Vehicles and monstrous creatures: they stop a ram and hit back [L1026]."""
+    return isinstance(profile, Vehicle) or bool(getattr(profile, "is_monstrous", False))
+
+
+def _ram_strength(profile: object, facing: str) -> int:
+    """S of the squad, or the armour of the facing in contact - 5 for a vehicle; +1 for a
+    tank or a monstrous creature [L1022] (rules note §8 item 28)."""
+    if isinstance(profile, Vehicle):
+        strength = profile.armour.value(Facing(facing)) - 5
+        return strength + (1 if profile.is_(VehicleType.TANK) else 0)
+    strength = getattr(profile, "strength", None) or 1
+    return strength + (1 if getattr(profile, "is_monstrous", False) else 0)
+
+
+def _ram_hits(out: _Out, target: UnitState, strength: int, hits: int, facing: str) -> SquadOutcome:
+    """``hits`` automatic hits at ``strength``, no cover save [L1022], on ``target``."""
+    s = out.state
+    weapon = {
+        "kind": "ranged",
+        "type": "assault",
+        "shots": 1,
+        "strength": max(1, min(strength, 10)),
+        "properties": ["Anti-couvert"],
+    }
+    probe = {"models": 1, "bs": 4, "ws": 4, "strength": 4, "toughness": 4}
+    if target.is_vehicle:
+        request = _request(probe, weapon, _vehicle_target(s, target, facing), {})
+        result = resolve(request, out.roller, hits=hits)
+        damage = _vehicle_damage(target, result.extra.get("vehicle"), result.totals)
+        assert damage is not None
+        vd = damage[0]
+        return SquadOutcome(target.id, 0 if vd.destroyed else 1, 0, vd)
+    request = _request(
+        probe, weapon, dict(_spec_profile(s, target)) | {"models": target.models}, {}
+    )
+    remaining = [target.wounds] * target.models
+    strike(request, out.roller, remaining, hits=hits)
+    models, taken = _after_strike(target, remaining)
+    return SquadOutcome(target.id, models, taken)
+
+
+def _ram(out: _Out, cmd: Ram, actor: str) -> None:
+    s = out.state
+    _turn(s, actor, Phase.MOVEMENT)
+    me = _own(s, cmd.unit, actor)
+    if not me.on_table or me.activated:
+        raise refuse("already_moved", f"{cmd.unit} has already moved this turn")
+    _no_open_activation(s, cmd.unit)
+    if me.locked or me.retreating or s.gone_to_ground(me) or me.immobilised or me.stunned:
+        raise refuse("immobilised", f"{cmd.unit} cannot move this turn")
+    mine = _profile(s, me)
+    bike = getattr(mine, "unit_type", None) in (UnitType.BIKE, UnitType.JETBIKE)
+    if not (_heavy(mine) or bike):
+        raise refuse("cannot_ram", "only vehicles, monstrous creatures, bikes and jetbikes ram")
+    fast = me.reduced_mobility or me.carried_out
+    _inches(cmd.inches, _move_limit(me, Speed.NORMAL if fast else Speed.RAPID), "ram")
+    speed = Speed.RAPID if cmd.inches > _move_limit(me, Speed.NORMAL) else Speed.NORMAL
+    seen: set[str] = set()
+    for t in cmd.targets:
+        them = _unit(s, t.unit)
+        if t.unit == cmd.unit or t.unit in seen or not them.on_table:
+            raise refuse("bad_target", f"{t.unit} is not another squad on the table")
+        if t.facing not in ("front", "side", "rear"):
+            raise refuse("bad_facing", "facing: front, side or rear", kind=RefusalKind.INPUT)
+        seen.add(t.unit)
+    antigrav = (isinstance(mine, Vehicle) and mine.is_(VehicleType.SKIMMER)) or (
+        getattr(mine, "unit_type", None) is UnitType.JETBIKE
+    )
+    strength = _ram_strength(mine, "front")
+    start = out.mark()
+    outcomes: list[SquadOutcome] = []
+    dodged: list[str] = []
+    for t in cmd.targets:
+        them = s.units[t.unit]
+        theirs = _profile(s, them)
+        need = None if them.locked else _dodge_target(theirs)
+        if need is not None:
+            die = out.roller.roll(6, f"dodge {them.id} ({need}+)", stage="ram")
+            escaped = die + (1 if antigrav else 0) >= need
+            out.roller.annotate(
+                modifier=1 if antigrav else 0, outcome="dodged" if escaped else "hit"
+            )
+            if escaped:
+                dodged.append(them.id)
+                continue
+        if _heavy(mine):
+            y = out.roller.roll(6, f"ram hits on {them.id}") + out.roller.roll(6, "ram hits")
+        else:
+            y = out.roller.roll(3, f"ram hits on {them.id}")
+        outcomes.append(_ram_hits(out, them, strength, min(y, them.models), t.facing))
+        if _heavy(theirs):  # it hits back once, the rammer stops at 1 ps [L1026]
+            back = _ram_strength(theirs, t.facing)
+            outcomes.append(_ram_hits(out, me, back, 1, "front"))
+            break
+        if them.locked:
+            break  # a squad in melee stops the rammer, and is hit [L1027]
+    out.emit(
+        Rammed(cmd.unit, speed, cmd.inches, out.roll_since(start), tuple(outcomes), tuple(dodged))
+    )
+    for o in outcomes:
+        if o.vehicle is not None and o.vehicle.destroyed:
+            _passengers_out(out, o.unit, False)
+
+
 def _wound(models: int, taken: int, wounds: int, per_model: int) -> tuple[int, int]:
     """Wounds added to a squad: the model being worn down dies at its W (pen rulings)."""
     total = taken + wounds
@@ -493,6 +626,8 @@ def _shoot(out: _Out, cmd: Shoot, actor: str) -> None:
         raise refuse("bad_target", f"{cmd.target} is not an enemy squad on the table")
     if not me.on_table or me.locked or me.retreating:
         raise refuse("cannot_shoot", f"{cmd.unit} cannot shoot (locked, fleeing or absent)")
+    if me.rammed:
+        raise refuse("rammed", f"{cmd.unit} rammed this turn: it cannot shoot [L1012]")
     if me.regrouped and me.speed not in (None, Speed.STATIONARY):
         raise refuse("regrouped", "a squad that regrouped moves or shoots, not both [L975]")
     if me.shot_at and cmd.target not in me.shot_at:
@@ -787,6 +922,8 @@ def _charge(out: _Out, cmd: Charge, actor: str) -> None:
         problems.append("it is already in combat")
     if me.speed is Speed.RAPID:
         problems.append("it made a rapid move [L1049]")
+    if me.rammed:
+        problems.append("it rammed this turn [L1012]")
     if me.arrived_deep_strike:
         problems.append("it arrived by deep strike [L900]")
     if me.retreating or s.gone_to_ground(me):
@@ -1216,6 +1353,8 @@ def decide(state: BattleState, command: Tagged, actor: str, dice: Roller) -> Dec
             _move(out, command, actor)
         case GoToGround():
             _go_to_ground(out, command, actor)
+        case Ram():
+            _ram(out, command, actor)
         case Shoot():
             _shoot(out, command, actor)
         case EndActivation():

@@ -97,6 +97,7 @@ class UnitState:
     transport: str | None = None  # the transport it is embarked in
     transferred: bool = False  # embarked or disembarked this turn (one of them) [L277]
     carried_out: bool = False  # a transport whose passengers got out before it moved [L279]
+    rammed: bool = False  # rammed this turn: no shooting, no charge [L1012]
 
     @property
     def embarked(self) -> bool:

@@ -46,6 +46,7 @@ def tokens(state: BattleState, u: UnitState) -> list[str]:
         ("regrouped", u.regrouped),
         ("locked", bool(u.locked)),
         ("charged", u.charged),
+        ("rammed", u.rammed),
         ("embarked", u.embarked),
         ("in_reserve", u.place in (Place.RESERVE, Place.AVAILABLE)),
         ("shaken", u.shaken),  # SE

@@ -31,12 +31,14 @@ from app.engine.pen.battle.commands import (
     Fight,
     Move,
     Pairing,
+    Ram,
+    RamTarget,
     RollOff,
     Shoot,
     StartTurn,
     Undo,
 )
-from app.engine.pen.battle.events import CombatResolved, PassengersHit
+from app.engine.pen.battle.events import CombatResolved, PassengersHit, Rammed
 from app.engine.pen.battle.state import Speed
 
 MARINE: dict[str, Any] = {
@@ -411,3 +413,57 @@ def test_squad_tokens_follow_the_aide_memoire() -> None:
     assert {"command": {"type": "disembark", "unit": "in-vet", "emergency": False}} in (
         battle.legal_actions("B")
     )
+
+
+# -- ramming -------------------------------------------------------------------------------------
+
+
+def ram_battle() -> PenBattle:
+    battle = battle_of(
+        (UnitSpec("rhino-a", "Rhino", 50, 1, RHINO), UnitSpec("tac", "Tac", 50, 2, MARINE)),
+        (UnitSpec("inf", "Guard", 50, 5, GUARD), UnitSpec("rhino", "Rhino", 50, 1, RHINO)),
+    )
+    battle.execute(StartTurn(), "A", dice=[6])
+    return battle
+
+
+def test_a_rhino_rams_a_squad_then_a_vehicle_that_hits_back() -> None:
+    battle = ram_battle()
+    dice = [
+        2,  # the Guard dodge on 5+ [L1016]: 2, hit
+        *[3, 4],  # 2D6 = 7 hits for a vehicle rammer, at most the 5 Guardsmen [L1020]
+        # S = front armour 11 - 5 = 6 [L1022] against T3: "2+ re": 6, 6, 6, 1 and 1
+        # re-rolled into 1 and 1: 3 wounds; no cover; saves 5+: 6 holds, 1 and 1 fail
+        *[6, 6, 6, 1, 1, 1, 1],
+        *[6, 1, 1],
+        *[6, 1],  # the Rhino cannot dodge: 2D6 = 7, one hit for its single model
+        1,  # S6 + 1 = 7 against its side armour 11: nothing
+        1,  # it hits back once at its own side 11 - 5 = 6 on the rammer's front: nothing
+    ]
+    battle.execute(
+        Ram("rhino-a", 20, (RamTarget("inf"), RamTarget("rhino", "side"))), "A", dice=dice
+    )
+    event = battle.envelopes[-1].event
+    assert isinstance(event, Rammed)
+    assert event.dodged == ()
+    assert [o.unit for o in event.squads] == ["inf", "rhino", "rhino-a"]
+    assert battle.state.units["inf"].models == 3
+    rammer = battle.state.units["rhino-a"]
+    assert (rammer.speed, rammer.moved, rammer.rammed) == (Speed.RAPID, 20, True)
+    assert "rammed" in tokens_of(battle, "rhino-a")
+    with pytest.raises(Refusal) as err:
+        battle.execute(Shoot("rhino-a", "inf", "none", 10), "A")
+    assert err.value.code == "rammed"  # no shooting, no charge after a ram [L1012]
+    assert replayed(battle).state == battle.state
+
+
+def test_a_squad_that_dodges_takes_no_hit_and_infantry_cannot_ram() -> None:
+    battle = ram_battle()
+    with pytest.raises(Refusal) as err:
+        battle.execute(Ram("tac", 6, (RamTarget("inf"),)), "A", dice=[1])
+    assert err.value.code == "cannot_ram"
+    battle.execute(Ram("rhino-a", 12, (RamTarget("inf"),)), "A", dice=[5])  # 5+: dodged
+    event = battle.envelopes[-1].event
+    assert isinstance(event, Rammed)
+    assert (event.dodged, event.squads, event.speed) == (("inf",), (), Speed.NORMAL)
+    assert battle.state.units["inf"].models == 5
