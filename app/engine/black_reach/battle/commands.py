@@ -70,11 +70,15 @@ class PlaceOrders(Command):
 
 @dataclass(frozen=True, slots=True)
 class Move(Command):
-    """Reveal the unit's token and make a Movement Action along ``path``."""
+    """Reveal the unit's token and make a Movement Action along ``path``. A unit with Tir en
+    Mouvement may shoot ``fire_at`` once during the move, after ``fire_after`` steps (default:
+    at the end of the move)."""
 
     kind: ClassVar[str] = "move"
     unit: str
     path: tuple[Step, ...]
+    fire_at: str | None = None
+    fire_after: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,6 +19,7 @@ from app.engine.match.events import Event
 __all__ = [
     "EVENT_CODEC",
     "ActivationEnded",
+    "ArmourSaved",
     "AssaultResolved",
     "BattleCreated",
     "BattleEnded",
@@ -110,6 +111,7 @@ class UnitShot(Event):
     dv: int
     final: int
     outcome: str  # miss / step / coup_double, or suppressed_<n>
+    moving_penalty: int = 0  # Tir en Mouvement
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,6 +140,19 @@ class StepsTaken(Event):
     hit_points: int
     flipped: bool
     destroyed: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ArmourSaved(Event):
+    """An armour save against the steps of a shot or an assault: 1 die - 2 per Suppressed
+    marker, at least ``value`` ignores them [L1869-L1888]."""
+
+    kind: ClassVar[str] = "armour_save"
+    unit: str
+    roll: Roll
+    value: int
+    result: int
+    saved: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,6 +232,7 @@ EVENT_CODEC = TaggedCodec(
         UnitShot,
         AssaultResolved,
         StepsTaken,
+        ArmourSaved,
         SuppressedPlaced,
         UnitsActivated,
         ForcedMove,

@@ -8,6 +8,7 @@ from app.engine.black_reach.armies import groups
 from app.engine.black_reach.battle.commands import Step
 from app.engine.black_reach.battle.events import (
     ActivationEnded,
+    ArmourSaved,
     AssaultResolved,
     BattleCreated,
     BattleEnded,
@@ -118,6 +119,8 @@ def evolve(state: BattleState, event: Event) -> BattleState:
     if isinstance(event, UnitShot | AssaultResolved):
         rolls = {**state.rolls, event.unit: state.rolls.get(event.unit, 0) + 1}
         return replace(state, rolls=rolls)
+    if isinstance(event, ArmourSaved):
+        return state
     if isinstance(event, StepsTaken):
         u = state.units[event.unit]
         status = replace(

@@ -24,7 +24,6 @@ from app.engine.black_reach.battle.commands import (
     RefuseUndo,
     Undo,
 )
-from app.engine.black_reach.battle.events import AssaultResolved, UnitShot
 from app.engine.black_reach.battle.rules import RULE_BOOK
 from app.engine.black_reach.battle.setup import BattleSetup
 from app.engine.black_reach.battle.state import BattleState, Stage
@@ -150,7 +149,7 @@ class BlackReachBattle:
         out: list[JsonObject] = []
         for env in self.envelopes:
             roll = getattr(env.event, "roll", None)
-            if isinstance(env.event, UnitShot | AssaultResolved) and isinstance(roll, Roll):
+            if isinstance(roll, Roll) and roll.dice:
                 out.append({"seq": env.seq, "event": env.event.kind, "ok": audit_roll(roll)})
         return out
 

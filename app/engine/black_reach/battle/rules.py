@@ -11,7 +11,7 @@ end-of-turn check). Readings where the rules are silent: docs/rulings/black-reac
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from app.engine.black_reach.armies import Tokens, order_tokens
 from app.engine.black_reach.battle.commands import (
@@ -30,6 +30,7 @@ from app.engine.black_reach.battle.commands import (
 from app.engine.black_reach.battle.events import (
     EVENT_CODEC,
     ActivationEnded,
+    ArmourSaved,
     AssaultResolved,
     BattleCreated,
     BattleEnded,
@@ -68,6 +69,7 @@ from app.engine.black_reach.movement import (
     zone_of_control,
 )
 from app.engine.black_reach.pipeline import (
+    SUPPRESSED_PENALTY,
     AssaultOutcome,
     ShotOutcome,
     assault_dice,
@@ -82,6 +84,7 @@ from app.engine.black_reach.pipeline import (
 )
 from app.engine.black_reach.requests import Attacker, Kind, OddsRequest, Situation, Target
 from app.engine.black_reach.scenario import Outcome, end_of_turn, objective_holder, sudden_death
+from app.engine.black_reach.tables import ArmourColour
 from app.engine.black_reach.turn import (
     Phase,
     Token,
@@ -415,7 +418,30 @@ def _move(out: _Out, command: Move, side: str) -> None:
     _able(u, out.state)
     path = _placements(u, command.path)
     cost = _check_move(out.state, u, path)
-    out.emit(UnitMoved(u.uid, tuple(_step_of(p) for p in path), cost))
+    steps = tuple(_step_of(p) for p in path)
+    if command.fire_at is None:
+        if command.fire_after is not None:
+            raise refuse("no_target", "fire_after needs fire_at", kind=RefusalKind.INPUT)
+        out.emit(UnitMoved(u.uid, steps, cost))
+        return
+    on_move = u.face.ability(Ability.SHOOT_ON_MOVE)
+    if on_move is None:
+        raise refuse(
+            "no_shoot_on_move", f"{u.uid} has no Tir en Mouvement: it moves or shoots [L432]"
+        )
+    after = len(path) if command.fire_after is None else command.fire_after
+    if not 0 <= after <= len(path):
+        raise refuse(
+            "bad_fire_after", f"fire_after is 0 to {len(path)} steps", kind=RefusalKind.INPUT
+        )
+    # the move's cost is known; it is logged in two parts around the shot
+    first = _check_move(out.state, u, path[:after]) if after else 0
+    if after:
+        out.emit(UnitMoved(u.uid, steps[:after], first))
+    penalty = abs(on_move.param) if isinstance(on_move.param, int) else 0
+    _fire(out, out.state.units[u.uid], command.fire_at, False, penalty)
+    if after < len(path):
+        out.emit(UnitMoved(u.uid, steps[after:], cost - first))
 
 
 def _hold(out: _Out, command: Hold, side: str) -> None:
@@ -540,16 +566,41 @@ def _take_steps(out: _Out, target: UnitState, steps: int) -> UnitState:
     return out.state.units[target.uid]
 
 
-def _shoot(out: _Out, command: Shoot, side: str) -> None:
-    u = _reveal(out, command.unit, side)
-    _able(u, out.state)
-    target = _unit(out.state, command.target)
-    plan = plan_shot(out.state, u, target, command.suppression)
+def _saved(out: _Out, target: UnitState, piercing: bool) -> bool:
+    """A green armour save printed on the target's tile, tried against the steps of one shot
+    or assault unless the attack is Perforant / Perçant [L1869-L1888], [L1276-L1277]; a
+    yellow one needs an Action card (not in the match yet)."""
+    tile = out.state.catalogue.tiles.get(_group_of(out.state, target.uid).tile)
+    save = tile.armour_save if tile is not None else None
+    if save is None or piercing or save.colour is not ArmourColour.GREEN:
+        return False
+    start = len(out.roller.records)
+    die = out.roller.d6(f"armour save of {target.uid}", stage="save")
+    result = die - SUPPRESSED_PENALTY * target.suppressed
+    saved = result >= save.value
+    out.emit(ArmourSaved(target.uid, take_roll(out.roller, start), save.value, result, saved))
+    return saved
+
+
+def _hurt(out: _Out, target: UnitState, steps: int, piercing: bool) -> UnitState:
+    """Steps from one shot or assault: the armour save first, then Hit Points and flips."""
+    if _saved(out, target, piercing):
+        return out.state.units[target.uid]
+    return _take_steps(out, target, steps)
+
+
+def _fire(
+    out: _Out, u: UnitState, target_id: str, suppression: bool, moving_penalty: int = 0
+) -> None:
+    target = _unit(out.state, target_id)
+    plan = plan_shot(out.state, u, target, suppression)
     req = plan.request
+    if moving_penalty:
+        req = replace(req, attacker=replace(req.attacker, moving_penalty=moving_penalty))
     start = len(out.roller.records)
     best = _best(out.roller, req.attacker.dice, f"shot by {u.uid}")
     final = shot_final(best, req)
-    if command.suppression:
+    if suppression:
         markers = suppression_markers(final, plan.dv)
         outcome = f"suppressed_{markers}"
     else:
@@ -559,7 +610,7 @@ def _shoot(out: _Out, command: Shoot, side: str) -> None:
         UnitShot(
             u.uid,
             target.uid,
-            command.suppression,
+            suppression,
             take_roll(out.roller, start),
             req.attacker.cv,
             modified_cv(req.attacker, req.kind),
@@ -569,14 +620,22 @@ def _shoot(out: _Out, command: Shoot, side: str) -> None:
             plan.dv,
             final,
             outcome,
+            moving_penalty,
         )
     )
+    piercing = u.face.has(Ability.PIERCING)
     if markers:
         out.emit(SuppressedPlaced(target.uid, markers))
     elif outcome == ShotOutcome.STEP:
-        _take_steps(out, target, 1)
+        _hurt(out, target, 1, piercing)
     elif outcome == ShotOutcome.COUP_DOUBLE:
-        _take_steps(out, target, 2)
+        _hurt(out, target, 2, piercing)
+
+
+def _shoot(out: _Out, command: Shoot, side: str) -> None:
+    u = _reveal(out, command.unit, side)
+    _able(u, out.state)
+    _fire(out, u, command.target, command.suppression)
 
 
 # -- assault ------------------------------------------------------------------------------------
@@ -714,7 +773,7 @@ def _assault(out: _Out, command: Assault, side: str) -> None:
         )
     )
     if outcome is AssaultOutcome.ATTACKER_WINS:
-        after = _take_steps(out, target, 1)
+        after = _hurt(out, target, 1, face.has(Ability.ASSAULT_PIERCING))
         if after.alive and tclass is UnitClass.INFANTRY:
             _retreat(out, after, start.anchor, u.uid)
         # the attacker takes the square of beaten infantry that left it or was destroyed; after
@@ -723,7 +782,7 @@ def _assault(out: _Out, command: Assault, side: str) -> None:
         if tclass is UnitClass.INFANTRY and (not gone.alive or gone.placement != target.placement):
             out.emit(ForcedMove(u.uid, _step_of(entry), "takes the defender's square"))
     elif outcome is AssaultOutcome.DEFENDER_WINS:
-        _take_steps(out, out.state.units[u.uid], 1)
+        _hurt(out, out.state.units[u.uid], 1, tface.has(Ability.ASSAULT_PIERCING))
 
 
 # -- reserve and end of turn ---------------------------------------------------------------------

@@ -15,6 +15,7 @@ from app.engine.black_reach.battle.commands import (
     Hold,
     Move,
     PlaceOrders,
+    ReserveMove,
     Shoot,
 )
 from app.engine.black_reach.battle.state import BattleState, Stage, UnitState
@@ -84,6 +85,11 @@ def render(state: BattleState, viewer: Viewer) -> JsonObject:
             "turns": state.scenario.turns,
             "vp_to_win": state.scenario.vp_to_win,
         },
+        "board": {
+            "width": 1 + max(sq.x for sq in state.board.squares),
+            "height": 1 + max(sq.y for sq in state.board.squares),
+            "squares": len(state.board.squares),
+        },
         "seats": dict(state.seats),
         "you": side,
         "turn": None
@@ -150,7 +156,7 @@ def legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
                 continue
             if order is not None and order.token.kind is not TokenKind.BLUFF:
                 continue
-            out.append({"type": "reserve_move", "unit": u.uid, "to": _destinations(state, u)})
+            out.append({"command": _cmd(ReserveMove(u.uid, ())), "to": _destinations(state, u)})
         out.append({"command": _cmd(EndReserve())})
         return out
     # activation: the unit whose token is due, and any unplayed Special token

@@ -411,3 +411,137 @@ def test_beating_a_light_vehicle_leaves_the_attacker_on_its_start_square() -> No
     assert "forced_move" not in [e.event.kind for e in events]
     assert battle.state.units[TACTICAL].placement.anchor == (3, 2)
     assert battle.state.groups["orks:tiles[0].slots[1]"].broken
+
+
+# -- Tir en Mouvement ----------------------------------------------------------------------------
+
+
+def _buggy_first() -> BlackReachBattle:
+    battle = BlackReachBattle.create(sample_setup())
+    battle.execute_json(
+        {
+            "type": "place_orders",
+            "orders": [order(BUGGY, 1), order(BOYZ1, 2), order(NOB, 3), order(SHOOTAS, 4)],
+        },
+        B,
+    )
+    battle.execute_json(
+        {
+            "type": "place_orders",
+            "orders": [order(BOLTER, 1), order(TACTICAL, 2), order(SERGEANT, 3)],
+        },
+        A,
+    )
+    return battle
+
+
+TRANSPORT = "ultramarines:tiles[0].slots[1]/0:sample-um-transport"
+
+
+def test_shooting_on_the_move_takes_the_penalty_off_the_cv() -> None:
+    battle = _buggy_first()
+    # the buggy (Tir en Mouvement -1, CV 2 against light vehicles) drives to (6,8) and shoots
+    # the transport (5,1)-(5,0): 7 squares (not long range), a clear line down the open
+    # column. By hand: die 5 + (2 - 1) = 6 >= DV 6: one step destroys the transport, which
+    # turns to its wreck face.
+    move = {
+        "type": "move",
+        "unit": BUGGY,
+        "path": path((6, 10), (6, 9), (6, 8)),
+        "fire_at": TRANSPORT,
+    }
+    events = battle.execute_json(move, B, dice=[5])
+    kinds = [e.event.kind for e in events]
+    assert kinds == ["order_revealed", "unit_moved", "unit_shot", "steps_taken"]
+    shot = events[2].event
+    assert (shot.cv, shot.moving_penalty, shot.modified_cv, shot.penalties) == (2, 1, 1, 0)
+    assert (shot.sight, shot.long_range, shot.final, shot.outcome) == ("clear", False, 6, "step")
+    transport = battle.state.units[TRANSPORT]
+    assert transport.status.destroyed
+    assert str(transport.status.face) == "wreck"
+
+
+def test_shooting_partway_through_a_move() -> None:
+    battle = _buggy_first()
+    move = {
+        "type": "move",
+        "unit": BUGGY,
+        "path": path((6, 10), (6, 9), (6, 8)),
+        "fire_at": TRANSPORT,
+        "fire_after": 2,
+    }
+    events = battle.execute_json(move, B, dice=[1])
+    kinds = [e.event.kind for e in events]
+    assert kinds == ["order_revealed", "unit_moved", "unit_shot", "unit_moved"]
+    # fired from (6,9): 8 squares from (5,1), long range
+    assert events[2].event.long_range
+    assert events[2].event.outcome == "miss"
+    assert len(events[1].event.path) == 2
+    assert len(events[3].event.path) == 1
+    assert battle.state.units[BUGGY].placement.anchor == (6, 8)
+
+
+def test_only_tir_en_mouvement_shoots_while_moving() -> None:
+    battle = ordered()
+    move = {"type": "move", "unit": BOYZ1, "path": path((4, 9)), "fire_at": TACTICAL}
+    assert refused(battle, B, move, dice=[6]).code == "no_shoot_on_move"
+    far = {"type": "move", "unit": BOYZ1, "path": path((4, 9)), "fire_after": 1}
+    assert refused(battle, B, far).code == "no_target"
+
+
+# -- armour saves ------------------------------------------------------------------------------
+
+
+def _armoured_mob(extra_bolter_ability: dict[str, Any] | None = None) -> BlackReachBattle:
+    setup = sample_setup()
+    catalogue = copy.deepcopy(setup.catalogue)
+    assert isinstance(catalogue, dict)
+    mob = next(t for t in catalogue["tiles"] if t["id"] == "sample-ork-mob")
+    mob["armour_save"] = {"value": 4, "colour": "green"}
+    if extra_bolter_ability is not None:
+        bolter = next(c for c in catalogue["counters"] if c["id"] == "sample-um-heavy-bolter")
+        bolter["faces"][0]["abilities"].append(extra_bolter_ability)
+    battle = BlackReachBattle.create(
+        BattleSetup(setup.scenario, catalogue, setup.boards, setup.seats, setup.deployment)
+    )
+    battle.execute_json(
+        {
+            "type": "place_orders",
+            "orders": [order(BOYZ1, 1), order(BOYZ2, 2), order(NOB, 3), order(SHOOTAS, 4)],
+        },
+        B,
+    )
+    battle.execute_json(
+        {
+            "type": "place_orders",
+            "orders": [order(BOLTER, 1), order(TACTICAL, 2), order(SERGEANT, 3)],
+        },
+        A,
+    )
+    battle.execute_json(
+        {"type": "move", "unit": BOYZ1, "path": path((4, 9), (4, 8), (4, 7), (4, 6))}, B
+    )
+    return battle
+
+
+SHOT = {"type": "shoot", "unit": BOLTER, "target": BOYZ1}
+
+
+def test_a_green_armour_save_ignores_the_step() -> None:
+    # the same shot as the playthrough's (final 5 against DV 4: a step), then the mob's green
+    # 4+ save: a 4 saves, a 3 does not
+    saved = _armoured_mob().execute_json(SHOT, A, dice=[4, 4])
+    assert [e.event.kind for e in saved][-1] == "armour_save"
+    assert (saved[-1].event.result, saved[-1].event.saved) == (4, True)
+    failed_battle = _armoured_mob()
+    failed = failed_battle.execute_json(SHOT, A, dice=[4, 3])
+    assert [e.event.kind for e in failed][-2:] == ["armour_save", "steps_taken"]
+    assert str(failed_battle.state.units[BOYZ1].status.face) == "reduced"
+    assert failed_battle.audit()[-1] == {"seq": failed[-2].seq, "event": "armour_save", "ok": None}
+
+
+def test_a_piercing_shot_allows_no_save() -> None:
+    battle = _armoured_mob({"id": "piercing"})
+    events = battle.execute_json(SHOT, A, dice=[4])
+    assert "armour_save" not in [e.event.kind for e in events]
+    assert events[-1].event.kind == "steps_taken"

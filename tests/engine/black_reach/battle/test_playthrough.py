@@ -179,6 +179,13 @@ def play_turn_one(t: Table) -> None:
     assert [e.kind for e in events] == ["order_revealed", "activation_ended"]
 
     # -- Reserve: the Initiative side (Orks) first; units that had a token may not move
+    offered = [(a["command"]["type"], a["command"].get("unit")) for a in t.battle.legal_actions(B)]
+    assert offered == [
+        ("reserve_move", BUGGY),
+        ("reserve_move", WEIRDBOY),
+        ("end_reserve", None),
+    ]
+    assert t.battle.legal_actions(A) == []
     assert t.refused(A, {"type": "end_reserve"}).code == "not_your_turn"
     assert t.refused(B, {"type": "reserve_move", "unit": NOB, "path": path((3, 6))}).code == (
         "had_order"
