@@ -36,7 +36,7 @@ from app.engine.match.game import GameStage, GameStatus
 from app.engine.match.log import Match
 from app.engine.roller import Roller
 
-__all__ = ["SEED_SCHEME", "BlackReachBattle", "command_from_json", "roll_identity"]
+__all__ = ["SEED_SCHEME", "BlackReachBattle", "command_from_json", "headline", "roll_identity"]
 
 SEED_SCHEME = "auspex-black-reach-roll/1"
 
@@ -71,6 +71,12 @@ def roll_identity(
         unit,
         state.rolls.get(unit, 0),
     )
+
+
+def headline(game: BlackReachBattle) -> dict[str, str | None]:
+    """The stage, the seat the battle waits for and the phase (for the match streams)."""
+    state = game.state
+    return {"stage": str(state.stage), "active": state.active_seat, "phase": state.phase}
 
 
 class BlackReachBattle:

@@ -15,7 +15,7 @@ from app.engine.black_reach.board import Board
 from app.engine.black_reach.forces import Counter, CounterState, Face, Group
 from app.engine.black_reach.movement import BoardUnit, Placement
 from app.engine.black_reach.scenario import Scenario
-from app.engine.black_reach.turn import Token, TurnState
+from app.engine.black_reach.turn import Phase, Token, TurnState, due
 
 __all__ = ["BattleState", "SecretOrder", "Stage", "UnitState"]
 
@@ -99,6 +99,25 @@ class BattleState:
             if s == side:
                 return seat
         raise KeyError(side)
+
+    @property
+    def phase(self) -> str | None:
+        return None if self.turn is None or self.stage is not Stage.BATTLE else str(self.turn.phase)
+
+    @property
+    def active_seat(self) -> str | None:
+        """The seat the battle waits for: the side whose token is due, the side moving in the
+        Reserve phase; ``None`` in the Order phase (both place at once) and once ended."""
+        turn = self.turn
+        if turn is None or self.stage is not Stage.BATTLE:
+            return None
+        if turn.phase is Phase.ACTIVATION:
+            now = due(turn)
+            return None if now is None else self.seat_of(now[0])
+        if turn.phase is Phase.RESERVE:
+            side = turn.initiative if turn.initiative not in self.reserve_done else turn.other
+            return self.seat_of(side)
+        return None
 
     def on_board(self) -> list[UnitState]:
         """Units standing on the battlefield (wrecks included: they are terrain)."""

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from app.engine.black_reach.battle import BattleSetup, BlackReachBattle, Deploy, sample_setup
+from app.engine.black_reach.battle.game import headline
 from app.engine.black_reach.turn import Token, TokenKind, verify
 from app.engine.match.errors import Refusal, RefusalKind
 from app.engine.match.game import MatchGame
@@ -344,6 +345,8 @@ def test_the_facade_is_a_match_game() -> None:
     assert [m["command"]["unit"] for m in moves] == [BOYZ1]
     assert [4, 6] in moves[0]["to"]
     assert battle.legal_actions(A) == []
+    assert headline(battle) == {"stage": "battle", "active": B, "phase": "activation"}
+    assert headline(BlackReachBattle.create(sample_setup()))["active"] is None  # Order phase
 
 
 def _bolter_with(ability: dict[str, Any], facing: str) -> BlackReachBattle:

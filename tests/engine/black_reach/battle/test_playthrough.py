@@ -198,7 +198,9 @@ def play_turn_one(t: Table) -> None:
             "path": path((6, 10), (5, 9), (4, 8), (4, 7), (4, 6)),
         },
     )
+    assert t.battle.state.active_seat == B
     t(B, {"type": "end_reserve"})
+    assert t.battle.state.active_seat == A
     t(A, {"type": "reserve_move", "unit": LIBRARIAN, "path": path((1, 1))})
     events = t(A, {"type": "end_reserve"})
     ended = next(e for e in events if e.kind == "turn_ended")
