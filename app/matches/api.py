@@ -26,8 +26,8 @@ from app.core.errors import PROBLEM_JSON
 from app.core.ids import parse_int
 from app.engine.combat import to_jsonable
 from app.engine.match import visible_to
-from app.engine.wh40k10e.battle import EVENT_CODEC, Seat
-from app.matches import armies, events, reads, service
+from app.engine.match.seats import Seat
+from app.matches import events, reads, service, systems
 from app.matches.models import Match, OpponentKind
 from app.matches.schemas import (
     AttackRequest,
@@ -88,9 +88,9 @@ def _player(snapshot: dict[str, Any] | None, name: str, *, guest: bool = False) 
     )
 
 
-def invitation(request: Request, match: Match, seat: Seat) -> InvitationOut | None:
+def invitation(request: Request, match: Match, seat: str) -> InvitationOut | None:
     """The invitation code and links, for the creator while the seat B is open."""
-    if seat is not Seat.A or match.version > 0:
+    if seat != Seat.A or match.version > 0:
         return None
     code = service.invite_code(match) if match.invite_digest else None
     out = InvitationOut()
@@ -106,7 +106,7 @@ def match_out(
     request: Request,
     db: Session,
     match: Match,
-    seat: Seat,
+    seat: str,
     *,
     with_view: bool = True,
     names: dict[str, str] | None = None,
@@ -118,11 +118,12 @@ def match_out(
     return MatchOut(
         id=match.id,
         rule_system=match.rule_system,
+        ruleset=match.rule_system,
         mission=match.mission_id,
         battle_size=match.battle_size,
         status=match.status,
         opponent=match.opponent_kind,
-        seat="A" if seat is Seat.A else "B",
+        seat="A" if seat == Seat.A else "B",
         players={
             "A": _player(army_a, names["A"]),
             "B": _player(army_b, names["B"], guest=match.opponent_kind == OpponentKind.GUEST),
@@ -141,11 +142,12 @@ def match_out(
     )
 
 
-def command_result(outcome: service.Outcome, seat: Seat, *, actions: bool = True) -> dict[str, Any]:
+def command_result(outcome: service.Outcome, seat: str, *, actions: bool = True) -> dict[str, Any]:
     battle = outcome.battle
+    codec = reads.codec_of(battle)
     return {
         "version": battle.version,
-        "events": [e.to_json(EVENT_CODEC) for e in outcome.new if visible_to(e, str(seat))],
+        "events": [e.to_json(codec) for e in outcome.new if visible_to(e, str(seat))],
         "view": battle.view(str(seat)),
         "actions": battle.legal_actions(str(seat)) if actions else None,
     }
@@ -171,6 +173,7 @@ def list_matches(user: CurrentUser, db: MatchDb) -> list[MatchSummary]:
         out.append(
             MatchSummary(
                 id=m.id,
+                ruleset=m.rule_system,
                 mission=m.mission_id,
                 battle_size=m.battle_size,
                 status=m.status,
@@ -201,13 +204,27 @@ def create_match(request: Request, data: MatchCreate, user: CurrentUser, db: Mat
         battle_size=data.battle_size,
         opponent=OpponentKind(data.opponent),
         league_game_id=data.league_game_id,
-        options=data.options.model_dump() if data.options else None,
+        options=data.options,
+        ruleset=data.ruleset,
     )
     return match_out(request, db, match, Seat.A)
 
 
-@router.get("/missions", response_model=list[MissionOut], summary="The missions and sizes")
-def list_missions() -> list[MissionOut]:
+Ruleset = Annotated[
+    str,
+    Query(
+        min_length=1,
+        max_length=32,
+        description="A rule system that can be played as a match (GET /api/v1/rulesets: "
+        'capability "match")',
+    ),
+]
+
+
+@router.get(
+    "/missions", response_model=list[MissionOut], summary="The missions and sizes of a rule system"
+)
+def list_missions(ruleset: Ruleset = systems.DEFAULT_RULESET) -> list[MissionOut]:
     return [
         MissionOut(
             id=m.id,
@@ -218,24 +235,24 @@ def list_missions() -> list[MissionOut]:
                 for s in m.battle_sizes
             ],
         )
-        for m in service.missions().values()
+        for m in service.missions(ruleset).values()
     ]
 
 
 @router.get("/samples", response_model=list[SampleOut], summary="Sample lists for guest seats")
-def list_samples() -> list[SampleOut]:
+def list_samples(ruleset: Ruleset = systems.DEFAULT_RULESET) -> list[SampleOut]:
     return [
-        SampleOut(id=s.id, name=s.name, faction=s.roster.faction, points=points)
-        for s, points in samples_with_points()
+        SampleOut(id=s.id, name=s.name, faction=s.faction, points=points)
+        for s, points in samples_with_points(ruleset)
     ]
 
 
-def samples_with_points() -> list[tuple[armies.Sample, int]]:
-    from app.catalog.starter import starter_catalogue
-    from app.engine.wh40k10e.army import validate
-
-    catalogue = starter_catalogue()
-    return [(s, validate(s.roster, catalogue).points) for s in armies.SAMPLES]
+def samples_with_points(
+    ruleset: str = systems.DEFAULT_RULESET,
+) -> list[tuple[systems.SampleInfo, int]]:
+    """The sample lists of a rule system's guest seats, with their points."""
+    guests = systems.playable(ruleset).guests
+    return [] if guests is None else guests.samples()
 
 
 @router.post("/join", response_model=MatchOut, summary="Join a match with an invitation code")
@@ -279,7 +296,7 @@ def import_match(
 # -- one match --------------------------------------------------------------------------------
 
 
-def etag(match: Match, seat: Seat, names: dict[str, str]) -> str:
+def etag(match: Match, seat: str, names: dict[str, str]) -> str:
     """The validator of ``GET /matches/{id}`` for one seat: the version, and a digest of the
     row's other fields the answer shows (names, status, league report...)."""
     fields = [
@@ -446,6 +463,7 @@ class Fetched:
 _STREAM_ROW = select(  # built once: its cache key is memoised on it
     Match.id,
     Match.secret,
+    Match.rule_system,
     Match.version,
     Match.status,
     Match.round,
@@ -469,12 +487,7 @@ def event_reader(request: Request, match_id: int, who: service.Caller) -> events
             if row.version == 0:
                 return Fetched(row, state, None)
             snap = reads.snapshot(db, row)
-            view = snap.battle.state
-            state.update(
-                stage=str(view.stage),
-                active=None if view.active is None else str(view.active),
-                phase=None if view.phase is None else str(view.phase),
-            )
+            state.update(systems.playable(row.rule_system).headline(snap.battle))
             return Fetched(row, state, snap)
 
     def present(found: Fetched, since: int) -> events.Update:

@@ -35,6 +35,18 @@ class UnknownMission(InvalidInput):
     code, title = "unknown-mission", lazy("Unknown mission or battle size")
 
 
+class UnknownRuleset(InvalidInput):
+    """A rule system that is unknown or cannot be played as a match (ADR 0013)."""
+
+    code, title = "ruleset-not-playable", lazy("Not available for this rule system")
+
+
+class NoCombatInMatch(Conflict):
+    """The match's rule system offers no attack preview/roll between its units."""
+
+    code, title = "match-combat-unavailable", lazy("This rule system does not resolve attacks")
+
+
 class ArmyUnusable(InvalidInput):
     """An army that cannot be taken into a match (not ready, invalid, too big, unknown
     datasheets...); ``errors`` names each problem."""

@@ -14,7 +14,10 @@ and:
 - a write caches its own result (the fork it executed on) once it has committed, so the
   writer's process never replays its own write.
 
-Nothing here decides what a seat may see: every rendering goes through ``Battle.view(seat)``
+The battle is the match's rule system's :class:`~app.engine.match.game.MatchGame` (ADR 0013),
+replayed and decoded with what :mod:`app.matches.systems` gives for ``matches.rule_system``.
+
+Nothing here decides what a seat may see: every rendering goes through ``game.view(seat)``
 and ``visible_to`` as before; the cache is keyed by seat wherever a seat is involved.
 """
 
@@ -28,8 +31,9 @@ from typing import Any, Protocol, TypeVar
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
-from app.engine.match import Envelope, LogError, visible_to
-from app.engine.wh40k10e.battle import EVENT_CODEC, Battle
+from app.engine.match import Envelope, LogError, TaggedCodec, visible_to
+from app.engine.match.game import MatchGame
+from app.matches import systems
 from app.matches.models import MatchEvent
 
 T = TypeVar("T")
@@ -45,13 +49,14 @@ class Snapshot:
     Never mutated once built, except to add renderings: a battle is only ever read here (a
     write executes on a fork)."""
 
-    __slots__ = ("_lasting", "_lock", "_rendered", "battle", "version")
+    __slots__ = ("_codec", "_lasting", "_lock", "_rendered", "battle", "version")
 
     def __init__(
-        self, version: int, battle: Battle, lasting: dict[Hashable, Any] | None = None
+        self, version: int, battle: MatchGame, lasting: dict[Hashable, Any] | None = None
     ) -> None:
         self.version = version
-        self.battle = battle
+        self.battle: Any = battle  # Any: the pages read the state of the 10th edition
+        self._codec: TaggedCodec | None = None
         self._lock = threading.Lock()
         self._rendered: dict[Hashable, Any] = {}
         # renderings that hold for every version of the started match, handed from one
@@ -81,7 +86,23 @@ class Snapshot:
         """The seat's log entries after version ``since``: only the envelopes after it are
         looked at (``envelopes[i].seq == i + 1``)."""
         tail = self.battle.envelopes[max(0, since) :]
-        return [e.to_json(EVENT_CODEC) for e in tail if visible_to(e, seat)]
+        codec = self.codec
+        return [e.to_json(codec) for e in tail if visible_to(e, seat)]
+
+    @property
+    def codec(self) -> TaggedCodec:
+        """The event codec of the battle's rule system."""
+        if self._codec is None:
+            self._codec = codec_of(self.battle)
+        return self._codec
+
+
+def codec_of(battle: MatchGame) -> TaggedCodec:
+    """The event codec of the system whose game ``battle`` is."""
+    for entry in systems.systems().values():
+        if isinstance(battle, entry.game):
+            return entry.event_codec
+    raise LookupError(f"no match system plays {type(battle).__name__}")
 
 
 _MISSING = object()
@@ -118,11 +139,11 @@ class ReadCache:
         with self._lock:
             return self._items.get(key)
 
-    def put(self, key: tuple[int, str], version: int, battle: Battle) -> None:
+    def put(self, key: tuple[int, str], version: int, battle: MatchGame) -> None:
         """Hold ``battle`` as the match's version ``version`` (a write, once committed)."""
         self.hold(key, version, battle)
 
-    def hold(self, key: tuple[int, str], version: int, battle: Battle) -> Snapshot:
+    def hold(self, key: tuple[int, str], version: int, battle: MatchGame) -> Snapshot:
         """The snapshot of ``battle`` as the match's version ``version``, held unless a newer
         one is (the same version keeps the snapshot already held, and its renderings)."""
         with self._lock:
@@ -175,9 +196,9 @@ _ROWS = (
 )
 
 
-def _rows(db: Session, match_id: int, after: int, upto: int) -> list[Envelope]:
+def _rows(db: Session, match_id: int, after: int, upto: int, codec: TaggedCodec) -> list[Envelope]:
     rows = db.execute(_ROWS, {"match_id": match_id, "after": after, "upto": upto}).all()
-    return [Envelope.from_json(envelope_json(r), EVENT_CODEC) for r in rows]
+    return [Envelope.from_json(envelope_json(r), codec) for r in rows]
 
 
 def envelope_json(row: Any) -> dict[str, Any]:
@@ -201,6 +222,8 @@ class MatchRow(Protocol):
     def secret(self) -> str: ...
     @property
     def version(self) -> int: ...
+    @property
+    def rule_system(self) -> str: ...
 
 
 def snapshot(db: Session, match: MatchRow) -> Snapshot:
@@ -219,8 +242,9 @@ def snapshot(db: Session, match: MatchRow) -> Snapshot:
         # the log; only the rows after it are read and decoded.
         near = cache.nearest(key)
         known = list(near.battle.envelopes[:version]) if near is not None else []
-        envelopes = known + _rows(db, match.id, len(known), version)
-        battle = Battle(envelopes)
+        system = systems.playable(match.rule_system)
+        envelopes = known + _rows(db, match.id, len(known), version, system.event_codec)
+        battle = system.restore(envelopes)
         cache.count_replay()
         if battle.version != version:
             raise LogError(f"match {match.id}: {battle.version} events stored, version {version}")

@@ -29,16 +29,39 @@ class MatchOptions(Strict):
 
 
 class MatchCreate(Strict):
+    ruleset: str = Field(
+        default="wh40k-10e",
+        min_length=1,
+        max_length=32,
+        description='The rule system played (GET /api/v1/rulesets: capability "match")',
+    )
     army_id: int = Field(ge=1, le=MAX_ID, description="One of your army lists marked ready")
-    mission: str = Field(default="only-war", min_length=1, max_length=64)
-    battle_size: str = Field(default="strike_force", min_length=1, max_length=32)
+    mission: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=64,
+        description="A mission of the rule system (GET /matches/missions?ruleset=...); "
+        "default: the system's first (only-war for the 10th edition)",
+    )
+    battle_size: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=32,
+        description="A battle size of the mission; default: the system's usual one "
+        "(strike_force for the 10th edition)",
+    )
     opponent: Literal["user", "guest"] = Field(
         default="user",
         description="'user': a registered player joins with the invitation code; "
         "'guest': a guest seat reached through its own secret link",
     )
     league_game_id: int | None = Field(default=None, ge=1, le=MAX_ID)
-    options: MatchOptions | None = None
+    options: dict[str, Any] | None = Field(
+        default=None,
+        max_length=20,
+        description="The rule system's options: for the 10th edition, the fields of "
+        "MatchOptions; a PEN match takes none",
+    )
 
 
 class JoinRequest(Strict):
@@ -110,7 +133,8 @@ class InvitationOut(BaseModel):
 
 class MatchOut(BaseModel):
     id: int
-    rule_system: str
+    ruleset: str = Field(description="The rule system played")
+    rule_system: str = Field(description="The same as ruleset (kept for older clients)")
     mission: str
     battle_size: str
     status: str
@@ -143,6 +167,7 @@ class MatchOut(BaseModel):
 
 class MatchSummary(BaseModel):
     id: int
+    ruleset: str
     mission: str
     battle_size: str
     status: str

@@ -26,6 +26,7 @@ from sqlalchemy.orm import Session
 from app.core import migrate, security
 from app.core.config import Settings, get_settings
 from app.core.db import make_engine
+from app.engine.wh40k10e.battle import Battle
 from app.matches import service
 from app.matches.models import Match, MatchEvent
 from app.matches.sealing import seal, unseal
@@ -97,22 +98,24 @@ def test_the_database_alone_does_not_predict_the_dice(
 ) -> None:
     g = new_game()
     match = _row(db, g.match_id)
-    seeded = service.command_seed
-    calls: list[tuple[Any, ...]] = []
+    seeded = Battle.command_seed
+    calls: list[tuple[str, int, int]] = []
 
-    def spy(secret: str, *args: Any) -> int:
-        calls.append((secret, *args))
-        return seeded(secret, *args)
+    def spy(self: Battle, secret: str, *args: Any) -> int:
+        seed = seeded(self, secret, *args)
+        # the same roll, seeded from the column instead of the unsealed secret
+        calls.append((secret, seed, seeded(self, match.secret, *args)))
+        return seed
 
-    monkeypatch.setattr("app.matches.service.command_seed", spy)
+    monkeypatch.setattr(Battle, "command_seed", spy)
     g.a.send({"type": "roll_off"})  # the server rolls
     rows = db.scalars(sa.select(MatchEvent).where(MatchEvent.match_id == g.match_id)).all()
     seeds = {v for row in rows for v in _values(row.event, "seed") if v is not None}
-    [(secret, *args)] = calls
-    assert seeds == {seeded(secret, *args)}  # the one roll of the match so far
+    [(secret, seed, from_column)] = calls
+    assert seeds == {seed}  # the one roll of the match so far
     key = get_settings().secret_key
     assert secret == unseal(match.secret, match.id, key)
-    assert seeded(match.secret, *args) not in seeds  # the column used as the secret: other dice
+    assert from_column not in seeds  # the column used as the secret: other dice
 
 
 def _values(data: Any, key: str) -> list[Any]:

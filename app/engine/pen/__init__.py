@@ -88,6 +88,7 @@ CAPABILITIES: tuple[str, ...] = (
     "combat.melee_result",
     "combat.vehicles",
     "rolls",
+    "match",
 )
 
 

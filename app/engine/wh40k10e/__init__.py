@@ -84,7 +84,7 @@ SYSTEM = register(
     RuleSystem(
         id=SYSTEM_ID,
         name="Warhammer 40,000 — 10th edition core rules",
-        capabilities=("combat.analyze", "combat.resolve", "rolls"),
+        capabilities=("combat.analyze", "combat.resolve", "rolls", "match"),
         description=(
             "The official 10th-edition core rules: exact attack analysis with every core "
             "weapon ability, live seeded resolution, and the other rolls of the rules."

@@ -1,0 +1,192 @@
+"""What the match feature knows of each rule system that can be played as a match (ADR 0013).
+
+One :class:`MatchSystem` per rule-system id, each built by its own package
+(``app.matches.systems.<system>``): the battle façade (any :class:`MatchGame`), its event
+codec, its missions, how two army snapshots, a mission and the options become the engine's
+set-up, which lists a seat may bring, and the optional combat-in-match hooks. The service,
+the API, SSE, the read cache, undo, export/import, audits and league links look a system up
+here by the match's ``rule_system`` and never ask ``if ruleset == ...``.
+
+A rule system registered in :mod:`app.engine.registry` with the capability ``"match"`` has an
+entry here, and an entry here is such a system (``tests/matches/test_systems.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from app.engine.match import Mission, TaggedCodec
+from app.engine.match.game import MatchGame
+from app.engine.match.seats import Seat
+from app.matches.exceptions import UnknownMission, UnknownRuleset
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+    from app.accounts.models import User
+    from app.engine.combat import CombatResolution
+    from app.matches.models import Match
+
+__all__ = [
+    "DEFAULT_RULESET",
+    "CombatHooks",
+    "GuestArmies",
+    "Imported",
+    "MatchSystem",
+    "SampleInfo",
+    "SetupInput",
+    "mission_and_size",
+    "playable",
+    "system",
+    "systems",
+]
+
+DEFAULT_RULESET = "wh40k-10e"
+"""The rule system of a match created without ``ruleset`` (the clients before issue 13)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SetupInput:
+    """What a system's set-up is made from when seat B joins."""
+
+    armies: Mapping[Seat, Mapping[str, Any]]  # the two seats' army snapshots
+    mission: Mission
+    battle_size: str
+    points: int  # the battle size's points limit
+    options: Mapping[str, Any]  # the options as the system serialised them
+
+
+@dataclass(frozen=True, slots=True)
+class Imported:
+    """What an imported log says of its match: mission, size, and the two army snapshots."""
+
+    mission_id: str
+    battle_size: str
+    army_a: dict[str, Any]
+    army_b: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class SampleInfo:
+    """A sample list a guest seat may take (``name`` is a msgid)."""
+
+    id: str
+    name: str
+    faction: str
+
+
+@dataclass(frozen=True, slots=True)
+class GuestArmies:
+    """How a guest seat brings an army: a sample list, or a pasted army export;
+    ``samples()`` lists the sample lists with their points."""
+
+    sample: Callable[[Session, str, int], dict[str, Any]]
+    pasted: Callable[[Session, str | Mapping[str, Any], int], dict[str, Any]]
+    samples: Callable[[], list[tuple[SampleInfo, int]]] = field(default=list)
+
+
+@dataclass(frozen=True, slots=True)
+class CombatHooks:
+    """Attacks between two units of a match, with their exact odds (10th edition)."""
+
+    preview: Callable[..., dict[str, Any]]
+    resolve: Callable[..., tuple[Any, CombatResolution]]
+
+
+@dataclass(frozen=True, slots=True)
+class MatchSystem:
+    """The match feature's view of one rule system (hooks; see the module docstring).
+
+    - ``ready_snapshot(db, user, army_id, points_limit)``: the snapshot of one of the user's
+      lists of this system, validated (422 if unusable, 409 if not ready);
+    - ``check_snapshot(snapshot, seat)``: raises ``ArmyUnusable`` (422) if out of the engine's
+      bounds;
+    - ``parse_options(raw)``: the options as stored on the match (422 on a bad one);
+    - ``new_setup(SetupInput)``: the engine's set-up value for ``game.create``;
+    - ``imported(game, snapshots)``: the match an imported log describes (``InvalidLog``);
+    - ``headline(game)``: the stage, the active seat and the phase (the streams' state);
+    - ``check_command(command)``: raises a ``Refusal`` before a command is run (e.g. a
+      concession must be confirmed);
+    """
+
+    id: str
+    game: type[MatchGame]
+    event_codec: TaggedCodec
+    load_missions: Callable[[], Mapping[str, Mission]]
+    default_mission: str
+    default_size: str
+    ready_snapshot: Callable[[Session, User, int, int], dict[str, Any]]
+    check_snapshot: Callable[[Mapping[str, Any], Seat], None]
+    parse_options: Callable[[Mapping[str, Any] | None], dict[str, Any]]
+    new_setup: Callable[[SetupInput], object]
+    imported: Callable[[MatchGame, Mapping[str, Any]], Imported]
+    headline: Callable[[MatchGame], dict[str, str | None]]
+    check_command: Callable[[object], None] = field(default=lambda command: None)
+    guests: GuestArmies | None = None
+    combat: CombatHooks | None = None
+    export_snapshot: Callable[[Mapping[str, Any]], dict[str, Any]] = field(
+        default=lambda snapshot: dict(snapshot)
+    )
+
+    def missions(self) -> Mapping[str, Mission]:
+        return self.load_missions()
+
+    def restore(self, envelopes: Sequence[Any]) -> MatchGame:
+        """The battle replayed from its stored envelopes."""
+        return self.game(envelopes)
+
+
+def _build() -> dict[str, MatchSystem]:
+    from app.matches.systems import pen, wh40k10e
+
+    entries = (wh40k10e.SYSTEM, pen.SYSTEM)
+    return {e.id: e for e in entries}
+
+
+_SYSTEMS: dict[str, MatchSystem] | None = None
+
+
+def systems() -> dict[str, MatchSystem]:
+    """Every rule system that can be played as a match, by id."""
+    global _SYSTEMS
+    if _SYSTEMS is None:
+        _SYSTEMS = _build()
+    return _SYSTEMS
+
+
+def playable(ruleset: str) -> MatchSystem:
+    """The system ``ruleset``; 422 naming the playable ones if it is unknown or not playable."""
+    found = systems().get(ruleset)
+    if found is None:
+        known = ", ".join(sorted(systems()))
+        raise UnknownRuleset(
+            f"Rule system {ruleset!r} cannot be played as a match (playable: {known}).",
+            errors=[{"field": "ruleset", "message": "not playable as a match", "type": "unknown"}],
+        )
+    return found
+
+
+def system(match: Match) -> MatchSystem:
+    """The system of a stored match."""
+    return playable(match.rule_system)
+
+
+def mission_and_size(entry: MatchSystem, mission_id: str, battle_size: str) -> tuple[Mission, int]:
+    """The mission and the points of its battle size; 422 naming what is unknown."""
+    mission = entry.missions().get(mission_id)
+    if mission is None:
+        raise UnknownMission(
+            f"There is no mission {mission_id!r}.",
+            errors=[{"field": "mission", "message": "unknown mission", "type": "unknown"}],
+        )
+    try:
+        size = mission.battle_size(battle_size)
+    except KeyError:
+        sizes = ", ".join(s.id for s in mission.battle_sizes)
+        raise UnknownMission(
+            f"Mission {mission_id!r} has no battle size {battle_size!r} (it has: {sizes}).",
+            errors=[{"field": "battle_size", "message": "unknown battle size", "type": "unknown"}],
+        ) from None
+    return mission, size.points

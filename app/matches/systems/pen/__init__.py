@@ -1,0 +1,125 @@
+"""PEN as a match (ADR 0013): ``PenBattle`` (through :class:`PenMatch`), the PEN missions of
+``data/missions/pen`` (§3.2-§3.3 of the PEN rules), army snapshots from the PEN unit editor's
+lists (or a guest's pasted PEN army), and no combat-in-match hooks: the battle resolves its
+own shooting and assaults from the tracked state."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import cache
+from typing import Any
+
+from app.core.errors import InvalidInput
+from app.engine.match import Mission
+from app.engine.match.game import MatchGame
+from app.engine.match.missions import MISSIONS_DIR, load_missions
+from app.engine.match.seats import Seat
+from app.engine.pen import SYSTEM_ID
+from app.engine.pen.battle import EVENT_CODEC, BattleSetup
+from app.engine.pen.battle.events import BattleCreated
+from app.matches.exceptions import InvalidLog
+from app.matches.systems import GuestArmies, Imported, MatchSystem, SetupInput
+from app.matches.systems.pen import armies
+from app.matches.systems.pen.game import PenMatch
+
+__all__ = ["SYSTEM", "PenMatch"]
+
+
+@cache
+def missions() -> dict[str, Mission]:
+    """The PEN missions shipped as data (``data/missions/pen``), by id."""
+    found = load_missions(MISSIONS_DIR / "pen")
+    return {k: m for k, m in found.items() if m.rule_system == SYSTEM_ID}
+
+
+def parse_options(raw: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A PEN match has no options yet (the alternation mode of §3.5 is not played)."""
+    if raw:
+        raise InvalidInput(
+            "A PEN match takes no options.",
+            errors=[
+                {
+                    "field": f"options.{k}",
+                    "message": "not an option of a PEN match",
+                    "type": "extra",
+                }
+                for k in sorted(raw)
+            ],
+        )
+    return {}
+
+
+def new_setup(given: SetupInput) -> BattleSetup:
+    options = given.mission.options
+    return BattleSetup(
+        (
+            armies.army_spec(given.armies[Seat.A], Seat.A),
+            armies.army_spec(given.armies[Seat.B], Seat.B),
+        ),
+        points_limit=given.points,
+        objectives=len(given.mission.objectives.markers),
+        zones=int(options.get("zones") or 0),  # type: ignore[call-overload]
+        kill_points=bool(options.get("kill_points", True)),
+    )
+
+
+def _mission_of(setup: BattleSetup) -> tuple[str, str]:
+    """The mission and size a set-up was made from (the log holds the set-up, not its ids)."""
+    for mission in missions().values():
+        if (
+            len(mission.objectives.markers) == setup.objectives
+            and int(mission.options.get("zones") or 0) == setup.zones  # type: ignore[call-overload]
+            and bool(mission.options.get("kill_points", True)) == setup.kill_points
+        ):
+            for size in mission.battle_sizes:
+                if size.points == setup.points_limit:
+                    return mission.id, size.id
+    raise InvalidLog(
+        "The log's victory conditions match no PEN mission "
+        f"({setup.objectives} objectives, {setup.zones} zones, {setup.points_limit} pts)."
+    )
+
+
+def imported(game: MatchGame, snapshots: Mapping[str, Any]) -> Imported:
+    first = game.envelopes[0].event if game.envelopes else None
+    if not isinstance(first, BattleCreated):
+        raise InvalidLog("The log does not start with the creation of the battle.")
+    setup = first.setup
+    mission_id, size = _mission_of(setup)
+    return Imported(
+        mission_id,
+        size,
+        armies.snapshot_from_spec(setup.army("A")),
+        armies.snapshot_from_spec(setup.army("B")),
+    )
+
+
+def headline(game: MatchGame) -> dict[str, str | None]:
+    state = game.state
+    return {
+        "stage": str(state.stage),
+        "active": state.active_seat,
+        "phase": None if state.phase is None else str(state.phase),
+    }
+
+
+def export_snapshot(snapshot: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in snapshot.items() if k != "army_id"}
+
+
+SYSTEM = MatchSystem(
+    id=SYSTEM_ID,
+    game=PenMatch,
+    event_codec=EVENT_CODEC,
+    load_missions=missions,
+    default_mission="pen-objectives",
+    default_size="1500",
+    ready_snapshot=armies.ready_snapshot,
+    check_snapshot=armies.check_snapshot,
+    parse_options=parse_options,
+    new_setup=new_setup,
+    imported=imported,
+    headline=headline,
+    guests=GuestArmies(sample=armies.no_sample, pasted=armies.pasted_snapshot),
+    export_snapshot=export_snapshot,
+)

@@ -1,0 +1,234 @@
+"""The 10th edition as a match (ADR 0013): its ``Battle``, missions, army snapshots from the
+army builder's lists (and the guests' sample and pasted lists), options, and the attacks
+between two units of the match with their exact odds."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
+
+from app.core.errors import InvalidInput
+from app.engine.errors import EngineError
+from app.engine.match import Mission, Refusal, RefusalKind, load_missions
+from app.engine.match.game import MatchGame
+from app.engine.match.seats import Seat
+from app.engine.wh40k10e import SYSTEM_ID
+from app.engine.wh40k10e.battle import EVENT_CODEC, ArmySpec, Battle, BattleOptions, MatchSetup
+from app.engine.wh40k10e.battle import Seat as Seat10e
+from app.engine.wh40k10e.battle.commands import Concede
+from app.engine.wh40k10e.battle.events import MatchCreated
+from app.matches.exceptions import ArmyUnusable, InvalidLog
+from app.matches.systems import (
+    CombatHooks,
+    GuestArmies,
+    Imported,
+    MatchSystem,
+    SampleInfo,
+    SetupInput,
+)
+from app.matches.systems.wh40k10e import armies, attacks
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+    from app.accounts.models import User
+
+__all__ = ["SYSTEM", "options_json", "parse_options"]
+
+
+@cache
+def missions() -> dict[str, Mission]:
+    """The 10th-edition missions shipped as data (``data/missions``), by id."""
+    return {k: m for k, m in load_missions().items() if m.rule_system == SYSTEM_ID}
+
+
+def ready_snapshot(db: Session, user: User, army_id: int, points_limit: int) -> dict[str, Any]:
+    return armies.ready_snapshot(db, user, army_id, points_limit=points_limit)
+
+
+def check_snapshot(snapshot: Mapping[str, Any], seat: Seat) -> None:
+    """A Refusal of the engine (out of its bounds) becomes a 422."""
+    try:
+        armies.army_spec(snapshot, Seat10e(str(seat)))
+    except Refusal as exc:
+        raise ArmyUnusable(exc.message) from None
+
+
+def options_json(options: BattleOptions) -> dict[str, Any]:
+    return {
+        "starting_cp": options.starting_cp,
+        "deep_strike_from_round": options.deep_strike_from_round,
+        "aircraft_count_toward_reserve_cap": options.aircraft_count_toward_reserve_cap,
+        "prompt_rapid_ingress": options.prompt_rapid_ingress,
+        "battle_shocked_fall_back_tests_fly": options.battle_shocked_fall_back_tests_fly,
+    }
+
+
+def _options(raw: Mapping[str, Any] | None) -> BattleOptions:
+    from app.matches.schemas import MatchOptions
+
+    if not raw:
+        return BattleOptions()
+    try:
+        checked = MatchOptions.model_validate(dict(raw))
+    except ValidationError as exc:
+        raise InvalidInput(
+            "These options are not options of a 10th-edition match.",
+            errors=[
+                {
+                    "field": "options." + ".".join(str(p) for p in e["loc"]),
+                    "message": e["msg"],
+                    "type": e["type"],
+                }
+                for e in exc.errors()
+            ],
+        ) from None
+    try:
+        return BattleOptions(**checked.model_dump())
+    except Refusal as exc:  # pragma: no cover - the schema has the engine's bounds
+        raise InvalidInput(exc.message) from None
+
+
+def parse_options(raw: Mapping[str, Any] | None) -> dict[str, Any]:
+    return options_json(_options(raw))
+
+
+def new_setup(given: SetupInput) -> MatchSetup:
+    return MatchSetup(
+        {
+            Seat10e.A: armies.army_spec(given.armies[Seat.A], Seat10e.A),
+            Seat10e.B: armies.army_spec(given.armies[Seat.B], Seat10e.B),
+        },
+        given.battle_size,
+        given.mission,
+        _options(given.options),
+    )
+
+
+def imported(game: MatchGame, snapshots: Mapping[str, Any]) -> Imported:
+    first = game.envelopes[0].event if game.envelopes else None
+    if not isinstance(first, MatchCreated):
+        raise InvalidLog("The log does not start with the creation of the match.")
+    setup = first.setup
+    return Imported(
+        setup.mission.id,
+        setup.battle_size,
+        _imported_snapshot(snapshots.get("A"), setup.armies[Seat10e.A]),
+        _imported_snapshot(snapshots.get("B"), setup.armies[Seat10e.B]),
+    )
+
+
+def _imported_snapshot(given: object, spec: ArmySpec) -> dict[str, Any]:
+    """The snapshot an export carried if it matches the log's army, else one rebuilt from the
+    log (without weapon data: the odds of an attack then cannot be computed)."""
+    rebuilt = {
+        "format": armies.SNAPSHOT_FORMAT,
+        "source": "import",
+        "army_id": None,
+        "name": spec.name,
+        "faction": spec.faction,
+        "points": sum(u.points for u in spec.units),
+        "units": [
+            {
+                "index": i,
+                "name": u.name,
+                "datasheet": u.datasheet,
+                "models": u.models,
+                "wounds": u.wounds,
+                "model_wounds": list(u.max_wounds),
+                "oc": u.oc,
+                "leadership": u.leadership,
+                "points": u.points,
+                "keywords": sorted(u.keywords),
+                "abilities": sorted(str(a) for a in u.abilities),
+                "scouts": u.scouts,
+                "leads": list(u.leads),
+                "transport_capacity": u.transport_capacity,
+                "toughness": u.toughness,
+                "profile": {"toughness": u.toughness, "save": 7, "wounds": u.wounds},
+                "weapons": [],
+                "attached_to": None,
+            }
+            for i, u in enumerate(spec.units)
+        ],
+    }
+    if not isinstance(given, Mapping):
+        return rebuilt
+    try:
+        from app.matches.schemas import SnapshotIn
+
+        checked = SnapshotIn.model_validate(given).model_dump(exclude_unset=True)
+        seat = Seat10e.A if spec.units[0].id.startswith("a") else Seat10e.B
+        if armies.army_spec(checked, seat) != spec:
+            return rebuilt
+        return checked
+    except (ValueError, KeyError, TypeError, EngineError):
+        return rebuilt
+
+
+def headline(game: MatchGame) -> dict[str, str | None]:
+    state = game.state
+    return {
+        "stage": str(state.stage),
+        "active": None if state.active is None else str(state.active),
+        "phase": None if state.phase is None else str(state.phase),
+    }
+
+
+def check_command(command: object) -> None:
+    """Conceding ends the battle and cannot be undone: the command must say it is confirmed."""
+    if isinstance(command, Concede) and not command.confirm:
+        raise Refusal(
+            "confirmation_required",
+            "Conceding ends the battle and cannot be undone: "
+            'send {"type": "concede", "confirm": true}.',
+            kind=RefusalKind.INPUT,
+            details={"field": "command.confirm"},
+        )
+
+
+def _sample(db: Session, sample_id: str, points_limit: int) -> dict[str, Any]:
+    return armies.sample_snapshot(db, sample_id, points_limit=points_limit)
+
+
+def _pasted(db: Session, army: str | Mapping[str, Any], points_limit: int) -> dict[str, Any]:
+    return armies.pasted_snapshot(db, army, points_limit=points_limit)
+
+
+def samples_with_points() -> list[tuple[SampleInfo, int]]:
+    """The sample lists a guest seat may take, with their points on the starter catalogue."""
+    from app.catalog.starter import starter_catalogue
+    from app.engine.wh40k10e.army import validate
+
+    catalogue = starter_catalogue()
+    return [
+        (SampleInfo(s.id, str(s.name), s.roster.faction), validate(s.roster, catalogue).points)
+        for s in armies.SAMPLES
+    ]
+
+
+def export_snapshot(snapshot: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in snapshot.items() if k not in {"army_id", "catalogue_id"}}
+
+
+SYSTEM = MatchSystem(
+    id=SYSTEM_ID,
+    game=Battle,
+    event_codec=EVENT_CODEC,
+    load_missions=missions,
+    default_mission="only-war",
+    default_size="strike_force",
+    ready_snapshot=ready_snapshot,
+    check_snapshot=check_snapshot,
+    parse_options=parse_options,
+    new_setup=new_setup,
+    imported=imported,
+    headline=headline,
+    check_command=check_command,
+    guests=GuestArmies(sample=_sample, pasted=_pasted, samples=samples_with_points),
+    combat=CombatHooks(preview=attacks.preview, resolve=attacks.resolve),
+    export_snapshot=export_snapshot,
+)

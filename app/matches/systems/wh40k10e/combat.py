@@ -1,0 +1,537 @@
+"""Attacks inside a match: the combat request built from the match, its exact odds, a live roll.
+
+:func:`build_request` turns "these weapons of my unit at that enemy unit" into the engine's
+combat request (the contract of ``POST /api/v1/rulesets/wh40k-10e/combat/analyze``): the
+weapons come from the attacking side's army snapshot (every part of an Attached unit), the
+target from the target unit's state in the match (its living models and the wounds each has
+left) and its snapshot profile. Situation flags the match knows are filled in (Remained
+Stationary, Charged, Go to Ground, Smokescreen, Fire Overwatch, Epic Challenge's Precision);
+the players give the rest (half range, cover...), and may override any of them.
+
+A damaged model cannot be described by one characteristic line, so the target is laid out in
+the attack engine's allocation order: the models that have lost wounds first (an attack must
+go to them first [L1704-1707]) as the main models or groups, then the unharmed ones, then an
+attached Leader as CHARACTER groups. :func:`allocations` maps the resolution's models back to
+the match's model slots, giving the ``resolve_attack`` command its exact allocations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from app.engine import registry, systems
+from app.engine.combat import CombatResolution
+from app.engine.errors import RollerError
+from app.engine.roller import Roller
+from app.engine.wh40k10e.battle import Ability, Seat
+from app.engine.wh40k10e.battle.state import (
+    BattleState,
+    Effect,
+    ModelDamage,
+    MoveMode,
+    Phase,
+    WeaponUse,
+)
+from app.matches.exceptions import InvalidAttack, NoWeaponData
+from app.matches.systems.wh40k10e.armies import snapshot_unit
+
+__all__ = [
+    "BoundedRoller",
+    "BuiltAttack",
+    "allocations",
+    "analyze",
+    "build_request",
+    "resolve",
+    "unit_weapons",
+    "weapon_id",
+]
+
+MAX_GROUPS = 4  # the combat contract's bounds (app/engine/wh40k10e/profiles.py)
+MAX_GROUP_MODELS = 10
+MAX_MAIN_MODELS = 60
+MAX_ENTRIES = 8
+MAX_DICE = 5000
+
+
+class BoundedRoller(Roller):
+    """A roller that refuses to roll more than :data:`MAX_DICE` dice in one resolution."""
+
+    _rolled: int = 0
+
+    def _count(self) -> None:
+        self._rolled += 1
+        if self._rolled > MAX_DICE:
+            raise RollerError(f"this attack needs more than {MAX_DICE} dice: use fewer weapons")
+
+    def roll(self, *args: Any, **kwargs: Any) -> int:
+        self._count()
+        return super().roll(*args, **kwargs)
+
+    def reroll(self, *args: Any, **kwargs: Any) -> int:
+        self._count()
+        return super().reroll(*args, **kwargs)
+
+
+@dataclass(frozen=True, slots=True)
+class BuiltAttack:
+    """The combat request and, for each model of its target in allocation order, the match
+    model slot it stands for (unit id, slot index)."""
+
+    request: dict[str, Any]
+    slots: tuple[tuple[str, int], ...]
+    weapon_names: tuple[str, ...]
+    uses: tuple[WeaponUse, ...] = ()  # the weapons used, for the match's one-use-per-phase
+
+
+def _snapshot_of(
+    snapshots: Mapping[Seat, Mapping[str, Any] | None], state: BattleState, uid: str
+) -> dict[str, Any]:
+    seat = state.units[uid].owner
+    found = snapshot_unit(snapshots.get(seat), seat, uid)
+    if found is None:
+        raise NoWeaponData(f"The army snapshot has no data for unit {uid!r}.")
+    return found
+
+
+def weapon_id(weapon: Mapping[str, Any]) -> str:
+    """The weapon a profile belongs to (the profiles of one weapon are one weapon: a model
+    uses one of them, once per phase)."""
+    return str(weapon.get("group") or weapon["name"])[:120]
+
+
+def unit_weapons(
+    snapshots: Mapping[Seat, Mapping[str, Any] | None], state: BattleState, uid: str
+) -> list[dict[str, Any]]:
+    """The weapon profiles of every living part of ``uid``'s (Attached) unit, each with the
+    part's id (``unit``), the models alive in it, how many carry it by default, and how many
+    models may still use it this phase (``left``: the models alive, or those carrying it
+    where the list says, less the models that used it)."""
+    out: list[dict[str, Any]] = []
+    u = state.units[state.group(uid)[0]]
+    for part in state.group(uid):
+        snap = snapshot_unit(snapshots.get(state.units[part].owner), state.units[part].owner, part)
+        if snap is None:
+            continue
+        alive = state.units[part].models_alive
+        weapons = list(snap.get("weapons", ()))
+        # the loadout says who carries what; a snapshot whose data named no carrier at all
+        # (a datasheet without wargear data) leaves it to the players: every model
+        known = any(int(w.get("models", 0)) > 0 for w in weapons)
+        # a model shoots its Pistols or its other ranged weapons [L2073-2081]: the models
+        # that fired the other kind this phase cannot fire this one
+        fired = {True: 0, False: 0}
+        if not _big_part(state, part):
+            for w in weapons:
+                if w.get("kind") == "ranged":
+                    n = u.models_used(part, weapon_id(w))
+                    fired[_has(w, "pistol")] = max(fired[_has(w, "pistol")], n)
+        for w in weapons:
+            carried = min(int(w.get("models", 0)), alive) if known else alive
+            used = u.models_used(part, weapon_id(w))
+            left = 0 if u.all_weapons_used else max(0, carried - used)
+            if w.get("kind") == "ranged" and fired[not _has(w, "pistol")]:
+                left = max(0, min(left, alive - fired[not _has(w, "pistol")] - used))
+            out.append(
+                {
+                    **w,
+                    "unit": part,
+                    "unit_name": state.specs[part].name,
+                    "models": carried,
+                    "alive": alive,
+                    "used": used,
+                    "left": left,
+                }
+            )
+    # Firing Deck x: when the Transport shoots, up to x embarked models each lend it one ranged
+    # weapon [L1292-1308]; the passengers then count as having shot
+    first = state.group(uid)[0]
+    deck = state.firing_deck_left(first)
+    for rider in state.firing_deck_riders(first):
+        snap = snapshot_unit(
+            snapshots.get(state.units[rider].owner), state.units[rider].owner, rider
+        )
+        if snap is None:
+            continue
+        lent = any(w.unit == rider for w in u.weapons_used)
+        shot_alone = state.units[rider].shot and not lent
+        alive = state.units[rider].models_alive
+        weapons = [w for w in snap.get("weapons", ()) if w.get("kind") == "ranged"]
+        known = any(int(w.get("models", 0)) > 0 for w in weapons)
+        for w in weapons:
+            carried = min(int(w.get("models", 0)), alive) if known else alive
+            used = u.models_used(rider, weapon_id(w))
+            left = 0 if u.all_weapons_used or shot_alone else max(0, min(carried - used, deck))
+            out.append(
+                {
+                    **w,
+                    "unit": rider,
+                    "unit_name": state.specs[rider].name,
+                    "models": carried,
+                    "alive": alive,
+                    "used": used,
+                    "left": left,
+                    "firing_deck": True,
+                }
+            )
+    return out
+
+
+def _runs(slots: Sequence[tuple[int, int]], first_limit: int) -> list[list[tuple[int, int]]]:
+    """Consecutive slots with the same wounds left, in chunks the contract accepts (the first
+    run may be as long as ``first_limit``, the others as a group may)."""
+    runs: list[list[tuple[int, int]]] = []
+    for slot in slots:
+        limit = first_limit if len(runs) == 1 else MAX_GROUP_MODELS
+        if runs and runs[-1][-1][1] == slot[1] and len(runs[-1]) < limit:
+            runs[-1].append(slot)
+        else:
+            runs.append([slot])
+    return runs
+
+
+def _target(
+    snapshots: Mapping[Seat, Mapping[str, Any] | None], state: BattleState, target: str
+) -> tuple[dict[str, Any], list[tuple[str, int]]]:
+    parts = state.group(target)
+    order: list[tuple[str, int]] = []
+    main: dict[str, Any] | None = None
+    groups: list[dict[str, Any]] = []
+    for n, part in enumerate(parts):
+        spec = state.specs[part]
+        snap = _snapshot_of(snapshots, state, part)
+        profile = snap.get("profile") or {}
+        alive = [(i, w) for i, w in enumerate(state.units[part].wounds) if w > 0]
+        # models that have lost wounds (each against its own W) take the next attacks
+        # [L1704-1707]
+        alive.sort(key=lambda s: (s[1] >= spec.wounds_of(s[0]), s[1], s[0]))
+        keywords = [k for k in spec.keywords if n > 0 or k != "CHARACTER"]
+        if n > 0 and "CHARACTER" not in keywords:
+            keywords.append("CHARACTER")
+        for run in _runs(alive, MAX_MAIN_MODELS if n == 0 else MAX_GROUP_MODELS):
+            if main is None and n == 0:
+                main = {
+                    "models": len(run),
+                    "toughness": int(profile.get("toughness") or spec.toughness or 4),
+                    "save": int(profile.get("save") or 7),
+                    "wounds": run[0][1],
+                    "invulnerable_save": profile.get("invulnerable_save"),
+                    "feel_no_pain": profile.get("feel_no_pain"),
+                    "keywords": sorted(spec.keywords),
+                }
+            else:
+                groups.append(
+                    {
+                        "name": f"{spec.name[:60]} #{len(groups) + 1}",
+                        "models": len(run),
+                        "wounds": run[0][1],
+                        "save": int(profile.get("save") or 7),
+                        "invulnerable_save": profile.get("invulnerable_save"),
+                        "feel_no_pain": profile.get("feel_no_pain"),
+                        "keywords": sorted(keywords),
+                    }
+                )
+            order.extend((part, i) for i, _w in run)
+    if main is None:
+        raise InvalidAttack("The target has no model left on the battlefield.")
+    if len(groups) > MAX_GROUPS:
+        raise InvalidAttack(
+            "This target's wounded models cannot be described to the attack engine: "
+            "enter the damage by hand (resolve_attack with damage)."
+        )
+    if groups:
+        main["groups"] = groups
+    return main, order
+
+
+def _has(weapon: Mapping[str, Any], ability: str) -> bool:
+    key = ability.casefold()
+    return any(str(a).casefold().split(" ")[0] == key for a in weapon.get("abilities", ()))
+
+
+def _big_part(state: BattleState, part: str) -> bool:
+    spec = state.specs[part]
+    return spec.has("MONSTER") or spec.has("VEHICLE")
+
+
+def _engaged_with_friends(state: BattleState, attacker: str, target: str) -> bool:
+    """Whether ``target`` is within Engagement Range of a unit of ``attacker``'s army."""
+    owner = state.units[attacker].owner
+    return any(
+        state.units[e].owner is owner
+        for part in state.group(target)
+        for e in state.engaged_units(part)
+    )
+
+
+def weapon_problem(
+    state: BattleState, attacker: str, target: str, weapon: Mapping[str, Any]
+) -> str | None:
+    """Why ``attacker`` may not attack ``target`` with ``weapon`` now (``None``: it may).
+
+    Ranged weapons shoot (in the Shooting phase, or Fire Overwatch), melee weapons fight.
+    After an Advance only [ASSAULT] weapons [L2009-2016]; a model within Engagement Range
+    shoots only its Pistols unless it is a MONSTER or VEHICLE [L1529-1551], [L2060-2072];
+    [BLAST] never at a unit within Engagement Range of a unit of the attacker's army, its own
+    included [L2187-2190]."""
+    fighting = state.phase is Phase.FIGHT
+    kind = str(weapon.get("kind"))
+    name = str(weapon.get("name"))
+    if fighting and kind != "melee":
+        return f"{name} is a ranged weapon: the Fight phase uses melee weapons"
+    if not fighting and kind == "melee":
+        return f"{name} is a melee weapon: it fights, it does not shoot"
+    part = str(weapon.get("unit") or attacker)
+    if fighting:
+        aircraft = any(
+            state.specs[t].has("AIRCRAFT") and not state.units[t].hover for t in state.group(target)
+        )
+        if aircraft and not state.specs[part].has("FLY"):
+            return f"{name}: only FLY models make melee attacks against an Aircraft"
+        return None
+    if state.units[attacker].move is MoveMode.ADVANCE and not _has(weapon, "assault"):
+        return f"{name} is not an Assault weapon: the unit Advanced this turn"
+    if state.engaged(attacker) and not _big_part(state, part) and not _has(weapon, "pistol"):
+        return f"{name} is not a Pistol: within Engagement Range a unit shoots only its Pistols"
+    if _has(weapon, "blast") and _engaged_with_friends(state, attacker, target):
+        return f"{name} has Blast: it never targets a unit within Engagement Range of your units"
+    return None
+
+
+def pistols_mixed(
+    state: BattleState,
+    attacker: str,
+    available: Sequence[Mapping[str, Any]],
+    picked: Sequence[tuple[Mapping[str, Any], int]],
+) -> str | None:
+    """A model shoots either its Pistols or its other ranged weapons, unless it is a MONSTER
+    or VEHICLE [L2073-2081]: per part, the models that shoot Pistols and those that shoot
+    other weapons (this attack and the earlier ones of the phase) cannot add up to more
+    models than the part has alive."""
+    if state.phase is Phase.FIGHT:
+        return None
+    u = state.units[state.group(attacker)[0]]
+    for part in state.group(attacker):
+        if _big_part(state, part):
+            continue
+        per_weapon: dict[tuple[str, bool], int] = {}
+        pistol_of = {
+            weapon_id(w): _has(w, "pistol")
+            for w in available
+            if w["unit"] == part and w["kind"] == "ranged"
+        }
+        for use in u.weapons_used:
+            if use.unit == part and use.weapon in pistol_of:
+                key = (use.weapon, pistol_of[use.weapon])
+                per_weapon[key] = per_weapon.get(key, 0) + use.models
+        for w, models in picked:
+            if w["unit"] == part and w["kind"] == "ranged":
+                key = (weapon_id(w), _has(w, "pistol"))
+                per_weapon[key] = per_weapon.get(key, 0) + models
+        pistols = max((n for (_, p), n in per_weapon.items() if p), default=0)
+        others = max((n for (_, p), n in per_weapon.items() if not p), default=0)
+        if pistols and others and pistols + others > state.units[part].models_alive:
+            return (
+                f"{state.specs[part].name}: a model shoots either its Pistols or its other "
+                f"ranged weapons ({pistols} with Pistols and {others} with other weapons, "
+                f"{state.units[part].models_alive} models)"
+            )
+    return None
+
+
+def _plunging_fire(state: BattleState, target: str, stated: object) -> bool:
+    """Plunging Fire [L3890-3898], stated by the player (``plunging_fire``): the attacking
+    models are wholly within Ruins 6" or more above ground level and every model of the
+    target is at ground level; then the ranged attacks' AP improves by 1. The match cannot see
+    heights, but it refuses the flag where the rule cannot apply: in the Fight phase (ranged
+    attacks only) and against an Aircraft (never at ground level)."""
+    if stated is not True:
+        if stated not in (False, None):
+            raise InvalidAttack("plunging_fire is true or false.")
+        return False
+    if state.phase is Phase.FIGHT:
+        raise InvalidAttack("Plunging Fire is for ranged attacks, not the Fight phase.")
+    if any(
+        state.specs[t].has("AIRCRAFT") and not state.units[t].hover for t in state.group(target)
+    ):
+        raise InvalidAttack("Plunging Fire needs a target at ground level: not an Aircraft.")
+    return True
+
+
+_AUTO_FLAGS = (
+    "remained_stationary",
+    "charged",
+    "go_to_ground",
+    "smokescreen",
+    "stealth",
+    "overwatch",
+)
+
+
+def build_request(
+    snapshots: Mapping[Seat, Mapping[str, Any] | None],
+    state: BattleState,
+    attacker: str,
+    target: str,
+    weapons: Sequence[Mapping[str, Any]],
+    situation: Mapping[str, Any] | None = None,
+) -> BuiltAttack:
+    """The combat request of ``weapons`` (``{"unit", "weapon", "models"}``: a weapon profile
+    name of a part of the attacking unit, and how many of its models use it) at ``target``."""
+    if attacker not in state.units or target not in state.units:
+        raise InvalidAttack("Unknown attacking or target unit.")
+    if state.units[attacker].owner is state.units[target].owner:
+        raise InvalidAttack("The target must be an enemy unit.")
+    if not weapons:
+        raise InvalidAttack(
+            "Pick at least one weapon.",
+            errors=[{"field": "weapons", "message": "at least one weapon", "type": "missing"}],
+        )
+    if len(weapons) > MAX_ENTRIES:
+        raise InvalidAttack(f"At most {MAX_ENTRIES} weapons in one attack.")
+    available = unit_weapons(snapshots, state, attacker)
+    if not available:
+        raise NoWeaponData("The army snapshot has no weapon data for this unit.")
+    att = state.units[attacker]
+    # Epic Challenge: the CHARACTER's melee attacks have [PRECISION], not its Bodyguard's
+    # [L3338-3340] (the effect sits on the CHARACTER parts)
+    precision = {p for p in state.group(attacker) if Effect.PRECISION in state.units[p].effects}
+    entries: list[dict[str, Any]] = []
+    names: list[str] = []
+    uses: list[WeaponUse] = []
+    errors: list[dict[str, Any]] = []
+    picked: list[tuple[Mapping[str, Any], int]] = []
+    for i, pick in enumerate(weapons):
+        part = str(pick.get("unit") or attacker)
+        name = str(pick.get("weapon") or "")
+        models = pick.get("models")
+        found = next((w for w in available if w["unit"] == part and w["name"] == name), None)
+        if found is None:
+            errors.append(
+                {
+                    "field": f"weapons[{i}].weapon",
+                    "message": f"no weapon {name!r} in that unit",
+                    "type": "unknown",
+                }
+            )
+            continue
+        carriers = found["models"]  # the models of the part that carry it (the loadout)
+        if not isinstance(models, int) or isinstance(models, bool) or not 1 <= models <= carriers:
+            errors.append(
+                {
+                    "field": f"weapons[{i}].models",
+                    "message": (
+                        f"must be 1..{carriers} (the models that carry it)"
+                        if carriers
+                        else "no model of the unit carries it"
+                    ),
+                    "type": "range",
+                }
+            )
+            continue
+        problem = weapon_problem(state, attacker, target, found)
+        if problem is not None:
+            errors.append(
+                {"field": f"weapons[{i}].weapon", "message": problem, "type": "not_allowed"}
+            )
+            continue
+        picked.append((found, models))
+        weapon = {
+            k: found[k]
+            for k in ("name", "kind", "attacks", "skill", "strength", "ap", "damage", "range")
+        }
+        abilities = list(found.get("abilities", ()))
+        if part in precision and found["kind"] == "melee" and "Precision" not in abilities:
+            abilities.append("Precision")  # Epic Challenge [L3338-3340]
+        weapon["abilities"] = abilities
+        entries.append({"models": models, "weapon": weapon})
+        names.append(f"{found['unit_name']}: {name}" if part != attacker else name)
+        group = weapon_id(found)
+        uses.append(WeaponUse(part, group, models, name if name != group else ""))
+    lent = sum(n for w, n in picked if w.get("firing_deck"))
+    if lent > state.firing_deck_left(state.group(attacker)[0]):
+        errors.append(
+            {
+                "field": "weapons",
+                "message": (
+                    f"Firing Deck {state.specs[state.group(attacker)[0]].firing_deck}: at most "
+                    f"{state.firing_deck_left(state.group(attacker)[0])} more embarked models "
+                    "lend a ranged weapon this phase"
+                ),
+                "type": "not_allowed",
+            }
+        )
+    if not errors:
+        mixed = pistols_mixed(state, attacker, available, picked)
+        if mixed is not None:
+            errors.append({"field": "weapons", "message": mixed, "type": "not_allowed"})
+    if errors:
+        raise InvalidAttack("; ".join(e["message"] for e in errors), errors=errors)
+    situation = dict(situation or {})
+    plunging = _plunging_fire(state, target, situation.pop("plunging_fire", False))
+    if plunging:
+        for entry in entries:
+            if entry["weapon"]["kind"] == "ranged":
+                entry["weapon"]["ap"] = max(-6, int(entry["weapon"]["ap"]) - 1)
+    tgt, order = _target(snapshots, state, target)
+    auto = {
+        # Heavy: it chose to Remain Stationary, or did not move at all this turn [L2227-2233]
+        "remained_stationary": state.remained_stationary(attacker),
+        "charged": att.charge_moved,
+        "go_to_ground": any(
+            Effect.GO_TO_GROUND in state.units[p].effects for p in state.group(target)
+        ),
+        "smokescreen": any(
+            Effect.SMOKESCREEN in state.units[p].effects for p in state.group(target)
+        ),
+        # -1 to hit ranged attacks against a unit whose every model has Stealth [L1594-1596]
+        "stealth": state.phase is not Phase.FIGHT and state.all_have(target, Ability.STEALTH),
+        "overwatch": any(Effect.OVERWATCH in state.units[p].effects for p in state.group(attacker)),
+        # -1 to hit for non-Pistol attacks: a MONSTER/VEHICLE shooting while in Engagement
+        # Range, or shooting a MONSTER/VEHICLE in Engagement Range of its army [L1545-1561]
+        "big_guns_never_tire": state.phase is not Phase.FIGHT
+        and (
+            (state.engaged(attacker) and any(_big_part(state, p) for p in state.group(attacker)))
+            or (
+                any(_big_part(state, p) for p in state.group(target))
+                and _engaged_with_friends(state, attacker, target)
+            )
+        ),
+    }
+    merged: dict[str, Any] = {k: v for k, v in auto.items() if v}
+    merged.update(situation)
+    return BuiltAttack(
+        request={"attacks": entries, "target": tgt, "situation": merged},
+        slots=tuple(order),
+        weapon_names=tuple(names),
+        uses=tuple(uses),
+    )
+
+
+def _system() -> registry.RuleSystem:
+    systems.load_all()
+    return registry.get("wh40k-10e")
+
+
+def analyze(request: Mapping[str, Any]) -> Any:
+    hook = _system().analyze_combat
+    assert hook is not None
+    return hook(request)
+
+
+def resolve(request: Mapping[str, Any], roller: Roller) -> CombatResolution:
+    hook = _system().resolve_combat
+    assert hook is not None
+    return hook(request, roller)
+
+
+def allocations(built: BuiltAttack, resolution: CombatResolution) -> tuple[ModelDamage, ...]:
+    """The damage each match model took in ``resolution`` (the engine's models are in the
+    allocation order :func:`build_request` laid the target out in)."""
+    out: list[ModelDamage] = []
+    for (unit, slot), model in zip(built.slots, resolution.target_after.models, strict=True):
+        lost = model.wounds - model.wounds_remaining
+        if lost > 0:
+            out.append(ModelDamage(unit, slot, lost))
+    return tuple(out)

@@ -1,0 +1,232 @@
+"""The write path of a match: one atomic append per accepted command (see
+:mod:`app.matches.service` for the concurrency contract), its after-commit hooks (the read
+cache, the streams' wake-up), and the report of a confirmed result to its league game.
+
+Nothing here names a rule system: the battle is any :class:`MatchGame`, its events are
+encoded by its system's codec and the row's status, round, VP and winner come from its
+:class:`GameStatus`."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import event as sa_event
+from sqlalchemy import func, insert, select, update
+from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.orm import Session
+from sqlalchemy.orm.attributes import set_committed_value
+
+from app.core.errors import AppError
+from app.engine.match import Envelope, StaleVersion
+from app.engine.match.game import GameStatus, MatchGame
+from app.engine.match.seats import Seat
+from app.matches import reads, systems
+from app.matches.exceptions import CommandRefused, WriteConflict
+from app.matches.models import Match, MatchEvent, MatchStatus
+
+__all__ = [
+    "NOTIFY_CHANNEL",
+    "Publisher",
+    "after_commit",
+    "append",
+    "bind_publisher",
+    "league_game_path",
+    "match_status",
+    "publisher_of",
+]
+
+log = logging.getLogger("auspex.matches")
+
+NOTIFY_CHANNEL = "auspex_matches"  # app.matches.events.CHANNEL listens to it
+
+_HOOKS = "auspex.matches.after_commit"
+
+
+def _on_commit(session: Session) -> None:
+    if session.get_nested_transaction() is not None:
+        return  # a SAVEPOINT was released: the data is not committed yet
+    hooks: list[Callable[[], None]] = session.info.pop(_HOOKS, [])
+    for hook in hooks:
+        try:
+            hook()
+        except Exception:  # a failed notification must not fail a committed write
+            log.exception("after-commit hook failed")
+
+
+def _on_rollback(session: Session, previous: Any) -> None:
+    if getattr(previous, "parent", None) is None:  # the whole transaction, not a savepoint
+        session.info.pop(_HOOKS, None)
+
+
+def after_commit(db: Session, hook: Callable[[], None]) -> None:
+    """Run ``hook`` once the session's transaction commits (dropped if it rolls back)."""
+    hooks = db.info.get(_HOOKS)
+    if hooks is None:
+        hooks = db.info[_HOOKS] = []
+        if not sa_event.contains(db, "after_commit", _on_commit):
+            sa_event.listen(db, "after_commit", _on_commit)
+            sa_event.listen(db, "after_soft_rollback", _on_rollback)
+    hooks.append(hook)
+
+
+Publisher = Callable[[int, int], None]
+
+
+def _no_publish(match_id: int, version: int) -> None:
+    return None
+
+
+# -- who is asking ----------------------------------------------------------------------------
+
+
+# -- the append ---------------------------------------------------------------------------------
+
+
+def match_status(status: GameStatus) -> MatchStatus:
+    """The match row's status from where the battle stands."""
+    if status.stage == "ended":
+        return MatchStatus.CONFIRMED if status.confirmed else MatchStatus.ENDED
+    if status.stage == "battle":
+        return MatchStatus.BATTLE
+    return MatchStatus.SETUP
+
+
+def append(
+    db: Session, match: Match, battle: MatchGame, new: Sequence[Envelope], seen: int
+) -> None:
+    """Append ``new`` (the last envelopes of ``battle``) atomically, or raise 409."""
+    if not new:
+        return
+    codec = systems.system(match).event_codec
+    version = battle.version
+    game = battle.status()
+    status = match_status(game)
+    values: dict[str, Any] = {
+        "version": version,
+        "status": status,
+        "round": game.round,
+        "vp_a": int(game.scores.get("A", 0)),
+        "vp_b": int(game.scores.get("B", 0)),
+        "winner": game.winner,
+        "updated_at": datetime.now(UTC),
+    }
+    # The tracker's hot path: one compare-and-set and one insert, run on the connection as plain
+    # Core statements (no ORM bulk-update or unit-of-work machinery around them)
+    conn = db.connection()
+    postgres = conn.dialect.name == "postgresql"
+    cas = update(Match).where(Match.id == match.id, Match.version == seen).values(values)
+    try:
+        if postgres:
+            # the notification rides on the compare-and-set (one round trip); Postgres
+            # delivers it at commit, and only if the row was updated
+            notify = func.pg_notify(NOTIFY_CHANNEL, f"{match.id}:{version}")
+            updated = len(conn.execute(cas.returning(notify)).all())
+        else:
+            updated = conn.execute(cas).rowcount
+        if updated != 1:
+            current = db.scalar(select(Match.version).where(Match.id == match.id))
+            raise CommandRefused(StaleVersion(seen, int(current or 0)))
+        conn.execute(
+            insert(MatchEvent),
+            [
+                {
+                    "match_id": match.id,
+                    "seq": env.seq,
+                    "batch": env.batch,
+                    "actor": env.actor,
+                    "at": env.at,
+                    "audience": None if env.audience is None else ",".join(env.audience),
+                    "kind": env.event.kind,
+                    "event": codec.encode(env.event),
+                }
+                for env in new
+            ],
+        )
+    except IntegrityError:
+        raise WriteConflict(
+            "Another write to this match committed first: refresh and try again."
+        ) from None
+    except OperationalError as exc:
+        if "lock" in str(exc).lower() or "busy" in str(exc).lower():
+            raise WriteConflict(
+                "Another write to this match committed first: refresh and try again."
+            ) from None
+        raise
+    for key, value in values.items():  # the row now holds these: no reload needed
+        set_committed_value(match, key, value)
+    cache_key = (match.id, match.secret)
+    match_id = match.id
+    publisher = publisher_of(db)
+    after_commit(db, lambda: reads.cache.put(cache_key, version, battle))
+    after_commit(db, lambda: publisher(match_id, version))
+    if status is MatchStatus.CONFIRMED and match.league_game_id is not None:
+        _report_to_league(db, match, game)
+
+
+_PUBLISHER = "auspex.matches.publisher"
+
+
+def bind_publisher(db: Session, publisher: Publisher) -> None:
+    """Tell this session's writes whom to wake once they commit (the app's hub)."""
+    db.info[_PUBLISHER] = publisher
+
+
+def publisher_of(db: Session) -> Publisher:
+    found = db.info.get(_PUBLISHER)
+    return found if found is not None else _no_publish
+
+
+def _report_to_league(db: Session, match: Match, result: GameStatus) -> None:
+    from app.leagues import service as leagues
+    from app.leagues.models import Game, Registration
+
+    if match.league_reported or result.winner is None or match.league_game_id is None:
+        return
+    game = db.get(Game, match.league_game_id)
+    if game is None:
+        return
+    fixture_a = db.scalar(select(Registration.user_id).where(Registration.id == game.player_a_id))
+    seat_user = {Seat.A: match.player_a_id, Seat.B: match.player_b_id}
+    winner = None if result.winner == "draw" else Seat(result.winner)
+    vp = {s: int(result.scores.get(str(s), 0)) for s in (Seat.A, Seat.B)}
+    first = Seat.A if fixture_a == match.player_a_id else Seat.B
+    second = Seat.B if first is Seat.A else Seat.A
+    values: dict[str, Any]
+    try:
+        with db.begin_nested():
+            leagues.report_from_match(
+                db,
+                match.league_game_id,
+                winner_user_id=seat_user[winner] if winner is not None else None,
+                vp=(vp[first], vp[second]),
+                match_id=match.id,
+                confirmed_by_both=True,
+            )
+        values = {"league_reported": True, "league_report_error": None}
+    except AppError as exc:
+        # The match stays confirmed; the players are told (match page, JSON) to report the
+        # result by hand on the league's page or to ask a club admin.
+        # The reason is kept as the problem code: each page translates it (present.py).
+        log.warning("match %s: the league game was not updated: %s", match.id, exc.detail)
+        values = {"league_report_error": exc.code}
+    db.execute(
+        update(Match)
+        .where(Match.id == match.id)
+        .values(**values)
+        .execution_options(synchronize_session=False)
+    )
+    for key, value in values.items():
+        set_committed_value(match, key, value)
+
+
+def league_game_path(db: Session, match: Match) -> str | None:
+    """The page of the league game this match was created for (``None``: not a league match)."""
+    from app.leagues.models import Game
+
+    if match.league_game_id is None:
+        return None
+    league_id = db.scalar(select(Game.league_id).where(Game.id == match.league_game_id))
+    return None if league_id is None else f"/leagues/{league_id}/games/{match.league_game_id}"
