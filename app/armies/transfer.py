@@ -37,9 +37,19 @@ def export_text_of(v: service.ArmyView) -> str:
     return listtext.export_text(v.roster, v.catalogue, v.result)
 
 
-def _pen_line(unit: PenUnit) -> list[str]:
-    lines = [f"{unit.name} ({unit.points} points)"]
+def _pen_line(unit: PenUnit, units: tuple[PenUnit, ...] = ()) -> list[str]:
+    lines = [f"{unit.name} ({unit.total_points} points)"]
     bullets = [f"{unit.models} model" + ("" if unit.models == 1 else "s")]
+    if unit.troops:
+        bullets.append("Troops")
+    if unit.independent_character:
+        bullets.append("Independent character")
+    for label, ref in (("Joins", unit.joins), ("Starts in", unit.embarked_in)):
+        if ref is not None and 0 <= ref < len(units):
+            bullets.append(f"{label}: {units[ref].name} (#{ref + 1})")
+    if unit.transport_capacity:
+        bullets.append(f"Transport {unit.transport_capacity}: {', '.join(unit.carries())}")
+    bullets.extend(f"{o.name} (+{o.points} points)" for o in unit.options)
     ch = unit.characteristics
     if unit.armour is not None:
         a = unit.armour
@@ -85,7 +95,7 @@ def pen_text(army: PenArmy) -> str:
     lines = [f"{army.name} ({army.points}{limit} points)", "", "PEN"]
     for unit in army.units:
         lines.append("")
-        lines.extend(_pen_line(unit))
+        lines.extend(_pen_line(unit, army.units))
     lines.append("")
     return "\n".join(lines)
 

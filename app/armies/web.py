@@ -104,6 +104,7 @@ PEN_WEAPON_FIELDS = (
     "properties",
 )
 MAX_FORM_FIELDS = 400
+MAX_OPTION_ROWS = 20
 MAX_IMPORT_BYTES = 1_000_000
 MAX_UNDO = 12_000  # an undo token: one unit, base64
 MAX_UNDO_LEADERS = 10
@@ -739,7 +740,14 @@ def _pen_form_values(unit: PenUnit | None) -> dict[str, str]:
         "transport_capacity": ""
         if unit.transport_capacity is None
         else str(unit.transport_capacity),
+        "transport_types": ", ".join(unit.transport_types),
+        "embarked_in": "" if unit.embarked_in is None else str(unit.embarked_in),
+        "joins": "" if unit.joins is None else str(unit.joins),
+        "troops": "on" if unit.troops else "",
+        "independent_character": "on" if unit.independent_character else "",
     }
+    for i, o in enumerate(unit.options):
+        values[f"o{i}.name"], values[f"o{i}.points"] = o.name, str(o.points)
     ch = unit.characteristics
     if ch is not None:
         for key in (
@@ -834,6 +842,16 @@ def _pen_unit_from_form(values: dict[str, str]) -> PenUnitIn:
         "weapons": weapons,
         "rules": _split(values.get("rules", "")),
         "transport_capacity": _opt_int(values, "transport_capacity"),
+        "transport_types": _split(values.get("transport_types", "")),
+        "embarked_in": _opt_int(values, "embarked_in"),
+        "joins": _opt_int(values, "joins"),
+        "troops": values.get("troops") in ("on", "true", "1"),
+        "independent_character": values.get("independent_character") in ("on", "true", "1"),
+        "options": [
+            {"name": name, "points": _opt_int(values, f"o{i}.points") or 0}
+            for i in range(MAX_OPTION_ROWS)
+            if (name := values.get(f"o{i}.name", "").strip())
+        ],
     }
     if vehicle:
         data.update(
@@ -860,14 +878,21 @@ def _pen_editor(
     errors: dict[str, str] | None = None,
     status_code: int = 200,
 ) -> HTMLResponse:
-    rows = max(
-        [
-            n + 1
-            for k in values
-            if k.startswith("w") and "." in k and (n := parse_int(k[1 : k.index(".")])) is not None
-        ]
-        or [0]
-    )
+    def used(prefix: str) -> int:
+        return max(
+            [
+                n + 1
+                for k in values
+                if k.startswith(prefix)
+                and "." in k
+                and (n := parse_int(k[1 : k.index(".")])) is not None
+            ]
+            or [0]
+        )
+
+    rows = used("w")
+    assert v.pen is not None
+    others = [(j, u) for j, u in enumerate(v.pen.units) if j != index]
     return render(
         request,
         "armies/pen_unit.html",
@@ -878,6 +903,9 @@ def _pen_editor(
             "values": values,
             "errors": errors or {},
             "weapon_rows": range(min(rows + 1, 20)),
+            "option_rows": range(min(used("o") + 1, MAX_OPTION_ROWS)),
+            "squads": [(j, u) for j, u in others if not u.is_vehicle],
+            "transports": [(j, u) for j, u in others if u.is_transport],
             "characteristics": PEN_CHARACTERISTICS,
             "unit_types": [t.value for t in UnitType],
             "vehicle_types": [t.value for t in VehicleType],

@@ -202,3 +202,59 @@ def test_systems_are_looked_up_by_id_and_format() -> None:
     assert system_for("wh40k-10e").page_template == "armies/army.html"
     assert system_for_format("auspex.pen-army") is system_for("pen")
     assert system_for_format("nope") is None
+
+
+def test_the_editor_captures_the_battle_fields(client: TestClient, alice: dict) -> None:
+    army = post(client, alice, [pen_unit(), rhino()]).json()
+    url = f"/armies/{army['id']}/units"
+    page = client.get(f"{url}/new")
+    assert page.status_code == 200
+    assert 'name="joins"' in page.text
+    assert '<option value="1">#2 Rhino</option>' in page.text  # a transport to start in
+    token = csrf(client, f"{url}/new")
+    form = {
+        "csrf_token": token,
+        "name": "Chapelain",
+        "points": "100",
+        "models": "1",
+        "kind": "unit",
+        "unit_type": "infantry",
+        "ws": "5",
+        "bs": "4",
+        "toughness": "4",
+        "wounds": "2",
+        "initiative": "5",
+        "leadership": "10",
+        "independent_character": "on",
+        "joins": "0",
+        "embarked_in": "",
+        "o0.name": "Bombes à fusion",
+        "o0.points": "5",
+    }
+    saved = client.post(url, data=form)
+    assert saved.status_code in (200, 303), saved.text
+    body = client.get(f"{API}/{army['id']}", headers=alice).json()
+    chaplain = body["units"][2]
+    assert chaplain["independent_character"] is True
+    assert chaplain["joins"] == 0
+    assert chaplain["options"] == [{"name": "Bombes à fusion", "points": 5}]
+    assert body["validation"]["points"] == 150 + 35 + 105
+    edit = client.get(f"{url}/2")
+    assert 'value="Bombes à fusion"' in edit.text
+    assert '<option value="0" selected>#1 Escouade tactique</option>' in edit.text
+    refused = client.post(url, data={**form, "joins": "abc"})
+    assert refused.status_code == 422
+
+
+def test_the_text_export_names_the_battle_fields(client: TestClient, alice: dict) -> None:
+    units = [
+        pen_unit(models=5, embarked_in=1, troops=True, options=[{"name": "Fuseur", "points": 10}]),
+        rhino(),
+    ]
+    army = post(client, alice, units).json()
+    text = client.get(f"{API}/{army['id']}/export?format=text", headers=alice).text
+    assert "Escouade tactique (160 points)" in text
+    assert "Starts in: Rhino (#2)" in text
+    assert "Fuseur (+10 points)" in text
+    assert "Transport 10: infantry" in text
+    assert "  \u2022 Troops" in text
