@@ -16,6 +16,7 @@ from app.engine.dynamics.commands import (
     LockOrders,
     PlaceOrder,
     Postpone,
+    Retarget,
     RevealOrder,
     RollAdvantage,
     StartTurn,
@@ -112,6 +113,9 @@ def _resolve(state: DynamicsState, seat: str) -> list[JsonObject]:
             move = Move(unit, speed)
             if _legal(state, move, seat):
                 out.append(_entry(move, () if speed is Speed.STATIONARY else ("inches",)))
+        for enemy in sorted(u.id for u in state.battle.units.values() if u.seat != seat):
+            if enemy != target and _legal(state, Retarget(unit, enemy), seat):
+                out.append(_entry(Retarget(unit, enemy)))
         if target:
             spec = state.battle.unit_spec(unit)
             for weapon in spec.weapons:

@@ -38,6 +38,7 @@ __all__ = [
     "LockOrders",
     "PlaceOrder",
     "Postpone",
+    "Retarget",
     "RevealOrder",
     "RollAdvantage",
     "StartTurn",
@@ -103,6 +104,15 @@ class RevealOrder(Command):
 
 
 @dataclass(frozen=True, slots=True)
+class Retarget(Command):
+    """A Tactical Move that passes a Leadership test may shoot another target [L31]."""
+
+    kind: ClassVar[str] = "retarget"
+    unit: str
+    target: str
+
+
+@dataclass(frozen=True, slots=True)
 class Postpone(Command):
     """Out of range now: the order waits for later in its pass; its token stays [L253-L255]."""
 
@@ -144,6 +154,7 @@ COMMAND_CODEC = TaggedCodec(
         RevealOrder,
         Move,
         GoToGround,
+        Retarget,
         Shoot,
         Charge,
         Fight,

@@ -37,6 +37,7 @@ __all__ = [
     "OrderRevealed",
     "OrdersLocked",
     "PassEnded",
+    "RetargetTested",
     "StageEntered",
     "StarterChosen",
     "SweepRolled",
@@ -166,6 +167,18 @@ class SweepRolled(Event):
     caught: bool
 
 
+@dataclass(frozen=True, slots=True)
+class RetargetTested(Event):
+    """A Tactical Move's Leadership test to shoot ``target`` instead of the declared one
+    [L31]; passed, ``target`` becomes its shooting target."""
+
+    kind: ClassVar[str] = "retarget_tested"
+    unit: str
+    target: str
+    roll: Roll
+    passed: bool
+
+
 EXTREME_PHASES = ("move", "shoot", "charge")
 
 
@@ -217,6 +230,7 @@ OWN_EVENTS = (
     ExtremeBegan,
     ExtremePhaseDone,
     ExtremeEnded,
+    RetargetTested,
 )
 
 EVENT_CODEC = TaggedCodec("event", [*PEN_EVENTS.classes(), *OWN_EVENTS])

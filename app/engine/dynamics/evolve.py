@@ -19,6 +19,7 @@ from app.engine.dynamics.events import (
     OrderRevealed,
     OrdersLocked,
     PassEnded,
+    RetargetTested,
     StageEntered,
     StarterChosen,
     SweepRolled,
@@ -243,6 +244,11 @@ def _evolve(state: DynamicsState, event: Event) -> DynamicsState:
             slot = state.slots[unit]
             state = replace(state.with_slot(replace(slot, resolved=True)), active="")
             return replace(state, to_act=to_act_after(state, slot.seat))
+        case RetargetTested(unit=unit, target=target, passed=passed):
+            slot = state.slots[unit]
+            decl = replace(slot.declaration, target=target) if passed else slot.declaration
+            slot = replace(slot, retarget_tested=True, declaration=decl)
+            return replace(state.with_slot(slot), active=unit)
         case ExtremeBegan(units=units):
             state = replace(
                 state, extreme=units, extreme_phase=EXTREME_PHASES[0], extreme_done=frozenset()

@@ -23,6 +23,7 @@ from app.engine.dynamics.commands import (
     LockOrders,
     PlaceOrder,
     Postpone,
+    Retarget,
     RevealOrder,
     RollAdvantage,
     StartTurn,
@@ -41,6 +42,7 @@ from app.engine.dynamics.events import (
     OrderRevealed,
     OrdersLocked,
     PassEnded,
+    RetargetTested,
     StageEntered,
     StarterChosen,
     SweepRolled,
@@ -639,6 +641,31 @@ def _shoot(out: _Out, cmd: Shoot, actor: str) -> None:
     out.pen(cmd, actor, battle)
 
 
+def _retarget(out: _Out, cmd: Retarget, actor: str) -> None:
+    """A Tactical Move may shoot another target if it passes a Leadership test; a vehicle
+    with no Leadership shoots its declared target [L31]. One test, before it shoots."""
+    slot = _acting(out, cmd.unit, actor)
+    s = out.state
+    _extreme_phase(s, cmd.unit, "shoot")
+    if slot.order is not Order.TACTICAL_MOVE:
+        raise refuse("no_retarget", "only a Tactical Move may change its target [L31]")
+    if slot.shot or slot.retarget_tested:
+        raise refuse("no_retarget", "one Leadership test, before it shoots [L31]")
+    them = s.battle.units.get(cmd.target)
+    if them is None or them.seat == actor or not them.on_table:
+        raise refuse("bad_target", f"{cmd.target!r} is not an enemy unit on the table")
+    if cmd.target == slot.declaration.target:
+        raise refuse("bad_target", f"{cmd.target} is its declared target already")
+    me = s.battle.units[cmd.unit]
+    profile = profile_of(s.battle.unit_spec(cmd.unit), max(me.models, 1))
+    leadership = getattr(profile, "leadership", None)
+    if leadership is None:
+        raise refuse("no_leadership", "a vehicle with no Leadership shoots its declared target")
+    start = len(out.roller.records)
+    passed = rolls.ld_test_procedure(out.roller, leadership, 0, f"retarget {cmd.unit}")
+    out.emit(RetargetTested(cmd.unit, cmd.target, take_roll(out.roller, start), passed))
+
+
 def _charge(out: _Out, cmd: Charge, actor: str) -> None:
     slot = _acting(out, cmd.unit, actor)
     _extreme_phase(out.state, cmd.unit, "charge")
@@ -847,6 +874,8 @@ def decide(
             _reveal(out, command, actor)
         case Move():
             _move(out, command, actor)
+        case Retarget():
+            _retarget(out, command, actor)
         case Shoot():
             _shoot(out, command, actor)
         case Charge():

@@ -56,6 +56,7 @@ class Slot:
     shot: bool = False
     charged: bool = False
     rounds: int = 0  # close-combat rounds fought by this order
+    retarget_tested: bool = False  # a Tactical Move's Ld test to shoot another target [L31]
 
 
 @dataclass(frozen=True, slots=True)
