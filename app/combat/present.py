@@ -252,9 +252,13 @@ def analysis_view(
     extra_labels: Mapping[str, str] | None = None,
     kind: str = "models",
     notes: Sequence[str] = (),
+    *,
+    group_names: Mapping[str, str] | None = None,
 ) -> AnalysisView:
     """The page's view of an analysis. ``kind`` ``"vehicle"``: the target is one vehicle, so
-    the damage is hull points and "models destroyed" is the vehicle destroyed (one chart)."""
+    the damage is hull points and "models destroyed" is the vehicle destroyed (one chart).
+    ``group_names`` names the target's groups in the ``groups`` section (the engine's
+    ``main`` is the target's own name)."""
     damage, models = analysis.damage, analysis.models_destroyed
     if kind == "vehicle":
         destroyed = stat(_("Vehicle destroyed"), analysis.wipe_probability, locale, as_percent=True)
@@ -286,10 +290,26 @@ def analysis_view(
             for name, q in analysis.outcomes.items()
         ],
         extra=[
-            (stage_label(k, extra_labels), extra_node(v, locale, extra_labels))
+            (
+                stage_label(k, extra_labels),
+                extra_node(_named_groups(v, group_names or {}), locale, extra_labels),
+            )
             for k, v in analysis.extra.items()
         ],
     )
+
+
+def _named_groups(value: Any, names: Mapping[str, str]) -> Any:
+    """A list of groups (mappings with a ``name``) with each engine name replaced by the
+    name the player gave; any other value unchanged."""
+    if not names or not isinstance(value, list):
+        return value
+    return [
+        {**g, "name": names.get(g["name"], g["name"])}
+        if isinstance(g, Mapping) and isinstance(g.get("name"), str)
+        else g
+        for g in value
+    ]
 
 
 @dataclass(frozen=True, slots=True)

@@ -263,6 +263,7 @@ def calculator(request: Request, user: OptionalUser, db: DbSession) -> HTMLRespo
                 form.stage_labels,
                 form.result_kind(state),
                 form.result_notes(analysis.extra, state),
+                group_names=form.group_names(state),
             )
             compare = _comparison(system_id, form, state, analysis, compared, locale)
             if user is not None:

@@ -130,3 +130,19 @@ def test_pen_fields_of_the_other_target_kind_are_gated(client) -> None:
     assert front.attributes.get("data-when") == "t.kind=vehicle"
     toughness = tree.css_first("#f-t-toughness").parent.parent
     assert toughness.attributes.get("data-when") == "t.kind=unit"
+
+
+def test_result_groups_name_the_target_not_main(client) -> None:
+    # issue 18: the analysis page's "Target groups" section names the target, as the roll page
+    query = [*BOLT_RIFLES, ("t.name", "Intercessors")]
+    tree = html(client.get(url(query), headers=FR))
+    pairs = [
+        (dt.text().strip(), dt.next.text().strip() if dt.next else "")
+        for dt in tree.css("dl.extra > dt")
+    ]
+    names = [value for label, value in pairs if label == "Nom"]
+    assert names == ["Intercessors"], pairs
+    unnamed = html(client.get(url(BOLT_RIFLES), headers=FR))
+    texts = [dd.text().strip() for dd in unnamed.css("dl.extra > dd")]
+    assert "main" not in texts
+    assert "la cible" in texts
