@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 
@@ -87,10 +88,14 @@ def test_a_strike_force_space_marine_list(starter: Catalogue) -> None:
             RosterUnit("Land Raider"),
             RosterUnit("Ferren Areios [Legends]"),
         ),
+        include_legends=True,
     )
     res = validate(roster, starter)
     assert res.valid, [v.message for v in res.violations]
     assert 1000 < res.points <= 2000
+    # Without the list's Legends setting, the Legends unit is the only violation.
+    without = validate(replace(roster, include_legends=False), starter)
+    assert [(v.code.value, v.unit) for v in without.violations] == [("legends-not-included", 10)]
 
 
 def test_only_names_and_numbers(starter: Catalogue) -> None:

@@ -22,6 +22,7 @@ from app.catalog.bsdata.files import Document, ImportLimits
 from app.catalog.bsdata.leaders import canonical_leader_targets
 from app.catalog.bsdata.model import Node, Workspace
 from app.catalog.bsdata.report import IssueCode, Reporter
+from app.catalog.bsdata.restrictions import RestrictionReader
 from app.engine.wh40k10e.army.catalog import (
     Catalogue,
     Datasheet,
@@ -119,6 +120,20 @@ def build_catalogue(
         variants = reader.variants(s, root_of[s.id])
         if variants:
             sheets[i] = replace(s, variants=variants)
+
+    sheet_names = {i: s.name for s in sheets for i in root_of[s.id].ids}
+    detachment_names = {i: d.name for d in found for i in d.ids}
+    limits_reader = RestrictionReader(builder, reader.context(None), sheet_names, detachment_names)
+    for i, s in enumerate(sheets):
+        builder.sheet_steps = 0
+        try:
+            restrictions = limits_reader.read(root_of[s.id])
+        except WorkLimitExceeded:
+            if builder.steps > limits.max_steps:
+                raise
+            continue  # reported when the datasheet was read
+        if restrictions:
+            sheets[i] = replace(s, restrictions=restrictions)
 
     by_detachment: dict[str, list[Enhancement]] = {}
     characters = {s.id for s in sheets if s.character}

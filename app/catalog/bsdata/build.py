@@ -1090,7 +1090,8 @@ class Builder:
                 epic_hero="epic hero" in kw_keys,
                 battleline="battleline" in kw_keys,
                 dedicated_transport="dedicated transport" in kw_keys,
-                legends="[legends]" in root.name.lower(),
+                legends="[legends]" in root.name.lower()
+                or self.hidden(root, self.ctx.with_legends(False)),
                 source=root.doc.name,
                 max_in_roster=self.roster_limit(root),
             )

@@ -18,11 +18,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
+from typing import Protocol
 from xml.etree.ElementTree import Element
 
 from app.catalog.bsdata.files import Document
 
-__all__ = ["Context", "Node", "Workspace", "all3", "any3"]
+__all__ = ["CensusRecorder", "Context", "Node", "Workspace", "all3", "any3"]
 
 Tri = bool | None
 
@@ -76,6 +77,14 @@ def compare(kind: str, count: float, value: float) -> Tri:
 Counter = Callable[[str, str], float | None]
 
 
+class CensusRecorder(Protocol):
+    """Told of every condition the importer evaluates (:mod:`.census`)."""
+
+    def seen(self, condition: Element, decided: bool, detachments: frozenset[str]) -> None: ...
+
+    def deferred(self, condition: Element) -> None: ...
+
+
 # Scopes in which a roster holds its detachment: counting a detachment there is known once the
 # detachment is chosen.
 ROSTER_SCOPES = frozenset({"roster", "force"})
@@ -92,6 +101,11 @@ class Context:
     count: Counter | None = None
     detachments: frozenset[str] = frozenset()
     chosen: frozenset[str] | None = None
+    legends: bool = True
+
+    def with_legends(self, shown: bool) -> Context:
+        """The same context in a roster that does (not) include Legends datasheets."""
+        return replace(self, legends=shown)
 
     def with_counter(self, counter: Counter) -> Context:
         return replace(self, count=counter)
@@ -118,7 +132,14 @@ class Workspace:
         self.category_names: dict[str, str] = {}
         self.force_names: dict[str, str] = {}
         self.pts_type_ids: set[str] = set()
+        # Roster options ("Show Legends", "Show Agents of the Imperium"...): id -> whether it
+        # is the Legends one (ruling D11).
+        self.options: dict[str, bool] = {}
         for d in self.docs.values():
+            for e in d.root.iter("selectionEntry"):
+                oid, oname = e.get("id"), (e.get("name") or "").strip().lower()
+                if oid and oname.startswith("show ") and not oname.startswith("show/"):
+                    self.options.setdefault(oid, "legends" in oname)
             for e in d.root.iter("categoryEntry"):
                 cid, name = e.get("id"), e.get("name")
                 if cid and name:
@@ -130,6 +151,7 @@ class Workspace:
             for e in d.root.iter("costType"):
                 if (e.get("name") or "").strip().lower() == "pts" and e.get("id"):
                     self.pts_type_ids.add(e.get("id") or "")
+        self.census: CensusRecorder | None = None  # set by the census command only
         self.army_force_id = next(
             (fid for fid, n in self.force_names.items() if "army roster" in n.lower()),
             next(iter(self.force_names), None),
@@ -175,6 +197,12 @@ class Workspace:
     # -- conditions ----------------------------------------------------------------------
 
     def condition(self, c: Element, ctx: Context, self_ids: frozenset[str]) -> Tri:
+        decided = self._decide(c, ctx, self_ids)
+        if self.census is not None:
+            self.census.seen(c, decided is not None, ctx.detachments)
+        return decided
+
+    def _decide(self, c: Element, ctx: Context, self_ids: frozenset[str]) -> Tri:
         kind = c.get("type") or ""
         scope = c.get("scope") or ""
         child = c.get("childId") or ""
@@ -183,6 +211,11 @@ class Workspace:
         if scope == "primary-catalogue" and kind in ("instanceOf", "notInstanceOf"):
             hit = child == ctx.primary_id
             return hit if kind == "instanceOf" else not hit
+        if child in self.options and scope in ROSTER_SCOPES and field == "selections":
+            if value is None:
+                return None
+            shown = ctx.legends if self.options[child] else True
+            return compare(kind, 1.0 if shown else 0.0, value)
         if child in ctx.detachments:
             if ctx.chosen is None or scope not in ROSTER_SCOPES:
                 return None

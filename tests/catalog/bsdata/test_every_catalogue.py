@@ -401,7 +401,10 @@ def _violations(cat: Catalogue, p: Pick, dets: list[str], files: Files) -> Itera
     foreign = [
         s
         for s in cat.datasheets
-        if p.faction not in s.faction_keywords and files.plain_cost(s.id) and not s.character
+        if p.faction not in s.faction_keywords
+        and files.plain_cost(s.id)
+        and not s.character
+        and not s.legends
     ]
     if foreign:
         f = foreign[0]
@@ -473,6 +476,15 @@ def _violations(cat: Catalogue, p: Pick, dets: list[str], files: Files) -> Itera
         p.faction, det, sf, (RosterUnit(lead.name, warlord=True, enhancements=("X",)),)
     )
     yield "enhancement", missing, {"unknown-enhancement"}, pts(base)
+    legends = [
+        s
+        for s in cat.datasheets
+        if s.legends and p.faction in s.faction_keywords and files.plain_cost(s.id)
+    ]
+    if legends:
+        p.cost[legends[0].id] = files.plain_cost(legends[0].id) or 0
+        u = [*base, RosterUnit(legends[0].name)]
+        yield "legends", roster(u), {"legends-not-included"}, pts(u)
     for s in cat.datasheets:
         plain = files.plain_cost(s.id)
         if plain and not s.available_in(det) and p.faction in s.faction_keywords:

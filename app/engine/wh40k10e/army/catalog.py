@@ -36,8 +36,12 @@ if TYPE_CHECKING:
 __all__ = [
     "CATALOGUE_FORMAT",
     "SCHEMA_VERSION",
+    "ArmyFacts",
     "Catalogue",
     "CatalogueError",
+    "Compare",
+    "ConditionOp",
+    "CountOf",
     "Datasheet",
     "Detachment",
     "DetachmentVariant",
@@ -46,6 +50,10 @@ __all__ = [
     "ModelProfile",
     "ModelType",
     "PointsTier",
+    "Restriction",
+    "RestrictionSeverity",
+    "RosterCondition",
+    "UnitFacts",
     "WargearChoice",
     "WargearOption",
     "Weapon",
@@ -66,6 +74,7 @@ MAX_NAME = 200  # bound on every name
 MAX_POINTS = 10_000  # bound on a points value
 MAX_MODELS = 200  # bound on models in one unit
 MAX_UNITS_OF_A_KIND = 1000  # bound on the data's limit of copies of one datasheet
+MAX_CONDITION_NAMES = 50  # bound on the choices one wargear count adds up
 _FNP = re.compile(r"feel no pain\s*(\d)\s*\+", re.IGNORECASE)
 
 
@@ -348,6 +357,183 @@ class KeywordRule:
         return f"({text})" if self.op in (KeywordOp.ALL, KeywordOp.ANY) else text
 
 
+class CountOf(StrEnum):
+    """What a :class:`RosterCondition` counts: in the unit (models, a wargear choice or model
+    type by name, the unit's own keyword) or in the army (units of a datasheet, units with a
+    keyword, Warlords, units with an enhancement, the chosen detachment: 1 or 0)."""
+
+    MODELS = "models"
+    WARGEAR = "wargear"
+    UNIT_KEYWORD = "unit-keyword"
+    UNITS = "units"
+    KEYWORD = "keyword"
+    WARLORD = "warlord"
+    ENHANCEMENT = "enhancement"
+    DETACHMENT = "detachment"
+
+
+class Compare(StrEnum):
+    AT_LEAST = "at-least"
+    AT_MOST = "at-most"
+    MORE_THAN = "more-than"
+    FEWER_THAN = "fewer-than"
+    EQUAL = "equal"
+    NOT_EQUAL = "not-equal"
+
+    def holds(self, count: int, value: int) -> bool:
+        if self is Compare.AT_LEAST:
+            return count >= value
+        if self is Compare.AT_MOST:
+            return count <= value
+        if self is Compare.MORE_THAN:
+            return count > value
+        if self is Compare.FEWER_THAN:
+            return count < value
+        if self is Compare.EQUAL:
+            return count == value
+        return count != value
+
+
+_COMPARE_WORDS = {
+    Compare.AT_LEAST: "at least",
+    Compare.AT_MOST: "at most",
+    Compare.MORE_THAN: "more than",
+    Compare.FEWER_THAN: "fewer than",
+    Compare.EQUAL: "exactly",
+    Compare.NOT_EQUAL: "other than",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class UnitFacts:
+    """What a :class:`RosterCondition` reads of one unit of a roster."""
+
+    models: int
+    wargear: Mapping[str, int]
+    keywords: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ArmyFacts:
+    """What a :class:`RosterCondition` reads of the whole roster (names as ``name_key``)."""
+
+    units: Mapping[str, int]
+    keywords: Mapping[str, int]
+    warlords: int
+    enhancements: Mapping[str, int]
+    detachment: str
+
+
+class ConditionOp(StrEnum):
+    COUNT = "count"
+    ALL = "all"
+    ANY = "any"
+
+
+@dataclass(frozen=True, slots=True)
+class RosterCondition:
+    """A condition of the data on the rest of a roster, checked when validating: a count
+    (``of`` / ``name`` compared with ``value``) or all / any of sub-conditions."""
+
+    op: ConditionOp
+    of: CountOf | None = None
+    name: str = ""
+    compare: Compare = Compare.AT_LEAST
+    value: int = 0
+    args: tuple[RosterCondition, ...] = ()
+    # For a wargear count: every choice counted together (the items of one option); empty:
+    # ``name`` alone.
+    names: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.op is ConditionOp.COUNT:
+            if self.of is None or self.args:
+                raise CatalogueError("of", "a count names what it counts and has no sub-rules")
+            _check_name(self.name, "name", allow_empty=True)
+            _check_range(self.value, "value", 0, MAX_POINTS)
+            if len(self.names) > MAX_CONDITION_NAMES:
+                raise CatalogueError("names", f"at most {MAX_CONDITION_NAMES}")
+            for i, n in enumerate(self.names):
+                _check_name(n, f"names[{i}]")
+        elif not self.args:
+            raise CatalogueError("args", f"'{self.op.value}' needs sub-conditions")
+
+    @classmethod
+    def count(cls, of: CountOf, compare: Compare, value: int, name: str = "") -> RosterCondition:
+        return cls(ConditionOp.COUNT, of=of, name=name, compare=compare, value=value)
+
+    def counted(self, unit: UnitFacts, army: ArmyFacts) -> int:
+        key = name_key(self.name)
+        if self.of is CountOf.MODELS:
+            return unit.models
+        if self.of is CountOf.WARGEAR:
+            keys = {name_key(n) for n in self.names} if self.names else {key}
+            return sum(n for w, n in unit.wargear.items() if name_key(w) in keys)
+        if self.of is CountOf.UNIT_KEYWORD:
+            return int(any(name_key(k) == key for k in unit.keywords))
+        if self.of is CountOf.UNITS:
+            return army.units.get(key, 0)
+        if self.of is CountOf.KEYWORD:
+            return army.keywords.get(key, 0)
+        if self.of is CountOf.WARLORD:
+            return army.warlords
+        if self.of is CountOf.ENHANCEMENT:
+            return army.enhancements.get(key, 0)
+        return int(name_key(army.detachment) == key)
+
+    def holds(self, unit: UnitFacts, army: ArmyFacts) -> bool:
+        if self.op is ConditionOp.COUNT:
+            return self.compare.holds(self.counted(unit, army), self.value)
+        if self.op is ConditionOp.ALL:
+            return all(a.holds(unit, army) for a in self.args)
+        return any(a.holds(unit, army) for a in self.args)
+
+    def __str__(self) -> str:
+        if self.op is not ConditionOp.COUNT:
+            joiner = " and " if self.op is ConditionOp.ALL else " or "
+            return joiner.join(
+                f"({a})" if a.op is not ConditionOp.COUNT else str(a) for a in self.args
+            )
+        words = _COMPARE_WORDS[self.compare]
+        n = self.value
+        if self.of is CountOf.MODELS:
+            return f"{words} {n} models in the unit"
+        if self.of is CountOf.WARGEAR:
+            return f"{words} {n} × {self.name} in the unit"
+        if self.of is CountOf.UNIT_KEYWORD:
+            has = self.compare.holds(1, n) and not self.compare.holds(0, n)
+            return f"the unit is {'' if has else 'not '}{self.name}"
+        if self.of is CountOf.UNITS:
+            return f"{words} {n} {self.name} unit(s) in the army"
+        if self.of is CountOf.KEYWORD:
+            return f"{words} {n} {self.name} unit(s) in the army"
+        if self.of is CountOf.WARLORD:
+            return f"{words} {n} Warlord(s) in the army"
+        if self.of is CountOf.ENHANCEMENT:
+            return f"{self.name} taken {words} {n} time(s) in the army"
+        chosen = self.compare.holds(1, n) and not self.compare.holds(0, n)
+        return f"the Detachment is {'' if chosen else 'not '}{self.name}"
+
+
+class RestrictionSeverity(StrEnum):
+    ERROR = "error"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True, slots=True)
+class Restriction:
+    """A list error (or warning) the data raises when ``when`` holds (BattleScribe's "add
+    error" modifiers): for every unit of the datasheet, or, with ``wargear``, only for a unit
+    that takes that choice. Only the condition is kept, never the data's message text."""
+
+    when: RosterCondition
+    severity: RestrictionSeverity = RestrictionSeverity.ERROR
+    wargear: str = ""
+
+    def __post_init__(self) -> None:
+        _check_name(self.wargear, "wargear", allow_empty=True)
+
+
 @dataclass(frozen=True, slots=True)
 class Enhancement:
     """An enhancement of a detachment: its points and, if restricted, which bearers may take it
@@ -440,6 +626,7 @@ class Datasheet:
     source: str = ""
     max_in_roster: int | None = None
     variants: tuple[DetachmentVariant, ...] = ()
+    restrictions: tuple[Restriction, ...] = ()
 
     def __post_init__(self) -> None:
         _check_name(self.id, "id")

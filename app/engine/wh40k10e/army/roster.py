@@ -128,7 +128,9 @@ class RosterUnit:
 @dataclass(frozen=True, slots=True)
 class Roster:
     """An army list: Army Faction (one Faction keyword) [L4268-4271], one Detachment
-    [L4283-4286], a battle size [L4211-4248] and the units [L4296-4353]."""
+    [L4283-4286], a battle size [L4211-4248] and the units [L4296-4353].
+    ``include_legends``: the player's setting that admits Legends datasheets (off by default,
+    as in the other list builders; ruling D11)."""
 
     faction: str
     detachment: str
@@ -137,8 +139,11 @@ class Roster:
     name: str = ""
     catalogue: str | None = None
     catalogue_version: str | None = None
+    include_legends: bool = False
 
     def __post_init__(self) -> None:
+        if not isinstance(self.include_legends, bool):
+            raise RosterError("include_legends", "must be true or false")
         _check_text(self.name, "name")
         _check_text(self.faction, "faction", allow_empty=False)
         _check_text(self.detachment, "detachment")

@@ -38,7 +38,17 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from itertools import pairwise
 
-from app.engine.wh40k10e.army.catalog import Catalogue, Datasheet, Enhancement
+from app.engine.wh40k10e.army.catalog import (
+    ArmyFacts,
+    Catalogue,
+    Compare,
+    CountOf,
+    Datasheet,
+    Enhancement,
+    RestrictionSeverity,
+    RosterCondition,
+    UnitFacts,
+)
 from app.engine.wh40k10e.army.names import closest, name_key
 from app.engine.wh40k10e.army.roster import Roster, RosterUnit
 
@@ -88,6 +98,8 @@ class Code(StrEnum):
     UNKNOWN_DETACHMENT = "unknown-detachment"
     UNKNOWN_ENHANCEMENT = "unknown-enhancement"
     DATASHEET_NOT_IN_DETACHMENT = "datasheet-not-in-detachment"
+    LEGENDS_NOT_INCLUDED = "legends-not-included"
+    DATA_RESTRICTION = "data-restriction"
 
 
 # English templates, keyed by message id; ``str.format(**params)`` fills them. A translation
@@ -137,6 +149,9 @@ MESSAGES: Mapping[str, str] = {
     "unknown-enhancement": "No Enhancement called {enhancement}.",
     "datasheet-not-in-detachment": "{datasheet} cannot be included in an army of the "
     "{detachment} Detachment.",
+    "legends-not-included": "{datasheet} is a Legends datasheet and the list does not include "
+    "Legends.",
+    "data-restriction": "{datasheet} breaks a restriction of the catalogue: {condition}.",
 }
 
 FIXES: Mapping[str, str] = {
@@ -172,6 +187,8 @@ FIXES: Mapping[str, str] = {
     "unknown": "Check the spelling{suggestion}.",
     "datasheet-not-in-detachment": "Remove {datasheet} or choose a Detachment that allows "
     "it{suggestion}.",
+    "legends-not-included": "Remove {datasheet} or include Legends in the list's settings.",
+    "data-restriction": "Change {datasheet} or the rest of the army so that this no longer holds.",
 }
 
 
@@ -615,6 +632,8 @@ def validate(roster: Roster, catalogue: Catalogue) -> ValidationResult:
             )
             unit_results.append(UnitResult(i, unit.datasheet, unit.models or 0, 0, 0, 0))
             continue
+        if sheet.legends and not roster.include_legends:
+            out.add(Code.LEGENDS_NOT_INCLUDED, i, {"datasheet": ref})
         # Army Faction keyword [L4320-4321]
         if faction is not None and not any(
             name_key(k) == name_key(faction) for k in sheet.faction_keywords
@@ -784,6 +803,9 @@ def validate(roster: Roster, catalogue: Catalogue) -> ValidationResult:
     # -- Leader attachments [L3211-3227, L3253] --
     _check_attachments(out, roster, sheets)
 
+    # -- the data's own list errors ("add error" restrictions, ruling D12) --
+    _check_restrictions(out, roster, sheets, det_name or roster.detachment)
+
     # -- points [L4323] --
     total = sum(u.points for u in unit_results)
     if total > limit:
@@ -815,6 +837,62 @@ def validate(roster: Roster, catalogue: Catalogue) -> ValidationResult:
         units=tuple(unit_results),
         violations=tuple(out.items),
     )
+
+
+def _army_facts(roster: Roster, sheets: Sequence[Datasheet | None], detachment: str) -> ArmyFacts:
+    units: dict[str, int] = {}
+    keywords: dict[str, int] = {}
+    enhancements: dict[str, int] = {}
+    for unit, sheet in zip(roster.units, sheets, strict=True):
+        names = (sheet.name,) if sheet is not None else (unit.datasheet,)
+        for n in names:
+            units[name_key(n)] = units.get(name_key(n), 0) + 1
+        if sheet is not None:
+            for k in {name_key(k) for k in (*sheet.all_keywords(),)}:
+                keywords[k] = keywords.get(k, 0) + 1
+        for e in unit.enhancements:
+            enhancements[name_key(e)] = enhancements.get(name_key(e), 0) + 1
+    return ArmyFacts(
+        units=units,
+        keywords=keywords,
+        warlords=sum(1 for u in roster.units if u.warlord),
+        enhancements=enhancements,
+        detachment=detachment,
+    )
+
+
+def _check_restrictions(
+    out: _Collector, roster: Roster, sheets: Sequence[Datasheet | None], detachment: str
+) -> None:
+    """Each restriction of a unit's datasheet whose condition holds is a violation; one with
+    ``wargear`` only for a unit that takes that choice."""
+    if not any(s is not None and s.restrictions for s in sheets):
+        return
+    army = _army_facts(roster, sheets, detachment)
+    for i, (unit, sheet) in enumerate(zip(roster.units, sheets, strict=True)):
+        if sheet is None or not sheet.restrictions:
+            continue
+        models = unit.models if unit.models is not None else sheet.min_models
+        facts = UnitFacts(models=models, wargear=unit.wargear, keywords=sheet.all_keywords())
+        seen: set[str] = set()
+        for r in sheet.restrictions:
+            taken = RosterCondition.count(CountOf.WARGEAR, Compare.AT_LEAST, 1, r.wargear)
+            if r.wargear and not taken.holds(facts, army):
+                continue
+            if not r.when.holds(facts, army):
+                continue
+            condition = str(r.when)
+            if condition in seen:
+                continue
+            seen.add(condition)
+            out.add(
+                Code.DATA_RESTRICTION,
+                i,
+                {"datasheet": _unit_ref(unit, i), "condition": condition},
+                severity=Severity.ERROR
+                if r.severity is RestrictionSeverity.ERROR
+                else Severity.WARNING,
+            )
 
 
 def _extra(sheet: Datasheet | None) -> bool:

@@ -511,6 +511,8 @@ def test_issue_codes_are_the_published_strings() -> None:
     assert {c.value for c in Code} - published == {
         "enhancement-not-eligible",
         "datasheet-not-in-detachment",
+        "legends-not-included",
+        "data-restriction",
     }
 
 

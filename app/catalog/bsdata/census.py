@@ -1,0 +1,233 @@
+"""How many of the data's conditions the importer decides: the measure of ruling D1.
+
+``python -m app.catalog.bsdata.census FILE_OR_FOLDER...`` imports the files as an upload would
+(every non-library catalogue with the game system and the libraries) while a recorder notes
+each condition the importer evaluates, then prints, by kind, how many conditions the files
+hold and how many were:
+
+- **decided at import**: evaluated to true or false at least once (the force, the primary
+  catalogue, the detachment assumed, the roster options, the models of a unit being priced);
+- **decided when validating**: kept as a :class:`RosterCondition` of a list restriction (the
+  data's "add error" modifiers, ruling D12), which the validator decides on the list;
+- **undecided**: evaluated but never decided (they leave the value unmodified);
+- **not reached**: never evaluated (entries that are not read, e.g. Crusade-only ones).
+
+Nothing of the files' text is printed: counts only.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from xml.etree.ElementTree import Element
+
+from app.catalog.bsdata.assemble import build_catalogue
+from app.catalog.bsdata.build import WorkLimitExceeded
+from app.catalog.bsdata.files import Budget, Document, ImportLimits, read_document
+from app.catalog.bsdata.model import Workspace
+from app.catalog.bsdata.report import Reporter
+
+__all__ = ["Census", "KindCount", "census_of", "main"]
+
+KINDS = (
+    "inside the unit (models, wargear)",
+    "the bearer's keywords",
+    "the force built",
+    "other selections in the roster",
+    "the primary catalogue",
+    "the chosen detachment",
+    "roster options (Show Legends...)",
+    "a points total or another field",
+    "the battle size",
+)
+SUFFIXES = (".gst", ".cat", ".gstz", ".catz")
+
+
+@dataclass(slots=True)
+class KindCount:
+    total: int = 0
+    at_import: int = 0
+    when_validating: int = 0
+    undecided: int = 0
+
+    @property
+    def decided(self) -> int:
+        return self.at_import + self.when_validating
+
+
+@dataclass(slots=True)
+class Census:
+    kinds: dict[str, KindCount] = field(default_factory=lambda: {k: KindCount() for k in KINDS})
+    reached: int = 0  # conditions the importer evaluated at least once
+    reached_decided: int = 0  # ... and decided (true or false) at least once
+
+    @property
+    def all(self) -> KindCount:
+        out = KindCount()
+        for k in self.kinds.values():
+            out.total += k.total
+            out.at_import += k.at_import
+            out.when_validating += k.when_validating
+            out.undecided += k.undecided
+        return out
+
+
+class _Recorder:
+    def __init__(self) -> None:
+        self.decided: set[int] = set()
+        self.reached: set[int] = set()
+        self.validating: set[int] = set()
+        self.detachments: set[str] = set()
+
+    def seen(self, condition: Element, decided: bool, detachments: frozenset[str]) -> None:
+        self.reached.add(id(condition))
+        if decided:
+            self.decided.add(id(condition))
+        if detachments:
+            self.detachments |= detachments
+
+    def deferred(self, condition: Element) -> None:
+        self.reached.add(id(condition))
+        self.validating.add(id(condition))
+
+
+def _battle_sizes(ws: Workspace) -> set[str]:
+    ids: set[str] = set()
+    for d in ws.docs.values():
+        for e in d.root.iter("selectionEntryGroup"):
+            if (e.get("name") or "").strip().lower() == "battle size":
+                ids |= {x.get("id") or "" for x in e.iter("selectionEntry")}
+    return ids
+
+
+def _kind(c: Element, ws: Workspace, detachments: set[str], sizes: set[str]) -> str:
+    scope = c.get("scope") or ""
+    child = c.get("childId") or ""
+    kind = c.get("type") or ""
+    if scope == "primary-catalogue":
+        return "the primary catalogue"
+    if child in ws.force_names:
+        return "the force built"
+    if child in ws.options:
+        return "roster options (Show Legends...)"
+    if child in sizes:
+        return "the battle size"
+    if child in detachments:
+        return "the chosen detachment"
+    if (c.get("field") or "selections") not in ("selections", "forces"):
+        return "a points total or another field"
+    if scope in ("roster", "force"):
+        return "other selections in the roster"
+    if kind in ("instanceOf", "notInstanceOf") and child in ws.category_names:
+        return "the bearer's keywords"
+    return "inside the unit (models, wargear)"
+
+
+# Kinds the importer decides whenever it meets them (ruling D1).
+AT_IMPORT = frozenset(
+    {
+        "the bearer's keywords",
+        "the force built",
+        "the primary catalogue",
+        "the chosen detachment",
+        "roster options (Show Legends...)",
+    }
+)
+MODELS_KIND = "inside the unit (models, wargear)"
+
+
+def _model_ids(ws: Workspace) -> set[str]:
+    ids = {"model"}
+    for d in ws.docs.values():
+        for e in d.root.iter("selectionEntry"):
+            if e.get("type") == "model" and e.get("id"):
+                ids.add(e.get("id") or "")
+    return ids
+
+
+def census_of(docs: Sequence[Document], limits: ImportLimits | None = None) -> Census:
+    """Import ``docs`` with a recorder and count the conditions by kind and outcome: a kind
+    the importer decides (:data:`AT_IMPORT`, and the model counts of a unit, which price it),
+    a condition kept for the validator (a restriction's), or undecided."""
+    lim = limits or ImportLimits()
+    ws = Workspace(docs)
+    recorder = _Recorder()
+    ws.census = recorder
+    reporter = Reporter()
+    for d in docs:
+        if d.kind == "catalogue" and not d.library:
+            try:
+                build_catalogue(ws, d, reporter, lim)
+            except WorkLimitExceeded:
+                continue
+    sizes = _battle_sizes(ws)
+    models = _model_ids(ws)
+    out = Census()
+    for d in ws.docs.values():
+        for c in d.root.iter("condition"):
+            kind = _kind(c, ws, recorder.detachments, sizes)
+            count = out.kinds[kind]
+            count.total += 1
+            key = id(c)
+            if key in recorder.reached:
+                out.reached += 1
+                if key in recorder.decided:
+                    out.reached_decided += 1
+            if kind in AT_IMPORT or (kind == MODELS_KIND and (c.get("childId") or "") in models):
+                count.at_import += 1
+            elif key in recorder.validating:
+                count.when_validating += 1
+            else:
+                count.undecided += 1
+    return out
+
+
+def _files(args: Iterable[str]) -> list[Path]:
+    out: list[Path] = []
+    for a in args:
+        p = Path(a)
+        if p.is_dir():
+            out.extend(sorted(x for x in p.iterdir() if x.suffix.lower() in SUFFIXES))
+        else:
+            out.append(p)
+    return out
+
+
+def render(census: Census) -> str:
+    head = (
+        f"{'condition decides on':<36} {'total':>6} {'import':>7} {'validate':>8} {'undecided':>9}"
+    )
+    lines = [head]
+    for name, k in [*census.kinds.items(), ("all", census.all)]:
+        lines.append(
+            f"{name:<36} {k.total:>6} {k.at_import:>7} {k.when_validating:>8} {k.undecided:>9}"
+        )
+    total = census.all
+    lines.append(
+        f"decided: {total.decided} of {total.total} "
+        f"({total.at_import} at import, {total.when_validating} when validating); "
+        f"undecided: {total.undecided}"
+    )
+    lines.append(
+        f"evaluated by this import: {census.reached}, of which decided where met: "
+        f"{census.reached_decided}"
+    )
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args:
+        print("usage: python -m app.catalog.bsdata.census FILE_OR_FOLDER...", file=sys.stderr)
+        return 2
+    limits = ImportLimits()
+    budget = Budget.of(limits)
+    docs = [read_document(p.name, p.read_bytes(), limits, budget) for p in _files(args)]
+    print(render(census_of(docs, limits)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,329 @@
+"""The data's own list errors: BattleScribe's "add error" / "add warning" modifiers.
+
+A datasheet (or a wargear entry inside it) may carry a modifier that adds an error message to
+the roster when its conditions hold ("at most 1 per 10 models", "must be the Warlord"...).
+They are read here as :class:`Restriction` values whose condition is a
+:class:`RosterCondition`: what the importer can decide (the force built, the primary
+catalogue, the roster options) is decided now, and what depends on the list (models and
+wargear in the unit, units, keywords, Warlords, the chosen detachment in the army) is kept
+for the validator. The message text of the data is never kept: the validator words the
+condition itself (ruling D12). A modifier with a condition this reading cannot express is
+left out and counted (:attr:`RestrictionReader.skipped`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from xml.etree.ElementTree import Element
+
+from app.catalog.bsdata.build import FACTION_PREFIX, SKIPPED_NAMES, Builder
+from app.catalog.bsdata.files import Document
+from app.catalog.bsdata.model import Context, Node
+from app.engine.wh40k10e.army.catalog import (
+    MAX_CONDITION_NAMES,
+    Compare,
+    ConditionOp,
+    CountOf,
+    Restriction,
+    RestrictionSeverity,
+    RosterCondition,
+)
+from app.engine.wh40k10e.army.names import name_key
+
+__all__ = ["MESSAGE_FIELDS", "RestrictionReader"]
+
+MESSAGE_FIELDS = {"error": RestrictionSeverity.ERROR, "warning": RestrictionSeverity.WARNING}
+COMPARES = {
+    "atLeast": Compare.AT_LEAST,
+    "atMost": Compare.AT_MOST,
+    "greaterThan": Compare.MORE_THAN,
+    "lessThan": Compare.FEWER_THAN,
+    "equalTo": Compare.EQUAL,
+    "notEqualTo": Compare.NOT_EQUAL,
+}
+ARMY_SCOPES = frozenset({"roster", "force"})
+UNIT_SCOPES = frozenset({"unit", "root-entry"})
+KEYWORD_SCOPES = frozenset({"ancestor", "self", "parent", "unit", "root-entry", "model-or-unit"})
+MAX_DEPTH = 8  # entries below a datasheet searched for restrictions
+MAX_PER_SHEET = 100
+MAX_LINK_DEPTH = 32  # links followed when looking for message modifiers below an entry
+
+# A translated condition: decided (True / False), a condition for the validator, or None
+# (this reading cannot express it).
+Term = RosterCondition | bool | None
+
+
+@dataclass(frozen=True, slots=True)
+class _Where:
+    """The entry a modifier sits on: the datasheet's root, and whether ``parent`` is the unit."""
+
+    root: Node
+    node: Node
+    parent_is_unit: bool
+
+
+class RestrictionReader:
+    """Reads the restrictions of the datasheets of one catalogue being built."""
+
+    def __init__(
+        self,
+        builder: Builder,
+        ctx: Context,
+        sheet_names: Mapping[str, str],
+        detachment_names: Mapping[str, str],
+    ) -> None:
+        self.b = builder
+        self.ctx = ctx  # detachments known, none chosen
+        self.sheet_names = sheet_names  # root entry id -> datasheet name
+        self.detachment_names = detachment_names  # detachment entry id -> its name
+        self.skipped = 0  # modifiers whose condition cannot be expressed
+        self.read_count = 0
+        self._carries: dict[int, bool] = {}  # id(element) -> has a message modifier below
+        self._pending: list[Element] = []  # conditions of the modifier being read
+
+    def carries(self, node: Node) -> bool:
+        """Whether a message modifier sits on ``node`` or below it (through links too): the
+        walk skips the rest, which is most of the data."""
+        return any(self._carries_elem(h, doc, 0) for h, doc in node.holders())
+
+    def _carries_elem(self, elem: Element, doc: Document, depth: int) -> bool:
+        known = self._carries.get(id(elem))
+        if known is not None:
+            return known
+        self._carries[id(elem)] = False  # a link cycle reads as "nothing below"
+        found = any(
+            m.get("type") == "add" and (m.get("field") or "") in MESSAGE_FIELDS
+            for m in elem.iter("modifier")
+        )
+        if not found and depth < MAX_LINK_DEPTH:
+            for link in elem.iter("entryLink"):
+                target = self.b.ws.resolve(link.get("targetId") or "", doc)
+                if target is not None and self._carries_elem(target[0], target[1], depth + 1):
+                    found = True
+                    break
+        self._carries[id(elem)] = found
+        return found
+
+    def read(self, root: Node) -> tuple[Restriction, ...]:
+        if not self.carries(root):
+            return ()
+        found: list[Restriction] = []
+        for where, modifier, groups in self._modifiers(root):
+            severity = MESSAGE_FIELDS[modifier.get("field") or ""]
+            self._pending = []
+            term = _all([self._holder(g, where) for g in groups] + [self._holder(modifier, where)])
+            if term is None:
+                self.skipped += 1
+                continue
+            if term is False:
+                self.read_count += 1
+                continue  # never raised in a matched-play list (Crusade, Boarding Actions...)
+            wargear = "" if where.node is root or where.node.is_group else where.node.name.strip()
+            if term is True:
+                if not wargear:
+                    self.skipped += 1  # always raised for every unit: not a list condition
+                    continue
+                term = RosterCondition.count(CountOf.WARGEAR, Compare.AT_LEAST, 1, wargear[:200])
+            restriction = Restriction(when=term, severity=severity, wargear=wargear[:200])
+            self.read_count += 1
+            census = self.b.ws.census
+            if census is not None:
+                for c in self._pending:
+                    census.deferred(c)
+            if restriction not in found and len(found) < MAX_PER_SHEET:
+                found.append(restriction)
+        return tuple(found)
+
+    # -- where the modifiers are ------------------------------------------------------
+
+    def _modifiers(self, root: Node) -> Iterator[tuple[_Where, Element, tuple[Element, ...]]]:
+        def walk(
+            node: Node, depth: int, entries: int, path: frozenset[tuple[str, str]]
+        ) -> Iterator[tuple[_Where, Element, tuple[Element, ...]]]:
+            where = _Where(root, node, parent_is_unit=entries == 1)
+            for m, groups in node.modifiers():
+                if m.get("type") == "add" and (m.get("field") or "") in MESSAGE_FIELDS:
+                    yield where, m, groups
+            if depth >= MAX_DEPTH:
+                return
+            for child in self.b.children(node):
+                key = (child.doc.id, child.id)
+                if key in path or not self.carries(child) or self.b.hidden(child):
+                    continue
+                if name_key(child.name) in SKIPPED_NAMES:
+                    continue
+                yield from walk(
+                    child, depth + 1, entries + (0 if child.is_group else 1), path | {key}
+                )
+
+        yield from walk(root, 0, 0, frozenset({(root.doc.id, root.id)}))
+
+    # -- conditions -------------------------------------------------------------------
+
+    def _holder(self, holder: Element, where: _Where) -> Term:
+        parts: list[Term] = []
+        conds = holder.find("conditions")
+        if conds is not None:
+            parts.extend(self._condition(c, where) for c in conds.findall("condition"))
+        groups = holder.find("conditionGroups")
+        if groups is not None:
+            parts.extend(self._holder(g, where) for g in groups.findall("conditionGroup"))
+        if holder.tag != "conditionGroup":
+            return _all(parts)
+        kind = holder.get("type") or "and"
+        if kind == "or":
+            return _any(parts)
+        return _all(parts) if kind == "and" else None  # e.g. "count": not expressed
+
+    def _condition(self, c: Element, where: _Where) -> Term:
+        ws = self.b.ws
+        decided = ws.condition(c, self.ctx, where.root.ids)
+        if decided is not None:
+            return decided
+        kind = c.get("type") or ""
+        scope = c.get("scope") or ""
+        child = c.get("childId") or ""
+        if kind in ("instanceOf", "notInstanceOf"):
+            keyword = self._category(child)
+            if keyword is None or scope not in KEYWORD_SCOPES:
+                return None
+            has = kind == "instanceOf"
+            return self._deferred(
+                c,
+                RosterCondition.count(
+                    CountOf.UNIT_KEYWORD,
+                    Compare.AT_LEAST if has else Compare.FEWER_THAN,
+                    1,
+                    keyword,
+                ),
+            )
+        compare = COMPARES.get(kind)
+        if compare is None or c.get("field") != "selections":
+            return None
+        try:
+            value = int(float(c.get("value") or ""))
+        except ValueError:
+            return None
+        if not 0 <= value <= 10_000:
+            return None
+        if scope in ARMY_SCOPES:
+            return self._deferred(c, self._army_count(child, compare, value, where))
+        in_unit = (
+            scope in UNIT_SCOPES
+            or scope in where.root.ids
+            or (scope == "parent" and where.parent_is_unit)
+            or (scope == "self" and where.node is where.root)
+        )
+        if not in_unit:
+            return None
+        if child == "model":
+            return self._deferred(c, RosterCondition.count(CountOf.MODELS, compare, value))
+        names = self._entry_names(child, where)
+        if not names:
+            return None
+        return self._deferred(
+            c,
+            RosterCondition(
+                ConditionOp.COUNT,
+                of=CountOf.WARGEAR,
+                name=names[0] if len(names) == 1 else self._entry_name(child, where) or names[0],
+                compare=compare,
+                value=value,
+                names=tuple(names) if len(names) > 1 else (),
+            ),
+        )
+
+    def _deferred(self, c: Element, term: Term) -> Term:
+        """``term``; once its restriction is kept, the census is told that ``c`` is decided
+        when validating."""
+        if isinstance(term, RosterCondition):
+            self._pending.append(c)
+        return term
+
+    def _army_count(self, child: str, compare: Compare, value: int, where: _Where) -> Term:
+        if child in self.sheet_names:
+            return RosterCondition.count(CountOf.UNITS, compare, value, self.sheet_names[child])
+        if child in self.detachment_names:
+            return RosterCondition.count(
+                CountOf.DETACHMENT, compare, value, self.detachment_names[child]
+            )
+        keyword = self._category(child)
+        if keyword is not None:
+            return RosterCondition.count(CountOf.KEYWORD, compare, value, keyword)
+        if name_key(self._entry_name(child, where) or "") == "warlord":
+            return RosterCondition.count(CountOf.WARLORD, compare, value)
+        return None
+
+    def _category(self, child: str) -> str | None:
+        name = self.b.ws.category_names.get(child)
+        if not name:
+            return None
+        if name.startswith(FACTION_PREFIX):
+            name = name[len(FACTION_PREFIX) :]
+        return name.strip()[:200] or None
+
+    def _entry_name(self, child: str, where: _Where) -> str | None:
+        found = self.b.ws.resolve(child, where.node.doc)
+        if found is None:
+            return None
+        return (found[0].get("name") or "").strip()[:200] or None
+
+    def _entry_names(self, child: str, where: _Where) -> list[str]:
+        """The choices counted for ``child`` in the unit: the entry's own name, or for a group
+        the names of the entries inside it. Empty when it counts models of one type, which the
+        roster does not record (only the unit's size)."""
+        found = self.b.ws.resolve(child, where.node.doc)
+        if found is None or child in where.root.ids:
+            return []
+        elem, doc = found
+        if elem.tag == "entryLink":
+            target = self.b.ws.resolve(elem.get("targetId") or "", doc)
+            if target is None:
+                return []
+            elem, doc = target
+        if elem.tag == "selectionEntry":
+            if elem.get("type") == "model":
+                return []  # models of one type: the roster does not record them (ruling D12)
+            name = (elem.get("name") or "").strip()[:200]
+            return [name] if name else []
+        if elem.tag != "selectionEntryGroup":
+            return []
+        names: list[str] = []
+        stack = [(Node(elem, doc), 0)]
+        while stack and len(names) < MAX_CONDITION_NAMES:
+            node, depth = stack.pop()
+            for member in self.b.children(node):
+                if member.is_group and depth < 3:
+                    stack.append((member, depth + 1))
+                elif not member.is_group:
+                    if member.type == "model":
+                        return []
+                    name = member.name.strip()[:200]
+                    if name and name not in names and len(names) < MAX_CONDITION_NAMES:
+                        names.append(name)
+        return names
+
+
+def _all(parts: list[Term]) -> Term:
+    if any(p is False for p in parts):
+        return False
+    if any(p is None for p in parts):
+        return None
+    rules = [p for p in parts if isinstance(p, RosterCondition)]
+    if not rules:
+        return True
+    unique = list(dict.fromkeys(rules))
+    return unique[0] if len(unique) == 1 else RosterCondition(ConditionOp.ALL, args=tuple(unique))
+
+
+def _any(parts: list[Term]) -> Term:
+    if any(p is True for p in parts):
+        return True
+    rules = [p for p in parts if isinstance(p, RosterCondition)]
+    if any(p is None for p in parts):
+        return None
+    if not rules:
+        return False
+    unique = list(dict.fromkeys(rules))
+    return unique[0] if len(unique) == 1 else RosterCondition(ConditionOp.ANY, args=tuple(unique))
