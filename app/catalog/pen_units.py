@@ -656,7 +656,7 @@ class PenIssue:
 
 # English wording of each issue (the armies feature has the translated ones).
 ISSUE_TEXT: dict[str, str] = {
-    "points-over-limit": "The army costs %(points)s points, %(over)s over its limit of %(limit)s.",
+    "points-over-limit": "the army costs %(points)s points, over its limit of %(limit)s",
     "embarked-not-a-transport": "%(unit)s starts in %(transport)s, which is not a transport.",
     "embarked-vehicle": "%(unit)s is a vehicle: it cannot start inside a transport.",
     "embarked-type": "%(transport)s carries only %(types)s; %(unit)s is %(type)s.",

@@ -82,7 +82,7 @@ def test_a_game_limit_overrides_the_lists(client: TestClient, alice: dict) -> No
     assert [i.code for i in army_issues(army)] == []
     issues = army_issues(army, points_limit=100)
     assert [(i.code, i.severity) for i in issues] == [("points-over-limit", "error")]
-    assert issues[0].message == "The army costs 150 points, 50 over its limit of 100."
+    assert issues[0].message == "the army costs 150 points, over its limit of 100"
 
 
 def test_transport_errors_are_reported_whole(client: TestClient, alice: dict) -> None:
