@@ -52,7 +52,7 @@ from app.engine.black_reach.battle.evolve import evolve, placement_of
 from app.engine.black_reach.battle.setup import SEATS, BattleSetup, parse_setup
 from app.engine.black_reach.battle.state import BattleState, SecretOrder, Stage, UnitState
 from app.engine.black_reach.board import Square, UnitClass
-from app.engine.black_reach.forces import Ability, Group, apply_step
+from app.engine.black_reach.forces import Ability, FaceKind, Group, apply_step
 from app.engine.black_reach.los import (
     Arc,
     Blocker,
@@ -230,11 +230,27 @@ def _validate_setup(setup: BattleSetup) -> BattleState:
             f"seats must map A and B to the scenario's sides {sorted(sides)}",
             kind=RefusalKind.INPUT,
         )
+    # the faces and facings first (the deployment cannot be built without them)
+    problems: list[str] = []
+    for d in setup.deployment:
+        counter = scenario.catalogue.counters.get(d.unit.rsplit(":", 1)[-1])
+        if d.facing not in Facing.__members__:
+            problems.append(f"{d.unit}: facing must be one of {', '.join(Facing.__members__)}")
+        elif counter is not None and counter.footprint == 4 and Facing[d.facing].diagonal:
+            problems.append(f"{d.unit}: a 4-square vehicle never stands diagonally")
+        if d.face is not None and (
+            d.face not in {str(k) for k in FaceKind}
+            or (counter is not None and counter.face(FaceKind(d.face)) is None)
+        ):
+            problems.append(f"{d.unit}: no {d.face!r} face to deploy on")
+    if problems:
+        raise refuse(
+            "bad_deployment", "; ".join(problems), kind=RefusalKind.INPUT, problems=problems
+        )
     # deploy on an empty state, then check every counter
     state = evolve(BattleState(), BattleCreated(setup))
     seen: set[str] = set()
     taken: dict[Square, str] = {}
-    problems: list[str] = []
     for d in setup.deployment:
         if d.unit not in state.units:
             problems.append(f"{d.unit}: no such unit in the scenario")
