@@ -17,6 +17,7 @@ __all__ = [
     "EVENT_CODEC",
     "NO_DICE",
     "ActivationEnded",
+    "ActivationPassed",
     "BattleCreated",
     "BattleEnded",
     "ChargeDeclared",
@@ -37,7 +38,9 @@ __all__ = [
     "ReserveDeclared",
     "ReservesRolled",
     "RollOffMade",
+    "RoundStarted",
     "ScoutMoved",
+    "SquadChosen",
     "SquadOutcome",
     "StepEnded",
     "TestTaken",
@@ -270,6 +273,35 @@ class Rammed(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class RoundStarted(Event):
+    """Alternation mode: a new game round; ``first`` won the round's roll-off (round 1: the
+    player chosen at the set-up) [L840]. Every squad is to play again."""
+
+    kind: ClassVar[str] = "round_started"
+    round: int
+    first: str
+    roll: Roll
+
+
+@dataclass(frozen=True, slots=True)
+class SquadChosen(Event):
+    """Alternation mode: the squad the active player plays now, all its phases [L842]."""
+
+    kind: ClassVar[str] = "squad_chosen"
+    unit: str
+
+
+@dataclass(frozen=True, slots=True)
+class ActivationPassed(Event):
+    """Alternation mode: ``unit`` has been played (its marker placed); ``turn`` says who
+    plays the next squad (0: the round's first player) [L842-L844]."""
+
+    kind: ClassVar[str] = "activation_passed"
+    unit: str
+    turn: int
+
+
+@dataclass(frozen=True, slots=True)
 class Regenerated(Event):
     kind: ClassVar[str] = "regenerated"
     unit: str
@@ -388,5 +420,8 @@ EVENT_CODEC = TaggedCodec(
         Disembarked,
         PassengersHit,
         Rammed,
+        RoundStarted,
+        SquadChosen,
+        ActivationPassed,
     ],
 )

@@ -7,6 +7,7 @@ from dataclasses import replace
 from app.engine.match.events import Event
 from app.engine.pen.battle.events import (
     ActivationEnded,
+    ActivationPassed,
     BattleCreated,
     BattleEnded,
     ChargeDeclared,
@@ -27,7 +28,9 @@ from app.engine.pen.battle.events import (
     ReserveDeclared,
     ReservesRolled,
     RollOffMade,
+    RoundStarted,
     ScoutMoved,
+    SquadChosen,
     StepEnded,
     TestTaken,
     TurnStarted,
@@ -38,7 +41,7 @@ from app.engine.pen.battle.events import (
     VehicleDamage,
     WentToGround,
 )
-from app.engine.pen.battle.setup import profile_of
+from app.engine.pen.battle.setup import other, profile_of
 from app.engine.pen.battle.state import BattleState, Phase, Place, Speed, Stage, UnitState
 from app.engine.pen.names import Rule
 
@@ -139,6 +142,40 @@ def _no_ws(state: BattleState, unit: UnitState) -> bool:
     return not isinstance(raw, dict) or raw.get("ws") is None
 
 
+def _next_deployer(state: BattleState, seat: str) -> str:
+    """Alternation mode: squads deploy one at a time, in turn [L838]; a player with nothing
+    left to deploy lets the other deploy the rest."""
+    them = other(seat)
+    left = [
+        u
+        for u in state.seat_units(them)
+        if u.place is Place.UNDEPLOYED and str(Rule.INFILTRATE) not in u.rules
+    ]
+    return them if left and them not in state.ready else seat
+
+
+def _fresh(unit: UnitState) -> UnitState:
+    """A squad at the start of its turn (or of a round in the alternation mode)."""
+    return replace(
+        unit,
+        fought=False,
+        charged=False,
+        consolidated=False,
+        results_this_turn=(),
+        rolls=0,
+        transferred=False,
+        carried_out=False,
+        rammed=False,
+        speed=None,
+        moved=0,
+        activated=False,
+        shot=False,
+        shot_at=frozenset(),
+        regrouped=False,
+        arrived_deep_strike=False,
+    )
+
+
 def evolve(state: BattleState, event: Event) -> BattleState:
     u = state.units
     match event:
@@ -162,9 +199,14 @@ def evolve(state: BattleState, event: Event) -> BattleState:
         case RollOffMade(winner=winner):
             return replace(state, roll_off_winner=winner, stage=Stage.CHOOSE)
         case FirstChosen(seat=seat):
-            return replace(state, first=seat, stage=Stage.DEPLOY, ready=frozenset())
+            return replace(
+                state, first=seat, stage=Stage.DEPLOY, ready=frozenset(), deploy_next=seat
+            )
         case UnitDeployed(unit=unit):
-            return state.with_unit(replace(u[unit], place=Place.TABLE))
+            state = state.with_unit(replace(u[unit], place=Place.TABLE))
+            if state.alternation and state.stage is Stage.DEPLOY:
+                state = replace(state, deploy_next=_next_deployer(state, u[unit].seat))
+            return state
         case ScoutMoved(unit=unit, inches=inches):
             return state.with_unit(replace(u[unit], moved=inches, activated=True))
         case TurnStarted(round=round_, turn=turn):
@@ -211,7 +253,7 @@ def evolve(state: BattleState, event: Event) -> BattleState:
             if passed:
                 return state
             if test == "pinning":
-                return state.with_unit(replace(me, down_until=state.turn_index + 1))
+                return state.with_unit(replace(me, down_until=state.down_until_next))
             for enemy in me.locked:  # a failed morale test: the squad retreats [L1164]
                 state = _unlock(state, unit, enemy)
             return state.with_unit(replace(state.units[unit], retreating=True))
@@ -225,7 +267,7 @@ def evolve(state: BattleState, event: Event) -> BattleState:
                 moved=inches,
                 activated=True,
                 arrived_deep_strike=mode == "deep_strike",
-                down_until=state.turn_index + 1 if down else u[unit].down_until,
+                down_until=state.down_until_next if down else u[unit].down_until,
             )
             return _rolled(replace(state.with_unit(me), active_unit=unit), unit)
         case UnitMoved(unit=unit, speed=speed, inches=inches, models_left=left):
@@ -239,7 +281,7 @@ def evolve(state: BattleState, event: Event) -> BattleState:
             state = _rolled(replace(state.with_unit(me), active_unit=unit), unit)
             return _set_models(state, state.units[unit], left, event.wounds_taken)
         case WentToGround(unit=unit):
-            return state.with_unit(replace(u[unit], down_until=state.turn_index + 1))
+            return state.with_unit(replace(u[unit], down_until=state.down_until_next))
         case UnitShot(unit=unit, target=target):
             me = u[unit]
             if not me.activated:
@@ -312,6 +354,34 @@ def evolve(state: BattleState, event: Event) -> BattleState:
                     hit = _damaged(hit, o.vehicle)
                 state = _set_models(state.with_unit(hit), hit, o.models_left, o.wounds_taken)
             return state
+        case RoundStarted(round=round_, first=first):
+            fresh = {k: _fresh(v) for k, v in state.units.items()}
+            return replace(
+                state,
+                round=round_,
+                turn=0,
+                first=first,
+                phase=Phase.MOVEMENT,
+                active_unit=None,
+                playing=None,
+                units=fresh,
+            )
+        case SquadChosen(unit=unit):
+            return replace(state, playing=unit)
+        case ActivationPassed(unit=unit, turn=turn):
+            units = {
+                k: replace(v, fought=False, consolidated=False) for k, v in state.units.items()
+            }
+            if unit in units:  # its "until the end of its next turn" effects end [L845]
+                units[unit] = replace(units[unit], activated=True, shaken=False, stunned=False)
+            return replace(
+                state,
+                units=units,
+                turn=turn,
+                phase=Phase.MOVEMENT,
+                playing=None,
+                active_unit=None,
+            )
         case Regenerated(unit=unit, healed=healed):
             me = u[unit]
             if healed:
@@ -324,13 +394,15 @@ def evolve(state: BattleState, event: Event) -> BattleState:
                 u[unit], place=Place.EMBARKED, transport=transport, transferred=True, activated=True
             )
             state = state.with_unit(me)
+            if state.alternation and state.stage is Stage.DEPLOY:
+                state = replace(state, deploy_next=_next_deployer(state, me.seat))
             return replace(state, active_unit=None) if state.active_unit == unit else state
         case Disembarked(unit=unit, transport=transport, moved=moved, emergency=emergency):
             me = replace(u[unit], place=Place.TABLE, transport=None, transferred=True)
             if moved:
                 me = replace(me, activated=True, speed=Speed.NORMAL, moved=0)
             if emergency:
-                me = replace(me, down_until=state.turn_index + 1)
+                me = replace(me, down_until=state.down_until_next)
             state = state.with_unit(me)
             if not moved:
                 state = state.with_unit(replace(state.units[transport], carried_out=True))

@@ -47,6 +47,7 @@ from app.engine.pen.battle.events import (
     EVENT_CODEC,
     NO_DICE,
     ActivationEnded,
+    ActivationPassed,
     BattleCreated,
     BattleEnded,
     ChargeDeclared,
@@ -67,7 +68,9 @@ from app.engine.pen.battle.events import (
     ReserveDeclared,
     ReservesRolled,
     RollOffMade,
+    RoundStarted,
     ScoutMoved,
+    SquadChosen,
     SquadOutcome,
     StepEnded,
     TestTaken,
@@ -240,14 +243,40 @@ def _declare_reserve(out: _Out, cmd: DeclareReserve, actor: str) -> None:
     out.emit(ReserveDeclared(cmd.unit, cmd.mode))
 
 
+_DEPLOY_ORDER = {
+    False: "the first player deploys first [L832]",
+    True: "the players deploy one squad each in turn [L838]",
+}
+
+
+def _deployer(s: BattleState) -> str:
+    """The seat that deploys now: the first player, then the second [L832]; in the
+    alternation mode one squad each in turn [L838]."""
+    seat = (s.deploy_next if s.alternation else None) or s.first or "A"
+    return seat if seat not in s.ready else other(seat)
+
+
+def _choose(out: _Out, unit: str, actor: str) -> None:
+    """Alternation mode: every command of the active player is about the squad being played;
+    the first one chooses it among the squads not played this round [L842]."""
+    s = out.state
+    if not s.alternation or s.stage is not Stage.BATTLE:
+        return
+    if s.playing is None:
+        if unit not in s.unplayed(actor):
+            raise refuse("already_played", f"{unit} is not a squad of yours left to play")
+        out.emit(SquadChosen(unit))
+    elif s.playing != unit:
+        raise refuse("one_squad", f"{s.playing} is being played: finish it first (end_phase)")
+
+
 def _end_step(out: _Out, actor: str) -> None:
     s = out.state
     _stage(s, Stage.RESERVES, Stage.DEPLOY, Stage.INFILTRATE, Stage.SCOUT)
     if actor in s.ready:
         raise refuse("step_done", "you have already ended this step")
     if s.stage is Stage.DEPLOY:
-        waiting = s.first if s.first not in s.ready else other(s.first or "A")
-        if actor != waiting:
+        if actor != _deployer(s) and not s.alternation:
             raise refuse("not_your_turn", "the first player deploys first [L832]")
         left = [
             u.id
@@ -296,9 +325,8 @@ def _deploy(out: _Out, cmd: Deploy, actor: str) -> None:
     if me.place is not Place.UNDEPLOYED:
         raise refuse("already_placed", f"{cmd.unit} is already {me.place}")
     if s.stage is Stage.DEPLOY:
-        waiting = s.first if s.first not in s.ready else other(s.first or "A")
-        if actor != waiting:
-            raise refuse("not_your_turn", "the first player deploys first [L832]")
+        if actor != _deployer(s):
+            raise refuse("not_your_turn", _DEPLOY_ORDER[s.alternation])
         if str(Rule.INFILTRATE) in me.rules:
             raise refuse("infiltrator", "Infiltration squads deploy after the armies [L422]")
     out.emit(UnitDeployed(cmd.unit))
@@ -318,6 +346,9 @@ def _scout(out: _Out, cmd: ScoutMove, actor: str) -> None:
 
 def _start_turn(out: _Out, cmd: StartTurn, actor: str) -> None:
     _turn(out.state, actor, Phase.START)
+    if out.state.alternation:
+        _start_round(out, cmd)
+        return
     s = out.state
     if s.night and s.turn == 0:  # one roll per game round, on the first player's turn [L948]
         start = out.mark()
@@ -350,6 +381,50 @@ def _start_turn(out: _Out, cmd: StartTurn, actor: str) -> None:
         malus = 1 if 2 * me.models <= me.models_start else 0  # lost >= 50% [L977]
         _test(out, me, "regroup", malus)
     out.emit(PhaseStarted(str(Phase.MOVEMENT)))
+
+
+def _start_round(out: _Out, cmd: StartTurn) -> None:
+    """Alternation mode: the round's roll-off (from round 2; round 1 is played in the
+    set-up's order), then for both players what a turn's start does: dawn, reserves,
+    regeneration, poison, regroup [L840], [L944-L978]."""
+    s = out.state
+    start = out.mark()
+    first = s.first or "A"
+    if s.round > 1:
+        for attempt in range(1, 21):  # the higher D6 plays first, ties re-rolled
+            a = out.roller.roll(6, f"round {s.round}: who plays first, A #{attempt}")
+            b = out.roller.roll(6, f"round {s.round}: who plays first, B #{attempt}")
+            if a != b:
+                first = "A" if a > b else "B"
+                break
+        else:
+            raise refuse("roll_off_ties", "twenty ties in a row: roll again")
+    out.emit(RoundStarted(s.round, first, out.roll_since(start)))
+    if out.state.night:
+        start = out.mark()
+        die = out.roller.roll(6, f"dawn, round {s.round}", stage="dawn")
+        day = die >= tables.dawn_target(s.round)
+        out.roller.annotate(outcome="day" if day else "night")
+        out.emit(DawnRolled(out.roll_since(start), day))
+    waiting = sorted(u.id for u in out.state.units.values() if u.place is Place.RESERVE)
+    wanted = waiting if cmd.reserves is None else list(cmd.reserves)
+    if any(unit not in waiting for unit in wanted):
+        raise refuse("not_in_reserve", "only squads waiting in reserve roll to arrive")
+    if wanted:
+        start = out.mark()
+        target = tables.reserve_target(s.round)
+        arrived: list[str] = []
+        for unit in wanted:
+            die = 6 if target is None else out.roller.roll(6, f"reserves {unit}")
+            if die >= (target or 1):
+                arrived.append(unit)
+        out.emit(ReservesRolled(out.roll_since(start), tuple(arrived)))
+    for seat in SEATS:
+        _regenerate(out, seat)
+    _poison(out)
+    for unit in sorted(u.id for u in out.state.units.values() if u.retreating and u.alive):
+        me = out.state.units[unit]
+        _test(out, me, "regroup", 1 if 2 * me.models <= me.models_start else 0)
 
 
 def _regenerate(out: _Out, actor: str) -> None:
@@ -393,6 +468,7 @@ def _arrive(out: _Out, cmd: Arrive, actor: str) -> None:
     _no_open_activation(out.state, cmd.unit)
     mode = me.reserve or ReserveMode.STANDARD
     _inches(cmd.inches, _move_limit(me, cmd.speed), "arrival move")
+    _choose(out, cmd.unit, actor)
     start = out.mark()
     edge, scatter, down = "", 0, False
     if mode is ReserveMode.OUTFLANK:
@@ -448,6 +524,7 @@ def _move(out: _Out, cmd: Move, actor: str) -> None:
         raise refuse("flees", "a retreating squad flees at a rapid move [L976]")
     limit = _move_limit(me, cmd.speed)
     _inches(cmd.inches, limit, f"{cmd.speed} move")
+    _choose(out, cmd.unit, actor)
     start = out.mark()
     models, taken, immobilised = me.models, me.wounds_taken, False
     if cmd.dangerous and cmd.speed is not Speed.STATIONARY:
@@ -550,6 +627,7 @@ def _ram(out: _Out, cmd: Ram, actor: str) -> None:
     fast = me.reduced_mobility or me.carried_out
     _inches(cmd.inches, _move_limit(me, Speed.NORMAL if fast else Speed.RAPID), "ram")
     speed = Speed.RAPID if cmd.inches > _move_limit(me, Speed.NORMAL) else Speed.NORMAL
+    _choose(out, cmd.unit, actor)
     seen: set[str] = set()
     for t in cmd.targets:
         them = _unit(s, t.unit)
@@ -685,6 +763,7 @@ def _shoot(out: _Out, cmd: Shoot, actor: str) -> None:
         ) from None
     if request.melee:
         raise refuse("melee_weapon", "close-combat weapons fight in the assault phase")
+    _choose(out, cmd.unit, actor)
     start = out.mark()
     result = resolve(request, out.roller)
     roll = out.roll_since(start)
@@ -877,8 +956,7 @@ def _embark(out: _Out, cmd: Embark, actor: str) -> None:
             "transport_full", f"{cmd.transport} carries {spec.capacity} models [L290-L293]"
         )
     if s.stage is Stage.DEPLOY:  # deployed inside its transport
-        waiting = s.first if s.first not in s.ready else other(s.first or "A")
-        if actor != waiting or me.place is not Place.UNDEPLOYED:
+        if actor != _deployer(s) or me.place is not Place.UNDEPLOYED:
             raise refuse("not_now", "deploy it into its transport in your deployment")
         out.emit(Embarked(cmd.unit, cmd.transport))
         return
@@ -890,6 +968,7 @@ def _embark(out: _Out, cmd: Embark, actor: str) -> None:
     if me.shot or (me.activated and s.active_unit != cmd.unit):
         raise refuse("cannot_embark", "a squad embarks at the start or the end of its move [L278]")
     _no_open_activation(s, cmd.unit)
+    _choose(out, cmd.unit, actor)
     out.emit(Embarked(cmd.unit, cmd.transport))
 
 
@@ -904,7 +983,11 @@ def _disembark(out: _Out, cmd: Disembark, actor: str) -> None:
     carrier = s.units[me.transport]
     if s.active_unit not in (None, carrier.id):
         raise refuse("activation_open", f"finish {s.active_unit} first (end_activation)")
+    if s.alternation and s.playing != carrier.id:
+        raise refuse("not_now", "passengers get out while their transport is played")
     moved = carrier.activated and carrier.speed not in (None, Speed.STATIONARY)
+    if s.alternation:  # played with their transport, as having moved (pen rulings)
+        moved = True
     if carrier.activated and not moved and s.active_unit != carrier.id:
         moved = True  # the transport is done for the turn: the end of its movement
     out.emit(Disembarked(cmd.unit, carrier.id, moved, cmd.emergency))
@@ -937,6 +1020,7 @@ def _charge(out: _Out, cmd: Charge, actor: str) -> None:
     reach = 9 if str(Rule.FLEET) in me.rules else 6
     if not 0 <= cmd.distance <= reach:
         raise refuse("too_far", f"{cmd.distance} ps: a charge reaches {reach} ps [L1177]")
+    _choose(out, cmd.unit, actor)
     out.emit(ChargeDeclared(cmd.unit, cmd.target, cmd.distance))
 
 
@@ -950,6 +1034,9 @@ def _fight(out: _Out, cmd: Fight, actor: str) -> None:
     group = _combat(s, cmd.unit)
     if any(s.units[u].fought for u in group):
         raise refuse("already_fought", "this combat has been fought this phase")
+    if s.alternation:
+        _own(s, cmd.unit, actor)
+        _choose(out, cmd.unit, actor)
     if len(group) > 2 or me.is_vehicle or them.is_vehicle or cmd.assign:
         _fight_many(out, cmd, group)
         return
@@ -1237,13 +1324,38 @@ def _end_phase(out: _Out, actor: str) -> None:
         if s.active_unit is not None:
             raise refuse("activation_open", f"finish {s.active_unit} first (end_activation)")
         waiting = [u.id for u in s.seat_units(actor) if u.place is Place.AVAILABLE]
-        if waiting:
+        if waiting and not s.alternation:
             raise refuse("reserves_waiting", f"bring on {', '.join(sorted(waiting))} [L867]")
+        if s.alternation and s.playing is None and s.unplayed(actor):
+            raise refuse("play_a_squad", "choose the squad you play (a move, even stationary)")
         out.emit(PhaseStarted(str(Phase.ASSAULT)))
+        return
+    if s.alternation:
+        _pass(out, actor)
         return
     if s.turn == 0:
         out.emit(TurnStarted(s.round, 1))
         return
+    _end_round(out)
+
+
+def _pass(out: _Out, actor: str) -> None:
+    """Alternation mode: the squad has played all its phases; the other player plays his
+    next squad, or this one again when the other has played them all; the round ends when
+    both have [L842-L844]."""
+    s = out.state
+    mine = [u for u in s.unplayed(actor) if u != s.playing]
+    if s.playing is None and mine:
+        raise refuse("play_a_squad", "play one of your squads before passing [L842]")
+    theirs = s.unplayed(other(actor))
+    nxt = other(actor) if theirs else actor
+    out.emit(ActivationPassed(s.playing or "", 0 if nxt == s.first else 1))
+    if not theirs and not mine:
+        _end_round(out)
+
+
+def _end_round(out: _Out) -> None:
+    s = out.state
     if s.round >= 5:  # end of game rounds 5 and 6: 3+ / 5+ to go on; 7 ends it [L826]
         target = tables.game_continues_target(s.round)
         if target is None:

@@ -76,6 +76,7 @@ class BattleSetup:
     objectives: int = 2
     zones: int = 0
     kill_points: bool = True
+    alternation: bool = False  # the optional alternation mode of §3.5 [L836-L846]
 
     def army(self, seat: str) -> ArmySpec:
         return next(a for a in self.armies if a.seat == seat)

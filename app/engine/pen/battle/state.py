@@ -143,6 +143,9 @@ class BattleState:
     control: Mapping[str, str | None] = field(default_factory=dict)  # objective -> seat
     result: Mapping[str, int] = field(default_factory=dict)  # seat -> VP at the end
     winner: str | None = None
+    # the alternation mode of §3.5 [L836-L846]
+    playing: str | None = None  # the squad being played (all its phases) [L842]
+    deploy_next: str | None = None  # who deploys the next squad [L838]
 
     @property
     def spec(self) -> Mapping[str, UnitSpec]:
@@ -164,9 +167,31 @@ class BattleState:
         return self.first if self.turn == 0 else other(self.first)
 
     @property
+    def alternation(self) -> bool:
+        return self.setup is not None and self.setup.alternation
+
+    @property
     def turn_index(self) -> int:
-        """A running count of player turns (1 = the first player's first turn)."""
+        """A running count of player turns (1 = the first player's first turn); in the
+        alternation mode, of game rounds (odd numbers)."""
+        if self.alternation:
+            return 2 * self.round - 1
         return (self.round - 1) * 2 + self.turn + 1
+
+    @property
+    def down_until_next(self) -> int:
+        """``down_until`` for "until the end of the next turn" [L1138]; in the alternation
+        mode, until the end of the next round (the squad's next activation at the latest,
+        [L845]; pen rulings)."""
+        return self.turn_index + (2 if self.alternation else 1)
+
+    def unplayed(self, seat: str) -> list[str]:
+        """The squads of ``seat`` still to play this round (alternation mode [L842-L844])."""
+        return sorted(
+            u.id
+            for u in self.seat_units(seat)
+            if u.place in (Place.TABLE, Place.AVAILABLE) and u.models > 0 and not u.activated
+        )
 
     def gone_to_ground(self, unit: UnitState) -> bool:
         return unit.down_until >= self.turn_index

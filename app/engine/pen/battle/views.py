@@ -165,7 +165,9 @@ def legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
             out.extend(
                 {"command": {"type": "move", "unit": u.id}, "needs": ["speed", "inches"]}
                 for u in mine
-                if u.on_table and not u.activated
+                if u.on_table
+                and not u.activated
+                and (not state.alternation or state.playing in (None, u.id))
             )
             out.extend(_cmd(Disembark(u.id)) for u in mine if u.embarked and not u.transferred)
         if state.phase is Phase.ASSAULT:

@@ -4,6 +4,7 @@ feature, regeneration [L453], poison [L665], transports [L270-L335], multi-squad
 [L1205-L1213] with their sweeping advance [L1256-L1258], vehicles in close combat [L209-L213]
 and the passengers of a destroyed transport [L1453]."""
 
+import json
 from typing import Any
 
 import pytest
@@ -29,6 +30,7 @@ from app.engine.pen.battle.commands import (
     EndPhase,
     EndStep,
     Fight,
+    GoToGround,
     Move,
     Pairing,
     Ram,
@@ -39,7 +41,7 @@ from app.engine.pen.battle.commands import (
     Undo,
 )
 from app.engine.pen.battle.events import CombatResolved, PassengersHit, Rammed
-from app.engine.pen.battle.state import Speed
+from app.engine.pen.battle.state import Phase, Speed
 
 MARINE: dict[str, Any] = {
     "ws": 4,
@@ -467,3 +469,107 @@ def test_a_squad_that_dodges_takes_no_hit_and_infantry_cannot_ram() -> None:
     assert isinstance(event, Rammed)
     assert (event.dodged, event.squads, event.speed) == (("inf",), (), Speed.NORMAL)
     assert battle.state.units["inf"].models == 5
+
+
+# -- the alternation mode of §3.5 -----------------------------------------------------------------
+
+
+def alternation_battle() -> PenBattle:
+    a = ArmySpec(
+        "A",
+        "Alpha",
+        (
+            UnitSpec("tac", "Tac", 50, 2, MARINE, (BOLTER,)),
+            UnitSpec("dev", "Dev", 50, 2, MARINE, (BOLTER,)),
+        ),
+    )
+    b = ArmySpec(
+        "B",
+        "Beta",
+        (UnitSpec("inf", "Guard", 50, 5, GUARD), UnitSpec("vet", "Vets", 50, 2, GUARD)),
+    )
+    setup = BattleSetup((a, b), points_limit=400, objectives=0, alternation=True)
+    battle = PenBattle.create(setup)
+    battle.execute(EndStep(), "A")
+    battle.execute(EndStep(), "B")
+    battle.execute(RollOff(), "A", dice=[6, 1])
+    battle.execute(ChooseFirst("A"), "A")
+    return battle
+
+
+def play_still(battle: PenBattle, seat: str, unit: str) -> None:
+    battle.execute(Move(unit, Speed.STATIONARY), seat)
+    battle.execute(EndActivation(unit), seat)
+    battle.execute(EndPhase(), seat)
+    battle.execute(EndPhase(), seat)
+
+
+def test_alternation_deploys_and_plays_one_squad_each_in_turn() -> None:
+    battle = alternation_battle()
+    battle.execute(Deploy("tac"), "A")
+    with pytest.raises(Refusal) as err:
+        battle.execute(Deploy("dev"), "A")  # one squad each in turn [L838]
+    assert err.value.code == "not_your_turn"
+    battle.execute(Deploy("inf"), "B")
+    battle.execute(Deploy("dev"), "A")
+    battle.execute(Deploy("vet"), "B")
+    battle.execute(EndStep(), "A")
+    battle.execute(EndStep(), "B")
+    battle.execute(StartTurn(), "A", dice=[1])  # round 1 in the set-up's order; dawn 1
+    battle.execute(Move("tac", Speed.NORMAL, 6), "A")  # Tac is the squad played [L842]
+    battle.execute(EndActivation("tac"), "A")
+    with pytest.raises(Refusal) as err:
+        battle.execute(Move("dev", Speed.NORMAL, 6), "A")
+    assert err.value.code == "one_squad"
+    battle.execute(GoToGround("inf"), "B")  # B's squads react as in a player turn
+    battle.execute(EndPhase(), "A")
+    battle.execute(EndPhase(), "A")  # Tac is marked as played: B plays one squad
+    assert battle.state.active_seat == "B"
+    assert battle.state.units["tac"].activated
+    play_still(battle, "B", "inf")
+    with pytest.raises(Refusal) as err:
+        battle.execute(EndPhase(), "A")
+    assert err.value.code == "play_a_squad"
+    with pytest.raises(Refusal) as err:
+        battle.execute(Shoot("tac", "vet", "bolter", 10), "A", dice=[])
+    assert err.value.code == "already_played"
+    play_still(battle, "A", "dev")
+    play_still(battle, "B", "vet")  # both have played everything: round 2
+    assert (battle.state.round, battle.state.phase) == (2, Phase.START)
+    # round 2: the D6 says who plays first [L840]: A 2, B 5: B; dawn 3 (3+): day
+    battle.execute(StartTurn(), "A", dice=[2, 5, 3])
+    assert (battle.state.first, battle.state.active_seat, battle.state.night) == ("B", "B", False)
+    assert not battle.state.units["tac"].activated
+    # gone to ground in round 1 lasts until the end of round 2 (the squad's next
+    # activation at the latest [L845])
+    assert battle.state.gone_to_ground(battle.state.units["inf"])
+    for seat, unit in (("B", "vet"), ("A", "tac"), ("B", "inf"), ("A", "dev")):
+        play_still(battle, seat, unit)
+    battle.execute(StartTurn(), "B", dice=[4, 1])  # round 3: A 4 against B 1: A first
+    assert battle.state.first == "A"
+    assert not battle.state.gone_to_ground(battle.state.units["inf"])
+    assert replayed(battle).state == battle.state
+
+
+def test_logs_written_before_the_new_fields_still_replay() -> None:
+    battle = transport_battle()
+    battle.execute(StartTurn(), "A", dice=[6])
+    battle.execute(Move("tac", Speed.STATIONARY), "A")
+    battle.execute(Shoot("tac", "rhino", "bolter", 10, half_range=True), "A", seed=3)
+    data = json.loads(battle.export_json())
+
+    def strip(node: object) -> None:  # the fields this engine added, all optional
+        if isinstance(node, dict):
+            for key in ("alternation", "capacity", "poisoned"):
+                node.pop(key, None)
+            for value in node.values():
+                strip(value)
+        elif isinstance(node, list):
+            for value in node:
+                strip(value)
+
+    strip(data)
+    old = PenBattle.import_log(json.dumps(data))
+    assert old.state.setup is not None
+    assert not old.state.setup.alternation
+    assert old.state.units["tac"] == battle.state.units["tac"]
