@@ -6,12 +6,14 @@ victory points, on the neutral machinery of :mod:`app.engine.match`.
 - the inputs (``setup``): :class:`BattleSetup`, :class:`ArmySpec`, :class:`UnitSpec`,
   :class:`WeaponSpec`; the commands (``commands``) and events (``events``).
 
-Not registered as a ``match`` capability: the match feature cannot drive it yet.
+``PenBattle`` satisfies :class:`app.engine.match.game.MatchGame` (fork, decode,
+command_seed, status...); what the engine leaves to the table is listed in
+``docs/rulings/pen.md`` (B1-B21).
 """
 
-from app.engine.pen.battle.commands import COMMAND_CODEC, Command
+from app.engine.pen.battle.commands import COMMAND_CODEC, Command, Pairing, RamTarget
 from app.engine.pen.battle.events import EVENT_CODEC
-from app.engine.pen.battle.game import PenBattle, command_from_json
+from app.engine.pen.battle.game import PenBattle, command_from_json, command_seed
 from app.engine.pen.battle.rules import RULE_BOOK, victory_points
 from app.engine.pen.battle.setup import ArmySpec, BattleSetup, UnitSpec, WeaponSpec
 from app.engine.pen.battle.state import BattleState, Phase, Place, ReserveMode, Speed, Stage
@@ -24,14 +26,17 @@ __all__ = [
     "BattleSetup",
     "BattleState",
     "Command",
+    "Pairing",
     "PenBattle",
     "Phase",
     "Place",
+    "RamTarget",
     "ReserveMode",
     "Speed",
     "Stage",
     "UnitSpec",
     "WeaponSpec",
     "command_from_json",
+    "command_seed",
     "victory_points",
 ]
