@@ -548,3 +548,111 @@ def test_a_piercing_shot_allows_no_save() -> None:
     events = battle.execute_json(SHOT, A, dice=[4])
     assert "armour_save" not in [e.event.kind for e in events]
     assert events[-1].event.kind == "steps_taken"
+
+
+# -- Bluff and Special tokens ---------------------------------------------------------------------
+
+
+def _with_ordnance(ordnance: dict[str, int]) -> BlackReachBattle:
+    """The Ultramarines take the sample Bluff option (its ordnance replaced by ``ordnance``)
+    instead of the Librarian's power."""
+    setup = sample_setup()
+    scenario = copy.deepcopy(setup.scenario)
+    catalogue = copy.deepcopy(setup.catalogue)
+    assert isinstance(scenario, dict)
+    assert isinstance(catalogue, dict)
+    scenario["sides"][0]["army"]["tiles"][1]["slots"] = [{"slot": 0, "option": "sample-um-bluff"}]
+    bluff = next(o for o in catalogue["options"] if o["id"] == "sample-um-bluff")
+    bluff["ordnance"] = ordnance
+    return BlackReachBattle.create(
+        BattleSetup(scenario, catalogue, setup.boards, setup.seats, setup.deployment)
+    )
+
+
+def test_a_bluff_token_looks_like_any_other_and_never_activates() -> None:
+    battle = _with_ordnance({"bluff_tokens": 1})
+    pool = battle.legal_actions(A)[0]["tokens"]
+    assert {"kind": "bluff", "number": 0} in pool
+    battle.execute_json(
+        {
+            "type": "place_orders",
+            "orders": [order(BOYZ1, 1), order(BOYZ2, 2), order(NOB, 3), order(SHOOTAS, 4)],
+        },
+        B,
+    )
+    orders = [order(BOLTER, 1), order(TACTICAL, 2), order(SERGEANT, 3)]
+    orders.append({"unit": LIBRARIAN, "kind": "bluff", "nonce": "bluff-nonce"})
+    battle.execute_json({"type": "place_orders", "orders": orders}, A)
+    seen = {u["id"]: u for u in battle.view(B)["units"]}
+    assert seen[LIBRARIAN]["face_down_token"]
+    assert seen[LIBRARIAN]["token"] is None
+    # the pools are public (the option is on the table), where the Bluff went is not
+    assert "bluff-nonce" not in json.dumps([battle.view(B), battle.log_json(B)])
+    battle.execute_json({"type": "hold", "unit": BOYZ1}, B)
+    assert refused(battle, A, {"type": "hold", "unit": LIBRARIAN}).code == "bluff"
+    for seat, unit in ((A, BOLTER), (B, BOYZ2), (A, TACTICAL), (B, NOB), (A, SERGEANT)):
+        battle.execute_json({"type": "hold", "unit": unit}, seat)
+    events = battle.execute_json({"type": "hold", "unit": SHOOTAS}, B)
+    assert events[-1].event.kind == "activation_ended"  # the Bluff is never played
+    battle.execute_json({"type": "end_reserve"}, B)
+    # a unit under a Bluff may move in the Reserve phase [L703-L708]
+    battle.execute_json({"type": "reserve_move", "unit": LIBRARIAN, "path": path((1, 1))}, A)
+    assert battle.state.units[LIBRARIAN].placement.anchor == (1, 1)
+
+
+def test_a_special_token_is_played_between_any_two_activations() -> None:
+    battle = _with_ordnance({"special_tokens": 1})
+    battle.execute_json(
+        {
+            "type": "place_orders",
+            "orders": [order(BOYZ1, 1), order(BOYZ2, 2), order(NOB, 3), order(SHOOTAS, 4)],
+        },
+        B,
+    )
+    orders = [order(BOLTER, 1), order(TACTICAL, 2), order(SERGEANT, 3)]
+    orders.append({"unit": LIBRARIAN, "kind": "special", "nonce": "special-nonce"})
+    battle.execute_json({"type": "place_orders", "orders": orders}, A)
+    # the Orks' token 1 is due, yet A may play its Special token first [L178-L197]
+    events = battle.execute_json({"type": "move", "unit": LIBRARIAN, "path": path((1, 1))}, A)
+    assert events[0].event.token == Token(TokenKind.SPECIAL)
+    assert battle.view(A)["turn"]["due"] == {"side": "orks", "number": 1}
+    for seat, unit in (
+        (B, BOYZ1),
+        (A, BOLTER),
+        (B, BOYZ2),
+        (A, TACTICAL),
+        (B, NOB),
+        (A, SERGEANT),
+    ):
+        battle.execute_json({"type": "hold", "unit": unit}, seat)
+    events = battle.execute_json({"type": "hold", "unit": SHOOTAS}, B)
+    assert events[-1].event.kind == "activation_ended"
+
+
+def test_the_activation_phase_waits_for_an_unplayed_special_token() -> None:
+    battle = _with_ordnance({"special_tokens": 1})
+    battle.execute_json(
+        {
+            "type": "place_orders",
+            "orders": [order(BOYZ1, 1), order(BOYZ2, 2), order(NOB, 3), order(SHOOTAS, 4)],
+        },
+        B,
+    )
+    orders = [order(BOLTER, 1), order(TACTICAL, 2), order(SERGEANT, 3)]
+    orders.append({"unit": LIBRARIAN, "kind": "special", "nonce": "special-nonce"})
+    battle.execute_json({"type": "place_orders", "orders": orders}, A)
+    for seat, unit in (
+        (B, BOYZ1),
+        (A, BOLTER),
+        (B, BOYZ2),
+        (A, TACTICAL),
+        (B, NOB),
+        (A, SERGEANT),
+    ):
+        battle.execute_json({"type": "hold", "unit": unit}, seat)
+    events = battle.execute_json({"type": "hold", "unit": SHOOTAS}, B)
+    assert events[-1].event.kind == "order_revealed"
+    assert battle.state.phase == "activation"
+    assert [a["command"]["unit"] for a in battle.legal_actions(A)][:1] == [LIBRARIAN]
+    events = battle.execute_json({"type": "hold", "unit": LIBRARIAN}, A)
+    assert events[-1].event.kind == "activation_ended"
