@@ -258,3 +258,26 @@ def test_the_text_export_names_the_battle_fields(client: TestClient, alice: dict
     assert "Fuseur (+10 points)" in text
     assert "Transport 10: infantry" in text
     assert "  \u2022 Troops" in text
+
+
+def test_the_list_page_shows_the_battle_fields_and_what_is_missing(
+    client: TestClient, alice: dict
+) -> None:
+    units = [
+        pen_unit(models=5, embarked_in=1, troops=True, options=[{"name": "Fuseur", "points": 10}]),
+        rhino(),
+        captain(joins=0, embarked_in=1, characteristics={"toughness": 4, "wounds": 2}),
+    ]
+    army = post(client, alice, units).json()
+    page = client.get(f"/armies/{army['id']}")
+    assert page.status_code == 200
+    text = page.text
+    assert "Starts in the transport: Rhino (#2)" in text
+    assert "Starts in the squad: Escouade tactique (#1)" in text
+    assert "Carries 10 models: infantry" in text
+    assert "Fuseur (+10 pts)" in text
+    assert "160 pts" in text
+    assert "Capitaine lacks WS, BS, I, Ld for a battle." in text
+    client.patch("/api/v1/me", json={"preferred_language": "fr"}, headers=alice)
+    french = client.get(f"/armies/{army['id']}").text
+    assert "Il manque WS, BS, I, Ld à Capitaine pour une bataille." in french

@@ -38,7 +38,8 @@ from app.engine.errors import ProfileError
 _UNITS: TypeAdapter[list[PenUnitIn]] = TypeAdapter(list[PenUnitIn])
 REFERENCES = ("embarked_in", "joins")  # unit fields naming another unit by index
 
-# Each issue of app.catalog.pen_units.army_issues in the reader's language: (message, fix).
+# Each issue of app.catalog.pen_units.army_issues: (message, fix), marked for extraction and
+# translated when a view is built (in the reader's language).
 ISSUE_WORDING = {
     "points-over-limit": (
         lazy("The army costs %(points)s points, %(over)s over its limit of %(limit)s."),
@@ -92,8 +93,8 @@ def issue_json(issue: PenIssue) -> dict[str, Any]:
     return {
         "code": issue.code,
         "severity": issue.severity,
-        "message": str(message) % params,
-        "fix": str(fix) % params,
+        "message": _(message) % params,
+        "fix": _(fix) % params,
         "unit": issue.unit,
         "message_id": f"pen.{issue.code}",
         "fix_id": f"pen.{issue.code}",
