@@ -27,6 +27,13 @@ FEATURES: tuple[str, ...] = (
 )
 
 
+# modules of a feature that bring routes besides its ``api`` / ``web`` ones (a room of their
+# own, e.g. a match's league game link): {(feature, "api" or "web"): (module, ...)}
+EXTRA_ROUTERS: dict[tuple[str, str], tuple[str, ...]] = {
+    ("matches", "api"): ("league_link",),
+}
+
+
 def _module(feature: str, name: str) -> ModuleType | None:
     dotted = f"app.{feature}.{name}"
     try:
@@ -40,10 +47,10 @@ def _module(feature: str, name: str) -> ModuleType | None:
 def _routers(name: str) -> list[APIRouter]:
     routers = []
     for feature in FEATURES:
-        module = _module(feature, name)
-        router = getattr(module, "router", None)
-        if isinstance(router, APIRouter):
-            routers.append(router)
+        for module_name in (name, *EXTRA_ROUTERS.get((feature, name), ())):
+            router = getattr(_module(feature, module_name), "router", None)
+            if isinstance(router, APIRouter):
+                routers.append(router)
     return routers
 
 

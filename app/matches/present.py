@@ -266,6 +266,8 @@ class ActionForm:
     danger: bool = False
     stratagem: bool = False
     cp: int | None = None  # a Stratagem's cost, shown on its button
+    # the coherency check: (unit id, name, models alive) of each part of the units named
+    removals: list[tuple[str, str, int]] = field(default_factory=list)
 
     @property
     def command_json(self) -> str:
@@ -300,6 +302,21 @@ def action_forms(actions: Sequence[Mapping[str, Any]], view: Mapping[str, Any]) 
             form.modes.append((str(cmd["mode"]), tr(MOVES, cmd["mode"])))
             if cmd["mode"] == "fall_back":
                 form.fields.append("crossing")
+            continue
+        if kind == "start_move":
+            key = ("start_move", str(cmd["unit"]))
+            form = merged.get(key)
+            if form is None:
+                form = ActionForm(
+                    label=_("Announce a move: {unit} (your opponent may Fire Overwatch)").format(
+                        unit=unit
+                    ),
+                    command={"type": "start_move", "unit": cmd["unit"]},
+                    kind=kind,
+                )
+                merged[key] = form
+                out.append(form)
+            form.modes.append((str(cmd["mode"]), tr(MOVES, cmd["mode"])))
             continue
         if kind == "use_stratagem":
             key = ("use_stratagem", str(cmd.get("stratagem")), str(cmd.get("unit")))
@@ -341,8 +358,10 @@ def action_forms(actions: Sequence[Mapping[str, Any]], view: Mapping[str, Any]) 
         if kind == "dispute_result":
             form.fields.append("reason")
             form.danger = True
+        if kind == "confirm_coherency":
+            form.removals = coherency_parts(choices.get("units") or (), view)
         # ending the phase is never the loudest button: it leaves what was not done undone
-        form.primary = kind in {"roll_off", "confirm_result"}
+        form.primary = kind in {"roll_off", "confirm_result", "confirm_coherency"}
         out.append(form)
     for form in out:
         if len(form.enemies) == 1:  # nothing to choose: the enemy goes in the command
@@ -354,6 +373,23 @@ def action_forms(actions: Sequence[Mapping[str, Any]], view: Mapping[str, Any]) 
                 form.enemies[0][1],
             )
             form.enemies = []
+    return out
+
+
+def coherency_parts(heads: Sequence[str], view: Mapping[str, Any]) -> list[tuple[str, str, int]]:
+    """The parts of the units a coherency check names (an Attached unit's Bodyguard and
+    Leader each have their own model numbers): (unit id, name, models alive)."""
+    by_id = {u["id"]: u for u in view.get("units", ())}
+    out: list[tuple[str, str, int]] = []
+    for h in heads:
+        unit = by_id.get(str(h))
+        if unit is None:
+            continue
+        ids = [unit["id"], unit.get("leader"), unit.get("bodyguard")]
+        for i in ids:
+            part = by_id.get(str(i)) if i else None
+            if part is not None and not part["destroyed"] and all(i != o[0] for o in out):
+                out.append((part["id"], part["name"], int(part["models_alive"])))
     return out
 
 
@@ -400,6 +436,8 @@ def _action_label(kind: str, cmd: Mapping[str, Any], unit: str, enemy: str) -> s
         return _("End the phase")
     if kind == "confirm_result":
         return _("Confirm the result")
+    if kind == "confirm_coherency":
+        return _("Confirm unit coherency")
     if kind == "dispute_result":
         return _("Dispute the result")
     return kind.replace("_", " ")
@@ -447,6 +485,8 @@ def waiting_on(view: Mapping[str, Any] | None, actions: Sequence[Mapping[str, An
         return _("An undo to approve or refuse")
     if "confirm_result" in kinds:
         return _("A result to confirm")
+    if "confirm_coherency" in kinds:
+        return _("End of the turn: confirm that your units are in coherency")
     if kinds - {"use_stratagem", "dispute_result", "refuse_undo"}:
         return _("Your move")
     return None
@@ -822,6 +862,19 @@ def _describe(
         return _('{unit} explodes: {units} within 6".').format(
             unit=u(ev.get("unit")), units=us(ev["units"])
         )
+    if kind == "coherency_check_opened":
+        return _("End of the turn: confirm unit coherency ({units}).").format(
+            units=us(ev.get("units", ()))
+        )
+    if kind == "coherency_confirmed":
+        n = int(ev.get("removed") or 0)
+        if not n:
+            return _("{seat}: units in coherency.").format(seat=who(ev.get("seat")))
+        return ngettext(
+            "{seat}: units in coherency, {n} model removed.",
+            "{seat}: units in coherency, {n} models removed.",
+            n,
+        ).format(seat=who(ev.get("seat")), n=n)
     if kind == "models_removed":
         n = len(ev.get("models", ()))
         return ngettext("{unit}: {n} model removed.", "{unit}: {n} models removed.", n).format(

@@ -30,7 +30,7 @@ from app.engine.combat import to_jsonable
 from app.engine.match import Refusal, RefusalKind
 from app.engine.wh40k10e.battle import Battle, Seat
 from app.matches import api as match_api
-from app.matches import armies, combat, events, present, service
+from app.matches import armies, combat, events, league_link, present, service
 from app.matches.exceptions import (
     CommandRefused,
     InvitationInvalid,
@@ -613,6 +613,7 @@ def context(
         "present": present,
         "situation_flags": SITUATION_FLAGS,
         "view": None,
+        "league_link": league_link_form(db, match),
     }
     if match.version == 0:
         return ctx
@@ -643,6 +644,37 @@ def context(
         snapshot=match.army_a if me == "A" else match.army_b,
     )
     return ctx
+
+
+@dataclass(frozen=True, slots=True)
+class LeagueLinkForm:
+    """The match page's league game choice: the game linked now, and those offered."""
+
+    current: int | None
+    choices: list[LeagueGameChoice]
+
+
+def league_link_form(db: Session, match: Match) -> LeagueLinkForm | None:
+    """What the page offers to link (``None``: nothing to offer: a guest seat or match, a
+    battle over, or no league game both players play and none linked)."""
+    if match.opponent_kind == OpponentKind.GUEST or match.status in (
+        MatchStatus.ENDED,
+        MatchStatus.CONFIRMED,
+    ):
+        return None
+    choices = []
+    for g in league_link.offered(db, match):
+        if g.round is None:
+            label = _("{league}: game {id}").format(league=g.league, id=g.id)
+        else:
+            label = _("{league}, round {n}: game {id}").format(league=g.league, n=g.round, id=g.id)
+        choices.append(LeagueGameChoice(g.id, label))
+    if not choices and match.league_game_id is None:
+        return None
+    if match.league_game_id is not None and all(c.id != match.league_game_id for c in choices):
+        label = _("League game {id}").format(id=match.league_game_id)
+        choices.insert(0, LeagueGameChoice(match.league_game_id, label))
+    return LeagueLinkForm(match.league_game_id, choices)
 
 
 def formation_defaults(
@@ -741,10 +773,20 @@ def build_command(form: FormData) -> dict[str, Any]:
     if kind == "report_engagement":
         cmd["engaged_with"] = [e for e in form.getlist("engaged_with") if isinstance(e, str)][:20]
     if kind == "remove_models":
-        slots = str(form.get("models") or "").replace(",", " ").split()
-        numbers = (parse_int(s, 1, 999) for s in slots)
-        cmd["models"] = [n - 1 for n in numbers if n is not None][:200]
+        cmd["models"] = _slots(form.get("models"))
+    if kind == "confirm_coherency":  # "remove_<unit>": the model numbers removed, from 1
+        removals: list[dict[str, Any]] = []
+        for key, typed in form.multi_items():
+            if key.startswith("remove_") and isinstance(typed, str) and typed.strip():
+                removals.append({"unit": key.removeprefix("remove_")[:64], "models": _slots(typed)})
+        cmd["removals"] = removals[:50]
     return cmd
+
+
+def _slots(text: object) -> list[int]:
+    """Model numbers typed from 1 ("1 2", "1,2") as slots from 0 (other words are dropped)."""
+    numbers = (parse_int(s, 1, 999) for s in str(text or "").replace(",", " ").split())
+    return [n - 1 for n in numbers if n is not None][:200]
 
 
 @router.post("/matches/{match_id}/act")
@@ -894,6 +936,29 @@ def cancel_match(request: Request, db: WebDb, user: OptionalUser, match_id: int)
     except AppError as exc:
         return _error_page(request, db, user, match_id, exc)
     return htmx_redirect(request, f"/matches?cancelled={match_id}")
+
+
+@router.post("/matches/{match_id}/league-game")
+def link_league_game(
+    request: Request, db: WebDb, user: OptionalUser, match_id: int, form: FormDep
+) -> Response:
+    """A player links the match to a league game (or unlinks it: an empty choice), with the
+    checks of ``league_link.link_league_game``."""
+    _get(request, db, user, match_id)
+    raw = str(form.get("league_game_id") or "").strip()
+    game_id = parse_int(raw, 1, MAX_ID) if raw else None
+    try:
+        if raw and game_id is None:
+            raise LeagueGameUnusable(_("Choose a league game from the list."))
+        with db.begin_nested():
+            league_link.link_league_game(db, match_id, _caller(request, user, match_id), game_id)
+    except AppError as exc:
+        return _error_page(request, db, user, match_id, exc)
+    if not is_htmx(request):
+        return htmx_redirect(request, f"/matches/{match_id}")
+    match, seat = _get(request, db, user, match_id)
+    notice = _("This match now plays the league game.") if game_id else _("No league game.")
+    return _page(request, db, match, seat, notice=notice)
 
 
 def _error_page(request: Request, db: Session, user: Any, match_id: int, exc: AppError) -> Response:

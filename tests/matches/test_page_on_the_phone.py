@@ -332,3 +332,236 @@ def test_a_match_tracks_a_league_game_chosen_on_the_page(
     )
     assert r.status_code == 422
     assert html(r).css_first("#new-match-error") is not None
+
+
+# -- the end-of-turn coherency check on the page -------------------------------------------------
+
+
+def _three_kommandos_down_and_the_turn_ending(g: Game) -> None:
+    g.a.send({"type": "end_phase"})
+    g.a.send({"type": "end_phase"})
+    g.a.send({"type": "shoot", "unit": "a5", "targets": ["b3"]})
+    g.a.send({"type": "resolve_attack", "attacker": "a5", "target": "b3", "damage": [1, 1, 1]})
+    while (view := g.a.view())["phase"] != "fight":
+        if view["reaction_window"]:
+            g.b.send({"type": "pass"})
+        else:
+            g.a.send({"type": "end_phase"})
+    g.a.send({"type": "end_phase"})
+
+
+def test_the_coherency_check_is_a_form_for_the_player_it_waits_for(
+    browser: Callable[[str], TestClient], armies: FakeArmies
+) -> None:
+    g = _game(browser, armies)
+    setup_battle(g)
+    _three_kommandos_down_and_the_turn_ending(g)
+    # A waits: no form, nothing else to do (not even ending the phase again)
+    root = _page(g.a)
+    assert root.css_first("form.action-confirm_coherency") is None
+    assert root.css_first("form.action-end_phase") is None
+    assert root.css_first("#nothing-to-do") is not None
+    # B is asked, by name of the unit, with one field of model numbers per unit
+    root = _page(g.b, **HX)
+    assert root.css_first("#waiting-on-you").text() == (
+        "End of the turn: confirm that your units are in coherency"
+    )
+    form = root.css_first("form.action-confirm_coherency")
+    assert form is not None
+    assert form.attributes["hx-post"] == f"/matches/{g.match_id}/act"
+    assert "primary" in (form.css_first("button[type=submit]").attributes["class"] or "")
+    fields = form.css("#coherency-check input[type=text]")
+    assert [f.attributes["name"] for f in fields] == ["remove_b3"]
+    assert "Kommandos" in form.css_first("#coherency-check label").text()
+    data = form_of(root, "form.action-confirm_coherency")
+    assert json.loads(data["command"]) == {"type": "confirm_coherency", "removals": []}
+    # typed garbage: a clear refusal on the page, nothing written
+    r = g.b.client.post(f"/matches/{g.match_id}/act", data={**data, "remove_b3": "x"}, headers=HX)
+    assert r.headers["X-Match-Refusal"] == "bad_casualties"
+    assert state(r).css_first("#match-error") is not None
+    assert g.b.view()["pending"]["coherency"] == ["B"]
+    # two model numbers (from 1) of living Kommandos: removed, and the turn goes on
+    alive = [i for i, w in enumerate(_unit(g.b.view(), "b3")["wounds"]) if w > 0]
+    typed = f"{alive[0] + 1}, {alive[1] + 1}"
+    r = g.b.client.post(f"/matches/{g.match_id}/act", data={**data, "remove_b3": typed}, headers=HX)
+    assert r.status_code == 200
+    assert "X-Match-Refusal" not in r.headers
+    view = g.b.view()
+    assert (view["active"], view["phase"]) == ("B", "command")
+    assert _unit(view, "b3")["models_alive"] == 5
+    timeline = " ".join(li.text() for li in _page(g.a).css("#timeline li"))
+    assert "End of the turn: confirm unit coherency (Kommandos)." in timeline
+    assert "Bob: units in coherency, 2 models removed." in timeline
+
+
+def _unit(view: dict[str, Any], uid: str) -> dict[str, Any]:
+    return next(u for u in view["units"] if u["id"] == uid)
+
+
+# -- announcing a move: the opponent may Fire Overwatch as it starts ------------------------------
+
+
+def test_a_move_can_be_announced_from_the_page_and_the_opponent_may_react(
+    browser: Callable[[str], TestClient], armies: FakeArmies
+) -> None:
+    g = _game(browser, armies)
+    setup_battle(g)
+    g.a.send({"type": "end_phase"})  # Movement phase
+    root = _page(g.a)
+    announce = {
+        json.loads(f.css_first("input[name=command]").attributes["value"] or "{}")["unit"]: f
+        for f in root.css("form.action-start_move")
+    }
+    assert "a2" in announce
+    form = announce["a2"]
+    assert "Announce a move" in form.css_first(".form-title").text()
+    modes = [b.attributes["value"] for b in form.css("button[name=mode]")]
+    assert modes == ["normal", "advance"]  # not engaged: no Fall Back; never Remain Stationary
+    data = {i.attributes["name"]: i.attributes["value"] for i in form.css("input[type=hidden]")}
+    r = g.a.client.post(f"/matches/{g.match_id}/act", data={**data, "mode": "normal"}, headers=HX)
+    assert "X-Match-Refusal" not in r.headers
+    assert g.a.view()["trigger"]["unit"] == "a2"
+    # B's page offers Fire Overwatch at the unit, with its cost
+    stratagems = _page(g.b).css("#stratagems form.action-use_stratagem")
+    overwatch = [
+        f
+        for f in stratagems
+        if '"fire_overwatch"' in (f.css_first("input[name=command]").attributes["value"] or "")
+    ]
+    assert overwatch
+    assert "Intercessor Squad" in overwatch[0].css_first("button").text()
+
+
+# -- a league game linked from the match page after creation ------------------------------------
+
+
+def test_a_player_links_the_match_to_their_league_game_from_the_page(
+    browser: Callable[[str], TestClient], armies: FakeArmies, db: Session
+) -> None:
+    g = _game(browser, armies)
+    fixture = league_game(db, g.a.client.user_id, g.b.client.user_id)  # type: ignore[attr-defined]
+    assert g.a.get()["league_game_id"] is None
+    root = _page(g.b)
+    form = root.css_first("#league-link-form")
+    assert form is not None
+    assert form.attributes["hx-post"] == f"/matches/{g.match_id}/league-game"
+    assert form.css_first("input[name=csrf_token]") is not None
+    options = [o.attributes["value"] for o in form.css("select[name=league_game_id] option")]
+    assert options == ["", str(fixture.game_id)]
+    # without the CSRF token: refused, nothing linked
+    r = g.b.client.post(
+        f"/matches/{g.match_id}/league-game",
+        data={"league_game_id": str(fixture.game_id)},
+        headers={"X-CSRF-Token": ""},
+    )
+    assert r.status_code == 403
+    assert g.a.get()["league_game_id"] is None
+    r = g.b.client.post(
+        f"/matches/{g.match_id}/league-game",
+        data={"league_game_id": str(fixture.game_id), "csrf_token": g.b.client.csrf},  # type: ignore[attr-defined]
+        headers=HX,
+    )
+    assert r.status_code == 200
+    assert state(r).css_first("#match-notice") is not None
+    assert g.a.get()["league_game_id"] == fixture.game_id
+    selected = _page(g.a).css_first("#league-link-select option[selected]")
+    assert selected.attributes["value"] == str(fixture.game_id)
+    # a typed id that is not a number: a clear error on the page
+    r = g.a.client.post(
+        f"/matches/{g.match_id}/league-game",
+        data={"league_game_id": "abc", "csrf_token": g.a.client.csrf},  # type: ignore[attr-defined]
+        headers=HX,
+    )
+    assert state(r).css_first("#match-error") is not None
+    assert g.a.get()["league_game_id"] == fixture.game_id
+
+
+def test_the_api_links_a_league_game_after_creation_with_the_checks_of_creation(
+    new_game: Callable[..., Game],
+    user_client: Callable[[str], TestClient],
+    armies: FakeArmies,
+    db: Session,
+) -> None:
+    from app.engine.wh40k10e.army import BattleSize, Roster, RosterUnit
+    from app.leagues.models import Game as LeagueGame
+    from tests.matches.conftest import wipe_out_b
+
+    few = Roster(
+        "Adeptus Astartes",
+        "Gladius Task Force",
+        BattleSize.INCURSION,
+        (RosterUnit("Captain", warlord=True), RosterUnit("Intercessor Squad", 5)),
+    )
+    alone = Roster(
+        "Orks", "War Horde", BattleSize.INCURSION, (RosterUnit("Warboss", warlord=True),)
+    )
+    g = new_game(few, alone, "incursion")
+    carol = user_client("Carol")
+    a_id, b_id = g.a.client.user_id, g.b.client.user_id  # type: ignore[attr-defined]
+    game = league_game(db, b_id, a_id)
+    wrong = league_game(db, a_id, carol.user_id)  # type: ignore[attr-defined]
+    url = f"/api/v1/matches/{g.match_id}/league-game"
+
+    def put(client: TestClient, value: object, status: int) -> dict[str, Any]:
+        r = client.put(url, json={"league_game_id": value})
+        assert r.status_code == status, r.text
+        body: dict[str, Any] = r.json()
+        if status >= 400:
+            assert r.headers["content-type"].startswith(PROBLEM)
+        return body
+
+    assert put(carol, game.game_id, 404)["type"].endswith("match-not-found")
+    assert put(g.a.client, wrong.game_id, 422)["type"].endswith("league-game-unusable")
+    assert put(g.a.client, 999_999, 422)["type"].endswith("league-game-unusable")
+    put(g.a.client, 0, 422)
+    assert g.a.get()["league_game_id"] is None
+    assert put(g.b.client, game.game_id, 200) == {
+        "match_id": g.match_id,
+        "league_game_id": game.game_id,
+    }
+    assert g.a.get()["league_game_id"] == game.game_id
+    assert put(g.a.client, None, 200)["league_game_id"] is None  # unlinked
+    put(g.a.client, game.game_id, 200)
+    # another match of the same players cannot track it too
+    r = g.a.client.post(
+        "/api/v1/matches",
+        json={"army_id": armies.ready(g.a.client, few), "battle_size": "incursion"},
+    )
+    assert r.status_code == 201
+    second = r.json()["id"]
+    r = g.a.client.put(
+        f"/api/v1/matches/{second}/league-game", json={"league_game_id": game.game_id}
+    )
+    assert r.status_code == 422
+    assert "already tracking" in r.json()["detail"]
+    # played to its end: the league game can no longer change, and the result reaches it
+    setup_battle(g)
+    wipe_out_b(g)
+    assert put(g.a.client, None, 409)["type"].endswith("match-over")
+    g.a.send({"type": "confirm_result"})
+    g.b.send({"type": "confirm_result"})
+    fixture = db.get(LeagueGame, game.game_id)
+    assert fixture is not None
+    db.refresh(fixture)
+    assert fixture.status == "confirmed"
+    assert fixture.match_id == g.match_id
+
+
+def test_a_guest_match_cannot_play_a_league_game(
+    user_client: Callable[[str], TestClient], armies: FakeArmies, db: Session
+) -> None:
+    from tests.matches.conftest import marines
+
+    alice, bob = user_client("Alice"), user_client("Bob")
+    game = league_game(db, alice.user_id, bob.user_id)  # type: ignore[attr-defined]
+    r = alice.post(
+        "/api/v1/matches", json={"army_id": armies.ready(alice, marines()), "opponent": "guest"}
+    )
+    assert r.status_code == 201
+    match_id = r.json()["id"]
+    r = alice.put(f"/api/v1/matches/{match_id}/league-game", json={"league_game_id": game.game_id})
+    assert r.status_code == 422
+    assert r.json()["type"].endswith("league-game-unusable")
+    page = html(alice.get(f"/matches/{match_id}"))
+    assert page.css_first("#match-state") is not None
+    assert page.css_first("#league-link-form") is None

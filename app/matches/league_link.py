@@ -1,0 +1,176 @@
+"""Linking a tracked match to a league game after it was created (issue 12).
+
+At creation a match may name the league game it plays (``league_game_id``); a player who
+forgot can link it later, from the match page or ``PUT /api/v1/matches/{id}/league-game``,
+with the same checks: a league game is played between two registered players, both of them
+registered in that game, the game not settled and not tracked by another unfinished match.
+Only the match's players may do it, and only until the battle is over (the result is then
+reported to the game linked, see ``service``). ``null`` unlinks it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, Depends, Header, Request
+from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.accounts.deps import OptionalUser
+from app.accounts.models import User
+from app.core.deps import DbSession
+from app.core.errors import PROBLEM_JSON, Conflict
+from app.core.i18n import lazy
+from app.core.ids import MAX_ID
+from app.matches import service
+from app.matches.exceptions import LeagueGameUnusable
+from app.matches.models import Match, MatchStatus, OpponentKind
+
+__all__ = [
+    "LeagueGameOption",
+    "LeagueLink",
+    "LeagueLinkIn",
+    "MatchOver",
+    "link_league_game",
+    "offered",
+    "router",
+]
+
+ENDED = frozenset({MatchStatus.ENDED, MatchStatus.CONFIRMED})
+
+
+class MatchOver(Conflict):
+    code, title = "match-over", lazy("The battle is over: its league game can no longer change")
+
+
+class LeagueLinkIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    league_game_id: int | None = Field(
+        ge=1, le=MAX_ID, description="The league game this match plays; null unlinks it"
+    )
+
+
+class LeagueLink(BaseModel):
+    """The match and the league game it now tracks (``None``: none)."""
+
+    match_id: int
+    league_game_id: int | None
+
+
+def link_league_game(
+    db: Session, match_id: int, caller: service.Caller, game_id: int | None
+) -> LeagueLink:
+    """Link match ``match_id`` to league game ``game_id`` (or unlink it with ``None``) for one
+    of its players; 404 for anyone else, 409 once the battle is over, 422 for a game this
+    match cannot play."""
+    match, _seat = service.get_for(db, match_id, caller)
+    if caller.user_id is None or match.opponent_kind == OpponentKind.GUEST:
+        raise LeagueGameUnusable("A league game is played between two registered players.")
+    if MatchStatus(match.status) in ENDED:
+        raise MatchOver()
+    if game_id is not None and game_id != match.league_game_id:
+        _check(db, match, game_id)
+    match.league_game_id = game_id
+    db.flush()
+    return LeagueLink(match_id=match.id, league_game_id=match.league_game_id)
+
+
+def _check(db: Session, match: Match, game_id: int) -> None:
+    """What creating and joining check (the service's own check, for each player already in
+    the match: the game exists, is not settled, and both play it), and that no other
+    unfinished match tracks the game."""
+    players = [pid for pid in (match.player_a_id, match.player_b_id) if pid is not None]
+    for pid in players:
+        user = db.get(User, pid)
+        assert user is not None
+        service._check_league_game(db, game_id, user, joining=True)
+    taken = db.scalar(
+        select(Match.id).where(
+            Match.league_game_id == game_id,
+            Match.status != MatchStatus.CONFIRMED,
+            Match.id != match.id,
+        )
+    )
+    if taken is not None:
+        raise LeagueGameUnusable(f"Match {taken} is already tracking this league game.")
+
+
+@dataclass(frozen=True, slots=True)
+class LeagueGameOption:
+    id: int
+    league: str
+    round: int | None
+
+
+def offered(db: Session, match: Match) -> list[LeagueGameOption]:
+    """The league games the match page offers: not settled, not tracked by another unfinished
+    match, and played by the match's players (both, once the opponent has joined)."""
+    from sqlalchemy.orm import aliased
+
+    from app.leagues.models import Game, GameStatus, League, Registration, Round
+
+    players = [pid for pid in (match.player_a_id, match.player_b_id) if pid is not None]
+    if not players or match.opponent_kind == OpponentKind.GUEST:
+        return []
+    tracked = select(Match.league_game_id).where(
+        Match.league_game_id.is_not(None),
+        Match.status != MatchStatus.CONFIRMED,
+        Match.id != match.id,
+    )
+    query = (
+        select(Game.id, League.name, Round.number)
+        .join(League, League.id == Game.league_id)
+        .outerjoin(Round, Round.id == Game.round_id)
+        .where(Game.status != GameStatus.CONFIRMED, Game.id.not_in(tracked))
+    )
+    for pid in players:
+        reg = aliased(Registration)
+        query = query.where(
+            select(reg.id)
+            .where(reg.user_id == pid, reg.id.in_([Game.player_a_id, Game.player_b_id]))
+            .exists()
+        )
+    rows = db.execute(query.order_by(Game.id.desc()).limit(50)).all()
+    return [LeagueGameOption(gid, name, number) for gid, name, number in rows]
+
+
+# -- JSON route -------------------------------------------------------------------------------
+
+router = APIRouter(prefix="/matches", tags=["matches"])
+_PROBLEM: dict[str, Any] = {PROBLEM_JSON: {}}
+
+
+async def _caller(
+    user: OptionalUser,
+    x_guest_token: Annotated[
+        str | None, Header(max_length=200, description="A guest seat's link token")
+    ] = None,
+) -> service.Caller:
+    return service.Caller.of(user, x_guest_token)
+
+
+@router.put(
+    "/{match_id}/league-game",
+    response_model=LeagueLink,
+    summary="Link the match to a league game (or unlink it with null) until the battle is over",
+    responses={
+        404: {"description": "No such match, or you do not play it", "content": _PROBLEM},
+        409: {"description": "The battle is over (match-over)", "content": _PROBLEM},
+        422: {
+            "description": "A game this match cannot play (league-game-unusable): not both "
+            "players' game, settled, tracked by another match, or a guest seat",
+            "content": _PROBLEM,
+        },
+    },
+)
+def put_league_game(
+    request: Request,
+    match_id: int,
+    db: DbSession,
+    caller: Annotated[service.Caller, Depends(_caller)],
+    body: Annotated[LeagueLinkIn, Body()],
+) -> Any:
+    return link_league_game(db, match_id, caller, body.league_game_id)
