@@ -656,3 +656,23 @@ def test_the_activation_phase_waits_for_an_unplayed_special_token() -> None:
     assert [a["command"]["unit"] for a in battle.legal_actions(A)][:1] == [LIBRARIAN]
     events = battle.execute_json({"type": "hold", "unit": LIBRARIAN}, A)
     assert events[-1].event.kind == "activation_ended"
+
+
+def test_a_unit_with_personal_order_must_get_a_token() -> None:
+    setup = sample_setup()
+    catalogue = copy.deepcopy(setup.catalogue)
+    assert isinstance(catalogue, dict)
+    nob = next(c for c in catalogue["counters"] if c["id"] == "sample-ork-nob")
+    nob["faces"][0]["abilities"].append({"id": "personal_order"})
+    battle = BlackReachBattle.create(
+        BattleSetup(setup.scenario, catalogue, setup.boards, setup.seats, setup.deployment)
+    )
+    # one more token (Ordre Personnel [L1926-L1942]): 5
+    assert battle.view(B)["turn"]["pools"]["orks"] == 5
+    orders = [order(BOYZ1, 1), order(BOYZ2, 2), order(SHOOTAS, 3), order(BUGGY, 4)]
+    orders.append(order(WEIRDBOY, 5))
+    refusal = refused(battle, B, {"type": "place_orders", "orders": orders})
+    assert refusal.code == "personal_order"
+    assert NOB in refusal.message
+    orders[-1] = order(NOB, 5)
+    battle.execute_json({"type": "place_orders", "orders": orders}, B)
