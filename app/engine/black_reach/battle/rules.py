@@ -374,18 +374,15 @@ def _place_orders(out: _Out, command: PlaceOrders, side: str, seat: str) -> None
         )
     if not any(o.token.kind is not TokenKind.BLUFF for o in placed):
         raise refuse("no_order", "place at least one numbered or Special token")
-    bluffed = {o.unit for o in placed if o.token.kind is TokenKind.BLUFF}
     personal = sorted(
         u.uid
         for u in state.on_board()
-        if u.side == side
-        and u.face.has(Ability.PERSONAL_ORDER)
-        and (u.uid not in units or u.uid in bluffed)
+        if u.side == side and u.face.has(Ability.PERSONAL_ORDER) and u.uid not in units
     )
     if personal:
         raise refuse(
             "personal_order",
-            f"{', '.join(personal)} must get a numbered or Special token every turn [L1942]",
+            f"{', '.join(personal)} must get an Order token every turn [L1938-L1942]",
         )
     out.emit(OrdersPlaced(side, tuple(placed)), audience=(seat,))
     digests = {o.unit: commitment(state.turn.turn, o.unit, o.token, o.nonce) for o in placed}
