@@ -567,7 +567,7 @@ def restore_unit(
     system = system_for(army.rule_system)
     restored = system.checked_units([unit])[0]
     units = [dict(u) for u in army.units]
-    system.unit_restored(units, index, led_by)
+    system.unit_restored(units, index, restored, led_by)
     units.insert(index, restored)
     return _units_changed(db, army, units)
 

@@ -677,8 +677,7 @@ def remove_unit(
     removed = dict(army.units[index]) if 0 <= index < len(army.units) else None
     led_by = [
         j - (1 if j > index else 0)
-        for j, u in enumerate(army.units)
-        if j != index and u.get("attached_to") == index
+        for j in system_for(army.rule_system).referrers(army.units, index)
     ]
     seen = service.remove_unit(db, user, army_id, index)
     assert removed is not None  # remove_unit refused a missing unit

@@ -12,7 +12,7 @@ from app.armies.systems import system_for, system_for_format
 from app.catalog.pen_units import PenArmy, PenUnit, army_issues, check_unit
 from tests.armies.test_api import API, pen_unit
 from tests.armies.test_web import HX
-from tests.support.web import csrf
+from tests.support.web import csrf, html
 
 
 def rhino(**extra: Any) -> dict[str, Any]:
@@ -162,6 +162,19 @@ def test_removing_a_transport_drops_and_renumbers_references(
     assert [u["name"] for u in after["units"]] == ["Garde", "Escouade tactique", "Capitaine"]
     assert after["units"][1]["embarked_in"] is None
     assert after["units"][2]["joins"] == 1
+    # undo: the transport is back at #2 and its passengers start in it again
+    undo = html(page).css_first("#undo-notice input[name=undo]")
+    assert undo is not None
+    back = client.post(
+        f"/armies/{army['id']}/restore",
+        data={"csrf_token": token, "undo": undo.attributes["value"]},
+        headers=HX,
+    )
+    assert back.status_code == 200
+    restored = client.get(f"{API}/{army['id']}", headers=alice).json()["units"]
+    assert [u["name"] for u in restored] == [u["name"] for u in units]
+    assert restored[2]["embarked_in"] == 1
+    assert restored[3]["joins"] == 2
 
 
 def test_old_units_read_with_defaults() -> None:

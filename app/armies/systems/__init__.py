@@ -77,13 +77,24 @@ class ArmySystem(Protocol):
         """Units in their stored form, checked (InvalidArmy naming every bad field)."""
         ...
 
+    def referrers(self, units: Sequence[Mapping[str, Any]], index: int) -> list[int]:
+        """The units that refer to unit ``index`` (they refer to it again when it is put back
+        after a removal)."""
+        ...
+
     def unit_removed(self, units: list[dict[str, Any]], index: int) -> None:
         """Re-number the references of ``units`` after unit ``index`` left the list."""
         ...
 
-    def unit_restored(self, units: list[dict[str, Any]], index: int, led_by: Sequence[int]) -> None:
-        """Re-number the references of ``units`` (without the unit) before it is put back at
-        ``index``; ``led_by`` are the units that referred to it when it was removed."""
+    def unit_restored(
+        self,
+        units: list[dict[str, Any]],
+        index: int,
+        unit: Mapping[str, Any],
+        led_by: Sequence[int],
+    ) -> None:
+        """Re-number the references of ``units`` (without ``unit``) before ``unit`` is put back
+        at ``index``; ``led_by`` are the units that referred to it when it was removed."""
         ...
 
     def create_request(self, form: ArmyForm) -> Army10eCreate | PenArmyCreate:

@@ -188,6 +188,14 @@ class Pen:
     def checked_units(self, raw: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         return units_pen(raw)
 
+    def referrers(self, units: Sequence[Mapping[str, Any]], index: int) -> list[int]:
+        """The passengers of transport ``index``, or the characters joining squad ``index``."""
+        return [
+            j
+            for j, u in enumerate(units)
+            if j != index and any(u.get(key) == index for key in REFERENCES)
+        ]
+
     def unit_removed(self, units: list[dict[str, Any]], index: int) -> None:
         """A reference to the removed unit is dropped; later ones follow their new index."""
         for u in units:
@@ -198,12 +206,24 @@ class Pen:
                 elif isinstance(target, int) and target > index:
                     u[key] = target - 1
 
-    def unit_restored(self, units: list[dict[str, Any]], index: int, led_by: Sequence[int]) -> None:
+    def unit_restored(
+        self,
+        units: list[dict[str, Any]],
+        index: int,
+        unit: Mapping[str, Any],
+        led_by: Sequence[int],
+    ) -> None:
+        """Later references follow; the passengers of a transport put back start in it again,
+        the characters that joined a squad put back join it again."""
         for u in units:
             for key in REFERENCES:
                 target = u.get(key)
                 if isinstance(target, int) and target >= index:
                     u[key] = target + 1
+        key = "embarked_in" if unit.get("armour") is not None else "joins"
+        for j in led_by:
+            if 0 <= j < len(units) and units[j].get(key) is None:
+                units[j][key] = index
 
     def create_request(self, form: ArmyForm) -> PenArmyCreate:
         return PenArmyCreate(

@@ -80,6 +80,10 @@ class Wh40k10e:
     def checked_units(self, raw: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         return service.units_10e(raw)
 
+    def referrers(self, units: Sequence[Mapping[str, Any]], index: int) -> list[int]:
+        """The Leaders attached to unit ``index``."""
+        return [j for j, u in enumerate(units) if j != index and u.get("attached_to") == index]
+
     def unit_removed(self, units: list[dict[str, Any]], index: int) -> None:
         """Leader attachments to later units follow their new index."""
         for u in units:
@@ -89,7 +93,13 @@ class Wh40k10e:
             elif isinstance(target, int) and target > index:
                 u["attached_to"] = target - 1
 
-    def unit_restored(self, units: list[dict[str, Any]], index: int, led_by: Sequence[int]) -> None:
+    def unit_restored(
+        self,
+        units: list[dict[str, Any]],
+        index: int,
+        unit: Mapping[str, Any],
+        led_by: Sequence[int],
+    ) -> None:
         for u in units:
             target = u.get("attached_to")
             if isinstance(target, int) and target >= index:
