@@ -284,16 +284,17 @@ def _validate_setup(setup: BattleSetup) -> BattleState:
 
 def _pool(state: BattleState, side: str) -> tuple[Token, ...]:
     """The tokens ``side`` takes this Order phase [L153-L160]: broken groups give nothing
-    [L639-L647], nor does a destroyed counter's own Ordre (rulings)."""
+    [L639-L647]; a counter's own Ordre / Ordre Personnel count on the face it shows now, and
+    not at all once it is destroyed [L1926-L1931]."""
     assert state.scenario is not None
     broken = frozenset(
         g.id.split(":", 1)[1] for g in state.groups.values() if g.side == side and g.broken
     )
     tokens = order_tokens(state.scenario.side(side).army, state.catalogue, broken)
     lost = sum(
-        u.counter.order_tokens()
+        u.counter.order_tokens() - (u.counter.order_tokens(u.status.face) if u.alive else 0)
         for u in state.units.values()
-        if u.side == side and not u.alive and not _group_of(state, u.uid).broken
+        if u.side == side and not _group_of(state, u.uid).broken
     )
     numbered = max(0, tokens.numbered - lost)
     return (

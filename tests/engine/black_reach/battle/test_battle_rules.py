@@ -676,3 +676,47 @@ def test_a_unit_with_personal_order_must_get_a_token() -> None:
     assert NOB in refusal.message
     orders[-1] = order(NOB, 5)
     battle.execute_json({"type": "place_orders", "orders": orders}, B)
+
+
+def test_a_counter_s_ordre_counts_on_the_face_it_shows() -> None:
+    """Boyz given an Ordre star on their intact face only: flipped, they give no token from
+    the next Order phase on [L1926-L1931]."""
+    setup = sample_setup()
+    catalogue = copy.deepcopy(setup.catalogue)
+    assert isinstance(catalogue, dict)
+    boyz = next(c for c in catalogue["counters"] if c["id"] == "sample-ork-boyz")
+    boyz["faces"][0]["abilities"].append({"id": "orders", "param": 1})
+    battle = BlackReachBattle.create(
+        BattleSetup(setup.scenario, catalogue, setup.boards, setup.seats, setup.deployment)
+    )
+    assert battle.view(B)["turn"]["pools"]["orks"] == 6  # two Boyz counters, a star each
+    orders = [order(BOYZ1, 1), order(BOYZ2, 2), order(NOB, 3), order(SHOOTAS, 4)]
+    orders += [order(BUGGY, 5), order(WEIRDBOY, 6)]
+    battle.execute_json({"type": "place_orders", "orders": orders}, B)
+    battle.execute_json(
+        {
+            "type": "place_orders",
+            "orders": [order(BOLTER, 1), order(TACTICAL, 2), order(SERGEANT, 3)],
+        },
+        A,
+    )
+    battle.execute_json(
+        {"type": "move", "unit": BOYZ1, "path": path((4, 9), (4, 8), (4, 7), (4, 6))}, B
+    )
+    # the playthrough's shot: a step, the Boyz flip
+    battle.execute_json({"type": "shoot", "unit": BOLTER, "target": BOYZ1}, A, dice=[4])
+    assert str(battle.state.units[BOYZ1].status.face) == "reduced"
+    # still 6 this turn; the rest of the turn passes
+    for seat, unit in (
+        (B, BOYZ2),
+        (A, TACTICAL),
+        (B, NOB),
+        (A, SERGEANT),
+        (B, SHOOTAS),
+        (B, BUGGY),
+        (B, WEIRDBOY),
+    ):
+        battle.execute_json({"type": "hold", "unit": unit}, seat)
+    battle.execute_json({"type": "end_reserve"}, B)
+    battle.execute_json({"type": "end_reserve"}, A)
+    assert battle.view(B)["turn"]["pools"]["orks"] == 5
