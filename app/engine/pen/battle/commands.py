@@ -171,6 +171,7 @@ class Shoot(Command):
     cover_save: int | None = None  # the target's cover as seen on the table
     facing: str = "front"  # the facing a vehicle target is hit on
     template_hits: int | None = None
+    friend: str = ""  # shooting into a melee: the friendly squad the 1s hit [L1132]
 
 
 @dataclass(frozen=True, slots=True)

@@ -188,6 +188,16 @@ class VehicleDamage:
 
 
 @dataclass(frozen=True, slots=True)
+class SquadOutcome:
+    """One squad after a combat of several squads."""
+
+    unit: str
+    models_left: int
+    wounds_taken: int
+    vehicle: VehicleDamage | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class UnitShot(Event):
     kind: ClassVar[str] = "unit_shot"
     unit: str
@@ -199,6 +209,7 @@ class UnitShot(Event):
     pinning: bool = False
     vehicle: VehicleDamage | None = None
     poisoned: bool = False  # the worn model lost a W to a poisoned weapon [L665]
+    friendly: SquadOutcome | None = None  # shooting into a melee: the 1s hit friends [L1132]
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,16 +241,6 @@ class CombatFought(Event):
     retreating: str = ""
     locked: bool = True
     swept: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class SquadOutcome:
-    """One squad after a combat of several squads."""
-
-    unit: str
-    models_left: int
-    wounds_taken: int
-    vehicle: VehicleDamage | None = None
 
 
 @dataclass(frozen=True, slots=True)

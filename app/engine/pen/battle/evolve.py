@@ -254,6 +254,11 @@ def evolve(state: BattleState, event: Event) -> BattleState:
                 return state
             if test == "pinning":
                 return state.with_unit(replace(me, down_until=state.down_until_next))
+            if test == "shoot_into_melee":  # it does not shoot [L1130]
+                me = replace(
+                    me, activated=True, shot=True, speed=me.speed if me.activated else None
+                )
+                return replace(state.with_unit(me), active_unit=unit)
             for enemy in me.locked:  # a failed morale test: the squad retreats [L1164]
                 state = _unlock(state, unit, enemy)
             return state.with_unit(replace(state.units[unit], retreating=True))
@@ -299,6 +304,13 @@ def evolve(state: BattleState, event: Event) -> BattleState:
             state = _set_models(state, victim, event.models_left, event.wounds_taken)
             if event.poisoned and state.units[target].alive:
                 state = state.with_unit(replace(state.units[target], poisoned=True))
+            friend = event.friendly
+            if friend is not None:
+                hit = state.units[friend.unit]
+                if friend.vehicle is not None:
+                    hit = _damaged(hit, friend.vehicle)
+                state = state.with_unit(hit)
+                state = _set_models(state, hit, friend.models_left, friend.wounds_taken)
             return state
         case ActivationEnded(unit=unit):
             for other in state.units.values():

@@ -710,6 +710,8 @@ def _shoot(out: _Out, cmd: Shoot, actor: str) -> None:
         raise refuse("regrouped", "a squad that regrouped moves or shoots, not both [L975]")
     if me.shot_at and cmd.target not in me.shot_at:
         raise refuse("one_target", "a squad shoots at its announced target [L980]")
+    if me.shot and not me.shot_at:
+        raise refuse("no_shooting", "it failed its test to shoot into the melee [L1130]")
     spec = s.unit_spec(cmd.unit)
     weapon = spec.weapon(cmd.weapon)
     if weapon is None:
@@ -732,6 +734,11 @@ def _shoot(out: _Out, cmd: Shoot, actor: str) -> None:
     }
     if cmd.template_hits is not None:
         situation["models_under_template"] = cmd.template_hits
+    friends = sorted(f for f in them.locked if s.units[f].seat == actor and s.units[f].alive)
+    if cmd.friend and cmd.friend not in friends:
+        raise refuse("bad_friend", f"{cmd.friend} is not in that combat", kind=RefusalKind.INPUT)
+    if friends and them.models < 2 * sum(s.units[f].models for f in friends):
+        situation["target_locked_in_combat"] = True  # -1 BS, no range or speed modifier
     target = dict(_spec_profile(s, them))
     if them.is_vehicle:
         target = _vehicle_target(s, them, cmd.facing)
@@ -764,15 +771,35 @@ def _shoot(out: _Out, cmd: Shoot, actor: str) -> None:
     if request.melee:
         raise refuse("melee_weapon", "close-combat weapons fight in the assault phase")
     _choose(out, cmd.unit, actor)
+    if them.locked and not me.shot_at and not _test(out, me, "shoot_into_melee", 0):
+        return  # a failed morale test: the squad does not shoot into the melee [L1130]
     start = out.mark()
     result = resolve(request, out.roller)
+    friendly = None
+    if friends:  # each 1 to hit hits the friendly squad in the combat [L1132]
+        ones = sum(
+            1 for d in out.roller.records[start:] if d.label.startswith("to hit") and d.value == 1
+        )
+        if ones:
+            friend = s.units[cmd.friend or friends[0]]
+            friendly = _friendly_fire(out, attacker, weapon.profile, friend, ones)
     roll = out.roll_since(start)
     pinning = request.weapon.has(Rule.PINNING)
     damage = _vehicle_damage(them, result.extra.get("vehicle"), result.totals)
     if them.is_vehicle and damage is not None:
         vd, exploded = damage
         out.emit(
-            UnitShot(cmd.unit, cmd.target, cmd.weapon, roll, 0 if vd.destroyed else 1, 0, False, vd)
+            UnitShot(
+                cmd.unit,
+                cmd.target,
+                cmd.weapon,
+                roll,
+                0 if vd.destroyed else 1,
+                0,
+                False,
+                vd,
+                friendly=friendly,
+            )
         )
         if vd.destroyed:
             _passengers_out(out, cmd.target, exploded)
@@ -793,8 +820,29 @@ def _shoot(out: _Out, cmd: Shoot, actor: str) -> None:
             taken,
             pinning and lost > 0,
             poisoned=poisoned,
+            friendly=friendly,
         )
     )
+
+
+def _friendly_fire(
+    out: _Out, attacker: Mapping[str, Any], weapon: object, friend: UnitState, hits: int
+) -> SquadOutcome:
+    """The shots that hit the friendly squad in a combat [L1132]: the same weapon, hits
+    already scored."""
+    s = out.state
+    if friend.is_vehicle:
+        request = _request(attacker, weapon, _vehicle_target(s, friend, "front"), {})
+        result = resolve(request, out.roller, hits=hits)
+        damage = _vehicle_damage(friend, result.extra.get("vehicle"), result.totals)
+        assert damage is not None
+        return SquadOutcome(friend.id, 0 if damage[0].destroyed else 1, 0, damage[0])
+    target = dict(_spec_profile(s, friend)) | {"models": friend.models}
+    request = _request(attacker, weapon, target, {})
+    remaining = [friend.wounds] * friend.models
+    strike(request, out.roller, remaining, hits=hits)
+    models, taken = _after_strike(friend, remaining)
+    return SquadOutcome(friend.id, models, taken)
 
 
 def _vehicle_damage(

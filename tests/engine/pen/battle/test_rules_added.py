@@ -573,3 +573,57 @@ def test_logs_written_before_the_new_fields_still_replay() -> None:
     assert old.state.setup is not None
     assert not old.state.setup.alternation
     assert old.state.units["tac"] == battle.state.units["tac"]
+
+
+# -- shooting into a melee ------------------------------------------------------------------------
+
+
+LASGUN = WeaponSpec("lasgun", {"kind": "ranged", "type": "rapid fire", "shots": 1, "strength": 3})
+
+
+def melee_battle() -> PenBattle:
+    """Tac (A) locked with the Guard (B); B's Veterans are free to shoot, in B's turn."""
+    battle = battle_of(
+        (UnitSpec("tac", "Tac", 50, 2, MARINE),),
+        (UnitSpec("inf", "Guard", 50, 5, GUARD), UnitSpec("vet", "Vets", 50, 2, GUARD, (LASGUN,))),
+    )
+    battle.execute(StartTurn(), "A", dice=[6])
+    battle.execute(EndPhase(), "A")
+    battle.execute(Charge("tac", "inf", 3), "A")
+    battle.execute(Fight("tac", "inf"), "A", dice=[1] * 9)  # all miss: a draw, locked
+    battle.execute(EndPhase(), "A")
+    battle.execute(StartTurn(), "B")
+    return battle
+
+
+def test_shooting_into_a_melee_hits_friends_on_the_ones() -> None:
+    battle = melee_battle()
+    with pytest.raises(Refusal) as err:
+        battle.execute(Shoot("vet", "tac", "lasgun", 10, friend="vet"), "B", dice=[])
+    assert err.value.code == "bad_friend"
+    dice = [
+        *[3, 3],  # the morale test to shoot at a squad in melee [L1130]: 6 <= Ld 7
+        # 4 lasgun shots; BS 3 - 1 (the Marines are not twice the Guard's 5 [L1132]) and
+        # no range modifier [L1329]: 5+. 1, 1, 6, 2: one hit; and the two 1s hit the Guard
+        *[1, 1, 6, 2],
+        *[5, 1],  # S3 vs T4 on 5+: wounds; the 3+ save fails: one Marine dies
+        *[4, 1, 1],  # the two friendly hits, S3 vs T3 on 4+: one wound, 5+ save failed
+    ]
+    battle.execute(Shoot("vet", "tac", "lasgun", 10, half_range=True), "B", dice=dice)
+    units = battle.state.units
+    assert (units["tac"].models, units["inf"].models) == (1, 4)
+    assert replayed(battle).state == battle.state
+
+
+def test_a_squad_that_fails_its_test_does_not_shoot_into_the_melee() -> None:
+    battle = melee_battle()
+    battle.execute(Shoot("vet", "tac", "lasgun", 10), "B", dice=[6, 5])  # 11 > Ld 7
+    assert battle.state.units["tac"].models == 2
+    assert battle.state.active_unit == "vet"
+    with pytest.raises(Refusal) as err:
+        battle.execute(Shoot("vet", "tac", "lasgun", 10), "B", dice=[1, 1])
+    assert err.value.code == "no_shooting"  # no second try
+    battle.execute(EndActivation("vet"), "B")
+    with pytest.raises(Refusal) as err:
+        battle.execute(Shoot("inf", "tac", "lasgun", 10, friend="vet"), "B")
+    assert err.value.code == "cannot_shoot"  # locked squads do not shoot
