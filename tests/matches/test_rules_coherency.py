@@ -101,3 +101,35 @@ def test_start_move_is_offered_and_opens_fire_overwatch(new_game: Callable[..., 
     ]
     assert overwatch
     assert all(c["enemy"] == "a2" for c in overwatch)
+
+
+def test_a_match_stored_before_the_check_ends_its_turns_as_it_did(
+    new_game: Callable[..., Game], db: Any
+) -> None:
+    """A match_created event stored without ``coherency_check`` (before the check existed)
+    plays on: the turn ends at once, as it did when the match was recorded."""
+    from sqlalchemy import select
+
+    from app.matches import reads
+    from app.matches.models import MatchEvent
+
+    g = new_game()
+    created = (
+        db.execute(
+            select(MatchEvent).where(MatchEvent.match_id == g.match_id).order_by(MatchEvent.seq)
+        )
+        .scalars()
+        .first()
+    )
+    event = dict(created.event)
+    options = dict(event["setup"]["options"])
+    assert options.pop("coherency_check") is True  # what creating a match records now
+    event["setup"] = {**event["setup"], "options": options}
+    created.event = event
+    db.flush()
+    reads.cache.clear()
+    setup_battle(g)
+    _a_kills_three_kommandos(g)
+    view = _to_the_end_of_a_turn(g)
+    assert view["pending"]["coherency"] == []
+    assert (view["round"], view["active"], view["phase"]) == (1, "B", "command")
