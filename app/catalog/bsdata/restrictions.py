@@ -81,6 +81,7 @@ class RestrictionReader:
         self.read_count = 0
         self._carries: dict[int, bool] = {}  # id(element) -> has a message modifier below
         self._pending: list[Element] = []  # conditions of the modifier being read
+        self._hiding = False  # reading a "hidden" modifier (ruling D12)
 
     def carries(self, node: Node) -> bool:
         """Whether a message modifier sits on ``node`` or below it (through links too): the
@@ -92,10 +93,7 @@ class RestrictionReader:
         if known is not None:
             return known
         self._carries[id(elem)] = False  # a link cycle reads as "nothing below"
-        found = any(
-            m.get("type") == "add" and (m.get("field") or "") in MESSAGE_FIELDS
-            for m in elem.iter("modifier")
-        )
+        found = any(_is_message(m) or _hides_by_roster(m) for m in elem.iter("modifier"))
         if not found and depth < MAX_LINK_DEPTH:
             for link in elem.iter("entryLink"):
                 target = self.b.ws.resolve(link.get("targetId") or "", doc)
@@ -110,8 +108,12 @@ class RestrictionReader:
             return ()
         found: list[Restriction] = []
         for where, modifier, groups in self._modifiers(root):
-            severity = MESSAGE_FIELDS[modifier.get("field") or ""]
+            hides = not _is_message(modifier)
+            severity = (
+                RestrictionSeverity.ERROR if hides else MESSAGE_FIELDS[modifier.get("field") or ""]
+            )
             self._pending = []
+            self._hiding = hides
             term = _all([self._holder(g, where) for g in groups] + [self._holder(modifier, where)])
             if term is None:
                 self.skipped += 1
@@ -120,12 +122,16 @@ class RestrictionReader:
                 self.read_count += 1
                 continue  # never raised in a matched-play list (Crusade, Boarding Actions...)
             wargear = "" if where.node is root or where.node.is_group else where.node.name.strip()
+            if hides and (term is True or _only_detachments(term)):
+                continue  # decided at import, or a detachment variant (D8)
             if term is True:
                 if not wargear:
                     self.skipped += 1  # always raised for every unit: not a list condition
                     continue
                 term = RosterCondition.count(CountOf.WARGEAR, Compare.AT_LEAST, 1, wargear[:200])
-            restriction = Restriction(when=term, severity=severity, wargear=wargear[:200])
+            restriction = Restriction(
+                when=term, severity=severity, wargear=wargear[:200], unavailable=hides
+            )
             self.read_count += 1
             census = self.b.ws.census
             if census is not None:
@@ -143,7 +149,7 @@ class RestrictionReader:
         ) -> Iterator[tuple[_Where, Element, tuple[Element, ...]]]:
             where = _Where(root, node, parent_is_unit=entries == 1)
             for m, groups in node.modifiers():
-                if m.get("type") == "add" and (m.get("field") or "") in MESSAGE_FIELDS:
+                if _is_message(m) or (node is root and _hides_by_roster(m, groups)):
                     yield where, m, groups
             if depth >= MAX_DEPTH:
                 return
@@ -151,7 +157,9 @@ class RestrictionReader:
                 key = (child.doc.id, child.id)
                 if key in path or not self.carries(child) or self.b.hidden(child):
                     continue
-                if name_key(child.name) in SKIPPED_NAMES:
+                if name_key(child.name) in SKIPPED_NAMES or (
+                    child.is_group and name_key(child.name).endswith("enhancements")
+                ):
                     continue
                 yield from walk(
                     child, depth + 1, entries + (0 if child.is_group else 1), path | {key}
@@ -208,6 +216,8 @@ class RestrictionReader:
         if not 0 <= value <= 10_000:
             return None
         if scope in ARMY_SCOPES:
+            if self._hiding and child in where.root.ids:
+                return None  # "hidden once the army has one": the core limits decide (D9)
             return self._deferred(c, self._army_count(child, compare, value, where))
         in_unit = (
             scope in UNIT_SCOPES
@@ -303,6 +313,27 @@ class RestrictionReader:
                     if name and name not in names and len(names) < MAX_CONDITION_NAMES:
                         names.append(name)
         return names
+
+
+def _is_message(m: Element) -> bool:
+    return m.get("type") == "add" and (m.get("field") or "") in MESSAGE_FIELDS
+
+
+def _hides_by_roster(m: Element, groups: tuple[Element, ...] = ()) -> bool:
+    """A "hidden" modifier with a condition on the rest of the roster (ruling D12)."""
+    if m.get("field") != "hidden" or m.get("type") != "set" or m.get("value") != "true":
+        return False
+    return any(
+        (c.get("scope") or "") in ARMY_SCOPES for h in (*groups, m) for c in h.iter("condition")
+    )
+
+
+def _only_detachments(term: RosterCondition | bool) -> bool:
+    if isinstance(term, bool):
+        return False
+    if term.op is ConditionOp.COUNT:
+        return term.of is CountOf.DETACHMENT
+    return all(_only_detachments(a) for a in term.args)
 
 
 def _all(parts: list[Term]) -> Term:

@@ -135,6 +135,27 @@ CAT = b"""<?xml version="1.0" encoding="UTF-8"?>
       </modifiers>
       <costs><cost name="pts" typeId="pts" value="120"/></costs>
     </selectionEntry>
+    <selectionEntry id="e-rival" name="Rival" type="model">
+      <categoryLinks>
+        <categoryLink id="cl7" targetId="c-char" primary="true"/>
+        <categoryLink id="cl8" targetId="c-fac" primary="false"/>
+      </categoryLinks>
+      <modifiers>
+        <modifier type="set" field="hidden" value="true">
+          <conditions>
+            <condition type="atLeast" value="1" field="selections" scope="roster"
+              childId="e-chief" shared="true" includeChildSelections="true"/>
+          </conditions>
+        </modifier>
+        <modifier type="set" field="hidden" value="true">
+          <conditions>
+            <condition type="atLeast" value="1" field="selections" scope="roster"
+              childId="e-rival" shared="true" includeChildSelections="true"/>
+          </conditions>
+        </modifier>
+      </modifiers>
+      <costs><cost name="pts" typeId="pts" value="70"/></costs>
+    </selectionEntry>
     <selectionEntry id="e-ally" name="Ally Walker" type="model">
       <categoryLinks>
         <categoryLink id="cl6" targetId="c-fac" primary="false"/>

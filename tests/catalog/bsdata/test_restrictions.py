@@ -132,6 +132,21 @@ def test_an_army_restriction_depends_on_the_detachment_and_the_count(testers: Ca
     assert codes(roster(CHIEF, *squads[:2], detachment="Second Host"), testers) == []
 
 
+def test_a_datasheet_hidden_by_the_rest_of_the_roster_is_unavailable(testers: Catalogue) -> None:
+    """Hidden while the army has a Chief: refused with the Chief, legal without. Its "hidden
+    once the army has one" modifier (a uniqueness idiom) is left to the core limits."""
+    (only,) = sheet(testers, "Rival").restrictions
+    assert only.unavailable
+    with_chief = validate(roster(CHIEF, RosterUnit("Rival")), testers)
+    assert [(v.code.value, v.unit, v.message_id) for v in with_chief.violations] == [
+        ("data-restriction", 1, "data-restriction.unavailable")
+    ]
+    assert with_chief.violations[0].message == (
+        "Rival (#2) cannot be included in this army: at least 1 Chief unit(s) in the army."
+    )
+    assert codes(roster(RosterUnit("Rival", warlord=True)), testers) == []
+
+
 def test_a_warning_restriction_does_not_make_the_list_invalid(testers: Catalogue) -> None:
     result = validate(roster(RosterUnit("Chief")), testers)
     found = [v for v in result.violations if v.code is Code.DATA_RESTRICTION]
@@ -166,14 +181,15 @@ def test_census_counts_every_condition_by_kind_and_outcome() -> None:
     assert kinds["the force built"].at_import == 1
     assert kinds["roster options (Show Legends...)"].at_import == 2
     assert kinds["the chosen detachment"].at_import == 1
-    # The gun's two conditions (models; the gun) and the Warlord and squad counts are kept
-    # for the validator; the squad count of the "count" group is not.
+    # The gun's two conditions (models; the gun), the Warlord, squad and Chief counts are
+    # kept for the validator; the squad count of the "count" group and the Rival's count of
+    # itself are not.
     assert kinds["inside the unit (models, wargear)"].at_import == 1  # "model" counts
     assert kinds["inside the unit (models, wargear)"].when_validating == 1
-    assert kinds["other selections in the roster"].when_validating == 2
-    assert kinds["other selections in the roster"].undecided == 1
-    assert total.undecided == 1
-    assert "decided: 8 of 9" in render(census)
+    assert kinds["other selections in the roster"].when_validating == 3
+    assert kinds["other selections in the roster"].undecided == 2
+    assert total.undecided == 2
+    assert "decided: 9 of 11" in render(census)
 
 
 def test_census_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -181,7 +197,7 @@ def test_census_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
         (tmp_path / name).write_bytes(data)
     assert main([str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    assert "decided: 8 of 9 (5 at import, 3 when validating); undecided: 1" in out
+    assert "decided: 9 of 11 (5 at import, 4 when validating); undecided: 2" in out
     assert main([]) == 2
 
 
@@ -235,3 +251,41 @@ def test_real_data_legends_datasheets_are_flagged(death_guard: Catalogue) -> Non
     assert flagged
     assert all("[legends]" in d.name.lower() or d.legends for d in flagged)
     assert not any(d.legends for d in death_guard.datasheets if d.name == "Helbrute")
+
+
+AELDARI = (
+    ("bsdata-wh40k-10e", "Warhammer 40,000.gst"),
+    ("bsdata-wh40k-10e-more", "Aeldari - Aeldari Library.cat"),
+    ("bsdata-wh40k-10e-more", "Aeldari - Craftworlds.cat"),
+    ("bsdata-wh40k-10e", "Library - Astartes Heresy Legends.cat"),
+    ("bsdata-wh40k-10e", "Library - Titans.cat"),
+    ("bsdata-wh40k-10e", "Unaligned Forces.cat"),
+)
+
+
+def test_real_data_a_datasheet_the_rest_of_the_army_excludes() -> None:
+    """In the Aeldari data a Phoenix Lord is hidden while the army has Yvraine: refused with
+    her, legal with another Warlord."""
+    if not DATA.is_dir():
+        pytest.skip(f"the BSData files are not present at {DATA}")
+    result = import_files([(name, (DATA / folder / name).read_bytes()) for folder, name in AELDARI])
+    assert result.ok
+    (aeldari,) = result.catalogues
+    asurmen = sheet(aeldari, "Asurmen")
+    assert any(r.unavailable for r in asurmen.restrictions)
+    det = aeldari.detachments_of(aeldari.factions[0])[0].name
+
+    def army(warlord: str) -> Roster:
+        return Roster(
+            faction=aeldari.factions[0],
+            detachment=det,
+            battle_size=BattleSize.STRIKE_FORCE,
+            units=(RosterUnit(warlord, warlord=True), RosterUnit("Asurmen")),
+        )
+
+    with_yvraine = validate(army("Yvraine"), aeldari)
+    assert ("data-restriction.unavailable", 1) in {
+        (v.message_id, v.unit) for v in with_yvraine.violations
+    }
+    with_autarch = validate(army("Autarch"), aeldari)
+    assert Code.DATA_RESTRICTION not in {v.code for v in with_autarch.violations}

@@ -524,11 +524,15 @@ class RestrictionSeverity(StrEnum):
 class Restriction:
     """A list error (or warning) the data raises when ``when`` holds (BattleScribe's "add
     error" modifiers): for every unit of the datasheet, or, with ``wargear``, only for a unit
-    that takes that choice. Only the condition is kept, never the data's message text."""
+    that takes that choice. Only the condition is kept, never the data's message text.
+    ``unavailable``: read from a modifier that hides the datasheet when the rest of the roster
+    holds something (another unit, a keyword...)."""
 
     when: RosterCondition
     severity: RestrictionSeverity = RestrictionSeverity.ERROR
     wargear: str = ""
+    # From a "hidden" modifier: the datasheet cannot be taken when ``when`` holds.
+    unavailable: bool = False
 
     def __post_init__(self) -> None:
         _check_name(self.wargear, "wargear", allow_empty=True)

@@ -152,6 +152,7 @@ MESSAGES: Mapping[str, str] = {
     "legends-not-included": "{datasheet} is a Legends datasheet and the list does not include "
     "Legends.",
     "data-restriction": "{datasheet} breaks a restriction of the catalogue: {condition}.",
+    "data-restriction.unavailable": "{datasheet} cannot be included in this army: {condition}.",
 }
 
 FIXES: Mapping[str, str] = {
@@ -189,6 +190,7 @@ FIXES: Mapping[str, str] = {
     "it{suggestion}.",
     "legends-not-included": "Remove {datasheet} or include Legends in the list's settings.",
     "data-restriction": "Change {datasheet} or the rest of the army so that this no longer holds.",
+    "data-restriction.unavailable": "Remove {datasheet} or change the rest of the army.",
 }
 
 
@@ -889,6 +891,8 @@ def _check_restrictions(
                 Code.DATA_RESTRICTION,
                 i,
                 {"datasheet": _unit_ref(unit, i), "condition": condition},
+                message_id="data-restriction.unavailable" if r.unavailable else None,
+                fix_id="data-restriction.unavailable" if r.unavailable else None,
                 severity=Severity.ERROR
                 if r.severity is RestrictionSeverity.ERROR
                 else Severity.WARNING,
