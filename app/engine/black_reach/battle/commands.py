@@ -16,6 +16,8 @@ __all__ = [
     "Command",
     "ConfirmResult",
     "CreateBattle",
+    "DeployUnit",
+    "EndDeployment",
     "EndReserve",
     "Hold",
     "Move",
@@ -58,6 +60,26 @@ class OrderSpec:
 class CreateBattle(Command):
     kind: ClassVar[str] = "create_battle"
     setup: BattleSetup
+
+
+@dataclass(frozen=True, slots=True)
+class DeployUnit(Command):
+    """Set-up: put one of your counters on the battlefield (again, to move it) in your
+    deployment zone: anchor square, facing, and the face it shows (``None``: its first)."""
+
+    kind: ClassVar[str] = "deploy"
+    unit: str
+    x: int
+    y: int
+    facing: str = "N"
+    face: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class EndDeployment(Command):
+    """Set-up: every counter of yours is placed; the battle starts when both sides are."""
+
+    kind: ClassVar[str] = "end_deployment"
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,6 +175,8 @@ COMMAND_CODEC = TaggedCodec(
     "command",
     (
         CreateBattle,
+        DeployUnit,
+        EndDeployment,
         PlaceOrders,
         Move,
         Shoot,

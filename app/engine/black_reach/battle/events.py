@@ -23,6 +23,7 @@ __all__ = [
     "AssaultResolved",
     "BattleCreated",
     "BattleEnded",
+    "DeploymentEnded",
     "ForcedMove",
     "OrderRevealed",
     "OrdersCommitted",
@@ -33,6 +34,7 @@ __all__ = [
     "SuppressedPlaced",
     "TurnEnded",
     "TurnStarted",
+    "UnitDeployed",
     "UnitMoved",
     "UnitShot",
     "UnitsActivated",
@@ -44,6 +46,20 @@ class BattleCreated(Event):
     kind: ClassVar[str] = "battle_created"
     undoable: ClassVar[bool] = False
     setup: BattleSetup
+
+
+@dataclass(frozen=True, slots=True)
+class UnitDeployed(Event):
+    kind: ClassVar[str] = "unit_deployed"
+    unit: str
+    to: Step
+    face: str
+
+
+@dataclass(frozen=True, slots=True)
+class DeploymentEnded(Event):
+    kind: ClassVar[str] = "deployment_ended"
+    side: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,6 +240,8 @@ EVENT_CODEC = TaggedCodec(
     "event",
     (
         BattleCreated,
+        UnitDeployed,
+        DeploymentEnded,
         TurnStarted,
         OrdersPlaced,
         OrdersCommitted,

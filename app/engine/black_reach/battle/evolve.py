@@ -12,6 +12,7 @@ from app.engine.black_reach.battle.events import (
     AssaultResolved,
     BattleCreated,
     BattleEnded,
+    DeploymentEnded,
     ForcedMove,
     OrderRevealed,
     OrdersCommitted,
@@ -22,6 +23,7 @@ from app.engine.black_reach.battle.events import (
     SuppressedPlaced,
     TurnEnded,
     TurnStarted,
+    UnitDeployed,
     UnitMoved,
     UnitsActivated,
     UnitShot,
@@ -64,9 +66,10 @@ def _created(state: BattleState, event: BattleCreated) -> BattleState:
                 face = FaceKind(d.face) if d is not None and d.face else None
                 placement = placement_of(Step(d.x, d.y, d.facing), counter.footprint) if d else None
                 units[uid] = UnitState(uid, side.id, counter, fresh_state(counter, face), placement)
+    everyone = all(u.placement is not None for u in units.values())
     return replace(
         state,
-        stage=Stage.BATTLE,
+        stage=Stage.BATTLE if everyone else Stage.SETUP,
         scenario=scenario,
         seats=dict(setup.seats),
         units=units,
@@ -88,9 +91,17 @@ def _moved(state: BattleState, uid: str, step: Step) -> BattleState:
 def evolve(state: BattleState, event: Event) -> BattleState:
     if isinstance(event, BattleCreated):
         return _created(state, event)
+    if isinstance(event, UnitDeployed):
+        u = state.units[event.unit]
+        placed = placement_of(event.to, u.counter.footprint)
+        status = fresh_state(u.counter, FaceKind(event.face))
+        return _unit(state, event.unit, placement=placed, status=status)
+    if isinstance(event, DeploymentEnded):
+        return replace(state, deployed=state.deployed | {event.side})
     if isinstance(event, TurnStarted):
         return replace(
             state,
+            stage=Stage.BATTLE,
             turn=start_turn(event.turn, event.initiative, event.other, event.pools),
             secret={event.initiative: {}, event.other: {}},
             activated=frozenset(),

@@ -174,7 +174,7 @@ class BlackReachBattle:
         state = self.state
         scores = {seat: state.vp.get(side, 0) for seat, side in state.seats.items()}
         if state.stage is not Stage.ENDED:
-            stage: GameStage = "setup" if state.scenario is None else "battle"
+            stage: GameStage = "battle" if state.stage is Stage.BATTLE else "setup"
             round_ = state.turn.turn if state.turn is not None else 0
             return GameStatus(stage, scores=scores, round=round_)
         winner = "draw" if state.winner is None else state.seat_of(state.winner)

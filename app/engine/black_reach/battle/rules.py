@@ -19,6 +19,8 @@ from app.engine.black_reach.battle.commands import (
     Assault,
     ConfirmResult,
     CreateBattle,
+    DeployUnit,
+    EndDeployment,
     EndReserve,
     Hold,
     Move,
@@ -34,6 +36,7 @@ from app.engine.black_reach.battle.events import (
     AssaultResolved,
     BattleCreated,
     BattleEnded,
+    DeploymentEnded,
     ForcedMove,
     OrderRevealed,
     OrdersCommitted,
@@ -44,12 +47,13 @@ from app.engine.black_reach.battle.events import (
     SuppressedPlaced,
     TurnEnded,
     TurnStarted,
+    UnitDeployed,
     UnitMoved,
     UnitsActivated,
     UnitShot,
 )
 from app.engine.black_reach.battle.evolve import evolve, placement_of
-from app.engine.black_reach.battle.setup import SEATS, BattleSetup, parse_setup
+from app.engine.black_reach.battle.setup import SEATS, BattleSetup, Deploy, parse_setup
 from app.engine.black_reach.battle.state import BattleState, SecretOrder, Stage, UnitState
 from app.engine.black_reach.board import Square, UnitClass
 from app.engine.black_reach.forces import Ability, FaceKind, Group, apply_step
@@ -83,7 +87,13 @@ from app.engine.black_reach.pipeline import (
     target_dv,
 )
 from app.engine.black_reach.requests import Attacker, Kind, OddsRequest, Situation, Target
-from app.engine.black_reach.scenario import Outcome, end_of_turn, objective_holder, sudden_death
+from app.engine.black_reach.scenario import (
+    Outcome,
+    Scenario,
+    end_of_turn,
+    objective_holder,
+    sudden_death,
+)
 from app.engine.black_reach.tables import ArmourColour
 from app.engine.black_reach.turn import (
     Phase,
@@ -218,7 +228,56 @@ def _step_of(p: Placement) -> Step:
 # -- set-up and turns --------------------------------------------------------------------------
 
 
+def _deploy_problems(d: Deploy, scenario: Scenario) -> list[str]:
+    """What is wrong with a deployment entry on its own: facing, face."""
+    problems: list[str] = []
+    counter = scenario.catalogue.counters.get(d.unit.rsplit(":", 1)[-1])
+    if d.facing not in Facing.__members__:
+        problems.append(f"{d.unit}: facing must be one of {', '.join(Facing.__members__)}")
+    elif counter is not None and counter.footprint == 4 and Facing[d.facing].diagonal:
+        problems.append(f"{d.unit}: a 4-square vehicle never stands diagonally")
+    if d.face is not None:
+        if d.face not in {str(k) for k in FaceKind} or (
+            counter is not None and counter.face(FaceKind(d.face)) is None
+        ):
+            problems.append(f"{d.unit}: no {d.face!r} face to deploy on")
+        elif (
+            counter is not None
+            and FaceKind(d.face) is not counter.first_face.kind
+            and not counter.first_face.has(Ability.STATE_CHANGE)
+        ):
+            problems.append(
+                f"{d.unit}: only a unit with Changement d'état deploys on another face "
+                "[L1123-L1124]"
+            )
+    return problems
+
+
+def _square_problems(state: BattleState, u: UnitState, taken: dict[Square, str]) -> list[str]:
+    """Where a placed counter stands: its side's zone, squares its class may enter, free."""
+    assert state.scenario is not None
+    assert u.placement is not None
+    problems: list[str] = []
+    zone = state.scenario.side(u.side).deployment
+    for sq in sorted(u.placement.squares):
+        if sq not in zone:
+            problems.append(f"{u.uid}: {tuple(sq)} is outside the {u.side} deployment zone")
+        elif any(e.forbids(u.counter.unit_class) for e in state.board.elements_at(sq)):
+            problems.append(f"{u.uid}: {tuple(sq)} is forbidden to it")
+        elif taken.get(sq, u.uid) != u.uid:
+            problems.append(f"{u.uid}: {tuple(sq)} is taken by {taken[sq]}")
+        else:
+            taken[sq] = u.uid
+    return problems
+
+
+def _bad_deployment(problems: list[str]) -> Refusal:
+    return refuse("bad_deployment", "; ".join(problems), kind=RefusalKind.INPUT, problems=problems)
+
+
 def _validate_setup(setup: BattleSetup) -> BattleState:
+    """The set-up checked: its data, its seats, and the counters it deploys (the others are
+    deployed by their players in the set-up stage)."""
     try:
         scenario = parse_setup(setup)
     except ProfileError as exc:
@@ -230,56 +289,66 @@ def _validate_setup(setup: BattleSetup) -> BattleState:
             f"seats must map A and B to the scenario's sides {sorted(sides)}",
             kind=RefusalKind.INPUT,
         )
-    # the faces and facings first (the deployment cannot be built without them)
-    problems: list[str] = []
-    for d in setup.deployment:
-        counter = scenario.catalogue.counters.get(d.unit.rsplit(":", 1)[-1])
-        if d.facing not in Facing.__members__:
-            problems.append(f"{d.unit}: facing must be one of {', '.join(Facing.__members__)}")
-        elif counter is not None and counter.footprint == 4 and Facing[d.facing].diagonal:
-            problems.append(f"{d.unit}: a 4-square vehicle never stands diagonally")
-        if d.face is not None and (
-            d.face not in {str(k) for k in FaceKind}
-            or (counter is not None and counter.face(FaceKind(d.face)) is None)
-        ):
-            problems.append(f"{d.unit}: no {d.face!r} face to deploy on")
+    problems = [p for d in setup.deployment for p in _deploy_problems(d, scenario)]
     if problems:
-        raise refuse(
-            "bad_deployment", "; ".join(problems), kind=RefusalKind.INPUT, problems=problems
-        )
-    # deploy on an empty state, then check every counter
+        raise _bad_deployment(problems)
     state = evolve(BattleState(), BattleCreated(setup))
     seen: set[str] = set()
-    taken: dict[Square, str] = {}
     for d in setup.deployment:
         if d.unit not in state.units:
             problems.append(f"{d.unit}: no such unit in the scenario")
-            continue
-        if d.unit in seen:
+        elif d.unit in seen:
             problems.append(f"{d.unit}: deployed twice")
-            continue
         seen.add(d.unit)
-    for uid, u in state.units.items():
-        if uid not in seen:
-            problems.append(f"{uid}: not deployed")
-            continue
-        if u.placement is None:
-            continue
-        zone = scenario.side(u.side).deployment
-        for sq in sorted(u.placement.squares):
-            if sq not in zone:
-                problems.append(f"{uid}: {tuple(sq)} is outside the {u.side} deployment zone")
-            elif any(e.forbids(u.counter.unit_class) for e in scenario.board.elements_at(sq)):
-                problems.append(f"{uid}: {tuple(sq)} is forbidden to it")
-            elif sq in taken:
-                problems.append(f"{uid}: {tuple(sq)} is taken by {taken[sq]}")
-            else:
-                taken[sq] = uid
+    taken: dict[Square, str] = {}
+    for u in state.units.values():
+        if u.placement is not None:
+            problems += _square_problems(state, u, taken)
     if problems:
-        raise refuse(
-            "bad_deployment", "; ".join(problems), kind=RefusalKind.INPUT, problems=problems
-        )
+        raise _bad_deployment(problems)
     return state
+
+
+def _deploy(out: _Out, command: DeployUnit, side: str) -> None:
+    state = out.state
+    _stage(state, Stage.SETUP)
+    if side in state.deployed:
+        raise refuse("deployment_ended", "you have ended your deployment")
+    u = _own(state, command.unit, side)
+    d = Deploy(command.unit, command.x, command.y, command.facing, command.face)
+    assert state.scenario is not None
+    problems = _deploy_problems(d, state.scenario)
+    if problems:
+        raise _bad_deployment(problems)
+    step = Step(d.x, d.y, d.facing)
+    moved = replace(u, placement=placement_of(step, u.counter.footprint))
+    taken = {
+        sq: other.uid
+        for other in state.units.values()
+        if other.uid != u.uid and other.placement is not None
+        for sq in other.placement.squares
+    }
+    problems = _square_problems(state, moved, taken)
+    if problems:
+        raise _bad_deployment(problems)
+    face = d.face if d.face is not None else str(u.counter.first_face.kind)
+    out.emit(UnitDeployed(u.uid, step, face))
+
+
+def _end_deployment(out: _Out, side: str) -> None:
+    state = out.state
+    _stage(state, Stage.SETUP)
+    if side in state.deployed:
+        raise refuse("deployment_ended", "you have ended your deployment")
+    missing = sorted(u.uid for u in state.units.values() if u.side == side and not u.placement)
+    if missing:
+        raise refuse(
+            "not_deployed", f"deploy every counter first: {', '.join(missing)}", missing=missing
+        )
+    out.emit(DeploymentEnded(side))
+    assert out.state.scenario is not None
+    if out.state.deployed == {s.id for s in out.state.scenario.sides}:
+        _start_turn(out, 1, out.state.scenario.first_initiative)
 
 
 def _pool(state: BattleState, side: str) -> tuple[Token, ...]:
@@ -334,7 +403,8 @@ def _create(out: _Out, command: CreateBattle) -> None:
     _validate_setup(command.setup)
     out.emit(BattleCreated(command.setup))
     assert out.state.scenario is not None
-    _start_turn(out, 1, out.state.scenario.first_initiative)
+    if out.state.stage is Stage.BATTLE:  # every counter deployed by the set-up
+        _start_turn(out, 1, out.state.scenario.first_initiative)
 
 
 def _place_orders(out: _Out, command: PlaceOrders, side: str, seat: str) -> None:
@@ -892,6 +962,10 @@ def decide(state: BattleState, command: Tagged, actor: str, dice: Roller) -> Dec
     if state.stage is Stage.ENDED:
         raise refuse("battle_over", "the battle is over")
     match command:
+        case DeployUnit():
+            _deploy(out, command, side)
+        case EndDeployment():
+            _end_deployment(out, side)
         case PlaceOrders():
             _place_orders(out, command, side, actor)
         case Move():

@@ -74,6 +74,7 @@ class BattleState:
     acted: frozenset[str] = frozenset()  # units that made their action this turn
     rolls: Mapping[str, int] = field(default_factory=dict)  # rolls per unit this turn
     reserve_done: frozenset[str] = frozenset()  # sides done with the Reserve phase
+    deployed: frozenset[str] = frozenset()  # sides done deploying (set-up)
     vp: Mapping[str, int] = field(default_factory=dict)  # side -> VP at the last check
     winner: str | None = None  # a side, or None (a draw once ended)
     reason: str = ""

@@ -11,6 +11,8 @@ from app.engine.black_reach.battle.commands import (
     COMMAND_CODEC,
     Assault,
     ConfirmResult,
+    DeployUnit,
+    EndDeployment,
     EndReserve,
     Hold,
     Move,
@@ -135,6 +137,8 @@ def legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
     side = state.seats[seat]
     if state.stage is Stage.ENDED:
         return [] if seat in state.confirmed else [{"command": _cmd(ConfirmResult())}]
+    if state.stage is Stage.SETUP:
+        return _setup_actions(state, side)
     turn = state.turn
     if state.stage is not Stage.BATTLE or turn is None:
         return []
@@ -192,3 +196,15 @@ def _destinations(state: BattleState, u: UnitState) -> list[list[int]]:
     assert u.placement is not None
     ends = {(p.anchor.x, p.anchor.y) for p in reach if p.anchor != u.placement.anchor}
     return [[x, y] for x, y in sorted(ends)]
+
+
+def _setup_actions(state: BattleState, side: str) -> list[JsonObject]:
+    """Set-up: deploy (or move) each counter in the zone; end once all are placed."""
+    if side in state.deployed or state.scenario is None:
+        return []
+    zone = sorted([sq.x, sq.y] for sq in state.scenario.side(side).deployment)
+    mine = [u for u in state.units.values() if u.side == side]
+    out: list[JsonObject] = [{"command": _cmd(DeployUnit(u.uid, 0, 0)), "zone": zone} for u in mine]
+    if all(u.placement is not None for u in mine):
+        out.append({"command": _cmd(EndDeployment())})
+    return out

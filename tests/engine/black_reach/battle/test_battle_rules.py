@@ -212,10 +212,54 @@ def test_a_deployment_outside_the_zone_or_on_another_unit_is_refused() -> None:
     problems = info.value.details["problems"]
     assert any(NOB in p and "outside the orks deployment zone" in p for p in problems)
     assert any(SERGEANT in p and "taken by" in p for p in problems)
-    missing = sample_setup(deployment=setup.deployment[1:])
-    with pytest.raises(Refusal) as info:
-        BlackReachBattle.create(missing)
-    assert "not deployed" in info.value.message
+
+
+def test_players_deploy_what_the_set_up_leaves_then_the_battle_starts() -> None:
+    setup = sample_setup()
+    by_unit = {d.unit: d for d in setup.deployment}
+    battle = BlackReachBattle.create(sample_setup(deployment=()))
+    status = battle.status()
+    assert (status.stage, status.round) == ("setup", 0)
+    assert battle.view(A)["turn"] is None
+    offered = battle.legal_actions(A)
+    assert len(offered) == 5  # one deploy per counter; no end before all are placed
+    assert [0, 0] in offered[0]["zone"]
+    assert [0, 11] not in offered[0]["zone"]
+    assert refused(battle, A, {"type": "end_deployment"}).code == "not_deployed"
+    assert refused(battle, A, {"type": "place_orders", "orders": []}).code == "wrong_stage"
+
+    def deploy(seat: str, unit: str, **change: Any) -> None:
+        d = by_unit[unit]
+        battle.execute_json(
+            {"type": "deploy", "unit": unit, "x": d.x, "y": d.y, "facing": d.facing, **change},
+            seat,
+        )
+
+    # outside the zone, on another counter, another's counter, another face: refused
+    bad = {"type": "deploy", "unit": SERGEANT, "x": 0, "y": 9}
+    assert refused(battle, A, bad).code == "bad_deployment"
+    assert refused(battle, A, {**bad, "unit": NOB}).code == "not_your_unit"
+    assert refused(battle, A, {**bad, "y": 1, "face": "reduced"}).code == "bad_deployment"
+    deploy(A, TACTICAL)
+    taken = refused(battle, A, {"type": "deploy", "unit": SERGEANT, "x": 2, "y": 1})
+    assert "taken by" in taken.message
+    # a counter may be placed again before the side ends its deployment
+    deploy(A, SERGEANT, x=0, y=0)
+    deploy(A, SERGEANT)
+    for unit in (BOLTER, TRANSPORT, LIBRARIAN):
+        deploy(A, unit)
+    battle.execute_json({"type": "end_deployment"}, A)
+    assert refused(battle, A, {"type": "end_deployment"}).code == "deployment_ended"
+    assert battle.legal_actions(A) == []
+    for unit in (NOB, BOYZ1, BOYZ2, SHOOTAS, BUGGY, WEIRDBOY):
+        deploy(B, unit)
+    events = battle.execute_json({"type": "end_deployment"}, B)
+    assert [e.event.kind for e in events] == ["deployment_ended", "turn_started"]
+    assert battle.status().stage == "battle"
+    # the same battle as the set-up that deploys everything
+    ready = BlackReachBattle.create(setup)
+    assert battle.view(A)["units"] == ready.view(A)["units"]
+    assert BlackReachBattle.import_log(battle.export_log()).state == battle.state
 
 
 def test_seats_must_name_the_scenario_sides() -> None:
