@@ -75,12 +75,7 @@ def _parse(data: object) -> PenArmy:
 def _missing(unit: PenUnit) -> list[str]:
     """The characteristics the battle needs that the squad's list entry lacks."""
     if unit.armour is not None:
-        need = [f for f in VEHICLE_NEEDS if getattr(unit, f, None) is None]
-        ch = unit.characteristics
-        ranged = any(w.kind != "melee" for w in unit.weapons)
-        if ranged and (ch is None or ch.bs is None):
-            need.append("bs")
-        return need
+        return [f for f in VEHICLE_NEEDS if getattr(unit, f, None) is None]
     ch = unit.characteristics
     if ch is None:
         return list(UNIT_NEEDS)
@@ -97,8 +92,8 @@ def _squad(unit: PenUnit, index: int) -> dict[str, Any]:
         )
     profile = unit.battle_profile()
     ch = unit.characteristics
-    if ch is not None and ch.bs is not None:
-        profile["bs"] = ch.bs
+    if unit.armour is None and ch is not None and ch.bs is not None:
+        profile["bs"] = ch.bs  # the squad's BS when it shoots (a vehicle's profile takes none)
     weapons: list[dict[str, Any]] = []
     melee: dict[str, Any] | None = None
     for name, weapon in unit.battle_weapons():
