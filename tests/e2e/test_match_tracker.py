@@ -334,6 +334,13 @@ def test_one_battle_round_with_an_undo_approved_on_the_other_phone(browser, live
         assert attacks[0]["dice"] == attacks[1]["dice"]  # the undone dice stay in the log
         assert attacks[0]["weapons"] == attacks[1]["weapons"]
         assert attacks[1]["weapons"][0]["weapon"] == "Bolt Rifle"
+        # a unit that lost models (depends on the dice) made its player confirm coherency on
+        # the phone before the turn ended; no loss, no question
+        hurt = [u for u in view["units"] if u["models_alive"] < u["models"]]
+        hit = {i for u in hurt for i in (u["id"], u["leader"], u["bodyguard"]) if i}
+        opened = [e["event"] for e in log if e["event"]["type"] == "coherency_check_opened"]
+        assert all(set(o["units"]) <= hit for o in opened)
+        assert len(opened) == kinds.count("coherency_confirmed")
         width = guest.evaluate("document.documentElement.scrollWidth")
         assert width <= 390
         guest.screenshot(path=str(SHOTS / "auspex-match-round2-390x844.png"), full_page=True)
