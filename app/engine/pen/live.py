@@ -275,58 +275,64 @@ def _resolve_melee(
 
 
 def _resolve_vehicle(
-    log: _Log, request: AttackRequest, plan: AttackPlan, given_hits: int | None = None
+    log: _Log,
+    request: AttackRequest,
+    plan: AttackPlan,
+    given_hits: int | None = None,
+    given_damage: tuple[Penetration, ...] | None = None,
 ) -> tuple[TargetState, VehicleState]:
     vehicle = request.target
     assert isinstance(vehicle, Vehicle)
     assert plan.penetration is not None
     assert plan.damage is not None
     roller = log.roller
-    hit = plan.hit
-    if given_hits is not None:
-        hits = given_hits
-    else:
-        attacks = hit.attacks
-        if hit.area_models:
-            attacks += sum(area_procedure(roller, hit.area_cap) for _ in range(hit.area_models))
-        log.add("attacks", attacks)
-        hits = log.run(
-            "hits",
-            lambda: sum(hit_procedure(roller, hit) for _ in range(attacks)),
-            lambda n: f"{attacks} attacks at {hit.code} (skill {hit.skill}): {n} hits",
+    damage: list[Penetration] = list(given_damage or ())
+    if given_damage is None:
+        hit = plan.hit
+        if given_hits is not None:
+            hits = given_hits
+        else:
+            attacks = hit.attacks
+            if hit.area_models:
+                attacks += sum(area_procedure(roller, hit.area_cap) for _ in range(hit.area_models))
+            log.add("attacks", attacks)
+            hits = log.run(
+                "hits",
+                lambda: sum(hit_procedure(roller, hit) for _ in range(attacks)),
+                lambda n: f"{attacks} attacks at {hit.code} (skill {hit.skill}): {n} hits",
+            )
+        log.add("hits", hits)
+        if plan.cover is not None and given_hits is None:
+            cover = plan.cover
+            hits -= log.run(
+                "cover",
+                lambda: sum(cover_procedure(roller, cover) for _ in range(hits)),
+                lambda n: f"cover saves {cover}+: {n} hits cancelled",
+            )
+            log.add("hits_after_cover", hits)
+        pen_plan = plan.penetration
+        kinds = log.run(
+            "penetration",
+            lambda: [penetration_procedure(roller, pen_plan) for _ in range(hits)],
+            lambda ks: (
+                f"{hits} penetration rolls vs armour {pen_plan.armour}: "
+                f"{sum(k is Penetration.GLANCING for k in ks)} glancing, "
+                f"{sum(k is Penetration.PENETRATING for k in ks)} penetrating"
+            ),
         )
-    log.add("hits", hits)
-    if plan.cover is not None and given_hits is None:
-        cover = plan.cover
-        hits -= log.run(
-            "cover",
-            lambda: sum(cover_procedure(roller, cover) for _ in range(hits)),
-            lambda n: f"cover saves {cover}+: {n} hits cancelled",
-        )
-        log.add("hits_after_cover", hits)
-    pen_plan = plan.penetration
-    kinds = log.run(
-        "penetration",
-        lambda: [penetration_procedure(roller, pen_plan) for _ in range(hits)],
-        lambda ks: (
-            f"{hits} penetration rolls vs armour {pen_plan.armour}: "
-            f"{sum(k is Penetration.GLANCING for k in ks)} glancing, "
-            f"{sum(k is Penetration.PENETRATING for k in ks)} penetrating"
-        ),
-    )
-    damage = [k for k in kinds if k is not Penetration.NONE]
-    if plan.vehicle_save is not None and damage:
-        save = plan.vehicle_save
-        kept = log.run(
-            "saves",
-            lambda: [
-                k
-                for k in damage
-                if not roll_code(roller, save, "save", words=("saved", "failed")).success
-            ],
-            lambda ks: f"invulnerable saves {save}: {len(damage) - len(ks)} damage cancelled",
-        )
-        damage = kept
+        damage = [k for k in kinds if k is not Penetration.NONE]
+        if plan.vehicle_save is not None and damage:
+            save = plan.vehicle_save
+            kept = log.run(
+                "saves",
+                lambda: [
+                    k
+                    for k in damage
+                    if not roll_code(roller, save, "save", words=("saved", "failed")).success
+                ],
+                lambda ks: f"invulnerable saves {save}: {len(damage) - len(ks)} damage cancelled",
+            )
+            damage = kept
     log.add("glancing_hits", sum(k is Penetration.GLANCING for k in damage))
     log.add("penetrating_hits", sum(k is Penetration.PENETRATING for k in damage))
     state = vehicle_initial_state(vehicle)
@@ -360,10 +366,17 @@ def _new_results(start: VehicleState, state: VehicleState) -> list[tuple[str, in
     ]
 
 
-def resolve(request: AttackRequest, roller: Roller, *, hits: int | None = None) -> CombatResolution:
+def resolve(
+    request: AttackRequest,
+    roller: Roller,
+    *,
+    hits: int | None = None,
+    damage: tuple[Penetration, ...] | None = None,
+) -> CombatResolution:
     """Roll one PEN attack live; every die is in the result with its label. ``hits``: a
     ranged attack whose hits are already known (a ram [L1020-L1022], a transport's wreck):
-    no to-hit roll and no cover save."""
+    no to-hit roll and no cover save. ``damage``: against a vehicle, damage already scored
+    (a dangerous terrain test [L728-L729]): straight to the damage rolls."""
     plan = plan_attack(request)
     if hits is not None and request.melee:
         raise ValueError("given hits are for ranged attacks")
@@ -371,7 +384,7 @@ def resolve(request: AttackRequest, roller: Roller, *, hits: int | None = None) 
     extra: dict[str, ExtraValue] = {"notes": list(plan.notes)}
     t = request.target
     if isinstance(t, Vehicle):
-        target_after, st = _resolve_vehicle(log, request, plan, hits)
+        target_after, st = _resolve_vehicle(log, request, plan, hits, damage)
         extra["vehicle"] = {
             "destroyed": st.destroyed,
             "exploded": st.exploded,

@@ -129,6 +129,8 @@ class Move(Command):
     inches: int = 0
     difficult: bool = False
     dangerous: bool = False
+    difficult_inches: int = 0  # inches moved inside difficult terrain [L723]
+    very_difficult: bool = False  # ... very difficult terrain: -2 ps a segment [L724]
 
 
 @dataclass(frozen=True, slots=True)

@@ -155,24 +155,6 @@ class UnitArrived(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class UnitMoved(Event):
-    kind: ClassVar[str] = "unit_moved"
-    unit: str
-    speed: Speed
-    inches: int
-    roll: Roll
-    models_left: int
-    wounds_taken: int
-    immobilised: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class WentToGround(Event):
-    kind: ClassVar[str] = "went_to_ground"
-    unit: str
-
-
-@dataclass(frozen=True, slots=True)
 class VehicleDamage:
     """The vehicle part of :class:`UnitShot`: what the damage left on it."""
 
@@ -185,6 +167,25 @@ class VehicleDamage:
     stunned: bool
     destroyed: bool
     results: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class UnitMoved(Event):
+    kind: ClassVar[str] = "unit_moved"
+    unit: str
+    speed: Speed
+    inches: int
+    roll: Roll
+    models_left: int
+    wounds_taken: int
+    immobilised: bool = False
+    vehicle: VehicleDamage | None = None  # a vehicle's dangerous terrain damage [L729]
+
+
+@dataclass(frozen=True, slots=True)
+class WentToGround(Event):
+    kind: ClassVar[str] = "went_to_ground"
+    unit: str
 
 
 @dataclass(frozen=True, slots=True)

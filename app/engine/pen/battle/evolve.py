@@ -283,6 +283,8 @@ def evolve(state: BattleState, event: Event) -> BattleState:
                 activated=True,
                 immobilised=u[unit].immobilised or event.immobilised,
             )
+            if event.vehicle is not None:
+                me = _damaged(me, event.vehicle)
             state = _rolled(replace(state.with_unit(me), active_unit=unit), unit)
             return _set_models(state, state.units[unit], left, event.wounds_taken)
         case WentToGround(unit=unit):

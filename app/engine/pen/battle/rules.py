@@ -95,8 +95,16 @@ from app.engine.pen.battle.state import (
 )
 from app.engine.pen.live import resolve, strike
 from app.engine.pen.names import Rule
-from app.engine.pen.profiles import AttackRequest, Facing, UnitType, Vehicle, VehicleType
+from app.engine.pen.profiles import (
+    AttackRequest,
+    Facing,
+    Unit,
+    UnitType,
+    Vehicle,
+    VehicleType,
+)
 from app.engine.pen.requests import request_from_dict
+from app.engine.pen.vehicles import Penetration
 from app.engine.roller import Roller
 
 __all__ = ["RULE_BOOK", "PenRuleBook", "decide", "victory_points"]
@@ -523,24 +531,103 @@ def _move(out: _Out, cmd: Move, actor: str) -> None:
     if me.retreating and cmd.speed is not Speed.RAPID:
         raise refuse("flees", "a retreating squad flees at a rapid move [L976]")
     limit = _move_limit(me, cmd.speed)
-    _inches(cmd.inches, limit, f"{cmd.speed} move")
+    profile = _profile(s, me)
+    if not 0 <= cmd.difficult_inches <= cmd.inches:
+        raise refuse("bad_terrain", "difficult_inches: 0 to the move", kind=RefusalKind.INPUT)
+    if cmd.difficult_inches and not _crosses_freely(profile):
+        # each started 3 ps segment in difficult terrain costs 1 ps, 2 when very difficult;
+        # Agile à couvert counts very difficult as difficult [L723-L724], [L357]
+        cost = 2 if cmd.very_difficult and not profile.has(Rule.MOVE_THROUGH_COVER) else 1
+        if not (profile.has(Rule.MOVE_THROUGH_COVER) and cost == 1):
+            limit -= cost * -(-cmd.difficult_inches // 3)
+    _inches(cmd.inches, max(limit, 0), f"{cmd.speed} move")
     _choose(out, cmd.unit, actor)
     start = out.mark()
     models, taken, immobilised = me.models, me.wounds_taken, False
+    vehicle: VehicleDamage | None = None
+    crossed = cmd.difficult or cmd.difficult_inches > 0
+    if crossed and cmd.speed is Speed.RAPID and _tests_difficult_at_speed(profile):
+        cmd = replace(cmd, dangerous=True)  # bikes and ground vehicles [L159], [L198]
     if cmd.dangerous and cmd.speed is not Speed.STATIONARY:
+        ones = 0
         for i in range(me.models):
             die = out.roller.roll(6, f"dangerous terrain {cmd.unit} #{i + 1}", stage="dangerous")
             out.roller.annotate(outcome="failed" if die == 1 else "passed")
-            if die == 1:
-                if me.is_vehicle:
-                    immobilised = True
-                else:
-                    models, taken = _wound(models, taken, 1, me.wounds)
+            ones += die == 1
+        if ones and me.is_vehicle:
+            vehicle = _terrain_damage(out, me, ones, cmd.difficult)
+            models = 0 if vehicle.destroyed else 1
+            immobilised = vehicle.immobilised
+        elif ones:
+            models, taken = _terrain_wounds(out, me, ones, cmd.difficult)
     out.emit(
         UnitMoved(
-            cmd.unit, cmd.speed, cmd.inches, out.roll_since(start), models, taken, immobilised
+            cmd.unit,
+            cmd.speed,
+            cmd.inches,
+            out.roll_since(start),
+            models,
+            taken,
+            immobilised,
+            vehicle=vehicle,
         )
     )
+    if vehicle is not None and vehicle.destroyed:
+        _passengers_out(out, cmd.unit, False)
+
+
+def _crosses_freely(profile: Unit | Vehicle) -> bool:
+    """Antigrav models (skimmers, jump and jet-pack units, jetbikes) are not slowed by
+    difficult terrain [L359]."""
+    return profile.has(Rule.SKIMMER)
+
+
+def _tests_difficult_at_speed(profile: object) -> bool:
+    """Bikes, and vehicles that are neither skimmers, walkers nor aircraft, take a dangerous
+    terrain test when they cross difficult terrain at a rapid move [L159], [L198]."""
+    if isinstance(profile, Vehicle):
+        return not any(
+            profile.is_(kind)
+            for kind in (VehicleType.SKIMMER, VehicleType.WALKER, VehicleType.AIRCRAFT)
+        )
+    return getattr(profile, "unit_type", None) is UnitType.BIKE
+
+
+def _terrain_wounds(out: _Out, me: UnitState, ones: int, difficult: bool) -> tuple[int, int]:
+    """Each failed dangerous terrain test is a wound at PA4, PA2 in difficult terrain
+    [L728]: the armour save counts when it is better than the PA, or the invulnerable save
+    (the better of the two [L1409]); a natural 1 fails [L1288]."""
+    profile = _profile(out.state, me)
+    ap = 2 if difficult else 4
+    armour = profile.save if profile.save is not None and profile.save < ap else None
+    options = [v for v in (armour, profile.invulnerable_save) if v is not None]
+    target = min(options) if options else None
+    models, taken = me.models, me.wounds_taken
+    for _ in range(ones):
+        if target is not None:
+            die = out.roller.roll(6, f"save {target}+ (dangerous terrain)", stage="dangerous")
+            saved = die != 1 and die >= target
+            out.roller.annotate(outcome="saved" if saved else "failed")
+            if saved:
+                continue
+        models, taken = _wound(models, taken, 1, me.wounds)
+    return models, taken
+
+
+def _terrain_damage(out: _Out, me: UnitState, ones: int, difficult: bool) -> VehicleDamage:
+    """Each failed dangerous terrain test is a glancing damage on a vehicle, penetrating in
+    difficult terrain, its location rolled on 1D6 + 1 [L729]."""
+    kind = Penetration.PENETRATING if difficult else Penetration.GLANCING
+    request = _request(
+        {"models": 1, "bs": 1, "ws": 1, "strength": 1, "toughness": 4},
+        {"kind": "ranged", "type": "assault", "shots": 1, "strength": 1},
+        _vehicle_target(out.state, me, "front"),
+        {},
+    )
+    result = resolve(request, out.roller, damage=(kind,) * ones)
+    damage = _vehicle_damage(me, result.extra.get("vehicle"), result.totals)
+    assert damage is not None
+    return damage[0]
 
 
 _DODGE_3 = frozenset(

@@ -627,3 +627,60 @@ def test_a_squad_that_fails_its_test_does_not_shoot_into_the_melee() -> None:
     with pytest.raises(Refusal) as err:
         battle.execute(Shoot("inf", "tac", "lasgun", 10, friend="vet"), "B")
     assert err.value.code == "cannot_shoot"  # locked squads do not shoot
+
+
+# -- dangerous terrain -----------------------------------------------------------------------------
+
+
+def terrain_battle() -> PenBattle:
+    battle = battle_of(
+        (UnitSpec("tac", "Tac", 50, 3, MARINE), UnitSpec("rhino-a", "Rhino", 50, 1, RHINO)),
+        GUARD_SQUAD,
+    )
+    battle.execute(StartTurn(), "A", dice=[6])
+    return battle
+
+
+def test_dangerous_terrain_wounds_at_ap4_and_the_armour_save_counts() -> None:
+    battle = terrain_battle()
+    # one test per model: 1, 4, 6; the 1 is a wound at PA4 [L728]: the 3+ save, 2: fails
+    battle.execute(Move("tac", Speed.NORMAL, 6, dangerous=True), "A", dice=[1, 4, 6, 2])
+    assert battle.state.units["tac"].models == 2
+
+
+def test_dangerous_and_difficult_terrain_wounds_at_ap2_without_save() -> None:
+    battle = terrain_battle()
+    move = Move("tac", Speed.NORMAL, 6, difficult=True, dangerous=True)
+    battle.execute(move, "A", dice=[1, 1, 6])  # PA2 beats the 3+ save: two Marines die
+    assert battle.state.units["tac"].models == 1
+
+
+def test_a_vehicle_failing_a_dangerous_terrain_test_takes_a_glancing_damage() -> None:
+    battle = terrain_battle()
+    # the 1 is a glancing damage [L729]: location 1D6 + 1 = 3 + 1: hull; 4 - 2 (glancing):
+    # "Endommagé": +1 to later damage rolls, and a hull point
+    battle.execute(Move("rhino-a", Speed.RAPID, 20, dangerous=True), "A", dice=[1, 3, 4])
+    rhino = battle.state.units["rhino-a"]
+    assert (rhino.hp_lost, rhino.damage_bonus, rhino.immobilised) == (1, 1, False)
+    assert replayed(battle).state == battle.state
+
+
+def test_difficult_terrain_shortens_the_move() -> None:
+    battle = terrain_battle()
+    # 4 ps inside difficult terrain: two started 3 ps segments, -2 ps of 6 [L723]
+    with pytest.raises(Refusal) as err:
+        battle.execute(Move("tac", Speed.NORMAL, 5, difficult_inches=4), "A")
+    assert err.value.code == "too_far"
+    # very difficult: -2 ps a segment, -4 ps [L724]
+    with pytest.raises(Refusal) as err:
+        battle.execute(Move("tac", Speed.NORMAL, 4, difficult_inches=4, very_difficult=True), "A")
+    assert err.value.code == "too_far"
+    battle.execute(Move("tac", Speed.NORMAL, 4, difficult_inches=4), "A")
+    assert battle.state.units["tac"].moved == 4
+
+
+def test_a_ground_vehicle_in_difficult_terrain_at_a_rapid_move_tests() -> None:
+    battle = terrain_battle()
+    battle.execute(Move("rhino-a", Speed.RAPID, 20, difficult=True), "A", dice=[6])  # [L198]
+    rolled = battle.envelopes[-1].event.roll.dice  # type: ignore[attr-defined]
+    assert [d.label for d in rolled] == ["dangerous terrain rhino-a #1"]
