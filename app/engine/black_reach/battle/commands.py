@@ -94,13 +94,15 @@ class PlaceOrders(Command):
 class Move(Command):
     """Reveal the unit's token and make a Movement Action along ``path``. A unit with Tir en
     Mouvement may shoot ``fire_at`` once during the move, after ``fire_after`` steps (default:
-    at the end of the move)."""
+    at the end of the move); a unit with Changement d'état may ``flip`` (Active / Inactive) at
+    the ``"start"`` or the ``"end"`` of it, the path then possibly empty."""
 
     kind: ClassVar[str] = "move"
     unit: str
     path: tuple[Step, ...]
     fire_at: str | None = None
     fire_after: int | None = None
+    flip: str | None = None  # Changement d'état: "start" or "end" of the move
 
 
 @dataclass(frozen=True, slots=True)

@@ -35,6 +35,7 @@ __all__ = [
     "TurnEnded",
     "TurnStarted",
     "UnitDeployed",
+    "UnitFlipped",
     "UnitMoved",
     "UnitShot",
     "UnitsActivated",
@@ -108,6 +109,15 @@ class UnitMoved(Event):
     path: tuple[Step, ...]
     cost: int
     reserve: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class UnitFlipped(Event):
+    """Changement d'état: the counter now shows ``face``."""
+
+    kind: ClassVar[str] = "unit_flipped"
+    unit: str
+    face: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,6 +257,7 @@ EVENT_CODEC = TaggedCodec(
         OrdersCommitted,
         OrderRevealed,
         UnitMoved,
+        UnitFlipped,
         UnitShot,
         AssaultResolved,
         StepsTaken,

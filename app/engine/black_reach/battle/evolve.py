@@ -24,6 +24,7 @@ from app.engine.black_reach.battle.events import (
     TurnEnded,
     TurnStarted,
     UnitDeployed,
+    UnitFlipped,
     UnitMoved,
     UnitsActivated,
     UnitShot,
@@ -127,6 +128,9 @@ def evolve(state: BattleState, event: Event) -> BattleState:
     if isinstance(event, UnitMoved):
         state = _moved(state, event.unit, event.path[-1]) if event.path else state
         return replace(state, acted=state.acted | {event.unit})
+    if isinstance(event, UnitFlipped):
+        u = state.units[event.unit]
+        return _unit(state, event.unit, status=replace(u.status, face=FaceKind(event.face)))
     if isinstance(event, UnitShot | AssaultResolved):
         rolls = {**state.rolls, event.unit: state.rolls.get(event.unit, 0) + 1}
         return replace(state, rolls=rolls)

@@ -48,6 +48,7 @@ from app.engine.black_reach.battle.events import (
     TurnEnded,
     TurnStarted,
     UnitDeployed,
+    UnitFlipped,
     UnitMoved,
     UnitsActivated,
     UnitShot,
@@ -510,9 +511,36 @@ def _after_activation(out: _Out) -> None:
         out.emit(ActivationEnded())
 
 
+_STATES = (FaceKind.ACTIVE, FaceKind.INACTIVE)
+
+
+def _flip(out: _Out, uid: str) -> None:
+    """Changement d'état: Active to Inactive or back, once in a Movement Action, at its start
+    or its end, even with MV X [L1108-L1127]."""
+    u = out.state.units[uid]
+    if not u.face.has(Ability.STATE_CHANGE) or u.status.face not in _STATES:
+        raise refuse("no_state_change", f"{uid} has no Changement d'état on this face")
+    other = _STATES[1 - _STATES.index(u.status.face)]
+    if u.counter.face(other) is None:
+        raise refuse("no_state_change", f"{uid} has no {other} face")
+    out.emit(UnitFlipped(uid, str(other)))
+
+
 def _move(out: _Out, command: Move, side: str) -> None:
     u = _reveal(out, command.unit, side)
     _able(u, out.state)
+    if command.flip not in (None, "start", "end"):
+        raise refuse("bad_flip", 'flip is "start" or "end"', kind=RefusalKind.INPUT)
+    if command.flip == "start":
+        _flip(out, u.uid)
+        u = out.state.units[u.uid]
+    if command.path or command.flip is None or command.fire_at is not None:
+        _move_along(out, u, command)
+    if command.flip == "end":
+        _flip(out, u.uid)
+
+
+def _move_along(out: _Out, u: UnitState, command: Move) -> None:
     path = _placements(u, command.path)
     cost = _check_move(out.state, u, path)
     steps = tuple(_step_of(p) for p in path)

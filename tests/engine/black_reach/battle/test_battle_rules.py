@@ -764,3 +764,74 @@ def test_a_counter_s_ordre_counts_on_the_face_it_shows() -> None:
     battle.execute_json({"type": "end_reserve"}, B)
     battle.execute_json({"type": "end_reserve"}, A)
     assert battle.view(B)["turn"]["pools"]["orks"] == 5
+
+
+# -- Changement d'état ----------------------------------------------------------------------------
+
+
+def _setting_up_team(face: str | None = None) -> BlackReachBattle:
+    """The heavy-weapon team as an Inactive / Active counter: Inactive moves (MV 3) and cannot
+    shoot, Active shoots (CV 3) and never moves (MV X)."""
+    setup = sample_setup()
+    catalogue = copy.deepcopy(setup.catalogue)
+    assert isinstance(catalogue, dict)
+    team = next(c for c in catalogue["counters"] if c["id"] == "sample-um-heavy-bolter")
+    change = {"id": "state_change"}
+    team["faces"] = [
+        {"kind": "inactive", "dv": 5, "mv": 3, "cv": {}, "abilities": [change]},
+        {"kind": "active", "dv": 5, "mv": None, "cv": {"infantry": 3}, "abilities": [change]},
+    ]
+    deployment = tuple(
+        Deploy(d.unit, d.x, d.y, d.facing, face) if d.unit == BOLTER else d
+        for d in setup.deployment
+    )
+    battle = BlackReachBattle.create(
+        BattleSetup(setup.scenario, catalogue, setup.boards, setup.seats, deployment)
+    )
+    battle.execute_json(
+        {
+            "type": "place_orders",
+            "orders": [order(BOYZ1, 1), order(BOYZ2, 2), order(NOB, 3), order(SHOOTAS, 4)],
+        },
+        B,
+    )
+    battle.execute_json(
+        {
+            "type": "place_orders",
+            "orders": [order(BOLTER, 1), order(TACTICAL, 2), order(SERGEANT, 3)],
+        },
+        A,
+    )
+    battle.execute_json(
+        {"type": "move", "unit": BOYZ1, "path": path((4, 9), (4, 8), (4, 7), (4, 6))}, B
+    )
+    return battle
+
+
+def test_a_unit_flips_its_state_at_the_start_or_the_end_of_a_move() -> None:
+    battle = _setting_up_team()
+    assert str(battle.state.units[BOLTER].status.face) == "inactive"
+    # Inactive: it cannot shoot (X against infantry)
+    shot = {"type": "shoot", "unit": BOLTER, "target": BOYZ1}
+    assert refused(battle, A, shot, dice=[4]).code == "cannot_attack"
+    # one square, then set up: Active at the end of the move
+    events = battle.execute_json(
+        {"type": "move", "unit": BOLTER, "path": path((4, 1)), "flip": "end"}, A
+    )
+    assert [e.event.kind for e in events] == ["order_revealed", "unit_moved", "unit_flipped"]
+    assert str(battle.state.units[BOLTER].status.face) == "active"
+    # the tactical squad has no Changement d'état
+    battle.execute_json({"type": "hold", "unit": BOYZ2}, B)
+    flip = {"type": "move", "unit": TACTICAL, "path": [], "flip": "start"}
+    assert refused(battle, A, flip).code == "no_state_change"
+
+
+def test_an_mv_x_unit_flips_with_a_null_move() -> None:
+    battle = _setting_up_team("active")  # deployed Active (either face [L1123-L1124])
+    assert str(battle.state.units[BOLTER].status.face) == "active"
+    # MV X: it may not move, but it flips at the start of a null move
+    move = {"type": "move", "unit": BOLTER, "path": path((3, 2))}
+    assert refused(battle, A, move).code == "illegal_move"
+    battle.execute_json({"type": "move", "unit": BOLTER, "path": [], "flip": "start"}, A)
+    assert str(battle.state.units[BOLTER].status.face) == "inactive"
+    assert battle.state.units[BOLTER].placement.anchor == (3, 1)
