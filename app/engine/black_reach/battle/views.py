@@ -20,11 +20,14 @@ from app.engine.black_reach.battle.commands import (
     ReserveMove,
     Shoot,
 )
+from app.engine.black_reach.battle.rules import plan_shot
 from app.engine.black_reach.battle.state import BattleState, Stage, UnitState
 from app.engine.black_reach.forces import Ability
 from app.engine.black_reach.movement import Mover, reachable
+from app.engine.black_reach.odds import outcome_odds
 from app.engine.black_reach.turn import Phase, TokenKind, due
 from app.engine.match.codec import JsonObject
+from app.engine.match.errors import Refusal
 from app.engine.match.events import Viewer
 
 __all__ = ["legal_actions", "render"]
@@ -181,12 +184,17 @@ def legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
             continue
         actions.append({"command": _cmd(Move(uid, ())), "to": _destinations(state, u)})
         for t in state.on_board():
-            if t.side == side:
+            if t.side == side or u.face.cv_against(t.counter.unit_class) is None:
                 continue
-            if u.face.cv_against(t.counter.unit_class) is not None:
-                actions.append({"command": _cmd(Shoot(uid, t.uid))})
-                if u.face.has(Ability.ASSAULT):
-                    actions.append({"command": _cmd(Assault(uid, t.uid))})
+            for suppression in (False, True):
+                try:
+                    plan = plan_shot(state, u, t, suppression)
+                except Refusal:
+                    continue  # no line of sight, out of arc or range, no suppressive fire
+                odds = {k: str(v) for k, v in outcome_odds(plan.request).items()}
+                actions.append({"command": _cmd(Shoot(uid, t.uid, suppression)), "odds": odds})
+            if u.face.has(Ability.ASSAULT):
+                actions.append({"command": _cmd(Assault(uid, t.uid))})
     return actions
 
 

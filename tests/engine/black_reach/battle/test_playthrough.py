@@ -139,6 +139,21 @@ def play_turn_one(t: Table) -> None:
     # die 4 + CV 3 = 7; the line from (3,1) to (4,6) crosses the ruin square (3,2) (-1) and
     # the low wall between (4,4) and (4,5) (-1): final 5 >= DV 4 (no terrain at (4,6)), below
     # 8: one step, the Boyz flip to their reduced face.
+    # the odds offered before the shot, by hand: a step needs die + 3 - 2 >= 4, a die of 3 or
+    # more (2/3); a Coup Double needs 8, beyond any die; the suppression fire (6 + die - 2)
+    # puts 2 markers from a 4 up (1/2), else 1
+    offered = {
+        (a["command"]["target"], a["command"]["suppression"]): a["odds"]
+        for a in t.battle.legal_actions(A)
+        if a["command"]["type"] == "shoot" and a["command"]["unit"] == BOLTER
+    }
+    assert offered[BOYZ1, False] == {"miss": "1/3", "step": "2/3", "coup_double": "0"}
+    assert offered[BOYZ1, True] == {
+        "suppressed_0": "0",
+        "suppressed_1": "1/2",
+        "suppressed_2": "1/2",
+    }
+    assert (BUGGY, False) not in offered  # the rocks at (5,7) block the line to (6,11)
     events = t(A, {"type": "shoot", "unit": BOLTER, "target": BOYZ1}, dice=[4])
     shot = events[1]
     assert (shot.cv, shot.modified_cv, shot.penalties, shot.dv, shot.final, shot.outcome) == (
