@@ -392,3 +392,50 @@ def test_a_pen_battle_ends_with_its_game_length_and_a_confirmed_result(
     assert [(m["id"], m["ruleset"], m["status"]) for m in listed] == [
         (g.match_id, "pen", "confirmed")
     ]
+
+
+def test_a_guest_seat_pastes_a_pen_army(app: Any, user_client: Callable[[str], TestClient]) -> None:
+    alice = user_client("Alice")
+    mine = ready_pen_list(alice, [marine()])
+    r = alice.post(MATCHES, json={"ruleset": "pen", "army_id": mine, "opponent": "guest"})
+    assert r.status_code == 201, r.text
+    created = r.json()
+    assert (created["mission"], created["battle_size"]) == ("pen-objectives", "1500")
+    token = created["invitation"]["guest_url"].rsplit("/", 1)[1]
+    assert alice.get(f"{MATCHES}/samples", params={"ruleset": "pen"}).json() == []
+    guest = TestClient(app)
+    r = guest.post(f"{MATCHES}/guest", json={"token": token, "sample": "orks"})
+    assert r.status_code == 422, r.text  # no PEN sample lists
+    army = {"format": "auspex.pen-army", "name": "Garde", "units": [guard(), rhino()]}
+    r = guest.post(f"{MATCHES}/guest", json={"token": token, "name": "Gus", "army": army})
+    assert r.status_code == 200, r.text
+    joined = r.json()
+    assert joined["seat"] == "B"
+    assert joined["players"]["B"] == {
+        "name": "Gus",
+        "army": "Garde",
+        "faction": "",
+        "points": 95,
+        "guest": True,
+    }
+    assert {u["id"] for u in joined["view"]["units"]} == {"a1", "b1", "b2"}
+    # the PEN battle resolves its attacks itself: no attack preview between its units
+    r = alice.post(
+        f"{MATCHES}/{created['id']}/combat/preview",
+        json={"attacker": "a1", "target": "b1", "weapons": [{"weapon": "Bolter", "models": 10}]},
+    )
+    assert r.status_code == 409, r.text
+    assert r.json()["type"].endswith("match-combat-unavailable")
+
+
+def test_an_import_names_its_rule_system(user_client: Callable[[str], TestClient]) -> None:
+    alice = user_client("Alice")
+    r = alice.post(f"{MATCHES}/import", json={"format": "auspex-match-log/1", "events": []})
+    assert r.status_code == 422, r.text
+    assert "rule_system" in r.json()["detail"]
+    r = alice.post(
+        f"{MATCHES}/import",
+        json={"format": "auspex-match-log/1", "rule_system": "chess", "events": []},
+    )
+    assert r.status_code == 422, r.text
+    assert r.json()["type"].endswith("ruleset-not-playable")
