@@ -83,6 +83,13 @@ MESSAGES: Mapping[str, str] = {
     "datasheet-not-in-detachment": lazy(
         "{datasheet} cannot be included in an army of the {detachment} Detachment."
     ),
+    "legends-not-included": lazy(
+        "{datasheet} is a Legends datasheet and the list does not include Legends."
+    ),
+    "data-restriction": lazy("{datasheet} breaks a restriction of the catalogue: {condition}."),
+    "data-restriction.unavailable": lazy(
+        "{datasheet} cannot be included in this army: {condition}."
+    ),
 }
 
 FIXES: Mapping[str, str] = {
@@ -125,6 +132,11 @@ FIXES: Mapping[str, str] = {
     "datasheet-not-in-detachment": lazy(
         "Remove {datasheet} or choose a Detachment that allows it{suggestion}."
     ),
+    "legends-not-included": lazy("Remove {datasheet} or include Legends in the list's settings."),
+    "data-restriction": lazy(
+        "Change {datasheet} or the rest of the army so that this no longer holds."
+    ),
+    "data-restriction.unavailable": lazy("Remove {datasheet} or change the rest of the army."),
 }
 
 BATTLE_SIZES = {
