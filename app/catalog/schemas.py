@@ -16,6 +16,7 @@ from app.engine.wh40k10e.army import (
     Detachment,
     Enhancement,
     ModelProfile,
+    Restriction,
     Weapon,
     WeaponProfile,
 )
@@ -250,6 +251,22 @@ class WargearOptionOut(BaseModel):
     choices: list[WargearChoiceOut]
 
 
+class RestrictionOut(BaseModel):
+    condition: str = Field(description="When the list breaks it, in our words (ruling D12)")
+    severity: str = Field(description="error or warning")
+    wargear: str = Field(description="Only for a unit taking this choice ('' = every unit)")
+    unavailable: bool = Field(description="The datasheet cannot be taken while it holds")
+
+    @classmethod
+    def of(cls, r: Restriction) -> RestrictionOut:
+        return cls(
+            condition=str(r.when),
+            severity=r.severity.value,
+            wargear=r.wargear,
+            unavailable=r.unavailable,
+        )
+
+
 class DatasheetOut(DatasheetSummary):
     profiles: list[ModelProfileOut]
     models: list[ModelTypeOut]
@@ -262,11 +279,15 @@ class DatasheetOut(DatasheetSummary):
     combat_target: dict[str, Any] | None = Field(
         description="The unit as the combat API's `target` (its minimum size)"
     )
+    restrictions: list[RestrictionOut] = Field(
+        default_factory=list, description="The data's own list errors for this datasheet"
+    )
 
     @classmethod
     def of(cls, d: Datasheet) -> DatasheetOut:
         return cls(
             **DatasheetSummary.fields_of(d),
+            restrictions=[RestrictionOut.of(r) for r in d.restrictions],
             profiles=[ModelProfileOut.of(p) for p in d.profiles],
             models=[
                 ModelTypeOut(

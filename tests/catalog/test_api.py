@@ -13,6 +13,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session
 
 from app.catalog import starter
+from tests.catalog.bsdata.restriction_files import FILES as RESTRICTION_FILES
 from tests.catalog.hostile import deep_nesting, element_bomb
 from tests.support.web import api_token, csrf, register
 
@@ -441,3 +442,20 @@ def test_import_the_real_files_through_the_api(
     )
     assert check.status_code == 200
     assert check.json()["valid"], check.json()["violations"]
+
+
+def test_a_datasheet_shows_the_datas_restrictions(client: TestClient, alice: dict) -> None:
+    """Ruling D12: the restriction as the validator words it, never the file's message."""
+    slug = imported(client, alice, RESTRICTION_FILES)["catalogues"][0]["slug"]
+    listed = client.get(f"{API}/{slug}/datasheets", headers=alice).json()
+    ids = {d["name"]: d["id"] for d in listed}
+    sheet = client.get(f"{API}/{slug}/datasheets/{ids['Squad']}", headers=alice).json()
+    assert {
+        "condition": "fewer than 10 models in the unit and more than 1 × Heavy gun in the unit",
+        "severity": "error",
+        "wargear": "Heavy gun",
+        "unavailable": False,
+    } in sheet["restrictions"]
+    assert "stand-in" not in str(sheet)
+    rival = client.get(f"{API}/{slug}/datasheets/{ids['Rival']}", headers=alice).json()
+    assert rival["restrictions"][0]["unavailable"] is True
