@@ -80,7 +80,7 @@ class PenBattle:
 
     def fork(self) -> PenBattle:
         """A copy that can execute commands without touching this battle."""
-        clone = PenBattle.__new__(PenBattle)
+        clone = type(self).__new__(type(self))  # a subclass keeps its type
         clone.match = self.match.fork()
         return clone
 

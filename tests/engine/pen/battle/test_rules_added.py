@@ -146,6 +146,11 @@ def test_fork_leaves_the_original_alone() -> None:
     assert battle.state.night
     assert len(battle.envelopes) == before
 
+    class Sub(PenBattle):
+        pass
+
+    assert type(Sub.import_log(battle.export_log()).fork()) is Sub
+
 
 def test_an_undone_roll_sent_again_draws_the_same_dice() -> None:
     battle = battle_of((UnitSpec("tac", "Tac", 50, 2, MARINE, (BOLTER,)),), GUARD_SQUAD)
