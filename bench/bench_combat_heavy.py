@@ -74,6 +74,34 @@ CASES: dict[str, dict[str, Any]] = {
         ],
         "target": {"models": 1, "toughness": 11, "save": 3, "wounds": 30, "feel_no_pain": 6},
     },
+    # The full scope: 30 models of more than two wounds with every ability, and a
+    # unit with a sergeant of another save and an attached CHARACTER (the general chain).
+    "30 x D6+3, SH1 LH DW, D6+1 vs 30 x W3 FNP5+": {
+        "attacks": [{"models": 30, "weapon": w(attacks="D6+3", abilities=ALL, damage="D6+1")}],
+        "target": {"models": 30, "toughness": 4, "save": 4, "wounds": 3, "feel_no_pain": 5},
+    },
+    "mixed: 20 x D6, SH1 LH DW, D3 vs 18 W3 + sgt + Captain": {
+        "attacks": [{"models": 20, "weapon": w(attacks="D6", abilities=ALL, damage="D3")}],
+        "target": {
+            "models": 18,
+            "toughness": 4,
+            "save": 4,
+            "wounds": 3,
+            "feel_no_pain": 5,
+            "groups": [
+                {"name": "sgt", "models": 1, "wounds": 3, "save": 3, "feel_no_pain": 5},
+                {
+                    "name": "Captain",
+                    "models": 1,
+                    "wounds": 5,
+                    "save": 2,
+                    "invulnerable_save": 4,
+                    "feel_no_pain": 5,
+                    "keywords": ["Character"],
+                },
+            ],
+        },
+    },
 }
 
 
