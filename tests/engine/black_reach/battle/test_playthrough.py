@@ -175,7 +175,8 @@ def play_turn_one(t: Table) -> None:
     t(B, {"type": "move", "unit": BOYZ2, "path": path((5, 9), (6, 8), (6, 7), (5, 6))})
 
     # -- A2: the tactical squad (CV 2) finishes the reduced Boyz, whose reduced face has the
-    # destroy symbol: die 6 + 2 - 2 (ruin square (2,2)... and the wall: same two obstacles)
+    # destroy symbol: die 6 + 2 - 2 (the line from (2,1) crosses the ruin squares (2,2) and
+    # (3,2), -1 each; it passes west of the low wall) = 6 >= 4
     events = t(A, {"type": "shoot", "unit": TACTICAL, "target": BOYZ1}, dice=[6])
     assert (events[1].final, events[1].outcome) == (6, "step")
     assert events[2].destroyed
@@ -307,7 +308,7 @@ def play_turn_two(t: Table) -> list[Any]:
     t(B, {"type": "hold", "unit": NOB})
 
     # -- A3: the tactical squad shoots the buggy (a light vehicle: CV 1). By hand: die 6 + 1
-    # = 7, minus the ruin square (2,2) and the low wall (-2): 5 >= DV 5: one step destroys a
+    # = 7, minus the ruin squares (2,2) and (3,2) (-2): 5 >= DV 5: one step destroys a
     # light vehicle; it has no wreck face and is removed: its support tile breaks.
     events = t(A, {"type": "shoot", "unit": TACTICAL, "target": BUGGY}, dice=[6])
     assert (events[1].cv, events[1].final, events[1].dv, events[1].outcome) == (1, 5, 5, "step")
