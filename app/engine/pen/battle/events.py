@@ -16,6 +16,7 @@ from app.engine.pen.battle.state import ReserveMode, Speed
 __all__ = [
     "EVENT_CODEC",
     "NO_DICE",
+    "AccidentTested",
     "ActivationEnded",
     "ActivationPassed",
     "BattleCreated",
@@ -324,6 +325,20 @@ class PoisonTested(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class AccidentTested(Event):
+    """The accident test of a wounded model of a monstrous creature, flying, jet-pack, bike
+    or jetbike squad at the end of an enemy squad's shooting: a dangerous terrain test, the
+    lower of 2D6 when it lost 1 W [L1154-L1160]."""
+
+    kind: ClassVar[str] = "accident_tested"
+    unit: str
+    roll: Roll
+    passed: bool
+    models_left: int
+    wounds_taken: int
+
+
+@dataclass(frozen=True, slots=True)
 class Embarked(Event):
     kind: ClassVar[str] = "embarked"
     unit: str
@@ -425,5 +440,6 @@ EVENT_CODEC = TaggedCodec(
         RoundStarted,
         SquadChosen,
         ActivationPassed,
+        AccidentTested,
     ],
 )

@@ -6,6 +6,7 @@ from dataclasses import replace
 
 from app.engine.match.events import Event
 from app.engine.pen.battle.events import (
+    AccidentTested,
     ActivationEnded,
     ActivationPassed,
     BattleCreated,
@@ -297,7 +298,12 @@ def evolve(state: BattleState, event: Event) -> BattleState:
             state = replace(state.with_unit(me), active_unit=unit)
             victim = state.units[target]
             if victim.fire_from != unit:
-                victim = replace(victim, fire_from=unit, models_before_fire=victim.models)
+                victim = replace(
+                    victim,
+                    fire_from=unit,
+                    models_before_fire=victim.models,
+                    taken_before_fire=victim.wounds_taken,
+                )
             victim = replace(victim, pinning_pending=victim.pinning_pending or event.pinning)
             vd = event.vehicle
             if vd is not None:
@@ -318,7 +324,13 @@ def evolve(state: BattleState, event: Event) -> BattleState:
             for other in state.units.values():
                 if other.fire_from == unit:
                     state = state.with_unit(
-                        replace(other, fire_from=None, models_before_fire=0, pinning_pending=False)
+                        replace(
+                            other,
+                            fire_from=None,
+                            models_before_fire=0,
+                            taken_before_fire=0,
+                            pinning_pending=False,
+                        )
                     )
             return replace(state, active_unit=None)
         case ChargeDeclared(unit=unit, target=target):
@@ -401,7 +413,10 @@ def evolve(state: BattleState, event: Event) -> BattleState:
             if healed:
                 me = replace(me, wounds_taken=max(me.wounds_taken - 1, 0))
             return state.with_unit(me)
-        case PoisonTested(unit=unit, models_left=left, wounds_taken=taken):
+        case (
+            PoisonTested(unit=unit, models_left=left, wounds_taken=taken)
+            | AccidentTested(unit=unit, models_left=left, wounds_taken=taken)
+        ):
             return _set_models(state, u[unit], left, taken)
         case Embarked(unit=unit, transport=transport):
             me = replace(

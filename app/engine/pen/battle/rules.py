@@ -46,6 +46,7 @@ from app.engine.pen.battle.commands import (
 from app.engine.pen.battle.events import (
     EVENT_CODEC,
     NO_DICE,
+    AccidentTested,
     ActivationEnded,
     ActivationPassed,
     BattleCreated,
@@ -1072,7 +1073,47 @@ def _end_activation(out: _Out, cmd: EndActivation, actor: str) -> None:
             and not victim.retreating
         ):
             _test(out, victim, "pinning", 0)  # [L685]
+        _accident(out, out.state.units[unit])
     out.emit(ActivationEnded(cmd.unit))
+
+
+_ACCIDENT_TYPES = frozenset(
+    {
+        UnitType.MONSTROUS_CREATURE,
+        UnitType.FLYING_MONSTROUS_CREATURE,
+        UnitType.JUMP,
+        UnitType.JET_PACK,
+        UnitType.BIKE,
+        UnitType.JETBIKE,
+    }
+)
+
+
+def _accident(out: _Out, victim: UnitState) -> None:
+    """Accident [L1154-L1160]: the wounded model of such a squad (the one the battle tracks,
+    B6) takes a dangerous terrain test; the lower of 2D6 when it lost a single W. A monstrous
+    creature at a rapid move that lost 1 W goes out of control instead: left to the table
+    (pen rulings B8)."""
+    if not victim.alive or victim.is_vehicle or not victim.wounds_taken:
+        return
+    profile = _profile(out.state, victim)
+    if getattr(profile, "unit_type", None) not in _ACCIDENT_TYPES:
+        return
+    same = victim.models == victim.models_before_fire
+    lost = victim.wounds_taken - (victim.taken_before_fire if same else 0)
+    if lost <= 0:
+        return
+    if profile.is_monstrous and victim.speed is Speed.RAPID and lost == 1:
+        return
+    start = out.mark()
+    die = out.roller.roll(6, f"accident {victim.id}", stage="accident")
+    if lost == 1:
+        die = min(die, out.roller.roll(6, f"accident {victim.id} (the lower of 2D6)"))
+    out.roller.annotate(outcome="failed" if die == 1 else "passed")
+    models, taken = victim.models, victim.wounds_taken
+    if die == 1:
+        models, taken = _terrain_wounds(out, victim, 1, False)
+    out.emit(AccidentTested(victim.id, out.roll_since(start), die != 1, models, taken))
 
 
 def _passengers(state: BattleState, transport: str) -> int:

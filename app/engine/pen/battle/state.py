@@ -91,6 +91,7 @@ class UnitState:
     # tests owed at the end of an enemy squad's shooting [L1162], [L685]
     fire_from: str | None = None
     models_before_fire: int = 0
+    taken_before_fire: int = 0  # the worn model's lost W when that squad first shot it
     pinning_pending: bool = False
     rolls: int = 0  # dice-rolling commands of this squad this turn (the seed's identity)
     poisoned: bool = False  # the worn model lost a W to a poisoned weapon: T test [L665]

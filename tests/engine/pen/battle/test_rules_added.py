@@ -689,3 +689,28 @@ def test_a_ground_vehicle_in_difficult_terrain_at_a_rapid_move_tests() -> None:
     battle.execute(Move("rhino-a", Speed.RAPID, 20, difficult=True), "A", dice=[6])  # [L198]
     rolled = battle.envelopes[-1].event.roll.dice  # type: ignore[attr-defined]
     assert [d.label for d in rolled] == ["dangerous terrain rhino-a #1"]
+
+
+# -- accident ------------------------------------------------------------------------------------
+
+BIKE: dict[str, Any] = GUARD | {"toughness": 4, "wounds": 2, "save": 3, "unit_type": "moto"}
+
+
+def test_a_wounded_bike_takes_an_accident_test_at_the_end_of_the_enemy_fire() -> None:
+    battle = battle_of(
+        (UnitSpec("tac", "Tac", 50, 2, MARINE, (BOLTER,)),),
+        (UnitSpec("bikes", "Bikes", 60, 2, BIKE),),
+    )
+    battle.execute(StartTurn(), "A", dice=[6])
+    battle.execute(Move("tac", Speed.STATIONARY), "A")
+    shot = Shoot("tac", "bikes", "bolter", 20)
+    # 2 shots at 2+: 6 and 1, one hit; S4 against T4 + 1 (bike [L156]) wounds on 5+: 5;
+    # the 3+ save fails on 1: the first bike loses 1 W of 2
+    battle.execute(shot, "A", dice=[6, 1, 5, 1])
+    assert battle.state.units["bikes"].wounds_taken == 1
+    # the bike lost a single W: the lower of 2D6 (1 and 4) is 1, a dangerous terrain
+    # wound at PA4 [L1160], [L728]: the 3+ save at 2 fails, the second W: the bike falls
+    battle.execute(EndActivation("tac"), "A", dice=[1, 4, 2])
+    bikes = battle.state.units["bikes"]
+    assert (bikes.models, bikes.wounds_taken) == (1, 0)
+    assert replayed(battle).state == battle.state
