@@ -371,31 +371,7 @@ def units_10e(raw: Sequence[Mapping[str, Any]] | Sequence[UnitIn]) -> list[dict[
 
 
 def create(db: Session, user: User, data: Army10eCreate | PenArmyCreate) -> ArmyView:
-    if isinstance(data, PenArmyCreate):
-        army = Army(
-            owner_id=user.id,
-            name=data.name.strip() or data.name,
-            rule_system=PEN,
-            status=ArmyStatus.DRAFT,
-            points_limit=data.points_limit,
-            units=system_for(PEN).checked_units([u.model_dump() for u in data.units]),
-        )
-    else:
-        record = catalogue_for(db, user, data.catalog)
-        catalogue = catalogs.parsed(db, record)
-        faction = faction_of(catalogue, data.faction)
-        army = Army(
-            owner_id=user.id,
-            name=data.name.strip() or data.name,
-            rule_system=WH40K_10E,
-            status=ArmyStatus.DRAFT,
-            catalogue_id=record.id,
-            catalogue_version=record.version,
-            faction=faction,
-            detachment=detachment_of(catalogue, faction, data.detachment),
-            battle_size=data.battle_size,
-            units=units_10e(data.units),
-        )
+    army = system_for(data.rule_system).new_army(db, user, data)
     db.add(army)
     db.flush()
     return view(db, army)

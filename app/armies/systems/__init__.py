@@ -73,6 +73,10 @@ class ArmySystem(Protocol):
         """Apply the system's fields of ``data`` to ``army``; True if anything changed."""
         ...
 
+    def new_army(self, db: Session, user: User, data: Army10eCreate | PenArmyCreate) -> Army:
+        """A new draft list of ``user`` from a create request of this system (not added)."""
+        ...
+
     def checked_units(self, raw: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         """Units in their stored form, checked (InvalidArmy naming every bad field)."""
         ...

@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session
 from app.accounts.models import User
 from app.armies import service
 from app.armies.models import Army, ArmyStatus
-from app.armies.schemas import PEN, ArmyUpdate, PenArmyCreate, PenUnitIn
+from app.armies.schemas import PEN, Army10eCreate, ArmyUpdate, PenArmyCreate, PenUnitIn
 from app.armies.systems import ArmyForm
 from app.catalog.pen_units import (
     PEN_ARMY_FORMAT,
@@ -184,6 +184,17 @@ class Pen:
             army.units = units_pen(data.units)
             changed = True
         return changed
+
+    def new_army(self, db: Session, user: User, data: Army10eCreate | PenArmyCreate) -> Army:
+        assert isinstance(data, PenArmyCreate)
+        return Army(
+            owner_id=user.id,
+            name=data.name.strip() or data.name,
+            rule_system=PEN,
+            status=ArmyStatus.DRAFT,
+            points_limit=data.points_limit,
+            units=units_pen(data.units),
+        )
 
     def checked_units(self, raw: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         return units_pen(raw)

@@ -13,7 +13,7 @@ from app.accounts.models import User
 from app.armies import advice, service
 from app.armies.exceptions import ArmyNotFound
 from app.armies.models import Army, ArmyStatus
-from app.armies.schemas import WH40K_10E, Army10eCreate, ArmyUpdate
+from app.armies.schemas import WH40K_10E, Army10eCreate, ArmyUpdate, PenArmyCreate
 from app.armies.systems import ArmyForm
 from app.catalog import service as catalogs
 from app.catalog.exceptions import CatalogueNotFound
@@ -76,6 +76,24 @@ class Wh40k10e:
             army.units = service.units_10e(data.units)
             changed = True
         return changed
+
+    def new_army(self, db: Session, user: User, data: Army10eCreate | PenArmyCreate) -> Army:
+        assert isinstance(data, Army10eCreate)
+        record = service.catalogue_for(db, user, data.catalog)
+        catalogue = catalogs.parsed(db, record)
+        faction = service.faction_of(catalogue, data.faction)
+        return Army(
+            owner_id=user.id,
+            name=data.name.strip() or data.name,
+            rule_system=WH40K_10E,
+            status=ArmyStatus.DRAFT,
+            catalogue_id=record.id,
+            catalogue_version=record.version,
+            faction=faction,
+            detachment=service.detachment_of(catalogue, faction, data.detachment),
+            battle_size=data.battle_size,
+            units=service.units_10e(data.units),
+        )
 
     def checked_units(self, raw: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         return service.units_10e(raw)
