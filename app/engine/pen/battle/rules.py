@@ -1287,6 +1287,11 @@ class _Fighter:
     start_models: int = 0
 
 
+def _in_cover(cmd: Fight) -> frozenset[str]:
+    """The charged squads that were in cover (``target_in_cover`` names the target)."""
+    return frozenset(cmd.in_cover) | ({cmd.target} if cmd.target_in_cover else set())
+
+
 def _has_ws(state: BattleState, unit: UnitState) -> bool:
     return _spec_profile(state, unit).get("ws") is not None
 
@@ -1302,7 +1307,7 @@ def _strike_request(
         target = dict(_spec_profile(state, them)) | {"models": max(left, 1)}
     situation = {
         "charged": me.charged,
-        "target_in_cover": me.charged and them.id in cmd.in_cover,
+        "target_in_cover": me.charged and them.id in _in_cover(cmd),
         "offensive_grenades": cmd.offensive_grenades,
         "target_already_locked": not me.charged,
     }
@@ -1349,7 +1354,7 @@ def _fight_many(out: _Out, cmd: Fight, group: list[str]) -> None:
         request = _strike_request(s, me, me.models, s.units[f.target], cmd, 1)
         own = melee_initiatives(request)[0]
         ten = (
-            me.id in cmd.in_cover
+            me.id in _in_cover(cmd)
             and not me.charged
             and any(c.seat != me.seat for c in chargers)
             and not cmd.offensive_grenades

@@ -714,3 +714,25 @@ def test_a_wounded_bike_takes_an_accident_test_at_the_end_of_the_enemy_fire() ->
     bikes = battle.state.units["bikes"]
     assert (bikes.models, bikes.wounds_taken) == (1, 0)
     assert replayed(battle).state == battle.state
+
+
+def test_charged_squads_in_cover_strike_first_in_a_multi_squad_combat() -> None:
+    battle = battle_of(
+        (UnitSpec("tac", "Tac", 50, 2, MARINE), UnitSpec("asl", "Assault", 50, 2, MARINE)),
+        GUARD_SQUAD,
+    )
+    battle.execute(StartTurn(), "A", dice=[6])
+    battle.execute(EndPhase(), "A")
+    battle.execute(Charge("tac", "inf", 4), "A")
+    battle.execute(Charge("asl", "inf", 5), "A")
+    # the Guard were in cover when charged: I10 [L1183], before the Marines' I4. Their 6
+    # attacks go to Assault (their first enemy): 4+ to hit: 4, 4; S3 vs T4 on 5+: 5, 5; the
+    # 3+ saves fail: Assault is wiped out before it strikes
+    dice = [4, 4, 1, 1, 1, 1, 5, 5, 1, 1]
+    dice += [1, 1, 1, 1]  # I4: Tac's 4 attacks miss
+    dice += [3, 3]  # B won by 2: Tac's morale at Ld 8 - 2 = 6 passes
+    battle.execute(Fight("tac", "inf", target_in_cover=True), "A", dice=dice)
+    units = battle.state.units
+    assert (units["asl"].models, units["tac"].models, units["inf"].models) == (0, 2, 6)
+    assert battle.envelopes[-1].event.winner == "B"  # type: ignore[attr-defined]
+    assert units["tac"].locked == frozenset({"inf"})
