@@ -63,8 +63,12 @@ def create_army(
     data: Annotated[ArmyCreate, Body()], user: CurrentUser, db: DbSession
 ) -> dict[str, Any]:
     """`rule_system` is `wh40k-10e` (the default: catalogue, faction, detachment, battle size,
-    units) or `pen` (units you define, an optional points limit). The answer includes the
-    validation: points and every violation, in your language."""
+    units) or `pen` (units you define, an optional points limit; a PEN unit may be a transport
+    with its capacity and the unit types it carries, start inside a transport (`embarked_in`),
+    be an independent character starting in a squad (`joins`), be a Troops choice, and buy
+    options with their points; see docs/formats.md). The answer includes the validation: points
+    and every violation, in your language (for PEN, values a battle needs and a squad lacks are
+    warnings)."""
     return service.army_json(service.create(db, user, data))
 
 
