@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 
 from app.engine.match.events import Event
@@ -140,7 +141,7 @@ def _set_models(state: BattleState, unit: UnitState, models: int, taken: int) ->
 
 def _no_ws(state: BattleState, unit: UnitState) -> bool:
     raw = state.unit_spec(unit.id).profile
-    return not isinstance(raw, dict) or raw.get("ws") is None
+    return not isinstance(raw, Mapping) or raw.get("ws") is None
 
 
 def _next_deployer(state: BattleState, seat: str) -> str:

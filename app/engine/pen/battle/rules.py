@@ -1292,10 +1292,6 @@ def _in_cover(cmd: Fight) -> frozenset[str]:
     return frozenset(cmd.in_cover) | ({cmd.target} if cmd.target_in_cover else set())
 
 
-def _has_ws(state: BattleState, unit: UnitState) -> bool:
-    return _spec_profile(state, unit).get("ws") is not None
-
-
 def _strike_request(
     state: BattleState, me: UnitState, models: int, them: UnitState, cmd: Fight, left: int
 ) -> AttackRequest:
@@ -1322,9 +1318,9 @@ def _fight_many(out: _Out, cmd: Fight, group: list[str]) -> None:
     squads together) wins; each losing squad tests morale at the difference, and the winners
     not locked with another squad may sweep the fleeing ones [L1250-L1258].
 
-    A vehicle strikes only with a WS (walkers); a destroyed vehicle counts as one casualty;
-    vehicles take no morale test [L940]; a vehicle without WS is never locked [L209] (pen
-    rulings)."""
+    Vehicles do not strike (walkers are left to the table); a destroyed vehicle counts as
+    one casualty; vehicles take no morale test [L940]; a vehicle without WS is never locked
+    [L209] (pen rulings)."""
     s = out.state
     targets = {cmd.unit: cmd.target}
     for pairing in cmd.assign:
@@ -1349,7 +1345,7 @@ def _fight_many(out: _Out, cmd: Fight, group: list[str]) -> None:
     )
     for f in fighters.values():
         me = f.unit
-        if me.is_vehicle and not _has_ws(s, me):
+        if me.is_vehicle:  # walkers' blows are left to the table (pen rulings B8)
             continue
         request = _strike_request(s, me, me.models, s.units[f.target], cmd, 1)
         own = melee_initiatives(request)[0]

@@ -736,3 +736,20 @@ def test_charged_squads_in_cover_strike_first_in_a_multi_squad_combat() -> None:
     assert (units["asl"].models, units["tac"].models, units["inf"].models) == (0, 2, 6)
     assert battle.envelopes[-1].event.winner == "B"  # type: ignore[attr-defined]
     assert units["tac"].locked == frozenset({"inf"})
+
+
+def test_a_walker_stays_locked_and_is_hit_on_the_facing_stated() -> None:
+    walker = RHINO | {"ws": 4, "types": ["walker"], "armour": {"front": 12, "side": 12, "rear": 10}}
+    battle = battle_of(
+        (UnitSpec("tac", "Tac", 50, 2, MARINE),), (UnitSpec("dread", "Walker", 90, 1, walker),)
+    )
+    battle.execute(StartTurn(), "A", dice=[6])
+    battle.execute(EndPhase(), "A")
+    battle.execute(Charge("tac", "dread", 4), "A")
+    # 4 attacks (charging), all hit; S4 + D6 against the rear 10: only the 6 glances; its
+    # location 1 (hull), damage 4 - 2 (glancing) = 2: "Endommagé", a hull point
+    dice = [6, 6, 6, 6, 6, 1, 1, 1, 1, 4]
+    battle.execute(Fight("tac", "dread", facing="rear"), "A", dice=dice)
+    dread = battle.state.units["dread"]
+    assert (dread.hp_lost, dread.damage_bonus) == (1, 1)
+    assert dread.locked == frozenset({"tac"})  # a walker has a WS: it stays in the combat
