@@ -8,6 +8,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session
 
 from app.catalog import starter
+from tests.catalog.bsdata.restriction_files import FILES as RESTRICTION_FILES
 from tests.catalog.hostile import element_bomb
 from tests.support.web import csrf, html, register
 
@@ -168,3 +169,25 @@ def test_owner_tools_share_and_delete(logged_in: TestClient, files: list) -> Non
     assert logged_in.get(f"/catalogs/{slug}").status_code == 404
     # the starter has no owner tools
     assert html(logged_in.get("/catalogs/starter-wh40k10e")).css_first("#catalog-owner") is None
+
+
+def test_a_datasheet_shows_the_datas_restrictions(logged_in: TestClient) -> None:
+    """Ruling D12 on the page: the condition in our words, marked English (lang="en")."""
+    token = csrf(logged_in, "/catalogs/import")
+    files = upload(RESTRICTION_FILES)
+    response = logged_in.post("/catalogs/import", data={"csrf_token": token}, files=files)
+    assert response.status_code == 201
+    listed = html(logged_in.get("/catalogs")).css("#catalog-list .catalog-card")
+    slug = next(c.attributes["data-slug"] for c in listed if "Testers" in c.text())
+    page = html(logged_in.get(f"/catalogs/{slug}"))
+    items = {li.text(strip=True) for li in page.css("#datasheet-e-squad ul.restrictions li")}
+    assert items == {
+        "Heavy gun:fewer than 10 models in the unit and more than 1 × Heavy gun in the unit",
+        "the Detachment is Second Host and more than 2 Squad unit(s) in the army",
+    }
+    (rival,) = page.css("#datasheet-e-rival ul.restrictions li")
+    assert rival.text(strip=True).startswith("Not available when:")
+    assert rival.css_first("span[lang=en]") is not None
+    (chief,) = page.css("#datasheet-e-chief ul.restrictions li")
+    assert chief.text(strip=True).endswith("(warning)")
+    assert "stand-in" not in page.html
