@@ -103,6 +103,7 @@ class Move(Command):
     fire_at: str | None = None
     fire_after: int | None = None
     flip: str | None = None  # Changement d'état: "start" or "end" of the move
+    embark: str | None = None  # infantry: get into this transport at the end of the move
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +145,7 @@ class ReserveMove(Command):
     kind: ClassVar[str] = "reserve_move"
     unit: str
     path: tuple[Step, ...]
+    embark: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -35,6 +35,7 @@ __all__ = [
     "TurnEnded",
     "TurnStarted",
     "UnitDeployed",
+    "UnitEmbarked",
     "UnitFlipped",
     "UnitMoved",
     "UnitShot",
@@ -109,6 +110,15 @@ class UnitMoved(Event):
     path: tuple[Step, ...]
     cost: int
     reserve: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class UnitEmbarked(Event):
+    """The infantry gets into ``transport`` (it leaves the battlefield's squares)."""
+
+    kind: ClassVar[str] = "unit_embarked"
+    unit: str
+    transport: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,6 +267,7 @@ EVENT_CODEC = TaggedCodec(
         OrdersCommitted,
         OrderRevealed,
         UnitMoved,
+        UnitEmbarked,
         UnitFlipped,
         UnitShot,
         AssaultResolved,

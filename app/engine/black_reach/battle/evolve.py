@@ -24,6 +24,7 @@ from app.engine.black_reach.battle.events import (
     TurnEnded,
     TurnStarted,
     UnitDeployed,
+    UnitEmbarked,
     UnitFlipped,
     UnitMoved,
     UnitsActivated,
@@ -84,9 +85,11 @@ def _unit(state: BattleState, uid: str, **changes: object) -> BattleState:
 
 
 def _moved(state: BattleState, uid: str, step: Step) -> BattleState:
+    """The unit now stands at ``step`` (out of its transport, if it was in one)."""
     u = state.units[uid]
     previous = u.placement.facing if u.placement is not None else Facing.N
-    return _unit(state, uid, placement=placement_of(step, u.counter.footprint, previous))
+    placed = placement_of(step, u.counter.footprint, previous)
+    return _unit(state, uid, placement=placed, embarked_in=None)
 
 
 def evolve(state: BattleState, event: Event) -> BattleState:
@@ -128,6 +131,8 @@ def evolve(state: BattleState, event: Event) -> BattleState:
     if isinstance(event, UnitMoved):
         state = _moved(state, event.unit, event.path[-1]) if event.path else state
         return replace(state, acted=state.acted | {event.unit})
+    if isinstance(event, UnitEmbarked):
+        return _unit(state, event.unit, placement=None, embarked_in=event.transport)
     if isinstance(event, UnitFlipped):
         u = state.units[event.unit]
         return _unit(state, event.unit, status=replace(u.status, face=FaceKind(event.face)))

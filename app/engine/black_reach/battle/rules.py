@@ -48,6 +48,7 @@ from app.engine.black_reach.battle.events import (
     TurnEnded,
     TurnStarted,
     UnitDeployed,
+    UnitEmbarked,
     UnitFlipped,
     UnitMoved,
     UnitsActivated,
@@ -69,8 +70,11 @@ from app.engine.black_reach.los import (
 )
 from app.engine.black_reach.movement import (
     Mover,
+    Passenger,
     Placement,
+    can_embark,
     check_path,
+    transport_has_room,
     zone_of_control,
 )
 from app.engine.black_reach.pipeline import (
@@ -176,7 +180,18 @@ def _own(state: BattleState, uid: str, side: str) -> UnitState:
 
 
 def _standing(u: UnitState) -> UnitState:
+    if u.alive and u.embarked_in is not None:
+        raise refuse(
+            "embarked",
+            f"{u.uid} is in a transport: it cannot be shot, assaulted or support [L2052-L2054]",
+        )
     if not u.alive or u.placement is None:
+        raise refuse("unit_gone", f"{u.uid} is not on the battlefield")
+    return u
+
+
+def _present(u: UnitState) -> UnitState:
+    if not u.present:
         raise refuse("unit_gone", f"{u.uid} is not on the battlefield")
     return u
 
@@ -205,7 +220,7 @@ def _placements(u: UnitState, path: Sequence[Step]) -> list[Placement]:
 def _check_move(
     state: BattleState, u: UnitState, path: Sequence[Placement], assault_target: str | None = None
 ) -> int:
-    mover = Mover(u.board_unit(), u.face.mv, assault_target=assault_target)
+    mover = Mover(state.mover(u.uid), u.face.mv, assault_target=assault_target)
     check = check_path(state.board, mover, state.board_units(), path)
     if not check.ok:
         raise refuse(
@@ -418,7 +433,7 @@ def _place_orders(out: _Out, command: PlaceOrders, side: str, seat: str) -> None
     units: set[str] = set()
     placed: list[SecretOrder] = []
     for spec in command.orders:
-        u = _standing(_own(state, spec.unit, side))
+        u = _present(_own(state, spec.unit, side))
         if spec.unit in units:
             raise refuse("one_token_per_unit", f"{spec.unit} has two tokens [L164-L170]")
         units.add(spec.unit)
@@ -438,7 +453,7 @@ def _place_orders(out: _Out, command: PlaceOrders, side: str, seat: str) -> None
             "token_gap",
             "numbered tokens are placed from 1 upwards: you cannot keep a lower one back",
         )
-    free = [u for u in state.on_board() if u.side == side and u.uid not in units]
+    free = [u for u in state.present_units() if u.side == side and u.uid not in units]
     if free and any(t.kind is TokenKind.NUMBERED for t in pool):
         raise refuse(
             "tokens_left",
@@ -448,7 +463,7 @@ def _place_orders(out: _Out, command: PlaceOrders, side: str, seat: str) -> None
         raise refuse("no_order", "place at least one numbered or Special token")
     personal = sorted(
         u.uid
-        for u in state.on_board()
+        for u in state.present_units()
         if u.side == side and u.face.has(Ability.PERSONAL_ORDER) and u.uid not in units
     )
     if personal:
@@ -489,7 +504,7 @@ def _reveal(out: _Out, uid: str, side: str) -> UnitState:
 
 
 def _able(u: UnitState, state: BattleState) -> None:
-    if not u.alive or u.placement is None:
+    if not u.present:
         raise refuse(
             "unit_gone", f"{u.uid} is destroyed: its token is revealed with no effect (hold)"
         )
@@ -534,10 +549,75 @@ def _move(out: _Out, command: Move, side: str) -> None:
     if command.flip == "start":
         _flip(out, u.uid)
         u = out.state.units[u.uid]
-    if command.path or command.flip is None or command.fire_at is not None:
+    if command.path or (command.flip is None and command.embark is None) or command.fire_at:
         _move_along(out, u, command)
     if command.flip == "end":
         _flip(out, u.uid)
+    if command.embark is not None:
+        _embark(out, u.uid, command.embark)
+
+
+def _embark(out: _Out, uid: str, transport_id: str) -> None:
+    """Infantry gets into a friendly transport next to it at the end of its move: capacity
+    N, reduced faces and Characters count 1, the others 2; Large units only in a red one
+    (never, here: the data has no colour) [L2017-L2032]."""
+    state = out.state
+    u = state.units[uid]
+    if u.counter.unit_class is not UnitClass.INFANTRY:
+        raise refuse("not_infantry", "only infantry gets into a transport [L2017-L2019]")
+    if u.embarked_in is not None:
+        raise refuse("already_aboard", f"{uid} is already in {u.embarked_in}")
+    transport = _standing(_own(state, transport_id, u.side))
+    ability = transport.face.ability(Ability.TRANSPORT)
+    if ability is None or not isinstance(ability.param, int):
+        raise refuse("not_a_transport", f"{transport_id} has no Transport capacity")
+    assert u.placement is not None
+    if not can_embark(state.mover(transport_id), u.placement.anchor):
+        raise refuse("not_adjacent", f"{uid} must end its move next to {transport_id}")
+    aboard = [
+        Passenger(p.status.face is FaceKind.REDUCED, p.counter.character, p.counter.large)
+        for p in state.passengers(transport_id)
+    ]
+    me = Passenger(u.status.face is FaceKind.REDUCED, u.counter.character, u.counter.large)
+    if not transport_has_room(ability.param, False, aboard, me):
+        raise refuse("transport_full", f"no room for {uid} in {transport_id}")
+    out.emit(UnitEmbarked(uid, transport_id))
+
+
+def _disembark_all(out: _Out, transport: UnitState) -> None:
+    """A destroyed transport: its passengers take no step; each is set on a free square next
+    to the wreck (the engine picks the first in reading order), on its Inactive face if it has
+    one, with 1 Suppressed marker; one that cannot be placed out of every enemy zone of
+    control is destroyed [L2058-L2066] (note §8 item 35)."""
+    state = out.state
+    assert transport.placement is not None
+    wreck = transport.placement.squares
+    around = sorted({n for sq in wreck for n in sq.neighbours()} - wreck, key=lambda q: (q.y, q.x))
+    for p in state.passengers(transport.uid):
+        state = out.state
+        zones = [
+            zone_of_control(state.board, e.board_unit())
+            for e in state.on_board()
+            if e.side != p.side and e.counter.unit_class is UnitClass.INFANTRY and not e.suppressed
+        ]
+        spot = next(
+            (
+                sq
+                for sq in around
+                if state.board.on_board(sq)
+                and not any(e.forbids(p.counter.unit_class) for e in state.board.elements_at(sq))
+                and _free(state, sq, set())
+                and not any(sq in z for z in zones)
+            ),
+            None,
+        )
+        if spot is None:
+            out.emit(StepsTaken(p.uid, 0, 0, str(p.status.face), p.status.hit_points, False, True))
+            continue
+        out.emit(ForcedMove(p.uid, Step(spot.x, spot.y, None), "out of the wreck"))
+        if p.counter.face(FaceKind.INACTIVE) is not None and p.status.face is not FaceKind.INACTIVE:
+            out.emit(UnitFlipped(p.uid, str(FaceKind.INACTIVE)))
+        out.emit(SuppressedPlaced(p.uid, 1))
 
 
 def _move_along(out: _Out, u: UnitState, command: Move) -> None:
@@ -688,6 +768,8 @@ def _take_steps(out: _Out, target: UnitState, steps: int) -> UnitState:
             result.state.destroyed,
         )
     )
+    if result.destroyed and out.state.passengers(target.uid):
+        _disembark_all(out, target)
     return out.state.units[target.uid]
 
 
@@ -717,6 +799,8 @@ def _hurt(out: _Out, target: UnitState, steps: int, piercing: bool) -> UnitState
 def _fire(
     out: _Out, u: UnitState, target_id: str, suppression: bool, moving_penalty: int = 0
 ) -> None:
+    if u.embarked_in is not None:
+        raise refuse("not_supported", "shooting from a transport is not supported yet")
     target = _unit(out.state, target_id)
     plan = plan_shot(out.state, u, target, suppression)
     req = plan.request
@@ -812,6 +896,8 @@ def _assault(out: _Out, command: Assault, side: str) -> None:
         raise refuse("no_assault", f"{u.uid} has no Assaut: it cannot assault [L1500-L1506]")
     if u.counter.unit_class is not UnitClass.INFANTRY:
         raise refuse("not_supported", "assaults by vehicles are not supported yet")
+    if u.embarked_in is not None:
+        raise refuse("not_supported", "assaults from a transport are not supported yet")
     target = _standing(_unit(state, command.target))
     if target.side == side:
         raise refuse("own_unit", "you cannot assault your own units")
@@ -925,15 +1011,18 @@ def _reserve_turn(state: BattleState, side: str) -> None:
 def _reserve_move(out: _Out, command: ReserveMove, side: str) -> None:
     state = out.state
     _reserve_turn(state, side)
-    u = _standing(_own(state, command.unit, side))
+    u = _present(_own(state, command.unit, side))
     order = state.secret.get(side, {}).get(u.uid)
     if order is not None and order.token.kind is not TokenKind.BLUFF:
         raise refuse("had_order", f"{u.uid} had an Order token: no Reserve move [L703-L708]")
     if u.uid in state.activated or u.uid in state.acted:
         raise refuse("activated", f"{u.uid} has already acted this turn")
-    path = _placements(u, command.path)
-    cost = _check_move(state, u, path)
-    out.emit(UnitMoved(u.uid, tuple(_step_of(p) for p in path), cost, reserve=True))
+    if command.path or command.embark is None:
+        path = _placements(u, command.path)
+        cost = _check_move(state, u, path)
+        out.emit(UnitMoved(u.uid, tuple(_step_of(p) for p in path), cost, reserve=True))
+    if command.embark is not None:
+        _embark(out, u.uid, command.embark)
 
 
 def _holders(state: BattleState) -> dict[str, str | None]:

@@ -41,8 +41,9 @@ class UnitState:
     side: str
     counter: Counter
     status: CounterState
-    placement: Placement | None
+    placement: Placement | None  # None: off the battlefield, or aboard ``embarked_in``
     suppressed: int = 0
+    embarked_in: str | None = None
 
     @property
     def face(self) -> Face:
@@ -54,7 +55,25 @@ class UnitState:
     def alive(self) -> bool:
         return not self.status.destroyed
 
-    def board_unit(self) -> BoardUnit:
+    @property
+    def present(self) -> bool:
+        """Alive and on the battlefield or aboard a transport."""
+        return self.alive and (self.placement is not None or self.embarked_in is not None)
+
+    def board_unit(self, transport: UnitState | None = None) -> BoardUnit:
+        """The unit for the movement rules; an embarked unit needs its ``transport``."""
+        if self.embarked_in is not None:
+            assert transport is not None
+            assert transport.placement is not None
+            spot = Placement(transport.placement.anchor)
+            return BoardUnit(
+                self.uid,
+                self.side,
+                self.counter.unit_class,
+                spot,
+                self.suppressed,
+                embarked_in=self.embarked_in,
+            )
         assert self.placement is not None
         return BoardUnit(
             self.uid, self.side, self.counter.unit_class, self.placement, self.suppressed
@@ -123,6 +142,17 @@ class BattleState:
     def on_board(self) -> list[UnitState]:
         """Units standing on the battlefield (wrecks included: they are terrain)."""
         return [u for u in self.units.values() if u.placement is not None and u.alive]
+
+    def present_units(self) -> list[UnitState]:
+        """Units on the battlefield or aboard a transport (alive)."""
+        return [u for u in self.units.values() if u.present]
+
+    def mover(self, uid: str) -> BoardUnit:
+        u = self.units[uid]
+        return u.board_unit(self.units[u.embarked_in] if u.embarked_in else None)
+
+    def passengers(self, transport: str) -> list[UnitState]:
+        return [u for u in self.units.values() if u.alive and u.embarked_in == transport]
 
     def board_units(self, *, leave_out: frozenset[str] = frozenset()) -> list[BoardUnit]:
         return [u.board_unit() for u in self.on_board() if u.uid not in leave_out]

@@ -67,6 +67,7 @@ def _unit_view(state: BattleState, u: UnitState, viewer_side: str | None) -> Jso
         if p is None or not u.alive
         else {"x": p.anchor.x, "y": p.anchor.y, "facing": p.facing.name},
         "squares": [] if p is None or not u.alive else sorted([s.x, s.y] for s in p.squares),
+        "embarked_in": u.embarked_in,
         "activated": u.uid in state.activated,
         "acted": u.uid in state.acted,
         "face_down_token": face_down,
@@ -149,7 +150,7 @@ def legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
         if side in turn.locked:
             return []
         pool = [{"kind": str(t.kind), "number": t.number} for t in turn.pools[side]]
-        units = [u.uid for u in state.on_board() if u.side == side]
+        units = [u.uid for u in state.present_units() if u.side == side]
         return [{"command": _cmd(PlaceOrders(())), "tokens": pool, "units": units}]
     if turn.phase is Phase.RESERVE:
         if side in state.reserve_done or (
@@ -157,7 +158,7 @@ def legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
         ):
             return []
         out: list[JsonObject] = []
-        for u in state.on_board():
+        for u in state.present_units():
             order = state.secret.get(side, {}).get(u.uid)
             if u.side != side or u.uid in state.acted or u.uid in state.activated:
                 continue
@@ -180,9 +181,11 @@ def legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
     for uid in playable:
         u = state.units[uid]
         actions.append({"command": _cmd(Hold(uid))})
-        if not u.alive or u.placement is None or uid in state.activated:
+        if not u.present or uid in state.activated:
             continue
         actions.append({"command": _cmd(Move(uid, ())), "to": _destinations(state, u)})
+        if u.placement is None:
+            continue  # aboard a transport: it may get out, not shoot (not supported yet)
         for t in state.on_board():
             if t.side == side or u.face.cv_against(t.counter.unit_class) is None:
                 continue
@@ -199,10 +202,13 @@ def legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
 
 
 def _destinations(state: BattleState, u: UnitState) -> list[list[int]]:
-    mover = Mover(u.board_unit(), u.face.mv)
+    mover = Mover(state.mover(u.uid), u.face.mv)
     reach = reachable(state.board, mover, state.board_units())
-    assert u.placement is not None
-    ends = {(p.anchor.x, p.anchor.y) for p in reach if p.anchor != u.placement.anchor}
+    ends = {
+        (p.anchor.x, p.anchor.y)
+        for p in reach
+        if u.placement is None or p.anchor != u.placement.anchor
+    }
     return [[x, y] for x, y in sorted(ends)]
 
 

@@ -835,3 +835,124 @@ def test_an_mv_x_unit_flips_with_a_null_move() -> None:
     battle.execute_json({"type": "move", "unit": BOLTER, "path": [], "flip": "start"}, A)
     assert str(battle.state.units[BOLTER].status.face) == "inactive"
     assert battle.state.units[BOLTER].placement.anchor == (3, 1)
+
+
+# -- transports --------------------------------------------------------------------------------
+
+
+def _transport_turn() -> BlackReachBattle:
+    battle = BlackReachBattle.create(sample_setup())
+    battle.execute_json(
+        {
+            "type": "place_orders",
+            "orders": [order(BOYZ1, 1), order(BUGGY, 2), order(NOB, 3), order(SHOOTAS, 4)],
+        },
+        B,
+    )
+    battle.execute_json(
+        {
+            "type": "place_orders",
+            "orders": [order(TACTICAL, 1), order(BOLTER, 2), order(SERGEANT, 3)],
+        },
+        A,
+    )
+    battle.execute_json({"type": "hold", "unit": BOYZ1}, B)
+    return battle
+
+
+def test_infantry_gets_into_a_transport_and_out_again() -> None:
+    battle = _transport_turn()
+    # the tactical squad walks to (4,2), next to the transport (5,1)-(5,0), and gets in
+    far = {"type": "move", "unit": TACTICAL, "path": path((3, 2)), "embark": TRANSPORT}
+    assert refused(battle, A, far).code == "not_adjacent"
+    on = {"type": "move", "unit": TACTICAL, "path": path((3, 2), (4, 2)), "embark": TRANSPORT}
+    events = battle.execute_json(on, A)
+    assert [e.event.kind for e in events] == ["order_revealed", "unit_moved", "unit_embarked"]
+    tactical = battle.state.units[TACTICAL]
+    assert tactical.embarked_in == TRANSPORT
+    assert tactical.placement is None
+    seen = {u["id"]: u for u in battle.view(B)["units"]}
+    assert seen[TACTICAL]["embarked_in"] == TRANSPORT
+    assert seen[TACTICAL]["at"] is None
+    # aboard, it cannot be shot [L2052-L2054]
+    shot = {"type": "move", "unit": BUGGY, "path": path((6, 10)), "fire_at": TACTICAL}
+    assert refused(battle, B, shot, dice=[6]).code == "embarked"
+    battle.execute_json({"type": "hold", "unit": BUGGY}, B)
+    battle.execute_json({"type": "hold", "unit": BOLTER}, A)
+    battle.execute_json({"type": "hold", "unit": NOB}, B)
+    battle.execute_json({"type": "hold", "unit": SERGEANT}, A)
+    battle.execute_json({"type": "hold", "unit": SHOOTAS}, B)
+    battle.execute_json({"type": "end_reserve"}, B)
+    battle.execute_json({"type": "end_reserve"}, A)
+    # next turn (A's Initiative): it may get an Order token aboard, and gets out: the first
+    # square of the move is a free square next to the transport [L2026-L2028]
+    battle.execute_json(
+        {
+            "type": "place_orders",
+            "orders": [order(TACTICAL, 1), order(BOLTER, 2), order(SERGEANT, 3)],
+        },
+        A,
+    )
+    battle.execute_json(
+        {
+            "type": "place_orders",
+            "orders": [order(BOYZ1, 1), order(BUGGY, 2), order(NOB, 3), order(SHOOTAS, 4)],
+        },
+        B,
+    )
+    out = {"type": "move", "unit": TACTICAL, "path": path((6, 2), (6, 3))}
+    leap = {"type": "move", "unit": TACTICAL, "path": path((6, 4))}
+    assert refused(battle, A, leap).code == "illegal_move"
+    battle.execute_json(out, A)
+    tactical = battle.state.units[TACTICAL]
+    assert tactical.embarked_in is None
+    assert tactical.placement.anchor == (6, 3)
+
+
+def test_a_full_transport_takes_nobody_more() -> None:
+    battle = _transport_turn()
+    # capacity 4: the tactical squad (2) and the sergeant (a Character: 1) fit, the
+    # heavy-weapon team (2) would make 5
+    battle.execute_json(
+        {"type": "move", "unit": TACTICAL, "path": path((3, 2), (4, 2)), "embark": TRANSPORT},
+        A,
+    )
+    battle.execute_json({"type": "hold", "unit": BUGGY}, B)
+    battle.execute_json(
+        {"type": "move", "unit": BOLTER, "path": path((4, 1)), "embark": TRANSPORT}, A
+    )
+    assert battle.state.units[BOLTER].embarked_in == TRANSPORT
+    battle.execute_json({"type": "hold", "unit": NOB}, B)
+    sergeant = {
+        "type": "move",
+        "unit": SERGEANT,
+        "path": path((1, 2), (2, 3), (3, 3), (4, 2)),
+        "embark": TRANSPORT,
+    }
+    assert refused(battle, A, sergeant).code == "transport_full"
+
+
+def test_the_passengers_of_a_destroyed_transport_get_out_suppressed() -> None:
+    battle = _transport_turn()
+    battle.execute_json(
+        {"type": "move", "unit": TACTICAL, "path": path((3, 2), (4, 2)), "embark": TRANSPORT},
+        A,
+    )
+    # the buggy's shot on the move of test_shooting_on_the_move_takes_the_penalty_off_the_cv:
+    # 5 + 2 - 1 = 6 >= DV 6, the transport is destroyed
+    move = {
+        "type": "move",
+        "unit": BUGGY,
+        "path": path((6, 10), (6, 9), (6, 8)),
+        "fire_at": TRANSPORT,
+    }
+    events = battle.execute_json(move, B, dice=[5])
+    kinds = [e.event.kind for e in events]
+    assert kinds[-3:] == ["steps_taken", "forced_move", "suppressed_placed"]
+    tactical = battle.state.units[TACTICAL]
+    assert tactical.alive
+    assert tactical.embarked_in is None
+    assert tactical.suppressed == 1
+    # the first free square next to the wreck (5,0)-(5,1) in reading order: (4,0)
+    assert tactical.placement.anchor == (4, 0)
+    assert str(tactical.status.face) == "intact"  # it has no Inactive face
