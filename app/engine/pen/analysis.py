@@ -89,9 +89,7 @@ def hits_distribution(plan: HitPlan) -> Dist:
 
 def _thin(counts: Dist, p: Fraction) -> Dist:
     """Each of ``counts`` items survives independently with probability ``p``."""
-    if p == 1:
-        return counts
-    return counts.bind(lambda n: Dist.binomial(n, p))
+    return counts.thin(p)
 
 
 def _cover_pass(cover: int | None) -> Fraction:
@@ -209,8 +207,12 @@ def infantry_exact(request: AttackRequest) -> InfantryResult:
     if not groups:
         return _untouched(target, stages)
     if len(groups) == 1:
-        _check_even_size(through, target)
         counts = _thin(through, groups[0].probability)
+        if target.wounds == 1:  # saves rolled together: each loss removes a model [L1410]
+            p_kill = 1 - groups[0].loss.prob(0)
+            destroyed = _thin(counts, p_kill).map(lambda n: min(n, target.models))
+            return InfantryResult(destroyed, destroyed, stages, target.models, target.wounds)
+        _check_even_size(through, target)
         destroyed = counts.bind(
             lambda k: _one_allocation(target.models, target.wounds, k, groups[0].loss)[0]
         )
