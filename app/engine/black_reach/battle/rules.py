@@ -58,7 +58,7 @@ from app.engine.black_reach.battle.evolve import evolve, placement_of
 from app.engine.black_reach.battle.setup import SEATS, BattleSetup, Deploy, parse_setup
 from app.engine.black_reach.battle.state import BattleState, SecretOrder, Stage, UnitState
 from app.engine.black_reach.board import Square, UnitClass
-from app.engine.black_reach.forces import Ability, FaceKind, Group, apply_step
+from app.engine.black_reach.forces import Ability, FaceKind, Group, Role, apply_step
 from app.engine.black_reach.los import (
     Arc,
     Blocker,
@@ -670,28 +670,43 @@ class ShotPlan:
     dv: int
 
 
-def _arc_and_range(shooter: UnitState, target: UnitState) -> None:
+def _shooting_from(state: BattleState, shooter: UnitState) -> Placement:
+    """Where a shot starts: the shooter's squares, or its transport's [L2040-L2046]."""
+    if shooter.embarked_in is not None:
+        if shooter.counter.role is Role.HEAVY_WEAPON and not shooter.face.has(
+            Ability.SHOOT_ON_MOVE
+        ):
+            raise refuse(
+                "heavy_weapon_aboard",
+                "heavy-weapon infantry shoots from a transport only with Tir en Mouvement "
+                "[L2043-L2046]",
+            )
+        placement = state.units[shooter.embarked_in].placement
+    else:
+        placement = shooter.placement
+    assert placement is not None
+    return placement
+
+
+def _arc_and_range(origin: Placement, shooter: UnitState, target: UnitState) -> None:
     """Arc de Tir Limité: some square of the target inside the arc of some square of the
     shooter (facing as placed; the diagram is absent, note §8 item 23) [L548-L558]; Portée
     Limitée: no shot beyond N squares [L1278-L1287]."""
-    assert shooter.placement is not None
     assert target.placement is not None
     face = shooter.face
     arc_ref = face.ability(Ability.LIMITED_ARC)
     if arc_ref is not None:
         arc = Arc.NARROW if str(arc_ref.param) == "90" else Arc.HALF
-        facing = shooter.placement.facing
+        facing = origin.facing
         if not any(
-            in_arc(s, facing, t, arc)
-            for s in shooter.placement.squares
-            for t in target.placement.squares
+            in_arc(s, facing, t, arc) for s in origin.squares for t in target.placement.squares
         ):
             raise refuse(
                 "out_of_arc", f"{target.uid} is outside the {arc.value}° arc of {shooter.uid}"
             )
     range_ref = face.ability(Ability.LIMITED_RANGE)
     if range_ref is not None and isinstance(range_ref.param, int):
-        span = distance(shooter.placement.squares, target.placement.squares)
+        span = distance(origin.squares, target.placement.squares)
         if span > range_ref.param:
             raise refuse(
                 "out_of_range",
@@ -706,7 +721,7 @@ def plan_shot(
     if target.side == shooter.side:
         raise refuse("own_unit", "you cannot shoot your own units")
     _standing(target)
-    assert shooter.placement is not None
+    origin = _shooting_from(state, shooter)
     assert target.placement is not None
     tclass = target.counter.unit_class
     if tclass is UnitClass.HEAVY_VEHICLE:
@@ -717,23 +732,25 @@ def plan_shot(
     cv = face.cv_against(tclass)
     if cv is None:
         raise refuse("cannot_attack", f"{shooter.uid} has an X against {tclass.value} [L445-L465]")
-    _arc_and_range(shooter, target)
+    _arc_and_range(origin, shooter, target)
     if suppression and not face.has(Ability.SUPPRESSIVE_FIRE):
         raise refuse("no_suppressive_fire", f"{shooter.uid} has no Tir de Suppression")
+    aboard = shooter.embarked_in is not None
     los = best_line_of_sight(
         state.board,
-        shooter.placement.squares,
+        origin.squares,
         target.placement.squares,
         shooter_class=shooter.counter.unit_class,
         target_class=tclass,
-        blockers=_blockers(state, {shooter.uid, target.uid}),
+        blockers=_blockers(state, {shooter.uid, target.uid, shooter.embarked_in or ""}),
+        embarked_shooter=aboard,
     )
     if not los.can_shoot:
         raise refuse(
             "no_line_of_sight", f"no line of sight to {target.uid}: {los.why}".rstrip(": ")
         )
     optics = face.has(Ability.OPTICS)
-    long_range = is_long_range(shooter.placement.squares, target.placement.squares) and not optics
+    long_range = is_long_range(origin.squares, target.placement.squares) and not optics
     request = OddsRequest(
         Kind.SUPPRESSION_FIRE if suppression else Kind.SHOT,
         Attacker(
@@ -799,8 +816,6 @@ def _hurt(out: _Out, target: UnitState, steps: int, piercing: bool) -> UnitState
 def _fire(
     out: _Out, u: UnitState, target_id: str, suppression: bool, moving_penalty: int = 0
 ) -> None:
-    if u.embarked_in is not None:
-        raise refuse("not_supported", "shooting from a transport is not supported yet")
     target = _unit(out.state, target_id)
     plan = plan_shot(out.state, u, target, suppression)
     req = plan.request

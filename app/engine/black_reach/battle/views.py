@@ -184,8 +184,6 @@ def legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
         if not u.present or uid in state.activated:
             continue
         actions.append({"command": _cmd(Move(uid, ())), "to": _destinations(state, u)})
-        if u.placement is None:
-            continue  # aboard a transport: it may get out, not shoot (not supported yet)
         for t in state.on_board():
             if t.side == side or u.face.cv_against(t.counter.unit_class) is None:
                 continue
@@ -196,7 +194,7 @@ def legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
                     continue  # no line of sight, out of arc or range, no suppressive fire
                 odds = {k: str(v) for k, v in outcome_odds(plan.request).items()}
                 actions.append({"command": _cmd(Shoot(uid, t.uid, suppression)), "odds": odds})
-            if u.face.has(Ability.ASSAULT):
+            if u.face.has(Ability.ASSAULT) and u.placement is not None:
                 actions.append({"command": _cmd(Assault(uid, t.uid))})
     return actions
 

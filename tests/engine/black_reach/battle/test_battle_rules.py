@@ -956,3 +956,53 @@ def test_the_passengers_of_a_destroyed_transport_get_out_suppressed() -> None:
     # the first free square next to the wreck (5,0)-(5,1) in reading order: (4,0)
     assert tactical.placement.anchor == (4, 0)
     assert str(tactical.status.face) == "intact"  # it has no Inactive face
+
+
+def test_a_passenger_shoots_from_its_transport() -> None:
+    battle = _transport_turn()
+    battle.execute_json(
+        {"type": "move", "unit": TACTICAL, "path": path((3, 2), (4, 2)), "embark": TRANSPORT},
+        A,
+    )
+    battle.execute_json(
+        {"type": "move", "unit": BUGGY, "path": path((6, 10), (6, 9), (6, 8), (6, 7))}, B
+    )
+    battle.execute_json(
+        {"type": "move", "unit": BOLTER, "path": path((4, 1)), "embark": TRANSPORT}, A
+    )
+    battle.execute_json(
+        {"type": "move", "unit": NOB, "path": path((3, 9), (4, 8), (4, 7), (4, 6))}, B
+    )
+    battle.execute_json({"type": "hold", "unit": SERGEANT}, A)
+    battle.execute_json({"type": "hold", "unit": SHOOTAS}, B)
+    # turn 2: the passengers act from inside
+    battle.execute_json({"type": "end_reserve"}, B)
+    battle.execute_json({"type": "end_reserve"}, A)
+    battle.execute_json(
+        {
+            "type": "place_orders",
+            "orders": [order(BOLTER, 1), order(TACTICAL, 2), order(SERGEANT, 3)],
+        },
+        A,
+    )
+    battle.execute_json(
+        {
+            "type": "place_orders",
+            "orders": [order(BOYZ1, 1), order(BUGGY, 2), order(NOB, 3), order(SHOOTAS, 4)],
+        },
+        B,
+    )
+    # the heavy-weapon team has no Tir en Mouvement: it cannot shoot from the transport
+    heavy = {"type": "shoot", "unit": BOLTER, "target": NOB}
+    assert refused(battle, A, heavy, dice=[6]).code == "heavy_weapon_aboard"
+    battle.execute_json({"type": "hold", "unit": BOLTER}, A)
+    battle.execute_json({"type": "hold", "unit": BOYZ1}, B)
+    # the tactical squad (CV 2) shoots the Nob (4,6) from the transport's square (5,1): the
+    # line crosses (5,2), the crater (5,3) (no obstacle), (4,4), (4,5) and the low wall between
+    # them (-1). By hand: die 4 + 2 - 1 = 5 >= DV 5: a step; the Nob's Hit Point takes it
+    events = battle.execute_json({"type": "shoot", "unit": TACTICAL, "target": NOB}, A, dice=[4])
+    shot = events[1].event
+    assert (shot.penalties, shot.final, shot.dv, shot.outcome) == (1, 5, 5, "step")
+    assert events[2].event.hit_points_used == 1
+    assert battle.state.units[NOB].status.hit_points == 0
+    assert battle.state.units[TACTICAL].embarked_in == TRANSPORT
