@@ -22,6 +22,9 @@ SQLite a busy snapshot).
 ``pg_notify`` issued inside the write's transaction reaches the other workers at commit. The
 write path itself lives in :mod:`app.matches.writes`.
 
+**Seats and invitations** (the caller's seat, the match secret, invitation codes and guest
+links) live in :mod:`app.matches.invitations`.
+
 **Secrets.** Everything a player is served goes through ``game.view(seat)`` /
 ``game.log_json(seat)`` (the engine leaves the other seat's secret events out, not masked)
 and the full log (``export``) is served only once the viewer can see every event or the battle
@@ -30,9 +33,6 @@ is over.
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import hmac
 import logging
 import secrets
 from collections.abc import Mapping, Sequence
@@ -44,8 +44,6 @@ from sqlalchemy import delete, func, or_, select
 from sqlalchemy.orm import Session
 
 from app.accounts.models import User
-from app.core import security
-from app.core.config import get_settings
 from app.engine.combat import CombatResolution
 from app.engine.errors import EngineError
 from app.engine.match import Envelope, LogError, Mission, Refusal, StaleVersion
@@ -59,7 +57,6 @@ from app.matches.exceptions import (
     InvalidLog,
     InvitationInvalid,
     LeagueGameUnusable,
-    MatchNotFound,
     MatchNotStarted,
     MatchStarted,
     NoCombatInMatch,
@@ -67,8 +64,20 @@ from app.matches.exceptions import (
     OwnMatch,
     SeatTaken,
 )
+from app.matches.invitations import (
+    Caller,
+    by_guest_token,
+    by_invite_code,
+    get_for,
+    guest_token,
+    invite_code,
+    issue_invitation,
+    match_secret,
+    normalise_code,
+    rotate_invitation,
+    seat_of,
+)
 from app.matches.models import Match, MatchStatus, OpponentKind
-from app.matches.sealing import unseal
 from app.matches.systems import DEFAULT_RULESET, SetupInput
 from app.matches.writes import (
     NOTIFY_CHANNEL,
@@ -80,20 +89,41 @@ from app.matches.writes import (
     publisher_of,
 )
 
-__all__ = [
+__all__ = [  # the façade the pages and the API import (ADR 0013)
     "NOTIFY_CHANNEL",
     "Caller",
     "Outcome",
     "Publisher",
     "after_commit",
     "bind_publisher",
+    "by_guest_token",
+    "by_invite_code",
+    "cancel",
     "create",
     "execute",
+    "export",
+    "get_for",
+    "guest_token",
     "import_log",
+    "invite_code",
     "join",
+    "join_as_guest",
+    "join_by_code",
     "league_game_path",
+    "legal_actions",
     "load_battle",
+    "log_for",
+    "match_secret",
+    "may_cancel",
     "missions",
+    "my_matches",
+    "normalise_code",
+    "player_names",
+    "preview",
+    "resolve",
+    "rotate_invitation",
+    "seat_of",
+    "view",
 ]
 
 log = logging.getLogger("auspex.matches")
@@ -128,95 +158,6 @@ def load_battle(db: Session, match: Match) -> Any:
     if match.version == 0:
         raise MatchNotStarted()
     return reads.snapshot(db, match).battle
-
-
-# -- who is asking ----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Caller:
-    """A registered user (by id), and/or the bearer of a guest seat's secret link token."""
-
-    user_id: int | None = None
-    guest_token: str | None = None
-
-    @classmethod
-    def of(cls, user: User | None, guest_token: str | None = None) -> Caller:
-        return cls(user.id if user is not None else None, guest_token or None)
-
-
-def match_secret(match: Match) -> str:
-    """The secret codes and dice seeds derive from: ``matches.secret`` unsealed with the server
-    key (ADR 0010), so that the database alone gives neither."""
-    return unseal(match.secret, match.id, get_settings().secret_key)
-
-
-def _mac(match: Match, purpose: str) -> bytes:
-    return hmac.new(
-        match_secret(match).encode(),
-        f"{purpose}|{match.id}|{match.invite_nonce}".encode(),
-        hashlib.sha256,
-    ).digest()
-
-
-def invite_code(match: Match) -> str:
-    """The invitation code of an open match (derived, never stored: only its digest is)."""
-    return base64.b32encode(_mac(match, "invite")).decode()[:12]
-
-
-def guest_token(match: Match) -> str:
-    """The secret link token of a guest seat (derived, never stored: only its digest is)."""
-    return base64.urlsafe_b64encode(_mac(match, "guest")).decode().rstrip("=")[:40]
-
-
-def normalise_code(code: str) -> str:
-    return "".join(ch for ch in code.upper() if ch.isalnum())[:32]
-
-
-def seat_of(match: Match, caller: Caller) -> Seat | None:
-    """The caller's seat in ``match``, or ``None`` when they do not play it."""
-    if caller.user_id is not None:
-        if match.player_a_id == caller.user_id:
-            return Seat.A
-        if match.player_b_id == caller.user_id:
-            return Seat.B
-    if (
-        caller.guest_token
-        and match.guest_digest is not None
-        and security.hmac_equal(security.digest(caller.guest_token), match.guest_digest)
-    ):
-        return Seat.B
-    return None
-
-
-def get_for(db: Session, match_id: int, caller: Caller) -> tuple[Match, Any]:
-    """The match and the caller's :class:`Seat`; 404 for anyone who does not play it.
-
-    (The seat is typed ``Any`` while the pages still name the 10th edition's own ``Seat``,
-    an equal ``StrEnum``: every function here takes a seat as its string.)"""
-    match = db.get(Match, match_id)
-    if match is None:
-        raise MatchNotFound()
-    seat = seat_of(match, caller)
-    if seat is None:
-        raise MatchNotFound()
-    return match, seat
-
-
-def by_guest_token(db: Session, token: str) -> Match:
-    match = db.scalar(select(Match).where(Match.guest_digest == security.digest(token[:200])))
-    if match is None:
-        raise InvitationInvalid()
-    return match
-
-
-def by_invite_code(db: Session, code: str) -> Match:
-    match = db.scalar(
-        select(Match).where(Match.invite_digest == security.digest(normalise_code(code)))
-    )
-    if match is None or match.version > 0:
-        raise InvitationInvalid()
-    return match
 
 
 # -- listing ----------------------------------------------------------------------------------
@@ -315,26 +256,7 @@ def create(
     )
     db.add(match)
     db.flush()
-    _issue_invitation(match)
-    db.flush()
-    return match
-
-
-def _issue_invitation(match: Match) -> None:
-    match.invite_digest = security.digest(invite_code(match))
-    match.guest_digest = (
-        security.digest(guest_token(match)) if match.opponent_kind == OpponentKind.GUEST else None
-    )
-
-
-def rotate_invitation(db: Session, match: Match, seat: str) -> Match:
-    """A new invitation code (and guest link) for an open match; the old ones stop working."""
-    if seat != Seat.A:
-        raise NotTheCreator()
-    if match.version > 0:
-        raise SeatTaken()
-    match.invite_nonce += 1
-    _issue_invitation(match)
+    issue_invitation(match)
     db.flush()
     return match
 
@@ -590,7 +512,7 @@ def import_log(db: Session, user: User, data: Mapping[str, Any]) -> Match:
     )
     db.add(match)
     db.flush()
-    _issue_invitation(match)
+    issue_invitation(match)
     match.invite_digest = None
     db.flush()
     append(db, match, battle, list(battle.envelopes), 0)

@@ -139,7 +139,7 @@ def test_another_server_key_gives_another_code(
     match = _row(db, r.json()["id"])
     assert service.invite_code(match) == code
     other = Settings(secret_key="another-server-key-that-is-long-enough-0123456789")
-    monkeypatch.setattr("app.matches.service.get_settings", lambda: other)
+    monkeypatch.setattr("app.matches.invitations.get_settings", lambda: other)
     assert service.invite_code(match) != code
 
 
