@@ -46,7 +46,9 @@ def _random_command(rng: random.Random, battle: BlackReachBattle, seat: str) -> 
         elif cmd["type"] == "assault":
             cmd["path"] = [{"x": rng.randrange(-1, 9), "y": rng.randrange(-1, 13)}]
         return cmd
-    kind = rng.choice(["move", "shoot", "assault", "hold", "reserve_move", "end_reserve"])
+    kind = rng.choice(
+        ["move", "shoot", "assault", "hold", "reserve_move", "end_reserve", "embark", "flip"]
+    )
     unit = rng.choice(mine + theirs + ["nobody"])
     path = [
         {"x": rng.randrange(-2, 10), "y": rng.randrange(-2, 14), "facing": rng.choice(FACINGS)}
@@ -68,8 +70,15 @@ def _random_command(rng: random.Random, battle: BlackReachBattle, seat: str) -> 
             "supporters": rng.sample(units, k=rng.randrange(0, 3)),
         },
         "hold": {"type": "hold", "unit": unit},
-        "reserve_move": {"type": "reserve_move", "unit": unit, "path": path},
+        "reserve_move": {
+            "type": "reserve_move",
+            "unit": unit,
+            "path": path,
+            "embark": rng.choice([None, *units]),
+        },
         "end_reserve": {"type": "end_reserve"},
+        "embark": {"type": "move", "unit": unit, "path": path[:1], "embark": rng.choice(units)},
+        "flip": {"type": "move", "unit": unit, "path": [], "flip": rng.choice(["start", "x"])},
     }[kind]
 
 
