@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from fastapi.testclient import TestClient
 
 from app.engine import registry, systems
 from app.engine.match.game import GameStatus, MatchGame
@@ -13,6 +15,7 @@ from app.engine.wh40k10e.battle import Battle
 from app.matches.systems import playable
 from app.matches.systems import systems as match_systems
 from app.matches.systems.pen import PenMatch
+from tests.matches.conftest import FakeArmies, marines
 
 
 def test_the_10e_battle_is_a_match_game() -> None:
@@ -118,3 +121,35 @@ def test_the_scan_finds_a_rule_system_named(tmp_path: Path) -> None:
         "bad.py:1 from app.engine.pen.battle",
         "bad.py:2 'wh40k-10e'",
     ]
+
+
+# -- the 10th edition through the neutral layer ---------------------------------------------------
+
+
+def test_a_match_without_ruleset_is_a_10e_match_and_says_so(
+    user_client: Callable[[str], TestClient], armies: FakeArmies
+) -> None:
+    alice = user_client("Alice")
+    army = armies.ready(alice, marines())
+    r = alice.post("/api/v1/matches", json={"army_id": army})
+    assert r.status_code == 201, r.text
+    created = r.json()
+    assert created["ruleset"] == created["rule_system"] == "wh40k-10e"
+    assert (created["mission"], created["battle_size"]) == ("only-war", "strike_force")
+    listed = alice.get("/api/v1/matches").json()
+    assert [m["ruleset"] for m in listed] == ["wh40k-10e"]
+    samples = alice.get("/api/v1/matches/samples").json()
+    assert samples
+    assert alice.get("/api/v1/matches/samples", params={"ruleset": "wh40k-10e"}).json() == samples
+
+
+def test_10e_options_are_checked_by_the_10e_system(
+    user_client: Callable[[str], TestClient], armies: FakeArmies
+) -> None:
+    alice = user_client("Alice")
+    army = armies.ready(alice, marines())
+    r = alice.post("/api/v1/matches", json={"army_id": army, "options": {"starting_cp": 99}})
+    assert r.status_code == 422, r.text
+    assert r.json()["errors"][0]["field"] == "options.starting_cp"
+    r = alice.post("/api/v1/matches", json={"army_id": army, "options": {"starting_cp": 3}})
+    assert r.status_code == 201, r.text
