@@ -637,8 +637,10 @@ def test_vehicle_analysis_is_proper_and_more_shots_never_help_the_vehicle(
     assert analyze(more).wipe_probability >= out.wipe_probability
 
 
-def test_even_allocation_work_is_bounded() -> None:
-    """A request whose even allocation would take ~1 s is refused, naming the field [bounds]."""
+def test_even_allocation_within_the_bounds_is_always_answered() -> None:
+    """Issue 18: the even allocation no longer refuses what the profile bounds allow: 30
+    models with assault 10 (300 hits, the hits bound) into 50 models of 10 W (the largest
+    squad) is answered; past the hits bound the request is refused, naming the field."""
     import pytest
 
     from app.engine.errors import ProfileError
@@ -658,8 +660,9 @@ def test_even_allocation_work_is_bounded() -> None:
             "target": {"models": 50, "ws": 4, "toughness": 4, "wounds": 10, "save": None},
         }
 
-    allowed = 70_000 // (50 * 10) // 10  # the largest squad whose hits stay within the budget
-    analysis.analyze(request_from_dict(body(allowed - 1)))
+    result = analysis.analyze(request_from_dict(body(30)))
+    assert result.models_destroyed.max <= 30  # 300 wounds over 50 models of 10 W
+    assert analysis.MAX_EVEN_WORK >= (300 + 1) * 50 * 10
     with pytest.raises(ProfileError) as refused:
-        analysis.analyze(request_from_dict(body(allowed + 1)))
-    assert refused.value.field == "target.models"
+        analysis.analyze(request_from_dict(body(31)))
+    assert refused.value.field == "attacker.models"

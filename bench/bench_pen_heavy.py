@@ -1,0 +1,133 @@
+"""Benchmark: PEN attacks at the sizes of issue 18 (30 models, 270 shots) against the plain
+computation they replaced, measured in the same run.
+
+Run: ``.venv/bin/python bench/bench_pen_heavy.py``. For each case it times
+:func:`app.engine.pen.analysis.analyze` (median of three cold runs) and the serialisation of
+its answer, and the plain computation (a binomial per count of hits for every thinning, then
+the even allocation per count of wounds to save, as before issue 18) with its check that the
+distributions of models destroyed and wounds lost are identical (the plain one computes no
+stage distributions: the ratio flatters it). Times are CPU seconds. Exits non-zero when a
+case (analysis + serialisation) takes more than ``TARGET`` seconds, is refused, or differs.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from fractions import Fraction
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from app.engine.combat import to_jsonable
+from app.engine.distributions import Dist
+from app.engine.errors import ProfileError
+from app.engine.pen import analysis as pen_analysis
+from app.engine.pen.attack import plan_attack
+from app.engine.pen.profiles import AttackRequest, Situation, Unit, Weapon, WeaponType
+
+TARGET = 0.25
+
+
+def shooting(wounds: int, save: int = 4, **target: int) -> AttackRequest:
+    """30 models with 9 shots each (270 shots) into 30 models of ``wounds`` W."""
+    return AttackRequest(
+        Unit(models=30, bs=4),
+        Weapon(type=WeaponType.ASSAULT, shots=9, strength=5, ap=5),
+        Unit(models=30, toughness=4, wounds=wounds, save=save, **target),
+        Situation(),
+    )
+
+
+CASES = {
+    "30 x 9 shots vs 30 x W1 Sv4": shooting(1),
+    "30 x 9 shots vs 30 x W2 Sv4": shooting(2),
+    "30 x 9 shots vs 30 x W3 Sv3 inv5 cover4": shooting(3, 3, invulnerable_save=5, cover_save=4),
+    "30 x 9 shots vs 30 x W5 Sv4": shooting(5),
+    "30 x 9 shots vs 30 x W10 Sv4 (refused before)": shooting(10),
+}
+
+
+def clear_caches() -> None:
+    from app.engine.pen import allocation, attack, rolls, vehicles, wounds
+
+    for module in (pen_analysis, attack, allocation, rolls, vehicles, wounds):
+        for value in vars(module).values():
+            if hasattr(value, "cache_clear"):
+                value.cache_clear()
+
+
+def _old_allocation(models: int, wounds: int, k: int, loss: Dist) -> tuple[Dist, Dist]:
+    """(models destroyed, wounds lost) when ``k`` wounds are spread evenly over an unhurt
+    squad, computed from scratch for every ``k`` (as before issue 18)."""
+    if wounds == 1:
+        destroyed = Dist.binomial(k, 1 - loss.prob(0)).map(lambda n: min(n, models))
+        return destroyed, destroyed
+    q, r = divmod(k, models)
+    destroyed = lost = Dist.constant(0)
+    for received, count in ((q + 1, r), (q, models - r)):
+        if count:
+            after = loss.repeat(received).map(lambda s: min(s, wounds))
+            destroyed = destroyed + Dist.binomial(count, after.prob(wounds))
+            lost = lost + after.repeat(count)
+    return destroyed, lost
+
+
+def _per_count(d: Dist, p: Fraction) -> Dist:
+    return d if p == 1 else d.bind(lambda n: Dist.binomial(n, p))
+
+
+def plain(req: AttackRequest) -> tuple[Dist, Dist]:
+    """(models destroyed, wounds lost): a binomial per count, an even allocation per count."""
+    plan = plan_attack(req)
+    target = req.target
+    assert isinstance(target, Unit)
+    hits = pen_analysis.hits_distribution(plan.hit)
+    through = _per_count(hits, pen_analysis._cover_pass(plan.cover))
+    (group,) = pen_analysis.save_groups(plan)
+    saves = _per_count(through, group.probability)
+    return (
+        saves.bind(lambda k: _old_allocation(target.models, target.wounds, k, group.loss)[0]),
+        saves.bind(lambda k: _old_allocation(target.models, target.wounds, k, group.loss)[1]),
+    )
+
+
+def main() -> int:
+    print(f"{'case':<44} {'ours':>8} {'+ json':>8} {'plain':>10} {'ratio':>8}")
+    bad = False
+    for name, req in CASES.items():
+        times = []
+        try:
+            for _ in range(3):
+                clear_caches()
+                start = time.process_time()
+                ours = pen_analysis.analyze(req)
+                times.append(time.process_time() - start)
+        except ProfileError as err:
+            print(f"{name:<44} {'refused':>8}  ({err.message[:70]}...)")
+            bad = True
+            continue
+        mine = statistics.median(times)
+        start = time.process_time()
+        to_jsonable(ours)
+        json = time.process_time() - start
+        clear_caches()
+        start = time.process_time()
+        old = plain(req)
+        base = time.process_time() - start
+        if old != (ours.models_destroyed, ours.damage):
+            print(f"{name}: DISTRIBUTIONS DIFFER")
+            bad = True
+        over = mine + json > TARGET
+        bad = bad or over
+        flag = f"  over {TARGET * 1000:.0f} ms" if over else ""
+        print(
+            f"{name:<44} {mine * 1000:5.0f} ms {json * 1000:5.0f} ms {base * 1000:7.0f} ms "
+            f"{base / mine:7.1f}x{flag}"
+        )
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
