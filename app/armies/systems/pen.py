@@ -79,8 +79,8 @@ ISSUE_WORDING = {
     "missing-for-battle": (
         lazy("%(unit)s lacks %(fields)s for a battle."),
         lazy(
-            "Fill them in the unit editor; a model without them passes tests on them and "
-            "strikes last."
+            "Fill them in the unit editor, unless its models lack them on purpose (a model "
+            "lacking a characteristic passes the tests on it)."
         ),
     ),
 }
