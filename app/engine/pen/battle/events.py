@@ -31,6 +31,7 @@ __all__ = [
     "Embarked",
     "FirstChosen",
     "GameLengthRolled",
+    "OutOfControlEnded",
     "PassengersHit",
     "PhaseStarted",
     "PoisonTested",
@@ -168,6 +169,7 @@ class VehicleDamage:
     stunned: bool
     destroyed: bool
     results: tuple[str, ...]
+    out_of_control: bool = False  # a "Crash" or "Crash violent" result [L1446], [L1452]
 
 
 @dataclass(frozen=True, slots=True)
@@ -339,6 +341,14 @@ class AccidentTested(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class OutOfControlEnded(Event):
+    """The end of an out-of-control vehicle's movement phase: it is immobilised [L1446]."""
+
+    kind: ClassVar[str] = "out_of_control_ended"
+    unit: str
+
+
+@dataclass(frozen=True, slots=True)
 class Embarked(Event):
     kind: ClassVar[str] = "embarked"
     unit: str
@@ -441,5 +451,6 @@ EVENT_CODEC = TaggedCodec(
         SquadChosen,
         ActivationPassed,
         AccidentTested,
+        OutOfControlEnded,
     ],
 )

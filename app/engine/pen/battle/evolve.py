@@ -22,6 +22,7 @@ from app.engine.pen.battle.events import (
     Embarked,
     FirstChosen,
     GameLengthRolled,
+    OutOfControlEnded,
     PassengersHit,
     PhaseStarted,
     PoisonTested,
@@ -118,6 +119,8 @@ def _damaged(victim: UnitState, vd: VehicleDamage) -> UnitState:
         shaken=victim.shaken or vd.shaken,
         stunned=victim.stunned or vd.stunned,
         results_this_turn=victim.results_this_turn + vd.results,
+        # immobilised vehicles do not go out of control [L1008]
+        out_of_control=(victim.out_of_control or vd.out_of_control) and not vd.immobilised,
     )
 
 
@@ -409,6 +412,8 @@ def evolve(state: BattleState, event: Event) -> BattleState:
                 playing=None,
                 active_unit=None,
             )
+        case OutOfControlEnded(unit=unit):
+            return state.with_unit(replace(u[unit], out_of_control=False, immobilised=True))
         case Regenerated(unit=unit, healed=healed):
             me = u[unit]
             if healed:

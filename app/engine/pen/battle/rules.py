@@ -61,6 +61,7 @@ from app.engine.pen.battle.events import (
     Embarked,
     FirstChosen,
     GameLengthRolled,
+    OutOfControlEnded,
     PassengersHit,
     PhaseStarted,
     PoisonTested,
@@ -475,6 +476,7 @@ def _arrive(out: _Out, cmd: Arrive, actor: str) -> None:
     if me.place is not Place.AVAILABLE:
         raise refuse("not_available", f"{cmd.unit} has not arrived from reserve")
     _no_open_activation(out.state, cmd.unit)
+    _loose_first(out.state, actor, cmd.unit)
     mode = me.reserve or ReserveMode.STANDARD
     _inches(cmd.inches, _move_limit(me, cmd.speed), "arrival move")
     _choose(out, cmd.unit, actor)
@@ -508,6 +510,17 @@ def _move_limit(me: UnitState, speed: Speed) -> int:
     return 36 if me.is_vehicle else 12
 
 
+def _loose_first(state: BattleState, actor: str, unit: str) -> None:
+    """Out-of-control squads are played first in the movement phase [L995]."""
+    loose = sorted(
+        u.id
+        for u in state.seat_units(actor)
+        if u.out_of_control and u.on_table and not u.activated and not u.immobilised
+    )
+    if loose and unit not in loose:
+        raise refuse("out_of_control_first", f"{', '.join(loose)} must ram first [L995]")
+
+
 def _no_open_activation(state: BattleState, unit: str) -> None:
     if state.active_unit not in (None, unit):
         raise refuse("activation_open", f"finish {state.active_unit} first (end_activation)")
@@ -522,6 +535,9 @@ def _move(out: _Out, cmd: Move, actor: str) -> None:
     if me.activated:
         raise refuse("already_moved", f"{cmd.unit} has already moved this turn")
     _no_open_activation(s, cmd.unit)
+    _loose_first(s, actor, cmd.unit)
+    if me.out_of_control and not me.immobilised:
+        raise refuse("must_ram", "out of control, it rams (0 ps if it cannot turn) [L997-L999]")
     if cmd.speed is not Speed.STATIONARY:
         if me.locked:
             raise refuse("locked", "a squad locked in combat cannot move [L1248]")
@@ -708,11 +724,18 @@ def _ram(out: _Out, cmd: Ram, actor: str) -> None:
     _no_open_activation(s, cmd.unit)
     if me.locked or me.retreating or s.gone_to_ground(me) or me.immobilised or me.stunned:
         raise refuse("immobilised", f"{cmd.unit} cannot move this turn")
+    _loose_first(s, actor, cmd.unit)
     mine = _profile(s, me)
     bike = getattr(mine, "unit_type", None) in (UnitType.BIKE, UnitType.JETBIKE)
     if not (_heavy(mine) or bike):
         raise refuse("cannot_ram", "only vehicles, monstrous creatures, bikes and jetbikes ram")
     fast = me.reduced_mobility or me.carried_out
+    start = out.mark()
+    if me.out_of_control:  # the scatter die: a hit face, its normal move; an arrow, its
+        # rapid move, the player shortening it only where the table stops it [L997-L1000]
+        face = out.roller.roll(6, f"out of control {cmd.unit}: scatter die", stage="ram")
+        fast = face <= 2
+        out.roller.annotate(outcome="hit face: normal move" if fast else "arrow: rapid move")
     _inches(cmd.inches, _move_limit(me, Speed.NORMAL if fast else Speed.RAPID), "ram")
     speed = Speed.RAPID if cmd.inches > _move_limit(me, Speed.NORMAL) else Speed.NORMAL
     _choose(out, cmd.unit, actor)
@@ -728,7 +751,6 @@ def _ram(out: _Out, cmd: Ram, actor: str) -> None:
         getattr(mine, "unit_type", None) is UnitType.JETBIKE
     )
     strength = _ram_strength(mine, "front")
-    start = out.mark()
     outcomes: list[SquadOutcome] = []
     dodged: list[str] = []
     for t in cmd.targets:
@@ -750,8 +772,9 @@ def _ram(out: _Out, cmd: Ram, actor: str) -> None:
             y = out.roller.roll(3, f"ram hits on {them.id}")
         outcomes.append(_ram_hits(out, them, strength, min(y, them.models), t.facing))
         if _heavy(theirs):  # it hits back once, the rammer stops at 1 ps [L1026]
-            back = _ram_strength(theirs, t.facing)
-            outcomes.append(_ram_hits(out, me, back, 1, "front"))
+            if not me.out_of_control:  # an out-of-control rammer takes no hit [L1029]
+                back = _ram_strength(theirs, t.facing)
+                outcomes.append(_ram_hits(out, me, back, 1, "front"))
             break
         if them.locked:
             break  # a squad in melee stops the rammer, and is hit [L1027]
@@ -794,6 +817,7 @@ def _shoot(out: _Out, cmd: Shoot, actor: str) -> None:
         raise refuse("cannot_shoot", f"{cmd.unit} cannot shoot (locked, fleeing or absent)")
     if me.rammed:
         raise refuse("rammed", f"{cmd.unit} rammed this turn: it cannot shoot [L1012]")
+    _loose_first(s, actor, cmd.unit)
     if me.regrouped and me.speed not in (None, Speed.STATIONARY):
         raise refuse("regrouped", "a squad that regrouped moves or shoots, not both [L975]")
     if me.shot_at and cmd.target not in me.shot_at:
@@ -958,6 +982,7 @@ def _vehicle_damage(
         stunned=bool(extra.get("driver_stunned")),
         destroyed=bool(extra.get("destroyed")),
         results=names,
+        out_of_control=bool(extra.get("out_of_control")),
     )
     return vd, bool(extra.get("exploded"))
 
@@ -1385,6 +1410,7 @@ def _fight_many(out: _Out, cmd: Fight, group: list[str]) -> None:
                     stunned=victim.unit.stunned or vd.stunned,
                     results_this_turn=victim.unit.results_this_turn + vd.results,
                     models=0 if vd.destroyed else 1,
+                    out_of_control=victim.unit.out_of_control or vd.out_of_control,
                 )
     lost = dict.fromkeys(SEATS, 0)
     for f in fighters.values():
@@ -1475,6 +1501,7 @@ def _vehicle_damage_since(before: UnitState, after: UnitState) -> VehicleDamage 
         stunned=after.stunned and not before.stunned,
         destroyed=after.models == 0,
         results=after.results_this_turn[len(before.results_this_turn) :],
+        out_of_control=after.out_of_control and not before.out_of_control,
     )
 
 
@@ -1505,6 +1532,9 @@ def _end_phase(out: _Out, actor: str) -> None:
             raise refuse("reserves_waiting", f"bring on {', '.join(sorted(waiting))} [L867]")
         if s.alternation and s.playing is None and s.unplayed(actor):
             raise refuse("play_a_squad", "choose the squad you play (a move, even stationary)")
+        _loose_first(s, actor, "")
+        for unit in sorted(u.id for u in s.seat_units(actor) if u.out_of_control and u.rammed):
+            out.emit(OutOfControlEnded(unit))  # immobilised at the end of the phase [L1446]
         out.emit(PhaseStarted(str(Phase.ASSAULT)))
         return
     if s.alternation:

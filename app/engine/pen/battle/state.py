@@ -99,6 +99,7 @@ class UnitState:
     transferred: bool = False  # embarked or disembarked this turn (one of them) [L277]
     carried_out: bool = False  # a transport whose passengers got out before it moved [L279]
     rammed: bool = False  # rammed this turn: no shooting, no charge [L1012]
+    out_of_control: bool = False  # HC: it rams first in its next movement phase [L995]
 
     @property
     def embarked(self) -> bool:

@@ -47,6 +47,7 @@ def tokens(state: BattleState, u: UnitState) -> list[str]:
         ("locked", bool(u.locked)),
         ("charged", u.charged),
         ("rammed", u.rammed),
+        ("out_of_control", u.out_of_control),  # HC
         ("embarked", u.embarked),
         ("in_reserve", u.place in (Place.RESERVE, Place.AVAILABLE)),
         ("shaken", u.shaken),  # SE
@@ -167,7 +168,13 @@ def legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
                 for u in mine
                 if u.on_table
                 and not u.activated
+                and not u.out_of_control
                 and (not state.alternation or state.playing in (None, u.id))
+            )
+            out.extend(
+                {"command": {"type": "ram", "unit": u.id}, "needs": ["inches", "targets"]}
+                for u in mine
+                if u.on_table and not u.activated and u.out_of_control and not u.immobilised
             )
             out.extend(_cmd(Disembark(u.id)) for u in mine if u.embarked and not u.transferred)
         if state.phase is Phase.ASSAULT:

@@ -30,6 +30,7 @@ from app.engine.pen.battle.commands import (
     EndStep,
     Fight,
     Move,
+    Ram,
     ReportControl,
     RollOff,
     Shoot,
@@ -160,7 +161,10 @@ def test_full_battle_seeded_replays_and_scores() -> None:
                 cur = battle.state.units[u.id]
                 if not cur.on_table or cur.locked or cur.retreating or cur.activated:
                     continue
-                battle.execute(Move(u.id, Speed.STATIONARY), seat)
+                if cur.out_of_control:  # it rams first, here without moving [L995-L999]
+                    battle.execute(Ram(u.id, 0), seat, seed=seed)
+                else:
+                    battle.execute(Move(u.id, Speed.STATIONARY), seat)
                 spec = battle.state.unit_spec(u.id)
                 enemies = [
                     e

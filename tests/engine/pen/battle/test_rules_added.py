@@ -753,3 +753,44 @@ def test_a_walker_stays_locked_and_is_hit_on_the_facing_stated() -> None:
     dread = battle.state.units["dread"]
     assert (dread.hp_lost, dread.damage_bonus) == (1, 1)
     assert dread.locked == frozenset({"tac"})  # a walker has a WS: it stays in the combat
+
+
+# -- out of control --------------------------------------------------------------------------------
+
+LASCANNON = WeaponSpec(
+    "lascannon", {"kind": "ranged", "type": "heavy", "shots": 1, "strength": 9, "ap": 2}
+)
+
+
+def test_a_crashed_vehicle_rams_first_then_is_immobilised() -> None:
+    battle = battle_of(
+        (UnitSpec("dev", "Dev", 50, 1, MARINE, (LASCANNON,)),),
+        (UnitSpec("rhino", "Rhino", 50, 1, RHINO), UnitSpec("inf", "Guard", 50, 5, GUARD)),
+    )
+    battle.execute(StartTurn(), "A", dice=[6])
+    battle.execute(Move("dev", Speed.STATIONARY), "A")
+    # hit 4, penetration 3 (S9 + 3 > 11), hull row 6, damage 5: "Crash violent" [L1452]
+    shot = Shoot("dev", "rhino", "lascannon", 20, facing="side")
+    battle.execute(shot, "A", dice=[4, 3, 6, 5])
+    assert battle.state.units["rhino"].out_of_control
+    assert "out_of_control" in tokens_of(battle, "rhino")
+    battle.execute(EndActivation("dev"), "A")
+    battle.execute(EndPhase(), "A")
+    battle.execute(EndPhase(), "A")
+    battle.execute(StartTurn(), "B")
+    with pytest.raises(Refusal) as err:
+        battle.execute(Move("inf", Speed.NORMAL, 6), "B")
+    assert err.value.code == "out_of_control_first"  # played first [L995]
+    with pytest.raises(Refusal) as err:
+        battle.execute(Move("rhino", Speed.NORMAL, 6), "B")
+    assert err.value.code == "must_ram"
+    # the scatter die shows an arrow (4): its rapid move, here 14 ps, straight on
+    with pytest.raises(Refusal) as err:  # a hit face (2): its normal move, 12 ps at most
+        battle.execute(Ram("rhino", 14), "B", dice=[2])
+    assert err.value.code == "too_far"
+    battle.execute(Ram("rhino", 14), "B", dice=[4])
+    battle.execute(EndActivation("rhino"), "B")
+    battle.execute(EndPhase(), "B")  # the end of its movement phase: immobilised [L1452]
+    rhino = battle.state.units["rhino"]
+    assert (rhino.out_of_control, rhino.immobilised) == (False, True)
+    assert replayed(battle).state == battle.state
