@@ -294,3 +294,15 @@ def test_the_list_page_shows_the_battle_fields_and_what_is_missing(
     client.patch("/api/v1/me", json={"preferred_language": "fr"}, headers=alice)
     french = client.get(f"/armies/{army['id']}").text
     assert "Il manque WS, BS, I, Ld à Capitaine pour une bataille." in french
+
+
+def test_a_new_list_of_an_unknown_system_is_refused(client: TestClient, alice: dict) -> None:
+    token = csrf(client, "/armies/new")
+    form = {"csrf_token": token, "rule_system": "wh40k-3e", "name": "Vieille liste"}
+    response = client.post("/armies", data=form)
+    assert response.status_code == 422
+    assert "Unknown rule system." in response.text
+    created = client.post("/armies", data={**form, "rule_system": "pen", "points_limit": "750"})
+    assert created.status_code in (200, 303)
+    mine = client.get(API, headers=alice).json()
+    assert [(a["rule_system"], a["points_limit"]) for a in mine] == [("pen", 750)]
