@@ -515,7 +515,11 @@ def _loose_first(state: BattleState, actor: str, unit: str) -> None:
     loose = sorted(
         u.id
         for u in state.seat_units(actor)
-        if u.out_of_control and u.on_table and not u.activated and not u.immobilised
+        if u.out_of_control
+        and u.on_table
+        and not u.activated
+        and not u.immobilised
+        and not u.locked
     )
     if loose and unit not in loose:
         raise refuse("out_of_control_first", f"{', '.join(loose)} must ram first [L995]")
@@ -722,7 +726,8 @@ def _ram(out: _Out, cmd: Ram, actor: str) -> None:
     if not me.on_table or me.activated:
         raise refuse("already_moved", f"{cmd.unit} has already moved this turn")
     _no_open_activation(s, cmd.unit)
-    if me.locked or me.retreating or s.gone_to_ground(me) or me.immobilised or me.stunned:
+    stunned = me.stunned and not me.out_of_control  # the crash drives it [L997]
+    if me.locked or me.retreating or s.gone_to_ground(me) or me.immobilised or stunned:
         raise refuse("immobilised", f"{cmd.unit} cannot move this turn")
     _loose_first(s, actor, cmd.unit)
     mine = _profile(s, me)

@@ -5,6 +5,7 @@ feature, regeneration [L453], poison [L665], transports [L270-L335], multi-squad
 and the passengers of a destroyed transport [L1453]."""
 
 import json
+from dataclasses import replace as dc_replace
 from typing import Any
 
 import pytest
@@ -41,7 +42,9 @@ from app.engine.pen.battle.commands import (
     Undo,
 )
 from app.engine.pen.battle.events import CombatResolved, PassengersHit, Rammed
+from app.engine.pen.battle.rules import decide
 from app.engine.pen.battle.state import Phase, Speed
+from app.engine.roller import Roller
 
 MARINE: dict[str, Any] = {
     "ws": 4,
@@ -794,3 +797,19 @@ def test_a_crashed_vehicle_rams_first_then_is_immobilised() -> None:
     rhino = battle.state.units["rhino"]
     assert (rhino.out_of_control, rhino.immobilised) == (False, True)
     assert replayed(battle).state == battle.state
+
+
+def test_a_stunned_vehicle_out_of_control_still_rams() -> None:
+    battle = ram_battle()
+    rhino = battle.state.units["rhino-a"]
+    state = battle.state.with_unit(dc_replace(rhino, stunned=True, out_of_control=True))
+    with pytest.raises(Refusal) as err:
+        decide(state, Move("tac", Speed.NORMAL, 6), "A", Roller.from_values([]))
+    assert err.value.code == "out_of_control_first"
+    decision = decide(state, Ram("rhino-a", 5), "A", Roller.from_values([4]))
+    assert any(isinstance(e.event, Rammed) for e in decision.events)
+    # a stunned vehicle that is not out of control does not ram
+    state = battle.state.with_unit(dc_replace(rhino, stunned=True))
+    with pytest.raises(Refusal) as err:
+        decide(state, Ram("rhino-a", 5), "A", Roller.from_values([]))
+    assert err.value.code == "immobilised"
