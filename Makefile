@@ -7,7 +7,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 export PYTHONDONTWRITEBYTECODE = 1
 
-.PHONY: install run test test-sqlite test-postgres lint format bench fuzz migration messages browser clean
+.PHONY: install run test test-sqlite test-postgres lint format bench soak fuzz migration messages browser clean
 
 $(STAMP): pyproject.toml constraints.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -44,6 +44,9 @@ bench: install  ## benchmarks: each prints ratios against a baseline measured in
 	@failed=""; for script in bench/bench_*.py; do echo "== $$script"; \
 		$(BIN)/python $$script || failed="$$failed $$script"; done; \
 		if [ -n "$$failed" ]; then echo "== missed a target or failed:$$failed"; exit 1; fi
+
+soak: install  ## the tournament's mixed load for SOAK_SECONDS (600): nothing lost, flat memory (not CI)
+	$(BIN)/python bench/soak.py
 
 fuzz: install  ## schemathesis over the whole API, EXAMPLES requests per operation (SQLite, then Postgres)
 	FUZZ_EXAMPLES=$(or $(EXAMPLES),200) $(BIN)/python -m pytest -q tests/test_api_fuzz.py

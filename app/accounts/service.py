@@ -237,27 +237,28 @@ def revoke_token(db: Session, user: User, token_id: int) -> ApiToken:
 def user_for_api_token(db: Session, secret: str) -> User | None:
     if not secret.startswith(TOKEN_PREFIX) or len(secret) > 100:
         return None
+    # One query: the user as an entity, the token as the four plain columns its check needs
+    # (building an ApiToken instance cost as much as the query itself; issue 21).
     row = db.execute(
-        select(ApiToken, User)
+        select(User, ApiToken.id, ApiToken.revoked_at, ApiToken.expires_at, ApiToken.last_used_at)
         .join(User, User.id == ApiToken.user_id)
         .where(ApiToken.token_digest == security.digest(secret))
     ).first()
     if row is None:
         return None
-    token: ApiToken = row[0]
-    user: User = row[1]
+    user: User = row[0]
+    token_id, revoked_at, expires_at, last = row[1], row[2], row[3], row[4]
     now = utcnow()
-    if token.revoked_at is not None or not user.is_active:
+    if revoked_at is not None or not user.is_active:
         return None
-    if token.expires_at is not None and as_aware(token.expires_at) <= now:
+    if expires_at is not None and as_aware(expires_at) <= now:
         return None
-    last = token.last_used_at
     # At most once a minute, and after the response in a short transaction of its own that
     # skips a locked row: one token used by 50 matches at once never makes them queue on its
     # row (issue 21, ADR 0009).
     due = last is None or now - as_aware(last) > timedelta(minutes=1)
-    if due and not defer_write(("api_token_used", token.id), _touch_token(token.id, now)):
-        _touch_token(token.id, now)(db)
+    if due and not defer_write(("api_token_used", token_id), _touch_token(token_id, now)):
+        _touch_token(token_id, now)(db)
     return user
 
 

@@ -137,6 +137,10 @@ class Database:
         pool_timeout: float = POOL_TIMEOUT,
     ) -> None:
         self.engine = make_engine(url, echo=echo, pool_size=pool_size, pool_timeout=pool_timeout)
+        # The same engine and pool, its connections marked as writing: a session bound to it
+        # begins with ``BEGIN IMMEDIATE`` on SQLite at its first statement, so that opening
+        # a request's session does no I/O (it can be opened on the event loop, ADR 0009).
+        self.write_engine = self.engine.execution_options(**{WRITE: True})
         self.sessions = sessionmaker(self.engine, expire_on_commit=False, autoflush=True)
 
     @contextmanager
@@ -151,11 +155,10 @@ class Database:
         """Request scope: commit on success, roll back on error. Services never commit.
 
         ``write``: the request means to change data, so its transaction takes the write lock
-        from the start (SQLite; other databases ignore the option).
+        from its first statement (SQLite; other databases ignore the option). Opening the
+        session does no I/O: the connection is checked out by the first statement.
         """
-        with self.sessions() as session:
-            if write:
-                session.connection(execution_options={WRITE: True})
+        with self.sessions(bind=self.write_engine if write else self.engine) as session:
             try:
                 yield session
                 session.commit()

@@ -1,0 +1,227 @@
+"""Soak test: the tournament's mixed load for 10 minutes, then nothing lost and flat memory
+(issue 21). ``make soak``; not a benchmark (``make bench`` runs ``bench/bench_*.py`` only) and
+not in CI.
+
+On a scratch Postgres database with the README's deployment (``uvicorn app.asgi:app --workers
+2``, default capacity settings, as ``bench_tournament.py`` sets it up): ``SOAK_TABLES`` tables
+(default 50), each with its two phones (one writes every ``SOAK_THINK`` s, default 1 s, +-50 %
+seeded jitter; the other refreshes the match after each write; both hold the match's SSE
+stream, resuming with ``Last-Event-ID`` when told to retry), for ``SOAK_SECONDS`` (default 600).
+A table that finishes its game starts the next one, so the per-process caches keep turning over
+(a process keeps at most 256 match snapshots).
+
+Every ``SOAK_SAMPLE_SECONDS`` (default 30 s) it samples each worker's resident memory (RSS, from
+``/proc``). At the end it checks every stream against its seat's log (each entry exactly once,
+in order) and that every accepted write's version reached both streams, and prints:
+
+- writes/s served, write / refresh p95, SSE delivery p95, 503s and other 5xx;
+- the RSS samples and, per worker, the least-squares slope in MB per minute over the whole run
+  and over its second half (after the caches have filled: the figure that says "flat").
+
+Exits non-zero on any lost, doubled or undelivered event, any 5xx other than 503, a worker
+that died, or a second-half slope above ``SOAK_MAX_SLOPE_MB_PER_MIN`` (default 1.0 MB/min, i.e.
+less than 10 MB over ten minutes). Without a Postgres server it says so and exits 0.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+
+from _support import (  # noqa: E402
+    _children,
+    drop_database,
+    load_average,
+    scratch_database,
+    serve,
+    server_cpu,
+    stop,
+    store_matches,
+)
+from bench_tournament import Run, check_streams, p95, table_load  # noqa: E402
+
+Sample = tuple[float, dict[int, float]]  # (seconds since the start, {worker pid: RSS MB})
+
+
+def _env(name: str, default: float, lo: float, hi: float) -> float:
+    raw = os.environ.get(name, "")
+    try:
+        value = float(raw) if raw.strip() else default
+    except ValueError:
+        raise SystemExit(f"{name}={raw!r} is not a number") from None
+    return max(lo, min(value, hi))
+
+
+def workers(server: Any) -> list[int]:
+    """The uvicorn worker processes (spawned children running ``spawn_main``)."""
+    found = []
+    for pid in _children(server.pid):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if b"spawn_main" in f.read():
+                    found.append(pid)
+        except OSError:
+            continue
+    return found or [server.pid]  # --workers 1: uvicorn serves in its own process
+
+
+def rss_mb(pid: int) -> float | None:
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        return None
+    return None
+
+
+def slope(points: list[tuple[float, float]]) -> float:
+    """Least-squares slope of (seconds, MB), in MB per minute (0 with fewer than 2 points)."""
+    if len(points) < 2:
+        return 0.0
+    n = len(points)
+    mx = sum(t for t, _ in points) / n
+    my = sum(v for _, v in points) / n
+    var = sum((t - mx) ** 2 for t, _ in points)
+    if var == 0:
+        return 0.0
+    return sum((t - mx) * (v - my) for t, v in points) / var * 60
+
+
+async def sample_memory(
+    server: Any, pids: list[int], every: float, done: asyncio.Event, out: list[Sample]
+) -> None:
+    start = time.monotonic()
+    while True:
+        found = {pid: rss_mb(pid) for pid in pids}
+        out.append((time.monotonic() - start, {p: v for p, v in found.items() if v is not None}))
+        try:
+            await asyncio.wait_for(done.wait(), every)
+            return
+        except TimeoutError:
+            continue
+
+
+async def soak(
+    base: str, server: Any, tables: list[list[Any]], think: float, seconds: float, every: float
+) -> tuple[Run, list[Sample], list[int]]:
+    run = Run()
+    samples: list[Sample] = []
+    pids = workers(server)
+    done = asyncio.Event()
+    sampler = asyncio.create_task(sample_memory(server, pids, every, done, samples))
+    try:
+        await asyncio.gather(
+            *(table_load(base, t, think, seconds, run, phones=True) for t in tables)
+        )
+    finally:
+        done.set()
+        await sampler
+    await check_streams(base, [m for t in tables for m in t], run)
+    return run, samples, pids
+
+
+def main() -> int:
+    seconds = _env("SOAK_SECONDS", 600, 30, 3600)
+    tables_n = int(_env("SOAK_TABLES", 50, 1, 200))
+    think = _env("SOAK_THINK", 1.0, 0.1, 10)
+    every = _env("SOAK_SAMPLE_SECONDS", 30, 1, 300)
+    max_slope = _env("SOAK_MAX_SLOPE_MB_PER_MIN", 1.0, 0, 1000)
+    found = scratch_database()
+    if found is None:
+        return 0
+    admin, name, url = found
+    server = None
+    try:
+        per_table = int(seconds / think / 60) + 2  # a game is some 70 writes
+        every_match = store_matches(url, tables_n * per_table)
+        tables = [every_match[i * per_table : (i + 1) * per_table] for i in range(tables_n)]
+        server, base = serve(url)
+        print(
+            f"soak: {tables_n} tables x {think:g} s ({tables_n / think:.0f} writes/s offered, "
+            f"each with its refresh and both phones' streams) for {seconds:.0f} s; "
+            f"{len(every_match)} matches; {load_average()}",
+            flush=True,
+        )
+        cpu0 = server_cpu(server)
+        run, samples, pids = asyncio.run(soak(base, server, tables, think, seconds, every))
+        cpu = server_cpu(server) - cpu0
+        alive = [pid for pid in pids if rss_mb(pid) is not None]
+        return report(run, samples, pids, alive, seconds, tables_n / think, cpu, max_slope)
+    finally:
+        stop(server)
+        drop_database(admin, name)
+
+
+def report(
+    run: Run,
+    samples: list[Sample],
+    pids: list[int],
+    alive: list[int],
+    seconds: float,
+    offered: float,
+    cpu: float,
+    max_slope: float,
+) -> int:
+    served = len(run.writes) / seconds
+    streams = [s for ss in run.streams.values() for s in ss]
+    errors = sum(n for code, n in run.statuses.items() if code >= 500 and code != 503)
+    errors += sum(
+        n for s in streams for code, n in s.statuses.items() if code >= 500 and code != 503
+    )
+    failed_connects = sum(n for s in streams for code, n in s.statuses.items() if code < 0)
+    print(
+        f"served {served:.1f} writes/s of {offered:.0f} offered ({len(run.writes)} writes); "
+        f"write p95 {p95(run.writes):.1f} ms, refresh p95 {p95(run.refreshes):.1f} ms, "
+        f"SSE delivery p95 {p95(run.delivery):.1f} ms; 503 {run.statuses[503]}, other 5xx "
+        f"{errors}, stream connection errors {failed_connects}; server CPU per write "
+        f"{cpu / max(len(run.writes), 1) * 1000:.1f} ms"
+    )
+    print(
+        f"events: lost {run.lost}, doubled {run.doubled}, undelivered at the end "
+        f"{run.undelivered}, over {len(streams)} streams"
+    )
+    print("RSS of the workers (MB), sampled:")
+    for at, rss in samples:
+        print(f"  {at:7.0f} s  " + "  ".join(f"{pid}: {mb:7.1f}" for pid, mb in rss.items()))
+    flat = True
+    half = samples[-1][0] / 2 if samples else 0.0
+    for pid in pids:
+        series = [(t, rss[pid]) for t, rss in samples if pid in rss]
+        late = [(t, v) for t, v in series if t >= half]
+        whole, second = slope(series), slope(late)
+        flat = flat and second <= max_slope
+        print(
+            f"worker {pid}: {series[0][1] if series else float('nan'):.1f} -> "
+            f"{series[-1][1] if series else float('nan'):.1f} MB; slope {whole:+.2f} MB/min "
+            f"over the run, {second:+.2f} MB/min over its second half (limit {max_slope:g})"
+        )
+    died = [pid for pid in pids if pid not in alive]
+    ok = run.lost == run.doubled == run.undelivered == 0 and errors == 0 and flat and not died
+    print(f"after the run: {load_average()}")
+    print(
+        "soak: "
+        + (
+            "passed"
+            if ok
+            else "FAILED"
+            + (" (events lost, doubled or undelivered)" if run.lost or run.doubled else "")
+            + (" (undelivered)" if run.undelivered else "")
+            + (" (5xx)" if errors else "")
+            + (" (memory not flat)" if not flat else "")
+            + (f" (workers died: {died})" if died else "")
+        )
+    )
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
