@@ -24,10 +24,13 @@ from app.engine.combat import to_jsonable
 from app.engine.distributions import Dist
 from app.engine.errors import ProfileError
 from app.engine.pen import analysis as pen_analysis
+from app.engine.pen.allocation import damage_of, initial_state, models_of
 from app.engine.pen.attack import plan_attack
+from app.engine.pen.names import parse_rules
 from app.engine.pen.profiles import AttackRequest, Situation, Unit, Weapon, WeaponType
 
 TARGET = 0.25
+RENDING = parse_rules(["Rending"])
 
 
 def shooting(wounds: int, save: int = 4, **target: int) -> AttackRequest:
@@ -46,6 +49,19 @@ CASES = {
     "30 x 9 shots vs 30 x W3 Sv3 inv5 cover4": shooting(3, 3, invulnerable_save=5, cover_save=4),
     "30 x 9 shots vs 30 x W5 Sv4": shooting(5),
     "30 x 9 shots vs 30 x W10 Sv4 (refused before)": shooting(10),
+    # Rending: two save groups, allocated one after the other [L1290]
+    "30 x 9 rending shots vs 30 x W1 Sv3 (refused before)": AttackRequest(
+        Unit(models=30, bs=4),
+        Weapon(type=WeaponType.ASSAULT, shots=9, strength=5, ap=4, properties=RENDING),
+        Unit(models=30, toughness=4, wounds=1, save=3),
+        Situation(),
+    ),
+    "30 x 9 rending shots vs 30 x W2 Sv3": AttackRequest(
+        Unit(models=30, bs=4),
+        Weapon(type=WeaponType.ASSAULT, shots=9, strength=5, ap=4, properties=RENDING),
+        Unit(models=30, toughness=4, wounds=2, save=3),
+        Situation(),
+    ),
 }
 
 
@@ -85,7 +101,20 @@ def plain(req: AttackRequest) -> tuple[Dist, Dist]:
     assert isinstance(target, Unit)
     hits = pen_analysis.hits_distribution(plan.hit)
     through = _per_count(hits, pen_analysis._cover_pass(plan.cover))
-    (group,) = pen_analysis.save_groups(plan)
+    groups = pen_analysis.save_groups(plan)
+    if len(groups) > 1:  # the sequential allocations, bound lifted (as before issue 18)
+        final, _ = pen_analysis._sequential_allocations(
+            initial_state(target.models, target.wounds), through, groups
+        )
+        destroyed: dict[int, int] = {}
+        lost: dict[int, int] = {}
+        for state, weight in final.items():
+            d = target.models - models_of(state)
+            w = damage_of(state, target.models, target.wounds)
+            destroyed[d] = destroyed.get(d, 0) + weight
+            lost[w] = lost.get(w, 0) + weight
+        return Dist.from_weights(destroyed), Dist.from_weights(lost)
+    (group,) = groups
     saves = _per_count(through, group.probability)
     return (
         saves.bind(lambda k: _old_allocation(target.models, target.wounds, k, group.loss)[0]),

@@ -206,12 +206,15 @@ def infantry_exact(request: AttackRequest) -> InfantryResult:
     groups = save_groups(plan)
     if not groups:
         return _untouched(target, stages)
+    if target.wounds == 1:
+        # Saves rolled together, each loss removes a model [L1410] (pen rulings 14), whichever
+        # allocation its wound is in [L1290]: the models removed are the losses, at most the
+        # squad, so every save group together is one thinning of the hits.
+        p_loss = sum((g.probability * (1 - g.loss.prob(0)) for g in groups), ZERO)
+        destroyed = _thin(through, p_loss).map(lambda n: min(n, target.models))
+        return InfantryResult(destroyed, destroyed, stages, target.models, target.wounds)
     if len(groups) == 1:
         counts = _thin(through, groups[0].probability)
-        if target.wounds == 1:  # saves rolled together: each loss removes a model [L1410]
-            p_kill = 1 - groups[0].loss.prob(0)
-            destroyed = _thin(counts, p_kill).map(lambda n: min(n, target.models))
-            return InfantryResult(destroyed, destroyed, stages, target.models, target.wounds)
         _check_even_size(through, target)
         destroyed = counts.bind(
             lambda k: _one_allocation(target.models, target.wounds, k, groups[0].loss)[0]

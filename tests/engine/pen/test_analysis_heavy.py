@@ -12,13 +12,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.engine.distributions import Dist
+from app.engine.pen.allocation import initial_state, models_of
 from app.engine.pen.analysis import (
     _cover_pass,
+    _sequential_allocations,
     analyze,
     hits_distribution,
     save_groups,
 )
 from app.engine.pen.attack import plan_attack
+from app.engine.pen.names import parse_rules
 from app.engine.pen.profiles import AttackRequest, Situation, Unit, Weapon, WeaponType
 
 counts = st.dictionaries(st.integers(0, 40), st.integers(1, 50), min_size=1, max_size=8)
@@ -114,3 +117,48 @@ def test_the_largest_even_allocation_the_bounds_allow_is_answered() -> None:
     assert time.process_time() - start < 2.0  # about 0.2 s here; the bench measures it
     assert sum(p for _, p in result.damage.items()) == 1
     assert result.damage.max <= 300
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 8), st.integers(1, 3), st.integers(2, 3))
+def test_one_wound_squads_with_two_save_groups_match_the_sequential_allocations(
+    models: int, shots: int, save: int
+) -> None:
+    # Rending splits the wounds into two allocations [L1290]; for one-W models every loss
+    # removes a model whichever allocation it is in: one thinning, as the sequential states
+    req = AttackRequest(
+        Unit(models=models, bs=4),
+        Weapon(
+            type=WeaponType.ASSAULT,
+            shots=shots,
+            strength=5,
+            ap=4,
+            properties=parse_rules(["Rending"]),
+        ),
+        Unit(models=models, toughness=4, wounds=1, save=save),
+        Situation(),
+    )
+    plan = plan_attack(req)
+    groups = save_groups(plan)
+    assert len(groups) == 2
+    through = _binomial_per_count(hits_distribution(plan.hit), _cover_pass(plan.cover))
+    final, _ = _sequential_allocations(initial_state(models, 1), through, groups)
+    oracle: dict[int, int] = {}
+    for state, weight in final.items():
+        oracle[models - models_of(state)] = oracle.get(models - models_of(state), 0) + weight
+    assert analyze(req).models_destroyed == Dist.from_weights(oracle)
+
+
+def test_thirty_one_wound_models_against_270_rending_shots() -> None:
+    # refused before issue 18 (two sequential allocations of up to 270 hits)
+    req = AttackRequest(
+        Unit(models=30, bs=4),
+        Weapon(
+            type=WeaponType.ASSAULT, shots=9, strength=5, ap=4, properties=parse_rules(["Rending"])
+        ),
+        Unit(models=30, toughness=4, wounds=1, save=3),
+        Situation(),
+    )
+    result = analyze(req)
+    assert sum(p for _, p in result.models_destroyed.items()) == 1
+    assert result.models_destroyed.max == 30
