@@ -22,6 +22,7 @@ FEATURES: tuple[str, ...] = (
     "catalog",
     "armies",
     "matches",
+    "blackreach",
     "clubs",
     "leagues",
 )
