@@ -19,6 +19,7 @@ from app.engine.pen.names import RULE_INFO, Rule
 from app.engine.pen.procedures import Dice, roll_code
 from app.engine.pen.profiles import (
     AttackRequest,
+    Situation,
     Template,
     TwinLinkedMode,
     Unit,
@@ -204,6 +205,20 @@ def _snap_reasons(request: AttackRequest) -> list[str]:
     return reasons
 
 
+def target_in_melee(s: Situation) -> bool:
+    """The target is locked in combat: range and speed modifiers do not apply [L1329].
+
+    True with either new flag or with the older ``target_locked_in_combat``, which keeps its
+    first reading (both the -1 BS and the dropped modifiers) for saved requests and logs.
+    """
+    return s.target_in_melee or s.into_melee_malus or s.target_locked_in_combat
+
+
+def into_melee_malus(s: Situation) -> bool:
+    """-1 BS: the target is not twice the friendly squads in its combat [L1132], [L1319]."""
+    return s.into_melee_malus or s.target_locked_in_combat
+
+
 def shooting_bs(request: AttackRequest) -> tuple[int, tuple[tuple[str, int], ...], list[str]]:
     """Final BS of a shot: base + every §5.1 modifier, clamped 1..10, then the caps.
 
@@ -218,7 +233,7 @@ def shooting_bs(request: AttackRequest) -> tuple[int, tuple[tuple[str, int], ...
     stealth, name = stealth_malus(request)
     if stealth:
         mods.append((name, stealth))
-    ignore_speed_and_range = s.indirect or s.target_locked_in_combat  # [L1329]
+    ignore_speed_and_range = s.indirect or target_in_melee(s)  # [L1329]
     aircraft = _is_aircraft(request)
     speed_ignored = _attacker_has(request, Rule.AUTO_TARGETING) or (
         w.has(Rule.ANTI_AIR) and _target_has(t, Rule.SKIMMER)
@@ -239,7 +254,7 @@ def shooting_bs(request: AttackRequest) -> tuple[int, tuple[tuple[str, int], ...
         mods.append(("half range", 1))  # [L1333]
     if s.flying_mc_rapid_move:
         mods.append(("flying MC after a rapid move", -1))  # [L1316], [L1059]
-    if s.target_locked_in_combat:
+    if into_melee_malus(s):
         mods.append(("target locked in combat", -1))  # [L1319], [L1132]
     if s.target_gone_to_ground:
         mods.append(("target gone to ground", -1))  # [L1320], [L1138]
@@ -704,7 +719,7 @@ def plan_attack(request: AttackRequest) -> AttackPlan:
     notes: list[str] = []
     if w.type is WeaponType.GRENADE:
         notes.append("grenade: a 1 to hit on the thrower's own squad is not counted [L498]")
-    if s.target_locked_in_combat and not request.melee:
+    if target_in_melee(s) and not request.melee:
         notes.append("shooting into melee: the 1s that hit friends are not counted [L1132]")
     if request.melee:
         hit, hit_notes = _melee_hit_plan(request)

@@ -567,7 +567,12 @@ class Situation:
     target_shrouded: bool = False
     target_stealthy: bool = False
     target_aircraft: bool = False
+    # shooting into a melee [L1130-L1134]: ``target_in_melee`` drops the range and speed
+    # modifiers [L1329]; ``into_melee_malus`` is the -1 BS when the target is not twice the
+    # friendly squads in that combat [L1132]. The older ``target_locked_in_combat`` means both.
     target_locked_in_combat: bool = False
+    target_in_melee: bool = False
+    into_melee_malus: bool = False
     target_gone_to_ground: bool = False
     target_giant: bool = False
     flying_mc_rapid_move: bool = False

@@ -854,8 +854,10 @@ def _shoot(out: _Out, cmd: Shoot, actor: str) -> None:
     friends = sorted(f for f in them.locked if s.units[f].seat == actor and s.units[f].alive)
     if cmd.friend and cmd.friend not in friends:
         raise refuse("bad_friend", f"{cmd.friend} is not in that combat", kind=RefusalKind.INPUT)
+    if them.locked:  # no range or speed modifier against a squad in combat [L1329]
+        situation["target_in_melee"] = True
     if friends and them.models < 2 * sum(s.units[f].models for f in friends):
-        situation["target_locked_in_combat"] = True  # -1 BS, no range or speed modifier
+        situation["into_melee_malus"] = True  # -1 BS unless twice the friends [L1132]
     target = dict(_spec_profile(s, them))
     if them.is_vehicle:
         target = _vehicle_target(s, them, cmd.facing)

@@ -611,8 +611,9 @@ def test_shooting_into_a_melee_hits_friends_on_the_ones() -> None:
     assert err.value.code == "bad_friend"
     dice = [
         *[3, 3],  # the morale test to shoot at a squad in melee [L1130]: 6 <= Ld 7
-        # 4 lasgun shots; BS 3 - 1 (the Marines are not twice the Guard's 5 [L1132]) and
-        # no range modifier [L1329]: 5+. 1, 1, 6, 2: one hit; and the two 1s hit the Guard
+        # 4 lasgun shots; BS 3 - 1 (the Marines are not twice the Guard's 5 [L1132]) + 1
+        # standing still [L1323], no range modifier [L1329]: 4+. 1, 1, 6, 2: one hit; and
+        # the two 1s hit the Guard
         *[1, 1, 6, 2],
         *[5, 1],  # S3 vs T4 on 5+: wounds; the 3+ save fails: one Marine dies
         *[4, 1, 1],  # the two friendly hits, S3 vs T3 on 4+: one wound, 5+ save failed
@@ -635,6 +636,68 @@ def test_a_squad_that_fails_its_test_does_not_shoot_into_the_melee() -> None:
     with pytest.raises(Refusal) as err:
         battle.execute(Shoot("inf", "tac", "lasgun", 10, friend="vet"), "B")
     assert err.value.code == "cannot_shoot"  # locked squads do not shoot
+
+
+def big_melee_battle() -> PenBattle:
+    """Ten Marines (A) locked with two Guardsmen (B): the Marines are twice the friends."""
+    battle = battle_of(
+        (UnitSpec("tac", "Tac", 50, 10, MARINE),),
+        (UnitSpec("inf", "Guard", 50, 2, GUARD), UnitSpec("vet", "Vets", 50, 2, GUARD, (LASGUN,))),
+    )
+    battle.execute(StartTurn(), "A", dice=[6])
+    battle.execute(EndPhase(), "A")
+    battle.execute(Charge("tac", "inf", 3), "A")
+    # 10 Marines x (1 + 1 charging) and 2 Guardsmen x 1: all 22 miss, a draw, still locked
+    battle.execute(Fight("tac", "inf"), "A", dice=[1] * 22)
+    battle.execute(EndPhase(), "A")
+    battle.execute(StartTurn(), "B")
+    return battle
+
+
+def shoot_json(battle: PenBattle, dice: list[int]) -> None:
+    command = {
+        "type": "shoot",
+        "unit": "vet",
+        "target": "tac",
+        "weapon": "lasgun",
+        "range_inches": 10,
+        "half_range": True,
+    }
+    battle.execute_json(command, "B", dice=dice)
+
+
+def test_shooting_into_a_melee_at_twice_the_friends_drops_range_without_malus() -> None:
+    battle = big_melee_battle()
+    dice = [
+        *[3, 3],  # the morale test to shoot at a squad in melee [L1130]: 6 <= Ld 7
+        # 4 lasgun shots at half range; no -1 as the Marines are twice the two Guardsmen
+        # [L1132], no +1 for the half range in a melee [L1329], +1 standing still [L1323]:
+        # BS 4, 3+ (with the +1 for the range, 2+: the 2s would hit). 2, 2, 3, 1: one hit,
+        # and the 1 hits the Guard
+        *[2, 2, 3, 1],
+        *[5, 1],  # S3 vs T4 on 5+: wounds; the 3+ save fails: one Marine dies
+        *[4, 1],  # the friendly hit, S3 vs T3 on 4+: a wound, the 5+ save fails
+    ]
+    shoot_json(battle, dice)
+    units = battle.state.units
+    assert (units["tac"].models, units["inf"].models) == (9, 1)
+    assert replayed(battle).state == battle.state
+
+
+def test_shooting_into_a_melee_under_twice_the_friends_takes_the_malus_by_json() -> None:
+    battle = melee_battle()
+    dice = [
+        *[3, 3],  # the morale test [L1130]
+        # 4 shots at half range, BS 3 - 1 (two Marines are not twice five Guardsmen
+        # [L1132]) + 1 standing still [L1323], no +1 for the range [L1329]: 4+.
+        # 2, 3, 4, 6: two hits (without the -1, 3+: three)
+        *[2, 3, 4, 6],
+        *[5, 5, 1, 2],  # S3 vs T4 on 5+: two wounds; both 3+ saves fail: the squad is gone
+    ]
+    shoot_json(battle, dice)
+    assert battle.state.units["tac"].models == 0
+    assert battle.state.units["inf"].models == 5  # no 1: no friendly hit
+    assert replayed(battle).state == battle.state
 
 
 # -- dangerous terrain -----------------------------------------------------------------------------
