@@ -17,6 +17,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -164,8 +165,14 @@ def free_port() -> int:
 def serve(
     url: str, *, workers: int = 2, env: dict[str, str] | None = None
 ) -> tuple[subprocess.Popen[bytes], str]:
-    """The app under uvicorn (``workers`` processes) on a free loopback port, once it answers."""
+    """The app under uvicorn (``workers`` processes) on a free loopback port, once it answers.
+
+    Its error output goes to a temporary file, never to a pipe nobody reads: over a long run
+    (``soak.py``) a full pipe would block the workers' logging, and the workers with it. Two
+    workers take 20 to 40 s to start on this shared machine: it waits up to 120 s.
+    """
     port = free_port()
+    errors = tempfile.TemporaryFile()  # noqa: SIM115 - open as long as the server runs
     env = {**os.environ, "W40K_DATABASE_URL": url, "W40K_ENV": "development", **(env or {})}
     server = subprocess.Popen(
         [
@@ -186,18 +193,20 @@ def serve(
         cwd=ROOT,
         env=env,
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+        stderr=errors,
     )
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 120
     while True:
         try:
-            if httpx.get(base + "/healthz", timeout=1).status_code == 200:
+            if httpx.get(base + "/healthz", timeout=5).status_code == 200:
                 return server, base
         except httpx.HTTPError:
             pass
         if server.poll() is not None or time.monotonic() > deadline:
-            raise RuntimeError(server.stderr.read().decode() if server.stderr else "no server")
+            stop(server)
+            errors.seek(0)
+            raise RuntimeError(errors.read().decode(errors="replace")[-4000:] or "no server")
         time.sleep(0.2)
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Annotated
 from urllib.parse import quote
 
+import anyio.to_thread
 from fastapi import Depends, Request, Security
 from fastapi.security import APIKeyCookie, HTTPAuthorizationCredentials, HTTPBearer
 
@@ -72,18 +73,24 @@ def _csrf_ok(request: Request, submitted: str | None) -> bool:
     )
 
 
-def current_user(
+async def current_user(
     request: Request,
     db: DbSession,
     settings: AppSettings,
     bearer: Annotated[HTTPAuthorizationCredentials | None, Security(bearer_scheme)] = None,
     _session: Annotated[str | None, Security(session_scheme)] = None,  # for OpenAPI only
 ) -> User | None:
-    """The authenticated user, or None for an anonymous visitor."""
+    """The authenticated user, or None for an anonymous visitor.
+
+    On the event loop: a bearer token this process checked in the last few seconds is taken
+    from its cache with no I/O (``service.cached_user_for_api_token``); anything else is read
+    from the database on the thread pool (ADR 0009, addendum)."""
     token = bearer.credentials.strip() if bearer is not None else None
     user: User | None = None
     if token is not None:
-        user = service.user_for_api_token(db, token)
+        user = service.cached_user_for_api_token(db, token)
+        if user is None:
+            user = await anyio.to_thread.run_sync(service.user_for_api_token, db, token)
         if user is None:
             raise NotAuthenticated(
                 "The API token is invalid, expired or revoked.",
@@ -94,7 +101,7 @@ def current_user(
     else:
         cookie = request.cookies.get(settings.session_cookie)
         if cookie:
-            user = service.user_for_session(db, cookie)
+            user = await anyio.to_thread.run_sync(service.user_for_session, db, cookie)
             request.state.session_expired = user is None
             request.state.auth = "session" if user else None
             if (

@@ -6,12 +6,14 @@ Services flush but never commit: the request's session dependency owns the trans
 from __future__ import annotations
 
 import ipaddress
-from dataclasses import dataclass
+import threading
+import time
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from sqlalchemy import ColumnElement, delete, func, or_, select, text, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, make_transient_to_detached
 
 from app.accounts.exceptions import EmailTaken, LoginThrottled, TokenNotFound
 from app.accounts.models import ApiToken, LoginFailure, User, WebSession
@@ -182,6 +184,7 @@ def update_profile(db: Session, user: User, data: ProfileUpdate) -> User:
     if data.preferred_language is not None:
         user.preferred_language = data.preferred_language
     db.flush()
+    token_grants.forget(user_id=user.id)  # this process's cached copy of the user is stale
     return user
 
 
@@ -231,7 +234,113 @@ def revoke_token(db: Session, user: User, token_id: int) -> ApiToken:
     if token.revoked_at is None:
         token.revoked_at = utcnow()
         db.flush()
+    token_grants.forget(token_id=token.id)  # at once here; other processes: TOKEN_GRANT_SECONDS
     return token
+
+
+# -- API tokens: the lookup of every API request --------------------------------------------
+#
+# A token's check is cached per process for TOKEN_GRANT_SECONDS (issue 21: the lookup was a
+# database query and a trip to the thread pool on every request, about a tenth of a tournament
+# cycle's CPU). What that costs in security, bounded and documented (ADR 0009, addendum):
+# a token revoked, or an account deactivated, in *another* process keeps working there for at
+# most TOKEN_GRANT_SECONDS; in the revoking process it stops at once. An expiry is checked on
+# every request against the cached expiry, so it takes effect on time. A profile change is
+# seen at once by the process that made it, by the others within the same bound.
+
+TOKEN_GRANT_SECONDS = 10.0
+TOKEN_GRANT_ENTRIES = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class TokenGrant:
+    """A token found valid by the database, and its user's columns a request reads first."""
+
+    token_id: int
+    user_id: int
+    expires_at: datetime | None
+    email: str
+    display_name: str
+    preferred_language: str
+    checked: float  # time.monotonic() of the database check
+    used: datetime | None  # last_used_at as this process last read or wrote it
+
+
+class TokenGrants:
+    """Per-process cache: a token's digest -> its :class:`TokenGrant`, for ``ttl`` seconds."""
+
+    def __init__(self, ttl: float = TOKEN_GRANT_SECONDS, size: int = TOKEN_GRANT_ENTRIES) -> None:
+        self.ttl, self.size = ttl, size
+        self._lock = threading.Lock()
+        self._grants: dict[str, TokenGrant] = {}
+
+    def get(self, digest: str) -> TokenGrant | None:
+        with self._lock:
+            grant = self._grants.get(digest)
+            if grant is not None and time.monotonic() - grant.checked > self.ttl:
+                del self._grants[digest]
+                return None
+            return grant
+
+    def put(self, digest: str, grant: TokenGrant) -> None:
+        with self._lock:
+            self._grants.pop(digest, None)
+            while len(self._grants) >= self.size:  # the oldest goes first
+                del self._grants[next(iter(self._grants))]
+            self._grants[digest] = grant
+
+    def forget(self, *, token_id: int | None = None, user_id: int | None = None) -> None:
+        with self._lock:
+            for digest, grant in list(self._grants.items()):
+                if grant.token_id == token_id or grant.user_id == user_id:
+                    del self._grants[digest]
+
+    def mark_used(self, token_id: int, at: datetime) -> None:
+        """The token's ``last_used_at`` was written: its next touch is due a minute on."""
+        with self._lock:
+            for digest, grant in list(self._grants.items()):
+                if grant.token_id == token_id and (grant.used is None or grant.used < at):
+                    self._grants[digest] = replace(grant, used=at)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._grants.clear()
+
+
+token_grants = TokenGrants()
+
+
+def cached_user_for_api_token(db: Session, secret: str) -> User | None:
+    """The token's user from this process's cache, with no I/O (so on the event loop); None
+    when the cache cannot tell (unknown, stale or expired: ask :func:`user_for_api_token`).
+
+    The user is attached to ``db`` as if loaded (its other columns load on first access)."""
+    if not secret.startswith(TOKEN_PREFIX) or len(secret) > 100:
+        return None
+    digest = security.digest(secret)
+    grant = token_grants.get(digest)
+    if grant is None:
+        return None
+    now = utcnow()
+    if grant.expires_at is not None and grant.expires_at <= now:
+        token_grants.forget(token_id=grant.token_id)
+        return None
+    # until a touch is written (``mark_used``), each use asks again, as without the cache;
+    # outside a request nothing can be deferred: the database path writes it
+    due = grant.used is None or now - grant.used > timedelta(minutes=1)
+    touch = ("api_token_used", grant.token_id)
+    if due and not defer_write(touch, _touch_token(grant.token_id, now)):
+        return None
+    user = User(
+        id=grant.user_id,
+        email=grant.email,
+        display_name=grant.display_name,
+        preferred_language=grant.preferred_language,
+        is_active=True,
+    )
+    make_transient_to_detached(user)
+    db.add(user)
+    return user
 
 
 def user_for_api_token(db: Session, secret: str) -> User | None:
@@ -239,10 +348,12 @@ def user_for_api_token(db: Session, secret: str) -> User | None:
         return None
     # One query: the user as an entity, the token as the four plain columns its check needs
     # (building an ApiToken instance cost as much as the query itself; issue 21).
+    digest = security.digest(secret)
+    started = time.monotonic()
     row = db.execute(
         select(User, ApiToken.id, ApiToken.revoked_at, ApiToken.expires_at, ApiToken.last_used_at)
         .join(User, User.id == ApiToken.user_id)
-        .where(ApiToken.token_digest == security.digest(secret))
+        .where(ApiToken.token_digest == digest)
     ).first()
     if row is None:
         return None
@@ -259,6 +370,19 @@ def user_for_api_token(db: Session, secret: str) -> User | None:
     due = last is None or now - as_aware(last) > timedelta(minutes=1)
     if due and not defer_write(("api_token_used", token_id), _touch_token(token_id, now)):
         _touch_token(token_id, now)(db)
+    token_grants.put(
+        digest,
+        TokenGrant(
+            token_id=token_id,
+            user_id=user.id,
+            expires_at=as_aware(expires_at) if expires_at is not None else None,
+            email=user.email,
+            display_name=user.display_name,
+            preferred_language=user.preferred_language,
+            checked=started,  # the bound counts from before the read
+            used=None if last is None else as_aware(last),  # the touch above may be skipped
+        ),
+    )
     return user
 
 
@@ -270,7 +394,7 @@ def _touch_token(token_id: int, at: datetime) -> DeferredWrite:
             .with_for_update(skip_locked=True)
             .scalar_subquery()
         )
-        db.execute(
+        done = db.execute(
             update(ApiToken)
             .where(
                 ApiToken.id == free,
@@ -279,5 +403,7 @@ def _touch_token(token_id: int, at: datetime) -> DeferredWrite:
             .values(last_used_at=at)
             .execution_options(synchronize_session=False)
         )
+        if getattr(done, "rowcount", 0):  # written (not skipped): this process's cache knows
+            token_grants.mark_used(token_id, at)
 
     return write
