@@ -7,6 +7,7 @@ either part of an Attached unit: the command applies to the whole Attached unit.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -389,6 +390,134 @@ class RefuseUndo(Command):
     batch: int
 
 
+# -- narrative missions (battle/narrative.py) -------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PlaceTokens(Command):
+    """Hidden deployment: one token per unit set up now (a transport, not its passengers),
+    ``None`` for a decoy; ``reserves``: units that start in Reserve instead."""
+
+    kind: ClassVar[str] = "place_tokens"
+    tokens: Mapping[str, str | None]
+    reserves: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class DeployForces(Command):
+    """Set up ``units`` (with their attached and embarked units); the rest of the army that
+    the step concerns starts in Reserve (``reserves`` must name them all)."""
+
+    kind: ClassVar[str] = "deploy_forces"
+    units: tuple[str, ...]
+    reserves: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class GoToGround(Command):
+    """The Defender's INFANTRY units that go to ground should the bombardment hit them."""
+
+    kind: ClassVar[str] = "go_to_ground"
+    units: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Bombard(Command):
+    """The Attacker's preliminary bombardment: one D6 per enemy unit on the battlefield, in
+    unit order, then the damage die of each unit hit (dice in that order)."""
+
+    kind: ClassVar[str] = "bombard"
+
+
+@dataclass(frozen=True, slots=True)
+class UseMissionStratagem(Command):
+    kind: ClassVar[str] = "use_mission_stratagem"
+    stratagem: str
+    cp: int | None = None
+    target: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RaiseAlarm(Command):
+    """Report what raised the alarm: ``detected`` (an Attacker model within a sentry's
+    detection range at the end of a Movement phase), ``sentry_survived_fight`` or
+    ``psychic_power``."""
+
+    kind: ClassVar[str] = "raise_alarm"
+    cause: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReserveRoll(Command):
+    """Bring a mission reserve unit in at the end of your Movement phase (rolled if the
+    mission needs a roll)."""
+
+    kind: ClassVar[str] = "reserve_roll"
+    unit: str
+
+
+@dataclass(frozen=True, slots=True)
+class AssaultReturn(Command):
+    """Sustained assault: roll for every destroyed Attacker unit (end of your Movement phase)."""
+
+    kind: ClassVar[str] = "assault_return"
+
+
+@dataclass(frozen=True, slots=True)
+class CullUnit(Command):
+    kind: ClassVar[str] = "cull_unit"
+    unit: str
+
+
+@dataclass(frozen=True, slots=True)
+class AttemptSabotage(Command):
+    kind: ClassVar[str] = "attempt_sabotage"
+    unit: str
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHidingPlace(Command):
+    kind: ClassVar[str] = "search_hiding_place"
+    unit: str
+    place: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReportSpyKilled(Command):
+    kind: ClassVar[str] = "report_spy_killed"
+
+
+@dataclass(frozen=True, slots=True)
+class EscapeUnit(Command):
+    kind: ClassVar[str] = "escape_unit"
+    unit: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReportZones(Command):
+    kind: ClassVar[str] = "report_zones"
+    first_line: tuple[str, ...] = ()
+    second_line: tuple[str, ...] = ()
+
+
+NARRATIVE_COMMANDS: tuple[type[Command], ...] = (
+    PlaceTokens,
+    DeployForces,
+    GoToGround,
+    Bombard,
+    UseMissionStratagem,
+    RaiseAlarm,
+    ReserveRoll,
+    AssaultReturn,
+    CullUnit,
+    AttemptSabotage,
+    SearchHidingPlace,
+    ReportSpyKilled,
+    EscapeUnit,
+    ReportZones,
+)
+
+
 COMMAND_CODEC = TaggedCodec(
     "command",
     [
@@ -426,5 +555,6 @@ COMMAND_CODEC = TaggedCodec(
         Undo,
         ApproveUndo,
         RefuseUndo,
+        *NARRATIVE_COMMANDS,
     ],
 )

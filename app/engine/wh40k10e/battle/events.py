@@ -15,6 +15,7 @@ from app.engine.match.codec import RawJson, TaggedCodec
 from app.engine.match.dice import Roll
 from app.engine.match.events import Event, Undone, UndoRefused, UndoRequested
 from app.engine.roller import DieRecord
+from app.engine.wh40k10e.battle.narrative import NARRATIVE_EVENTS
 from app.engine.wh40k10e.battle.setup import MatchSetup, Seat
 from app.engine.wh40k10e.battle.state import (
     DieLoss,
@@ -643,5 +644,6 @@ EVENT_CODEC = TaggedCodec(
         BattleEnded,
         ResultConfirmed,
         ResultDisputed,
+        *NARRATIVE_EVENTS,
     ],
 )

@@ -14,6 +14,8 @@ from typing import Any, TypeVar
 
 from app.engine.match.events import Event
 from app.engine.match.turns import TurnPosition
+from app.engine.narrative8e.battle import AlarmState
+from app.engine.narrative8e.pack import Side
 from app.engine.wh40k10e.battle.events import (
     AttackResolved,
     BattleEnded,
@@ -69,6 +71,30 @@ from app.engine.wh40k10e.battle.events import (
     UnitSelectedToFight,
     UnitSelectedToShoot,
     VictoryPointsScored,
+)
+from app.engine.wh40k10e.battle.narrative import (
+    AlarmChanged,
+    AssaultReturnRolled,
+    AttackerUnitsDown,
+    BombardmentFinished,
+    BombardmentResolved,
+    FirstTurnDecided,
+    ForcesDeployed,
+    GoToGroundDeclared,
+    HidingPlaceSearched,
+    MissionStratagemUsed,
+    NarrativeEvaluated,
+    NarrativeState,
+    ReserveRolled,
+    RolesChosen,
+    SabotageAttempted,
+    SpyKilled,
+    TokenRevealed,
+    TokensLaid,
+    TokensPlaced,
+    UnitEscaped,
+    ZonesReported,
+    narrative_of,
 )
 from app.engine.wh40k10e.battle.setup import Seat, other
 from app.engine.wh40k10e.battle.state import (
@@ -207,11 +233,15 @@ def _match_created(state: BattleState, e: MatchCreated) -> BattleState:
         units=units,
         markers=markers,
         players={Seat.A: PlayerState(cp=cp), Seat.B: PlayerState(cp=cp)},
+        narrative=narrative_of(setup.mission),
     )
 
 
 def _setup_step(state: BattleState, e: SetupStepStarted) -> BattleState:
-    return _replace(state, setup_index=e.index, stage=e.stage, next_seat=e.next_seat)
+    new = _replace(state, setup_index=e.index, stage=e.stage, next_seat=e.next_seat)
+    if state.narrative is not None:
+        new = _replace(new, narrative=_replace(state.narrative, step=e.purpose or str(e.stage)))
+    return new
 
 
 def _roll_off(state: BattleState, e: RollOffMade) -> BattleState:
@@ -316,7 +346,18 @@ def _reset(units: Mapping[str, UnitState], defaults: Mapping[str, Any]) -> dict[
     return out
 
 
+def _narrative_turn(state: BattleState, e: TurnStarted) -> BattleState:
+    n = state.narrative
+    if n is None or not n.alarm.raised or e.seat is state.attacker:
+        return state
+    return _replace(state, narrative=_replace(n, alarm=n.alarm.defender_turn_starts()))
+
+
 def _turn_started(state: BattleState, e: TurnStarted) -> BattleState:
+    return _narrative_turn(_turn_started_10e(state, e), e)
+
+
+def _turn_started_10e(state: BattleState, e: TurnStarted) -> BattleState:
     units = _reset(state.units, _TURN_RESET)
     players = {s: _replace(p, overwatch_this_turn=False) for s, p in state.players.items()}
     pos = TurnPosition(round=e.round, turn=e.turn, phase="", step="")
@@ -325,6 +366,14 @@ def _turn_started(state: BattleState, e: TurnStarted) -> BattleState:
 
 
 def _phase_started(state: BattleState, e: PhaseStarted) -> BattleState:
+    new = _phase_started_10e(state, e)
+    if new.narrative is not None:
+        n = _replace(new.narrative, reserve_tried=frozenset(), assault_rolled=False)
+        new = _replace(new, narrative=n)
+    return new
+
+
+def _phase_started_10e(state: BattleState, e: PhaseStarted) -> BattleState:
     assert state.position is not None
     pos = TurnPosition(state.position.round, state.position.turn, e.phase, e.step)
     fight = None
@@ -704,8 +753,184 @@ def _disputed(state: BattleState, e: ResultDisputed) -> BattleState:
     return _replace(state, players=_player(state, e.seat, result="disputed", dispute=e.reason))
 
 
+# -- narrative missions (battle/narrative.py) -------------------------------------------------
+
+
+def _n(state: BattleState, **changes: Any) -> BattleState:
+    assert state.narrative is not None
+    return _replace(state, narrative=_replace(state.narrative, **changes))
+
+
+def _nv(state: BattleState) -> NarrativeState:
+    assert state.narrative is not None
+    return state.narrative
+
+
+def _roles_chosen(state: BattleState, e: RolesChosen) -> BattleState:
+    rolls = state.rolls + (1 if e.roll is not None else 0)
+    roll_offs = {**state.roll_offs, "attacker": e.attacker}
+    return _replace(state, attacker=e.attacker, roll_offs=roll_offs, rolls=rolls)
+
+
+def _tokens_placed(state: BattleState, e: TokensPlaced) -> BattleState:
+    return _n(state, tokens=dict(e.tokens), deployer=e.seat)
+
+
+def _reserve_units(state: BattleState, ids: Iterable[str]) -> BattleState:
+    ids = tuple(ids)
+    new = _with_units(state, ids, location=Location.RESERVES, reserve=ReserveKind.STRATEGIC)
+    return _n(new, reserves=_nv(state).reserves | frozenset(ids))
+
+
+def _tokens_laid(state: BattleState, e: TokensLaid) -> BattleState:
+    new = _reserve_units(state, e.reserves)
+    return _n(new, token_ids=e.tokens, deployer=e.seat)
+
+
+def _token_revealed(state: BattleState, e: TokenRevealed) -> BattleState:
+    new = _with_units(state, e.units, location=Location.BATTLEFIELD)
+    return _n(new, revealed={**_nv(state).revealed, e.token: e.unit})
+
+
+def _forces_deployed(state: BattleState, e: ForcesDeployed) -> BattleState:
+    new = _with_units(state, e.units, location=Location.BATTLEFIELD)
+    return _reserve_units(new, e.reserves)
+
+
+def _go_to_ground(state: BattleState, e: GoToGroundDeclared) -> BattleState:
+    return _n(state, go_to_ground=frozenset(e.units))
+
+
+def _bombarded(state: BattleState, e: BombardmentResolved) -> BattleState:
+    units = dict(state.units)
+    _damage(units, state.specs, e.damage)
+    new = _replace(state, units=units)
+    if e.grounded:
+        new = _n(new, grounded=_nv(state).grounded | {e.target})
+    return new
+
+
+def _bombardment_finished(state: BattleState, e: BombardmentFinished) -> BattleState:
+    return _n(state, bombarded=True)
+
+
+def _first_turn(state: BattleState, e: FirstTurnDecided) -> BattleState:
+    rolls = state.rolls + (1 if e.roll is not None else 0)
+    roll_offs = {**state.roll_offs, "first_turn": e.first}
+    return _replace(state, first_player=e.first, roll_offs=roll_offs, rolls=rolls)
+
+
+def _mission_stratagem(state: BattleState, e: MissionStratagemUsed) -> BattleState:
+    cp = state.players[e.seat].cp - e.cp
+    new = _replace(state, players=_player(state, e.seat, cp=cp))
+    n = _nv(state)
+    changes: dict[str, Any] = {"spent": (*n.spent, (e.seat, e.stratagem, e.cp, e.round))}
+    if e.target is not None:
+        changes["aimed"] = (*n.aimed, (e.seat, e.stratagem, e.target))
+    if e.stratagem == "decoys":
+        changes["decoys_allowed"] = n.decoys_allowed + n.rules.decoys_per_use
+    elif e.stratagem == "night-raider":
+        changes["dawn_raid_rounds"] = n.dawn_raid_rounds + e.cp
+    elif e.stratagem == "extra-explosives" and e.target is not None:
+        changes["extra_explosives"] = (*n.extra_explosives, e.target)
+    return _n(new, **changes)
+
+
+def _alarm(state: BattleState, e: AlarmChanged) -> BattleState:
+    alarm = _nv(state).alarm
+    if e.state is AlarmState.PENDING:
+        alarm = alarm.at_end_of_turn(e.cause)
+    else:
+        during = None if e.during is None else Side.ATTACKER
+        if e.during is not None and e.during is not state.attacker:
+            during = Side.DEFENDER
+        alarm = dataclasses.replace(
+            alarm, state=AlarmState.RAISED, cause=e.cause, round=e.round, during=during
+        )
+    return _n(state, alarm=alarm)
+
+
+def _reserve_rolled(state: BattleState, e: ReserveRolled) -> BattleState:
+    new = _n(state, reserve_tried=_nv(state).reserve_tried | {e.unit})
+    if e.arrives:
+        new = _n(new, reserves=_nv(new).reserves - {e.unit})
+    return _replace(new, rolls=new.rolls + (1 if e.roll is not None else 0))
+
+
+def _assault_return(state: BattleState, e: AssaultReturnRolled) -> BattleState:
+    n = _nv(state)
+    units = dict(state.units)
+    for i in e.returned:
+        units[i] = _replace(
+            units[i],
+            wounds=state.specs[i].max_wounds,
+            location=Location.BATTLEFIELD,
+            arrived=True,
+            move=MoveMode.NORMAL,
+            embarked_in=None,
+            engaged_with=frozenset(),
+            demise_rolled=0,
+            battle_shocked=False,
+        )
+    down = tuple(u for u in n.down if u not in e.returned)
+    new = _replace(state, units=units, rolls=state.rolls + 1)
+    return _n(new, down=down, returned=(*n.returned, *e.returned), assault_rolled=True)
+
+
+def _attacker_down(state: BattleState, e: AttackerUnitsDown) -> BattleState:
+    n = _nv(state)
+    return _n(state, down=(*n.down, *e.units), destructions=n.destructions + len(e.units))
+
+
+def _sabotage(state: BattleState, e: SabotageAttempted) -> BattleState:
+    return _n(state, attempts=(*_nv(state).attempts, (e.unit, e.round)))
+
+
+def _searched(state: BattleState, e: HidingPlaceSearched) -> BattleState:
+    n = _nv(state)
+    new = _replace(state, rolls=state.rolls + 1)
+    return _n(new, searched=(*n.searched, e.place), spy_found_at=e.place if e.found else None)
+
+
+def _spy_killed(state: BattleState, e: SpyKilled) -> BattleState:
+    return _n(state, spy_alive=False)
+
+
+def _escaped(state: BattleState, e: UnitEscaped) -> BattleState:
+    new = _with_units(state, e.units, location=Location.ESCAPED)
+    return _n(new, escaped=(*_nv(state).escaped, *e.units))
+
+
+def _zones(state: BattleState, e: ZonesReported) -> BattleState:
+    return _n(state, first_line=e.first_line, second_line=e.second_line)
+
+
+def _evaluated(state: BattleState, e: NarrativeEvaluated) -> BattleState:
+    return _replace(state, rolls=state.rolls + (1 if e.roll is not None else 0))
+
+
 _HANDLERS: dict[type[Event], Callable[[BattleState, Any], BattleState]] = {
     MatchCreated: _match_created,
+    RolesChosen: _roles_chosen,
+    TokensPlaced: _tokens_placed,
+    TokensLaid: _tokens_laid,
+    TokenRevealed: _token_revealed,
+    ForcesDeployed: _forces_deployed,
+    GoToGroundDeclared: _go_to_ground,
+    BombardmentResolved: _bombarded,
+    BombardmentFinished: _bombardment_finished,
+    FirstTurnDecided: _first_turn,
+    MissionStratagemUsed: _mission_stratagem,
+    AlarmChanged: _alarm,
+    ReserveRolled: _reserve_rolled,
+    AssaultReturnRolled: _assault_return,
+    AttackerUnitsDown: _attacker_down,
+    SabotageAttempted: _sabotage,
+    HidingPlaceSearched: _searched,
+    SpyKilled: _spy_killed,
+    UnitEscaped: _escaped,
+    ZonesReported: _zones,
+    NarrativeEvaluated: _evaluated,
     SetupStepStarted: _setup_step,
     RollOffMade: _roll_off,
     ObjectivePlaced: _objective_placed,

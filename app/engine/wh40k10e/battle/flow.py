@@ -442,6 +442,11 @@ def _first_placer(b: Builder, rule: str | None) -> Seat:
 def advance_setup(b: Builder) -> None:
     """Go to the next set-up step that has something to do, or start the battle."""
     assert b.state.setup is not None
+    if b.state.narrative is not None:
+        from app.engine.wh40k10e.battle.narrative_rules import advance
+
+        advance(b)
+        return
     mission = b.state.setup.mission
     index = b.state.setup_index + 1 if b.state.stage is not Stage.CREATED else 0
     while index < len(mission.sequence):
@@ -550,6 +555,10 @@ def end_phase(b: Builder) -> None:
     adv = TURN.next_phase(pos)
     if adv.crossed_boundary(Boundary.TURN):
         _score(b, "end_of_turn")
+        if b.state.narrative is not None:
+            from app.engine.wh40k10e.battle.narrative_rules import end_of_turn
+
+            end_of_turn(b)
         b.emit(TurnEnded(active))
     if adv.crossed_boundary(Boundary.ROUND):
         _score(b, "end_of_battle_round")
@@ -600,6 +609,11 @@ def end_battle(b: Builder, reason: str, loser: Seat | None = None) -> None:
     if in_reserve:
         b.emit(UnitsDestroyed(tuple(in_reserve), cause="in_reserve_at_end"))
     s = b.state
+    if s.narrative is not None and reason != "concession":
+        from app.engine.wh40k10e.battle.narrative_rules import evaluate_end
+
+        evaluate_end(b, reason, tuple(sorted(in_reserve)))
+        return
     vp = {seat: s.players[seat].vp for seat in (Seat.A, Seat.B)}
     victory = s.setup.mission.victory if s.setup is not None else None
     winner: Seat | None

@@ -19,6 +19,7 @@ from app.engine.match.events import Event
 from app.engine.match.log import Decision
 from app.engine.match.missions import Mission
 from app.engine.roller import Roller
+from app.engine.wh40k10e.battle import narrative_rules
 from app.engine.wh40k10e.battle.commands import (
     COMMAND_CODEC,
     ArriveFromReserves,
@@ -264,6 +265,12 @@ def _roll_off(b: Builder, cmd: RollOff) -> None:
     """[L679-683]: 1 D6 each, the higher wins, a tie rolls again (no re-roll, no modifier)."""
     _need_stage(b, Stage.ROLL_OFF)
     assert b.state.setup is not None
+    if b.state.narrative is not None:
+        if b.state.narrative.step == "choose_attacker":
+            narrative_rules.choose_attacker(b)
+        else:
+            narrative_rules.decide_first_turn(b)
+        return
     purpose = b.state.setup.mission.sequence[b.state.setup_index].purpose
     assert purpose is not None
     for _ in range(100):
@@ -713,6 +720,11 @@ def _arrive(b: Builder, cmd: ArriveFromReserves) -> None:
     no_pending(b)
     u = need_own(b, cmd.unit)
     s = b.state
+    if s.narrative is not None and cmd.unit in s.narrative.reserves:
+        raise refuse(
+            Code.NOT_IN_RESERVES,
+            f"{s.specs[cmd.unit].name} is in the mission's reserves: use reserve_roll",
+        )
     if u.location is not Location.RESERVES or not u.alive or u.reserve is None:
         raise refuse(Code.NOT_IN_RESERVES, f"{s.specs[cmd.unit].name} is not in Reserves")
     ok, first = reserve_round_ok(s, u)
@@ -952,6 +964,9 @@ def _resolve_attack(b: Builder, cmd: ResolveAttack) -> None:
             cmd.weapons,
         )
     )
+    if b.state.narrative is not None:
+        narrative_rules.track_destroyed(b)
+        narrative_rules.after_attack(b, cmd.attacker)
 
 
 def _check_allocations(
@@ -1212,6 +1227,7 @@ _COMMANDS: dict[type[Tagged], Callable[[Builder, Any], None]] = {
     Concede: _concede,
     ConfirmResult: _confirm,
     DisputeResult: _dispute,
+    **narrative_rules.COMMANDS,
 }
 
 
@@ -1244,6 +1260,8 @@ def decide(state: BattleState, command: Tagged, actor: str, dice: Roller) -> Dec
         )
     b = Builder(state, seat, dice)
     handler(b, command)
+    if b.state.narrative is not None:
+        narrative_rules.track_destroyed(b)
     finish(b)
     return Decision(tuple(b.out), b.state)
 

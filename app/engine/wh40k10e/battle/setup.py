@@ -199,6 +199,9 @@ class BattleOptions:
     # the end-of-turn coherency check [L449-456]; None (a log recorded before the check
     # existed) means off: creating a match records True unless told otherwise
     coherency_check: bool | None = None
+    # narrative missions: their stratagems need Battle-forged armies [L125] (an army built in
+    # the app is; players may say otherwise)
+    battle_forged: bool = True
 
     def __post_init__(self) -> None:
         if not 0 <= self.starting_cp <= 20:

@@ -17,10 +17,14 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from app.engine.match.dice import Roll
 from app.engine.match.turns import PhaseSpec, TurnPosition, TurnStructure
 from app.engine.wh40k10e.battle.setup import Ability, MatchSetup, Seat, UnitSpec, other
+
+if TYPE_CHECKING:
+    from app.engine.wh40k10e.battle.narrative import NarrativeState
 
 __all__ = [
     "TURN",
@@ -55,6 +59,7 @@ class Stage(enum.StrEnum):
     DECLARE_FORMATIONS = "declare_formations"
     DEPLOY = "deploy"
     SCOUTS = "scouts"
+    NARRATIVE = "narrative"  # a narrative mission's own set-up step (battle/narrative.py)
     BATTLE = "battle"
     ENDED = "ended"
 
@@ -97,6 +102,7 @@ class Location(enum.StrEnum):
     RESERVES = "reserves"
     EMBARKED = "embarked"
     HELD_BACK = "held_back"  # an empty Dedicated Transport: cannot be deployed [L4346-4353]
+    ESCAPED = "escaped"  # left by the escape route of a narrative mission (Ambush [L217])
 
 
 class ReserveKind(enum.StrEnum):
@@ -334,6 +340,8 @@ class BattleState:
     # left coherency (moves and set-ups end in coherency [L433-447])
     models_at_turn_start: Mapping[str, int] = field(default_factory=dict)
     result: Result | None = None
+    # a narrative mission's state (None: any other mission, e.g. Only War)
+    narrative: NarrativeState | None = None
 
     # -- reading helpers --------------------------------------------------------------------
 

@@ -21,28 +21,42 @@ from app.engine.roller import Roller
 from app.engine.wh40k10e.battle.commands import (
     COMMAND_CODEC,
     ArriveFromReserves,
+    AssaultReturn,
+    AttemptSabotage,
     BattleShockTest,
+    Bombard,
     CompleteCharge,
     ConfirmCoherency,
     ConfirmResult,
     Consolidate,
+    CullUnit,
     DeadlyDemise,
     DeclareCharge,
     DeclareFormations,
+    DeployForces,
     DeployUnit,
     Disembark,
     DisembarkFromDestroyedTransport,
     DisputeResult,
     EndPhase,
     EndScouts,
+    EscapeUnit,
     Fight,
+    GoToGround,
     Move,
     Pass,
     PlaceObjective,
+    PlaceTokens,
+    RaiseAlarm,
+    ReportSpyKilled,
+    ReportZones,
+    ReserveRoll,
     RollOff,
     ScoutMove,
+    SearchHidingPlace,
     Shoot,
     StartMove,
+    UseMissionStratagem,
     UseStratagem,
 )
 from app.engine.wh40k10e.battle.eligibility import (
@@ -209,6 +223,8 @@ def render(state: BattleState, viewer: Viewer) -> JsonObject:
         "result": to_json(state.result),
         "formations_revealed": state.revealed,
     }
+    if state.narrative is not None:
+        view["narrative"] = narrative_view(state, viewer)
     if state.revealed:
         view["formations"] = {str(s): to_json(f) for s, f in state.formations.items()}
     elif viewer is not None and Seat(viewer) in state.formations:
@@ -219,6 +235,8 @@ def render(state: BattleState, viewer: Viewer) -> JsonObject:
 def _setup_step(state: BattleState) -> JsonValue:
     if state.setup is None or state.stage in (Stage.BATTLE, Stage.ENDED):
         return None
+    if state.narrative is not None:
+        return {"index": state.setup_index, "step": state.narrative.step, "purpose": None}
     step = state.setup.mission.sequence[state.setup_index]
     return {"index": state.setup_index, "step": step.step, "purpose": step.purpose}
 
@@ -281,12 +299,16 @@ def legal_actions(state: BattleState, seat: Seat) -> list[JsonObject]:
         offer(DeployUnit(u) for u in mine)
     elif stage is Stage.SCOUTS:
         offer([*(ScoutMove(u) for u in mine), EndScouts()])
+    elif stage is Stage.NARRATIVE:
+        out.extend(narrative_actions(state, seat))
     elif stage is Stage.ENDED:
         offer([ConfirmResult()])
         if state.players[seat].result != "disputed":
             out.append(_hint(DisputeResult(reason="...")))
     elif stage is Stage.BATTLE:
         out.extend(_battle_actions(state, seat, mine))
+        if state.narrative is not None:
+            out.extend(narrative_actions(state, seat))
     return out
 
 
@@ -384,4 +406,92 @@ def _stratagem_actions(
                 cmd = UseStratagem(spec.id, unit=u, enemy=e, strength=strength)
                 if _ok(state, cmd, seat):
                     out.append(_hint(UseStratagem(spec.id, unit=u, enemy=e)))
+    return out
+
+
+# -- narrative missions ----------------------------------------------------------------------
+
+
+def narrative_view(state: BattleState, viewer: Viewer) -> JsonObject:
+    """The narrative mission as ``viewer`` may see it: the token-to-unit mapping only for the
+    seat that placed the tokens, each token's unit only once revealed."""
+    n = state.narrative
+    assert n is not None
+    out: JsonObject = {
+        "pack": n.pack,
+        "mission": n.mission.id,
+        "evaluator": str(n.mission.evaluator),
+        "step": n.step,
+        "attacker": _seat(state.attacker),
+        "deployer": _seat(n.deployer),
+        "tokens": [
+            {"token": t, "revealed": t in n.revealed, "unit": n.revealed.get(t)}
+            for t in n.token_ids
+        ],
+        "decoys_allowed": n.decoys_allowed,
+        "reserves": sorted(n.reserves),
+        "grounded": sorted(n.grounded),
+        "bombarded": n.bombarded,
+        "alarm": {
+            "state": str(n.alarm.state),
+            "cause": None if n.alarm.cause is None else str(n.alarm.cause),
+            "round": n.alarm.round,
+        },
+        "dawn_raid_rounds": n.dawn_raid_rounds,
+        "destroyed_attacker_units": list(n.down),
+        "destructions": n.destructions,
+        "returned": list(n.returned),
+        "sabotage_attempts": [[u, r] for u, r in n.attempts],
+        "hiding_places": list(n.places),
+        "searched": list(n.searched),
+        "spy_found_at": n.spy_found_at,
+        "spy_alive": n.spy_alive,
+        "escaped": list(n.escaped),
+        "first_line": list(n.first_line),
+        "second_line": list(n.second_line),
+        "stratagems_used": [
+            {"seat": str(s), "stratagem": i, "cp": cp, "round": r} for s, i, cp, r in n.spent
+        ],
+    }
+    if viewer is not None and n.deployer is not None and Seat(viewer) is n.deployer and n.tokens:
+        out["my_tokens"] = dict(n.tokens.items())
+    return out
+
+
+def narrative_actions(state: BattleState, seat: Seat) -> list[JsonObject]:
+    """What a narrative mission offers ``seat`` now (set-up steps and battle commands)."""
+    n = state.narrative
+    assert n is not None
+    out: list[JsonObject] = []
+    pending = sorted(
+        {state.group(u.id)[0] for u in state.units_of(seat) if u.location is Location.TO_DEPLOY}
+    )
+    candidates: list[Tagged] = []
+    if state.stage is Stage.NARRATIVE and state.next_seat is seat:
+        if n.step == "hidden_deployment":
+            tokens = {str(i + 1): u for i, u in enumerate(pending)}
+            out.append(_hint(PlaceTokens(tokens=tokens), units=list(pending)))
+        elif n.step == "preliminary_bombardment":
+            candidates.append(Bombard())
+        else:
+            out.append(_hint(DeployForces(units=tuple(pending)), units=list(pending)))
+    if state.stage is Stage.NARRATIVE and n.step == "preliminary_bombardment":
+        candidates.append(GoToGround())
+    if state.stage is Stage.BATTLE:
+        candidates += [ReserveRoll(u) for u in sorted(n.reserves)]
+        candidates += [AssaultReturn(), ReportSpyKilled()]
+        candidates += [RaiseAlarm(c) for c in ("detected", "sentry_survived_fight")]
+        mine = sorted(u.id for u in state.units_of(seat) if state.on_battlefield(u.id))
+        candidates += [AttemptSabotage(u) for u in mine]
+        candidates += [CullUnit(u) for u in mine]
+        candidates += [EscapeUnit(u) for u in mine]
+        for place in n.places:
+            candidates += [SearchHidingPlace(u, place) for u in mine[:1]]
+        candidates.append(ReportZones())
+    for strat in n.mission.stratagems:
+        cp = None if strat.cost.kind == "fixed" else strat.cost.min
+        candidates.append(UseMissionStratagem(strat.id, cp))
+    for c in candidates:
+        if _ok(state, c, seat):
+            out.append(_hint(c))
     return out

@@ -1,0 +1,104 @@
+"""The narrative scenarios as match missions (``auspex-mission/1``) for the 10th-edition battle.
+
+:func:`match_missions` turns every scenario of the shipped packs into a
+:class:`~app.engine.match.missions.Mission` the match layer lists beside Only War: the
+scenario's id and names, the battle sizes of the 10th edition (the seed gives none), no
+objective markers, the set-up skeleton the engine checks, random game length as length
+extensions (end of round 5: the first player, 3+; round 6: the second player, 4+; never past
+7 [L66-L70]), and ``options["narrative"]``: the pack id, its value measure, its narrative rules
+and the scenario, as raw JSON, so a match records at creation everything it plays and replays
+never depend on a later edit of the pack.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from app.engine.match.codec import RawJson
+from app.engine.match.missions import Mission, load_mission
+from app.engine.narrative8e.pack import PACKS_DIR, load_pack
+
+__all__ = ["BATTLE_SIZES", "match_mission", "match_missions"]
+
+BATTLE_SIZES: list[RawJson] = [
+    {
+        "id": "incursion",
+        "points": 1000,
+        "battlefield": {"width": 60, "depth": 44},
+        "name": {"en": "Incursion", "fr": "Incursion"},
+    },
+    {
+        "id": "strike_force",
+        "points": 2000,
+        "battlefield": {"width": 60, "depth": 44},
+        "name": {"en": "Strike Force", "fr": "Force de Frappe"},
+    },
+    {
+        "id": "onslaught",
+        "points": 3000,
+        "battlefield": {"width": 90, "depth": 44},
+        "name": {"en": "Onslaught", "fr": "Offensive"},
+    },
+]
+
+
+def match_mission(pack: dict[str, RawJson], mission: dict[str, RawJson]) -> Mission:
+    """One scenario of a (raw, already validated) pack as a match mission."""
+    rules = pack["rules"]
+    assert isinstance(rules, dict)
+    checks = rules["game_length"]
+    assert isinstance(checks, list)
+    extensions: list[RawJson] = []
+    for c in checks:
+        assert isinstance(c, dict)
+        roller = "first_player" if c["roller"] == "first" else "second_player"
+        extensions.append(
+            {"after_round": c["after_round"], "roller": roller, "continue_on": c["continue_on"]}
+        )
+    first_after = min(
+        (int(str(c["after_round"])) for c in checks if isinstance(c, dict)), default=None
+    )
+    rounds = first_after if first_after is not None else rules["game_length_last_round"]
+    doc: dict[str, RawJson] = {
+        "format": "auspex-mission/1",
+        "id": mission["id"],
+        "rule_system": "wh40k-10e",
+        "name": mission["name"],
+        "source": f"{pack['id']} pack: {mission.get('source', '')}"[:400],
+        "battle_sizes": BATTLE_SIZES,
+        "objectives": {"markers": [], "placement": "fixed"},
+        "deployment": {"order": "alternate", "first": "attacker", "zones": []},
+        "sequence": [
+            {"step": "roll_off", "purpose": "attacker"},
+            {"step": "declare_formations"},
+            {"step": "deploy"},
+            {"step": "roll_off", "purpose": "first_turn"},
+        ],
+        "length": {"rounds": rounds, "extensions": extensions},
+        "end_conditions": ["army_destroyed"],
+        "scoring": [],
+        "victory": {"army_destroyed": "opponent_wins", "otherwise": "most_vp", "tie": "draw"},
+        "options": {
+            "narrative": {
+                "pack": pack["id"],
+                "value_measure": pack.get("value_measure", "points"),
+                "rules": rules,
+                "mission": mission,
+            }
+        },
+    }
+    return load_mission(doc)
+
+
+def match_missions(directory: str | Path = PACKS_DIR) -> dict[str, Mission]:
+    """Every scenario of every pack in ``directory`` (validated by the pack loader), by id."""
+    out: dict[str, Mission] = {}
+    for path in sorted(Path(directory).glob("*.json")):
+        text = path.read_text(encoding="utf-8")
+        load_pack(text)  # refuses a malformed pack with its paths
+        raw = json.loads(text)
+        for m in raw["missions"]:
+            mission = match_mission(raw, m)
+            out[mission.id] = mission
+    return out

@@ -1,0 +1,792 @@
+"""Decisions of the narrative missions (see :mod:`.narrative`): their set-up steps, their
+commands in battle and their victory evaluation. Every handler refuses with a coded refusal;
+every mechanic and number comes from ``app.engine.narrative8e`` and the pack recorded at
+creation."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from app.engine.match.codec import Tagged
+from app.engine.match.dice import take_roll
+from app.engine.narrative8e.battle import AlarmCause, AlarmState, may_cull, reserve_roll
+from app.engine.narrative8e.objectives import Sabotage
+from app.engine.narrative8e.pack import Evaluator, ReserveMode, Side
+from app.engine.narrative8e.setup import (
+    BombardmentTarget,
+    HiddenDeployment,
+    NarrativeError,
+    Player,
+    choose_roles,
+    first_turn,
+    preliminary_bombardment,
+)
+from app.engine.narrative8e.victory import (
+    BlitzFacts,
+    EscapeFacts,
+    Facts,
+    LastStandFacts,
+    PatrolFacts,
+    RescueFacts,
+    SabotageFacts,
+    evaluate,
+)
+from app.engine.wh40k10e.battle.commands import (
+    AssaultReturn,
+    AttemptSabotage,
+    Bombard,
+    CullUnit,
+    DeployForces,
+    EscapeUnit,
+    GoToGround,
+    PlaceTokens,
+    RaiseAlarm,
+    ReportSpyKilled,
+    ReportZones,
+    ReserveRoll,
+    SearchHidingPlace,
+    UseMissionStratagem,
+)
+from app.engine.wh40k10e.battle.errors import Code, refuse
+from app.engine.wh40k10e.battle.events import BattleEnded, UnitArrived, UnitsDestroyed
+from app.engine.wh40k10e.battle.flow import (
+    Builder,
+    allocate,
+    end_phase,
+    need_active,
+    need_alive,
+    need_battle,
+    need_own,
+    need_phase,
+    need_unit,
+    start_battle,
+)
+from app.engine.wh40k10e.battle.narrative import (
+    AlarmChanged,
+    AssaultReturnRolled,
+    AttackerUnitsDown,
+    BombardmentFinished,
+    BombardmentResolved,
+    FirstTurnDecided,
+    ForcesDeployed,
+    GoToGroundDeclared,
+    HidingPlaceSearched,
+    MissionStratagemUsed,
+    NarrativeEvaluated,
+    NarrativeState,
+    ReserveRolled,
+    RolesChosen,
+    SabotageAttempted,
+    SpyKilled,
+    TokenRevealed,
+    TokensLaid,
+    TokensPlaced,
+    UnitEscaped,
+    ZonesReported,
+    seat_of_side,
+    side_of,
+)
+from app.engine.wh40k10e.battle.setup import Seat, other
+from app.engine.wh40k10e.battle.state import (
+    BattleState,
+    Location,
+    ModelDamage,
+    Phase,
+    ReserveKind,
+    Result,
+    Stage,
+)
+
+__all__ = ["COMMANDS", "advance", "after_attack", "choose_attacker", "end_of_turn", "evaluate_end"]
+
+DEPLOY_STEPS = {
+    "attacker_deploys": Side.ATTACKER,
+    "defender_deploys": Side.DEFENDER,
+    "sentries": Side.DEFENDER,
+    "defender_patrol": Side.DEFENDER,
+    "attacker_patrol": Side.ATTACKER,
+}
+AUTOMATIC_STEPS = {"place_objective", "hiding_places"}
+"""No map geometry in the app (rulings): the players mark the Objective and the hiding places
+on their table; the tracker names the places 1..n."""
+SET_UP_STRATAGEMS = {
+    "decoys",
+    "spies",
+    "sustained-bombardment",
+    "intensive-bombardment",
+    "foxholes",
+    "night-raider",
+    "lightning-reaction",
+    "known-ground",
+    "reconnaissance-in-force",
+    "extra-sentries",
+}
+
+
+def _n(b: Builder) -> NarrativeState:
+    n = b.state.narrative
+    if n is None:
+        raise refuse(Code.WRONG_STAGE, "this match does not play a narrative mission")
+    return n
+
+
+def _attacker(b: Builder) -> Seat:
+    a = b.state.attacker
+    if a is None:
+        raise refuse(Code.WRONG_STAGE, "the Attacker is not chosen yet")
+    return a
+
+
+def _side(b: Builder) -> Side:
+    return side_of(_attacker(b), b.actor)
+
+
+def _bad(message: str, **details: object) -> Exception:
+    return refuse(Code.BAD_COMMAND, message)
+
+
+def _heads_to_deploy(s: BattleState, seat: Seat) -> list[str]:
+    heads = {s.group(u.id)[0] for u in s.units_of(seat) if u.location is Location.TO_DEPLOY}
+    return sorted(heads)
+
+
+def _value(s: BattleState, seat: Seat) -> int:
+    return sum(s.specs[u.id].points for u in s.units_of(seat))
+
+
+# -- set-up flow -----------------------------------------------------------------------------
+
+
+def advance(b: Builder) -> None:
+    """The next narrative set-up step that needs a player, or the battle."""
+    from app.engine.wh40k10e.battle.events import SetupStepStarted
+
+    n = _n(b)
+    index = b.state.setup_index + 1 if b.state.stage is not Stage.CREATED else 0
+    while index < len(n.steps):
+        step = n.steps[index]
+        s = b.state
+        if step == "choose_attacker":
+            b.emit(SetupStepStarted(index, Stage.ROLL_OFF, purpose=step))
+            return
+        if step == "declare_formations":
+            b.emit(SetupStepStarted(index, Stage.DECLARE_FORMATIONS, purpose=step))
+            return
+        if step == "first_turn":
+            b.emit(SetupStepStarted(index, Stage.ROLL_OFF, purpose=step))
+            return
+        attacker = s.attacker
+        assert attacker is not None
+        if step == "hidden_deployment":
+            side = (
+                Side.ATTACKER if n.mission.rules.hidden_deployment == "reversed" else Side.DEFENDER
+            )
+            seat = seat_of_side(attacker, side)
+            if _heads_to_deploy(s, seat):
+                b.emit(SetupStepStarted(index, Stage.NARRATIVE, purpose=step, next_seat=seat))
+                return
+        elif step in DEPLOY_STEPS:
+            seat = seat_of_side(attacker, DEPLOY_STEPS[step])
+            if _heads_to_deploy(s, seat):
+                b.emit(SetupStepStarted(index, Stage.NARRATIVE, purpose=step, next_seat=seat))
+                return
+        elif step == "reveal":
+            for token in n.token_ids:
+                if token not in n.revealed:
+                    _reveal(b, token, forced=False)
+        elif step == "preliminary_bombardment":
+            b.emit(SetupStepStarted(index, Stage.NARRATIVE, purpose=step, next_seat=attacker))
+            return
+        index += 1
+    start_battle(b)
+
+
+def _reveal(b: Builder, token: str, *, forced: bool) -> None:
+    n = _n(b)
+    unit = n.tokens[token]
+    group = b.state.group(unit) if unit is not None else ()
+    b.emit(TokenRevealed(token, unit, group, forced))
+
+
+def choose_attacker(b: Builder) -> None:
+    """The ``choose_attacker`` roll-off step: the army worth more attacks, else a roll-off."""
+    n = _n(b)
+    va, vb = _value(b.state, Seat.A), _value(b.state, Seat.B)
+    start = len(b.roller.records)
+    try:
+        choice = choose_roles(n.mission, va, vb, b.roller)
+    except NarrativeError as exc:
+        raise refuse(Code.BAD_COMMAND, str(exc)) from None
+    roll = take_roll(b.roller, start) if choice.roll_off is not None else None
+    seat = Seat.A if choice.attacker is Player.A else Seat.B
+    b.emit(RolesChosen(seat, choice.reason, (va, vb), roll))
+    advance(b)
+
+
+def decide_first_turn(b: Builder) -> None:
+    n = _n(b)
+    attacker = _attacker(b)
+    defender = other(attacker)
+    known = None
+    if n.times_used(attacker, "known-ground"):
+        known = Side.ATTACKER
+    elif n.times_used(defender, "known-ground"):
+        known = Side.DEFENDER
+    lightning = bool(n.times_used(defender, "lightning-reaction"))
+    start = len(b.roller.records)
+    try:
+        result = first_turn(n.mission, b.roller, known_ground=known, lightning_reaction=lightning)
+    except NarrativeError as exc:
+        raise refuse(Code.BAD_COMMAND, str(exc)) from None
+    roll = take_roll(b.roller, start) if result.dice else None
+    reason = str(n.mission.first_turn) + (" (stolen)" if result.stolen else "")
+    b.emit(FirstTurnDecided(seat_of_side(attacker, result.first), reason, roll))
+    advance(b)
+
+
+def _need_step(b: Builder, *steps: str) -> NarrativeState:
+    n = _n(b)
+    if b.state.stage is not Stage.NARRATIVE or n.step not in steps:
+        raise refuse(Code.WRONG_STAGE, f"this is done in the {'/'.join(steps)} step, not {n.step}")
+    if b.state.next_seat is not b.actor:
+        raise refuse(Code.NOT_YOUR_CHOICE, "it is your opponent's turn to do this")
+    return n
+
+
+def _check_reserves(b: Builder, n: NarrativeState, reserves: Iterable[str]) -> None:
+    reserves = tuple(reserves)
+    policy = n.mission.reserve_policy(_side(b))
+    if reserves and policy.mode is ReserveMode.NONE:
+        raise refuse(
+            Code.BAD_COMMAND, "in this mission your units may not arrive later: deploy them all"
+        )
+
+
+def _place_tokens(b: Builder, cmd: PlaceTokens) -> None:
+    n = _need_step(b, "hidden_deployment")
+    heads = _heads_to_deploy(b.state, b.actor)
+    for u in cmd.reserves:
+        if u not in heads:
+            raise refuse(Code.BAD_COMMAND, f"{u!r} is not one of your units to set up")
+    _check_reserves(b, n, cmd.reserves)
+    deploying = [u for u in heads if u not in cmd.reserves]
+    hd = HiddenDeployment(Side.DEFENDER, decoys_allowed=n.decoys_allowed)
+    try:
+        hd.place(deploying, dict(cmd.tokens))
+    except NarrativeError as exc:
+        raise refuse(Code.BAD_COMMAND, f"hidden deployment: {exc}") from None
+    b.emit(TokensPlaced(b.actor, dict(cmd.tokens)), audience=(str(b.actor),))
+    b.emit(TokensLaid(b.actor, tuple(sorted(cmd.tokens)), tuple(cmd.reserves)))
+    advance(b)
+
+
+def _deploy_forces(b: Builder, cmd: DeployForces) -> None:
+    n = _need_step(b, *DEPLOY_STEPS)
+    heads = _heads_to_deploy(b.state, b.actor)
+    named = list(cmd.units) + list(cmd.reserves)
+    if sorted(named) != heads:
+        raise refuse(
+            Code.BAD_COMMAND,
+            "name every unit you still have to set up once, in units or reserves: "
+            + ", ".join(heads),
+        )
+    _check_reserves(b, n, cmd.reserves)
+    side = _side(b)
+    key = side.value
+    troops = n.rules.sentries.troops_keywords
+    if n.step in ("defender_patrol", "attacker_patrol"):
+        count = n.mission.deployment_counts.get(key, len(cmd.units))
+        if side is Side.ATTACKER and n.times_used(b.actor, "reconnaissance-in-force"):
+            count += 1
+        if len(cmd.units) != min(count, len(heads)):
+            raise refuse(Code.BAD_COMMAND, f"your patrol is {count} units")
+        need = n.mission.deployment_counts.get(f"{key}_troops", 0)
+        have = sum(1 for u in cmd.units if any(b.state.any_keyword(u, k) for k in troops))
+        if have < need:
+            raise refuse(
+                Code.BAD_COMMAND, f"your patrol needs {need} unit(s) with {' or '.join(troops)}"
+            )
+    if n.step == "sentries":
+        rule = n.rules.sentries
+        allowed = 1 + n.times_used(b.actor, "extra-sentries")
+        if not 1 <= len(cmd.units) <= allowed:
+            raise refuse(Code.BAD_COMMAND, f"set up {allowed} sentry unit(s)")
+        for u in cmd.units:
+            spec = b.state.specs[u]
+            if spec.models > rule.max_models or spec.points > rule.max_points:
+                raise refuse(
+                    Code.BAD_COMMAND,
+                    f"{spec.name}: sentries are up to {rule.max_models} models and "
+                    f"{rule.max_points} points",
+                )
+    groups = tuple(i for u in cmd.units for i in b.state.group(u))
+    rgroups = tuple(i for u in cmd.reserves for i in b.state.group(u))
+    b.emit(ForcesDeployed(b.actor, groups, rgroups))
+    advance(b)
+
+
+def _go_to_ground(b: Builder, cmd: GoToGround) -> None:
+    n = _n(b)
+    if b.state.stage is not Stage.NARRATIVE or n.step != "preliminary_bombardment":
+        raise refuse(Code.WRONG_STAGE, "go to ground before the preliminary bombardment")
+    if _side(b) is not Side.DEFENDER:
+        raise refuse(Code.NOT_YOUR_CHOICE, "only the Defender's units are bombarded")
+    for u in cmd.units:
+        need_own(b, u)
+        if not b.state.all_have_keyword(u, "INFANTRY"):
+            raise refuse(Code.BAD_COMMAND, f"{b.state.specs[u].name}: only INFANTRY go to ground")
+    b.emit(GoToGroundDeclared(tuple(cmd.units)))
+
+
+def _bombard(b: Builder, cmd: Bombard) -> None:
+    n = _need_step(b, "preliminary_bombardment")
+    run_bombardment(b, n)
+    b.emit(BombardmentFinished())
+    advance(b)
+
+
+def run_bombardment(b: Builder, n: NarrativeState) -> None:
+    attacker = _attacker(b)
+    s = b.state
+    targets = sorted(
+        {s.group(u.id)[0] for u in s.units_of(other(attacker)) if s.on_battlefield(u.id)}
+    )
+    spent = set(n.aimed)
+    for t in targets:
+        target = BombardmentTarget(
+            t,
+            infantry=s.all_have_keyword(t, "INFANTRY"),
+            go_to_ground=t in n.go_to_ground,
+            hit_on=4 if (attacker, "intensive-bombardment", t) in spent else None,
+            dice=3 if (attacker, "sustained-bombardment", t) in spent else 1,
+            foxholes=(other(attacker), "foxholes", t) in spent,
+        )
+        start = len(b.roller.records)
+        (hit,) = preliminary_bombardment(n.rules.bombardment, (target,), b.roller)
+        roll = take_roll(b.roller, start)
+        damage: tuple[ModelDamage, ...] = ()
+        if hit.hit:
+            fnp = b.feel_no_pain()
+            damage = tuple(allocate(b.state, t, (), mortal_wounds=hit.mortal_wounds, ignores=fnp))
+        b.emit(BombardmentResolved(t, roll, hit.hit, hit.mortal_wounds, damage, hit.went_to_ground))
+
+
+# -- mission stratagems ----------------------------------------------------------------------
+
+
+def _use_mission_stratagem(b: Builder, cmd: UseMissionStratagem) -> None:
+    n = _n(b)
+    s = b.state
+    assert s.setup is not None
+    try:
+        strat = n.mission.stratagem(cmd.stratagem)
+    except KeyError:
+        raise refuse(
+            Code.UNKNOWN_STRATAGEM, f"{n.mission.id} has no stratagem {cmd.stratagem!r}"
+        ) from None
+    side = _side(b)
+    if strat.side is not side:
+        raise refuse(Code.NOT_YOUR_CHOICE, f"{cmd.stratagem} is a {strat.side.value} stratagem")
+    if not s.setup.options.battle_forged:
+        raise refuse(Code.BAD_COMMAND, "mission stratagems need Battle-forged armies [L125]")
+    cost = strat.cost
+    amount = cost.cp if cmd.cp is None and cost.kind == "fixed" else cmd.cp
+    if amount is None or not cost.allows(amount):
+        raise refuse(
+            Code.BAD_COMMAND, f"{cmd.stratagem} costs {cost.cp or f'{cost.min}-{cost.max}'} CP"
+        )
+    if amount > s.players[b.actor].cp:
+        raise refuse(
+            Code.NOT_ENOUGH_CP,
+            f"{cmd.stratagem} costs {amount} CP; you have {s.players[b.actor].cp}",
+        )
+    if strat.once_per_battle and n.times_used(b.actor, strat.id):
+        raise refuse(Code.BAD_COMMAND, f"{strat.id} is used once per battle")
+    _stratagem_timing(b, n, strat.id, cmd.target)
+    b.emit(MissionStratagemUsed(b.actor, strat.id, amount, s.round, cmd.target))
+    if strat.id == "spies":
+        assert cmd.target is not None
+        _reveal(b, cmd.target, forced=True)
+    elif strat.id == "beacon-scan":
+        assert cmd.target is not None
+        _search(b, "", cmd.target, scan=True)
+    elif strat.id == "preliminary-bombardment":
+        run_bombardment(b, _n(b))
+        b.emit(BombardmentFinished())
+
+
+def _stratagem_timing(b: Builder, n: NarrativeState, strat: str, target: str | None) -> None:
+    s = b.state
+    in_setup = s.stage in (Stage.NARRATIVE, Stage.ROLL_OFF, Stage.DECLARE_FORMATIONS)
+    if (strat in SET_UP_STRATAGEMS or strat == "preliminary-bombardment") and not in_setup:
+        raise refuse(Code.WRONG_STAGE, f"{strat} is used before the first turn")
+    if strat == "decoys" and (n.step != "hidden_deployment" or n.token_ids):
+        raise refuse(Code.WRONG_STAGE, "decoys are added just before the tokens are placed")
+    if strat == "spies" and (not n.token_ids or target not in n.token_ids or target in n.revealed):
+        raise refuse(Code.BAD_COMMAND, "name a placed token that is not revealed yet")
+    if strat in ("sustained-bombardment", "intensive-bombardment", "foxholes") and (
+        n.step != "preliminary_bombardment" or target is None or target not in s.units
+    ):
+        raise refuse(Code.BAD_COMMAND, "name a unit, just before the bombardment")
+    if strat == "preliminary-bombardment" and (n.bombarded or s.stage is not Stage.ROLL_OFF):
+        raise refuse(Code.WRONG_STAGE, "after both sides deployed, before the first turn")
+    if strat == "extra-explosives" and not any(u == target for u, _ in n.attempts):
+        raise refuse(Code.BAD_COMMAND, "Extra Explosives follows a sabotage attempt by that unit")
+    if strat == "beacon-scan" and (target not in n.places or target in n.searched):
+        raise refuse(Code.BAD_COMMAND, "name a hiding place not searched yet")
+    if strat in ("rapid-reinforcements", "rapid-reaction", "delayed-reserves") and (
+        target is None or target not in n.reserves
+    ):
+        raise refuse(Code.BAD_COMMAND, "name a unit in the mission's reserves")
+
+
+# -- the alarm -------------------------------------------------------------------------------
+
+
+def _has_alarm(n: NarrativeState) -> bool:
+    return n.mission.reserve_policy(Side.DEFENDER).mode is ReserveMode.ALARM
+
+
+def _raise(b: Builder, cause: AlarmCause) -> None:
+    s = b.state
+    active = s.active
+    truncate = active is not None and active is s.attacker
+    b.emit(AlarmChanged(AlarmState.RAISED, cause, s.round, active, truncate))
+    if truncate:
+        truncate_turn(b)
+
+
+def truncate_turn(b: Builder) -> None:
+    """The alarm raised in the Attacker's turn: that turn ends now [L106]."""
+    seat = b.state.active
+    while b.state.stage is Stage.BATTLE and b.state.active is seat and b.state.charge is None:
+        end_phase(b)
+
+
+def after_attack(b: Builder, attacker_unit: str) -> None:
+    """After an attack: an Attacker's ranged attack raises the alarm [L92] (*Silenced Weapons*
+    bought this phase: only if the rules say so, rulings)."""
+    n = b.state.narrative
+    s = b.state
+    if n is None or not _has_alarm(n) or n.alarm.state is not AlarmState.CALM:
+        return
+    if s.phase is not Phase.SHOOTING or s.units[attacker_unit].owner is not s.attacker:
+        return
+    silenced = any(
+        seat is s.attacker and i == "silenced-weapons" and r == s.round for seat, i, _, r in n.spent
+    )
+    if silenced:
+        return
+    _raise(b, AlarmCause.RANGED_ATTACK)
+
+
+def _raise_alarm(b: Builder, cmd: RaiseAlarm) -> None:
+    need_battle(b)
+    n = _n(b)
+    if not _has_alarm(n):
+        raise refuse(Code.BAD_COMMAND, f"{n.mission.id} has no alarm")
+    if n.alarm.raised:
+        raise refuse(Code.BAD_COMMAND, "the alarm is already raised")
+    try:
+        cause = AlarmCause(cmd.cause)
+    except ValueError:
+        raise refuse(Code.BAD_COMMAND, f"unknown cause {cmd.cause!r}") from None
+    if cause not in (
+        AlarmCause.DETECTED,
+        AlarmCause.SENTRY_SURVIVED_FIGHT,
+        AlarmCause.PSYCHIC_POWER,
+    ):
+        raise refuse(Code.BAD_COMMAND, "report detected, sentry_survived_fight or psychic_power")
+    _raise(b, cause)
+
+
+def end_of_turn(b: Builder) -> None:
+    """Called as a player turn ends: a pending alarm (sabotage attempt, spy found) is raised."""
+    n = b.state.narrative
+    if n is None or n.alarm.state is not AlarmState.PENDING:
+        return
+    assert n.alarm.cause is not None
+    b.emit(AlarmChanged(AlarmState.RAISED, n.alarm.cause, b.state.round, b.state.active))
+
+
+# -- reserves, sustained assault -------------------------------------------------------------
+
+
+def _reserve_roll(b: Builder, cmd: ReserveRoll) -> None:
+    need_phase(b, Phase.MOVEMENT)
+    need_active(b)
+    n = _n(b)
+    u = need_own(b, cmd.unit)
+    if cmd.unit not in n.reserves or u.location is not Location.RESERVES:
+        raise refuse(Code.NOT_IN_RESERVES, f"{b.state.specs[cmd.unit].name} is not in Reserve")
+    if cmd.unit in n.reserve_tried:
+        raise refuse(Code.BAD_COMMAND, "one reserve roll per unit and Movement phase")
+    side = _side(b)
+    policy = n.mission.reserve_policy(side)
+    s = b.state
+    modifier = 0
+    automatic = False
+    for seat, i, cp, r in n.spent:
+        if r != s.round:
+            continue
+        if seat is b.actor and i == "signal-the-attack":
+            modifier += 1
+        if seat is not b.actor and i == "delayed-reserves":
+            modifier -= cp
+        if seat is b.actor and i in ("rapid-reinforcements", "rapid-reaction"):
+            automatic = True
+    start = len(b.roller.records)
+    result = reserve_roll(
+        policy,
+        cmd.unit,
+        round_=s.round,
+        own_phase=s.round,
+        roller=b.roller,
+        modifier=modifier,
+        automatic=automatic,
+        alarm_turns=n.alarm.defender_turns_since if n.alarm.raised else None,
+    )
+    if result.reason in ("too_early", "not_allowed", "before_alarm"):
+        raise refuse(
+            Code.RESERVES_NOT_YET, f"{s.specs[cmd.unit].name} cannot arrive now ({result.reason})"
+        )
+    roll = take_roll(b.roller, start) if result.die is not None else None
+    b.emit(ReserveRolled(cmd.unit, result.arrives, result.reason, roll, modifier))
+    if result.arrives:
+        b.emit(UnitArrived(b.state.group(cmd.unit), ReserveKind.STRATEGIC))
+
+
+def _assault_return(b: Builder, cmd: AssaultReturn) -> None:
+    need_phase(b, Phase.MOVEMENT)
+    need_active(b)
+    n = _n(b)
+    rule = n.rules.sustained_assault
+    if n.mission.rules.sustained_assault_edge is None or _side(b) is not Side.ATTACKER:
+        raise refuse(Code.BAD_COMMAND, "only the Attacker of a sustained assault rolls for this")
+    if n.assault_rolled:
+        raise refuse(Code.BAD_COMMAND, "sustained assault is rolled once per Movement phase")
+    if not n.down:
+        raise refuse(Code.BAD_COMMAND, "no destroyed unit to bring back")
+    start = len(b.roller.records)
+    back: list[str] = []
+    troops = n.rules.sentries.troops_keywords
+    for u in n.down:
+        die = b.roller.roll(6, f"sustained assault: {u}")
+        bonus = rule.troops_bonus if any(b.state.specs[u].has(k) for k in troops) else 0
+        if die + bonus >= rule.return_on:
+            back.append(u)
+    b.emit(AssaultReturnRolled(n.down, take_roll(b.roller, start), tuple(back)))
+
+
+def _cull(b: Builder, cmd: CullUnit) -> None:
+    need_phase(b, Phase.FIGHT)
+    need_active(b)
+    n = _n(b)
+    need_own(b, cmd.unit)
+    need_alive(b, cmd.unit)
+    if n.mission.rules.sustained_assault_edge is None or _side(b) is not Side.ATTACKER:
+        raise refuse(Code.BAD_COMMAND, "only the Attacker of a sustained assault culls units")
+    spec = b.state.specs[cmd.unit]
+    u = b.state.units[cmd.unit]
+    ok = may_cull(
+        n.rules.sustained_assault,
+        starting_models=spec.models,
+        models_left=u.models_alive,
+        starting_wounds=sum(spec.max_wounds),
+        wounds_left=sum(u.wounds),
+    )
+    if not ok:
+        raise refuse(Code.BAD_COMMAND, f"{spec.name} is above a quarter of its starting strength")
+    b.emit(UnitsDestroyed((cmd.unit,), cause="culled"))
+    b.emit(AttackerUnitsDown((cmd.unit,), culled=True))
+
+
+def track_destroyed(b: Builder) -> None:
+    """After every command: Attacker units newly destroyed are recorded (sustained assault
+    brings them back; Blitz scores each destruction)."""
+    n = b.state.narrative
+    s = b.state
+    if n is None or s.stage is not Stage.BATTLE or s.attacker is None:
+        return
+    new = tuple(
+        u.id
+        for u in s.units_of(s.attacker)
+        if not u.alive and u.id not in n.down and u.location is not Location.RESERVES
+    )
+    if new:
+        b.emit(AttackerUnitsDown(new))
+
+
+# -- sabotage, spy, escape, zones --------------------------------------------------------------
+
+
+def _attempt_sabotage(b: Builder, cmd: AttemptSabotage) -> None:
+    need_phase(b, Phase.FIGHT)
+    need_active(b)
+    n = _n(b)
+    if n.mission.evaluator is not Evaluator.SABOTAGE or _side(b) is not Side.ATTACKER:
+        raise refuse(Code.BAD_COMMAND, "only the Attacker of Sabotage attempts a sabotage")
+    need_own(b, cmd.unit)
+    need_alive(b, cmd.unit)
+    excluded = n.mission.params.get("excluded_keywords", ["VEHICLE", "MONSTER"])
+    assert isinstance(excluded, list)
+    sab = Sabotage(attempts=n.attempts, extra=n.extra_explosives)
+    keywords = {k for i in b.state.group(cmd.unit) for k in b.state.specs[i].keywords}
+    try:
+        sab.attempt(
+            cmd.unit,
+            b.state.round,
+            distance=0.0,
+            keywords=keywords,
+            excluded=[str(x) for x in excluded],
+        )
+    except NarrativeError as exc:
+        raise refuse(Code.BAD_COMMAND, str(exc)) from None
+    b.emit(SabotageAttempted(cmd.unit, b.state.round))
+    if n.alarm.state is AlarmState.CALM:
+        b.emit(AlarmChanged(AlarmState.PENDING, AlarmCause.SABOTAGE_ATTEMPT, b.state.round))
+
+
+def _search(b: Builder, unit: str, place: str, *, scan: bool) -> None:
+    n = _n(b)
+    if n.spy_found_at is not None:
+        raise refuse(Code.BAD_COMMAND, "the spy is already found")
+    if place not in n.places or place in n.searched:
+        raise refuse(Code.BAD_COMMAND, f"no hiding place {place!r} left to search")
+    key = "scan_found_on" if scan else "found_on"
+    found_on = n.mission.params.get(key, 6)
+    assert isinstance(found_on, int)
+    last = not scan and len(n.searched) == len(n.places) - 1
+    start = len(b.roller.records)
+    die = b.roller.roll(6, f"{'beacon scan' if scan else 'search'} {place}")
+    found = last or die >= found_on
+    b.emit(HidingPlaceSearched(unit, place, take_roll(b.roller, start), found, scan))
+    if found and n.alarm.state is AlarmState.CALM:
+        b.emit(AlarmChanged(AlarmState.PENDING, AlarmCause.SPY_FOUND, b.state.round))
+
+
+def _search_hiding_place(b: Builder, cmd: SearchHidingPlace) -> None:
+    need_active(b)
+    n = _n(b)
+    if n.mission.evaluator is not Evaluator.RESCUE or _side(b) is not Side.ATTACKER:
+        raise refuse(Code.BAD_COMMAND, "only the Attacker of Rescue searches for the spy")
+    need_own(b, cmd.unit)
+    need_alive(b, cmd.unit)
+    _search(b, cmd.unit, cmd.place, scan=False)
+
+
+def _report_spy_killed(b: Builder, cmd: ReportSpyKilled) -> None:
+    need_battle(b)
+    n = _n(b)
+    if n.spy_found_at is None or not n.spy_alive:
+        raise refuse(Code.BAD_COMMAND, "the spy is not found, or already dead")
+    b.emit(SpyKilled())
+
+
+def _escape(b: Builder, cmd: EscapeUnit) -> None:
+    need_phase(b, Phase.MOVEMENT)
+    need_active(b)
+    n = _n(b)
+    if n.mission.evaluator is not Evaluator.ESCAPE or _side(b) is not Side.DEFENDER:
+        raise refuse(Code.BAD_COMMAND, "only the Defender of Ambush escapes")
+    need_own(b, cmd.unit)
+    need_alive(b, cmd.unit)
+    b.emit(UnitEscaped(b.state.group(cmd.unit)))
+
+
+def _report_zones(b: Builder, cmd: ReportZones) -> None:
+    need_battle(b)
+    n = _n(b)
+    if n.mission.evaluator is not Evaluator.BREAKTHROUGH:
+        raise refuse(Code.BAD_COMMAND, f"{n.mission.id} has no First and Second Line zones")
+    attacker = _attacker(b)
+    for u in (*cmd.first_line, *cmd.second_line):
+        if need_unit(b, u).owner is not attacker:
+            raise refuse(Code.BAD_COMMAND, f"{u!r} is not an Attacker unit")
+    b.emit(ZonesReported(tuple(cmd.first_line), tuple(cmd.second_line)))
+
+
+# -- victory -----------------------------------------------------------------------------------
+
+
+def _on_table(s: BattleState, unit: str) -> bool:
+    u = s.units[unit]
+    if not u.alive:
+        return False
+    if u.location is Location.EMBARKED and u.embarked_in is not None:
+        return s.on_battlefield(u.embarked_in)
+    return u.location is Location.BATTLEFIELD
+
+
+def _facts(s: BattleState, n: NarrativeState) -> Facts:
+    attacker = s.attacker
+    assert attacker is not None
+    defender = other(attacker)
+    ev = n.mission.evaluator
+    if ev is Evaluator.LAST_STAND:
+        return LastStandFacts(
+            sum(u.models_alive for u in s.units_of(defender) if _on_table(s, u.id))
+        )
+    if ev is Evaluator.ESCAPE:
+        escaped = {u: s.specs[u].points for u in n.escaped}
+        return EscapeFacts(escaped, _value(s, defender))
+    if ev is Evaluator.UNITS_DESTROYED:
+        return PatrolFacts(
+            [u.id for u in s.units_of(attacker)],
+            [u.id for u in s.units_of(defender)],
+            [u.id for u in s.units.values() if not u.alive],
+            [u for u in s.units if _on_table(s, u)],
+        )
+    if ev is Evaluator.BREAKTHROUGH:
+        alive = {u for u in s.units if _on_table(s, u)}
+        return BlitzFacts(
+            [u for u in n.first_line if u in alive],
+            [u for u in n.second_line if u in alive],
+            n.destructions,
+        )
+    if ev is Evaluator.SABOTAGE:
+        return SabotageFacts(len(n.attempts), bool(n.times_used(defender, "cut-the-wires")))
+    return RescueFacts(n.spy_found_at is not None, n.spy_alive)
+
+
+def evaluate_end(b: Builder, reason: str, in_reserve: tuple[str, ...]) -> None:
+    """End a narrative battle with the mission's own victory evaluation."""
+    s = b.state
+    n = s.narrative
+    assert n is not None
+    attacker = s.attacker
+    if attacker is None:  # conceded before the roles were chosen: nothing to evaluate
+        vp = {Seat.A: 0, Seat.B: 0}
+        b.emit(BattleEnded(Result(reason, None, vp, in_reserve)))
+        return
+    start = len(b.roller.records)
+    victory = evaluate(n.mission, _facts(s, n), b.roller)
+    roll = take_roll(b.roller, start) if victory.dice else None
+    winner = None if victory.winner is None else seat_of_side(attacker, victory.winner)
+    lines = tuple(
+        {"side": line.side.value, "item": line.item, "vp": line.vp, "detail": line.detail}
+        for line in victory.breakdown
+    )
+    b.emit(NarrativeEvaluated(winner, victory.result.value, victory.vp, lines, roll))
+    a_vp, d_vp = victory.vp if victory.vp is not None else (0, 0)
+    vp = {attacker: a_vp, other(attacker): d_vp}
+    b.emit(BattleEnded(Result(reason, winner, vp, in_reserve)))
+
+
+COMMANDS: dict[type[Tagged], Callable[[Builder, Any], None]] = {
+    PlaceTokens: _place_tokens,
+    DeployForces: _deploy_forces,
+    GoToGround: _go_to_ground,
+    Bombard: _bombard,
+    UseMissionStratagem: _use_mission_stratagem,
+    RaiseAlarm: _raise_alarm,
+    ReserveRoll: _reserve_roll,
+    AssaultReturn: _assault_return,
+    CullUnit: _cull,
+    AttemptSabotage: _attempt_sabotage,
+    SearchHidingPlace: _search_hiding_place,
+    ReportSpyKilled: _report_spy_killed,
+    EscapeUnit: _escape,
+    ReportZones: _report_zones,
+}
