@@ -1,0 +1,354 @@
+"""The friendly forms: a counter, a tile or a scenario typed in fields instead of JSON.
+
+Each form's field names are the JSON paths of what they fill, relative to the item
+(``faces[0].dv``, ``sides[1].points``), so that the engine's located problems land beside the
+field they are about. A form only changes the fields it shows: saving over an existing item
+(same id) keeps everything else it had (a face's weapons, a tile's slots, a side's options).
+A number that is not one is passed to the engine as typed, which names the field it refuses.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from app.engine.black_reach.board import UnitClass
+from app.engine.black_reach.forces import FaceKind, Faction, Role, StepLoss, TileKind
+from app.engine.black_reach.loaders import SCENARIO_FORMAT
+
+CLASSES: tuple[str, ...] = tuple(c.value for c in UnitClass)
+FACTIONS: tuple[str, ...] = tuple(f.value for f in Faction)
+FACE_KINDS: tuple[str, ...] = tuple(k.value for k in FaceKind)
+ROLES: tuple[str, ...] = tuple(r.value for r in Role)
+STEP_LOSSES: tuple[str, ...] = tuple(s.value for s in StepLoss)
+TILE_KINDS: tuple[str, ...] = tuple(k.value for k in TileKind)
+FORM_FACES = 2
+FORM_OBJECTIVES = 3
+
+
+class FormData:
+    """The submitted fields: one value each, or all of a multi-select."""
+
+    def __init__(self, single: Mapping[str, str], multi: Mapping[str, Sequence[str]]) -> None:
+        self._single = single
+        self._multi = multi
+
+    def text(self, name: str) -> str:
+        return self._single.get(name, "").strip()
+
+    def values(self, name: str) -> list[str]:
+        return [v for v in self._multi.get(name, ()) if v]
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _number(raw: str) -> int | str | None:
+    """Blank: None; a whole number: itself; anything else: the text, for the engine to refuse."""
+    if not raw:
+        return None
+    try:
+        return int(raw)
+    except ValueError:
+        return raw
+
+
+def _put(target: dict[str, Any], key: str, value: Any) -> None:
+    """Set a field, or drop it when the form leaves it blank (the engine's default applies)."""
+    if value is None or value == "":
+        target.pop(key, None)
+    else:
+        target[key] = value
+
+
+def _params(raw: str) -> dict[str, int | str]:
+    """``assault=2, limited_range=4``: the number or letter of each ability's symbol."""
+    out: dict[str, int | str] = {}
+    for part in raw.replace(";", ",").split(","):
+        name, sep, value = part.partition("=")
+        if sep and name.strip() and value.strip():
+            parsed = _number(value.strip())
+            if parsed is not None:
+                out[name.strip()] = parsed
+    return out
+
+
+def _ability_params(abilities: Any) -> str:
+    if not isinstance(abilities, list):
+        return ""
+    return ", ".join(
+        f"{a['id']}={a['param']}"
+        for a in abilities
+        if isinstance(a, dict) and a.get("param") is not None and "id" in a
+    )
+
+
+def find(items: Any, ident: str) -> tuple[int, dict[str, Any] | None]:
+    """The index and item with that id in a list (the list's length and None if none)."""
+    if not isinstance(items, list):
+        return 0, None
+    for i, item in enumerate(items):
+        if isinstance(item, dict) and item.get("id") == ident:
+            return i, item
+    return len(items), None
+
+
+# -- counters ---------------------------------------------------------------------------------
+
+
+def counter_from_form(form: FormData, existing: dict[str, Any] | None) -> dict[str, Any]:
+    counter = copy.deepcopy(existing) if existing else {}
+    counter["id"] = form.text("id")
+    counter["name"] = form.text("name")
+    counter["faction"] = form.text("faction")
+    counter["class"] = form.text("class")
+    _put(counter, "role", form.text("role"))
+    old_faces = _list(counter.get("faces"))
+    faces: list[Any] = []
+    for i in range(FORM_FACES):
+        at = f"faces[{i}]"
+        kind = form.text(f"{at}.kind")
+        if not kind:
+            continue
+        face = copy.deepcopy(old_faces[i]) if i < len(old_faces) else {}
+        if not isinstance(face, dict):
+            face = {}
+        face["kind"] = kind
+        face["dv"] = _number(form.text(f"{at}.dv"))
+        face["mv"] = _number(form.text(f"{at}.mv"))  # blank: the blue "X"
+        face["cv"] = {c: _number(form.text(f"{at}.cv.{c}")) for c in CLASSES}
+        params = _params(form.text(f"{at}.params"))
+        abilities = [
+            {"id": a, "param": params[a]} if a in params else {"id": a}
+            for a in form.values(f"{at}.abilities")
+        ]
+        _put(face, "abilities", abilities or None)
+        _put(face, "on_step_loss", form.text(f"{at}.on_step_loss"))
+        faces.append(face)
+    counter["faces"] = faces + list(old_faces[FORM_FACES:])
+    return counter
+
+
+def counter_fields(counter: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The form's fields filled from a counter (to edit it)."""
+    if not counter:
+        return {}
+    fields: dict[str, Any] = {
+        k: counter.get(k, "") for k in ("id", "name", "faction", "class", "role")
+    }
+    faces = _list(counter.get("faces"))
+    for i, face in enumerate(faces[:FORM_FACES]):
+        if not isinstance(face, dict):
+            continue
+        at = f"faces[{i}]"
+        fields[f"{at}.kind"] = face.get("kind", "")
+        fields[f"{at}.dv"] = face.get("dv", "")
+        fields[f"{at}.mv"] = "" if face.get("mv") is None else face["mv"]
+        cv = _dict(face.get("cv"))
+        for c in CLASSES:
+            fields[f"{at}.cv.{c}"] = "" if cv.get(c) is None else cv[c]
+        abilities = _list(face.get("abilities"))
+        fields[f"{at}.abilities"] = [a.get("id") for a in abilities if isinstance(a, dict)]
+        fields[f"{at}.params"] = _ability_params(abilities)
+        fields[f"{at}.on_step_loss"] = face.get("on_step_loss", "")
+    return fields
+
+
+# -- tiles --------------------------------------------------------------------------------------
+
+
+def tile_from_form(form: FormData, existing: dict[str, Any] | None) -> dict[str, Any]:
+    tile = copy.deepcopy(existing) if existing else {}
+    tile["id"] = form.text("id")
+    tile["name"] = form.text("name")
+    tile["faction"] = form.text("faction")
+    _put(tile, "kind", form.text("kind"))
+    tile["cost"] = _number(form.text("cost"))
+    tile["counters"] = form.values("counters")
+    _put(tile, "breaking_point", _number(form.text("breaking_point")))
+    _put(tile, "victory_points", _number(form.text("victory_points")))
+    _put(tile, "order_stars", _number(form.text("order_stars")))
+    return tile
+
+
+def tile_fields(tile: Mapping[str, Any] | None) -> dict[str, Any]:
+    if not tile:
+        return {}
+    fields: dict[str, Any] = {
+        k: tile.get(k, "")
+        for k in (
+            "id",
+            "name",
+            "faction",
+            "kind",
+            "cost",
+            "breaking_point",
+            "victory_points",
+            "order_stars",
+        )
+    }
+    fields["counters"] = _list(tile.get("counters"))
+    return fields
+
+
+# -- scenarios ----------------------------------------------------------------------------------
+
+
+def _rect(form: FormData, at: str) -> dict[str, Any] | None:
+    values = [_number(form.text(f"{at}.{k}")) for k in ("from_x", "from_y", "to_x", "to_y")]
+    if all(v is None for v in values):
+        return None
+    fx, fy, tx, ty = (0 if v is None else v for v in values)
+    return {"from": [fx, fy], "to": [tx, ty]}
+
+
+def _rect_fields(squares: Any, at: str) -> dict[str, Any]:
+    """The first square or rectangle of a list, in the form's four fields."""
+    if not isinstance(squares, list) or not squares:
+        return {}
+    first = squares[0]
+    if isinstance(first, dict):
+        a, b = first.get("from"), first.get("to")
+    else:
+        a = b = first
+    if not (isinstance(a, list) and isinstance(b, list) and len(a) == 2 and len(b) == 2):
+        return {}
+    return {f"{at}.from_x": a[0], f"{at}.from_y": a[1], f"{at}.to_x": b[0], f"{at}.to_y": b[1]}
+
+
+def _squares(rect: dict[str, Any] | None, old: Any) -> list[Any]:
+    """The form's rectangle first, then the other squares the item had (the form shows one)."""
+    rest = old[1:] if isinstance(old, list) else []
+    return ([rect] if rect else []) + rest
+
+
+def _army(side_id: str, tiles: list[str], old: Any) -> dict[str, Any]:
+    """The tiles chosen, each keeping what fills its slots if the side fielded it already."""
+    fielded = old.get("tiles") if isinstance(old, dict) else None
+    before = {
+        f.get("tile"): f
+        for f in (fielded if isinstance(fielded, list) else [])
+        if isinstance(f, dict)
+    }
+    return {"faction": side_id, "tiles": [before.get(t) or {"tile": t, "slots": []} for t in tiles]}
+
+
+def scenario_from_form(form: FormData, existing: dict[str, Any] | None) -> dict[str, Any]:
+    scenario: dict[str, Any] = copy.deepcopy(existing) if existing else {}
+    scenario["format"] = SCENARIO_FORMAT
+    scenario["id"] = form.text("id")
+    scenario["name"] = form.text("name")
+    scenario["turns"] = _number(form.text("turns"))
+    scenario["hand_size"] = _number(form.text("hand_size"))
+    _put(scenario, "vp_to_win", _number(form.text("vp_to_win")))
+    scenario["first_initiative"] = form.text("first_initiative")
+    board = form.text("board")
+    old_board = _dict(scenario.get("board"))
+    placed = _list(old_board.get("boards"))
+    same = bool(placed) and isinstance(placed[0], dict) and placed[0].get("board") == board
+    if not same:  # a new battlefield of one board (an assembly of several: edit the JSON)
+        scenario["board"] = {"name": board, "boards": [{"board": board}]} if board else {}
+    old_sides = _list(scenario.get("sides"))
+    sides = []
+    for i in range(2):
+        at = f"sides[{i}]"
+        old = old_sides[i] if i < len(old_sides) and isinstance(old_sides[i], dict) else {}
+        side = copy.deepcopy(old)
+        side["id"] = form.text(f"{at}.id")
+        _put(side, "points", _number(form.text(f"{at}.points")))
+        side["deployment"] = _squares(_rect(form, f"{at}.deployment"), old.get("deployment"))
+        side["army"] = _army(side["id"], form.values(f"{at}.tiles"), old.get("army"))
+        sides.append(side)
+    scenario["sides"] = sides
+    old_objectives = scenario.get("objectives")
+    old_by_row = old_objectives if isinstance(old_objectives, list) else []
+    objectives = []
+    for k in range(FORM_OBJECTIVES):
+        at = f"objectives[{k}]"
+        ident = form.text(f"{at}.id")
+        if not ident:
+            continue
+        old = old_by_row[k] if k < len(old_by_row) and isinstance(old_by_row[k], dict) else {}
+        objective = copy.deepcopy(old)
+        objective["id"] = ident
+        objective["squares"] = _squares(_rect(form, f"{at}.squares"), old.get("squares"))
+        _put(objective, "vp", _number(form.text(f"{at}.vp")))
+        _put(objective, "wins", True if form.text(f"{at}.wins") else None)
+        objectives.append(objective)
+    scenario["objectives"] = objectives + old_by_row[FORM_OBJECTIVES:]
+    return scenario
+
+
+def scenario_fields(scenario: Mapping[str, Any] | None) -> dict[str, Any]:
+    if not scenario:
+        return {}
+    fields: dict[str, Any] = {
+        k: "" if scenario.get(k) is None else scenario.get(k)
+        for k in ("id", "name", "turns", "hand_size", "vp_to_win", "first_initiative")
+    }
+    board = _dict(scenario.get("board"))
+    placed = _list(board.get("boards"))
+    if placed and isinstance(placed[0], dict):
+        fields["board"] = placed[0].get("board", "")
+    sides = _list(scenario.get("sides"))
+    for i, side in enumerate(sides[:2]):
+        if not isinstance(side, dict):
+            continue
+        at = f"sides[{i}]"
+        fields[f"{at}.id"] = side.get("id", "")
+        fields[f"{at}.points"] = "" if side.get("points") is None else side["points"]
+        fields.update(_rect_fields(side.get("deployment"), f"{at}.deployment"))
+        army = _dict(side.get("army"))
+        fielded = _list(army.get("tiles"))
+        fields[f"{at}.tiles"] = [f.get("tile") for f in fielded if isinstance(f, dict)]
+    objectives = scenario.get("objectives")
+    for k, objective in enumerate(
+        objectives[:FORM_OBJECTIVES] if isinstance(objectives, list) else []
+    ):
+        if not isinstance(objective, dict):
+            continue
+        at = f"objectives[{k}]"
+        fields[f"{at}.id"] = objective.get("id", "")
+        fields[f"{at}.vp"] = objective.get("vp", "")
+        fields[f"{at}.wins"] = bool(objective.get("wins"))
+        fields.update(_rect_fields(objective.get("squares"), f"{at}.squares"))
+    return fields
+
+
+@dataclass(frozen=True, slots=True)
+class Located:
+    """The problems of one item, keyed by their path relative to it ("" for the item)."""
+
+    by_field: dict[str, list[str]]
+
+    def under(self, prefix: str) -> list[str]:
+        """The messages of a field and of everything inside it."""
+        return [
+            m
+            for f, ms in self.by_field.items()
+            if f == prefix or f.startswith((prefix + ".", prefix + "["))
+            for m in ms
+        ]
+
+    def all(self) -> list[tuple[str, str]]:
+        return [(f, m) for f, ms in self.by_field.items() for m in ms]
+
+
+def locate(problems: Sequence[tuple[str, str]], prefix: str) -> Located:
+    """The problems under ``prefix`` (``forces.counters[3]``), relative to it; the others under
+    the key ``"*"`` with their full path (a change can break something elsewhere)."""
+    out: dict[str, list[str]] = {}
+    for field, message in problems:
+        if field == prefix or field.startswith((prefix + ".", prefix + "[")):
+            key = field[len(prefix) :].removeprefix(".")
+            out.setdefault(key, []).append(message)
+        else:
+            out.setdefault("*", []).append(f"{field}: {message}")
+    return Located(out)
