@@ -118,8 +118,12 @@ class _Out:
         actor: str,
         battle: BattleState,
         fix: Callable[[Event], Event] = lambda e: e,
+        *,
+        defender_charged: bool = False,
     ) -> None:
-        decision = pen_decide(battle, command, actor, self.roller)
+        decision = pen_decide(
+            battle, command, actor, self.roller, defender_charged=defender_charged
+        )
         for emitted in decision.events:
             self.emit(fix(emitted.event))
 
@@ -700,6 +704,19 @@ def _fight(out: _Out, cmd: Fight, actor: str) -> None:
             battle = battle.with_unit(replace(battle.units[who], fought=False, charged=False))
     else:
         battle = _synthetic(s, actor, Phase.ASSAULT, restore=(cmd.unit, cmd.target))
+    # the first round of a mutual assault in one pass: both sides have the charge bonus [L96]
+    # (the target's order, not resolved yet, assaults this unit); a later pass's target
+    # strikes without it [L98] (dynamics rulings D16)
+    both_charge = (
+        not second
+        and battle.units[cmd.unit].charged
+        and theirs is not None
+        and theirs.order is Order.ASSAULT
+        and theirs.declaration.target == cmd.unit
+        and theirs.step == slot.step
+        and not theirs.resolved
+        and theirs.rounds == 0
+    )
     real = s.battle.units
 
     def fix(event: Event) -> Event:
@@ -716,7 +733,7 @@ def _fight(out: _Out, cmd: Fight, actor: str) -> None:
             target_models_left=left(event.target, event.target_models_left),
         )
 
-    out.pen(cmd, actor, battle, fix)
+    out.pen(cmd, actor, battle, fix, defender_charged=both_charge)
 
 
 def _postpone(out: _Out, cmd: Postpone, actor: str) -> None:

@@ -777,7 +777,12 @@ def plan_attack(request: AttackRequest) -> AttackPlan:
 
 
 def counter_request(request: AttackRequest, models: int) -> AttackRequest | None:
-    """The defender's strike back in melee: its ``models`` survivors against the attacker."""
+    """The defender's strike back in melee: its ``models`` survivors against the attacker.
+
+    It has no charge bonus unless ``defender_charged`` says it charged too (Dynamics [L96]);
+    the attacker's cover is never the defender's business (the I10 of charged squads in cover
+    is worked out from the charger's side only [L1183]).
+    """
     t = request.target
     if not request.melee or not isinstance(t, Unit) or models <= 0:
         return None
@@ -792,7 +797,9 @@ def counter_request(request: AttackRequest, models: int) -> AttackRequest | None
     s = request.situation
     situation = replace(
         s,
-        charged=False,
+        charged=s.defender_charged,
+        target_in_cover=False,
+        defender_charged=False,
         smash=False,
         furious_charge_initiative=False,
         defensive_grenades=False,

@@ -597,6 +597,9 @@ class Situation:
     offensive_grenades: bool = False
     defensive_grenades: bool = False
     target_already_locked: bool = False
+    # the charged squad charged too: its strike back has the charge bonus (a mutual assault
+    # in one pass of the Dynamics variant, Dyn [L96]); PEN itself never sets it
+    defender_charged: bool = False
     furious_charge_initiative: bool = False
     smash: bool = False
     engaged_enemies: int | None = None

@@ -1232,7 +1232,9 @@ def _charge(out: _Out, cmd: Charge, actor: str) -> None:
     out.emit(ChargeDeclared(cmd.unit, cmd.target, cmd.distance))
 
 
-def _fight(out: _Out, cmd: Fight, actor: str) -> None:
+def _fight(out: _Out, cmd: Fight, actor: str, defender_charged: bool = False) -> None:
+    """``defender_charged``: the target fights this round with the charge bonus too (a mutual
+    assault in one pass of the Dynamics variant, Dyn [L96]); PEN never sets it."""
     s = out.state
     _turn(s, actor, Phase.ASSAULT)
     me = _unit(s, cmd.unit)
@@ -1246,7 +1248,7 @@ def _fight(out: _Out, cmd: Fight, actor: str) -> None:
         _own(s, cmd.unit, actor)
         _choose(out, cmd.unit, actor)
     if len(group) > 2 or me.is_vehicle or them.is_vehicle or cmd.assign:
-        _fight_many(out, cmd, group)
+        _fight_many(out, cmd, group, defender_charged)
         return
     spec = s.unit_spec(cmd.unit)
     melee = spec.melee if spec.melee is not None else {"kind": "melee"}
@@ -1256,6 +1258,8 @@ def _fight(out: _Out, cmd: Fight, actor: str) -> None:
         "offensive_grenades": cmd.offensive_grenades,
         "target_already_locked": not me.charged,
     }
+    if defender_charged:
+        situation["defender_charged"] = True
     try:
         request = request_from_dict(
             {
@@ -1343,7 +1347,7 @@ def _strike_request(
     return _request(attacker, melee, target, situation)
 
 
-def _fight_many(out: _Out, cmd: Fight, group: list[str]) -> None:
+def _fight_many(out: _Out, cmd: Fight, group: list[str], defender_charged: bool = False) -> None:
     """A combat of several squads, or with a vehicle, fought at once [L1205-L1213]: every
     squad strikes the enemy squad it is assigned to, in Initiative steps, casualties removed
     at the end of each step [L1237-L1240]; the side that inflicted more casualties (all its
@@ -1354,6 +1358,8 @@ def _fight_many(out: _Out, cmd: Fight, group: list[str]) -> None:
     one casualty; vehicles take no morale test [L940]; a vehicle without WS is never locked
     [L209] (pen rulings)."""
     s = out.state
+    if defender_charged:  # only for this combat's strikes: no event carries the flag
+        s = s.with_unit(replace(s.units[cmd.target], charged=True))
     targets = {cmd.unit: cmd.target}
     for pairing in cmd.assign:
         if pairing.unit not in group or pairing.target not in s.units[pairing.unit].locked:
@@ -1650,7 +1656,16 @@ def _report(out: _Out, cmd: ReportControl, actor: str) -> None:
 # -- the rule book ---------------------------------------------------------------------------
 
 
-def decide(state: BattleState, command: Tagged, actor: str, dice: Roller) -> Decision[BattleState]:
+def decide(
+    state: BattleState,
+    command: Tagged,
+    actor: str,
+    dice: Roller,
+    *,
+    defender_charged: bool = False,
+) -> Decision[BattleState]:
+    """``defender_charged`` (a ``Fight`` only): the target has the charge bonus this round as
+    well, for the Dynamics variant's mutual assault in one pass (Dyn [L96]); PEN leaves it off."""
     if actor not in SEATS:
         raise refuse("bad_seat", "only seats A and B act", kind=RefusalKind.FORBIDDEN)
     if state.stage is Stage.ENDED:
@@ -1688,7 +1703,7 @@ def decide(state: BattleState, command: Tagged, actor: str, dice: Roller) -> Dec
         case Charge():
             _charge(out, command, actor)
         case Fight():
-            _fight(out, command, actor)
+            _fight(out, command, actor, defender_charged)
         case Embark():
             _embark(out, command, actor)
         case Disembark():

@@ -638,6 +638,27 @@ def test_a_squad_that_fails_its_test_does_not_shoot_into_the_melee() -> None:
     assert err.value.code == "cannot_shoot"  # locked squads do not shoot
 
 
+def test_the_charged_squad_has_the_charge_bonus_only_when_told_it_charged_too() -> None:
+    battle = battle_of(
+        (UnitSpec("tac", "Tac", 50, 2, MARINE),),
+        (UnitSpec("inf", "Guard", 50, 5, GUARD), UnitSpec("vet", "Vets", 50, 2, GUARD, (LASGUN,))),
+    )
+    battle.execute(StartTurn(), "A", dice=[6])
+    battle.execute(EndPhase(), "A")
+    battle.execute(Charge("tac", "inf", 3), "A")
+    fight = Fight("tac", "inf")
+
+    def to_hit(decision: Any) -> int:
+        rolls = [e.event.roll for e in decision.events if hasattr(e.event, "roll")]
+        return sum(1 for r in rolls for d in r.dice if d.label == "to hit")
+
+    # PEN: 2 Marines x (1 + 1 charging) and 5 Guardsmen x 1 [L1234]; all miss
+    assert to_hit(decide(battle.state, fight, "A", Roller.from_values([1] * 9))) == 9
+    # the Dynamics variant's mutual assault in one pass: 5 Guardsmen x (1 + 1) too [Dyn L96]
+    both = decide(battle.state, fight, "A", Roller.from_values([1] * 14), defender_charged=True)
+    assert to_hit(both) == 14
+
+
 def big_melee_battle() -> PenBattle:
     """Ten Marines (A) locked with two Guardsmen (B): the Marines are twice the friends."""
     battle = battle_of(
