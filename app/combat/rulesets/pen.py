@@ -131,7 +131,18 @@ class PenSituation(StrictRequest):
     target_shrouded: bool | None = None
     target_stealthy: bool | None = None
     target_aircraft: bool | None = None
-    target_locked_in_combat: bool | None = None
+    target_locked_in_combat: bool | None = Field(
+        default=None, description="Both of the next two (kept for older requests)."
+    )
+    target_in_melee: bool | None = Field(
+        default=None, description="The target is locked in combat: no range or speed modifiers."
+    )
+    into_melee_malus: bool | None = Field(
+        default=None, description="-1 BS: the target is not twice the friendly squads engaged."
+    )
+    defender_charged: bool | None = Field(
+        default=None, description="The charged squad strikes back with the charge bonus."
+    )
     target_gone_to_ground: bool | None = None
     target_giant: bool | None = None
     flying_mc_rapid_move: bool | None = None
