@@ -154,7 +154,7 @@ def census_of(docs: Sequence[Document], limits: ImportLimits | None = None) -> C
     lim = limits or ImportLimits()
     ws = Workspace(docs)
     recorder = _Recorder()
-    ws.census = recorder
+    ws.record(recorder)
     reporter = Reporter()
     for d in docs:
         if d.kind == "catalogue" and not d.library:

@@ -196,13 +196,20 @@ class Workspace:
 
     # -- conditions ----------------------------------------------------------------------
 
-    def condition(self, c: Element, ctx: Context, self_ids: frozenset[str]) -> Tri:
-        decided = self._decide(c, ctx, self_ids)
-        if self.census is not None:
-            self.census.seen(c, decided is not None, ctx.detachments)
-        return decided
+    def record(self, census: CensusRecorder) -> None:
+        """Tell ``census`` of every condition evaluated from now on (the census command; the
+        plain import pays nothing for it)."""
+        self.census = census
+        decide = self.condition
 
-    def _decide(self, c: Element, ctx: Context, self_ids: frozenset[str]) -> Tri:
+        def recording(c: Element, ctx: Context, self_ids: frozenset[str]) -> Tri:
+            decided = decide(c, ctx, self_ids)
+            census.seen(c, decided is not None, ctx.detachments)
+            return decided
+
+        self.condition = recording  # type: ignore[method-assign]
+
+    def condition(self, c: Element, ctx: Context, self_ids: frozenset[str]) -> Tri:
         kind = c.get("type") or ""
         scope = c.get("scope") or ""
         child = c.get("childId") or ""

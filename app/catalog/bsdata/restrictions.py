@@ -93,7 +93,7 @@ class RestrictionReader:
         if known is not None:
             return known
         self._carries[id(elem)] = False  # a link cycle reads as "nothing below"
-        found = any(_is_message(m) or _hides_by_roster(m) for m in elem.iter("modifier"))
+        found = any(_is_message(m) for m in elem.iter("modifier"))
         if not found and depth < MAX_LINK_DEPTH:
             for link in elem.iter("entryLink"):
                 target = self.b.ws.resolve(link.get("targetId") or "", doc)
@@ -104,7 +104,7 @@ class RestrictionReader:
         return found
 
     def read(self, root: Node) -> tuple[Restriction, ...]:
-        if not self.carries(root):
+        if not self.carries(root) and not any(_hides_by_roster(m, g) for m, g in root.modifiers()):
             return ()
         found: list[Restriction] = []
         for where, modifier, groups in self._modifiers(root):
