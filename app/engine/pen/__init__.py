@@ -13,6 +13,11 @@ Public API (rulings beyond RULINGS.md: docs/rulings/pen.md):
   length, scatter...), :mod:`.names` (properties and special rules, French or English),
   :mod:`.weapons` (close-combat weapons of §2.7 and the standard weapons of §6.1).
 
+Turn structures (issue 14): a PEN battle is played ``classic`` (each player's turn in its
+phases), ``alternation`` (the set-up option of §3.5, :mod:`.battle`) or ``dynamics`` (the
+Dynamics common turn, :mod:`app.engine.dynamics`); :data:`TURN_STRUCTURES` lists them and the
+registration offers them as the hook ``extras["turn_structures"]``.
+
 Importing the package registers the rule system ``pen``.
 """
 
@@ -52,6 +57,7 @@ __all__ = [
     "STANDARD_WEAPONS",
     "SYSTEM",
     "SYSTEM_ID",
+    "TURN_STRUCTURES",
     "Armour",
     "AttackRequest",
     "Facing",
@@ -81,6 +87,9 @@ __all__ = [
 ]
 
 SYSTEM_ID = "pen"
+
+TURN_STRUCTURES: tuple[str, ...] = ("classic", "alternation", "dynamics")
+"""How the turns of a PEN battle can be played; a match chooses one (default: the first)."""
 
 CAPABILITIES: tuple[str, ...] = (
     "combat.analyze",
@@ -122,6 +131,7 @@ SYSTEM = register(
             "reserve_arrival": rolls.reserve_arrival,
             "game_length": rolls.game_length,
             "dawn_round": rolls.dawn_round,
+            "turn_structures": lambda: TURN_STRUCTURES,
         },
     )
 )

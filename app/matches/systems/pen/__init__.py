@@ -1,7 +1,13 @@
-"""PEN as a match (ADR 0013): ``PenBattle`` (through :class:`PenMatch`), the PEN missions of
-``data/missions/pen`` (§3.2-§3.3 of the PEN rules), army snapshots from the PEN unit editor's
-lists (or a guest's pasted PEN army), and no combat-in-match hooks: the battle resolves its
-own shooting and assaults from the tracked state."""
+"""PEN as a match (ADR 0013): ``PenBattle`` or, for the Dynamics turn structure,
+``DynamicsBattle`` (both through :class:`PenMatch`), the PEN missions of ``data/missions/pen``
+(§3.2-§3.3 of the PEN rules), army snapshots from the PEN unit editor's lists (or a guest's
+pasted PEN army), and no combat-in-match hooks: the battle resolves its own shooting and
+assaults from the tracked state.
+
+The match option ``turn_structure`` (issue 14) chooses how the turns are played: ``classic``
+(the default: each player's turn in its phases), ``alternation`` (the set-up option of §3.5,
+the PEN battle engine's own) or ``dynamics`` (the Dynamics common turn with hidden orders,
+rules/dynamics.md)."""
 
 from __future__ import annotations
 
@@ -10,19 +16,24 @@ from functools import cache
 from typing import Any
 
 from app.core.errors import InvalidInput
+from app.engine.dynamics import (
+    EVENT_CODEC,  # the PEN battle's events and the common turn's
+    DynamicsSetup,
+)
+from app.engine.dynamics.events import DynamicsCreated
 from app.engine.match import Mission
 from app.engine.match.game import MatchGame
 from app.engine.match.missions import MISSIONS_DIR, load_missions
 from app.engine.match.seats import Seat
 from app.engine.pen import SYSTEM_ID
-from app.engine.pen.battle import EVENT_CODEC, BattleSetup
+from app.engine.pen.battle import BattleSetup
 from app.engine.pen.battle.events import BattleCreated
 from app.matches.exceptions import InvalidLog
 from app.matches.systems import GuestArmies, Imported, MatchSystem, SetupInput
 from app.matches.systems.pen import armies
-from app.matches.systems.pen.game import PenMatch
+from app.matches.systems.pen.game import TURN_STRUCTURES, PenMatch, structure_of
 
-__all__ = ["SYSTEM", "PenMatch"]
+__all__ = ["SYSTEM", "TURN_STRUCTURES", "PenMatch"]
 
 
 @cache
@@ -33,25 +44,35 @@ def missions() -> dict[str, Mission]:
 
 
 def parse_options(raw: Mapping[str, Any] | None) -> dict[str, Any]:
-    """A PEN match has no options yet (the alternation mode of §3.5 is not played)."""
-    if raw:
-        raise InvalidInput(
-            "A PEN match takes no options.",
-            errors=[
-                {
-                    "field": f"options.{k}",
-                    "message": "not an option of a PEN match",
-                    "type": "extra",
-                }
-                for k in sorted(raw)
-            ],
+    """A PEN match's options: ``turn_structure``, one of :data:`TURN_STRUCTURES` (default
+    ``classic``). Anything else is a 422 naming the field."""
+    raw = raw or {}
+    errors = [
+        {"field": f"options.{k}", "message": "not an option of a PEN match", "type": "extra"}
+        for k in sorted(raw)
+        if k != "turn_structure"
+    ]
+    structure = raw.get("turn_structure", "classic")
+    if structure not in TURN_STRUCTURES:
+        errors.append(
+            {
+                "field": "options.turn_structure",
+                "message": f"one of {', '.join(TURN_STRUCTURES)}",
+                "type": "enum",
+            }
         )
-    return {}
+    if errors:
+        raise InvalidInput("These are not options of a PEN match.", errors=errors)
+    return {"turn_structure": structure}
 
 
-def new_setup(given: SetupInput) -> BattleSetup:
+def new_setup(given: SetupInput) -> BattleSetup | DynamicsSetup:
+    """The PEN set-up of the mission and the two lists; wrapped in a Dynamics set-up when the
+    match plays the Dynamics turn (no pilot, transport or escort declared: the defaults of
+    docs/rulings/dynamics.md)."""
     options = given.mission.options
-    return BattleSetup(
+    structure = given.options.get("turn_structure", "classic")
+    battle = BattleSetup(
         (
             armies.army_spec(given.armies[Seat.A], Seat.A),
             armies.army_spec(given.armies[Seat.B], Seat.B),
@@ -60,7 +81,9 @@ def new_setup(given: SetupInput) -> BattleSetup:
         objectives=len(given.mission.objectives.markers),
         zones=int(options.get("zones") or 0),  # type: ignore[call-overload]
         kill_points=bool(options.get("kill_points", True)),
+        alternation=structure == "alternation",
     )
+    return DynamicsSetup(battle) if structure == "dynamics" else battle
 
 
 def _mission_of(setup: BattleSetup) -> tuple[str, str]:
@@ -82,20 +105,35 @@ def _mission_of(setup: BattleSetup) -> tuple[str, str]:
 
 def imported(game: MatchGame, snapshots: Mapping[str, Any]) -> Imported:
     first = game.envelopes[0].event if game.envelopes else None
-    if not isinstance(first, BattleCreated):
+    if isinstance(first, DynamicsCreated):
+        setup = first.setup.battle
+    elif isinstance(first, BattleCreated):
+        setup = first.setup
+    else:
         raise InvalidLog("The log does not start with the creation of the battle.")
-    setup = first.setup
+    assert isinstance(game, PenMatch)
     mission_id, size = _mission_of(setup)
+    options = {"options": {"turn_structure": structure_of(game.inner)}}
     return Imported(
         mission_id,
         size,
-        armies.snapshot_from_spec(setup.army("A")),
+        armies.snapshot_from_spec(setup.army("A")) | options,
         armies.snapshot_from_spec(setup.army("B")),
     )
 
 
 def headline(game: MatchGame) -> dict[str, str | None]:
+    """The stage, the seat the battle waits for and the phase. Under the Dynamics turn: the
+    PEN set-up's stages, then the common turn's stage (placement, reveal, resolve...) with its
+    Initiative step as the phase."""
     state = game.state
+    if isinstance(game, PenMatch) and game.turn_structure == "dynamics":
+        battle = state.battle
+        if state.setup is None or str(state.stage) in ("setup", "over"):
+            phase = None if battle.phase is None else str(battle.phase)
+            return {"stage": str(battle.stage), "active": battle.active_seat, "phase": phase}
+        step = f"initiative {state.step}" if state.step else None
+        return {"stage": str(state.stage), "active": state.to_act or None, "phase": step}
     return {
         "stage": str(state.stage),
         "active": state.active_seat,

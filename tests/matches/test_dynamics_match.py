@@ -1,0 +1,270 @@
+"""A PEN match played under the Dynamics turn structure through the JSON API (issue 14): the
+PEN lists of the army builder, ``"ruleset": "pen"`` with ``options: {"turn_structure":
+"dynamics"}``, the PEN set-up, one full common turn (hidden orders placed and locked, revealed
+from Initiative 1 up, resolved from 10 down) with dice given by hand and dice seeded by the
+server, 409 on a stale version, the secrecy of the orders before their reveal (everything seat
+B can fetch through the API is scanned for A's orders, their nonces and the seeds that made
+them), the export naming its turn structure and imported to an equal battle, the audit, an
+undone roll sent again drawing the same dice, and SSE."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy.orm import Session
+
+from app.matches import reads
+from app.matches.invitations import match_secret
+from app.matches.models import Match
+from app.matches.systems.pen import PenMatch
+from tests.matches.test_events import parse
+from tests.matches.test_pen_match import (
+    MATCHES,
+    PenGame,
+    Seat,
+    devastators,
+    guard,
+    marine,
+    ready_pen_list,
+    rhino,
+    set_up,
+)
+
+
+@pytest.fixture
+def seeds(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int]]:
+    """Every seed the service derives, with the kind of its command (the test's eyes only)."""
+    found: list[tuple[str, int]] = []
+    derive = PenMatch.command_seed
+
+    def spy(self: PenMatch, secret: str | bytes, command: Any, seat: str | None = None) -> int:
+        seed = derive(self, secret, command, seat)
+        data = getattr(command, "data", {})
+        found.append((str(data.get("type") if isinstance(data, dict) else ""), seed))
+        return seed
+
+    monkeypatch.setattr(PenMatch, "command_seed", spy)
+    return found
+
+
+@pytest.fixture
+def dyn_game(user_client: Callable[[str], TestClient]) -> Callable[..., PenGame]:
+    def make(structure: str = "dynamics") -> PenGame:
+        alice, bob = user_client("Alice"), user_client("Bob")
+        mine = ready_pen_list(alice, [marine(), devastators()], "Marines")
+        theirs = ready_pen_list(bob, [guard(), rhino(), guard(name="Vétérans", troops=False)])
+        r = alice.post(
+            MATCHES,
+            json={
+                "ruleset": "pen",
+                "army_id": mine,
+                "battle_size": "1000",
+                "options": {"turn_structure": structure},
+            },
+        )
+        assert r.status_code == 201, r.text
+        created = r.json()
+        r = bob.post(
+            f"{MATCHES}/join", json={"code": created["invitation"]["code"], "army_id": theirs}
+        )
+        assert r.status_code == 200, r.text
+        assert r.json()["view"]["turn_structure"] == structure
+        base = f"{MATCHES}/{created['id']}"
+        return PenGame(Seat(alice, base), Seat(bob, base), created["id"])
+
+    return make
+
+
+def live(match_id: int) -> PenMatch:
+    battle = next(s.battle for (mid, _), s in reads.cache._items.items() if mid == match_id)
+    assert isinstance(battle, PenMatch)
+    return battle
+
+
+def everything(p: Seat) -> str:
+    """Everything seat ``p`` can fetch through the API about its match."""
+    material: dict[str, Any] = {}
+    for path in ("", "/log", "/actions", "/audit", "/export"):
+        r = p.client.get(f"{p.base}{path}")
+        material[path] = [r.status_code, r.text]
+    r = p.client.get(f"{p.base}/events?timeout=0")
+    material["/events"] = [r.status_code, r.text]
+    r = p.client.get(MATCHES)
+    material["list"] = [r.status_code, r.text]
+    return json.dumps(material)
+
+
+def orders_of(p: Seat) -> dict[str, dict[str, Any]]:
+    return {o["unit"]: o for o in p.view()["dynamics"]["orders"]}
+
+
+def place(p: Seat, orders: dict[str, str]) -> None:
+    for unit, order in orders.items():
+        p.send({"type": "place_order", "unit": unit, "order": order})
+    p.send({"type": "lock_orders"})
+
+
+def test_pen_lists_its_turn_structures_and_checks_the_option(
+    client: TestClient, user_client: Callable[[str], TestClient]
+) -> None:
+    listed = {s["id"]: s for s in client.get("/api/v1/rulesets").json()}
+    assert listed["pen"]["turn_structures"] == ["classic", "alternation", "dynamics"]
+    assert listed["wh40k-10e"]["turn_structures"] == []
+    alice = user_client("Alice")
+    mine = ready_pen_list(alice, [marine()])
+    r = alice.post(
+        MATCHES, json={"ruleset": "pen", "army_id": mine, "options": {"turn_structure": "chess"}}
+    )
+    assert r.status_code == 422, r.text
+    assert r.json()["errors"][0]["field"] == "options.turn_structure"
+
+
+def test_the_alternation_structure_is_the_pen_engines_own(
+    dyn_game: Callable[..., PenGame], db: Session
+) -> None:
+    g = dyn_game("alternation")
+    battle = live(g.match_id)
+    assert battle.turn_structure == "alternation"
+    assert battle.state.setup.alternation is True
+    assert battle.export_log()["turn_structure"] == "alternation"
+
+
+def test_a_dynamics_turn_through_the_api(
+    dyn_game: Callable[..., PenGame], db: Session, seeds: list[tuple[str, int]]
+) -> None:
+    g = dyn_game()
+    set_up(g)  # the PEN set-up, shared: reserves, roll-off by hand, deployment
+    view = g.a.view()
+    assert view["dynamics"]["stage"] == "turn_start"
+    # the start of the turn: its tests with dice given by hand
+    starter = g.a if view["active_seat"] in ("A", None) else g.b
+    starter.send({"type": "start_turn"}, dice=[1])
+    assert g.a.view()["dynamics"]["stage"] == "placement"
+    # hidden orders: A places; a die given by hand for a placement is refused
+    bad = g.a.send({"type": "place_order", "unit": "a1", "order": "fire"}, dice=[3], status=422)
+    assert bad["refusal"] == "seed_needed"
+    place(g.a, {"a1": "fire", "a2": "forced_march"})
+    # B acts on a version it saw before A's lock: 409 with the current version
+    stale = g.b.send({"type": "place_order", "unit": "b1", "order": "fire"}, version=1, status=409)
+    assert stale["refusal"] == "stale_version"
+    assert stale["current_version"] == g.a.version
+    # before the reveal: nothing B can fetch holds A's orders, nonces or their seeds
+    battle = live(g.match_id)
+    secret_a = {u: s for u, s in battle.state.slots.items() if s.seat == "A"}
+    assert set(secret_a) == {"a1", "a2"}
+    placed = [seed for kind, seed in seeds if kind == "place_order"]
+    assert len(placed) == 2
+
+    def assert_hidden() -> None:
+        seen = everything(g.b)
+        for slot in secret_a.values():
+            if live(g.match_id).state.slots[slot.unit].revealed:
+                continue
+            assert slot.nonce not in seen
+            assert "order" not in orders_of(g.b)[slot.unit]
+        for seed in placed:
+            assert str(seed) not in seen
+            assert hex(seed)[2:] not in seen
+        assert g.b.client.get(f"{g.b.base}/export").status_code == 409
+
+    assert_hidden()
+    assert orders_of(g.a)["a1"]["order"] == "fire"  # its owner sees it
+    place(g.b, {"b1": "fire", "b2": "forced_march", "b3": "forced_march"})
+    assert_hidden()
+    # reveal from Initiative 1: B's Initiative 3 units first, alone
+    view = g.b.view()
+    assert (view["dynamics"]["stage"], view["dynamics"]["step"]) == ("reveal", 3)
+    g.b.send({"type": "reveal_order", "unit": "b1", "target": "a1"})
+    g.b.send({"type": "reveal_order", "unit": "b2"})
+    assert_hidden()
+    g.b.send({"type": "reveal_order", "unit": "b3"})
+    g.a.send({"type": "reveal_order", "unit": "a1", "target": "b1"})
+    assert orders_of(g.b)["a1"]["order"] == "fire"  # revealed: now B sees it
+    g.a.send({"type": "reveal_order", "unit": "a2"})
+    # resolve from Initiative 10 down: A's Initiative 4 units, a shot seeded by the server
+    view = g.a.view()
+    assert (view["dynamics"]["stage"], view["dynamics"]["step"]) == ("resolve", 4)
+    shot = g.a.send(
+        {"type": "shoot", "unit": "a1", "target": "b1", "weapon": "Bolter", "range_inches": 12}
+    )
+    assert [e for e in shot["events"] if e["event"].get("roll")]
+    g.a.send({"type": "end_order", "unit": "a1"})
+    g.a.send({"type": "end_order", "unit": "a2"})
+    for unit in ("b1", "b2", "b3"):
+        g.b.send({"type": "end_order", "unit": unit})
+    view = g.a.view()
+    assert (view["dynamics"]["stage"], view["dynamics"]["turn"]) == ("turn_start", 2)
+    match = g.a.get()
+    assert (match["status"], match["round"]) == ("battle", 2)
+    # the audit: every die re-drawn, the seeded ones from their seeds
+    audit = g.b.client.get(f"{g.b.base}/audit").json()["rolls"]
+    assert any(r["ok"] is True for r in audit)
+    assert all(r["ok"] is not False for r in audit)
+    # the per-seat logs: B's has gaps where A's orders were chosen (secret events)
+    log_b = g.b.client.get(f"{g.b.base}/log").json()
+    assert len(log_b["entries"]) < log_b["version"]
+    assert not any(
+        e["event"]["type"] == "order_chosen" and e["actor"] == "A" for e in log_b["entries"]
+    )
+    # the stream delivers what the log holds
+    r = g.b.client.get(f"{g.b.base}/events?timeout=0")
+    messages = parse(r.text)
+    entries = [m["data"] for m in messages if m["event"] == "entry"]
+    assert entries == log_b["entries"]
+    assert messages[-1]["data"]["stage"] == "turn_start"
+    # the full log is A's secrets too until the battle ends; the server's copy replays equal
+    data = live(g.match_id).export_log()
+    assert data["turn_structure"] == "dynamics"
+    again = PenMatch.import_log(data)
+    assert again.turn_structure == "dynamics"
+    assert again.state == live(g.match_id).state
+    # an import replays it as a Dynamics match (the importer is seat A)
+    row = db.get(Match, g.match_id)
+    assert row is not None
+    imported = g.a.client.post(f"{MATCHES}/import", json=data | {"armies": {}})
+    assert imported.status_code == 201, imported.text
+    body = imported.json()
+    assert body["ruleset"] == "pen"
+    assert body["view"]["turn_structure"] == "dynamics"
+    assert body["view"]["units"] == g.a.view()["units"]
+    # an export naming the wrong turn structure is refused, clearly
+    wrong = g.a.client.post(f"{MATCHES}/import", json=data | {"turn_structure": "classic"})
+    assert wrong.status_code == 422, wrong.text
+    assert match_secret(row)  # the secret never left the server: it is in no reply above
+    assert match_secret(row) not in everything(g.b)
+
+
+def test_an_undone_dynamics_roll_sent_again_draws_the_same_dice(
+    dyn_game: Callable[..., PenGame],
+) -> None:
+    g = dyn_game()
+    set_up(g)
+    view = g.a.view()
+    p = g.a if view["active_seat"] in ("A", None) else g.b
+    other = g.b if p is g.a else g.a
+    first = p.send({"type": "start_turn"})["events"]
+    p.send({"type": "undo"})  # dice were rolled: the opponent approves the undo
+    actions = other.client.get(f"{other.base}/actions").json()["actions"]
+    approve = next(a["command"] for a in actions if a["command"]["type"] == "approve_undo")
+    other.send(approve)
+    assert g.a.view()["dynamics"]["stage"] == "turn_start"
+    again = p.send({"type": "start_turn"})["events"]
+
+    def rolls(events: list[dict[str, Any]]) -> list[Any]:
+        return [e["event"].get("roll") for e in events if e["event"].get("roll")]
+
+    assert rolls(first)
+    assert rolls(first) == rolls(again)
+
+
+def test_a_classic_command_in_a_dynamics_match_is_a_422(dyn_game: Callable[..., PenGame]) -> None:
+    g = dyn_game()
+    set_up(g)
+    r = g.a.send({"type": "end_phase"}, status=422)
+    assert r["refusal"] == "bad_command"
+    r = g.a.send({"type": "teleport"}, status=422)
+    assert r["refusal"] == "bad_command"
