@@ -23,13 +23,20 @@ from app.blackreach.documents import ABILITY_IDS, Documents, check, parse_text
 from app.blackreach.exceptions import InvalidContent, StaleContent
 from app.blackreach.schemas import ContentCreate, ContentUpdate
 from app.core.deps import DbSession
-from app.core.i18n import lazy
+from app.core.i18n import DEFAULT_LOCALE, current_locale, lazy
 from app.engine.black_reach.loaders import MAX_JSON_BYTES
 from app.web.forms import field_errors
 from app.web.nav import NavItem, add_nav
 from app.web.templating import htmx_redirect, render
 
-router = APIRouter(include_in_schema=False, dependencies=[Depends(verify_csrf)])
+
+async def _language(request: Request, user: OptionalUser) -> None:
+    """Messages made by the service (a set's default name, a refusal) in the visitor's
+    language: set here, in an async dependency, so that the sync endpoint inherits it."""
+    current_locale.set(getattr(request.state, "locale", DEFAULT_LOCALE))
+
+
+router = APIRouter(include_in_schema=False, dependencies=[Depends(verify_csrf), Depends(_language)])
 
 add_nav(
     NavItem(
