@@ -13,13 +13,22 @@ never depend on a later edit of the pack.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.engine.match.codec import RawJson
+from app.engine.match.codec import CodecError, RawJson
 from app.engine.match.missions import Mission, load_mission
-from app.engine.narrative8e.pack import PACKS_DIR, load_pack
+from app.engine.narrative8e.pack import MAX_PACK_BYTES, PACKS_DIR, PackError, load_pack
 
-__all__ = ["BATTLE_SIZES", "match_mission", "match_missions"]
+__all__ = [
+    "BATTLE_SIZES",
+    "PackListing",
+    "RefusedPack",
+    "list_match_missions",
+    "match_mission",
+    "match_missions",
+]
 
 BATTLE_SIZES: list[RawJson] = [
     {
@@ -102,3 +111,75 @@ def match_missions(directory: str | Path = PACKS_DIR) -> dict[str, Mission]:
             mission = match_mission(raw, m)
             out[mission.id] = mission
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class RefusedPack:
+    """A pack file left out of the listing, and why (every problem, each with its path)."""
+
+    path: Path
+    errors: tuple[tuple[str, str], ...]
+
+    @property
+    def message(self) -> str:
+        found = "; ".join(f"{p or '(root)'}: {m}" for p, m in self.errors)
+        return f"mission pack {self.path.name} refused: {found}"
+
+
+@dataclass(frozen=True, slots=True)
+class PackListing:
+    """The scenarios of every valid pack, by id, and the pack files refused."""
+
+    missions: dict[str, Mission] = field(default_factory=dict)
+    refused: tuple[RefusedPack, ...] = ()
+
+
+def list_match_missions(
+    directories: Iterable[str | Path] = (PACKS_DIR,), taken: Iterable[str] = ()
+) -> PackListing:
+    """Every scenario of every ``*.json`` pack of ``directories`` (each sorted by file name),
+    without raising: a pack that is malformed (too big, not JSON, any problem the pack loader
+    finds) or whose scenario ids are already used (by ``taken``, e.g. ``only-war``, or by an
+    earlier pack) is left out whole and reported in :attr:`PackListing.refused`."""
+    out: dict[str, Mission] = {}
+    refused: list[RefusedPack] = []
+    used = set(taken)
+    for directory in directories:
+        for path in sorted(Path(directory).glob("*.json")):
+            try:
+                found = _pack_missions(path)
+            except PackError as exc:
+                refused.append(RefusedPack(path, exc.errors))
+                continue
+            except CodecError as exc:
+                refused.append(RefusedPack(path, ((exc.path, exc.message),)))
+                continue
+            except (OSError, UnicodeDecodeError) as exc:
+                refused.append(RefusedPack(path, (("", f"cannot be read ({exc})"),)))
+                continue
+            clashes = [
+                (f"missions[{i}].id", f"the mission id {m.id!r} is already used")
+                for i, m in enumerate(found)
+                if m.id in used
+            ]
+            if clashes:
+                refused.append(RefusedPack(path, tuple(clashes)))
+                continue
+            for m in found:
+                used.add(m.id)
+                out[m.id] = m
+    return PackListing(out, tuple(refused))
+
+
+def _pack_missions(path: Path) -> list[Mission]:
+    if path.stat().st_size > MAX_PACK_BYTES:
+        raise PackError("", f"a pack is at most {MAX_PACK_BYTES // 1024} KiB")
+    data = path.read_bytes()
+    load_pack(data)  # refuses a malformed pack with every path
+    raw = json.loads(data)
+    found = [match_mission(raw, m) for m in raw["missions"]]
+    ids = [m.id for m in found]
+    dupes = sorted({i for i in ids if ids.count(i) > 1})
+    if dupes:
+        raise PackError("missions", f"mission ids used twice: {', '.join(dupes)}")
+    return found

@@ -1,11 +1,14 @@
-"""The 10th edition as a match (ADR 0013): its ``Battle``, missions, army snapshots from the
-army builder's lists (and the guests' sample and pasted lists), options, and the attacks
-between two units of the match with their exact odds."""
+"""The 10th edition as a match (ADR 0013): its ``Battle``, missions (Only War and the narrative
+scenarios of the mission packs), army snapshots from the army builder's lists (and the guests'
+sample and pasted lists), options, and the attacks between two units of the match with their
+exact odds."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from functools import cache
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
@@ -15,6 +18,8 @@ from app.engine.errors import EngineError
 from app.engine.match import Mission, Refusal, RefusalKind, load_missions
 from app.engine.match.game import MatchGame
 from app.engine.match.seats import Seat
+from app.engine.narrative8e.match import PackListing, list_match_missions
+from app.engine.narrative8e.pack import PACKS_DIR
 from app.engine.wh40k10e import SYSTEM_ID
 from app.engine.wh40k10e.battle import EVENT_CODEC, ArmySpec, Battle, BattleOptions, MatchSetup
 from app.engine.wh40k10e.battle import Seat as Seat10e
@@ -36,13 +41,30 @@ if TYPE_CHECKING:
 
     from app.accounts.models import User
 
-__all__ = ["SYSTEM", "options_json", "parse_options"]
+__all__ = ["PACK_DIRECTORIES", "SYSTEM", "missions", "options_json", "parse_options"]
+
+log = logging.getLogger(__name__)
+
+PACK_DIRECTORIES: tuple[Path, ...] = (PACKS_DIR,)
+"""Where narrative mission packs are read (``docs/mission-packs.md``): a club adds a scenario by
+dropping a pack file there, no code. Read once per process (:func:`missions` is cached)."""
 
 
 @cache
 def missions() -> dict[str, Mission]:
-    """The 10th-edition missions shipped as data (``data/missions``), by id."""
-    return {k: m for k, m in load_missions().items() if m.rule_system == SYSTEM_ID}
+    """The 10th-edition missions, by id: those shipped as data (``data/missions``: Only War),
+    then the scenarios of every valid narrative pack (``PACK_DIRECTORIES``). A malformed pack,
+    or one reusing a mission id, is left out and logged with every problem and its path."""
+    found = {k: m for k, m in load_missions().items() if m.rule_system == SYSTEM_ID}
+    listing = narrative_listing(tuple(found))
+    for refused in listing.refused:
+        log.error("%s", refused.message)
+    return found | listing.missions
+
+
+def narrative_listing(taken: tuple[str, ...] = ()) -> PackListing:
+    """The narrative scenarios of the pack directories, and the packs refused."""
+    return list_match_missions(PACK_DIRECTORIES, taken=taken)
 
 
 def ready_snapshot(db: Session, user: User, army_id: int, points_limit: int) -> dict[str, Any]:
@@ -64,16 +86,33 @@ def options_json(options: BattleOptions) -> dict[str, Any]:
         "aircraft_count_toward_reserve_cap": options.aircraft_count_toward_reserve_cap,
         "prompt_rapid_ingress": options.prompt_rapid_ingress,
         "battle_shocked_fall_back_tests_fly": options.battle_shocked_fall_back_tests_fly,
+        "battle_forged": options.battle_forged,
     }
 
 
-def _options(raw: Mapping[str, Any] | None) -> BattleOptions:
+@cache
+def _options_model() -> type[Any]:
+    from pydantic import Field
+
     from app.matches.schemas import MatchOptions
 
+    class Options10e(MatchOptions):
+        """The 10e match options, and the narrative missions' Battle-forged gate [L125]."""
+
+        battle_forged: bool = Field(
+            default=True,
+            description="Narrative missions: both armies are Battle-forged, so mission "
+            "stratagems may be used (an army built in the app is)",
+        )
+
+    return Options10e
+
+
+def _options(raw: Mapping[str, Any] | None) -> BattleOptions:
     if not raw:
         return BattleOptions()
     try:
-        checked = MatchOptions.model_validate(dict(raw))
+        checked = _options_model().model_validate(dict(raw))
     except ValidationError as exc:
         raise InvalidInput(
             "These options are not options of a 10th-edition match.",
@@ -160,6 +199,9 @@ def _imported_snapshot(given: object, spec: ArmySpec) -> dict[str, Any]:
     try:
         from app.matches.schemas import SnapshotIn
 
+        # the options are the log's (MatchCreated); the 10e system's own (battle_forged) are
+        # not the snapshot schema's
+        given = {k: v for k, v in given.items() if k != "options"}
         checked = SnapshotIn.model_validate(given).model_dump(exclude_unset=True)
         seat = Seat10e.A if spec.units[0].id.startswith("a") else Seat10e.B
         if armies.army_spec(checked, seat) != spec:

@@ -1,0 +1,332 @@
+"""The narrative scenarios as 10th-edition matches, through the JSON API (issue 15).
+
+The missions listing shows them beside Only War (a pack file dropped in the packs directory is
+listed without code; a malformed one is left out with a clear message); a match created with
+one plays its set-up and battle commands to the victory evaluation with dice given by hand;
+the hidden deployment of Meat Grinder leaks into nothing seat B can fetch before its reveal;
+export then import replays the same battle.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy.orm import Session
+
+from app.engine.narrative8e.pack import PACKS_DIR
+from app.matches.systems import wh40k10e
+from tests.matches.conftest import (
+    FakeArmies,
+    Game,
+    Player,
+    finish_turn,
+    marines,
+    orks,
+    player,
+    step,
+)
+
+NARRATIVE = ["meat-grinder", "ambush", "patrol", "blitz", "sabotage", "rescue"]
+
+
+@pytest.fixture
+def packs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
+    """A packs directory of the test's own, beside the shipped one; the listing re-read."""
+    monkeypatch.setattr(wh40k10e, "PACK_DIRECTORIES", (PACKS_DIR, tmp_path))
+    wh40k10e.missions.cache_clear()
+    yield tmp_path
+    wh40k10e.missions.cache_clear()
+
+
+def club_pack(pack_id: str = "club", mission_id: str = "last-bridge") -> dict[str, Any]:
+    """A pack of one scenario: the shipped pack's Patrol under another id and name."""
+    shipped = json.loads((PACKS_DIR / "narrative-8e.json").read_text(encoding="utf-8"))
+    mission = next(m for m in shipped["missions"] if m["id"] == "patrol")
+    mission = mission | {"id": mission_id, "name": {"en": "Last Bridge", "fr": "Dernier pont"}}
+    return shipped | {"id": pack_id, "missions": [mission]}
+
+
+def new_narrative_game(
+    user_client: Callable[[str], TestClient],
+    armies: FakeArmies,
+    db: Session,
+    mission: str,
+    options: dict[str, Any] | None = None,
+) -> Game:
+    alice, bob = user_client("Alice"), user_client("Bob")
+    body: dict[str, Any] = {"army_id": armies.ready(alice, marines()), "mission": mission}
+    if options is not None:
+        body["options"] = options
+    r = alice.post("/api/v1/matches", json=body)
+    assert r.status_code == 201, r.text
+    created = r.json()
+    r = bob.post(
+        "/api/v1/matches/join",
+        json={"code": created["invitation"]["code"], "army_id": armies.ready(bob, orks())},
+    )
+    assert r.status_code == 200, r.text
+    return Game(
+        Player(alice, created["id"], "A", db), Player(bob, created["id"], "B", db), created["id"]
+    )
+
+
+# -- the listing --------------------------------------------------------------------------------
+
+
+def test_the_six_scenarios_are_listed_beside_only_war_with_both_names(
+    user_client: Callable[[str], TestClient],
+) -> None:
+    r = user_client("Alice").get("/api/v1/matches/missions")
+    assert r.status_code == 200
+    listed = {m["id"]: m for m in r.json()}
+    assert list(listed) == ["only-war", *NARRATIVE]
+    assert listed["sabotage"]["name"] == {"en": "Sabotage", "fr": "Sabotage"}
+    assert listed["rescue"]["name"] == {"en": "Rescue", "fr": "Sauvetage"}
+    assert listed["meat-grinder"]["rounds"] == 5  # then the random game length
+    for mission in NARRATIVE:
+        sizes = [(s["id"], s["points"]) for s in listed[mission]["battle_sizes"]]
+        assert sizes == [("incursion", 1000), ("strike_force", 2000), ("onslaught", 3000)]
+
+
+def test_a_club_pack_file_is_listed_and_played_without_code(
+    packs: Path, user_client: Callable[[str], TestClient], armies: FakeArmies, db: Session
+) -> None:
+    (packs / "club.json").write_text(json.dumps(club_pack()), encoding="utf-8")
+    r = user_client("Carol").get("/api/v1/matches/missions")
+    listed = {m["id"]: m for m in r.json()}
+    assert listed["last-bridge"]["name"] == {"en": "Last Bridge", "fr": "Dernier pont"}
+    assert "patrol" in listed  # the shipped pack is still there
+
+    g = new_narrative_game(user_client, armies, db, "last-bridge")
+    # Patrol's ratio (725 v 605 points is under it): a roll-off, A wins it
+    view = g.a.send({"type": "roll_off"}, dice=[6, 1])["view"]
+    assert view["narrative"]["mission"] == "last-bridge"
+    assert view["narrative"]["attacker"] == "A"
+    assert view["narrative"]["step"] == "declare_formations"
+
+
+def test_a_malformed_pack_is_left_out_of_the_listing_with_a_clear_message(
+    packs: Path,
+    user_client: Callable[[str], TestClient],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    bad = club_pack("broken", "broken-bridge")
+    bad["missions"][0]["evaluator"] = "most_kills"
+    (packs / "broken.json").write_text(json.dumps(bad), encoding="utf-8")
+    (packs / "notjson.json").write_text("{ nope", encoding="utf-8")
+    (packs / "clash.json").write_text(json.dumps(club_pack("clash", "only-war")))
+    with caplog.at_level(logging.ERROR, logger="app.matches.systems.wh40k10e"):
+        r = user_client("Dave").get("/api/v1/matches/missions")
+    assert r.status_code == 200
+    assert [m["id"] for m in r.json()] == ["only-war", *NARRATIVE]
+    messages = [rec.getMessage() for rec in caplog.records]
+    assert any(
+        m.startswith("mission pack broken.json refused: missions[0].evaluator") for m in messages
+    ), messages
+    assert any("notjson.json refused: (root): not JSON" in m for m in messages), messages
+    assert any(
+        "clash.json refused: missions[0].id: the mission id 'only-war' is already used" in m
+        for m in messages
+    ), messages
+
+
+def test_battle_forged_and_starting_cp_are_options_of_the_match(
+    user_client: Callable[[str], TestClient], armies: FakeArmies, db: Session
+) -> None:
+    g = new_narrative_game(
+        user_client, armies, db, "meat-grinder", {"starting_cp": 4, "battle_forged": False}
+    )
+    g.a.send({"type": "roll_off"}, dice=[])
+    for p in (g.a, g.b):
+        p.send({"type": "declare_formations", "formation": {}})
+    assert g.b.view()["players"]["B"]["cp"] == 4
+    refused = g.b.send(
+        {"type": "use_mission_stratagem", "stratagem": "decoys"}, status=422
+    )  # not Battle-forged: no mission stratagem
+    assert "Battle-forged" in json.dumps(refused)
+    r = user_client("Eve").post(
+        "/api/v1/matches",
+        json={"army_id": armies.ready(g.a.client, marines()), "options": {"battle_forged": 3}},
+    )
+    assert r.status_code == 422, r.text
+
+
+# -- Sabotage played to its victory evaluation ----------------------------------------------------
+
+
+def to_phase(g: Game, seat: str, phase: str) -> None:
+    """``seat``'s turn moved on (windows passed) until ``phase`` starts."""
+    while (view := g.a.view())["phase"] != phase or view["reaction_window"]:
+        assert view["active"] == seat, (view["active"], view["phase"])
+        step(g, view)
+
+
+def test_sabotage_played_through_the_api_to_its_victory_evaluation(
+    user_client: Callable[[str], TestClient], armies: FakeArmies, db: Session
+) -> None:
+    g = new_narrative_game(user_client, armies, db, "sabotage", {"starting_cp": 3})
+    g.a.send({"type": "roll_off"}, dice=[])  # 725 v 605 points: A attacks
+    for p in (g.a, g.b):
+        p.send({"type": "declare_formations", "formation": {}})
+    # the sentries: at most 10 models and 199 points; the rest waits for the alarm
+    g.b.send({"type": "deploy_forces", "units": ["b3", "b4"], "reserves": []}, status=422)
+    g.b.send({"type": "deploy_forces", "units": ["b2"], "reserves": ["b1", "b3", "b4", "b5", "b6"]})
+    # a6, the empty Rhino, is held back (an empty Dedicated Transport is not deployed)
+    g.a.send({"type": "deploy_forces", "units": ["a1", "a2", "a3", "a4", "a5", "a7"]})
+    view = g.a.send({"type": "roll_off"}, dice=[])["view"]  # the Attacker goes first
+    assert (view["stage"], view["active"], view["round"]) == ("battle", "A", 1)
+
+    finish_turn(g)  # A's round 1
+    to_phase(g, "B", "movement")
+    g.b.send({"type": "reserve_roll", "unit": "b3"}, dice=[6], status=409)  # before the alarm
+    finish_turn(g)
+    # round 2: the Attacker is detected in its Movement phase: the alarm ends its turn now
+    to_phase(g, "A", "movement")
+    view = g.a.send({"type": "raise_alarm", "cause": "detected"})["view"]
+    assert view["narrative"]["alarm"]["state"] == "raised"
+    assert (view["active"], view["round"]) == ("B", 2)  # truncated
+    to_phase(g, "B", "movement")
+    view = g.b.send({"type": "reserve_roll", "unit": "b3"}, dice=[3])["view"]  # 3+: arrives
+    assert next(u for u in view["units"] if u["id"] == "b3")["location"] == "battlefield"
+    finish_turn(g)
+    for rnd in (3, 4, 5):
+        to_phase(g, "A", "fight")
+        if rnd == 3:
+            g.a.send({"type": "attempt_sabotage", "unit": "a2"})
+            g.a.send({"type": "attempt_sabotage", "unit": "a2"}, status=422)  # once a battle
+        if rnd == 4:
+            g.a.send({"type": "attempt_sabotage", "unit": "a7"})
+        finish_turn(g)
+        if rnd < 5:
+            finish_turn(g)
+    # round 5, the Defender's Fight phase: the turn ends, the first player rolls 1 for the
+    # game length (the battle ends), then the D6 of the sabotage: 5
+    to_phase(g, "B", "fight")
+    g.b.send({"type": "end_phase"}, dice=[1, 5])
+    for seat in g.a.view()["pending"]["coherency"]:
+        player(g, seat).send({"type": "confirm_coherency", "removals": []})
+    view = g.b.view()
+    assert view["stage"] == "ended", view["stage"]
+    assert view["result"]["winner"] == "A"
+    log = g.b.client.get(g.b.base + "/log").json()["entries"]
+    evaluated = [e["event"] for e in log if e["event"]["type"] == "narrative_evaluated"]
+    assert [e["result"] for e in evaluated] == ["major_victory"]
+    assert g.a.checked > 20  # every accepted command replayed from the stored rows
+
+    # export -> import: the same battle
+    exported = g.a.client.get(g.a.base + "/export")
+    assert exported.status_code == 200, exported.text
+    r = g.a.client.post("/api/v1/matches/import", json=exported.json())
+    assert r.status_code == 201, r.text
+    imported = Player(g.a.client, r.json()["id"], "A")
+    mine = g.a.view()
+    theirs = imported.view()
+    for v in (mine, theirs):
+        v.pop("version")
+    assert theirs == mine
+    assert imported.get()["mission"] == "sabotage"
+
+
+# -- Meat Grinder: the hidden deployment leaks nowhere before its reveal --------------------------
+
+
+def b_fetches(g: Game) -> dict[str, str]:
+    """Every JSON response seat B can get about the match."""
+    api, base = g.b.client, g.b.base
+    version = g.b.get()["version"]
+    out: dict[str, str] = {}
+    for name, path in (
+        ("match", base),
+        ("list", "/api/v1/matches"),
+        ("actions", base + "/actions"),
+        ("log", base + "/log"),
+        ("log since", base + "/log?since=3"),
+        ("audit", base + "/audit"),
+        ("export", base + "/export"),
+        ("events", base + "/events?timeout=0"),
+    ):
+        r = api.get(path)
+        assert r.status_code < 500, (name, r.text)
+        out[name] = r.text
+    refused = [
+        ("stale", version - 1, {"type": "use_mission_stratagem", "stratagem": "spies"}),
+        ("decoys", version, {"type": "use_mission_stratagem", "stratagem": "decoys"}),
+        ("tokens", version, {"type": "place_tokens", "tokens": {"t1": "a3", "t3": "a5"}}),
+        ("search", version, {"type": "search_hiding_place", "unit": "a3", "place": "1"}),
+    ]
+    for name, at, command in refused:
+        r = api.post(base + "/commands", json={"expected_version": at, "command": command})
+        assert r.status_code in (409, 422), r.text
+        out[f"refused {name}"] = r.text
+    return out
+
+
+SECRET = {"t1": "a3", "t2": None, "t3": "a5"}
+LEAKS = [
+    re.compile(r'"t1"\s*:\s*"a3"'),
+    re.compile(r'"t3"\s*:\s*"a5"'),
+    re.compile(r'"t2"\s*:\s*null'),
+    re.compile(r"my_tokens"),
+    re.compile(r"narrative_tokens_placed"),
+    re.compile(r'"unit"\s*:\s*"a[35]"'),
+    re.compile(r'"revealed"\s*:\s*true'),
+]
+
+
+def leaks(responses: dict[str, str]) -> list[tuple[str, str]]:
+    return [(n, p.pattern) for n, text in responses.items() for p in LEAKS if p.search(text)]
+
+
+def test_meat_grinder_hidden_deployment_is_in_nothing_b_fetches_before_the_reveal(
+    user_client: Callable[[str], TestClient], armies: FakeArmies, db: Session
+) -> None:
+    # B's orks (605 points) against A's marines (725): A attacks, so B must be the one
+    # deploying hidden: give B the larger army by making A's the orks
+    alice, bob = user_client("Alice"), user_client("Bob")
+    r = alice.post(
+        "/api/v1/matches",
+        json={
+            "army_id": armies.ready(alice, orks()),
+            "mission": "meat-grinder",
+            "options": {"starting_cp": 2},
+        },
+    )
+    created = r.json()
+    bob.post(
+        "/api/v1/matches/join",
+        json={"code": created["invitation"]["code"], "army_id": armies.ready(bob, marines())},
+    )
+    g = Game(Player(alice, created["id"], "A", db), Player(bob, created["id"], "B", db), 0)
+    g.a.send({"type": "roll_off"}, dice=[])  # B attacks (725 v 605): A, the Defender, hides
+    assert g.a.view()["narrative"]["attacker"] == "B"
+    for p in (g.a, g.b):
+        p.send({"type": "declare_formations", "formation": {}})
+    g.a.send({"type": "use_mission_stratagem", "stratagem": "decoys"})
+    before = b_fetches(g)
+    g.a.send(
+        {
+            "type": "place_tokens",
+            "tokens": SECRET | {"t4": "a1", "t5": "a2", "t6": "a4", "t7": "a6"},
+        }
+    )
+    assert g.a.view()["narrative"]["my_tokens"]["t1"] == "a3"  # A sees its own mapping
+    after = b_fetches(g)
+    assert leaks(before) == []
+    assert leaks(after) == []
+    # B's view moved by public facts only: seven tokens laid, none revealed
+    tokens = g.b.view()["narrative"]["tokens"]
+    assert [t["token"] for t in tokens] == [f"t{i}" for i in range(1, 8)]
+    assert all(not t["revealed"] and t.get("unit") is None for t in tokens)
+
+    # the reveal: B deploys, every token turns over, and the same scan now finds them
+    g.b.send({"type": "deploy_forces", "units": ["b1", "b2", "b3", "b4", "b5", "b7"]})
+    found = leaks(b_fetches(g))
+    assert ("match", r'"unit"\s*:\s*"a[35]"') in found
+    assert ("match", r'"revealed"\s*:\s*true') in found
