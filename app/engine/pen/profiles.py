@@ -475,6 +475,7 @@ class Vehicle:
     hull_points: int | None = None
     types: frozenset[VehicleType] = frozenset()
     ws: int | None = None
+    bs: int | None = None  # its own shooting [L103]; as a target it is not read
     weapons: int = 1
     invulnerable_save: int | None = None
     cover_save: int | None = None
@@ -514,6 +515,7 @@ class Vehicle:
             )
         _check_range(problems, "hull_points", self.hull_points, 1, MAX_HULL_POINTS)
         _check_range(problems, "ws", self.ws, 1, 10)
+        _check_range(problems, "bs", self.bs, 1, 10)
         _check_range(problems, "weapons", self.weapons, 0, 10, optional=False)
         _check_range(problems, "invulnerable_save", self.invulnerable_save, 1, 6)
         _check_range(problems, "cover_save", self.cover_save, 2, 6)

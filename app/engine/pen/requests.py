@@ -73,6 +73,7 @@ VEHICLE_FIELDS = {
     "hull_points",
     "types",
     "ws",
+    "bs",
     "weapons",
     "invulnerable_save",
     "cover_save",
@@ -425,6 +426,7 @@ def _vehicle(b: _Builder, raw: object, path: str) -> Vehicle | None:
     for name in (
         "hull_points",
         "ws",
+        "bs",
         "weapons",
         "invulnerable_save",
         "cover_save",

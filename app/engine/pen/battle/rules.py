@@ -843,7 +843,7 @@ def _shoot(out: _Out, cmd: Shoot, actor: str) -> None:
     situation: dict[str, Any] = {
         "half_range": cmd.half_range,
         "stationary": not moved,
-        "snap_fire": me.speed is Speed.RAPID or s.gone_to_ground(me) or me.shaken,
+        "snap_fire": _snaps(s, me),
         "night": s.night,
         "range_inches": cmd.range_inches,
         "target_moved": them.moved if them.speed is not Speed.STATIONARY else 0,
@@ -870,7 +870,8 @@ def _shoot(out: _Out, cmd: Shoot, actor: str) -> None:
             situation["target_hidden"] = not them.shot and not (
                 them.speed is Speed.RAPID and them.moved > 12
             )
-    attacker = dict(spec.profile) | {"models": firing}
+    attacker = _shooter(spec.profile, firing) if me.is_vehicle else spec.profile
+    attacker = dict(attacker) | {"models": firing}
     try:
         request = request_from_dict(
             {
@@ -942,6 +943,29 @@ def _shoot(out: _Out, cmd: Shoot, actor: str) -> None:
             friendly=friendly,
         )
     )
+
+
+def _snaps(s: BattleState, me: UnitState) -> bool:
+    """Only snap fire: after a rapid move (a vehicle too, but a flyer fires everything
+    [L202-L207]), gone to ground, or shaken."""
+    rapid = me.speed is Speed.RAPID
+    if rapid and me.is_vehicle:
+        profile = _profile(s, me)
+        rapid = not (isinstance(profile, Vehicle) and profile.is_(VehicleType.FLYER))
+    return rapid or s.gone_to_ground(me) or me.shaken
+
+
+def _shooter(profile: Mapping[str, Any], firing: int) -> dict[str, Any]:
+    """The attacker of a vehicle's shot: its own BS [L103] (which also drives the hit location
+    on an enemy vehicle [L1420]) and its rules. A vehicle's weapon type does not matter after a
+    normal move [L202-L207]: it fires as with Implacable (pen rulings B27)."""
+    rules = [r for r in profile.get("rules", ()) if isinstance(r, str)]
+    if "Implacable" not in rules:
+        rules.append("Implacable")
+    shooter: dict[str, Any] = {"models": firing, "rules": rules}
+    if profile.get("bs") is not None:
+        shooter["bs"] = profile["bs"]
+    return shooter
 
 
 def _friendly_fire(
