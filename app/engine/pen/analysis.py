@@ -382,11 +382,14 @@ def _strike(request: AttackRequest, models: int) -> InfantryResult:
 
 
 def _counter_attack_bonus(request: AttackRequest) -> Fraction:
-    """P(the charged squad gets +1 A from Contre-attaque: a passed Ld test) [L382-L384]."""
+    """P(the charged squad gets +1 A from Contre-attaque: a passed Ld test) [L382-L384].
+
+    Zero when it already has the charge bonus (``defender_charged``, pen rulings B26): the
+    bonus is "as if it charged too", so it adds nothing on top."""
     t, s = request.target, request.situation
     if not (isinstance(t, Unit) and s.charged and t.has(Rule.COUNTER_ATTACK)):
         return ZERO
-    if s.target_already_locked:
+    if s.target_already_locked or s.defender_charged:
         return ZERO
     return rolls.ld_test(t.leadership)
 

@@ -177,7 +177,9 @@ def _resolve_melee(
     att_i, def_i = melee_initiatives(request)
     can_counter = counter_request(request, t.models) is not None and t.attacks > 0
     bonus = False
-    if can_counter and s.charged and t.has(Rule.COUNTER_ATTACK) and not s.target_already_locked:
+    counter_attack = t.has(Rule.COUNTER_ATTACK) and not s.target_already_locked
+    # with defender_charged it already has the charge bonus: Contre-attaque adds nothing (B26)
+    if can_counter and s.charged and counter_attack and not s.defender_charged:
         bonus = log.run(
             "counter-attack",
             lambda: rolls.ld_test_procedure(roller, t.leadership, 0, "counter-attack Ld"),

@@ -8,7 +8,7 @@ from fractions import Fraction
 
 import pytest
 
-from app.engine.combat import CombatAnalysis, CombatResolution
+from app.engine.combat import CombatAnalysis, CombatResolution, to_jsonable
 from app.engine.distributions import Dist
 from app.engine.errors import DiceExhausted
 from app.engine.pen.analysis import analyze
@@ -451,3 +451,23 @@ def test_live_one_wound_models_roll_their_saves_together() -> None:
     assert destroyed(result) == 2
     exact = analyze(request)
     assert exact.models_destroyed.prob(2) > 0
+
+
+def test_counter_attack_adds_nothing_when_the_charged_squad_counts_as_charging() -> None:
+    """With ``defender_charged`` (Dynamics mutual assault, pen rulings B26) the charged squad
+    already has the charge bonus: Contre-attaque ("as if it charged too" [L382-L384]) takes
+    no Ld test and adds no second +1 A. 1 marine charges (2 A): 1, 1 miss; the 2 guardsmen
+    strike back with 1 + 1 A each: four dice, all 1s. (Before: an Ld test, then 3 A each.)"""
+    target = replace(GUARD, models=2, rules=parse_rules(["Contre-attaque"]))
+    request = req(MARINE, CCW, target, charged=True, defender_charged=True)
+    result = resolve(request, Roller.from_values([1] * 6))
+    labels = [d.label for d in result.dice]
+    assert "counter-attack Ld" not in labels
+    assert labels.count("to hit") == 6
+    # the exact analysis agrees: the same as a squad without Contre-attaque
+    plain = req(MARINE, CCW, replace(target, rules=()), charged=True, defender_charged=True)
+    assert to_jsonable(analyze(request)) == to_jsonable(analyze(plain))
+    # and without defender_charged Contre-attaque still works (Ld test, +1 A)
+    assert to_jsonable(analyze(replace(request, situation=Situation(charged=True)))) != (
+        to_jsonable(analyze(replace(plain, situation=Situation(charged=True))))
+    )
