@@ -11,8 +11,8 @@ recognised by a cookie set when its secret link is opened (scoped to that match'
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, File, Form, Query, Request, Response, UploadFile
@@ -23,14 +23,12 @@ from starlette.datastructures import FormData
 from app.accounts.deps import LoginRequired, OptionalUser, WebUser, verify_csrf
 from app.core.deps import AppSettings, DbSession
 from app.core.errors import AppError
-from app.core.i18n import current_locale, lazy, ngettext
+from app.core.i18n import current_locale, lazy
 from app.core.i18n import gettext as _
 from app.core.ids import MAX_ID, parse_int
-from app.engine.combat import to_jsonable
 from app.engine.match import Refusal, RefusalKind
-from app.engine.wh40k10e.battle import Battle, Seat
 from app.matches import api as match_api
-from app.matches import armies, combat, events, league_link, present, service
+from app.matches import events, league_link, pages, present, service, systems
 from app.matches.exceptions import (
     CommandRefused,
     InvitationInvalid,
@@ -38,6 +36,7 @@ from app.matches.exceptions import (
     MatchNotFound,
 )
 from app.matches.models import STATUS_LABELS, Match, MatchStatus, OpponentKind
+from app.matches.pages import Confirmation
 from app.web.nav import NavItem, add_nav
 from app.web.templating import htmx_redirect, is_htmx, render
 
@@ -53,14 +52,6 @@ add_nav(
 )
 
 MAX_FORM_DICE = 200
-SITUATION_FLAGS = (
-    ("half_range", lazy("Within half range")),
-    ("cover", lazy("Target has Benefit of Cover")),
-    ("stealth", lazy("Target has Stealth")),
-    ("target_not_visible", lazy("Target not visible (Indirect Fire)")),
-    ("big_guns_never_tire", lazy("Big Guns Never Tire")),
-    ("plunging_fire", lazy('Plunging Fire (6" up in Ruins, target at ground level)')),
-)
 
 
 def guest_cookie(match_id: int) -> str:
@@ -87,7 +78,7 @@ def _caller(request: Request, user: Any, match_id: int) -> service.Caller:
     return service.Caller.of(user, request.cookies.get(guest_cookie(match_id)))
 
 
-def _get(request: Request, db: Session, user: Any, match_id: int) -> tuple[Match, Seat]:
+def _get(request: Request, db: Session, user: Any, match_id: int) -> tuple[Match, str]:
     current_locale.set(getattr(request.state, "locale", "en"))
     try:
         return service.get_for(db, match_id, _caller(request, user, match_id))
@@ -144,24 +135,33 @@ def _index(
         if m.status in LIVE_STATUSES and m.version > 0 and looked < MAX_WAITING_LOOKUPS:
             looked += 1  # the newest live matches (the list is newest first)
             battle = service.load_battle(db, m)
-            waiting = present.waiting_on(battle.view(seat), battle.legal_actions(seat))
+            page = pages.page_system(m.rule_system)
+            waiting = page.waiting_on(battle.view(seat), battle.legal_actions(seat))
         rows.append(
             {
                 "match": m,
                 "seat": seat,
                 "opponent": names["B" if seat == "A" else "A"] or "-",
                 "status": _(STATUS_LABELS[MatchStatus(m.status)]),
-                "mission": present.mission_label(m.mission_id, m.battle_size),
+                "mission": present.mission_label(m.mission_id, m.battle_size, m.rule_system),
+                "system": _(pages.page_system(m.rule_system).label),
                 "waiting": waiting,
             }
         )
+    lists = pages.ready_lists(db, user)
+    ruleset = _form_ruleset(form, lists)
+    missions = service.missions(ruleset)
     return render(
         request,
         "matches/index.html",
         {
             "rows": rows,
-            "lists": armies.my_ready_lists(db, user),
-            "missions": service.missions(),
+            "ruleset": ruleset,
+            "rulesets": [(p.id, _(p.label)) for p in pages.page_systems().values()],
+            "lists": [entry for entry in lists if entry.rule_system == ruleset],
+            "missions": missions,
+            "sizes": list({s.id: s for m in missions.values() for s in m.battle_sizes}.values()),
+            "default_size": systems.playable(ruleset).default_size,
             "league_games": league_games(db, user),
             "errors": errors or {},
             "form": form or {},
@@ -169,6 +169,15 @@ def _index(
         },
         status_code=status_code,
     )
+
+
+def _form_ruleset(form: Mapping[str, Any] | None, lists: list[pages.ReadyList]) -> str:
+    """The rule system the new-match form offers: the one asked for, else that of the user's
+    first ready list, else the default one."""
+    asked = str((form or {}).get("ruleset") or "")
+    if asked in pages.page_systems():
+        return asked
+    return lists[0].rule_system if lists else systems.DEFAULT_RULESET
 
 
 LIVE_STATUSES = frozenset({MatchStatus.SETUP, MatchStatus.BATTLE, MatchStatus.ENDED})
@@ -238,9 +247,13 @@ def matches_page(
     user: WebUser,
     cancelled: Annotated[int | None, Query(ge=1, le=2**31 - 1)] = None,
     league_game: Annotated[int | None, Query(ge=1, le=MAX_ID)] = None,
+    ruleset: Annotated[str, Query(max_length=32)] = "",
 ) -> HTMLResponse:
-    """My matches and the new-match form (``?league_game=ID`` picks that league game in it)."""
-    form = {"league_game_id": league_game} if league_game else None
+    """My matches and the new-match form (``?league_game=ID`` picks that league game in it,
+    ``?ruleset=ID`` the rule system whose missions and lists it offers)."""
+    form: dict[str, Any] = {"ruleset": ruleset}
+    if league_game:
+        form["league_game_id"] = league_game
     return _index(request, db, user, cancelled=cancelled, form=form)
 
 
@@ -250,10 +263,11 @@ def create_match(
     db: WebDb,
     user: WebUser,
     army_id: Annotated[int, Form(ge=1, le=MAX_ID)],
-    battle_size: Annotated[str, Form(max_length=32)] = "strike_force",
-    mission: Annotated[str, Form(max_length=64)] = "only-war",
+    battle_size: Annotated[str, Form(max_length=32)] = "",
+    mission: Annotated[str, Form(max_length=64)] = "",
     opponent: Annotated[str, Form(pattern="^(user|guest)$")] = "user",
     league_game_id: Annotated[str, Form(max_length=12)] = "",
+    ruleset: Annotated[str, Form(max_length=32)] = systems.DEFAULT_RULESET,
 ) -> HTMLResponse:
     game = parse_int(league_game_id, 1, MAX_ID) if league_game_id.strip() else None
     try:
@@ -264,13 +278,16 @@ def create_match(
                 db,
                 user,
                 army_id=army_id,
-                mission_id=mission,
-                battle_size=battle_size,
+                mission_id=mission or None,
+                battle_size=battle_size or None,
                 opponent=OpponentKind(opponent),
                 league_game_id=game,
+                ruleset=ruleset,
             )
     except AppError as exc:
         form = {
+            "ruleset": ruleset,
+            "mission": mission,
             "army_id": army_id,
             "battle_size": battle_size,
             "opponent": opponent,
@@ -331,7 +348,11 @@ def _join_page(
             "match": match,
             "code": service.normalise_code(code),
             "creator": names["A"],
-            "lists": armies.my_ready_lists(db, user),
+            "lists": [
+                entry
+                for entry in pages.ready_lists(db, user)
+                if entry.rule_system == match.rule_system
+            ],
             "errors": errors or {},
             "own": match.player_a_id == user.id,
             "present": present,
@@ -402,7 +423,7 @@ def _guest_page(
         {
             "match": match,
             "token": token,
-            "samples": match_api.samples_with_points(),
+            "samples": match_api.samples_with_points(match.rule_system),
             "errors": errors or {},
             "form": form or {},
         },
@@ -457,143 +478,31 @@ def guest_join(
 # -- the match screen -------------------------------------------------------------------------
 
 
-def _weapon_rows(battle: Battle, match: Match, uid: str, phase: str | None) -> list[dict[str, Any]]:
-    snapshots = {Seat.A: match.army_a, Seat.B: match.army_b}
-    kind = "melee" if phase == "fight" else "ranged"
-    rows = [w for w in combat.unit_weapons(snapshots, battle.state, uid) if w["kind"] == kind]
-    seen: set[tuple[str, str]] = set()
-    for w in rows:  # ticked by default: carried, and the first profile of its weapon
-        group = (w["unit"], combat.weapon_id(w))
-        w["default"] = w["models"] > 0 and group not in seen and w["left"] > 0
-        w["value"] = min(w["models"] or w["alive"], w["left"])
-        seen.add(group)
-    return rows
-
-
-def _leads_living(unit: Mapping[str, Any], units: Mapping[str, Mapping[str, Any]]) -> bool:
-    bodyguard = unit["bodyguard"]
-    return bodyguard is not None and bodyguard in units and not units[bodyguard]["destroyed"]
-
-
-def attack_forms(
-    view: Mapping[str, Any], weapons: Callable[[str], list[dict[str, Any]]]
-) -> list[dict[str, Any]]:
-    """One attack form per unit that has weapons and targets left this phase: an Attached unit
-    is one unit (one form, named after both parts; one target entry). A unit shoots or fights
-    once, each weapon once: the form offers only the weapons it has not used (at any of its
-    declared targets: fire may be split), and is gone when none is left or when an attack
-    named no weapon (the whole unit's)."""
-    units = {u["id"]: u for u in view["units"]}
-    out: list[dict[str, Any]] = []
-    for u in view["units"]:
-        if u["owner"] != view["viewer"] or u["destroyed"] or not u["targets"]:
-            continue
-        if _leads_living(u, units) or u["all_weapons_used"]:
-            continue  # the Leader of a living Bodyguard: the Bodyguard's form stands for both
-        targets: list[tuple[str, str]] = []
-        for t in u["targets"]:
-            target = units.get(t)
-            if target is None or target["destroyed"]:
-                continue
-            if _leads_living(target, units):
-                continue  # a Leader is attacked through its Bodyguard's entry
-            targets.append((t, present.group_name(target, units)))
-        rows = weapons(u["id"])
-        left = [w for w in rows if w["left"] > 0]
-        if targets and (left or not rows):
-            out.append(
-                {
-                    "unit": u,
-                    "name": present.group_name(u, units),
-                    "targets": targets,
-                    "weapons": left,
-                    "used": [
-                        f"{w['weapon']} ×{w['models']}"
-                        + (f" ({units[w['unit']]['name']})" if w["unit"] != u["id"] else "")
-                        for w in u["weapons_used"]
-                        if w["unit"] in units
-                    ],
-                }
-            )
-    return out
-
-
-@dataclass(frozen=True, slots=True)
-class Confirmation:
-    """What cannot be taken back, asked before it is sent: the question, and the command the
-    confirm button posts (``confirmed=1`` with it)."""
-
-    kind: str  # concede, end_phase
-    title: str
-    text: str
-    button: str
-    command: dict[str, Any]
-    units: list[str] = field(default_factory=list)  # the units that would not act
-
-    @property
-    def command_json(self) -> str:
-        return json.dumps(self.command, separators=(",", ":"))
-
-
-def confirmation(
-    db: Session, match: Match, seat: Seat, cmd: Mapping[str, Any]
-) -> Confirmation | None:
-    """The question to ask before ``cmd``: conceding always (it ends the battle, no undo);
-    ending a phase while units may still act (named). ``None``: send it as it is."""
-    kind = cmd.get("type")
-    if kind == "concede":
-        return Confirmation(
-            kind="concede",
-            title=_("Concede the battle?"),
-            text=_("Your opponent wins at once. The battle ends and this cannot be undone."),
-            button=_("Yes, concede the battle"),
-            command={"type": "concede", "confirm": True},
-        )
-    if kind != "end_phase" or match.version == 0:
-        return None
-    battle = service.load_battle(db, match)
-    view = battle.view(str(seat))
-    idle = present.idle_units(battle.legal_actions(str(seat)), view)
-    if not idle:
-        return None
-    return Confirmation(
-        kind="end_phase",
-        title=_("End the {phase} with units that have not acted?").format(
-            phase=present.tr(present.PHASES, view.get("phase"))
-        ),
-        text=ngettext(
-            "This unit can still act in this phase, and will not:",
-            "These units can still act in this phase, and will not:",
-            len(idle),
-        ),
-        button=_("End the phase anyway"),
-        command={"type": "end_phase"},
-        units=idle,
-    )
-
-
 def context(
     request: Request,
     db: Session,
     match: Match,
-    seat: Seat,
+    seat: str,
     *,
     notice: str | None = None,
     error: str | None = None,
-    odds: Mapping[str, Any] | None = None,
-    resolution: Mapping[str, Any] | None = None,
     confirm: Confirmation | None = None,
+    **extra: Any,
 ) -> dict[str, Any]:
+    """The match page's context: the shared part (header, players, invitation, notices, the
+    confirmation dialog, undo) and its rule system's part (``PageSystem.context``)."""
     # labels are translated here, before render() would set the request's locale
     current_locale.set(getattr(request.state, "locale", "en"))
+    page = pages.page_system(match.rule_system)
     names = service.player_names(db, match)
     me = str(seat)
     ctx: dict[str, Any] = {
         "confirm": confirm,
-        "mission_label": present.mission_label(match.mission_id, match.battle_size),
+        "mission_label": present.mission_label(
+            match.mission_id, match.battle_size, match.rule_system
+        ),
+        "fragments": page.fragments,
         "waiting": None,
-        "rolls": (0, []),
-        "objectives": [],
         "match": match,
         "seat": me,
         "other": "B" if me == "A" else "A",
@@ -601,8 +510,6 @@ def context(
         "status_label": _(STATUS_LABELS[MatchStatus(match.status)]),
         "notice": notice,
         "error": error,
-        "odds": odds,
-        "resolution": resolution,
         "invitation": match_api.invitation(request, match, seat),
         "can_cancel": service.may_cancel(
             match, _caller(request, getattr(request.state, "user", None), match.id)
@@ -610,40 +517,42 @@ def context(
         "league_game_path": (
             service.league_game_path(db, match) if match.league_report_error else None
         ),
-        "present": present,
-        "situation_flags": SITUATION_FLAGS,
+        "shared": present,
         "view": None,
         "league_link": league_link_form(db, match),
     }
-    if match.version == 0:
+    found = _page_input(db, match, me, names, extra)
+    ctx.update(page.context(found))
+    if found.game is None:
         return ctx
-    battle = service.load_battle(db, match)
-    view = battle.view(me)
-    actions = battle.legal_actions(me)
-    state = battle.state
-    cards = present.unit_cards(view)
-    mine = [u for u in view["units"] if u["owner"] == me]
-    attackers = attack_forms(view, lambda uid: _weapon_rows(battle, match, uid, view["phase"]))
-    log = battle.log_json(me)
-    ctx.update(
-        view=view,
-        transports=[u for u in mine if "TRANSPORT" in u["keywords"] and not u["destroyed"]],
-        fdefaults=formation_defaults(view, match.army_a if me == "A" else match.army_b, me),
-        forms=present.action_forms(actions, view),
-        can_declare=any(a["command"]["type"] == "declare_formations" for a in actions),
-        cards=cards,
-        mine=mine,
-        enemies=[u for u in view["units"] if u["owner"] != me and not u["destroyed"]],
-        attackers=attackers,
-        specs=state.specs,
-        timeline=present.timeline(log, view, names, me),
-        rolls=present.last_rolls(log, view, names, me),
-        waiting=present.waiting_on(view, actions),
-        objectives=present.objective_rows(view),
-        in_battle=view["stage"] == "battle",
-        snapshot=match.army_a if me == "A" else match.army_b,
-    )
+    ctx["view"] = found.view
+    ctx["waiting"] = page.waiting_on(found.view, found.actions)
     return ctx
+
+
+def _page_input(
+    db: Session,
+    match: Match,
+    seat: str,
+    names: Mapping[str, str] | None = None,
+    extra: Mapping[str, Any] | None = None,
+) -> pages.PageInput:
+    """What a system's page part is built from (no game before seat B joins)."""
+    names = names if names is not None else service.player_names(db, match)
+    if match.version == 0:
+        return pages.PageInput(db, match, seat, None, {}, [], [], names, extra or {})
+    game = service.load_battle(db, match)
+    return pages.PageInput(
+        db,
+        match,
+        seat,
+        game,
+        game.view(seat),
+        game.legal_actions(seat),
+        game.log_json(seat),
+        names,
+        extra or {},
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -677,35 +586,24 @@ def league_link_form(db: Session, match: Match) -> LeagueLinkForm | None:
     return LeagueLinkForm(match.league_game_id, choices)
 
 
-def formation_defaults(
-    view: Mapping[str, Any], snapshot: Mapping[str, Any] | None, seat: str
-) -> dict[str, Any]:
-    """What the formation form shows selected: the declaration already submitted, else the
-    Leader attachments of the army list."""
-    out: dict[str, Any] = {"attach": {}, "embark": {}, "reserve": {}, "hover": set()}
-    declared = view.get("my_formation")
-    if declared:
-        out["attach"] = dict(declared["attachments"])
-        out["embark"] = dict(declared["embarked"])
-        out["reserve"] = dict(declared["reserves"])
-        out["hover"] = set(declared["hover"])
-        return out
-    for u in (snapshot or {}).get("units", ()):
-        if u.get("attached_to") is not None:
-            out["attach"][armies.unit_id(seat, u["index"])] = armies.unit_id(seat, u["attached_to"])
-    return out
-
-
 def _page(
-    request: Request, db: Session, match: Match, seat: Seat, *, status_code: int = 200, **extra: Any
+    request: Request,
+    db: Session,
+    match: Match,
+    seat: str,
+    *,
+    status_code: int = 200,
+    block: str = "state",
+    template: str | None = None,
+    **extra: Any,
 ) -> HTMLResponse:
-    return render(
-        request,
-        "matches/match.html",
-        context(request, db, match, seat, **extra),
-        block="state",
-        status_code=status_code,
-    )
+    """The match page's state block (or another ``block`` of a system's ``template``, asked by
+    htmx: e.g. the 10th edition's odds)."""
+    ctx = context(request, db, match, seat, **extra)
+    if block != "state" and is_htmx(request):
+        name = f"{ctx['fragments']}/{template}" if template else "matches/match.html"
+        return render(request, name, ctx, block=block, status_code=status_code)
+    return render(request, "matches/match.html", ctx, block="state", status_code=status_code)
 
 
 @router.get("/matches/{match_id}")
@@ -739,8 +637,9 @@ def _refused(
     return response
 
 
-def build_command(form: FormData) -> dict[str, Any]:
-    """The command a form posts: its JSON plus the inputs the player filled in."""
+def build_command(form: FormData, ruleset: str) -> dict[str, Any]:
+    """The command a form posts: its JSON, completed by its rule system with the inputs the
+    player filled in."""
     raw = form.get("command")
     try:
         cmd = json.loads(raw) if isinstance(raw, str) and len(raw) < 20_000 else None
@@ -748,58 +647,19 @@ def build_command(form: FormData) -> dict[str, Any]:
         cmd = None
     if not isinstance(cmd, dict):
         cmd = {"type": str(form.get("type") or "")}
-    kind = cmd.get("type")
-    targets = [t for t in form.getlist("targets") if isinstance(t, str)]
-    if targets or kind in {"shoot", "declare_charge"}:
-        cmd["targets"] = targets[:20]
-    for name in ("crossing", "needed", "strength", "die", "weapons"):
-        value = _int(form.get(name))
-        if value is not None:
-            cmd[name] = value
-    for name in ("reason", "note", "source", "on_unit", "marker", "unit", "mode", "enemy"):
-        text = form.get(name)
-        if isinstance(text, str) and text.strip():
-            cmd[name] = text.strip()[:500]
-    if form.get("infiltrate"):
-        cmd["infiltrate"] = True
-    if form.get("within_12") and kind in {"shoot", "use_stratagem"}:
-        cmd["within_12"] = True  # Lone Operative: the player states the 12"
-    if kind == "report_objective":
-        units = []
-        for uid in form.getlist("units"):
-            if isinstance(uid, str):
-                units.append({"unit": uid, "models": _int(form.get(f"models_{uid}"))})
-        cmd["units"] = units[:100]
-    if kind == "report_engagement":
-        cmd["engaged_with"] = [e for e in form.getlist("engaged_with") if isinstance(e, str)][:20]
-    if kind == "remove_models":
-        cmd["models"] = _slots(form.get("models"))
-    if kind == "confirm_coherency":  # "remove_<unit>": the model numbers removed, from 1
-        removals: list[dict[str, Any]] = []
-        for key, typed in form.multi_items():
-            if key.startswith("remove_") and isinstance(typed, str) and typed.strip():
-                removals.append({"unit": key.removeprefix("remove_")[:64], "models": _slots(typed)})
-        cmd["removals"] = removals[:50]
-    return cmd
-
-
-def _slots(text: object) -> list[int]:
-    """Model numbers typed from 1 ("1 2", "1,2") as slots from 0 (other words are dropped)."""
-    numbers = (parse_int(s, 1, 999) for s in str(text or "").replace(",", " ").split())
-    return [n - 1 for n in numbers if n is not None][:200]
+    return pages.page_system(ruleset).build_command(form, cmd)
 
 
 @router.post("/matches/{match_id}/act")
 def act(request: Request, db: WebDb, user: OptionalUser, match_id: int, form: FormDep) -> Response:
     match, seat = _get(request, db, user, match_id)
     version = _int(form.get("version"), -1)
-    command = build_command(form)
+    page = pages.page_system(match.rule_system)
+    command = build_command(form, match.rule_system)
     if not form.get("confirmed"):
-        ask = confirmation(db, match, seat, command)
+        ask = page.confirmation(_page_input(db, match, str(seat)), command)
         if ask is not None:  # nothing is sent: the page asks (a dialog with htmx)
             return _page(request, db, match, seat, confirm=ask)
-    elif command.get("type") == "concede":
-        command["confirm"] = True
     try:
         with db.begin_nested():
             service.execute(
@@ -815,108 +675,6 @@ def act(request: Request, db: WebDb, user: OptionalUser, match_id: int, form: Fo
     if not is_htmx(request):
         return htmx_redirect(request, f"/matches/{match_id}")
     return _page(request, db, match, seat)
-
-
-@router.post("/matches/{match_id}/formation")
-def declare_formation(
-    request: Request, db: WebDb, user: OptionalUser, match_id: int, form: FormDep
-) -> Response:
-    match, seat = _get(request, db, user, match_id)
-    formation: dict[str, list[Any]] = {
-        "attachments": [],
-        "embarked": [],
-        "reserves": [],
-        "hover": [],
-    }
-    for key, value in form.multi_items():
-        if not isinstance(value, str) or not value:
-            continue
-        if key.startswith("attach_"):
-            formation["attachments"].append([key[7:], value])
-        elif key.startswith("embark_"):
-            formation["embarked"].append([key[7:], value])
-        elif key.startswith("reserve_"):
-            formation["reserves"].append([key[8:], value])
-        elif key == "hover":
-            formation["hover"].append(value)
-    version = _int(form.get("version"), -1)
-    try:
-        with db.begin_nested():
-            service.execute(
-                db,
-                match,
-                seat,
-                {"type": "declare_formations", "formation": formation},
-                expected_version=version if version is not None else -1,
-            )
-    except CommandRefused as exc:
-        return _refused(request, db, match_id, user, exc)
-    if not is_htmx(request):
-        return htmx_redirect(request, f"/matches/{match_id}")
-    return _page(
-        request, db, match, seat, notice=_("Your Battle Formations are in (secret until both are).")
-    )
-
-
-def _attack_inputs(form: FormData) -> tuple[str, str, list[dict[str, Any]], dict[str, Any]]:
-    attacker = str(form.get("attacker") or "")[:64]
-    target = str(form.get("target") or "")[:64]
-    picks: list[dict[str, Any]] = []
-    for value in form.getlist("weapon")[:8]:
-        if not isinstance(value, str) or "|" not in value:
-            continue
-        unit, _sep, name = value.partition("|")
-        models = _int(form.get(f"models|{value}"), 0)
-        picks.append({"unit": unit, "weapon": name, "models": models})
-    situation = {flag: True for flag, _label in SITUATION_FLAGS if form.get(flag)}
-    return attacker, target, picks, situation
-
-
-@router.post("/matches/{match_id}/combat")
-def combat_form(
-    request: Request, db: WebDb, user: OptionalUser, match_id: int, form: FormDep
-) -> Response:
-    """The combat flow: ``do=preview`` shows the exact odds, ``do=roll`` rolls on the server,
-    ``do=dice`` takes the dice rolled by hand; both apply the result."""
-    match, seat = _get(request, db, user, match_id)
-    attacker, target, picks, situation = _attack_inputs(form)
-    action = str(form.get("do") or "preview")
-    if action == "preview":
-        try:
-            result = service.preview(db, match, seat, attacker, target, picks, situation)
-        except AppError as exc:
-            return _refusal_page(request, db, match, seat, exc)
-        odds = {"attacker": attacker, "target": target, **result}
-        if is_htmx(request):
-            return render(
-                request,
-                "matches/match.html",
-                {**context(request, db, match, seat), "odds": odds},
-                block="odds",
-            )
-        return _page(request, db, match, seat, odds=odds)
-    version = _int(form.get("version"), -1)
-    try:
-        with db.begin_nested():
-            _outcome, resolution = service.resolve(
-                db,
-                match,
-                seat,
-                attacker,
-                target,
-                picks,
-                situation,
-                expected_version=version if version is not None else -1,
-                dice=parse_dice(form.get("dice")) if action == "dice" else None,
-            )
-    except CommandRefused as exc:
-        return _refused(request, db, match_id, user, exc)
-    except AppError as exc:
-        db.rollback()
-        return _error_page(request, db, user, match_id, exc)
-    summary = to_jsonable(resolution)
-    assert isinstance(summary, dict)
-    return _page(request, db, match, seat, resolution=summary)
 
 
 @router.post("/matches/{match_id}/invitation")
@@ -968,7 +726,7 @@ def _error_page(request: Request, db: Session, user: Any, match_id: int, exc: Ap
 
 
 def _refusal_page(
-    request: Request, db: Session, match: Match, seat: Seat, exc: AppError
+    request: Request, db: Session, match: Match, seat: str, exc: AppError
 ) -> Response:
     """The match page with the refusal shown (htmx swaps only a 200)."""
     status_code = 200 if is_htmx(request) else exc.status
@@ -1000,3 +758,37 @@ def export(request: Request, db: WebDb, user: OptionalUser, match_id: int) -> Re
     return JSONResponse(
         data, headers={"Content-Disposition": f'attachment; filename="match-{match.id}.json"'}
     )
+
+
+@router.post("/matches/{match_id:int}/{name}")
+def system_form(
+    request: Request, db: WebDb, user: OptionalUser, match_id: int, name: str, form: FormDep
+) -> Response:
+    """A form of the match's rule system (``PageSystem.posts``: e.g. the 10th edition's Battle
+    Formations and attacks); 404 for a name its system does not have."""
+    match, seat = _get(request, db, user, match_id)
+    handler = pages.page_system(match.rule_system).posts.get(name)
+    if handler is None:
+        raise MatchNotFound()
+    version = _int(form.get("version"), -1)
+    post = pages.PagePost(
+        request=request,
+        db=db,
+        match=match,
+        seat=str(seat),
+        form=form,
+        version=version if version is not None else -1,
+        page=lambda **extra: _answer(request, db, match_id, user, **extra),
+        refused=lambda exc: _refused(request, db, match_id, user, exc),
+        error=lambda exc: _error_page(request, db, user, match_id, exc),
+    )
+    return handler(post)
+
+
+def _answer(request: Request, db: Session, match_id: int, user: Any, **extra: Any) -> Response:
+    """A system form's answer: back to the page (a plain form), else the page's state block
+    (or the block it names) with what the form brought."""
+    match, seat = _get(request, db, user, match_id)
+    if not is_htmx(request) and not extra.get("odds") and extra.get("resolution") is None:
+        return htmx_redirect(request, f"/matches/{match_id}")
+    return _page(request, db, match, seat, **extra)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -306,8 +305,10 @@ def test_a_match_tracks_a_league_game_chosen_on_the_page(
     alice, bob = browser("Alice"), browser("Bob")
     fixture = league_game(db, alice.user_id, bob.user_id)  # type: ignore[attr-defined]
     army = armies.ready(alice, marines())
-    ready = [SimpleNamespace(id=army, name="Strike group", faction="Adeptus Astartes")]
-    monkeypatch.setattr("app.matches.armies.my_ready_lists", lambda db, user: ready)
+    from app.matches.pages import ReadyList
+
+    ready = [ReadyList(army, "Strike group", "Adeptus Astartes", "wh40k-10e")]
+    monkeypatch.setattr("app.matches.pages.ready_lists", lambda db, user: ready)
     page = html(alice.get(f"/matches?league_game={fixture.game_id}"))
     select = page.css_first("#new-match-form select#league-game-select")
     assert select is not None

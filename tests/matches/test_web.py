@@ -15,6 +15,7 @@ from tests.matches.conftest import FakeArmies, marines, orks, start_match
 from tests.support.web import html
 
 HX = {"HX-Request": "true"}
+TENTH = "wh40k-10e"
 
 
 def state(response: Any) -> Any:
@@ -384,7 +385,7 @@ def test_a_unit_card_counts_each_models_own_wounds(
 
 
 def test_a_hurt_boss_nob_is_shown_against_its_own_wounds() -> None:
-    from app.matches.present import UnitCard
+    from app.matches.pages.wh40k10e.present import UnitCard
 
     card = UnitCard(
         id="b2",
@@ -411,15 +412,15 @@ def test_the_shoot_form_sends_the_stated_12_inches() -> None:
     shoot = FormData(
         [("command", '{"type":"shoot","unit":"a2"}'), ("targets", "b2"), ("within_12", "1")]
     )
-    assert build_command(shoot) == {
+    assert build_command(shoot, TENTH) == {
         "type": "shoot",
         "unit": "a2",
         "targets": ["b2"],
         "within_12": True,
     }
     assert "within_12" not in build_command(
-        FormData([("command", '{"type":"shoot","unit":"a2"}'), ("targets", "b2")])
+        FormData([("command", '{"type":"shoot","unit":"a2"}'), ("targets", "b2")]), TENTH
     )
     assert "within_12" not in build_command(
-        FormData([("command", '{"type":"end_phase"}'), ("within_12", "1")])
+        FormData([("command", '{"type":"end_phase"}'), ("within_12", "1")]), TENTH
     )

@@ -1,0 +1,534 @@
+"""The PEN battle's match page (``templates/matches/pen/``): the set-up steps, each turn's
+phases with forms made from the battle's legal actions (what the table measures, ``needs``,
+becomes an input), the squads with their state tokens (pen.md §7.2), vehicles with hull
+points, night and dawn, reserves, victory points, and the timeline in sentences.
+
+Everything is read from what the battle renders for one seat (``view``, ``legal_actions``,
+``log_json``) and from the army specs of its set-up (names, weapons), which both players see:
+a PEN battle has no secret."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from starlette.datastructures import FormData
+
+from app.core.i18n import gettext as _
+from app.core.i18n import lazy
+from app.core.ids import parse_int
+from app.matches.pages import PageInput, PageSystem
+from app.matches.systems.pen import SYSTEM as _SYSTEM
+
+__all__ = ["PAGE", "ActionForm", "SquadCard", "build_command", "timeline", "waiting_on"]
+
+STAGES = {
+    "reserves": lazy("Reserves: declare the squads kept in reserve"),
+    "roll_off": lazy("Roll-off"),
+    "choose": lazy("Who plays first"),
+    "deploy": lazy("Deployment"),
+    "infiltrate": lazy("Infiltration"),
+    "scout": lazy("Scout moves"),
+    "battle": lazy("Battle"),
+    "scoring": lazy("End of the game: who holds the objectives"),
+    "ended": lazy("Battle over"),
+}
+PHASES = {
+    "start": lazy("Start of the turn"),
+    "movement": lazy("Movement and shooting"),
+    "assault": lazy("Assault"),
+}
+SPEEDS = {
+    "stationary": lazy("stationary"),
+    "normal": lazy("normal move"),
+    "rapid": lazy("rapid move"),
+}
+TOKENS = {
+    "gone_to_ground": lazy("gone to ground"),
+    "retreating": lazy("retreating"),
+    "poisoned": lazy("poisoned"),
+    "regrouped": lazy("regrouped"),
+    "locked": lazy("locked in combat"),
+    "charged": lazy("charged"),
+    "rammed": lazy("rammed"),
+    "out_of_control": lazy("out of control"),
+    "embarked": lazy("embarked"),
+    "in_reserve": lazy("in reserve"),
+    "shaken": lazy("shaken"),
+    "stunned": lazy("stunned"),
+    "weapons_damaged": lazy("weapon destroyed"),
+    "reduced_mobility": lazy("reduced mobility"),
+    "immobilised": lazy("immobilised"),
+    "damaged": lazy("damaged"),
+    "destroyed": lazy("destroyed"),
+    "stationary": lazy("stationary"),
+    "normal": lazy("normal move"),
+    "rapid": lazy("rapid move"),
+}
+PLACES = {
+    "undeployed": lazy("not deployed"),
+    "table": lazy("on the table"),
+    "reserve": lazy("in reserve"),
+    "available": lazy("arriving this turn"),
+    "embarked": lazy("embarked"),
+    "destroyed": lazy("destroyed"),
+}
+FACINGS = (("front", lazy("front")), ("side", lazy("side")), ("rear", lazy("rear")))
+
+
+def tr(table: Mapping[str, str], key: object) -> str:
+    text = str(key)
+    return _(table.get(text, text))
+
+
+# -- the squads ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SquadCard:
+    id: str
+    name: str
+    seat: str
+    place: str
+    models: int
+    models_start: int
+    wounds_taken: int
+    hull_points: int | None
+    hull_points_lost: int
+    tokens: list[str]
+    vehicle: bool
+    destroyed: bool
+
+
+def names_of(game: Any) -> dict[str, str]:
+    """Every squad's name from the battle's set-up (``a1`` -> "Escouade tactique")."""
+    state = getattr(game, "state", None)
+    out: dict[str, str] = {}
+    for army in getattr(getattr(state, "setup", None), "armies", ()) or ():
+        for unit in army.units:
+            out[unit.id] = unit.name
+    return out
+
+
+def weapons_of(game: Any) -> dict[str, list[str]]:
+    state = getattr(game, "state", None)
+    out: dict[str, list[str]] = {}
+    for army in getattr(getattr(state, "setup", None), "armies", ()) or ():
+        for unit in army.units:
+            out[unit.id] = [w.name for w in unit.weapons]
+    return out
+
+
+def squad_cards(view: Mapping[str, Any], names: Mapping[str, str]) -> dict[str, list[SquadCard]]:
+    out: dict[str, list[SquadCard]] = {"A": [], "B": []}
+    for u in view.get("units", ()):
+        vehicle = u.get("hull_points") is not None and u["hull_points"] > 0
+        out.setdefault(u["seat"], []).append(
+            SquadCard(
+                id=u["id"],
+                name=names.get(u["id"], u["id"]),
+                seat=u["seat"],
+                place=u["place"],
+                models=u["models"],
+                models_start=u["models_start"],
+                wounds_taken=u["wounds_taken"],
+                hull_points=u.get("hull_points") if vehicle else None,
+                hull_points_lost=u.get("hull_points_lost") or 0,
+                tokens=[tr(TOKENS, t) for t in u.get("tokens", ())],
+                vehicle=vehicle,
+                destroyed=u["place"] == "destroyed",
+            )
+        )
+    return out
+
+
+# -- the action forms ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ActionForm:
+    """One command the seat may send now, with the inputs its ``needs`` ask for."""
+
+    kind: str
+    label: str
+    command: dict[str, Any]
+    needs: list[str] = field(default_factory=list)
+    targets: list[tuple[str, str]] = field(default_factory=list)  # enemy squads (id, name)
+    weapons: list[str] = field(default_factory=list)
+    dice: bool = False  # the dice may be rolled by hand
+    primary: bool = False
+
+    @property
+    def command_json(self) -> str:
+        return json.dumps(self.command, separators=(",", ":"))
+
+    @property
+    def slug(self) -> str:
+        unit = self.command.get("unit") or self.command.get("seat") or ""
+        extra = self.command.get("target") or self.command.get("objective") or ""
+        return "-".join(p for p in (self.kind, str(unit), str(extra)) if p).replace("_", "-")
+
+
+ROLLING = frozenset(
+    {"roll_off", "start_turn", "move", "arrive", "shoot", "charge", "fight", "ram", "disembark"}
+)
+
+
+def _label(kind: str, cmd: Mapping[str, Any], names: Mapping[str, str], me: str) -> str:
+    unit = names.get(str(cmd.get("unit")), str(cmd.get("unit") or ""))
+    target = names.get(str(cmd.get("target")), str(cmd.get("target") or ""))
+    labels = {
+        "declare_reserve": _("Keep {unit} in reserve").format(unit=unit),
+        "end_step": _("Done with this step"),
+        "roll_off": _("Roll off"),
+        "start_turn": _("Start the turn (dawn, reserves, tests)"),
+        "deploy": _("Deploy {unit}").format(unit=unit),
+        "scout_move": _("Scout move with {unit}").format(unit=unit),
+        "arrive": _("{unit} arrives from reserve").format(unit=unit),
+        "move": _("Move {unit}").format(unit=unit),
+        "ram": _("Ram with {unit}").format(unit=unit),
+        "go_to_ground": _("{unit} goes to ground").format(unit=unit),
+        "shoot": _("{unit} shoots").format(unit=unit),
+        "end_activation": _("Done with {unit}").format(unit=unit),
+        "disembark": _("{unit} disembarks").format(unit=unit),
+        "charge": _("{unit} charges").format(unit=unit),
+        "fight": _("{unit} fights {target}").format(unit=unit, target=target),
+        "consolidate": _("{unit} consolidates").format(unit=unit),
+        "end_phase": _("End the phase"),
+        "approve_undo": _("Approve the undo"),
+        "refuse_undo": _("Refuse: the roll stands"),
+    }
+    if kind == "choose_first":
+        seat = str(cmd.get("seat"))
+        return _("I play first") if seat == me else _("My opponent plays first")
+    if kind == "report_control":
+        holder = str(cmd.get("seat") or "")
+        who = _("nobody") if not holder else (_("me") if holder == me else _("my opponent"))
+        return _("Objective {objective}: held by {who}").format(
+            objective=cmd.get("objective"), who=who
+        )
+    return labels.get(kind, kind)
+
+
+def action_forms(page: PageInput, names: Mapping[str, str]) -> list[ActionForm]:
+    """The forms of the seat's legal actions, and the commands the battle lists no complete
+    form of (deploying a squad, a scout move, shooting with the squad being moved)."""
+    view, me = page.view, page.seat
+    units = {u["id"]: u for u in view.get("units", ())}
+    enemies = [
+        (u["id"], names.get(u["id"], u["id"]))
+        for u in view.get("units", ())
+        if u["seat"] != me and u["place"] == "table"
+    ]
+    weapons = weapons_of(page.game)
+    actions: list[Mapping[str, Any]] = list(page.actions)
+    kinds = {str(a["command"].get("type")) for a in actions}
+    stage, phase = view.get("stage"), view.get("phase")
+    extra: list[Mapping[str, Any]] = []
+    if stage in ("deploy", "infiltrate") and "end_step" in kinds:
+        extra.extend(
+            {"command": {"type": "deploy", "unit": u["id"]}}
+            for u in units.values()
+            if u["seat"] == me and u["place"] == "undeployed"
+        )
+    if stage == "scout" and "end_step" in kinds:
+        extra.extend(
+            {"command": {"type": "scout_move", "unit": u["id"]}, "needs": ["inches"]}
+            for u in units.values()
+            if u["seat"] == me and u["place"] == "table"
+        )
+    active = view.get("active_unit")
+    if stage == "battle" and phase == "movement" and view.get("active_seat") == me and active:
+        extra.append(
+            {
+                "command": {"type": "shoot", "unit": active},
+                "needs": ["target", "weapon", "range_inches", "half_range", "cover", "facing"],
+            }
+        )
+    out: list[ActionForm] = []
+    for a in extra + actions:
+        cmd = dict(a["command"])
+        kind = str(cmd.get("type"))
+        needs = [str(n) for n in a.get("needs", ())]
+        targets = enemies if "target" in needs or "targets" in needs else []
+        out.append(
+            ActionForm(
+                kind=kind,
+                label=_label(kind, cmd, names, me),
+                command=cmd,
+                needs=needs,
+                targets=targets,
+                weapons=weapons.get(str(cmd.get("unit")), []) if kind == "shoot" else [],
+                dice=kind in ROLLING,
+                primary=kind in ("start_turn", "roll_off", "shoot", "fight"),
+            )
+        )
+    return out
+
+
+def _number(form: FormData, name: str, low: int, high: int) -> int | None:
+    return parse_int(form.get(name), low, high)
+
+
+def build_command(form: FormData, cmd: dict[str, Any]) -> dict[str, Any]:
+    """A PEN command from its form: the command's JSON with what the table measured."""
+    for name in ("inches", "distance", "range_inches", "models", "cover_save"):
+        value = _number(form, name, 0, 240)
+        if value is not None:
+            cmd[name] = value
+    for name in ("speed", "target", "weapon", "facing", "edge"):
+        text = form.get(name)
+        if isinstance(text, str) and text.strip():
+            cmd[name] = text.strip()[:120]
+    if form.get("half_range"):
+        cmd["half_range"] = True
+    for flag in ("difficult", "dangerous"):
+        if form.get(flag):
+            cmd[flag] = True
+    if cmd.get("type") == "ram":
+        facing = str(form.get("facing") or "front")[:10]
+        cmd["targets"] = [
+            {"unit": t[:64], "facing": facing}
+            for t in form.getlist("targets")
+            if isinstance(t, str)
+        ][:10]
+    return cmd
+
+
+def waiting_on(view: Mapping[str, Any] | None, actions: Sequence[Mapping[str, Any]]) -> str | None:
+    """What the battle waits on from this seat (``None``: nothing)."""
+    if view is None:
+        return None
+    kinds = {str(a["command"].get("type")) for a in actions}
+    if "approve_undo" in kinds:
+        return _("An undo to approve or refuse")
+    if "report_control" in kinds:
+        return _("Say who holds each objective")
+    if kinds - {"go_to_ground", "refuse_undo", "consolidate"}:
+        return _("Your move")
+    return None
+
+
+# -- the timeline -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    seq: int
+    text: str
+    dice: list[Mapping[str, Any]]
+    secret: bool = False
+    undone: bool = False
+
+
+def _dice_summary(roll: Mapping[str, Any] | None) -> str:
+    """ "hit 4/6, wound 2/4, saved 1": each stage of an attack with its dice and outcomes."""
+    if not roll:
+        return ""
+    stages: dict[str, list[str]] = {}
+    for d in roll.get("dice", ()):
+        stages.setdefault(str(d.get("stage") or d.get("label") or ""), []).append(
+            str(d.get("outcome") or "")
+        )
+    parts = []
+    for stage, outcomes in stages.items():
+        counted: dict[str, int] = {}
+        for o in outcomes:
+            if o:
+                counted[o] = counted.get(o, 0) + 1
+        said = ", ".join(f"{n} {o}" for o, n in counted.items())
+        parts.append(
+            _("{stage}: {n} dice").format(stage=stage, n=len(outcomes))
+            + (f" ({said})" if said else "")
+        )
+    return "; ".join(p for p in parts if p)
+
+
+def _losses(ev: Mapping[str, Any], names: Mapping[str, str], unit: str, left_key: str) -> str:
+    left = ev.get(left_key)
+    vehicle = ev.get("vehicle")
+    if vehicle:
+        if vehicle.get("destroyed"):
+            return _("{unit} is destroyed.").format(unit=names.get(unit, unit))
+        return _("{unit} loses {n} hull points.").format(
+            unit=names.get(unit, unit), n=vehicle.get("hp_lost", 0)
+        )
+    if left is None:
+        return ""
+    return _("{unit}: {n} models left.").format(unit=names.get(unit, unit), n=left)
+
+
+def describe(ev: Mapping[str, Any], names: Mapping[str, str], players: Mapping[str, str]) -> str:
+    kind = str(ev.get("type"))
+    unit = str(ev.get("unit") or "")
+    target = str(ev.get("target") or "")
+    n_unit, n_target = names.get(unit, unit), names.get(target, target)
+    seat = str(ev.get("seat") or ev.get("winner") or ev.get("first") or "")
+    who = players.get(seat) or seat
+    if kind == "battle_created":
+        return _("The battle is set up.")
+    if kind == "reserve_declared":
+        return _("{unit} is kept in reserve.").format(unit=n_unit)
+    if kind == "step_ended":
+        return _("{who} is done with this step.").format(who=who)
+    if kind == "roll_off_made":
+        return _("{who} wins the roll-off.").format(who=who)
+    if kind == "first_chosen":
+        return _("{who} plays first.").format(who=who)
+    if kind == "unit_deployed":
+        return _("{unit} is deployed.").format(unit=n_unit)
+    if kind == "scout_moved":
+        return _('{unit} makes a scout move of {n}".').format(unit=n_unit, n=ev.get("inches"))
+    if kind == "turn_started":
+        return _("Round {round}: a new turn starts.").format(round=ev.get("round"))
+    if kind == "dawn_rolled":
+        return _("Dawn roll: day breaks.") if ev.get("day") else _("Dawn roll: still night.")
+    if kind == "reserves_rolled":
+        arrived = ", ".join(names.get(u, u) for u in ev.get("arrived", ()))
+        return _("Reserves rolled: {units} arrive.").format(units=arrived or _("nobody"))
+    if kind == "test_taken":
+        result = _("passed") if ev.get("passed") else _("failed")
+        return _("{unit} takes a {test} test: {result}.").format(
+            unit=n_unit, test=ev.get("test"), result=result
+        )
+    if kind == "phase_started":
+        return tr(PHASES, ev.get("phase"))
+    if kind == "unit_arrived":
+        return _("{unit} arrives from reserve.").format(unit=n_unit)
+    if kind == "unit_moved":
+        return _('{unit} moves ({speed}, {n}").').format(
+            unit=n_unit, speed=tr(SPEEDS, ev.get("speed")), n=ev.get("inches")
+        )
+    if kind == "went_to_ground":
+        return _("{unit} goes to ground.").format(unit=n_unit)
+    if kind == "unit_shot":
+        text = _("{unit} shoots {target} with {weapon}.").format(
+            unit=n_unit, target=n_target, weapon=ev.get("weapon")
+        )
+        summary = _dice_summary(ev.get("roll"))
+        losses = _losses(ev, names, target, "models_left")
+        if ev.get("pinning"):
+            losses += " " + _("Pinning test.")
+        return " ".join(p for p in (text, summary + ("." if summary else ""), losses) if p)
+    if kind == "activation_ended":
+        return _("{unit} is done.").format(unit=n_unit)
+    if kind == "charge_declared":
+        return _('{unit} charges {target} ({n}").').format(
+            unit=n_unit, target=n_target, n=ev.get("distance")
+        )
+    if kind in ("combat_fought", "combat_resolved"):
+        winner = ev.get("winner")
+        if winner == "unit":
+            won = _("{unit} wins the combat.").format(unit=n_unit)
+        elif winner == "target":
+            won = _("{unit} wins the combat.").format(unit=n_target)
+        elif winner in ("draw", "", None):
+            won = _("The combat is a draw.")
+        else:
+            won = _("{unit} wins the combat.").format(unit=names.get(str(winner), str(winner)))
+        text = _("{unit} fights {target}.").format(unit=n_unit, target=n_target)
+        left = ""
+        if kind == "combat_fought":
+            left = _("{unit}: {n} models left; {target}: {m} models left.").format(
+                unit=n_unit,
+                n=ev.get("unit_models_left"),
+                target=n_target,
+                m=ev.get("target_models_left"),
+            )
+        summary = _dice_summary(ev.get("roll"))
+        extra = ""
+        if ev.get("swept"):
+            extra = _("Sweeping advance: {n} models caught.").format(n=ev.get("swept"))
+        elif ev.get("retreating"):
+            extra = _("Morale failed: the losers fall back.")
+        parts = (text, summary + ("." if summary else ""), left, won, extra)
+        return " ".join(p for p in parts if p)
+    if kind == "rammed":
+        return _("{unit} rams.").format(unit=n_unit)
+    if kind == "embarked":
+        return _("{unit} embarks.").format(unit=n_unit)
+    if kind == "disembarked":
+        return _("{unit} disembarks.").format(unit=n_unit)
+    if kind == "regenerated":
+        return _("{unit} regenerates.").format(unit=n_unit)
+    if kind in ("undone", "undo_requested", "undo_refused"):
+        return {
+            "undone": _("An action is undone."),
+            "undo_requested": _("{who} asks to undo an action.").format(who=who),
+            "undo_refused": _("The undo is refused: the roll stands."),
+        }[kind]
+    return kind.replace("_", " ")
+
+
+def timeline(
+    entries: Sequence[Mapping[str, Any]],
+    names: Mapping[str, str],
+    players: Mapping[str, str],
+    *,
+    limit: int = 80,
+) -> list[Line]:
+    """The latest ``limit`` entries as sentences, newest first."""
+    undone = {e["event"].get("batch") for e in entries if e["event"].get("type") == "undone"}
+    out: list[Line] = []
+    for entry in list(entries)[-limit:][::-1]:
+        ev = entry["event"]
+        players_ = {**players, "A": players.get("A") or "A", "B": players.get("B") or "B"}
+        roll = ev.get("roll") or {}
+        out.append(
+            Line(
+                entry["seq"],
+                describe(ev, names, players_),
+                list(roll.get("dice", ()))[:30],
+                entry.get("audience") is not None,
+                entry.get("batch") in undone,
+            )
+        )
+    return out
+
+
+def context(page: PageInput) -> dict[str, Any]:
+    """The PEN part of the match page."""
+    if page.game is None:
+        return {"present": None}
+    names = names_of(page.game)
+    view = page.view
+    result = view.get("result") or {}
+    return {
+        "view": view,
+        "actions": page.actions,
+        "pen": _PenWords(),
+        "forms": action_forms(page, names),
+        "cards": squad_cards(view, names),
+        "unit_names": names,
+        "timeline": timeline(page.log, names, page.names),
+        "facings": [(f, _(label)) for f, label in FACINGS],
+        "speeds": [(s, _(label)) for s, label in SPEEDS.items()],
+        "vp": {s: (result.get("vp") or {}).get(s, result.get(s, 0)) for s in ("A", "B")},
+        "control": view.get("control") or {},
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class _PenWords:
+    """The tables the PEN fragments translate with."""
+
+    def stage(self, key: object) -> str:
+        return tr(STAGES, key)
+
+    def phase(self, key: object) -> str:
+        return tr(PHASES, key)
+
+    def place(self, key: object) -> str:
+        return tr(PLACES, key)
+
+
+PAGE = PageSystem(
+    id=_SYSTEM.id,
+    label=lazy("Warhammer 40,000 (PEN)"),
+    fragments="matches/pen",
+    context=context,
+    waiting_on=waiting_on,
+    build_command=build_command,
+)

@@ -1,0 +1,332 @@
+"""The 10th edition's match page: its header and body fragments
+(``templates/matches/wh40k10e/``), the attack forms with their exact odds, the Battle
+Formations, Stratagems, unit cards, objectives and timeline wording (``present``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from fastapi import Response
+from starlette.datastructures import FormData
+
+from app.core.errors import AppError
+from app.core.i18n import gettext as _
+from app.core.i18n import lazy, ngettext
+from app.core.ids import parse_int
+from app.engine.combat import to_jsonable
+from app.engine.wh40k10e.battle import Battle, Seat
+from app.matches import service
+from app.matches.exceptions import CommandRefused
+from app.matches.pages import Confirmation, PageInput, PagePost, PageSystem
+from app.matches.pages.wh40k10e import present
+from app.matches.present import tr
+from app.matches.systems.wh40k10e import SYSTEM as _SYSTEM
+from app.matches.systems.wh40k10e import armies, combat
+
+__all__ = ["PAGE", "SITUATION_FLAGS", "attack_forms", "build_command", "formation_defaults"]
+
+SITUATION_FLAGS = (
+    ("half_range", lazy("Within half range")),
+    ("cover", lazy("Target has Benefit of Cover")),
+    ("stealth", lazy("Target has Stealth")),
+    ("target_not_visible", lazy("Target not visible (Indirect Fire)")),
+    ("big_guns_never_tire", lazy("Big Guns Never Tire")),
+    ("plunging_fire", lazy('Plunging Fire (6" up in Ruins, target at ground level)')),
+)
+
+
+def _int(value: object, default: int | None = None) -> int | None:
+    number = parse_int(value, -99_999_999, 99_999_999)
+    return default if number is None else number
+
+
+def _weapon_rows(battle: Battle, match: Any, uid: str, phase: str | None) -> list[dict[str, Any]]:
+    snapshots = {Seat.A: match.army_a, Seat.B: match.army_b}
+    kind = "melee" if phase == "fight" else "ranged"
+    rows = [w for w in combat.unit_weapons(snapshots, battle.state, uid) if w["kind"] == kind]
+    seen: set[tuple[str, str]] = set()
+    for w in rows:  # ticked by default: carried, and the first profile of its weapon
+        group = (w["unit"], combat.weapon_id(w))
+        w["default"] = w["models"] > 0 and group not in seen and w["left"] > 0
+        w["value"] = min(w["models"] or w["alive"], w["left"])
+        seen.add(group)
+    return rows
+
+
+def _leads_living(unit: Mapping[str, Any], units: Mapping[str, Mapping[str, Any]]) -> bool:
+    bodyguard = unit["bodyguard"]
+    return bodyguard is not None and bodyguard in units and not units[bodyguard]["destroyed"]
+
+
+def attack_forms(
+    view: Mapping[str, Any], weapons: Callable[[str], list[dict[str, Any]]]
+) -> list[dict[str, Any]]:
+    """One attack form per unit that has weapons and targets left this phase: an Attached unit
+    is one unit (one form, named after both parts; one target entry). A unit shoots or fights
+    once, each weapon once: the form offers only the weapons it has not used (at any of its
+    declared targets: fire may be split), and is gone when none is left or when an attack
+    named no weapon (the whole unit's)."""
+    units = {u["id"]: u for u in view["units"]}
+    out: list[dict[str, Any]] = []
+    for u in view["units"]:
+        if u["owner"] != view["viewer"] or u["destroyed"] or not u["targets"]:
+            continue
+        if _leads_living(u, units) or u["all_weapons_used"]:
+            continue  # the Leader of a living Bodyguard: the Bodyguard's form stands for both
+        targets: list[tuple[str, str]] = []
+        for t in u["targets"]:
+            target = units.get(t)
+            if target is None or target["destroyed"]:
+                continue
+            if _leads_living(target, units):
+                continue  # a Leader is attacked through its Bodyguard's entry
+            targets.append((t, present.group_name(target, units)))
+        rows = weapons(u["id"])
+        left = [w for w in rows if w["left"] > 0]
+        if targets and (left or not rows):
+            out.append(
+                {
+                    "unit": u,
+                    "name": present.group_name(u, units),
+                    "targets": targets,
+                    "weapons": left,
+                    "used": [
+                        f"{w['weapon']} ×{w['models']}"
+                        + (f" ({units[w['unit']]['name']})" if w["unit"] != u["id"] else "")
+                        for w in u["weapons_used"]
+                        if w["unit"] in units
+                    ],
+                }
+            )
+    return out
+
+
+def formation_defaults(
+    view: Mapping[str, Any], snapshot: Mapping[str, Any] | None, seat: str
+) -> dict[str, Any]:
+    """What the formation form shows selected: the declaration already submitted, else the
+    Leader attachments of the army list."""
+    out: dict[str, Any] = {"attach": {}, "embark": {}, "reserve": {}, "hover": set()}
+    declared = view.get("my_formation")
+    if declared:
+        out["attach"] = dict(declared["attachments"])
+        out["embark"] = dict(declared["embarked"])
+        out["reserve"] = dict(declared["reserves"])
+        out["hover"] = set(declared["hover"])
+        return out
+    for u in (snapshot or {}).get("units", ()):
+        if u.get("attached_to") is not None:
+            out["attach"][armies.unit_id(seat, u["index"])] = armies.unit_id(seat, u["attached_to"])
+    return out
+
+
+def build_command(form: FormData, cmd: dict[str, Any]) -> dict[str, Any]:
+    """The command a 10th-edition action form posts: its JSON plus the inputs filled in."""
+    kind = cmd.get("type")
+    targets = [t for t in form.getlist("targets") if isinstance(t, str)]
+    if targets or kind in {"shoot", "declare_charge"}:
+        cmd["targets"] = targets[:20]
+    for name in ("crossing", "needed", "strength", "die", "weapons"):
+        value = _int(form.get(name))
+        if value is not None:
+            cmd[name] = value
+    for name in ("reason", "note", "source", "on_unit", "marker", "unit", "mode", "enemy"):
+        text = form.get(name)
+        if isinstance(text, str) and text.strip():
+            cmd[name] = text.strip()[:500]
+    if form.get("infiltrate"):
+        cmd["infiltrate"] = True
+    if form.get("within_12") and kind in {"shoot", "use_stratagem"}:
+        cmd["within_12"] = True  # Lone Operative: the player states the 12"
+    if kind == "report_objective":
+        units = []
+        for uid in form.getlist("units"):
+            if isinstance(uid, str):
+                units.append({"unit": uid, "models": _int(form.get(f"models_{uid}"))})
+        cmd["units"] = units[:100]
+    if kind == "report_engagement":
+        cmd["engaged_with"] = [e for e in form.getlist("engaged_with") if isinstance(e, str)][:20]
+    if kind == "remove_models":
+        cmd["models"] = _slots(form.get("models"))
+    if kind == "confirm_coherency":  # "remove_<unit>": the model numbers removed, from 1
+        removals: list[dict[str, Any]] = []
+        for key, typed in form.multi_items():
+            if key.startswith("remove_") and isinstance(typed, str) and typed.strip():
+                removals.append({"unit": key.removeprefix("remove_")[:64], "models": _slots(typed)})
+        cmd["removals"] = removals[:50]
+    if kind == "concede" and form.get("confirmed"):
+        cmd["confirm"] = True
+    return cmd
+
+
+def _slots(text: object) -> list[int]:
+    """Model numbers typed from 1 ("1 2", "1,2") as slots from 0 (other words are dropped)."""
+    numbers = (parse_int(s, 1, 999) for s in str(text or "").replace(",", " ").split())
+    return [n - 1 for n in numbers if n is not None][:200]
+
+
+def confirmation(page: PageInput, cmd: Mapping[str, Any]) -> Confirmation | None:
+    """The question to ask before ``cmd``: conceding always (it ends the battle, no undo);
+    ending a phase while units may still act (named). ``None``: send it as it is."""
+    kind = cmd.get("type")
+    if kind == "concede":
+        return Confirmation(
+            kind="concede",
+            title=_("Concede the battle?"),
+            text=_("Your opponent wins at once. The battle ends and this cannot be undone."),
+            button=_("Yes, concede the battle"),
+            command={"type": "concede", "confirm": True},
+        )
+    if kind != "end_phase" or page.game is None:
+        return None
+    idle = present.idle_units(page.actions, page.view)
+    if not idle:
+        return None
+    return Confirmation(
+        kind="end_phase",
+        title=_("End the {phase} with units that have not acted?").format(
+            phase=tr(present.PHASES, page.view.get("phase"))
+        ),
+        text=ngettext(
+            "This unit can still act in this phase, and will not:",
+            "These units can still act in this phase, and will not:",
+            len(idle),
+        ),
+        button=_("End the phase anyway"),
+        command={"type": "end_phase"},
+        units=idle,
+    )
+
+
+def context(page: PageInput) -> dict[str, Any]:
+    """The 10th edition's part of the match page."""
+    battle, view, me, match = page.game, page.view, page.seat, page.match
+    ctx: dict[str, Any] = {
+        "present": present,
+        "situation_flags": SITUATION_FLAGS,
+        "odds": page.extra.get("odds"),
+        "resolution": page.extra.get("resolution"),
+        "rolls": (0, []),
+        "objectives": [],
+    }
+    if battle is None:
+        return ctx
+    actions = page.actions
+    mine = [u for u in view["units"] if u["owner"] == me]
+    snapshot = match.army_a if me == "A" else match.army_b
+    ctx.update(
+        transports=[u for u in mine if "TRANSPORT" in u["keywords"] and not u["destroyed"]],
+        fdefaults=formation_defaults(view, snapshot, me),
+        forms=present.action_forms(actions, view),
+        can_declare=any(a["command"]["type"] == "declare_formations" for a in actions),
+        cards=present.unit_cards(view),
+        mine=mine,
+        enemies=[u for u in view["units"] if u["owner"] != me and not u["destroyed"]],
+        attackers=attack_forms(view, lambda uid: _weapon_rows(battle, match, uid, view["phase"])),
+        specs=battle.state.specs,
+        timeline=present.timeline(page.log, view, page.names, me),
+        rolls=present.last_rolls(page.log, view, page.names, me),
+        objectives=present.objective_rows(view),
+        in_battle=view["stage"] == "battle",
+    )
+    return ctx
+
+
+# -- its own forms ----------------------------------------------------------------------------
+
+
+def declare_formation(post: PagePost) -> Response:
+    formation: dict[str, list[Any]] = {
+        "attachments": [],
+        "embarked": [],
+        "reserves": [],
+        "hover": [],
+    }
+    for key, value in post.form.multi_items():
+        if not isinstance(value, str) or not value:
+            continue
+        if key.startswith("attach_"):
+            formation["attachments"].append([key[7:], value])
+        elif key.startswith("embark_"):
+            formation["embarked"].append([key[7:], value])
+        elif key.startswith("reserve_"):
+            formation["reserves"].append([key[8:], value])
+        elif key == "hover":
+            formation["hover"].append(value)
+    try:
+        with post.db.begin_nested():
+            service.execute(
+                post.db,
+                post.match,
+                post.seat,
+                {"type": "declare_formations", "formation": formation},
+                expected_version=post.version,
+            )
+    except CommandRefused as exc:
+        return post.refused(exc)
+    return post.page(notice=_("Your Battle Formations are in (secret until both are)."))
+
+
+def _attack_inputs(form: FormData) -> tuple[str, str, list[dict[str, Any]], dict[str, Any]]:
+    attacker = str(form.get("attacker") or "")[:64]
+    target = str(form.get("target") or "")[:64]
+    picks: list[dict[str, Any]] = []
+    for value in form.getlist("weapon")[:8]:
+        if not isinstance(value, str) or "|" not in value:
+            continue
+        unit, _sep, name = value.partition("|")
+        models = _int(form.get(f"models|{value}"), 0)
+        picks.append({"unit": unit, "weapon": name, "models": models})
+    situation = {flag: True for flag, _label in SITUATION_FLAGS if form.get(flag)}
+    return attacker, target, picks, situation
+
+
+def combat_form(post: PagePost) -> Response:
+    """The combat flow: ``do=preview`` shows the exact odds, ``do=roll`` rolls on the server,
+    ``do=dice`` takes the dice rolled by hand; both apply the result."""
+    from app.matches.web import parse_dice  # the shared form helpers
+
+    db, match, seat = post.db, post.match, post.seat
+    attacker, target, picks, situation = _attack_inputs(post.form)
+    action = str(post.form.get("do") or "preview")
+    if action == "preview":
+        try:
+            result = service.preview(db, match, seat, attacker, target, picks, situation)
+        except AppError as exc:
+            return post.error(exc)
+        odds = {"attacker": attacker, "target": target, **result}
+        return post.page(odds=odds, block="odds", template="body.html")
+    try:
+        with db.begin_nested():
+            _outcome, resolution = service.resolve(
+                db,
+                match,
+                seat,
+                attacker,
+                target,
+                picks,
+                situation,
+                expected_version=post.version,
+                dice=parse_dice(post.form.get("dice")) if action == "dice" else None,
+            )
+    except CommandRefused as exc:
+        return post.refused(exc)
+    except AppError as exc:
+        db.rollback()
+        return post.error(exc)
+    summary = to_jsonable(resolution)
+    assert isinstance(summary, dict)
+    return post.page(resolution=summary)
+
+
+PAGE = PageSystem(
+    id=_SYSTEM.id,
+    label=lazy("Warhammer 40,000 (10th edition)"),
+    fragments="matches/wh40k10e",
+    context=context,
+    waiting_on=present.waiting_on,
+    build_command=build_command,
+    confirmation=confirmation,
+    posts={"formation": declare_formation, "combat": combat_form},
+)
