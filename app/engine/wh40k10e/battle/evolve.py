@@ -878,8 +878,18 @@ def _assault_return(state: BattleState, e: AssaultReturnRolled) -> BattleState:
 
 
 def _attacker_down(state: BattleState, e: AttackerUnitsDown) -> BattleState:
+    """An Attached unit counts as one destruction (docs/rulings/narrative-8e.md): a Leader or
+    Bodyguard destroyed while its partner is down already, or with it, adds none."""
     n = _nv(state)
-    return _n(state, down=(*n.down, *e.units), destructions=n.destructions + len(e.units))
+    seen = set(n.down)
+    counted = 0
+    for i in e.units:
+        u = state.units[i]
+        partner = u.leader if u.leader is not None else u.bodyguard
+        if partner is None or partner not in seen:
+            counted += 1
+        seen.add(i)
+    return _n(state, down=(*n.down, *e.units), destructions=n.destructions + counted)
 
 
 def _sabotage(state: BattleState, e: SabotageAttempted) -> BattleState:

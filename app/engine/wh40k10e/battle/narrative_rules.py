@@ -571,12 +571,23 @@ def _assault_return(b: Builder, cmd: AssaultReturn) -> None:
     start = len(b.roller.records)
     back: list[str] = []
     troops = n.rules.sentries.troops_keywords
+    rolled: list[str] = []
+    done: set[str] = set()
     for u in n.down:
+        if u in done:
+            continue
+        # an Attached unit down whole is one unit: one die, back together (its Bodyguard's
+        # keywords give the Troops bonus) (docs/rulings/narrative-8e.md)
+        state = b.state.units[u]
+        partner = state.leader if state.leader is not None else state.bodyguard
+        members = (u, partner) if partner is not None and partner in n.down else (u,)
+        done.update(members)
+        rolled.append(u)
         die = b.roller.roll(6, f"sustained assault: {u}")
-        bonus = rule.troops_bonus if any(b.state.specs[u].has(k) for k in troops) else 0
-        if die + bonus >= rule.return_on:
-            back.append(u)
-    b.emit(AssaultReturnRolled(n.down, take_roll(b.roller, start), tuple(back)))
+        troop = any(b.state.specs[m].has(k) for m in members for k in troops)
+        if die + (rule.troops_bonus if troop else 0) >= rule.return_on:
+            back.extend(members)
+    b.emit(AssaultReturnRolled(tuple(rolled), take_roll(b.roller, start), tuple(back)))
 
 
 def _cull(b: Builder, cmd: CullUnit) -> None:
@@ -704,7 +715,13 @@ def _report_zones(b: Builder, cmd: ReportZones) -> None:
     for u in (*cmd.first_line, *cmd.second_line):
         if need_unit(b, u).owner is not attacker:
             raise refuse(Code.BAD_COMMAND, f"{u!r} is not an Attacker unit")
-    b.emit(ZonesReported(tuple(cmd.first_line), tuple(cmd.second_line)))
+    # an Attached unit scores as one unit, once, in its better zone: each unit named is
+    # recorded as its group's first unit (the Bodyguard)
+    second = tuple(dict.fromkeys(b.state.group(u)[0] for u in cmd.second_line))
+    first = tuple(
+        h for h in dict.fromkeys(b.state.group(u)[0] for u in cmd.first_line) if h not in second
+    )
+    b.emit(ZonesReported(first, second))
 
 
 # -- victory -----------------------------------------------------------------------------------
