@@ -31,6 +31,7 @@ from app.engine.errors import ProfileError
 
 MAX_BOARDS = 32
 MAX_SCENARIOS = 20
+MAX_DEPTH = 32  # levels of nested lists and objects in a document (the formats need about 8)
 DOCUMENTS = ("forces", "boards", "scenarios")
 ABILITY_IDS: tuple[str, ...] = tuple(a.value for a in Ability)
 _BOARDS_FILE = frozenset({"note", "sample", "boards"})
@@ -102,12 +103,31 @@ def size_problem(value: Any, where: str) -> Problem | None:
     return None
 
 
+def too_deep(value: Any, most: int = MAX_DEPTH) -> bool:
+    """Whether lists and objects nest deeper than ``most`` levels (walked without recursion)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            children: Any = node.values()
+        elif isinstance(node, list):
+            children = node
+        else:
+            continue
+        if depth > most:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
+
+
 def parse_text(text: str, where: str) -> tuple[Any, list[Problem]]:
     """A document typed in an editor: JSON, bounded as the readers bound a file."""
     try:
         return parse_json(text), []
     except ProfileError as exc:
         return None, [Problem(where, message) for _field, message in exc.errors]
+    except RecursionError:
+        return None, [Problem(where, "nested too deeply")]
 
 
 def _prefixed(exc: ProfileError, prefix: str) -> list[Problem]:
@@ -156,7 +176,10 @@ def check(docs: Documents) -> Checked:
     boards they use are valid (their problems would otherwise be the forces' own again)."""
     problems: list[Problem] = []
     for name in DOCUMENTS:
-        if (too_big := size_problem(getattr(docs, name), name)) is not None:
+        value = getattr(docs, name)
+        if too_deep(value):
+            problems.append(Problem(name, f"lists and objects nested at most {MAX_DEPTH} deep"))
+        elif (too_big := size_problem(value, name)) is not None:
             problems.append(too_big)
     if problems:
         return Checked(problems)

@@ -270,3 +270,10 @@ def test_a_user_keeps_at_most_50_sets(user_client: Make, monkeypatch: pytest.Mon
     _create(alice)
     assert alice.post(BASE, json={"name": "Third"}).status_code == 422
     assert alice.post(f"{BASE}/sample/copy").status_code == 422
+
+
+def test_a_body_nested_too_deeply_is_no_server_error(user_client: Make) -> None:
+    alice = user_client("Alice")
+    body = '{"name": "Deep", "forces": {"note": ' + "[" * 50_000 + "]" * 50_000 + "}}"
+    r = alice.post(BASE, content=body, headers={"Content-Type": "application/json"})
+    assert 400 <= r.status_code < 500, r.status_code
