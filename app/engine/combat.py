@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import lru_cache
 from typing import TypeAlias
 
 from app.engine.distributions import Dist
@@ -115,6 +116,14 @@ class CombatResolution:
 _DIRECT_BITS = 2000  # about 600 digits: under any limit ``sys.set_int_max_str_digits`` allows
 
 
+@lru_cache(maxsize=256)
+def _power_of_ten(exponent: int) -> int:
+    """``10**exponent``, computed once per exponent: the splits of :func:`_decimal` meet the
+    same few exponents again for every large value of an answer."""
+    power: int = 10**exponent
+    return power
+
+
 def _decimal(n: int) -> str:
     """``str(n)`` for an integer of any size: CPython refuses ``str()`` past 4300 digits (a
     guard against quadratic conversions of untrusted input), and an exact probability of a
@@ -125,38 +134,56 @@ def _decimal(n: int) -> str:
     if n.bit_length() <= _DIRECT_BITS:
         return str(n)
     half = int(n.bit_length() * 0.30103) // 2  # about half of its decimal digits
-    high, low = divmod(n, 10**half)
+    high, low = divmod(n, _power_of_ten(half))
     return _decimal(high) + _decimal(low).rjust(half, "0")
 
 
-def fraction_to_str(q: Fraction) -> str:
-    """``"p/q"`` reduced, or ``"p"`` when q = 1."""
-    q = Fraction(q)
+Denominators: TypeAlias = dict[int, str]
+"""The decimal text of the denominators already written in one answer: the probabilities of
+an answer share few denominators, each converted once."""
+
+
+def fraction_to_str(q: Fraction, denominators: Denominators | None = None) -> str:
+    """``"p/q"`` reduced, or ``"p"`` when q = 1. ``denominators``: a memo shared by the
+    fractions of one answer (see :data:`Denominators`)."""
+    if type(q) is not Fraction:
+        q = Fraction(q)
     if q.denominator == 1:
         return _decimal(q.numerator)
-    return f"{_decimal(q.numerator)}/{_decimal(q.denominator)}"
+    if denominators is None:
+        below = _decimal(q.denominator)
+    else:
+        below = denominators.get(q.denominator) or denominators.setdefault(
+            q.denominator, _decimal(q.denominator)
+        )
+    return f"{_decimal(q.numerator)}/{below}"
 
 
-def fraction_to_jsonable(q: Fraction, digits: int = 4) -> dict[str, Jsonable]:
-    return {"exact": fraction_to_str(q), "approx": round(float(q), digits)}
+def fraction_to_jsonable(
+    q: Fraction, digits: int = 4, denominators: Denominators | None = None
+) -> dict[str, Jsonable]:
+    return {"exact": fraction_to_str(q, denominators), "approx": round(float(q), digits)}
 
 
-def dist_to_jsonable(d: Dist, digits: int = 4) -> dict[str, Jsonable]:
+def dist_to_jsonable(
+    d: Dist, digits: int = 4, denominators: Denominators | None = None
+) -> dict[str, Jsonable]:
     """``{"mean": {...}, "distribution": [{"value", "exact", "approx", "at_least_exact",
     "at_least_approx"}, ...]}``."""
+    memo: Denominators = {} if denominators is None else denominators
     at_least = dict(d.at_least_table())
     rows: list[Jsonable] = []
     for v, p in d.items():
         rows.append(
             {
                 "value": v,
-                "exact": fraction_to_str(p),
+                "exact": fraction_to_str(p, memo),
                 "approx": round(float(p), digits),
-                "at_least_exact": fraction_to_str(at_least[v]),
+                "at_least_exact": fraction_to_str(at_least[v], memo),
                 "at_least_approx": round(float(at_least[v]), digits),
             }
         )
-    return {"mean": fraction_to_jsonable(d.mean(), digits), "distribution": rows}
+    return {"mean": fraction_to_jsonable(d.mean(), digits, memo), "distribution": rows}
 
 
 def to_jsonable(value: object, digits: int = 4) -> Jsonable:
@@ -170,16 +197,18 @@ def to_jsonable(value: object, digits: int = 4) -> Jsonable:
     if isinstance(value, DieRecord):
         return dict(value.as_dict())
     if isinstance(value, CombatAnalysis):
+        memo: Denominators = {}  # the stages share their denominators too
         analysis: dict[str, Jsonable] = {
-            "damage": dist_to_jsonable(value.damage, digits),
-            "models_destroyed": dist_to_jsonable(value.models_destroyed, digits),
-            "wipe_probability": fraction_to_jsonable(value.wipe_probability, digits),
-            "stages": {k: dist_to_jsonable(d, digits) for k, d in value.stages.items()},
+            "damage": dist_to_jsonable(value.damage, digits, memo),
+            "models_destroyed": dist_to_jsonable(value.models_destroyed, digits, memo),
+            "wipe_probability": fraction_to_jsonable(value.wipe_probability, digits, memo),
+            "stages": {k: dist_to_jsonable(d, digits, memo) for k, d in value.stages.items()},
             "extra": {k: to_jsonable(v, digits) for k, v in value.extra.items()},
         }
         if value.outcomes:
             analysis["outcomes"] = [
-                {"outcome": k, **fraction_to_jsonable(p, digits)} for k, p in value.outcomes.items()
+                {"outcome": k, **fraction_to_jsonable(p, digits, memo)}
+                for k, p in value.outcomes.items()
             ]
         return analysis
     if isinstance(value, ModelState):
