@@ -232,6 +232,14 @@ def test_sabotage_played_through_the_api_to_its_victory_evaluation(
         v.pop("version")
     assert theirs == mine
     assert imported.get()["mission"] == "sabotage"
+    # the export's snapshots (with the 10e options, battle_forged among them) were taken whole:
+    # the imported match keeps the weapons the odds of an attack need
+    from app.matches.models import Match
+
+    row = db.get(Match, imported.match_id)
+    assert row is not None
+    assert row.army_a is not None
+    assert any(u["weapons"] for u in row.army_a["units"])
 
 
 # -- Meat Grinder: the hidden deployment leaks nowhere before its reveal --------------------------
