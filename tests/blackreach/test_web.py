@@ -365,3 +365,21 @@ def test_deleting_a_scenario_and_the_set(app: Any) -> None:
     r = alice.post(f"{path}/delete", data={"csrf_token": token}, follow_redirects=False)
     assert r.headers["location"] == HOME
     assert alice.get(path).status_code == 404
+
+
+def test_a_stored_set_the_engine_no_longer_accepts_shows_its_problems(app: Any, db: Any) -> None:
+    from sqlalchemy import update
+
+    from app.blackreach.models import ContentSet
+
+    alice = _browser(app)
+    path = _copy_sample(alice)
+    assert html(alice.get(path)).css_first("#set-problems") is None
+    set_id = int(path.rsplit("/", 1)[1])
+    forces = json.loads(html(alice.get(path)).css_first("#forces textarea").text())
+    forces["counters"][0]["faces"][0]["dv"] = 0  # as if the rules had changed since the save
+    db.execute(update(ContentSet).where(ContentSet.id == set_id).values(forces=forces))
+    db.commit()
+    page = html(alice.get(path))
+    listed = [li.css_first("code").text() for li in page.css("#stored-problems li")]
+    assert listed == ["forces.counters[0].faces[0].dv"]
