@@ -159,6 +159,24 @@ def test_pen_fresh_form_and_vehicle_switch() -> None:
     validate("pen", vehicle.request)
 
 
+def test_pen_situation_flags_of_shooting_into_a_melee_and_mutual_charges() -> None:
+    fresh = PEN.parse([])
+    assert fresh.request is not None
+    assert "target_in_melee" not in fresh.request.get("situation", {})
+    names = [f.name for f in PEN.sections[-1].fields]
+    assert {"s.target_in_melee", "s.into_melee_malus", "s.defender_charged"} <= set(names)
+    flags = ("target_in_melee", "into_melee_malus", "charged", "defender_charged")
+    state = PEN.parse([*fresh.query, *((f"s.{flag}", "on") for flag in flags)])
+    assert not state.has_errors
+    assert state.request is not None
+    situation = state.request["situation"]
+    assert situation["target_in_melee"] is True
+    assert situation["into_melee_malus"] is True
+    assert situation["defender_charged"] is True
+    assert ("s.defender_charged", "on") in state.query
+    validate("pen", state.request)
+
+
 def test_pen_presets_and_errors() -> None:
     state = PEN.parse([("w.preset", "lascannon")])
     assert state.redirect is not None

@@ -146,3 +146,16 @@ def test_result_groups_name_the_target_not_main(client) -> None:
     texts = [dd.text().strip() for dd in unnamed.css("dl.extra > dd")]
     assert "main" not in texts
     assert "la cible" in texts
+
+
+def test_pen_situation_has_the_melee_and_mutual_charge_boxes_in_french(client) -> None:
+    query = {"system": "pen", "s.target_in_melee": "on", "s.defender_charged": "on"}
+    tree = html(client.get("/calculator?" + urlencode(query), headers=FR))
+    boxes = {n.attributes.get("name"): n for n in tree.css("input[type=checkbox]")}
+    assert {"s.target_in_melee", "s.into_melee_malus", "s.defender_charged"} <= set(boxes)
+    assert "checked" in boxes["s.target_in_melee"].attributes
+    assert "checked" in boxes["s.defender_charged"].attributes
+    assert "checked" not in boxes["s.into_melee_malus"].attributes
+    text = tree.body.text() if tree.body else ""
+    assert "Cible engagée au corps à corps" in text
+    assert "L'unité chargée compte aussi comme ayant chargé" in text

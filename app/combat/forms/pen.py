@@ -305,6 +305,10 @@ SITUATION = Section(
         _bool("target_shrouded", lazy("Target shrouded")),
         _bool("target_gone_to_ground", lazy("Target gone to ground")),
         _bool("target_in_cover", lazy("Target in cover (assault)")),
+        # shooting at a squad locked in combat [L1329], [L1132]; Dynamics' mutual assault
+        _bool("target_in_melee", lazy("Target locked in combat (no range or speed modifier)")),
+        _bool("into_melee_malus", lazy("Target not twice the friends in its combat (-1 BS)")),
+        _bool("defender_charged", lazy("The charged unit counts as charging too")),
         F(
             "s.target_moved",
             ("situation", "target_moved"),
