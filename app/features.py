@@ -30,8 +30,10 @@ FEATURES: tuple[str, ...] = (
 
 # modules of a feature that bring routes besides its ``api`` / ``web`` ones (a room of their
 # own, e.g. a match's league game link): {(feature, "api" or "web"): (module, ...)}
+# ("module:attribute" names a router other than the module's ``router``)
 EXTRA_ROUTERS: dict[tuple[str, str], tuple[str, ...]] = {
-    ("matches", "api"): ("league_link",),
+    ("matches", "api"): ("league_link", "spectate"),
+    ("matches", "web"): ("spectate:page_router",),
 }
 
 
@@ -48,8 +50,9 @@ def _module(feature: str, name: str) -> ModuleType | None:
 def _routers(name: str) -> list[APIRouter]:
     routers = []
     for feature in FEATURES:
-        for module_name in (name, *EXTRA_ROUTERS.get((feature, name), ())):
-            router = getattr(_module(feature, module_name), "router", None)
+        for entry in (name, *EXTRA_ROUTERS.get((feature, name), ())):
+            module_name, _, attribute = entry.partition(":")
+            router = getattr(_module(feature, module_name), attribute or "router", None)
             if isinstance(router, APIRouter):
                 routers.append(router)
     return routers

@@ -76,6 +76,9 @@ class Shared(Generic[F]):
 
     fetch: Callable[[], F]
     present: Callable[[F, int], Update]
+    # Which reads may be shared: the streams of one match share a fetch only with streams of
+    # the same kind (the players' streams and the spectators' read different columns).
+    kind: str = ""
 
 
 class Hub:
@@ -85,7 +88,7 @@ class Hub:
         self._lock = threading.Lock()
         self._reads = reads
         self._read_slots: dict[asyncio.AbstractEventLoop, asyncio.Semaphore] = {}
-        self._flights: dict[tuple[asyncio.AbstractEventLoop, int], _Flight] = {}
+        self._flights: dict[tuple[asyncio.AbstractEventLoop, int, str], _Flight] = {}
         self._announced: dict[int, int] = {}  # match id -> the latest version woken for
         self.fetches = 0  # shared reads run (for tests and benchmarks)
         self._waiters: dict[int, set[_Waiter]] = {}
@@ -97,10 +100,14 @@ class Hub:
     # -- publishing (any thread) --------------------------------------------------------------
 
     def publish(self, match_id: int, version: int) -> None:
-        """Wake the local streams of ``match_id`` (call after the write committed)."""
+        """Wake the local streams of ``match_id`` (call after the write committed). Version 0
+        says that something else than the log changed (the match was cancelled, its spectator
+        link revoked): it always wakes them."""
         self._wake(match_id, version)
 
     def _wake(self, match_id: int, version: int | None = None) -> None:
+        if version is not None and version <= 0:
+            version = None  # not a version of the log: wake the streams whatever they saw
         with self._lock:
             waiters = list(self._waiters.get(match_id, ()))
             if not waiters:
@@ -155,14 +162,15 @@ class Hub:
         async with self._slots(asyncio.get_running_loop()):
             return await anyio.to_thread.run_sync(read, since)
 
-    async def fetch(self, match_id: int, fetch: Callable[[], F]) -> F:
+    async def fetch(self, match_id: int, fetch: Callable[[], F], kind: str = "") -> F:
         """``fetch()`` in the thread pool, shared: every caller for ``match_id`` that arrives
         before the pending read has *started* gets its result, so the N streams woken by one
         write cost one read (a caller arriving once it has started waits for the next one, which
-        therefore sees every write committed before the caller asked). Bounded like
+        therefore sees every write committed before the caller asked). Only callers of the
+        same ``kind`` share a read (they expect the same result type). Bounded like
         :meth:`read`; a failed read fails each of its callers."""
         loop = asyncio.get_running_loop()
-        key = (loop, match_id)
+        key = (loop, match_id, kind)
         with self._lock:
             flight = self._flights.get(key)
             if flight is None or flight.started:
@@ -173,7 +181,10 @@ class Hub:
         return result
 
     async def _fly(
-        self, key: tuple[asyncio.AbstractEventLoop, int], flight: _Flight, fetch: Callable[[], F]
+        self,
+        key: tuple[asyncio.AbstractEventLoop, int, str],
+        flight: _Flight,
+        fetch: Callable[[], F],
     ) -> None:
         try:
             await asyncio.sleep(0)  # the streams woken with the first one join it first
@@ -308,6 +319,9 @@ class Update:
     entries: list[dict[str, Any]]
     state: dict[str, Any]
     gone: bool = False  # the match no longer exists for this viewer
+    # The entries' SSE text, already rendered and shared by every viewer of the version (the
+    # spectators); when set, ``entries`` is not rendered again.
+    rendered: str = ""
 
 
 def sse(event: str, data: object, id: int | None = None) -> str:
@@ -342,7 +356,8 @@ async def stream(
             woken.clear()
             try:
                 if isinstance(read, Shared):
-                    update = read.present(await hub.fetch(match_id, read.fetch), since)
+                    fetched = await hub.fetch(match_id, read.fetch, read.kind)
+                    update = read.present(fetched, since)
                 else:
                     update = await hub.read(read, since)
             except (SQLAlchemyTimeoutError, OperationalError) as exc:
@@ -354,8 +369,11 @@ async def stream(
             if update.gone:
                 yield sse("gone", {"match": match_id})
                 return
-            for entry in update.entries:
-                yield sse("entry", entry, id=int(entry["seq"]))
+            if update.rendered:
+                yield update.rendered
+            else:
+                for entry in update.entries:
+                    yield sse("entry", entry, id=int(entry["seq"]))
             if update.version > since or first:
                 since = max(since, update.version)
                 yield sse("version", {"version": since, **update.state}, id=since)

@@ -65,6 +65,11 @@ class Match(TimestampMixin, Base):
     invite_digest: Mapped[str | None] = mapped_column(String(64), unique=True)
     guest_digest: Mapped[str | None] = mapped_column(String(64), unique=True)
     invite_nonce: Mapped[int] = mapped_column(default=0)
+    # The read-only spectator link (app.matches.spectate): its token is derived from the match
+    # secret and ``spectate_nonce`` (rotating or disabling moves the nonce on); only its digest
+    # is stored, NULL while the link is disabled.
+    spectate_digest: Mapped[str | None] = mapped_column(String(64), unique=True)
+    spectate_nonce: Mapped[int] = mapped_column(default=0, server_default="0")
     # The army snapshots taken when each side joined (see app.matches.armies); loaded only
     # when needed (joining, an attack, the page), not for every command.
     army_a: Mapped[dict[str, Any] | None] = deferred(mapped_column(JSON))

@@ -82,9 +82,9 @@ class Snapshot:
             found = self._lasting[key] = build()  # a race builds the same value twice
         return found  # type: ignore[no-any-return]
 
-    def entries(self, seat: str, since: int) -> list[dict[str, Any]]:
-        """The seat's log entries after version ``since``: only the envelopes after it are
-        looked at (``envelopes[i].seq == i + 1``)."""
+    def entries(self, seat: str | None, since: int) -> list[dict[str, Any]]:
+        """The seat's log entries after version ``since`` (``None``: a spectator's, the public
+        entries only): only the envelopes after it are looked at (``envelopes[i].seq == i + 1``)."""
         tail = self.battle.envelopes[max(0, since) :]
         codec = self.codec
         return [e.to_json(codec) for e in tail if visible_to(e, seat)]

@@ -1,0 +1,561 @@
+"""Spectators: a read-only link to a match (issue 21).
+
+Either player of a match (a guest seat included) or its creator may enable a spectator link,
+rotate it (the old link stops working at once) or disable it. Whoever holds the link sees the
+match as a spectator: the engine's ``view(None)`` and the public entries of the log (those
+with no audience), i.e. only what both players have revealed, never a secret of either seat
+(ADR 0010). Nothing a spectator sends can write: the link only reads.
+
+**The token** is derived like the guest seat's (``app.matches.invitations``): an HMAC of the
+match secret, the purpose and ``matches.spectate_nonce``, so a player can be shown it again;
+only its SHA-256 digest is stored (``matches.spectate_digest``, NULL while disabled). Rotating
+and disabling move the nonce on, so a link once revoked never comes back, even re-enabled.
+
+**Scale.** A spectator's read goes through the per-process snapshot cache
+(``app.matches.reads``): the JSON body, the page's live fragment and the SSE text of a
+version are rendered once per match, version (and ``Last-Event-ID`` for the SSE text) for
+every spectator, never one replay or one rendering per spectator. The spectators' streams of a
+match share one database read per wake-up (``Hub.fetch`` of kind ``"spectate"``); an idle
+stream holds no database connection and no admission slot (ADR 0009), only its waiter.
+
+A league organiser or club admin cannot manage the link from here: ``matches`` stands below
+``leagues`` in the feature layers, so it cannot ask who organises a league game.
+
+JSON routes (``router``, under ``/api/v1``): ``GET/PUT/DELETE /matches/{id}/spectators``,
+``POST /matches/{id}/spectators/rotate``, ``GET /spectate/{token}`` (ETag/304) and
+``GET /spectate/{token}/events`` (SSE). The page (``page_router``): ``GET /spectate/{token}``.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Header, Query, Request, Response, status
+from fastapi.responses import HTMLResponse, StreamingResponse
+from jinja2_fragments import render_block
+from pydantic import BaseModel
+from sqlalchemy import bindparam, func, select
+from sqlalchemy.orm import Session
+
+from app.core import security
+from app.core.db import Database
+from app.core.deps import DbSession
+from app.core.errors import PROBLEM_JSON, NotFound
+from app.core.i18n import current_locale, lazy
+from app.core.i18n import gettext as _
+from app.core.ids import parse_int
+from app.matches import events, reads, service, systems
+from app.matches.api import Who
+from app.matches.exceptions import MatchNotFound
+from app.matches.invitations import match_secret
+from app.matches.models import STATUS_LABELS, Match, MatchStatus, OpponentKind
+from app.matches.present import mission_label
+from app.matches.schemas import PlayerOut
+from app.web.templating import render, templates
+
+__all__ = [
+    "BoardUnit",
+    "SpectatorLink",
+    "SpectatorMatch",
+    "disable",
+    "enable",
+    "match_for_token",
+    "page_router",
+    "rotate",
+    "router",
+    "spectate_token",
+]
+
+router = APIRouter(tags=["spectators"])
+page_router = APIRouter(include_in_schema=False)
+
+MAX_TOKEN = 100  # a token is 43 characters; anything longer is no token
+RECENT = 16  # SSE texts are shared for a resume from this many versions back at most
+_PROBLEM: dict[str, Any] = {"content": {PROBLEM_JSON: {}}}
+
+
+class SpectateLinkNotFound(NotFound):
+    """No match has this spectator link (never had, or it was rotated or disabled)."""
+
+    code, title = "spectate-link-not-found", lazy("This spectator link is invalid or revoked")
+
+
+# -- the token --------------------------------------------------------------------------------
+
+
+def spectate_token(match: Match) -> str:
+    """The spectator link's token at the match's current nonce (derived, never stored)."""
+    mac = hmac.new(
+        match_secret(match).encode(),
+        f"spectate|{match.id}|{match.spectate_nonce}".encode(),
+        hashlib.sha256,
+    ).digest()
+    return base64.urlsafe_b64encode(mac).decode().rstrip("=")
+
+
+def match_for_token(db: Session, token: str) -> Match:
+    """The match whose spectator link ``token`` is; 404 for any other string."""
+    if not token or len(token) > MAX_TOKEN:
+        raise SpectateLinkNotFound()
+    match = db.scalar(select(Match).where(Match.spectate_digest == security.digest(token)))
+    if match is None:
+        raise SpectateLinkNotFound()
+    return match
+
+
+# -- managing the link (the players and the creator) ------------------------------------------
+
+
+class SpectatorLink(BaseModel):
+    """A match's spectator link: ``token`` and its URLs while enabled, all ``None`` when not."""
+
+    match_id: int
+    enabled: bool
+    token: str | None = None
+    page_url: str | None = None
+    api_url: str | None = None
+    events_url: str | None = None
+
+
+def _managed(db: Session, match_id: int, caller: service.Caller) -> Match:
+    """The match, for one of its players or its creator; 404 for anyone else (whether it
+    exists is not told)."""
+    match = db.get(Match, match_id)
+    if match is None:
+        raise MatchNotFound()
+    creator = caller.user_id is not None and match.created_by_id == caller.user_id
+    if not creator and service.seat_of(match, caller) is None:
+        raise MatchNotFound()
+    return match
+
+
+def _wake_spectators(db: Session, hub: events.Hub, match_id: int) -> None:
+    """At commit, wake the match's streams in every process: a revoked link's end there."""
+    if db.get_bind().dialect.name == "postgresql":
+        db.execute(select(func.pg_notify(service.NOTIFY_CHANNEL, f"{match_id}:0")))
+    service.after_commit(db, lambda: hub.publish(match_id, 0))
+
+
+def enable(db: Session, match: Match) -> None:
+    """Enable the link (the same token if it already is)."""
+    if match.spectate_digest is None:
+        match.spectate_digest = security.digest(spectate_token(match))
+        db.flush()
+
+
+def rotate(db: Session, hub: events.Hub, match: Match) -> None:
+    """A new token: the old link stops working (its open streams end)."""
+    match.spectate_nonce += 1
+    match.spectate_digest = security.digest(spectate_token(match))
+    db.flush()
+    _wake_spectators(db, hub, match.id)
+
+
+def disable(db: Session, hub: events.Hub, match: Match) -> None:
+    """No link any more; enabling it again gives a new token."""
+    if match.spectate_digest is None:
+        return
+    match.spectate_nonce += 1
+    match.spectate_digest = None
+    db.flush()
+    _wake_spectators(db, hub, match.id)
+
+
+def _link(request: Request, match: Match) -> SpectatorLink:
+    if match.spectate_digest is None:
+        return SpectatorLink(match_id=match.id, enabled=False)
+    token = spectate_token(match)
+    return SpectatorLink(
+        match_id=match.id,
+        enabled=True,
+        token=token,
+        page_url=str(request.url_for("spectate_page", token=token)),
+        api_url=str(request.url_for("spectate_match", token=token)),
+        events_url=str(request.url_for("spectate_events", token=token)),
+    )
+
+
+_MANAGE: dict[int | str, dict[str, Any]] = {
+    404: {"description": "No such match that you play or created", **_PROBLEM}
+}
+
+
+@router.get(
+    "/matches/{match_id}/spectators",
+    response_model=SpectatorLink,
+    summary="The match's read-only spectator link (its players and creator)",
+    responses=_MANAGE,
+)
+def get_link(request: Request, match_id: int, who: Who, db: DbSession) -> SpectatorLink:
+    return _link(request, _managed(db, match_id, who))
+
+
+@router.put(
+    "/matches/{match_id}/spectators",
+    response_model=SpectatorLink,
+    summary="Enable the spectator link (unchanged if it already is)",
+    responses=_MANAGE,
+)
+def enable_link(request: Request, match_id: int, who: Who, db: DbSession) -> SpectatorLink:
+    match = _managed(db, match_id, who)
+    enable(db, match)
+    return _link(request, match)
+
+
+@router.post(
+    "/matches/{match_id}/spectators/rotate",
+    response_model=SpectatorLink,
+    summary="A new spectator link (the old one stops working; enables it if it was not)",
+    responses=_MANAGE,
+)
+def rotate_link(request: Request, match_id: int, who: Who, db: DbSession) -> SpectatorLink:
+    match = _managed(db, match_id, who)
+    rotate(db, events.hub_for(request.app), match)
+    return _link(request, match)
+
+
+@router.delete(
+    "/matches/{match_id}/spectators",
+    status_code=status.HTTP_204_NO_CONTENT,
+    summary="Disable the spectator link (its spectators' streams end)",
+    responses=_MANAGE,
+)
+def disable_link(request: Request, match_id: int, who: Who, db: DbSession) -> None:
+    disable(db, events.hub_for(request.app), _managed(db, match_id, who))
+
+
+# -- what a spectator reads -------------------------------------------------------------------
+
+
+class SpectatorMatch(BaseModel):
+    """A match as a spectator sees it: the engine's view for no seat, and the public log."""
+
+    id: int
+    rule_system: str
+    mission: str
+    battle_size: str
+    status: str
+    players: dict[str, PlayerOut]
+    version: int
+    round: int
+    vp: dict[str, int]
+    winner: str | None
+    updated_at: datetime | None
+    view: dict[str, Any] | None
+    log: list[dict[str, Any]]
+
+
+def etag(match: Match, names: Mapping[str, str]) -> str:
+    """The validator of a spectator's read: the version and the row's other shown fields."""
+    fields = [
+        names["A"],
+        names["B"],
+        match.status,
+        match.round,
+        match.vp_a,
+        match.vp_b,
+        match.winner,
+        match.updated_at.isoformat() if match.updated_at else None,
+    ]
+    digest = hashlib.sha256(json.dumps(fields, default=str).encode()).hexdigest()[:16]
+    return f'W/"s{match.id}.{match.version}.{digest}"'
+
+
+def _fresh(if_none_match: str | None, tag: str) -> bool:
+    if not if_none_match:
+        return False
+    opaque = tag.removeprefix("W/")
+    return any(
+        t.strip() == "*" or t.strip().removeprefix("W/") == opaque for t in if_none_match.split(",")
+    )
+
+
+_SUMMARY = ("name", "faction", "points")
+
+_ARMIES = select(Match.army_a, Match.army_b).where(Match.id == bindparam("match_id"))
+
+
+def _armies(db: Session, match_id: int) -> tuple[dict[str, Any] | None, ...]:
+    """What a spectator is shown of the two army snapshots (both players see them too)."""
+    found = db.execute(_ARMIES, {"match_id": match_id}).one()
+    return tuple(None if s is None else {k: s.get(k) for k in _SUMMARY} for s in found)
+
+
+def _player(summary: Mapping[str, Any] | None, name: str, *, guest: bool = False) -> PlayerOut:
+    return PlayerOut(
+        name=name,
+        army=summary.get("name") if summary else None,
+        faction=summary.get("faction") if summary else None,
+        points=summary.get("points") if summary else None,
+        guest=guest,
+    )
+
+
+def spectator_match(
+    db: Session, match: Match, names: Mapping[str, str], snap: reads.Snapshot | None
+) -> SpectatorMatch:
+    if snap is None:
+        armies: tuple[dict[str, Any] | None, ...] = (None, None)
+        view, log = None, []
+    else:
+        armies = snap.lasting("spectate-armies", lambda: _armies(db, match.id))
+        view, log = snap.battle.view(None), snap.entries(None, 0)
+    guest = match.opponent_kind == OpponentKind.GUEST
+    return SpectatorMatch(
+        id=match.id,
+        rule_system=match.rule_system,
+        mission=match.mission_id,
+        battle_size=match.battle_size,
+        status=match.status,
+        players={
+            "A": _player(armies[0], names["A"]),
+            "B": _player(armies[1], names["B"], guest=guest),
+        },
+        version=match.version,
+        round=match.round,
+        vp={"A": match.vp_a, "B": match.vp_b},
+        winner=match.winner,
+        updated_at=match.updated_at,
+        view=view,
+        log=log,
+    )
+
+
+def _snapshot(db: Session, match: Match) -> reads.Snapshot | None:
+    return reads.snapshot(db, match) if match.version > 0 else None
+
+
+@router.get(
+    "/spectate/{token}",
+    response_model=SpectatorMatch,
+    summary="A match as a spectator sees it (send If-None-Match with its ETag: 304 if unchanged)",
+    responses={
+        304: {"description": "Not modified: the ETag sent is still the match's"},
+        404: {"description": "Invalid or revoked link (`spectate-link-not-found`)", **_PROBLEM},
+    },
+)
+def spectate_match(
+    token: str,
+    db: DbSession,
+    if_none_match: Annotated[str | None, Header(max_length=1000)] = None,
+) -> Any:
+    match = match_for_token(db, token)
+    names = service.player_names(db, match)
+    tag = etag(match, names)
+    headers = {"ETag": tag, "Cache-Control": "private, no-cache", "Referrer-Policy": "no-referrer"}
+    if _fresh(if_none_match, tag):
+        return Response(status_code=status.HTTP_304_NOT_MODIFIED, headers=headers)
+    snap = _snapshot(db, match)
+
+    def build() -> bytes:
+        return spectator_match(db, match, names, snap).model_dump_json().encode()
+
+    body = build() if snap is None else snap.rendered(("spectate", tag), build)
+    return Response(body, media_type="application/json", headers=headers)
+
+
+# -- the spectators' stream -------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Seen:
+    """What one shared read of the spectators' streams found: the link's digest now (``None``:
+    revoked, or the match is gone), the state sent with each version, the snapshot."""
+
+    digest: str | None
+    state: dict[str, Any]
+    snapshot: reads.Snapshot | None
+
+
+_STREAM_ROW = select(
+    Match.id,
+    Match.secret,
+    Match.rule_system,
+    Match.version,
+    Match.status,
+    Match.round,
+    Match.vp_a,
+    Match.vp_b,
+    Match.winner,
+    Match.spectate_digest,
+).where(Match.id == bindparam("match_id"))
+
+
+def spectator_reader(database: Database, match_id: int, digest: str) -> events.Shared[Seen]:
+    """One short session and one snapshot per wake-up of the match, shared by all its
+    spectators' streams in this process; each then takes the SSE text after its version,
+    rendered once per version for all of them."""
+
+    def fetch() -> Seen:
+        with database.sessions() as db:
+            row = db.execute(_STREAM_ROW, {"match_id": match_id}).one_or_none()
+            if row is None:
+                return Seen(None, {}, None)
+            state: dict[str, Any] = {
+                "status": row.status,
+                "round": row.round,
+                "vp": {"A": row.vp_a, "B": row.vp_b},
+                "winner": row.winner,
+            }
+            if row.version == 0:
+                return Seen(row.spectate_digest, state, None)
+            snap = reads.snapshot(db, row)
+            state.update(systems.playable(row.rule_system).headline(snap.battle))
+            return Seen(row.spectate_digest, state, snap)
+
+    def present(seen: Seen, since: int) -> events.Update:
+        if seen.digest is None or not security.hmac_equal(seen.digest, digest):
+            return events.Update(0, [], {}, gone=True)
+        snap = seen.snapshot
+        if snap is None:
+            return events.Update(0, [], seen.state)
+        since = max(0, since)
+
+        def text() -> str:
+            return "".join(
+                events.sse("entry", e, id=int(e["seq"])) for e in snap.entries(None, since)
+            )
+
+        # a resume from long ago is rendered for its one client, not kept
+        shared = since >= snap.version - RECENT
+        rendered = snap.rendered(("spectate-sse", since), text) if shared else text()
+        return events.Update(snap.version, [], seen.state, rendered=rendered)
+
+    return events.Shared(fetch, present, kind="spectate")
+
+
+@router.get(
+    "/spectate/{token}/events",
+    summary="Server-sent events of a spectator: the public log entries, then the version "
+    "(resume with Last-Event-ID); a revoked link ends with a `gone` event",
+    response_class=StreamingResponse,
+    responses={404: {"description": "Invalid or revoked link", **_PROBLEM}},
+)
+def spectate_events(
+    request: Request,
+    token: str,
+    db: DbSession,
+    since: Annotated[int | None, Query(ge=0, le=10_000_000)] = None,
+    timeout: Annotated[float, Query(ge=0, le=600, description="Close after this many s")] = 300,
+    last_event_id: Annotated[str | None, Header(max_length=20)] = None,
+) -> StreamingResponse:
+    match = match_for_token(db, token)
+    number = parse_int(last_event_id, 0, 10**18)
+    start = min(number, 10_000_000) if number is not None else since or 0
+    digest = security.digest(token)
+    reader = spectator_reader(request.app.state.db, match.id, digest)
+    body = events.stream(events.hub_for(request.app), match.id, start, reader, timeout=timeout)
+    return StreamingResponse(
+        body,
+        media_type="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )
+
+
+# -- the page ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class BoardUnit:
+    """One unit as the spectator page lists it (whatever the rule system's view calls it)."""
+
+    id: str
+    name: str
+    models: int | None
+    of: int | None
+    destroyed: bool
+    where: str
+
+
+@dataclass(frozen=True, slots=True)
+class TimelineEntry:
+    seq: int
+    actor: str
+    kind: str
+
+
+def board(view: Mapping[str, Any] | None) -> dict[str, list[BoardUnit]]:
+    """The units of each seat in the view (10th edition: ``owner``, ``models_alive``; PEN:
+    ``seat``, ``models``/``models_start``)."""
+    out: dict[str, list[BoardUnit]] = {"A": [], "B": []}
+    units = (view or {}).get("units")
+    if not isinstance(units, list):
+        return out
+    for u in units:
+        if not isinstance(u, Mapping):
+            continue
+        seat = str(u.get("owner") or u.get("seat") or "")
+        if seat not in out:
+            continue
+        alive = u.get("models_alive", u.get("models"))
+        total = u.get("models") if "models_alive" in u else u.get("models_start")
+        destroyed = bool(u.get("destroyed")) or alive == 0
+        where = u.get("location") or u.get("place") or ""
+        out[seat].append(
+            BoardUnit(
+                id=str(u.get("id", "")),
+                name=str(u.get("name") or u.get("id") or ""),
+                models=alive if isinstance(alive, int) else None,
+                of=total if isinstance(total, int) else None,
+                destroyed=destroyed,
+                where=str(where),
+            )
+        )
+    return out
+
+
+def timeline(log: list[dict[str, Any]]) -> list[TimelineEntry]:
+    """The public log, newest first."""
+    return [
+        TimelineEntry(int(e["seq"]), str(e["actor"]), str(e["event"].get("type", "")))
+        for e in reversed(log)
+    ]
+
+
+def _page_context(
+    db: Session, match: Match, token: str, names: Mapping[str, str], snap: reads.Snapshot | None
+) -> dict[str, Any]:
+    out = spectator_match(db, match, names, snap)
+    view = out.view or {}
+    head = systems.playable(match.rule_system).headline(snap.battle) if snap else {}
+    return {
+        "match": out,
+        "token": token,
+        "status_label": _(STATUS_LABELS[MatchStatus(match.status)]),
+        "mission_label": mission_label(match.mission_id, match.battle_size, match.rule_system),
+        "headline": head,
+        "board": board(view),
+        "timeline": timeline(out.log),
+    }
+
+
+TEMPLATE = "matches/spectate.html"
+
+
+@page_router.get("/spectate/{token}", response_class=HTMLResponse, name="spectate_page")
+def spectate_page(request: Request, token: str, db: DbSession) -> HTMLResponse:
+    """The read-only page: the live block is rendered once per version, language and link
+    for every spectator (htmx asks for it again when the stream announces a version)."""
+    match = match_for_token(db, token)
+    names = service.player_names(db, match)
+    snap = _snapshot(db, match)
+    headers = {"Referrer-Policy": "no-referrer", "Vary": "HX-Request"}
+    if request.headers.get("hx-request") == "true":
+        locale = getattr(request.state, "locale", "en")
+        current_locale.set(locale)
+        key = ("spectate-live", locale, etag(match, names), security.digest(token))
+
+        def build() -> str:
+            context = _page_context(db, match, token, names, snap)
+            return render_block(templates.env, TEMPLATE, "live", locale=locale, **context)
+
+        body = build() if snap is None else snap.rendered(key, build)
+        return HTMLResponse(body, headers=headers)
+    return render(request, TEMPLATE, _page_context(db, match, token, names, snap), headers=headers)

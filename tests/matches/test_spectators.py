@@ -1,0 +1,471 @@
+"""Spectators (issue 21): a read-only link per match, managed by its players and its creator,
+that shows only what both players have revealed.
+
+The secrecy tests play a 10th-edition battle with Battle Formations and a PEN battle under the
+Dynamics turn structure (hidden orders), and scan everything a spectator can get (the JSON
+read, the SSE stream from the start and resumed, the page and its live fragment) for the
+secrets of either seat; each scan is shown to find the secret once it is revealed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy.orm import Session
+
+from app.core import security
+from app.matches import events, reads, spectate
+from app.matches.models import Match
+from tests.matches.conftest import Game, finish_turn, setup_battle, wipe_out_b
+from tests.matches.test_dynamics_match import dyn_game, live, place  # noqa: F401
+from tests.matches.test_events import parse
+from tests.matches.test_pen_match import PenGame, pen_game, set_up  # noqa: F401
+from tests.matches.test_secrecy import PATTERNS, SECRET, _to_formations
+from tests.support.web import html
+
+
+def enable(client: TestClient, match_id: int) -> dict[str, Any]:
+    r = client.put(f"/api/v1/matches/{match_id}/spectators")
+    assert r.status_code == 200, r.text
+    return dict(r.json())
+
+
+def spectator_material(web: TestClient, token: str) -> dict[str, str]:
+    """Everything a spectator can get with the link, by name (all answered 200)."""
+    out: dict[str, str] = {}
+    api = f"/api/v1/spectate/{token}"
+    for name, path, headers in (
+        ("json", api, {}),
+        ("sse", f"{api}/events?timeout=0", {}),
+        ("sse resumed", f"{api}/events?timeout=0", {"Last-Event-ID": "3"}),
+        ("page", f"/spectate/{token}", {}),
+        ("fragment", f"/spectate/{token}", {"HX-Request": "true"}),
+    ):
+        r = web.get(path, headers=headers)
+        assert r.status_code == 200, (name, r.text)
+        out[name] = r.text
+    return out
+
+
+def public_entries(text: str) -> list[dict[str, Any]]:
+    return [m["data"] for m in parse(text) if m["event"] == "entry"]
+
+
+# -- managing the link ------------------------------------------------------------------------
+
+
+def test_players_and_the_creator_manage_the_link_and_nobody_else(
+    new_game: Callable[..., Game],
+    user_client: Callable[[str], TestClient],
+    client: TestClient,
+    db: Session,
+) -> None:
+    g = new_game()
+    base = f"/api/v1/matches/{g.match_id}/spectators"
+    off = g.a.client.get(base).json()
+    assert off == {
+        "match_id": g.match_id,
+        "enabled": False,
+        "token": None,
+        "page_url": None,
+        "api_url": None,
+        "events_url": None,
+    }
+    link = enable(g.a.client, g.match_id)
+    assert link["enabled"]
+    assert len(link["token"]) >= 40
+    assert link["page_url"].endswith(f"/spectate/{link['token']}")
+    assert enable(g.b.client, g.match_id)["token"] == link["token"]  # idempotent
+    # only the digest is stored
+    row = db.get(Match, g.match_id)
+    assert row is not None
+    db.refresh(row)
+    assert row.spectate_digest == security.digest(link["token"])
+    assert link["token"] not in json.dumps([row.secret, row.spectate_digest])
+
+    carol = user_client("Carol")
+    for method, path in (
+        ("GET", base),
+        ("PUT", base),
+        ("POST", base + "/rotate"),
+        ("DELETE", base),
+    ):
+        for outsider in (carol, client):
+            r = outsider.request(method, path)
+            assert r.status_code == 404, (method, path, r.text)
+            assert r.json()["type"].endswith("/match-not-found")
+    # nothing an outsider sent changed the link
+    assert g.a.client.get(base).json()["token"] == link["token"]
+
+    # the creator who does not play the match manages it too
+    row.created_by_id = carol.user_id  # type: ignore[attr-defined]
+    row.player_a_id = None
+    db.commit()
+    rotated = carol.post(base + "/rotate")
+    assert rotated.status_code == 200, rotated.text
+    assert rotated.json()["token"] != link["token"]
+    assert g.a.client.get(base).status_code == 404  # no longer a player nor the creator
+    assert g.b.client.get(base).json()["token"] == rotated.json()["token"]
+    assert carol.delete(base).status_code == 204
+
+
+def test_a_rotated_or_disabled_link_is_dead(
+    new_game: Callable[..., Game], client: TestClient
+) -> None:
+    g = new_game()
+    base = f"/api/v1/matches/{g.match_id}/spectators"
+    first = enable(g.a.client, g.match_id)["token"]
+    assert client.get(f"/api/v1/spectate/{first}").status_code == 200
+    r = g.b.client.post(base + "/rotate")
+    assert r.status_code == 200, r.text
+    second = r.json()["token"]
+    assert second != first
+    assert g.b.client.delete(base).status_code == 204
+    assert g.b.client.delete(base).status_code == 204  # already off: still fine
+    assert g.a.client.get(base).json()["enabled"] is False
+    third = enable(g.a.client, g.match_id)["token"]
+    assert third not in (first, second)  # re-enabled: a new link, the revoked ones stay dead
+    for dead in (first, second, "x" * 43, "y" * 500):
+        for path in (
+            f"/api/v1/spectate/{dead}",
+            f"/api/v1/spectate/{dead}/events?timeout=0",
+            f"/spectate/{dead}",
+        ):
+            r = client.get(path)
+            assert r.status_code == 404, (path, r.text)
+    assert (
+        client.get(f"/api/v1/spectate/{first}").json()["type"].endswith("/spectate-link-not-found")
+    )
+    assert client.get(f"/api/v1/spectate/{third}").status_code == 200
+
+
+def test_a_revoked_links_stream_ends_gone(new_game: Callable[..., Game], app: Any) -> None:
+    g = new_game()
+    token = enable(g.a.client, g.match_id)["token"]
+    reader = spectate.spectator_reader(app.state.db, g.match_id, security.digest(token))
+    update = reader.present(reader.fetch(), 0)
+    assert not update.gone
+    assert update.version == g.a.get()["version"]
+    assert g.a.client.delete(f"/api/v1/matches/{g.match_id}/spectators").status_code == 204
+    assert reader.present(reader.fetch(), 0).gone
+
+
+def test_version_zero_always_wakes_the_streams() -> None:
+    """A revoked link (or a cancelled match) publishes version 0: it wakes the streams even
+    after a higher version was announced."""
+
+    async def run() -> list[bool]:
+        hub = events.Hub()
+        woken = []
+        async with hub.subscribe(7) as event:
+            hub.publish(7, 5)
+            await asyncio.sleep(0)
+            woken.append(event.is_set())
+            event.clear()
+            hub.publish(7, 5)  # already announced: no wake
+            await asyncio.sleep(0)
+            woken.append(event.is_set())
+            hub.publish(7, 0)
+            await asyncio.sleep(0)
+            woken.append(event.is_set())
+        return woken
+
+    assert asyncio.run(run()) == [True, False, True]
+
+
+# -- reading ----------------------------------------------------------------------------------
+
+
+def test_a_spectator_reads_with_etag_and_one_render_per_version(
+    new_game: Callable[..., Game], app: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    g = new_game()
+    token = enable(g.a.client, g.match_id)["token"]
+    g.a.send({"type": "roll_off"}, dice=[6, 1])
+    renders: list[int] = []
+    real = spectate.spectator_match
+
+    def counted(*args: Any, **kw: Any) -> spectate.SpectatorMatch:
+        renders.append(1)
+        return real(*args, **kw)
+
+    monkeypatch.setattr(spectate, "spectator_match", counted)
+    viewers = [TestClient(app) for _ in range(3)]
+    answers = [v.get(f"/api/v1/spectate/{token}") for v in viewers]
+    assert all(a.status_code == 200 for a in answers)
+    assert len({a.content for a in answers}) == 1
+    assert renders == [1]  # one rendering for every spectator of the version
+    data = answers[0].json()
+    assert data["version"] == g.a.version
+    assert data["players"]["A"]["name"] == "Alice"
+    assert data["view"]["viewer"] is None
+    assert [e["seq"] for e in data["log"]] == list(range(1, g.a.version + 1))
+    tag = answers[0].headers["etag"]
+    same = viewers[0].get(f"/api/v1/spectate/{token}", headers={"If-None-Match": tag})
+    assert same.status_code == 304
+    assert same.headers["etag"] == tag
+    assert same.content == b""
+    g.a.send({"type": "place_objective"})
+    moved = viewers[0].get(f"/api/v1/spectate/{token}", headers={"If-None-Match": tag})
+    assert moved.status_code == 200
+    assert moved.headers["etag"] != tag
+    assert moved.json()["version"] == g.a.version
+
+
+def test_an_open_match_can_be_watched_before_the_opponent_joins(
+    user_client: Callable[[str], TestClient], armies: Any, client: TestClient
+) -> None:
+    from tests.matches.conftest import marines
+
+    alice = user_client("Alice")
+    r = alice.post(
+        "/api/v1/matches",
+        json={"army_id": armies.ready(alice, marines()), "battle_size": "strike_force"},
+    )
+    assert r.status_code == 201, r.text
+    match_id = r.json()["id"]
+    token = enable(alice, match_id)["token"]
+    data = client.get(f"/api/v1/spectate/{token}").json()
+    assert (data["version"], data["view"], data["log"], data["status"]) == (0, None, [], "open")
+    sse = parse(client.get(f"/api/v1/spectate/{token}/events?timeout=0").text)
+    assert sse[-1]["event"] == "version"
+    assert sse[-1]["data"]["status"] == "open"
+    page = html(client.get(f"/spectate/{token}"))
+    assert page.css_first("#spectate-state") is not None
+
+
+def test_a_spectator_cannot_write(new_game: Callable[..., Game], client: TestClient) -> None:
+    g = new_game()
+    token = enable(g.a.client, g.match_id)["token"]
+    g.a.send({"type": "roll_off"}, dice=[6, 1])
+    version = g.a.version
+    command = {"expected_version": version, "command": {"type": "place_objective"}}
+    for method, path in (
+        ("POST", f"/api/v1/spectate/{token}"),
+        ("PUT", f"/api/v1/spectate/{token}"),
+        ("DELETE", f"/api/v1/spectate/{token}"),
+        ("POST", f"/api/v1/spectate/{token}/events"),
+        ("POST", f"/api/v1/spectate/{token}/commands"),
+        ("POST", f"/spectate/{token}"),
+    ):
+        r = client.request(method, path, json=command)
+        assert r.status_code in (404, 405), (method, path, r.status_code)
+    # the token is no seat's credential either
+    for path in ("/commands", "/combat/resolve"):
+        r = client.post(
+            f"/api/v1/matches/{g.match_id}{path}", json=command, headers={"X-Guest-Token": token}
+        )
+        assert r.status_code in (401, 404, 422), (path, r.text)
+        assert r.status_code != 200
+    r = client.get(f"/api/v1/matches/{g.match_id}", headers={"X-Guest-Token": token})
+    assert r.status_code == 404
+    r = client.put(f"/api/v1/matches/{g.match_id}/spectators", headers={"X-Guest-Token": token})
+    assert r.status_code == 404
+    assert g.a.get()["version"] == version
+
+
+def test_the_page_is_read_only_and_live(new_game: Callable[..., Game], client: TestClient) -> None:
+    g = new_game()
+    token = enable(g.a.client, g.match_id)["token"]
+    setup_battle(g)
+    wipe_out_b(g)
+    r = client.get(f"/spectate/{token}", headers={"Accept-Language": "fr"})
+    assert r.status_code == 200, r.text
+    assert r.headers["referrer-policy"] == "no-referrer"
+    page = html(r)
+    assert page.css_first("html").attributes["lang"] == "fr"
+    live_part = page.css_first("#spectate-live")
+    assert live_part.attributes["sse-connect"] == (
+        f"/api/v1/spectate/{token}/events?since={g.a.version}"
+    )
+    state = page.css_first("#spectate-state")
+    assert state.attributes["hx-get"] == f"/spectate/{token}"
+    assert state.attributes["hx-trigger"] == "sse:version"
+    assert live_part.css("form, input, button, select, textarea") == []
+    match = g.a.get()
+    assert page.css_first("#spectate-vp-A").text() == str(match["vp"]["A"])
+    assert page.css_first("#spectate-timeline-title").text() == "Chronologie"
+    public = [e for e in g.a.client.get(f"{g.a.base}/log").json()["entries"] if not e["audience"]]
+    assert len(public) < g.a.version  # the formations' declarations are each seat's own
+    assert [li.attributes["id"] for li in page.css("#spectate-timeline li")] == [
+        f"spectate-entry-{e['seq']}" for e in reversed(public)
+    ]
+    assert page.css("#spectate-units-A li")
+    b1 = page.css_first("#spectate-unit-b1")
+    assert b1 is not None
+    assert "muted" in (b1.attributes.get("class") or "")
+    fragment = client.get(f"/spectate/{token}", headers={"HX-Request": "true"})
+    assert fragment.text.lstrip().startswith('<div id="spectate-state"')
+    assert "<html" not in fragment.text
+
+
+# -- secrecy ----------------------------------------------------------------------------------
+
+
+def test_a_spectator_never_sees_a_battle_formation_before_the_reveal(
+    new_game: Callable[..., Game], client: TestClient
+) -> None:
+    g = new_game()
+    token = enable(g.a.client, g.match_id)["token"]
+    _to_formations(g)
+    g.a.send({"type": "declare_formations", "formation": SECRET})
+
+    def leaks(material: dict[str, str]) -> list[tuple[str, str]]:
+        return [(n, p.pattern) for n, t in material.items() for p in PATTERNS if p.search(t)]
+
+    before = spectator_material(client, token)
+    assert leaks(before) == []
+    spectator = json.loads(before["json"])
+    assert "my_formation" not in spectator["view"]
+    assert spectator["view"]["players"]["A"]["formation_submitted"] is True
+    # the spectator's log is exactly the entries both players see
+    log_b = g.b.client.get(f"{g.b.base}/log").json()["entries"]
+    log_a = g.a.client.get(f"{g.a.base}/log").json()["entries"]
+    shared = [e for e in log_a if e in log_b]
+    assert spectator["log"] == shared == [e for e in log_a if e["audience"] is None]
+    assert public_entries(before["sse"]) == shared
+
+    # B declares: revealed, the spectator now sees both formations in the view (the scan
+    # finds them), but never the declaration events, which stay each seat's own
+    g.b.send({"type": "declare_formations", "formation": {}})
+    after = spectator_material(client, token)
+    assert ("json", PATTERNS[1].pattern) in leaks(after)
+    assert not any(p == "formation_declared" for _, p in leaks(after))
+
+    # the rest of the battle: after every command the spectator's copy holds no event with an
+    # audience, and the view no seat's own part
+    setup_rest = setup_battle_from_deploy(g)
+    for _ in setup_rest:
+        data = client.get(f"/api/v1/spectate/{token}").json()
+        assert all(e["audience"] is None for e in data["log"])
+        assert "my_formation" not in data["view"]
+    for _ in range(2):  # A's turn, then B's
+        finish_turn(g)
+        data = client.get(f"/api/v1/spectate/{token}").json()
+        assert all(e["audience"] is None for e in data["log"])
+    g.b.send({"type": "concede", "confirm": True})
+    g.a.send({"type": "confirm_result"})
+    g.b.send({"type": "confirm_result"})
+    end = spectator_material(client, token)
+    final = json.loads(end["json"])
+    assert final["status"] == "confirmed"
+    assert final["winner"] == "A"
+    log_a = g.a.client.get(f"{g.a.base}/log").json()["entries"]
+    log_b = g.b.client.get(f"{g.b.base}/log").json()["entries"]
+    shared = [e for e in log_a if e in log_b]
+    assert final["log"] == shared
+    for name in ("sse", "sse resumed"):
+        entries = public_entries(end[name])
+        assert all(e["audience"] is None for e in entries)
+        assert entries == [e for e in shared if e["seq"] > (3 if "resumed" in name else 0)]
+    assert not any(p == "formation_declared" for _, p in leaks(end))
+
+
+def setup_battle_from_deploy(g: Game) -> Any:
+    """Deployment and the first turn's roll-off, one command at a time (yielding after each)."""
+    from tests.matches.conftest import player
+
+    while (view := g.a.view())["stage"] == "deploy":
+        seat = view["next_seat"]
+        todo = sorted(
+            u["id"]
+            for u in view["units"]
+            if u["owner"] == seat and u["location"] == "to_deploy" and u["bodyguard"] is None
+        )
+        player(g, seat).send({"type": "deploy_unit", "unit": todo[0]})
+        yield
+    g.a.send({"type": "roll_off"}, dice=[6, 1])
+    yield
+    while (view := g.a.view())["stage"] == "scouts":
+        player(g, view["next_seat"]).send({"type": "end_scouts"})
+        yield
+    assert g.a.view()["stage"] == "battle"
+
+
+def test_a_spectator_never_sees_a_hidden_order_before_its_reveal(
+    dyn_game: Callable[..., PenGame],  # noqa: F811
+    client: TestClient,
+) -> None:
+    g = dyn_game()
+    base = f"/api/v1/matches/{g.match_id}/spectators"
+    r = g.b.client.put(base)
+    assert r.status_code == 200, r.text
+    token = r.json()["token"]
+    set_up(g)
+    view = g.a.view()
+    starter = g.a if view["active_seat"] in ("A", None) else g.b
+    starter.send({"type": "start_turn"}, dice=[1])
+    place(g.a, {"a1": "fire", "a2": "forced_march"})
+    place(g.b, {"b1": "fire", "b2": "forced_march", "b3": "forced_march"})
+
+    def assert_hidden() -> str:
+        material = spectator_material(client, token)
+        seen = json.dumps(material)
+        state = live(g.match_id).state
+        for slot in state.slots.values():
+            if slot.revealed:
+                continue
+            assert slot.nonce not in seen, slot.unit
+            assert not re.search(r"order_chosen", seen)
+        orders = {o["unit"]: o for o in json.loads(material["json"])["view"]["dynamics"]["orders"]}
+        for unit, slot in state.slots.items():
+            assert ("order" in orders[unit]) is slot.revealed, unit
+        return seen
+
+    assert_hidden()
+    g.b.send({"type": "reveal_order", "unit": "b1", "target": "a1"})
+    g.b.send({"type": "reveal_order", "unit": "b2"})
+    seen = assert_hidden()
+    b1 = live(g.match_id).state.slots["b1"]
+    assert b1.revealed
+    assert b1.nonce in seen
+    g.b.send({"type": "reveal_order", "unit": "b3"})
+    g.a.send({"type": "reveal_order", "unit": "a1", "target": "b1"})
+    g.a.send({"type": "reveal_order", "unit": "a2"})
+    g.a.send(
+        {"type": "shoot", "unit": "a1", "target": "b1", "weapon": "Bolter", "range_inches": 12}
+    )
+    for unit in ("a1", "a2"):
+        g.a.send({"type": "end_order", "unit": unit})
+    for unit in ("b1", "b2", "b3"):
+        g.b.send({"type": "end_order", "unit": unit})
+    # the next turn's orders, placed and not revealed, are hidden again
+    view = g.a.view()
+    starter = g.a if view["active_seat"] in ("A", None) else g.b
+    starter.send({"type": "start_turn"})  # its tests rolled by the server
+    place(g.a, {"a1": "fire", "a2": "forced_march"})
+    seen = assert_hidden()
+    log_a = g.a.client.get(f"{g.a.base}/log").json()["entries"]
+    log_b = g.b.client.get(f"{g.b.base}/log").json()["entries"]
+    spectator = json.loads(spectator_material(client, token)["json"])
+    assert spectator["log"] == [e for e in log_a if e in log_b]
+    assert len(spectator["log"]) < spectator["version"]  # the secret events are gaps
+    assert spectator["view"]["turn_structure"] == "dynamics"
+    del seen
+
+
+def test_a_classic_pen_battle_is_all_public(
+    pen_game: Callable[..., PenGame],  # noqa: F811
+    client: TestClient,
+) -> None:
+    g = pen_game()
+    token = enable(g.a.client, g.match_id)["token"]
+    set_up(g)
+    g.a.send({"type": "start_turn"}, dice=[1])
+    g.a.send({"type": "move", "unit": "a1", "speed": "stationary"})
+    g.a.send(
+        {"type": "shoot", "unit": "a1", "target": "b1", "weapon": "Bolter", "range_inches": 12}
+    )
+    material = spectator_material(client, token)
+    spectator = json.loads(material["json"])
+    log_a = g.a.client.get(f"{g.a.base}/log").json()["entries"]
+    assert spectator["log"] == log_a
+    assert public_entries(material["sse"]) == log_a
+    assert spectator["view"]["units"] == g.a.view()["units"]
+    assert reads.cache.replays >= 1
