@@ -338,3 +338,41 @@ def test_meat_grinder_hidden_deployment_is_in_nothing_b_fetches_before_the_revea
     found = leaks(b_fetches(g))
     assert ("match", r'"unit"\s*:\s*"a[35]"') in found
     assert ("match", r'"revealed"\s*:\s*true') in found
+
+
+# -- Ambush: the dawn raid in the odds of an attack ------------------------------------------------
+
+
+def test_ambush_dawn_raid_takes_one_from_hit_rolls_in_the_first_rounds_shooting(
+    user_client: Callable[[str], TestClient], armies: FakeArmies, db: Session
+) -> None:
+    g = new_narrative_game(user_client, armies, db, "ambush")
+    g.a.send({"type": "roll_off"}, dice=[])  # 725 v 605 points: A attacks
+    for p in (g.a, g.b):
+        p.send({"type": "declare_formations", "formation": {}})
+    hidden = ["a1", "a2", "a3", "a4", "a5", "a7"]  # a6, the empty Rhino, is held back
+    g.a.send({"type": "place_tokens", "tokens": {f"t{i}": u for i, u in enumerate(hidden, 1)}})
+    g.b.send({"type": "deploy_forces", "units": [f"b{i}" for i in range(1, 7)]})
+    view = g.a.send({"type": "roll_off"}, dice=[])["view"]  # the Attacker goes first
+    assert (view["stage"], view["active"]) == ("battle", "A")
+    finish_turn(g)
+
+    def situation() -> dict[str, Any]:
+        r = g.b.client.post(
+            g.b.base + "/combat/preview",
+            json={
+                "attacker": "b2",
+                "target": "a2",
+                "weapons": [{"weapon": "Slugga", "models": 10}],
+            },
+        )
+        assert r.status_code == 200, r.text
+        result: dict[str, Any] = r.json()["request"]["situation"]
+        return result
+
+    to_phase(g, "B", "shooting")
+    assert situation().get("hit_modifier") == -1  # round 1: the dawn raid
+    finish_turn(g)
+    finish_turn(g)
+    to_phase(g, "B", "shooting")
+    assert "hit_modifier" not in situation()  # round 2: daylight

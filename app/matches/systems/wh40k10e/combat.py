@@ -24,6 +24,7 @@ from typing import Any
 from app.engine import registry, systems
 from app.engine.combat import CombatResolution
 from app.engine.errors import RollerError
+from app.engine.narrative8e.setup import dawn_raid_modifier
 from app.engine.roller import Roller
 from app.engine.wh40k10e.battle import Ability, Seat
 from app.engine.wh40k10e.battle.state import (
@@ -501,11 +502,38 @@ def build_request(
     }
     merged: dict[str, Any] = {k: v for k, v in auto.items() if v}
     merged.update(situation)
+    dawn = _dawn_raid(state, attacker)
+    if dawn:
+        merged["hit_modifier"] = int(merged.get("hit_modifier", 0)) + dawn
     return BuiltAttack(
         request={"attacks": entries, "target": tgt, "situation": merged},
         slots=tuple(order),
         weapon_names=tuple(names),
         uses=tuple(uses),
+    )
+
+
+def _dawn_raid(state: BattleState, attacker: str) -> int:
+    """A narrative mission's dawn raid: -1 to hit in the Shooting phase of its first round(s)
+    (more with *Night Raider*), none for a unit under *Night-vision Equipment* this round
+    [L54-L58], [L233], [L237]."""
+    n = state.narrative
+    if n is None or not n.dawn_raid_rounds or state.phase is not Phase.SHOOTING:
+        return 0
+    owner = state.units[attacker].owner
+    night_vision = any(
+        seat is owner and sid == "night-vision" and r == state.round for seat, sid, _, r in n.spent
+    ) and any(
+        seat is owner and sid == "night-vision" and t in state.group(attacker)
+        for seat, sid, t in n.aimed
+    )
+    return dawn_raid_modifier(
+        state.round,
+        "shooting",
+        active=True,
+        rounds=n.dawn_raid_rounds,
+        modifier=n.rules.dawn_raid_modifier,
+        night_vision=night_vision,
     )
 
 
