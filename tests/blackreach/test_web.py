@@ -347,6 +347,10 @@ def test_share_link_page_is_read_only_and_copyable(app: Any) -> None:
     )
     assert r.status_code == 303
     assert bruno.get(str(r.headers["location"])).status_code == 200
+    anonymous = TestClient(app, base_url="http://testserver")
+    seen = html(anonymous.get(str(link)))
+    assert seen.css_first("#forces textarea") is not None
+    assert seen.css_first("#copy-form") is None  # copying needs an account
     alice.post(f"{path}/unshare", data={"csrf_token": _token(alice, path)})
     assert bruno.get(str(link)).status_code == 404
 
