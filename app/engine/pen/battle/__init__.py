@@ -11,7 +11,13 @@ command_seed, status...); what the engine leaves to the table is listed in
 ``docs/rulings/pen.md`` (B1-B21).
 """
 
-from app.engine.pen.battle.commands import COMMAND_CODEC, Command, Pairing, RamTarget
+from app.engine.pen.battle.commands import (
+    COMMAND_CODEC,
+    Command,
+    Pairing,
+    RamTarget,
+    WeaponGroup,
+)
 from app.engine.pen.battle.events import EVENT_CODEC
 from app.engine.pen.battle.game import PenBattle, command_from_json, command_seed
 from app.engine.pen.battle.rules import RULE_BOOK, victory_points
@@ -35,6 +41,7 @@ __all__ = [
     "Speed",
     "Stage",
     "UnitSpec",
+    "WeaponGroup",
     "WeaponSpec",
     "command_from_json",
     "command_seed",

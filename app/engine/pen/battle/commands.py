@@ -43,6 +43,7 @@ __all__ = [
     "Shoot",
     "StartTurn",
     "Undo",
+    "WeaponGroup",
 ]
 
 
@@ -223,6 +224,18 @@ class Pairing:
 
 
 @dataclass(frozen=True, slots=True)
+class WeaponGroup:
+    """In squad ``unit``, ``models`` models fight with its close-combat weapon ``weapon`` (a
+    named melee weapon of the squad): each model strikes with its own weapon, batch by batch
+    [L1274-L1282], at that weapon's Initiative (a power fist at I1 [L609]). The squad's
+    other models fight with its ``melee`` weapon."""
+
+    unit: str
+    weapon: str
+    models: int = 1
+
+
+@dataclass(frozen=True, slots=True)
 class Fight(Command):
     """Resolve the combat ``unit`` is in with ``target``: Initiative order, combat result,
     morale with its malus, sweeping advance [L1230-L1258].
@@ -230,7 +243,10 @@ class Fight(Command):
     When more than two squads are locked together, or a vehicle is in it, the whole combat
     is fought at once [L1205-L1213]: ``assign`` says which enemy each squad attacks (the
     first enemy it is locked with by default), ``in_cover`` the charged squads that were in
-    cover, ``facing`` the armour facing a vehicle is hit on (as seen on the table [L213])."""
+    cover, ``facing`` the armour facing a vehicle is hit on (as seen on the table [L213]).
+    ``weapons``: the models of a squad that fight with another of its close-combat weapons
+    (a sergeant's power fist beside the squad's knives); the combat is then fought at once
+    too."""
 
     kind: ClassVar[str] = "fight"
     unit: str
@@ -240,6 +256,7 @@ class Fight(Command):
     assign: tuple[Pairing, ...] = ()
     in_cover: tuple[str, ...] = ()
     facing: str = "front"
+    weapons: tuple[WeaponGroup, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

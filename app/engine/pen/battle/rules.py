@@ -8,7 +8,7 @@ vehicle damage); the player states what the table shows (range, cover, facing).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from app.engine.errors import ProfileError
@@ -1271,7 +1271,7 @@ def _fight(out: _Out, cmd: Fight, actor: str, defender_charged: bool = False) ->
     if s.alternation:
         _own(s, cmd.unit, actor)
         _choose(out, cmd.unit, actor)
-    if len(group) > 2 or me.is_vehicle or them.is_vehicle or cmd.assign:
+    if len(group) > 2 or me.is_vehicle or them.is_vehicle or cmd.assign or cmd.weapons:
         _fight_many(out, cmd, group, defender_charged)
         return
     spec = s.unit_spec(cmd.unit)
@@ -1339,12 +1339,34 @@ def _combat(state: BattleState, unit: str) -> list[str]:
 
 
 @dataclass(slots=True)
+class _Batch:
+    """The models of a squad that strike with one close-combat weapon (pen rulings B28)."""
+
+    weapon: object  # the weapon object of the PEN combat contract
+    models: int | None  # None: the squad's other models
+    initiative: int = 0
+
+
+@dataclass(slots=True)
 class _Fighter:
     unit: UnitState
     target: str
-    initiative: int = 0
     remaining: list[int] | None = None  # W left per model (None: a vehicle)
     start_models: int = 0
+    batches: list[_Batch] = field(default_factory=list)
+
+    def strikers(self) -> list[tuple[_Batch, int]]:
+        """(batch, models alive in it): the owner removes the plain weapons' models first,
+        so the named weapons' models are the last to fall, in the order given (B28)."""
+        alive = _alive_models(self)
+        out: list[tuple[_Batch, int]] = []
+        for batch in self.batches:
+            if batch.models is not None:
+                n = min(batch.models, alive)
+                alive -= n
+                out.append((batch, n))
+        out.extend((batch, alive) for batch in self.batches if batch.models is None)
+        return out
 
 
 def _in_cover(cmd: Fight) -> frozenset[str]:
@@ -1352,11 +1374,58 @@ def _in_cover(cmd: Fight) -> frozenset[str]:
     return frozenset(cmd.in_cover) | ({cmd.target} if cmd.target_in_cover else set())
 
 
+def _default_melee(state: BattleState, unit: str) -> object:
+    spec = state.unit_spec(unit)
+    return spec.melee if spec.melee is not None else {"kind": "melee"}
+
+
+def _weapon_batches(state: BattleState, cmd: Fight, group: list[str]) -> dict[str, list[_Batch]]:
+    """The weapon batches of each squad of the combat: the groups ``cmd.weapons`` names, then
+    the squad's own close-combat weapon for its other models."""
+    named: dict[str, list[_Batch]] = {}
+    seen: set[tuple[str, str]] = set()
+    for g in cmd.weapons:
+        if g.unit not in group or state.units[g.unit].is_vehicle:
+            raise refuse(
+                "bad_weapons", f"{g.unit} is not a squad of this combat", kind=RefusalKind.INPUT
+            )
+        weapon = state.unit_spec(g.unit).weapon(g.weapon)
+        profile = weapon.profile if weapon is not None else None
+        if not isinstance(profile, Mapping) or profile.get("kind") != "melee":
+            raise refuse(
+                "bad_weapons",
+                f"{g.unit} has no close-combat weapon {g.weapon!r}",
+                kind=RefusalKind.INPUT,
+            )
+        if (g.unit, g.weapon) in seen:
+            raise refuse(
+                "bad_weapons", f"{g.weapon!r} of {g.unit} is named twice", kind=RefusalKind.INPUT
+            )
+        seen.add((g.unit, g.weapon))
+        named.setdefault(g.unit, []).append(_Batch(profile, g.models))
+    for unit, batches in named.items():
+        total = sum(b.models or 0 for b in batches)
+        if min(b.models or 0 for b in batches) < 1 or total > state.units[unit].models:
+            raise refuse(
+                "bad_weapons",
+                f"{unit}: 1 or more models per weapon, {state.units[unit].models} in all at most",
+                kind=RefusalKind.INPUT,
+            )
+    return {
+        unit: [*named.get(unit, []), _Batch(_default_melee(state, unit), None)] for unit in group
+    }
+
+
 def _strike_request(
-    state: BattleState, me: UnitState, models: int, them: UnitState, cmd: Fight, left: int
+    state: BattleState,
+    me: UnitState,
+    models: int,
+    them: UnitState,
+    cmd: Fight,
+    left: int,
+    weapon: object = None,
 ) -> AttackRequest:
-    spec = state.unit_spec(me.id)
-    melee = spec.melee if spec.melee is not None else {"kind": "melee"}
+    melee = _default_melee(state, me.id) if weapon is None else weapon
     if them.is_vehicle:
         target = _vehicle_target(state, them, cmd.facing)
     else:
@@ -1393,11 +1462,12 @@ def _fight_many(out: _Out, cmd: Fight, group: list[str], defender_charged: bool 
                 kind=RefusalKind.INPUT,
             )
         targets[pairing.unit] = pairing.target
+    batches = _weapon_batches(s, cmd, group)
     fighters: dict[str, _Fighter] = {}
     for unit in group:
         me = s.units[unit]
         target = targets.get(unit, min(me.locked))
-        fighter = _Fighter(me, target, start_models=me.models)
+        fighter = _Fighter(me, target, start_models=me.models, batches=batches[unit])
         if not me.is_vehicle:
             fighter.remaining = [me.wounds] * me.models
         fighters[unit] = fighter
@@ -1409,8 +1479,6 @@ def _fight_many(out: _Out, cmd: Fight, group: list[str], defender_charged: bool 
         me = f.unit
         if me.is_vehicle:  # walkers' blows are left to the table (pen rulings B8)
             continue
-        request = _strike_request(s, me, me.models, s.units[f.target], cmd, 1)
-        own = melee_initiatives(request)[0]
         ten = (
             me.id in _in_cover(cmd)
             and not me.charged
@@ -1419,16 +1487,30 @@ def _fight_many(out: _Out, cmd: Fight, group: list[str], defender_charged: bool 
             and not heavy_chargers
         )
         one = s.gone_to_ground(me)
-        f.initiative = own if ten == one else (10 if ten else 1)
+        for batch in f.batches:
+            request = _strike_request(s, me, me.models, s.units[f.target], cmd, 1, batch.weapon)
+            own = melee_initiatives(request)[0]
+            batch.initiative = own if ten == one else (10 if ten else 1)
     start = out.mark()
-    steps = sorted({f.initiative for f in fighters.values() if f.initiative}, reverse=True)
-    for step in steps:
-        strikers = [(f, _alive_models(f)) for f in fighters.values() if f.initiative == step]
-        for f, models in strikers:
+    steps = sorted(
+        {b.initiative for f in fighters.values() if not f.unit.is_vehicle for b in f.batches},
+        reverse=True,
+    )
+    for step in [step for step in steps if step]:
+        strikers = [
+            (f, batch, models)
+            for f in fighters.values()
+            if not f.unit.is_vehicle
+            for batch, models in f.strikers()
+            if batch.initiative == step
+        ]
+        for f, batch, models in strikers:
             victim = fighters[f.target]
             if not models or not _alive_models(victim):
                 continue  # a squad wiped out earlier: those attacks are lost
-            request = _strike_request(s, f.unit, models, victim.unit, cmd, _alive_models(victim))
+            request = _strike_request(
+                s, f.unit, models, victim.unit, cmd, _alive_models(victim), batch.weapon
+            )
             if victim.remaining is not None:
                 strike(request, out.roller, victim.remaining)
                 continue
