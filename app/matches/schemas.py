@@ -35,7 +35,13 @@ class MatchCreate(Strict):
         max_length=32,
         description='The rule system played (GET /api/v1/rulesets: capability "match")',
     )
-    army_id: int = Field(ge=1, le=MAX_ID, description="One of your army lists marked ready")
+    army_id: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_ID,
+        description="One of your army lists marked ready (none in a rule system whose seats "
+        "play the mission's forces, e.g. Black Reach)",
+    )
     mission: str | None = Field(
         default=None,
         min_length=1,
@@ -66,7 +72,13 @@ class MatchCreate(Strict):
 
 class JoinRequest(Strict):
     code: str = Field(min_length=4, max_length=64, description="The invitation code")
-    army_id: int = Field(ge=1, le=MAX_ID, description="One of your army lists marked ready")
+    army_id: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_ID,
+        description="One of your army lists marked ready (none in a rule system whose seats "
+        "play the mission's forces, e.g. Black Reach)",
+    )
 
 
 class GuestJoin(Strict):

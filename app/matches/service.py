@@ -51,7 +51,6 @@ from app.engine.match.game import MatchGame
 from app.engine.match.seats import Seat
 from app.matches import reads, systems
 from app.matches.exceptions import (
-    ArmyUnusable,
     CommandRefused,
     ExportNotYet,
     InvalidLog,
@@ -220,7 +219,7 @@ def create(
     db: Session,
     user: User,
     *,
-    army_id: int,
+    army_id: int | None,
     mission_id: str | None,
     battle_size: str | None,
     opponent: OpponentKind,
@@ -233,13 +232,13 @@ def create(
     system = systems.playable(ruleset)
     mission_id = mission_id or system.default_mission
     battle_size = battle_size or system.default_size
-    _mission, points = systems.mission_and_size(system, mission_id, battle_size)
+    mission, points = systems.mission_and_size(system, mission_id, battle_size)
     stored_options = system.parse_options(options)
     if league_game_id is not None:
         if opponent is OpponentKind.GUEST:
             raise LeagueGameUnusable("A league game is played between two registered players.")
         _check_league_game(db, league_game_id, user, joining=False)
-    snapshot = system.ready_snapshot(db, user, army_id, points)
+    snapshot = system.seat_snapshot(db, user, army_id, mission, points, stored_options, Seat.A)
     system.check_snapshot(snapshot, Seat.A)
     match = Match(
         rule_system=system.id,
@@ -351,15 +350,16 @@ def join(
     return battle
 
 
-def join_by_code(db: Session, user: User, code: str, army_id: int) -> Match:
+def join_by_code(db: Session, user: User, code: str, army_id: int | None) -> Match:
     match = by_invite_code(db, code)
     if match.opponent_kind != OpponentKind.USER:
         raise InvitationInvalid()
     if match.player_a_id == user.id:
         raise OwnMatch()
     system = systems.system(match)
-    _mission, points = systems.mission_and_size(system, match.mission_id, match.battle_size)
-    snapshot = system.ready_snapshot(db, user, army_id, points)
+    mission, points = systems.mission_and_size(system, match.mission_id, match.battle_size)
+    options = (match.army_a or {}).get("options") or {}
+    snapshot = system.seat_snapshot(db, user, army_id, mission, points, options, Seat.B)
     join(db, match, snapshot, user=user)
     return match
 
@@ -380,19 +380,9 @@ def join_as_guest(
     if match.version > 0:
         raise SeatTaken()
     system = systems.system(match)
-    _mission, points = systems.mission_and_size(system, match.mission_id, match.battle_size)
-    if system.guests is None:
-        raise ArmyUnusable("A guest seat cannot bring an army in this rule system.")
-    if (sample is None) == (army is None):
-        raise ArmyUnusable(
-            "Choose a sample list or paste an army export (one of the two).",
-            errors=[{"field": "army", "message": "one of sample or army", "type": "missing"}],
-        )
-    if sample is not None:
-        snapshot = system.guests.sample(db, sample, points)
-    else:
-        assert army is not None
-        snapshot = system.guests.pasted(db, army, points)
+    mission, points = systems.mission_and_size(system, match.mission_id, match.battle_size)
+    options = (match.army_a or {}).get("options") or {}
+    snapshot = system.guest_snapshot(db, sample, army, mission, points, options, Seat.B)
     join(db, match, snapshot, user=None, guest_name=name.strip() or "Guest")
     return match
 

@@ -210,9 +210,13 @@ def test_create_refuses_an_unknown_ruleset_or_a_list_of_another_system(
 ) -> None:
     alice = user_client("Alice")
     mine = ready_pen_list(alice, [marine()])
-    r = alice.post(MATCHES, json={"ruleset": "black-reach", "army_id": mine})
+    r = alice.post(MATCHES, json={"ruleset": "chess", "army_id": mine})
     assert r.status_code == 422, r.text
     assert "cannot be played as a match" in r.json()["detail"]
+    # a list in a Black Reach match, whose seats play the scenario's forces: refused, clearly
+    r = alice.post(MATCHES, json={"ruleset": "black-reach", "army_id": mine})
+    assert r.status_code == 422, r.text
+    assert r.json()["errors"][0]["field"] == "army_id"
     # a PEN list in a 10th-edition match (the default ruleset): refused, clearly
     r = alice.post(MATCHES, json={"army_id": mine})
     assert r.status_code == 422, r.text

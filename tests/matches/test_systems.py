@@ -38,13 +38,19 @@ def test_a_game_without_the_protocol_members_is_not_a_match_game() -> None:
 
 
 MATCHES = Path(__file__).resolve().parents[2] / "app" / "matches"
-SYSTEM_IMPORTS = ("app.engine.wh40k10e", "app.engine.pen")
+SYSTEM_IMPORTS = (
+    "app.engine.wh40k10e",
+    "app.engine.pen",
+    "app.engine.dynamics",
+    "app.engine.black_reach",
+)
+SYSTEM_IDS = ("pen", "black-reach")
 
 
 def test_every_system_with_the_match_capability_has_an_entry_and_back() -> None:
     systems.load_all()
     engine = {s.id for s in registry.rule_systems() if s.has("match")}
-    assert engine == set(match_systems()) == {"wh40k-10e", "pen"}
+    assert engine == set(match_systems()) == {"wh40k-10e", "pen", "black-reach"}
 
 
 def test_every_entry_plays_a_match_game_with_its_own_missions() -> None:
@@ -66,9 +72,20 @@ def test_an_unknown_ruleset_is_a_422_naming_the_playable_ones() -> None:
     from app.matches.exceptions import UnknownRuleset
 
     with pytest.raises(UnknownRuleset) as err:
-        playable("black-reach")
+        playable("chess")
     assert "pen" in str(err.value.detail)
     assert "wh40k-10e" in str(err.value.detail)
+    assert "black-reach" in str(err.value.detail)
+
+
+def test_the_pen_game_plays_each_turn_structure_behind_one_protocol() -> None:
+    from app.engine.dynamics import DynamicsBattle
+    from app.engine.pen.battle import PenBattle
+
+    assert isinstance(PenMatch(), MatchGame)
+    assert isinstance(PenMatch().inner, PenBattle)
+    assert isinstance(PenMatch().fork(), PenMatch)
+    assert not isinstance(PenMatch().inner, DynamicsBattle)
 
 
 def _system_names(path: Path) -> list[str]:
@@ -85,7 +102,7 @@ def _system_names(path: Path) -> list[str]:
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             if id(node) in skipped:
                 continue
-            if "wh40k" in node.value.lower() or node.value.lower() == "pen":
+            if "wh40k" in node.value.lower() or node.value.lower() in SYSTEM_IDS:
                 found.append(f"{path.name}:{node.lineno} {node.value!r}")
         elif isinstance(node, ast.ImportFrom) and node.module:
             if node.module.startswith(SYSTEM_IMPORTS):

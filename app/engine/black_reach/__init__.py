@@ -23,8 +23,10 @@ Public API:
   docs/black-reach-data.md), :mod:`.turn` (the Order / Activation / Reserve skeleton with
   hidden Order tokens committed by hash).
 
-The match (capability ``match``) comes with the neutral match layer (issue 16 depends on it);
-it is not here yet.
+- :mod:`.battle`: the whole battle as an event-sourced match (``BlackReachBattle``, a
+  :class:`~app.engine.match.game.MatchGame`: set-up from a scenario and its two forces,
+  hidden Order tokens, activations, reserves, the victory check); the capability ``match``
+  says the match feature plays it (``app/matches/systems/black_reach``).
 
 Importing the package registers the rule system ``black-reach``.
 """
@@ -70,7 +72,7 @@ __all__ = [
 
 SYSTEM_ID = "black-reach"
 
-CAPABILITIES: tuple[str, ...] = ("combat.analyze", "combat.resolve")
+CAPABILITIES: tuple[str, ...] = ("combat.analyze", "combat.resolve", "match")
 
 
 def analyze_combat(request: Mapping[str, Any]) -> CombatAnalysis:
@@ -91,7 +93,8 @@ SYSTEM = register(
         description=(
             "The board game on a square grid: exact odds of a shot (miss, step, Coup Double), "
             "a suppression fire (Suppressed markers placed) or an assault (win, tie, loss) from "
-            "the numbers gathered at the board, and one live roll with every die recorded."
+            "the numbers gathered at the board, one live roll with every die recorded, and "
+            "whole battles played as matches from a scenario and its two forces."
         ),
         order=50,
         analyze_combat=analyze_combat,

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from app.engine.match import Mission, TaggedCodec
 from app.engine.match.game import MatchGame
 from app.engine.match.seats import Seat
-from app.matches.exceptions import UnknownMission, UnknownRuleset
+from app.matches.exceptions import ArmyUnusable, UnknownMission, UnknownRuleset
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
@@ -109,6 +109,11 @@ class MatchSystem:
     - ``headline(game)``: the stage, the active seat and the phase (the streams' state);
     - ``check_command(command)``: raises a ``Refusal`` before a command is run (e.g. a
       concession must be confirmed);
+    - ``own_force(mission, options, seat)``: for a system whose seats bring no army list (a
+      Black Reach scenario's forces), the snapshot of ``seat``'s force (422 on a bad option);
+      ``None``: each seat names one of its lists (``ready_snapshot``) or, as a guest, a
+      sample or a pasted export (``guests``). :meth:`seat_snapshot` and
+      :meth:`guest_snapshot` are what the service asks.
     """
 
     id: str
@@ -129,6 +134,66 @@ class MatchSystem:
     export_snapshot: Callable[[Mapping[str, Any]], dict[str, Any]] = field(
         default=lambda snapshot: dict(snapshot)
     )
+    own_force: Callable[[Mission, Mapping[str, Any], Seat], dict[str, Any]] | None = None
+
+    def seat_snapshot(
+        self,
+        db: Session,
+        user: User,
+        army_id: int | None,
+        mission: Mission,
+        points: int,
+        options: Mapping[str, Any],
+        seat: Seat,
+    ) -> dict[str, Any]:
+        """What a registered player's seat brings: the system's own force for the seat, or
+        the snapshot of the list ``army_id`` (422 when the one is named with the other)."""
+        if self.own_force is not None:
+            if army_id is not None:
+                raise ArmyUnusable(
+                    "In this rule system each seat plays a force of the mission: name no army "
+                    "list.",
+                    errors=[{"field": "army_id", "message": "not used here", "type": "extra"}],
+                )
+            return self.own_force(mission, options, seat)
+        if army_id is None:
+            raise ArmyUnusable(
+                "Name one of your army lists marked ready (army_id).",
+                errors=[{"field": "army_id", "message": "required", "type": "missing"}],
+            )
+        return self.ready_snapshot(db, user, army_id, points)
+
+    def guest_snapshot(
+        self,
+        db: Session,
+        sample: str | None,
+        army: str | Mapping[str, Any] | None,
+        mission: Mission,
+        points: int,
+        options: Mapping[str, Any],
+        seat: Seat,
+    ) -> dict[str, Any]:
+        """What a guest seat brings: the system's own force, else a sample list or a pasted
+        army export (exactly one of the two)."""
+        if self.own_force is not None:
+            if sample is not None or army is not None:
+                raise ArmyUnusable(
+                    "In this rule system each seat plays a force of the mission: bring no "
+                    "sample list nor army.",
+                    errors=[{"field": "army", "message": "not used here", "type": "extra"}],
+                )
+            return self.own_force(mission, options, seat)
+        if self.guests is None:
+            raise ArmyUnusable("A guest seat cannot bring an army in this rule system.")
+        if (sample is None) == (army is None):
+            raise ArmyUnusable(
+                "Choose a sample list or paste an army export (one of the two).",
+                errors=[{"field": "army", "message": "one of sample or army", "type": "missing"}],
+            )
+        if sample is not None:
+            return self.guests.sample(db, sample, points)
+        assert army is not None
+        return self.guests.pasted(db, army, points)
 
     def missions(self) -> Mapping[str, Mission]:
         return self.load_missions()
@@ -139,9 +204,9 @@ class MatchSystem:
 
 
 def _build() -> dict[str, MatchSystem]:
-    from app.matches.systems import pen, wh40k10e
+    from app.matches.systems import black_reach, pen, wh40k10e
 
-    entries = (wh40k10e.SYSTEM, pen.SYSTEM)
+    entries = (wh40k10e.SYSTEM, pen.SYSTEM, black_reach.SYSTEM)
     return {e.id: e for e in entries}
 
 

@@ -1,0 +1,193 @@
+"""Heroes of Black Reach as a match (ADR 0013, issue 16): ``BlackReachBattle``, the scenarios
+offered as missions (``data/missions/black-reach``: a mission names its scenario in its option
+``scenario``; the shipped sample ``sample-relay`` for now), and no army lists: each seat plays
+one of the scenario's forces (the hook ``own_force``).
+
+Options of a match: ``side`` (the scenario side seat A plays; default: the scenario's first;
+seat B plays the other) and ``deployment`` (``players``, the default: each seat deploys its
+counters with ``deploy`` and ``end_deployment``; ``sample``: the scenario's shipped sample
+deployment, the battle starts at turn 1). The set-up reads the scenario, the forces catalogue
+and the boards of ``data/black_reach`` (sample content) into the log, so an export replays
+whatever the files become. The battle resolves its own shots and assaults: no combat hooks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import cache
+from typing import Any
+
+from app.core.errors import InvalidInput
+from app.engine.black_reach import SYSTEM_ID
+from app.engine.black_reach.battle import BattleSetup, BlackReachBattle
+from app.engine.black_reach.battle.events import BattleCreated
+from app.engine.black_reach.battle.game import headline as battle_headline
+from app.engine.black_reach.battle.setup import sample_setup
+from app.engine.errors import EngineError
+from app.engine.match import Mission
+from app.engine.match.game import MatchGame
+from app.engine.match.missions import MISSIONS_DIR, load_missions
+from app.engine.match.seats import Seat
+from app.matches.exceptions import ArmyUnusable, InvalidLog
+from app.matches.systems import Imported, MatchSystem, SetupInput
+from app.matches.systems.black_reach.game import EVENT_CODEC, BlackReachMatch
+
+__all__ = ["SYSTEM", "BlackReachMatch"]
+
+DEPLOYMENTS = ("players", "sample")
+SIZE = "scenario"
+
+
+@cache
+def missions() -> dict[str, Mission]:
+    """The scenarios offered as missions (``data/missions/black-reach``), by id."""
+    found = load_missions(MISSIONS_DIR / "black-reach")
+    return {k: m for k, m in found.items() if m.rule_system == SYSTEM_ID}
+
+
+@cache
+def _scenario(scenario_id: str) -> dict[str, Any]:
+    """The scenario (its JSON) a mission names, from the sample set-up's reader."""
+    setup = sample_setup(scenario_id, deployment=())
+    assert isinstance(setup.scenario, Mapping)
+    return dict(setup.scenario)
+
+
+def _scenario_of(mission: Mission) -> dict[str, Any]:
+    return _scenario(str(mission.options.get("scenario") or mission.id))
+
+
+def _sides(scenario: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    return [s for s in scenario.get("sides", []) if isinstance(s, Mapping)]
+
+
+def parse_options(raw: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``side`` (a string, checked against the scenario when seat A takes it) and
+    ``deployment`` (``players`` or ``sample``); anything else is a 422 naming the field."""
+    raw = raw or {}
+    errors = [
+        {
+            "field": f"options.{k}",
+            "message": "not an option of a Black Reach match",
+            "type": "extra",
+        }
+        for k in sorted(raw)
+        if k not in ("side", "deployment")
+    ]
+    side = raw.get("side", "")
+    if not isinstance(side, str) or len(side) > 64:
+        errors.append({"field": "options.side", "message": "a side id", "type": "string"})
+    deployment = raw.get("deployment", DEPLOYMENTS[0])
+    if deployment not in DEPLOYMENTS:
+        errors.append(
+            {
+                "field": "options.deployment",
+                "message": f"one of {', '.join(DEPLOYMENTS)}",
+                "type": "enum",
+            }
+        )
+    if errors:
+        raise InvalidInput("These are not options of a Black Reach match.", errors=errors)
+    return {"side": side, "deployment": deployment}
+
+
+def _force(scenario: Mapping[str, Any], side_id: str) -> dict[str, Any]:
+    """A seat's snapshot: the side it plays and what the match pages show of it."""
+    side = next(s for s in _sides(scenario) if s.get("id") == side_id)
+    army = side.get("army") if isinstance(side.get("army"), Mapping) else {}
+    assert isinstance(army, Mapping)
+    return {
+        "name": side_id,
+        "faction": str(army.get("faction", "")),
+        "points": int(side.get("points", 0)),
+        "side": side_id,
+        "scenario": str(scenario.get("id", "")),
+    }
+
+
+def own_force(mission: Mission, options: Mapping[str, Any], seat: Seat) -> dict[str, Any]:
+    """Seat A plays the side of the option ``side`` (the scenario's first by default), seat
+    B the other one (422 naming a side the scenario lacks)."""
+    scenario = _scenario_of(mission)
+    ids = [str(s.get("id")) for s in _sides(scenario)]
+    chosen = str(options.get("side") or ids[0])
+    if chosen not in ids:
+        raise ArmyUnusable(
+            f"The scenario {scenario.get('id')!r} has no side {chosen!r} "
+            f"(its sides: {', '.join(ids)}).",
+            errors=[
+                {"field": "options.side", "message": "not a side of the scenario", "type": "enum"}
+            ],
+        )
+    side = chosen if seat is Seat.A else next(i for i in ids if i != chosen)
+    return _force(scenario, side)
+
+
+def ready_snapshot(db: Any, user: Any, army_id: int, points: int) -> dict[str, Any]:
+    """Never a list of the army builder: the seats play the scenario's forces."""
+    raise ArmyUnusable(
+        "A Black Reach match is played with the scenario's forces, not an army list.",
+        errors=[{"field": "army_id", "message": "not used here", "type": "extra"}],
+    )
+
+
+def check_snapshot(snapshot: Mapping[str, Any], seat: Seat) -> None:
+    if not isinstance(snapshot.get("side"), str) or not snapshot["side"]:
+        raise ArmyUnusable(
+            f"Seat {seat} plays no side of the scenario.",
+            errors=[{"field": "side", "message": "missing", "type": "missing"}],
+        )
+
+
+def new_setup(given: SetupInput) -> BattleSetup:
+    scenario_id = str(given.mission.options.get("scenario") or given.mission.id)
+    seats = {str(seat): str(given.armies[seat]["side"]) for seat in (Seat.A, Seat.B)}
+    sample = given.options.get("deployment") == "sample"
+    try:
+        return sample_setup(scenario_id, seats, None if sample else ())
+    except (EngineError, OSError) as exc:
+        raise InvalidInput(f"The scenario {scenario_id!r} cannot be set up: {exc}") from None
+
+
+def imported(game: MatchGame, snapshots: Mapping[str, Any]) -> Imported:
+    first = game.envelopes[0].event if game.envelopes else None
+    if not isinstance(first, BattleCreated):
+        raise InvalidLog("The log does not start with the creation of the battle.")
+    setup = first.setup
+    scenario = setup.scenario
+    if not isinstance(scenario, Mapping):
+        raise InvalidLog("The log's scenario is not a scenario object.")
+    mission_id = next(
+        (m.id for m in missions().values() if m.options.get("scenario") == scenario.get("id")),
+        None,
+    )
+    if mission_id is None:
+        raise InvalidLog(f"The log's scenario {scenario.get('id')!r} is not offered here.")
+    try:
+        forces = {seat: _force(scenario, side) for seat, side in setup.seats.items()}
+    except StopIteration:
+        raise InvalidLog("The log's seats play sides its scenario lacks.") from None
+    options = {"side": setup.seats.get("A", ""), "deployment": "players"}
+    return Imported(mission_id, SIZE, forces["A"] | {"options": options}, forces["B"])
+
+
+def headline(game: MatchGame) -> dict[str, str | None]:
+    assert isinstance(game, BlackReachBattle)
+    return battle_headline(game)
+
+
+SYSTEM = MatchSystem(
+    id=SYSTEM_ID,
+    game=BlackReachMatch,
+    event_codec=EVENT_CODEC,
+    load_missions=missions,
+    default_mission="sample-relay",
+    default_size=SIZE,
+    ready_snapshot=ready_snapshot,
+    check_snapshot=check_snapshot,
+    parse_options=parse_options,
+    new_setup=new_setup,
+    imported=imported,
+    headline=headline,
+    own_force=own_force,
+)
