@@ -341,3 +341,38 @@ def test_rescue_the_beacon_scan_finds_the_spy_and_the_alarm_brings_the_reserves(
     ev = evaluated(bt)
     assert (ev["result"], ev["winner"]) == ("victory", "A")  # found and alive
     replays(bt)
+
+
+# -- Sabotage: the alarm raised in the Defender's own turn ----------------------------------------
+
+
+def test_alarm_in_the_defenders_turn_gives_it_a_whole_new_turn_at_once() -> None:
+    att, dfn = small()
+    bt = new("sabotage", att, dfn)
+    bt.execute_json({"type": "roll_off"}, "A", dice=[])
+    for seat in "AB":
+        bt.execute_json({"type": "declare_formations", "formation": {}}, seat)
+    bt.execute_json({"type": "deploy_forces", "units": ["b1"], "reserves": ["b2"]}, "B")
+    bt.execute_json({"type": "deploy_forces", "units": ["a1", "a2"]}, "A")
+    bt.execute_json({"type": "roll_off"}, "A", dice=[])  # the Attacker goes first
+    end_turn(bt, "A")
+    to_phase(bt, "B", Phase.MOVEMENT)
+    cp = bt.state.players[Seat.B].cp
+    # a sentry spots an Attacker model at the end of the Defender's Movement phase
+    bt.execute_json({"type": "raise_alarm", "cause": "detected"}, "B")
+    assert bt.state.narrative is not None
+    assert bt.state.narrative.alarm.raised
+    # the rest of B's turn is given up; B starts a whole new turn, still in round 1
+    assert (bt.state.round, bt.state.active, bt.state.phase) == (1, Seat.B, Phase.COMMAND)
+    assert bt.state.players[Seat.B].cp == cp + 1  # its new Command phase
+    assert bt.state.narrative.alarm.defender_turns_since == 1  # its first turn after the alarm
+    to_phase(bt, "B", Phase.MOVEMENT)
+    bt.execute_json({"type": "reserve_roll", "unit": "b2"}, "B", dice=[3])  # 3+: arrives
+    assert bt.state.units["b2"].location is Location.BATTLEFIELD
+    end_turn(bt, "B")
+    # then play resumes in order: round 2, the Attacker
+    assert (bt.state.round, bt.state.active) == (2, Seat.A)
+    replays(bt)
+    end_turn(bt, "A")
+    end_turn(bt, "B")
+    assert (bt.state.round, bt.state.active) == (3, Seat.A)  # no second extra turn

@@ -560,6 +560,12 @@ def end_phase(b: Builder) -> None:
 
             end_of_turn(b)
         b.emit(TurnEnded(active))
+        if b.state.narrative is not None:
+            from app.engine.wh40k10e.battle.narrative_rules import extra_turn_due
+
+            if extra_turn_due(b.state, active):  # the Defender's new turn, same place
+                _start_turn(b, pos.round, pos.turn)
+                return
     if adv.crossed_boundary(Boundary.ROUND):
         _score(b, "end_of_battle_round")
         b.emit(RoundEnded(pos.round))

@@ -98,7 +98,15 @@ from app.engine.wh40k10e.battle.state import (
     Stage,
 )
 
-__all__ = ["COMMANDS", "advance", "after_attack", "choose_attacker", "end_of_turn", "evaluate_end"]
+__all__ = [
+    "COMMANDS",
+    "advance",
+    "after_attack",
+    "choose_attacker",
+    "end_of_turn",
+    "evaluate_end",
+    "extra_turn_due",
+]
 
 DEPLOY_STEPS = {
     "attacker_deploys": Side.ATTACKER,
@@ -455,6 +463,26 @@ def _raise(b: Builder, cause: AlarmCause) -> None:
     b.emit(AlarmChanged(AlarmState.RAISED, cause, s.round, active, truncate))
     if truncate:
         truncate_turn(b)
+    elif active is not None and s.stage is Stage.BATTLE:
+        # raised in the Defender's own turn: what is left of it is given up for a whole new
+        # turn at once (extra_turn_due), its first turn after the alarm (rulings 17, 51)
+        while b.state.stage is Stage.BATTLE and b.state.charge is None:
+            end_phase(b)
+            if b.state.phase is Phase.COMMAND:  # a turn has started: the new one
+                break
+
+
+def extra_turn_due(s: BattleState, seat: Seat) -> bool:
+    """As ``seat``'s turn ends: the alarm was raised in this turn of the Defender's, so the
+    Defender takes a whole new turn at once [L106] (A6, A21)."""
+    n = s.narrative
+    return (
+        n is not None
+        and seat is not s.attacker
+        and n.alarm.raised
+        and n.alarm.during is Side.DEFENDER
+        and n.alarm.defender_turns_since == 0
+    )
 
 
 def truncate_turn(b: Builder) -> None:
