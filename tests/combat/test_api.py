@@ -424,3 +424,16 @@ def test_every_bad_field_is_named_at_once_including_a_misspelt_ability(client) -
         "target.toughness",
     }
     assert "Sustained Hits" in errors["attacks.0.weapon.abilities.1"]
+
+
+def test_pen_vehicle_target_takes_its_bs_which_its_own_shots_use(client) -> None:
+    """A vehicle's profile carries its BS [L103] (the unit editor's profile of a vehicle is
+    also the battle's shooter): as a target it is accepted and changes nothing."""
+    body = copy.deepcopy(PEN_LASCANNON)
+    body["target"]["bs"] = 3
+    with_bs = client.post(PEN_ANALYZE, json=body)
+    assert with_bs.status_code == 200, with_bs.text
+    assert with_bs.json() == client.post(PEN_ANALYZE, json=PEN_LASCANNON).json()
+    body["target"]["bs"] = 11
+    errors = _fields(_problem(client.post(PEN_ANALYZE, json=body), 422))
+    assert "target.bs" in errors
