@@ -322,33 +322,92 @@ def scenario_fields(scenario: Mapping[str, Any] | None) -> dict[str, Any]:
     return fields
 
 
+def _under(field: str, prefix: str) -> bool:
+    return field == prefix or field.startswith((prefix + ".", prefix + "["))
+
+
+def _face_fields() -> tuple[str, ...]:
+    names = ("kind", "dv", "mv", "cv", "abilities", "on_step_loss")
+    return tuple(f"faces[{i}].{n}" for i in range(FORM_FACES) for n in names)
+
+
+def _side_fields() -> tuple[str, ...]:
+    sides = tuple(
+        f"sides[{i}].{n}" for i in range(2) for n in ("id", "points", "deployment", "army")
+    )
+    objectives = tuple(
+        f"objectives[{k}].{n}" for k in range(FORM_OBJECTIVES) for n in ("id", "squares", "vp")
+    )
+    return sides + objectives
+
+
+# What each form shows beside a field: the fields (and everything inside them), and the
+# places whose own problem (not their insides') is shown where the form draws them.
+SHOWN: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "counter": (
+        ("id", "name", "faction", "class", "role", *_face_fields()),
+        ("", "faces", *(f"faces[{i}]" for i in range(FORM_FACES))),
+    ),
+    "tile": (
+        (
+            "id",
+            "name",
+            "faction",
+            "kind",
+            "cost",
+            "counters",
+            "breaking_point",
+            "victory_points",
+            "order_stars",
+        ),
+        ("",),
+    ),
+    "scenario": (
+        (
+            "format",
+            "id",
+            "name",
+            "board",
+            "turns",
+            "hand_size",
+            "vp_to_win",
+            "first_initiative",
+            *_side_fields(),
+        ),
+        ("", "sides", "objectives"),
+    ),
+}
+
+
 @dataclass(frozen=True, slots=True)
 class Located:
-    """The problems of one item, keyed by their path relative to it ("" for the item)."""
+    """The problems of one item, keyed by their path relative to it ("" for the item);
+    ``elsewhere``: those of other items (a change can break something elsewhere) and those of
+    fields the form does not show, each with its path."""
 
     by_field: dict[str, list[str]]
+    elsewhere: tuple[tuple[str, str], ...] = ()
 
     def under(self, prefix: str) -> list[str]:
         """The messages of a field and of everything inside it."""
-        return [
-            m
-            for f, ms in self.by_field.items()
-            if f == prefix or f.startswith((prefix + ".", prefix + "["))
-            for m in ms
-        ]
+        return [m for f, ms in self.by_field.items() if _under(f, prefix) for m in ms]
 
-    def all(self) -> list[tuple[str, str]]:
-        return [(f, m) for f, ms in self.by_field.items() for m in ms]
+    def exactly(self, name: str) -> list[str]:
+        """The messages of that place itself (a face, the sides), not of its fields."""
+        return list(self.by_field.get(name, ()))
 
 
-def locate(problems: Sequence[tuple[str, str]], prefix: str) -> Located:
-    """The problems under ``prefix`` (``forces.counters[3]``), relative to it; the others under
-    the key ``"*"`` with their full path (a change can break something elsewhere)."""
+def locate(problems: Sequence[tuple[str, str]], prefix: str, form: str) -> Located:
+    """The problems under ``prefix`` (``forces.counters[3]``), relative to it, that the form
+    shows beside a field; every other one in ``elsewhere`` with its full path."""
+    fields, places = SHOWN[form]
     out: dict[str, list[str]] = {}
+    elsewhere: list[tuple[str, str]] = []
     for field, message in problems:
-        if field == prefix or field.startswith((prefix + ".", prefix + "[")):
+        if _under(field, prefix):
             key = field[len(prefix) :].removeprefix(".")
-            out.setdefault(key, []).append(message)
-        else:
-            out.setdefault("*", []).append(f"{field}: {message}")
-    return Located(out)
+            if key in places or any(_under(key, f) for f in fields):
+                out.setdefault(key, []).append(message)
+                continue
+        elsewhere.append((field, message))
+    return Located(out, tuple(elsewhere))

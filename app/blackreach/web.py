@@ -425,7 +425,7 @@ def _item_form(
     }[kind](item)
 
     def on_error(_view: service.ContentView, problems: list[tuple[str, str]]) -> dict[str, Any]:
-        return {kind: (fields, forms.locate(problems, prefix))}
+        return {kind: (fields, forms.locate(problems, prefix, kind))}
 
     return _save(request, db, user, set_id, form, changes, on_error, f"?{kind}={ident}#{kind}-form")
 
