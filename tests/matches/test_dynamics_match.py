@@ -53,7 +53,7 @@ def seeds(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int]]:
 
 @pytest.fixture
 def dyn_game(user_client: Callable[[str], TestClient]) -> Callable[..., PenGame]:
-    def make(structure: str = "dynamics") -> PenGame:
+    def make(structure: str = "dynamics", **more: Any) -> PenGame:
         alice, bob = user_client("Alice"), user_client("Bob")
         mine = ready_pen_list(alice, [marine(), devastators()], "Marines")
         theirs = ready_pen_list(bob, [guard(), rhino(), guard(name="Vétérans", troops=False)])
@@ -63,7 +63,7 @@ def dyn_game(user_client: Callable[[str], TestClient]) -> Callable[..., PenGame]
                 "ruleset": "pen",
                 "army_id": mine,
                 "battle_size": "1000",
-                "options": {"turn_structure": structure},
+                "options": {"turn_structure": structure, **more},
             },
         )
         assert r.status_code == 201, r.text
@@ -121,6 +121,25 @@ def test_pen_lists_its_turn_structures_and_checks_the_option(
     )
     assert r.status_code == 422, r.text
     assert r.json()["errors"][0]["field"] == "options.turn_structure"
+
+
+def test_the_dynamics_options_reach_the_set_up(
+    dyn_game: Callable[..., PenGame], user_client: Callable[[str], TestClient]
+) -> None:
+    g = dyn_game(pilots={"B": 5}, plus_two="A")
+    setup = live(g.match_id).state.setup
+    assert (dict(setup.pilots), setup.plus_two) == ({"B": 5}, "A")
+    assert setup.initiative("b2") == 5  # the rhino takes its pilot's Initiative [L197]
+    carol = user_client("Carol")
+    mine = ready_pen_list(carol, [marine()])
+    for options, field in (
+        ({"turn_structure": "dynamics", "pilots": {"B": 11}}, "options.pilots"),
+        ({"turn_structure": "dynamics", "plus_two": "C"}, "options.plus_two"),
+        ({"turn_structure": "classic", "pilots": {"A": 4}}, "options.pilots"),
+    ):
+        r = carol.post(MATCHES, json={"ruleset": "pen", "army_id": mine, "options": options})
+        assert r.status_code == 422, r.text
+        assert r.json()["errors"][0]["field"] == field
 
 
 def test_the_alternation_structure_is_the_pen_engines_own(

@@ -43,16 +43,23 @@ def missions() -> dict[str, Mission]:
     return {k: m for k, m in found.items() if m.rule_system == SYSTEM_ID}
 
 
+DYNAMICS_OPTIONS = ("pilots", "plus_two")
+
+
 def parse_options(raw: Mapping[str, Any] | None) -> dict[str, Any]:
     """A PEN match's options: ``turn_structure``, one of :data:`TURN_STRUCTURES` (default
-    ``classic``). Anything else is a 422 naming the field."""
+    ``classic``); with ``dynamics``, also ``pilots`` (``{"A": 1-10, "B": 1-10}``: the
+    Initiative of each army's non-walker vehicles, 3 when not given [L197]) and ``plus_two``
+    (``"A"``, ``"B"`` or ``""``: the seat whose role would begin the battle, +2 on the
+    advantage tests [L140]). Anything else is a 422 naming the field."""
     raw = raw or {}
-    errors = [
-        {"field": f"options.{k}", "message": "not an option of a PEN match", "type": "extra"}
-        for k in sorted(raw)
-        if k != "turn_structure"
-    ]
     structure = raw.get("turn_structure", "classic")
+    allowed = {"turn_structure", *(DYNAMICS_OPTIONS if structure == "dynamics" else ())}
+    errors = [
+        {"field": f"options.{k}", "message": "not an option of this PEN match", "type": "extra"}
+        for k in sorted(raw)
+        if k not in allowed
+    ]
     if structure not in TURN_STRUCTURES:
         errors.append(
             {
@@ -61,15 +68,33 @@ def parse_options(raw: Mapping[str, Any] | None) -> dict[str, Any]:
                 "type": "enum",
             }
         )
+    out: dict[str, Any] = {"turn_structure": structure}
+    if structure == "dynamics":
+        pilots = raw.get("pilots", {})
+        if not isinstance(pilots, Mapping) or any(
+            k not in ("A", "B") or type(v) is not int or not 1 <= v <= 10 for k, v in pilots.items()
+        ):
+            errors.append(
+                {
+                    "field": "options.pilots",
+                    "message": "seat A and/or B, each an Initiative from 1 to 10",
+                    "type": "value",
+                }
+            )
+        plus_two = raw.get("plus_two", "")
+        if plus_two not in ("", "A", "B"):
+            errors.append({"field": "options.plus_two", "message": "A, B or empty", "type": "enum"})
+        out |= {"pilots": dict(pilots) if isinstance(pilots, Mapping) else {}}
+        out |= {"plus_two": plus_two}
     if errors:
         raise InvalidInput("These are not options of a PEN match.", errors=errors)
-    return {"turn_structure": structure}
+    return out
 
 
 def new_setup(given: SetupInput) -> BattleSetup | DynamicsSetup:
     """The PEN set-up of the mission and the two lists; wrapped in a Dynamics set-up when the
-    match plays the Dynamics turn (no pilot, transport or escort declared: the defaults of
-    docs/rulings/dynamics.md)."""
+    match plays the Dynamics turn, with the pilots and the +2 seat of the options (no transport
+    nor escort declared: the defaults of docs/rulings/dynamics.md)."""
     options = given.mission.options
     structure = given.options.get("turn_structure", "classic")
     battle = BattleSetup(
@@ -83,7 +108,15 @@ def new_setup(given: SetupInput) -> BattleSetup | DynamicsSetup:
         kill_points=bool(options.get("kill_points", True)),
         alternation=structure == "alternation",
     )
-    return DynamicsSetup(battle) if structure == "dynamics" else battle
+    if structure != "dynamics":
+        return battle
+    pilots = given.options.get("pilots") or {}
+    assert isinstance(pilots, Mapping)
+    return DynamicsSetup(
+        battle,
+        pilots={str(k): int(v) for k, v in pilots.items()},
+        plus_two=str(given.options.get("plus_two") or ""),
+    )
 
 
 def _mission_of(setup: BattleSetup) -> tuple[str, str]:
@@ -105,15 +138,17 @@ def _mission_of(setup: BattleSetup) -> tuple[str, str]:
 
 def imported(game: MatchGame, snapshots: Mapping[str, Any]) -> Imported:
     first = game.envelopes[0].event if game.envelopes else None
+    extra: dict[str, Any] = {}
     if isinstance(first, DynamicsCreated):
         setup = first.setup.battle
+        extra = {"pilots": dict(first.setup.pilots), "plus_two": first.setup.plus_two}
     elif isinstance(first, BattleCreated):
         setup = first.setup
     else:
         raise InvalidLog("The log does not start with the creation of the battle.")
     assert isinstance(game, PenMatch)
     mission_id, size = _mission_of(setup)
-    options = {"options": {"turn_structure": structure_of(game.inner)}}
+    options = {"options": {"turn_structure": structure_of(game.inner), **extra}}
     return Imported(
         mission_id,
         size,
