@@ -369,14 +369,15 @@ async def stream(
             if update.gone:
                 yield sse("gone", {"match": match_id})
                 return
-            if update.rendered:
-                yield update.rendered
-            else:
-                for entry in update.entries:
-                    yield sse("entry", entry, id=int(entry["seq"]))
+            # one chunk per wake-up (one write to the connection): the entries, the version
+            text = update.rendered or "".join(
+                sse("entry", entry, id=int(entry["seq"])) for entry in update.entries
+            )
             if update.version > since or first:
                 since = max(since, update.version)
-                yield sse("version", {"version": since, **update.state}, id=since)
+                text += sse("version", {"version": since, **update.state}, id=since)
+            if text:
+                yield text
             first = False
             left = deadline - time.monotonic()
             if left <= 0:
