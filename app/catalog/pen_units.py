@@ -276,6 +276,8 @@ class PenUnit:
             }
             if ch.ws is not None:
                 vehicle["ws"] = ch.ws
+            if ch.bs is not None:  # its own shots and the hit-location roll [L1420] (B27)
+                vehicle["bs"] = ch.bs
             if ch.invulnerable_save is not None:
                 vehicle["invulnerable_save"] = ch.invulnerable_save
             if self.weapons:

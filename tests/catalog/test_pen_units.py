@@ -169,6 +169,7 @@ def test_profiles_for_the_combat_calculator() -> None:
         "hull_points": 3,
         "types": ["char", "Transport"],
         "rules": [],
+        "bs": 4,
     }
     with pytest.raises(ProfileError, match="no weapon"):
         SQUAD.attacker("lascannon")
@@ -328,3 +329,15 @@ def test_a_save_better_than_two_plus_can_be_entered() -> None:
     assert unit_problems(unit) == ()
     request = request_from_dict(SQUAD.attacker("bolter") | {"target": unit.target()})
     assert request.target.save == 1  # type: ignore[union-attr]
+
+
+def test_a_vehicle_keeps_its_bs_for_its_own_shots_and_the_battle() -> None:
+    """A vehicle shoots with its own BS and adds it to the hit-location roll [L1420] (B27):
+    the editor's target and battle profile carry it, and the engine reads it."""
+    rhino = check_unit(replace(RHINO, vehicle_types=("tank", "transport")))
+    assert rhino.target()["bs"] == 4
+    assert rhino.battle_profile()["bs"] == 4
+    vehicle = request_from_dict(SQUAD.attacker("bolter") | {"target": rhino.target()}).target
+    assert isinstance(vehicle, Vehicle)
+    blind = replace(rhino, characteristics=PenCharacteristics())
+    assert "bs" not in blind.target()
