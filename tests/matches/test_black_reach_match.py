@@ -218,6 +218,10 @@ def test_a_black_reach_turn_through_the_api(br_game: Callable[..., PenGame]) -> 
     assert [m["data"] for m in messages if m["event"] == "entry"] == log_b
     assert messages[-1]["data"]["stage"] == "battle"
     assert messages[-1]["data"]["phase"] == "order"
+    # the battle replayed from its stored rows (the read cache emptied) is the same
+    before = (g.a.view(), g.b.view())
+    reads.cache.clear()
+    assert (g.a.view(), g.b.view()) == before
     # the server's full log replays to the live battle
     again = BlackReachBattle.import_log(live(g.match_id).export_log())
     assert again.state == live(g.match_id).state

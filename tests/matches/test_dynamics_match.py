@@ -235,6 +235,10 @@ def test_a_dynamics_turn_through_the_api(
     entries = [m["data"] for m in messages if m["event"] == "entry"]
     assert entries == log_b["entries"]
     assert messages[-1]["data"]["stage"] == "turn_start"
+    # the battle replayed from its stored rows (the read cache emptied) is the same
+    before = (g.a.view(), g.b.view())
+    reads.cache.clear()
+    assert (g.a.view(), g.b.view()) == before
     # the full log is A's secrets too until the battle ends; the server's copy replays equal
     data = live(g.match_id).export_log()
     assert data["turn_structure"] == "dynamics"
