@@ -135,7 +135,7 @@ def _index(
         if m.status in LIVE_STATUSES and m.version > 0 and looked < MAX_WAITING_LOOKUPS:
             looked += 1  # the newest live matches (the list is newest first)
             battle = service.load_battle(db, m)
-            page = pages.page_system(m.rule_system)
+            page = pages.page_for(m.rule_system, battle)
             waiting = page.waiting_on(battle.view(seat), battle.legal_actions(seat))
         rows.append(
             {
@@ -144,7 +144,7 @@ def _index(
                 "opponent": names["B" if seat == "A" else "A"] or "-",
                 "status": _(STATUS_LABELS[MatchStatus(m.status)]),
                 "mission": present.mission_label(m.mission_id, m.battle_size, m.rule_system),
-                "system": _(pages.page_system(m.rule_system).label),
+                "system": pages.system_label(m.rule_system),
                 "waiting": waiting,
             }
         )
@@ -493,9 +493,10 @@ def context(
     confirmation dialog, undo) and its rule system's part (``PageSystem.context``)."""
     # labels are translated here, before render() would set the request's locale
     current_locale.set(getattr(request.state, "locale", "en"))
-    page = pages.page_system(match.rule_system)
     names = service.player_names(db, match)
     me = str(seat)
+    found = _page_input(db, match, me, names, extra)
+    page = pages.page_for(match.rule_system, found.game)
     ctx: dict[str, Any] = {
         "confirm": confirm,
         "mission_label": present.mission_label(
@@ -521,7 +522,6 @@ def context(
         "view": None,
         "league_link": league_link_form(db, match),
     }
-    found = _page_input(db, match, me, names, extra)
     ctx.update(page.context(found))
     if found.game is None:
         return ctx
@@ -637,9 +637,9 @@ def _refused(
     return response
 
 
-def build_command(form: FormData, ruleset: str) -> dict[str, Any]:
-    """The command a form posts: its JSON, completed by its rule system with the inputs the
-    player filled in."""
+def build_command(form: FormData, page: pages.PageSystem) -> dict[str, Any]:
+    """The command a form posts: its JSON, completed by the page that showed it with the
+    inputs the player filled in."""
     raw = form.get("command")
     try:
         cmd = json.loads(raw) if isinstance(raw, str) and len(raw) < 20_000 else None
@@ -647,17 +647,18 @@ def build_command(form: FormData, ruleset: str) -> dict[str, Any]:
         cmd = None
     if not isinstance(cmd, dict):
         cmd = {"type": str(form.get("type") or "")}
-    return pages.page_system(ruleset).build_command(form, cmd)
+    return page.build_command(form, cmd)
 
 
 @router.post("/matches/{match_id}/act")
 def act(request: Request, db: WebDb, user: OptionalUser, match_id: int, form: FormDep) -> Response:
     match, seat = _get(request, db, user, match_id)
     version = _int(form.get("version"), -1)
-    page = pages.page_system(match.rule_system)
-    command = build_command(form, match.rule_system)
+    found = _page_input(db, match, str(seat))
+    page = pages.page_for(match.rule_system, found.game)
+    command = build_command(form, page)
     if not form.get("confirmed"):
-        ask = page.confirmation(_page_input(db, match, str(seat)), command)
+        ask = page.confirmation(found, command)
         if ask is not None:  # nothing is sent: the page asks (a dialog with htmx)
             return _page(request, db, match, seat, confirm=ask)
     try:
@@ -767,7 +768,8 @@ def system_form(
     """A form of the match's rule system (``PageSystem.posts``: e.g. the 10th edition's Battle
     Formations and attacks); 404 for a name its system does not have."""
     match, seat = _get(request, db, user, match_id)
-    handler = pages.page_system(match.rule_system).posts.get(name)
+    game = service.load_battle(db, match) if match.version > 0 else None
+    handler = pages.page_for(match.rule_system, game).posts.get(name)
     if handler is None:
         raise MatchNotFound()
     version = _int(form.get("version"), -1)

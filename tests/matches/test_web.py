@@ -10,6 +10,7 @@ from typing import Any
 from fastapi.testclient import TestClient
 from starlette.datastructures import FormData
 
+from app.matches.pages import page_system
 from app.matches.web import build_command
 from tests.matches.conftest import FakeArmies, marines, orks, start_match
 from tests.support.web import html
@@ -412,15 +413,16 @@ def test_the_shoot_form_sends_the_stated_12_inches() -> None:
     shoot = FormData(
         [("command", '{"type":"shoot","unit":"a2"}'), ("targets", "b2"), ("within_12", "1")]
     )
-    assert build_command(shoot, TENTH) == {
+    assert build_command(shoot, page_system(TENTH)) == {
         "type": "shoot",
         "unit": "a2",
         "targets": ["b2"],
         "within_12": True,
     }
+    tenth = page_system(TENTH)
     assert "within_12" not in build_command(
-        FormData([("command", '{"type":"shoot","unit":"a2"}'), ("targets", "b2")]), TENTH
+        FormData([("command", '{"type":"shoot","unit":"a2"}'), ("targets", "b2")]), tenth
     )
     assert "within_12" not in build_command(
-        FormData([("command", '{"type":"end_phase"}'), ("within_12", "1")]), TENTH
+        FormData([("command", '{"type":"end_phase"}'), ("within_12", "1")]), page_system(TENTH)
     )

@@ -30,9 +30,12 @@ __all__ = [
     "PagePost",
     "PageSystem",
     "ReadyList",
+    "generic_page",
+    "page_for",
     "page_system",
     "page_systems",
     "ready_lists",
+    "system_label",
 ]
 
 
@@ -107,7 +110,9 @@ class PageSystem:
     - ``build_command(form, command)``: the command a generic action form posts, completed
       with the inputs the player filled in;
     - ``confirmation(PageInput, command)``: the question to ask before ``command``;
-    - ``posts``: its own forms, ``/matches/{id}/{name}`` -> handler.
+    - ``posts``: its own forms, ``/matches/{id}/{name}`` -> handler;
+    - ``accepts(game)``: whether this page shows that game (e.g. the PEN page shows the PEN
+      battle, not its Dynamics turn): a game it does not accept gets the generic page.
     """
 
     id: str
@@ -120,6 +125,7 @@ class PageSystem:
         default=lambda page, command: None
     )
     posts: Mapping[str, Callable[[PagePost], Response]] = field(default_factory=dict)
+    accepts: Callable[[Any], bool] = field(default=lambda game: True)
 
 
 def _build() -> dict[str, PageSystem]:
@@ -142,9 +148,34 @@ def page_systems() -> dict[str, PageSystem]:
 
 
 def page_system(ruleset: str) -> PageSystem:
-    """The page of ``ruleset`` (a ``KeyError`` for a system without one: the registry test
-    checks that every playable system has its page)."""
+    """The page of ``ruleset`` (a ``KeyError`` for a system without its own page: the match
+    screen asks :func:`page_for`, which falls back on the generic page)."""
     return page_systems()[ruleset]
+
+
+def generic_page() -> PageSystem:
+    """The page of a system (or a turn structure) without its own: ``pages/generic``."""
+    from app.matches.pages.generic import PAGE
+
+    return PAGE
+
+
+def page_for(ruleset: str, game: Any = None) -> PageSystem:
+    """The page that shows ``game`` of ``ruleset``: the system's own page when it has one
+    that accepts the game (``None``: no game yet, before seat B joins), else the generic
+    page, so that every playable match has a page."""
+    own = page_systems().get(ruleset)
+    if own is not None and (game is None or own.accepts(game)):
+        return own
+    return generic_page()
+
+
+def system_label(ruleset: str) -> str:
+    """The name of a rule system (translated when it has its own page, else its id)."""
+    from app.core.i18n import gettext
+
+    own = page_systems().get(ruleset)
+    return gettext(own.label) if own is not None else ruleset
 
 
 def ready_lists(db: Session, user: Any) -> list[ReadyList]:

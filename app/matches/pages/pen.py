@@ -531,4 +531,5 @@ PAGE = PageSystem(
     context=context,
     waiting_on=waiting_on,
     build_command=build_command,
+    accepts=lambda game: getattr(game, "turn_structure", "classic") != "dynamics",
 )

@@ -1,0 +1,288 @@
+"""Every playable match has a page (issue 13): a rule system, or a PEN turn structure, without
+its own page gets the generic one (``app/matches/pages/generic.py``): the seat's view as facts
+and unit cards, its legal actions as forms (the command's fields and ``needs`` as inputs), the
+undo block and the timeline. The generic page renders only ``game.view(seat)`` and the seat's
+log: a Black Reach token or a Dynamics order placed by one seat never reaches the other's
+HTML."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.engine.black_reach.battle.setup import load_deployment
+from app.matches import pages, reads, systems
+from app.matches.pages import generic
+from app.matches.systems.pen.game import TURN_STRUCTURES
+from tests.matches.conftest import FakeArmies, marines, orks
+from tests.matches.test_pen_match import devastators, guard, marine, ready_pen_list, rhino
+from tests.support.web import html
+
+MATCHES = "/api/v1/matches"
+HX = {"HX-Request": "true"}
+BOYZ1 = "orks:tiles[0]/1:sample-ork-boyz"
+BOYZ2 = "orks:tiles[0]/2:sample-ork-boyz"
+NOB = "orks:tiles[0]/0:sample-ork-nob"
+SHOOTAS = "orks:tiles[0]/3:sample-ork-shootas"
+
+
+def _join(alice: TestClient, bob: TestClient, body: dict[str, Any], army_b: int | None) -> int:
+    r = alice.post(MATCHES, json=body)
+    assert r.status_code == 201, r.text
+    created = r.json()
+    joining: dict[str, Any] = {"code": created["invitation"]["code"]}
+    if army_b is not None:
+        joining["army_id"] = army_b
+    r = bob.post(f"{MATCHES}/join", json=joining)
+    assert r.status_code == 200, r.text
+    return int(created["id"])
+
+
+def tenth(alice: TestClient, bob: TestClient, armies: FakeArmies, structure: str) -> int:
+    body = {
+        "army_id": armies.ready(alice, marines()),
+        "battle_size": "strike_force",
+        "mission": "only-war",
+    }
+    return _join(alice, bob, body, armies.ready(bob, orks()))
+
+
+def pen(alice: TestClient, bob: TestClient, armies: FakeArmies, structure: str) -> int:
+    mine = ready_pen_list(alice, [marine(), devastators()], "Marines")
+    theirs = ready_pen_list(bob, [guard(), rhino()], "Garde")
+    body = {
+        "ruleset": "pen",
+        "army_id": mine,
+        "battle_size": "1000",
+        "options": {"turn_structure": structure},
+    }
+    return _join(alice, bob, body, theirs)
+
+
+def black_reach(alice: TestClient, bob: TestClient, armies: FakeArmies, structure: str) -> int:
+    return _join(alice, bob, {"ruleset": "black-reach"}, None)
+
+
+CREATORS: dict[str, Callable[[TestClient, TestClient, FakeArmies, str], int]] = {
+    "wh40k-10e": tenth,
+    "pen": pen,
+    "black-reach": black_reach,
+}
+
+
+def cases() -> list[tuple[str, str]]:
+    out = []
+    for ruleset in sorted(systems.systems()):
+        structures = TURN_STRUCTURES if ruleset == "pen" else ("",)
+        out.extend((ruleset, s) for s in structures)
+    return out
+
+
+def test_every_playable_system_has_a_way_to_be_created_here() -> None:
+    assert set(systems.systems()) <= set(CREATORS)
+
+
+@pytest.mark.parametrize(("ruleset", "structure"), cases())
+def test_every_playable_match_renders_its_page(
+    browser: Callable[[str], TestClient], armies: FakeArmies, ruleset: str, structure: str
+) -> None:
+    alice, bob = browser("Alice"), browser("Bob")
+    match_id = CREATORS[ruleset](alice, bob, armies, structure)
+    for client in (alice, bob):
+        r = client.get(f"/matches/{match_id}")
+        assert r.status_code == 200, r.text
+        page = html(r)
+        assert page.css_first("#match-state") is not None
+        assert page.css_first("#timeline") is not None
+        r = client.get(f"/matches/{match_id}", headers={**HX, "Accept-Language": "fr"})
+        assert r.status_code == 200, r.text
+    # the list of matches says what waits on each player, whatever the system
+    r = alice.get("/matches")
+    assert r.status_code == 200, r.text
+    own = ruleset == "wh40k-10e" or (ruleset == "pen" and structure != "dynamics")
+    shown = html(alice.get(f"/matches/{match_id}"))
+    assert (shown.css_first("#state-facts") is None) == own
+
+
+def test_page_for_falls_back_on_the_generic_page() -> None:
+    assert pages.page_for("wh40k-10e").id == "wh40k-10e"
+    assert pages.page_for("pen").id == "pen"
+    assert pages.page_for("black-reach") is generic.PAGE
+    assert pages.page_for("no-such-system") is generic.PAGE
+
+    class Dynamics:
+        turn_structure = "dynamics"
+
+    class Classic:
+        turn_structure = "classic"
+
+    assert pages.page_for("pen", Dynamics()) is generic.PAGE
+    assert pages.page_for("pen", Classic()).id == "pen"
+
+
+def _form(page: Any, css: str) -> dict[str, str]:
+    form = page.css_first(css)
+    assert form is not None, (css, [f.attributes.get("id") for f in page.css("form")])
+    return {
+        i.attributes["name"]: i.attributes.get("value") or ""
+        for i in form.css("input")
+        if i.attributes.get("name")
+    }
+
+
+def _form_for(page: Any, kind: str, unit: str) -> dict[str, str]:
+    """The inputs of the action form whose command is ``kind`` of ``unit``."""
+    for form in page.css("#actions form"):
+        command = form.css_first("input[name=command]")
+        if command is None:
+            continue
+        cmd = json.loads(command.attributes.get("value") or "{}")
+        if cmd.get("type") == kind and cmd.get("unit") == unit:
+            return _form(page, f"#{form.attributes['id']}")
+    raise AssertionError((kind, unit, [f.attributes.get("id") for f in page.css("form")]))
+
+
+def _post(client: TestClient, match_id: int, data: dict[str, str]) -> Any:
+    r = client.post(f"/matches/{match_id}/act", data=data, headers=HX)
+    assert r.status_code == 200, r.text
+    return html(r)
+
+
+def test_a_black_reach_battle_on_the_generic_page(
+    browser: Callable[[str], TestClient], armies: FakeArmies
+) -> None:
+    alice, bob = browser("Alice"), browser("Bob")
+    match_id = black_reach(alice, bob, armies, "")
+    spots = {d.unit: d for d in load_deployment("sample-relay")}
+    for client, side in ((alice, "ultramarines"), (bob, "orks")):
+        page = html(client.get(f"/matches/{match_id}"))
+        assert page.css_first("#state-facts") is not None
+        names = [n.text() for n in page.css("#units .unit-head strong")]
+        assert "Boyz" in " ".join(names) or names  # the counters as cards
+        for unit, d in spots.items():
+            if not unit.startswith(f"{side}:"):
+                continue
+            data = _form_for(page, "deploy", unit)
+            assert json.loads(data["command"])["unit"] == unit
+            assert {"field.x", "field.y", "field.facing"} <= set(data)
+            data.update({"field.x": str(d.x), "field.y": str(d.y), "field.facing": d.facing})
+            page = _post(client, match_id, data)
+            assert page.css_first("#match-error") is None, page.css_first("#match-error").text()
+        page = _post(client, match_id, _form(page, "#form-end-deployment"))
+    view = alice.get(f"{MATCHES}/{match_id}").json()["view"]
+    assert view["stage"] == "battle"
+    # a bad value in a field: the game refuses it, shown on the page, never a 500
+    page = html(bob.get(f"/matches/{match_id}"))
+    data = _form(page, "#form-place-orders")
+    data["field.orders"] = '[{"unit": "nobody", "number": "x"}]'
+    refused = _post(bob, match_id, data)
+    assert refused.css_first("#match-error") is not None
+    # B places its tokens face down with the generic form
+    orders = [{"unit": u, "number": n} for n, u in enumerate((BOYZ1, BOYZ2, NOB, SHOOTAS), 1)]
+    data = _form(html(bob.get(f"/matches/{match_id}")), "#form-place-orders")
+    data["field.orders"] = json.dumps(orders)
+    placed = _post(bob, match_id, data)
+    assert placed.css_first("#match-error") is None, placed.css_first("#match-error").text()
+    battle = next(s.battle for (mid, _), s in reads.cache._items.items() if mid == match_id)
+    secret = battle.state.secret["orks"]
+    assert {o.unit for o in secret.values()} == {BOYZ1, BOYZ2, NOB, SHOOTAS}
+    # everything A's pages show: none of B's nonces, none of its tokens' numbers
+    seen = alice.get(f"/matches/{match_id}").text + alice.get("/matches").text
+    for o in secret.values():
+        assert o.nonce not in seen
+    a_page = html(alice.get(f"/matches/{match_id}"))
+    ids = {re.sub(r"[^A-Za-z0-9-]+", "-", o.unit) for o in secret.values()}
+    for card in a_page.css("#units .unit-card"):
+        if card.attributes["id"].removeprefix("unit-") in ids:
+            text = card.text()
+            assert "face down token: yes" in text
+            assert "token:" not in text.replace("face down token:", "")
+    # B sees its own tokens on its page
+    b_page = html(bob.get(f"/matches/{match_id}"))
+    assert "numbered" in b_page.css_first("#units").text()
+    # the timeline reads the log's kinds
+    assert "Unit deployed" in b_page.css_first("#timeline").text()
+
+
+def test_a_dynamics_order_stays_off_the_other_seats_page(
+    browser: Callable[[str], TestClient], armies: FakeArmies
+) -> None:
+    alice, bob = browser("Alice"), browser("Bob")
+    match_id = pen(alice, bob, armies, "dynamics")
+
+    def send(client: TestClient, command: dict[str, Any], dice: list[int] | None = None) -> None:
+        version = client.get(f"{MATCHES}/{match_id}").json()["version"]
+        body: dict[str, Any] = {"expected_version": version, "command": command}
+        if dice:
+            body["dice"] = dice
+        r = client.post(f"{MATCHES}/{match_id}/commands", json=body)
+        assert r.status_code == 200, r.text
+
+    send(alice, {"type": "end_step"})
+    send(bob, {"type": "end_step"})
+    send(alice, {"type": "roll_off"}, [5, 2])
+    send(alice, {"type": "choose_first", "seat": "A"})
+    for client, seat in ((alice, "A"), (bob, "B")):
+        for unit in client.get(f"{MATCHES}/{match_id}").json()["view"]["units"]:
+            if unit["seat"] == seat and unit["place"] == "undeployed":
+                send(client, {"type": "deploy", "unit": unit["id"]})
+        send(client, {"type": "end_step"})
+    view = alice.get(f"{MATCHES}/{match_id}").json()["view"]
+    starter = alice if view["active_seat"] in ("A", None) else bob
+    send(starter, {"type": "start_turn"}, [1])
+    # A places an order with the generic form: unit and order as inputs
+    page = html(alice.get(f"/matches/{match_id}"))
+    data = _form_for(page, "place_order", "a1")
+    data["field.order"] = "fire"
+    placed = _post(alice, match_id, data)
+    assert placed.css_first("#match-error") is None, placed.css_first("#match-error").text()
+    battle = next(s.battle for (mid, _), s in reads.cache._items.items() if mid == match_id)
+    slot = battle.state.slots["a1"]
+    assert slot.seat == "A"
+    b_html = bob.get(f"/matches/{match_id}").text + bob.get("/matches").text
+    assert slot.nonce not in b_html
+    assert "fire" not in html(bob.get(f"/matches/{match_id}")).css_first("#match-state").text()
+    assert "order: fire" in html(alice.get(f"/matches/{match_id}")).css_first("#units").text()
+
+
+def test_generic_build_command_reads_fields_and_needs() -> None:
+    from starlette.datastructures import FormData
+
+    form = FormData(
+        [
+            ("field.x", "3"),
+            ("field.path", "[[1,2],[2,3]]"),
+            ("field.facing", "north"),
+            ("need.range_inches", "12"),
+            ("need.half_range", ""),
+            ("field.type", "evil"),
+            ("csrf_token", "t"),
+        ]
+    )
+    assert generic.build_command(form, {"type": "deploy", "unit": "u1"}) == {
+        "type": "deploy",
+        "unit": "u1",
+        "x": 3,
+        "path": [[1, 2], [2, 3]],
+        "facing": "north",
+        "range_inches": 12,
+    }
+
+
+def test_generic_timeline_reads_any_event() -> None:
+    log = [
+        {"seq": 1, "event": {"type": "unit_moved", "unit": "u1", "steps": 3}, "batch": 1},
+        {"seq": 2, "event": {"type": "undone", "batch": 1}, "batch": 2},
+    ]
+    lines = generic.timeline(log, {"u1": "Boyz"}, {"A": "Alice", "B": "Bob"})
+    assert [line.text for line in lines] == [
+        "An action is undone.",
+        "Unit moved (unit: Boyz, steps: 3).",
+    ]
+    assert lines[1].undone
+    assert not lines[0].undone
