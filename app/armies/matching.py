@@ -367,6 +367,17 @@ def _datasheet(catalogue: Catalogue, name: str, faction: str) -> Datasheet | Non
     return next((d for d in catalogue.datasheets_of(faction) if key(d.name) == k), None)
 
 
+def _legends_tag(catalogue: Catalogue, unit: PastedUnit, faction: str) -> None:
+    """A "Name [Legends] (N pts)" line reads as the name with a label "Legends" (the bracket
+    is where the formats put a unit's own name): when the catalogue names the datasheet with
+    its "[Legends]" tag, the tag is part of the name, not a label."""
+    if key(unit.label) != "legends" or _datasheet(catalogue, unit.name, faction) is not None:
+        return
+    tagged = _datasheet(catalogue, f"{unit.name} [Legends]", faction)
+    if tagged is not None:
+        unit.name, unit.label = tagged.name, ""
+
+
 def match(pasted: PastedList, catalogue: Catalogue, *, skip: bool = False) -> Matched:
     """Map ``pasted`` onto ``catalogue``. With problems the roster is None, unless ``skip``:
     then it is built without what was not understood (the problems are still returned)."""
@@ -405,6 +416,8 @@ def match(pasted: PastedList, catalogue: Catalogue, *, skip: bool = False) -> Ma
             hint = f" (did you mean {' or '.join(near)}?)" if near else ""
             problems.append(Problem(where, text, why + hint))
             understood.add(where)
+    for line in pasted.units:
+        _legends_tag(catalogue, line, faction)
     sheets = [_datasheet(catalogue, u.name, faction) for u in pasted.units]
     keywords = {key(k) for s in sheets if s for k in (*s.keywords, *s.faction_keywords)}
     cat_parts = {
@@ -496,6 +509,11 @@ def match(pasted: PastedList, catalogue: Catalogue, *, skip: bool = False) -> Ma
         )
     if problems and not skip:
         return Matched(None, problems, notes, stated)
+    # The pasted formats do not carry the "Include Legends" setting: a list that holds a
+    # Legends datasheet was built with it, so it is on exactly then (ruling D11).
+    legends = [u.datasheet for u in units if _is_legends(catalogue, u.datasheet, faction)]
+    if legends:
+        notes.append(Problem("list", legends[0], "a Legends datasheet: the list includes Legends"))
     try:
         roster = Roster(
             faction=faction,
@@ -503,11 +521,17 @@ def match(pasted: PastedList, catalogue: Catalogue, *, skip: bool = False) -> Ma
             battle_size=battle_size,
             units=tuple(units),
             name=pasted.name[:200],
+            include_legends=bool(legends),
         )
     except RosterError as exc:
         problems.append(Problem("list", "", str(exc)))
         return Matched(None, problems, notes, stated)
     return Matched(roster, problems, notes, stated)
+
+
+def _is_legends(catalogue: Catalogue, datasheet: str, faction: str) -> bool:
+    sheet = catalogue.datasheet(datasheet, faction)
+    return sheet is not None and sheet.legends
 
 
 def _attach_target(

@@ -12,7 +12,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import JSON, ForeignKey, String, func, select
+from sqlalchemy import JSON, ForeignKey, String, false, func, select
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from app.catalog import hooks as catalog_hooks
@@ -41,6 +41,8 @@ class Army(TimestampMixin, Base):
     detachment: Mapped[str] = mapped_column(String(200), default="")
     battle_size: Mapped[str | None] = mapped_column(String(20))
     points_limit: Mapped[int | None]  # PEN armies: the players' own limit, if any
+    # 10th edition: the player's "Include Legends" setting (ruling D11); off for a new list.
+    include_legends: Mapped[bool] = mapped_column(default=False, server_default=false())
     units: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
     share_digest: Mapped[str | None] = mapped_column(String(64), unique=True)
     shared_at: Mapped[datetime | None]

@@ -67,6 +67,9 @@ class RosterCheck(Strict):
     faction: Name = Field(description="The Army Faction, e.g. 'Adeptus Astartes'")
     detachment: str = Field(default="", max_length=200)
     battle_size: BattleSizeName = "strike-force"
+    include_legends: bool = Field(
+        default=False, description="Admit Legends datasheets (the list's setting; default off)"
+    )
     units: list[UnitIn] = Field(default_factory=list, max_length=MAX_UNITS)
 
 
@@ -79,6 +82,9 @@ class Army10eCreate(Strict):
     faction: Name
     detachment: str = Field(default="", max_length=200)
     battle_size: BattleSizeName = "strike-force"
+    include_legends: bool = Field(
+        default=False, description="Admit Legends datasheets (the list's setting; default off)"
+    )
     units: list[UnitIn] = Field(default_factory=list, max_length=MAX_UNITS)
 
 
@@ -179,6 +185,9 @@ class ArmyUpdate(Strict):
     faction: Name | None = Field(default=None, description="10th edition: the Army Faction")
     detachment: str | None = Field(default=None, max_length=200)
     battle_size: BattleSizeName | None = None
+    include_legends: bool | None = Field(
+        default=None, description="10th edition: admit Legends datasheets"
+    )
     points_limit: int | None = Field(default=None, ge=1, le=MAX_ARMY_POINTS, description="PEN")
     units: list[dict[str, Any]] | None = Field(
         default=None,
@@ -250,6 +259,7 @@ class ArmyOut(BaseModel):
     faction: str
     detachment: str
     battle_size: str | None
+    include_legends: bool = Field(description="10th edition: Legends datasheets are admitted")
     points_limit: int | None
     units: list[dict[str, Any]]
     validation: ValidationOut
@@ -284,6 +294,7 @@ class SharedArmyOut(BaseModel):
     faction: str
     detachment: str
     battle_size: str | None
+    include_legends: bool = Field(description="10th edition: Legends datasheets are admitted")
     points_limit: int | None
     units: list[dict[str, Any]]
     validation: ValidationOut

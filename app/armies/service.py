@@ -176,6 +176,7 @@ def roster_of(army: Army, record: CatalogueRecord | None) -> Roster:
         name=army.name,
         catalogue=record.slug if record else None,
         catalogue_version=army.catalogue_version,
+        include_legends=army.include_legends,
     )
 
 
@@ -224,6 +225,7 @@ def army_json(v: ArmyView) -> dict[str, Any]:
         "faction": a.faction,
         "detachment": a.detachment,
         "battle_size": a.battle_size,
+        "include_legends": a.include_legends,
         "points_limit": v.points_limit,
         "units": list(a.units),
         "validation": v.validation,
@@ -262,6 +264,7 @@ def shared_json(v: ArmyView) -> dict[str, Any]:
         "faction",
         "detachment",
         "battle_size",
+        "include_legends",
         "points_limit",
         "units",
         "validation",
@@ -450,6 +453,7 @@ def copy(db: Session, user: User, army_id: int) -> ArmyView:
         faction=source.faction,
         detachment=source.detachment,
         battle_size=source.battle_size,
+        include_legends=source.include_legends,
         points_limit=source.points_limit,
         units=[dict(u) for u in source.units],
     )
@@ -698,6 +702,7 @@ def check(db: Session, user: User | None, body: RosterCheck) -> dict[str, Any]:
                 )
                 for u in body.units
             ),
+            include_legends=body.include_legends,
         )
     except ProfileError as exc:  # pragma: no cover - the schema has the same bounds
         raise invalid(profile_errors(exc)) from None
@@ -719,6 +724,7 @@ def ready_snapshot(db: Session, user: User, army_id: int) -> dict[str, Any]:
                       | None (PEN),
          "catalogue_version": "<the version the list was built with>" | None,
          "faction": "...", "detachment": "...", "battle_size": "strike-force" | None,
+         "include_legends": true | false,
          "points": 1995, "points_limit": 2000 | None,
          "export": <the list's full JSON export (export_document): what
                     POST /api/v1/armies/import reads back>,
@@ -747,6 +753,7 @@ def ready_snapshot(db: Session, user: User, army_id: int) -> dict[str, Any]:
         "faction": army.faction,
         "detachment": army.detachment,
         "battle_size": army.battle_size,
+        "include_legends": army.include_legends,
         "points": v.points,
         "points_limit": v.points_limit,
         "export": export_document(v),

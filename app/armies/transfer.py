@@ -244,6 +244,7 @@ def import_text(
         faction=roster.faction,
         detachment=roster.detachment,
         battle_size=roster.battle_size.value,
+        include_legends=roster.include_legends,
         units=[service.unit_dict(u) for u in roster.units],
     )
     db.add(army)

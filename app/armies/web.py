@@ -209,6 +209,8 @@ def _browser(v: service.ArmyView, q: str) -> list[tuple[str, list[Datasheet]]]:
     assert v.catalogue is not None
     faction = v.catalogue.faction(v.army.faction)
     sheets = catalogs.search(v.catalogue, faction, q) if faction else []
+    if not v.army.include_legends:  # Legends are offered only with the list's setting (D11)
+        sheets = [s for s in sheets if not s.legends]
     groups: dict[str, list[Datasheet]] = {role: [] for role in catalogs.ROLE_ORDER}
     for sheet in sheets:
         groups[catalogs.role(sheet)].append(sheet)
@@ -358,14 +360,18 @@ def create_army(
     detachment: Annotated[str, Form(max_length=300)] = "",
     battle_size: Annotated[str, Form(max_length=20)] = "strike-force",
     points_limit: Annotated[str, Form(max_length=10)] = "",
+    include_legends: Annotated[str, Form(max_length=10)] = "",
 ) -> HTMLResponse:
     form = {
         "name": name,
         "battle_size": battle_size,
         "detachment": detachment,
         "points_limit": points_limit,
+        "include_legends": _checked(include_legends),
     }
-    posted = ListForm(name, catalog, faction, detachment, battle_size, points_limit)
+    posted = ListForm(
+        name, catalog, faction, detachment, battle_size, points_limit, _checked(include_legends)
+    )
     try:
         system = _system(rule_system)
         seen = service.create(db, user, system.create_request(posted))
@@ -480,9 +486,14 @@ def edit_army(
     detachment: Annotated[str | None, Form(max_length=300)] = None,
     battle_size: Annotated[str | None, Form(max_length=20)] = None,
     points_limit: Annotated[str | None, Form(max_length=10)] = None,
+    include_legends: Annotated[str, Form(max_length=10)] = "",
+    legends_setting: Annotated[str, Form(max_length=10)] = "",
 ) -> HTMLResponse:
+    """The list's settings. The "Include Legends" checkbox sends nothing when unticked, so the
+    form says it carries the setting with ``legends_setting``; without it the setting stays."""
     army = service.own(db, user, army_id)
-    posted = ListForm(name, "", "", detachment, battle_size, points_limit)
+    legends = _checked(include_legends) if legends_setting else None
+    posted = ListForm(name, "", "", detachment, battle_size, points_limit, legends)
     try:
         data = system_for(army.rule_system).update_request(posted)
         seen = service.update(db, user, army_id, data)
@@ -968,6 +979,12 @@ class ListForm:
     detachment: str | None
     battle_size: str | None
     points_limit: str | None
+    include_legends: bool | None = None
+
+
+def _checked(value: str) -> bool:
+    """A posted checkbox: ticked ("on", "true", "1") or not."""
+    return value.strip().lower() in ("on", "true", "1")
 
 
 def _system(rule_system: str) -> ArmySystem:

@@ -13,6 +13,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.engine.wh40k10e.army import Code
+from tests.catalog.bsdata.restriction_files import FILES as RESTRICTION_FILES
 
 URL = "/api/v1/rulesets/wh40k-10e/armies/validate"
 
@@ -149,11 +150,16 @@ CASES: dict[str, tuple[dict[str, Any], int | None]] = {
         {"units": [unit("Captain", warlord=True, enhancements=["Artificer Armor"])]},
         0,
     ),
+    # the starter's one Legends datasheet, in a list without the "Include Legends" setting
+    "legends-not-included": ({"units": [CAPTAIN, unit("Ferren Areios [Legends]")]}, 1),
 }
 
 
 # Codes the starter catalogue cannot show, each reached by its own test below.
-ELSEWHERE = {"datasheet-not-in-detachment": "test_a_unit_the_detachment_excludes"}
+ELSEWHERE = {
+    "datasheet-not-in-detachment": "test_a_unit_the_detachment_excludes",
+    "data-restriction": "test_a_restriction_of_the_catalogues_data",
+}
 
 
 def test_every_code_has_a_case() -> None:
@@ -191,6 +197,37 @@ def test_a_unit_the_detachment_excludes(client: TestClient, alice: dict) -> None
         client, {**body, "detachment": "Tallyband Summoners", "units": units}, headers=alice
     )
     assert "datasheet-not-in-detachment" not in {v["code"] for v in allowed["violations"]}
+
+
+def test_the_legends_setting_admits_a_legends_unit(anon: TestClient) -> None:
+    body = {**ISSUE_BODY, "units": [CAPTAIN, unit("Ferren Areios [Legends]")]}
+    without = check(anon, body)
+    assert [(v["code"], v["unit"]) for v in without["violations"]] == [("legends-not-included", 1)]
+    assert "include Legends" in without["violations"][0]["fix"]
+    answer = check(anon, {**body, "include_legends": True})
+    assert answer["valid"], answer["violations"]
+    assert "legends-not-included" not in {v["code"] for v in answer["violations"]}
+
+
+def test_a_restriction_of_the_catalogues_data(client: TestClient, alice: dict) -> None:
+    """The small hand-written catalogue of the restriction tests: its Squad may not be taken
+    more than twice in the Second Host (an "add error" modifier of the data)."""
+    files = [("files", (name, data)) for name, data in RESTRICTION_FILES]
+    imported = client.post("/api/v1/catalogs/import", files=files, headers=alice)
+    assert imported.status_code == 201, imported.text
+    slug = imported.json()["catalogues"][0]["slug"]
+    squads = [unit("Squad", models=5)] * 3
+    body = {"catalog": slug, "faction": "Testers", "units": [unit("Chief", warlord=True), *squads]}
+    allowed = check(client, {**body, "detachment": "First Host"}, headers=alice)
+    assert allowed["valid"], allowed["violations"]
+    answer = check(client, {**body, "detachment": "Second Host"}, headers=alice)
+    found = [v for v in answer["violations"] if v["code"] == "data-restriction"]
+    assert [(v["unit"], v["severity"]) for v in found] == [(1, "error"), (2, "error"), (3, "error")]
+    assert answer["valid"] is False
+    assert found[0]["message"].startswith("Squad (#2) breaks a restriction of the catalogue: ")
+    assert found[0]["fix"]
+    assert found[0]["message_id"] == "data-restriction"
+    assert found[0]["params"]["condition"] == found[0]["message"].split(": ", 1)[1].rstrip(".")
 
 
 @pytest.mark.parametrize("code", sorted(CASES))

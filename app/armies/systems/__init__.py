@@ -43,6 +43,10 @@ class ArmyForm(Protocol):
     def battle_size(self) -> str | None: ...
     @property
     def points_limit(self) -> str | None: ...
+    @property
+    def include_legends(self) -> bool | None:
+        """The "Include Legends" checkbox; None: the form did not carry it."""
+        ...
 
 
 class ArmySystem(Protocol):

@@ -28,7 +28,13 @@ class Wh40k10e:
     id: str = WH40K_10E
     export_format: str = ROSTER_FORMAT
     page_template: str = "armies/army.html"
-    update_fields: tuple[str, ...] = ("catalog", "faction", "detachment", "battle_size")
+    update_fields: tuple[str, ...] = (
+        "catalog",
+        "faction",
+        "detachment",
+        "battle_size",
+        "include_legends",
+    )
 
     def view(self, db: Session, army: Army) -> service.ArmyView:
         record = catalogs.by_id(db, army.catalogue_id) if army.catalogue_id is not None else None
@@ -72,6 +78,9 @@ class Wh40k10e:
         if data.battle_size is not None and data.battle_size != army.battle_size:
             army.battle_size = data.battle_size
             changed = True
+        if data.include_legends is not None and data.include_legends != army.include_legends:
+            army.include_legends = data.include_legends
+            changed = True
         if data.units is not None:
             army.units = service.units_10e(data.units)
             changed = True
@@ -92,6 +101,7 @@ class Wh40k10e:
             faction=faction,
             detachment=service.detachment_of(catalogue, faction, data.detachment),
             battle_size=data.battle_size,
+            include_legends=data.include_legends,
             units=service.units_10e(data.units),
         )
 
@@ -133,6 +143,7 @@ class Wh40k10e:
             faction=form.faction,
             detachment=form.detachment or "",
             battle_size=form.battle_size or "strike-force",
+            include_legends=bool(form.include_legends),
         )
 
     def update_request(self, form: ArmyForm) -> ArmyUpdate:
@@ -140,6 +151,7 @@ class Wh40k10e:
             name=form.name.strip() or None,
             detachment=form.detachment,
             battle_size=form.battle_size or None,
+            include_legends=form.include_legends,
         )
 
     def import_document(
@@ -177,6 +189,7 @@ class Wh40k10e:
             faction=faction,
             detachment=roster.detachment,
             battle_size=roster.battle_size.value,
+            include_legends=roster.include_legends,
             units=[service.unit_dict(u) for u in roster.units],
         )
         db.add(army)
