@@ -383,7 +383,9 @@ async def stream(
             if left <= 0:
                 return
             try:
-                await asyncio.wait_for(woken.wait(), timeout=min(keepalive, left))
+                # asyncio.timeout, not wait_for: no extra task per idle stream (memory, CPU)
+                async with asyncio.timeout(min(keepalive, left)):
+                    await woken.wait()
             except TimeoutError:
                 if deadline - time.monotonic() <= 0:
                     return
