@@ -302,6 +302,16 @@ def world(app: Any, db: Any, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
         assert r.status_code in (200, 201), r.text
         games = amelie.get(f"/api/v1/leagues/{league_id}/games").json()
     ids["game_id"] = int(games[0]["id"])
+
+    # a Black Reach content set copied from the sample, shared
+    r = amelie.post(
+        "/black-reach/content/sample/copy", data={"csrf_token": token}, follow_redirects=False
+    )
+    ids["content_id"] = int(r.headers["location"].rsplit("/", 1)[1])
+    amelie.post(f"/black-reach/content/{ids['content_id']}/share", data={"csrf_token": token})
+    link = html(amelie.get(f"/black-reach/content/{ids['content_id']}")).css_first("#share-link")
+    assert link is not None
+    ids["content_token"] = str(link.attributes["href"]).rsplit("/", 1)[1]
     return {"amelie": amelie, "ids": ids}
 
 
@@ -347,6 +357,12 @@ def _urls(ids: dict[str, Any]) -> dict[str, list[str]]:
         "/leagues/{league_id}/games/{game_id}": [
             f"/leagues/{ids['league_id']}/games/{ids['game_id']}"
         ],
+        "/black-reach/content": ["/black-reach/content"],
+        "/black-reach/content/sample": ["/black-reach/content/sample"],
+        "/black-reach/content/shared/{token}": [
+            f"/black-reach/content/shared/{ids['content_token']}"
+        ],
+        "/black-reach/content/{set_id}": [f"/black-reach/content/{ids['content_id']}"],
     }
 
 
