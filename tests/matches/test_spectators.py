@@ -469,3 +469,40 @@ def test_a_classic_pen_battle_is_all_public(
     assert public_entries(material["sse"]) == log_a
     assert spectator["view"]["units"] == g.a.view()["units"]
     assert reads.cache.replays >= 1
+
+
+def test_an_idle_stream_sends_keepalives_and_ends_on_time() -> None:
+    """The idle wait (asyncio.timeout, no extra task) wakes for keep-alives and the deadline;
+    a wake-up sends the new text as one chunk."""
+
+    def present(found: int, since: int) -> events.Update:
+        text = events.sse("entry", {"seq": found}, id=found) if found > since else ""
+        return events.Update(found, [], {}, rendered=text)
+
+    async def run() -> list[str]:
+        hub = events.Hub()
+        version = {"now": 1}
+        shared = events.Shared(lambda: version["now"], present, kind="test")
+        chunks: list[str] = []
+
+        async def consume() -> None:
+            async for chunk in events.stream(hub, 9, 0, shared, timeout=0.3, keepalive=0.05):
+                chunks.append(chunk)
+
+        task = asyncio.create_task(consume())
+        await asyncio.sleep(0.12)
+        version["now"] = 2
+        hub.publish(9, 2)
+        await task
+        return chunks
+
+    chunks = asyncio.run(run())
+    assert chunks[0].startswith("retry: ")
+    assert chunks[1] == events.sse("entry", {"seq": 1}, id=1) + events.sse(
+        "version", {"version": 1}, id=1
+    )
+    assert ": keepalive\n\n" in chunks
+    assert sum(c.count('"seq":1') for c in chunks) == 1  # a re-read after a keep-alive: no repeat
+    woken = [c for c in chunks if "version" in c and '"version":2' in c]
+    assert len(woken) == 1
+    assert woken[0].startswith(events.sse("entry", {"seq": 2}, id=2))
