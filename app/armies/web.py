@@ -205,16 +205,19 @@ def _army_violations(v: service.ArmyView) -> list[dict[str, Any]]:
     return [x for x in v.validation["violations"] if x["unit"] is None]
 
 
-def _browser(v: service.ArmyView, q: str) -> list[tuple[str, list[Datasheet]]]:
+def _browser(v: service.ArmyView, q: str) -> tuple[list[tuple[str, list[Datasheet]]], int]:
+    """The datasheets found, by role, and how many Legends ones the list's setting hides."""
     assert v.catalogue is not None
     faction = v.catalogue.faction(v.army.faction)
     sheets = catalogs.search(v.catalogue, faction, q) if faction else []
+    hidden = 0
     if not v.army.include_legends:  # Legends are offered only with the list's setting (D11)
+        hidden = sum(1 for s in sheets if s.legends)
         sheets = [s for s in sheets if not s.legends]
     groups: dict[str, list[Datasheet]] = {role: [] for role in catalogs.ROLE_ORDER}
     for sheet in sheets:
         groups[catalogs.role(sheet)].append(sheet)
-    return [(role, found) for role, found in groups.items() if found]
+    return [(role, found) for role, found in groups.items() if found], hidden
 
 
 def _army_context(
@@ -240,10 +243,12 @@ def _army_context(
         return context
     assert v.catalogue is not None
     faction = v.catalogue.faction(a.faction) or a.faction
+    groups, legends_hidden = _browser(v, q)
     context.update(
         rows=_unit_rows(v),
         army_violations=_army_violations(v),
-        groups=_browser(v, q),
+        groups=groups,
+        legends_hidden=legends_hidden,
         role_titles=ROLE_TITLES,
         detachments=[d.name for d in v.catalogue.detachments_of(faction)],
         calc=loadout.profile_calculator_url,

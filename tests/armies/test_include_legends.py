@@ -114,6 +114,11 @@ def test_the_page_form_sets_it_and_the_builder_offers_legends_only_then(
     assert box is not None
     assert "checked" not in box.attributes
     assert LEGENDS not in _offered(client, army_id)
+    hint = html(client.get(f"/armies/{army_id}", params={"q": "Ferren"})).css_first(
+        "#legends-hidden"
+    )
+    assert hint is not None
+    assert hint.text().startswith("1 Legends datasheet is not shown")
     form = {"csrf_token": token, "name": "Test list", "legends_setting": "1"}
     on = client.post(f"/armies/{army_id}", data={**form, "include_legends": "on"})
     assert on.status_code in (200, 303), on.text
@@ -123,6 +128,7 @@ def test_the_page_form_sets_it_and_the_builder_offers_legends_only_then(
     assert box is not None
     assert "checked" in box.attributes
     assert LEGENDS in _offered(client, army_id)
+    assert html(client.get(f"/armies/{army_id}")).css_first("#legends-hidden") is None
     # a form without the setting (another form of the page) leaves it as it is
     client.post(f"/armies/{army_id}", data={"csrf_token": token, "name": "Renamed"})
     assert client.get(f"{API}/{army_id}", headers=alice).json()["include_legends"] is True
