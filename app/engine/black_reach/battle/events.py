@@ -14,7 +14,7 @@ from app.engine.black_reach.battle.state import SecretOrder
 from app.engine.black_reach.turn import Token
 from app.engine.match.codec import TaggedCodec
 from app.engine.match.dice import Roll
-from app.engine.match.events import Event
+from app.engine.match.events import UNDO_EVENTS, Event
 
 __all__ = [
     "EVENT_CODEC",
@@ -281,5 +281,6 @@ EVENT_CODEC = TaggedCodec(
         TurnEnded,
         BattleEnded,
         ResultConfirmed,
+        *UNDO_EVENTS,  # the log's undo bookkeeping: a log with an undo is stored and read back
     ),
 )
