@@ -444,3 +444,31 @@ def test_an_import_names_its_rule_system(user_client: Callable[[str], TestClient
     )
     assert r.status_code == 422, r.text
     assert r.json()["type"].endswith("ruleset-not-playable")
+
+
+def test_a_vehicle_brings_its_bs_into_the_battle() -> None:
+    """A vehicle shoots with its own BS (ruling B27): the list's BS reaches the battle's squad."""
+    from app.catalog.pen_units import PenArmour, PenCharacteristics, PenUnit, check_unit
+    from app.engine.pen import request_from_dict
+    from app.matches.systems.pen.armies import _squad
+
+    rhino = check_unit(
+        PenUnit(
+            name="Rhino",
+            points=35,
+            unit_type=None,
+            characteristics=PenCharacteristics(bs=4),
+            armour=PenArmour(11, 11, 10),
+            hull_points=3,
+            vehicle_types=("tank", "transport"),
+            transport_capacity=10,
+        )
+    )
+    squad = _squad(rhino, 0)
+    assert squad["profile"]["bs"] == 4
+    shot = {
+        "attacker": {"models": 1, "bs": 4, "strength": 4},
+        "weapon": {"type": "heavy", "shots": 1, "strength": 4, "ap": 5},
+        "target": squad["profile"],
+    }
+    assert request_from_dict(shot).target.bs == 4  # type: ignore[union-attr]

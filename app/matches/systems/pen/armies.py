@@ -90,10 +90,10 @@ def _squad(unit: PenUnit, index: int) -> dict[str, Any]:
             [(f"units[{index}].{f}", f"{unit.name}: missing {f}") for f in missing],
             "missing",
         )
-    profile = unit.battle_profile()
+    profile = unit.battle_profile()  # a vehicle's carries its BS (its shots, [L1420]; B27)
     ch = unit.characteristics
     if unit.armour is None and ch is not None and ch.bs is not None:
-        profile["bs"] = ch.bs  # the squad's BS when it shoots (a vehicle's profile takes none)
+        profile["bs"] = ch.bs  # the squad's BS when it shoots
     weapons: list[dict[str, Any]] = []
     melee: dict[str, Any] | None = None
     for name, weapon in unit.battle_weapons():
