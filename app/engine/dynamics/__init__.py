@@ -8,7 +8,8 @@ from 10 to 1, every attack rolled by the PEN battle engine (:mod:`app.engine.pen
 - :class:`DynamicsSetup` (``setup``); the orders and their commitments (``orders``);
   the legal actions (``actions``).
 
-Not registered as a ``match`` capability yet: the match feature cannot drive it.
+A PEN match plays it when created with ``options.turn_structure = "dynamics"`` (PEN's entry in
+the registry lists its turn structures; the match feature's PEN system holds either game).
 """
 
 from app.engine.dynamics.commands import COMMAND_CODEC
