@@ -73,6 +73,7 @@ class Spectator:
     versions: list[tuple[int, float]] = field(default_factory=list)
     opened: int = 0
     retried: int = 0
+    ended: list[float] = field(default_factory=list)  # when a stream ended (monotonic)
     statuses: Counter[int] = field(default_factory=Counter)
 
 
@@ -128,6 +129,7 @@ async def watch(base: str, sp: Spectator, ready: asyncio.Event) -> None:
                     line = await reader.readline()
                     if not line:
                         sp.retried += 1
+                        sp.ended.append(time.monotonic())
                         break
                     if line.startswith(b"id: "):
                         ident = int(line[4:])
@@ -176,6 +178,7 @@ class Watched:
     rss_before: int
     rss_idle: int
     connect_seconds: float
+    load_started: float = 0.0
 
 
 async def open_spectators(
@@ -212,6 +215,7 @@ async def the_case(
     seconds: float,
 ) -> tuple[Watched, Run, float, float]:
     watched = await open_spectators(base, server, watched_tables, spectators)
+    watched.load_started = time.monotonic()
     cpu0, own0 = server_cpu(server), time.process_time()
     run = await load(base, load_tables, think, seconds, phones=True)
     run.server_cpu = server_cpu(server) - cpu0
@@ -341,6 +345,7 @@ def main(argv: list[str]) -> int:
             if (code >= 500 and code != 503) or code < 0
         )
         reconnects = sum(sp.retried for sp in watched.spectators)
+        during = sum(1 for sp in watched.spectators for t in sp.ended if t >= watched.load_started)
         idle = (watched.rss_idle - watched.rss_before) / max(connected, 1)
         print("(w/r p95: write and refresh p95 ms; sse p95: players' streams, ms; cpu ms: the")
         print(" server's CPU per accepted write)")
@@ -350,7 +355,7 @@ def main(argv: list[str]) -> int:
             f"{pct(delivery, 0.5) if delivery else float('nan'):.1f}, max "
             f"{max(delivery) * 1000 if delivery else float('nan'):.1f}) over {len(delivery)} "
             f"deliveries; lost {lost}, doubled {doubled}, undelivered {undelivered}, "
-            f"reconnects {reconnects}, errors {sp_errors}"
+            f"reconnects {reconnects} ({during} during the load), errors {sp_errors}"
         )
         print(
             f"memory: server RSS {rss_base / 2**20:.1f} MiB before the baseline, "
