@@ -44,7 +44,11 @@ def test_a_full_pen_turn_on_the_page(browser: Callable[[str], TestClient]) -> No
         page.css_first("#timeline li").text()
     )
     assert "form-fight-a1-b1" in forms(alice, match_id)
-    page = post_form(alice, match_id, "#form-fight-a1-b1")
+    fight = page_of(alice, match_id).css_first("#form-fight-a1-b1")
+    assert fight.css_first("input[name=target_in_cover]") is not None
+    assert fight.css_first("input[name=offensive_grenades]") is not None
+    assert fight.css_first("select[name=facing]") is None  # infantry: no facing to ask
+    page = post_form(alice, match_id, "#form-fight-a1-b1", target_in_cover="1")
     fought = page.css_first("#timeline li").text()
     assert "Escouade tactique fights Escouade d'infanterie." in fought
     assert "wins the combat" in fought or "draw" in fought
@@ -52,3 +56,64 @@ def test_a_full_pen_turn_on_the_page(browser: Callable[[str], TestClient]) -> No
     page = page_of(bob, match_id)
     assert page.css_first("#active").text() == "Your turn"
     assert forms(bob, match_id) == ["form-start-turn"]
+
+
+def test_the_start_of_the_turn_lists_the_reserves_to_roll_for(
+    browser: Callable[[str], TestClient],
+) -> None:
+    alice, bob, match_id = create_pen_match(browser)
+    post_form(alice, match_id, "#form-declare-reserve-a2")
+    post_form(alice, match_id, "#form-end-step")
+    post_form(bob, match_id, "#form-end-step")
+    post_form(alice, match_id, "#form-roll-off", dice="5 2")
+    post_form(alice, match_id, "#form-choose-first-A")
+    post_form(alice, match_id, "#form-deploy-a1")
+    post_form(alice, match_id, "#form-end-step")
+    for unit in ("b1", "b2"):
+        post_form(bob, match_id, f"#form-deploy-{unit}")
+    post_form(bob, match_id, "#form-end-step")
+    page = page_of(alice, match_id)
+    form = page.css_first("#form-start-turn")
+    boxes = form.css("input[name=reserves]")
+    assert [(b.attributes["value"], "checked" in b.attributes) for b in boxes] == [("a2", True)]
+    assert "Devastators" in form.css_first("fieldset.reserves").text()
+    assert form.css_first("input[name=reserves_listed]") is not None
+    # every box unticked: no squad rolled for (post_form leaves checkboxes out)
+    page = post_form(alice, match_id, "#form-start-turn", dice="1")
+    assert page.css_first("#match-error") is None
+    assert "Dawn roll" in page.css_first("#timeline").text()
+    assert "Reserves rolled" not in page.css_first("#timeline").text()
+    assert "form-move-a1" in forms(alice, match_id)
+
+
+def test_the_pen_options_of_a_start_an_arrival_and_a_fight() -> None:
+    from starlette.datastructures import FormData
+
+    from app.matches.pages.pen import build_command
+
+    start = FormData([("reserves_listed", "1"), ("reserves", "a2"), ("reserves", "a3")])
+    assert build_command(start, {"type": "start_turn"}) == {
+        "type": "start_turn",
+        "reserves": ["a2", "a3"],
+    }
+    none = FormData([("reserves_listed", "1")])
+    assert build_command(none, {"type": "start_turn"})["reserves"] == []
+    assert "reserves" not in build_command(FormData([]), {"type": "start_turn"})
+    arrive = FormData([("speed", "rapid"), ("inches", "6"), ("edge", "left"), ("blocked", "1")])
+    assert build_command(arrive, {"type": "arrive", "unit": "a2"}) == {
+        "type": "arrive",
+        "unit": "a2",
+        "speed": "rapid",
+        "inches": 6,
+        "edge": "left",
+        "blocked": True,
+    }
+    fight = FormData([("target_in_cover", "1"), ("offensive_grenades", "1"), ("facing", "rear")])
+    assert build_command(fight, {"type": "fight", "unit": "a1", "target": "b2"}) == {
+        "type": "fight",
+        "unit": "a1",
+        "target": "b2",
+        "facing": "rear",
+        "target_in_cover": True,
+        "offensive_grenades": True,
+    }

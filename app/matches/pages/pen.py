@@ -159,6 +159,8 @@ class ActionForm:
     weapons: list[str] = field(default_factory=list)
     dice: bool = False  # the dice may be rolled by hand
     primary: bool = False
+    reserves: list[tuple[str, str]] = field(default_factory=list)  # start_turn: squads to roll
+    vehicle_target: bool = False  # fight: the enemy is a vehicle (its facing is asked)
 
     @property
     def command_json(self) -> str:
@@ -170,6 +172,15 @@ class ActionForm:
         extra = self.command.get("target") or self.command.get("objective") or ""
         return "-".join(p for p in (self.kind, str(unit), str(extra)) if p).replace("_", "-")
 
+
+EXTRA_NEEDS: dict[str, tuple[str, ...]] = {
+    # what a command takes beyond what the battle lists as needed (its options)
+    "arrive": ("arrival_speed", "edge", "blocked"),
+    "fight": ("target_in_cover", "offensive_grenades", "fight_facing"),
+}
+"""The options of a command the page asks for beside its ``needs``: an arrival's speed, the
+edge announced for an outflank [L873] and a deep strike's shortened scatter [L890]; a fight's
+cover, offensive grenades and the facing a vehicle is hit on [L1205-L1213]."""
 
 ROLLING = frozenset(
     {"roll_off", "start_turn", "move", "arrive", "shoot", "charge", "fight", "ram", "disembark"}
@@ -247,12 +258,21 @@ def action_forms(page: PageInput, names: Mapping[str, str]) -> list[ActionForm]:
                 "needs": ["target", "weapon", "range_inches", "half_range", "cover", "facing"],
             }
         )
+    in_reserve = [
+        (u["id"], names.get(u["id"], u["id"]))
+        for u in units.values()
+        if u["seat"] == me and u["place"] == "reserve"
+    ]
     out: list[ActionForm] = []
     for a in extra + actions:
         cmd = dict(a["command"])
         kind = str(cmd.get("type"))
         needs = [str(n) for n in a.get("needs", ())]
+        needs += EXTRA_NEEDS.get(kind, ())
+        if kind == "start_turn" and in_reserve:
+            needs.append("reserves")
         targets = enemies if "target" in needs or "targets" in needs else []
+        enemy = units.get(str(cmd.get("target")), {})
         out.append(
             ActionForm(
                 kind=kind,
@@ -263,6 +283,8 @@ def action_forms(page: PageInput, names: Mapping[str, str]) -> list[ActionForm]:
                 weapons=weapons.get(str(cmd.get("unit")), []) if kind == "shoot" else [],
                 dice=kind in ROLLING,
                 primary=kind in ("start_turn", "roll_off", "shoot", "fight"),
+                reserves=in_reserve if "reserves" in needs else [],
+                vehicle_target=bool(enemy.get("hull_points")),
             )
         )
     return out
@@ -284,9 +306,13 @@ def build_command(form: FormData, cmd: dict[str, Any]) -> dict[str, Any]:
             cmd[name] = text.strip()[:120]
     if form.get("half_range"):
         cmd["half_range"] = True
-    for flag in ("difficult", "dangerous"):
+    for flag in ("difficult", "dangerous", "blocked", "target_in_cover", "offensive_grenades"):
         if form.get(flag):
             cmd[flag] = True
+    if cmd.get("type") == "start_turn" and form.get("reserves_listed"):
+        cmd["reserves"] = [
+            u[:64] for u in form.getlist("reserves") if isinstance(u, str) and u.strip()
+        ][:40]
     if cmd.get("type") == "ram":
         facing = str(form.get("facing") or "front")[:10]
         cmd["targets"] = [
