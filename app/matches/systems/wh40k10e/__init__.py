@@ -199,13 +199,17 @@ def _imported_snapshot(given: object, spec: ArmySpec) -> dict[str, Any]:
     try:
         from app.matches.schemas import SnapshotIn
 
-        # the options are the log's (MatchCreated); the 10e system's own (battle_forged) are
-        # not the snapshot schema's
+        # the options (as stored at creation) are checked by the 10e system's own model: the
+        # snapshot schema's does not know battle_forged
+        options = given.get("options")
         given = {k: v for k, v in given.items() if k != "options"}
         checked = SnapshotIn.model_validate(given).model_dump(exclude_unset=True)
         seat = Seat10e.A if spec.units[0].id.startswith("a") else Seat10e.B
         if armies.army_spec(checked, seat) != spec:
             return rebuilt
+        if options is not None:
+            model = _options_model().model_validate(options)
+            checked["options"] = model.model_dump(exclude_unset=True)
         return checked
     except (ValueError, KeyError, TypeError, EngineError):
         return rebuilt
