@@ -117,3 +117,46 @@ def test_the_pen_options_of_a_start_an_arrival_and_a_fight() -> None:
         "target_in_cover": True,
         "offensive_grenades": True,
     }
+
+
+def test_a_squad_deploys_inside_its_transport_and_embarks_in_the_movement_phase(
+    browser: Callable[[str], TestClient],
+) -> None:
+    alice, bob, match_id = create_pen_match(browser)
+    post_form(alice, match_id, "#form-end-step")
+    post_form(bob, match_id, "#form-end-step")
+    post_form(alice, match_id, "#form-roll-off", dice="2 5")  # Bob wins: Bob deploys first
+    post_form(bob, match_id, "#form-choose-first-B")
+    assert "form-embark-b1" not in forms(bob, match_id)  # no transport on the table yet
+    post_form(bob, match_id, "#form-deploy-b2")
+    page = page_of(bob, match_id)
+    select = page.css_first("#form-embark-b1 select[name=transport]")
+    assert [o.attributes["value"] for o in select.css("option")] == ["b2"]
+    assert "form-embark-b2" not in forms(bob, match_id)  # a vehicle boards nothing
+    page = post_form(bob, match_id, "#form-embark-b1")
+    assert page.css_first("#match-error") is None, page.css_first("#match-error").text()
+    assert "Escouade d'infanterie embarks." in page.css_first("#timeline li").text()
+    assert "embarked" in page.css_first("#unit-b1").text()
+
+
+def test_a_squad_embarks_in_the_movement_phase(browser: Callable[[str], TestClient]) -> None:
+    alice, bob, match_id = create_pen_match(browser)
+    post_form(alice, match_id, "#form-end-step")
+    post_form(bob, match_id, "#form-end-step")
+    post_form(alice, match_id, "#form-roll-off", dice="2 5")
+    post_form(bob, match_id, "#form-choose-first-B")
+    for unit in ("b2", "b1"):
+        post_form(bob, match_id, f"#form-deploy-{unit}")
+    post_form(bob, match_id, "#form-end-step")
+    for unit in ("a1", "a2"):
+        post_form(alice, match_id, f"#form-deploy-{unit}")
+    post_form(alice, match_id, "#form-end-step")
+    post_form(bob, match_id, "#form-start-turn", dice="1")
+    assert "form-embark-b1" in forms(bob, match_id)
+    assert "form-embark-a1" not in forms(alice, match_id)  # not Alice's turn, no transport
+    page = post_form(bob, match_id, "#form-embark-b1")
+    assert page.css_first("#match-error") is None, page.css_first("#match-error").text()
+    assert "Escouade d'infanterie embarks." in page.css_first("#timeline li").text()
+    # aboard: no embark form for it any more, and its card says so
+    assert "form-embark-b1" not in forms(bob, match_id)
+    assert "embarked" in page_of(bob, match_id).css_first("#unit-b1").text()

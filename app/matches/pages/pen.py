@@ -112,6 +112,17 @@ def names_of(game: Any) -> dict[str, str]:
     return out
 
 
+def transports_of(game: Any) -> set[str]:
+    """The squads of the battle's set-up that carry others (a capacity) [L290-L293]."""
+    state = getattr(game, "state", None)
+    return {
+        unit.id
+        for army in getattr(getattr(state, "setup", None), "armies", ()) or ()
+        for unit in army.units
+        if getattr(unit, "capacity", 0)
+    }
+
+
 def weapons_of(game: Any) -> dict[str, list[str]]:
     state = getattr(game, "state", None)
     out: dict[str, list[str]] = {}
@@ -161,6 +172,7 @@ class ActionForm:
     primary: bool = False
     reserves: list[tuple[str, str]] = field(default_factory=list)  # start_turn: squads to roll
     vehicle_target: bool = False  # fight: the enemy is a vehicle (its facing is asked)
+    transports: list[tuple[str, str]] = field(default_factory=list)  # embark: (id, name)
 
     @property
     def command_json(self) -> str:
@@ -204,6 +216,7 @@ def _label(kind: str, cmd: Mapping[str, Any], names: Mapping[str, str], me: str)
         "shoot": _("{unit} shoots").format(unit=unit),
         "end_activation": _("Done with {unit}").format(unit=unit),
         "disembark": _("{unit} disembarks").format(unit=unit),
+        "embark": _("{unit} embarks").format(unit=unit),
         "charge": _("{unit} charges").format(unit=unit),
         "fight": _("{unit} fights {target}").format(unit=unit, target=target),
         "consolidate": _("{unit} consolidates").format(unit=unit),
@@ -250,7 +263,32 @@ def action_forms(page: PageInput, names: Mapping[str, str]) -> list[ActionForm]:
             for u in units.values()
             if u["seat"] == me and u["place"] == "table"
         )
+    carriers = [
+        (u["id"], names.get(u["id"], u["id"]))
+        for u in units.values()
+        if u["id"] in transports_of(page.game) and u["seat"] == me and u["place"] == "table"
+    ]
     active = view.get("active_unit")
+    mine_on_foot = [
+        u
+        for u in units.values()
+        if u["seat"] == me and not u.get("hull_points") and u["id"] not in transports_of(page.game)
+    ]
+    if carriers and stage == "deploy" and "end_step" in kinds:  # deployed inside [L276]
+        extra.extend(
+            {"command": {"type": "embark", "unit": u["id"]}, "needs": ["transport"]}
+            for u in mine_on_foot
+            if u["place"] == "undeployed"
+        )
+    if carriers and stage == "battle" and phase == "movement" and view.get("active_seat") == me:
+        # at the start or the end of its move, once a turn [L277-L278]: the battle refuses
+        # what its rules forbid
+        extra.extend(
+            {"command": {"type": "embark", "unit": u["id"]}, "needs": ["transport"]}
+            for u in mine_on_foot
+            if u["place"] == "table"
+            and (active == u["id"] or (active is None and "locked" not in u.get("tokens", ())))
+        )
     if stage == "battle" and phase == "movement" and view.get("active_seat") == me and active:
         extra.append(
             {
@@ -285,6 +323,7 @@ def action_forms(page: PageInput, names: Mapping[str, str]) -> list[ActionForm]:
                 primary=kind in ("start_turn", "roll_off", "shoot", "fight"),
                 reserves=in_reserve if "reserves" in needs else [],
                 vehicle_target=bool(enemy.get("hull_points")),
+                transports=carriers if kind == "embark" else [],
             )
         )
     return out
@@ -300,7 +339,7 @@ def build_command(form: FormData, cmd: dict[str, Any]) -> dict[str, Any]:
         value = _number(form, name, 0, 240)
         if value is not None:
             cmd[name] = value
-    for name in ("speed", "target", "weapon", "facing", "edge"):
+    for name in ("speed", "target", "weapon", "facing", "edge", "transport"):
         text = form.get(name)
         if isinstance(text, str) and text.strip():
             cmd[name] = text.strip()[:120]
