@@ -20,12 +20,12 @@ our own. :func:`board_from_dict` reads one, :func:`assemble` places boards and t
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cached_property
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from app.engine.errors import ProfileError
 
@@ -43,6 +43,7 @@ __all__ = [
     "UnitClass",
     "assemble",
     "board_from_dict",
+    "boards_from_dict",
     "chebyshev",
     "load_sample_boards",
 ]
@@ -420,7 +421,194 @@ def _replace_squares(
     )
 
 
-# -- data -------------------------------------------------------------------------------------
+# -- reading data -----------------------------------------------------------------------------
+
+MAX_ID = 64
+MAX_LIST = 32  # abilities, weapons, slots, bands, tile counters, fielded tiles, objectives
+MAX_SQUARES = 3600
+MAX_NOTE = 2000  # characters of a free-text ``note``
+MAX_BOARDS = 32  # boards and terrain tiles in a boards file
+MAX_EDGES = 2 * MAX_BOARD_SIDE**2  # every edge of the largest board
+
+T = TypeVar("T")
+E = TypeVar("E", bound=StrEnum)
+
+
+class Reader:
+    """Collects every problem of a data file; each getter returns a usable default after
+    recording one, so a reader reports them all at once (docs/black-reach-data.md)."""
+
+    def __init__(self) -> None:
+        self.problems: list[ProfileError] = []
+
+    def fail(self, where: str, message: str) -> None:
+        self.problems.append(ProfileError(where, message))
+
+    def raise_if_any(self) -> None:
+        if self.problems:
+            raise ProfileError.collect(self.problems)
+
+    def obj(self, raw: Any, where: str, allowed: frozenset[str]) -> Mapping[str, Any]:
+        if not isinstance(raw, dict):
+            self.fail(where, "an object")
+            return {}
+        for extra in sorted(set(raw) - allowed):
+            self.fail(at(where, str(extra)), "unknown field")
+        return raw
+
+    def items(self, raw: Mapping[str, Any], name: str, where: str, most: int) -> list[Any]:
+        value = raw.get(name, [])
+        if not isinstance(value, list):
+            self.fail(at(where, name), "a list")
+            return []
+        if len(value) > most:
+            self.fail(at(where, name), f"at most {most} items")
+            return []
+        return value
+
+    def text(self, raw: Mapping[str, Any], name: str, where: str, *, most: int = MAX_ID) -> str:
+        value = raw.get(name)
+        if not isinstance(value, str) or not value.strip() or len(value) > most:
+            self.fail(at(where, name), f"a text of 1 to {most} characters")
+            return ""
+        return value
+
+    def note(self, raw: Mapping[str, Any], where: str) -> str | None:
+        """The optional free-text ``note``: a string of at most :data:`MAX_NOTE` characters."""
+        value = raw.get("note")
+        if value is None:
+            return None
+        if not isinstance(value, str) or len(value) > MAX_NOTE:
+            self.fail(at(where, "note"), f"a text of at most {MAX_NOTE} characters")
+            return None
+        return value
+
+    def integer(
+        self,
+        raw: Mapping[str, Any],
+        name: str,
+        where: str,
+        lo: int,
+        hi: int,
+        default: int | None = None,
+    ) -> int:
+        value = raw.get(name, default)
+        if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
+            self.fail(at(where, name), f"an integer from {lo} to {hi}")
+            return lo
+        return value
+
+    def flag(self, raw: Mapping[str, Any], name: str, where: str) -> bool:
+        value = raw.get(name, False)
+        if not isinstance(value, bool):
+            self.fail(at(where, name), "true or false")
+            return False
+        return value
+
+    def choice(
+        self,
+        raw: Mapping[str, Any],
+        name: str,
+        where: str,
+        kind: Callable[[str], T],
+        default: T | None = None,
+    ) -> T | None:
+        value = raw.get(name)
+        if value is None and default is not None:
+            return default
+        if isinstance(value, str):
+            try:
+                return kind(value)
+            except ValueError:
+                pass
+        members = getattr(kind, "__members__", {})
+        options = ", ".join(str(getattr(m, "value", m)) for m in members.values())
+        self.fail(at(where, name), f"one of {options}" if options else "a known value")
+        return None
+
+    def choices(self, raw: Mapping[str, Any], name: str, where: str, kind: type[E]) -> frozenset[E]:
+        """A list of values of the enum ``kind``, each bad one reported at its index."""
+        out: set[E] = set()
+        for i, item in enumerate(self.items(raw, name, where, MAX_LIST)):
+            try:
+                out.add(kind(item))
+            except (TypeError, ValueError):
+                options = ", ".join(m.value for m in kind)
+                self.fail(f"{at(where, name)}[{i}]", f"one of {options}")
+        return frozenset(out)
+
+    def bands(self, raw: Mapping[str, Any], name: str, where: str) -> frozenset[str]:
+        out: set[str] = set()
+        for i, band in enumerate(self.items(raw, name, where, MAX_LIST)):
+            if not isinstance(band, str) or not band or len(band) > MAX_ID:
+                self.fail(f"{at(where, name)}[{i}]", "a band colour name")
+            else:
+                out.add(band)
+        return frozenset(out)
+
+    def ids(self, raw: Mapping[str, Any], name: str, where: str) -> tuple[str, ...]:
+        out: list[str] = []
+        for i, item in enumerate(self.items(raw, name, where, MAX_LIST)):
+            if not isinstance(item, str) or not item or len(item) > MAX_ID:
+                self.fail(f"{at(where, name)}[{i}]", "an id")
+            else:
+                out.append(item)
+        return tuple(out)
+
+    def squares(self, raw: Any, where: str) -> frozenset[Square]:
+        """Squares as ``[x, y]`` pairs or ``{"from": [x, y], "to": [x, y]}`` rectangles."""
+        if not isinstance(raw, list) or len(raw) > MAX_SQUARES:
+            self.fail(where, f"a list of at most {MAX_SQUARES} [x, y] pairs or rectangles")
+            return frozenset()
+        out: set[Square] = set()
+        for i, item in enumerate(raw):
+            here = f"{where}[{i}]"
+            if isinstance(item, dict):
+                rect = self.obj(item, here, frozenset({"from", "to"}))
+                a, b = (
+                    self.pair(rect.get("from"), f"{here}.from"),
+                    self.pair(rect.get("to"), f"{here}.to"),
+                )
+                if a is None or b is None:
+                    continue
+                xs, ys = sorted((a[0], b[0])), sorted((a[1], b[1]))
+                if (xs[1] - xs[0] + 1) * (ys[1] - ys[0] + 1) > MAX_SQUARES:
+                    self.fail(here, f"at most {MAX_SQUARES} squares")
+                    continue
+                out |= {
+                    Square(x, y) for x in range(xs[0], xs[1] + 1) for y in range(ys[0], ys[1] + 1)
+                }
+            else:
+                p = self.pair(item, here)
+                if p is not None:
+                    out.add(Square(*p))
+        return frozenset(out)
+
+    def pairs(self, raw: Any, where: str, most: int) -> list[tuple[int, int]]:
+        """A list of ``[x, y]`` pairs, each bad one reported at its index."""
+        if not isinstance(raw, list) or len(raw) > most:
+            self.fail(where, f"a list of at most {most} [x, y] pairs")
+            return []
+        return [p for i, item in enumerate(raw) if (p := self.pair(item, f"{where}[{i}]"))]
+
+    def pair(self, raw: Any, where: str) -> tuple[int, int] | None:
+        ok = (
+            isinstance(raw, list)
+            and len(raw) == 2
+            and all(
+                isinstance(v, int) and not isinstance(v, bool) and -999 <= v <= 999 for v in raw
+            )
+        )
+        if not ok:
+            self.fail(where, "an [x, y] pair of integers")
+            return None
+        return raw[0], raw[1]
+
+
+def at(where: str, name: str) -> str:
+    """The path of field ``name`` inside ``where`` (``""`` is the top of the file)."""
+    return f"{where}.{name}" if where else name
+
 
 _ELEMENT_FIELDS = frozenset(
     {
@@ -442,145 +630,153 @@ _EDGE_FIELDS = frozenset(
     {"id", "kind", "edges", "blocks_los", "reduces_los", "barricade", "impassable"}
 )
 _BOARD_FIELDS = frozenset({"name", "width", "height", "elements", "edges", "sample", "note"})
+_BOARDS_FILE = frozenset({"note", "sample", "boards"})
 
 
-def _pairs(raw: Any, where: str) -> list[tuple[int, int]]:
-    if not isinstance(raw, list) or len(raw) > MAX_BOARD_SIDE**2:
-        raise ProfileError(where, "a list of [x, y] pairs")
-    out: list[tuple[int, int]] = []
-    for i, item in enumerate(raw):
-        ok = (
-            isinstance(item, list)
-            and len(item) == 2
-            and all(isinstance(v, int) and not isinstance(v, bool) for v in item)
-        )
-        if not ok:
-            raise ProfileError(f"{where}[{i}]", "an [x, y] pair of integers")
-        out.append((item[0], item[1]))
-    return out
-
-
-def _int(raw: Mapping[str, Any], name: str, where: str, lo: int, hi: int, default: int) -> int:
-    value = raw.get(name, default)
-    if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
-        raise ProfileError(f"{where}.{name}", f"an integer from {lo} to {hi}")
-    return value
-
-
-def _bool(raw: Mapping[str, Any], name: str, where: str) -> bool:
-    value = raw.get(name, False)
-    if not isinstance(value, bool):
-        raise ProfileError(f"{where}.{name}", "true or false")
-    return value
-
-
-def _unknown(raw: Mapping[str, Any], allowed: frozenset[str], where: str) -> None:
-    extra = sorted(set(raw) - allowed)
-    if extra:
-        raise ProfileError(f"{where}.{extra[0]}", "unknown field")
-
-
-def _element(raw: Any, where: str, squares: frozenset[Square]) -> TerrainElement:
+def _element(
+    r: Reader, raw: Any, where: str, squares: frozenset[Square] | None
+) -> TerrainElement | None:
     if not isinstance(raw, dict):
-        raise ProfileError(where, "an object")
-    _unknown(raw, _ELEMENT_FIELDS, where)
-    ident = raw.get("id")
-    if not isinstance(ident, str) or not ident:
-        raise ProfileError(f"{where}.id", "a name")
-    cells = frozenset(Square(x, y) for x, y in _pairs(raw.get("squares", []), f"{where}.squares"))
-    if not cells or not cells <= squares:
-        raise ProfileError(f"{where}.squares", "at least one square, all on the board")
-    try:
-        colours = frozenset(DefenceColour(c) for c in raw.get("defence_colours", []))
-        forbidden = frozenset(UnitClass(c) for c in raw.get("forbidden_to", []))
-    except (TypeError, ValueError) as exc:
-        raise ProfileError(where, "unknown colour or unit class") from exc
-    structure = raw.get("structure")
-    if structure is not None:
-        structure = _int(raw, "structure", where, 1, 20, 1)
-    return TerrainElement(
+        r.fail(where, "an object")
+        return None
+    obj = r.obj(raw, where, _ELEMENT_FIELDS)
+    ident = r.text(obj, "id", where)
+    cells = frozenset(
+        Square(x, y) for x, y in r.pairs(obj.get("squares", []), f"{where}.squares", MAX_SQUARES)
+    )
+    if not cells or (squares is not None and not cells <= squares):
+        r.fail(f"{where}.squares", "at least one square, all on the board")
+    intercases = frozenset(
+        Intercase(x, y)
+        for x, y in r.pairs(obj.get("intercases", []), f"{where}.intercases", MAX_SQUARES)
+    )
+    structure = None
+    if obj.get("structure") is not None:
+        structure = r.integer(obj, "structure", where, 1, 20)
+    element = TerrainElement(
         id=ident,
         squares=cells,
-        intercases=frozenset(
-            Intercase(x, y) for x, y in _pairs(raw.get("intercases", []), f"{where}.intercases")
-        ),
-        defence_bonus=_int(raw, "defence_bonus", where, 0, 10, 0),
-        defence_colours=colours,
-        blocks_los=_bool(raw, "blocks_los", where),
-        reduces_los=_int(raw, "reduces_los", where, 0, 10, 0),
-        difficult=_bool(raw, "difficult", where),
-        impassable=_bool(raw, "impassable", where),
-        forbidden_to=forbidden,
-        barricade=_int(raw, "barricade", where, 0, 10, 0),
+        intercases=intercases,
+        defence_bonus=r.integer(obj, "defence_bonus", where, 0, 10, 0),
+        defence_colours=r.choices(obj, "defence_colours", where, DefenceColour),
+        blocks_los=r.flag(obj, "blocks_los", where),
+        reduces_los=r.integer(obj, "reduces_los", where, 0, 10, 0),
+        difficult=r.flag(obj, "difficult", where),
+        impassable=r.flag(obj, "impassable", where),
+        forbidden_to=r.choices(obj, "forbidden_to", where, UnitClass),
+        barricade=r.integer(obj, "barricade", where, 0, 10, 0),
         structure=structure,
     )
+    return element if ident and cells else None
 
 
-def _edge_element(raw: Any, where: str, squares: frozenset[Square]) -> EdgeElement:
+def _edge_element(
+    r: Reader, raw: Any, where: str, squares: frozenset[Square] | None
+) -> EdgeElement | None:
     if not isinstance(raw, dict):
-        raise ProfileError(where, "an object")
-    _unknown(raw, _EDGE_FIELDS, where)
-    ident = raw.get("id")
-    if not isinstance(ident, str) or not ident:
-        raise ProfileError(f"{where}.id", "a name")
-    try:
-        kind = EdgeKind(str(raw.get("kind")))
-    except ValueError as exc:
-        raise ProfileError(f"{where}.kind", "wall, elevation_line or barricade") from exc
+        r.fail(where, "an object")
+        return None
+    obj = r.obj(raw, where, _EDGE_FIELDS)
+    ident = r.text(obj, "id", where)
+    kind = r.choice(obj, "kind", where, EdgeKind)
     edges: set[Edge] = set()
-    items = raw.get("edges", [])
-    if not isinstance(items, list) or not items:
-        raise ProfileError(f"{where}.edges", "a list of [[x, y], [x, y]] square pairs")
-    for i, pair in enumerate(items):
-        cells = _pairs(pair, f"{where}.edges[{i}]")
-        try:
-            p, q = (Square(x, y) for x, y in cells)
-            edge = Edge.between(p, q)
-        except ValueError as exc:
-            raise ProfileError(f"{where}.edges[{i}]", "two orthogonally adjacent squares") from exc
-        if edge.a not in squares or edge.b not in squares:
-            raise ProfileError(f"{where}.edges[{i}]", "both squares on the board")
+    items = obj.get("edges", [])
+    if not isinstance(items, list) or not items or len(items) > MAX_EDGES:
+        r.fail(f"{where}.edges", f"a list of 1 to {MAX_EDGES} [[x, y], [x, y]] square pairs")
+        items = []
+    for i, item in enumerate(items):
+        here = f"{where}.edges[{i}]"
+        before = len(r.problems)
+        cells = r.pairs(item, here, 2)
+        (ax, ay), (bx, by) = cells if len(cells) == 2 else ((0, 0), (0, 0))
+        if abs(ax - bx) + abs(ay - by) != 1:
+            if len(r.problems) == before:  # not already reported as a bad pair
+                r.fail(here, "two orthogonally adjacent squares")
+            continue
+        edge = Edge.between(Square(*cells[0]), Square(*cells[1]))
+        if squares is not None and (edge.a not in squares or edge.b not in squares):
+            r.fail(here, "both squares on the board")
         edges.add(edge)
-    return EdgeElement(
+    element = EdgeElement(
         id=ident,
-        kind=kind,
+        kind=kind or EdgeKind.WALL,
         edges=frozenset(edges),
-        blocks_los=_bool(raw, "blocks_los", where),
-        reduces_los=_int(raw, "reduces_los", where, 0, 10, 0),
-        barricade=_int(raw, "barricade", where, 0, 10, 0),
-        impassable=_bool(raw, "impassable", where),
+        blocks_los=r.flag(obj, "blocks_los", where),
+        reduces_los=r.integer(obj, "reduces_los", where, 0, 10, 0),
+        barricade=r.integer(obj, "barricade", where, 0, 10, 0),
+        impassable=r.flag(obj, "impassable", where),
     )
+    return element if ident and kind and edges else None
 
 
-def board_from_dict(raw: Mapping[str, Any]) -> Board:
-    """A board (or terrain tile) from plain JSON-like values; a bad field raises
-    :class:`ProfileError` naming it."""
-    _unknown(raw, _BOARD_FIELDS, "board")
-    name = raw.get("name")
-    if not isinstance(name, str) or not name:
-        raise ProfileError("board.name", "a name")
-    width = _int(raw, "width", "board", 1, MAX_BOARD_SIDE, 0)
-    height = _int(raw, "height", "board", 1, MAX_BOARD_SIDE, 0)
-    squares = frozenset(Square(x, y) for x in range(width) for y in range(height))
-    elements = raw.get("elements", [])
-    edges = raw.get("edges", [])
-    if not isinstance(elements, list) or not isinstance(edges, list):
-        raise ProfileError("board", "elements and edges are lists")
+def _board(r: Reader, raw: Any, where: str) -> Board | None:
+    if not isinstance(raw, dict):
+        r.fail(where, "an object")
+        return None
+    obj = r.obj(raw, where, _BOARD_FIELDS)
+    name = r.text(obj, "name", where, most=120)
+    problems = len(r.problems)
+    width = r.integer(obj, "width", where, 1, MAX_BOARD_SIDE)
+    height = r.integer(obj, "height", where, 1, MAX_BOARD_SIDE)
+    # a board of unknown size: its elements are read, but not checked against its squares
+    squares = (
+        frozenset(Square(x, y) for x in range(width) for y in range(height))
+        if len(r.problems) == problems
+        else None
+    )
+    elements = [
+        e
+        for i, item in enumerate(r.items(obj, "elements", where, MAX_SQUARES))
+        if (e := _element(r, item, f"{where}.elements[{i}]", squares)) is not None
+    ]
+    edge_elements = [
+        ee
+        for i, item in enumerate(r.items(obj, "edges", where, MAX_SQUARES))
+        if (ee := _edge_element(r, item, f"{where}.edges[{i}]", squares)) is not None
+    ]
+    r.note(obj, where)
+    sample = r.flag(obj, "sample", where)
+    if not name or squares is None:
+        return None
     return Board(
         name=name,
         squares=squares,
-        elements=tuple(
-            _element(e, f"board.elements[{i}]", squares) for i, e in enumerate(elements)
-        ),
-        edge_elements=tuple(
-            _edge_element(e, f"board.edges[{i}]", squares) for i, e in enumerate(edges)
-        ),
-        sample=_bool(raw, "sample", "board"),
+        elements=tuple(elements),
+        edge_elements=tuple(edge_elements),
+        sample=sample,
     )
+
+
+def board_from_dict(raw: Any) -> Board:
+    """A board (or terrain tile) from plain JSON-like values; raises one
+    :class:`ProfileError` listing every problem, each located under ``board``."""
+    r = Reader()
+    board = _board(r, raw, "board")
+    r.raise_if_any()
+    assert board is not None
+    return board
+
+
+def boards_from_dict(raw: Any) -> dict[str, Board]:
+    """A boards file (``{"note", "sample", "boards": [...]}``), by name; raises one
+    :class:`ProfileError` listing every problem, each located (``boards[1].width``)."""
+    r = Reader()
+    obj = r.obj(raw, "", _BOARDS_FILE)
+    r.note(obj, "")
+    r.flag(obj, "sample", "")
+    out: dict[str, Board] = {}
+    for i, item in enumerate(r.items(obj, "boards", "", MAX_BOARDS)):
+        where = f"boards[{i}]"
+        board = _board(r, item, where)
+        if board is None:
+            continue
+        if board.name in out:
+            r.fail(f"{where}.name", f"{board.name!r} is used twice")
+        out[board.name] = board
+    r.raise_if_any()
+    return out
 
 
 def load_sample_boards(path: Path | None = None) -> dict[str, Board]:
     """Our own sample boards and tiles (``data/black_reach/boards.json``), by name."""
-    raw = json.loads((path or DATA_DIR / "boards.json").read_text(encoding="utf-8"))
-    boards = [board_from_dict(b) for b in raw["boards"]]
-    return {b.name: b for b in boards}
+    return boards_from_dict(json.loads((path or DATA_DIR / "boards.json").read_text("utf-8")))

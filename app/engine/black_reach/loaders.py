@@ -13,18 +13,20 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from app.engine.black_reach.armies import Army, Catalogue, Fielded, Filled, validate_army
 from app.engine.black_reach.board import (
     DATA_DIR,
+    MAX_LIST,
     Board,
     Placed,
-    Square,
     UnitClass,
     assemble,
     load_sample_boards,
 )
+from app.engine.black_reach.board import Reader as _Reader
+from app.engine.black_reach.board import at as _at
 from app.engine.black_reach.forces import (
     Ability,
     AbilityRef,
@@ -68,161 +70,10 @@ SCENARIO_FORMAT = "auspex-black-reach-scenario/1"
 MAX_JSON_BYTES = 512 * 1024
 MAX_ITEMS = 200  # counters, tiles or options in a catalogue
 MAX_FACES = 4
-MAX_LIST = 32  # abilities, weapons, slots, bands, tile counters, fielded tiles, objectives
-MAX_SQUARES = 3600
-MAX_ID = 64
 MAX_NAME = 120
 MAX_TURNS = 30
 MAX_HAND = 12
 MAX_POINTS = 10_000
-
-T = TypeVar("T")
-
-
-class _Reader:
-    """Collects every problem; each getter returns a usable default after recording one."""
-
-    def __init__(self) -> None:
-        self.problems: list[ProfileError] = []
-
-    def fail(self, where: str, message: str) -> None:
-        self.problems.append(ProfileError(where, message))
-
-    def raise_if_any(self) -> None:
-        if self.problems:
-            raise ProfileError.collect(self.problems)
-
-    def obj(self, raw: Any, where: str, allowed: frozenset[str]) -> Mapping[str, Any]:
-        if not isinstance(raw, dict):
-            self.fail(where, "an object")
-            return {}
-        for extra in sorted(set(raw) - allowed):
-            self.fail(_at(where, str(extra)), "unknown field")
-        return raw
-
-    def items(self, raw: Mapping[str, Any], name: str, where: str, most: int) -> list[Any]:
-        value = raw.get(name, [])
-        if not isinstance(value, list):
-            self.fail(_at(where, name), "a list")
-            return []
-        if len(value) > most:
-            self.fail(_at(where, name), f"at most {most} items")
-            return []
-        return value
-
-    def text(self, raw: Mapping[str, Any], name: str, where: str, *, most: int = MAX_ID) -> str:
-        value = raw.get(name)
-        if not isinstance(value, str) or not value.strip() or len(value) > most:
-            self.fail(_at(where, name), f"a text of 1 to {most} characters")
-            return ""
-        return value
-
-    def integer(
-        self,
-        raw: Mapping[str, Any],
-        name: str,
-        where: str,
-        lo: int,
-        hi: int,
-        default: int | None = None,
-    ) -> int:
-        value = raw.get(name, default)
-        if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
-            self.fail(_at(where, name), f"an integer from {lo} to {hi}")
-            return lo
-        return value
-
-    def flag(self, raw: Mapping[str, Any], name: str, where: str) -> bool:
-        value = raw.get(name, False)
-        if not isinstance(value, bool):
-            self.fail(_at(where, name), "true or false")
-            return False
-        return value
-
-    def choice(
-        self,
-        raw: Mapping[str, Any],
-        name: str,
-        where: str,
-        kind: Callable[[str], T],
-        default: T | None = None,
-    ) -> T | None:
-        value = raw.get(name)
-        if value is None and default is not None:
-            return default
-        if isinstance(value, str):
-            try:
-                return kind(value)
-            except ValueError:
-                pass
-        members = getattr(kind, "__members__", {})
-        options = ", ".join(str(getattr(m, "value", m)) for m in members.values())
-        self.fail(_at(where, name), f"one of {options}" if options else "a known value")
-        return None
-
-    def bands(self, raw: Mapping[str, Any], name: str, where: str) -> frozenset[str]:
-        out: set[str] = set()
-        for i, band in enumerate(self.items(raw, name, where, MAX_LIST)):
-            if not isinstance(band, str) or not band or len(band) > MAX_ID:
-                self.fail(f"{_at(where, name)}[{i}]", "a band colour name")
-            else:
-                out.add(band)
-        return frozenset(out)
-
-    def ids(self, raw: Mapping[str, Any], name: str, where: str) -> tuple[str, ...]:
-        out: list[str] = []
-        for i, item in enumerate(self.items(raw, name, where, MAX_LIST)):
-            if not isinstance(item, str) or not item or len(item) > MAX_ID:
-                self.fail(f"{_at(where, name)}[{i}]", "an id")
-            else:
-                out.append(item)
-        return tuple(out)
-
-    def squares(self, raw: Any, where: str) -> frozenset[Square]:
-        """Squares as ``[x, y]`` pairs or ``{"from": [x, y], "to": [x, y]}`` rectangles."""
-        if not isinstance(raw, list) or len(raw) > MAX_SQUARES:
-            self.fail(where, f"a list of at most {MAX_SQUARES} [x, y] pairs or rectangles")
-            return frozenset()
-        out: set[Square] = set()
-        for i, item in enumerate(raw):
-            at = f"{where}[{i}]"
-            if isinstance(item, dict):
-                rect = self.obj(item, at, frozenset({"from", "to"}))
-                a, b = (
-                    self.pair(rect.get("from"), f"{at}.from"),
-                    self.pair(rect.get("to"), f"{at}.to"),
-                )
-                if a is None or b is None:
-                    continue
-                xs, ys = sorted((a[0], b[0])), sorted((a[1], b[1]))
-                if (xs[1] - xs[0] + 1) * (ys[1] - ys[0] + 1) > MAX_SQUARES:
-                    self.fail(at, f"at most {MAX_SQUARES} squares")
-                    continue
-                out |= {
-                    Square(x, y) for x in range(xs[0], xs[1] + 1) for y in range(ys[0], ys[1] + 1)
-                }
-            else:
-                p = self.pair(item, at)
-                if p is not None:
-                    out.add(Square(*p))
-        return frozenset(out)
-
-    def pair(self, raw: Any, where: str) -> tuple[int, int] | None:
-        ok = (
-            isinstance(raw, list)
-            and len(raw) == 2
-            and all(
-                isinstance(v, int) and not isinstance(v, bool) and -999 <= v <= 999 for v in raw
-            )
-        )
-        if not ok:
-            self.fail(where, "an [x, y] pair of integers")
-            return None
-        return raw[0], raw[1]
-
-
-def _at(where: str, name: str) -> str:
-    return f"{where}.{name}" if where else name
 
 
 def parse_json(text: str | bytes) -> Any:
@@ -542,7 +393,10 @@ def catalogue_from_dict(raw: Any) -> Catalogue:
     obj = r.obj(raw, "", frozenset({"format", "sample", "note", "counters", "tiles", "options"}))
     if obj.get("format") != CATALOGUE_FORMAT:
         r.fail("format", f"{CATALOGUE_FORMAT!r}")
+    r.note(obj, "")
     built: dict[str, dict[str, Any]] = {"counters": {}, "tiles": {}, "options": {}}
+    # every item read, with its index in its list (an id used twice keeps both)
+    read_at: dict[str, list[tuple[int, Any]]] = {"counters": [], "tiles": [], "options": []}
     readers: dict[str, Callable[[_Reader, Any, str], Any]] = {
         "counters": _counter,
         "tiles": _tile,
@@ -556,17 +410,16 @@ def catalogue_from_dict(raw: Any) -> Catalogue:
             if value.id in built[part]:
                 r.fail(f"{part}[{i}].id", f"{value.id!r} is used twice")
             built[part][value.id] = value
+            read_at[part].append((i, value))
     counters, tiles, options = built["counters"], built["tiles"], built["options"]
-    for i, tile in enumerate(tiles.values()):
-        for j, cid in enumerate(tile.counters):
-            if cid not in counters:
-                r.fail(f"tiles[{i}].counters[{j}]", f"no counter {cid!r}")
-    for i, option in enumerate(options.values()):
-        for j, cid in enumerate(option.counters):
-            if cid not in counters:
-                r.fail(f"options[{i}].counters[{j}]", f"no counter {cid!r}")
+    for part in ("tiles", "options"):
+        for i, holder in read_at[part]:
+            for j, cid in enumerate(holder.counters):
+                if cid not in counters:
+                    r.fail(f"{part}[{i}].counters[{j}]", f"no counter {cid!r}")
+    sample = r.flag(obj, "sample", "")
     r.raise_if_any()
-    return Catalogue(counters, tiles, options, sample=r.flag(obj, "sample", ""))
+    return Catalogue(counters, tiles, options, sample=sample)
 
 
 # -- armies -----------------------------------------------------------------------------------
@@ -662,6 +515,7 @@ def scenario_from_dict(raw: Any, catalogue: Catalogue, boards: Mapping[str, Boar
     obj = r.obj(raw, "", _SCENARIO)
     if obj.get("format") != SCENARIO_FORMAT:
         r.fail("format", f"{SCENARIO_FORMAT!r}")
+    r.note(obj, "")
     ident = r.text(obj, "id", "")
     name = r.text(obj, "name", "", most=MAX_NAME)
     turns = r.integer(obj, "turns", "", 1, MAX_TURNS)
