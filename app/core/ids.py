@@ -93,6 +93,10 @@ async def path_ids_in_range(request: Request) -> None:
     route = request.scope.get("route")
     ints = _int_path_params(route) if isinstance(route, APIRoute) else frozenset()
     for name, value in request.path_params.items():
+        if isinstance(value, int):  # a route's ``{name:int}`` converter read it already
+            if not 0 <= value <= MAX_ID:
+                raise NotFound("There is nothing with this id.")
+            continue
         if not isinstance(value, str):
             continue
         if name in ints:
