@@ -23,6 +23,19 @@ from app.core import security
 from app.matches import events, reads, spectate
 from app.matches.models import Match
 from tests.matches.conftest import Game, finish_turn, setup_battle, wipe_out_b
+from tests.matches.test_black_reach_match import (  # noqa: F401
+    BOLTER,
+    BOYZ1,
+    BOYZ2,
+    NOB,
+    SERGEANT,
+    SHOOTAS,
+    TACTICAL,
+    br_game,
+)
+from tests.matches.test_black_reach_match import deploy as br_deploy
+from tests.matches.test_black_reach_match import live as br_live
+from tests.matches.test_black_reach_match import path as br_path
 from tests.matches.test_dynamics_match import dyn_game, live, place  # noqa: F401
 from tests.matches.test_events import parse
 from tests.matches.test_pen_match import PenGame, pen_game, set_up  # noqa: F401
@@ -506,3 +519,59 @@ def test_an_idle_stream_sends_keepalives_and_ends_on_time() -> None:
     woken = [c for c in chunks if "version" in c and '"version":2' in c]
     assert len(woken) == 1
     assert woken[0].startswith(events.sse("entry", {"seq": 2}, id=2))
+
+
+def test_a_spectator_never_sees_a_face_down_black_reach_token(
+    br_game: Callable[..., PenGame],  # noqa: F811
+    client: TestClient,
+) -> None:
+    g = br_game()
+    token = enable(g.a.client, g.match_id)["token"]
+    br_deploy(g)
+    g.b.send(
+        {
+            "type": "place_orders",
+            "orders": [
+                {"unit": u, "number": n}
+                for n, u in enumerate((BOYZ1, BOYZ2, NOB, SHOOTAS), start=1)
+            ],
+        }
+    )
+    g.a.send(
+        {
+            "type": "place_orders",
+            "orders": [
+                {"unit": u, "number": n} for n, u in enumerate((BOLTER, TACTICAL, SERGEANT), 1)
+            ],
+        }
+    )
+
+    def assert_hidden() -> str:
+        state = br_live(g.match_id).state
+        assert state.turn is not None
+        material = spectator_material(client, token)
+        seen = json.dumps(material)
+        units = {u["id"]: u for u in json.loads(material["json"])["view"]["units"]}
+        hidden = 0
+        for side in ("orks", "ultramarines"):
+            for o in state.secret[side].values():
+                if o.unit in state.turn.revealed[side]:
+                    continue
+                hidden += 1
+                assert o.nonce not in seen, o.unit
+                assert units[o.unit]["token"] is None, o.unit
+                assert units[o.unit]["face_down_token"] is True, o.unit
+        assert hidden
+        return seen
+
+    assert_hidden()
+    # the owner sees its own token; the spectator, seat A's view: neither sees B's
+    assert {u["id"]: u for u in g.b.view()["units"]}[BOYZ1]["token"] is not None
+    g.b.send({"type": "move", "unit": BOYZ1, "path": br_path((4, 9), (4, 8), (4, 7), (4, 6))})
+    assert_hidden()
+    played = br_live(g.match_id).state
+    assert played.turn is not None
+    assert BOYZ1 in played.turn.revealed["orks"]
+    # played, the token is revealed: the spectator now sees it where it saw nothing before
+    units = {u["id"]: u for u in client.get(f"/api/v1/spectate/{token}").json()["view"]["units"]}
+    assert units[BOYZ1]["token"] == {"kind": "numbered", "number": 1}
