@@ -12,6 +12,7 @@ scenarios by :data:`MAX_SCENARIOS`.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -103,6 +104,21 @@ def size_problem(value: Any, where: str) -> Problem | None:
     return None
 
 
+def not_finite(value: Any) -> bool:
+    """Whether a number is NaN or infinite anywhere in ``value`` (Python's JSON reader accepts
+    ``NaN`` and ``Infinity``; they are not JSON and Postgres refuses them)."""
+    stack: list[Any] = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, float) and not math.isfinite(node):
+            return True
+        if isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return False
+
+
 def too_deep(value: Any, most: int = MAX_DEPTH) -> bool:
     """Whether lists and objects nest deeper than ``most`` levels (walked without recursion)."""
     stack: list[tuple[Any, int]] = [(value, 1)]
@@ -179,6 +195,8 @@ def check(docs: Documents) -> Checked:
         value = getattr(docs, name)
         if too_deep(value):
             problems.append(Problem(name, f"lists and objects nested at most {MAX_DEPTH} deep"))
+        elif not_finite(value):
+            problems.append(Problem(name, "numbers only: NaN and Infinity are not JSON"))
         elif (too_big := size_problem(value, name)) is not None:
             problems.append(too_big)
     if problems:

@@ -24,6 +24,7 @@ from app.blackreach.exceptions import InvalidContent, StaleContent
 from app.blackreach.schemas import ContentCreate, ContentUpdate
 from app.core.deps import DbSession
 from app.core.i18n import DEFAULT_LOCALE, current_locale, lazy
+from app.core.ids import MAX_ID, parse_int
 from app.engine.black_reach.loaders import MAX_JSON_BYTES
 from app.web.forms import field_errors
 from app.web.nav import NavItem, add_nav
@@ -241,8 +242,8 @@ def set_page(
 
 
 def _version(form: forms.FormData) -> int:
-    raw = form.text("version")
-    return int(raw) if raw.isdigit() and len(raw) <= 9 else 0
+    """The version the form was made on; anything else (a "²" too) is 0: the stale page."""
+    return parse_int(form.text("version"), 1, MAX_ID) or 0
 
 
 def _save(

@@ -277,3 +277,13 @@ def test_a_body_nested_too_deeply_is_no_server_error(user_client: Make) -> None:
     body = '{"name": "Deep", "forces": {"note": ' + "[" * 50_000 + "]" * 50_000 + "}}"
     r = alice.post(BASE, content=body, headers={"Content-Type": "application/json"})
     assert 400 <= r.status_code < 500, r.status_code
+
+
+@pytest.mark.parametrize("number", ["NaN", "Infinity", "-Infinity"])
+def test_nan_and_infinity_are_refused_with_a_path(user_client: Make, number: str) -> None:
+    """Python's JSON reader accepts them; they are not JSON and Postgres refuses them."""
+    alice = user_client("Alice")
+    body = '{"name": "n", "boards": {"boards": [], "note": ' + number + "}}"
+    r = alice.post(BASE, content=body, headers={"Content-Type": "application/json"})
+    assert r.status_code == 422, r.text
+    assert "boards" in r.text

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 
 from tests.support.web import csrf, html, register
@@ -387,3 +388,17 @@ def test_a_stored_set_the_engine_no_longer_accepts_shows_its_problems(app: Any, 
     page = html(alice.get(path))
     listed = [li.css_first("code").text() for li in page.css("#stored-problems li")]
     assert listed == ["forces.counters[0].faces[0].dv"]
+
+
+@pytest.mark.parametrize("version", ["²", "-1", "1e3", ""])
+def test_an_odd_version_is_a_stale_page_not_a_server_error(app: Any, version: str) -> None:
+    """``"²".isdigit()`` is true but ``int("²")`` fails: every save form reads its version
+    with ``parse_int`` and anything else is the 409 page."""
+    alice = _browser(app)
+    path = _copy_sample(alice)
+    token = _token(alice, path)
+    data = {"csrf_token": token, "version": _version(alice, path), "name": "First"}
+    assert alice.post(f"{path}/name", data=data, follow_redirects=False).status_code == 303
+    r = alice.post(f"{path}/name", data={"csrf_token": token, "version": version, "name": "X"})
+    assert r.status_code == 409
+    assert html(r).css_first("#set-name").text() == "First"
