@@ -93,10 +93,9 @@ def test_the_same_seed_gives_the_same_dice() -> None:
     assert first.extra == again.extra
 
 
-def test_registered_with_combat_but_not_match_yet() -> None:
+def test_registered_with_combat_and_match() -> None:
     systems.load_all()
     system = registry.get(SYSTEM_ID)
-    assert system.capabilities == ("combat.analyze", "combat.resolve")
-    assert not system.has("match")  # comes with the neutral match layer (issue 16, step 3)
+    assert system.capabilities == ("combat.analyze", "combat.resolve", "match")
     assert system.analyze_combat is not None
     assert system.resolve_combat is not None
