@@ -3,9 +3,12 @@
 At creation a match may name the league game it plays (``league_game_id``); a player who
 forgot can link it later, from the match page or ``PUT /api/v1/matches/{id}/league-game``,
 with the same checks: a league game is played between two registered players, both of them
-registered in that game, the game not settled and not tracked by another unfinished match.
-Only the match's players may do it, and only until the battle is over (the result is then
-reported to the game linked, see ``service``). ``null`` unlinks it.
+registered in that game, under the match's rule system, the game not settled and not tracked by
+another unfinished match. Only the match's players may do it, and only until the battle
+begins: once the first battle round is under way neither player may link, relink or unlink it
+alone (a player who is losing could otherwise take the match off its league game; ruling 44 of
+docs/rulings/wh40k10e-battle.md). The match row and the league game's row are locked while it
+is checked, so two matches cannot both claim one game. ``null`` unlinks it.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from app.matches.exceptions import LeagueGameUnusable
 from app.matches.models import Match, MatchStatus, OpponentKind
 
 __all__ = [
+    "BattleBegun",
     "LeagueGameOption",
     "LeagueLink",
     "LeagueLinkIn",
@@ -43,6 +47,16 @@ ENDED = frozenset({MatchStatus.ENDED, MatchStatus.CONFIRMED})
 
 class MatchOver(Conflict):
     code, title = "match-over", lazy("The battle is over: its league game can no longer change")
+
+
+class BattleBegun(Conflict):
+    code, title = (
+        "battle-begun",
+        lazy("The battle has begun: its league game can no longer change"),
+    )
+
+
+OPEN_FOR_LINKS = frozenset({MatchStatus.OPEN, MatchStatus.SETUP})
 
 
 class LeagueLinkIn(BaseModel):
@@ -64,13 +78,17 @@ def link_league_game(
     db: Session, match_id: int, caller: service.Caller, game_id: int | None
 ) -> LeagueLink:
     """Link match ``match_id`` to league game ``game_id`` (or unlink it with ``None``) for one
-    of its players; 404 for anyone else, 409 once the battle is over, 422 for a game this
-    match cannot play."""
+    of its players; 404 for anyone else, 409 once the battle has begun or is over, 422 for a
+    game this match cannot play."""
     match, _seat = service.get_for(db, match_id, caller)
     if caller.user_id is None or match.opponent_kind == OpponentKind.GUEST:
         raise LeagueGameUnusable("A league game is played between two registered players.")
+    db.execute(select(Match.id).where(Match.id == match.id).with_for_update())
+    db.refresh(match)
     if MatchStatus(match.status) in ENDED:
         raise MatchOver()
+    if MatchStatus(match.status) not in OPEN_FOR_LINKS:
+        raise BattleBegun()
     if game_id is not None and game_id != match.league_game_id:
         _check(db, match, game_id)
     match.league_game_id = game_id
@@ -81,7 +99,20 @@ def link_league_game(
 def _check(db: Session, match: Match, game_id: int) -> None:
     """What creating and joining check (the service's own check, for each player already in
     the match: the game exists, is not settled, and both play it), and that no other
-    unfinished match tracks the game."""
+    unfinished match tracks the game, and that the game's league plays the match's rule system."""
+    from app.leagues.models import Game, League
+
+    league_system = db.scalar(
+        select(League.rule_system)
+        .join(Game, Game.league_id == League.id)
+        .where(Game.id == game_id)
+        .with_for_update(of=Game)
+    )
+    if league_system is not None and league_system != match.rule_system:
+        raise LeagueGameUnusable(
+            f"League game {game_id} is played under {league_system}; this match is "
+            f"{match.rule_system}."
+        )
     players = [pid for pid in (match.player_a_id, match.player_b_id) if pid is not None]
     for pid in players:
         user = db.get(User, pid)
@@ -124,7 +155,11 @@ def offered(db: Session, match: Match) -> list[LeagueGameOption]:
         select(Game.id, League.name, Round.number)
         .join(League, League.id == Game.league_id)
         .outerjoin(Round, Round.id == Game.round_id)
-        .where(Game.status != GameStatus.CONFIRMED, Game.id.not_in(tracked))
+        .where(
+            Game.status != GameStatus.CONFIRMED,
+            Game.id.not_in(tracked),
+            League.rule_system == match.rule_system,
+        )
     )
     for pid in players:
         reg = aliased(Registration)
@@ -155,10 +190,13 @@ async def _caller(
 @router.put(
     "/{match_id}/league-game",
     response_model=LeagueLink,
-    summary="Link the match to a league game (or unlink it with null) until the battle is over",
+    summary="Link the match to a league game (or unlink it with null) until the battle begins",
     responses={
         404: {"description": "No such match, or you do not play it", "content": _PROBLEM},
-        409: {"description": "The battle is over (match-over)", "content": _PROBLEM},
+        409: {
+            "description": "The battle has begun (battle-begun) or is over (match-over)",
+            "content": _PROBLEM,
+        },
         422: {
             "description": "A game this match cannot play (league-game-unusable): not both "
             "players' game, settled, tracked by another match, or a guest seat",
