@@ -17,6 +17,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends, Header, Query, Request, Response, status
 from fastapi.responses import JSONResponse, StreamingResponse
+from pydantic import BaseModel
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
@@ -165,6 +166,13 @@ WithActions = Annotated[
 # -- collection routes ------------------------------------------------------------------------
 
 
+def model_response(model: BaseModel, status_code: int = status.HTTP_200_OK) -> Response:
+    """``model`` as the JSON answer, serialised here: an endpoint that returns a model (or a
+    dict) has FastAPI validate it against ``response_model`` again, in one more trip to the
+    thread pool (ADR 0009, addendum 2). ``response_model`` stays on the route for OpenAPI."""
+    return Response(model.model_dump_json(), status_code, media_type="application/json")
+
+
 @router.get("", response_model=list[MatchSummary], summary="The matches you play")
 def list_matches(user: CurrentUser, db: MatchDb) -> list[MatchSummary]:
     out = []
@@ -195,7 +203,7 @@ def list_matches(user: CurrentUser, db: MatchDb) -> list[MatchSummary]:
     status_code=status.HTTP_201_CREATED,
     summary="Create a match from one of your ready lists; invite the opponent",
 )
-def create_match(request: Request, data: MatchCreate, user: CurrentUser, db: MatchDb) -> MatchOut:
+def create_match(request: Request, data: MatchCreate, user: CurrentUser, db: MatchDb) -> Response:
     match = service.create(
         db,
         user,
@@ -207,7 +215,7 @@ def create_match(request: Request, data: MatchCreate, user: CurrentUser, db: Mat
         options=data.options,
         ruleset=data.ruleset,
     )
-    return match_out(request, db, match, Seat.A)
+    return model_response(match_out(request, db, match, Seat.A), status.HTTP_201_CREATED)
 
 
 Ruleset = Annotated[
@@ -256,9 +264,9 @@ def samples_with_points(
 
 
 @router.post("/join", response_model=MatchOut, summary="Join a match with an invitation code")
-def join_match(request: Request, data: JoinRequest, user: CurrentUser, db: MatchDb) -> MatchOut:
+def join_match(request: Request, data: JoinRequest, user: CurrentUser, db: MatchDb) -> Response:
     match = service.join_by_code(db, user, data.code, data.army_id)
-    return match_out(request, db, match, Seat.B)
+    return model_response(match_out(request, db, match, Seat.B))
 
 
 @router.post(
@@ -266,11 +274,11 @@ def join_match(request: Request, data: JoinRequest, user: CurrentUser, db: Match
     response_model=MatchOut,
     summary="Take a guest seat (its link token) with a sample list or a pasted army export",
 )
-def join_as_guest(request: Request, data: GuestJoin, user: OptionalUser, db: MatchDb) -> MatchOut:
+def join_as_guest(request: Request, data: GuestJoin, user: OptionalUser, db: MatchDb) -> Response:
     match = service.join_as_guest(
         db, data.token, name=data.name, sample=data.sample, army=data.army, user=user
     )
-    return match_out(request, db, match, Seat.B)
+    return model_response(match_out(request, db, match, Seat.B))
 
 
 @router.post(
@@ -284,36 +292,36 @@ def import_match(
     user: CurrentUser,
     db: MatchDb,
     data: Annotated[dict[str, Any], Body(description="An export of GET /matches/{id}/export")],
-) -> MatchOut:
+) -> Response:
     match = service.import_log(db, user, data)
     out = match_out(request, db, match, Seat.A)
     out.invitation = InvitationOut(
         guest_url=str(request.url_for("match_guest_page", token=service.guest_token(match)))
     )
-    return out
+    return model_response(out, status.HTTP_201_CREATED)
 
 
 # -- one match --------------------------------------------------------------------------------
 
 
-def etag(match: Match, seat: str, names: dict[str, str]) -> str:
+def etag(head: service.Head) -> str:
     """The validator of ``GET /matches/{id}`` for one seat: the version, and a digest of the
     row's other fields the answer shows (names, status, league report...)."""
     fields = [
-        names["A"],
-        names["B"],
-        match.status,
-        match.round,
-        match.vp_a,
-        match.vp_b,
-        match.winner,
-        match.league_game_id,
-        match.league_reported,
-        match.league_report_error,
-        match.updated_at.isoformat() if match.updated_at else None,
+        head.names["A"],
+        head.names["B"],
+        head.status,
+        head.round,
+        head.vp_a,
+        head.vp_b,
+        head.winner,
+        head.league_game_id,
+        head.league_reported,
+        head.league_report_error,
+        head.updated_at.isoformat() if head.updated_at else None,
     ]
     digest = hashlib.sha256(json.dumps(fields, default=str).encode()).hexdigest()[:16]
-    return f'W/"{match.id}.{match.version}.{seat}.{digest}"'
+    return f'W/"{head.id}.{head.version}.{head.seat}.{digest}"'
 
 
 def _fresh(if_none_match: str | None, tag: str) -> bool:
@@ -338,14 +346,18 @@ def get_match(
     db: MatchDb,
     if_none_match: Annotated[str | None, Header(max_length=1000)] = None,
 ) -> Any:
-    match, seat = service.get_for(db, match_id, who)
-    if match.version == 0:  # waiting for the opponent: the invitation depends on the request
-        return match_out(request, db, match, seat)
-    names = service.player_names(db, match)
-    tag = etag(match, seat, names)
+    # One Core select (the row's fields, the names, the seat) decides a 304: a refresh of an
+    # unchanged match builds no ORM instance and runs no second query.
+    head = service.head_for(db, match_id, who)
+    if head.version == 0:  # waiting for the opponent: the invitation depends on the request
+        match, seat = service.get_for(db, match_id, who)
+        return model_response(match_out(request, db, match, seat))
+    tag = etag(head)
     headers = {"ETag": tag, "Cache-Control": "private, no-cache"}
     if _fresh(if_none_match, tag):
         return Response(status_code=status.HTTP_304_NOT_MODIFIED, headers=headers)
+    match, seat = service.get_for(db, match_id, who)
+    names = head.names
     # The answer of one seat at one version is built once per process (app.matches.reads),
     # and the armies' summaries once per match: their snapshots are fixed by the join.
     snap = reads.snapshot(db, match)
@@ -391,10 +403,10 @@ def cancel_match(match_id: int, who: Who, db: MatchDb) -> None:
     response_model=MatchOut,
     summary="A new invitation code or guest link (the old one stops working)",
 )
-def rotate_invitation(request: Request, match_id: int, who: Who, db: MatchDb) -> MatchOut:
+def rotate_invitation(request: Request, match_id: int, who: Who, db: MatchDb) -> Response:
     match, seat = service.get_for(db, match_id, who)
     service.rotate_invitation(db, match, seat)
-    return match_out(request, db, match, seat)
+    return model_response(match_out(request, db, match, seat))
 
 
 @router.post(
@@ -428,21 +440,33 @@ def send_command(
     return JSONResponse(command_result(outcome, seat, actions=with_actions))
 
 
-@router.get("/{match_id}/actions", summary="The commands your seat may send now")
-def legal_actions(match_id: int, who: Who, db: MatchDb) -> dict[str, Any]:
+# The JSON answers below are the engine's JSON already: built into a response here, so that
+# FastAPI does not validate them again in one more trip to the thread pool (ADR 0009).
+@router.get(
+    "/{match_id}/actions",
+    response_model=dict[str, Any],
+    summary="The commands your seat may send now",
+)
+def legal_actions(match_id: int, who: Who, db: MatchDb) -> JSONResponse:
     match, seat = service.get_for(db, match_id, who)
-    return {"version": match.version, "actions": service.legal_actions(db, match, seat)}
+    actions = service.legal_actions(db, match, seat)
+    return JSONResponse({"version": match.version, "actions": actions})
 
 
-@router.get("/{match_id}/log", summary="Your copy of the match log (the timeline)")
+@router.get(
+    "/{match_id}/log",
+    response_model=dict[str, Any],
+    summary="Your copy of the match log (the timeline)",
+)
 def match_log(
     match_id: int,
     who: Who,
     db: MatchDb,
     since: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
-) -> dict[str, Any]:
+) -> JSONResponse:
     match, seat = service.get_for(db, match_id, who)
-    return {"version": match.version, "entries": service.log_for(db, match, seat, since)}
+    entries = service.log_for(db, match, seat, since)
+    return JSONResponse({"version": match.version, "entries": entries})
 
 
 def _last_event_id(header: str | None, since: int | None) -> int:

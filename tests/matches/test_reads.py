@@ -107,6 +107,31 @@ def test_etag_and_if_none_match(new_game: Callable[..., Game]) -> None:
     assert moved.json()["version"] == g.a.version
 
 
+def test_a_refresh_answered_304_reads_the_match_once_and_builds_no_match(
+    new_game: Callable[..., Game], engine: Engine
+) -> None:
+    g = new_game()
+    setup_battle(g)
+    tag = g.b.client.get(g.b.base).headers["etag"]
+    statements: list[str] = []
+
+    def record(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        statements.append(" ".join(statement.split()))
+
+    event.listen(engine, "before_cursor_execute", record)
+    try:
+        again = g.b.client.get(g.b.base, headers={"If-None-Match": tag})
+    finally:
+        event.remove(engine, "before_cursor_execute", record)
+    assert again.status_code == 304
+    reads_of_matches = [s for s in statements if "FROM matches" in s]
+    # one Core select of the row's fields with both names (not the ORM row, then the names)
+    assert len(reads_of_matches) == 1, statements
+    assert "display_name" in reads_of_matches[0]
+    assert "secret" not in reads_of_matches[0]  # the ORM row's columns are not all read
+    assert not [s for s in statements if s.startswith("SELECT users.id, users.display_name")]
+
+
 def test_a_name_change_changes_the_validator(new_game: Callable[..., Game]) -> None:
     g = new_game()
     setup_battle(g)
