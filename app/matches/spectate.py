@@ -44,6 +44,7 @@ from pydantic import BaseModel
 from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session
 
+from app.accounts.deps import OptionalUser
 from app.core import security
 from app.core.db import Database
 from app.core.deps import DbSession
@@ -540,16 +541,20 @@ TEMPLATE = "matches/spectate.html"
 
 
 @page_router.get("/spectate/{token}", response_class=HTMLResponse, name="spectate_page")
-def spectate_page(request: Request, token: str, db: DbSession) -> HTMLResponse:
+def spectate_page(
+    request: Request, token: str, db: DbSession, _viewer: OptionalUser
+) -> HTMLResponse:
     """The read-only page: the live block is rendered once per version, language and link
-    for every spectator (htmx asks for it again when the stream announces a version)."""
+    for every spectator (htmx asks for it again when the stream announces a version). A
+    signed-in spectator (``_viewer``) reads it in their own language; nothing else of theirs is
+    used."""
     match = match_for_token(db, token)
     names = service.player_names(db, match)
     snap = _snapshot(db, match)
     headers = {"Referrer-Policy": "no-referrer", "Vary": "HX-Request"}
+    locale = getattr(request.state, "locale", "en")
+    current_locale.set(locale)  # the context below translates its labels
     if request.headers.get("hx-request") == "true":
-        locale = getattr(request.state, "locale", "en")
-        current_locale.set(locale)
         key = ("spectate-live", locale, etag(match, names), security.digest(token))
 
         def build() -> str:

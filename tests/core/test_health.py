@@ -41,4 +41,7 @@ def test_rulesets_lists_the_registered_systems(client) -> None:
     listed = response.json()
     assert [r["id"] for r in listed] == [s.id for s in systems.load_all()]
     for entry in listed:
-        assert set(entry) == {"id", "name", "capabilities"}
+        assert set(entry) == {"id", "name", "capabilities", "turn_structures"}
+    by_id = {r["id"]: r for r in listed}
+    assert by_id["pen"]["turn_structures"] == ["classic", "alternation", "dynamics"]
+    assert by_id["wh40k-10e"]["turn_structures"] == []

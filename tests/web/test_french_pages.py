@@ -312,6 +312,11 @@ def world(app: Any, db: Any, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     link = html(amelie.get(f"/black-reach/content/{ids['content_id']}")).css_first("#share-link")
     assert link is not None
     ids["content_token"] = str(link.attributes["href"]).rsplit("/", 1)[1]
+
+    # the match's spectator link
+    r = amelie.put(f"/api/v1/matches/{ids['match_id']}/spectators")
+    assert r.status_code == 200, r.text
+    ids["spectate"] = str(r.json()["page_url"]).rsplit("/", 1)[1]
     return {"amelie": amelie, "ids": ids}
 
 
@@ -363,6 +368,7 @@ def _urls(ids: dict[str, Any]) -> dict[str, list[str]]:
             f"/black-reach/content/shared/{ids['content_token']}"
         ],
         "/black-reach/content/{set_id}": [f"/black-reach/content/{ids['content_id']}"],
+        "/spectate/{token}": [f"/spectate/{ids['spectate']}"],
     }
 
 
