@@ -379,7 +379,7 @@ def import_match(
         text = file.file.read(1_000_001).decode("utf-8", errors="replace")
     try:
         data = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return _index(
             request, db, user, errors={"log": _("This is not a JSON match log.")}, status_code=422
         )
@@ -643,7 +643,7 @@ def build_command(form: FormData, page: pages.PageSystem) -> dict[str, Any]:
     raw = form.get("command")
     try:
         cmd = json.loads(raw) if isinstance(raw, str) and len(raw) < 20_000 else None
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past the parser's stack
         cmd = None
     if not isinstance(cmd, dict):
         cmd = {"type": str(form.get("type") or "")}

@@ -286,3 +286,20 @@ def test_generic_timeline_reads_any_event() -> None:
     ]
     assert lines[1].undone
     assert not lines[0].undone
+
+
+def test_a_value_nested_past_the_parsers_stack_is_text_not_a_server_error() -> None:
+    """``json.loads`` raises RecursionError (not ValueError) on "[[[[...": the generic form
+    and the shared ``command`` field read such a value as text (or drop it when too long);
+    the game then refuses what it lacks."""
+    from starlette.datastructures import FormData
+
+    from app.matches.web import build_command
+
+    nested = "[" * 1_999 + "]" * 1_999
+    form = FormData([("field.x", nested), ("command", "[" * 9_000 + "]" * 9_000)])
+    built = generic.build_command(form, {"type": "deploy"})
+    assert built["type"] == "deploy"
+    assert built.get("x") in (None, nested)
+    page = pages.page_for("black-reach", None)
+    assert build_command(FormData([("command", "[" * 9_000 + "]" * 9_000)]), page) == {"type": ""}

@@ -246,7 +246,7 @@ def _parse(text: str) -> object:
     text = text.strip()
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past the parser's stack
         return text
 
 
