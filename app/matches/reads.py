@@ -39,6 +39,11 @@ from app.matches.models import MatchEvent
 T = TypeVar("T")
 
 CACHE_SIZE = 256  # matches per process (a club night has ~100 tables)
+# Of which at most this many ended battles (their result shown, rarely read again): a night's
+# finished games are not kept until 256 of them fill the cache; a read of one evicted replays
+# it once. Measured (the soak, issue 21): each finished match held some 50 KB of heap in each
+# worker, so the workers' memory grew for as long as games ended, ~2.6 MB a minute at 50 tables.
+ENDED_SIZE = 16
 _STRIPES = 64
 
 
@@ -115,9 +120,11 @@ class ReadCache:
 
     ``replays`` counts the battles replayed from rows (for tests and benchmarks)."""
 
-    def __init__(self, size: int = CACHE_SIZE) -> None:
+    def __init__(self, size: int = CACHE_SIZE, ended_size: int = ENDED_SIZE) -> None:
         self.size = size
+        self.ended_size = ended_size
         self._items: OrderedDict[tuple[int, str], Snapshot] = OrderedDict()
+        self._ended: OrderedDict[tuple[int, str], None] = OrderedDict()  # oldest end first
         self._lock = threading.Lock()
         self._stripes = [threading.Lock() for _ in range(_STRIPES)]
         self.hits = 0
@@ -153,17 +160,30 @@ class ReadCache:
                 return current if current.version == version else Snapshot(version, battle, lasting)
             snap = self._items[key] = Snapshot(version, battle, lasting)
             self._items.move_to_end(key)
+            if _ended(battle):
+                self._ended[key] = None
+                self._ended.move_to_end(key)
+                while len(self._ended) > self.ended_size:
+                    self._items.pop(self._ended.popitem(last=False)[0], None)
+            else:  # an undo may take an ended battle back
+                self._ended.pop(key, None)
             while len(self._items) > self.size:
-                self._items.popitem(last=False)
+                self._ended.pop(self._items.popitem(last=False)[0], None)
             return snap
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._items)
 
     def discard(self, key: tuple[int, str]) -> None:
         with self._lock:
             self._items.pop(key, None)
+            self._ended.pop(key, None)
 
     def clear(self) -> None:
         with self._lock:
             self._items.clear()
+            self._ended.clear()
 
     def count_replay(self) -> None:
         with self._lock:
@@ -172,6 +192,10 @@ class ReadCache:
     def lock_for(self, key: tuple[int, str]) -> threading.Lock:
         """The lock under which the match's next version is replayed (striped)."""
         return self._stripes[hash(key) % _STRIPES]
+
+
+def _ended(battle: MatchGame) -> bool:
+    return battle.status().stage == "ended"
 
 
 cache = ReadCache()

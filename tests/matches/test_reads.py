@@ -232,3 +232,34 @@ def test_a_version_already_announced_does_not_wake_the_streams_again() -> None:
         return woke
 
     assert asyncio.run(scenario()) == [True, False, False, True]
+
+
+class _Battle:
+    """What the cache asks of a battle it holds: its status."""
+
+    def __init__(self, stage: str) -> None:
+        self.stage = stage
+
+    def status(self) -> Any:
+        return SimpleNamespace(stage=self.stage)
+
+
+def test_the_cache_keeps_only_the_latest_ended_battles() -> None:
+    cache = reads.ReadCache(size=8, ended_size=2)
+    battle: Any = _Battle("battle")
+    ended: Any = _Battle("ended")
+    for i in range(4):
+        cache.hold((i, "s"), 1, battle)
+    for i in range(4, 8):  # four games end, one after the other
+        cache.hold((i, "s"), 5, ended)
+    assert len(cache) == 6  # the four still played and the two latest ended
+    assert [i for i in range(8) if cache.nearest((i, "s")) is not None] == [0, 1, 2, 3, 6, 7]
+    # an ended battle taken back by an undo is not counted as ended any more
+    cache.hold((6, "s"), 6, battle)
+    cache.hold((8, "s"), 5, ended)
+    assert cache.nearest((6, "s")) is not None
+    assert cache.nearest((7, "s")) is not None
+    # the size still bounds everything, ended or not
+    for i in range(10, 20):
+        cache.hold((i, "s"), 1, battle)
+    assert len(cache) == 8
