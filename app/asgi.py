@@ -1,7 +1,11 @@
 """The ASGI application for uvicorn: ``uvicorn app.asgi:app``."""
 
-from app.core.runtime import tune_gc
+import os
+
+from app.core.runtime import trace_memory_on_signal, tune_gc
 from app.main import create_app
 
 app = create_app()
 tune_gc()  # a server process: what start-up built lives as long as the process (ADR 0009)
+# Off unless set: a diagnostic of a server's memory growth (app.core.runtime), by a signal only.
+trace_memory_on_signal(os.environ.get("W40K_TRACEMALLOC"))

@@ -196,7 +196,7 @@ def serve(
         stderr=errors,
     )
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + (300 if env.get("W40K_TRACEMALLOC") else 120)
     while True:
         try:
             if httpx.get(base + "/healthz", timeout=5).status_code == 200:

@@ -7,8 +7,9 @@ On a scratch Postgres database with the README's deployment (``uvicorn app.asgi:
 (default 50), each with its two phones (one writes every ``SOAK_THINK`` s, default 1 s, +-50 %
 seeded jitter; the other refreshes the match after each write; both hold the match's SSE
 stream, resuming with ``Last-Event-ID`` when told to retry), for ``SOAK_SECONDS`` (default 600).
-A table that finishes its game starts the next one, so the per-process caches keep turning over
-(a process keeps at most 256 match snapshots).
+A table that finishes its game (some 60 to 70 writes) starts the next one, so the per-process
+caches keep turning over (a process keeps at most 256 match snapshots, of which at most 16 of
+ended games: memory is flat once a few games have ended).
 
 Every ``SOAK_SAMPLE_SECONDS`` (default 30 s) it samples each worker's resident memory (RSS, from
 ``/proc``). At the end it checks every stream against its seat's log (each entry exactly once,
@@ -18,6 +19,10 @@ in order) and that every accepted write's version reached both streams, and prin
 - the RSS samples and, per worker, the least-squares slope in MB per minute over the whole run
   and over its second half (after the caches have filled: the figure that says "flat").
 
+With ``W40K_TRACEMALLOC=/some/dir`` the workers trace their allocations from the first sample
+and write, at each later one, the sites of what is still alive of it (``app.core.runtime``):
+where the memory grows. Tracing slows the workers several times over: use fewer tables.
+
 Exits non-zero on any lost, doubled or undelivered event, any 5xx other than 503, a worker
 that died, or a second-half slope above ``SOAK_MAX_SLOPE_MB_PER_MIN`` (default 1.0 MB/min, i.e.
 less than 10 MB over ten minutes). Without a Postgres server it says so and exits 0.
@@ -26,7 +31,9 @@ less than 10 MB over ten minutes). Without a Postgres server it says so and exit
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -100,8 +107,13 @@ async def sample_memory(
     server: Any, pids: list[int], every: float, done: asyncio.Event, out: list[Sample]
 ) -> None:
     start = time.monotonic()
+    trace = bool(os.environ.get("W40K_TRACEMALLOC"))  # the workers dump their growth on SIGUSR1
     while True:
         found = {pid: rss_mb(pid) for pid in pids}
+        if trace:
+            for pid in pids:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGUSR1)
         out.append((time.monotonic() - start, {p: v for p, v in found.items() if v is not None}))
         try:
             await asyncio.wait_for(done.wait(), every)
