@@ -573,10 +573,14 @@ def export_log(match_id: int, who: Who, db: MatchDb) -> JSONResponse:
     )
 
 
-@router.get("/{match_id}/audit", summary="Every seeded roll re-drawn from its seed")
-def audit(match_id: int, who: Who, db: MatchDb) -> dict[str, Any]:
+@router.get(
+    "/{match_id}/audit",
+    response_model=dict[str, Any],
+    summary="Every seeded roll re-drawn from its seed",
+)
+def audit(match_id: int, who: Who, db: MatchDb) -> JSONResponse:
     match, _seat = service.get_for(db, match_id, who)
-    return {"version": match.version, "rolls": service.audit(db, match)}
+    return JSONResponse({"version": match.version, "rolls": service.audit(db, match)})
 
 
 @router.post(

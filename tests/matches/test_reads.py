@@ -9,6 +9,7 @@ from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
 
+import anyio.to_thread
 import pytest
 from fastapi import FastAPI
 from sqlalchemy import Engine, event
@@ -263,3 +264,27 @@ def test_the_cache_keeps_only_the_latest_ended_battles() -> None:
     for i in range(10, 20):
         cache.hold((i, "s"), 1, battle)
     assert len(cache) == 8
+
+
+def test_the_match_reads_take_no_extra_trip_to_the_thread_pool(
+    new_game: Callable[..., Game], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The endpoint builds its response: FastAPI does not validate it again in one more trip
+    to the thread pool (ADR 0009, addendum 2). Two trips: the endpoint, the session's close."""
+    g = new_game()
+    setup_battle(g)
+    trips: list[str] = []
+    original = anyio.to_thread.run_sync
+
+    async def counting(func: Any, *args: Any, **kwargs: Any) -> Any:
+        trips.append(repr(func)[:80])
+        return await original(func, *args, **kwargs)
+
+    monkeypatch.setattr(anyio.to_thread, "run_sync", counting)
+    for path in ("/actions", "/log", "", "/audit"):
+        assert g.b.client.get(g.b.base + path).status_code == 200  # the token is cached now
+        trips.clear()
+        answer = g.b.client.get(g.b.base + path)
+        assert answer.status_code == 200
+        assert answer.json()["version"] == g.a.version
+        assert len(trips) == 2, (path, trips)  # a dict returned by the endpoint: 3
