@@ -27,6 +27,7 @@ from app.core.i18n import current_locale, lazy
 from app.core.i18n import gettext as _
 from app.core.ids import MAX_ID, parse_int
 from app.engine.match import Refusal, RefusalKind
+from app.engine.match.seats import Seat
 from app.matches import api as match_api
 from app.matches import events, league_link, pages, present, service, systems
 from app.matches.exceptions import (
@@ -151,17 +152,22 @@ def _index(
     lists = pages.ready_lists(db, user)
     ruleset = _form_ruleset(form, lists)
     missions = service.missions(ruleset)
+    entry = systems.playable(ruleset)
+    chosen = (form or {}).get("mission")
+    mission = missions.get(str(chosen)) or missions.get(entry.default_mission)
     return render(
         request,
         "matches/index.html",
         {
             "rows": rows,
             "ruleset": ruleset,
-            "rulesets": [(p.id, _(p.label)) for p in pages.page_systems().values()],
-            "lists": [entry for entry in lists if entry.rule_system == ruleset],
+            "rulesets": [(rid, pages.system_label(rid)) for rid in systems.systems()],
+            "lists": [ready for ready in lists if ready.rule_system == ruleset],
+            "brings_list": entry.own_force is None,
+            "option_fields": pages.new_match_fields(ruleset, mission) if mission else (),
             "missions": missions,
             "sizes": list({s.id: s for m in missions.values() for s in m.battle_sizes}.values()),
-            "default_size": systems.playable(ruleset).default_size,
+            "default_size": entry.default_size,
             "league_games": league_games(db, user),
             "errors": errors or {},
             "form": form or {},
@@ -172,10 +178,10 @@ def _index(
 
 
 def _form_ruleset(form: Mapping[str, Any] | None, lists: list[pages.ReadyList]) -> str:
-    """The rule system the new-match form offers: the one asked for, else that of the user's
-    first ready list, else the default one."""
+    """The rule system the new-match form offers (any playable one): the one asked for, else
+    that of the user's first ready list, else the default one."""
     asked = str((form or {}).get("ruleset") or "")
-    if asked in pages.page_systems():
+    if asked in systems.systems():
         return asked
     return lists[0].rule_system if lists else systems.DEFAULT_RULESET
 
@@ -257,19 +263,44 @@ def matches_page(
     return _index(request, db, user, cancelled=cancelled, form=form)
 
 
+OPTION_PREFIX = "option."
+
+
+def posted_options(form: FormData, ruleset: str, mission_id: str) -> dict[str, Any] | None:
+    """The options a new-match form posted: the fields its system's page asks for
+    (``option.<name>``), those left empty omitted; ``None`` when the system asks for none,
+    or when the rule system or mission is unknown (``service.create`` says so)."""
+    entry = systems.systems().get(ruleset)
+    if entry is None:
+        return None
+    mission = entry.missions().get(mission_id or entry.default_mission)
+    if mission is None:
+        return None
+    out: dict[str, Any] = {}
+    for option in pages.new_match_fields(ruleset, mission):
+        value = form.get(OPTION_PREFIX + option.name)
+        if isinstance(value, str) and value.strip():
+            out[option.name] = value.strip()[:64]
+    return out or None
+
+
 @router.post("/matches")
 def create_match(
     request: Request,
     db: WebDb,
     user: WebUser,
-    army_id: Annotated[int, Form(ge=1, le=MAX_ID)],
+    posted: FormDep,
+    army_id: Annotated[int | None, Form(ge=1, le=MAX_ID)] = None,
     battle_size: Annotated[str, Form(max_length=32)] = "",
     mission: Annotated[str, Form(max_length=64)] = "",
     opponent: Annotated[str, Form(pattern="^(user|guest)$")] = "user",
     league_game_id: Annotated[str, Form(max_length=12)] = "",
     ruleset: Annotated[str, Form(max_length=32)] = systems.DEFAULT_RULESET,
 ) -> HTMLResponse:
+    """A new match from the form: the creator's list, or (a system whose seats bring no list)
+    the options its page asks for."""
     game = parse_int(league_game_id, 1, MAX_ID) if league_game_id.strip() else None
+    options = posted_options(posted, ruleset, mission)
     try:
         if league_game_id.strip() and game is None:
             raise LeagueGameUnusable(_("Choose a league game from the list."))
@@ -282,6 +313,7 @@ def create_match(
                 battle_size=battle_size or None,
                 opponent=OpponentKind(opponent),
                 league_game_id=game,
+                options=options,
                 ruleset=ruleset,
             )
     except AppError as exc:
@@ -292,6 +324,7 @@ def create_match(
             "battle_size": battle_size,
             "opponent": opponent,
             "league_game_id": game,
+            "options": options or {},
         }
         return _index(
             request, db, user, errors=_problem_errors(exc), form=form, status_code=exc.status
@@ -306,8 +339,11 @@ def join_match(
     user: WebUser,
     code: Annotated[str, Form(min_length=1, max_length=64)],
     army_id: Annotated[int | None, Form(ge=1, le=MAX_ID)] = None,
+    join: Annotated[str, Form(max_length=8)] = "",
 ) -> HTMLResponse:
-    if army_id is None:
+    """The code form's answer (the join page), or the join page's (``join=1``: seated with
+    the list chosen, or with the force of a system whose seats bring no list)."""
+    if army_id is None and not join:
         normalised = service.normalise_code(code)
         if not normalised or not normalised.isascii():  # no code has letters beyond A-Z: 404
             return _join_page(request, db, user, code)
@@ -346,6 +382,7 @@ def _join_page(
         "matches/join.html",
         {
             "match": match,
+            "force": _joining_force(match),
             "code": service.normalise_code(code),
             "creator": names["A"],
             "lists": [
@@ -359,6 +396,30 @@ def _join_page(
         },
         status_code=status_code,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class JoiningForce:
+    """What seat B plays in a system whose seats bring no list (a scenario's force)."""
+
+    name: str
+    faction: str
+
+
+def _joining_force(match: Match) -> JoiningForce | None:
+    """Seat B's force when the match's system gives it one (``own_force``), else ``None``
+    (the joining player picks a list); ``None`` too when it cannot be told (the join answers
+    the service's refusal)."""
+    entry = systems.systems().get(match.rule_system)
+    if entry is None or entry.own_force is None:
+        return None
+    try:
+        mission, _points = systems.mission_and_size(entry, match.mission_id, match.battle_size)
+        options = (match.army_a or {}).get("options") or {}
+        force = entry.own_force(mission, options, Seat.B)
+    except AppError:
+        return None
+    return JoiningForce(str(force.get("name", "")), str(force.get("faction", "")))
 
 
 @router.get("/matches/join/{code}", name="match_join_page")

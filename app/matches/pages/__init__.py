@@ -21,16 +21,20 @@ if TYPE_CHECKING:
     from starlette.datastructures import FormData
 
     from app.core.errors import AppError
+    from app.engine.match import Mission
     from app.matches.exceptions import CommandRefused
     from app.matches.models import Match
 
 __all__ = [
+    "Choice",
     "Confirmation",
+    "OptionField",
     "PageInput",
     "PagePost",
     "PageSystem",
     "ReadyList",
     "generic_page",
+    "new_match_fields",
     "page_for",
     "page_system",
     "page_systems",
@@ -100,6 +104,29 @@ class ReadyList:
 
 
 @dataclass(frozen=True, slots=True)
+class Choice:
+    value: str
+    label: str  # translated when shown
+
+
+@dataclass(frozen=True, slots=True)
+class OptionField:
+    """One option of a new match the new-match form asks for (a select named
+    ``option.<name>``); what it posts becomes ``options[name]`` of ``service.create``, checked
+    by the system's ``parse_options`` (a bad value is its 422, shown at the field)."""
+
+    name: str
+    label: str  # translated when shown
+    choices: Sequence[Choice]
+    default: str = ""
+    help: str = ""  # a short note under the field (translated), or nothing
+
+
+OptionFields = Callable[["Mission"], Sequence[OptionField]]
+"""The options a new match of a system asks for, given the mission chosen on the form."""
+
+
+@dataclass(frozen=True, slots=True)
 class PageSystem:
     """A rule system's page hooks (see the module docstring).
 
@@ -112,7 +139,11 @@ class PageSystem:
     - ``confirmation(PageInput, command)``: the question to ask before ``command``;
     - ``posts``: its own forms, ``/matches/{id}/{name}`` -> handler;
     - ``accepts(game)``: whether this page shows that game (e.g. the PEN page shows the PEN
-      battle, not its Dynamics turn): a game it does not accept gets the generic page.
+      battle, not its Dynamics turn): a game it does not accept gets the generic page;
+    - ``new_match_fields``: rule-system id -> the options the new-match form asks for a match
+      of that system (the system's own page names its own; the generic page those of the
+      systems it shows, e.g. Black Reach's side and deployment). Whether a seat picks an army
+      list is the system's (``MatchSystem.own_force``), not the page's.
     """
 
     id: str
@@ -126,6 +157,7 @@ class PageSystem:
     )
     posts: Mapping[str, Callable[[PagePost], Response]] = field(default_factory=dict)
     accepts: Callable[[Any], bool] = field(default=lambda game: True)
+    new_match_fields: Mapping[str, OptionFields] = field(default_factory=dict)
 
 
 def _build() -> dict[str, PageSystem]:
@@ -170,12 +202,27 @@ def page_for(ruleset: str, game: Any = None) -> PageSystem:
     return generic_page()
 
 
+def new_match_fields(ruleset: str, mission: Mission) -> Sequence[OptionField]:
+    """The options the new-match form asks for a match of ``ruleset`` on ``mission``: those
+    its own page names, else those the generic page names for it (none: no option)."""
+    page = page_systems().get(ruleset) or generic_page()
+    fields = page.new_match_fields.get(ruleset)
+    return fields(mission) if fields is not None else ()
+
+
 def system_label(ruleset: str) -> str:
-    """The name of a rule system (translated when it has its own page, else its id)."""
+    """The name of a rule system, translated: its page's, else the engine registry's (a
+    system shown on the generic page), else its id."""
     from app.core.i18n import gettext
+    from app.engine import registry
 
     own = page_systems().get(ruleset)
-    return gettext(own.label) if own is not None else ruleset
+    if own is not None:
+        return gettext(own.label)
+    try:
+        return gettext(registry.get(ruleset).name)
+    except LookupError:  # UnknownRuleSystem
+        return ruleset
 
 
 def ready_lists(db: Session, user: Any) -> list[ReadyList]:

@@ -22,13 +22,18 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.datastructures import FormData
 
 from app.core.i18n import gettext as _
 from app.core.i18n import lazy
-from app.matches.pages import PageInput, PageSystem
+from app.engine.match.seats import Seat
+from app.matches import systems
+from app.matches.pages import Choice, OptionField, PageInput, PageSystem
+
+if TYPE_CHECKING:
+    from app.engine.match import Mission
 
 __all__ = [
     "PAGE",
@@ -356,6 +361,46 @@ def context(page: PageInput) -> dict[str, Any]:
     }
 
 
+BLACK_REACH = "black-reach"
+DEPLOYMENT_LABELS = {
+    "players": lazy("Each player deploys their counters"),
+    "sample": lazy("The scenario's sample deployment: the battle starts at turn 1"),
+}
+
+
+def black_reach_fields(mission: Mission) -> list[OptionField]:
+    """A Black Reach match's options (``systems/black_reach``): the scenario side the creator
+    plays (``side``: the seats play the scenario's forces, the other seat the other side) and
+    how the counters are deployed (``deployment``)."""
+    entry = systems.playable(BLACK_REACH)
+    assert entry.own_force is not None
+    forces = [entry.own_force(mission, {}, seat) for seat in (Seat.A, Seat.B)]
+    sides = [
+        Choice(
+            str(f["side"]),
+            f"{f['name']} ({f['faction']})"
+            if f.get("faction") not in (None, "", f["name"])
+            else str(f["name"]),
+        )
+        for f in forces
+    ]
+    return [
+        OptionField(
+            name="side",
+            label=_("The side you play"),
+            choices=sides,
+            default=sides[0].value,
+            help=_("Your opponent plays the other side of the scenario."),
+        ),
+        OptionField(
+            name="deployment",
+            label=_("Deployment"),
+            choices=[Choice(k, _(v)) for k, v in DEPLOYMENT_LABELS.items()],
+            default="players",
+        ),
+    ]
+
+
 PAGE = PageSystem(
     id="generic",
     label=lazy("Another rule system"),
@@ -363,4 +408,5 @@ PAGE = PageSystem(
     context=context,
     waiting_on=waiting_on,
     build_command=build_command,
+    new_match_fields={BLACK_REACH: black_reach_fields},
 )

@@ -12,15 +12,19 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.datastructures import FormData
 
 from app.core.i18n import gettext as _
 from app.core.i18n import lazy
 from app.core.ids import parse_int
-from app.matches.pages import PageInput, PageSystem
+from app.matches.pages import Choice, OptionField, PageInput, PageSystem
 from app.matches.systems.pen import SYSTEM as _SYSTEM
+from app.matches.systems.pen.game import TURN_STRUCTURES
+
+if TYPE_CHECKING:
+    from app.engine.match import Mission
 
 __all__ = ["PAGE", "ActionForm", "SquadCard", "build_command", "timeline", "waiting_on"]
 
@@ -589,6 +593,25 @@ class _PenWords:
         return tr(PLACES, key)
 
 
+STRUCTURE_LABELS = {
+    "classic": lazy("Classic: each player plays a whole turn"),
+    "alternation": lazy("Alternation: the players take turns unit by unit"),
+    "dynamics": lazy("Dynamics: a common turn with hidden orders"),
+}
+
+
+def new_match_fields(mission: Mission) -> list[OptionField]:
+    """A PEN match's turn structure (the option ``turn_structure``), chosen on the form."""
+    return [
+        OptionField(
+            name="turn_structure",
+            label=_("Turn structure"),
+            choices=[Choice(s, _(STRUCTURE_LABELS.get(s, s))) for s in TURN_STRUCTURES],
+            default=TURN_STRUCTURES[0],
+        )
+    ]
+
+
 PAGE = PageSystem(
     id=_SYSTEM.id,
     label=lazy("Warhammer 40,000 (PEN)"),
@@ -597,4 +620,5 @@ PAGE = PageSystem(
     waiting_on=waiting_on,
     build_command=build_command,
     accepts=lambda game: getattr(game, "turn_structure", "classic") != "dynamics",
+    new_match_fields={_SYSTEM.id: new_match_fields},
 )
