@@ -117,7 +117,7 @@ def _check(db: Session, match: Match, game_id: int) -> None:
     for pid in players:
         user = db.get(User, pid)
         assert user is not None
-        service._check_league_game(db, game_id, user, joining=True)
+        service.check_league_game(db, game_id, user, joining=True)
     taken = db.scalar(
         select(Match.id).where(
             Match.league_game_id == game_id,

@@ -266,12 +266,24 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
-def _check_league_game(db: Session, game_id: int, user: User, *, joining: bool) -> None:
-    from app.leagues.models import Game, GameStatus, Registration
+def check_league_game(
+    db: Session, game_id: int, user: User, *, joining: bool, rule_system: str | None = None
+) -> None:
+    """A league game ``user`` may play in a match (of ``rule_system``, when given): it exists,
+    is not settled, ``user`` plays it, its league plays that rule system, and (unless
+    ``joining``) no other unfinished match tracks it; 422 ``league-game-unusable`` otherwise."""
+    from app.leagues.models import Game, GameStatus, League, Registration
 
     game = db.get(Game, game_id)
     if game is None or GameStatus(game.status) is GameStatus.CONFIRMED:
         raise LeagueGameUnusable(f"League game {game_id} does not exist or is already settled.")
+    if rule_system is not None:
+        league_system = db.scalar(select(League.rule_system).where(League.id == game.league_id))
+        if league_system is not None and league_system != rule_system:
+            raise LeagueGameUnusable(
+                f"League game {game_id} is played under {league_system}; this match is "
+                f"{rule_system}."
+            )
     users = set(
         db.scalars(
             select(Registration.user_id).where(
@@ -314,7 +326,7 @@ def create(
     if league_game_id is not None:
         if opponent is OpponentKind.GUEST:
             raise LeagueGameUnusable("A league game is played between two registered players.")
-        _check_league_game(db, league_game_id, user, joining=False)
+        check_league_game(db, league_game_id, user, joining=False, rule_system=system.id)
     snapshot = system.seat_snapshot(db, user, army_id, mission, points, stored_options, Seat.A)
     system.check_snapshot(snapshot, Seat.A)
     match = Match(
@@ -397,7 +409,7 @@ def join(
     if match.league_game_id is not None:
         if user is None:
             raise LeagueGameUnusable("A league game is played between two registered players.")
-        _check_league_game(db, match.league_game_id, user, joining=True)
+        check_league_game(db, match.league_game_id, user, joining=True)
     system = systems.system(match)
     system.check_snapshot(snapshot, Seat.B)
     assert match.army_a is not None

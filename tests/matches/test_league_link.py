@@ -51,3 +51,15 @@ def test_once_the_battle_has_begun_the_link_cannot_change(
     assert r.status_code == 409, r.text
     assert r.json()["type"].endswith("battle-begun")
     assert g.a.get()["league_game_id"] == game.game_id
+
+
+def test_a_match_of_another_rule_system_cannot_be_created_for_a_league_game(
+    user_client: Callable[[str], TestClient], db: Session
+) -> None:
+    alice, bob = user_client("Alice"), user_client("Bob")
+    game = league_game(db, alice.user_id, bob.user_id)  # type: ignore[attr-defined]
+    r = alice.post(
+        "/api/v1/matches", json={"ruleset": "black-reach", "league_game_id": game.game_id}
+    )
+    assert r.status_code == 422, r.text
+    assert r.json()["type"].endswith("league-game-unusable")

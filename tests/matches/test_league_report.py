@@ -8,7 +8,6 @@ from typing import Any
 from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session
 
-from app.accounts.models import User
 from app.engine.wh40k10e.army import BattleSize, Roster, RosterUnit
 from app.leagues.models import Game, GameStatus
 from tests.matches.conftest import FakeArmies, Player, league_game, setup_battle, wipe_out_b
@@ -100,10 +99,8 @@ def test_a_failed_league_report_is_shown_to_both_players(
         link = banner.css_first("a#league-game-link")
         assert link.attributes["href"] == f"/leagues/{fixture.league_id}/games/{fixture.game_id}"
     # and in French
-    user = db.get(User, bob.user_id)  # type: ignore[attr-defined]
-    assert user is not None
-    user.preferred_language = "fr"
-    db.commit()
+    r = bob.patch("/api/v1/me", json={"preferred_language": "fr"})
+    assert r.status_code == 200, r.text
     banner = _report_banner(bob, t.match_id)
     assert "n'a pas pu être transmis à la ligue" in banner.text()
     assert "La partie de ligue a déjà un résultat confirmé." in banner.text()
