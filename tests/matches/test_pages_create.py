@@ -212,3 +212,24 @@ def test_the_form_in_french(app: Any) -> None:
     ready_pen_list(alice, [marine()], "Marines")
     page = html(alice.get("/matches?ruleset=pen", headers=fr))
     assert page.css_first("#new-match-form select[name='option.turn_structure']") is not None
+
+
+def test_black_reach_against_a_guest_from_the_page_forms(
+    browser: Callable[[str], TestClient], app: Any, db: Any
+) -> None:
+    """The guest's page posts no sample nor army: the guest plays the other side."""
+    alice = browser("Alice")
+    form = html(alice.get("/matches?ruleset=black-reach")).css_first("#new-match-form")
+    r = alice.post("/matches", data=fill(form, opponent="guest"), follow_redirects=False)
+    assert r.status_code == 303, r.text
+    match_id = int(r.headers["location"].rsplit("/", 1)[1])
+    link = html(alice.get(f"/matches/{match_id}")).css_first("#guest-link").attributes["href"]
+    guest = TestClient(app, base_url="http://testserver")
+    page = html(guest.get(link))
+    r = guest.post(
+        link, data=fill(page.css_first("#guest-form"), name="Gus"), follow_redirects=False
+    )
+    assert r.status_code == 303, r.text
+    match = stored(db, match_id)
+    assert (match.army_a["side"], match.army_b["side"]) == ("ultramarines", "orks")
+    assert match.version > 0
