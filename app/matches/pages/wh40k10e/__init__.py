@@ -157,7 +157,53 @@ def build_command(form: FormData, cmd: dict[str, Any]) -> dict[str, Any]:
         cmd["removals"] = removals[:50]
     if kind == "concede" and form.get("confirmed"):
         cmd["confirm"] = True
+    if kind in present.NARRATIVE_KINDS:
+        _narrative_inputs(form, kind, cmd)
     return cmd
+
+
+def _texts(form: FormData, name: str, limit: int = 100) -> list[str]:
+    return [v.strip()[:64] for v in form.getlist(name) if isinstance(v, str) and v.strip()][:limit]
+
+
+def _narrative_inputs(form: FormData, kind: str, cmd: dict[str, Any]) -> None:
+    """A narrative form's inputs: hidden deployment tokens ("token_<unit>": its token, "reserve":
+    the units held back, "decoy": decoy tokens), the units deployed ("deploy": the rest of the
+    command's units go to reserve), the units going to ground, a mission Stratagem's CP and
+    target, the hiding place searched, the units in each line of Blitz."""
+    if kind == "place_tokens":
+        reserves = _texts(form, "reserve")
+        tokens: dict[str, str | None] = {}
+        for key, value in form.multi_items():
+            if key.startswith("token_") and isinstance(value, str) and value.strip():
+                unit = key.removeprefix("token_")[:64]
+                if unit not in reserves:
+                    tokens[value.strip()[:16]] = unit
+        for label in _texts(form, "decoy", 20):
+            tokens.setdefault(label[:16], None)
+        cmd["tokens"] = tokens
+        cmd["reserves"] = reserves
+    elif kind == "deploy_forces":
+        offered = [str(u) for u in cmd.get("units") or ()]
+        picked = set(_texts(form, "deploy"))
+        cmd["units"] = [u for u in offered if u in picked]
+        cmd["reserves"] = [u for u in offered if u not in picked]
+    elif kind == "go_to_ground":
+        cmd["units"] = _texts(form, "units")
+    elif kind == "use_mission_stratagem":
+        cp = _int(form.get("cp"))
+        if cp is not None:
+            cmd["cp"] = cp
+        target = form.get("target")
+        if isinstance(target, str) and target.strip():
+            cmd["target"] = target.strip()[:64]
+    elif kind == "search_hiding_place":
+        place = form.get("place")
+        if isinstance(place, str) and place.strip():
+            cmd["place"] = place.strip()[:16]
+    elif kind == "report_zones":
+        cmd["first_line"] = _texts(form, "first_line")
+        cmd["second_line"] = _texts(form, "second_line")
 
 
 def _slots(text: object) -> list[int]:
@@ -209,23 +255,27 @@ def context(page: PageInput) -> dict[str, Any]:
         "resolution": page.extra.get("resolution"),
         "rolls": (0, []),
         "objectives": [],
+        "narrative": None,
     }
     if battle is None:
         return ctx
     actions = page.actions
+    narrative = battle.state.narrative  # only the pack's public data is read from it
+    stratagems = present.mission_stratagems(narrative.mission.stratagems if narrative else ())
     mine = [u for u in view["units"] if u["owner"] == me]
     snapshot = match.army_a if me == "A" else match.army_b
     ctx.update(
         transports=[u for u in mine if "TRANSPORT" in u["keywords"] and not u["destroyed"]],
         fdefaults=formation_defaults(view, snapshot, me),
-        forms=present.action_forms(actions, view),
+        forms=present.action_forms(actions, view, stratagems),
+        narrative=present.narrative_panel(view, page.log, stratagems),
         can_declare=any(a["command"]["type"] == "declare_formations" for a in actions),
         cards=present.unit_cards(view),
         mine=mine,
         enemies=[u for u in view["units"] if u["owner"] != me and not u["destroyed"]],
         attackers=attack_forms(view, lambda uid: _weapon_rows(battle, match, uid, view["phase"])),
         specs=battle.state.specs,
-        timeline=present.timeline(page.log, view, page.names, me),
+        timeline=present.timeline(page.log, view, page.names, me, stratagems=stratagems),
         rolls=present.last_rolls(page.log, view, page.names, me),
         objectives=present.objective_rows(view),
         in_battle=view["stage"] == "battle",

@@ -227,15 +227,27 @@ class ActionForm:
     cp: int | None = None  # a Stratagem's cost, shown on its button
     # the coherency check: (unit id, name, models alive) of each part of the units named
     removals: list[tuple[str, str, int]] = field(default_factory=list)
+    # narrative missions: the units to pick, decoy tokens allowed, hiding places, a variable
+    # Stratagem cost (min, max) and what its target is (token, place, unit, reserve, saboteur)
+    units: list[tuple[str, str]] = field(default_factory=list)
+    decoys: int = 0
+    places: list[str] = field(default_factory=list)
+    cp_range: tuple[int, int] | None = None
+    target_kind: str = ""
 
     @property
     def command_json(self) -> str:
         return json.dumps(self.command, separators=(",", ":"))
 
 
-def action_forms(actions: Sequence[Mapping[str, Any]], view: Mapping[str, Any]) -> list[ActionForm]:
+def action_forms(
+    actions: Sequence[Mapping[str, Any]],
+    view: Mapping[str, Any],
+    stratagems: Mapping[str, MissionStratagem] | None = None,
+) -> list[ActionForm]:
     """The legal actions as forms: the moves of one unit share a form (one button per mode),
-    and so do the uses of one Stratagem by one unit (the enemy unit is a choice)."""
+    and so do the uses of one Stratagem by one unit (the enemy unit is a choice); a narrative
+    command that names one of several units is one form with the unit a choice."""
     names = {u["id"]: u["name"] for u in view.get("units", ())}
     infiltrators = {u["id"] for u in view.get("units", ()) if "infiltrators" in u["abilities"]}
     out: list[ActionForm] = []
@@ -246,6 +258,14 @@ def action_forms(actions: Sequence[Mapping[str, Any]], view: Mapping[str, Any]) 
         if kind in ("declare_formations", "approve_undo", "refuse_undo"):
             continue  # their own forms
         unit = names.get(str(cmd.get("unit")), str(cmd.get("unit", "")))
+        if kind in NARRATIVE_KINDS:
+            if kind in UNIT_CHOICE and ("narrative", kind) in merged:
+                continue
+            made = narrative_form(action, view, stratagems or {})
+            if kind in UNIT_CHOICE:
+                merged[("narrative", kind)] = made
+            out.append(made)
+            continue
         if kind == "move":
             key: tuple[str, ...] = ("move", str(cmd["unit"]))
             form = merged.get(key)
@@ -632,6 +652,7 @@ def timeline(
     me: str,
     *,
     limit: int = 80,
+    stratagems: Mapping[str, MissionStratagem] | None = None,
 ) -> list[Line]:
     """The latest ``limit`` entries of ``me``'s log as readable lines, newest first."""
     by_id = {u["id"]: u for u in view.get("units", ())}
@@ -639,7 +660,9 @@ def timeline(
     undone = {e["event"].get("batch") for e in entries if e["event"].get("type") == "undone"}
     lines: list[Line] = []
     for entry in list(entries)[-limit:][::-1]:
-        text = describe(entry["event"], units, names, me, actor=entry.get("actor"))
+        text = describe(
+            entry["event"], units, names, me, actor=entry.get("actor"), stratagems=stratagems
+        )
         if text is None:
             continue
         lines.append(
@@ -672,9 +695,12 @@ def describe(
     me: str,
     *,
     actor: str | None = None,
+    stratagems: Mapping[str, MissionStratagem] | None = None,
 ) -> str | None:
     """One event as a short sentence (``None``: bookkeeping the timeline leaves out), with the
     Feel No Pain dice rolled against its mortal wounds, if any [L1857-1869]."""
+    if str(ev.get("type", "")).startswith("narrative_"):
+        return describe_narrative(ev, units, names, me, stratagems or {})
     text = _describe(ev, units, names, me, actor=actor)
     if text is not None and ev.get("fnp"):
         text += " " + _("Feel No Pain: {dice}.").format(dice=_dice(ev.get("fnp")))
@@ -904,5 +930,533 @@ def _describe(
     if kind == "undo_refused":
         return _("{seat} refused to undo action #{batch}: it stands.").format(
             seat=who(actor), batch=ev.get("batch")
+        )
+    return str(kind).replace("_", " ")
+
+
+# -- narrative missions (issue 15) -------------------------------------------------------------
+
+NARRATIVE_KINDS = frozenset(
+    {
+        "place_tokens",
+        "deploy_forces",
+        "go_to_ground",
+        "bombard",
+        "use_mission_stratagem",
+        "raise_alarm",
+        "reserve_roll",
+        "assault_return",
+        "cull_unit",
+        "attempt_sabotage",
+        "search_hiding_place",
+        "report_spy_killed",
+        "escape_unit",
+        "report_zones",
+    }
+)
+# Narrative commands whose dice the players may roll by hand.
+NARRATIVE_ROLLING = frozenset(
+    {"bombard", "reserve_roll", "assault_return", "search_hiding_place", "use_mission_stratagem"}
+)
+# One form per kind, the unit a choice (the engine offers one action per unit).
+UNIT_CHOICE = frozenset({"cull_unit", "attempt_sabotage", "escape_unit", "search_hiding_place"})
+NARRATIVE_STEPS = {
+    "choose_attacker": lazy("Attacker and Defender"),
+    "declare_formations": lazy("Declare Battle Formations (in secret)"),
+    "hidden_deployment": lazy("Hidden deployment"),
+    "defender_deploys": lazy("The Defender deploys"),
+    "attacker_deploys": lazy("The Attacker deploys"),
+    "defender_patrol": lazy("The Defender's patrol"),
+    "attacker_patrol": lazy("The Attacker's patrol"),
+    "sentries": lazy("The Defender deploys its sentries"),
+    "hiding_places": lazy("Hiding places"),
+    "place_objective": lazy("Place the objective"),
+    "reveal": lazy("The tokens are revealed"),
+    "preliminary_bombardment": lazy("Preliminary bombardment"),
+    "first_turn": lazy("Who takes the first turn"),
+}
+ALARM_STATES = {
+    "calm": lazy("calm"),
+    "pending": lazy("raised at the end of this turn"),
+    "raised": lazy("raised"),
+}
+ALARM_CAUSES = {
+    "ranged_attack": lazy("a ranged attack"),
+    "psychic_power": lazy("a psychic power"),
+    "sentry_survived_fight": lazy("a sentry survived a fight"),
+    "detected": lazy("an Attacker model was detected"),
+    "sabotage_attempt": lazy("a sabotage attempt"),
+    "spy_found": lazy("the spy was found"),
+}
+NARRATIVE_RESULTS = {
+    "major_victory": lazy("Major victory"),
+    "victory": lazy("Victory"),
+    "draw": lazy("Draw"),
+}
+SCORE_ITEMS = {
+    "unit_destroyed": lazy("Unit destroyed"),
+    "unit_off_battlefield": lazy("Unit not on the battlefield"),
+    "first_line": lazy("Units in the first line"),
+    "second_line": lazy("Units in the second line"),
+    "models_on_battlefield": lazy("Defender models on the battlefield"),
+    "escaped": lazy("Escaped"),
+    "escaped_total": lazy("Value escaped"),
+    "attempts": lazy("Sabotage attempts"),
+    "roll": lazy("Sabotage roll"),
+    "spy_could_not_be_placed": lazy("The spy could not be placed"),
+    "spy": lazy("The spy"),
+}
+ROLE_REASONS = {
+    "higher": lazy("the larger army"),
+    "ratio": lazy("the larger army by the mission's ratio"),
+    "roll_off": lazy("a roll-off"),
+}
+# Mission Stratagems and what their target is: a unit, an unrevealed token, a hiding place, a
+# unit in the mission's reserves, or one of the player's units that attempted a sabotage.
+STRATAGEM_TARGETS = {
+    "spies": "token",
+    "beacon-scan": "place",
+    "sustained-bombardment": "unit",
+    "intensive-bombardment": "unit",
+    "foxholes": "unit",
+    "extra-explosives": "saboteur",
+    "rapid-reinforcements": "reserve",
+    "rapid-reaction": "reserve",
+    "delayed-reserves": "reserve",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class MissionStratagem:
+    id: str
+    name: str
+    cp_min: int
+    cp_max: int
+    variable: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreRow:
+    side: str  # attacker / defender
+    seat: str | None
+    item: str
+    vp: int
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class Evaluation:
+    result: str
+    winner: str | None
+    vp: tuple[int, int] | None  # (Attacker, Defender)
+    rows: list[ScoreRow]
+
+
+@dataclass(frozen=True, slots=True)
+class TokenRow:
+    token: str
+    revealed: bool
+    unit: str | None  # the unit's name once revealed (or, for the deployer, its secret unit)
+    decoy: bool  # revealed as a decoy, or (deployer only) placed as one
+    mine: bool  # from ``my_tokens``: the deploying seat's own secret
+
+
+@dataclass
+class NarrativePanel:
+    """What the page shows of a narrative mission (only from the seat's own view)."""
+
+    mission: str
+    step: str | None
+    attacker: str | None
+    defender: str | None
+    alarm: str | None  # None: the mission has no alarm
+    alarm_cause: str | None
+    alarm_round: int | None
+    tokens: list[TokenRow]
+    reserves: list[str]
+    grounded: list[str]
+    searched: list[str]
+    places: list[str]
+    spy_found_at: str | None
+    spy_alive: bool
+    sabotage: list[tuple[str, int]]
+    stratagems_used: list[tuple[str, str, int, int]]  # seat, name, cp, round
+    destroyed_attacker_units: list[str]
+    returned: list[str]
+    escaped: list[str]
+    first_line: list[str]
+    second_line: list[str]
+    evaluation: Evaluation | None = None
+
+
+def mission_stratagems(stratagems: Sequence[Any]) -> dict[str, MissionStratagem]:
+    """The mission's Stratagems by id, named in the reader's language (pack data, public)."""
+    out: dict[str, MissionStratagem] = {}
+    for s in stratagems:
+        variable = str(s.cost.kind) != "fixed"
+        low = s.cost.min if variable else s.cost.cp
+        high = s.cost.max if variable else s.cost.cp
+        out[s.id] = MissionStratagem(s.id, localized(s.name, s.id), low, high, variable)
+    return out
+
+
+def _alarm_mission(n: Mapping[str, Any]) -> bool:
+    return n.get("evaluator") in ("sabotage", "rescue")
+
+
+def narrative_panel(
+    view: Mapping[str, Any],
+    log: Sequence[Mapping[str, Any]],
+    stratagems: Mapping[str, MissionStratagem],
+) -> NarrativePanel | None:
+    """The narrative panel from ``view["narrative"]`` (``None``: not a narrative mission)
+    and, once the battle is over, the victory evaluation found in the seat's log."""
+    n = view.get("narrative")
+    if not n:
+        return None
+    by_id = {u["id"]: u for u in view.get("units", ())}
+
+    def name(uid: object) -> str:  # an Attached unit as one unit, as on the timeline
+        unit = by_id.get(str(uid))
+        return group_name(unit, by_id) if unit is not None else str(uid)
+
+    mine = n.get("my_tokens") or {}
+    tokens = []
+    for t in n.get("tokens", ()):
+        token = str(t["token"])
+        if t.get("revealed"):
+            unit = t.get("unit")
+            tokens.append(TokenRow(token, True, name(unit) if unit else None, unit is None, False))
+        elif token in mine:
+            unit = mine[token]
+            tokens.append(TokenRow(token, False, name(unit) if unit else None, unit is None, True))
+        else:
+            tokens.append(TokenRow(token, False, None, False, False))
+    attacker = n.get("attacker")
+    defender = None if attacker is None else ("B" if attacker == "A" else "A")
+    alarm = n.get("alarm") or {}
+    panel = NarrativePanel(
+        mission=str(n.get("mission")),
+        step=n.get("step") or None,
+        attacker=attacker,
+        defender=defender,
+        alarm=str(alarm.get("state")) if _alarm_mission(n) else None,
+        alarm_cause=alarm.get("cause"),
+        alarm_round=alarm.get("round"),
+        tokens=tokens,
+        reserves=[name(u) for u in n.get("reserves", ())],
+        grounded=[name(u) for u in n.get("grounded", ())],
+        searched=[str(p) for p in n.get("searched", ())],
+        places=[str(p) for p in n.get("hiding_places", ())],
+        spy_found_at=n.get("spy_found_at"),
+        spy_alive=bool(n.get("spy_alive", True)),
+        sabotage=[(name(u), int(r)) for u, r in n.get("sabotage_attempts", ())],
+        stratagems_used=[
+            (
+                str(s["seat"]),
+                stratagems[s["stratagem"]].name if s["stratagem"] in stratagems else s["stratagem"],
+                int(s["cp"]),
+                int(s["round"]),
+            )
+            for s in n.get("stratagems_used", ())
+        ],
+        destroyed_attacker_units=[name(u) for u in n.get("destroyed_attacker_units", ())],
+        returned=[name(u) for u in n.get("returned", ())],
+        escaped=[name(u) for u in n.get("escaped", ())],
+        first_line=[name(u) for u in n.get("first_line", ())],
+        second_line=[name(u) for u in n.get("second_line", ())],
+    )
+    for entry in reversed(log):
+        ev = entry["event"]
+        if ev.get("type") == "narrative_evaluated":
+            panel.evaluation = _evaluation(ev, attacker, defender)
+            break
+    return panel
+
+
+def _evaluation(ev: Mapping[str, Any], attacker: str | None, defender: str | None) -> Evaluation:
+    seats = {"attacker": attacker, "defender": defender}
+    vp = ev.get("vp")
+    rows = [
+        ScoreRow(
+            side=str(line.get("side")),
+            seat=seats.get(str(line.get("side"))),
+            item=tr(SCORE_ITEMS, line.get("item")),
+            vp=int(line.get("vp") or 0),
+            detail=str(line.get("detail") or ""),
+        )
+        for line in ev.get("breakdown") or ()
+    ]
+    return Evaluation(
+        result=str(ev.get("result")),
+        winner=ev.get("winner"),
+        vp=(int(vp[0]), int(vp[1])) if vp else None,
+        rows=rows,
+    )
+
+
+def narrative_form(
+    action: Mapping[str, Any],
+    view: Mapping[str, Any],
+    stratagems: Mapping[str, MissionStratagem],
+) -> ActionForm:
+    """One narrative command as a form, with the inputs it needs."""
+    cmd = dict(action["command"])
+    kind = str(cmd["type"])
+    choices = action.get("choices") or {}
+    n = view.get("narrative") or {}
+    me = view.get("viewer")
+    by_id = {u["id"]: u for u in view.get("units", ())}
+    names = {uid: group_name(u, by_id) for uid, u in by_id.items()}
+
+    def on_table(seat: object) -> list[tuple[str, str]]:
+        return [
+            (u["id"], names[u["id"]])
+            for u in view.get("units", ())
+            if u["owner"] == seat and u["location"] == "battlefield" and not u["destroyed"]
+        ]
+
+    form = ActionForm(label=narrative_label(kind, cmd, names, stratagems), command=cmd, kind=kind)
+    form.dice = kind in NARRATIVE_ROLLING
+    form.primary = kind in {"place_tokens", "deploy_forces", "bombard"}
+    if kind in ("place_tokens", "deploy_forces"):
+        units = [str(u) for u in choices.get("units") or cmd.get("units") or ()]
+        form.units = [(u, names.get(u, u)) for u in units]
+        if kind == "place_tokens":
+            form.decoys = int(n.get("decoys_allowed") or 0)
+    elif kind == "go_to_ground":
+        form.units = [
+            (uid, label)
+            for uid, label in on_table(me)
+            if "INFANTRY" in by_id[uid].get("keywords", ())
+        ]
+    elif kind == "report_zones":
+        form.units = on_table(me)
+    elif kind in UNIT_CHOICE:
+        form.command = {k: v for k, v in cmd.items() if k not in ("unit", "place")}
+        form.units = on_table(me)
+        form.label = narrative_label(kind, form.command, names, stratagems)
+        if kind == "search_hiding_place":
+            searched = set(n.get("searched", ()))
+            form.places = [str(p) for p in n.get("hiding_places", ()) if p not in searched]
+    elif kind == "use_mission_stratagem":
+        spec = stratagems.get(str(cmd.get("stratagem")))
+        form.stratagem = True
+        if spec is not None:
+            form.cp = None if spec.variable else spec.cp_min
+            if spec.variable:
+                form.cp_range = (spec.cp_min, spec.cp_max)
+                form.command.pop("cp", None)
+        form.targets = stratagem_targets(str(cmd.get("stratagem")), view, names)
+        form.target_kind = STRATAGEM_TARGETS.get(str(cmd.get("stratagem")), "")
+    return form
+
+
+def stratagem_targets(
+    sid: str, view: Mapping[str, Any], names: Mapping[str, str]
+) -> list[tuple[str, str]]:
+    """What a mission Stratagem may name (empty: it names nothing)."""
+    n = view.get("narrative") or {}
+    what = STRATAGEM_TARGETS.get(sid)
+    if what == "token":
+        return [(t["token"], t["token"]) for t in n.get("tokens", ()) if not t.get("revealed")]
+    if what == "place":
+        searched = set(n.get("searched", ()))
+        return [(p, p) for p in n.get("hiding_places", ()) if p not in searched]
+    if what == "reserve":
+        return [(u, names.get(u, u)) for u in n.get("reserves", ())]
+    if what == "saboteur":
+        tried = {str(u) for u, _r in n.get("sabotage_attempts", ())}
+        return [(u, names.get(u, u)) for u in sorted(tried)]
+    if what == "unit":
+        return [
+            (u["id"], names[u["id"]])
+            for u in view.get("units", ())
+            if u["location"] == "battlefield" and not u["destroyed"]
+        ]
+    return []
+
+
+def narrative_label(
+    kind: str,
+    cmd: Mapping[str, Any],
+    names: Mapping[str, str],
+    stratagems: Mapping[str, MissionStratagem],
+) -> str:
+    unit = names.get(str(cmd.get("unit")), str(cmd.get("unit", "")))
+    if kind == "place_tokens":
+        return _("Place my hidden deployment tokens")
+    if kind == "deploy_forces":
+        return _("Deploy my forces")
+    if kind == "go_to_ground":
+        return _("Go to ground")
+    if kind == "bombard":
+        return _("Roll the preliminary bombardment")
+    if kind == "use_mission_stratagem":
+        spec = stratagems.get(str(cmd.get("stratagem")))
+        return spec.name if spec is not None else str(cmd.get("stratagem"))
+    if kind == "raise_alarm":
+        return _("Raise the alarm: {cause}").format(cause=tr(ALARM_CAUSES, cmd.get("cause")))
+    if kind == "reserve_roll":
+        return _("Bring in from the mission's reserves: {unit}").format(unit=unit)
+    if kind == "assault_return":
+        return _("Sustained assault: roll for the destroyed units")
+    if kind == "cull_unit":
+        return _("Remove a unit at a quarter strength (sustained assault)")
+    if kind == "attempt_sabotage":
+        return _("Attempt a sabotage")
+    if kind == "search_hiding_place":
+        return _("Search a hiding place")
+    if kind == "report_spy_killed":
+        return _("The spy was killed")
+    if kind == "escape_unit":
+        return _("A unit escapes off the battlefield")
+    if kind == "report_zones":
+        return _("Report the units in the first and second lines")
+    return kind.replace("_", " ")
+
+
+def describe_narrative(
+    ev: Mapping[str, Any],
+    units: Mapping[str, str],
+    names: Mapping[str, str],
+    me: str,
+    stratagems: Mapping[str, MissionStratagem],
+) -> str | None:
+    """A narrative mission's event as a short sentence (``None``: left out)."""
+
+    def u(uid: object) -> str:
+        return units.get(str(uid), str(uid))
+
+    def us(ids: Sequence[object]) -> str:  # an Attached unit's parts: named once
+        return ", ".join(dict.fromkeys(u(i) for i in ids)) or "-"
+
+    def who(seat: object) -> str:
+        return seat_label(None if seat is None else str(seat), names, me)
+
+    kind = ev.get("type")
+    if kind == "narrative_roles_chosen":
+        text = _("{seat} is the Attacker ({reason}).").format(
+            seat=who(ev.get("attacker")), reason=tr(ROLE_REASONS, ev.get("reason"))
+        )
+        if ev.get("roll"):
+            text += " " + _("Dice: {dice}.").format(dice=_dice(ev.get("roll")))
+        return text
+    if kind == "narrative_tokens_placed":  # the deployer's own secret
+        tokens = ev.get("tokens") or {}
+        placed = ", ".join(
+            f"{t}: {u(unit) if unit else _('decoy')}" for t, unit in sorted(tokens.items())
+        )
+        return _("Your hidden deployment (secret): {tokens}.").format(tokens=placed)
+    if kind == "narrative_tokens_laid":
+        n = len(ev.get("tokens") or ())
+        text = ngettext(
+            "{seat} lays {n} hidden deployment token.",
+            "{seat} lays {n} hidden deployment tokens.",
+            n,
+        ).format(seat=who(ev.get("seat")), n=n)
+        if ev.get("reserves"):
+            text += " " + _("In reserve: {units}.").format(units=us(ev["reserves"]))
+        return text
+    if kind == "narrative_token_revealed":
+        if ev.get("unit") is None:
+            return _("Token {token} is revealed: a decoy, removed.").format(token=ev.get("token"))
+        if ev.get("forced"):
+            return _("Token {token} is revealed by Spies: {unit}.").format(
+                token=ev.get("token"), unit=u(ev.get("unit"))
+            )
+        return _("Token {token} is revealed: {unit}.").format(
+            token=ev.get("token"), unit=u(ev.get("unit"))
+        )
+    if kind == "narrative_forces_deployed":
+        text = _("{seat} deploys {units}.").format(seat=who(ev.get("seat")), units=us(ev["units"]))
+        if ev.get("reserves"):
+            text += " " + _("In reserve: {units}.").format(units=us(ev["reserves"]))
+        return text
+    if kind == "narrative_go_to_ground":
+        return _("Ready to go to ground: {units}.").format(units=us(ev.get("units") or ()))
+    if kind == "narrative_bombardment":
+        if not ev.get("hit"):
+            return _("Bombardment of {unit}: {dice}, missed.").format(
+                unit=u(ev.get("target")), dice=_dice(ev.get("roll"))
+            )
+        n = int(ev.get("mortal_wounds") or 0)
+        text = ngettext(
+            "Bombardment of {unit}: {dice}, hit: {n} mortal wound.",
+            "Bombardment of {unit}: {dice}, hit: {n} mortal wounds.",
+            n,
+        ).format(unit=u(ev.get("target")), dice=_dice(ev.get("roll")), n=n)
+        if ev.get("grounded"):
+            text += " " + _("It went to ground.")
+        return text
+    if kind == "narrative_bombardment_finished":
+        return _("The preliminary bombardment is over.")
+    if kind == "narrative_first_turn":
+        return _("{seat} takes the first turn.").format(seat=who(ev.get("first")))
+    if kind == "narrative_stratagem_used":
+        sid = str(ev.get("stratagem"))
+        spec = stratagems.get(sid)
+        target = ev.get("target")
+        text = _("{seat} uses {stratagem} for {cp} CP.").format(
+            seat=who(ev.get("seat")), stratagem=spec.name if spec else sid, cp=ev.get("cp")
+        )
+        if target:
+            text += " " + _("Target: {target}.").format(target=u(target))
+        return text
+    if kind == "narrative_alarm":
+        cause = tr(ALARM_CAUSES, ev.get("cause"))
+        if ev.get("state") == "pending":
+            return _("The alarm will be raised at the end of this turn: {cause}.").format(
+                cause=cause
+            )
+        if ev.get("truncate"):
+            return _("The alarm is raised: {cause}. The Attacker's turn ends now.").format(
+                cause=cause
+            )
+        return _("The alarm is raised: {cause}.").format(cause=cause)
+    if kind == "narrative_reserve_rolled":
+        dice = f" ({_dice(ev.get('roll'))})" if ev.get("roll") else ""
+        if ev.get("arrives"):
+            return _("{unit} arrives from the mission's reserves{dice}.").format(
+                unit=u(ev.get("unit")), dice=dice
+            )
+        return _("{unit} stays in the mission's reserves{dice}.").format(
+            unit=u(ev.get("unit")), dice=dice
+        )
+    if kind == "narrative_assault_return":
+        return _("Sustained assault: {dice}; back on the battlefield: {units}.").format(
+            dice=_dice(ev.get("roll")), units=us(ev.get("returned") or ())
+        )
+    if kind == "narrative_attacker_units_down":
+        if ev.get("culled"):
+            return _("Removed at a quarter strength: {units}.").format(units=us(ev["units"]))
+        return None  # the destruction itself is on the timeline already
+    if kind == "narrative_sabotage_attempted":
+        return _("{unit} attempts a sabotage (battle round {round}).").format(
+            unit=u(ev.get("unit")), round=ev.get("round")
+        )
+    if kind == "narrative_hiding_place_searched":
+        found = _("the spy is found") if ev.get("found") else _("nobody there")
+        if ev.get("scan"):
+            return _("Beacon scan of hiding place {place}: {dice}, {found}.").format(
+                place=ev.get("place"), dice=_dice(ev.get("roll")), found=found
+            )
+        return _("{unit} searches hiding place {place}: {dice}, {found}.").format(
+            unit=u(ev.get("unit")), place=ev.get("place"), dice=_dice(ev.get("roll")), found=found
+        )
+    if kind == "narrative_spy_killed":
+        return _("The spy is killed.")
+    if kind == "narrative_unit_escaped":
+        return _("Escaped off the battlefield: {units}.").format(units=us(ev["units"]))
+    if kind == "narrative_zones_reported":
+        return _("First line: {first}; second line: {second}.").format(
+            first=us(ev.get("first_line") or ()), second=us(ev.get("second_line") or ())
+        )
+    if kind == "narrative_evaluated":
+        result = tr(NARRATIVE_RESULTS, ev.get("result"))
+        if ev.get("winner") is None:
+            return _("The mission is evaluated: {result}.").format(result=result)
+        return _("The mission is evaluated: {result} for {winner}.").format(
+            result=result, winner=who(ev.get("winner"))
         )
     return str(kind).replace("_", " ")

@@ -1,0 +1,359 @@
+"""The narrative missions on the 10th-edition match page (issue 15).
+
+Sabotage's set-up and its alarm are played through the page's own forms (the roll-offs, the
+deployment with its reserves, the alarm, a mission reserve arriving), and the panel and the
+timeline say what happened; Meat Grinder's hidden deployment is placed through the page, and
+seat B's page HTML holds none of it before the reveal.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+from fastapi.testclient import TestClient
+from starlette.datastructures import FormData
+
+from app.matches.pages import page_system
+from app.matches.pages.wh40k10e import present
+from app.matches.web import build_command
+from tests.matches.conftest import FakeArmies, Game, Player, finish_turn, marines, orks, step
+from tests.support.web import html
+
+HX = {"HX-Request": "true"}
+
+
+def new_game(
+    browser: Callable[[str], TestClient],
+    armies: FakeArmies,
+    mission: str,
+    a_roster: Any,
+    b_roster: Any,
+) -> Game:
+    """A narrative match between two browsers (created through the JSON API, played through
+    the pages)."""
+    alice, bob = browser("Alice"), browser("Bob")
+    r = alice.post(
+        "/api/v1/matches",
+        json={
+            "army_id": armies.ready(alice, a_roster),
+            "mission": mission,
+            "options": {"starting_cp": 3},
+        },
+    )
+    assert r.status_code == 201, r.text
+    created = r.json()
+    r = bob.post(
+        "/api/v1/matches/join",
+        json={"code": created["invitation"]["code"], "army_id": armies.ready(bob, b_roster)},
+    )
+    assert r.status_code == 200, r.text
+    return Game(Player(alice, created["id"], "A"), Player(bob, created["id"], "B"), created["id"])
+
+
+def page(p: Player) -> Any:
+    r = p.client.get(f"/matches/{p.match_id}")
+    assert r.status_code == 200, r.text
+    node = html(r).css_first("#match-state")
+    assert node is not None
+    return node
+
+
+def hidden_fields(form: Any) -> dict[str, str]:
+    return {
+        str(i.attributes["name"]): str(i.attributes.get("value") or "")
+        for i in form.css("input[type=hidden]")
+    }
+
+
+def find_form(root: Any, kind: str, **command: Any) -> Any:
+    """The action form of ``kind`` whose command JSON has ``command`` in it."""
+    for form in root.css(f"form.action-{kind}"):
+        sent = json.loads(hidden_fields(form)["command"])
+        if all(sent.get(k) == v for k, v in command.items()):
+            return form
+    raise AssertionError(f"no {kind} form with {command}")
+
+
+def browser_fields(form: Any) -> dict[str, Any]:
+    """What a browser posts for ``form`` untouched: hidden and text inputs with their values,
+    ticked boxes, each select's selected (else first) option."""
+    out: dict[str, list[str]] = {}
+    for i in form.css("input"):
+        kind = i.attributes.get("type") or "text"
+        name = i.attributes.get("name")
+        if not name or (kind == "checkbox" and "checked" not in i.attributes):
+            continue
+        out.setdefault(str(name), []).append(str(i.attributes.get("value") or ""))
+    for sel in form.css("select"):
+        options = sel.css("option")
+        chosen = [o for o in options if "selected" in o.attributes] or options[:1]
+        if chosen:
+            out.setdefault(str(sel.attributes["name"]), []).append(
+                str(chosen[0].attributes.get("value") or "")
+            )
+    return out
+
+
+def submit(p: Player, form: Any, data: dict[str, Any] | None = None) -> Any:
+    """Post ``form`` as a browser with htmx does (its fields as shown, ``data`` typed over
+    them); the new state block."""
+    body: dict[str, Any] = {**browser_fields(form), **(data or {})}
+    r = p.client.post(form.attributes["action"], data=body, headers=HX)
+    assert r.status_code == 200, r.text
+    refusal = html(r).css_first("#match-error")
+    assert r.headers.get("x-match-refusal") is None, refusal.text() if refusal else r.text
+    node = html(r).css_first("#match-state")
+    assert node is not None
+    return node
+
+
+def to_phase(g: Game, seat: str, phase: str) -> None:
+    while (view := g.a.view())["phase"] != phase or view["reaction_window"]:
+        assert view["active"] == seat, (view["active"], view["phase"])
+        step(g, view)
+
+
+def text_of(root: Any, css: str) -> str:
+    node = root.css_first(css)
+    assert node is not None, css
+    return " ".join(node.text().split())
+
+
+def timeline(root: Any) -> list[str]:
+    """The timeline's sentences, without their "#seq" numbers."""
+    return [re.sub(r"^#\d+ ", "", " ".join(li.text().split())) for li in root.css("#timeline li")]
+
+
+def test_sabotage_set_up_and_alarm_through_the_page_forms(
+    browser: Callable[[str], TestClient], armies: FakeArmies
+) -> None:
+    g = new_game(browser, armies, "sabotage", marines(), orks())
+    a_page = submit(g.a, find_form(page(g.a), "roll_off"))  # 725 v 605 points: A attacks
+    assert text_of(a_page, "#narrative-attacker") == "Alice (you)"
+    assert text_of(a_page, "#narrative-defender") == "Bob"
+    assert text_of(a_page, "#narrative-alarm").startswith("calm")
+    assert any("Alice (you) is the Attacker (the larger army" in t for t in timeline(a_page))
+    for p in (g.a, g.b):
+        submit(p, page(p).css_first("#formation-form"))
+
+    # the Defender's sentries: b2 (its Warboss attached, as the list says) set up, the rest
+    # unticked -> the mission's reserves
+    b_page = page(g.b)
+    assert text_of(b_page, "#narrative-step") == "The Defender deploys its sentries"
+    deploy = find_form(b_page, "deploy_forces")
+    offered = [i.attributes["value"] for i in deploy.css("input[name=deploy]")]
+    assert offered == ["b2", "b3", "b4", "b5", "b6"]
+    assert all("checked" in i.attributes for i in deploy.css("input[name=deploy]"))
+    b_page = submit(g.b, deploy, {"deploy": ["b2"]})
+    reserves = text_of(b_page, "#narrative-reserves")
+    assert "Boyz" not in reserves
+    assert "Kommandos" in reserves
+    assert any(
+        t
+        == (
+            "Bob (you) deploys Boyz + Warboss. In reserve: Kommandos, Nobz, Battlewagon, Stormboyz."
+        )
+        for t in timeline(b_page)
+    ), timeline(b_page)
+
+    # the Attacker deploys all its units (every box ticked), then the first-turn roll-off
+    a_page = submit(g.a, find_form(page(g.a), "deploy_forces"))
+    a_page = submit(g.a, find_form(a_page, "roll_off"))
+    assert g.a.view()["stage"] == "battle"
+    assert "Alice (you) takes the first turn." in timeline(a_page)
+
+    finish_turn(g)
+    finish_turn(g)
+    to_phase(g, "A", "movement")
+    # round 2: the Attacker is detected; the alarm form ends its turn at once
+    a_page = page(g.a)
+    causes = [
+        json.loads(hidden_fields(f)["command"])["cause"]
+        for f in a_page.css("form.action-raise_alarm")
+    ]
+    assert causes == ["detected", "sentry_survived_fight"]
+    a_page = submit(g.a, find_form(a_page, "raise_alarm", cause="detected"))
+    assert text_of(a_page, "#narrative-alarm") == (
+        "raised an Attacker model was detected · battle round 2"
+    )
+    assert (
+        "The alarm is raised: an Attacker model was detected. The Attacker's turn ends now."
+        in timeline(a_page)
+    )
+    view = g.a.view()
+    assert (view["active"], view["round"]) == ("B", 2)
+
+    # the Defender's reserves may come in now: b3 on a 3 rolled by hand
+    to_phase(g, "B", "movement")
+    b_page = page(g.b)
+    rolls = b_page.css("form.action-reserve_roll")
+    assert {json.loads(hidden_fields(f)["command"])["unit"] for f in rolls} >= {"b3", "b4"}
+    b_page = submit(g.b, find_form(b_page, "reserve_roll", unit="b3"), {"dice": "3"})
+    assert next(u for u in g.b.view()["units"] if u["id"] == "b3")["location"] == "battlefield"
+    assert "Kommandos arrives from the mission's reserves (3)." in timeline(b_page)
+    assert "Kommandos" not in text_of(b_page, "#narrative-reserves")
+
+    # the sabotage form names a unit of one's own: one form, the unit a choice
+    finish_turn(g)
+    to_phase(g, "A", "fight")
+    a_page = page(g.a)
+    sabotage = a_page.css("form.action-attempt_sabotage")
+    assert len(sabotage) == 1
+    choices = [o.attributes["value"] for o in sabotage[0].css("select[name=unit] option")]
+    assert "a2" in choices
+    assert all(c.startswith("a") for c in choices)
+    a_page = submit(g.a, sabotage[0], {"unit": "a2"})
+    assert text_of(a_page, "#narrative-sabotage") == "Intercessor Squad + Captain (round 3)"
+    assert "Intercessor Squad + Captain attempts a sabotage (battle round 3)." in timeline(a_page)
+
+
+SECRET_NAMES = ("Kommandos (secret)", "decoy (secret)", "Your hidden deployment")
+
+
+def test_meat_grinder_hidden_tokens_through_the_page_and_nothing_in_b_html_before_the_reveal(
+    browser: Callable[[str], TestClient], armies: FakeArmies
+) -> None:
+    # A's orks are the smaller army: B attacks, A (the Defender) deploys hidden
+    g = new_game(browser, armies, "meat-grinder", orks(), marines())
+    submit(g.a, find_form(page(g.a), "roll_off"))
+    for p in (g.a, g.b):
+        submit(p, page(p).css_first("#formation-form"))
+    # Decoys, a mission Stratagem, from its form (1 CP)
+    a_page = page(g.a)
+    decoys = find_form(a_page, "use_mission_stratagem", stratagem="decoys")
+    assert "Decoys" in decoys.text()
+    assert "1 CP" in decoys.text()
+    a_page = submit(g.a, decoys)
+    assert "Alice (you): Decoys, 1 CP (round 0)" in text_of(a_page, "#narrative-stratagems")
+    tokens = find_form(a_page, "place_tokens")
+    assert len(tokens.css("input[name=decoy]")) >= 1
+    units = [i.attributes["name"] for i in tokens.css("input[type=text][name^=token_]")]
+    assert units == ["token_a2", "token_a3", "token_a4", "token_a5", "token_a6"]
+    data = {
+        "token_a2": "t4",
+        "token_a3": "t1",
+        "token_a4": "t5",
+        "token_a5": "t3",
+        "token_a6": "t6",
+        "decoy": "t2",
+    }
+    a_page = submit(g.a, tokens, data)
+    # A sees its own secret, B's page nothing of it
+    assert text_of(a_page, "#token-t1") == "t1: Kommandos (secret)"
+    assert text_of(a_page, "#token-t2") == "t2: decoy (secret)"
+    assert any(
+        t.startswith("Your hidden deployment (secret): t1: Kommandos") for t in timeline(a_page)
+    )
+    b_html = g.b.client.get(f"/matches/{g.match_id}").text
+    b_root = page(g.b)
+    assert [text_of(b_root, f"#token-t{i}") for i in range(1, 7)] == [
+        f"t{i}: not revealed" for i in range(1, 7)
+    ]
+    for secret in SECRET_NAMES:
+        assert secret not in b_html, secret
+    assert "Alice lays 6 hidden deployment tokens." in timeline(b_root)
+
+    # the reveal: B deploys, the tokens turn over on both pages
+    submit(g.b, find_form(b_root, "deploy_forces"))
+    b_root = page(g.b)
+    assert text_of(b_root, "#token-t1") == "t1: Kommandos"
+    assert text_of(b_root, "#token-t2") == "t2: a decoy, removed"
+    assert "Token t1 is revealed: Kommandos." in timeline(b_root)
+
+
+def test_the_place_tokens_form_sends_tokens_reserves_and_decoys() -> None:
+    cmd = {"type": "place_tokens", "tokens": {"1": "a1", "2": "a2"}}
+    form = FormData(
+        [
+            ("command", json.dumps(cmd)),
+            ("token_a1", " t1 "),
+            ("token_a2", "t2"),
+            ("token_a3", "t3"),
+            ("reserve", "a2"),
+            ("decoy", "t9"),
+            ("decoy", ""),
+        ]
+    )
+    sent = build_command(form, page_system("wh40k-10e"))
+    assert sent == {
+        "type": "place_tokens",
+        "tokens": {"t1": "a1", "t3": "a3", "t9": None},
+        "reserves": ["a2"],
+    }
+
+
+def test_the_deploy_and_stratagem_forms_send_their_inputs() -> None:
+    system = page_system("wh40k-10e")
+    deploy = {"type": "deploy_forces", "units": ["b1", "b2", "b3"]}
+    form = FormData([("command", json.dumps(deploy)), ("deploy", "b2"), ("deploy", "x9")])
+    assert build_command(form, system) == {
+        "type": "deploy_forces",
+        "units": ["b2"],
+        "reserves": ["b1", "b3"],
+    }
+    night = {"type": "use_mission_stratagem", "stratagem": "night-raider"}
+    form = FormData([("command", json.dumps(night)), ("cp", "4"), ("target", "")])
+    assert build_command(form, system) == {**night, "cp": 4}
+    zones = {"type": "report_zones"}
+    form = FormData([("command", json.dumps(zones)), ("first_line", "a1"), ("second_line", "a2")])
+    assert build_command(form, system) == {
+        "type": "report_zones",
+        "first_line": ["a1"],
+        "second_line": ["a2"],
+    }
+
+
+def test_narrative_events_read_as_sentences_and_unknown_ones_fall_back() -> None:
+    units = {"a2": "Intercessor Squad", "b3": "Kommandos"}
+    names = {"A": "Alice", "B": "Bob"}
+    say = present.describe
+    assert (
+        say(
+            {
+                "type": "narrative_reserve_rolled",
+                "unit": "b3",
+                "arrives": False,
+                "reason": "roll",
+                "roll": {"dice": [{"value": 2}]},
+            },
+            units,
+            names,
+            "B",
+        )
+        == "Kommandos stays in the mission's reserves (2)."
+    )
+    assert (
+        say(
+            {
+                "type": "narrative_alarm",
+                "state": "pending",
+                "cause": "sabotage_attempt",
+                "round": 3,
+            },
+            units,
+            names,
+            "A",
+        )
+        == "The alarm will be raised at the end of this turn: a sabotage attempt."
+    )
+    assert (
+        say(
+            {
+                "type": "narrative_evaluated",
+                "winner": "A",
+                "result": "major_victory",
+                "vp": None,
+                "breakdown": [],
+            },
+            units,
+            names,
+            "B",
+        )
+        == "The mission is evaluated: Major victory for Alice."
+    )
+    assert (
+        say({"type": "narrative_attacker_units_down", "units": ["a2"]}, units, names, "A") is None
+    )
