@@ -52,7 +52,7 @@ def create_pen_match(browser: Callable[[str], TestClient]) -> tuple[TestClient, 
     theirs = ready_pen_list(bob, [guard(), rhino()], "Garde")
     page = html(alice.get("/matches?ruleset=pen"))
     systems = [o.attributes["value"] for o in page.css("#ruleset-select option")]
-    assert systems == ["wh40k-10e", "pen"]
+    assert systems == ["wh40k-10e", "pen", "black-reach"]
     assert page.css_first("#ruleset-select option[selected]").attributes["value"] == "pen"
     lists = [o.text() for o in page.css("#new-match-form select[name=army_id] option")]
     assert lists == ["Marines"]
