@@ -357,3 +357,25 @@ def test_narrative_events_read_as_sentences_and_unknown_ones_fall_back() -> None
     assert (
         say({"type": "narrative_attacker_units_down", "units": ["a2"]}, units, names, "A") is None
     )
+
+
+def test_narrative_sentences_and_the_panel_labels_in_french() -> None:
+    from app.core.i18n import current_locale
+
+    token = current_locale.set("fr")
+    try:
+        said = present.describe(
+            {"type": "narrative_alarm", "state": "raised", "cause": "detected", "truncate": True},
+            {},
+            {"A": "Alice", "B": "Bob"},
+            "A",
+        )
+        assert said == (
+            "L'alarme est donnée : une figurine de l'Attaquant a été détectée. "
+            "Le tour de l'Attaquant s'arrête là."
+        )
+        assert present.tr(present.NARRATIVE_STEPS, "sentries") == (
+            "Le Défenseur déploie ses sentinelles"
+        )
+    finally:
+        current_locale.reset(token)
