@@ -485,6 +485,7 @@ def _guest_page(
             "match": match,
             "token": token,
             "samples": match_api.samples_with_points(match.rule_system),
+            "own_force": systems.system(match).own_force is not None,  # no list to bring
             "errors": errors or {},
             "form": form or {},
         },

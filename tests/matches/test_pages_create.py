@@ -226,6 +226,8 @@ def test_black_reach_against_a_guest_from_the_page_forms(
     link = html(alice.get(f"/matches/{match_id}")).css_first("#guest-link").attributes["href"]
     guest = TestClient(app, base_url="http://testserver")
     page = html(guest.get(link))
+    assert page.css_first("#guest-own-force") is not None  # no list to pick, no empty fieldset
+    assert page.css_first("#guest-form textarea[name=army]") is None
     r = guest.post(
         link, data=fill(page.css_first("#guest-form"), name="Gus"), follow_redirects=False
     )
