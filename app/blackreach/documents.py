@@ -1,11 +1,11 @@
 """The three documents of a content set, checked by the engine's own readers.
 
-A set is valid when ``catalogue_from_dict`` accepts its forces, ``board_from_dict`` each of its
-boards, and ``scenario_from_dict`` each scenario over those forces and boards. Every problem is
-reported at once, each with the path of the field (``forces.counters[0].faces[0].dv``,
+A set is valid when ``catalogue_from_dict`` accepts its forces, ``boards_from_dict`` its
+boards document, and ``scenario_from_dict`` each scenario over those forces and boards. Every
+problem is reported at once, each with the path of the field (``forces.counters[0].faces[0].dv``,
 ``boards.boards[1].elements[0].squares``, ``scenarios[0].sides[1].deployment``), as the
 readers report them with the document's name in front. Each document is bounded by the readers'
-512 KiB (counted on its compact JSON text), the boards file by :data:`MAX_BOARDS` boards and the
+512 KiB (counted on its compact JSON text), the boards file by the engine's 32 boards and the
 scenarios by :data:`MAX_SCENARIOS`.
 """
 
@@ -18,7 +18,7 @@ from functools import cache
 from typing import Any
 
 from app.engine.black_reach.armies import Catalogue
-from app.engine.black_reach.board import DATA_DIR, Board, board_from_dict
+from app.engine.black_reach.board import DATA_DIR, Board, boards_from_dict
 from app.engine.black_reach.forces import Ability
 from app.engine.black_reach.loaders import (
     CATALOGUE_FORMAT,
@@ -30,12 +30,10 @@ from app.engine.black_reach.loaders import (
 from app.engine.black_reach.scenario import Scenario
 from app.engine.errors import ProfileError
 
-MAX_BOARDS = 32
 MAX_SCENARIOS = 20
 MAX_DEPTH = 32  # levels of nested lists and objects in a document (the formats need about 8)
 DOCUMENTS = ("forces", "boards", "scenarios")
 ABILITY_IDS: tuple[str, ...] = tuple(a.value for a in Ability)
-_BOARDS_FILE = frozenset({"note", "sample", "boards"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,40 +149,15 @@ def _prefixed(exc: ProfileError, prefix: str) -> list[Problem]:
 
 
 def _check_boards(raw: Any, problems: list[Problem]) -> dict[str, Board]:
-    if not isinstance(raw, dict):
-        problems.append(Problem("boards", "an object"))
-        return {}
-    for extra in sorted(set(raw) - _BOARDS_FILE):
-        problems.append(Problem(f"boards.{extra}", "unknown field"))
-    items = raw.get("boards", [])
-    if not isinstance(items, list):
-        problems.append(Problem("boards.boards", "a list"))
-        return {}
-    if len(items) > MAX_BOARDS:
-        problems.append(Problem("boards.boards", f"at most {MAX_BOARDS} items"))
-        return {}
-    out: dict[str, Board] = {}
-    for i, item in enumerate(items):
-        where = f"boards.boards[{i}]"
-        if not isinstance(item, dict):
-            problems.append(Problem(where, "an object"))
-            continue
-        try:
-            board = board_from_dict(item)
-        except ProfileError as exc:
-            # the board reader names its fields "board.<field>": put them in their place
-            for f, m in exc.errors:
-                rest = f.removeprefix("board")
-                problems.append(Problem(where + (rest if rest else ""), m))
-            continue
-        except (TypeError, ValueError, KeyError, AttributeError) as exc:
-            problems.append(Problem(where, f"cannot be read: {exc}"))
-            continue
-        if board.name in out:
-            problems.append(Problem(f"{where}.name", f"{board.name!r} is used twice"))
-            continue
-        out[board.name] = board
-    return out
+    """The boards document, read by the engine's reader of a boards file (every problem,
+    located under ``boards.``)."""
+    try:
+        return boards_from_dict(raw)
+    except ProfileError as exc:
+        problems.extend(_prefixed(exc, "boards"))
+    except (TypeError, ValueError, KeyError, AttributeError) as exc:
+        problems.append(Problem("boards", f"cannot be read: {exc}"))
+    return {}
 
 
 def check(docs: Documents) -> Checked:
