@@ -115,12 +115,12 @@ def _int_path_params() -> list[tuple[str, str, str]]:
 
 INT_PATH_PARAMS = _int_path_params()
 CONVERTED = {
-    (prefix + route.path).split("{")[0]
+    (sorted(route.methods)[0], re.sub(r"\{\w+:int\}", "{}", prefix + route.path).split("{}")[0])
     for prefix, route in _routes()
     if re.search(r"\{\w+:int\}", route.path)
 }
-"""Routes whose id is matched by Starlette's ``int`` converter: "-1" or "1.0" matches no such
-route, and the answer is another route's 405 (never a 500)."""
+"""(method, path up to the id) of the routes whose id Starlette's ``int`` converter matches:
+"-1" or "1.0" matches no such route, and the answer is another route's 405 (never a 500)."""
 
 
 def test_the_routes_with_int_path_ids_are_found() -> None:
@@ -142,7 +142,7 @@ def test_every_int_path_id_no_row_can_have_is_not_found_without_a_login(
         form = {"data": {"csrf_token": token}} if method == "POST" else {}
         for number in IMPOSSIBLE_PATH_IDS:
             response = client.request(method, path.format(number), headers=headers, **form)
-            converted = path.split("{")[0] in CONVERTED and not number.isdigit()
+            converted = (method, path.split("{}")[0]) in CONVERTED and not number.isdigit()
             if response.status_code not in ({404, 405} if converted else {404}):
                 wrong.append((method, path.format(number), response.status_code))
     assert wrong == []
