@@ -321,7 +321,9 @@ def create(
     system = systems.playable(ruleset)
     mission_id = mission_id or system.default_mission
     battle_size = battle_size or system.default_size
-    mission, points = systems.mission_and_size(system, mission_id, battle_size)
+    mission, points = systems.mission_and_size(
+        system, mission_id, battle_size, db=db, owner_id=user.id
+    )
     stored_options = system.parse_options(options)
     if league_game_id is not None:
         if opponent is OpponentKind.GUEST:
@@ -413,7 +415,9 @@ def join(
     system = systems.system(match)
     system.check_snapshot(snapshot, Seat.B)
     assert match.army_a is not None
-    mission, points = systems.mission_and_size(system, match.mission_id, match.battle_size)
+    mission, points = systems.mission_and_size(
+        system, match.mission_id, match.battle_size, db=db, owner_id=match.created_by_id
+    )
     options = match.army_a.get("options") or {}
     try:
         setup = system.new_setup(
@@ -446,7 +450,9 @@ def join_by_code(db: Session, user: User, code: str, army_id: int | None) -> Mat
     if match.player_a_id == user.id:
         raise OwnMatch()
     system = systems.system(match)
-    mission, points = systems.mission_and_size(system, match.mission_id, match.battle_size)
+    mission, points = systems.mission_and_size(
+        system, match.mission_id, match.battle_size, db=db, owner_id=match.created_by_id
+    )
     options = (match.army_a or {}).get("options") or {}
     snapshot = system.seat_snapshot(db, user, army_id, mission, points, options, Seat.B)
     join(db, match, snapshot, user=user)
@@ -469,7 +475,9 @@ def join_as_guest(
     if match.version > 0:
         raise SeatTaken()
     system = systems.system(match)
-    mission, points = systems.mission_and_size(system, match.mission_id, match.battle_size)
+    mission, points = systems.mission_and_size(
+        system, match.mission_id, match.battle_size, db=db, owner_id=match.created_by_id
+    )
     options = (match.army_a or {}).get("options") or {}
     snapshot = system.guest_snapshot(db, sample, army, mission, points, options, Seat.B)
     join(db, match, snapshot, user=None, guest_name=name.strip() or "Guest")

@@ -113,7 +113,10 @@ class MatchSystem:
       Black Reach scenario's forces), the snapshot of ``seat``'s force (422 on a bad option);
       ``None``: each seat names one of its lists (``ready_snapshot``) or, as a guest, a
       sample or a pasted export (``guests``). :meth:`seat_snapshot` and
-      :meth:`guest_snapshot` are what the service asks.
+      :meth:`guest_snapshot` are what the service asks;
+    - ``owned_missions(db, user_id)``: the missions of the packs that user uploaded (the 10th
+      edition's narrative packs, app.matches.packs), found by :func:`mission_and_size` when
+      its owner is named; ``None``: the system takes no uploaded missions.
     """
 
     id: str
@@ -135,6 +138,7 @@ class MatchSystem:
         default=lambda snapshot: dict(snapshot)
     )
     own_force: Callable[[Mission, Mapping[str, Any], Seat], dict[str, Any]] | None = None
+    owned_missions: Callable[[Session, int], Mapping[str, Mission]] | None = None
 
     def seat_snapshot(
         self,
@@ -238,9 +242,20 @@ def system(match: Match) -> MatchSystem:
     return playable(match.rule_system)
 
 
-def mission_and_size(entry: MatchSystem, mission_id: str, battle_size: str) -> tuple[Mission, int]:
-    """The mission and the points of its battle size; 422 naming what is unknown."""
+def mission_and_size(
+    entry: MatchSystem,
+    mission_id: str,
+    battle_size: str,
+    *,
+    db: Session | None = None,
+    owner_id: int | None = None,
+) -> tuple[Mission, int]:
+    """The mission and the points of its battle size; 422 naming what is unknown. With ``db``
+    and ``owner_id`` (the match's creator), a mission of a pack that user uploaded is found
+    too (the system's listed missions come first)."""
     mission = entry.missions().get(mission_id)
+    if mission is None and db is not None and owner_id is not None and entry.owned_missions:
+        mission = entry.owned_missions(db, owner_id).get(mission_id)
     if mission is None:
         raise UnknownMission(
             f"There is no mission {mission_id!r}.",
