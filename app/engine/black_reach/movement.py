@@ -48,6 +48,7 @@ __all__ = [
     "Placement",
     "Reach",
     "can_embark",
+    "cheapest_paths",
     "check_path",
     "movement_budget",
     "passenger_load",
@@ -332,38 +333,77 @@ def _starts(ctx: _Context, units: Iterable[BoardUnit]) -> list[tuple[int, Placem
     return starts
 
 
-def reachable(board: Board, mover: Mover, units: Iterable[BoardUnit]) -> dict[Placement, Reach]:
-    """Every placement the Movement Action may end on, with its cheapest cost. The start
-    (a null move) is included at cost 0 for a unit on the board."""
+_Key = tuple[Placement, bool]  # a placement, and whether the move had to stop there
+
+
+def _search(
+    board: Board, mover: Mover, units: Iterable[BoardUnit]
+) -> tuple[_Context, dict[_Key, int], dict[_Key, _Key | None]]:
+    """Dijkstra over the placements: the cheapest cost of each (placement, stopped) and the
+    state it was reached from (``None``: a start)."""
     units = tuple(units)
     ctx = _context(board, mover, units)
     budget = movement_budget(mover)
-    best: dict[tuple[Placement, bool], int] = {}
-    heap: list[tuple[int, int, bool, Placement]] = []
+    best: dict[_Key, int] = {}
+    parents: dict[_Key, _Key | None] = {}
+    heap: list[tuple[int, int, bool, Placement, _Key | None]] = []
     tie = 0  # placements do not compare; pop in insertion order among equal costs
     for cost, p in _starts(ctx, units):
         if cost <= budget or cost == 0:
-            heapq.heappush(heap, (cost, tie, False, p))
+            heapq.heappush(heap, (cost, tie, False, p, None))
             tie += 1
     while heap:
-        cost, _, stopped, p = heapq.heappop(heap)
+        cost, _, stopped, p, parent = heapq.heappop(heap)
         if best.get((p, stopped), cost + 1) <= cost:
             continue
         best[(p, stopped)] = cost
+        parents[(p, stopped)] = parent
         if stopped or p.squares & ctx.target_squares():
             continue
         for q in _moves(p):
             step_cost, problem, stop = _step(ctx, p, q)
             if problem is None and cost + step_cost <= budget:
-                heapq.heappush(heap, (cost + step_cost, tie, stop, q))
+                heapq.heappush(heap, (cost + step_cost, tie, stop, q, (p, stopped)))
                 tie += 1
-    out: dict[Placement, Reach] = {}
-    for (p, _stopped), cost in sorted(best.items(), key=lambda kv: kv[1]):
+    return ctx, best, parents
+
+
+def _ends(ctx: _Context, best: dict[_Key, int]) -> dict[Placement, tuple[Reach, _Key]]:
+    out: dict[Placement, tuple[Reach, _Key]] = {}
+    for (p, stopped), cost in sorted(best.items(), key=lambda kv: kv[1]):
         if p in out:
             continue
         problem, reach = _end(ctx, p)
         if problem is None and reach is not None:
-            out[p] = Reach(cost, reach.pushes, reach.assault)
+            out[p] = (Reach(cost, reach.pushes, reach.assault), (p, stopped))
+    return out
+
+
+def reachable(board: Board, mover: Mover, units: Iterable[BoardUnit]) -> dict[Placement, Reach]:
+    """Every placement the Movement Action may end on, with its cheapest cost. The start
+    (a null move) is included at cost 0 for a unit on the board."""
+    ctx, best, _parents = _search(board, mover, units)
+    return {p: reach for p, (reach, _key) in _ends(ctx, best).items()}
+
+
+def cheapest_paths(
+    board: Board, mover: Mover, units: Iterable[BoardUnit]
+) -> dict[Placement, tuple[Reach, tuple[Placement, ...]]]:
+    """Every placement :func:`reachable` lists, with its :class:`Reach` and a cheapest path
+    to it as :func:`check_path` takes it: the placements after each step (for an embarked
+    unit, the first one is the square it disembarks onto; the null move of a unit on the
+    board is an empty path)."""
+    ctx, best, parents = _search(board, mover, units)
+    embarked = bool(mover.unit.embarked_in)
+    out: dict[Placement, tuple[Reach, tuple[Placement, ...]]] = {}
+    for p, (reach, key) in _ends(ctx, best).items():
+        chain: list[Placement] = []
+        at: _Key | None = key
+        while at is not None:
+            chain.append(at[0])
+            at = parents[at]
+        chain.reverse()
+        out[p] = (reach, tuple(chain if embarked else chain[1:]))
     return out
 
 

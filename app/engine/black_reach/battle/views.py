@@ -23,7 +23,7 @@ from app.engine.black_reach.battle.commands import (
 from app.engine.black_reach.battle.rules import plan_shot
 from app.engine.black_reach.battle.state import BattleState, Stage, UnitState
 from app.engine.black_reach.forces import Ability
-from app.engine.black_reach.movement import Mover, reachable
+from app.engine.black_reach.movement import Mover, cheapest_paths
 from app.engine.black_reach.odds import outcome_odds
 from app.engine.black_reach.turn import Phase, TokenKind, due
 from app.engine.match.codec import JsonObject
@@ -164,7 +164,7 @@ def legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
                 continue
             if order is not None and order.token.kind is not TokenKind.BLUFF:
                 continue
-            out.append({"command": _cmd(ReserveMove(u.uid, ())), "to": _destinations(state, u)})
+            out.append(_move_entry(state, ReserveMove(u.uid, ()), u))
         out.append({"command": _cmd(EndReserve())})
         return out
     # activation: the unit whose token is due, and any unplayed Special token
@@ -183,7 +183,7 @@ def legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
         actions.append({"command": _cmd(Hold(uid))})
         if not u.present or uid in state.activated:
             continue
-        actions.append({"command": _cmd(Move(uid, ())), "to": _destinations(state, u)})
+        actions.append(_move_entry(state, Move(uid, ()), u))
         for t in state.on_board():
             if t.side == side or u.face.cv_against(t.counter.unit_class) is None:
                 continue
@@ -199,15 +199,31 @@ def legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
     return actions
 
 
-def _destinations(state: BattleState, u: UnitState) -> list[list[int]]:
+def _move_entry(state: BattleState, command: object, u: UnitState) -> JsonObject:
+    """A move's legal action: the squares it may end on (``to``) and a cheapest path to each
+    (``paths``: ``"x,y"`` -> its steps as ``[x, y, facing]``), so that a page may send the
+    move from the square tapped. A vehicle ending on infantry (a push) is left out: the
+    battle does not play it yet."""
     mover = Mover(state.mover(u.uid), u.face.mv)
-    reach = reachable(state.board, mover, state.board_units())
-    ends = {
-        (p.anchor.x, p.anchor.y)
-        for p in reach
-        if u.placement is None or p.anchor != u.placement.anchor
+    found = cheapest_paths(state.board, mover, state.board_units())
+    here = None if u.placement is None else u.placement.anchor
+    ends = {p: steps for p, (reach, steps) in found.items() if not reach.pushes}
+    paths: dict[str, list[list[int | str]]] = {}
+    for p, steps in sorted(ends.items(), key=lambda kv: len(kv[1])):
+        key = f"{p.anchor.x},{p.anchor.y}"
+        if p.anchor == here or key in paths:
+            continue
+        paths[key] = [[s.anchor.x, s.anchor.y, s.facing.name] for s in steps]
+    return {
+        "command": _cmd(command),
+        "to": [list(_xy(k)) for k in sorted(paths, key=_xy)],
+        "paths": dict(sorted(paths.items(), key=lambda kv: _xy(kv[0]))),
     }
-    return [[x, y] for x, y in sorted(ends)]
+
+
+def _xy(key: str) -> tuple[int, int]:
+    x, y = key.split(",")
+    return int(x), int(y)
 
 
 def _setup_actions(state: BattleState, side: str) -> list[JsonObject]:
