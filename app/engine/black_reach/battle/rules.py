@@ -122,6 +122,7 @@ __all__ = [
     "SYSTEM_ID",
     "BlackReachRuleBook",
     "ShotPlan",
+    "assault_request",
     "decide",
     "plan_shot",
 ]
@@ -901,6 +902,36 @@ def _retreat(out: _Out, defender: UnitState, start: Square, attacker: str) -> No
     )
 
 
+def assault_request(
+    state: BattleState, u: UnitState, target: UnitState, support: int = 0
+) -> OddsRequest:
+    """The numbers of ``u``'s assault on ``target`` with ``support`` supporters (§4.4): the
+    request the exact odds are read from, and the roll's modifiers."""
+    face, tface = u.face, target.face
+    ability = face.ability(Ability.ASSAULT)
+    t_ability = tface.ability(Ability.ASSAULT)
+    tclass = target.counter.unit_class
+    assert target.placement is not None
+    return OddsRequest(
+        Kind.ASSAULT,
+        Attacker(
+            cv=face.cv_against(tclass) or 0,
+            assault_bonus=ability.param if ability and isinstance(ability.param, int) else 0,
+            support=support,
+            suppressed=u.suppressed,
+        ),
+        Target(
+            cv=tface.cv_against(u.counter.unit_class) or 0,
+            defence_bonus=state.board.defence_bonus(target.placement.squares, tclass),
+            assault_bonus=(
+                t_ability.param if t_ability and isinstance(t_ability.param, int) else 0
+            ),
+            has_assault=t_ability is not None,
+            suppressed=target.suppressed,
+        ),
+    )
+
+
 def _assault(out: _Out, command: Assault, side: str) -> None:
     u = _reveal(out, command.unit, side)
     _able(u, out.state)
@@ -958,26 +989,7 @@ def _assault(out: _Out, command: Assault, side: str) -> None:
             raise refuse("bad_supporter", f"{sid} cannot support: it {why}")
     if supporters:
         out.emit(UnitsActivated(supporters))
-    tface = target.face
-    t_ability = tface.ability(Ability.ASSAULT)
-    request = OddsRequest(
-        Kind.ASSAULT,
-        Attacker(
-            cv=cv,
-            assault_bonus=ability.param if isinstance(ability.param, int) else 0,
-            support=len(supporters),
-            suppressed=u.suppressed,
-        ),
-        Target(
-            cv=tface.cv_against(u.counter.unit_class) or 0,
-            defence_bonus=state.board.defence_bonus(target.placement.squares, tclass),
-            assault_bonus=(
-                t_ability.param if t_ability and isinstance(t_ability.param, int) else 0
-            ),
-            has_assault=t_ability is not None,
-            suppressed=target.suppressed,
-        ),
-    )
+    request = assault_request(state, u, target, len(supporters))
     a_dice, d_dice = assault_dice(request)
     a_mod, d_mod = assault_modifiers(request)
     mark = len(out.roller.records)
@@ -1008,7 +1020,7 @@ def _assault(out: _Out, command: Assault, side: str) -> None:
         if tclass is UnitClass.INFANTRY and (not gone.alive or gone.placement != target.placement):
             out.emit(ForcedMove(u.uid, _step_of(entry), "takes the defender's square"))
     elif outcome is AssaultOutcome.DEFENDER_WINS:
-        _hurt(out, out.state.units[u.uid], 1, tface.has(Ability.ASSAULT_PIERCING))
+        _hurt(out, out.state.units[u.uid], 1, target.face.has(Ability.ASSAULT_PIERCING))
 
 
 # -- reserve and end of turn ---------------------------------------------------------------------

@@ -20,7 +20,7 @@ from app.engine.black_reach.battle.commands import (
     ReserveMove,
     Shoot,
 )
-from app.engine.black_reach.battle.rules import plan_shot
+from app.engine.black_reach.battle.rules import assault_request, plan_shot
 from app.engine.black_reach.battle.state import BattleState, Stage, UnitState
 from app.engine.black_reach.forces import Ability
 from app.engine.black_reach.movement import Mover, cheapest_paths
@@ -195,7 +195,9 @@ def legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
                 odds = {k: str(v) for k, v in outcome_odds(plan.request).items()}
                 actions.append({"command": _cmd(Shoot(uid, t.uid, suppression)), "odds": odds})
             if u.face.has(Ability.ASSAULT) and u.placement is not None:
-                actions.append({"command": _cmd(Assault(uid, t.uid))})
+                # the odds without supporters (each one declared adds +1)
+                odds = {k: str(v) for k, v in outcome_odds(assault_request(state, u, t)).items()}
+                actions.append({"command": _cmd(Assault(uid, t.uid)), "odds": odds})
     return actions
 
 
