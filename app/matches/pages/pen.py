@@ -80,6 +80,16 @@ PLACES = {
     "destroyed": lazy("destroyed"),
 }
 FACINGS = (("front", lazy("front")), ("side", lazy("side")), ("rear", lazy("rear")))
+RESERVE_MODES = {
+    "standard": lazy("from its table edge"),
+    "outflank": lazy("outflank"),
+    "deep_strike": lazy("deep strike"),
+}
+TESTS = {
+    "morale": lazy("morale"),
+    "pinning": lazy("pinning"),
+    "regroup": lazy("regroup"),
+}
 
 
 def tr(table: Mapping[str, str], key: object) -> str:
@@ -177,6 +187,10 @@ class ActionForm:
     reserves: list[tuple[str, str]] = field(default_factory=list)  # start_turn: squads to roll
     vehicle_target: bool = False  # fight: the enemy is a vehicle (its facing is asked)
     transports: list[tuple[str, str]] = field(default_factory=list)  # embark: (id, name)
+    modes: list[tuple[str, str]] = field(default_factory=list)  # declare_reserve: (mode, label)
+    # fight: the squads of a combat of several that face more than one enemy, with those
+    # enemies: (squad id, squad name, [(enemy id, enemy name)]) [L1205-L1211]
+    pairings: list[tuple[str, str, list[tuple[str, str]]]] = field(default_factory=list)
 
     @property
     def command_json(self) -> str:
@@ -199,8 +213,52 @@ edge announced for an outflank [L873] and a deep strike's shortened scatter [L89
 cover, offensive grenades and the facing a vehicle is hit on [L1205-L1213]."""
 
 ROLLING = frozenset(
-    {"roll_off", "start_turn", "move", "arrive", "shoot", "charge", "fight", "ram", "disembark"}
+    {
+        "roll_off",
+        "start_turn",
+        "move",
+        "arrive",
+        "shoot",
+        "end_activation",  # the targets' morale and pinning tests [L1162]
+        "charge",
+        "fight",
+        "ram",
+        "disembark",
+    }
 )
+"""The commands that may roll dice, whose forms take dice rolled by hand. Ending the phase
+rolls only for the game's length, after rounds 5 and 6 [L826] (:func:`rolls_game_length`)."""
+
+
+def rolls_game_length(game: Any) -> bool:
+    """Ending this phase ends the round of round 5 or later, which rolls the game's length
+    [L826]: the second player's assault phase (in the alternation mode of §3.5, the last
+    squad's). The battle refuses dice a command does not roll, so the field is shown only
+    then."""
+    state = getattr(game, "state", None)
+    if state is None or str(state.stage) != "battle" or str(state.phase) != "assault":
+        return False
+    if state.round < 5:
+        return False
+    if state.alternation:
+        seat = state.active_seat or ""
+        rest = [u for u in state.unplayed(seat) if u != state.playing]
+        return not rest and not state.unplayed("B" if seat == "A" else "A")
+    return bool(state.turn == 1)
+
+
+def reserve_modes(game: Any, unit: str) -> list[tuple[str, str]]:
+    """How a squad may wait in reserve: from its table edge, by outflank (Infiltration or
+    Scout [L424], [L459]) or by deep strike (Frappe en profondeur [L404])."""
+    state = getattr(game, "state", None)
+    squad = getattr(state, "units", {}).get(unit)
+    rules = set(getattr(squad, "rules", ()) or ())
+    modes = ["standard"]
+    if rules & {"infiltrate", "scout"}:
+        modes.append("outflank")
+    if "deep_strike" in rules:
+        modes.append("deep_strike")
+    return [(m, _(RESERVE_MODES[m])) for m in modes]
 
 
 def _label(kind: str, cmd: Mapping[str, Any], names: Mapping[str, str], me: str) -> str:
@@ -328,9 +386,40 @@ def action_forms(page: PageInput, names: Mapping[str, str]) -> list[ActionForm]:
                 reserves=in_reserve if "reserves" in needs else [],
                 vehicle_target=bool(enemy.get("hull_points")),
                 transports=carriers if kind == "embark" else [],
+                modes=reserve_modes(page.game, str(cmd.get("unit")))
+                if kind == "declare_reserve"
+                else [],
+                pairings=pairings_of(units, names, str(cmd.get("unit"))) if kind == "fight" else [],
             )
         )
     return out
+
+
+def combat_of(units: Mapping[str, Mapping[str, Any]], unit: str) -> list[str]:
+    """Every squad locked, directly or not, with ``unit``: one combat [L1205]."""
+    seen, todo = {unit}, [unit]
+    while todo:
+        for enemy in units.get(todo.pop(), {}).get("locked_with", ()):
+            if enemy not in seen:
+                seen.add(enemy)
+                todo.append(enemy)
+    return sorted(seen)
+
+
+def pairings_of(
+    units: Mapping[str, Mapping[str, Any]], names: Mapping[str, str], unit: str
+) -> list[tuple[str, str, list[tuple[str, str]]]]:
+    """In the combat ``unit`` is in, the squads (of either side) locked with more than one
+    enemy: the players say which one each attacks [L1205-L1211] (the first by default)."""
+    out = []
+    for squad in combat_of(units, unit):
+        enemies = list(units.get(squad, {}).get("locked_with", ()))
+        if len(enemies) > 1:
+            out.append((squad, names.get(squad, squad), [(e, names.get(e, e)) for e in enemies]))
+    return out
+
+
+MAX_PAIRINGS = 20
 
 
 def _number(form: FormData, name: str, low: int, high: int) -> int | None:
@@ -343,7 +432,7 @@ def build_command(form: FormData, cmd: dict[str, Any]) -> dict[str, Any]:
         value = _number(form, name, 0, 240)
         if value is not None:
             cmd[name] = value
-    for name in ("speed", "target", "weapon", "facing", "edge", "transport"):
+    for name in ("speed", "target", "weapon", "facing", "edge", "transport", "mode"):
         text = form.get(name)
         if isinstance(text, str) and text.strip():
             cmd[name] = text.strip()[:120]
@@ -356,6 +445,14 @@ def build_command(form: FormData, cmd: dict[str, Any]) -> dict[str, Any]:
         cmd["reserves"] = [
             u[:64] for u in form.getlist("reserves") if isinstance(u, str) and u.strip()
         ][:40]
+    if cmd.get("type") == "fight":
+        assign = [
+            {"unit": key.removeprefix("assign_")[:64], "target": value.strip()[:64]}
+            for key, value in form.multi_items()
+            if key.startswith("assign_") and isinstance(value, str) and value.strip()
+        ][:MAX_PAIRINGS]
+        if assign:
+            cmd["assign"] = assign
     if cmd.get("type") == "ram":
         facing = str(form.get("facing") or "front")[:10]
         cmd["targets"] = [
@@ -439,7 +536,12 @@ def describe(ev: Mapping[str, Any], names: Mapping[str, str], players: Mapping[s
     if kind == "battle_created":
         return _("The battle is set up.")
     if kind == "reserve_declared":
-        return _("{unit} is kept in reserve.").format(unit=n_unit)
+        mode = str(ev.get("mode") or "standard")
+        if mode == "standard":
+            return _("{unit} is kept in reserve.").format(unit=n_unit)
+        return _("{unit} is kept in reserve ({mode}).").format(
+            unit=n_unit, mode=tr(RESERVE_MODES, mode)
+        )
     if kind == "step_ended":
         return _("{who} is done with this step.").format(who=who)
     if kind == "roll_off_made":
@@ -460,7 +562,7 @@ def describe(ev: Mapping[str, Any], names: Mapping[str, str], players: Mapping[s
     if kind == "test_taken":
         result = _("passed") if ev.get("passed") else _("failed")
         return _("{unit} takes a {test} test: {result}.").format(
-            unit=n_unit, test=ev.get("test"), result=result
+            unit=n_unit, test=tr(TESTS, ev.get("test")), result=result
         )
     if kind == "phase_started":
         return tr(PHASES, ev.get("phase"))
@@ -487,7 +589,9 @@ def describe(ev: Mapping[str, Any], names: Mapping[str, str], players: Mapping[s
         return _('{unit} charges {target} ({n}").').format(
             unit=n_unit, target=n_target, n=ev.get("distance")
         )
-    if kind in ("combat_fought", "combat_resolved"):
+    if kind == "combat_resolved":
+        return _combat_resolved(ev, names, players)
+    if kind == "combat_fought":
         winner = ev.get("winner")
         if winner == "unit":
             won = _("{unit} wins the combat.").format(unit=n_unit)
@@ -498,14 +602,12 @@ def describe(ev: Mapping[str, Any], names: Mapping[str, str], players: Mapping[s
         else:
             won = _("{unit} wins the combat.").format(unit=names.get(str(winner), str(winner)))
         text = _("{unit} fights {target}.").format(unit=n_unit, target=n_target)
-        left = ""
-        if kind == "combat_fought":
-            left = _("{unit}: {n} models left; {target}: {m} models left.").format(
-                unit=n_unit,
-                n=ev.get("unit_models_left"),
-                target=n_target,
-                m=ev.get("target_models_left"),
-            )
+        left = _("{unit}: {n} models left; {target}: {m} models left.").format(
+            unit=n_unit,
+            n=ev.get("unit_models_left"),
+            target=n_target,
+            m=ev.get("target_models_left"),
+        )
         summary = _dice_summary(ev.get("roll"))
         extra = ""
         if ev.get("swept"):
@@ -522,6 +624,49 @@ def describe(ev: Mapping[str, Any], names: Mapping[str, str], players: Mapping[s
         return _("{unit} disembarks.").format(unit=n_unit)
     if kind == "regenerated":
         return _("{unit} regenerates.").format(unit=n_unit)
+    if kind == "passengers_hit":
+        return " ".join(
+            p
+            for p in (
+                _("{unit} is hit as its transport is destroyed.").format(unit=n_unit),
+                _losses(ev, names, unit, "models_left"),
+            )
+            if p
+        )
+    if kind == "consolidated":
+        return _('{unit} consolidates ({n}").').format(unit=n_unit, n=ev.get("inches"))
+    if kind == "poison_tested":
+        if ev.get("passed"):
+            return _("{unit} resists the poison.").format(unit=n_unit)
+        return _("{unit} loses a wound to the poison.").format(unit=n_unit)
+    if kind == "accident_tested":
+        if ev.get("passed"):
+            return _("{unit} avoids the accident.").format(unit=n_unit)
+        return _("{unit} suffers the accident.").format(unit=n_unit)
+    if kind == "out_of_control_ended":
+        return _("{unit} stops: immobilised.").format(unit=n_unit)
+    if kind == "round_started":
+        return _("Round {round}: {who} plays first.").format(
+            round=ev.get("round"), who=players.get(str(ev.get("first")), ev.get("first"))
+        )
+    if kind == "squad_chosen":
+        return _("{unit} is played.").format(unit=n_unit)
+    if kind == "activation_passed":
+        return _("{unit} has played.").format(unit=n_unit) if unit else _("Pass.")
+    if kind == "game_length_rolled":
+        if ev.get("continues"):
+            return _("Game length after round {round}: the battle goes on.").format(
+                round=ev.get("round")
+            )
+        return _("Game length after round {round}: the battle ends.").format(round=ev.get("round"))
+    if kind == "control_reported":
+        holder = str(ev.get("seat") or "")
+        return _("Objective {objective}: held by {who}.").format(
+            objective=ev.get("objective"),
+            who=players.get(holder, holder) if holder else _("nobody"),
+        )
+    if kind == "battle_ended":
+        return _("The battle is over.")
     if kind in ("undone", "undo_requested", "undo_refused"):
         return {
             "undone": _("An action is undone."),
@@ -529,6 +674,34 @@ def describe(ev: Mapping[str, Any], names: Mapping[str, str], players: Mapping[s
             "undo_refused": _("The undo is refused: the roll stands."),
         }[kind]
     return kind.replace("_", " ")
+
+
+def _combat_resolved(
+    ev: Mapping[str, Any], names: Mapping[str, str], players: Mapping[str, str]
+) -> str:
+    """A combat of several squads or with a vehicle [L1205-L1213]: what each squad has left,
+    the winning side, the losers' morale and the sweeping advance."""
+    unit, target = str(ev.get("unit") or ""), str(ev.get("target") or "")
+    text = _("{unit} fights {target}.").format(
+        unit=names.get(unit, unit), target=names.get(target, target)
+    )
+    summary = _dice_summary(ev.get("roll"))
+    left = " ".join(
+        _losses(sq, names, str(sq.get("unit")), "models_left") for sq in ev.get("squads", ())
+    )
+    winner = str(ev.get("winner") or "")
+    if winner in ("A", "B"):
+        won = _("{who} wins the combat.").format(who=players.get(winner, winner))
+    else:
+        won = _("The combat is a draw.")
+    extra = ""
+    fled = ", ".join(names.get(str(u), str(u)) for u in ev.get("retreating", ()))
+    if fled:
+        extra = _("Morale failed: {units} fall back.").format(units=fled)
+    if ev.get("swept"):
+        extra += " " + _("Sweeping advance: {n} models caught.").format(n=ev.get("swept"))
+    parts = (text, summary + ("." if summary else ""), left, won, extra.strip())
+    return " ".join(p for p in parts if p)
 
 
 def timeline(
@@ -575,6 +748,7 @@ def context(page: PageInput) -> dict[str, Any]:
         "facings": [(f, _(label)) for f, label in FACINGS],
         "speeds": [(s, _(label)) for s, label in SPEEDS.items()],
         "vp": {s: (result.get("vp") or {}).get(s, result.get(s, 0)) for s in ("A", "B")},
+        "game_length": rolls_game_length(page.game),
         "control": view.get("control") or {},
     }
 
