@@ -248,6 +248,45 @@ def _thinned_count(
     return result, total**models
 
 
+def _slots(packed: int, step: int) -> int:
+    """Slots of ``step`` bytes that ``packed`` occupies."""
+    return -(-packed.bit_length() // (step * 8))
+
+
+def _kept_cells(rem: int, gap: int, top: int, simple: bool) -> int:
+    """Sum over the steps ``t = 0 .. top`` of the pending counts a state carries (see
+    ``kept`` in :meth:`_Chain.apply_weapon`): ``rem - min(t, gap)``, at most 1 when
+    ``simple``, none when not positive."""
+    total = 0
+    for t in range(min(top, gap, rem) + 1):
+        left = rem - t
+        total += min(left, 1) if simple else left
+    if gap < min(top, rem) and rem > gap:
+        left = rem - gap
+        total += (top - gap) * (min(left, 1) if simple else left)
+    return total
+
+
+def _pack(values: list[int], step: int) -> int:
+    """One integer holding ``values`` in slots of ``step`` bytes, the first lowest."""
+    return int.from_bytes(b"".join(x.to_bytes(step, "little") for x in values), "little")
+
+
+def _unpack(packed: int, count: int, step: int) -> list[int]:
+    """The ``count`` slots of ``step`` bytes of ``packed``."""
+    raw = packed.to_bytes(count * step, "little")
+    return [int.from_bytes(raw[i : i + step], "little") for i in range(0, count * step, step)]
+
+
+def _repack(packed: int, count: int, old: int, new: int) -> int:
+    """``packed`` (``count`` slots of ``old`` bytes) in slots of ``new`` >= ``old`` bytes."""
+    raw = packed.to_bytes(count * old, "little")
+    pad = bytes(new - old)
+    return int.from_bytes(
+        b"".join(raw[i : i + old] + pad for i in range(0, count * old, old)), "little"
+    )
+
+
 class _Budget:
     """Counts the chain's work as it runs (state updates weighted by the size of the
     integers) and stops the analysis once :data:`WORK_BUDGET` is spent, so that no request
@@ -418,41 +457,71 @@ class _Chain:
             scale *= qq
         final_den = den_v * t_total * scale // qq  # den_v * t_total * qq**top
         # Pending mortal wounds do not change where the next wound goes: for each line state
-        # the weights of m = 0, 1, 2... are packed into one integer, ``slot`` bits each (no
-        # weight ever exceeds ``final_den``), so one operation moves every pending count.
-        slot = -(-(final_den.bit_length() + 1) // 8) * 8
+        # the weights of m = 0, 1, 2... are packed into one integer (slots of ``step`` bytes),
+        # so one operation moves every pending count. The weights of the Horner sum at step
+        # t are at most den_v * t_total * qq**(top - t): the slots start narrow and widen.
         capped = self.uniform_fnp and not simple
-        masks: dict[int, int] = {}
+        base_bits = (den_v * t_total).bit_length() + 1
+        q_bits = qq.bit_length()
 
-        def mask(r: int) -> int:
-            out = masks.get(r)
-            if out is None:
-                out = masks[r] = (1 << (r * slot)) - 1
-            return out
+        def width_for(t: int) -> int:
+            return (base_bits + (top - max(t - 8, 0)) * q_bits + 7) // 8
 
-        # Refuse at once what the budget would stop later: line states x pending counts x
-        # live attacks x transitions, weighted like the budget.
-        width = len(live_row(0)) if wiped else 1
-        pending = self.total_wounds // 2 + 1 if capped else 1 if simple else top * 4 + 1
-        packed_start: dict[int, int] = defaultdict(int)
+        # Pruning (no Precision; pending mortal wounds capped or none): from a line state,
+        # every live attack takes at least one wound or adds a pending mortal wound until the
+        # attacks reach a model that saves better than the weakest (where a live attack may
+        # change nothing). With ``t`` live attacks to come, a state ``d`` wounds before such a
+        # model ends at least ``min(t, d)`` further along: the pending counts that would then
+        # cover every remaining wound are destroyed already, and are not carried.
+        prune = (capped or simple) and not w.rules.precision
+        stall_gap = self._stall_gaps(losses, q1, s_min) if prune else []
+        line_states = [b * nc for b in range(layout.B + 1)]
+        line_states += [layout.B * nc + c for c in range(1, layout.C + 1)]
+
+        def kept(idx: int, t: int) -> int | None:
+            """Pending counts carried for ``idx`` at step ``t`` (0: the state is dropped;
+            ``None``: every count, those of earlier weapons not being capped)."""
+            left = rem[idx] - min(t, stall_gap[idx]) if prune else rem[idx]
+            if left <= 0:
+                return 0
+            return left if capped else None
+
+        packed_rows: dict[int, list[int]] = defaultdict(list)
         for key, weight in start.items():
             m, idx = divmod(key, ns)
             if idx != wiped:
-                packed_start[idx] += weight << (m * slot)
-        # Adding ``coef[t] * v`` at every step multiplies two big integers (the state carried
-        # from the weapons before by the count weights): its cost is not an update's.
+                row = packed_rows[idx]
+                row.extend([0] * (m + 1 - len(row)))
+                row[m] = weight
+        step = width_for(top)
+        packed_start = {idx: _pack(row, step) for idx, row in packed_rows.items()}
+        # Refuse at once what the budget would stop later: line states x pending counts x
+        # live attacks x transitions, weighted like the budget.
+        width = len(live_row(0)) if wiped else 1
         v_bits = max((x.bit_length() for x in packed_start.values()), default=0)
         inject = len(packed_start) * _mul_units(v_bits, max(c.bit_length() for c in coef))
-        ahead = top * (ns * pending * width * (1 + slot // 256) // 2 + inject)
+        if prune:
+            states = line_states if not layout.C else list(range(ns))
+            cells = sum(_kept_cells(rem[i], stall_gap[i], top, not capped) for i in states)
+            ahead = cells * width * (1 + final_den.bit_length() // 256) + top * inject
+        else:
+            pending = self.total_wounds // 2 + 1 if capped else 1 if simple else top * 4 + 1
+            ahead = top * (ns * pending * width * (1 + final_den.bit_length() // 256) // 2 + inject)
         if self.budget.spent + ahead > WORK_BUDGET:
             raise _too_large("too many outcomes to follow in about a second")
         # Horner: acc = sum_t coef[t] * v A'^t, over den_v * t_total * qq**top; the destroyed
         # state is not carried: its weight is what the others leave of ``final_den``.
-        c_top = coef[top]
-        acc: dict[int, int] = (
-            {idx: packed * c_top for idx, packed in packed_start.items()} if c_top else {}
-        )
-        for t in range(top - 1, -1, -1):
+        masks: dict[tuple[int, int], int] = {}
+        acc: dict[int, int] = {}
+        for t in range(top, -1, -1):
+            if (base_bits + (top - t) * q_bits + 7) // 8 > step:
+                new = width_for(t)
+                acc = {i: _repack(x, _slots(x, step), step, new) for i, x in acc.items()}
+                packed_start = {
+                    i: _repack(x, _slots(x, step), step, new) for i, x in packed_start.items()
+                }
+                step = new
+            slot = step * 8
             nxt: dict[int, int] = defaultdict(int)
             updates = 0
             for idx, packed in acc.items():
@@ -467,34 +536,72 @@ class _Chain:
                         nxt[dst] += (packed * wt) << (m_add * slot)
                     else:
                         nxt[dst] += packed * wt
-            if capped:  # a pending count that covers every remaining wound: destroyed
-                for dst in nxt:
-                    nxt[dst] &= mask(rem[dst])
             c = coef[t]
             if c:
                 for idx, packed in packed_start.items():
                     nxt[idx] += packed * c
                 updates += len(packed_start)
                 self.budget.spend(len(packed_start) * _mul_units(v_bits, c.bit_length()), 0)
+            if capped or prune:  # pending counts that leave the unit destroyed: not carried
+                acc = {}
+                for dst, x in nxt.items():
+                    n = kept(dst, t)
+                    if n is None:
+                        acc[dst] = x
+                    elif n > 0 and x:
+                        m = masks.get((n, step))
+                        if m is None:
+                            m = masks[(n, step)] = (1 << (n * slot)) - 1
+                        acc[dst] = x & m
+            else:
+                acc = nxt
             self.budget.spend(updates, slot)
-            acc = nxt
         out: dict[int, int] = {}
-        kept = 0
-        step = slot // 8
+        kept_weight = 0
         for idx, packed in acc.items():
-            if not packed:
-                continue
-            raw = packed.to_bytes((packed.bit_length() + 7) // 8 + step, "little")
-            for m, pos in enumerate(range(0, len(raw) - step + 1, step)):
-                weight = int.from_bytes(raw[pos : pos + step], "little")
+            for m, weight in enumerate(_unpack(packed, _slots(packed, step), step)):
                 if weight:
                     out[m * ns + idx] = weight
-                    kept += weight
-        if final_den > kept:
-            out[wiped] = final_den - kept
+                    kept_weight += weight
+        if final_den > kept_weight:
+            out[wiped] = final_den - kept_weight
         self.v = out
         self.den = final_den
         self._reduce()
+
+    def _stall_gaps(
+        self,
+        losses: dict[tuple[int, int | None, int | None], tuple[dict[int, int], int]],
+        q1: int,
+        s_min: int,
+    ) -> list[int]:
+        """Per line state, the wounds before the first model (from the one at the head on)
+        that saves better than the weakest, along the bodyguard line then the character
+        line; past the end when there is none (no Precision)."""
+        layout = self.layout
+
+        def stalls(b: int, c: int) -> bool:
+            target = layout.slot_for_attack(b, c, False)
+            assert target is not None
+            s = target[1]
+            weights, tot = losses[(s.save, s.invulnerable_save, s.feel_no_pain)]
+            return weights.get(0, 0) * (q1 // tot) > s_min
+
+        big, cap = layout.B, layout.C
+        zb = [big] * (big + 1)
+        for b in range(big - 1, -1, -1):
+            zb[b] = b if stalls(b, 0) else zb[b + 1]
+        zc = [cap] * (cap + 1)
+        for c in range(cap - 1, -1, -1):
+            zc[c] = c if stalls(big, c) else zc[c + 1]
+        gaps = []
+        for idx in range(self.NS):
+            b, c = divmod(idx, self.NC)
+            if zb[b] < big:
+                gaps.append(zb[b] - b)
+            else:
+                gaps.append(big - b + zc[c] - c)
+        return gaps
 
     def apply_mortal_wounds(self) -> None:
         """Apply the pending mortal wounds (after all normal damage: RULINGS 9)."""
@@ -675,46 +782,62 @@ class _LineChain:
         for t in range(top, -1, -1):
             coef[t] = t_weights[t] * scale
             scale *= qq
+        # Horner: acc_t = acc_{t+1} A' + coef[t] v, over den * t_total * qq**top at the end.
+        # acc_t is multiplied by A' t more times and every live attack adds at least one to
+        # ``e``: its entries at e >= B - t end destroyed, so only B - t slots are kept (half
+        # the work of keeping B). Its weights are at most den * t_total * qq**(top - t): the
+        # slots start narrow and widen as the steps go (repacked every few steps).
         final_den = self.den * t_total * scale // qq  # den * t_total * qq**top
-        slot = -(-(final_den.bit_length() + 1) // 8) * 8
-        full = (1 << (b_n * slot)) - 1
-        start: dict[int, int] = defaultdict(int)
+        base_bits = (self.den * t_total).bit_length() + 1
+        q_bits = qq.bit_length()
+
+        def width_for(t: int) -> int:
+            """Bytes per slot enough for the weights of acc_t (and every later step's
+            until t - 8)."""
+            return (base_bits + (top - max(t - 8, 0)) * q_bits + 7) // 8
+
+        start_rows: dict[int, list[int]] = defaultdict(lambda: [0] * b_n)
         for key, weight in self.v.items():
             r, e = divmod(key, b_n)
-            start[r] += weight << (e * slot)
+            start_rows[r][e] = weight
+        step = width_for(top)
+        start = {r: _pack(row, step) for r, row in start_rows.items()}
         v_bits = max((x.bit_length() for x in start.values()), default=0)
         width = sum(len(x) for x in live.values())
+        kept_slots = sum(b_n - t for t in range(top + 1) if t < b_n)
         inject = len(start) * _mul_units(v_bits, max(c.bit_length() for c in coef))
-        ahead = top * (width * b_n * (1 + slot // 256) + inject)
+        ahead = width * kept_slots * (1 + final_den.bit_length() // 256) + top * inject
         if self.budget.spent + ahead > WORK_BUDGET:
             raise _too_large("too many outcomes to follow in about a second")
-        c_top = coef[top]
-        acc: dict[int, int] = {r: x * c_top for r, x in start.items()} if c_top else {}
-        for t in range(top - 1, -1, -1):
+        acc: dict[int, int] = {}
+        for t in range(top, -1, -1):
+            keep = b_n - t
+            if keep <= 0:  # t live attacks to come: destroyed whatever the state
+                continue
+            if (base_bits + (top - t) * q_bits + 7) // 8 > step:
+                new = width_for(t)
+                acc = {r: _repack(x, b_n, step, new) for r, x in acc.items()}
+                start = {r: _repack(x, b_n, step, new) for r, x in start.items()}
+                step = new
+            slot = step * 8
             nxt: dict[int, int] = defaultdict(int)
             updates = 0
             for r, packed in acc.items():
-                entries = live[r]
-                updates += len(entries)
-                for dst, e_add, wt in entries:
-                    nxt[dst] += (packed * wt) << (e_add * slot)
-            for dst in nxt:  # e >= B: destroyed (its weight is what the rest leave)
-                nxt[dst] &= full
+                for dst, e_add, wt in live[r]:
+                    if e_add < keep:
+                        nxt[dst] += (packed * wt) << (e_add * slot)
+                        updates += 1
             c = coef[t]
             if c:
                 for r, x in start.items():
                     nxt[r] += x * c
                 self.budget.spend(len(start) * _mul_units(v_bits, c.bit_length()), 0)
-            self.budget.spend(updates * b_n, slot)
-            acc = nxt
+            mask = (1 << (keep * slot)) - 1  # e >= B - t: destroyed (what the rest leave)
+            acc = {r: x & mask for r, x in nxt.items()}
+            self.budget.spend(updates * keep, slot)
         out: dict[int, int] = {}
-        step = slot // 8
         for r, packed in acc.items():
-            if not packed:
-                continue
-            raw = packed.to_bytes(b_n * step, "little")
-            for e in range(b_n):
-                weight = int.from_bytes(raw[e * step : (e + 1) * step], "little")
+            for e, weight in enumerate(_unpack(packed, b_n, step)):
                 if weight:
                     out[r * b_n + e] = weight
         self.v = out
