@@ -13,8 +13,8 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from sqlalchemy import String, bindparam, func, insert, select, update
 from sqlalchemy import event as sa_event
-from sqlalchemy import func, insert, select, update
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
@@ -94,6 +94,19 @@ def match_status(status: GameStatus) -> MatchStatus:
     return MatchStatus.SETUP
 
 
+# The write's statements, built once: SQLAlchemy memoises a statement's cache key on the
+# statement object, so a statement built per write is keyed (and its values coerced) again each
+# time. ``_CAS`` sets each column of ``_CAS_COLUMNS`` from the parameter ``new_<column>``.
+_CAS_COLUMNS = ("version", "status", "round", "vp_a", "vp_b", "winner", "updated_at")
+_CAS = (
+    update(Match)
+    .where(Match.id == bindparam("match_id"), Match.version == bindparam("seen"))
+    .values({name: bindparam(f"new_{name}") for name in _CAS_COLUMNS})
+)
+_CAS_NOTIFY = _CAS.returning(func.pg_notify(NOTIFY_CHANNEL, bindparam("note", type_=String)))
+_INSERT = insert(MatchEvent)
+
+
 def append(
     db: Session, match: Match, battle: MatchGame, new: Sequence[Envelope], seen: int
 ) -> None:
@@ -114,23 +127,24 @@ def append(
         "updated_at": datetime.now(UTC),
     }
     # The tracker's hot path: one compare-and-set and one insert, run on the connection as plain
-    # Core statements (no ORM bulk-update or unit-of-work machinery around them)
+    # Core statements built once (no ORM unit of work, no statement built and cache-keyed again
+    # on every write: issue 21's profile)
     conn = db.connection()
-    postgres = conn.dialect.name == "postgresql"
-    cas = update(Match).where(Match.id == match.id, Match.version == seen).values(values)
+    params = {f"new_{k}": v for k, v in values.items()}
+    params.update(match_id=match.id, seen=seen)
     try:
-        if postgres:
+        if conn.dialect.name == "postgresql":
             # the notification rides on the compare-and-set (one round trip); Postgres
             # delivers it at commit, and only if the row was updated
-            notify = func.pg_notify(NOTIFY_CHANNEL, f"{match.id}:{version}")
-            updated = len(conn.execute(cas.returning(notify)).all())
+            params["note"] = f"{match.id}:{version}"
+            updated = len(conn.execute(_CAS_NOTIFY, params).all())
         else:
-            updated = conn.execute(cas).rowcount
+            updated = conn.execute(_CAS, params).rowcount
         if updated != 1:
             current = db.scalar(select(Match.version).where(Match.id == match.id))
             raise CommandRefused(StaleVersion(seen, int(current or 0)))
         conn.execute(
-            insert(MatchEvent),
+            _INSERT,
             [
                 {
                     "match_id": match.id,
