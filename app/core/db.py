@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -33,7 +34,7 @@ from sqlalchemy import (
     text,
 )
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DBAPIError, DisconnectionError
 from sqlalchemy.exc import TimeoutError as SQLAlchemyTimeoutError
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
 
@@ -122,7 +123,42 @@ def make_engine(
         )
         _configure_sqlite(engine)
         return engine
-    return create_engine(url, echo=echo, pool_pre_ping=True, **pool)
+    engine = create_engine(url, echo=echo, **pool)
+    ping_when_idle(engine)
+    return engine
+
+
+# A pooled connection is pinged before use only when it has sat idle in the pool for longer than
+# this (instead of ``pool_pre_ping``'s round trip on every checkout: under load a connection is
+# reused within milliseconds, and the ping was a round trip per request, issue 21). A server
+# restart noticed only by a connection used within that window fails its one request; the
+# error invalidates the pool, so every older connection is replaced at its next checkout.
+PING_IDLE_SECONDS = 2.0
+_RETURNED = "auspex_returned_at"
+
+
+def ping_when_idle(engine: Engine) -> None:
+    """Ping a connection at checkout if it was idle in the pool for :data:`PING_IDLE_SECONDS`
+    (a new connection has just answered: it is not pinged)."""
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(_dbapi_connection: Any, record: Any) -> None:
+        record.info[_RETURNED] = time.monotonic()
+
+    @event.listens_for(engine, "checkin")
+    def _on_checkin(_dbapi_connection: Any, record: Any) -> None:
+        record.info[_RETURNED] = time.monotonic()
+
+    @event.listens_for(engine, "checkout")
+    def _on_checkout(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
+        returned = record.info.get(_RETURNED)
+        if returned is not None and time.monotonic() - returned < PING_IDLE_SECONDS:
+            return
+        try:
+            engine.dialect.do_ping(dbapi_connection)
+        except Exception as exc:
+            # the pool discards this connection and checks out (or opens) another
+            raise DisconnectionError(f"a pooled connection failed its ping: {exc}") from exc
 
 
 class Database:
