@@ -44,6 +44,16 @@ async def get_db(request: Request) -> AsyncIterator[Session]:
     await _close(scope, session, None)
 
 
+def end_transaction(session: Session) -> None:
+    """Commit the request's transaction now, from a sync endpoint, once it is done with the
+    database: its connection goes back to the pool in the endpoint's own trip to the thread
+    pool, and :func:`get_db` then closes the session on the event loop with nothing left to
+    do (one trip per request instead of two; for the hot routes, ADR 0009). Committed as
+    :func:`get_db` would have: before the response, after-commit hooks included. Anything the
+    endpoint reads afterwards autobegins a new transaction, which ``get_db`` ends as usual."""
+    session.commit()
+
+
 async def _close(
     scope: AbstractContextManager[Session], session: Session, exc: BaseException | None
 ) -> None:

@@ -19,16 +19,18 @@ from fastapi import APIRouter, Body, Depends, Header, Query, Request, Response, 
 from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel
 from sqlalchemy import bindparam, select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, aliased
 
 from app.accounts.deps import CurrentUser, OptionalUser
-from app.core.deps import DbSession
+from app.accounts.models import User
+from app.core.deps import DbSession, end_transaction
 from app.core.errors import PROBLEM_JSON
 from app.core.ids import parse_int
 from app.engine.combat import to_jsonable
 from app.engine.match import visible_to
 from app.engine.match.seats import Seat
 from app.matches import events, reads, service, systems
+from app.matches.exceptions import MatchNotFound
 from app.matches.models import Match, OpponentKind
 from app.matches.schemas import (
     AttackRequest,
@@ -346,29 +348,123 @@ def get_match(
     db: MatchDb,
     if_none_match: Annotated[str | None, Header(max_length=1000)] = None,
 ) -> Any:
-    # One Core select (the row's fields, the names, the seat) decides a 304: a refresh of an
-    # unchanged match builds no ORM instance and runs no second query.
-    head = service.head_for(db, match_id, who)
-    if head.version == 0:  # waiting for the opponent: the invitation depends on the request
+    # One Core select (the row's fields, both names) answers a started match: a 304 decided on
+    # it, a 200 built from it and the version's snapshot, no ORM instance, no second query.
+    row: Any = db.execute(_READ, {"match_id": match_id}).one_or_none()
+    seat = None if row is None else service.seat_of(row, who)
+    if row is None or seat is None:
+        raise MatchNotFound()
+    if row.version == 0:  # waiting for the opponent: the invitation depends on the request
         match, seat = service.get_for(db, match_id, who)
         return model_response(match_out(request, db, match, seat))
-    tag = etag(head)
+    names = {
+        "A": (row.name_a or "") if row.player_a_id is not None else "",
+        "B": (row.name_b or "") if row.player_b_id is not None else row.guest_name,
+    }
+    tag = etag(_head(row, seat, names))
     headers = {"ETag": tag, "Cache-Control": "private, no-cache"}
     if _fresh(if_none_match, tag):
+        end_transaction(db)
         return Response(status_code=status.HTTP_304_NOT_MODIFIED, headers=headers)
-    match, seat = service.get_for(db, match_id, who)
-    names = head.names
     # The answer of one seat at one version is built once per process (app.matches.reads),
     # and the armies' summaries once per match: their snapshots are fixed by the join.
-    snap = reads.snapshot(db, match)
+    snap = reads.snapshot(db, row)
 
     def build() -> bytes:
-        armies = snap.lasting("armies", lambda: _army_summaries(db, match.id))
-        out = match_out(request, db, match, seat, names=names, armies=armies)
+        armies = snap.lasting("armies", lambda: _army_summaries(db, row.id))
+        out = started_out(row, seat, names, armies, snap.battle.view(str(seat)))
         return out.model_dump_json().encode()
 
     body = snap.rendered(("match_out", str(seat), tag), build)
+    end_transaction(db)
     return Response(body, media_type="application/json", headers=headers)
+
+
+_PLAYER_A = aliased(User)
+_PLAYER_B = aliased(User)
+_READ = (  # built once: its cache key is memoised on it
+    select(
+        Match.id,
+        Match.secret,
+        Match.rule_system,
+        Match.mission_id,
+        Match.battle_size,
+        Match.opponent_kind,
+        Match.created_at,
+        Match.version,
+        Match.status,
+        Match.round,
+        Match.vp_a,
+        Match.vp_b,
+        Match.winner,
+        Match.league_game_id,
+        Match.league_reported,
+        Match.league_report_error,
+        Match.updated_at,
+        Match.player_a_id,
+        Match.player_b_id,
+        Match.guest_digest,
+        Match.guest_name,
+        _PLAYER_A.display_name.label("name_a"),
+        _PLAYER_B.display_name.label("name_b"),
+    )
+    .outerjoin(_PLAYER_A, _PLAYER_A.id == Match.player_a_id)
+    .outerjoin(_PLAYER_B, _PLAYER_B.id == Match.player_b_id)
+    .where(Match.id == bindparam("match_id"))
+)
+
+
+def _head(row: Any, seat: Seat, names: dict[str, str]) -> service.Head:
+    return service.Head(
+        id=row.id,
+        version=row.version,
+        seat=seat,
+        names=names,
+        status=row.status,
+        round=row.round,
+        vp_a=row.vp_a,
+        vp_b=row.vp_b,
+        winner=row.winner,
+        league_game_id=row.league_game_id,
+        league_reported=row.league_reported,
+        league_report_error=row.league_report_error,
+        updated_at=row.updated_at,
+    )
+
+
+def started_out(
+    row: Any,
+    seat: str,
+    names: dict[str, str],
+    armies: tuple[dict[str, Any] | None, dict[str, Any] | None],
+    view: dict[str, Any],
+) -> MatchOut:
+    """The ``MatchOut`` of a started match from a row of ``_READ`` (no invitation any more)."""
+    return MatchOut(
+        id=row.id,
+        rule_system=row.rule_system,
+        ruleset=row.rule_system,
+        mission=row.mission_id,
+        battle_size=row.battle_size,
+        status=row.status,
+        opponent=row.opponent_kind,
+        seat="A" if seat == Seat.A else "B",
+        players={
+            "A": _player(armies[0], names["A"]),
+            "B": _player(armies[1], names["B"], guest=row.opponent_kind == OpponentKind.GUEST),
+        },
+        version=row.version,
+        round=row.round,
+        vp={"A": row.vp_a, "B": row.vp_b},
+        winner=row.winner,
+        league_game_id=row.league_game_id,
+        league_reported=row.league_reported,
+        league_report_error=row.league_report_error,
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+        invitation=None,
+        view=view,
+    )
 
 
 _SUMMARY = ("name", "faction", "points")
@@ -436,6 +532,7 @@ def send_command(
     outcome = service.execute(
         db, match, seat, data.command, expected_version=data.expected_version, dice=data.dice
     )
+    end_transaction(db)  # committed here, in this trip to the thread pool (ADR 0009)
     # a plain JSON response: the view is the engine's JSON already (no second validation)
     return JSONResponse(command_result(outcome, seat, actions=with_actions))
 
@@ -450,6 +547,7 @@ def send_command(
 def legal_actions(match_id: int, who: Who, db: MatchDb) -> JSONResponse:
     match, seat = service.get_for(db, match_id, who)
     actions = service.legal_actions(db, match, seat)
+    end_transaction(db)
     return JSONResponse({"version": match.version, "actions": actions})
 
 
@@ -466,6 +564,7 @@ def match_log(
 ) -> JSONResponse:
     match, seat = service.get_for(db, match_id, who)
     entries = service.log_for(db, match, seat, since)
+    end_transaction(db)
     return JSONResponse({"version": match.version, "entries": entries})
 
 
@@ -530,6 +629,7 @@ def event_stream(
     request: Request, db: Session, match_id: int, who: service.Caller, since: int, timeout: float
 ) -> StreamingResponse:
     service.get_for(db, match_id, who)  # 404 before the stream starts
+    end_transaction(db)
     hub = events.hub_for(request.app)
     body = events.stream(
         hub, match_id, since, event_reader(request, match_id, who), timeout=timeout
@@ -580,7 +680,9 @@ def export_log(match_id: int, who: Who, db: MatchDb) -> JSONResponse:
 )
 def audit(match_id: int, who: Who, db: MatchDb) -> JSONResponse:
     match, _seat = service.get_for(db, match_id, who)
-    return JSONResponse({"version": match.version, "rolls": service.audit(db, match)})
+    rolls = service.audit(db, match)
+    end_transaction(db)
+    return JSONResponse({"version": match.version, "rolls": rolls})
 
 
 @router.post(
