@@ -219,7 +219,19 @@ BATTLE = [*SET_UP, *ROUND_1, *ROUND_2, *LATER_ROUNDS]
 
 
 def play_on_the_page(client: TestClient, match_id: int, step: Step) -> Any:
-    """One step with an HTTP client: the form as the page shows it, the step's fields."""
+    """One step with an HTTP client: the form as the page shows it, the step's fields, each
+    of which the form must have (a checkbox: with that value), the dice field only where the
+    battle rolls (the end of a phase: only when it rolls the game's length [L826])."""
+    form = page_of(client, match_id).css_first(step.form)
+    assert form is not None, step
+    for name, value in step.fields.items():
+        tick = f"[value='{value}']" if name in ("reserves", "half_range") else ""
+        assert form.css_first(f"[name={name}]{tick}") is not None, (step, name)
+    has_dice = form.css_first("input[name=dice]") is not None
+    if step.dice:
+        assert has_dice, step
+    elif step.form == END_PHASE:
+        assert not has_dice, step  # ending this phase rolls nothing: no field for dice
     return post_form(client, match_id, step.form, dice=step.dice, **step.fields)
 
 
@@ -282,3 +294,59 @@ def test_a_whole_pen_battle_on_its_page(browser: Callable[[str], TestClient]) ->
         assert kind in kinds
     assert kinds.count("game_length_rolled") == 2
     assert html(alice.get(f"/matches/{match_id}", headers=HX)).css_first("#result") is not None
+    # the timeline in French
+    r = bob.patch("/api/v1/me", json={"preferred_language": "fr"})
+    assert r.status_code == 200, r.text
+    said = page_of(bob, match_id).css_first("#timeline").text()
+    for french in (
+        "La bataille est terminée.",
+        "Durée de la partie après le round de bataille 6 : la bataille s'arrête.",
+        "Durée de la partie après le round de bataille 5 : la bataille continue.",
+        "Objectif objective-1 : tenu par Alice.",
+        'Tactical consolide (3").',
+        "Squad est touchée par la destruction de son transport.",
+        "Alice remporte le combat.",
+        "Moral raté : Infantry se replient.",
+        "Infantry passe un test de moral",
+    ):
+        assert french in said, french
+
+
+def test_the_forms_of_a_reserve_and_of_a_combat_of_several(
+    browser: Callable[[str], TestClient],
+) -> None:
+    """A squad with Deep strike may wait to deep strike, the others only from their edge; in
+    a combat of three squads, the one locked with two enemies is asked which it attacks."""
+    alice, bob, match_id = create_battle(browser)
+    page = page_of(alice, match_id)
+    modes = page.css("#form-declare-reserve-a3 select[name=mode] option")
+    assert [o.attributes["value"] for o in modes] == ["standard", "deep_strike"]
+    assert page.css_first("#form-declare-reserve-a1 select[name=mode]") is None
+    seats = {"A": alice, "B": bob}
+    fight = BATTLE.index(next(s for s in BATTLE if s.form == "#form-fight-b3-a1"))
+    for step in BATTLE[:fight]:
+        play_on_the_page(seats[step.seat], match_id, step)
+    form = page_of(bob, match_id).css_first("#form-fight-b3-a1")
+    pairings = form.css("select[name^=assign_]")
+    assert [p.attributes["name"] for p in pairings] == ["assign_a1"]
+    options = [(o.attributes["value"], o.text()) for o in pairings[0].css("option")]
+    assert options == [("b1", "Infantry"), ("b3", "Squad")]
+    assert "Tactical attacks" in form.text()
+
+
+def test_a_reserve_s_mode_in_the_timeline_in_english_and_french() -> None:
+    from app.core.i18n import current_locale
+    from app.matches.pages.pen import describe
+
+    event = {"type": "reserve_declared", "unit": "a3", "mode": "deep_strike"}
+    names = {"a3": "Assault"}
+    assert describe(event, names, {}) == "Assault is kept in reserve (deep strike)."
+    token = current_locale.set("fr")
+    try:
+        said = describe(event, names, {})
+        assert said == "Assault est gardée en réserve (frappe en profondeur)."
+        assert describe(event | {"mode": "standard"}, names, {}) == (
+            "Assault est gardée en réserve."
+        )
+    finally:
+        current_locale.reset(token)
