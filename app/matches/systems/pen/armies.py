@@ -4,8 +4,9 @@ A registered player brings one of their PEN lists marked ready (the PEN unit edi
 ``app.armies``); a guest seat pastes a PEN army export (``auspex.pen-army``). Each becomes a
 **snapshot** (plain JSON stored on the match): per squad its name, points (options included),
 models, the PEN battle profile (the combat contract's target object without ``models``), its
-ranged weapons and its close-combat weapon, whether it is a Troops choice, and a transport's
-capacity. The match never reads the list again.
+weapons (ranged and close-combat, each named; a close-combat weapon of §2.7 keeps its
+catalogue name in ``type``), its close-combat weapon (``melee``: the first listed), whether it
+is a Troops choice, and a transport's capacity. The match never reads the list again.
 
 Everything a battle needs must be in the list: a squad without its Initiative (or another
 characteristic the battle reads) is refused with a 422 naming the squad and the field; a list
@@ -98,9 +99,13 @@ def _squad(unit: PenUnit, index: int) -> dict[str, Any]:
     melee: dict[str, Any] | None = None
     for name, weapon in unit.battle_weapons():
         if weapon.get("kind") == "melee":
-            melee = melee or weapon  # the squad's close-combat weapon: the first listed
-        else:
-            weapons.append({"name": name, "profile": weapon})
+            # the squad's close-combat weapon is the first listed; every one is also a named
+            # weapon of the squad, which a fight's ``weapons`` gives to some of its models
+            # (a sergeant's power fist, pen rulings B28)
+            melee = melee or weapon
+            if any(w["name"] == name for w in weapons):
+                continue  # a second weapon of that name (two close-combat weapons [L584])
+        weapons.append({"name": name, "profile": weapon})
     return {
         "index": index,
         "name": unit.name,
