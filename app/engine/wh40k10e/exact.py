@@ -250,7 +250,7 @@ def _thinned_count(
 
 def _slots(packed: int, step: int) -> int:
     """Slots of ``step`` bytes that ``packed`` occupies."""
-    return -(-packed.bit_length() // (step * 8))
+    return (packed.bit_length() + step * 8 - 1) // (step * 8)
 
 
 def _kept_cells(rem: int, gap: int, top: int, simple: bool) -> int:
@@ -461,8 +461,8 @@ class _Chain:
         # so one operation moves every pending count. The weights of the Horner sum at step
         # t are at most den_v * t_total * qq**(top - t): the slots start narrow and widen.
         capped = self.uniform_fnp and not simple
-        base_bits = (den_v * t_total).bit_length() + 1
-        q_bits = qq.bit_length()
+        base_bits: int = (den_v * t_total).bit_length() + 1
+        q_bits: int = qq.bit_length()
 
         def width_for(t: int) -> int:
             return (base_bits + (top - max(t - 8, 0)) * q_bits + 7) // 8
@@ -490,11 +490,11 @@ class _Chain:
         for key, weight in start.items():
             m, idx = divmod(key, ns)
             if idx != wiped:
-                row = packed_rows[idx]
-                row.extend([0] * (m + 1 - len(row)))
-                row[m] = weight
+                counts = packed_rows[idx]
+                counts.extend([0] * (m + 1 - len(counts)))
+                counts[m] = weight
         step = width_for(top)
-        packed_start = {idx: _pack(row, step) for idx, row in packed_rows.items()}
+        packed_start = {idx: _pack(counts, step) for idx, counts in packed_rows.items()}
         # Refuse at once what the budget would stop later: line states x pending counts x
         # live attacks x transitions, weighted like the budget.
         width = len(live_row(0)) if wiped else 1
@@ -521,19 +521,19 @@ class _Chain:
                     i: _repack(x, _slots(x, step), step, new) for i, x in packed_start.items()
                 }
                 step = new
-            slot = step * 8
+            bits = step * 8
             nxt: dict[int, int] = defaultdict(int)
             updates = 0
             for idx, packed in acc.items():
-                row = live_rows.get(idx)
-                if row is None:
-                    row = live_rows[idx] = live_row(idx)
-                updates += len(row) * (packed.bit_length() // slot + 1)
-                for dst, m_add, wt in row:
+                entries = live_rows.get(idx)
+                if entries is None:
+                    entries = live_rows[idx] = live_row(idx)
+                updates += len(entries) * (packed.bit_length() // bits + 1)
+                for dst, m_add, wt in entries:
                     if dst == wiped:
                         continue
                     if m_add:
-                        nxt[dst] += (packed * wt) << (m_add * slot)
+                        nxt[dst] += (packed * wt) << (m_add * bits)
                     else:
                         nxt[dst] += packed * wt
             c = coef[t]
@@ -549,13 +549,13 @@ class _Chain:
                     if n is None:
                         acc[dst] = x
                     elif n > 0 and x:
-                        m = masks.get((n, step))
-                        if m is None:
-                            m = masks[(n, step)] = (1 << (n * slot)) - 1
-                        acc[dst] = x & m
+                        cut = masks.get((n, step))
+                        if cut is None:
+                            cut = masks[(n, step)] = (1 << (n * bits)) - 1
+                        acc[dst] = x & cut
             else:
                 acc = nxt
-            self.budget.spend(updates, slot)
+            self.budget.spend(updates, bits)
         out: dict[int, int] = {}
         kept_weight = 0
         for idx, packed in acc.items():
@@ -788,8 +788,8 @@ class _LineChain:
         # the work of keeping B). Its weights are at most den * t_total * qq**(top - t): the
         # slots start narrow and widen as the steps go (repacked every few steps).
         final_den = self.den * t_total * scale // qq  # den * t_total * qq**top
-        base_bits = (self.den * t_total).bit_length() + 1
-        q_bits = qq.bit_length()
+        base_bits: int = (self.den * t_total).bit_length() + 1
+        q_bits: int = qq.bit_length()
 
         def width_for(t: int) -> int:
             """Bytes per slot enough for the weights of acc_t (and every later step's
