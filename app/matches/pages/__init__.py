@@ -161,10 +161,11 @@ class PageSystem:
 
 
 def _build() -> dict[str, PageSystem]:
+    from app.matches.pages.black_reach import PAGE as BLACK_REACH_PAGE
     from app.matches.pages.pen import PAGE as PEN_PAGE
     from app.matches.pages.wh40k10e import PAGE as TENTH_PAGE
 
-    entries = (TENTH_PAGE, PEN_PAGE)
+    entries = (TENTH_PAGE, PEN_PAGE, BLACK_REACH_PAGE)
     return {e.id: e for e in entries}
 
 

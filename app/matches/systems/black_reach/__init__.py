@@ -6,9 +6,11 @@ one of the scenario's forces (the hook ``own_force``).
 Options of a match: ``side`` (the scenario side seat A plays; default: the scenario's first;
 seat B plays the other) and ``deployment`` (``players``, the default: each seat deploys its
 counters with ``deploy`` and ``end_deployment``; ``sample``: the scenario's shipped sample
-deployment, the battle starts at turn 1). The set-up reads the scenario, the forces catalogue
-and the boards of ``data/black_reach`` (sample content) into the log, so an export replays
-whatever the files become. The battle resolves its own shots and assaults: no combat hooks.
+deployment, the battle starts at turn 1) and ``hot_seat`` (``True``: the creator may start the
+match with both seats on one device, see ``app/matches/pages/black_reach.py``). The set-up
+reads the scenario, the forces catalogue and the boards of ``data/black_reach`` (sample
+content) into the log, so an export replays whatever the files become. The battle resolves
+its own shots and assaults: no combat hooks.
 """
 
 from __future__ import annotations
@@ -62,8 +64,9 @@ def _sides(scenario: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 
 
 def parse_options(raw: Mapping[str, Any] | None) -> dict[str, Any]:
-    """``side`` (a string, checked against the scenario when seat A takes it) and
-    ``deployment`` (``players`` or ``sample``); anything else is a 422 naming the field."""
+    """``side`` (a string, checked against the scenario when seat A takes it),
+    ``deployment`` (``players`` or ``sample``) and ``hot_seat`` (a boolean, or the form's
+    ``"1"``/``"0"``); anything else is a 422 naming the field."""
     raw = raw or {}
     errors = [
         {
@@ -72,7 +75,7 @@ def parse_options(raw: Mapping[str, Any] | None) -> dict[str, Any]:
             "type": "extra",
         }
         for k in sorted(raw)
-        if k not in ("side", "deployment")
+        if k not in ("side", "deployment", "hot_seat")
     ]
     side = raw.get("side", "")
     if not isinstance(side, str) or len(side) > 64:
@@ -86,9 +89,14 @@ def parse_options(raw: Mapping[str, Any] | None) -> dict[str, Any]:
                 "type": "enum",
             }
         )
+    hot = raw.get("hot_seat", False)
+    if hot in ("1", "0", ""):
+        hot = hot == "1"
+    if not isinstance(hot, bool):
+        errors.append({"field": "options.hot_seat", "message": "true or false", "type": "bool"})
     if errors:
         raise InvalidInput("These are not options of a Black Reach match.", errors=errors)
-    return {"side": side, "deployment": deployment}
+    return {"side": side, "deployment": deployment} | ({"hot_seat": True} if hot else {})
 
 
 def _force(scenario: Mapping[str, Any], side_id: str) -> dict[str, Any]:

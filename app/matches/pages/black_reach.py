@@ -1,0 +1,628 @@
+"""The Heroes of Black Reach match page (issue 16, ``templates/matches/black_reach/``): the
+battlefield drawn as SVG with the counters on their squares, played by tapping (a unit, then a
+square it may move to or a target it may shoot or assault, whose exact odds are shown before
+the shot), and the same commands as plain forms with selects for a browser without JS.
+
+Everything is read from what the battle renders for one seat (``view``, ``legal_actions``,
+``log_json``): a face-down Order token of the other seat never reaches the page. The board is
+the battle's own (terrain, edges, the deployment zones and objectives), which both seats see.
+
+**Hot seat**: a match created with the option ``hot_seat`` may be started by its creator with
+both seats on this device (``/matches/{id}/hot-seat``: seat B joins as a guest held by the
+creator; the invitation stops working). The page then shows the seat the battle waits on; when
+that seat changes, a hand-off screen (no board, no tokens, only the public timeline) asks the
+next player to tap "I am <name>" (``/matches/{id}/hand-off``). The creator's commands for
+either seat go through ``/matches/{id}/hot-seat-act``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+from starlette.datastructures import FormData
+
+from app.core.i18n import gettext as _
+from app.core.i18n import lazy
+from app.engine.black_reach import SYSTEM_ID
+from app.matches.pages import Choice, OptionField, PageInput, PagePost, PageSystem
+from app.matches.pages.generic import black_reach_fields, timeline
+
+if TYPE_CHECKING:
+    from fastapi import Response
+
+    from app.engine.match import Mission
+    from app.matches.models import Match
+
+__all__ = [
+    "PAGE",
+    "ActionForm",
+    "Counter",
+    "OrderForm",
+    "build_command",
+    "context",
+    "hot_seat",
+    "to_play",
+    "waiting_on",
+]
+
+SEATS = ("A", "B")
+UNDO_ANSWERS = frozenset({"approve_undo", "refuse_undo"})
+FACINGS = ("N", "NE", "E", "SE", "S", "SW", "W", "NW")
+MAX_PATH = 40  # steps posted back in a move (the engine has its own bound)
+MAX_ORDERS = 40
+SIDE_COLOURS = ("#2f6fdb", "#d23c3c")  # the scenario's first and second side
+HAND_OFF = "hand_off"  # tells the shared page to render the answer, not redirect (no JS)
+
+PHASES = {
+    "order": lazy("Order phase"),
+    "activation": lazy("Activation phase"),
+    "reserve": lazy("Reserve phase"),
+}
+STAGES = {
+    "setup": lazy("Deployment"),
+    "battle": lazy("Battle"),
+    "ended": lazy("Battle over"),
+}
+OUTCOMES = {
+    "miss": lazy("miss"),
+    "step": lazy("one step lost"),
+    "coup_double": lazy("Coup Double: two steps"),
+    "attacker_wins": lazy("the attacker wins"),
+    "tie": lazy("a tie"),
+    "defender_wins": lazy("the defender wins"),
+}
+
+
+def tr(table: Mapping[str, str], key: object) -> str:
+    text = str(key)
+    return _(table[text]) if text in table else text
+
+
+def _outcome(key: str) -> str:
+    if key.startswith("suppressed_"):
+        return _("{n} Suppressed marker(s)").format(n=key.removeprefix("suppressed_"))
+    return tr(OUTCOMES, key)
+
+
+# -- hot seat -----------------------------------------------------------------------------------
+
+
+def hot_seat(match: Match) -> bool:
+    """Whether both seats of ``match`` are held by its creator on one device: seat B was
+    taken through the hot-seat start (its snapshot says so) and by no registered user."""
+    return bool((match.army_b or {}).get("hot_seat")) and match.player_b_id is None
+
+
+def _offers_hot_seat(match: Match) -> bool:
+    options = (match.army_a or {}).get("options") or {}
+    return bool(options.get("hot_seat")) and match.version == 0
+
+
+def _acts(game: Any, seat: str) -> bool:
+    return bool(game.legal_actions(seat))
+
+
+def to_play(game: Any) -> str | None:
+    """The seat the battle waits on (seat A first when both may act, e.g. the Order phase);
+    ``None`` when neither may."""
+    return next((s for s in SEATS if _acts(game, s)), None)
+
+
+def _last_actor(game: Any) -> str | None:
+    envelopes = game.envelopes
+    return str(envelopes[-1].actor) if envelopes else None
+
+
+# -- the board ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Counter:
+    """A unit's counter as the board draws it (its squares, the seat's own token or the
+    token played, a face-down mark for one still hidden)."""
+
+    id: str
+    name: str
+    side: str
+    mine: bool
+    x: int
+    y: int
+    squares: list[tuple[int, int]]
+    colour: str
+    short: str
+    token: str  # "1", "S", "B" (bluff) or ""; the other seat's unplayed token is never here
+    face_down: bool  # a token lies face down on it (its value shown only to its owner)
+    face: str
+    suppressed: int
+    hit_points: int
+    acted: bool
+    destroyed: bool
+    cls: str
+
+    @property
+    def slug(self) -> str:
+        return _slug(self.id)
+
+
+def _slug(text: str) -> str:
+    return "".join(c if c.isalnum() else "-" for c in text)[:120]
+
+
+def _short(name: str) -> str:
+    words = [w for w in name.replace("-", " ").split() if w]
+    return ("".join(w[0] for w in words[:3]) or "?").upper()
+
+
+def _token_text(token: Mapping[str, Any] | None) -> str:
+    if not token:
+        return ""
+    kind = token.get("kind")
+    if kind == "numbered":
+        return str(token.get("number"))
+    return {"special": "S", "bluff": "B"}.get(str(kind), "?")
+
+
+def counters(view: Mapping[str, Any]) -> list[Counter]:
+    """The units of the view, on the board or not (``x``/``y`` -1 when not placed)."""
+    you = view.get("you")
+    sides = [str(s) for s in (view.get("seats") or {}).values()]
+    order = sorted(set(sides), key=sides.index)
+    out = []
+    for u in view.get("units", ()):
+        at = u.get("at") or {}
+        side = str(u.get("side"))
+        colour = SIDE_COLOURS[order.index(side) % 2] if side in order else "#777"
+        out.append(
+            Counter(
+                id=str(u["id"]),
+                name=str(u.get("name") or u["id"]),
+                side=side,
+                mine=side == you,
+                x=int(at.get("x", -1)),
+                y=int(at.get("y", -1)),
+                squares=[(int(s[0]), int(s[1])) for s in u.get("squares", ())],
+                colour=colour,
+                short=_short(str(u.get("name") or u["id"])),
+                token=_token_text(u.get("token")),
+                face_down=bool(u.get("face_down_token")),
+                face=str(u.get("face") or ""),
+                suppressed=int(u.get("suppressed") or 0),
+                hit_points=int(u.get("hit_points") or 0),
+                acted=bool(u.get("acted") or u.get("activated")),
+                destroyed=bool(u.get("destroyed")),
+                cls=str(u.get("class") or ""),
+            )
+        )
+    return out
+
+
+def picture_of(game: Any) -> Any:
+    """The battlefield with both deployment zones and the objectives (the content library's
+    drawing of the battle's own scenario)."""
+    from app.blackreach.present import scenario_picture
+
+    scenario = getattr(game.state, "scenario", None)
+    return None if scenario is None else scenario_picture(scenario)
+
+
+# -- the forms ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Odds:
+    outcome: str
+    label: str
+    exact: str
+    percent: str
+
+
+@dataclass(frozen=True, slots=True)
+class ActionForm:
+    """One command the seat may send now: a button, or the inputs it needs (a square, a
+    path), with the odds of a shot or an assault."""
+
+    kind: str
+    label: str
+    command: dict[str, Any]
+    unit: str = ""
+    target: str = ""
+    squares: list[tuple[str, str]] = field(default_factory=list)  # deploy: ("x,y", label)
+    paths: list[tuple[str, str, str]] = field(default_factory=list)  # move: (x,y, path, label)
+    odds: list[Odds] = field(default_factory=list)
+    dice: bool = False
+
+    @property
+    def command_json(self) -> str:
+        return json.dumps(self.command, separators=(",", ":"))
+
+    @property
+    def slug(self) -> str:
+        extra = "sup" if self.command.get("suppression") else ""
+        parts = (self.kind, self.unit, self.target, extra)
+        return _slug("-".join(p for p in parts if p))
+
+
+@dataclass(frozen=True, slots=True)
+class OrderForm:
+    """The Order phase: a select of the seat's tokens per unit."""
+
+    command: dict[str, Any]
+    units: list[tuple[str, str]]  # (id, name)
+    tokens: list[tuple[str, str]]  # (posted value, label)
+
+    @property
+    def command_json(self) -> str:
+        return json.dumps(self.command, separators=(",", ":"))
+
+
+def _odds(raw: Mapping[str, Any]) -> list[Odds]:
+    out = []
+    for key, exact in raw.items():
+        value = Fraction(str(exact))
+        out.append(Odds(str(key), _outcome(str(key)), str(exact), f"{float(value) * 100:.1f} %"))
+    return out
+
+
+def _square(x: int, y: int) -> str:
+    return f"({x}, {y})"
+
+
+def _label(kind: str, cmd: Mapping[str, Any], names: Mapping[str, str]) -> str:
+    unit = names.get(str(cmd.get("unit")), str(cmd.get("unit") or ""))
+    target = names.get(str(cmd.get("target")), str(cmd.get("target") or ""))
+    labels = {
+        "deploy": _("Deploy {unit}").format(unit=unit),
+        "end_deployment": _("My counters are deployed"),
+        "move": _("Move {unit}").format(unit=unit),
+        "reserve_move": _("Reserve move: {unit}").format(unit=unit),
+        "hold": _("{unit} holds (reveal its token)").format(unit=unit),
+        "end_reserve": _("End my Reserve phase"),
+        "confirm_result": _("Confirm the result"),
+    }
+    if kind == "shoot":
+        if cmd.get("suppression"):
+            return _("{unit}: suppression fire at {target}").format(unit=unit, target=target)
+        return _("{unit} shoots {target}").format(unit=unit, target=target)
+    if kind == "assault":
+        return _("{unit} assaults {target}").format(unit=unit, target=target)
+    return labels.get(kind, kind.replace("_", " "))
+
+
+def action_forms(
+    actions: Sequence[Mapping[str, Any]], names: Mapping[str, str]
+) -> tuple[list[ActionForm], OrderForm | None]:
+    forms: list[ActionForm] = []
+    orders: OrderForm | None = None
+    for entry in actions:
+        cmd = dict(entry.get("command") or {})
+        kind = str(cmd.get("type") or "")
+        if not kind or kind in UNDO_ANSWERS:
+            continue
+        if kind == "place_orders":
+            tokens: list[tuple[str, str]] = []
+            for t in entry.get("tokens", ()):
+                if t.get("kind") == "numbered":
+                    value = f"n:{t.get('number')}"
+                    label = _("Token {n}").format(n=t.get("number"))
+                elif t.get("kind") == "special":
+                    value, label = "special", _("Special token")
+                else:
+                    value, label = "bluff", _("Bluff token")
+                if (value, label) not in tokens:
+                    tokens.append((value, label))
+            units = [(str(u), names.get(str(u), str(u))) for u in entry.get("units", ())]
+            orders = OrderForm(cmd, units, tokens)
+            continue
+        squares = [(f"{x},{y}", _square(x, y)) for x, y in entry.get("zone", ())]
+        paths = [
+            (key, json.dumps(steps, separators=(",", ":")), _square(*map(int, key.split(","))))
+            for key, steps in (entry.get("paths") or {}).items()
+        ]
+        forms.append(
+            ActionForm(
+                kind=kind,
+                label=_label(kind, cmd, names),
+                command=cmd,
+                unit=str(cmd.get("unit") or ""),
+                target=str(cmd.get("target") or ""),
+                squares=squares,
+                paths=paths,
+                odds=_odds(entry.get("odds") or {}),
+                dice=kind in ("shoot", "assault"),
+            )
+        )
+    return forms, orders
+
+
+def _int(text: object, low: int, high: int) -> int | None:
+    try:
+        value = int(str(text).strip())
+    except ValueError:
+        return None
+    return value if low <= value <= high else None
+
+
+def build_command(form: FormData, cmd: dict[str, Any]) -> dict[str, Any]:
+    """A Black Reach command from its form: a deployment's square and facing, a move's path
+    (the one the page proposed for the square chosen), the Order tokens per unit."""
+    kind = cmd.get("type")
+    if kind == "deploy":
+        square = str(form.get("square") or "")
+        if "," in square:
+            x, y = (_int(v, -1, 999) for v in square.split(",", 1))
+            if x is not None and y is not None:
+                cmd["x"], cmd["y"] = x, y
+        facing = form.get("facing")
+        if isinstance(facing, str) and facing in FACINGS:
+            cmd["facing"] = facing
+    elif kind in ("move", "reserve_move"):
+        raw = form.get("path")
+        try:
+            steps = json.loads(raw) if isinstance(raw, str) and len(raw) < 4_000 else []
+        except (ValueError, RecursionError):
+            steps = []
+        if isinstance(steps, list):
+            cmd["path"] = [
+                {"x": s[0], "y": s[1], "facing": s[2]}
+                for s in steps[:MAX_PATH]
+                if isinstance(s, list)
+                and len(s) == 3
+                and all(isinstance(v, int) for v in s[:2])
+                and s[2] in FACINGS
+            ]
+    elif kind == "place_orders":
+        orders = []
+        for key, value in form.multi_items():
+            if not key.startswith("order.") or not isinstance(value, str) or not value:
+                continue
+            unit = key.removeprefix("order.")[:200]
+            if value.startswith("n:") and (n := _int(value[2:], 1, 99)) is not None:
+                orders.append({"unit": unit, "kind": "numbered", "number": n})
+            elif value in ("special", "bluff"):
+                orders.append({"unit": unit, "kind": value})
+        cmd["orders"] = orders[:MAX_ORDERS]
+    return cmd
+
+
+def waiting_on(view: Mapping[str, Any] | None, actions: Sequence[Mapping[str, Any]]) -> str | None:
+    if view is None:
+        return None
+    kinds = {str((a.get("command") or {}).get("type")) for a in actions}
+    if kinds & UNDO_ANSWERS:
+        return _("An undo to approve or refuse")
+    if kinds:
+        return _("Your move")
+    return None
+
+
+# -- the page's context -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Board:
+    """What the body draws and sends: the seat shown, the mode, its counters and forms."""
+
+    mode: str  # "play" (a seat's board) or "hand_off" (nothing of either seat's secrets)
+    me: str  # the seat shown ("A" or "B")
+    hot: bool
+    act_url: str
+    view: Mapping[str, Any]
+    picture: Any
+    counters: list[Counter]
+    forms: list[ActionForm]
+    orders: OrderForm | None
+    next_name: str = ""  # hand-off: who takes the device
+
+    @property
+    def on_board(self) -> list[Counter]:
+        return [c for c in self.counters if c.x >= 0 and not c.destroyed]
+
+    @property
+    def tray(self) -> list[Counter]:
+        """The seat's own counters not on the board yet (tapped to deploy them)."""
+        return [c for c in self.counters if c.mine and c.x < 0 and not c.destroyed]
+
+    @property
+    def groups(self) -> list[tuple[str, str, str, list[ActionForm]]]:
+        """The forms of each unit (its id, name, slug), then those of no unit (id "")."""
+        names = {c.id: c.name for c in self.counters}
+        out: dict[str, list[ActionForm]] = {}
+        for f in self.forms:
+            out.setdefault(f.unit, []).append(f)
+        rows = [(u, names.get(u, u), _slug(u), fs) for u, fs in out.items() if u]
+        return [*rows, ("", "", "", out[""])] if "" in out else rows
+
+    @property
+    def taps(self) -> str:
+        """For the script: per unit, the forms a tap on a square or a counter sends."""
+        out: dict[str, dict[str, Any]] = {}
+        for f in self.forms:
+            if not f.unit:
+                continue
+            entry = out.setdefault(f.unit, {"squares": {}, "targets": {}})
+            if f.kind == "deploy":
+                for key, _label in f.squares:
+                    entry["squares"][key] = {"form": f"form-{f.slug}", "value": key}
+            elif f.kind in ("move", "reserve_move"):
+                for key, path, _label in f.paths:
+                    entry["squares"].setdefault(key, {"form": f"form-{f.slug}", "value": path})
+            elif f.kind in ("shoot", "assault"):
+                entry["targets"].setdefault(f.target, []).append(f"form-{f.slug}")
+        return json.dumps(out, separators=(",", ":"))
+
+
+def _names(view: Mapping[str, Any]) -> dict[str, str]:
+    return {str(u["id"]): str(u.get("name") or u["id"]) for u in view.get("units", ())}
+
+
+def _board(page: PageInput, seat: str, *, hot: bool) -> tuple[Board, Sequence[Mapping[str, Any]]]:
+    game = page.game
+    if hot:
+        view, actions, log = game.view(seat), game.legal_actions(seat), game.log_json(seat)
+    else:
+        view, actions, log = page.view, page.actions, page.log
+    forms, orders = action_forms(actions, _names(view))
+    url = f"/matches/{page.match.id}/" + ("hot-seat-act" if hot else "act")
+    board = Board("play", seat, hot, url, view, picture_of(game), counters(view), forms, orders)
+    return board, log
+
+
+def _hand_off(page: PageInput, seat: str) -> tuple[Board, Sequence[Mapping[str, Any]]]:
+    """The screen between two players on one device: the public view (no seat's tokens) for
+    the header only, and the public log."""
+    game = page.game
+    view = game.view(None)
+    name = page.names.get(seat) or seat
+    url = f"/matches/{page.match.id}/hot-seat-act"
+    board = Board("hand_off", seat, True, url, view, None, [], [], None, next_name=name)
+    return board, game.log_json(None)
+
+
+def context(page: PageInput) -> dict[str, Any]:
+    """The Black Reach part of the match page."""
+    offer = _offers_hot_seat(page.match) and page.seat == "A"
+    if page.game is None:
+        return {"br": None, "br_hot_offer": offer}
+    hot = page.seat == "A" and hot_seat(page.match)
+    if hot:
+        waiting = to_play(page.game)
+        holder = page.extra.get("holder")
+        if waiting is None or waiting in (holder, _last_actor(page.game)):
+            board, log = _board(page, waiting or str(holder or "A"), hot=True)
+        else:
+            board, log = _hand_off(page, waiting)
+    else:
+        board, log = _board(page, page.seat, hot=False)
+    names = _names(board.view)
+    return {
+        "br": board,
+        "br_hot_offer": False,
+        "br_words": _Words(),
+        "timeline": timeline(log, names, page.names),
+        "facings": FACINGS,
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class _Words:
+    def phase(self, key: object) -> str:
+        return tr(PHASES, key)
+
+    def stage(self, key: object) -> str:
+        return tr(STAGES, key)
+
+
+# -- the hot-seat forms -------------------------------------------------------------------------
+
+
+def _not_hot(post: PagePost) -> Response:
+    from app.matches.exceptions import MatchNotFound
+
+    return post.error(MatchNotFound())
+
+
+def start_hot_seat(post: PagePost) -> Response:
+    """The creator takes seat B too: the battle starts on this device (its invitation code
+    and guest link stop working)."""
+    from app.core.errors import AppError
+    from app.engine.match.seats import Seat
+    from app.matches import service, systems
+
+    match = post.match
+    if post.seat != "A" or not _offers_hot_seat(match):
+        return _not_hot(post)
+    name = str(post.form.get("name") or "").strip()[:60] or _("Second player")
+    system = systems.system(match)
+    mission, points = systems.mission_and_size(system, match.mission_id, match.battle_size)
+    options = (match.army_a or {}).get("options") or {}
+    try:
+        with post.db.begin_nested():
+            snapshot = system.guest_snapshot(post.db, None, None, mission, points, options, Seat.B)
+            service.join(post.db, match, snapshot | {"hot_seat": True}, user=None, guest_name=name)
+            match.guest_digest = None  # nobody else may take seat B
+    except AppError as exc:
+        return post.error(exc)
+    return post.page()
+
+
+def hot_seat_act(post: PagePost) -> Response:
+    """A command of either seat, sent by the creator of a hot-seat match."""
+    from app.matches import service
+    from app.matches.exceptions import CommandRefused
+    from app.matches.web import parse_dice
+
+    if post.seat != "A" or not hot_seat(post.match):
+        return _not_hot(post)
+    seat = str(post.form.get("as_seat") or "")
+    if seat not in SEATS:
+        return _not_hot(post)
+    raw = post.form.get("command")
+    try:
+        cmd = json.loads(raw) if isinstance(raw, str) and len(raw) < 20_000 else None
+    except (ValueError, RecursionError):
+        cmd = None
+    command = build_command(post.form, cmd if isinstance(cmd, dict) else {"type": ""})
+    try:
+        with post.db.begin_nested():
+            service.execute(
+                post.db,
+                post.match,
+                seat,
+                command,
+                expected_version=post.version,
+                dice=parse_dice(post.form.get("dice")),
+            )
+    except CommandRefused as exc:
+        return post.refused(exc)
+    return post.page(holder=seat)
+
+
+def hand_off(post: PagePost) -> Response:
+    """'I am <name>': the next player took the device; their board is shown."""
+    if post.seat != "A" or not hot_seat(post.match):
+        return _not_hot(post)
+    seat = str(post.form.get("seat") or "")
+    if seat not in SEATS:
+        return _not_hot(post)
+    # ``resolution``: the shared page renders this answer instead of redirecting to a page
+    # that would ask again (a browser without JS)
+    return post.page(holder=seat, resolution=HAND_OFF)
+
+
+# -- the new-match form -------------------------------------------------------------------------
+
+
+PLAY_LABELS = {
+    "": lazy("On two devices: invite your opponent"),
+    "1": lazy("Hot seat: both players on this device"),
+}
+
+
+def new_match_fields(mission: Mission) -> list[OptionField]:
+    """The side, the deployment (as the generic page asks them) and where it is played."""
+    return [
+        *black_reach_fields(mission),
+        OptionField(
+            name="hot_seat",
+            label=_("Where you play"),
+            choices=[Choice(k, _(v)) for k, v in PLAY_LABELS.items()],
+            default="",
+            help=_("On one device, a hand-off screen hides each player's tokens from the other."),
+        ),
+    ]
+
+
+PAGE = PageSystem(
+    id=SYSTEM_ID,
+    label=lazy("Heroes of Black Reach — the board game"),
+    fragments="matches/black_reach",
+    context=context,
+    waiting_on=waiting_on,
+    build_command=build_command,
+    posts={"hot-seat": start_hot_seat, "hot-seat-act": hot_seat_act, "hand-off": hand_off},
+    new_match_fields={SYSTEM_ID: new_match_fields},
+)

@@ -1,0 +1,248 @@
+"""The Black Reach match page (issue 16, ``app/matches/pages/black_reach.py``): the board as
+SVG with the counters on their squares, the forms a tap fills (a deployment, a move along the
+path the battle proposes for the square, a shot with its exact odds shown before it is sent),
+the Order tokens placed from the page, and the hot seat: both seats on one device, with a
+hand-off screen that carries none of the previous player's tokens."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+from app.engine.black_reach.battle.setup import load_deployment
+from app.matches import pages
+from app.matches.pages import black_reach
+from tests.support.web import html
+
+HX = {"HX-Request": "true"}
+SERGEANT = "ultramarines:tiles[0]/0:sample-um-sergeant"
+TACTICAL = "ultramarines:tiles[0]/1:sample-um-tactical"
+BOLTER = "ultramarines:tiles[0]/2:sample-um-heavy-bolter"
+NOB = "orks:tiles[0]/0:sample-ork-nob"
+BOYZ1 = "orks:tiles[0]/1:sample-ork-boyz"
+BOYZ2 = "orks:tiles[0]/2:sample-ork-boyz"
+SHOOTAS = "orks:tiles[0]/3:sample-ork-shootas"
+ORKS = (BOYZ1, BOYZ2, NOB, SHOOTAS)
+MARINES = (BOLTER, TACTICAL, SERGEANT)
+
+
+def slug(unit: str) -> str:
+    return "".join(c if c.isalnum() else "-" for c in unit)
+
+
+def page_of(client: TestClient, match_id: int) -> Any:
+    r = client.get(f"/matches/{match_id}")
+    assert r.status_code == 200, r.text
+    return html(r)
+
+
+def fields(form: Any) -> dict[str, str]:
+    """What a browser posts from ``form`` untouched: inputs and each select's first option."""
+    data: dict[str, str] = {}
+    for field in form.css("input, select"):
+        name = field.attributes.get("name")
+        if not name:
+            continue
+        if field.tag == "select":
+            option = field.css_first("option[selected]") or field.css_first("option")
+            data[name] = option.attributes.get("value") or ""
+        else:
+            data[name] = field.attributes.get("value") or ""
+    return data
+
+
+def post_form(client: TestClient, match_id: int, css: str, page: Any = None, **inputs: str) -> Any:
+    """Post the form ``css`` of the page (as the tap or the player fills it), with htmx."""
+    page = page if page is not None else page_of(client, match_id)
+    form = page.css_first(css)
+    assert form is not None, (css, [f.attributes.get("id") for f in page.css("form")])
+    data = fields(form) | inputs
+    r = client.post(str(form.attributes["action"]), data=data, headers=HX)
+    assert r.status_code == 200, r.text
+    return html(r)
+
+
+def create(client: TestClient, **options: str) -> int:
+    data = {"csrf_token": client.csrf, "ruleset": "black-reach", "mission": "sample-relay"}  # type: ignore[attr-defined]
+    data |= {f"option.{k}": v for k, v in options.items()}
+    r = client.post("/matches", data=data, follow_redirects=False)
+    assert r.status_code == 303, r.text
+    return int(r.headers["location"].rsplit("/", 1)[1])
+
+
+def two_players(browser: Callable[[str], TestClient], **options: str) -> tuple[Any, Any, int]:
+    alice, bob = browser("Alice"), browser("Bob")
+    match_id = create(alice, **options)
+    code = page_of(alice, match_id).css_first("#invite-code").text().strip()
+    r = bob.post(
+        "/matches/join",
+        data={"csrf_token": bob.csrf, "code": code, "join": "1"},  # type: ignore[attr-defined]
+        follow_redirects=False,
+    )
+    assert r.status_code == 303, r.text
+    return alice, bob, match_id
+
+
+def place_orders(
+    client: TestClient, match_id: int, units: tuple[str, ...], page: Any = None
+) -> Any:
+    orders = {f"order.{u}": f"n:{n}" for n, u in enumerate(units, 1)}
+    return post_form(client, match_id, "#form-place-orders", page=page, **orders)
+
+
+def test_black_reach_has_its_own_page() -> None:
+    assert pages.page_for("black-reach") is black_reach.PAGE
+
+
+def test_the_board_the_counters_and_a_tap_move_and_a_shot(
+    browser: Callable[[str], TestClient],
+) -> None:
+    alice, bob, match_id = two_players(browser, deployment="sample")
+    page = page_of(alice, match_id)
+    svg = page.css_first("svg#br-board")
+    assert svg is not None
+    assert len(svg.css("rect.sq")) == 8 * 12  # the sample board's squares
+    spots = {d.unit: (d.x, d.y) for d in load_deployment("sample-relay")}
+    for unit in ORKS + MARINES:
+        counter = page.css_first(f"#counter-{slug(unit)}")
+        assert counter is not None, unit
+        at = (int(counter.attributes["data-x"]), int(counter.attributes["data-y"]))
+        assert at == spots[unit]
+    # the Order phase from the page: a select of tokens per unit
+    options = [o.attributes["value"] for o in page.css(f'select[name="order.{BOLTER}"] option')]
+    assert options == ["", "n:1", "n:2", "n:3"]  # the Ultramarines' pool: 3 tokens
+    assert page.css_first(f'select[name="order.{BOYZ1}"]') is None
+    place_orders(bob, match_id, ORKS)
+    # B's tokens never reach A's page; B sees its own
+    mine = page_of(bob, match_id)
+    assert mine.css_first(f"#counter-{slug(BOYZ1)} text.token").text() == "1"
+    theirs = page_of(alice, match_id)
+    assert theirs.css_first(f"#counter-{slug(BOYZ1)} text.token") is None
+    assert theirs.css_first(f"#counter-{slug(BOYZ1)} circle.face-down") is not None
+    place_orders(alice, match_id, MARINES)
+    # B's token 1: the Boyz; a tap on (4,6) sends the path the battle proposes for it
+    page = page_of(bob, match_id)
+    taps = json.loads(page.css_first("#br-play").attributes["data-taps"])
+    square = taps[BOYZ1]["squares"]["4,6"]
+    form = page.css_first(f"#{square['form']}")
+    assert form.attributes["hx-post"] == f"/matches/{match_id}/act"
+    assert form.css_first('select[name="path"] option[data-to="4,6"]') is not None
+    after = post_form(bob, match_id, f"#{square['form']}", page=page, path=square["value"])
+    moved = after.css_first(f"#counter-{slug(BOYZ1)}")
+    assert (moved.attributes["data-x"], moved.attributes["data-y"]) == ("4", "6")
+    # A's token 1: the heavy bolter; the shot's exact odds are on its form before it is sent
+    page = page_of(alice, match_id)
+    taps = json.loads(page.css_first("#br-play").attributes["data-taps"])
+    (shot_id, *_) = taps[BOLTER]["targets"][BOYZ1]
+    form = page.css_first(f"#{shot_id}")
+    odds = {
+        tr.attributes["data-outcome"]: tr.css("td")[0].text() for tr in form.css("tr[data-outcome]")
+    }
+    # the odds shown are the battle's own, exact
+    actions = [
+        a
+        for a in alice.get(f"/api/v1/matches/{match_id}/actions").json()["actions"]
+        if a["command"] == {"type": "shoot", "unit": BOLTER, "target": BOYZ1, "suppression": False}
+    ]
+    assert odds == actions[0]["odds"]
+    after = post_form(alice, match_id, f"#{shot_id}", page=page, dice="4")
+    assert "4" in after.css_first("#timeline").text()
+    assert after.css_first("#match-error") is None
+
+
+def test_without_js_the_forms_have_selects(browser: Callable[[str], TestClient]) -> None:
+    alice, _bob, match_id = two_players(browser)
+    page = page_of(alice, match_id)
+    # the set-up: each counter's deployment form offers the zone's squares and the facings
+    form = page.css_first(f"#form-deploy-{slug(SERGEANT)}")
+    assert form is not None
+    assert form.attributes["action"] == f"/matches/{match_id}/act"
+    squares = [o.attributes["value"] for o in form.css('select[name="square"] option')]
+    assert "1,1" in squares
+    assert "2,1" in squares
+    assert page.css_first("#br-tray") is not None  # not on the board yet
+    after = post_form(alice, match_id, f"#form-deploy-{slug(SERGEANT)}", square="1,1", facing="S")
+    assert after.css_first(f"#counter-{slug(SERGEANT)}").attributes["data-x"] == "1"
+    # a plain post (no htmx) answers with a redirect to the page
+    form = page_of(alice, match_id).css_first(f"#form-deploy-{slug(TACTICAL)}")
+    r = alice.post(
+        f"/matches/{match_id}/act", data=fields(form) | {"square": "2,1"}, follow_redirects=False
+    )
+    assert r.status_code == 303, r.text
+
+
+def hot_seat(browser: Callable[[str], TestClient]) -> tuple[Any, int]:
+    alice = browser("Alice")
+    page = html(alice.get("/matches?ruleset=black-reach"))
+    assert page.css_first('select[name="option.hot_seat"]') is not None
+    match_id = create(alice, deployment="sample", hot_seat="1")
+    page = page_of(alice, match_id)
+    assert page.css_first("#hot-seat-form") is not None
+    after = post_form(alice, match_id, "#hot-seat-form", page=page, name="Bruno")
+    assert after.css_first("#br-board") is not None
+    return alice, match_id
+
+
+def test_hot_seat_hands_the_device_over_without_the_tokens(
+    browser: Callable[[str], TestClient],
+) -> None:
+    alice, match_id = hot_seat(browser)
+    # nobody else may take seat B: the invitation is gone
+    page = page_of(alice, match_id)
+    assert page.css_first("#invite-code") is None
+    assert page.css_first("#playing-as").text().endswith("Alice")
+    form = page.css_first("#form-place-orders")
+    assert form.attributes["action"] == f"/matches/{match_id}/hot-seat-act"
+    # A (the Ultramarines) places its tokens; the device goes to Bruno
+    after = place_orders(alice, match_id, MARINES)
+    assert after.css_first("#hand-off") is not None
+    assert after.css_first("#i-am").text().strip() == "I am Bruno"
+    nonces = [
+        e["event"]
+        for e in alice.get(f"/api/v1/matches/{match_id}/log").json()["entries"]
+        if e["event"]["type"] == "orders_placed"
+    ]
+    secret = json.dumps(nonces)
+    assert "nonce" in secret  # A's own log has them...
+    for text in (after.html, page_of(alice, match_id).html):
+        # ...the hand-off screen has no board, no token and no nonce of either seat
+        assert "br-board" not in text
+        assert "form-place-orders" not in text
+        assert 'class="token"' not in text
+        assert "face-down" not in text
+        for event in nonces:
+            for order in event["orders"]:
+                assert order["nonce"] not in text
+    # "I am Bruno": B's board, B's Order tokens, none of A's values
+    page = post_form(alice, match_id, "#hand-off-form")
+    assert page.css_first("#playing-as").text().endswith("Bruno")
+    assert page.css_first(f"#counter-{slug(BOLTER)} text.token") is None
+    assert page.css_first(f"#counter-{slug(BOLTER)} circle.face-down") is not None
+    after = place_orders(alice, match_id, ORKS, page=page)
+    # the activations: B's token 1 is due, Bruno goes on (no hand-off), then A's
+    assert after.css_first("#hand-off") is None
+    taps = json.loads(after.css_first("#br-play").attributes["data-taps"])
+    square = taps[BOYZ1]["squares"]["4,6"]
+    after = post_form(alice, match_id, f"#{square['form']}", page=after, path=square["value"])
+    assert after.css_first("#hand-off") is not None
+    assert "Alice" in after.css_first("#i-am").text()
+    page = post_form(alice, match_id, "#hand-off-form", page=after)
+    assert page.css_first(f"#counter-{slug(BOLTER)} text.token").text() == "1"
+    assert page.css_first(f"#counter-{slug(BOYZ2)} text.token") is None  # Bruno's, unplayed
+
+
+def test_hot_seat_forms_refuse_a_match_of_two_players(
+    browser: Callable[[str], TestClient],
+) -> None:
+    alice, bob, match_id = two_players(browser, deployment="sample", hot_seat="1")
+    for name in ("hot-seat-act", "hand-off", "hot-seat"):
+        r = alice.post(
+            f"/matches/{match_id}/{name}",
+            data={"csrf_token": alice.csrf, "seat": "B", "as_seat": "B"},  # type: ignore[attr-defined]
+            headers=HX,
+        )
+        assert html(r).css_first("#match-error") is not None, name
+    assert page_of(bob, match_id).css_first("#playing-as").text().endswith("Bob")
