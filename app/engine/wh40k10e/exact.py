@@ -232,20 +232,52 @@ def _check_budget(request: CombatRequest) -> None:
         raise _too_large("far too many outcomes to follow in about a second")
 
 
-def _thinned_count(
-    per_model: Dist, p: Fraction, models: int, limit: int | None
-) -> tuple[list[int], int]:
-    """Weights of the number of attacks kept with probability ``p`` each (``models``
-    independent models, each making ``per_model`` attacks), over the returned total, for the
-    counts 0..``limit`` only (``None``: all); the weight of larger counts is what the listed
-    ones leave of the total. The counts are convolved (a truncated power of the per-model
-    counts), never enumerated attack by attack."""
-    one = per_model.compound(Dist.bernoulli(p)) if p < 1 else per_model
-    lo, weights, total = one.dense()
-    result = power_weights([0] * lo + list(weights), models, None if limit is None else limit + 1)
-    while len(result) > 1 and result[-1] == 0:
-        result.pop()
-    return result, total**models
+def _live_counts(
+    per_model: Dist, r0: int, q: int, models: int, limit: int | None
+) -> tuple[list[int], int, int]:
+    """The Horner coefficients of the live attacks, over small denominators.
+
+    Each attack is "nothing happens" with weight ``r0`` out of ``q`` and live otherwise; with
+    ``A`` the live rows' integer weights (over ``q``) and ``T`` the number of live attacks,
+    the chain after all attacks is ``sum_t P(T = t) (A / (q - r0))**t``. Written
+    ``sum_t d_t (A / q)**t`` with ``d_t = P(T = t) (q / (q - r0))**t``, the generating
+    function of ``d`` is ``G_N(r0 / q + z)`` (``G_N`` that of the number of attacks): its
+    denominators are powers of ``q / g`` (``g = gcd(q, r0)``), not of ``q - r0``, which is
+    coprime to the dice and cancels only at the very end. Returns ``(h, den, g)`` with
+    ``sum_t h[t] A**t / (den * g**t)`` the chain's operator: ``h`` the ``models``-th power
+    of the per-model polynomial ``sum_j z**j sum_a w_a C(a, j) r0'**(a - j) q'**(amax - a)``
+    (``r0' = r0 / g``, ``q' = q / g``), truncated after ``limit`` live attacks, and
+    ``den = (per_model.total * q'**amax) ** models``."""
+    g = math.gcd(q, r0)
+    qr, rr = q // g, r0 // g
+    amax = per_model.max
+    poly = [0] * (amax + 1)
+    for a, wa in per_model.weights().items():
+        scale = wa * qr ** (amax - a)
+        for j in range(a + 1):
+            poly[j] += scale * math.comb(a, j) * rr ** (a - j)
+    h = power_weights(poly, models, None if limit is None else limit + 1)
+    while len(h) > 1 and h[-1] == 0:
+        h.pop()
+    den: int = (per_model.total * qr**amax) ** models
+    return h, den, g
+
+
+def _horner_bounds(coef: list[int], qq: int) -> list[int]:
+    """``u[t] = sum_{s >= t} coef[s] qq**(s - t)``: with live rows of sum at most ``qq``,
+    the weights of the Horner sum at step ``t`` are at most ``u[t]`` times those of the
+    start (the slot widths)."""
+    u = [0] * len(coef)
+    acc = 0
+    for t in range(len(coef) - 1, -1, -1):
+        acc = acc * qq + coef[t]
+        u[t] = acc
+    return u
+
+
+def _bits(n: int) -> int:
+    """Bits of ``n`` (typed: big products are ``Any`` to mypy)."""
+    return n.bit_length()
 
 
 def _slots(packed: int, step: int) -> int:
@@ -421,16 +453,13 @@ class _Chain:
         qq = q - r0
         if qq == 0:  # nothing this weapon does can harm the target
             return
-        g = math.gcd(q, r0)
         # When every model saves alike and mortal wounds are capped, a live attack always
         # takes at least one wound (or adds a pending mortal wound): after ``total_wounds``
         # live attacks the unit is certainly destroyed, whatever the number that follow.
         bounded = len(set(null_w)) == 1 and (self.uniform_fnp or all(m == 0 for _, m in outcome))
         limit = self.total_wounds if bounded else None
-        t_weights, t_total = _thinned_count(
-            w.per_model, Fraction(qq // g, q // g), w.entry.models, limit
-        )
-        top = len(t_weights) - 1
+        h, h_den, g = _live_counts(w.per_model, r0, q, w.entry.models, limit)
+        top = len(h) - 1
         ns = self.NS
         wiped = self.wiped
         rem = self.rem
@@ -453,19 +482,18 @@ class _Chain:
         coef = [0] * (top + 1)
         scale = 1
         for t in range(top, -1, -1):
-            coef[t] = t_weights[t] * scale
-            scale *= qq
-        final_den = den_v * t_total * scale // qq  # den_v * t_total * qq**top
+            coef[t] = h[t] * scale
+            scale *= g
+        final_den = den_v * h_den * scale // g  # den_v * h_den * g**top
+        widths = [(_bits(den_v * u) + 8) // 8 for u in _horner_bounds(coef, qq)]
         # Pending mortal wounds do not change where the next wound goes: for each line state
         # the weights of m = 0, 1, 2... are packed into one integer (slots of ``step`` bytes),
         # so one operation moves every pending count. The weights of the Horner sum at step
-        # t are at most den_v * t_total * qq**(top - t): the slots start narrow and widen.
+        # t are at most den_v * u[t] (:func:`_horner_bounds`): the slots start narrow and widen.
         capped = self.uniform_fnp and not simple
-        base_bits: int = (den_v * t_total).bit_length() + 1
-        q_bits: int = qq.bit_length()
 
         def width_for(t: int) -> int:
-            return (base_bits + (top - max(t - 8, 0)) * q_bits + 7) // 8
+            return widths[max(t - 8, 0)]
 
         # Pruning (no Precision; pending mortal wounds capped or none): from a line state,
         # every live attack takes at least one wound or adds a pending mortal wound until the
@@ -509,12 +537,12 @@ class _Chain:
             ahead = top * (ns * pending * width * (1 + final_den.bit_length() // 256) // 2 + inject)
         if self.budget.spent + ahead > WORK_BUDGET:
             raise _too_large("too many outcomes to follow in about a second")
-        # Horner: acc = sum_t coef[t] * v A'^t, over den_v * t_total * qq**top; the destroyed
+        # Horner: acc = sum_t coef[t] * v A'^t, over den_v * h_den * g**top; the destroyed
         # state is not carried: its weight is what the others leave of ``final_den``.
         masks: dict[tuple[int, int], int] = {}
         acc: dict[int, int] = {}
         for t in range(top, -1, -1):
-            if (base_bits + (top - t) * q_bits + 7) // 8 > step:
+            if widths[t] > step:
                 new = width_for(t)
                 acc = {i: _repack(x, _slots(x, step), step, new) for i, x in acc.items()}
                 packed_start = {
@@ -772,29 +800,25 @@ class _LineChain:
                     entries.append((dst, e_add, wt))
             live[r] = entries
         # every live attack adds at least one to ``e``: after B of them the unit is destroyed
-        g = math.gcd(q, r0)
-        t_weights, t_total = _thinned_count(
-            w.per_model, Fraction(qq // g, q // g), w.entry.models, b_n
-        )
-        top = len(t_weights) - 1
+        h, h_den, g = _live_counts(w.per_model, r0, q, w.entry.models, b_n)
+        top = len(h) - 1
         coef = [0] * (top + 1)
         scale = 1
         for t in range(top, -1, -1):
-            coef[t] = t_weights[t] * scale
-            scale *= qq
-        # Horner: acc_t = acc_{t+1} A' + coef[t] v, over den * t_total * qq**top at the end.
+            coef[t] = h[t] * scale
+            scale *= g
+        # Horner: acc_t = acc_{t+1} A' + coef[t] v, over den * h_den * g**top at the end.
         # acc_t is multiplied by A' t more times and every live attack adds at least one to
         # ``e``: its entries at e >= B - t end destroyed, so only B - t slots are kept (half
-        # the work of keeping B). Its weights are at most den * t_total * qq**(top - t): the
+        # the work of keeping B). Its weights are at most den * u[t] (_horner_bounds): the
         # slots start narrow and widen as the steps go (repacked every few steps).
-        final_den = self.den * t_total * scale // qq  # den * t_total * qq**top
-        base_bits: int = (self.den * t_total).bit_length() + 1
-        q_bits: int = qq.bit_length()
+        final_den = self.den * h_den * scale // g  # den * h_den * g**top
+        widths = [(_bits(self.den * u) + 8) // 8 for u in _horner_bounds(coef, qq)]
 
         def width_for(t: int) -> int:
             """Bytes per slot enough for the weights of acc_t (and every later step's
             until t - 8)."""
-            return (base_bits + (top - max(t - 8, 0)) * q_bits + 7) // 8
+            return widths[max(t - 8, 0)]
 
         start_rows: dict[int, list[int]] = defaultdict(lambda: [0] * b_n)
         for key, weight in self.v.items():
@@ -814,7 +838,7 @@ class _LineChain:
             keep = b_n - t
             if keep <= 0:  # t live attacks to come: destroyed whatever the state
                 continue
-            if (base_bits + (top - t) * q_bits + 7) // 8 > step:
+            if widths[t] > step:
                 new = width_for(t)
                 acc = {r: _repack(x, b_n, step, new) for r, x in acc.items()}
                 start = {r: _repack(x, b_n, step, new) for r, x in start.items()}
