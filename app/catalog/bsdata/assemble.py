@@ -132,7 +132,12 @@ def build_catalogue(
             if builder.steps > limits.max_steps:
                 raise
             continue  # reported when the datasheet was read
-        if restrictions:
+        limit = limits_reader.limit(root_of[s.id], s.name) if s.max_in_roster is None else None
+        if limit is not None:
+            most, rules = limit
+            s = replace(s, max_in_roster=most)
+            restrictions = (*restrictions, *(r for r in rules if r not in restrictions))
+        if restrictions or limit is not None:
             sheets[i] = replace(s, restrictions=restrictions)
 
     by_detachment: dict[str, list[Enhancement]] = {}

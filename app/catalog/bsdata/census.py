@@ -9,6 +9,9 @@ hold and how many were:
   catalogue, the detachment assumed, the roster options, the models of a unit being priced);
 - **decided when validating**: kept as a :class:`RosterCondition` of a list restriction (the
   data's "add error" modifiers, ruling D12), which the validator decides on the list;
+- **moot**: not decided itself, but its modifier is decided at import without it: an ``and``
+  beside a condition on the force that is false in a matched-play Army Roster (Boarding
+  Actions, Crusade), or an ``or`` beside one that is true (its value cannot change anything);
 - **undecided**: evaluated but never decided (they leave the value unmodified);
 - **not reached**: never evaluated (entries that are not read, e.g. Crusade-only ones).
 
@@ -26,8 +29,9 @@ from xml.etree.ElementTree import Element
 from app.catalog.bsdata.assemble import build_catalogue
 from app.catalog.bsdata.build import WorkLimitExceeded
 from app.catalog.bsdata.files import Budget, Document, ImportLimits, read_document
-from app.catalog.bsdata.model import Workspace
+from app.catalog.bsdata.model import Context, Tri, Workspace, all3, any3
 from app.catalog.bsdata.report import Reporter
+from app.engine.wh40k10e.army.names import name_key
 
 __all__ = ["Census", "KindCount", "census_of", "main"]
 
@@ -50,6 +54,7 @@ class KindCount:
     total: int = 0
     at_import: int = 0
     when_validating: int = 0
+    moot: int = 0
     undecided: int = 0
 
     @property
@@ -62,6 +67,7 @@ class Census:
     kinds: dict[str, KindCount] = field(default_factory=lambda: {k: KindCount() for k in KINDS})
     reached: int = 0  # conditions the importer evaluated at least once
     reached_decided: int = 0  # ... and decided (true or false) at least once
+    core_rule: int = 0  # counted "when validating": the core rule decides them (D1)
 
     @property
     def all(self) -> KindCount:
@@ -70,6 +76,7 @@ class Census:
             out.total += k.total
             out.at_import += k.at_import
             out.when_validating += k.when_validating
+            out.moot += k.moot
             out.undecided += k.undecided
         return out
 
@@ -147,6 +154,115 @@ def _model_ids(ws: Workspace) -> set[str]:
     return ids
 
 
+class _Moot:
+    """Whether a condition's modifier is decided at import without it (ruling D1): a sibling
+    in an ``and`` (the modifier's own conditions, its modifier groups') is a condition on the
+    force that is false in the matched-play Army Roster, or a sibling in an ``or`` is true."""
+
+    CONTAINERS = frozenset(
+        {
+            "conditions",
+            "conditionGroups",
+            "conditionGroup",
+            "modifierGroups",
+            "modifierGroup",
+            "modifiers",
+            "modifier",
+        }
+    )
+
+    def __init__(self, ws: Workspace) -> None:
+        self.ws = ws
+        self.ctx = Context("", ws.army_force_id, frozenset(ws.force_names))
+        self.parent: dict[int, Element] = {}
+        for d in ws.docs.values():
+            for p in d.root.iter():
+                if p.tag in self.CONTAINERS:
+                    for ch in p:
+                        self.parent[id(ch)] = p
+                elif p.tag in ("selectionEntry", "entryLink"):
+                    for ch in p:
+                        if ch.tag in ("modifiers", "modifierGroups"):
+                            self.parent[id(ch)] = p
+
+    def _static(self, c: Element) -> Tri:
+        if c.tag == "conditionGroup":
+            kind = c.get("type") or "and"
+            if kind not in ("and", "or"):
+                return None
+            parts = [self._static(x) for x in _parts(c)]
+            return any3(parts) if kind == "or" else all3(parts)
+        if (c.get("childId") or "") not in self.ws.force_names:
+            return None
+        return Workspace.condition(self.ws, c, self.ctx, frozenset())  # not recorded
+
+    def __call__(self, c: Element) -> bool:
+        node = c
+        while True:
+            box = self.parent.get(id(node))
+            holder = self.parent.get(id(box)) if box is not None else None
+            if holder is None:
+                return False
+            kind = (holder.get("type") or "and") if holder.tag == "conditionGroup" else "and"
+            # a "count" group is not decided by one member; the groups around it may be
+            if kind in ("and", "or"):
+                short = kind == "or"  # the value that decides the holder without ``node``
+                if any(self._static(x) is short for x in _parts(holder) if x is not node):
+                    return True
+            if holder.tag != "conditionGroup":
+                return self._groups_false(holder)
+            node = holder
+
+    def taken_once(self, c: Element, enhancements: set[str]) -> bool:
+        """A condition hiding an enhancement once the roster holds one of it (and its
+        companion, "unless this bearer holds it"): the data's way of saying "once per army",
+        which the core rule ``enhancement-duplicate`` decides."""
+        scope, kind, value = c.get("scope") or "", c.get("type"), c.get("value")
+        army = scope in ("roster", "force") and (
+            (kind == "atLeast" and value == "1") or (kind == "greaterThan" and value == "0")
+        )
+        # its companion: "unless this bearer has it" (shown to the unit that took it)
+        bearer = scope == "parent" and kind == "lessThan" and value == "1"
+        if not (army or bearer):
+            return False
+        node = c
+        while node.tag != "modifier":
+            found = self.parent.get(id(node))
+            if found is None:
+                return False
+            node = found
+        if node.get("field") != "hidden" or node.get("value") != "true":
+            return False
+        owner: Element | None = node
+        while owner is not None and owner.tag not in ("selectionEntry", "entryLink"):
+            owner = self.parent.get(id(owner))
+        if owner is None or name_key(owner.get("name") or "") not in enhancements:
+            return False
+        return (c.get("childId") or "") in {owner.get("id"), owner.get("targetId")}
+
+    def _groups_false(self, modifier: Element) -> bool:
+        """A modifier group around ``modifier`` whose own conditions are false."""
+        box = self.parent.get(id(modifier))
+        group = self.parent.get(id(box)) if box is not None else None
+        while group is not None and group.tag == "modifierGroup":
+            if all3(self._static(x) for x in _parts(group)) is False:
+                return True
+            box = self.parent.get(id(group))
+            group = self.parent.get(id(box)) if box is not None else None
+        return False
+
+
+def _parts(holder: Element) -> list[Element]:
+    out: list[Element] = []
+    conds = holder.find("conditions")
+    if conds is not None:
+        out.extend(conds.findall("condition"))
+    groups = holder.find("conditionGroups")
+    if groups is not None:
+        out.extend(groups.findall("conditionGroup"))
+    return out
+
+
 def census_of(docs: Sequence[Document], limits: ImportLimits | None = None) -> Census:
     """Import ``docs`` with a recorder and count the conditions by kind and outcome: a kind
     the importer decides (:data:`AT_IMPORT`, and the model counts of a unit, which price it),
@@ -156,14 +272,20 @@ def census_of(docs: Sequence[Document], limits: ImportLimits | None = None) -> C
     recorder = _Recorder()
     ws.record(recorder)
     reporter = Reporter()
+    enhancements: set[str] = set()
     for d in docs:
         if d.kind == "catalogue" and not d.library:
             try:
-                build_catalogue(ws, d, reporter, lim)
+                built = build_catalogue(ws, d, reporter, lim)
             except WorkLimitExceeded:
                 continue
+            if built is not None:
+                enhancements |= {
+                    name_key(e.name) for det in built.detachments for e in det.enhancements
+                }
     sizes = _battle_sizes(ws)
     models = _model_ids(ws)
+    moot = _Moot(ws)
     out = Census()
     for d in ws.docs.values():
         for c in d.root.iter("condition"):
@@ -179,6 +301,11 @@ def census_of(docs: Sequence[Document], limits: ImportLimits | None = None) -> C
                 count.at_import += 1
             elif key in recorder.validating:
                 count.when_validating += 1
+            elif moot.taken_once(c, enhancements):
+                count.when_validating += 1
+                out.core_rule += 1
+            elif moot(c):
+                count.moot += 1
             else:
                 count.undecided += 1
     return out
@@ -197,19 +324,26 @@ def _files(args: Iterable[str]) -> list[Path]:
 
 def render(census: Census) -> str:
     head = (
-        f"{'condition decides on':<36} {'total':>6} {'import':>7} {'validate':>8} {'undecided':>9}"
+        f"{'condition decides on':<36} {'total':>6} {'import':>7} {'validate':>8} {'moot':>6} "
+        f"{'undecided':>9}"
     )
     lines = [head]
     for name, k in [*census.kinds.items(), ("all", census.all)]:
         lines.append(
-            f"{name:<36} {k.total:>6} {k.at_import:>7} {k.when_validating:>8} {k.undecided:>9}"
+            f"{name:<36} {k.total:>6} {k.at_import:>7} {k.when_validating:>8} {k.moot:>6} "
+            f"{k.undecided:>9}"
         )
     total = census.all
     lines.append(
         f"decided: {total.decided} of {total.total} "
         f"({total.at_import} at import, {total.when_validating} when validating); "
-        f"undecided: {total.undecided}"
+        f"moot: {total.moot}; undecided: {total.undecided}"
     )
+    if census.core_rule:
+        lines.append(
+            f"of those when validating, decided by the core rule (an enhancement once per "
+            f"army): {census.core_rule}"
+        )
     lines.append(
         f"evaluated by this import: {census.reached}, of which decided where met: "
         f"{census.reached_decided}"

@@ -13,8 +13,8 @@ left out and counted (:attr:`RestrictionReader.skipped`).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
 from xml.etree.ElementTree import Element
 
 from app.catalog.bsdata.build import FACTION_PREFIX, SKIPPED_NAMES, Builder
@@ -48,6 +48,15 @@ KEYWORD_SCOPES = frozenset({"ancestor", "self", "parent", "unit", "root-entry", 
 MAX_DEPTH = 8  # entries below a datasheet searched for restrictions
 MAX_PER_SHEET = 100
 MAX_LINK_DEPTH = 32  # links followed when looking for message modifiers below an entry
+MAX_LIMIT_MODIFIERS = 4  # roster-dependent modifiers of one limit read (2**4 combinations)
+NEGATED = {
+    Compare.AT_LEAST: Compare.FEWER_THAN,
+    Compare.FEWER_THAN: Compare.AT_LEAST,
+    Compare.AT_MOST: Compare.MORE_THAN,
+    Compare.MORE_THAN: Compare.AT_MOST,
+    Compare.EQUAL: Compare.NOT_EQUAL,
+    Compare.NOT_EQUAL: Compare.EQUAL,
+}
 
 # A translated condition: decided (True / False), a condition for the validator, or None
 # (this reading cannot express it).
@@ -82,6 +91,9 @@ class RestrictionReader:
         self._carries: dict[int, bool] = {}  # id(element) -> has a message modifier below
         self._pending: list[Element] = []  # conditions of the modifier being read
         self._hiding = False  # reading a "hidden" modifier (ruling D12)
+        # Hidden categories the data adds to a roster through a datasheet's Warlord entry (a
+        # "this unit is the Warlord" flag): category id -> the datasheets carrying it.
+        self.flags = _warlord_flags(builder, sheet_names)
 
     def carries(self, node: Node) -> bool:
         """Whether a message modifier sits on ``node`` or below it (through links too): the
@@ -140,6 +152,151 @@ class RestrictionReader:
             if restriction not in found and len(found) < MAX_PER_SHEET:
                 found.append(restriction)
         return tuple(found)
+
+    # -- limits that depend on the rest of the roster (ruling D9) -----------------------
+
+    def limit(self, root: Node, name: str) -> tuple[int, tuple[Restriction, ...]] | None:
+        """The datasheet's limit of copies when a modifier of it depends on the rest of the
+        roster: the most any roster allows, and for each combination of those modifiers that
+        allows fewer, a restriction "more than N units of it, and the combination holds".
+        Each combination's condition is one that certainly holds when the data's does (a
+        flag the roster cannot show is only used where its absence is certain), so a reported
+        breach is certain. ``None``: no such limit, or one this reading cannot express."""
+        where = _Where(root, root, parent_is_unit=False)
+        mods = list(root.modifiers())
+        found: tuple[int, tuple[Restriction, ...]] | None = None
+        for c in root.constraints():
+            if c.get("type") != "max" or c.get("field") != "selections":
+                continue
+            if (c.get("scope") or "") not in ARMY_SCOPES:
+                continue
+            cid = c.get("id") or ""
+            base = _number(c.get("value"))
+            if base is None or not cid:
+                continue
+            steps: list[tuple[str, float, tuple[Term, Term]]] = []
+            self._pending = []
+            self._hiding = False
+            for m, groups in mods:
+                if m.get("field") != cid or m.get("type") not in ("set", "increment", "decrement"):
+                    continue
+                amount = _number(m.get("value"))
+                if amount is None:
+                    return None
+                holders = [*groups, m]
+                when = _all([self._sufficient(h, where, True) for h in holders])
+                unless = _any([self._sufficient(h, where, False) for h in holders])
+                if when is False and unless is True:
+                    continue  # never applies in a matched-play list
+                steps.append((m.get("type") or "", amount, (when, unless)))
+            live = [st for st in steps if st[2] != (True, False)]
+            if not live:
+                continue  # decided at import (Builder.roster_limit)
+            if found is not None or len(live) > MAX_LIMIT_MODIFIERS:
+                return None  # several roster-dependent limits, or too many modifiers
+            if all(_only_detachments_term(t) for st in live for t in st[2]):
+                return None  # what the detachment changes is read per detachment (D8)
+            combos = self._combinations(base, steps)
+            if combos is None:
+                return None
+            most = max((v for v, when in combos if when is not False), default=None)
+            if most is None:
+                return None
+            rules: list[Restriction] = []
+            for value, when in combos:
+                if value >= most or when is False:
+                    continue
+                over = RosterCondition.count(CountOf.UNITS, Compare.MORE_THAN, value, name)
+                term = _all([over, when])
+                if isinstance(term, RosterCondition):
+                    rule = Restriction(when=term)
+                    if rule not in rules:
+                        rules.append(rule)
+            census = self.b.ws.census
+            if census is not None and rules:
+                for cond in self._pending:
+                    census.deferred(cond)
+            found = (most, tuple(rules[:MAX_PER_SHEET]))
+        return found
+
+    def _combinations(
+        self, base: float, steps: list[tuple[str, float, tuple[Term, Term]]]
+    ) -> list[tuple[int, Term]] | None:
+        """Each combination of the modifiers that apply, with the limit it gives and a
+        condition sufficient for exactly that combination."""
+        out: list[tuple[int, Term]] = []
+        for mask in range(1 << len(steps)):
+            value = base
+            parts: list[Term] = []
+            for i, (kind, amount, (when, unless)) in enumerate(steps):
+                if mask >> i & 1:
+                    if kind == "set":
+                        parts = []  # what applied before is overridden
+                    parts.append(when)
+                    value = (
+                        amount
+                        if kind == "set"
+                        else value + (amount if kind == "increment" else -amount)
+                    )
+                else:
+                    parts.append(unless)
+            if value < 0:
+                return None  # no limit in some roster: the core rule decides
+            found = (min(int(value), 1000), _all(parts))
+            if found not in out:
+                out.append(found)
+        return out
+
+    def _sufficient(self, holder: Element, where: _Where, want: bool) -> Term:
+        """A condition that certainly holds when ``holder``'s conditions are ``want``:
+        ``True`` / ``False`` when decided, ``None`` when none can be written."""
+        parts: list[Term] = []
+        conds = holder.find("conditions")
+        if conds is not None:
+            parts.extend(
+                self._sufficient_condition(c, where, want) for c in conds.findall("condition")
+            )
+        groups = holder.find("conditionGroups")
+        if groups is not None:
+            parts.extend(self._sufficient(g, where, want) for g in groups.findall("conditionGroup"))
+        kind = (holder.get("type") or "and") if holder.tag == "conditionGroup" else "and"
+        if kind not in ("and", "or"):
+            return None  # a "count" group
+        # and is true: all parts true; and is false: any part false (or mirrored)
+        every = (kind == "and") == want
+        if every:
+            return _all(parts)
+        return _any_known(parts)
+
+    def _sufficient_condition(self, c: Element, where: _Where, want: bool) -> Term:
+        flag = self._flag(c, where, want)
+        if flag is not None:
+            return flag
+        term = self._condition(c, where)
+        if term is None or want:
+            return term
+        return (not term) if isinstance(term, bool) else _negate(term)
+
+    def _flag(self, c: Element, where: _Where, want: bool) -> Term:
+        """A count of a Warlord flag category in the roster: its absence is certain when
+        none of its datasheets is in the army or there is no Warlord; its presence never
+        is (the roster does not say which unit is the Warlord's)."""
+        carriers = self.flags.get(c.get("childId") or "")
+        if not carriers or (c.get("scope") or "") not in ARMY_SCOPES:
+            return None
+        kind = c.get("type") or ""
+        value = _number(c.get("value"))
+        present = {"atLeast": value == 1, "greaterThan": value == 0}.get(kind, False)
+        absent = {"lessThan": value == 1, "equalTo": value == 0, "atMost": value == 0}.get(
+            kind, False
+        )
+        if not (present or absent):
+            return None
+        if present == want:
+            return None  # the flag certainly present: not written
+        none = [RosterCondition.count(CountOf.UNITS, Compare.FEWER_THAN, 1, n) for n in carriers]
+        no_warlord = RosterCondition.count(CountOf.WARLORD, Compare.FEWER_THAN, 1)
+        return _any([_all(list(none)), no_warlord])
 
     # -- where the modifiers are ------------------------------------------------------
 
@@ -258,6 +415,8 @@ class RestrictionReader:
             return RosterCondition.count(
                 CountOf.DETACHMENT, compare, value, self.detachment_names[child]
             )
+        if child in self.flags:
+            return None  # a Warlord flag: not a keyword of any unit
         keyword = self._category(child)
         if keyword is not None:
             return RosterCondition.count(CountOf.KEYWORD, compare, value, keyword)
@@ -315,6 +474,63 @@ class RestrictionReader:
         return names
 
 
+def _number(text: str | None) -> float | None:
+    try:
+        return float(text or "")
+    except ValueError:
+        return None
+
+
+def _negate(c: RosterCondition) -> RosterCondition:
+    if c.op is ConditionOp.COUNT:
+        return replace(c, compare=NEGATED[c.compare])
+    op = ConditionOp.ANY if c.op is ConditionOp.ALL else ConditionOp.ALL
+    return RosterCondition(op, args=tuple(_negate(a) for a in c.args))
+
+
+def _only_detachments_term(term: Term) -> bool:
+    return isinstance(term, bool) or (term is not None and _only_detachments(term))
+
+
+def _any_known(parts: Sequence[Term]) -> Term:
+    """Any of ``parts``, leaving out those that cannot be written (a sufficient condition
+    for an "or" needs only one of its members)."""
+    known = [p for p in parts if p is not None]
+    found = _any(known)
+    if found is False and len(known) < len(parts):
+        return None  # none certain, but one that cannot be written may hold
+    return found
+
+
+def _warlord_flags(builder: Builder, sheet_names: Mapping[str, str]) -> dict[str, tuple[str, ...]]:
+    """Hidden categories linked from a "Warlord" entry below a datasheet: id -> datasheets."""
+    ws = builder.ws
+    hidden = {
+        e.get("id") or ""
+        for d in ws.docs.values()
+        for e in d.root.iter("categoryEntry")
+        if e.get("hidden") == "true"
+    }
+    out: dict[str, list[str]] = {}
+    if not hidden:
+        return {}
+    for sheet_id, sheet in sheet_names.items():
+        for d in ws.docs.values():
+            elem = d.ids.get(sheet_id)
+            if elem is None or elem.tag not in ("selectionEntry", "entryLink"):
+                continue
+            for box in ("entryLinks", "selectionEntries"):
+                inner = elem.find(box)
+                for child in inner if inner is not None else ():
+                    if name_key(child.get("name") or "") != "warlord":
+                        continue
+                    for link in child.iter("categoryLink"):
+                        target = link.get("targetId") or ""
+                        if target in hidden and sheet not in out.setdefault(target, []):
+                            out[target].append(sheet)
+    return {k: tuple(v) for k, v in out.items()}
+
+
 def _is_message(m: Element) -> bool:
     return m.get("type") == "add" and (m.get("field") or "") in MESSAGE_FIELDS
 
@@ -336,7 +552,7 @@ def _only_detachments(term: RosterCondition | bool) -> bool:
     return all(_only_detachments(a) for a in term.args)
 
 
-def _all(parts: list[Term]) -> Term:
+def _all(parts: Sequence[Term]) -> Term:
     if any(p is False for p in parts):
         return False
     if any(p is None for p in parts):
@@ -348,7 +564,7 @@ def _all(parts: list[Term]) -> Term:
     return unique[0] if len(unique) == 1 else RosterCondition(ConditionOp.ALL, args=tuple(unique))
 
 
-def _any(parts: list[Term]) -> Term:
+def _any(parts: Sequence[Term]) -> Term:
     if any(p is True for p in parts):
         return True
     rules = [p for p in parts if isinstance(p, RosterCondition)]

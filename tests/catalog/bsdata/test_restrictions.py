@@ -197,7 +197,7 @@ def test_census_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
         (tmp_path / name).write_bytes(data)
     assert main([str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    assert "decided: 9 of 11 (5 at import, 4 when validating); undecided: 2" in out
+    assert "decided: 9 of 11 (5 at import, 4 when validating); moot: 0; undecided: 2" in out
     assert main([]) == 2
 
 
