@@ -313,6 +313,20 @@ def world(app: Any, db: Any, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     assert link is not None
     ids["content_token"] = str(link.attributes["href"]).rsplit("/", 1)[1]
 
+    # a Black Reach match played hot seat (both seats on Amélie's device), its board shown at
+    # the deployment (round 0: the list of matches shows no round)
+    r = amelie.post(
+        "/matches",
+        data={"csrf_token": token, "ruleset": "black-reach", "option.hot_seat": "1"},
+        follow_redirects=False,
+    )
+    assert r.status_code == 303, r.text
+    ids["black_reach"] = int(r.headers["location"].rsplit("/", 1)[1])
+    r = amelie.post(
+        f"/matches/{ids['black_reach']}/hot-seat", data={"csrf_token": token, "name": "Bruno"}
+    )
+    assert r.status_code == 200, r.text
+
     # the match's spectator link
     r = amelie.put(f"/api/v1/matches/{ids['match_id']}/spectators")
     assert r.status_code == 200, r.text
@@ -345,10 +359,10 @@ def _urls(ids: dict[str, Any]) -> dict[str, list[str]]:
         "/armies/{army_id}": [f"/armies/{ids['army_id']}", f"/armies/{ids['pen_id']}"],
         "/armies/{army_id}/units/new": [f"/armies/{ids['pen_id']}/units/new"],
         "/armies/{army_id}/units/{index}": [f"/armies/{ids['pen_id']}/units/0"],
-        "/matches": ["/matches"],
+        "/matches": ["/matches", "/matches?ruleset=black-reach"],
         "/matches/join/{code}": [f"/matches/join/{ids['open_code']}"],
         "/matches/guest/{token}": [],  # a seat for someone else: seen by the visitor below
-        "/matches/{match_id}": [f"/matches/{ids['match_id']}"],
+        "/matches/{match_id}": [f"/matches/{ids['match_id']}", f"/matches/{ids['black_reach']}"],
         "/clubs": ["/clubs"],
         "/clubs/{club_id}": [f"/clubs/{ids['club_id']}"],
         "/clubs/join/{code}": [f"/clubs/join/{ids['club_code']}"],
