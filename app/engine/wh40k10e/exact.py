@@ -802,18 +802,28 @@ class _LineChain:
         # every live attack adds at least one to ``e``: after B of them the unit is destroyed
         h, h_den, g = _live_counts(w.per_model, r0, q, w.entry.models, b_n)
         top = len(h) - 1
+        # The live weights share a factor ``c`` with ``q``: steps over ``q / c``, and of
+        # ``g**t`` only ``(g / gcd(c, g))**t`` is left in the denominators.
+        c = q
+        for entries in live.values():
+            for _, _, wt in entries:
+                c = math.gcd(c, wt)
+        if c > 1:
+            live = {r: [(d, e, wt // c) for d, e, wt in entries] for r, entries in live.items()}
+        c2 = math.gcd(c, g)
+        c_up, g_up = c // c2, g // c2
         coef = [0] * (top + 1)
         scale = 1
         for t in range(top, -1, -1):
-            coef[t] = h[t] * scale
-            scale *= g
-        # Horner: acc_t = acc_{t+1} A' + coef[t] v, over den * h_den * g**top at the end.
+            coef[t] = h[t] * c_up**t * scale
+            scale *= g_up
+        # Horner: acc_t = acc_{t+1} A' + coef[t] v, over den * h_den * g_up**top at the end.
         # acc_t is multiplied by A' t more times and every live attack adds at least one to
         # ``e``: its entries at e >= B - t end destroyed, so only B - t slots are kept (half
         # the work of keeping B). Its weights are at most den * u[t] (_horner_bounds): the
         # slots start narrow and widen as the steps go (repacked every few steps).
-        final_den = self.den * h_den * scale // g  # den * h_den * g**top
-        widths = [(_bits(self.den * u) + 8) // 8 for u in _horner_bounds(coef, qq)]
+        final_den = self.den * h_den * scale // g_up  # den * h_den * g_up**top
+        widths = [(_bits(self.den * u) + 8) // 8 for u in _horner_bounds(coef, -(-qq // c))]
 
         def width_for(t: int) -> int:
             """Bytes per slot enough for the weights of acc_t (and every later step's
