@@ -62,6 +62,9 @@ class Settings(BaseSettings):
     stream_reads: int = Field(default=2, ge=1, le=50)  # SSE reads of the database at once
     threads: int = Field(default=24, ge=4, le=400)  # AnyIO worker threads (sync endpoints)
     retry_after_seconds: int = Field(default=2, ge=1, le=300)
+    # A directory of narrative mission packs (docs/mission-packs.md) read at start-up beside the
+    # shipped ones: a club adds its scenarios without code. A bad pack is logged and skipped.
+    mission_packs_dir: Path | None = None
     # "fast" makes argon2 cheap for the test suite; refused in production.
     password_hash: str = "strong"  # noqa: S105 - a mode name, not a password
 

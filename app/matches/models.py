@@ -108,6 +108,21 @@ class MatchEvent(Base):
     event: Mapped[dict[str, Any]] = mapped_column(JSON)
 
 
+class MissionPack(TimestampMixin, Base):
+    """A narrative mission pack a user uploaded (``auspex-narrative-pack/1``, checked by the
+    engine's loader; app.matches.packs): its scenarios are missions its owner may create a
+    10th-edition match with. One row per (owner, pack id): uploading the same id again
+    replaces the document. Deleting the user deletes their packs."""
+
+    __tablename__ = "mission_packs"
+    __table_args__ = (UniqueConstraint("owner_id", "pack_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    owner_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    pack_id: Mapped[str] = mapped_column(String(40))
+    document: Mapped[dict[str, Any]] = mapped_column(JSON)
+
+
 # Status names shown on pages, marked for translation.
 STATUS_LABELS = {
     MatchStatus.OPEN: lazy("waiting for the opponent"),

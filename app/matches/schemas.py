@@ -21,11 +21,22 @@ class Strict(BaseModel):
 class MatchOptions(Strict):
     """Settings where the rules leave a choice (docs/rulings/wh40k10e-battle.md)."""
 
-    starting_cp: int = Field(default=0, ge=0, le=20)
+    starting_cp: int | None = Field(
+        default=None,
+        ge=0,
+        le=20,
+        description="CP each player starts with; unset: the mission's (0; a narrative "
+        "mission: its pack's, 3, so its set-up stratagems can be paid)",
+    )
     deep_strike_from_round: int = Field(default=1, ge=1, le=5)
     aircraft_count_toward_reserve_cap: bool = False
     prompt_rapid_ingress: bool = True
     battle_shocked_fall_back_tests_fly: bool = True
+    battle_forged: bool = Field(
+        default=True,
+        description="Narrative missions: both armies are Battle-forged, so mission "
+        "stratagems may be used [seed 003 L125] (an army built in the app is)",
+    )
 
 
 class MatchCreate(Strict):
@@ -228,6 +239,20 @@ class MissionOut(BaseModel):
     name: dict[str, str]
     rounds: int
     battle_sizes: list[MissionSizeOut]
+
+
+class PackMissionOut(BaseModel):
+    id: str = Field(description="The mission id to name when creating a match")
+    name: dict[str, str]
+
+
+class MissionPackOut(BaseModel):
+    """A narrative mission pack you uploaded (POST /matches/mission-packs)."""
+
+    pack_id: str
+    name: dict[str, str]
+    missions: list[PackMissionOut]
+    updated_at: datetime
 
 
 # -- an imported snapshot (untrusted: every field bounded) --------------------------------------

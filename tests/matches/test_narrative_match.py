@@ -59,8 +59,9 @@ def new_narrative_game(
     db: Session,
     mission: str,
     options: dict[str, Any] | None = None,
+    names: tuple[str, str] = ("Alice", "Bob"),
 ) -> Game:
-    alice, bob = user_client("Alice"), user_client("Bob")
+    alice, bob = user_client(names[0]), user_client(names[1])
     body: dict[str, Any] = {"army_id": armies.ready(alice, marines()), "mission": mission}
     if options is not None:
         body["options"] = options
@@ -376,3 +377,206 @@ def test_ambush_dawn_raid_takes_one_from_hit_rolls_in_the_first_rounds_shooting(
     finish_turn(g)
     to_phase(g, "B", "shooting")
     assert "hit_modifier" not in situation()  # round 2: daylight
+
+
+# -- the packs directory setting (W40K_MISSION_PACKS_DIR), read at start-up ----------------------
+
+
+@pytest.fixture
+def configured() -> Iterator[None]:
+    """The start-up configuration of the packs directory is reset after the test."""
+    yield
+    wh40k10e.load_packs_at_start(None)
+
+
+def test_the_packs_directory_setting_is_read_at_start_up_and_a_bad_pack_never_stops_the_app(
+    configured: None,
+    app_settings: Any,
+    engine: Any,
+    connection: Any,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from app.main import create_app
+    from tests.conftest import _TestDatabase
+
+    (tmp_path / "club.json").write_text(json.dumps(club_pack()), encoding="utf-8")
+    bad = club_pack("broken", "broken-bridge")
+    bad["missions"][0]["attacker_selection"] = "strongest"
+    (tmp_path / "broken.json").write_text(json.dumps(bad), encoding="utf-8")
+    settings = app_settings.model_copy(update={"mission_packs_dir": tmp_path})
+    app = create_app(settings, database=_TestDatabase(engine, connection))
+    with (
+        caplog.at_level(logging.ERROR, logger="app.matches.systems.wh40k10e"),
+        TestClient(app) as client,
+    ):
+        started = [rec.getMessage() for rec in caplog.records]  # before any request
+        r = client.get("/api/v1/matches/missions", params={"ruleset": "wh40k-10e"})
+    assert any(
+        m.startswith("mission pack broken.json refused: missions[0].attacker_selection")
+        for m in started
+    ), started
+    assert r.status_code == 200
+    assert [m["id"] for m in r.json()] == ["only-war", *NARRATIVE, "last-bridge"]
+
+
+def test_a_missing_packs_directory_is_logged_and_the_shipped_missions_stay(
+    configured: None, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.ERROR, logger="app.matches.systems.wh40k10e"):
+        found = wh40k10e.load_packs_at_start(tmp_path / "nowhere")
+    assert list(found) == ["only-war", *NARRATIVE]
+    assert any(
+        "nowhere refused: (root): W40K_MISSION_PACKS_DIR is not a readable directory"
+        in rec.getMessage()
+        for rec in caplog.records
+    )
+
+
+# -- packs uploaded by a user ---------------------------------------------------------------------
+
+PACKS = "/api/v1/matches/mission-packs"
+
+
+def upload(client: TestClient, pack: object) -> Any:
+    body = pack if isinstance(pack, str | bytes) else json.dumps(pack)
+    return client.post(PACKS, content=body, headers={"Content-Type": "application/json"})
+
+
+def test_an_uploaded_pack_is_played_by_its_uploader_and_joined_by_the_opponent(
+    user_client: Callable[[str], TestClient], armies: FakeArmies, db: Session
+) -> None:
+    alice, bob = user_client("Alice"), user_client("Bob")
+    r = upload(alice, club_pack("alices", "night-bridge"))
+    assert r.status_code == 201, r.text
+    assert r.json()["pack_id"] == "alices"
+    assert r.json()["missions"] == [
+        {"id": "night-bridge", "name": {"en": "Last Bridge", "fr": "Dernier pont"}}
+    ]
+    assert [p["pack_id"] for p in alice.get(f"{PACKS}/mine").json()] == ["alices"]
+    assert bob.get(f"{PACKS}/mine").json() == []  # a pack is its uploader's
+    # not listed for everyone: the shared listing keeps the shipped and directory packs
+    listed = [m["id"] for m in bob.get("/api/v1/matches/missions").json()]
+    assert "night-bridge" not in listed
+
+    r = alice.post(
+        "/api/v1/matches",
+        json={"army_id": armies.ready(alice, marines()), "mission": "night-bridge"},
+    )
+    assert r.status_code == 201, r.text
+    created = r.json()
+    assert created["mission"] == "night-bridge"
+    r = bob.post(
+        "/api/v1/matches/join",
+        json={"code": created["invitation"]["code"], "army_id": armies.ready(bob, orks())},
+    )
+    assert r.status_code == 200, r.text
+    a = Player(alice, created["id"], "A", db)
+    view = a.send({"type": "roll_off"}, dice=[6, 1])["view"]
+    assert view["narrative"]["mission"] == "night-bridge"
+    assert view["narrative"]["step"] == "declare_formations"
+
+    # Bob cannot create a match with Alice's scenario
+    r = bob.post(
+        "/api/v1/matches",
+        json={"army_id": armies.ready(bob, orks()), "mission": "night-bridge"},
+    )
+    assert r.status_code == 422
+    assert r.json()["type"].endswith("/unknown-mission")
+
+
+def test_an_uploaded_pack_is_replaced_by_its_id_and_deleted(
+    user_client: Callable[[str], TestClient],
+) -> None:
+    alice = user_client("Alice")
+    assert upload(alice, club_pack("alices", "night-bridge")).status_code == 201
+    r = upload(alice, club_pack("alices", "dawn-bridge"))
+    assert r.status_code == 200, r.text
+    assert [m["id"] for m in r.json()["missions"]] == ["dawn-bridge"]
+    assert len(alice.get(f"{PACKS}/mine").json()) == 1
+    assert alice.delete(f"{PACKS}/mine/alices").status_code == 204
+    assert alice.get(f"{PACKS}/mine").json() == []
+    r = alice.delete(f"{PACKS}/mine/alices")
+    assert r.status_code == 404
+    assert r.headers["content-type"].startswith("application/problem+json")
+
+
+def refusal(r: Any) -> dict[str, str]:
+    assert r.status_code == 422, r.text
+    assert r.headers["content-type"].startswith("application/problem+json")
+    body = r.json()
+    assert body["type"].endswith("/mission-pack-refused"), body
+    return {e["field"]: e["message"] for e in body["errors"]}
+
+
+def test_a_malformed_upload_is_refused_naming_every_problem_and_its_field(
+    user_client: Callable[[str], TestClient],
+) -> None:
+    alice = user_client("Alice")
+    bad = club_pack("alices", "night-bridge")
+    bad["name"] = {"en": "Only English"}
+    bad["missions"][0]["reserves"]["attacker"]["arrive_on"] = 9
+    errors = refusal(upload(alice, bad))
+    assert errors == {
+        "name.fr": "a name is needed in English and French",
+        "missions[0].reserves.attacker.arrive_on": "a D6 threshold from 1 to 7 (7: never)",
+    }
+    assert "not JSON" in refusal(upload(alice, "{ nope"))["(root)"]
+    assert refusal(upload(alice, [1, 2]))["(root)"] == "a pack is a JSON object"
+    assert "format" in refusal(upload(alice, {"format": "something-else"}))
+    big = club_pack("alices", "night-bridge") | {"padding": "x" * (512 * 1024)}
+    assert refusal(upload(alice, big))["(root)"] == "a pack is at most 512 KiB"
+    # a scenario id already listed, or in another of the user's packs
+    errors = refusal(upload(alice, club_pack("alices", "patrol")))
+    assert errors == {"missions[0].id": "the mission id 'patrol' is already used"}
+    assert upload(alice, club_pack("first", "night-bridge")).status_code == 201
+    errors = refusal(upload(alice, club_pack("second", "night-bridge")))
+    assert errors == {
+        "missions[0].id": "the mission id 'night-bridge' is used by your pack 'first'"
+    }
+    assert [p["pack_id"] for p in alice.get(f"{PACKS}/mine").json()] == ["first"]
+
+
+def test_uploading_needs_an_account(client: TestClient) -> None:
+    r = upload(client, club_pack("alices", "night-bridge"))
+    assert r.status_code == 401
+    assert client.get(f"{PACKS}/mine").status_code == 401
+
+
+# -- starting CP: a narrative mission's set-up stratagems can be paid -----------------------------
+
+
+def test_a_narrative_mission_starts_with_its_packs_cp_unless_the_players_set_them(
+    user_client: Callable[[str], TestClient], armies: FakeArmies, db: Session
+) -> None:
+    g = new_narrative_game(user_client, armies, db, "meat-grinder")
+    g.a.send({"type": "roll_off"}, dice=[])  # A attacks (725 v 605): B, the Defender, hides
+    for p in (g.a, g.b):
+        p.send({"type": "declare_formations", "formation": {}})
+    players = g.b.view()["players"]
+    assert (players["A"]["cp"], players["B"]["cp"]) == (3, 3)  # the pack's starting CP
+    view = g.b.send({"type": "use_mission_stratagem", "stratagem": "decoys"})["view"]
+    assert view["players"]["B"]["cp"] == 2  # Decoys (1 CP) paid before the battle
+
+    # 0 said by the players is kept: then no set-up stratagem can be paid
+    g = new_narrative_game(
+        user_client, armies, db, "meat-grinder", {"starting_cp": 0}, ("Carol", "Dave")
+    )
+    g.a.send({"type": "roll_off"}, dice=[])
+    for p in (g.a, g.b):
+        p.send({"type": "declare_formations", "formation": {}})
+    assert g.b.view()["players"]["B"]["cp"] == 0
+    refused = g.b.send({"type": "use_mission_stratagem", "stratagem": "decoys"}, status=409)
+    assert "CP" in json.dumps(refused)
+
+    # Only War keeps the 10th edition's 0
+    alice, bob = user_client("Olga"), user_client("Pete")
+    r = alice.post("/api/v1/matches", json={"army_id": armies.ready(alice, marines())})
+    created = r.json()
+    r = bob.post(
+        "/api/v1/matches/join",
+        json={"code": created["invitation"]["code"], "army_id": armies.ready(bob, orks())},
+    )
+    assert r.status_code == 200, r.text
+    view = Player(alice, created["id"], "A", db).view()
+    assert (view["players"]["A"]["cp"], view["players"]["B"]["cp"]) == (0, 0)

@@ -19,15 +19,23 @@ from pathlib import Path
 
 from app.engine.match.codec import CodecError, RawJson
 from app.engine.match.missions import Mission, load_mission
-from app.engine.narrative8e.pack import MAX_PACK_BYTES, PACKS_DIR, PackError, load_pack
+from app.engine.narrative8e.pack import (
+    MAX_PACK_BYTES,
+    PACKS_DIR,
+    MissionPack,
+    PackError,
+    load_pack,
+)
 
 __all__ = [
     "BATTLE_SIZES",
     "PackListing",
+    "ReadPack",
     "RefusedPack",
     "list_match_missions",
     "match_mission",
     "match_missions",
+    "read_pack",
 ]
 
 BATTLE_SIZES: list[RawJson] = [
@@ -174,12 +182,35 @@ def list_match_missions(
 def _pack_missions(path: Path) -> list[Mission]:
     if path.stat().st_size > MAX_PACK_BYTES:
         raise PackError("", f"a pack is at most {MAX_PACK_BYTES // 1024} KiB")
-    data = path.read_bytes()
-    load_pack(data)  # refuses a malformed pack with every path
-    raw = json.loads(data)
-    found = [match_mission(raw, m) for m in raw["missions"]]
+    return read_pack(path.read_bytes()).missions
+
+
+@dataclass(frozen=True, slots=True)
+class ReadPack:
+    """A pack checked by the loader (:attr:`pack`), its raw JSON (:attr:`raw`, what a match
+    records) and its scenarios as match missions."""
+
+    pack: MissionPack
+    raw: dict[str, RawJson]
+    missions: list[Mission]
+
+
+def read_pack(data: str | bytes | dict[str, RawJson]) -> ReadPack:
+    """A pack (JSON text, bytes, or already parsed) checked whole and turned into match
+    missions; :class:`PackError` with every problem and its path (mission ids used twice
+    included), or the path of a value the match mission format refuses."""
+    pack = load_pack(data)  # refuses a malformed pack with every path (and its size)
+    raw = json.loads(data) if isinstance(data, str | bytes) else data
+    assert isinstance(raw, dict)
+    found: list[Mission] = []
+    for i, m in enumerate(raw["missions"]):  # type: ignore[arg-type]
+        assert isinstance(m, dict)
+        try:
+            found.append(match_mission(raw, m))
+        except CodecError as exc:
+            raise PackError(f"missions[{i}]", f"{exc.path}: {exc.message}") from None
     ids = [m.id for m in found]
     dupes = sorted({i for i in ids if ids.count(i) > 1})
     if dupes:
         raise PackError("missions", f"mission ids used twice: {', '.join(dupes)}")
-    return found
+    return ReadPack(pack, raw, found)

@@ -23,6 +23,7 @@ from pathlib import Path
 from app.engine.match.codec import CodecError, RawJson, decoder_for
 
 __all__ = [
+    "DEFAULT_NARRATIVE_STARTING_CP",
     "MAX_PACK_BYTES",
     "PACKS_DIR",
     "PACK_FORMAT",
@@ -67,6 +68,9 @@ MAX_LIST = 64
 MAX_TEXT = 400
 MAX_ID = 40
 LANGUAGES = ("en", "fr")
+DEFAULT_NARRATIVE_STARTING_CP = 3
+"""The 8th edition's CP of a Battle-forged army before the battle, the base the seed's set-up
+stratagems are priced on (Preliminary Bombardment: 3 CP)."""
 
 
 class PackError(CodecError):
@@ -204,6 +208,9 @@ class NarrativeRules:
     sentries: SentryRule
     sustained_assault: SustainedAssaultRule
     decoys_per_use: int
+    starting_cp: int = DEFAULT_NARRATIVE_STARTING_CP
+    """The CP each player starts with when the match options leave it unset (not in the
+    seed, which only spends CP: docs/rulings/narrative-8e.md, 44)."""
     source: Mapping[str, str] = field(default_factory=dict)
 
 
@@ -463,6 +470,8 @@ def _check_rules(c: _Checker, r: NarrativeRules) -> None:
         c.add("rules.sustained_assault", "0 < cull_numerator <= cull_denominator <= 10")
     if not 0 <= r.decoys_per_use <= 10:
         c.add("rules.decoys_per_use", "from 0 to 10")
+    if not 0 <= r.starting_cp <= 20:
+        c.add("rules.starting_cp", "from 0 to 20 CP")
 
 
 def _check_mission(c: _Checker, p: str, m: Mission) -> None:

@@ -13,13 +13,14 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
+from app.core.config import get_settings
 from app.core.errors import InvalidInput
 from app.engine.errors import EngineError
 from app.engine.match import Mission, Refusal, RefusalKind, load_missions
 from app.engine.match.game import MatchGame
 from app.engine.match.seats import Seat
-from app.engine.narrative8e.match import PackListing, list_match_missions
-from app.engine.narrative8e.pack import PACKS_DIR
+from app.engine.narrative8e.match import PackListing, RefusedPack, list_match_missions
+from app.engine.narrative8e.pack import DEFAULT_NARRATIVE_STARTING_CP, PACKS_DIR
 from app.engine.wh40k10e import SYSTEM_ID
 from app.engine.wh40k10e.battle import EVENT_CODEC, ArmySpec, Battle, BattleOptions, MatchSetup
 from app.engine.wh40k10e.battle import Seat as Seat10e
@@ -40,21 +41,41 @@ if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
     from app.accounts.models import User
+    from app.matches.schemas import MatchOptions
 
-__all__ = ["PACK_DIRECTORIES", "SYSTEM", "missions", "options_json", "parse_options"]
+__all__ = [
+    "PACK_DIRECTORIES",
+    "SYSTEM",
+    "load_packs_at_start",
+    "missions",
+    "options_json",
+    "pack_directories",
+    "parse_options",
+]
 
 log = logging.getLogger(__name__)
 
 PACK_DIRECTORIES: tuple[Path, ...] = (PACKS_DIR,)
-"""Where narrative mission packs are read (``docs/mission-packs.md``): a club adds a scenario by
-dropping a pack file there, no code. Read once per process (:func:`missions` is cached)."""
+"""Where the shipped narrative mission packs are read (``docs/mission-packs.md``)."""
+
+_CONFIGURED: dict[str, Path | None] = {}
+"""The club's packs directory given at start-up (:func:`load_packs_at_start`); unset, the
+``W40K_MISSION_PACKS_DIR`` setting of the environment."""
+
+
+def pack_directories() -> tuple[Path, ...]:
+    """The shipped packs, then the club's directory (``W40K_MISSION_PACKS_DIR``) if any: a club
+    adds a scenario by dropping a pack file there, no code."""
+    extra = _CONFIGURED["dir"] if "dir" in _CONFIGURED else get_settings().mission_packs_dir
+    return PACK_DIRECTORIES if extra is None else (*PACK_DIRECTORIES, extra)
 
 
 @cache
 def missions() -> dict[str, Mission]:
     """The 10th-edition missions, by id: those shipped as data (``data/missions``: Only War),
-    then the scenarios of every valid narrative pack (``PACK_DIRECTORIES``). A malformed pack,
-    or one reusing a mission id, is left out and logged with every problem and its path."""
+    then the scenarios of every valid narrative pack (:func:`pack_directories`). A malformed
+    pack, or one reusing a mission id, is left out and logged with every problem and its path.
+    Read once per process (at start-up: :func:`load_packs_at_start`)."""
     found = {k: m for k, m in load_missions().items() if m.rule_system == SYSTEM_ID}
     listing = narrative_listing(tuple(found))
     for refused in listing.refused:
@@ -63,8 +84,24 @@ def missions() -> dict[str, Mission]:
 
 
 def narrative_listing(taken: tuple[str, ...] = ()) -> PackListing:
-    """The narrative scenarios of the pack directories, and the packs refused."""
-    return list_match_missions(PACK_DIRECTORIES, taken=taken)
+    """The narrative scenarios of the pack directories, and the packs refused (a configured
+    directory that is missing is refused as a whole)."""
+    directories = pack_directories()
+    listing = list_match_missions([d for d in directories if d.is_dir()], taken=taken)
+    missing = tuple(
+        RefusedPack(d, (("", "W40K_MISSION_PACKS_DIR is not a readable directory"),))
+        for d in directories
+        if not d.is_dir()
+    )
+    return PackListing(listing.missions, listing.refused + missing)
+
+
+def load_packs_at_start(directory: Path | None) -> dict[str, Mission]:
+    """Read the packs once at start-up, with ``directory`` as the club's packs directory: every
+    refused pack is logged then (not at the first request), and never stops the app."""
+    _CONFIGURED["dir"] = directory
+    missions.cache_clear()
+    return missions()
 
 
 def ready_snapshot(db: Session, user: User, army_id: int, points_limit: int) -> dict[str, Any]:
@@ -90,29 +127,18 @@ def options_json(options: BattleOptions) -> dict[str, Any]:
     }
 
 
-@cache
-def _options_model() -> type[Any]:
-    from pydantic import Field
-
+def _options_model() -> type[MatchOptions]:
+    """The 10e match options (with the narrative missions' Battle-forged gate [L125])."""
     from app.matches.schemas import MatchOptions
 
-    class Options10e(MatchOptions):
-        """The 10e match options, and the narrative missions' Battle-forged gate [L125]."""
-
-        battle_forged: bool = Field(
-            default=True,
-            description="Narrative missions: both armies are Battle-forged, so mission "
-            "stratagems may be used (an army built in the app is)",
-        )
-
-    return Options10e
+    return MatchOptions
 
 
-def _options(raw: Mapping[str, Any] | None) -> BattleOptions:
-    if not raw:
-        return BattleOptions()
+def _checked_options(raw: Mapping[str, Any] | None) -> MatchOptions:
+    """The options checked by the 10e options model (422 naming each bad field)."""
+    model = _options_model()
     try:
-        checked = _options_model().model_validate(dict(raw))
+        return model.model_validate(dict(raw or {}))
     except ValidationError as exc:
         raise InvalidInput(
             "These options are not options of a 10th-edition match.",
@@ -125,14 +151,35 @@ def _options(raw: Mapping[str, Any] | None) -> BattleOptions:
                 for e in exc.errors()
             ],
         ) from None
+
+
+def mission_starting_cp(mission: Mission | None) -> int:
+    """The CP each player starts with when the options leave it unset: a narrative mission's
+    pack's ``rules.starting_cp`` (3 by default, so its set-up stratagems can be paid:
+    docs/rulings/narrative-8e.md, 44), else 0 (the 10th edition's, RULINGS.md)."""
+    narrative = None if mission is None else mission.options.get("narrative")
+    if not isinstance(narrative, Mapping):
+        return 0
+    rules = narrative.get("rules")
+    value = rules.get("starting_cp") if isinstance(rules, Mapping) else None
+    return value if isinstance(value, int) else DEFAULT_NARRATIVE_STARTING_CP
+
+
+def _options(raw: Mapping[str, Any] | None, mission: Mission | None = None) -> BattleOptions:
+    values = _checked_options(raw).model_dump()
+    if values["starting_cp"] is None:
+        values["starting_cp"] = mission_starting_cp(mission)
     try:
-        return BattleOptions(**checked.model_dump())
+        return BattleOptions(**values)
     except Refusal as exc:  # pragma: no cover - the schema has the engine's bounds
         raise InvalidInput(exc.message) from None
 
 
 def parse_options(raw: Mapping[str, Any] | None) -> dict[str, Any]:
-    return options_json(_options(raw))
+    """The options as stored on the match: every field, ``starting_cp`` ``None`` when the
+    players left it to the mission (resolved when the battle is created)."""
+    _options(raw)  # the engine's bounds
+    return _checked_options(raw).model_dump()
 
 
 def new_setup(given: SetupInput) -> MatchSetup:
@@ -143,7 +190,7 @@ def new_setup(given: SetupInput) -> MatchSetup:
         },
         given.battle_size,
         given.mission,
-        _options(given.options),
+        _options(given.options, given.mission),
     )
 
 
@@ -199,8 +246,8 @@ def _imported_snapshot(given: object, spec: ArmySpec) -> dict[str, Any]:
     try:
         from app.matches.schemas import SnapshotIn
 
-        # the options (as stored at creation) are checked by the 10e system's own model: the
-        # snapshot schema's does not know battle_forged
+        # the options (as stored at creation) are checked on their own: the army is compared
+        # without them
         options = given.get("options")
         given = {k: v for k, v in given.items() if k != "options"}
         checked = SnapshotIn.model_validate(given).model_dump(exclude_unset=True)
@@ -260,6 +307,13 @@ def export_snapshot(snapshot: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in snapshot.items() if k not in {"army_id", "catalogue_id"}}
 
 
+def owned_missions(db: Session, owner_id: int) -> dict[str, Mission]:
+    """The scenarios of the narrative packs ``owner_id`` uploaded (app.matches.packs)."""
+    from app.matches import packs
+
+    return packs.owned_missions(db, owner_id)
+
+
 SYSTEM = MatchSystem(
     id=SYSTEM_ID,
     game=Battle,
@@ -277,4 +331,5 @@ SYSTEM = MatchSystem(
     guests=GuestArmies(sample=_sample, pasted=_pasted, samples=samples_with_points),
     combat=CombatHooks(preview=attacks.preview, resolve=attacks.resolve),
     export_snapshot=export_snapshot,
+    owned_missions=owned_missions,
 )
