@@ -23,6 +23,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session
 
 from app.catalog.pen_units import PenArmy
+from app.engine.pen.battle import BattleSetup, PenBattle
 from app.matches import reads
 from app.matches.models import Match
 from app.matches.systems.pen import PenMatch
@@ -409,7 +410,7 @@ def test_a_full_pen_battle_through_the_api_with_dice_by_hand(
         dice=[6, 6] + [1] * 8 + [5, 6, 1, 4],
     )
     captain = squads(a.view())["a4"]
-    assert (captain["models"], captain["wounds_taken"]) == (1, 1)
+    assert (captain["models"], captain["wounds"], captain["wounds_taken"]) == (1, 3, 1)
     b.send({"type": "end_activation", "unit": "b4"})
     b.send({"type": "end_phase"})
     b.send({"type": "end_phase"})
@@ -520,3 +521,27 @@ def test_a_pen_list_brings_every_close_combat_weapon_into_the_battle() -> None:
     spec = army_spec(snapshot, "A")
     assert spec.units[0].weapon("Gantelet") is not None
     assert spec.units[0].melee == spec.units[0].weapon("Couteau").profile  # type: ignore[union-attr]
+
+
+def test_an_independent_character_plays_as_its_own_squad() -> None:
+    """Pen rulings B30: a character that joins a squad in the list [L438] is a squad of its
+    own in the battle, with its rule; the joining is played on the table."""
+    captain = marines()[3] | {"joins": 0}
+    army = PenArmy.from_dict({"name": "Liste", "units": [marines()[0], captain]})
+    snapshot = snapshot_from_army(army, source="paste", army_id=None, points_limit=1000)
+    assert all("joins" not in u for u in snapshot["units"])
+    theirs = PenArmy.from_dict({"name": "Garde", "units": guard()[:1]})
+    setup = BattleSetup(
+        (
+            army_spec(snapshot, "A"),
+            army_spec(
+                snapshot_from_army(theirs, source="paste", army_id=None, points_limit=1000), "B"
+            ),
+        ),
+        points_limit=1000,
+    )
+    state = PenBattle.create(setup).state
+    assert (state.units["a1"].models, state.units["a2"].models) == (5, 1)
+    assert "independent_character" in state.units["a2"].rules
+    assert "independent_character" not in state.units["a1"].rules
+    assert state.units["a2"].wounds == 3

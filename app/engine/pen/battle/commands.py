@@ -38,6 +38,7 @@ __all__ = [
     "RamTarget",
     "RefuseUndo",
     "ReportControl",
+    "Retreat",
     "RollOff",
     "ScoutMove",
     "Shoot",
@@ -260,6 +261,16 @@ class Fight(Command):
 
 
 @dataclass(frozen=True, slots=True)
+class Retreat(Command):
+    """The owner of a squad that did not lose its combat this phase, or lost it and passed
+    its morale test, breaks off all the same: it retreats, and the enemy squads in that
+    combat with no other enemy may try a sweeping advance [L1244], [L1254], [L1256-L1258]."""
+
+    kind: ClassVar[str] = "retreat"
+    unit: str
+
+
+@dataclass(frozen=True, slots=True)
 class Consolidate(Command):
     kind: ClassVar[str] = "consolidate"
     unit: str
@@ -321,6 +332,7 @@ COMMAND_CODEC = TaggedCodec(
         Consolidate,
         EndPhase,
         ReportControl,
+        Retreat,
         Undo,
         ApproveUndo,
         RefuseUndo,

@@ -39,6 +39,7 @@ __all__ = [
     "Regenerated",
     "ReserveDeclared",
     "ReservesRolled",
+    "Retreated",
     "RollOffMade",
     "RoundStarted",
     "ScoutMoved",
@@ -381,6 +382,22 @@ class PassengersHit(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class Retreated(Event):
+    """A squad chose to retreat from a combat it did not lose or lost with its morale test
+    passed [L1244], [L1254]: ``caught`` by a sweeping advance, it lost the casualty difference
+    (``models_left``, ``wounds_taken``); ``locked``: a fearless squad caught stays in the
+    combat [L935]."""
+
+    kind: ClassVar[str] = "retreated"
+    unit: str
+    roll: Roll
+    caught: bool
+    models_left: int
+    wounds_taken: int
+    locked: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class Consolidated(Event):
     kind: ClassVar[str] = "consolidated"
     unit: str
@@ -452,5 +469,6 @@ EVENT_CODEC = TaggedCodec(
         ActivationPassed,
         AccidentTested,
         OutOfControlEnded,
+        Retreated,
     ],
 )

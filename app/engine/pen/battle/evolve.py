@@ -30,6 +30,7 @@ from app.engine.pen.battle.events import (
     Regenerated,
     ReserveDeclared,
     ReservesRolled,
+    Retreated,
     RollOffMade,
     RoundStarted,
     ScoutMoved,
@@ -142,6 +143,19 @@ def _set_models(state: BattleState, unit: UnitState, models: int, taken: int) ->
     return state.with_unit(replace(unit, models=models, wounds_taken=taken, poisoned=poisoned))
 
 
+def _combat_gaps(
+    state: BattleState, group: tuple[str, ...], beaten: tuple[str, ...], gap: int
+) -> BattleState:
+    """After a combat: the squads of the side that did not win (both sides on a draw) still
+    locked in it keep the casualty difference, for a retreat they may choose [L1244],
+    [L1254]; every other squad of the combat has none."""
+    for unit in group:
+        me = state.units[unit]
+        keeps = unit in beaten and me.alive and bool(me.locked) and not me.retreating
+        state = state.with_unit(replace(me, combat_gap=gap if keeps else None))
+    return state
+
+
 def _no_ws(state: BattleState, unit: UnitState) -> bool:
     raw = state.unit_spec(unit.id).profile
     return not isinstance(raw, Mapping) or raw.get("ws") is None
@@ -166,6 +180,7 @@ def _fresh(unit: UnitState) -> UnitState:
         fought=False,
         charged=False,
         consolidated=False,
+        combat_gap=None,
         results_this_turn=(),
         rolls=0,
         transferred=False,
@@ -224,6 +239,7 @@ def evolve(state: BattleState, event: Event) -> BattleState:
                     fought=False,
                     charged=False,
                     consolidated=False,
+                    combat_gap=None,
                     results_this_turn=(),
                     rolls=0,
                     transferred=False,
@@ -351,8 +367,18 @@ def evolve(state: BattleState, event: Event) -> BattleState:
             me, them = state.units[unit], state.units[target]
             state = _set_models(state, me, event.unit_models_left, me.wounds_taken)
             them = state.units[target]
-            return _set_models(state, them, event.target_models_left, them.wounds_taken)
+            state = _set_models(state, them, event.target_models_left, them.wounds_taken)
+            lost = {
+                unit: u[unit].models - event.unit_models_left,
+                target: u[target].models - event.target_models_left,
+            }
+            gap = abs(lost[unit] - lost[target])
+            beaten: tuple[str, ...] = {"unit": (target,), "target": (unit,)}.get(
+                event.winner, (unit, target)
+            )
+            return _combat_gaps(state, (unit, target), beaten, gap)
         case CombatResolved(unit=unit, squads=squads, retreating=retreating):
+            before = state
             state = _rolled(state, unit)
             for o in squads:
                 me = replace(state.units[o.unit], fought=True)
@@ -367,7 +393,26 @@ def evolve(state: BattleState, event: Event) -> BattleState:
                     for enemy in me.locked:
                         state = _unlock(state, o.unit, enemy)
                 state = _set_models(state, state.units[o.unit], o.models_left, o.wounds_taken)
-            return state
+            lost = {"A": 0, "B": 0}
+            for o in squads:
+                lost[before.units[o.unit].seat] += before.units[o.unit].models - o.models_left
+            if event.winner:  # the sweeping advances' casualties came after the morale tests
+                lost["B" if event.winner == "A" else "A"] -= event.swept
+            gap = abs(lost["A"] - lost["B"])
+            group = tuple(o.unit for o in squads)
+            beaten = tuple(
+                o.unit for o in squads if before.units[o.unit].seat != (event.winner or "-")
+            )
+            return _combat_gaps(state, group, beaten, gap)
+        case Retreated(unit=unit, models_left=left, wounds_taken=taken):
+            state = _rolled(state, unit)
+            me = replace(state.units[unit], combat_gap=None)
+            if not event.locked:
+                for enemy in me.locked:
+                    state = _unlock(state, unit, enemy)
+                me = replace(state.units[unit], combat_gap=None, retreating=True)
+            state = state.with_unit(me)
+            return _set_models(state, state.units[unit], left, taken)
         case Rammed(unit=unit, speed=speed, inches=inches, squads=squads):
             me = replace(
                 u[unit],
@@ -400,7 +445,8 @@ def evolve(state: BattleState, event: Event) -> BattleState:
             return replace(state, playing=unit)
         case ActivationPassed(unit=unit, turn=turn):
             units = {
-                k: replace(v, fought=False, consolidated=False) for k, v in state.units.items()
+                k: replace(v, fought=False, consolidated=False, combat_gap=None)
+                for k, v in state.units.items()
             }
             if unit in units:  # its "until the end of its next turn" effects end [L845]
                 units[unit] = replace(units[unit], activated=True, shaken=False, stunned=False)

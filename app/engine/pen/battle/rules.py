@@ -38,6 +38,7 @@ from app.engine.pen.battle.commands import (
     Move,
     Ram,
     ReportControl,
+    Retreat,
     RollOff,
     ScoutMove,
     Shoot,
@@ -69,6 +70,7 @@ from app.engine.pen.battle.events import (
     Regenerated,
     ReserveDeclared,
     ReservesRolled,
+    Retreated,
     RollOffMade,
     RoundStarted,
     ScoutMoved,
@@ -1636,6 +1638,58 @@ def _consolidate(out: _Out, cmd: Consolidate, actor: str) -> None:
     out.emit(Consolidated(cmd.unit, cmd.inches))
 
 
+def may_retreat(state: BattleState, unit: UnitState) -> bool:
+    """A squad still locked in the combat it fought this phase, which its side did not win,
+    or lost with its morale test passed: its owner may have it retreat [L1244], [L1254]."""
+    return (
+        state.stage is Stage.BATTLE
+        and state.phase is Phase.ASSAULT
+        and unit.fought
+        and unit.combat_gap is not None
+        and bool(unit.locked)
+        and unit.on_table
+        and not unit.retreating
+        and not unit.is_vehicle
+    )
+
+
+def _retreat(out: _Out, cmd: Retreat, actor: str) -> None:
+    """The squad retreats by its owner's choice; the enemy squads of that combat locked with
+    no other squad may sweep it: 1D6 + the best I against 1D6 + its I, caught on a total <=
+    theirs, it loses the combat's casualty difference [L1256-L1258] (none after a draw: no
+    roll, pen rulings B29). Ils ne connaîtront pas la peur: never caught [L418]; a fearless
+    squad caught stays locked, its models not destroyed [L935]."""
+    s = out.state
+    _stage(s, Stage.BATTLE)
+    me = _own(s, cmd.unit, actor)
+    if not may_retreat(s, me):
+        raise refuse(
+            "cannot_retreat",
+            "only a squad still locked in a combat it fought this assault phase and did not "
+            "win, or lost with its morale test passed, chooses to retreat [L1244], [L1254]",
+        )
+    gap = me.combat_gap or 0
+    pursuers = [
+        s.units[e]
+        for e in sorted(me.locked)
+        if s.units[e].alive
+        and not s.units[e].is_vehicle
+        and str(Rule.SLOW_AND_PURPOSEFUL) not in s.units[e].rules
+        and s.units[e].locked <= {me.id}  # not in melee with another squad [L1256]
+    ]
+    start = out.mark()
+    caught = False
+    if gap and pursuers and str(Rule.ATSKNF) not in me.rules:
+        best = max(getattr(_profile(s, p), "initiative", None) or 1 for p in pursuers)
+        mine = getattr(_profile(s, me), "initiative", None) or 1
+        caught = rolls.roll_off_procedure(out.roller, best, mine, f"sweep {me.id}")
+    models, taken = me.models, me.wounds_taken
+    stays = caught and str(Rule.FEARLESS) in me.rules
+    if caught and not stays:  # the owner removes the worn model among them
+        models, taken = max(me.models - gap, 0), 0
+    out.emit(Retreated(me.id, out.roll_since(start), caught, models, taken, stays))
+
+
 def _end_phase(out: _Out, actor: str) -> None:
     s = out.state
     _stage(s, Stage.BATTLE)
@@ -1816,6 +1870,8 @@ def decide(
             _disembark(out, command, actor)
         case Consolidate():
             _consolidate(out, command, actor)
+        case Retreat():
+            _retreat(out, command, actor)
         case EndPhase():
             _end_phase(out, actor)
         case ReportControl():

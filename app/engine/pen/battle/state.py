@@ -88,6 +88,9 @@ class UnitState:
     charged: bool = False
     fought: bool = False
     consolidated: bool = False
+    # the casualties its side lost this phase's combat by (0: a draw), while it is still
+    # locked and may choose to retreat [L1244], [L1254]; None otherwise
+    combat_gap: int | None = None
     # tests owed at the end of an enemy squad's shooting [L1162], [L685]
     fire_from: str | None = None
     models_before_fire: int = 0

@@ -17,10 +17,11 @@ from app.engine.pen.battle.commands import (
     Fight,
     GoToGround,
     ReportControl,
+    Retreat,
     RollOff,
     StartTurn,
 )
-from app.engine.pen.battle.rules import objectives
+from app.engine.pen.battle.rules import may_retreat, objectives
 from app.engine.pen.battle.setup import SEATS
 from app.engine.pen.battle.state import (
     BattleState,
@@ -69,6 +70,7 @@ def render(state: BattleState, viewer: Viewer) -> JsonObject:
             "place": str(u.place),
             "models": u.models,
             "models_start": u.models_start,
+            "wounds": u.wounds,  # W per model (1 for a vehicle), for what wounds_taken leaves
             "wounds_taken": u.wounds_taken,
             "hull_points": u.hull_points,
             "hull_points_lost": u.hp_lost,
@@ -118,6 +120,8 @@ def legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
             for u in state.seat_units(seat)
             if u.fought and not u.locked and not u.consolidated and u.on_table and not u.retreating
         )
+        # the loser that passed its test, or either side after a draw [L1244], [L1254]
+        out.extend(_cmd(Retreat(u.id)) for u in state.seat_units(seat) if may_retreat(state, u))
     stage = state.stage
     mine = state.seat_units(seat)
     if stage is Stage.RESERVES and seat not in state.ready:
