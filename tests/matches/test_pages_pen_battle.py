@@ -235,10 +235,15 @@ def play_on_the_page(client: TestClient, match_id: int, step: Step) -> Any:
     return post_form(client, match_id, step.form, dice=step.dice, **step.fields)
 
 
-def create_battle(browser: Callable[[str], TestClient]) -> tuple[TestClient, TestClient, int]:
+def create_battle(
+    browser: Callable[[str], TestClient],
+    marines: list[dict[str, Any]] = MARINES,
+    guard: list[dict[str, Any]] = GUARD,
+) -> tuple[TestClient, TestClient, int]:
+    """Alice's Marines against Bob's Guard, created and joined on the pages."""
     alice, bob = browser("Alice"), browser("Bob")
-    mine = ready_pen_list(alice, MARINES, "Marines")
-    theirs = ready_pen_list(bob, GUARD, "Guard")
+    mine = ready_pen_list(alice, marines, "Marines")
+    theirs = ready_pen_list(bob, guard, "Guard")
     r = alice.post(
         "/matches",
         data={
@@ -323,8 +328,16 @@ def test_the_forms_of_a_reserve_and_of_a_combat_of_several(
     assert [o.attributes["value"] for o in modes] == ["standard", "deep_strike"]
     assert page.css_first("#form-declare-reserve-a1 select[name=mode]") is None
     seats = {"A": alice, "B": bob}
+    arrived = BATTLE.index(next(s for s in BATTLE if s.form == "#form-arrive-b4"))
     fight = BATTLE.index(next(s for s in BATTLE if s.form == "#form-fight-b3-a1"))
-    for step in BATTLE[:fight]:
+    for step in BATTLE[: arrived + 1]:
+        play_on_the_page(seats[step.seat], match_id, step)
+    # the Veterans may shoot into the melee of Infantry and Tactical: the 1s hit Infantry
+    shoot = page_of(bob, match_id).css_first("#form-shoot-b4")
+    friends = [o.attributes["value"] for o in shoot.css("select[name=friend] option")]
+    assert friends == ["", "b1"]
+    assert [o.text() for o in shoot.css("select[name=weapon] option")] == ["Lasgun"]
+    for step in BATTLE[arrived + 1 : fight]:
         play_on_the_page(seats[step.seat], match_id, step)
     form = page_of(bob, match_id).css_first("#form-fight-b3-a1")
     pairings = form.css("select[name^=assign_]")

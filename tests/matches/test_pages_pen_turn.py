@@ -160,3 +160,101 @@ def test_a_squad_embarks_in_the_movement_phase(browser: Callable[[str], TestClie
     # aboard: no embark form for it any more, and its card says so
     assert "form-embark-b1" not in forms(bob, match_id)
     assert "embarked" in page_of(bob, match_id).css_first("#unit-b1").text()
+
+
+def test_the_page_s_options_of_a_move_a_shot_a_fight_a_reserve_and_a_disembarkation() -> None:
+    from starlette.datastructures import FormData
+
+    from app.matches.pages.pen import build_command
+
+    move = FormData(
+        [("speed", "normal"), ("inches", "5"), ("difficult_inches", "2"), ("very_difficult", "1")]
+    )
+    move_cmd = build_command(move, {"type": "move"})
+    assert move_cmd == {
+        "type": "move",
+        "speed": "normal",
+        "inches": 5,
+        "difficult_inches": 2,
+        "very_difficult": True,
+    }
+    shot = FormData(
+        [("models", "2"), ("template_hits", "3"), ("friend", "a2"), ("range_inches", "9")]
+    )
+    assert build_command(shot, {"type": "shoot", "unit": "a1"}) == {
+        "type": "shoot",
+        "unit": "a1",
+        "models": 2,
+        "template_hits": 3,
+        "friend": "a2",
+        "range_inches": 9,
+    }
+    empty = FormData([("models", ""), ("template_hits", ""), ("friend", "")])
+    assert build_command(empty, {"type": "shoot"}) == {"type": "shoot"}  # all, none, none
+    fight = FormData(
+        [
+            ("assign_a1", "b3"),
+            ("melee:a1:Gantelet énergétique", "1"),
+            ("melee:b1:Épée", "0"),  # nobody: left out
+            ("melee:b2:Hache", ""),
+        ]
+    )
+    assert build_command(fight, {"type": "fight", "unit": "b3", "target": "a1"}) == {
+        "type": "fight",
+        "unit": "b3",
+        "target": "a1",
+        "assign": [{"unit": "a1", "target": "b3"}],
+        "weapons": [{"unit": "a1", "weapon": "Gantelet énergétique", "models": 1}],
+    }
+    reserve = FormData([("mode", "deep_strike")])
+    assert build_command(reserve, {"type": "declare_reserve", "unit": "a3"})["mode"] == (
+        "deep_strike"
+    )
+    out = build_command(FormData([("emergency", "1")]), {"type": "disembark", "unit": "b3"})
+    assert out == {"type": "disembark", "unit": "b3", "emergency": True}
+
+
+def test_a_fight_with_a_power_fist_on_the_page(browser: Callable[[str], TestClient]) -> None:
+    """A squad with a knife and a power fist: it shoots with its bolter only, and its fight
+    asks how many models wield the fist; the fight sent with one is fought weapon by weapon."""
+    from tests.matches.test_pages_pen_battle import BOLTER, GUARD, MARINE, _squad, create_battle
+
+    knife = {"name": "Couteau", "kind": "melee", "type": "Arme de corps à corps"}
+    fist = {"name": "Gantelet", "kind": "melee", "type": "Gantelet énergétique"}
+    tactical = _squad("Tactical", 150, 5, MARINE, BOLTER, troops=True)
+    tactical["weapons"] = [BOLTER, knife, fist]
+    alice, bob, match_id = create_battle(browser, [tactical], GUARD[:1])
+    post_form(alice, match_id, "#form-end-step")
+    post_form(bob, match_id, "#form-end-step")
+    post_form(alice, match_id, "#form-roll-off", dice="4 2")
+    post_form(alice, match_id, "#form-choose-first-A")
+    for client, unit in ((alice, "a1"), (bob, "b1")):
+        post_form(client, match_id, f"#form-deploy-{unit}")
+        post_form(client, match_id, "#form-end-step")
+    post_form(alice, match_id, "#form-start-turn", dice="1")
+    move = page_of(alice, match_id).css_first("#form-move-a1")
+    assert move.css_first("input[name=difficult_inches]") is not None
+    assert move.css_first("input[name=very_difficult]") is not None
+    page = post_form(
+        alice, match_id, "#form-move-a1", speed="normal", inches="5", difficult_inches="2"
+    )
+    assert page.css_first("#match-error") is None, page.css_first("#match-error").text()
+    shoot = page_of(alice, match_id).css_first("#form-shoot-a1")
+    assert [o.text() for o in shoot.css("select[name=weapon] option")] == ["Bolter"]
+    assert shoot.css_first("input[name=models]") is not None
+    assert shoot.css_first("input[name=template_hits]") is not None
+    assert shoot.css_first("select[name=friend]") is None  # nobody of mine in a combat
+    post_form(alice, match_id, "#form-end-activation-a1")
+    post_form(alice, match_id, "form.action-end_phase")
+    post_form(alice, match_id, "#form-charge-a1", target="b1", distance="4")
+    fight = page_of(alice, match_id).css_first("#form-fight-a1-b1")
+    groups = [i.attributes["name"] for i in fight.css("input[name^='melee:']")]
+    assert groups == ["melee:a1:Gantelet"]  # the knife is what the other models fight with
+    assert fight.css_first("input[name='melee:a1:Gantelet']").attributes["max"] == "5"
+    assert "Tactical: models with Gantelet" in fight.text()
+    page = post_form(alice, match_id, "#form-fight-a1-b1", **{"melee:a1:Gantelet": "1"})
+    assert page.css_first("#match-error") is None, page.css_first("#match-error").text()
+    log = alice.get(f"/api/v1/matches/{match_id}/log").json()["entries"]
+    fought = next(e["event"] for e in log if e["event"]["type"] == "combat_resolved")
+    assert fought["unit"] == "a1"
+    assert "Tactical fights Infantry." in page.css_first("#timeline").text()

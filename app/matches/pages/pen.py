@@ -137,12 +137,30 @@ def transports_of(game: Any) -> set[str]:
     }
 
 
+def _is_melee(weapon: Any) -> bool:
+    profile = getattr(weapon, "profile", None)
+    return isinstance(profile, Mapping) and profile.get("kind") == "melee"
+
+
 def weapons_of(game: Any) -> dict[str, list[str]]:
+    """Each squad's ranged weapons, the ones it shoots with."""
     state = getattr(game, "state", None)
     out: dict[str, list[str]] = {}
     for army in getattr(getattr(state, "setup", None), "armies", ()) or ():
         for unit in army.units:
-            out[unit.id] = [w.name for w in unit.weapons]
+            out[unit.id] = [w.name for w in unit.weapons if not _is_melee(w)]
+    return out
+
+
+def melee_weapons_of(game: Any) -> dict[str, list[str]]:
+    """Each squad's close-combat weapons beyond its first (the one its other models fight
+    with): a sergeant's power fist that some of its models wield (pen rulings B28)."""
+    state = getattr(game, "state", None)
+    out: dict[str, list[str]] = {}
+    for army in getattr(getattr(state, "setup", None), "armies", ()) or ():
+        for unit in army.units:
+            named = [w for w in unit.weapons if _is_melee(w)]
+            out[unit.id] = [w.name for w in named if w.profile != unit.melee]
     return out
 
 
@@ -191,6 +209,11 @@ class ActionForm:
     # fight: the squads of a combat of several that face more than one enemy, with those
     # enemies: (squad id, squad name, [(enemy id, enemy name)]) [L1205-L1211]
     pairings: list[tuple[str, str, list[tuple[str, str]]]] = field(default_factory=list)
+    # fight: the other close-combat weapons of the combat's squads, for how many models
+    # wield each: (squad id, squad name, weapon, models in the squad) [L1274-L1282]
+    melee_groups: list[tuple[str, str, str, int]] = field(default_factory=list)
+    # shoot: my squads locked in combat with an enemy, whom the 1s may hit [L1132]
+    friends: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def command_json(self) -> str:
@@ -206,6 +229,9 @@ class ActionForm:
 EXTRA_NEEDS: dict[str, tuple[str, ...]] = {
     # what a command takes beyond what the battle lists as needed (its options)
     "arrive": ("arrival_speed", "edge", "blocked"),
+    "move": ("difficult_inches",),
+    "shoot": ("models", "template_hits", "friend"),
+    "disembark": ("emergency",),
     "fight": ("target_in_cover", "offensive_grenades", "fight_facing"),
 }
 """The options of a command the page asks for beside its ``needs``: an arrival's speed, the
@@ -224,6 +250,7 @@ ROLLING = frozenset(
         "fight",
         "ram",
         "disembark",
+        "retreat",  # the enemies' sweeping advance [L1256-L1258]
     }
 )
 """The commands that may roll dice, whose forms take dice rolled by hand. Ending the phase
@@ -282,6 +309,7 @@ def _label(kind: str, cmd: Mapping[str, Any], names: Mapping[str, str], me: str)
         "charge": _("{unit} charges").format(unit=unit),
         "fight": _("{unit} fights {target}").format(unit=unit, target=target),
         "consolidate": _("{unit} consolidates").format(unit=unit),
+        "retreat": _("{unit} breaks off and retreats").format(unit=unit),
         "end_phase": _("End the phase"),
         "approve_undo": _("Approve the undo"),
         "refuse_undo": _("Refuse: the roll stands"),
@@ -363,6 +391,11 @@ def action_forms(page: PageInput, names: Mapping[str, str]) -> list[ActionForm]:
         for u in units.values()
         if u["seat"] == me and u["place"] == "reserve"
     ]
+    friends = [
+        (u["id"], names.get(u["id"], u["id"]))
+        for u in units.values()
+        if u["seat"] == me and u.get("locked_with")
+    ]
     out: list[ActionForm] = []
     for a in extra + actions:
         cmd = dict(a["command"])
@@ -390,6 +423,10 @@ def action_forms(page: PageInput, names: Mapping[str, str]) -> list[ActionForm]:
                 if kind == "declare_reserve"
                 else [],
                 pairings=pairings_of(units, names, str(cmd.get("unit"))) if kind == "fight" else [],
+                melee_groups=melee_groups_of(page.game, units, names, str(cmd.get("unit")))
+                if kind == "fight"
+                else [],
+                friends=friends if kind == "shoot" else [],
             )
         )
     return out
@@ -419,6 +456,20 @@ def pairings_of(
     return out
 
 
+def melee_groups_of(
+    game: Any, units: Mapping[str, Mapping[str, Any]], names: Mapping[str, str], unit: str
+) -> list[tuple[str, str, str, int]]:
+    """In the combat ``unit`` is in, each squad's other close-combat weapons, with the
+    squad's models: how many models wield each is asked (none by default)."""
+    named = melee_weapons_of(game)
+    return [
+        (squad, names.get(squad, squad), weapon, int(units[squad].get("models") or 0))
+        for squad in combat_of(units, unit)
+        if squad in units and not units[squad].get("hull_points")
+        for weapon in named.get(squad, ())
+    ]
+
+
 MAX_PAIRINGS = 20
 
 
@@ -428,17 +479,33 @@ def _number(form: FormData, name: str, low: int, high: int) -> int | None:
 
 def build_command(form: FormData, cmd: dict[str, Any]) -> dict[str, Any]:
     """A PEN command from its form: the command's JSON with what the table measured."""
-    for name in ("inches", "distance", "range_inches", "models", "cover_save"):
+    for name in (
+        "inches",
+        "distance",
+        "range_inches",
+        "models",
+        "cover_save",
+        "template_hits",
+        "difficult_inches",
+    ):
         value = _number(form, name, 0, 240)
         if value is not None:
             cmd[name] = value
-    for name in ("speed", "target", "weapon", "facing", "edge", "transport", "mode"):
+    for name in ("speed", "target", "weapon", "facing", "edge", "transport", "mode", "friend"):
         text = form.get(name)
         if isinstance(text, str) and text.strip():
             cmd[name] = text.strip()[:120]
     if form.get("half_range"):
         cmd["half_range"] = True
-    for flag in ("difficult", "dangerous", "blocked", "target_in_cover", "offensive_grenades"):
+    for flag in (
+        "difficult",
+        "dangerous",
+        "very_difficult",
+        "blocked",
+        "target_in_cover",
+        "offensive_grenades",
+        "emergency",
+    ):
         if form.get(flag):
             cmd[flag] = True
     if cmd.get("type") == "start_turn" and form.get("reserves_listed"):
@@ -453,6 +520,16 @@ def build_command(form: FormData, cmd: dict[str, Any]) -> dict[str, Any]:
         ][:MAX_PAIRINGS]
         if assign:
             cmd["assign"] = assign
+        groups = []
+        for key, given in form.multi_items():
+            if not key.startswith("melee:") or key.count(":") < 2:
+                continue
+            models = parse_int(given, 1, 100)
+            if models is not None:
+                squad, weapon = key.split(":", 2)[1:]
+                groups.append({"unit": squad[:64], "weapon": weapon[:120], "models": models})
+        if groups:
+            cmd["weapons"] = groups[:MAX_PAIRINGS]
     if cmd.get("type") == "ram":
         facing = str(form.get("facing") or "front")[:10]
         cmd["targets"] = [
@@ -633,6 +710,15 @@ def describe(ev: Mapping[str, Any], names: Mapping[str, str], players: Mapping[s
             )
             if p
         )
+    if kind == "retreated":
+        if not ev.get("caught"):
+            return _("{unit} breaks off and retreats.").format(unit=n_unit)
+        return " ".join(
+            (
+                _("{unit} breaks off and is caught by a sweeping advance.").format(unit=n_unit),
+                _losses(ev, names, unit, "models_left"),
+            )
+        ).strip()
     if kind == "consolidated":
         return _('{unit} consolidates ({n}").').format(unit=n_unit, n=ev.get("inches"))
     if kind == "poison_tested":
