@@ -28,7 +28,14 @@ from app.matches import reads
 from app.matches.models import Match
 from app.matches.systems.pen import PenMatch
 from app.matches.systems.pen.armies import army_spec, snapshot_from_army
-from tests.matches.test_pen_match import MATCHES, Seat, ready_pen_list
+from tests.matches.test_pen_match import (  # noqa: F401 (pen_game is a fixture)
+    MATCHES,
+    PenGame,
+    Seat,
+    pen_game,
+    ready_pen_list,
+    set_up,
+)
 
 MARINE: dict[str, Any] = {
     "ws": 4,
@@ -545,3 +552,25 @@ def test_an_independent_character_plays_as_its_own_squad() -> None:
     assert "independent_character" in state.units["a2"].rules
     assert "independent_character" not in state.units["a1"].rules
     assert state.units["a2"].wounds == 3
+
+
+def test_a_squad_retreats_by_choice_through_the_api(
+    pen_game: Callable[..., PenGame],  # noqa: F811 (the fixture imported above)
+) -> None:
+    """Pen rulings B29 over HTTP: after a draw the charged squad's player (not the active one)
+    is offered ``retreat`` and breaks off; the charger is free and consolidates."""
+    g = pen_game()
+    set_up(g)
+    g.a.send({"type": "start_turn"}, dice=[1])
+    g.a.send({"type": "end_phase"})
+    g.a.send({"type": "charge", "unit": "a1", "target": "b1", "distance": 4})
+    # 10 Marines x 2 attacks, then 10 Guardsmen: every blow misses, a draw, still locked
+    g.a.send({"type": "fight", "unit": "a1", "target": "b1"}, dice=[1] * 30)
+    offered = g.b.client.get(f"{g.b.base}/actions").json()["actions"]
+    assert {"command": {"type": "retreat", "unit": "b1"}} in offered
+    done = g.b.send({"type": "retreat", "unit": "b1"}, dice=[])  # a difference of 0: no roll
+    assert [e["event"]["type"] for e in done["events"]] == ["retreated"]
+    units = squads(g.a.view())
+    assert "retreating" in units["b1"]["tokens"]
+    assert (units["a1"]["locked_with"], units["b1"]["locked_with"]) == ([], [])
+    g.a.send({"type": "consolidate", "unit": "a1", "inches": 2})
