@@ -258,3 +258,12 @@ def test_a_fight_with_a_power_fist_on_the_page(browser: Callable[[str], TestClie
     fought = next(e["event"] for e in log if e["event"]["type"] == "combat_resolved")
     assert fought["unit"] == "a1"
     assert "Tactical fights Infantry." in page.css_first("#timeline").text()
+
+
+def test_an_option_of_the_assault_is_not_a_move_the_battle_waits_for() -> None:
+    from app.matches.pages.pen import waiting_on
+
+    view = {"stage": "battle"}
+    options = [{"command": {"type": k, "unit": "a1"}} for k in ("consolidate", "retreat")]
+    assert waiting_on(view, options) is None
+    assert waiting_on(view, [*options, {"command": {"type": "end_phase"}}]) == "Your move"

@@ -549,7 +549,7 @@ def waiting_on(view: Mapping[str, Any] | None, actions: Sequence[Mapping[str, An
         return _("An undo to approve or refuse")
     if "report_control" in kinds:
         return _("Say who holds each objective")
-    if kinds - {"go_to_ground", "refuse_undo", "consolidate"}:
+    if kinds - {"go_to_ground", "refuse_undo", "consolidate", "retreat"}:  # options
         return _("Your move")
     return None
 
