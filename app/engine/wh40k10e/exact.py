@@ -529,7 +529,7 @@ class _Chain:
         v_bits = max((x.bit_length() for x in packed_start.values()), default=0)
         inject = len(packed_start) * _mul_units(v_bits, max(c.bit_length() for c in coef))
         if prune:
-            states = line_states if not layout.C else list(range(ns))
+            states = set(line_states) | set(packed_start)  # no Precision: along the lines
             cells = sum(_kept_cells(rem[i], stall_gap[i], top, not capped) for i in states)
             ahead = cells * width * (1 + final_den.bit_length() // 256) + top * inject
         else:
