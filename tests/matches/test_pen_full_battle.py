@@ -201,6 +201,16 @@ def test_a_full_pen_battle_through_the_api_with_dice_by_hand(
     assert "in_reserve" in units["b4"]["tokens"]
     assert (units["b3"]["place"], units["b3"]["transport"]) == ("embarked", "b2")
     assert (units["b2"]["hull_points"], units["b2"]["hull_points_lost"]) == (3, 0)
+    # the squads' names and weapons, for the commands that name a weapon
+    assert (units["a1"]["name"], units["a1"]["weapons"]) == (
+        "Escouade tactique",
+        [
+            {"name": "Bolter", "kind": "ranged"},
+            {"name": "Couteau", "kind": "melee"},
+            {"name": "Gantelet", "kind": "melee"},
+        ],
+    )
+    assert units["b2"]["weapons"] == [{"name": "Multilaser", "kind": "ranged"}]
 
     # -- round 1, Alice: night, a reserve that waits -------------------------------------------
     # dawn on a 6 in round 1 [L950]: 1, still night; the Assault squad needs 5+ [L860]: 2

@@ -3,6 +3,8 @@ the two seats differ only in what each may do)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from app.engine.match.codec import JsonObject
 from app.engine.match.events import Viewer
 from app.engine.pen.battle.commands import (
@@ -62,10 +64,22 @@ def tokens(state: BattleState, u: UnitState) -> list[str]:
     return sorted(t for t, on in flags if on)
 
 
+def _weapons(state: BattleState, u: UnitState) -> list[JsonObject]:
+    """The squad's named weapons, for the commands that name one (``shoot`` a ranged weapon,
+    ``fight``'s ``weapons`` a close-combat one)."""
+    out: list[JsonObject] = []
+    for w in state.unit_spec(u.id).weapons:
+        kind = w.profile.get("kind") if isinstance(w.profile, Mapping) else None
+        out.append({"name": w.name, "kind": "melee" if kind == "melee" else "ranged"})
+    return out
+
+
 def render(state: BattleState, viewer: Viewer) -> JsonObject:
     units = [
         {
             "id": u.id,
+            "name": state.unit_spec(u.id).name,
+            "weapons": _weapons(state, u),
             "seat": u.seat,
             "place": str(u.place),
             "models": u.models,
