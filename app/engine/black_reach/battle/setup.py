@@ -16,8 +16,16 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from app.engine.black_reach.board import DATA_DIR, Board, board_from_dict
+from app.engine.black_reach.board import (
+    DATA_DIR,
+    MAX_BOARD_SIDE,
+    Board,
+    Reader,
+    at,
+    board_from_dict,
+)
 from app.engine.black_reach.loaders import catalogue_from_dict, parse_json, scenario_from_dict
+from app.engine.black_reach.los import Facing
 from app.engine.black_reach.scenario import Scenario
 from app.engine.errors import ProfileError
 from app.engine.match.codec import RawJson
@@ -33,6 +41,10 @@ __all__ = [
 
 SEATS = ("A", "B")
 DEPLOYMENT_FORMAT = "auspex-black-reach-deployment/1"
+DEPLOYMENT_KEYS = frozenset({"format", "sample", "note", "scenario", "units"})
+UNIT_KEYS = frozenset({"unit", "x", "y", "facing"})
+MAX_DEPLOYED = 200  # counters in a deployment file
+MAX_UNIT_ID = 200  # a unit id: "<side>:<tile path>/<n>:<counter>"
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,21 +104,35 @@ def _read(path: Path) -> object:
 
 
 def load_deployment(scenario_id: str, directory: Path | None = None) -> tuple[Deploy, ...]:
-    """The sample deployment of a sample scenario (``deployments/<id>.json``)."""
+    """The sample deployment of a sample scenario (``deployments/<id>.json``): its format,
+    ``sample``, a bounded ``note``, the ``scenario`` it is for and its ``units`` (each
+    ``unit``, ``x``, ``y`` and an optional ``facing``); an unknown key anywhere is refused,
+    every problem reported at once."""
     path = (directory or DATA_DIR / "deployments") / f"{scenario_id}.json"
-    raw = _read(path)
-    if not isinstance(raw, Mapping) or raw.get("format") != DEPLOYMENT_FORMAT:
-        raise ProfileError(path.name, f"expected format {DEPLOYMENT_FORMAT!r}")
-    units = raw.get("units")
-    if not isinstance(units, list):
-        raise ProfileError(f"{path.name}.units", "a list")
+    r = Reader()
+    obj = r.obj(_read(path), path.name, DEPLOYMENT_KEYS)
+    if obj and obj.get("format") != DEPLOYMENT_FORMAT:
+        r.fail(at(path.name, "format"), f"expected format {DEPLOYMENT_FORMAT!r}")
+    r.note(obj, path.name)
+    r.flag(obj, "sample", path.name)
+    if "scenario" in obj and r.text(obj, "scenario", path.name) not in ("", scenario_id):
+        r.fail(at(path.name, "scenario"), f"the deployment of {scenario_id!r}")
+    if obj and not isinstance(obj.get("units"), list):
+        r.fail(at(path.name, "units"), "a list")
     out: list[Deploy] = []
-    for i, u in enumerate(units):
-        if not isinstance(u, Mapping) or not {"unit", "x", "y"} <= set(u):
-            raise ProfileError(f"{path.name}.units[{i}]", "unit, x and y")
-        out.append(
-            Deploy(str(u["unit"]), int(u["x"]), int(u["y"]), str(u.get("facing", "N")), None)
-        )
+    for i, raw in enumerate(r.items(obj, "units", path.name, MAX_DEPLOYED)):
+        where = f"{at(path.name, 'units')}[{i}]"
+        u = r.obj(raw, where, UNIT_KEYS)
+        if not u:
+            continue
+        unit = r.text(u, "unit", where, most=MAX_UNIT_ID)
+        x = r.integer(u, "x", where, 0, MAX_BOARD_SIDE - 1)
+        y = r.integer(u, "y", where, 0, MAX_BOARD_SIDE - 1)
+        facing = u.get("facing", "N")
+        if facing not in Facing.__members__:
+            r.fail(at(where, "facing"), f"one of {', '.join(Facing.__members__)}")
+        out.append(Deploy(unit, x, y, str(facing), None))
+    r.raise_if_any()
     return tuple(out)
 
 
