@@ -4,7 +4,9 @@ Each rule system that can be played as a match brings a façade over
 :class:`app.engine.match.log.Match` with its own rule book (the 10th edition's ``Battle``,
 PEN's ``PenBattle``, ...). The match feature (``app.matches``: the service, the API, SSE, the
 read cache, undo, export/import, audits, league links) drives any of them through this
-protocol only, structurally: a façade does not inherit from it, it has these members.
+protocol only, structurally: a façade does not inherit from it, it has these members. The
+façades share what they have in common through :class:`app.engine.match.battle.BattleGame`
+(the log's readers, the undo fields and answers, the undo dispatch, fork, import).
 
 ``GameStatus`` is what the match row and the league need to know of a battle, whatever its
 rules: where it stands, whether both players confirmed its result, the winner and the score

@@ -12,7 +12,6 @@ book. It has the members of :class:`app.engine.match.game.MatchGame`::
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
 from app.engine.black_reach.battle.commands import (
@@ -28,13 +27,11 @@ from app.engine.black_reach.battle.rules import RULE_BOOK
 from app.engine.black_reach.battle.setup import BattleSetup
 from app.engine.black_reach.battle.state import BattleState, Stage
 from app.engine.black_reach.battle.views import legal_actions, render
-from app.engine.match.codec import CodecError, JsonObject
-from app.engine.match.dice import Roll, audit_roll, derive_seed
-from app.engine.match.errors import Refusal, RefusalKind
-from app.engine.match.events import Envelope, Viewer
+from app.engine.match.battle import BattleGame, decode_command
+from app.engine.match.codec import JsonObject
+from app.engine.match.events import Viewer
 from app.engine.match.game import GameStage, GameStatus
-from app.engine.match.log import Match
-from app.engine.roller import Roller
+from app.engine.match.log import RuleBook
 
 __all__ = ["SEED_SCHEME", "BlackReachBattle", "command_from_json", "headline", "roll_identity"]
 
@@ -43,14 +40,7 @@ SEED_SCHEME = "auspex-black-reach-roll/1"
 
 def command_from_json(data: object) -> Command:
     """Decode a command (``{"type": kind, ...}``); a malformed one is a 422 refusal."""
-    try:
-        cmd = COMMAND_CODEC.decode(data)
-    except CodecError as exc:
-        raise Refusal(
-            "bad_command", str(exc), kind=RefusalKind.INPUT, details={"field": exc.path}
-        ) from None
-    assert isinstance(cmd, Command)
-    return cmd
+    return decode_command(COMMAND_CODEC, data, Command)
 
 
 def roll_identity(
@@ -79,96 +69,41 @@ def headline(game: BlackReachBattle) -> dict[str, str | None]:
     return {"stage": str(state.stage), "active": state.active_seat, "phase": state.phase}
 
 
-class BlackReachBattle:
+class BlackReachBattle(BattleGame[BattleState, Command, BattleSetup]):
     """One Heroes of Black Reach match: its log, its state, its views."""
 
-    def __init__(self, envelopes: Iterable[Envelope] = ()) -> None:
-        self.match: Match[BattleState] = Match(RULE_BOOK, envelopes)
+    undo_command = Undo
+    approve_command = ApproveUndo
+    undo_answers = (ApproveUndo, RefuseUndo)
+
+    def rule_book(self) -> RuleBook[BattleState]:
+        return RULE_BOOK
 
     @classmethod
-    def create(
-        cls, setup: BattleSetup, *, actor: str = "A", at: str | None = None
-    ) -> BlackReachBattle:
-        battle = cls()
-        battle.match.execute(CreateBattle(setup), actor, at=at)
-        return battle
+    def creation(cls, setup: BattleSetup) -> Command:
+        return CreateBattle(setup)
 
-    @classmethod
-    def import_log(cls, data: object) -> BlackReachBattle:
-        battle = cls()
-        battle.match = Match.import_log(RULE_BOOK, data)
-        return battle
+    def render(self, viewer: Viewer) -> JsonObject:
+        return render(self.state, viewer)
 
-    def fork(self) -> BlackReachBattle:
-        clone = BlackReachBattle.__new__(BlackReachBattle)
-        clone.match = self.match.fork()
-        return clone
+    def actions(self, seat: str) -> list[JsonObject]:
+        return legal_actions(self.state, seat)
+
+    def roll_identity(self, command: Command, seat: str | None = None) -> tuple[str | int, ...]:
+        return roll_identity(self.state, command, seat)
 
     @classmethod
     def decode(cls, data: object) -> Command:
         return command_from_json(data)
 
-    # -- reading ----------------------------------------------------------------------------
-
-    @property
-    def state(self) -> BattleState:
-        return self.match.state
-
-    @property
-    def version(self) -> int:
-        return self.match.version
-
-    @property
-    def envelopes(self) -> tuple[Envelope, ...]:
-        return self.match.envelopes
-
-    def view(self, viewer: Viewer) -> JsonObject:
-        view = render(self.state, viewer)
-        view["version"] = self.version
-        undo = self.match.undo_candidate()
-        request = self.match.undo_request
-        view["can_undo"] = (
-            undo is not None and viewer is not None and undo[1] == viewer and request is None
+    def prepared(self, command: Command) -> Command:
+        """A face-down token sent without a nonce gets a random one here (kept in the log, so
+        replay stays deterministic)."""
+        if not isinstance(command, PlaceOrders):
+            return command
+        return PlaceOrders(
+            tuple(o if o.nonce else replace(o, nonce=secrets.token_hex(16)) for o in command.orders)
         )
-        view["undo_needs_approval"] = view["can_undo"] and self.match.undo_needs_approval()
-        view["undo_request"] = (
-            None if request is None else {"batch": request.batch, "by": request.actor}
-        )
-        return view
-
-    def legal_actions(self, seat: str) -> list[JsonObject]:
-        actions = legal_actions(self.state, seat)
-        request = self.match.undo_request
-        if request is not None and request.actor != seat:
-            answers = (ApproveUndo(request.batch), RefuseUndo(request.batch))
-            actions[:0] = [{"command": COMMAND_CODEC.encode(a)} for a in answers]
-        return actions
-
-    def log_for(self, viewer: Viewer) -> list[Envelope]:
-        return self.match.log_for(viewer)
-
-    def log_json(self, viewer: Viewer, since: int = 0) -> list[JsonObject]:
-        codec = RULE_BOOK.event_codec
-        return [e.to_json(codec) for e in self.log_for(viewer) if e.seq > since]
-
-    def audit(self) -> list[JsonObject]:
-        out: list[JsonObject] = []
-        for env in self.envelopes:
-            roll = getattr(env.event, "roll", None)
-            if isinstance(roll, Roll) and roll.dice:
-                out.append({"seq": env.seq, "event": env.event.kind, "ok": audit_roll(roll)})
-        return out
-
-    def export_log(self) -> JsonObject:
-        return self.match.export_log()
-
-    def export_json(self) -> str:
-        return self.match.export_json()
-
-    def command_seed(self, secret: str | bytes, command: Command, seat: str | None = None) -> int:
-        """A seed for ``command`` from the server-side match secret and the roll's identity
-        (:func:`roll_identity`): undoing a roll and sending it again draws the same dice."""
-        return derive_seed(secret, *roll_identity(self.state, command, seat))
 
     def status(self) -> GameStatus:
         state = self.state
@@ -184,60 +119,4 @@ class BlackReachBattle:
             winner=winner,
             scores=scores,
             round=state.turn.turn if state.turn is not None else 0,
-        )
-
-    # -- writing ----------------------------------------------------------------------------
-
-    def execute(
-        self,
-        command: Command,
-        actor: str,
-        *,
-        expected_version: int | None = None,
-        seed: int | None = None,
-        dice: Sequence[int] | None = None,
-        at: str | None = None,
-    ) -> list[Envelope]:
-        """Run ``command`` for seat ``actor``; dice come from ``seed`` or were rolled by hand.
-        A face-down token sent without a nonce gets a random one here (kept in the log, so
-        replay stays deterministic)."""
-        if isinstance(command, Undo):
-            return self.match.undo(actor, expected_version=expected_version, at=at)
-        if isinstance(command, ApproveUndo | RefuseUndo):
-            return self.match.answer_undo(
-                actor,
-                command.batch,
-                approve=isinstance(command, ApproveUndo),
-                expected_version=expected_version,
-                at=at,
-            )
-        if isinstance(command, PlaceOrders):
-            command = PlaceOrders(
-                tuple(
-                    o if o.nonce else replace(o, nonce=secrets.token_hex(16))
-                    for o in command.orders
-                )
-            )
-        roller = Roller.from_values(dice) if dice is not None else None
-        return self.match.execute(
-            command, actor, expected_version=expected_version, dice=roller, seed=seed, at=at
-        )
-
-    def execute_json(
-        self,
-        data: Mapping[str, object],
-        actor: str,
-        *,
-        expected_version: int | None = None,
-        seed: int | None = None,
-        dice: Sequence[int] | None = None,
-        at: str | None = None,
-    ) -> list[Envelope]:
-        return self.execute(
-            command_from_json(data),
-            actor,
-            expected_version=expected_version,
-            seed=seed,
-            dice=dice,
-            at=at,
         )

@@ -3,14 +3,12 @@ thin façade over :class:`app.engine.match.log.Match` with the PEN rule book."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-
-from app.engine.match.codec import CodecError, JsonObject
-from app.engine.match.dice import Roll, audit_roll, derive_seed
-from app.engine.match.errors import Refusal, RefusalKind
-from app.engine.match.events import Envelope, Viewer
+from app.engine.match.battle import BattleGame, decode_command
+from app.engine.match.codec import JsonObject
+from app.engine.match.dice import derive_seed
+from app.engine.match.events import Viewer
 from app.engine.match.game import GameStatus
-from app.engine.match.log import Match
+from app.engine.match.log import RuleBook
 from app.engine.pen.battle.commands import (
     COMMAND_CODEC,
     ApproveUndo,
@@ -23,7 +21,6 @@ from app.engine.pen.battle.rules import RULE_BOOK, victory_points
 from app.engine.pen.battle.setup import BattleSetup
 from app.engine.pen.battle.state import BattleState, Stage
 from app.engine.pen.battle.views import legal_actions, render
-from app.engine.roller import Roller
 
 __all__ = ["SEED_SCHEME", "PenBattle", "command_from_json", "command_seed", "roll_identity"]
 
@@ -31,14 +28,8 @@ SEED_SCHEME = "pen-1"
 
 
 def command_from_json(data: object) -> Command:
-    try:
-        cmd = COMMAND_CODEC.decode(data)
-    except CodecError as exc:
-        raise Refusal(
-            "bad_command", str(exc), kind=RefusalKind.INPUT, details={"field": exc.path}
-        ) from None
-    assert isinstance(cmd, Command)
-    return cmd
+    """Decode a command (``{"type": kind, ...}``); a malformed one is a 422 refusal."""
+    return decode_command(COMMAND_CODEC, data, Command)
 
 
 def roll_identity(
@@ -68,93 +59,35 @@ def command_seed(
     return derive_seed(secret, *roll_identity(state, command, seat))
 
 
-class PenBattle:
-    def __init__(self, envelopes: Iterable[Envelope] = ()) -> None:
-        self.match: Match[BattleState] = Match(RULE_BOOK, envelopes)
+class PenBattle(BattleGame[BattleState, Command, BattleSetup]):
+    """One PEN battle: its log, its state, its views.
+
+    Satisfies :class:`app.engine.match.game.MatchGame` (ADR 0013)."""
+
+    undo_command = Undo
+    approve_command = ApproveUndo
+    undo_answers = (RefuseUndo, ApproveUndo)
+
+    def rule_book(self) -> RuleBook[BattleState]:
+        return RULE_BOOK
 
     @classmethod
-    def create(cls, setup: BattleSetup, *, actor: str = "A", at: str | None = None) -> PenBattle:
-        battle = cls()
-        battle.match.execute(CreateBattle(setup), actor, at=at)
-        return battle
+    def creation(cls, setup: BattleSetup) -> Command:
+        return CreateBattle(setup)
 
-    def fork(self) -> PenBattle:
-        """A copy that can execute commands without touching this battle."""
-        clone = type(self).__new__(type(self))  # a subclass keeps its type
-        clone.match = self.match.fork()
-        return clone
+    def render(self, viewer: Viewer) -> JsonObject:
+        return render(self.state, viewer)
+
+    def actions(self, seat: str) -> list[JsonObject]:
+        return legal_actions(self.state, seat)
+
+    def roll_identity(self, command: Command, seat: str | None = None) -> tuple[str | int, ...]:
+        return roll_identity(self.state, command, seat)
 
     @classmethod
     def decode(cls, data: object) -> Command:
-        """A command from its JSON form (a 422 :class:`Refusal` when malformed)."""
+        """A command from its JSON form (a 422 refusal when malformed)."""
         return command_from_json(data)
-
-    def command_seed(self, secret: str | bytes, command: Command, seat: str | None = None) -> int:
-        return command_seed(secret, self.state, command, seat)
-
-    @classmethod
-    def import_log(cls, data: object) -> PenBattle:
-        battle = cls()
-        battle.match = Match.import_log(RULE_BOOK, data)
-        return battle
-
-    @property
-    def state(self) -> BattleState:
-        return self.match.state
-
-    @property
-    def version(self) -> int:
-        return self.match.version
-
-    @property
-    def envelopes(self) -> tuple[Envelope, ...]:
-        return self.match.envelopes
-
-    def log_for(self, viewer: Viewer) -> list[Envelope]:
-        return self.match.log_for(viewer)
-
-    def view(self, viewer: Viewer) -> JsonObject:
-        view = render(self.state, viewer)
-        view["version"] = self.version
-        undo = self.match.undo_candidate()
-        view["can_undo"] = (
-            undo is not None
-            and viewer is not None
-            and undo[1] == viewer
-            and self.match.undo_request is None
-        )
-        view["undo_needs_approval"] = bool(view["can_undo"]) and self.match.undo_needs_approval()
-        request = self.match.undo_request
-        view["undo_request"] = (
-            None if request is None else {"batch": request.batch, "by": request.actor}
-        )
-        return view
-
-    def legal_actions(self, seat: str) -> list[JsonObject]:
-        actions = legal_actions(self.state, seat)
-        request = self.match.undo_request
-        if request is not None and request.actor != seat:
-            for answer in (ApproveUndo(request.batch), RefuseUndo(request.batch)):
-                actions.insert(0, {"command": COMMAND_CODEC.encode(answer)})
-        return actions
-
-    def log_json(self, viewer: Viewer, since: int = 0) -> list[JsonObject]:
-        codec = RULE_BOOK.event_codec
-        return [e.to_json(codec) for e in self.log_for(viewer) if e.seq > since]
-
-    def audit(self) -> list[JsonObject]:
-        out: list[JsonObject] = []
-        for env in self.match.envelopes:
-            roll = getattr(env.event, "roll", None)
-            if isinstance(roll, Roll) and roll.dice:
-                out.append({"seq": env.seq, "event": env.event.kind, "ok": audit_roll(roll)})
-        return out
-
-    def export_log(self) -> JsonObject:
-        return self.match.export_log()
-
-    def export_json(self) -> str:
-        return self.match.export_json()
 
     def status(self) -> GameStatus:
         """Where the battle stands, in the match feature's shared words. PEN has no
@@ -172,47 +105,3 @@ class PenBattle:
         if state.stage in (Stage.BATTLE, Stage.SCORING):
             return GameStatus("battle", scores=victory_points(state), round=state.round)
         return GameStatus("setup", round=state.round)
-
-    def execute(
-        self,
-        command: Command,
-        actor: str,
-        *,
-        expected_version: int | None = None,
-        seed: int | None = None,
-        dice: Sequence[int] | None = None,
-        at: str | None = None,
-    ) -> list[Envelope]:
-        if isinstance(command, Undo):
-            return self.match.undo(actor, expected_version=expected_version, at=at)
-        if isinstance(command, ApproveUndo | RefuseUndo):
-            return self.match.answer_undo(
-                actor,
-                command.batch,
-                approve=isinstance(command, ApproveUndo),
-                expected_version=expected_version,
-                at=at,
-            )
-        roller = Roller.from_values(dice) if dice is not None else None
-        return self.match.execute(
-            command, actor, expected_version=expected_version, dice=roller, seed=seed, at=at
-        )
-
-    def execute_json(
-        self,
-        data: Mapping[str, object],
-        actor: str,
-        *,
-        expected_version: int | None = None,
-        seed: int | None = None,
-        dice: Sequence[int] | None = None,
-        at: str | None = None,
-    ) -> list[Envelope]:
-        return self.execute(
-            command_from_json(data),
-            actor,
-            expected_version=expected_version,
-            seed=seed,
-            dice=dice,
-            at=at,
-        )

@@ -14,15 +14,12 @@ Every write may name ``expected_version``; a stale one raises ``StaleVersion`` (
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-
-from app.engine.match.codec import CodecError, JsonObject
-from app.engine.match.dice import Roll, audit_roll, derive_seed
-from app.engine.match.errors import Refusal, RefusalKind
-from app.engine.match.events import Envelope, Viewer
+from app.engine.match.battle import BattleGame, decode_command
+from app.engine.match.codec import JsonObject
+from app.engine.match.dice import Roll, derive_seed
+from app.engine.match.events import Event, Viewer
 from app.engine.match.game import GameStatus
-from app.engine.match.log import Match
-from app.engine.roller import Roller
+from app.engine.match.log import RuleBook
 from app.engine.wh40k10e.battle.commands import (
     COMMAND_CODEC,
     ApproveUndo,
@@ -52,14 +49,7 @@ attacked, the ordinal it was: the same seeds, the same name."""
 
 def command_from_json(data: object) -> Command:
     """Decode a command (``{"type": kind, ...}``); a malformed one is a 422 refusal."""
-    try:
-        cmd = COMMAND_CODEC.decode(data)
-    except CodecError as exc:
-        raise Refusal(
-            "bad_command", str(exc), kind=RefusalKind.INPUT, details={"field": exc.path}
-        ) from None
-    assert isinstance(cmd, Command)
-    return cmd
+    return decode_command(COMMAND_CODEC, data, Command)
 
 
 def roll_identity(
@@ -106,93 +96,41 @@ def command_seed(
     return derive_seed(secret, *roll_identity(state, command, seat))
 
 
-class Battle:
+class Battle(BattleGame[BattleState, Command, MatchSetup]):
     """One 10th-edition match: its log, its state, its views.
 
     Satisfies :class:`app.engine.match.game.MatchGame` (ADR 0013)."""
 
-    def __init__(self, envelopes: Iterable[Envelope] = ()) -> None:
-        self.match: Match[BattleState] = Match(RULE_BOOK, envelopes)
+    undo_command = Undo
+    approve_command = ApproveUndo
+    undo_answers = (RefuseUndo, ApproveUndo)
+
+    def rule_book(self) -> RuleBook[BattleState]:
+        return RULE_BOOK
 
     @classmethod
-    def create(cls, setup: MatchSetup, *, actor: str = "A", at: str | None = None) -> Battle:
-        battle = cls()
-        battle.match.execute(CreateMatch(setup), actor, at=at)
-        return battle
+    def creation(cls, setup: MatchSetup) -> CreateMatch:
+        return CreateMatch(setup)
 
-    def fork(self) -> Battle:
-        """A copy that can execute commands without touching this battle."""
-        clone = Battle.__new__(Battle)
-        clone.match = self.match.fork()
-        return clone
+    def render(self, viewer: Viewer) -> JsonObject:
+        return render(self.state, viewer)
+
+    def actions(self, seat: str) -> list[JsonObject]:
+        return legal_actions(self.state, Seat(seat))
+
+    def roll_identity(self, command: Command, seat: str | None = None) -> tuple[str | int, ...]:
+        return roll_identity(self.state, command, seat)
 
     @classmethod
-    def import_log(cls, data: object) -> Battle:
-        """A battle replayed from ``export_log()`` data (or its JSON text)."""
-        battle = cls()
-        battle.match = Match.import_log(RULE_BOOK, data)
-        return battle
+    def decode(cls, data: object) -> Command:
+        return command_from_json(data)
 
-    # -- reading ----------------------------------------------------------------------------
-
-    @property
-    def state(self) -> BattleState:
-        return self.match.state
-
-    @property
-    def version(self) -> int:
-        return self.match.version
-
-    @property
-    def envelopes(self) -> tuple[Envelope, ...]:
-        return self.match.envelopes
-
-    def view(self, viewer: Viewer) -> JsonObject:
-        view = render(self.state, viewer)
-        view["version"] = self.version
-        undo = self.match.undo_candidate()
-        request = self.match.undo_request
-        view["can_undo"] = (
-            undo is not None and viewer is not None and undo[1] == viewer and request is None
-        )
-        view["undo_needs_approval"] = view["can_undo"] and self.match.undo_needs_approval()
-        view["undo_request"] = (
-            None if request is None else {"batch": request.batch, "by": request.actor}
-        )
-        return view
-
-    def legal_actions(self, seat: str) -> list[JsonObject]:
-        actions = legal_actions(self.state, Seat(seat))
-        request = self.match.undo_request
-        if request is not None and request.actor != seat:
-            for answer in (ApproveUndo(request.batch), RefuseUndo(request.batch)):
-                actions.insert(0, {"command": COMMAND_CODEC.encode(answer)})
-        return actions
-
-    def log_for(self, viewer: Viewer) -> list[Envelope]:
-        return self.match.log_for(viewer)
-
-    def log_json(self, viewer: Viewer, since: int = 0) -> list[JsonObject]:
-        """``viewer``'s copy of the log after version ``since`` (for SSE and the timeline)."""
-        codec = RULE_BOOK.event_codec
-        return [e.to_json(codec) for e in self.log_for(viewer) if e.seq > since]
-
-    def audit(self) -> list[JsonObject]:
-        """Every roll in the log re-drawn from its seed: ``ok`` is true when the recorded dice
-        are the seed's, false when they are not, null when they cannot be checked (dice rolled
-        by hand, or re-rolled in place by the attack engine)."""
-        out: list[JsonObject] = []
-        for env in self.envelopes:
-            event = env.event
-            roll = getattr(event, "roll", None)
-            if isinstance(event, AttackResolved) and event.dice:
-                roll = Roll(event.seed, event.dice)
-            if isinstance(roll, Roll):
-                out.append({"seq": env.seq, "event": event.kind, "ok": audit_roll(roll)})
-        return out
-
-    def export_log(self) -> JsonObject:
-        return self.match.export_log()
+    def roll_of(self, event: Event) -> Roll | None:
+        """An attack's dice are re-drawn too, and a roll that drew no die is listed as well."""
+        if isinstance(event, AttackResolved) and event.dice:
+            return Roll(event.seed, event.dice)
+        roll = getattr(event, "roll", None)
+        return roll if isinstance(roll, Roll) else None
 
     def status(self) -> GameStatus:
         """Where the battle stands, in the match feature's shared words."""
@@ -213,63 +151,4 @@ class Battle:
             )
         return GameStatus(
             "battle" if stage is Stage.BATTLE else "setup", scores=scores, round=state.round
-        )
-
-    def export_json(self) -> str:
-        return self.match.export_json()
-
-    # -- writing ----------------------------------------------------------------------------
-
-    @classmethod
-    def decode(cls, data: object) -> Command:
-        """The command in ``data``; a malformed one is a 422 refusal."""
-        return command_from_json(data)
-
-    def command_seed(self, secret: str | bytes, command: Command, seat: str | None = None) -> int:
-        """The undo-stable seed of ``command`` here (:func:`roll_identity`)."""
-        return command_seed(secret, self.state, command, seat)
-
-    def execute(
-        self,
-        command: Command,
-        actor: str,
-        *,
-        expected_version: int | None = None,
-        seed: int | None = None,
-        dice: Sequence[int] | None = None,
-        at: str | None = None,
-    ) -> list[Envelope]:
-        """Run ``command`` for seat ``actor``; dice come from ``seed`` or were rolled by hand."""
-        if isinstance(command, Undo):
-            return self.match.undo(actor, expected_version=expected_version, at=at)
-        if isinstance(command, ApproveUndo | RefuseUndo):
-            return self.match.answer_undo(
-                actor,
-                command.batch,
-                approve=isinstance(command, ApproveUndo),
-                expected_version=expected_version,
-                at=at,
-            )
-        roller = Roller.from_values(dice) if dice is not None else None
-        return self.match.execute(
-            command, actor, expected_version=expected_version, dice=roller, seed=seed, at=at
-        )
-
-    def execute_json(
-        self,
-        data: Mapping[str, object],
-        actor: str,
-        *,
-        expected_version: int | None = None,
-        seed: int | None = None,
-        dice: Sequence[int] | None = None,
-        at: str | None = None,
-    ) -> list[Envelope]:
-        return self.execute(
-            command_from_json(data),
-            actor,
-            expected_version=expected_version,
-            seed=seed,
-            dice=dice,
-            at=at,
         )
