@@ -80,6 +80,7 @@ def test_a_whole_pen_battle_on_two_phones(browser, live_server) -> None:  # type
             _follow(alice, "#actions form[id^=form-report-control-A-] button[type=submit]", bob)
         for page in (alice, bob):
             expect(page.locator("#result")).to_contain_text("Alice wins")
+            expect(page.locator("#result-confirmed")).to_contain_text("Result confirmed")
             expect(page.locator("#timeline li").first).to_contain_text("The battle is over.")
             width = page.evaluate("document.documentElement.scrollWidth")
             assert width <= 390  # nothing overflows sideways on a phone

@@ -290,6 +290,7 @@ def test_a_whole_pen_battle_on_its_page(browser: Callable[[str], TestClient]) ->
     for client in (alice, bob):
         page = page_of(client, match_id)
         assert "Alice wins" in page.css_first("#result").text()
+        assert page.css_first("#result-confirmed") is not None
     r = alice.get(f"/api/v1/matches/{match_id}")
     assert r.json()["status"] == "confirmed"
     kinds = [
@@ -345,6 +346,9 @@ def test_the_forms_of_a_reserve_and_of_a_combat_of_several(
     options = [(o.attributes["value"], o.text()) for o in pairings[0].css("option")]
     assert options == [("b1", "Infantry"), ("b3", "Squad")]
     assert "Tactical attacks" in form.text()
+    # the squads that did not charge this turn, beside the target, may have been in cover
+    cover = [i.attributes["value"] for i in form.css("input[name=in_cover]")]
+    assert cover == ["b1"]
 
 
 def test_a_reserve_s_mode_in_the_timeline_in_english_and_french() -> None:

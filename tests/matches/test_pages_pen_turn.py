@@ -197,6 +197,7 @@ def test_the_page_s_options_of_a_move_a_shot_a_fight_a_reserve_and_a_disembarkat
             ("melee:a1:Gantelet énergétique", "1"),
             ("melee:b1:Épée", "0"),  # nobody: left out
             ("melee:b2:Hache", ""),
+            ("in_cover", "b1"),
         ]
     )
     assert build_command(fight, {"type": "fight", "unit": "b3", "target": "a1"}) == {
@@ -205,6 +206,7 @@ def test_the_page_s_options_of_a_move_a_shot_a_fight_a_reserve_and_a_disembarkat
         "target": "a1",
         "assign": [{"unit": "a1", "target": "b3"}],
         "weapons": [{"unit": "a1", "weapon": "Gantelet énergétique", "models": 1}],
+        "in_cover": ["b1"],
     }
     reserve = FormData([("mode", "deep_strike")])
     assert build_command(reserve, {"type": "declare_reserve", "unit": "a3"})["mode"] == (

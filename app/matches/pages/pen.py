@@ -212,6 +212,8 @@ class ActionForm:
     # fight: the other close-combat weapons of the combat's squads, for how many models
     # wield each: (squad id, squad name, weapon, models in the squad) [L1274-L1282]
     melee_groups: list[tuple[str, str, str, int]] = field(default_factory=list)
+    # fight: the other charged squads of a combat of several, which may have been in cover
+    cover: list[tuple[str, str]] = field(default_factory=list)
     # shoot: my squads locked in combat with an enemy, whom the 1s may hit [L1132]
     friends: list[tuple[str, str]] = field(default_factory=list)
 
@@ -427,6 +429,7 @@ def action_forms(page: PageInput, names: Mapping[str, str]) -> list[ActionForm]:
                 if kind == "fight"
                 else [],
                 friends=friends if kind == "shoot" else [],
+                cover=charged_of(units, names, cmd) if kind == "fight" else [],
             )
         )
     return out
@@ -467,6 +470,21 @@ def melee_groups_of(
         for squad in combat_of(units, unit)
         if squad in units and not units[squad].get("hull_points")
         for weapon in named.get(squad, ())
+    ]
+
+
+def charged_of(
+    units: Mapping[str, Mapping[str, Any]], names: Mapping[str, str], cmd: Mapping[str, Any]
+) -> list[tuple[str, str]]:
+    """In a combat of several squads, the charged ones beside the fight's target (the
+    squads that did not charge this turn): each may have been in cover [L1205-L1213]."""
+    group = combat_of(units, str(cmd.get("unit")))
+    if len(group) < 3:
+        return []
+    return [
+        (u, names.get(u, u))
+        for u in group
+        if u != cmd.get("target") and "charged" not in units[u].get("tokens", ())
     ]
 
 
@@ -520,6 +538,9 @@ def build_command(form: FormData, cmd: dict[str, Any]) -> dict[str, Any]:
         ][:MAX_PAIRINGS]
         if assign:
             cmd["assign"] = assign
+        cover = [u[:64] for u in form.getlist("in_cover") if isinstance(u, str) and u.strip()]
+        if cover:
+            cmd["in_cover"] = cover[:MAX_PAIRINGS]
         groups = []
         for key, given in form.multi_items():
             if not key.startswith("melee:") or key.count(":") < 2:
