@@ -7,7 +7,8 @@
 - :mod:`.turns`: rounds / turns / phases / steps as data;
 - :mod:`.missions`: missions as data files (``data/missions``);
 - :mod:`.errors`: coded refusals;
-- :mod:`.game`: ``MatchGame``, what every rule system's battle façade offers the match feature.
+- :mod:`.game`: ``MatchGame``, what every rule system's battle façade offers the match feature;
+- :mod:`.battle`: ``BattleGame``, the base class the battle façades share (readers, undo, fork).
 """
 
 from app.engine.match.codec import (
