@@ -145,9 +145,7 @@ def test_a_turn_hot_seat_on_one_phone(browser, live_server) -> None:  # type: ig
         tap_move(page, BOYZ1, 4, 6)
         hand_to(page, "Alice")
         tap_shot(page, BOLTER, BOYZ1, 4)  # 4 + 3 - 2 = 5 against 4: one step
-        expect(page.locator("#timeline")).to_contain_text(
-            "Steps taken (unit: Sample boyz, steps: 1"
-        )
+        expect(page.locator("#timeline")).to_contain_text("Sample boyz loses 1 step(s).")
         hand_to(page, "Bruno")
         tap_move(page, BOYZ2, 5, 6)
         hand_to(page, "Alice")

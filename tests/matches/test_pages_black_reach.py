@@ -149,8 +149,16 @@ def test_the_board_the_counters_and_a_tap_move_and_a_shot(
     ]
     assert odds == actions[0]["odds"]
     after = post_form(alice, match_id, f"#{shot_id}", page=page, dice="4")
-    assert "4" in after.css_first("#timeline").text()
     assert after.css_first("#match-error") is None
+    # the timeline in sentences: the move, the token revealed, the shot and its result
+    lines = [li.text() for li in after.css("#timeline li")]
+    shot = next(t for t in lines if "shoots" in t)
+    assert shot.endswith(
+        "Sample heavy-weapon team shoots Sample boyz: 5 against 4, one step lost. 4"
+    )
+    assert any("Sample boyz moves to (4, 6)." in t for t in lines)
+    assert any("Sample boyz loses 1 step(s)." in t for t in lines)
+    assert any("Bob (orks) reveals token 1 on Sample boyz." in t for t in lines)
 
 
 def test_without_js_the_forms_have_selects(browser: Callable[[str], TestClient]) -> None:

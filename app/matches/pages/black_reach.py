@@ -28,8 +28,8 @@ from starlette.datastructures import FormData
 from app.core.i18n import gettext as _
 from app.core.i18n import lazy
 from app.engine.black_reach import SYSTEM_ID
-from app.matches.pages import Choice, OptionField, PageInput, PagePost, PageSystem
-from app.matches.pages.generic import black_reach_fields, timeline
+from app.matches.pages import Choice, OptionField, PageInput, PagePost, PageSystem, generic
+from app.matches.pages.generic import black_reach_fields
 
 if TYPE_CHECKING:
     from fastapi import Response
@@ -399,6 +399,115 @@ def waiting_on(view: Mapping[str, Any] | None, actions: Sequence[Mapping[str, An
     return None
 
 
+# -- the timeline -------------------------------------------------------------------------------
+
+
+def _token_words(token: object) -> str:
+    if not isinstance(token, Mapping):
+        return "?"
+    if token.get("kind") == "numbered":
+        return _("token {n}").format(n=token.get("number"))
+    return _("Special token") if token.get("kind") == "special" else _("Bluff token")
+
+
+def _at(step: object) -> str:
+    if not isinstance(step, Mapping):
+        return "?"
+    return _square(int(step.get("x", 0)), int(step.get("y", 0)))
+
+
+def describe(ev: Mapping[str, Any], names: Mapping[str, str], sides: Mapping[str, str]) -> str:
+    """A Black Reach event as a sentence (the generic page's words for any other)."""
+    kind = str(ev.get("type") or "")
+    unit = names.get(str(ev.get("unit")), str(ev.get("unit") or ""))
+    target = names.get(str(ev.get("target")), str(ev.get("target") or ""))
+    side = sides.get(str(ev.get("side")), str(ev.get("side") or ""))
+    if kind == "battle_created":
+        return _("The battle is set up.")
+    if kind == "unit_deployed":
+        return _("{unit} is deployed on {square}.").format(unit=unit, square=_at(ev.get("to")))
+    if kind == "deployment_ended":
+        return _("{side} has deployed.").format(side=side)
+    if kind == "turn_started":
+        first = sides.get(str(ev.get("initiative")), str(ev.get("initiative")))
+        return _("Game turn {n} starts; {side} has the initiative.").format(
+            n=ev.get("turn"), side=first
+        )
+    if kind == "orders_placed":
+        return _("{side} places its Order tokens face down.").format(side=side)
+    if kind == "orders_committed":
+        return _("{side}'s tokens are committed: their fingerprints are public.").format(side=side)
+    if kind == "order_revealed":
+        return _("{side} reveals {token} on {unit}.").format(
+            side=side, token=_token_words(ev.get("token")), unit=unit
+        )
+    if kind == "unit_moved":
+        path = ev.get("path") or []
+        end = _at(path[-1]) if path else "?"
+        return _("{unit} moves to {square}.").format(unit=unit, square=end)
+    if kind == "unit_shot":
+        head = (
+            _("{unit}: suppression fire at {target}").format(unit=unit, target=target)
+            if ev.get("suppression")
+            else _("{unit} shoots {target}").format(unit=unit, target=target)
+        )
+        return _("{head}: {final} against {dv}, {outcome}.").format(
+            head=head,
+            final=ev.get("final"),
+            dv=ev.get("dv"),
+            outcome=_outcome(str(ev.get("outcome"))),
+        )
+    if kind == "assault_resolved":
+        return _("{unit} assaults {target}: {a} against {d}, {outcome}.").format(
+            unit=unit,
+            target=target,
+            a=ev.get("attacker_total"),
+            d=ev.get("defender_total"),
+            outcome=_outcome(str(ev.get("outcome"))),
+        )
+    if kind == "steps_taken":
+        if ev.get("destroyed"):
+            return _("{unit} is destroyed.").format(unit=unit)
+        return _("{unit} loses {n} step(s).").format(unit=unit, n=ev.get("steps"))
+    if kind == "suppressed_placed":
+        return _("{unit} takes {n} Suppressed marker(s).").format(unit=unit, n=ev.get("count"))
+    if kind == "reserve_ended":
+        return _("{side} ends its Reserve phase.").format(side=side)
+    if kind == "turn_ended":
+        return _("Game turn {n} ends.").format(n=ev.get("turn"))
+    if kind == "battle_ended":
+        winner = ev.get("winner")
+        if winner:
+            return _("The battle is over: {side} wins.").format(
+                side=sides.get(str(winner), str(winner))
+            )
+        return _("The battle is over: a draw.")
+    return generic.describe(ev, names, {})
+
+
+def timeline(
+    entries: Sequence[Mapping[str, Any]],
+    names: Mapping[str, str],
+    players: Mapping[str, str],
+    seats: Mapping[str, str],
+) -> list[generic.Line]:
+    """The latest entries as Black Reach sentences, newest first (a side named by its
+    player)."""
+    sides = {side: f"{players.get(seat) or seat} ({side})" for seat, side in seats.items()}
+    lines = generic.timeline(entries, names, players)
+    by_seq = {int(e.get("seq") or 0): e.get("event") or {} for e in entries}
+    return [
+        generic.Line(
+            line.seq,
+            describe(by_seq.get(line.seq, {}), names, sides),
+            line.dice,
+            line.secret,
+            line.undone,
+        )
+        for line in lines
+    ]
+
+
 # -- the page's context -------------------------------------------------------------------------
 
 
@@ -502,7 +611,7 @@ def context(page: PageInput) -> dict[str, Any]:
         "br": board,
         "br_hot_offer": False,
         "br_words": _Words(),
-        "timeline": timeline(log, names, page.names),
+        "timeline": timeline(log, names, page.names, board.view.get("seats") or {}),
         "facings": FACINGS,
     }
 
