@@ -130,6 +130,7 @@ class Workspace:
         )
         self._chains: dict[str, tuple[Document, ...]] = {}
         self.category_names: dict[str, str] = {}
+        self.hidden_categories: set[str] = set()  # e.g. flags such as "X is the Warlord"
         self.force_names: dict[str, str] = {}
         self.pts_type_ids: set[str] = set()
         # Roster options ("Show Legends", "Show Agents of the Imperium"...): id -> whether it
@@ -144,6 +145,8 @@ class Workspace:
                 cid, name = e.get("id"), e.get("name")
                 if cid and name:
                     self.category_names.setdefault(cid, name)
+                if cid and e.get("hidden") == "true":
+                    self.hidden_categories.add(cid)
             for e in d.root.iter("forceEntry"):
                 fid, name = e.get("id"), e.get("name")
                 if fid and name:

@@ -505,12 +505,7 @@ def _any_known(parts: Sequence[Term]) -> Term:
 def _warlord_flags(builder: Builder, sheet_names: Mapping[str, str]) -> dict[str, tuple[str, ...]]:
     """Hidden categories linked from a "Warlord" entry below a datasheet: id -> datasheets."""
     ws = builder.ws
-    hidden = {
-        e.get("id") or ""
-        for d in ws.docs.values()
-        for e in d.root.iter("categoryEntry")
-        if e.get("hidden") == "true"
-    }
+    hidden = ws.hidden_categories
     out: dict[str, list[str]] = {}
     if not hidden:
         return {}
