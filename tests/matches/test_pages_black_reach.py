@@ -254,3 +254,32 @@ def test_hot_seat_forms_refuse_a_match_of_two_players(
         )
         assert html(r).css_first("#match-error") is not None, name
     assert page_of(bob, match_id).css_first("#playing-as").text().endswith("Bob")
+
+
+def test_hot_seat_without_js(browser: Callable[[str], TestClient]) -> None:
+    """Plain posts: "I am <name>" answers with that player's board (not a redirect to a page
+    that would ask again); a command answers with a redirect, and the page shows the same
+    player again while the battle waits on them."""
+    alice, match_id = hot_seat(browser)
+    form = page_of(alice, match_id).css_first("#form-place-orders")
+    data = fields(form) | {f"order.{u}": f"n:{n}" for n, u in enumerate(MARINES, 1)}
+    r = alice.post(str(form.attributes["action"]), data=data, follow_redirects=False)
+    assert r.status_code == 303, r.text
+    assert page_of(alice, match_id).css_first("#hand-off") is not None
+    r = alice.post(
+        f"/matches/{match_id}/hand-off",
+        data={"csrf_token": alice.csrf, "seat": "B"},  # type: ignore[attr-defined]
+        follow_redirects=False,
+    )
+    assert r.status_code == 200, r.text
+    page = html(r)
+    assert page.css_first("#playing-as").text().endswith("Bruno")
+    form = page.css_first("#form-place-orders")
+    data = fields(form) | {f"order.{u}": f"n:{n}" for n, u in enumerate(ORKS, 1)}
+    r = alice.post(str(form.attributes["action"]), data=data, follow_redirects=False)
+    assert r.status_code == 303, r.text
+    # Bruno's token 1 is due: his board again, without a hand-off
+    page = page_of(alice, match_id)
+    assert page.css_first("#hand-off") is None
+    assert page.css_first("#playing-as").text().endswith("Bruno")
+    assert page.css_first(f"#counter-{slug(BOYZ1)} text.token").text() == "1"

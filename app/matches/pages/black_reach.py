@@ -102,14 +102,17 @@ def _offers_hot_seat(match: Match) -> bool:
     return bool(options.get("hot_seat")) and match.version == 0
 
 
-def _acts(game: Any, seat: str) -> bool:
-    return bool(game.legal_actions(seat))
-
-
-def to_play(game: Any) -> str | None:
+def to_play(game: Any, known: dict[str, Sequence[Mapping[str, Any]]] | None = None) -> str | None:
     """The seat the battle waits on (seat A first when both may act, e.g. the Order phase);
-    ``None`` when neither may."""
-    return next((s for s in SEATS if _acts(game, s)), None)
+    ``None`` when neither may. ``known``: the legal actions already read, by seat (those read
+    here are added to it)."""
+    known = {} if known is None else known
+    for seat in SEATS:
+        if seat not in known:
+            known[seat] = game.legal_actions(seat)
+        if known[seat]:
+            return seat
+    return None
 
 
 def _last_actor(game: Any) -> str | None:
@@ -568,10 +571,19 @@ def _names(view: Mapping[str, Any]) -> dict[str, str]:
     return {str(u["id"]): str(u.get("name") or u["id"]) for u in view.get("units", ())}
 
 
-def _board(page: PageInput, seat: str, *, hot: bool) -> tuple[Board, Sequence[Mapping[str, Any]]]:
+def _board(
+    page: PageInput,
+    seat: str,
+    *,
+    hot: bool,
+    known: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
+) -> tuple[Board, Sequence[Mapping[str, Any]]]:
     game = page.game
     if hot:
-        view, actions, log = game.view(seat), game.legal_actions(seat), game.log_json(seat)
+        actions = (known or {}).get(seat)
+        if actions is None:
+            actions = game.legal_actions(seat)
+        view, log = game.view(seat), game.log_json(seat)
     else:
         view, actions, log = page.view, page.actions, page.log
     forms, orders = action_forms(actions, _names(view))
@@ -598,10 +610,12 @@ def context(page: PageInput) -> dict[str, Any]:
         return {"br": None, "br_hot_offer": offer}
     hot = page.seat == "A" and hot_seat(page.match)
     if hot:
-        waiting = to_play(page.game)
+        known = {page.seat: page.actions}  # the legal actions are the costly part (moves)
+        waiting = to_play(page.game, known)
         holder = page.extra.get("holder")
         if waiting is None or waiting in (holder, _last_actor(page.game)):
-            board, log = _board(page, waiting or str(holder or "A"), hot=True)
+            shown = waiting or str(holder or "A")
+            board, log = _board(page, shown, hot=True, known=known)
         else:
             board, log = _hand_off(page, waiting)
     else:
