@@ -126,6 +126,34 @@ async def current_user(
 OptionalUser = Annotated[User | None, Depends(current_user)]
 
 
+async def current_viewer(
+    request: Request,
+    db: DbSession,
+    settings: AppSettings,
+    bearer: Annotated[HTTPAuthorizationCredentials | None, Security(bearer_scheme)] = None,
+    _session: Annotated[str | None, Security(session_scheme)] = None,  # for OpenAPI only
+) -> Viewer | None:
+    """Who is asking, as plain values, for the routes that need nothing else of the user (the
+    match tracker's, issue 21): a bearer token this process checked in the last few seconds
+    builds no ``User`` instance (the same check as :func:`current_user`'s cache hit); anything
+    else goes through :func:`current_user`."""
+    if bearer is not None:
+        token = bearer.credentials.strip()
+        grant = service.cached_grant_for_api_token(token)
+        if grant is not None:
+            viewer = Viewer(grant.user_id, grant.display_name, grant.email)
+            request.state.auth = "token"
+            request.state.token_digest = security.digest(token)
+            request.state.locale = grant.preferred_language
+            request.state.viewer = viewer
+            return viewer
+    user = await current_user(request, db, settings, bearer, _session)
+    return None if user is None else Viewer(user.id, user.display_name, user.email)
+
+
+OptionalViewer = Annotated[Viewer | None, Depends(current_viewer)]
+
+
 async def require_user(user: OptionalUser) -> User:
     if user is None:
         raise NotAuthenticated(

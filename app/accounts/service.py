@@ -310,11 +310,10 @@ class TokenGrants:
 token_grants = TokenGrants()
 
 
-def cached_user_for_api_token(db: Session, secret: str) -> User | None:
-    """The token's user from this process's cache, with no I/O (so on the event loop); None
+def cached_grant_for_api_token(secret: str) -> TokenGrant | None:
+    """The token's grant from this process's cache, with no I/O (so on the event loop); None
     when the cache cannot tell (unknown, stale or expired: ask :func:`user_for_api_token`).
-
-    The user is attached to ``db`` as if loaded (its other columns load on first access)."""
+    A hit whose ``last_used_at`` is due defers its touch to after the response."""
     if not secret.startswith(TOKEN_PREFIX) or len(secret) > 100:
         return None
     digest = security.digest(secret)
@@ -330,6 +329,15 @@ def cached_user_for_api_token(db: Session, secret: str) -> User | None:
     due = grant.used is None or now - grant.used > timedelta(minutes=1)
     touch = ("api_token_used", grant.token_id)
     if due and not defer_write(touch, _touch_token(grant.token_id, now)):
+        return None
+    return grant
+
+
+def cached_user_for_api_token(db: Session, secret: str) -> User | None:
+    """The token's user from this process's cache (:func:`cached_grant_for_api_token`), attached
+    to ``db`` as if loaded (its other columns load on first access); None on a miss."""
+    grant = cached_grant_for_api_token(secret)
+    if grant is None:
         return None
     user = User(
         id=grant.user_id,

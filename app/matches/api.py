@@ -21,7 +21,7 @@ from pydantic import BaseModel
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session, aliased
 
-from app.accounts.deps import CurrentUser, OptionalUser
+from app.accounts.deps import CurrentUser, OptionalUser, OptionalViewer
 from app.accounts.models import User
 from app.core.deps import DbSession, end_transaction
 from app.core.errors import PROBLEM_JSON
@@ -67,12 +67,12 @@ MatchDb = Annotated[Session, Depends(match_db)]
 
 
 async def caller(
-    user: OptionalUser,
+    user: OptionalViewer,
     x_guest_token: Annotated[
         str | None, Header(max_length=200, description="A guest seat's link token")
     ] = None,
 ) -> service.Caller:
-    return service.Caller.of(user, x_guest_token)
+    return service.Caller(user.id if user is not None else None, x_guest_token or None)
 
 
 Who = Annotated[service.Caller, Depends(caller)]

@@ -321,3 +321,40 @@ def test_the_match_reads_take_no_extra_trip_to_the_thread_pool(
         assert answer.status_code == 200
         assert answer.json()["version"] == g.a.version
         assert len(trips) == 1, (path, trips)  # a dict returned by the endpoint: 3
+
+
+def test_a_cached_token_reads_a_match_without_building_a_user(
+    new_game: Callable[..., Game], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The match routes need only who is asking: a token this process checked a moment ago
+    answers them from its grant (no ``User`` instance, no query), and a token revoked in this
+    process stops at once, as for every other route (issue 21)."""
+    from app.accounts import service as accounts
+
+    monkeypatch.setattr(accounts.token_grants, "ttl", 600.0)  # a slow machine: no expiry
+    g = new_game()
+    setup_battle(g)
+    assert g.b.client.get(g.b.base).status_code == 200  # the token's grant is cached now
+
+    def no_user(*args: Any) -> Any:
+        raise AssertionError("a match route built a User from a cached token")
+
+    cached_user, user_for_token = accounts.cached_user_for_api_token, accounts.user_for_api_token
+    monkeypatch.setattr(accounts, "cached_user_for_api_token", no_user)
+    monkeypatch.setattr(accounts, "user_for_api_token", no_user)
+    again = g.b.client.get(g.b.base)
+    assert again.status_code == 200
+    assert again.json()["seat"] == "B"
+    active = again.json()["view"]["active"]
+    mover = g.a if active == "A" else g.b
+    before = mover.version
+    assert mover.send({"type": "end_phase"})["version"] > before
+    monkeypatch.setattr(accounts, "cached_user_for_api_token", cached_user)
+    monkeypatch.setattr(accounts, "user_for_api_token", user_for_token)
+    token = g.b.client.headers["Authorization"].removeprefix("Bearer ")
+    mine = g.b.client.get("/api/v1/tokens").json()
+    assert mine
+    for t in mine:
+        assert g.b.client.delete(f"/api/v1/tokens/{t['id']}").status_code in (200, 204)
+    refused = g.b.client.get(g.b.base)
+    assert refused.status_code == 401, (token[:8], refused.text)
