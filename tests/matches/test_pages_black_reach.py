@@ -122,6 +122,15 @@ def test_the_board_the_counters_and_a_tap_move_and_a_shot(
     theirs = page_of(alice, match_id)
     assert theirs.css_first(f"#counter-{slug(BOYZ1)} text.token") is None
     assert theirs.css_first(f"#counter-{slug(BOYZ1)} circle.face-down") is not None
+    placed = [
+        o
+        for e in bob.get(f"/api/v1/matches/{match_id}/log").json()["entries"]
+        if e["event"]["type"] == "orders_placed"
+        for o in e["event"]["orders"]
+    ]
+    assert len(placed) == len(ORKS)
+    for text in (theirs.html, alice.get(f"/matches/{match_id}", headers=HX).text):
+        assert all(o["nonce"] not in text for o in placed)
     place_orders(alice, match_id, MARINES)
     # B's token 1: the Boyz; a tap on (4,6) sends the path the battle proposes for it
     page = page_of(bob, match_id)
