@@ -158,9 +158,11 @@ def test_a_full_pen_battle_through_the_api_with_dice_by_hand(
     alice, bob = user_client("Alice"), user_client("Bob")
     mine = ready_pen_list(alice, marines(), "Marines")
     theirs = ready_pen_list(bob, guard(), "Garde")
+    # both players confirm the objectives reported before the battle ends (pen rulings B18)
     r = alice.post(
         MATCHES,
         json={
+            "options": {"confirm_result": True},
             "ruleset": "pen",
             "army_id": mine,
             "mission": "pen-objectives",
@@ -454,12 +456,22 @@ def test_a_full_pen_battle_through_the_api_with_dice_by_hand(
     # Chimera (55), the Command squad is under half (50 / 2); B: the Devastators at half (60)
     assert b.get()["vp"] == {"A": 140, "B": 60}
 
-    # -- the end: each player reports the objectives he holds on the table ---------------------
+    # -- the end: the players report who holds each objective, then both confirm -------------
     reports = {x["command"]["objective"] for x in a.client.get(f"{base}/actions").json()["actions"]}
     assert reports == {"objective-1", "objective-2", "objective-3"}
     a.send({"type": "report_control", "objective": "objective-1", "seat": "A"})
     b.send({"type": "report_control", "objective": "objective-2", "seat": "B"})
+    a.send({"type": "report_control", "objective": "objective-3", "seat": ""})  # a slip
+    assert b.view()["stage"] == "scoring"  # nothing ends before both players confirm
+    b.send({"type": "confirm_result"})
+    assert (a.view()["confirmed"], b.get()["status"]) == (["B"], "battle")
+    refused = b.send({"type": "confirm_result"}, status=409)
+    assert refused["refusal"] == "already_confirmed"
+    # Alice sees her slip: objective 3 is hers; the correction asks Bob to confirm again
     a.send({"type": "report_control", "objective": "objective-3", "seat": "A"})
+    assert a.view()["confirmed"] == []
+    a.send({"type": "confirm_result"})
+    b.send({"type": "confirm_result"})
     # each objective is worth 1000 / 10 = 100 [L821]: A 140 + 200, B 60 + 100; the gap (180)
     # is at least X: A wins [L822]
     view = same_table(a, b)
@@ -584,3 +596,26 @@ def test_a_squad_retreats_by_choice_through_the_api(
     assert "retreating" in units["b1"]["tokens"]
     assert (units["a1"]["locked_with"], units["b1"]["locked_with"]) == ([], [])
     g.a.send({"type": "consolidate", "unit": "a1", "inches": 2})
+
+
+def test_the_confirmation_is_a_match_option_of_the_pen_battle_s_own_turns(
+    user_client: Callable[[str], TestClient],
+) -> None:
+    alice = user_client("Alice")
+    mine = ready_pen_list(alice, marines()[:1])
+    for options, field in (
+        ({"confirm_result": "yes"}, "options.confirm_result"),
+        ({"turn_structure": "dynamics", "confirm_result": True}, "options.confirm_result"),
+    ):
+        r = alice.post(MATCHES, json={"ruleset": "pen", "army_id": mine, "options": options})
+        assert r.status_code == 422, r.text
+        assert [e["field"] for e in r.json()["errors"]] == [field]
+    r = alice.post(
+        MATCHES,
+        json={
+            "ruleset": "pen",
+            "army_id": mine,
+            "options": {"turn_structure": "alternation", "confirm_result": True},
+        },
+    )
+    assert r.status_code == 201, r.text

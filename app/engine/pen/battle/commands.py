@@ -21,6 +21,7 @@ __all__ = [
     "Charge",
     "ChooseFirst",
     "Command",
+    "ConfirmResult",
     "Consolidate",
     "CreateBattle",
     "DeclareReserve",
@@ -293,6 +294,14 @@ class ReportControl(Command):
 
 
 @dataclass(frozen=True, slots=True)
+class ConfirmResult(Command):
+    """At the end of a game whose set-up asks for it: this seat agrees with the objectives
+    reported; the battle ends when both have (pen rulings B18)."""
+
+    kind: ClassVar[str] = "confirm_result"
+
+
+@dataclass(frozen=True, slots=True)
 class Undo(Command):
     kind: ClassVar[str] = "undo"
 
@@ -333,6 +342,7 @@ COMMAND_CODEC = TaggedCodec(
         EndPhase,
         ReportControl,
         Retreat,
+        ConfirmResult,
         Undo,
         ApproveUndo,
         RefuseUndo,

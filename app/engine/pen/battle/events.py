@@ -39,6 +39,7 @@ __all__ = [
     "Regenerated",
     "ReserveDeclared",
     "ReservesRolled",
+    "ResultConfirmed",
     "Retreated",
     "RollOffMade",
     "RoundStarted",
@@ -420,6 +421,12 @@ class ControlReported(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class ResultConfirmed(Event):
+    kind: ClassVar[str] = "result_confirmed"
+    seat: str
+
+
+@dataclass(frozen=True, slots=True)
 class BattleEnded(Event):
     kind: ClassVar[str] = "battle_ended"
     undoable: ClassVar[bool] = False
@@ -470,5 +477,6 @@ EVENT_CODEC = TaggedCodec(
         AccidentTested,
         OutOfControlEnded,
         Retreated,
+        ResultConfirmed,
     ],
 )

@@ -30,6 +30,7 @@ from app.engine.pen.battle.events import (
     Regenerated,
     ReserveDeclared,
     ReservesRolled,
+    ResultConfirmed,
     Retreated,
     RollOffMade,
     RoundStarted,
@@ -498,7 +499,9 @@ def evolve(state: BattleState, event: Event) -> BattleState:
         case ControlReported(objective=objective, seat=seat):
             control = dict(state.control)
             control[objective] = seat or None
-            return replace(state, control=control)
+            return replace(state, control=control, confirmed=frozenset())  # to confirm again
+        case ResultConfirmed(seat=seat):
+            return replace(state, confirmed=state.confirmed | {seat})
         case BattleEnded(vp_a=a, vp_b=b, winner=winner):
             return replace(state, stage=Stage.ENDED, result={"A": a, "B": b}, winner=winner or None)
     raise ValueError(f"unknown event {event.kind}")

@@ -24,6 +24,7 @@ from app.engine.pen.battle.commands import (
     Arrive,
     Charge,
     ChooseFirst,
+    ConfirmResult,
     Consolidate,
     CreateBattle,
     DeclareReserve,
@@ -70,6 +71,7 @@ from app.engine.pen.battle.events import (
     Regenerated,
     ReserveDeclared,
     ReservesRolled,
+    ResultConfirmed,
     Retreated,
     RollOffMade,
     RoundStarted,
@@ -1792,15 +1794,38 @@ def _wounds_lost(unit: UnitState) -> int:
     return (unit.models_start - unit.models) * unit.wounds + unit.wounds_taken
 
 
+def all_reported(state: BattleState) -> bool:
+    return all(o in state.control for o in objectives(state))
+
+
 def _maybe_finish(out: _Out) -> None:
+    """The battle ends once every objective is reported, and, when the set-up asks for it,
+    both players confirmed them (pen rulings B18)."""
     s = out.state
-    if any(o not in s.control for o in objectives(s)):
+    if not all_reported(s):
+        return
+    assert s.setup is not None
+    if s.setup.confirm_result and not set(SEATS) <= s.confirmed:
         return
     vp = victory_points(s)
     assert s.setup is not None
     gap = vp["A"] - vp["B"]
     winner = "" if abs(gap) < s.setup.objective_value else ("A" if gap > 0 else "B")
     out.emit(BattleEnded(vp["A"], vp["B"], winner))
+
+
+def _confirm(out: _Out, actor: str) -> None:
+    s = out.state
+    _stage(s, Stage.SCORING)
+    assert s.setup is not None
+    if not s.setup.confirm_result:
+        raise refuse("no_confirmation", "this battle ends when the objectives are reported")
+    if not all_reported(s):
+        raise refuse("objectives_unreported", "say who holds every objective first")
+    if actor in s.confirmed:
+        raise refuse("already_confirmed", "you have confirmed the result")
+    out.emit(ResultConfirmed(actor))
+    _maybe_finish(out)
 
 
 def _report(out: _Out, cmd: ReportControl, actor: str) -> None:
@@ -1876,6 +1901,8 @@ def decide(
             _end_phase(out, actor)
         case ReportControl():
             _report(out, command, actor)
+        case ConfirmResult():
+            _confirm(out, actor)
         case _:
             raise refuse("unknown_command", f"{command.kind} is not a battle command")
     return Decision(tuple(out.events), out.state)

@@ -77,6 +77,8 @@ class BattleSetup:
     zones: int = 0
     kill_points: bool = True
     alternation: bool = False  # the optional alternation mode of §3.5 [L836-L846]
+    # both players confirm the objectives reported before the battle ends (pen rulings B18)
+    confirm_result: bool = False
 
     def army(self, seat: str) -> ArmySpec:
         return next(a for a in self.armies if a.seat == seat)

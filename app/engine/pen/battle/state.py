@@ -148,6 +148,7 @@ class BattleState:
     control: Mapping[str, str | None] = field(default_factory=dict)  # objective -> seat
     result: Mapping[str, int] = field(default_factory=dict)  # seat -> VP at the end
     winner: str | None = None
+    confirmed: frozenset[str] = frozenset()  # seats that confirmed the objectives reported
     # the alternation mode of §3.5 [L836-L846]
     playing: str | None = None  # the squad being played (all its phases) [L842]
     deploy_next: str | None = None  # who deploys the next squad [L838]

@@ -11,6 +11,7 @@ from app.engine.pen.battle.commands import (
     COMMAND_CODEC,
     ChooseFirst,
     Command,
+    ConfirmResult,
     DeclareReserve,
     Disembark,
     EndActivation,
@@ -23,7 +24,7 @@ from app.engine.pen.battle.commands import (
     RollOff,
     StartTurn,
 )
-from app.engine.pen.battle.rules import may_retreat, objectives
+from app.engine.pen.battle.rules import all_reported, may_retreat, objectives
 from app.engine.pen.battle.setup import SEATS
 from app.engine.pen.battle.state import (
     BattleState,
@@ -111,6 +112,8 @@ def render(state: BattleState, viewer: Viewer) -> JsonObject:
         "control": dict(state.control),
         "result": dict(state.result),
         "winner": state.winner,
+        "confirm_result": state.setup is not None and state.setup.confirm_result,
+        "confirmed": sorted(state.confirmed),
     }
 
 
@@ -150,12 +153,17 @@ def legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
     elif stage in (Stage.DEPLOY, Stage.INFILTRATE, Stage.SCOUT) and seat not in state.ready:
         out.append(_cmd(EndStep()))
     elif stage is Stage.SCORING:
+        confirming = state.setup is not None and state.setup.confirm_result
+        # with a confirmation, a reported objective may be reported again (a correction,
+        # which asks both players to confirm again)
         out.extend(
             _cmd(ReportControl(o, s))
             for o in objectives(state)
-            if o not in state.control
             for s in ("", *SEATS)
+            if o not in state.control or (confirming and state.control[o] != (s or None))
         )
+        if confirming and all_reported(state) and seat not in state.confirmed:
+            out.append(_cmd(ConfirmResult()))
     elif stage is Stage.BATTLE:
         if state.active_seat != seat:
             if state.phase is Phase.MOVEMENT:

@@ -51,10 +51,15 @@ def parse_options(raw: Mapping[str, Any] | None) -> dict[str, Any]:
     ``classic``); with ``dynamics``, also ``pilots`` (``{"A": 1-10, "B": 1-10}``: the
     Initiative of each army's non-walker vehicles, 3 when not given [L197]) and ``plus_two``
     (``"A"``, ``"B"`` or ``""``: the seat whose role would begin the battle, +2 on the
-    advantage tests [L140]). Anything else is a 422 naming the field."""
+    advantage tests [L140]); otherwise also ``confirm_result`` (``true``: the battle ends
+    when both players have confirmed the objectives reported, pen rulings B18). Anything
+    else is a 422 naming the field."""
     raw = raw or {}
     structure = raw.get("turn_structure", "classic")
-    allowed = {"turn_structure", *(DYNAMICS_OPTIONS if structure == "dynamics" else ())}
+    allowed = {
+        "turn_structure",
+        *(DYNAMICS_OPTIONS if structure == "dynamics" else ("confirm_result",)),
+    }
     errors = [
         {"field": f"options.{k}", "message": "not an option of this PEN match", "type": "extra"}
         for k in sorted(raw)
@@ -69,6 +74,12 @@ def parse_options(raw: Mapping[str, Any] | None) -> dict[str, Any]:
             }
         )
     out: dict[str, Any] = {"turn_structure": structure}
+    if "confirm_result" in raw and "confirm_result" in allowed:
+        if type(raw["confirm_result"]) is not bool:
+            errors.append(
+                {"field": "options.confirm_result", "message": "true or false", "type": "value"}
+            )
+        out["confirm_result"] = raw["confirm_result"] is True
     if structure == "dynamics":
         pilots = raw.get("pilots", {})
         if not isinstance(pilots, Mapping) or any(
@@ -107,6 +118,7 @@ def new_setup(given: SetupInput) -> BattleSetup | DynamicsSetup:
         zones=int(options.get("zones") or 0),  # type: ignore[call-overload]
         kill_points=bool(options.get("kill_points", True)),
         alternation=structure == "alternation",
+        confirm_result=bool(given.options.get("confirm_result")),
     )
     if structure != "dynamics":
         return battle
@@ -148,6 +160,8 @@ def imported(game: MatchGame, snapshots: Mapping[str, Any]) -> Imported:
         raise InvalidLog("The log does not start with the creation of the battle.")
     assert isinstance(game, PenMatch)
     mission_id, size = _mission_of(setup)
+    if setup.confirm_result and not extra:
+        extra = {"confirm_result": True}
     options = {"options": {"turn_structure": structure_of(game.inner), **extra}}
     return Imported(
         mission_id,
