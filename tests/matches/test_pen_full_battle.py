@@ -10,8 +10,8 @@ on their rolls, shooting that kills models and a morale test at 25% losses, a tr
 damage results until its hull points are gone and its passengers hit, a charge fought with two
 close-combat weapons, the combat result, a failed morale test and a sweeping advance that
 destroys the loser, consolidation, a squad fleeing and regrouping, the game-length rolls after
-rounds 5 and 6, the objectives reported and the victory points. Then the per-seat logs, the
-audit, the export replayed by ``PenMatch.import_log`` to the live state, and the import as a
+rounds 5 and 6, the objectives reported (one corrected) and confirmed by both players, the
+victory points. Then the per-seat logs, the audit, the export replayed by ``PenMatch.import_log`` to the live state, and the import as a
 new match with the same view."""
 
 from __future__ import annotations
