@@ -155,6 +155,68 @@ def _reduced(x: int, total: int, exponents: tuple[tuple[int, int], ...] | None) 
     return _coprime(x, total // g)
 
 
+def _reduced_many(xs: Sequence[int], total: int) -> list[Fraction]:
+    """``[Fraction(x, total) for x in xs]`` (each ``x`` in ``0 .. total``), as
+    :func:`_reduced` does one, for a whole table: the reduced denominators, one per set of
+    prime exponents divided out, are computed once, not once per value."""
+    exps = _dice_exponents(total)
+    if exps is None:
+        return [Fraction(x, total) for x in xs]
+    e2 = 0
+    odd: list[tuple[int, int]] = []
+    for p, e in exps:
+        if p == 2:
+            e2 = e
+        else:
+            odd.append((p, e))
+    dens: dict[tuple[int, ...], int] = {}
+    out: list[Fraction] = []
+    for x in xs:
+        if x == 0 or x == total:
+            out.append(Fraction(x, total))
+            continue
+        v2 = min((x & -x).bit_length() - 1, e2)
+        x >>= v2
+        key = [v2]
+        for p, e in odd:
+            # the valuation from the remainder by p**_SHORT_VALUATION: one pass over x, the
+            # rest on a small integer, then one division
+            small = x % _short_power(p)
+            v = 0
+            if small == 0:
+                v = _SHORT_VALUATION
+            else:
+                while small % p == 0:
+                    small //= p
+                    v += 1
+            v = min(v, e)
+            if v:
+                x //= p**v
+            key.append(v)
+        if len(key) > 1 and max(key[1:]) == _SHORT_VALUATION:
+            out.append(Fraction(x * _divided(key, odd), total))
+            continue
+        k = tuple(key)
+        den = dens.get(k)
+        if den is None:
+            den = dens[k] = total // _divided(key, odd)
+        out.append(_coprime(x, den))
+    return out
+
+
+@functools.lru_cache(maxsize=8)
+def _short_power(p: int) -> int:
+    return int(p**_SHORT_VALUATION)
+
+
+def _divided(key: Sequence[int], odd: Sequence[tuple[int, int]]) -> int:
+    """The factor ``2**key[0] * prod(p**v)`` that :func:`_reduced_many` divided out."""
+    g = 1 << key[0]
+    for (p, _), v in zip(odd, key[1:], strict=True):
+        g *= p**v
+    return g
+
+
 # Python 3.12 has a constructor for a numerator and denominator known to be coprime; 3.11
 # takes a keyword instead. Either skips the gcd that the caller has made unnecessary.
 _FROM_COPRIME: Callable[[int, int], Fraction] | None = getattr(Fraction, "_from_coprime_ints", None)
@@ -322,9 +384,10 @@ class Dist:
 
     def items(self) -> list[tuple[int, Fraction]]:
         """(value, probability) for every value of positive probability, sorted by value."""
-        t = self._total
-        exps = _dice_exponents(t)
-        return [(self._lo + i, _reduced(x, t, exps)) for i, x in enumerate(self._w) if x]
+        lo = self._lo
+        values = [(lo + i, x) for i, x in enumerate(self._w) if x]
+        probs = _reduced_many([x for _, x in values], self._total)
+        return [(v, p) for (v, _), p in zip(values, probs, strict=True)]
 
     def support(self) -> list[int]:
         return [self._lo + i for i, x in enumerate(self._w) if x]
@@ -364,14 +427,15 @@ class Dist:
 
     def at_least_table(self) -> list[tuple[int, Fraction]]:
         """(k, P(X >= k)) for every k of the support, sorted by k."""
-        out: list[tuple[int, Fraction]] = []
+        keys: list[int] = []
+        tails: list[int] = []
         acc = self._total
-        exps = _dice_exponents(acc)
         for i, x in enumerate(self._w):
             if x:
-                out.append((self._lo + i, _reduced(acc, self._total, exps)))
+                keys.append(self._lo + i)
+                tails.append(acc)
             acc -= x
-        return out
+        return list(zip(keys, _reduced_many(tails, self._total), strict=True))
 
     # -- combining --------------------------------------------------------------------------
 

@@ -56,3 +56,18 @@ def test_items_and_at_least_of_a_long_distribution() -> None:
     for v, p in d.at_least_table():
         assert p == Fraction(acc, total)
         acc -= d.weights()[v]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(numerator_and_total(), min_size=1, max_size=6))
+def test_reduced_many_is_the_fraction_of_each(pairs: list[tuple[int, int]]) -> None:
+    # one total for the table (the largest drawn); numerators with many factors of 2 and 3,
+    # past the short count of divisions by 3 included
+    total = max(t for _, t in pairs)
+    xs = [x * total // t for x, t in pairs] + [0, total]
+    xs += [total // 3**k for k in (1, 24, 25, 60) if total % 3**k == 0]
+    got = distributions._reduced_many(xs, total)
+    want = [Fraction(x, total) for x in xs]
+    assert [(g.numerator, g.denominator) for g in got] == [
+        (w.numerator, w.denominator) for w in want
+    ]
