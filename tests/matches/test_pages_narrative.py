@@ -379,3 +379,164 @@ def test_narrative_sentences_and_the_panel_labels_in_french() -> None:
         )
     finally:
         current_locale.reset(token)
+
+
+# -- the narrative forms with no page test before: each shown, then posted through the page ------
+
+
+def unit_boxes(form: Any) -> list[tuple[str, str, list[tuple[str, bool]]]]:
+    """Each unit-choice fieldset of ``form``: its legend, its checkbox name and its boxes
+    (value, ticked)."""
+    out = []
+    for fs in form.css("fieldset.narrative-units"):
+        boxes = fs.css("input[type=checkbox]")
+        names = {str(b.attributes["name"]) for b in boxes}
+        assert len(names) == 1, names
+        out.append(
+            (
+                " ".join(fs.css_first("legend").text().split()),
+                names.pop(),
+                [(str(b.attributes["value"]), "checked" in b.attributes) for b in boxes],
+            )
+        )
+    return out
+
+
+def posts_to_the_act_route(form: Any, match_id: int) -> None:
+    """An action form posts (with and without htmx) to the act route and swaps the state."""
+    assert form.attributes["method"] == "post"
+    assert form.attributes["action"] == f"/matches/{match_id}/act"
+    assert form.attributes["hx-post"] == f"/matches/{match_id}/act"
+    assert form.attributes["hx-target"] == "#match-state"
+    assert form.attributes["hx-swap"] == "outerHTML"
+
+
+def test_blitz_go_to_ground_and_the_lines_reported_through_the_page(
+    browser: Callable[[str], TestClient], armies: FakeArmies
+) -> None:
+    g = new_game(browser, armies, "blitz", marines(), orks())
+    submit(g.a, find_form(page(g.a), "roll_off"))  # A attacks, B deploys hidden
+    for p in (g.a, g.b):
+        submit(p, page(p).css_first("#formation-form"))
+    submit(g.b, find_form(page(g.b), "place_tokens"))
+    submit(g.a, find_form(page(g.a), "deploy_forces"))
+
+    # the Defender's INFANTRY units on the table may go to ground: none ticked at first
+    b_page = page(g.b)
+    ground = find_form(b_page, "go_to_ground")
+    posts_to_the_act_route(ground, g.match_id)
+    ((legend, name, boxes),) = unit_boxes(ground)
+    assert (legend, name) == ("INFANTRY units that go to ground if hit", "units")
+    units = {u["id"]: u for u in g.b.view()["units"]}
+    offered = [v for v, _ in boxes]
+    assert offered
+    assert all(units[v]["owner"] == "B" and "INFANTRY" in units[v]["keywords"] for v in offered)
+    assert not any(ticked for _, ticked in boxes)
+    b_page = submit(g.b, ground, {"units": [offered[0]]})
+    ready = [t for t in timeline(b_page) if t.startswith("Ready to go to ground: ")]
+    assert len(ready) == 1
+    assert units[offered[0]]["name"] in ready[0]
+
+    targets = [u for u in g.b.view()["units"] if u["owner"] == "B"]
+    on_table = [u for u in targets if u["location"] == "battlefield" and not u["destroyed"]]
+    groups = [u for u in on_table if not u["bodyguard"]]  # an Attached unit is bombarded once
+    g.a.send({"type": "bombard"}, dice=[1] * len(groups))  # every unit missed
+    submit(g.a, find_form(page(g.a), "roll_off"))
+    assert g.a.view()["stage"] == "battle"
+
+    # the Attacker reports its units in the two lines: two fieldsets of its own units
+    a_page = page(g.a)
+    zones = find_form(a_page, "report_zones")
+    posts_to_the_act_route(zones, g.match_id)
+    fieldsets = unit_boxes(zones)
+    assert [(legend, name) for legend, name, _ in fieldsets] == [
+        ("In the first line", "first_line"),
+        ("In the second line", "second_line"),
+    ]
+    mine = [v for v, _ in fieldsets[0][2]]
+    assert mine == [v for v, _ in fieldsets[1][2]]
+    assert all(v.startswith("a") for v in mine)
+    assert not any(t for _, _, boxes in fieldsets for _, t in boxes)
+    a_page = submit(g.a, zones, {"first_line": [mine[0]], "second_line": [mine[-1]]})
+    reported = text_of(a_page, "#narrative-zones")
+    assert reported.startswith("first: ")
+    assert "second: " in reported
+    view = g.a.view()["narrative"]
+    assert (len(view["first_line"]), len(view["second_line"])) == (1, 1)
+
+
+def test_rescue_the_search_and_the_beacon_scan_through_the_page(
+    browser: Callable[[str], TestClient], armies: FakeArmies
+) -> None:
+    g = new_game(browser, armies, "rescue", marines(), orks())
+    submit(g.a, find_form(page(g.a), "roll_off"))
+    for p in (g.a, g.b):
+        submit(p, page(p).css_first("#formation-form"))
+    submit(g.b, find_form(page(g.b), "deploy_forces"), {"deploy": ["b2"]})
+    submit(g.a, find_form(page(g.a), "deploy_forces"))
+    submit(g.a, find_form(page(g.a), "roll_off"))
+    to_phase(g, "A", "movement")
+
+    # one search form: the unit and the hiding place are choices, the die may be typed
+    a_page = page(g.a)
+    searches = a_page.css("form.action-search_hiding_place")
+    assert len(searches) == 1
+    search = searches[0]
+    posts_to_the_act_route(search, g.match_id)
+    assert "unit" not in json.loads(hidden_fields(search)["command"])
+    units = [o.attributes["value"] for o in search.css("select[name=unit] option")]
+    assert units
+    assert all(u.startswith("a") for u in units)
+    assert "required" in search.css_first("select[name=unit]").attributes
+    places = [o.attributes["value"] for o in search.css("select[name=place] option")]
+    assert places == ["1", "2", "3", "4", "5", "6"]
+    assert search.css_first("details.hand-dice input[name=dice]") is not None
+    a_page = submit(g.a, search, {"unit": units[0], "place": "2", "dice": "5"})
+    assert text_of(a_page, "#narrative-searched") == "2 (6 in all)"
+    places = [
+        o.attributes["value"]
+        for o in find_form(a_page, "search_hiding_place").css("select[name=place] option")
+    ]
+    assert places == ["1", "3", "4", "5", "6"]  # a place is searched once
+
+
+def test_ambush_the_variable_cost_stratagem_and_the_escape_through_the_page(
+    browser: Callable[[str], TestClient], armies: FakeArmies
+) -> None:
+    g = new_game(browser, armies, "ambush", marines(), orks())
+    submit(g.a, find_form(page(g.a), "roll_off"))  # A attacks, and deploys hidden (reversed)
+    for p in (g.a, g.b):
+        submit(p, page(p).css_first("#formation-form"))
+
+    # Night Raider costs what the Attacker spends: a number input bounded by its costs
+    a_page = page(g.a)
+    raider = find_form(a_page, "use_mission_stratagem", stratagem="night-raider")
+    cp = raider.css_first("input[name=cp]")
+    assert cp.attributes["type"] == "number"
+    assert (cp.attributes["min"], cp.attributes["value"]) == ("1", "1")
+    assert int(str(cp.attributes["max"])) >= 2
+    assert "required" in cp.attributes
+    assert "cp" not in json.loads(hidden_fields(raider)["command"])
+    a_page = submit(g.a, raider, {"cp": "2"})
+    assert "Alice (you): Night Raider, 2 CP (round 0)" in text_of(a_page, "#narrative-stratagems")
+    assert g.a.view()["players"]["A"]["cp"] == 1  # the pack's 3, less 2
+
+    submit(g.a, find_form(page(g.a), "place_tokens"))
+    submit(g.b, find_form(page(g.b), "deploy_forces"))
+    # (Lightning Reaction is not among B's page actions here: sent through the API)
+    g.b.send({"type": "use_mission_stratagem", "stratagem": "lightning-reaction"})
+    submit(g.a, find_form(page(g.a), "roll_off"), {"dice": "6"})  # 6: the Defender first
+    assert g.a.view()["active"] == "B"
+    to_phase(g, "B", "movement")
+
+    # the Defender's escape: one form, its own units on the table as the choice
+    b_page = page(g.b)
+    escapes = b_page.css("form.action-escape_unit")
+    assert len(escapes) == 1
+    posts_to_the_act_route(escapes[0], g.match_id)
+    units = [o.attributes["value"] for o in escapes[0].css("select[name=unit] option")]
+    assert units
+    assert all(u.startswith("b") for u in units)
+    b_page = submit(g.b, escapes[0], {"unit": units[-1]})
+    assert next(u for u in g.b.view()["units"] if u["id"] == units[-1])["location"] == "escaped"
+    assert text_of(b_page, "#narrative-escaped")
