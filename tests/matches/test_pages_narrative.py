@@ -465,7 +465,7 @@ def test_blitz_go_to_ground_and_the_lines_reported_through_the_page(
     assert (len(view["first_line"]), len(view["second_line"])) == (1, 1)
 
 
-def test_rescue_the_search_and_the_beacon_scan_through_the_page(
+def test_rescue_the_hiding_place_search_through_the_page(
     browser: Callable[[str], TestClient], armies: FakeArmies
 ) -> None:
     g = new_game(browser, armies, "rescue", marines(), orks())
@@ -519,7 +519,7 @@ def test_ambush_the_variable_cost_stratagem_and_the_escape_through_the_page(
     assert "cp" not in json.loads(hidden_fields(raider)["command"])
     a_page = submit(g.a, raider, {"cp": "2"})
     assert "Alice (you): Night Raider, 2 CP (round 0)" in text_of(a_page, "#narrative-stratagems")
-    assert g.a.view()["players"]["A"]["cp"] == 1  # the pack's 3, less 2
+    assert g.a.view()["players"]["A"]["cp"] == 1  # 3, less 2
 
     submit(g.a, find_form(page(g.a), "place_tokens"))
     submit(g.b, find_form(page(g.b), "deploy_forces"))

@@ -229,6 +229,7 @@ def test_a_pack_missing_a_french_name_and_with_a_bad_threshold_lists_both_with_p
             "one side",
         ),
         (lambda d: d.update(missions=[]), "missions", "at least one mission"),
+        (lambda d: d["rules"].update(starting_cp=21), "rules.starting_cp", "0 to 20 CP"),
     ],
 )
 def test_malformed_packs_are_refused_with_a_located_message(
@@ -262,3 +263,24 @@ def test_a_club_pack_with_one_mission_loads() -> None:
     data["expansions"] = []
     pack = load_pack(json.dumps(data))
     assert [m.id for m in pack.missions] == ["last-bastion"]
+
+
+def test_the_starting_cp_of_a_pack_defaults_to_the_battle_forged_three() -> None:
+    data = raw()
+    assert "starting_cp" not in data["rules"]  # not in the seed: the format's default
+    assert load_pack(data).rules.starting_cp == 3
+    data["rules"]["starting_cp"] = 5
+    assert load_pack(data).rules.starting_cp == 5
+
+
+def test_read_pack_gives_the_checked_pack_its_raw_json_and_its_match_missions() -> None:
+    from app.engine.narrative8e.match import read_pack
+
+    found = read_pack(PACK_FILE.read_bytes())
+    assert found.pack.id == found.raw["id"] == "narrative-8e"
+    assert [m.id for m in found.missions] == [m.id for m in found.pack.missions]
+    narrative = found.missions[0].options["narrative"]
+    assert narrative["mission"] == found.raw["missions"][0]
+    with pytest.raises(PackError) as err:
+        read_pack(json.dumps(raw() | {"id": ""}))
+    assert err.value.path == "id"
