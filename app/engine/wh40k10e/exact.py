@@ -299,6 +299,19 @@ def _kept_cells(rem: int, gap: int, top: int, simple: bool) -> int:
     return total
 
 
+def _by_shift(
+    entries: list[tuple[int, int, int]], skip: int
+) -> list[tuple[int, list[tuple[int, int]]]]:
+    """(shift, [(destination, weight), ...]) of a row's transitions, grouped by the pending
+    mortal wounds they add (one shift of the packed weights for each), fewest first; the
+    destination ``skip`` (destroyed: not carried) left out."""
+    grouped: dict[int, list[tuple[int, int]]] = defaultdict(list)
+    for dst, m_add, wt in entries:
+        if dst != skip:
+            grouped[m_add].append((dst, wt))
+    return sorted(grouped.items())
+
+
 def _pack(values: list[int], step: int) -> int:
     """One integer holding ``values`` in slots of ``step`` bytes, the first lowest."""
     return int.from_bytes(b"".join(x.to_bytes(step, "little") for x in values), "little")
@@ -476,7 +489,7 @@ class _Chain:
                 out.append((dst, m_add, wt))
             return out
 
-        live_rows: dict[int, list[tuple[int, int, int]]] = {}
+        shift_rows: dict[int, list[tuple[int, list[tuple[int, int]]]]] = {}
         start = self.v
         den_v = self.den
         coef = [0] * (top + 1)
@@ -553,17 +566,14 @@ class _Chain:
             nxt: dict[int, int] = defaultdict(int)
             updates = 0
             for idx, packed in acc.items():
-                entries = live_rows.get(idx)
-                if entries is None:
-                    entries = live_rows[idx] = live_row(idx)
-                updates += len(entries) * (packed.bit_length() // bits + 1)
-                for dst, m_add, wt in entries:
-                    if dst == wiped:
-                        continue
-                    if m_add:
-                        nxt[dst] += (packed * wt) << (m_add * bits)
-                    else:
-                        nxt[dst] += packed * wt
+                groups = shift_rows.get(idx)
+                if groups is None:
+                    groups = shift_rows[idx] = _by_shift(live_row(idx), wiped)
+                for m_add, targets in groups:
+                    shifted = packed << (m_add * bits) if m_add else packed
+                    for dst, wt in targets:
+                        nxt[dst] += shifted * wt
+                    updates += len(targets) * (packed.bit_length() // bits + 1)
             c = coef[t]
             if c:
                 for idx, packed in packed_start.items():
@@ -843,6 +853,13 @@ class _LineChain:
         ahead = width * kept_slots * (1 + final_den.bit_length() // 256) + top * inject
         if self.budget.spent + ahead > WORK_BUDGET:
             raise _too_large("too many outcomes to follow in about a second")
+        # per r: the live transitions grouped by the wounds they add, fewest first
+        by_shift: dict[int, list[tuple[int, list[tuple[int, int]]]]] = {}
+        for r, entries in live.items():
+            grouped: dict[int, list[tuple[int, int]]] = defaultdict(list)
+            for dst, e_add, wt in entries:
+                grouped[e_add].append((dst, wt))
+            by_shift[r] = sorted(grouped.items())
         acc: dict[int, int] = {}
         for t in range(top, -1, -1):
             keep = b_n - t
@@ -857,10 +874,13 @@ class _LineChain:
             nxt: dict[int, int] = defaultdict(int)
             updates = 0
             for r, packed in acc.items():
-                for dst, e_add, wt in live[r]:
-                    if e_add < keep:
-                        nxt[dst] += (packed * wt) << (e_add * slot)
-                        updates += 1
+                for e_add, targets in by_shift[r]:
+                    if e_add >= keep:
+                        break
+                    shifted = packed << (e_add * slot)  # once for every target of that shift
+                    for dst, wt in targets:
+                        nxt[dst] += shifted * wt
+                    updates += len(targets)
             c = coef[t]
             if c:
                 for r, x in start.items():
