@@ -39,6 +39,8 @@ def _play(me, other, step: Step) -> None:  # type: ignore[no-untyped-def]
     if step.dice:
         form.locator("details.hand-dice summary").click()
         form.locator("input[name=dice]").fill(step.dice)
+    # the form as filled fits the phone: nothing overflows sideways
+    assert me.evaluate("document.documentElement.scrollWidth") <= 390, step
     _follow(me, f"{step.form} button[type=submit]", other)
     for page in (me, other):
         for css, text in step.sees:
