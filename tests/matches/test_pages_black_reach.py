@@ -292,3 +292,37 @@ def test_hot_seat_without_js(browser: Callable[[str], TestClient]) -> None:
     assert page.css_first("#hand-off") is None
     assert page.css_first("#playing-as").text().endswith("Bruno")
     assert page.css_first(f"#counter-{slug(BOYZ1)} text.token").text() == "1"
+
+
+def test_an_assault_form_offers_where_it_may_start_and_its_odds() -> None:
+    entry = {
+        "command": {"type": "assault", "unit": TACTICAL, "target": BOYZ1, "path": []},
+        "odds": {"attacker_wins": "1/2", "tie": "1/6", "defender_wins": "1/3"},
+        "from": [
+            {"square": None, "path": []},
+            {"square": [3, 5], "path": [[2, 2, "S"], [3, 3, "S"], [3, 4, "S"], [3, 5, "S"]]},
+        ],
+    }
+    names = {TACTICAL: "Tactical", BOYZ1: "Boyz"}
+    (form,), orders = black_reach.action_forms([entry], names)
+    assert orders is None
+    assert form.label == "Tactical assaults Boyz"
+    assert [(key, label) for key, _path, label in form.paths] == [
+        ("", "where it stands"),
+        ("3,5", "(3, 5)"),
+    ]
+    assert [(o.outcome, o.exact, o.percent) for o in form.odds] == [
+        ("attacker_wins", "1/2", "50.0 %"),
+        ("tie", "1/6", "16.7 %"),
+        ("defender_wins", "1/3", "33.3 %"),
+    ]
+    from starlette.datastructures import FormData
+
+    posted = FormData([("path", form.paths[1][1])])
+    cmd = black_reach.build_command(posted, dict(form.command))
+    assert cmd["path"] == [
+        {"x": 2, "y": 2, "facing": "S"},
+        {"x": 3, "y": 3, "facing": "S"},
+        {"x": 3, "y": 4, "facing": "S"},
+        {"x": 3, "y": 5, "facing": "S"},
+    ]

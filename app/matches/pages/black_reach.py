@@ -295,6 +295,21 @@ def _label(kind: str, cmd: Mapping[str, Any], names: Mapping[str, str]) -> str:
     return labels.get(kind, kind.replace("_", " "))
 
 
+def assault_starts(entry: Mapping[str, Any]) -> list[tuple[str, str, str]]:
+    """Where an assault may start (the battle's ``from``, nearest first), as the page's path
+    choices: (square, path, label)."""
+    out: list[tuple[str, str, str]] = []
+    for start in entry.get("from") or ():
+        square = start.get("square")
+        path = json.dumps(start.get("path") or [], separators=(",", ":"))
+        if square is None:
+            out.append(("", path, _("where it stands")))
+        else:
+            x, y = int(square[0]), int(square[1])
+            out.append((f"{x},{y}", path, _square(x, y)))
+    return out
+
+
 def action_forms(
     actions: Sequence[Mapping[str, Any]], names: Mapping[str, str]
 ) -> tuple[list[ActionForm], OrderForm | None]:
@@ -325,6 +340,8 @@ def action_forms(
             (key, json.dumps(steps, separators=(",", ":")), _square(*map(int, key.split(","))))
             for key, steps in (entry.get("paths") or {}).items()
         ]
+        if kind == "assault":
+            paths = assault_starts(entry)
         forms.append(
             ActionForm(
                 kind=kind,
@@ -350,8 +367,9 @@ def _int(text: object, low: int, high: int) -> int | None:
 
 
 def build_command(form: FormData, cmd: dict[str, Any]) -> dict[str, Any]:
-    """A Black Reach command from its form: a deployment's square and facing, a move's path
-    (the one the page proposed for the square chosen), the Order tokens per unit."""
+    """A Black Reach command from its form: a deployment's square and facing, a move's or an
+    assault's path (the one the page proposed for the square chosen), the Order tokens per
+    unit."""
     kind = cmd.get("type")
     if kind == "deploy":
         square = str(form.get("square") or "")
@@ -362,7 +380,7 @@ def build_command(form: FormData, cmd: dict[str, Any]) -> dict[str, Any]:
         facing = form.get("facing")
         if isinstance(facing, str) and facing in FACINGS:
             cmd["facing"] = facing
-    elif kind in ("move", "reserve_move"):
+    elif kind in ("move", "reserve_move", "assault"):
         raw = form.get("path")
         try:
             steps = json.loads(raw) if isinstance(raw, str) and len(raw) < 4_000 else []

@@ -123,6 +123,7 @@ __all__ = [
     "BlackReachRuleBook",
     "ShotPlan",
     "assault_request",
+    "assault_start_problem",
     "decide",
     "plan_shot",
 ]
@@ -930,6 +931,27 @@ def assault_request(
             suppressed=target.suppressed,
         ),
     )
+
+
+def assault_start_problem(
+    state: BattleState, u: UnitState, target: UnitState, path: Sequence[Placement]
+) -> str | None:
+    """Why ``u``'s assault on ``target`` along ``path`` (the placements after each step,
+    empty: from where it stands) would be refused by its movement or its start square
+    (``None``: it would not). The assault's other checks are the unit's and the target's."""
+    if u.placement is None or target.placement is None:
+        return "unit_gone"
+    entry = Placement(target.placement.anchor, (path[-1] if path else u.placement).facing)
+    mover = Mover(state.mover(u.uid), u.face.mv, assault_target=target.uid)
+    check = check_path(state.board, mover, state.board_units(), [*path, entry])
+    if not check.ok or check.reach is None or check.reach.pushes:
+        return "illegal_move"
+    start = path[-1] if path else u.placement
+    if not _free(state, start.anchor, {u.uid}):
+        return "start_taken"
+    if not any(start.anchor in s.neighbours() for s in target.placement.squares):
+        return "not_adjacent"
+    return None
 
 
 def _assault(out: _Out, command: Assault, side: str) -> None:

@@ -20,10 +20,14 @@ from app.engine.black_reach.battle.commands import (
     ReserveMove,
     Shoot,
 )
-from app.engine.black_reach.battle.rules import assault_request, plan_shot
+from app.engine.black_reach.battle.rules import (
+    assault_request,
+    assault_start_problem,
+    plan_shot,
+)
 from app.engine.black_reach.battle.state import BattleState, Stage, UnitState
 from app.engine.black_reach.forces import Ability
-from app.engine.black_reach.movement import Mover, cheapest_paths
+from app.engine.black_reach.movement import Mover, Placement, Reach, cheapest_paths
 from app.engine.black_reach.odds import outcome_odds
 from app.engine.black_reach.turn import Phase, TokenKind, due
 from app.engine.match.codec import JsonObject
@@ -183,7 +187,8 @@ def legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
         actions.append({"command": _cmd(Hold(uid))})
         if not u.present or uid in state.activated:
             continue
-        actions.append(_move_entry(state, Move(uid, ()), u))
+        found = _found(state, u)
+        actions.append(_move_entry(state, Move(uid, ()), u, found))
         for t in state.on_board():
             if t.side == side or u.face.cv_against(t.counter.unit_class) is None:
                 continue
@@ -195,19 +200,56 @@ def legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
                 odds = {k: str(v) for k, v in outcome_odds(plan.request).items()}
                 actions.append({"command": _cmd(Shoot(uid, t.uid, suppression)), "odds": odds})
             if u.face.has(Ability.ASSAULT) and u.placement is not None:
+                starts = _assault_starts(state, u, t, found)
+                if not starts:
+                    continue  # no square next to it within the unit's move
                 # the odds without supporters (each one declared adds +1)
                 odds = {k: str(v) for k, v in outcome_odds(assault_request(state, u, t)).items()}
-                actions.append({"command": _cmd(Assault(uid, t.uid)), "odds": odds})
+                actions.append({"command": _cmd(Assault(uid, t.uid)), "odds": odds, "from": starts})
     return actions
 
 
-def _move_entry(state: BattleState, command: object, u: UnitState) -> JsonObject:
+_Found = dict[Placement, tuple[Reach, tuple[Placement, ...]]]
+
+
+def _found(state: BattleState, u: UnitState) -> _Found:
+    """Where the unit's Movement Action may end, each with a cheapest path."""
+    return cheapest_paths(state.board, Mover(state.mover(u.uid), u.face.mv), state.board_units())
+
+
+def _steps(path: tuple[Placement, ...]) -> list[list[int | str]]:
+    return [[s.anchor.x, s.anchor.y, s.facing.name] for s in path]
+
+
+def _assault_starts(
+    state: BattleState, u: UnitState, t: UnitState, found: _Found
+) -> list[JsonObject]:
+    """Where ``u`` may assault ``t`` from, nearest first: where it stands (``square`` None,
+    an empty path), else each end of a move next to ``t`` from which the assault's move into
+    it is legal."""
+    if t.placement is None or u.placement is None:
+        return []
+    near = {n for sq in t.placement.squares for n in sq.neighbours()} - set(t.placement.squares)
+    out: list[JsonObject] = []
+    if assault_start_problem(state, u, t, ()) is None:
+        out.append({"square": None, "path": []})
+    ends = sorted(found.items(), key=lambda kv: (kv[1][0].cost, kv[0].anchor))
+    for p, (reach, path) in ends:
+        if not path or reach.pushes or p.anchor not in near:
+            continue
+        if assault_start_problem(state, u, t, path) is None:
+            out.append({"square": [p.anchor.x, p.anchor.y], "path": _steps(path)})
+    return out
+
+
+def _move_entry(
+    state: BattleState, command: object, u: UnitState, found: _Found | None = None
+) -> JsonObject:
     """A move's legal action: the squares it may end on (``to``) and a cheapest path to each
     (``paths``: ``"x,y"`` -> its steps as ``[x, y, facing]``), so that a page may send the
     move from the square tapped. A vehicle ending on infantry (a push) is left out: the
     battle does not play it yet."""
-    mover = Mover(state.mover(u.uid), u.face.mv)
-    found = cheapest_paths(state.board, mover, state.board_units())
+    found = _found(state, u) if found is None else found
     here = None if u.placement is None else u.placement.anchor
     ends = {p: steps for p, (reach, steps) in found.items() if not reach.pushes}
     paths: dict[str, list[list[int | str]]] = {}
@@ -215,7 +257,7 @@ def _move_entry(state: BattleState, command: object, u: UnitState) -> JsonObject
         key = f"{p.anchor.x},{p.anchor.y}"
         if p.anchor == here or key in paths:
             continue
-        paths[key] = [[s.anchor.x, s.anchor.y, s.facing.name] for s in steps]
+        paths[key] = _steps(steps)
     return {
         "command": _cmd(command),
         "to": [list(_xy(k)) for k in sorted(paths, key=_xy)],

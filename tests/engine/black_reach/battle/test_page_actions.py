@@ -69,3 +69,18 @@ def test_an_assault_shows_its_exact_odds_without_supporters() -> None:
     expected = {k: str(Fraction(v, 6**4)) for k, v in counts.items()}
     assert {k: v for k, v in entry["odds"].items() if Fraction(v)} == expected
     assert sum(Fraction(v) for v in entry["odds"].values()) == 1
+
+
+def test_every_assault_start_offered_is_accepted() -> None:
+    battle = _close_quarters()
+    assaults = [a for a in battle.legal_actions(A) if a["command"]["type"] == "assault"]
+    assert assaults
+    mine = next(a for a in assaults if a["command"]["unit"] == TACTICAL)
+    assert mine["from"][0] == {"square": None, "path": []}  # it already touches the Boyz
+    for entry in assaults:
+        for start in entry["from"]:
+            trial = battle.fork()
+            path = [{"x": x, "y": y, "facing": f} for x, y, f in start["path"]]
+            command = dict(entry["command"], path=path)
+            events = trial.execute_json(command, A, dice=[6, 6, 1, 1])
+            assert any(e.event.kind == "assault_resolved" for e in events)
