@@ -11,8 +11,9 @@ damage results until its hull points are gone and its passengers hit, a charge f
 close-combat weapons, the combat result, a failed morale test and a sweeping advance that
 destroys the loser, consolidation, a squad fleeing and regrouping, the game-length rolls after
 rounds 5 and 6, the objectives reported (one corrected) and confirmed by both players, the
-victory points. Then the per-seat logs, the audit, the export replayed by ``PenMatch.import_log`` to the live state, and the import as a
-new match with the same view."""
+victory points. Then the per-seat logs, the audit, the export replayed by
+``PenMatch.import_log`` to the live state, and the import as a new match with the same
+view."""
 
 from __future__ import annotations
 
@@ -198,6 +199,12 @@ def test_a_full_pen_battle_through_the_api_with_dice_by_hand(
         "A",
         "start",
     )
+    assert view["victory"] == {  # the mission's victory conditions [L805-L822]
+        "points_limit": 1000,
+        "objectives": ["objective-1", "objective-2", "objective-3"],
+        "objective_value": 100,
+        "kill_points": True,
+    }
     units = squads(view)
     assert (units["a3"]["place"], units["a3"]["reserve"]) == ("reserve", "standard")
     assert "in_reserve" in units["b4"]["tokens"]

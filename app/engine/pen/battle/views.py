@@ -75,6 +75,21 @@ def _weapons(state: BattleState, u: UnitState) -> list[JsonObject]:
     return out
 
 
+def _victory(state: BattleState) -> JsonObject | None:
+    """The victory conditions of §3.2: the objectives and zones to report at the end, what
+    each is worth (X = points / 10 [L821], also the draw threshold [L822]) and whether kill
+    points count [L818-L820]."""
+    setup = state.setup
+    if setup is None:
+        return None
+    return {
+        "points_limit": setup.points_limit,
+        "objectives": objectives(state),
+        "objective_value": setup.objective_value,
+        "kill_points": setup.kill_points,
+    }
+
+
 def render(state: BattleState, viewer: Viewer) -> JsonObject:
     units = [
         {
@@ -112,6 +127,7 @@ def render(state: BattleState, viewer: Viewer) -> JsonObject:
         "control": dict(state.control),
         "result": dict(state.result),
         "winner": state.winner,
+        "victory": _victory(state),
         "confirm_result": state.setup is not None and state.setup.confirm_result,
         "confirmed": sorted(state.confirmed),
     }
