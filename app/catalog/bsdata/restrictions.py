@@ -181,8 +181,8 @@ class RestrictionReader:
                 if m.get("field") != cid or m.get("type") not in ("set", "increment", "decrement"):
                     continue
                 amount = _number(m.get("value"))
-                if amount is None:
-                    return None
+                if amount is None or m.find("repeats") is not None:
+                    return None  # a modifier repeated per selection counted: not read
                 holders = [*groups, m]
                 when = _all([self._sufficient(h, where, True) for h in holders])
                 unless = _any([self._sufficient(h, where, False) for h in holders])

@@ -8,6 +8,7 @@ no rules text.
 - "Twin A": at most 1; none when the roster has "Twin B".
 - "Brutes": an error in a Boarding Actions force with 3 Captains (a ``count`` group): its
   conditions are moot in a matched-play list.
+- "Swarm": at most 1, one more per Captain (a repeated modifier): not read, the core rule.
 - "Lucky Charm": an enhancement of First Host the data hides once the roster holds one (the
   core rule's "each enhancement once").
 """
@@ -171,6 +172,28 @@ CAT = b"""<?xml version="1.0" encoding="UTF-8"?>
         </modifier>
       </modifiers>
       <costs><cost name="pts" typeId="pts" value="60"/></costs>
+    </selectionEntry>
+    <selectionEntry id="e-swarm" name="Swarm" type="model">
+      <categoryLinks>
+        <categoryLink id="cl11" targetId="c-fac" primary="false"/>
+      </categoryLinks>
+      <constraints>
+        <constraint id="k-swarm" type="max" value="1" field="selections" scope="roster"
+          shared="true"/>
+      </constraints>
+      <modifiers>
+        <modifier type="increment" value="1" field="k-swarm">
+          <repeats>
+            <repeat value="1" repeats="1" field="selections" scope="roster" childId="e-captain"
+              shared="true" roundUp="false"/>
+          </repeats>
+          <conditions>
+            <condition type="atLeast" value="1" field="selections" scope="roster"
+              childId="e-captain" shared="true" includeChildSelections="true"/>
+          </conditions>
+        </modifier>
+      </modifiers>
+      <costs><cost name="pts" typeId="pts" value="20"/></costs>
     </selectionEntry>
   </selectionEntries>
   <sharedSelectionEntryGroups>

@@ -55,6 +55,10 @@ def test_the_limit_is_the_most_any_roster_allows(limiters: Catalogue) -> None:
     assert limits["Guards"] == 2  # 0, 1 with one Captain, 2 with two
     assert limits["Twin A"] == 1  # 1, or 0 beside Twin B
     assert limits["Twin B"] is None  # no constraint: the core rule (3)
+    assert limits["Swarm"] is None  # a repeated modifier is not read: the core rule (3)
+    swarm = limiters.datasheet("Swarm")
+    assert swarm is not None
+    assert swarm.restrictions == ()
 
 
 def test_a_limit_raised_by_a_warlord_flag(limiters: Catalogue) -> None:
@@ -110,12 +114,13 @@ def test_census_counts_limits_and_moot_conditions() -> None:
     # so is the Lucky Charm's "hidden once the roster has one" (the core rule); Brutes' two
     # Captain counts sit in an "and" beside a Boarding Actions force condition: moot; the
     # Riders' flag is used only where its absence is certain: undecided.
-    assert (other.total, other.when_validating, other.moot, other.undecided) == (7, 4, 2, 1)
+    # Swarm's repeated modifier is not read: its condition is undecided too.
+    assert (other.total, other.when_validating, other.moot, other.undecided) == (8, 4, 2, 2)
     # the Charm's companion, "unless this bearer has it"
     assert census.kinds["inside the unit (models, wargear)"].when_validating == 1
     assert census.core_rule == 2
     assert census.kinds["the force built"].at_import == 2
-    assert "moot: 2; undecided: 1" in render(census)
+    assert "moot: 2; undecided: 2" in render(census)
 
 
 def test_an_enhancement_once_per_army_is_the_core_rule(limiters: Catalogue) -> None:
