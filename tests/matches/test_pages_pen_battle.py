@@ -367,3 +367,92 @@ def test_a_reserve_s_mode_in_the_timeline_in_english_and_french() -> None:
         )
     finally:
         current_locale.reset(token)
+
+
+def _quiet_battle() -> list[Step]:
+    """One squad a side, no reserves, six rounds where nobody acts: night in round 1 (a 1),
+    day from round 2 (a 6), the game going on after round 5 (a 4) and ending after round 6
+    (a 2) [L826]."""
+    steps = [
+        Step("A", "#form-end-step"),
+        Step("B", "#form-end-step"),
+        Step("A", "#form-roll-off", "4 2"),
+        Step("A", "#form-choose-first-A"),
+        Step("A", "#form-deploy-a1"),
+        Step("A", "#form-end-step"),
+        Step("B", "#form-deploy-b1"),
+        Step("B", "#form-end-step"),
+    ]
+    for dawn in ("1", "6", "", ""):  # rounds 1 to 4
+        steps += [Step("A", "#form-start-turn", dawn), Step("A", END_PHASE), Step("A", END_PHASE)]
+        steps += _quiet_turn("B")
+    for length in ("4", "2"):  # rounds 5 and 6
+        steps += [*_quiet_turn("A"), *_quiet_turn("B", length)]
+    return steps
+
+
+def test_both_players_confirm_the_result_on_the_page(
+    browser: Callable[[str], TestClient],
+) -> None:
+    """A match created with ``confirm_result``: the objectives reported on the pages, Bob
+    confirms, Alice corrects an objective (Bob is asked again), both confirm: the result."""
+    alice, bob = browser("Alice"), browser("Bob")
+    mine = ready_pen_list(alice, MARINES[:1], "Marines")
+    theirs = ready_pen_list(bob, GUARD[:1], "Guard")
+    r = alice.post(
+        "/api/v1/matches",
+        json={
+            "ruleset": "pen",
+            "army_id": mine,
+            "mission": "pen-objectives",
+            "battle_size": "1000",
+            "options": {"confirm_result": True},
+        },
+    )
+    assert r.status_code == 201, r.text
+    match_id = int(r.json()["id"])
+    code = r.json()["invitation"]["code"]
+    csrf = bob.csrf  # type: ignore[attr-defined]
+    r = bob.post(
+        "/matches/join",
+        data={"csrf_token": csrf, "code": code, "army_id": str(theirs)},
+        follow_redirects=False,
+    )
+    assert r.status_code == 303, r.text
+    seats = {"A": alice, "B": bob}
+    for step in _quiet_battle():
+        page = play_on_the_page(seats[step.seat], match_id, step)
+        assert page.css_first("#match-error") is None, (step, page.css_first("#match-error"))
+    page = page_of(alice, match_id)
+    assert "Say who holds each objective" in page.css_first("#waiting-on-you").text()
+    assert page.css_first("#scoring").text().count("None yet.") == 1
+    post_form(alice, match_id, "#form-report-control-A-objective-1")
+    post_form(bob, match_id, "#form-report-control-B-objective-2")
+    post_form(alice, match_id, "#form-report-control-objective-3")  # a slip: nobody
+    page = page_of(bob, match_id)
+    assert "confirm the result" in page.css_first("#waiting-on-you").text()
+    reported = [li.text() for li in page.css("#reported li")]
+    assert reported == ["objective-1: Alice", "objective-2: Bob", "objective-3: nobody"]
+    assert page.css_first("#result") is None  # nothing ends before both confirm
+    post_form(bob, match_id, "#form-confirm-result")
+    page = page_of(alice, match_id)
+    assert "Bob: has confirmed" in page.css_first("#confirmations").text()
+    assert "Alice: to confirm" in page.css_first("#confirmations").text()
+    # Alice sees her slip: objective 3 is hers; the correction asks Bob again
+    assert page.css_first("#corrections #form-report-control-A-objective-3") is not None
+    post_form(alice, match_id, "#form-report-control-A-objective-3")
+    page = page_of(bob, match_id)
+    assert "Bob: to confirm" in page.css_first("#confirmations").text()
+    assert page.css_first("#form-confirm-result") is not None
+    post_form(alice, match_id, "#form-confirm-result")
+    assert page_of(alice, match_id).css_first("#waiting-on-you") is None  # Bob's turn to say
+    post_form(bob, match_id, "#form-confirm-result")
+    for client in (alice, bob):
+        page = page_of(client, match_id)
+        assert "Alice wins" in page.css_first("#result").text()
+        assert page.css_first("#result-confirmed") is not None
+        assert "Bob confirms the result." in page.css_first("#timeline").text()
+    assert alice.get(f"/api/v1/matches/{match_id}").json()["status"] == "confirmed"
+    r = bob.patch("/api/v1/me", json={"preferred_language": "fr"})
+    assert r.status_code == 200, r.text
+    assert "Bob confirme le résultat." in page_of(bob, match_id).css_first("#timeline").text()

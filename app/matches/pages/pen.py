@@ -202,6 +202,7 @@ class ActionForm:
     # fight: the other close-combat weapons of the combat's squads, for how many models
     # wield each: (squad id, squad name, weapon, models in the squad) [L1274-L1282]
     melee_groups: list[tuple[str, str, str, int]] = field(default_factory=list)
+    correction: bool = False  # report_control: an objective already reported, said again
     # fight: the other charged squads of a combat of several, which may have been in cover
     cover: list[tuple[str, str]] = field(default_factory=list)
     # shoot: my squads locked in combat with an enemy, whom the 1s may hit [L1132]
@@ -302,6 +303,7 @@ def _label(kind: str, cmd: Mapping[str, Any], names: Mapping[str, str], me: str)
         "fight": _("{unit} fights {target}").format(unit=unit, target=target),
         "consolidate": _("{unit} consolidates").format(unit=unit),
         "retreat": _("{unit} breaks off and retreats").format(unit=unit),
+        "confirm_result": _("I agree: confirm the result"),
         "end_phase": _("End the phase"),
         "approve_undo": _("Approve the undo"),
         "refuse_undo": _("Refuse: the roll stands"),
@@ -383,6 +385,7 @@ def action_forms(page: PageInput, names: Mapping[str, str]) -> list[ActionForm]:
         for u in units.values()
         if u["seat"] == me and u["place"] == "reserve"
     ]
+    control = view.get("control") or {}
     friends = [
         (u["id"], names.get(u["id"], u["id"]))
         for u in units.values()
@@ -407,7 +410,7 @@ def action_forms(page: PageInput, names: Mapping[str, str]) -> list[ActionForm]:
                 targets=targets,
                 weapons=weapons.get(str(cmd.get("unit")), []) if kind == "shoot" else [],
                 dice=kind in ROLLING,
-                primary=kind in ("start_turn", "roll_off", "shoot", "fight"),
+                primary=kind in ("start_turn", "roll_off", "shoot", "fight", "confirm_result"),
                 reserves=in_reserve if "reserves" in needs else [],
                 vehicle_target=bool(enemy.get("hull_points")),
                 transports=carriers if kind == "embark" else [],
@@ -420,6 +423,7 @@ def action_forms(page: PageInput, names: Mapping[str, str]) -> list[ActionForm]:
                 else [],
                 friends=friends if kind == "shoot" else [],
                 cover=charged_of(units, names, cmd) if kind == "fight" else [],
+                correction=kind == "report_control" and cmd.get("objective") in control,
             )
         )
     return out
@@ -558,8 +562,18 @@ def waiting_on(view: Mapping[str, Any] | None, actions: Sequence[Mapping[str, An
     kinds = {str(a["command"].get("type")) for a in actions}
     if "approve_undo" in kinds:
         return _("An undo to approve or refuse")
-    if "report_control" in kinds:
+    reported = view.get("control") or {}
+    unreported = {
+        a["command"].get("objective")
+        for a in actions
+        if a["command"].get("type") == "report_control"
+    } - set(reported)
+    if unreported:
         return _("Say who holds each objective")
+    if "confirm_result" in kinds:
+        return _("Check the objectives reported, then confirm the result")
+    if view.get("stage") == "scoring":
+        return None  # a correction is possible, but the battle waits on the other player
     if kinds - {"go_to_ground", "refuse_undo", "consolidate", "retreat"}:  # options
         return _("Your move")
     return None

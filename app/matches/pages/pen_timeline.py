@@ -236,6 +236,8 @@ def describe(ev: Mapping[str, Any], names: Mapping[str, str], players: Mapping[s
             objective=ev.get("objective"),
             who=players.get(holder, holder) if holder else _("nobody"),
         )
+    if kind == "result_confirmed":
+        return _("{who} confirms the result.").format(who=who)
     if kind == "battle_ended":
         return _("The battle is over.")
     if kind in ("undone", "undo_requested", "undo_refused"):
