@@ -14,6 +14,15 @@ Method (integer weights over one common denominator, reduced between weapons):
    kernel); its ``m`` mortal wounds are added to the pending count. The state after the
    random number of attacks (per model, independent) is accumulated step by step; a
    destroyed unit ends the iteration early. State is carried from weapon to weapon.
+   Only the attacks that can change something ("live") are stepped through, by Horner's
+   scheme over their number: its coefficients are those of ``G_N(r0/q + z)`` (``G_N`` the
+   number of attacks, ``r0/q`` the chance that an attack changes nothing), whose
+   denominators are powers of the dice's. ``t`` live attacks before the end, the states
+   those attacks certainly leave destroyed are dropped: a live attack takes at least one
+   wound (or adds a capped pending mortal wound) until the attacks reach a model that saves
+   better than the weakest, so only the pending counts short of the wounds then left are
+   carried (``B - t`` of them on a line of identical models); the packed slots are as wide
+   as each step's exact bound, widening as the steps go.
 3. After every weapon, the pending mortal wounds are applied, spilling over (RULINGS 9, 11).
    When every model has the same Feel No Pain, mortal wounds are thinned by it as they are
    generated and a pending count that covers every remaining wound is folded into "destroyed"
