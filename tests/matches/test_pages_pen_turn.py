@@ -4,6 +4,7 @@ each activation and phase, a charge and its fight, until the other player's turn
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from fastapi.testclient import TestClient
 
@@ -269,3 +270,32 @@ def test_an_option_of_the_assault_is_not_a_move_the_battle_waits_for() -> None:
     options = [{"command": {"type": k, "unit": "a1"}} for k in ("consolidate", "retreat")]
     assert waiting_on(view, options) is None
     assert waiting_on(view, [*options, {"command": {"type": "end_phase"}}]) == "Your move"
+
+
+def test_the_end_of_the_phase_takes_dice_only_when_it_rolls_the_game_length() -> None:
+    """After the second player's assault phase of round 5 or 6 [L826]; in the alternation
+    mode of §3.5, when the last squad of the round has played."""
+    from types import SimpleNamespace
+
+    from app.matches.pages.pen import rolls_game_length
+
+    def game(**state: Any) -> SimpleNamespace:
+        base = {"stage": "battle", "phase": "assault", "round": 5, "alternation": False}
+        return SimpleNamespace(state=SimpleNamespace(**(base | state)))
+
+    assert rolls_game_length(game(turn=1))
+    assert rolls_game_length(game(turn=1, round=6))
+    assert not rolls_game_length(game(turn=0))  # the first player's turn
+    assert not rolls_game_length(game(turn=1, round=4))
+    assert not rolls_game_length(game(turn=1, phase="movement"))
+    assert not rolls_game_length(SimpleNamespace(state=None))
+
+    def alternation(mine: list[str], theirs: list[str], playing: str | None) -> SimpleNamespace:
+        left = {"A": mine, "B": theirs}
+        g = game(alternation=True, active_seat="A", playing=playing)
+        g.state.unplayed = lambda seat: left[seat]
+        return g
+
+    assert rolls_game_length(alternation(["a1"], [], "a1"))  # a1, the last, is playing
+    assert not rolls_game_length(alternation(["a1", "a2"], [], "a1"))
+    assert not rolls_game_length(alternation([], ["b1"], None))
