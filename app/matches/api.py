@@ -596,22 +596,34 @@ _STREAM_ROW = select(  # built once: its cache key is memoised on it
 ).where(Match.id == bindparam("match_id"))
 
 
+def _fetched(row: Any, snap: reads.Snapshot) -> Fetched:
+    state: dict[str, Any] = {"status": row.status, "round": row.round}
+    state.update(systems.playable(row.rule_system).headline(snap.battle))
+    return Fetched(row, state, snap)
+
+
 def event_reader(request: Request, match_id: int, who: service.Caller) -> events.Shared[Fetched]:
     """The read of a stream: one short session and one snapshot per wake-up of the match,
     shared by its streams in this process; each viewer then takes its seat's new entries."""
     database = request.app.state.db
+    hub = events.hub_for(request.app)
 
     def fetch() -> Fetched:
+        # Woken by a write this process committed (the last version announced here is the one
+        # it wrote): its row and battle are at hand, no database read (issue 21). A later
+        # version, from either process, wakes the streams again.
+        written = reads.cache.written.at(match_id, hub.announced(match_id))
+        if written is not None:
+            held = reads.cache.get((written.id, written.secret), written.version)
+            if held is not None:
+                return _fetched(written, held)
         with database.sessions() as db:
             row = db.execute(_STREAM_ROW, {"match_id": match_id}).one_or_none()
             if row is None:
                 return Fetched(None, {}, None)
-            state: dict[str, Any] = {"status": row.status, "round": row.round}
             if row.version == 0:
-                return Fetched(row, state, None)
-            snap = reads.snapshot(db, row)
-            state.update(systems.playable(row.rule_system).headline(snap.battle))
-            return Fetched(row, state, snap)
+                return Fetched(row, {"status": row.status, "round": row.round}, None)
+            return _fetched(row, reads.snapshot(db, row))
 
     def present(found: Fetched, since: int) -> events.Update:
         seat = service.seat_of(found.row, who) if found.row is not None else None

@@ -111,6 +111,9 @@ class Hub:
         with self._lock:
             waiters = list(self._waiters.get(match_id, ()))
             if not waiters:
+                # nobody to wake here: forget what was announced, so that the next stream's
+                # first read cannot take an older version for the latest (see announced())
+                self._announced.pop(match_id, None)
                 return
             if version is not None:
                 # On Postgres the writer's process hears of its write twice (its own publish,
@@ -119,6 +122,8 @@ class Hub:
                 if self._announced.get(match_id, 0) >= version:
                     return
                 self._announced[match_id] = version
+            else:  # not a new version: whatever a read assumed of the latest one is unsure
+                self._announced.pop(match_id, None)
         by_loop: dict[asyncio.AbstractEventLoop, list[asyncio.Event]] = {}
         for w in waiters:
             by_loop.setdefault(w.loop, []).append(w.event)
@@ -127,6 +132,15 @@ class Hub:
             # find each other (Hub.fetch) instead of trickling in one by one
             with contextlib.suppress(RuntimeError):  # the loop has closed
                 loop.call_soon_threadsafe(_set_all, woken)
+
+    def announced(self, match_id: int) -> int | None:
+        """The latest version that woke the streams of ``match_id`` in this process, if the
+        last wake-up this process heard of for it named it (``None`` after a wake-up that named
+        no version, e.g. the LISTEN connection coming back, or one with no stream to wake): a
+        stream read may then take that version for the match's latest, since any later one
+        wakes its streams again."""
+        with self._lock:
+            return self._announced.get(match_id)
 
     def _wake_all(self) -> None:
         with self._lock:

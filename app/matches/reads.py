@@ -26,6 +26,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
+from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from sqlalchemy import bindparam, select
@@ -113,6 +114,59 @@ def codec_of(battle: MatchGame) -> TaggedCodec:
 _MISSING = object()
 
 
+@dataclass(frozen=True, slots=True)
+class WrittenRow:
+    """What a stream's read needs of a match row (``api._STREAM_ROW``'s columns), as a write
+    in this process committed it at ``version``."""
+
+    id: int
+    secret: str
+    rule_system: str
+    version: int
+    status: str
+    round: int
+    player_a_id: int | None
+    player_b_id: int | None
+    guest_digest: str | None
+
+
+class WrittenRows:
+    """match id -> the :class:`WrittenRow` of the last write this process committed to it
+    (bounded like the cache). A stream woken by that write takes the row from here instead
+    of reading it again (issue 21: the writer's process knows what it just wrote)."""
+
+    def __init__(self, size: int = CACHE_SIZE) -> None:
+        self.size = size
+        self._rows: OrderedDict[int, WrittenRow] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def put(self, row: WrittenRow) -> None:
+        with self._lock:
+            current = self._rows.get(row.id)
+            if current is not None and current.version > row.version:
+                return
+            self._rows[row.id] = row
+            self._rows.move_to_end(row.id)
+            while len(self._rows) > self.size:
+                self._rows.popitem(last=False)
+
+    def at(self, match_id: int, version: int | None) -> WrittenRow | None:
+        """The row written at exactly ``version`` (``None``: not known here)."""
+        if version is None:
+            return None
+        with self._lock:
+            found = self._rows.get(match_id)
+        return found if found is not None and found.version == version else None
+
+    def forget(self, match_id: int) -> None:
+        with self._lock:
+            self._rows.pop(match_id, None)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._rows.clear()
+
+
 class ReadCache:
     """A thread-safe LRU of snapshots: (match id, match secret) -> the latest :class:`Snapshot`
     this process holds. The secret is in the key so that a match id reused after a rolled-back
@@ -130,6 +184,7 @@ class ReadCache:
         self.hits = 0
         self.misses = 0
         self.replays = 0
+        self.written = WrittenRows(size)  # the rows of this process's last writes
 
     def get(self, key: tuple[int, str], version: int) -> Snapshot | None:
         with self._lock:
@@ -179,11 +234,13 @@ class ReadCache:
         with self._lock:
             self._items.pop(key, None)
             self._ended.pop(key, None)
+        self.written.forget(key[0])
 
     def clear(self) -> None:
         with self._lock:
             self._items.clear()
             self._ended.clear()
+        self.written.clear()
 
     def count_replay(self) -> None:
         with self._lock:

@@ -174,7 +174,23 @@ def append(
     cache_key = (match.id, match.secret)
     match_id = match.id
     publisher = publisher_of(db)
-    after_commit(db, lambda: reads.cache.put(cache_key, version, battle))
+    row = reads.WrittenRow(
+        id=match.id,
+        secret=match.secret,
+        rule_system=match.rule_system,
+        version=version,
+        status=str(status),
+        round=game.round,
+        player_a_id=match.player_a_id,
+        player_b_id=match.player_b_id,
+        guest_digest=match.guest_digest,
+    )
+
+    def cache() -> None:  # before the wake-up below: the woken streams find both
+        reads.cache.put(cache_key, version, battle)
+        reads.cache.written.put(row)
+
+    after_commit(db, cache)
     after_commit(db, lambda: publisher(match_id, version))
     if status is MatchStatus.CONFIRMED and match.league_game_id is not None:
         _report_to_league(db, match, game)

@@ -358,3 +358,81 @@ def test_a_cached_token_reads_a_match_without_building_a_user(
         assert g.b.client.delete(f"/api/v1/tokens/{t['id']}").status_code in (200, 204)
     refused = g.b.client.get(g.b.base)
     assert refused.status_code == 401, (token[:8], refused.text)
+
+
+def test_streams_woken_by_a_write_of_their_process_read_nothing_again(
+    new_game: Callable[..., Game], app: FastAPI, engine: Engine
+) -> None:
+    """The writer's process knows the row and the battle it just committed: its streams take
+    them instead of reading the match again (issue 21); they still get every entry once."""
+    g = new_game(check=False)  # the streams read in other threads
+    setup_battle(g)
+    start = g.a.get()["version"]
+    hub = events.hub_for(app)
+    seats = "AB"
+    readers = _readers(app, g, seats)
+    stream_row = " ".join(str(api._STREAM_ROW.compile(dialect=engine.dialect)).split())
+    statements: list[str] = []
+
+    def record(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        statements.append(" ".join(statement.split()))
+
+    async def scenario() -> tuple[int, list[list[dict[str, Any]]]]:
+        got: list[list[dict[str, Any]]] = [[] for _ in readers]
+        tasks = [
+            asyncio.create_task(collect(events.stream(hub, g.match_id, start, r, timeout=20), o))
+            for r, o in zip(readers, got, strict=True)
+        ]
+        try:
+            await until(lambda: all(last_version(o) == start for o in got))
+            if engine.dialect.name == "postgresql":
+                await until(lambda: hub.listening)
+                await asyncio.sleep(0.3)
+            fetches = hub.fetches
+            event.listen(engine, "before_cursor_execute", record)
+            try:
+                await asyncio.to_thread(g.a.send, {"type": "end_phase"}, version=start)
+                await until(lambda: all(last_version(o) == g.a.version for o in got))
+            finally:
+                event.remove(engine, "before_cursor_execute", record)
+            return hub.fetches - fetches, got
+        finally:
+            for t in tasks:
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    fetched, got = asyncio.run(scenario())
+    assert fetched == 1
+    assert statements  # the write's own
+    assert stream_row not in statements, statements
+    for seat, messages in zip(seats, got, strict=True):
+        entries = [m["id"] for m in messages if m["event"] == "entry"]
+        log = g.a.client if seat == "A" else g.b.client
+        seqs = [e["seq"] for e in log.get(f"{g.a.base}/log?since={start}").json()["entries"]]
+        assert entries == seqs
+        assert seqs
+
+
+def test_the_hub_announces_a_version_only_while_it_is_the_latest_heard() -> None:
+    """What a stream read may take for the latest version (``Hub.announced``): the last one
+    that woke streams here; nothing once a wake-up named no version or found nobody to wake
+    (then a newer version may have gone by unheard by the streams)."""
+    hub = events.Hub(None)
+
+    async def scenario() -> list[int | None]:
+        seen: list[int | None] = []
+        hub.publish(7, 5)  # nobody listens: not announced
+        seen.append(hub.announced(7))
+        async with hub.subscribe(7):
+            hub.publish(7, 6)
+            seen.append(hub.announced(7))
+            hub.publish(7, 6)  # heard twice (its own publish, then the NOTIFY)
+            seen.append(hub.announced(7))
+            hub.publish(7, 0)  # not a version: cancelled, a link revoked...
+            seen.append(hub.announced(7))
+            hub.publish(7, 8)
+            seen.append(hub.announced(7))
+        seen.append(hub.announced(7))  # the last stream left
+        return seen
+
+    assert asyncio.run(scenario()) == [None, 6, 6, None, 8, None]
