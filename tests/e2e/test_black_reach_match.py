@@ -114,9 +114,9 @@ def hand_to(page, name: str) -> None:  # type: ignore[no-untyped-def]
     expect(page.locator("#playing-as")).to_contain_text(name)
 
 
-def new_match(page, *, hot_seat: bool) -> None:  # type: ignore[no-untyped-def]
+def new_match(page, *, hot_seat: bool, deployment: str = "sample") -> None:  # type: ignore[no-untyped-def]
     page.goto("/matches?ruleset=black-reach")
-    page.select_option('select[name="option.deployment"]', "sample")
+    page.select_option('select[name="option.deployment"]', deployment)
     page.select_option('select[name="option.hot_seat"]', "1" if hot_seat else "")
     if not hot_seat:
         page.check("input[name=opponent][value=guest]")
@@ -206,3 +206,34 @@ def test_a_turn_on_two_phones(browser, live_server) -> None:  # type: ignore[no-
     finally:
         alice_ctx.close()
         guest_ctx.close()
+
+
+def test_deploying_by_tapping_a_counter_then_a_square(browser, live_server) -> None:  # type: ignore[no-untyped-def]
+    ctx = browser.new_context(base_url=live_server, **PHONE)
+    try:
+        page = ctx.new_page()
+        _register(page, f"e2e-br-{uuid.uuid4().hex[:8]}@example.com", "Alice")
+        new_match(page, hot_seat=True, deployment="players")
+        page.fill("#hot-seat-form input[name=name]", "Bruno")
+        page.click("#hot-seat-start")
+        page.wait_for_selector("#br-tray")
+        # a counter of the tray, then a square of the deployment zone (highlighted)
+        before = version(page)
+        page.locator(f"#tray-{slug(SERGEANT)}").click()
+        square = page.locator('#br-board rect.sq[data-x="1"][data-y="1"]')
+        expect(square).to_have_class("sq hl")
+        assert page.locator("#br-board rect.sq.hl").count() > 1
+        square.click()
+        acted(page, before)
+        counter = page.locator(f"#counter-{slug(SERGEANT)}")
+        expect(counter).to_have_attribute("data-x", "1")
+        expect(counter).to_have_attribute("data-y", "1")
+        assert page.locator(f"#tray-{slug(SERGEANT)}").count() == 0
+        # tapped again on the board, it moves to another square of the zone
+        before = version(page)
+        counter.click()
+        page.locator('#br-board rect.sq[data-x="3"][data-y="0"]').click()
+        acted(page, before)
+        expect(page.locator(f"#counter-{slug(SERGEANT)}")).to_have_attribute("data-x", "3")
+    finally:
+        ctx.close()
