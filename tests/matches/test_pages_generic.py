@@ -8,14 +8,12 @@ HTML."""
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
-from app.engine.black_reach.battle.setup import load_deployment
 from app.matches import pages, reads, systems
 from app.matches.pages import generic
 from app.matches.systems.pen.game import TURN_STRUCTURES
@@ -104,7 +102,7 @@ def test_every_playable_match_renders_its_page(
     # the list of matches says what waits on each player, whatever the system
     r = alice.get("/matches")
     assert r.status_code == 200, r.text
-    own = ruleset == "wh40k-10e" or (ruleset == "pen" and structure != "dynamics")
+    own = ruleset in ("wh40k-10e", "black-reach") or (ruleset == "pen" and structure != "dynamics")
     shown = html(alice.get(f"/matches/{match_id}"))
     assert (shown.css_first("#state-facts") is None) == own
 
@@ -112,7 +110,7 @@ def test_every_playable_match_renders_its_page(
 def test_page_for_falls_back_on_the_generic_page() -> None:
     assert pages.page_for("wh40k-10e").id == "wh40k-10e"
     assert pages.page_for("pen").id == "pen"
-    assert pages.page_for("black-reach") is generic.PAGE
+    assert pages.page_for("black-reach").id == "black-reach"
     assert pages.page_for("no-such-system") is generic.PAGE
 
     class Dynamics:
@@ -151,62 +149,6 @@ def _post(client: TestClient, match_id: int, data: dict[str, str]) -> Any:
     r = client.post(f"/matches/{match_id}/act", data=data, headers=HX)
     assert r.status_code == 200, r.text
     return html(r)
-
-
-def test_a_black_reach_battle_on_the_generic_page(
-    browser: Callable[[str], TestClient], armies: FakeArmies
-) -> None:
-    alice, bob = browser("Alice"), browser("Bob")
-    match_id = black_reach(alice, bob, armies, "")
-    spots = {d.unit: d for d in load_deployment("sample-relay")}
-    for client, side in ((alice, "ultramarines"), (bob, "orks")):
-        page = html(client.get(f"/matches/{match_id}"))
-        assert page.css_first("#state-facts") is not None
-        names = [n.text() for n in page.css("#units .unit-head strong")]
-        assert "Boyz" in " ".join(names) or names  # the counters as cards
-        for unit, d in spots.items():
-            if not unit.startswith(f"{side}:"):
-                continue
-            data = _form_for(page, "deploy", unit)
-            assert json.loads(data["command"])["unit"] == unit
-            assert {"field.x", "field.y", "field.facing"} <= set(data)
-            data.update({"field.x": str(d.x), "field.y": str(d.y), "field.facing": d.facing})
-            page = _post(client, match_id, data)
-            assert page.css_first("#match-error") is None, page.css_first("#match-error").text()
-        page = _post(client, match_id, _form(page, "#form-end-deployment"))
-    view = alice.get(f"{MATCHES}/{match_id}").json()["view"]
-    assert view["stage"] == "battle"
-    # a bad value in a field: the game refuses it, shown on the page, never a 500
-    page = html(bob.get(f"/matches/{match_id}"))
-    data = _form(page, "#form-place-orders")
-    data["field.orders"] = '[{"unit": "nobody", "number": "x"}]'
-    refused = _post(bob, match_id, data)
-    assert refused.css_first("#match-error") is not None
-    # B places its tokens face down with the generic form
-    orders = [{"unit": u, "number": n} for n, u in enumerate((BOYZ1, BOYZ2, NOB, SHOOTAS), 1)]
-    data = _form(html(bob.get(f"/matches/{match_id}")), "#form-place-orders")
-    data["field.orders"] = json.dumps(orders)
-    placed = _post(bob, match_id, data)
-    assert placed.css_first("#match-error") is None, placed.css_first("#match-error").text()
-    battle = next(s.battle for (mid, _), s in reads.cache._items.items() if mid == match_id)
-    secret = battle.state.secret["orks"]
-    assert {o.unit for o in secret.values()} == {BOYZ1, BOYZ2, NOB, SHOOTAS}
-    # everything A's pages show: none of B's nonces, none of its tokens' numbers
-    seen = alice.get(f"/matches/{match_id}").text + alice.get("/matches").text
-    for o in secret.values():
-        assert o.nonce not in seen
-    a_page = html(alice.get(f"/matches/{match_id}"))
-    ids = {re.sub(r"[^A-Za-z0-9-]+", "-", o.unit) for o in secret.values()}
-    for card in a_page.css("#units .unit-card"):
-        if card.attributes["id"].removeprefix("unit-") in ids:
-            text = card.text()
-            assert "face down token: yes" in text
-            assert "token:" not in text.replace("face down token:", "")
-    # B sees its own tokens on its page
-    b_page = html(bob.get(f"/matches/{match_id}"))
-    assert "numbered" in b_page.css_first("#units").text()
-    # the timeline reads the log's kinds
-    assert "Unit deployed" in b_page.css_first("#timeline").text()
 
 
 def test_a_dynamics_order_stays_off_the_other_seats_page(
