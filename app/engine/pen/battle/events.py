@@ -216,6 +216,9 @@ class UnitShot(Event):
     vehicle: VehicleDamage | None = None
     poisoned: bool = False  # the worn model lost a W to a poisoned weapon [L665]
     friendly: SquadOutcome | None = None  # shooting into a melee: the 1s hit friends [L1132]
+    # shooting from a transport: how many of the squad's models fired through its fire
+    # points [L295] (0: the squad was not embarked; every older log)
+    fire_points: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -360,13 +363,15 @@ class Embarked(Event):
 @dataclass(frozen=True, slots=True)
 class Disembarked(Event):
     """``moved``: the squad counts as having made a normal move (after its transport's move,
-    or forced out); ``emergency``: it goes to ground [L282], [L299]."""
+    or forced out); ``emergency``: it goes to ground [L282], [L299]; ``rapid``: out of a fast
+    transport that moved more than 12 ps, it counts as having made a rapid move [L309]."""
 
     kind: ClassVar[str] = "disembarked"
     unit: str
     transport: str
     moved: bool
     emergency: bool = False
+    rapid: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -185,6 +185,7 @@ def _fresh(unit: UnitState) -> UnitState:
         results_this_turn=(),
         rolls=0,
         transferred=False,
+        fired_models=0,
         carried_out=False,
         rammed=False,
         speed=None,
@@ -244,6 +245,7 @@ def evolve(state: BattleState, event: Event) -> BattleState:
                     results_this_turn=(),
                     rolls=0,
                     transferred=False,
+                    fired_models=0,
                     carried_out=False,
                     rammed=False,
                 )
@@ -316,6 +318,8 @@ def evolve(state: BattleState, event: Event) -> BattleState:
             if not me.activated:
                 me = replace(me, activated=True, speed=None)
             me = replace(me, shot=True, shot_at=me.shot_at | {target}, rolls=me.rolls + 1)
+            if event.fire_points:  # fired from its transport [L295]
+                me = replace(me, fired_models=me.fired_models + event.fire_points)
             state = replace(state.with_unit(me), active_unit=unit)
             victim = state.units[target]
             if victim.fire_from != unit:
@@ -471,6 +475,10 @@ def evolve(state: BattleState, event: Event) -> BattleState:
             | AccidentTested(unit=unit, models_left=left, wounds_taken=taken)
         ):
             return _set_models(state, u[unit], left, taken)
+        case Embarked(unit=unit, transport=transport) if state.stage is Stage.RESERVES:
+            # kept in reserve inside a transport kept in reserve: it comes on with it
+            me = replace(u[unit], place=Place.EMBARKED, transport=transport, reserve=None)
+            return state.with_unit(me)
         case Embarked(unit=unit, transport=transport):
             me = replace(
                 u[unit], place=Place.EMBARKED, transport=transport, transferred=True, activated=True
@@ -482,7 +490,8 @@ def evolve(state: BattleState, event: Event) -> BattleState:
         case Disembarked(unit=unit, transport=transport, moved=moved, emergency=emergency):
             me = replace(u[unit], place=Place.TABLE, transport=None, transferred=True)
             if moved:
-                me = replace(me, activated=True, speed=Speed.NORMAL, moved=0)
+                speed = Speed.RAPID if event.rapid else Speed.NORMAL  # [L282], [L309]
+                me = replace(me, activated=True, speed=speed, moved=0)
             if emergency:
                 me = replace(me, down_until=state.down_until_next)
             state = state.with_unit(me)

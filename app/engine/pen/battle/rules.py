@@ -215,10 +215,17 @@ def _test(out: _Out, unit: UnitState, test: str, malus: int) -> bool:
     return passed
 
 
+def in_reserve(state: BattleState, unit: UnitState) -> bool:
+    """Waiting in reserve, or carried by a transport waiting in reserve."""
+    if unit.place is Place.EMBARKED and unit.transport is not None:
+        return state.units[unit.transport].place is Place.RESERVE
+    return unit.place is Place.RESERVE
+
+
 def _reserve_cost(state: BattleState, seat: str) -> tuple[int, int]:
     army = [u for u in state.units.values() if u.seat == seat]
     total = sum(state.unit_spec(u.id).points for u in army)
-    kept = sum(state.unit_spec(u.id).points for u in army if u.place is Place.RESERVE)
+    kept = sum(state.unit_spec(u.id).points for u in army if in_reserve(state, u))
     return kept, total
 
 
@@ -250,6 +257,8 @@ def _declare_reserve(out: _Out, cmd: DeclareReserve, actor: str) -> None:
     me = _own(out.state, cmd.unit, actor)
     if actor in out.state.ready:
         raise refuse("step_done", "you have ended this step")
+    if me.place is Place.EMBARKED:
+        raise refuse("embarked", f"{cmd.unit} is carried: it comes on with its transport")
     if cmd.mode is ReserveMode.OUTFLANK and not {str(Rule.INFILTRATE), str(Rule.SCOUT)} & me.rules:
         raise refuse("no_outflank", "only Infiltration or Scout squads outflank [L424], [L459]")
     if cmd.mode is ReserveMode.DEEP_STRIKE and str(Rule.DEEP_STRIKE) not in me.rules:
@@ -822,7 +831,8 @@ def _shoot(out: _Out, cmd: Shoot, actor: str) -> None:
     _no_open_activation(s, cmd.unit)
     if them.seat == actor or not them.on_table:
         raise refuse("bad_target", f"{cmd.target} is not an enemy squad on the table")
-    if not me.on_table or me.locked or me.retreating:
+    carrier = _fired_from(s, me)  # shooting from its transport's fire points [L295]
+    if not (me.on_table or carrier is not None) or me.locked or me.retreating:
         raise refuse("cannot_shoot", f"{cmd.unit} cannot shoot (locked, fleeing or absent)")
     if me.rammed:
         raise refuse("rammed", f"{cmd.unit} rammed this turn: it cannot shoot [L1012]")
@@ -843,11 +853,21 @@ def _shoot(out: _Out, cmd: Shoot, actor: str) -> None:
     firing = me.models if cmd.models is None else cmd.models
     if not 1 <= firing <= me.models:
         raise refuse("bad_models", f"1 to {me.models} models fire", kind=RefusalKind.INPUT)
-    moved = me.speed not in (None, Speed.STATIONARY)
+    speed, snaps = me.speed, _snaps(s, me)
+    if carrier is not None:
+        left = fire_points_left(s, carrier)
+        if firing > left:
+            raise refuse(
+                "fire_points",
+                f"{carrier.id} lets {left} more carried models shoot this turn [L295]",
+            )
+        speed = passenger_speed(s, carrier)  # [L282], [L309]
+        snaps = speed is Speed.RAPID or s.gone_to_ground(me) or me.shaken
+    moved = speed not in (None, Speed.STATIONARY)
     situation: dict[str, Any] = {
         "half_range": cmd.half_range,
         "stationary": not moved,
-        "snap_fire": _snaps(s, me),
+        "snap_fire": snaps,
         "night": s.night,
         "range_inches": cmd.range_inches,
         "target_moved": them.moved if them.speed is not Speed.STATIONARY else 0,
@@ -894,7 +914,9 @@ def _shoot(out: _Out, cmd: Shoot, actor: str) -> None:
         ) from None
     if request.melee:
         raise refuse("melee_weapon", "close-combat weapons fight in the assault phase")
-    _choose(out, cmd.unit, actor)
+    if carrier is None:
+        _choose(out, cmd.unit, actor)
+    through = firing if carrier is not None else 0
     if them.locked and not me.shot_at and not _test(out, me, "shoot_into_melee", 0):
         return  # a failed morale test: the squad does not shoot into the melee [L1130]
     start = out.mark()
@@ -923,6 +945,7 @@ def _shoot(out: _Out, cmd: Shoot, actor: str) -> None:
                 False,
                 vd,
                 friendly=friendly,
+                fire_points=through,
             )
         )
         if vd.destroyed:
@@ -945,8 +968,62 @@ def _shoot(out: _Out, cmd: Shoot, actor: str) -> None:
             pinning and lost > 0,
             poisoned=poisoned,
             friendly=friendly,
+            fire_points=through,
         )
     )
+
+
+def _fired_from(s: BattleState, me: UnitState) -> UnitState | None:
+    """The transport an embarked squad shoots from, through its fire points [L295]: once the
+    transport has been played this turn (moved, or stayed where it is), as the passengers
+    count as having moved with it [L282] (pen rulings B32); None when not embarked."""
+    if not me.embarked or me.transport is None:
+        return None
+    carrier = s.units[me.transport]
+    if not carrier.on_table:
+        raise refuse("not_on_table", f"{carrier.id} is not on the table")
+    if me.transferred:
+        raise refuse("embarked_this_turn", f"{me.id} got in this turn: it does not shoot from it")
+    if not carrier.activated or s.active_unit == carrier.id:
+        raise refuse(
+            "transport_first",
+            f"{carrier.id} moves first; its passengers shoot from it after its move [L282]",
+        )
+    if s.alternation and s.playing != carrier.id:
+        raise refuse("not_now", "passengers shoot while their transport is played")
+    return carrier
+
+
+def _open_topped(s: BattleState, carrier: UnitState) -> bool:
+    profile = _profile(s, carrier)
+    return isinstance(profile, Vehicle) and profile.is_(VehicleType.OPEN_TOPPED)
+
+
+def fire_points_left(s: BattleState, carrier: UnitState) -> int:
+    """How many more carried models may shoot from ``carrier`` this turn: its fire points
+    [L295] less the models that already fired from it; every passenger of an open-topped
+    transport [L315]."""
+    aboard = [u for u in s.units.values() if u.transport == carrier.id and u.embarked]
+    if _open_topped(s, carrier):
+        return sum(u.models for u in aboard)
+    points = s.unit_spec(carrier.id).fire_points
+    return max(points - sum(u.fired_models for u in aboard), 0)
+
+
+def fast_over_12(s: BattleState, carrier: UnitState) -> bool:
+    """A fast transport that moved more than 12 ps this turn [L305-L309]."""
+    profile = _profile(s, carrier)
+    fast = isinstance(profile, Vehicle) and profile.is_(VehicleType.FAST)
+    return fast and carrier.speed not in (None, Speed.STATIONARY) and carrier.moved > 12
+
+
+def passenger_speed(s: BattleState, carrier: UnitState) -> Speed:
+    """The move the passengers of ``carrier`` count as having made this turn: none when it
+    stayed still, a normal move when it moved [L282], a rapid one when a fast transport moved
+    more than 12 ps [L309]."""
+    if carrier.speed in (None, Speed.STATIONARY):
+        return Speed.STATIONARY
+    return Speed.RAPID if fast_over_12(s, carrier) else Speed.NORMAL
 
 
 def _snaps(s: BattleState, me: UnitState) -> bool:
@@ -1185,12 +1262,22 @@ def _embark(out: _Out, cmd: Embark, actor: str) -> None:
     me = _own(s, cmd.unit, actor)
     carrier = _own(s, cmd.transport, actor)
     spec = s.unit_spec(cmd.transport)
-    if me.is_vehicle or not spec.capacity or not carrier.on_table:
+    reserving = s.stage is Stage.RESERVES
+    if me.is_vehicle or not spec.capacity or not (carrier.on_table or reserving):
         raise refuse("no_transport", f"{cmd.unit} cannot board {cmd.transport}")
     if _passengers(s, cmd.transport) + me.models > spec.capacity:
         raise refuse(
             "transport_full", f"{cmd.transport} carries {spec.capacity} models [L290-L293]"
         )
+    if reserving:  # kept in reserve inside a transport kept in reserve (pen rulings B31)
+        if actor in s.ready:
+            raise refuse("step_done", "you have ended this step")
+        if carrier.place is not Place.RESERVE:
+            raise refuse("not_in_reserve", f"keep {cmd.transport} in reserve first")
+        if me.place not in (Place.UNDEPLOYED, Place.RESERVE):
+            raise refuse("not_now", f"{cmd.unit} is already in a transport")
+        out.emit(Embarked(cmd.unit, cmd.transport))
+        return
     if s.stage is Stage.DEPLOY:  # deployed inside its transport
         if actor != _deployer(s) or me.place is not Place.UNDEPLOYED:
             raise refuse("not_now", "deploy it into its transport in your deployment")
@@ -1216,7 +1303,11 @@ def _disembark(out: _Out, cmd: Disembark, actor: str) -> None:
         raise refuse("not_embarked", f"{cmd.unit} is not in a transport")
     if me.transferred:
         raise refuse("once_per_turn", "embark or disembark, once a turn [L277]")
+    if me.shot:
+        raise refuse("shot_from_transport", f"{cmd.unit} shot from its transport this turn")
     carrier = s.units[me.transport]
+    if not carrier.on_table:  # still in reserve: it comes on first [L867]
+        raise refuse("not_on_table", f"{carrier.id} is not on the table")
     if s.active_unit not in (None, carrier.id):
         raise refuse("activation_open", f"finish {s.active_unit} first (end_activation)")
     if s.alternation and s.playing != carrier.id:
@@ -1226,7 +1317,12 @@ def _disembark(out: _Out, cmd: Disembark, actor: str) -> None:
         moved = True
     if carrier.activated and not moved and s.active_unit != carrier.id:
         moved = True  # the transport is done for the turn: the end of its movement
-    out.emit(Disembarked(cmd.unit, carrier.id, moved, cmd.emergency))
+    rapid = moved and fast_over_12(s, carrier)
+    if rapid and not cmd.emergency:  # a fast transport over 12 ps [L309]
+        raise refuse(
+            "emergency_only", f"{carrier.id} moved over 12 ps: only an emergency disembark [L309]"
+        )
+    out.emit(Disembarked(cmd.unit, carrier.id, moved, cmd.emergency, rapid))
 
 
 def _charge(out: _Out, cmd: Charge, actor: str) -> None:

@@ -44,6 +44,9 @@ class UnitSpec:
     melee: RawJson = None
     troops: bool = False  # a Troops choice: only enemy Troops contest what it holds [L815]
     capacity: int = 0  # a transport: how many models it carries [L290-L293]
+    # a transport: how many carried models may shoot from it [L295] (an open-topped one:
+    # all of them [L315], whatever this says)
+    fire_points: int = 0
 
     @property
     def is_vehicle(self) -> bool:
@@ -117,6 +120,8 @@ class BattleSetup:
                     out.extend((f"{at}.{path}", msg) for path, msg in err.errors)
                 if not 0 <= u.capacity <= MAX_MODELS or (u.capacity and not u.is_vehicle):
                     out.append((at, f"capacity: 0 to {MAX_MODELS}, and only for a vehicle"))
+                if not 0 <= u.fire_points <= max(u.capacity, 0):
+                    out.append((at, "fire_points: 0 to the transport's capacity [L295]"))
                 if len({w.name for w in u.weapons}) != len(u.weapons):
                     out.append((at, "weapon names must be unique in a squad"))
         return out

@@ -100,6 +100,7 @@ class UnitState:
     poisoned: bool = False  # the worn model lost a W to a poisoned weapon: T test [L665]
     transport: str | None = None  # the transport it is embarked in
     transferred: bool = False  # embarked or disembarked this turn (one of them) [L277]
+    fired_models: int = 0  # its models that fired from its transport this turn [L295]
     carried_out: bool = False  # a transport whose passengers got out before it moved [L279]
     rammed: bool = False  # rammed this turn: no shooting, no charge [L1012]
     out_of_control: bool = False  # HC: it rams first in its next movement phase [L995]

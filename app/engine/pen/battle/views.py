@@ -14,6 +14,7 @@ from app.engine.pen.battle.commands import (
     ConfirmResult,
     DeclareReserve,
     Disembark,
+    Embark,
     EndActivation,
     EndPhase,
     EndStep,
@@ -24,7 +25,13 @@ from app.engine.pen.battle.commands import (
     RollOff,
     StartTurn,
 )
-from app.engine.pen.battle.rules import all_reported, may_retreat, objectives
+from app.engine.pen.battle.rules import (
+    all_reported,
+    fast_over_12,
+    fire_points_left,
+    may_retreat,
+    objectives,
+)
 from app.engine.pen.battle.setup import SEATS
 from app.engine.pen.battle.state import (
     BattleState,
@@ -161,6 +168,7 @@ def legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
         for u in mine:
             if u.place is Place.UNDEPLOYED:
                 out.append(_cmd(DeclareReserve(u.id, ReserveMode.STANDARD)))
+        out.extend(_cmd(Embark(u, t)) for u, t in _reserve_boarding(state, mine))
         out.append(_cmd(EndStep()))
     elif stage is Stage.ROLL_OFF:
         out.append(_cmd(RollOff()))
@@ -218,7 +226,8 @@ def legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
                 for u in mine
                 if u.on_table and not u.activated and u.out_of_control and not u.immobilised
             )
-            out.extend(_cmd(Disembark(u.id)) for u in mine if u.embarked and not u.transferred)
+            out.extend(_disembarks(state, mine))
+            out.extend(_fire_point_shots(state, mine))
         if state.phase is Phase.ASSAULT:
             for u in mine:
                 for enemy in sorted(u.locked):
@@ -230,4 +239,60 @@ def legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
                 if u.on_table and not u.locked and not u.charged and not u.is_vehicle
             )
         out.append(_cmd(EndPhase()))
+    return out
+
+
+def _reserve_boarding(state: BattleState, mine: list[UnitState]) -> list[tuple[str, str]]:
+    """(squad, transport): a squad kept in reserve may start inside a transport kept in
+    reserve, within its capacity (pen rulings B31)."""
+    out: list[tuple[str, str]] = []
+    for t in sorted(mine, key=lambda u: u.id):
+        capacity = state.unit_spec(t.id).capacity
+        if not capacity or t.place is not Place.RESERVE:
+            continue
+        aboard = sum(u.models for u in state.units.values() if u.transport == t.id and u.alive)
+        out.extend(
+            (u.id, t.id)
+            for u in sorted(mine, key=lambda u: u.id)
+            if not u.is_vehicle
+            and u.place in (Place.UNDEPLOYED, Place.RESERVE)
+            and aboard + u.models <= capacity
+        )
+    return out
+
+
+def _disembarks(state: BattleState, mine: list[UnitState]) -> list[JsonObject]:
+    """Passengers of a transport on the table get out once a turn [L277]; out of a fast
+    transport that moved more than 12 ps only by an emergency disembark [L309]."""
+    out: list[JsonObject] = []
+    for u in sorted(mine, key=lambda u: u.id):
+        if not u.embarked or u.transferred or u.shot or u.transport is None:
+            continue
+        carrier = state.units[u.transport]
+        if carrier.on_table:
+            out.append(_cmd(Disembark(u.id, emergency=fast_over_12(state, carrier))))
+    return out
+
+
+def _fire_point_shots(state: BattleState, mine: list[UnitState]) -> list[JsonObject]:
+    """Passengers shooting from their transport's fire points once it has been played this
+    turn [L282], [L295] (pen rulings B32); ``fire_points``: how many models may still fire."""
+    out: list[JsonObject] = []
+    for u in sorted(mine, key=lambda u: u.id):
+        if not u.embarked or u.transferred or u.activated or u.transport is None:
+            continue
+        carrier = state.units[u.transport]
+        if not carrier.on_table or not carrier.activated:
+            continue
+        if state.alternation and state.playing != carrier.id:
+            continue
+        left = min(fire_points_left(state, carrier), u.models)
+        if left > 0:
+            out.append(
+                {
+                    "command": {"type": "shoot", "unit": u.id},
+                    "needs": ["target", "weapon", "range_inches", "half_range", "cover", "facing"],
+                    "fire_points": left,
+                }
+            )
     return out
