@@ -6,7 +6,8 @@ A registered player brings one of their PEN lists marked ready (the PEN unit edi
 models, the PEN battle profile (the combat contract's target object without ``models``), its
 weapons (ranged and close-combat, each named; a close-combat weapon of §2.7 keeps its
 catalogue name in ``type``), its close-combat weapon (``melee``: the first listed), whether it
-is a Troops choice, and a transport's capacity. The match never reads the list again.
+is a Troops choice, and a transport's capacity and fire points. The match never reads the list
+again.
 
 Everything a battle needs must be in the list: a squad without its Initiative (or another
 characteristic the battle reads) is refused with a 422 naming the squad and the field; a list
@@ -116,6 +117,9 @@ def _squad(unit: PenUnit, index: int) -> dict[str, Any]:
         "melee": melee,
         "troops": bool(unit.troops),
         "capacity": int(unit.transport_capacity or 0) if unit.armour is not None else 0,
+        # fire points [L295]: the editor has no field for them yet (an open-topped transport
+        # needs none: all its passengers shoot [L315]); read when a list brings them
+        "fire_points": int(getattr(unit, "fire_points", 0) or 0) if unit.armour is not None else 0,
     }
 
 
@@ -206,6 +210,7 @@ def army_spec(snapshot: Mapping[str, Any], seat: Seat | str) -> ArmySpec:
         extra: dict[str, Any] = {}
         if _HAS_CAPACITY:
             extra["capacity"] = int(u.get("capacity") or 0)
+            extra["fire_points"] = int(u.get("fire_points") or 0)
         units.append(
             UnitSpec(
                 unit_id(seat, int(u["index"])),
@@ -262,6 +267,7 @@ def snapshot_from_spec(spec: ArmySpec) -> dict[str, Any]:
                 "melee": u.melee,
                 "troops": u.troops,
                 "capacity": int(getattr(u, "capacity", 0) or 0),
+                "fire_points": int(getattr(u, "fire_points", 0) or 0),
             }
             for i, u in enumerate(spec.units)
         ],
