@@ -345,7 +345,7 @@ def test_the_forms_of_a_reserve_and_of_a_combat_of_several(
     assert [p.attributes["name"] for p in pairings] == ["assign_a1"]
     options = [(o.attributes["value"], o.text()) for o in pairings[0].css("option")]
     assert options == [("b1", "Infantry"), ("b3", "Squad")]
-    assert "Tactical attacks" in form.text()
+    assert "The enemy Tactical attacks" in form.text()
     # the squads that did not charge this turn, beside the target, may have been in cover
     cover = [i.attributes["value"] for i in form.css("input[name=in_cover]")]
     assert cover == ["b1"]
