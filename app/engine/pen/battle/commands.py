@@ -27,6 +27,7 @@ __all__ = [
     "DeclareReserve",
     "Deploy",
     "Disembark",
+    "Disengage",
     "Embark",
     "EndActivation",
     "EndPhase",
@@ -272,6 +273,17 @@ class Retreat(Command):
 
 
 @dataclass(frozen=True, slots=True)
+class Disengage(Command):
+    """Désengagement [L392-L394] (and Hit & Run [L416], which may always do so at the end of
+    the assault phase): a squad still locked after its combat this phase leaves it with a
+    normal move (``inches``); the enemies left cannot sweep it but may consolidate."""
+
+    kind: ClassVar[str] = "disengage"
+    unit: str
+    inches: int
+
+
+@dataclass(frozen=True, slots=True)
 class Consolidate(Command):
     kind: ClassVar[str] = "consolidate"
     unit: str
@@ -343,6 +355,7 @@ COMMAND_CODEC = TaggedCodec(
         ReportControl,
         Retreat,
         ConfirmResult,
+        Disengage,
         Undo,
         ApproveUndo,
         RefuseUndo,

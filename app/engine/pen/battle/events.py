@@ -28,6 +28,7 @@ __all__ = [
     "ControlReported",
     "DawnRolled",
     "Disembarked",
+    "Disengaged",
     "Embarked",
     "FirstChosen",
     "GameLengthRolled",
@@ -404,6 +405,16 @@ class Retreated(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class Disengaged(Event):
+    """A squad left its combat by Désengagement or Hit & Run with a normal move: unlocked, no
+    sweeping advance against it [L392-L394], [L416]."""
+
+    kind: ClassVar[str] = "disengaged"
+    unit: str
+    inches: int
+
+
+@dataclass(frozen=True, slots=True)
 class Consolidated(Event):
     kind: ClassVar[str] = "consolidated"
     unit: str
@@ -483,5 +494,6 @@ EVENT_CODEC = TaggedCodec(
         OutOfControlEnded,
         Retreated,
         ResultConfirmed,
+        Disengaged,
     ],
 )

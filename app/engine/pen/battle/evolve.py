@@ -19,6 +19,7 @@ from app.engine.pen.battle.events import (
     ControlReported,
     DawnRolled,
     Disembarked,
+    Disengaged,
     Embarked,
     FirstChosen,
     GameLengthRolled,
@@ -501,6 +502,12 @@ def evolve(state: BattleState, event: Event) -> BattleState:
         case PassengersHit(unit=unit, models_left=left, wounds_taken=taken):
             me = replace(u[unit], place=Place.TABLE, transport=None, transferred=True)
             return _set_models(state.with_unit(me), me, left, taken)
+        case Disengaged(unit=unit):
+            for enemy in u[unit].locked:
+                state = _unlock(state, unit, enemy)
+            # its normal move replaces a consolidation [L392]
+            me = replace(state.units[unit], combat_gap=None, consolidated=True)
+            return state.with_unit(me)
         case Consolidated(unit=unit):
             return state.with_unit(replace(u[unit], consolidated=True))
         case GameLengthRolled(continues=continues):

@@ -30,6 +30,7 @@ from app.engine.pen.battle.commands import (
     DeclareReserve,
     Deploy,
     Disembark,
+    Disengage,
     Embark,
     EndActivation,
     EndPhase,
@@ -60,6 +61,7 @@ from app.engine.pen.battle.events import (
     ControlReported,
     DawnRolled,
     Disembarked,
+    Disengaged,
     Embarked,
     FirstChosen,
     GameLengthRolled,
@@ -1788,6 +1790,38 @@ def _retreat(out: _Out, cmd: Retreat, actor: str) -> None:
     out.emit(Retreated(me.id, out.roll_since(start), caught, models, taken, stays))
 
 
+def may_disengage(state: BattleState, unit: UnitState) -> bool:
+    """A squad with Désengagement or Hit & Run still locked after the combat it fought this
+    assault phase [L392], [L416]."""
+    return (
+        state.stage is Stage.BATTLE
+        and state.phase is Phase.ASSAULT
+        and unit.fought
+        and bool(unit.locked)
+        and unit.on_table
+        and not unit.retreating
+        and bool({str(Rule.DISENGAGE), str(Rule.HIT_AND_RUN)} & unit.rules)
+    )
+
+
+def _disengage(out: _Out, cmd: Disengage, actor: str) -> None:
+    """Désengagement: at the end of an assault phase a locked squad leaves its combat with a
+    normal move; the enemies left cannot sweep it but may consolidate [L392-L394]. Hit & Run
+    disengages so at the end of the assault phase whatever its roll-off [L416] (pen rulings
+    B34: leaving between two Initiative steps stays on the table)."""
+    s = out.state
+    _stage(s, Stage.BATTLE)
+    me = _own(s, cmd.unit, actor)
+    if not may_disengage(s, me):
+        raise refuse(
+            "cannot_disengage",
+            "only a squad with Désengagement or Hit & Run still locked after the combat it "
+            "fought this assault phase disengages [L392], [L416]",
+        )
+    _inches(cmd.inches, _move_limit(me, Speed.NORMAL), "disengagement (a normal move)")
+    out.emit(Disengaged(cmd.unit, cmd.inches))
+
+
 def _end_phase(out: _Out, actor: str) -> None:
     s = out.state
     _stage(s, Stage.BATTLE)
@@ -1993,6 +2027,8 @@ def decide(
             _consolidate(out, command, actor)
         case Retreat():
             _retreat(out, command, actor)
+        case Disengage():
+            _disengage(out, command, actor)
         case EndPhase():
             _end_phase(out, actor)
         case ReportControl():

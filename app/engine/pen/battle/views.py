@@ -14,6 +14,7 @@ from app.engine.pen.battle.commands import (
     ConfirmResult,
     DeclareReserve,
     Disembark,
+    Disengage,
     Embark,
     EndActivation,
     EndPhase,
@@ -29,6 +30,7 @@ from app.engine.pen.battle.rules import (
     all_reported,
     fast_over_12,
     fire_points_left,
+    may_disengage,
     may_retreat,
     objectives,
 )
@@ -162,6 +164,12 @@ def legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
         )
         # the loser that passed its test, or either side after a draw [L1244], [L1254]
         out.extend(_cmd(Retreat(u.id)) for u in state.seat_units(seat) if may_retreat(state, u))
+        # Désengagement, Hit & Run: a normal move out of the combat [L392], [L416]
+        out.extend(
+            {"command": {"type": Disengage.kind, "unit": u.id}, "needs": ["inches"]}
+            for u in state.seat_units(seat)
+            if may_disengage(state, u)
+        )
     stage = state.stage
     mine = state.seat_units(seat)
     if stage is Stage.RESERVES and seat not in state.ready:
