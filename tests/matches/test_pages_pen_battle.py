@@ -456,3 +456,26 @@ def test_both_players_confirm_the_result_on_the_page(
     r = bob.patch("/api/v1/me", json={"preferred_language": "fr"})
     assert r.status_code == 200, r.text
     assert "Bob confirme le résultat." in page_of(bob, match_id).css_first("#timeline").text()
+
+
+def test_a_squad_breaks_off_after_a_draw_on_the_page(
+    browser: Callable[[str], TestClient],
+) -> None:
+    """After the draw of Tactical's charge on Infantry, Bob may have Infantry retreat [L1244]:
+    the page offers it (with dice by hand for the sweeping advance) as an option, not as a
+    move the battle waits for; after a draw nobody sweeps it (pen rulings B29)."""
+    alice, bob, match_id = create_battle(browser)
+    seats = {"A": alice, "B": bob}
+    drawn = BATTLE.index(next(s for s in BATTLE if s.form == "#form-fight-a1-b1"))
+    for step in BATTLE[: drawn + 1]:
+        play_on_the_page(seats[step.seat], match_id, step)
+    page = page_of(bob, match_id)
+    form = page.css_first("#form-retreat-b1")
+    assert form is not None, [f.attributes.get("id") for f in page.css("#actions form")]
+    assert "Infantry breaks off and retreats" in form.text()
+    assert form.css_first("input[name=dice]") is not None
+    assert page.css_first("#waiting-on-you") is None  # an option: nothing waits on Bob
+    page = post_form(bob, match_id, "#form-retreat-b1")
+    assert page.css_first("#match-error") is None, page.css_first("#match-error").text()
+    assert "Infantry breaks off and retreats." in page.css_first("#timeline li").text()
+    assert "form-retreat-b1" not in {f.attributes.get("id") for f in page.css("#actions form")}

@@ -267,7 +267,8 @@ def test_an_option_of_the_assault_is_not_a_move_the_battle_waits_for() -> None:
     from app.matches.pages.pen import waiting_on
 
     view = {"stage": "battle"}
-    options = [{"command": {"type": k, "unit": "a1"}} for k in ("consolidate", "retreat")]
+    kinds = ("consolidate", "retreat", "disengage")
+    options = [{"command": {"type": k, "unit": "a1"}} for k in kinds]
     assert waiting_on(view, options) is None
     assert waiting_on(view, [*options, {"command": {"type": "end_phase"}}]) == "Your move"
 

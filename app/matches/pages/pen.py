@@ -304,6 +304,7 @@ def _label(kind: str, cmd: Mapping[str, Any], names: Mapping[str, str], me: str)
         "consolidate": _("{unit} consolidates").format(unit=unit),
         "retreat": _("{unit} breaks off and retreats").format(unit=unit),
         "confirm_result": _("I agree: confirm the result"),
+        "disengage": _("{unit} disengages (a normal move)").format(unit=unit),
         "end_phase": _("End the phase"),
         "approve_undo": _("Approve the undo"),
         "refuse_undo": _("Refuse: the roll stands"),
@@ -574,7 +575,8 @@ def waiting_on(view: Mapping[str, Any] | None, actions: Sequence[Mapping[str, An
         return _("Check the objectives reported, then confirm the result")
     if view.get("stage") == "scoring":
         return None  # a correction is possible, but the battle waits on the other player
-    if kinds - {"go_to_ground", "refuse_undo", "consolidate", "retreat"}:  # options
+    options = {"go_to_ground", "refuse_undo", "consolidate", "retreat", "disengage"}
+    if kinds - options:
         return _("Your move")
     return None
 

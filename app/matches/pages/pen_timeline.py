@@ -204,6 +204,8 @@ def describe(ev: Mapping[str, Any], names: Mapping[str, str], players: Mapping[s
                 _losses(ev, names, unit, "models_left"),
             )
         ).strip()
+    if kind == "disengaged":
+        return _('{unit} disengages ({n}").').format(unit=n_unit, n=ev.get("inches"))
     if kind == "consolidated":
         return _('{unit} consolidates ({n}").').format(unit=n_unit, n=ev.get("inches"))
     if kind == "poison_tested":
