@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import unicodedata
 from collections.abc import Iterable
+from functools import lru_cache
 
 __all__ = ["closest", "name_key"]
 
@@ -28,9 +29,11 @@ _TRANSLATE = str.maketrans(
 )
 
 
+@lru_cache(maxsize=16_384)
 def name_key(name: str) -> str:
     """The lookup key of a name: NFKC, unified apostrophes and dashes, casefolded, spaces
-    collapsed."""
+    collapsed. Memoised: a validation keys the same few hundred keyword and datasheet names
+    every time (bounded, so names typed by players cannot grow it without limit)."""
     text = unicodedata.normalize("NFKC", name).translate(_TRANSLATE)
     return " ".join(text.casefold().split())
 
