@@ -202,3 +202,21 @@ def test_thirty_d6_plus_3_with_devastating_wounds_into_a_30_wound_model() -> Non
     assert a.wipe_probability == a.damage.prob(30) == a.models_destroyed.prob(1)
     # the mean from the stages: each unsaved wound and each mortal wound is at most 7
     assert 0 < a.damage.mean() < 30
+
+
+@pytest.mark.parametrize(("wounds", "damage"), [(3, "D6+1"), (3, "D6+3"), (4, "D6+1"), (6, "D3")])
+def test_thirty_d6_plus_3_with_every_ability_into_thirty_models(wounds: int, damage: str) -> None:
+    # issue 18: 30 x D6+3 attacks, Sustained Hits 1, Lethal Hits, Devastating Wounds, into 30
+    # models with Feel No Pain: refused before; the W3 / D6+1 one was checked identical to the
+    # plain engine once (26 s there, about 0.13 s here)
+    raw = {
+        "attacks": [{"models": 30, "weapon": weapon(attacks="D6+3", damage=damage, abilities=ALL)}],
+        "target": {"models": 30, "toughness": 4, "save": 4, "wounds": wounds, "feel_no_pain": 5},
+    }
+    a = analyze(request_from_dict(raw))
+    assert sum(p for _, p in a.damage.items()) == 1
+    assert sum(p for _, p in a.models_destroyed.items()) == 1
+    assert a.damage.max == 30 * wounds
+    assert a.wipe_probability == a.damage.prob(30 * wounds) == a.models_destroyed.prob(30)
+    # every model destroyed is ``wounds`` wounds lost: the two distributions agree on it
+    assert all(a.damage.p_at_least(n * wounds) >= a.models_destroyed.p_at_least(n) for n in (1, 15))
