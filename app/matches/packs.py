@@ -27,6 +27,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, FastAPI, Path, Request, Response, status
 from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app.accounts.deps import CurrentUser
@@ -110,6 +111,15 @@ def upload(db: Session, owner_id: int, data: bytes) -> tuple[MissionPack, bool]:
         found = read_pack(data)
     except PackError as exc:
         raise _refused(exc.errors) from None
+    try:
+        with db.begin_nested():
+            return _keep(db, owner_id, found)
+    except IntegrityError:
+        pass  # the same pack uploaded at the same moment (Postgres): replace the row it made
+    return _keep(db, owner_id, found)
+
+
+def _keep(db: Session, owner_id: int, found: ReadPack) -> tuple[MissionPack, bool]:
     rows = _rows(db, owner_id)
     row = next((r for r in rows if r.pack_id == found.pack.id), None)
     listed = wh40k10e.missions()

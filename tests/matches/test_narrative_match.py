@@ -485,6 +485,35 @@ def test_an_uploaded_pack_is_played_by_its_uploader_and_joined_by_the_opponent(
     assert r.json()["type"].endswith("/unknown-mission")
 
 
+def test_the_same_pack_uploaded_twice_at_once_replaces_the_row_the_other_made(
+    user_client: Callable[[str], TestClient], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two uploads of one pack id at the same moment: the second insert breaks the unique
+    constraint (on Postgres it waits for the first to commit); it is rolled back to its
+    savepoint and replaces the row instead of answering 500. Staged by hiding the existing
+    row from the first read, as a concurrent upload would not have seen it yet."""
+    from app.matches import packs
+
+    alice = user_client("Alice")
+    assert upload(alice, club_pack("alices", "night-bridge")).status_code == 201
+    real_rows = packs._rows
+    calls = {"n": 0}
+
+    def first_blind(db: Session, owner_id: int) -> list[Any]:
+        calls["n"] += 1
+        return [] if calls["n"] == 1 else real_rows(db, owner_id)
+
+    monkeypatch.setattr(packs, "_rows", first_blind)
+    r = upload(alice, club_pack("alices", "dawn-bridge"))
+    assert r.status_code == 200, r.text
+    assert calls["n"] == 2
+    monkeypatch.setattr(packs, "_rows", real_rows)
+    mine = alice.get(f"{PACKS}/mine").json()
+    assert [(p["pack_id"], [m["id"] for m in p["missions"]]) for p in mine] == [
+        ("alices", ["dawn-bridge"])
+    ]
+
+
 def test_an_uploaded_pack_is_replaced_by_its_id_and_deleted(
     user_client: Callable[[str], TestClient],
 ) -> None:
