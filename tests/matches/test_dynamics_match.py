@@ -291,3 +291,49 @@ def test_a_classic_command_in_a_dynamics_match_is_a_422(dyn_game: Callable[..., 
     assert r["refusal"] == "bad_command"
     r = g.a.send({"type": "teleport"}, status=422)
     assert r["refusal"] == "bad_command"
+
+
+def test_a_squad_deployed_in_its_transport_takes_an_order_through_the_api(
+    dyn_game: Callable[..., PenGame],
+) -> None:
+    """Dynamics rulings D21: the veterans deploy in the Rhino, take a hidden order like any
+    unit on the battlefield [L171], and get out after the Rhino moved [L282]."""
+    g = dyn_game()
+    g.a.send({"type": "end_step"})
+    g.b.send({"type": "end_step"})
+    g.a.send({"type": "roll_off"}, dice=[5, 2])
+    g.a.send({"type": "choose_first", "seat": "A"})
+    for unit in ("a1", "a2"):
+        g.a.send({"type": "deploy", "unit": unit})
+    g.a.send({"type": "end_step"})
+    for unit in ("b1", "b2"):
+        g.b.send({"type": "deploy", "unit": unit})
+    g.b.send({"type": "embark", "unit": "b3", "transport": "b2"})
+    g.b.send({"type": "end_step"})
+    g.a.send({"type": "start_turn"}, dice=[1])
+    place(g.a, {"a1": "fire", "a2": "fire"})
+    bad = g.b.send({"type": "lock_orders"}, status=409)
+    assert bad["refusal"] == "orders_missing"
+    assert "b3" in bad["detail"]
+    place(g.b, {"b1": "fire", "b2": "tactical_move", "b3": "assault"})
+    assert "order" not in orders_of(g.a)["b3"]
+    g.b.send({"type": "reveal_order", "unit": "b1", "target": "a1"})
+    g.b.send({"type": "reveal_order", "unit": "b2", "target": "a1", "with_passengers": True})
+    g.b.send({"type": "reveal_order", "unit": "b3", "target": "a1"})
+    assert orders_of(g.a)["b3"]["order"] == "assault"
+    g.a.send({"type": "reveal_order", "unit": "a1", "target": "b1"})
+    g.a.send({"type": "reveal_order", "unit": "a2", "target": "b2"})
+    for unit in ("a1", "a2"):
+        g.a.send({"type": "end_order", "unit": unit})
+    g.b.send({"type": "move", "unit": "b2", "speed": "normal", "inches": 6})
+    g.b.send({"type": "end_order", "unit": "b2"})
+    actions = g.b.client.get(f"{g.b.base}/actions").json()["actions"]
+    assert {"command": {"type": "disembark", "unit": "b3", "emergency": False}} in actions
+    g.b.send({"type": "disembark", "unit": "b3"})
+    b3 = next(u for u in g.a.view()["units"] if u["id"] == "b3")
+    assert (b3["place"], b3["transport"]) == ("table", None)
+    moved = g.b.send({"type": "move", "unit": "b3", "speed": "normal", "inches": 6}, status=409)
+    assert moved["refusal"] == "already_moved"  # getting out after the Rhino moved [L282]
+    g.b.send({"type": "end_order", "unit": "b3"})
+    g.b.send({"type": "end_order", "unit": "b1"})
+    assert (g.a.view()["dynamics"]["stage"], g.a.view()["dynamics"]["turn"]) == ("turn_start", 2)

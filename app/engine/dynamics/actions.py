@@ -28,7 +28,7 @@ from app.engine.dynamics.state import DynamicsState, DynStage
 from app.engine.errors import DiceExhausted
 from app.engine.match.codec import JsonObject, Tagged
 from app.engine.match.errors import Refusal
-from app.engine.pen.battle.commands import Arrive, Charge, Fight, Move, Shoot
+from app.engine.pen.battle.commands import Arrive, Charge, Disembark, Embark, Fight, Move, Shoot
 from app.engine.pen.battle.setup import SEATS
 from app.engine.pen.battle.state import Speed
 from app.engine.pen.battle.views import legal_actions as pen_legal_actions
@@ -106,9 +106,15 @@ def _resolve(state: DynamicsState, seat: str) -> list[JsonObject]:
         if _legal(state, extreme, seat):
             out.append(_entry(extreme))
     units = [state.active] if state.active else remaining(state, seat)
+    transports = sorted(u.id for u in state.battle.seat_units(seat) if u.on_table and u.is_vehicle)
     for unit in units:
         slot = state.slots[unit]
         target = slot.declaration.target
+        if _legal(state, Disembark(unit), seat):
+            out.append(_entry(Disembark(unit)))
+        for transport in transports:
+            if transport != unit and _legal(state, Embark(unit, transport), seat):
+                out.append(_entry(Embark(unit, transport)))
         for speed in Speed:
             move = Move(unit, speed)
             if _legal(state, move, seat):

@@ -32,6 +32,8 @@ from app.engine.pen.battle.events import (
     BattleCreated,
     ChargeDeclared,
     CombatFought,
+    Disembarked,
+    Embarked,
     ScoutMoved,
     TestTaken,
     UnitArrived,
@@ -97,6 +99,10 @@ def _begin_turn(state: DynamicsState, turn: int) -> DynamicsState:
             shot_at=frozenset(),
             regrouped=False,
             arrived_deep_strike=False,
+            transferred=False,
+            fired_models=0,
+            carried_out=False,
+            rammed=False,
             fire_from=None,
             models_before_fire=0,
             pinning_pending=False,
@@ -157,6 +163,17 @@ def _pen(state: DynamicsState, event: Event) -> DynamicsState:
             slot = _slot_of_active(state, unit)
             if slot is not None:
                 state = replace(state.with_slot(replace(slot, moved=True)), active=unit)
+        case Disembarked(unit=unit, moved=moved):
+            slot = _slot_of_active(state, unit)
+            if slot is not None:  # after its transport moved, it has made its move [L282]
+                state = replace(
+                    state.with_slot(replace(slot, moved=slot.moved or moved)), active=unit
+                )
+        case Embarked(unit=unit):
+            slot = _slot_of_active(state, unit)
+            if slot is not None:  # aboard: its action is over for the turn [L277-L278]
+                done = replace(slot, moved=True, shot=True, charged=True)
+                state = replace(state.with_slot(done), active=unit)
         case UnitShot(unit=unit, target=target):
             lost = before.units[target].models - battle.units[target].models
             losses = dict(state.shot_losses)

@@ -64,6 +64,8 @@ from app.engine.pen.battle.commands import (
     ChooseFirst,
     DeclareReserve,
     Deploy,
+    Disembark,
+    Embark,
     EndStep,
     Fight,
     Move,
@@ -386,7 +388,7 @@ def _place(out: _Out, cmd: PlaceOrder, actor: str, secret: str | bytes | None) -
         raise refuse("unknown_unit", f"there is no squad {cmd.unit!r}", kind=RefusalKind.INPUT)
     if me.seat != actor:
         raise refuse("not_your_unit", f"{cmd.unit} is not yours", kind=RefusalKind.FORBIDDEN)
-    if not me.on_table:
+    if not s.on_battlefield(cmd.unit):
         raise refuse("not_on_table", "only units on the battlefield take an order [L171]")
     if me.arrived_deep_strike and cmd.order is not Order.DEEP_STRIKE:
         raise refuse("deep_strike_only", "a unit arriving by deep strike takes Deep Strike [L177]")
@@ -451,8 +453,7 @@ def _resolve_step(s: DynamicsState, slot: Slot, decl: Declaration) -> int:
     if decl.delay_to:
         return s.setup.initiative(decl.delay_to)
     if decl.with_passengers:
-        passengers = [p for p in s.setup.transports.get(slot.unit, ()) if s.battle.units[p].alive]
-        return max([own, *(s.setup.initiative(p) for p in passengers)])
+        return max([own, *(s.setup.initiative(p) for p in s.passengers(slot.unit))])
     return own
 
 
@@ -486,12 +487,25 @@ def _check_declaration(s: DynamicsState, slot: Slot, cmd: RevealOrder) -> Declar
             problems.append("a Tank Shock is a vehicle's Tactical Move [L33]")
         elif not 0 < cmd.tank_shock_inches <= 12 or not cmd.tank_shock_direction:
             problems.append("a Tank Shock declares its direction and 1 to 12 ps [L33]")
-    if cmd.with_passengers and slot.unit not in s.setup.transports:
-        problems.append("only a transport acts at its passengers' pass [L223]")
+    if cmd.with_passengers and not s.passengers(slot.unit):
+        problems.append("only a transport with passengers acts at their pass [L223]")
     if cmd.delay_to:
         escort = s.slots.get(cmd.delay_to)
-        if s.setup.escorts.get(slot.unit) != cmd.delay_to:
+        named = s.setup.escorts.get(slot.unit)
+        squad = b.units.get(cmd.delay_to)
+        if not s.setup.is_ic(slot.unit):
+            problems.append("only an independent character delays its action [L219]")
+        elif named is not None and named != cmd.delay_to:
             problems.append("an independent character delays only to its escort [L219], [L297]")
+        elif (
+            squad is None
+            or squad.seat != slot.seat
+            or squad.is_vehicle
+            or s.setup.is_ic(cmd.delay_to)
+        ):
+            problems.append(
+                "a character delays only to a squad of its army, not a character [L297]"
+            )
         elif (
             escort is None
             or not escort.revealed
@@ -609,6 +623,36 @@ def _move(out: _Out, cmd: Move, actor: str) -> None:
         speeds = ", ".join(sorted(allowed))
         raise refuse("wrong_speed", f"a {slot.order} order moves at {speeds} (rulings D5)")
     out.pen(cmd, actor, _synthetic(s, actor, Phase.MOVEMENT))
+
+
+def _disembark(out: _Out, cmd: Disembark, actor: str) -> None:
+    """Getting out of a transport is part of a move: an order that moves [L31], [L90],
+    [L110], before the squad's own move, or after its transport moved (it then counts as
+    having made a normal move, PEN [L279], [L282]) (dynamics rulings D21)."""
+    slot = _acting(out, cmd.unit, actor)
+    s = out.state
+    _extreme_phase(s, cmd.unit, "move")
+    if slot.order not in _MOVING:
+        raise refuse("no_move", f"a {slot.order} order does not move: it stays aboard [L80]")
+    if slot.moved or slot.shot or slot.charged:
+        raise refuse("already_moved", "a squad gets out before it moves or shoots [L31]")
+    out.pen(cmd, actor, _synthetic(s, actor, Phase.MOVEMENT))
+
+
+def _embark(out: _Out, cmd: Embark, actor: str) -> None:
+    """Boarding a transport at the start or the end of the squad's move ends its action for
+    the turn (PEN [L277-L278]): an order that moves, before any shot or charge (D21)."""
+    slot = _acting(out, cmd.unit, actor)
+    s = out.state
+    _extreme_phase(s, cmd.unit, "move")
+    if slot.order not in _MOVING:
+        raise refuse("no_move", f"a {slot.order} order does not move [L80]")
+    if slot.shot or slot.charged:
+        raise refuse("cannot_embark", "a squad embarks at the start or the end of its move")
+    battle = _synthetic(s, actor, Phase.MOVEMENT)
+    if slot.moved:  # the end of its move: PEN sees the squad's activation still open
+        battle = replace(battle, active_unit=cmd.unit)
+    out.pen(cmd, actor, battle)
 
 
 def _shoot(out: _Out, cmd: Shoot, actor: str) -> None:
@@ -875,6 +919,12 @@ def decide(
             _create(out, command)
         case DeclareReserve() | EndStep() | RollOff() | ChooseFirst() | Deploy() | ScoutMove():
             _setup_step(out, command, actor)
+        case Embark() if state.stage is DynStage.SETUP:
+            _setup_step(out, command, actor)  # deployed in its transport, or kept in reserve
+        case Embark():
+            _embark(out, command, actor)
+        case Disembark():
+            _disembark(out, command, actor)
         case StartTurn():
             _start_turn(out)
         case RollAdvantage():

@@ -91,5 +91,20 @@ class DynamicsState:
         return replace(self, slots=slots)
 
     def needs_order(self, seat: str) -> list[str]:
-        """The units of ``seat`` on the table: each takes exactly one order [L171]."""
-        return sorted(u.id for u in self.battle.seat_units(seat) if u.on_table)
+        """The units of ``seat`` on the battlefield: each takes exactly one order [L171],
+        including the squads embarked in a transport on the table (dynamics rulings D21)."""
+        return sorted(u.id for u in self.battle.seat_units(seat) if self.on_battlefield(u.id))
+
+    def on_battlefield(self, unit: str) -> bool:
+        """On the table, or embarked in a transport that is on the table."""
+        me = self.battle.units[unit]
+        if me.on_table:
+            return True
+        carrier = self.battle.units.get(me.transport or "")
+        return me.embarked and carrier is not None and carrier.on_table
+
+    def passengers(self, transport: str) -> list[str]:
+        """The squads a transport carries: embarked in it now, or named by the set-up."""
+        named = self.setup.transports.get(transport, ()) if self.setup is not None else ()
+        inside = [u.id for u in self.battle.units.values() if u.transport == transport]
+        return sorted({*named, *inside} & {u for u, me in self.battle.units.items() if me.alive})
