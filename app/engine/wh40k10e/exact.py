@@ -502,13 +502,6 @@ class _Chain:
         shift_rows: dict[int, list[tuple[int, list[tuple[int, int]]]]] = {}
         start = self.v
         den_v = self.den
-        coef = [0] * (top + 1)
-        scale = 1
-        for t in range(top, -1, -1):
-            coef[t] = h[t] * scale
-            scale *= g
-        final_den = den_v * h_den * scale // g  # den_v * h_den * g**top
-        widths = [(_bits(den_v * u) + 8) // 8 for u in _horner_bounds(coef, qq)]
         # Pending mortal wounds do not change where the next wound goes: for each line state
         # the weights of m = 0, 1, 2... are packed into one integer (slots of ``step`` bytes),
         # so one operation moves every pending count. The weights of the Horner sum at step
@@ -544,6 +537,34 @@ class _Chain:
                 counts = packed_rows[idx]
                 counts.extend([0] * (m + 1 - len(counts)))
                 counts[m] = weight
+        # Without Precision, from states on the lines the attacks reach only states on the
+        # lines: their rows are all there is, and the factor ``common`` their weights share
+        # with ``q`` is divided out (steps over ``q / common``; of ``g**t`` only
+        # ``(g / gcd(common, g))**t`` is left in the denominators), as in the line chain.
+        common = 1
+        if prune and set(packed_rows) <= set(line_states):
+            common = q
+            for idx in line_states:
+                if idx != wiped:
+                    shift_rows[idx] = rows_idx = _by_shift(live_row(idx), wiped)
+                    for _, targets in rows_idx:
+                        for _, wt in targets:
+                            common = math.gcd(common, wt)
+            if common > 1:
+                for idx, rows_idx in shift_rows.items():
+                    shift_rows[idx] = [
+                        (m_add, [(dst, wt // common) for dst, wt in targets])
+                        for m_add, targets in rows_idx
+                    ]
+        c2 = math.gcd(common, g)
+        c_up, g_up = common // c2, g // c2
+        coef = [0] * (top + 1)
+        scale = 1
+        for t in range(top, -1, -1):
+            coef[t] = h[t] * c_up**t * scale
+            scale *= g_up
+        final_den = den_v * h_den * scale // g_up  # den_v * h_den * g_up**top
+        widths = [(_bits(den_v * u) + 8) // 8 for u in _horner_bounds(coef, -(-qq // common))]
         step = width_for(top)
         packed_start = {idx: _pack(counts, step) for idx, counts in packed_rows.items()}
         # Refuse at once what the budget would stop later: line states x pending counts x
@@ -578,7 +599,13 @@ class _Chain:
             for idx, packed in acc.items():
                 groups = shift_rows.get(idx)
                 if groups is None:
-                    groups = shift_rows[idx] = _by_shift(live_row(idx), wiped)
+                    groups = _by_shift(live_row(idx), wiped)
+                    if common > 1:  # every row is computed above then: never met
+                        assert all(wt % common == 0 for _, ts in groups for _, wt in ts)
+                        groups = [
+                            (m_add, [(d, wt // common) for d, wt in ts]) for m_add, ts in groups
+                        ]
+                    shift_rows[idx] = groups
                 for m_add, targets in groups:
                     shifted = packed << (m_add * bits) if m_add else packed
                     for dst, wt in targets:
@@ -822,16 +849,18 @@ class _LineChain:
         # every live attack adds at least one to ``e``: after B of them the unit is destroyed
         h, h_den, g = _live_counts(w.per_model, r0, q, w.entry.models, b_n)
         top = len(h) - 1
-        # The live weights share a factor ``c`` with ``q``: steps over ``q / c``, and of
-        # ``g**t`` only ``(g / gcd(c, g))**t`` is left in the denominators.
-        c = q
+        # The live weights share a factor ``common`` with ``q``: steps over ``q / common``,
+        # and of ``g**t`` only ``(g / gcd(common, g))**t`` is left in the denominators.
+        common = q
         for entries in live.values():
             for _, _, wt in entries:
-                c = math.gcd(c, wt)
-        if c > 1:
-            live = {r: [(d, e, wt // c) for d, e, wt in entries] for r, entries in live.items()}
-        c2 = math.gcd(c, g)
-        c_up, g_up = c // c2, g // c2
+                common = math.gcd(common, wt)
+        if common > 1:
+            live = {
+                r: [(d, e, wt // common) for d, e, wt in entries] for r, entries in live.items()
+            }
+        c2 = math.gcd(common, g)
+        c_up, g_up = common // c2, g // c2
         coef = [0] * (top + 1)
         scale = 1
         for t in range(top, -1, -1):
@@ -843,7 +872,7 @@ class _LineChain:
         # the work of keeping B). Its weights are at most den * u[t] (_horner_bounds): the
         # slots start narrow and widen as the steps go (repacked every few steps).
         final_den = self.den * h_den * scale // g_up  # den * h_den * g_up**top
-        widths = [(_bits(self.den * u) + 8) // 8 for u in _horner_bounds(coef, -(-qq // c))]
+        widths = [(_bits(self.den * u) + 8) // 8 for u in _horner_bounds(coef, -(-qq // common))]
 
         def width_for(t: int) -> int:
             """Bytes per slot enough for the weights of acc_t (and every later step's
