@@ -181,3 +181,8 @@ VISIBILITY_LABELS = {
     Visibility.PUBLIC: lazy("Public"),
     Visibility.PRIVATE: lazy("Private"),
 }
+
+
+# The matches feature asks the leagues of their games through a port (ADR 0012): register it
+# wherever the models are loaded. Imported last: it needs the classes above.
+from app.leagues import match_port  # noqa: E402, F401

@@ -27,7 +27,7 @@ from app.core.deps import DbSession
 from app.core.errors import PROBLEM_JSON, Conflict
 from app.core.i18n import lazy
 from app.core.ids import MAX_ID
-from app.matches import service
+from app.matches import league_games, service
 from app.matches.exceptions import LeagueGameUnusable
 from app.matches.models import Match, MatchStatus, OpponentKind
 
@@ -100,17 +100,11 @@ def _check(db: Session, match: Match, game_id: int) -> None:
     """What creating and joining check (the service's own check, for each player already in
     the match: the game exists, is not settled, and both play it), and that no other
     unfinished match tracks the game, and that the game's league plays the match's rule system."""
-    from app.leagues.models import Game, League
-
-    league_system = db.scalar(
-        select(League.rule_system)
-        .join(Game, Game.league_id == League.id)
-        .where(Game.id == game_id)
-        .with_for_update(of=Game)
-    )
-    if league_system is not None and league_system != match.rule_system:
+    port = league_games.league_games()
+    game = None if port is None else port.game(db, game_id, lock=True)
+    if game is not None and game.rule_system != match.rule_system:
         raise LeagueGameUnusable(
-            f"League game {game_id} is played under {league_system}; this match is "
+            f"League game {game_id} is played under {game.rule_system}; this match is "
             f"{match.rule_system}."
         )
     players = [pid for pid in (match.player_a_id, match.player_b_id) if pid is not None]
@@ -129,6 +123,9 @@ def _check(db: Session, match: Match, game_id: int) -> None:
         raise LeagueGameUnusable(f"Match {taken} is already tracking this league game.")
 
 
+MAX_OFFERED = 50  # league games the match page offers at most
+
+
 @dataclass(frozen=True, slots=True)
 class LeagueGameOption:
     id: int
@@ -139,37 +136,19 @@ class LeagueGameOption:
 def offered(db: Session, match: Match) -> list[LeagueGameOption]:
     """The league games the match page offers: not settled, not tracked by another unfinished
     match, and played by the match's players (both, once the opponent has joined)."""
-    from sqlalchemy.orm import aliased
-
-    from app.leagues.models import Game, GameStatus, League, Registration, Round
-
     players = [pid for pid in (match.player_a_id, match.player_b_id) if pid is not None]
-    if not players or match.opponent_kind == OpponentKind.GUEST:
+    port = league_games.league_games()
+    if port is None or not players or match.opponent_kind == OpponentKind.GUEST:
         return []
     tracked = select(Match.league_game_id).where(
         Match.league_game_id.is_not(None),
         Match.status != MatchStatus.CONFIRMED,
         Match.id != match.id,
     )
-    query = (
-        select(Game.id, League.name, Round.number)
-        .join(League, League.id == Game.league_id)
-        .outerjoin(Round, Round.id == Game.round_id)
-        .where(
-            Game.status != GameStatus.CONFIRMED,
-            Game.id.not_in(tracked),
-            League.rule_system == match.rule_system,
-        )
+    found = port.open_games(
+        db, players, rule_system=match.rule_system, exclude=tracked, limit=MAX_OFFERED
     )
-    for pid in players:
-        reg = aliased(Registration)
-        query = query.where(
-            select(reg.id)
-            .where(reg.user_id == pid, reg.id.in_([Game.player_a_id, Game.player_b_id]))
-            .exists()
-        )
-    rows = db.execute(query.order_by(Game.id.desc()).limit(50)).all()
-    return [LeagueGameOption(gid, name, number) for gid, name, number in rows]
+    return [LeagueGameOption(g.id, g.league, g.round) for g in found]
 
 
 # -- JSON route -------------------------------------------------------------------------------

@@ -49,7 +49,7 @@ from app.engine.errors import EngineError
 from app.engine.match import Envelope, LogError, Mission, Refusal, StaleVersion
 from app.engine.match.game import MatchGame
 from app.engine.match.seats import Seat
-from app.matches import reads, systems
+from app.matches import league_games, reads, systems
 from app.matches.exceptions import (
     CommandRefused,
     ExportNotYet,
@@ -266,32 +266,29 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
+def _league_game(db: Session, game_id: int) -> league_games.LeagueGame:
+    """The unsettled league game ``game_id``, asked of the leagues feature's port (none without
+    it); 422 ``league-game-unusable`` otherwise."""
+    port = league_games.league_games()
+    game = None if port is None else port.game(db, game_id)
+    if game is None or game.settled:
+        raise LeagueGameUnusable(f"League game {game_id} does not exist or is already settled.")
+    return game
+
+
 def check_league_game(
     db: Session, game_id: int, user: User, *, joining: bool, rule_system: str | None = None
 ) -> None:
     """A league game ``user`` may play in a match (of ``rule_system``, when given): it exists,
     is not settled, ``user`` plays it, its league plays that rule system, and (unless
     ``joining``) no other unfinished match tracks it; 422 ``league-game-unusable`` otherwise."""
-    from app.leagues.models import Game, GameStatus, League, Registration
-
-    game = db.get(Game, game_id)
-    if game is None or GameStatus(game.status) is GameStatus.CONFIRMED:
-        raise LeagueGameUnusable(f"League game {game_id} does not exist or is already settled.")
-    if rule_system is not None:
-        league_system = db.scalar(select(League.rule_system).where(League.id == game.league_id))
-        if league_system is not None and league_system != rule_system:
-            raise LeagueGameUnusable(
-                f"League game {game_id} is played under {league_system}; this match is "
-                f"{rule_system}."
-            )
-    users = set(
-        db.scalars(
-            select(Registration.user_id).where(
-                Registration.id.in_([game.player_a_id, game.player_b_id])
-            )
+    game = _league_game(db, game_id)
+    if rule_system is not None and game.rule_system != rule_system:
+        raise LeagueGameUnusable(
+            f"League game {game_id} is played under {game.rule_system}; this match is "
+            f"{rule_system}."
         )
-    )
-    if user.id not in users:
+    if user.id not in game.players:
         raise LeagueGameUnusable("You do not play this league game.")
     if not joining:
         taken = db.scalar(

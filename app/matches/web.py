@@ -17,10 +17,12 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, File, Form, Query, Request, Response, UploadFile
 from fastapi.responses import HTMLResponse, JSONResponse, StreamingResponse
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 from starlette.datastructures import FormData
 
 from app.accounts.deps import LoginRequired, OptionalUser, WebUser, verify_csrf
+from app.accounts.models import User
 from app.core.deps import AppSettings, DbSession
 from app.core.errors import AppError
 from app.core.i18n import current_locale, lazy
@@ -30,6 +32,7 @@ from app.engine.match import Refusal, RefusalKind
 from app.engine.match.seats import Seat
 from app.matches import api as match_api
 from app.matches import events, league_link, pages, present, service, systems
+from app.matches import league_games as league_games_port
 from app.matches.exceptions import (
     CommandRefused,
     InvitationInvalid,
@@ -200,41 +203,33 @@ def league_games(db: Session, user: Any) -> list[LeagueGameChoice]:
     """The league games ``user`` plays that a new match may track: not settled, between two
     registered players, and not tracked by another unfinished match (what
     ``service.create(league_game_id=...)`` accepts, as the API's ``league_game_id`` does)."""
-    from sqlalchemy import select
-    from sqlalchemy.orm import aliased
-
-    from app.accounts.models import User
-    from app.leagues.models import Game, GameStatus, League, Registration, Round
-
-    mine, theirs = aliased(Registration), aliased(Registration)
+    port = league_games_port.league_games()
+    if port is None:
+        return []
     tracked = select(Match.league_game_id).where(
         Match.league_game_id.is_not(None), Match.status != MatchStatus.CONFIRMED
     )
-    rows = db.execute(
-        select(Game.id, League.name, Round.number, User.display_name)
-        .join(League, League.id == Game.league_id)
-        .outerjoin(Round, Round.id == Game.round_id)
-        .join(mine, mine.id.in_([Game.player_a_id, Game.player_b_id]))
-        .join(theirs, theirs.id.in_([Game.player_a_id, Game.player_b_id]))
-        .join(User, User.id == theirs.user_id)
-        .where(
-            mine.user_id == user.id,
-            theirs.id != mine.id,
-            Game.status != GameStatus.CONFIRMED,
-            Game.id.not_in(tracked),
-        )
-        .order_by(Game.id.desc())
-        .limit(50)
-    ).all()
+    found = port.open_games(
+        db, [user.id], rule_system=None, exclude=tracked, limit=league_link.MAX_OFFERED
+    )
+    opponents = {g.id: next((p for p in g.players if p != user.id), None) for g in found}
+    ids = {uid for uid in opponents.values() if uid is not None}
+    names: dict[int, str] = dict(
+        db.execute(select(User.id, User.display_name).where(User.id.in_(ids))).tuples().all()
+    )
     out = []
-    for game_id, league, number, opponent in rows:
-        if number is None:
-            label = _("{league}: against {name}").format(league=league, name=opponent)
+    for game in found:
+        opponent = opponents[game.id]
+        if opponent is None:
+            continue  # a game against oneself is no game a match can play
+        name = names.get(opponent, "")
+        if game.round is None:
+            label = _("{league}: against {name}").format(league=game.league, name=name)
         else:
             label = _("{league}, round {n}: against {name}").format(
-                league=league, n=number, name=opponent
+                league=game.league, n=game.round, name=name
             )
-        out.append(LeagueGameChoice(game_id, label))
+        out.append(LeagueGameChoice(game.id, label))
     return out
 
 

@@ -23,7 +23,7 @@ from app.core.errors import AppError
 from app.engine.match import Envelope, StaleVersion
 from app.engine.match.game import GameStatus, MatchGame
 from app.engine.match.seats import Seat
-from app.matches import reads, systems
+from app.matches import league_games, reads, systems
 from app.matches.exceptions import CommandRefused, WriteConflict
 from app.matches.models import Match, MatchEvent, MatchStatus
 
@@ -210,15 +210,13 @@ def publisher_of(db: Session) -> Publisher:
 
 
 def _report_to_league(db: Session, match: Match, result: GameStatus) -> None:
-    from app.leagues import service as leagues
-    from app.leagues.models import Game, Registration
-
     if match.league_reported or result.winner is None or match.league_game_id is None:
         return
-    game = db.get(Game, match.league_game_id)
-    if game is None:
+    port = league_games.league_games()
+    game = None if port is None else port.game(db, match.league_game_id)
+    if port is None or game is None:
         return
-    fixture_a = db.scalar(select(Registration.user_id).where(Registration.id == game.player_a_id))
+    fixture_a = game.players[0]
     seat_user = {Seat.A: match.player_a_id, Seat.B: match.player_b_id}
     winner = None if result.winner == "draw" else Seat(result.winner)
     vp = {s: int(result.scores.get(str(s), 0)) for s in (Seat.A, Seat.B)}
@@ -227,13 +225,12 @@ def _report_to_league(db: Session, match: Match, result: GameStatus) -> None:
     values: dict[str, Any]
     try:
         with db.begin_nested():
-            leagues.report_from_match(
+            port.report(
                 db,
                 match.league_game_id,
                 winner_user_id=seat_user[winner] if winner is not None else None,
                 vp=(vp[first], vp[second]),
                 match_id=match.id,
-                confirmed_by_both=True,
             )
         values = {"league_reported": True, "league_report_error": None}
     except AppError as exc:
@@ -254,9 +251,8 @@ def _report_to_league(db: Session, match: Match, result: GameStatus) -> None:
 
 def league_game_path(db: Session, match: Match) -> str | None:
     """The page of the league game this match was created for (``None``: not a league match)."""
-    from app.leagues.models import Game
-
-    if match.league_game_id is None:
+    port = league_games.league_games()
+    if match.league_game_id is None or port is None:
         return None
-    league_id = db.scalar(select(Game.league_id).where(Game.id == match.league_game_id))
-    return None if league_id is None else f"/leagues/{league_id}/games/{match.league_game_id}"
+    game = port.game(db, match.league_game_id)
+    return None if game is None else game.path
