@@ -33,6 +33,7 @@ __all__ = [
     "EndPhase",
     "EndStep",
     "Fight",
+    "GoOnAlert",
     "GoToGround",
     "Move",
     "Pairing",
@@ -155,6 +156,16 @@ class Ram(Command):
     unit: str
     inches: int
     targets: tuple[RamTarget, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class GoOnAlert(Command):
+    """État d'alerte [L957-L969]: the squad does nothing this turn (it may pivot, on the
+    table) and gets a shooting phase in the next enemy movement phase: its owner then sends
+    ``shoot`` with it while the enemy moves, and ``end_activation`` when it is done."""
+
+    kind: ClassVar[str] = "go_on_alert"
+    unit: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -356,6 +367,7 @@ COMMAND_CODEC = TaggedCodec(
         Retreat,
         ConfirmResult,
         Disengage,
+        GoOnAlert,
         Undo,
         ApproveUndo,
         RefuseUndo,

@@ -19,6 +19,8 @@ __all__ = [
     "AccidentTested",
     "ActivationEnded",
     "ActivationPassed",
+    "AlertDeclared",
+    "AlertEnded",
     "BattleCreated",
     "BattleEnded",
     "ChargeDeclared",
@@ -48,6 +50,7 @@ __all__ = [
     "SquadChosen",
     "SquadOutcome",
     "StepEnded",
+    "Stopped",
     "TestTaken",
     "TurnStarted",
     "UnitArrived",
@@ -220,6 +223,7 @@ class UnitShot(Event):
     # shooting from a transport: how many of the squad's models fired through its fire
     # points [L295] (0: the squad was not embarked; every older log)
     fire_points: int = 0
+    alert: bool = False  # alert fire in the enemy's movement phase [L959]
 
 
 @dataclass(frozen=True, slots=True)
@@ -415,6 +419,31 @@ class Disengaged(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class AlertDeclared(Event):
+    """The squad does nothing this turn and goes on alert [L959]."""
+
+    kind: ClassVar[str] = "alert_declared"
+    unit: str
+
+
+@dataclass(frozen=True, slots=True)
+class AlertEnded(Event):
+    """The alert squad's shooting phase is over (its targets took their tests) [L959]."""
+
+    kind: ClassVar[str] = "alert_ended"
+    unit: str
+
+
+@dataclass(frozen=True, slots=True)
+class Stopped(Event):
+    """Alert fire would have made the squad retreat or go out of control: it cannot shoot
+    nor charge until the end of the turn instead [L966]."""
+
+    kind: ClassVar[str] = "stopped"
+    unit: str
+
+
+@dataclass(frozen=True, slots=True)
 class Consolidated(Event):
     kind: ClassVar[str] = "consolidated"
     unit: str
@@ -495,5 +524,8 @@ EVENT_CODEC = TaggedCodec(
         Retreated,
         ResultConfirmed,
         Disengaged,
+        AlertDeclared,
+        AlertEnded,
+        Stopped,
     ],
 )

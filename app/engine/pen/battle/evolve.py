@@ -10,6 +10,8 @@ from app.engine.pen.battle.events import (
     AccidentTested,
     ActivationEnded,
     ActivationPassed,
+    AlertDeclared,
+    AlertEnded,
     BattleCreated,
     BattleEnded,
     ChargeDeclared,
@@ -38,6 +40,7 @@ from app.engine.pen.battle.events import (
     ScoutMoved,
     SquadChosen,
     StepEnded,
+    Stopped,
     TestTaken,
     TurnStarted,
     UnitArrived,
@@ -249,10 +252,12 @@ def evolve(state: BattleState, event: Event) -> BattleState:
                     fired_models=0,
                     carried_out=False,
                     rammed=False,
+                    stopped=False,  # until the end of the turn [L966]
                 )
                 if each.seat == active:
                     changed = replace(
                         changed,
+                        alert=False,  # its alert ran through the enemy's turn [L959]
                         speed=None,
                         moved=0,
                         activated=False,
@@ -279,6 +284,8 @@ def evolve(state: BattleState, event: Event) -> BattleState:
                 return state
             if test == "pinning":
                 return state.with_unit(replace(me, down_until=state.down_until_next))
+            if test == "alert_morale":  # no retreat from alert fire: ``Stopped`` [L966]
+                return state
             if test == "shoot_into_melee":  # it does not shoot [L1130]
                 me = replace(
                     me, activated=True, shot=True, speed=me.speed if me.activated else None
@@ -321,7 +328,9 @@ def evolve(state: BattleState, event: Event) -> BattleState:
             me = replace(me, shot=True, shot_at=me.shot_at | {target}, rolls=me.rolls + 1)
             if event.fire_points:  # fired from its transport [L295]
                 me = replace(me, fired_models=me.fired_models + event.fire_points)
-            state = replace(state.with_unit(me), active_unit=unit)
+            if not event.alert:  # alert fire leaves the enemy's activation open [L959]
+                state = replace(state, active_unit=unit)
+            state = state.with_unit(me)
             victim = state.units[target]
             if victim.fire_from != unit:
                 victim = replace(
@@ -359,6 +368,24 @@ def evolve(state: BattleState, event: Event) -> BattleState:
                         )
                     )
             return replace(state, active_unit=None)
+        case AlertDeclared(unit=unit):
+            me = replace(u[unit], alert=True, activated=True, speed=Speed.STATIONARY, moved=0)
+            return state.with_unit(me)
+        case AlertEnded(unit=unit):
+            for other in state.units.values():
+                if other.fire_from == unit:
+                    state = state.with_unit(
+                        replace(
+                            other,
+                            fire_from=None,
+                            models_before_fire=0,
+                            taken_before_fire=0,
+                            pinning_pending=False,
+                        )
+                    )
+            return state.with_unit(replace(state.units[unit], alert=False))
+        case Stopped(unit=unit):
+            return state.with_unit(replace(u[unit], stopped=True))
         case ChargeDeclared(unit=unit, target=target):
             me, them = u[unit], u[target]
             state = state.with_unit(replace(me, charged=True, locked=me.locked | {target}))

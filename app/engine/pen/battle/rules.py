@@ -36,6 +36,7 @@ from app.engine.pen.battle.commands import (
     EndPhase,
     EndStep,
     Fight,
+    GoOnAlert,
     GoToGround,
     Move,
     Ram,
@@ -52,6 +53,8 @@ from app.engine.pen.battle.events import (
     AccidentTested,
     ActivationEnded,
     ActivationPassed,
+    AlertDeclared,
+    AlertEnded,
     BattleCreated,
     BattleEnded,
     ChargeDeclared,
@@ -81,6 +84,7 @@ from app.engine.pen.battle.events import (
     SquadChosen,
     SquadOutcome,
     StepEnded,
+    Stopped,
     TestTaken,
     TurnStarted,
     UnitArrived,
@@ -612,6 +616,36 @@ def _move(out: _Out, cmd: Move, actor: str) -> None:
         _passengers_out(out, cmd.unit, False)
 
 
+def may_go_on_alert(state: BattleState, unit: UnitState) -> bool:
+    """A squad on the table that has done nothing yet this turn, and is not out of control,
+    gone to ground, in combat or retreating [L969]; not in the alternation mode (pen rulings
+    B35)."""
+    return (
+        not state.alternation
+        and unit.on_table
+        and not unit.activated
+        and not unit.alert
+        and not unit.out_of_control
+        and not state.gone_to_ground(unit)
+        and not unit.locked
+        and not unit.retreating
+    )
+
+
+def _go_on_alert(out: _Out, cmd: GoOnAlert, actor: str) -> None:
+    s = out.state
+    _turn(s, actor, Phase.MOVEMENT)
+    me = _own(s, cmd.unit, actor)
+    _no_open_activation(s, cmd.unit)
+    if not may_go_on_alert(s, me):
+        raise refuse(
+            "cannot_go_on_alert",
+            "a squad on the table that has done nothing this turn goes on alert; not out of "
+            "control, gone to ground, in combat or retreating [L959], [L969]",
+        )
+    out.emit(AlertDeclared(cmd.unit))
+
+
 def _crosses_freely(profile: Unit | Vehicle) -> bool:
     """Antigrav models (skimmers, jump and jet-pack units, jetbikes) are not slowed by
     difficult terrain [L359]."""
@@ -818,7 +852,9 @@ def _go_to_ground(out: _Out, cmd: GoToGround, actor: str) -> None:
     s = out.state
     _stage(s, Stage.BATTLE)
     me = _own(s, cmd.unit, actor)
-    if s.active_seat == actor or s.phase is not Phase.MOVEMENT:
+    # the enemy shoots in its own movement phase, or on alert in ours [L959]
+    alert = any(u.alert and u.on_table for u in s.seat_units(other(actor)))
+    if (s.active_seat == actor and not alert) or s.phase is not Phase.MOVEMENT:
         raise refuse("not_now", "a squad goes to ground when the enemy shoots at it [L1136]")
     if me.is_vehicle or me.locked or me.retreating or not me.on_table or s.gone_to_ground(me):
         raise refuse("cannot_go_to_ground", "vehicles, locked or retreating squads cannot [L1140]")
@@ -827,10 +863,26 @@ def _go_to_ground(out: _Out, cmd: GoToGround, actor: str) -> None:
 
 def _shoot(out: _Out, cmd: Shoot, actor: str) -> None:
     s = out.state
-    _turn(s, actor, Phase.MOVEMENT)
+    mine = s.units.get(cmd.unit)
+    alert = (
+        mine is not None
+        and mine.seat == actor
+        and mine.alert
+        and s.active_seat not in (None, actor)
+    )
+    if alert:  # its shooting phase in the enemy's movement phase [L959]
+        if s.phase is not Phase.MOVEMENT:
+            raise refuse("wrong_phase", "alert fire comes in the enemy's movement phase [L959]")
+    else:
+        _turn(s, actor, Phase.MOVEMENT)
     me = _own(s, cmd.unit, actor)
+    if not alert:
+        _no_open_activation(s, cmd.unit)
+        if me.alert:
+            raise refuse("on_alert", f"{cmd.unit} is on alert: it does nothing this turn [L959]")
+    if me.stopped:
+        raise refuse("stopped", f"alert fire stopped {cmd.unit}: no shooting this turn [L966]")
     them = _unit(s, cmd.target)
-    _no_open_activation(s, cmd.unit)
     if them.seat == actor or not them.on_table:
         raise refuse("bad_target", f"{cmd.target} is not an enemy squad on the table")
     carrier = _fired_from(s, me)  # shooting from its transport's fire points [L295]
@@ -838,7 +890,8 @@ def _shoot(out: _Out, cmd: Shoot, actor: str) -> None:
         raise refuse("cannot_shoot", f"{cmd.unit} cannot shoot (locked, fleeing or absent)")
     if me.rammed:
         raise refuse("rammed", f"{cmd.unit} rammed this turn: it cannot shoot [L1012]")
-    _loose_first(s, actor, cmd.unit)
+    if not alert:
+        _loose_first(s, actor, cmd.unit)
     if me.regrouped and me.speed not in (None, Speed.STATIONARY):
         raise refuse("regrouped", "a squad that regrouped moves or shoots, not both [L975]")
     if me.shot_at and cmd.target not in me.shot_at:
@@ -916,7 +969,7 @@ def _shoot(out: _Out, cmd: Shoot, actor: str) -> None:
         ) from None
     if request.melee:
         raise refuse("melee_weapon", "close-combat weapons fight in the assault phase")
-    if carrier is None:
+    if carrier is None and not alert:
         _choose(out, cmd.unit, actor)
     through = firing if carrier is not None else 0
     if them.locked and not me.shot_at and not _test(out, me, "shoot_into_melee", 0):
@@ -936,6 +989,9 @@ def _shoot(out: _Out, cmd: Shoot, actor: str) -> None:
     damage = _vehicle_damage(them, result.extra.get("vehicle"), result.totals)
     if them.is_vehicle and damage is not None:
         vd, exploded = damage
+        halted = alert and vd.out_of_control and not vd.destroyed
+        if halted:  # alert fire puts no unit out of control: it stops it [L966]
+            vd = replace(vd, out_of_control=False)
         out.emit(
             UnitShot(
                 cmd.unit,
@@ -948,8 +1004,11 @@ def _shoot(out: _Out, cmd: Shoot, actor: str) -> None:
                 vd,
                 friendly=friendly,
                 fire_points=through,
+                alert=alert,
             )
         )
+        if halted:
+            out.emit(Stopped(cmd.target))
         if vd.destroyed:
             _passengers_out(out, cmd.target, exploded)
         return
@@ -971,6 +1030,7 @@ def _shoot(out: _Out, cmd: Shoot, actor: str) -> None:
             poisoned=poisoned,
             friendly=friendly,
             fire_points=through,
+            alert=alert,
         )
     )
 
@@ -1189,11 +1249,39 @@ def _spec_profile(state: BattleState, unit: UnitState) -> Mapping[str, Any]:
 
 def _end_activation(out: _Out, cmd: EndActivation, actor: str) -> None:
     s = out.state
+    me = s.units.get(cmd.unit)
+    if (
+        me is not None
+        and me.seat == actor
+        and me.alert
+        and me.shot
+        and s.active_seat not in (None, actor)
+    ):
+        if s.phase is not Phase.MOVEMENT:
+            raise refuse("wrong_phase", "alert fire comes in the enemy's movement phase [L959]")
+        _end_alert(out, cmd.unit)
+        return
     _turn(s, actor, Phase.MOVEMENT)
     _own(s, cmd.unit, actor)
     if s.active_unit != cmd.unit:
         raise refuse("not_active", f"{cmd.unit} is not moving or shooting now")
-    for unit in sorted(u.id for u in s.units.values() if u.fire_from == cmd.unit):
+    _fire_tests(out, cmd.unit)
+    out.emit(ActivationEnded(cmd.unit))
+
+
+def _end_alert(out: _Out, unit: str) -> None:
+    """The end of an alert squad's shooting phase: its targets take their tests; a failed
+    morale test stops the squad (no shooting, no charge this turn) instead of a retreat
+    [L966]."""
+    _fire_tests(out, unit, alert=True)
+    out.emit(AlertEnded(unit))
+
+
+def _fire_tests(out: _Out, shooter: str, alert: bool = False) -> None:
+    """The tests the targets of ``shooter`` take at the end of its shooting: morale at 25%
+    losses, pinning, accident [L1162-L1166], [L685], [L1154]."""
+    s = out.state
+    for unit in sorted(u.id for u in s.units.values() if u.fire_from == shooter):
         victim = out.state.units[unit]
         if not victim.alive:
             continue
@@ -1201,8 +1289,10 @@ def _end_activation(out: _Out, cmd: EndActivation, actor: str) -> None:
         if not victim.is_vehicle and not victim.locked and 4 * lost >= victim.models_before_fire:
             # >= 25% lost to one enemy squad's shooting; -1 at >= 50% [L1162-L1166]
             malus = 1 if 2 * lost >= victim.models_before_fire else 0
-            if not victim.retreating:
+            if not victim.retreating and not alert:
                 _test(out, victim, "morale", malus)
+            elif not victim.retreating and not _test(out, victim, "alert_morale", malus):
+                out.emit(Stopped(unit))  # instead of a retreat [L966]
         victim = out.state.units[unit]
         if (
             victim.pinning_pending
@@ -1213,7 +1303,6 @@ def _end_activation(out: _Out, cmd: EndActivation, actor: str) -> None:
         ):
             _test(out, victim, "pinning", 0)  # [L685]
         _accident(out, out.state.units[unit])
-    out.emit(ActivationEnded(cmd.unit))
 
 
 _ACCIDENT_TYPES = frozenset(
@@ -1343,6 +1432,10 @@ def _charge(out: _Out, cmd: Charge, actor: str) -> None:
         problems.append("it rammed this turn [L1012]")
     if me.arrived_deep_strike:
         problems.append("it arrived by deep strike [L900]")
+    if me.alert:
+        problems.append("it is on alert: it does nothing this turn [L959]")
+    if me.stopped:
+        problems.append("alert fire stopped it this turn [L966]")
     if me.retreating or s.gone_to_ground(me):
         problems.append("it is retreating or gone to ground [L1138]")
     if me.shot_at and cmd.target not in me.shot_at:
@@ -1838,6 +1931,8 @@ def _end_phase(out: _Out, actor: str) -> None:
         if s.alternation and s.playing is None and s.unplayed(actor):
             raise refuse("play_a_squad", "choose the squad you play (a move, even stationary)")
         _loose_first(s, actor, "")
+        for unit in sorted(u.id for u in s.seat_units(other(actor)) if u.alert and u.shot):
+            _end_alert(out, unit)  # the alert shooting phase ends with this movement phase
         for unit in sorted(u.id for u in s.seat_units(actor) if u.out_of_control and u.rammed):
             out.emit(OutOfControlEnded(unit))  # immobilised at the end of the phase [L1446]
         out.emit(PhaseStarted(str(Phase.ASSAULT)))
@@ -2009,6 +2104,8 @@ def decide(
             _move(out, command, actor)
         case GoToGround():
             _go_to_ground(out, command, actor)
+        case GoOnAlert():
+            _go_on_alert(out, command, actor)
         case Ram():
             _ram(out, command, actor)
         case Shoot():

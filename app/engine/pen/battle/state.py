@@ -104,6 +104,8 @@ class UnitState:
     carried_out: bool = False  # a transport whose passengers got out before it moved [L279]
     rammed: bool = False  # rammed this turn: no shooting, no charge [L1012]
     out_of_control: bool = False  # HC: it rams first in its next movement phase [L995]
+    alert: bool = False  # on alert: it shoots in the next enemy movement phase [L959]
+    stopped: bool = False  # alert fire stopped it: no shooting, no charge this turn [L966]
 
     @property
     def embarked(self) -> bool:

@@ -20,6 +20,7 @@ from app.engine.pen.battle.commands import (
     EndPhase,
     EndStep,
     Fight,
+    GoOnAlert,
     GoToGround,
     ReportControl,
     Retreat,
@@ -31,6 +32,7 @@ from app.engine.pen.battle.rules import (
     fast_over_12,
     fire_points_left,
     may_disengage,
+    may_go_on_alert,
     may_retreat,
     objectives,
 )
@@ -54,6 +56,8 @@ def tokens(state: BattleState, u: UnitState) -> list[str]:
     flags = (
         (movement or "", movement is not None),
         ("gone_to_ground", state.gone_to_ground(u)),  # AT
+        ("alert", u.alert),  # EA [L959]
+        ("stopped", u.stopped),  # alert fire: no shooting, no charge this turn [L966]
         ("retreating", u.retreating),  # RE
         ("poisoned", u.poisoned),  # PO
         ("regrouped", u.regrouped),
@@ -208,6 +212,7 @@ def legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
                     and not u.retreating
                     and not state.gone_to_ground(u)
                 )
+                out.extend(_alert_fire(mine))
             return out
         if state.phase is Phase.START:
             out.append(_cmd(StartTurn()))
@@ -236,6 +241,7 @@ def legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
             )
             out.extend(_disembarks(state, mine))
             out.extend(_fire_point_shots(state, mine))
+            out.extend(_cmd(GoOnAlert(u.id)) for u in mine if may_go_on_alert(state, u))
         if state.phase is Phase.ASSAULT:
             for u in mine:
                 for enemy in sorted(u.locked):
@@ -303,4 +309,23 @@ def _fire_point_shots(state: BattleState, mine: list[UnitState]) -> list[JsonObj
                     "fire_points": left,
                 }
             )
+    return out
+
+
+def _alert_fire(mine: list[UnitState]) -> list[JsonObject]:
+    """An alert squad's shooting phase in the enemy's movement phase [L959] (``alert``: it
+    shoots out of turn), then its end, which runs its targets' tests (pen rulings B35)."""
+    out: list[JsonObject] = []
+    for u in sorted(mine, key=lambda u: u.id):
+        if not u.alert or not u.on_table:
+            continue
+        out.append(
+            {
+                "command": {"type": "shoot", "unit": u.id},
+                "needs": ["target", "weapon", "range_inches", "half_range", "cover", "facing"],
+                "alert": True,
+            }
+        )
+        if u.shot:
+            out.append(_cmd(EndActivation(u.id)))
     return out
