@@ -13,10 +13,13 @@ __all__ = [
     "COMMAND_CODEC",
     "ApproveUndo",
     "Assault",
+    "Burst",
+    "BurstShare",
     "Command",
     "ConfirmResult",
     "CreateBattle",
     "DeployUnit",
+    "DoubleShot",
     "EndDeployment",
     "EndReserve",
     "Hold",
@@ -117,6 +120,36 @@ class Shoot(Command):
 
 
 @dataclass(frozen=True, slots=True)
+class DoubleShot(Command):
+    """Double Tir: reveal the unit's token and make two Shooting Actions at two different
+    ``targets``, one roll each [L1196-L1200] (suppression fires if asked, with Tir de
+    Suppression)."""
+
+    kind: ClassVar[str] = "double_shot"
+    unit: str
+    targets: tuple[str, ...]
+    suppression: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class BurstShare:
+    """The part of the modified CV a Rafale gives one target (at least +1)."""
+
+    target: str
+    cv: int
+
+
+@dataclass(frozen=True, slots=True)
+class Burst(Command):
+    """Rafale: reveal the unit's token and split its modified CV between several targets of
+    one class within 2 squares of each other, one roll each [L1296-L1317]."""
+
+    kind: ClassVar[str] = "burst"
+    unit: str
+    shares: tuple[BurstShare, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Assault(Command):
     """Reveal the unit's token, move along ``path`` to a square next to ``target`` (empty:
     it is already there) and assault it, with the declared ``supporters``."""
@@ -186,6 +219,8 @@ COMMAND_CODEC = TaggedCodec(
         Shoot,
         Assault,
         Hold,
+        DoubleShot,
+        Burst,
         ReserveMove,
         EndReserve,
         ConfirmResult,

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
-from app.engine.black_reach.battle.commands import Step
+from app.engine.black_reach.battle.commands import BurstShare, Step
 from app.engine.black_reach.battle.setup import BattleSetup
 from app.engine.black_reach.battle.state import SecretOrder
 from app.engine.black_reach.turn import Token
@@ -23,6 +23,7 @@ __all__ = [
     "AssaultResolved",
     "BattleCreated",
     "BattleEnded",
+    "BurstDeclared",
     "DeploymentEnded",
     "ForcedMove",
     "OrderRevealed",
@@ -148,6 +149,17 @@ class UnitShot(Event):
     final: int
     outcome: str  # miss / step / coup_double, or suppressed_<n>
     moving_penalty: int = 0  # Tir en Mouvement
+
+
+@dataclass(frozen=True, slots=True)
+class BurstDeclared(Event):
+    """A Rafale announced before its first shot [L1304-L1306]: the modified CV and the share
+    each target gets (its shots follow, one ``UnitShot`` each, the share as their CV)."""
+
+    kind: ClassVar[str] = "burst_declared"
+    unit: str
+    modified_cv: int
+    shares: tuple[BurstShare, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -281,6 +293,7 @@ EVENT_CODEC = TaggedCodec(
         TurnEnded,
         BattleEnded,
         ResultConfirmed,
+        BurstDeclared,
         *UNDO_EVENTS,  # the log's undo bookkeeping: a log with an undo is stored and read back
     ),
 )

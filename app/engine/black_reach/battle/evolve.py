@@ -12,6 +12,7 @@ from app.engine.black_reach.battle.events import (
     AssaultResolved,
     BattleCreated,
     BattleEnded,
+    BurstDeclared,
     DeploymentEnded,
     ForcedMove,
     OrderRevealed,
@@ -139,7 +140,7 @@ def evolve(state: BattleState, event: Event) -> BattleState:
     if isinstance(event, UnitShot | AssaultResolved):
         rolls = {**state.rolls, event.unit: state.rolls.get(event.unit, 0) + 1}
         return replace(state, rolls=rolls)
-    if isinstance(event, ArmourSaved):
+    if isinstance(event, ArmourSaved | BurstDeclared):
         return state
     if isinstance(event, StepsTaken):
         u = state.units[event.unit]

@@ -12,14 +12,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from itertools import combinations
 
 from app.engine.black_reach.armies import Tokens, order_tokens
 from app.engine.black_reach.battle.commands import (
     COMMAND_CODEC,
     Assault,
+    Burst,
     ConfirmResult,
     CreateBattle,
     DeployUnit,
+    DoubleShot,
     EndDeployment,
     EndReserve,
     Hold,
@@ -36,6 +39,7 @@ from app.engine.black_reach.battle.events import (
     AssaultResolved,
     BattleCreated,
     BattleEnded,
+    BurstDeclared,
     DeploymentEnded,
     ForcedMove,
     OrderRevealed,
@@ -124,6 +128,7 @@ __all__ = [
     "ShotPlan",
     "assault_request",
     "assault_start_problem",
+    "burst_problem",
     "decide",
     "plan_shot",
 ]
@@ -132,6 +137,8 @@ SYSTEM_ID = "black-reach"
 MAX_SUPPORT = 8  # the defender's zone of control has 8 squares
 MAX_PATH = 40
 MAX_NONCE = 128
+MAX_BURST = 8  # targets of one Rafale (they stand within 2 squares of each other)
+BURST_SPREAD = 2  # Rafale targets lie within 2 squares of each other [L1304-L1305]
 
 
 def refuse(
@@ -816,13 +823,22 @@ def _hurt(out: _Out, target: UnitState, steps: int, piercing: bool) -> UnitState
 
 
 def _fire(
-    out: _Out, u: UnitState, target_id: str, suppression: bool, moving_penalty: int = 0
+    out: _Out,
+    u: UnitState,
+    target_id: str,
+    suppression: bool,
+    moving_penalty: int = 0,
+    share: int | None = None,
 ) -> None:
+    """One Shooting Action's roll at ``target_id`` (``share``: the part of a Rafale's modified
+    CV given to it, taken as its CV with no bonuses)."""
     target = _unit(out.state, target_id)
     plan = plan_shot(out.state, u, target, suppression)
     req = plan.request
     if moving_penalty:
         req = replace(req, attacker=replace(req.attacker, moving_penalty=moving_penalty))
+    if share is not None:
+        req = replace(req, attacker=replace(req.attacker, cv=share, bonuses=0))
     start = len(out.roller.records)
     best = _best(out.roller, req.attacker.dice, f"shot by {u.uid}")
     final = shot_final(best, req)
@@ -862,6 +878,80 @@ def _shoot(out: _Out, command: Shoot, side: str) -> None:
     u = _reveal(out, command.unit, side)
     _able(u, out.state)
     _fire(out, u, command.target, command.suppression)
+
+
+def _double_shot(out: _Out, command: DoubleShot, side: str) -> None:
+    """Double Tir: two Shooting Actions at two different targets, one roll each
+    [L1196-L1200]. Both shots are checked before the first die; the second is read after the
+    first (a unit it destroyed no longer blocks the sight)."""
+    u = _reveal(out, command.unit, side)
+    _able(u, out.state)
+    if not u.face.has(Ability.DOUBLE_SHOT):
+        raise refuse("no_double_shot", f"{u.uid} has no Double Tir")
+    if len(command.targets) != 2:
+        raise refuse("two_targets", "Double Tir shoots two targets", kind=RefusalKind.INPUT)
+    first, second = command.targets
+    if first == second:
+        raise refuse("same_target", "Double Tir never shoots the same target twice [L1198-L1199]")
+    for tid in command.targets:
+        plan_shot(out.state, u, _unit(out.state, tid), command.suppression)
+    for tid in command.targets:
+        _fire(out, out.state.units[u.uid], tid, command.suppression)
+
+
+def burst_problem(state: BattleState, targets: Sequence[UnitState]) -> str | None:
+    """Why these targets cannot share one Rafale (``None``: they can): one class, within 2
+    squares of each other [L1304-L1306]."""
+    if len({t.counter.unit_class for t in targets}) > 1:
+        return "burst_classes"
+    for a, b in combinations(targets, 2):
+        if a.placement is None or b.placement is None:
+            return "unit_gone"
+        if distance(a.placement.squares, b.placement.squares) > BURST_SPREAD:
+            return "burst_spread"
+    return None
+
+
+def _burst(out: _Out, command: Burst, side: str) -> None:
+    """Rafale: the modified CV split between several targets, each at least +1, announced
+    before the first shot; one roll per target, each with its own line of sight and
+    obstacles [L1296-L1317]."""
+    u = _reveal(out, command.unit, side)
+    _able(u, out.state)
+    state = out.state
+    if not u.face.has(Ability.BURST):
+        raise refuse("no_burst", f"{u.uid} has no Rafale")
+    shares = command.shares
+    if not 2 <= len(shares) <= MAX_BURST:
+        raise refuse(
+            "burst_targets",
+            f"a Rafale splits its CV between 2 and {MAX_BURST} targets",
+            kind=RefusalKind.INPUT,
+        )
+    ids = [s.target for s in shares]
+    if len(set(ids)) != len(ids):
+        raise refuse("same_target", "a Rafale names each target once")
+    if any(s.cv < 1 for s in shares):
+        raise refuse("burst_share", "each target of a Rafale gets at least +1 [L1298-L1301]")
+    targets = [_unit(state, tid) for tid in ids]
+    plans = [plan_shot(state, u, t, False) for t in targets]
+    why = burst_problem(state, targets)
+    if why == "burst_classes":
+        raise refuse(why, "the targets of a Rafale are all of one type [L1305-L1306]")
+    if why is not None:
+        raise refuse(
+            why, f"the targets of a Rafale stand within {BURST_SPREAD} squares of each other"
+        )
+    total = modified_cv(plans[0].request.attacker, Kind.SHOT)
+    if sum(s.cv for s in shares) != total:
+        raise refuse(
+            "burst_total",
+            f"the shares must add up to the modified CV, {total}",
+            modified_cv=total,
+        )
+    out.emit(BurstDeclared(u.uid, total, shares))
+    for s in shares:
+        _fire(out, out.state.units[u.uid], s.target, False, share=s.cv)
 
 
 # -- assault ------------------------------------------------------------------------------------
@@ -1145,6 +1235,12 @@ def decide(state: BattleState, command: Tagged, actor: str, dice: Roller) -> Dec
             _after_activation(out)
         case Hold():
             _hold(out, command, side)
+            _after_activation(out)
+        case DoubleShot():
+            _double_shot(out, command, side)
+            _after_activation(out)
+        case Burst():
+            _burst(out, command, side)
             _after_activation(out)
         case ReserveMove():
             _reserve_move(out, command, side)

@@ -7,11 +7,15 @@ side's unplayed tokens.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from app.engine.black_reach.battle.commands import (
     COMMAND_CODEC,
     Assault,
+    Burst,
     ConfirmResult,
     DeployUnit,
+    DoubleShot,
     EndDeployment,
     EndReserve,
     Hold,
@@ -21,14 +25,18 @@ from app.engine.black_reach.battle.commands import (
     Shoot,
 )
 from app.engine.black_reach.battle.rules import (
+    ShotPlan,
     assault_request,
     assault_start_problem,
+    burst_problem,
     plan_shot,
 )
 from app.engine.black_reach.battle.state import BattleState, Stage, UnitState
 from app.engine.black_reach.forces import Ability
 from app.engine.black_reach.movement import Mover, Placement, Reach, cheapest_paths
 from app.engine.black_reach.odds import outcome_odds
+from app.engine.black_reach.pipeline import modified_cv
+from app.engine.black_reach.requests import Kind
 from app.engine.black_reach.turn import Phase, TokenKind, due
 from app.engine.match.codec import JsonObject
 from app.engine.match.errors import Refusal
@@ -189,6 +197,7 @@ def legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
             continue
         found = _found(state, u)
         actions.append(_move_entry(state, Move(uid, ()), u, found))
+        shots: list[tuple[UnitState, ShotPlan]] = []
         for t in state.on_board():
             if t.side == side or u.face.cv_against(t.counter.unit_class) is None:
                 continue
@@ -199,6 +208,8 @@ def legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
                     continue  # no line of sight, out of arc or range, no suppressive fire
                 odds = {k: str(v) for k, v in outcome_odds(plan.request).items()}
                 actions.append({"command": _cmd(Shoot(uid, t.uid, suppression)), "odds": odds})
+                if not suppression:
+                    shots.append((t, plan))
             if u.face.has(Ability.ASSAULT) and u.placement is not None:
                 starts = _assault_starts(state, u, t, found)
                 if not starts:
@@ -206,7 +217,44 @@ def legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
                 # the odds without supporters (each one declared adds +1)
                 odds = {k: str(v) for k, v in outcome_odds(assault_request(state, u, t)).items()}
                 actions.append({"command": _cmd(Assault(uid, t.uid)), "odds": odds, "from": starts})
+        actions.extend(_multi_shots(state, u, shots))
     return actions
+
+
+def _multi_shots(
+    state: BattleState, u: UnitState, shots: list[tuple[UnitState, ShotPlan]]
+) -> list[JsonObject]:
+    """Double Tir (two of the targets it may shoot, each with the odds of its shot) and
+    Rafale (the modified CV to split, and each target's odds for each share it may get,
+    ``"1"`` to the CV less one)."""
+    out: list[JsonObject] = []
+    if u.face.has(Ability.DOUBLE_SHOT) and len(shots) >= 2:
+        targets: list[JsonObject] = [
+            {"target": t.uid, "odds": {k: str(v) for k, v in outcome_odds(p.request).items()}}
+            for t, p in shots
+        ]
+        out.append({"command": _cmd(DoubleShot(u.uid, ())), "targets": targets})
+    if not u.face.has(Ability.BURST) or len(shots) < 2:
+        return out
+    total = modified_cv(shots[0][1].request.attacker, Kind.SHOT)
+    if total < 2:
+        return out
+    pairable = [
+        (t, p)
+        for t, p in shots
+        if any(o is not t and burst_problem(state, [t, o]) is None for o, _ in shots)
+    ]
+    if not pairable:
+        return out
+    entries: list[JsonObject] = []
+    for t, p in pairable:
+        by_share: JsonObject = {}
+        for share in range(1, total):
+            req = replace(p.request, attacker=replace(p.request.attacker, cv=share, bonuses=0))
+            by_share[str(share)] = {k: str(v) for k, v in outcome_odds(req).items()}
+        entries.append({"target": t.uid, "class": str(t.counter.unit_class), "odds": by_share})
+    out.append({"command": _cmd(Burst(u.uid, ())), "cv": total, "targets": entries})
+    return out
 
 
 _Found = dict[Placement, tuple[Reach, tuple[Placement, ...]]]
