@@ -609,3 +609,50 @@ def test_a_narrative_mission_starts_with_its_packs_cp_unless_the_players_set_the
     assert r.status_code == 200, r.text
     view = Player(alice, created["id"], "A", db).view()
     assert (view["players"]["A"]["cp"], view["players"]["B"]["cp"]) == (0, 0)
+
+
+# -- Ambush: Lightning Reaction is offered at the first-turn roll-off, not before ----------------
+
+
+def offered(p: Player) -> list[str]:
+    """The mission stratagems ``p``'s seat is offered now."""
+    return [
+        a["command"]["stratagem"]
+        for a in p.actions()
+        if a["command"]["type"] == "use_mission_stratagem"
+    ]
+
+
+def test_lightning_reaction_is_offered_at_the_first_turn_roll_off_after_deployment(
+    user_client: Callable[[str], TestClient], armies: FakeArmies, db: Session
+) -> None:
+    g = new_narrative_game(user_client, armies, db, "ambush")
+    g.a.send({"type": "roll_off"}, dice=[])  # 725 v 605 points: A attacks, B defends
+    for p in (g.a, g.b):
+        p.send({"type": "declare_formations", "formation": {}})
+    lightning = {"type": "use_mission_stratagem", "stratagem": "lightning-reaction"}
+    # the hidden deployment (reversed: the Attacker's tokens): too early for it [L247]
+    assert g.b.view()["narrative"]["step"] == "hidden_deployment"
+    assert "lightning-reaction" not in offered(g.b)
+    refused = g.b.send(lightning, status=409)
+    assert "before the first turn" in json.dumps(refused)
+    hidden = ["a1", "a2", "a3", "a4", "a5", "a7"]
+    g.a.send({"type": "place_tokens", "tokens": {f"t{i}": u for i, u in enumerate(hidden, 1)}})
+    assert "lightning-reaction" not in offered(g.b)  # B still to deploy
+    g.b.send({"type": "deploy_forces", "units": [f"b{i}" for i in range(1, 7)]})
+    # both sides deployed, the first turn not decided: offered to the Defender only
+    view = g.b.view()
+    assert (view["stage"], view["narrative"]["step"]) == ("roll_off", "first_turn")
+    assert "lightning-reaction" in offered(g.b)
+    assert "lightning-reaction" not in offered(g.a)
+    g.b.send(lightning)
+    assert "lightning-reaction" not in offered(g.b)  # once per battle
+    view = g.a.send({"type": "roll_off"}, dice=[6])["view"]  # the Defender's 6: B first
+    assert (view["stage"], view["active"], view["round"]) == ("battle", "B", 1)
+    assert view["narrative"]["stratagems_used"] == [
+        {"seat": "B", "stratagem": "lightning-reaction", "cp": 1, "round": 0}
+    ]
+    log = g.b.client.get(g.b.base + "/log").json()["entries"]
+    first = [e["event"] for e in log if e["event"]["type"] == "narrative_first_turn"]
+    assert [(e["first"], e["reason"]) for e in first] == [("B", "attacker (stolen)")]
+    g.b.send(lightning, status=422)  # once per battle

@@ -523,8 +523,8 @@ def test_ambush_the_variable_cost_stratagem_and_the_escape_through_the_page(
 
     submit(g.a, find_form(page(g.a), "place_tokens"))
     submit(g.b, find_form(page(g.b), "deploy_forces"))
-    # (Lightning Reaction is not among B's page actions here: sent through the API)
-    g.b.send({"type": "use_mission_stratagem", "stratagem": "lightning-reaction"})
+    # Lightning Reaction is on B's page at the first-turn roll-off, after both deployed [L247]
+    submit(g.b, find_form(page(g.b), "use_mission_stratagem", stratagem="lightning-reaction"))
     submit(g.a, find_form(page(g.a), "roll_off"), {"dice": "6"})  # 6: the Defender first
     assert g.a.view()["active"] == "B"
     to_phase(g, "B", "movement")

@@ -437,8 +437,13 @@ def _stratagem_timing(b: Builder, n: NarrativeState, strat: str, target: str | N
         n.step != "preliminary_bombardment" or target is None or target not in s.units
     ):
         raise refuse(Code.BAD_COMMAND, "name a unit, just before the bombardment")
-    if strat == "preliminary-bombardment" and (n.bombarded or s.stage is not Stage.ROLL_OFF):
+    at_first_turn = s.stage is Stage.ROLL_OFF and n.step == "first_turn"
+    if strat == "preliminary-bombardment" and (n.bombarded or not at_first_turn):
         raise refuse(Code.WRONG_STAGE, "after both sides deployed, before the first turn")
+    if strat in ("lightning-reaction", "known-ground") and not at_first_turn:
+        # just after both sides deployed, before the first turn [L247]; just before who has
+        # the first turn is determined [L327]: the first-turn roll-off step
+        raise refuse(Code.WRONG_STAGE, f"{strat} is used just before the first turn is decided")
     if strat == "extra-explosives" and not any(u == target for u, _ in n.attempts):
         raise refuse(Code.BAD_COMMAND, "Extra Explosives follows a sabotage attempt by that unit")
     if strat == "beacon-scan" and (target not in n.places or target in n.searched):

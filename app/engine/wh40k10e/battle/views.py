@@ -291,6 +291,8 @@ def legal_actions(state: BattleState, seat: Seat) -> list[JsonObject]:
     mine = _heads(state, seat)
     if stage is Stage.ROLL_OFF:
         offer([RollOff()])
+        if state.narrative is not None:  # e.g. Lightning Reaction before the first turn
+            out.extend(narrative_actions(state, seat))
     elif stage is Stage.PLACE_OBJECTIVES:
         offer([PlaceObjective()])
     elif stage is Stage.DECLARE_FORMATIONS:
