@@ -656,3 +656,51 @@ def test_lightning_reaction_is_offered_at_the_first_turn_roll_off_after_deployme
     first = [e["event"] for e in log if e["event"]["type"] == "narrative_first_turn"]
     assert [(e["first"], e["reason"]) for e in first] == [("B", "attacker (stolen)")]
     g.b.send(lightning, status=422)  # once per battle
+
+
+# -- Blitz: an empty Dedicated Transport held back is no destruction of the scenario -------------
+
+
+def test_an_empty_dedicated_transport_held_back_is_no_destruction_and_never_returns(
+    user_client: Callable[[str], TestClient], armies: FakeArmies, db: Session
+) -> None:
+    g = new_narrative_game(user_client, armies, db, "blitz")
+    g.a.send({"type": "roll_off"}, dice=[])  # 725 v 605 points: A attacks
+    for p in (g.a, g.b):
+        p.send({"type": "declare_formations", "formation": {}})
+    (tokens,) = [a["command"] for a in g.b.actions() if a["command"]["type"] == "place_tokens"]
+    g.b.send(tokens)
+    # a6, the empty Rhino, is held back: not among the units A sets up
+    g.a.send({"type": "deploy_forces", "units": ["a1", "a2", "a3", "a4", "a5", "a7"]})
+    g.b.send({"type": "go_to_ground", "units": []})
+    bombarded = len(tokens["tokens"])
+    g.a.send({"type": "bombard"}, dice=[1] * bombarded)  # every Defender unit missed
+    view = g.a.send({"type": "roll_off"}, dice=[])["view"]  # Blitz: the Attacker first
+    assert (view["stage"], view["active"], view["round"]) == ("battle", "A", 1)
+    rhino = next(u for u in view["units"] if u["id"] == "a6")
+    assert rhino["location"] == "held_back"
+    # round 1 has started: the Rhino counts as destroyed for the core rules, but the scenario
+    # records no destruction (Contested Approach) and nothing to bring back
+    assert view["narrative"]["destroyed_attacker_units"] == []
+    assert view["narrative"]["destructions"] == 0
+    finish_turn(g)
+    finish_turn(g)
+    to_phase(g, "A", "movement")
+    refused = g.a.send({"type": "assault_return"}, dice=[6], status=422)
+    assert "no destroyed unit" in json.dumps(refused)
+    assert all(
+        a["command"]["type"] != "assault_return" for a in g.a.actions()
+    )  # not offered either
+    # the battle to its evaluation: the Defender scores no Contested Approach for the Rhino
+    while (view := g.a.view())["stage"] == "battle":
+        last = view["round"] == 5 and view["active"] == "B"
+        if last and view["phase"] == "fight" and not view["pending"]["coherency"]:
+            g.b.send({"type": "end_phase"}, dice=[1])  # game length: 1, the battle ends
+            continue
+        step(g, view)
+    for seat in g.a.view()["pending"]["coherency"]:
+        player(g, seat).send({"type": "confirm_coherency", "removals": []})
+    log = g.b.client.get(g.b.base + "/log").json()["entries"]
+    (evaluated,) = [e["event"] for e in log if e["event"]["type"] == "narrative_evaluated"]
+    assert evaluated["vp"] == [0, 0]
+    assert (evaluated["result"], evaluated["winner"]) == ("draw", None)

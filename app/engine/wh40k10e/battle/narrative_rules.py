@@ -648,15 +648,18 @@ def _cull(b: Builder, cmd: CullUnit) -> None:
 
 def track_destroyed(b: Builder) -> None:
     """After every command: Attacker units newly destroyed are recorded (sustained assault
-    brings them back; Blitz scores each destruction)."""
+    brings them back; Blitz scores each destruction). An empty Dedicated Transport held back
+    "counts as destroyed" in round 1 by the core rules, but it never was on the battlefield:
+    it is no destruction of the scenario and never returns (rulings 53)."""
     n = b.state.narrative
     s = b.state
     if n is None or s.stage is not Stage.BATTLE or s.attacker is None:
         return
+    off = (Location.RESERVES, Location.HELD_BACK)
     new = tuple(
         u.id
         for u in s.units_of(s.attacker)
-        if not u.alive and u.id not in n.down and u.location is not Location.RESERVES
+        if not u.alive and u.id not in n.down and u.location not in off
     )
     if new:
         b.emit(AttackerUnitsDown(new))
