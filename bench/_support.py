@@ -1,8 +1,9 @@
 """Shared pieces of the HTTP benchmarks (``bench_matches_api``, ``bench_overload``,
-``bench_tournament``): a scratch Postgres database with started matches, the app served by
-uvicorn in a subprocess (the README's deployment: ``--workers 2``), a minimal keep-alive
-HTTP/1.1 client (:class:`Phone`), the players' next move, the no-loss check, percentiles and
-the CPU time of the server's processes (from ``/proc``).
+``bench_tournament``, ``bench_scaleout``...): a scratch Postgres database with started matches,
+the app served by uvicorn in a subprocess (the README's deployment: ``--workers 2``), a minimal
+keep-alive HTTP/1.1 client (:class:`Phone`), the players' next move, a phone's event stream
+(:func:`sse`) and the check of what the streams received (:func:`check_streams`), the no-loss
+check of the stored log, percentiles and the CPU time of the server's processes (``/proc``).
 
 Not a benchmark itself (``make bench`` runs ``bench/bench_*.py``).
 """
@@ -20,6 +21,7 @@ import sys
 import tempfile
 import time
 import uuid
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -417,3 +419,165 @@ def load_average() -> str:
     except OSError:
         return "unknown"
     return f"load average {one}, {five}, {fifteen} on {os.cpu_count()} cores"
+
+
+# -- the phones' event streams ----------------------------------------------------------------
+
+
+@dataclass
+class Stream:
+    """What one phone's SSE stream of a match received (``bench_tournament``, ``bench_scaleout``).
+
+    ``base``: the instance the stream is held on (empty: the one passed to :func:`sse`).
+    ``statuses``: non-200 answers to the stream's GET, -1 for a connection refused, -2 for one
+    that broke."""
+
+    seat: str
+    base: str = ""
+    entries: list[int] = field(default_factory=list)  # entry ids (seqs), in arrival order
+    versions: list[tuple[int, float]] = field(default_factory=list)  # (version, arrival)
+    opened: int = 0
+    retried: int = 0  # the server ended the stream (told to retry) and it reconnected
+    statuses: Counter[int] = field(default_factory=Counter)
+
+    @property
+    def version(self) -> int:
+        return self.versions[-1][0] if self.versions else 0
+
+
+async def sse(
+    base: str,
+    table: Table,
+    st: Stream,
+    ready: asyncio.Event,
+    done: asyncio.Event,
+    *,
+    attempts: int | None = None,
+) -> None:
+    """One phone's stream of ``table``'s match until ``done``, as an EventSource holds it: it
+    reconnects with ``Last-Event-ID`` after the ``retry:`` delay the server asked for when the
+    stream ends (at most ``attempts`` connections, unbounded if ``None``). ``ready`` is set at
+    the first ``version`` event."""
+    host, _, port = (st.base or base).removeprefix("http://").partition(":")
+    last: int | None = None
+    tries = 0
+    while not done.is_set() and (attempts is None or tries < attempts):
+        tries += 1
+        retry = 2.0
+        try:
+            reader, writer = await asyncio.open_connection(host, int(port))
+        except OSError:
+            st.statuses[-1] += 1
+            await asyncio.sleep(1)
+            continue
+        try:
+            resume = f"Last-Event-ID: {last}\r\n" if last is not None else ""
+            writer.write(
+                (
+                    f"GET /api/v1/matches/{table.match_id}/events?timeout=600 HTTP/1.1\r\n"
+                    f"Host: {host}\r\nAccept: text/event-stream\r\n{resume}"
+                    f"Authorization: Bearer {table.tokens[st.seat]}\r\n\r\n"
+                ).encode()
+            )
+            status = int((await reader.readuntil(b"\r\n\r\n")).split()[1])
+            if status != 200:
+                st.statuses[status] += 1
+            else:
+                st.opened += 1
+                last, retry = await _events(reader, st, ready, done, last, retry)
+        except (OSError, asyncio.IncompleteReadError, ValueError, IndexError):
+            st.statuses[-2] += 1
+        finally:
+            writer.close()
+        if not done.is_set():
+            await asyncio.sleep(retry)
+
+
+async def _events(
+    reader: asyncio.StreamReader,
+    st: Stream,
+    ready: asyncio.Event,
+    done: asyncio.Event,
+    last: int | None,
+    retry: float,
+) -> tuple[int | None, float]:
+    """One connection's events until it ends or ``done``: (the last version, the retry delay)."""
+    ident: int | None = None
+    kind = ""
+    waiter = asyncio.ensure_future(done.wait())
+    try:
+        while True:
+            read = asyncio.ensure_future(reader.readline())
+            finished, _ = await asyncio.wait({read, waiter}, return_when="FIRST_COMPLETED")
+            if read not in finished:
+                read.cancel()
+                return last, retry
+            line = read.result()
+            if not line:
+                st.retried += 1  # the server ended the stream: reconnect
+                return last, retry
+            if line.startswith(b"id: "):
+                ident = int(line[4:])
+            elif line.startswith(b"event: "):
+                kind = line[7:].strip().decode()
+            elif line.startswith(b"retry: "):
+                retry = int(line[7:].strip() or 3000) / 1000
+            elif line == b"\n" and ident is not None:
+                if kind == "entry":
+                    st.entries.append(ident)
+                elif kind == "version":
+                    st.versions.append((ident, time.monotonic()))
+                    last = ident
+                    ready.set()
+                ident, kind = None, ""
+    finally:
+        waiter.cancel()
+
+
+@dataclass
+class Delivery:
+    """What the streams of a load received against the logs: lost, doubled (or out of order)
+    entries, writes no stream of the seat saw, and each write's delivery time (s)."""
+
+    lost: int = 0
+    doubled: int = 0
+    undelivered: int = 0
+    times: list[float] = field(default_factory=list)
+
+
+async def check_streams(
+    base: str,
+    tables: list[Table],
+    streams: dict[int, list[Stream]],
+    written: dict[int, list[tuple[int, float]]],
+) -> Delivery:
+    """Each stream against its seat's ``GET /log``: every entry once, in order, versions in
+    order; and the time from each accepted write (``written``: match id -> (version, when))
+    to the first ``version`` event covering it on each stream (0 if it came first)."""
+    found = Delivery()
+    phone = Phone(base)
+    try:
+        for table in tables:
+            for st in streams.get(table.match_id, []):
+                code, _, data = await phone.request(
+                    "GET", f"/api/v1/matches/{table.match_id}/log", token=table.tokens[st.seat]
+                )
+                assert code == 200, (code, data[:200])
+                expected = [e["seq"] for e in json.loads(data)["entries"]]
+                got = st.entries
+                found.doubled += len(got) - len(set(got))
+                found.lost += len(set(expected) - set(got))
+                if got != sorted(set(got)):
+                    found.doubled += 1  # out of order counts as a defect too
+                seen = [v for v, _ in st.versions]
+                if seen != sorted(set(seen)):
+                    found.doubled += 1
+                for version, when in written.get(table.match_id, []):
+                    arrival = next((t for v, t in st.versions if v >= version), None)
+                    if arrival is None:
+                        found.undelivered += 1
+                    else:
+                        found.times.append(max(0.0, arrival - when))
+    finally:
+        phone.close()
+    return found

@@ -53,6 +53,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from _support import (  # noqa: E402
     Phone,
+    Stream,
     Table,
     check_no_loss,
     drop_database,
@@ -62,28 +63,14 @@ from _support import (  # noqa: E402
     scratch_database,
     serve,
     server_cpu,
+    sse,
     stop,
     store_matches,
 )
+from _support import check_streams as support_check_streams  # noqa: E402
 
 GRACE = 5.0  # s the streams stay open after the last write, for its events
 WORKERS = 2  # uvicorn workers per instance (the README's deployment)
-
-
-@dataclass
-class Stream:
-    """What one seat's SSE stream received."""
-
-    seat: str
-    base: str
-    entries: list[int] = field(default_factory=list)  # entry ids (seqs), in arrival order
-    versions: list[tuple[int, float]] = field(default_factory=list)  # (version, arrival)
-    opened: int = 0
-    statuses: Counter[int] = field(default_factory=Counter)  # non-200 answers, -1 broken
-
-    @property
-    def version(self) -> int:
-        return self.versions[-1][0] if self.versions else 0
 
 
 @dataclass
@@ -112,81 +99,6 @@ class Run:
         return bad
 
 
-async def sse(table: Table, st: Stream, ready: asyncio.Event, done: asyncio.Event) -> None:
-    """One seat's stream until ``done`` (HTTP/1.0: the body is the raw event stream)."""
-    host, _, port = st.base.removeprefix("http://").partition(":")
-    last: int | None = None
-    for _attempt in range(100):  # bounded: a stream told to retry reconnects, not forever
-        if done.is_set():
-            return
-        retry = 1.0
-        try:
-            reader, writer = await asyncio.open_connection(host, int(port))
-        except OSError:
-            st.statuses[-1] += 1
-            await asyncio.sleep(retry)
-            continue
-        try:
-            resume = f"Last-Event-ID: {last}\r\n" if last is not None else ""
-            writer.write(
-                (
-                    f"GET /api/v1/matches/{table.match_id}/events?timeout=600 HTTP/1.0\r\n"
-                    f"Host: {host}\r\nAccept: text/event-stream\r\n{resume}"
-                    f"Authorization: Bearer {table.tokens[st.seat]}\r\n\r\n"
-                ).encode()
-            )
-            status = int((await reader.readuntil(b"\r\n\r\n")).split()[1])
-            if status != 200:
-                st.statuses[status] += 1
-            else:
-                st.opened += 1
-                last = await _events(reader, st, ready, done, last)
-                if done.is_set():
-                    return
-        except (OSError, asyncio.IncompleteReadError, ValueError, IndexError):
-            st.statuses[-1] += 1
-        finally:
-            writer.close()
-        await asyncio.sleep(retry)
-
-
-async def _events(
-    reader: asyncio.StreamReader,
-    st: Stream,
-    ready: asyncio.Event,
-    done: asyncio.Event,
-    last: int | None,
-) -> int | None:
-    """Read one connection's events until it ends or ``done``; returns the last version."""
-    ident: int | None = None
-    kind = ""
-    waiter = asyncio.ensure_future(done.wait())
-    try:
-        while True:
-            read = asyncio.ensure_future(reader.readline())
-            finished, _ = await asyncio.wait({read, waiter}, return_when="FIRST_COMPLETED")
-            if read not in finished:
-                read.cancel()
-                return last
-            line = read.result()
-            if not line:
-                return last  # the server ended the stream (told to retry): reconnect
-            if line.startswith(b"id: "):
-                ident = int(line[4:])
-            elif line.startswith(b"event: "):
-                kind = line[7:].strip().decode()
-            elif line == b"\n" and ident is not None:
-                if kind == "entry":
-                    st.entries.append(ident)
-                elif kind == "version":
-                    st.versions.append((ident, time.monotonic()))
-                    last = ident
-                    ready.set()
-                ident, kind = None, ""
-    finally:
-        waiter.cancel()
-
-
 async def play(
     matches: list[Table],
     bases: dict[str, str],
@@ -209,7 +121,7 @@ async def play(
             run.streams[table.match_id] = streams
             readies = [asyncio.Event(), asyncio.Event()]
             tasks = [
-                asyncio.create_task(sse(table, st, r, done))
+                asyncio.create_task(sse(st.base, table, st, r, done, attempts=100))
                 for st, r in zip(streams, readies, strict=True)
             ]
             try:
@@ -302,31 +214,11 @@ async def _play_match(
 
 async def check_streams(run: Run, base: str) -> None:
     """Lost, doubled and out-of-order entries against each seat's log; delivery times."""
-    phone = Phone(base)
-    try:
-        for table in run.tables:
-            for st in run.streams.get(table.match_id, []):
-                code, _, data = await phone.request(
-                    "GET", f"/api/v1/matches/{table.match_id}/log", token=table.tokens[st.seat]
-                )
-                assert code == 200, (code, data[:200])
-                expected = [e["seq"] for e in json.loads(data)["entries"]]
-                got = st.entries
-                run.doubled += len(got) - len(set(got))
-                run.lost += len(set(expected) - set(got))
-                if got != sorted(set(got)):
-                    run.doubled += 1  # out of order counts as a defect too
-                seen = [v for v, _ in st.versions]
-                if seen != sorted(set(seen)):
-                    run.doubled += 1
-                for version, when in run.written.get(table.match_id, []):
-                    arrival = next((t for v, t in st.versions if v >= version), None)
-                    if arrival is None:
-                        run.undelivered += 1
-                    else:
-                        run.delivery.append(max(0.0, arrival - when))
-    finally:
-        phone.close()
+    checked = await support_check_streams(base, run.tables, run.streams, run.written)
+    run.lost += checked.lost
+    run.doubled += checked.doubled
+    run.undelivered += checked.undelivered
+    run.delivery += checked.times
 
 
 async def load(

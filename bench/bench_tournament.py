@@ -49,6 +49,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from _support import (  # noqa: E402
     Phone,
+    Stream,
     Table,
     drop_database,
     load_average,
@@ -57,23 +58,13 @@ from _support import (  # noqa: E402
     scratch_database,
     serve,
     server_cpu,
+    sse,
     stop,
     store_matches,
 )
+from _support import check_streams as support_check_streams  # noqa: E402
 
 GRACE = 3.0  # seconds the streams stay open after the last write, for its events
-
-
-@dataclass
-class Stream:
-    """What one phone's SSE stream received."""
-
-    seat: str
-    entries: list[int] = field(default_factory=list)  # entry ids (seqs), in arrival order
-    versions: list[tuple[int, float]] = field(default_factory=list)  # (version, when)
-    opened: int = 0
-    retried: int = 0
-    statuses: Counter[int] = field(default_factory=Counter)  # non-200 answers to the GET
 
 
 @dataclass
@@ -92,71 +83,6 @@ class Run:
     doubled: int = 0
     server_cpu: float = 0.0
     client_cpu: float = 0.0
-
-
-async def sse(
-    base: str, table: Table, st: Stream, ready: asyncio.Event, stop: asyncio.Event
-) -> None:
-    """One phone's stream until ``stop``: reconnects from its last version when told to."""
-    host, _, port = base.removeprefix("http://").partition(":")
-    last: int | None = None
-    while not stop.is_set():
-        retry = 2.0
-        try:
-            reader, writer = await asyncio.open_connection(host, int(port))
-        except OSError:
-            st.statuses[-1] += 1
-            await asyncio.sleep(1)
-            continue
-        try:
-            resume = f"Last-Event-ID: {last}\r\n" if last is not None else ""
-            writer.write(
-                (
-                    f"GET /api/v1/matches/{table.match_id}/events?timeout=600 HTTP/1.1\r\n"
-                    f"Host: {host}\r\nAccept: text/event-stream\r\n{resume}"
-                    f"Authorization: Bearer {table.tokens[st.seat]}\r\n\r\n"
-                ).encode()
-            )
-            status = int((await reader.readuntil(b"\r\n\r\n")).split()[1])
-            if status != 200:
-                st.statuses[status] += 1
-                continue
-            st.opened += 1
-            ident: int | None = None
-            kind = ""
-            waiter = asyncio.ensure_future(stop.wait())
-            try:
-                while True:
-                    read = asyncio.ensure_future(reader.readline())
-                    done, _ = await asyncio.wait({read, waiter}, return_when="FIRST_COMPLETED")
-                    if read not in done:
-                        read.cancel()
-                        return
-                    line = read.result()
-                    if not line:
-                        st.retried += 1
-                        break
-                    if line.startswith(b"id: "):
-                        ident = int(line[4:])
-                    elif line.startswith(b"event: "):
-                        kind = line[7:].strip().decode()
-                    elif line.startswith(b"retry: "):
-                        retry = int(line[7:].strip() or 3000) / 1000
-                    elif line == b"\n" and ident is not None:
-                        if kind == "entry":
-                            st.entries.append(ident)
-                        elif kind == "version":
-                            st.versions.append((ident, time.monotonic()))
-                            last = ident
-                            ready.set()
-                        ident, kind = None, ""
-            finally:
-                waiter.cancel()
-        except (OSError, asyncio.IncompleteReadError, ValueError, IndexError):
-            st.statuses[-2] += 1
-        finally:
-            writer.close()
-        await asyncio.sleep(retry)
 
 
 async def table_load(
@@ -270,28 +196,11 @@ async def play_match(
 
 async def check_streams(base: str, tables: list[Table], run: Run) -> None:
     """Lost/doubled entries against each seat's log, and the delivery time of every write."""
-    phone = Phone(base)
-    try:
-        for table in tables:
-            for st in run.streams.get(table.match_id, []):
-                code, _, data = await phone.request(
-                    "GET", f"/api/v1/matches/{table.match_id}/log", token=table.tokens[st.seat]
-                )
-                assert code == 200, (code, data[:200])
-                expected = [e["seq"] for e in json.loads(data)["entries"]]
-                got = st.entries
-                run.doubled += len(got) - len(set(got))
-                run.lost += len(set(expected) - set(got))
-                if got != sorted(set(got)):
-                    run.doubled += 1  # out of order counts as a defect too
-                for version, when in run.written.get(table.match_id, []):
-                    arrival = next((t for v, t in st.versions if v >= version), None)
-                    if arrival is None:
-                        run.undelivered += 1
-                    else:
-                        run.delivery.append(max(0.0, arrival - when))
-    finally:
-        phone.close()
+    checked = await support_check_streams(base, tables, run.streams, run.written)
+    run.lost += checked.lost
+    run.doubled += checked.doubled
+    run.undelivered += checked.undelivered
+    run.delivery += checked.times
 
 
 async def load(
