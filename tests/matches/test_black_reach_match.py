@@ -288,3 +288,77 @@ def test_a_guest_seat_plays_the_other_force(
         json={"attacker": BOLTER, "target": BOYZ1, "weapons": [{"weapon": "x", "models": 1}]},
     )
     assert r.status_code == 409, r.text
+
+
+def test_double_tir_and_rafale_through_the_api(
+    br_game: Callable[..., PenGame], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The sample heavy-weapon team given Double Tir and Rafale (the sample counters have
+    neither); the dice given by hand."""
+    from app.engine.black_reach.battle import BattleSetup
+    from app.matches.systems import black_reach as system
+
+    original = system.sample_setup
+
+    def setup(*args: Any, **kwargs: Any) -> BattleSetup:
+        made = original(*args, **kwargs)
+        catalogue = json.loads(json.dumps(made.catalogue))
+        team = next(c for c in catalogue["counters"] if c["id"] == "sample-um-heavy-bolter")
+        team["faces"][0]["abilities"] += [{"id": "double_shot"}, {"id": "burst"}]
+        return BattleSetup(made.scenario, catalogue, made.boards, made.seats, made.deployment)
+
+    monkeypatch.setattr(system, "sample_setup", setup)
+    g = br_game(deployment="sample")
+    orks = (BOYZ1, BOYZ2, NOB, SHOOTAS)
+    g.b.send(
+        {
+            "type": "place_orders",
+            "orders": [{"unit": u, "number": n} for n, u in enumerate(orks, 1)],
+        }
+    )
+    marines = (BOLTER, TACTICAL, SERGEANT)
+    g.a.send(
+        {
+            "type": "place_orders",
+            "orders": [{"unit": u, "number": n} for n, u in enumerate(marines, 1)],
+        }
+    )
+    g.b.send({"type": "move", "unit": BOYZ1, "path": path((4, 9), (4, 8))})
+    actions = g.a.client.get(f"{g.a.base}/actions").json()["actions"]
+    kinds = {a["command"]["type"] for a in actions}
+    assert {"double_shot", "burst"} <= kinds
+    # a Rafale whose shares do not add up to the CV: refused, nothing rolled
+    bad = g.a.send(
+        {
+            "type": "burst",
+            "unit": BOLTER,
+            "shares": [{"target": NOB, "cv": 1}, {"target": SHOOTAS, "cv": 1}],
+        },
+        dice=[6, 6],
+        status=409,
+    )
+    assert (bad["refusal"], bad["modified_cv"]) == ("burst_total", 3)
+    # CV 3 split 2 / 1: 2 + 6 - 3 = 5 at the Nob (DV 5), 1 + 6 - 5 = 2 at the Shootas (DV 4)
+    done = g.a.send(
+        {
+            "type": "burst",
+            "unit": BOLTER,
+            "shares": [{"target": NOB, "cv": 2}, {"target": SHOOTAS, "cv": 1}],
+        },
+        dice=[6, 6],
+    )
+    events = [e["event"] for e in done["events"]]
+    assert events[1]["type"] == "burst_declared"
+    assert events[1]["shares"] == [{"target": NOB, "cv": 2}, {"target": SHOOTAS, "cv": 1}]
+    shots = [
+        (e["target"], e["cv"], e["final"], e["outcome"]) for e in events if e["type"] == "unit_shot"
+    ]
+    assert shots == [(NOB, 2, 5, "step"), (SHOOTAS, 1, 2, "miss")]
+    # B's token 2, then A's token 2 on the tactical squad (no Double Tir: refused)
+    g.b.send({"type": "hold", "unit": BOYZ2})
+    refused = g.a.send(
+        {"type": "double_shot", "unit": TACTICAL, "targets": [NOB, SHOOTAS]}, status=409
+    )
+    assert refused["refusal"] == "no_double_shot"
+    battle = live(g.match_id)
+    assert BlackReachBattle.import_log(battle.export_log()).state == battle.state

@@ -326,3 +326,94 @@ def test_an_assault_form_offers_where_it_may_start_and_its_odds() -> None:
         {"x": 3, "y": 4, "facing": "S"},
         {"x": 3, "y": 5, "facing": "S"},
     ]
+
+
+def _team_with(monkeypatch: Any, *abilities: str) -> None:
+    """Matches created from here give the sample heavy-weapon team these abilities (the
+    sample counters have neither Double Tir nor Rafale)."""
+    from app.engine.black_reach.battle import BattleSetup
+    from app.matches.systems import black_reach as system
+
+    original = system.sample_setup
+
+    def setup(*args: Any, **kwargs: Any) -> BattleSetup:
+        made = original(*args, **kwargs)
+        catalogue = json.loads(json.dumps(made.catalogue))
+        team = next(c for c in catalogue["counters"] if c["id"] == "sample-um-heavy-bolter")
+        team["faces"][0]["abilities"] += [{"id": a} for a in abilities]
+        return BattleSetup(made.scenario, catalogue, made.boards, made.seats, made.deployment)
+
+    monkeypatch.setattr(system, "sample_setup", setup)
+
+
+def test_a_rafale_and_a_double_tir_from_the_page(
+    browser: Callable[[str], TestClient], monkeypatch: Any
+) -> None:
+    _team_with(monkeypatch, "double_shot", "burst")
+    alice, bob, match_id = two_players(browser, deployment="sample")
+    place_orders(bob, match_id, ORKS)
+    place_orders(alice, match_id, MARINES)
+    page = page_of(bob, match_id)
+    square = json.loads(page.css_first("#br-play").attributes["data-taps"])[BOYZ1]["squares"]
+    post_form(bob, match_id, f"#{square['4,8']['form']}", page=page, path=square["4,8"]["value"])
+    page = page_of(alice, match_id)
+    taps = json.loads(page.css_first("#br-play").attributes["data-taps"])[BOLTER]["targets"]
+    double, burst = f"form-double-shot-{slug(BOLTER)}", f"form-burst-{slug(BOLTER)}"
+    assert double in taps[NOB]
+    assert burst in taps[SHOOTAS]  # a tap on a target opens them with its shot
+    # Double Tir: two selects of the targets, each target's exact odds, the battle's own
+    form = page.css_first(f"#{double}")
+    assert [o.attributes["value"] for o in form.css('select[name="target1"] option')] == [
+        o.attributes["value"] for o in form.css('select[name="target2"] option')
+    ]
+    nob_odds = {
+        tr.attributes["data-outcome"]: tr.css("td")[0].text()
+        for tr in form.css(f'table[data-target="{NOB}"] tr[data-outcome]')
+    }
+    assert nob_odds == {"miss": "2/3", "step": "1/3", "coup_double": "0"}
+    # Rafale: a share per target (0: not shot), the odds of each share
+    form = page.css_first(f"#{burst}")
+    assert form.css_first(f'input[name="share.{NOB}"]').attributes["max"] == "2"
+    row = form.css_first(f'table[data-target="{NOB}"] tr[data-share="2"]')
+    assert "1/6" in row.text()  # 2 + 6 - 3 = 5 against DV 5
+    after = post_form(
+        alice,
+        match_id,
+        f"#{burst}",
+        page=page,
+        **{f"share.{NOB}": "2", f"share.{SHOOTAS}": "1", "dice": "6 6"},
+    )
+    assert after.css_first("#match-error") is None
+    lines = [li.text() for li in after.css("#timeline li")]
+    assert any(
+        "Sample heavy-weapon team announces a Rafale: its CV 3 split between 2 targets." in t
+        for t in lines
+    )
+    assert any("shoots Sample nob: 5 against 5, one step lost." in t for t in lines)
+    assert any("shoots Sample shootas: 2 against 4, miss." in t for t in lines)
+
+
+def test_a_double_tir_form_posts_both_targets() -> None:
+    from starlette.datastructures import FormData
+
+    entry = {
+        "command": {"type": "double_shot", "unit": BOLTER, "targets": [], "suppression": False},
+        "targets": [
+            {"target": NOB, "odds": {"miss": "2/3", "step": "1/3", "coup_double": "0"}},
+            {"target": SHOOTAS, "odds": {"miss": "5/6", "step": "1/6", "coup_double": "0"}},
+        ],
+    }
+    (form,), _ = black_reach.action_forms([entry], {BOLTER: "Team", NOB: "Nob"})
+    assert form.label == "Team: Double Tir at two targets"
+    assert [(a.target, a.name, [o.exact for o in a.odds]) for a in form.aims] == [
+        (NOB, "Nob", ["2/3", "1/3", "0"]),
+        (SHOOTAS, SHOOTAS, ["5/6", "1/6", "0"]),
+    ]
+    posted = FormData([("target1", SHOOTAS), ("target2", NOB)])
+    assert black_reach.build_command(posted, dict(form.command))["targets"] == [SHOOTAS, NOB]
+    burst = {"command": {"type": "burst", "unit": BOLTER, "shares": []}, "cv": 3, "targets": []}
+    (form,), _ = black_reach.action_forms([burst], {})
+    posted = FormData([(f"share.{NOB}", "2"), (f"share.{SHOOTAS}", "0"), ("share.x", "a")])
+    assert black_reach.build_command(posted, dict(form.command))["shares"] == [
+        {"target": NOB, "cv": 2}
+    ]

@@ -224,6 +224,17 @@ class Odds:
 
 
 @dataclass(frozen=True, slots=True)
+class Aim:
+    """One target of a Double Tir or a Rafale: its odds (Double Tir), or its odds for each
+    share of the CV it may get (Rafale: (share, odds))."""
+
+    target: str
+    name: str
+    odds: list[Odds] = field(default_factory=list)
+    shares: list[tuple[int, list[Odds]]] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
 class ActionForm:
     """One command the seat may send now: a button, or the inputs it needs (a square, a
     path), with the odds of a shot or an assault."""
@@ -237,6 +248,8 @@ class ActionForm:
     paths: list[tuple[str, str, str]] = field(default_factory=list)  # move: (x,y, path, label)
     odds: list[Odds] = field(default_factory=list)
     dice: bool = False
+    aims: list[Aim] = field(default_factory=list)  # Double Tir and Rafale targets
+    cv: int = 0  # Rafale: the modified CV to split
 
     @property
     def command_json(self) -> str:
@@ -292,6 +305,10 @@ def _label(kind: str, cmd: Mapping[str, Any], names: Mapping[str, str]) -> str:
         return _("{unit} shoots {target}").format(unit=unit, target=target)
     if kind == "assault":
         return _("{unit} assaults {target}").format(unit=unit, target=target)
+    if kind == "double_shot":
+        return _("{unit}: Double Tir at two targets").format(unit=unit)
+    if kind == "burst":
+        return _("{unit}: Rafale, its CV split between targets").format(unit=unit)
     return labels.get(kind, kind.replace("_", " "))
 
 
@@ -342,6 +359,19 @@ def action_forms(
         ]
         if kind == "assault":
             paths = assault_starts(entry)
+        aims = [
+            Aim(
+                str(t.get("target")),
+                names.get(str(t.get("target")), str(t.get("target"))),
+                odds=_odds(t.get("odds") or {}) if kind == "double_shot" else [],
+                shares=(
+                    [(int(k), _odds(v)) for k, v in (t.get("odds") or {}).items()]
+                    if kind == "burst"
+                    else []
+                ),
+            )
+            for t in entry.get("targets") or ()
+        ]
         forms.append(
             ActionForm(
                 kind=kind,
@@ -352,7 +382,9 @@ def action_forms(
                 squares=squares,
                 paths=paths,
                 odds=_odds(entry.get("odds") or {}),
-                dice=kind in ("shoot", "assault"),
+                dice=kind in ("shoot", "assault", "double_shot", "burst"),
+                aims=aims,
+                cv=int(entry.get("cv") or 0),
             )
         )
     return forms, orders
@@ -395,6 +427,17 @@ def build_command(form: FormData, cmd: dict[str, Any]) -> dict[str, Any]:
                 and all(isinstance(v, int) for v in s[:2])
                 and s[2] in FACINGS
             ]
+    elif kind == "double_shot":
+        targets = [form.get(key) for key in ("target1", "target2")]
+        cmd["targets"] = [t[:200] for t in targets if isinstance(t, str) and t]
+    elif kind == "burst":
+        shares = []
+        for key, value in form.multi_items():
+            if not key.startswith("share.") or not isinstance(value, str):
+                continue
+            if (n := _int(value, 1, 99)) is not None:  # 0 or empty: not a target
+                shares.append({"target": key.removeprefix("share.")[:200], "cv": n})
+        cmd["shares"] = shares[:MAX_ORDERS]
     elif kind == "place_orders":
         orders = []
         for key, value in form.multi_items():
@@ -477,6 +520,10 @@ def describe(ev: Mapping[str, Any], names: Mapping[str, str], sides: Mapping[str
             final=ev.get("final"),
             dv=ev.get("dv"),
             outcome=_outcome(str(ev.get("outcome"))),
+        )
+    if kind == "burst_declared":
+        return _("{unit} announces a Rafale: its CV {cv} split between {n} targets.").format(
+            unit=unit, cv=ev.get("modified_cv"), n=len(ev.get("shares") or ())
         )
     if kind == "assault_resolved":
         return _("{unit} assaults {target}: {a} against {d}, {outcome}.").format(
@@ -582,6 +629,9 @@ class Board:
                     entry["squares"].setdefault(key, {"form": f"form-{f.slug}", "value": path})
             elif f.kind in ("shoot", "assault"):
                 entry["targets"].setdefault(f.target, []).append(f"form-{f.slug}")
+            elif f.kind in ("double_shot", "burst"):
+                for aim in f.aims:
+                    entry["targets"].setdefault(aim.target, []).append(f"form-{f.slug}")
         return json.dumps(out, separators=(",", ":"))
 
 
