@@ -70,3 +70,14 @@ class InvalidResult(InvalidInput):
 
 class ArmyNotReady(InvalidInput):
     code, title = "army-not-ready", lazy("This army list cannot be registered")
+
+
+class TrackedMatchNotFound(NotFound):
+    code, title = "tracked-match-not-found", lazy("No match plays this game")
+
+
+class NotASpectatorManager(Forbidden):
+    code, title = (
+        "spectator-link-not-yours",
+        lazy("Only the match's players and the league's organisers manage its spectator link"),
+    )

@@ -15,6 +15,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Form, Query, Request
 from fastapi.responses import HTMLResponse
 from pydantic import ValidationError
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.accounts.deps import OptionalUser, WebUser, verify_csrf
@@ -22,12 +23,17 @@ from app.accounts.models import User
 from app.clubs import service as clubs
 from app.clubs.sections import ClubSection, add_club_section
 from app.core.deps import DbSession
-from app.core.errors import AppError
+from app.core.errors import AppError, InvalidInput
 from app.core.i18n import gettext as _
 from app.core.i18n import lazy
 from app.core.ids import parse_int
 from app.leagues import service
-from app.leagues.exceptions import RegistrationNotFound, ReportChanged
+from app.leagues.exceptions import (
+    NotASpectatorManager,
+    RegistrationNotFound,
+    ReportChanged,
+    TrackedMatchNotFound,
+)
 from app.leagues.models import (
     FORMAT_LABELS,
     GAME_STATUS_LABELS,
@@ -42,6 +48,9 @@ from app.leagues.models import (
 )
 from app.leagues.schemas import DisputeIn, LeagueCreate, LeagueUpdate, ResultIn
 from app.leagues.standings import DEFAULT_TIE_BREAKERS, TieBreaker
+from app.matches import events, spectate
+from app.matches.invitations import Caller
+from app.matches.models import Match, MatchStatus
 from app.rulesets.names import display_names
 from app.web.forms import field_errors
 from app.web.nav import NavItem, add_nav
@@ -590,6 +599,7 @@ def _game_page(
     errors: Mapping[str, str] | None = None,
     form: Mapping[str, Any] | None = None,
     status_code: int = 200,
+    viewer: User | None = None,
 ) -> HTMLResponse:
     card = _card(db, gv)
     block = None
@@ -622,6 +632,7 @@ def _game_page(
                 "vp_b": game.vp_b if game.vp_b is not None else "",
             },
             "GameStatus": GameStatus,
+            "spectators": spectator_panel(request, db, gv.game, viewer),
             **LABELS,
         },
         block=block,
@@ -642,7 +653,7 @@ def _result_name(game: Game) -> str:
 def game_page(
     request: Request, db: DbSession, user: OptionalUser, league_id: int, game_id: int
 ) -> HTMLResponse:
-    return _game_page(request, db, service.game_view(db, league_id, game_id, user))
+    return _game_page(request, db, service.game_view(db, league_id, game_id, user), viewer=user)
 
 
 def _after_action(
@@ -654,7 +665,8 @@ def _after_action(
     next_url: str | None,
 ) -> HTMLResponse:
     if is_htmx(request):
-        return _game_page(request, db, service.game_view(db, league_id, game_id, user))
+        gv = service.game_view(db, league_id, game_id, user)
+        return _game_page(request, db, gv, viewer=user)
     target = _safe_next(next_url, f"/leagues/{league_id}/games/{game_id}")
     return htmx_redirect(request, target)
 
@@ -678,12 +690,13 @@ def _refused(
                 "Here is the result as it stands now: confirm or dispute this one."
             ),
             status_code=200 if is_htmx(request) else 409,
+            viewer=user,
         )
     if not is_htmx(request):
         raise exc
     db.rollback()
     return _game_page(
-        request, db, service.game_view(db, league_id, game_id, user), error=exc.detail
+        request, db, service.game_view(db, league_id, game_id, user), error=exc.detail, viewer=user
     )
 
 
@@ -719,7 +732,13 @@ def _submit_result(
         gv = service.game_view(db, league_id, game_id, user)
         form = {"result": result, "vp_a": vp_a, "vp_b": vp_b}
         return _game_page(
-            request, db, gv, errors=errors, form=form, status_code=200 if is_htmx(request) else 422
+            request,
+            db,
+            gv,
+            errors=errors,
+            form=form,
+            status_code=200 if is_htmx(request) else 422,
+            viewer=user,
         )
     try:
         action(db, league_id, game_id, user, data)
@@ -800,12 +819,84 @@ def dispute(
             gv,
             errors={"note": "Say what is wrong with the result."},
             status_code=200 if is_htmx(request) else 422,
+            viewer=user,
         )
     try:
         service.dispute(db, league_id, game_id, user, data.note, parse_int(report_version))
     except AppError as exc:
         return _refused(request, db, league_id, game_id, user, exc)
     return _after_action(request, db, league_id, game_id, user, next_url)
+
+
+# --------------------------------------------------------------------------- the spectator link
+
+
+@dataclass(frozen=True, slots=True)
+class SpectatorPanel:
+    """The game page's spectator link of the match that plays the game (issue 21)."""
+
+    match_id: int
+    enabled: bool
+    url: str | None  # the spectators' page while the link is enabled
+
+
+def tracked_match(db: Session, game_id: int) -> Match | None:
+    """The match that plays league game ``game_id``: the unfinished one, else the latest."""
+    return db.scalar(
+        select(Match)
+        .where(Match.league_game_id == game_id)
+        .order_by((Match.status == MatchStatus.CONFIRMED).asc(), Match.id.desc())
+        .limit(1)
+    )
+
+
+def spectator_panel(
+    request: Request, db: Session, game: Game, viewer: User | None
+) -> SpectatorPanel | None:
+    """The panel for a viewer who may manage the link (the match's players, its creator, the
+    league's organisers: ``spectate.may_manage``); ``None`` for anyone else or no match."""
+    if viewer is None:
+        return None
+    match = tracked_match(db, game.id)
+    if match is None or not spectate.may_manage(db, match, Caller.of(viewer)):
+        return None
+    if match.spectate_digest is None:
+        return SpectatorPanel(match.id, False, None)
+    url = str(request.url_for("spectate_page", token=spectate.spectate_token(match)))
+    return SpectatorPanel(match.id, True, url)
+
+
+SPECTATOR_ACTIONS = ("enable", "rotate", "disable")
+
+
+@router.post("/leagues/{league_id}/games/{game_id}/spectators")
+def manage_spectators(
+    request: Request,
+    db: DbSession,
+    user: WebUser,
+    league_id: int,
+    game_id: int,
+    action: Annotated[str, Form(max_length=10)] = "",
+) -> HTMLResponse:
+    """Enable, rotate or disable the spectator link of the match that plays the game: 404 for a
+    game one may not see or that no match plays, 403 for anyone ``spectate.may_manage`` refuses
+    (a club member who neither plays it nor organises the league)."""
+    service.game_view(db, league_id, game_id, user)  # 404 unless the viewer sees the game
+    match = tracked_match(db, game_id)
+    if match is None:
+        raise TrackedMatchNotFound(f"No match plays game {game_id}.")
+    if not spectate.may_manage(db, match, Caller.of(user)):
+        raise NotASpectatorManager()
+    if action not in SPECTATOR_ACTIONS:
+        raise InvalidInput(_("Choose enable, rotate or disable."))
+    hub = events.hub_for(request.app)
+    if action == "enable":
+        spectate.enable(db, match)
+    elif action == "rotate":
+        spectate.rotate(db, hub, match)
+    else:
+        spectate.disable(db, hub, match)
+    return _after_action(request, db, league_id, game_id, user, None)
 
 
 # --------------------------------------------------------------------------- the club page

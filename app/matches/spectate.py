@@ -1,10 +1,13 @@
 """Spectators: a read-only link to a match (issue 21).
 
-Either player of a match (a guest seat included) or its creator may enable a spectator link,
-rotate it (the old link stops working at once) or disable it. Whoever holds the link sees the
-match as a spectator: the engine's ``view(None)`` and the public entries of the log (those
-with no audience), i.e. only what both players have revealed, never a secret of either seat
-(ADR 0010). Nothing a spectator sends can write: the link only reads.
+Either player of a match (a guest seat included), its creator, or an organiser of the league
+whose game it plays (a club admin or owner: the leagues feature says who, through the port
+``app.matches.league_games``) may enable a spectator link, rotate it (the old link stops
+working at once) or disable it; anyone else gets 404, whether the match exists or not.
+Whoever holds the link sees the match as a spectator: the engine's ``view(None)`` and the
+public entries of the log (those with no audience), i.e. only what both players have
+revealed, never a secret of either seat (ADR 0010). Nothing a spectator sends can write: the
+link only reads.
 
 **The token** is derived like the guest seat's (``app.matches.invitations``): an HMAC of the
 match secret, the purpose and ``matches.spectate_nonce``, so a player can be shown it again;
@@ -18,8 +21,8 @@ every spectator, never one replay or one rendering per spectator. The spectators
 match share one database read per wake-up (``Hub.fetch`` of kind ``"spectate"``); an idle
 stream holds no database connection and no admission slot (ADR 0009), only its waiter.
 
-A league organiser or club admin cannot manage the link from here: ``matches`` stands below
-``leagues`` in the feature layers, so it cannot ask who organises a league game.
+The league game's page (``app.leagues.web``) offers the same three actions to whoever may
+manage the link of the match that plays the game (:func:`may_manage`).
 
 JSON routes (``router``, under ``/api/v1``): ``GET/PUT/DELETE /matches/{id}/spectators``,
 ``POST /matches/{id}/spectators/rotate``, ``GET /spectate/{token}`` (ETag/304) and
@@ -52,7 +55,7 @@ from app.core.errors import PROBLEM_JSON, NotFound
 from app.core.i18n import current_locale, lazy
 from app.core.i18n import gettext as _
 from app.core.ids import parse_int
-from app.matches import events, reads, service, systems
+from app.matches import events, league_games, reads, service, systems
 from app.matches.api import Who
 from app.matches.exceptions import MatchNotFound
 from app.matches.invitations import match_secret
@@ -68,6 +71,7 @@ __all__ = [
     "disable",
     "enable",
     "match_for_token",
+    "may_manage",
     "page_router",
     "rotate",
     "router",
@@ -111,7 +115,7 @@ def match_for_token(db: Session, token: str) -> Match:
     return match
 
 
-# -- managing the link (the players and the creator) ------------------------------------------
+# -- managing the link (the players, the creator, the league's organisers) ------------------------
 
 
 class SpectatorLink(BaseModel):
@@ -125,14 +129,26 @@ class SpectatorLink(BaseModel):
     events_url: str | None = None
 
 
+def may_manage(db: Session, match: Match, caller: service.Caller) -> bool:
+    """One of the match's players, its creator, or an organiser of the league whose game it
+    plays (the leagues feature says who, through ``app.matches.league_games``)."""
+    if service.seat_of(match, caller) is not None:
+        return True
+    if caller.user_id is None:
+        return False
+    if match.created_by_id == caller.user_id:
+        return True
+    port = league_games.league_games()
+    if port is None or match.league_game_id is None:
+        return False
+    return port.organises(db, caller.user_id, match.league_game_id)
+
+
 def _managed(db: Session, match_id: int, caller: service.Caller) -> Match:
-    """The match, for one of its players or its creator; 404 for anyone else (whether it
+    """The match, for whoever :func:`may_manage` its link; 404 for anyone else (whether it
     exists is not told)."""
     match = db.get(Match, match_id)
-    if match is None:
-        raise MatchNotFound()
-    creator = caller.user_id is not None and match.created_by_id == caller.user_id
-    if not creator and service.seat_of(match, caller) is None:
+    if match is None or not may_manage(db, match, caller):
         raise MatchNotFound()
     return match
 
@@ -184,14 +200,17 @@ def _link(request: Request, match: Match) -> SpectatorLink:
 
 
 _MANAGE: dict[int | str, dict[str, Any]] = {
-    404: {"description": "No such match that you play or created", **_PROBLEM}
+    404: {
+        "description": "No such match that you play, created or organise the league game of",
+        **_PROBLEM,
+    }
 }
 
 
 @router.get(
     "/matches/{match_id}/spectators",
     response_model=SpectatorLink,
-    summary="The match's read-only spectator link (its players and creator)",
+    summary="The match's read-only spectator link (its players, creator, league organisers)",
     responses=_MANAGE,
 )
 def get_link(request: Request, match_id: int, who: Who, db: DbSession) -> SpectatorLink:

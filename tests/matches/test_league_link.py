@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session
 
@@ -63,3 +64,39 @@ def test_a_match_of_another_rule_system_cannot_be_created_for_a_league_game(
     )
     assert r.status_code == 422, r.text
     assert r.json()["type"].endswith("league-game-unusable")
+
+
+def test_the_leagues_register_their_port_when_their_models_load() -> None:
+    import app.models  # noqa: F401  (what the app and Alembic load)
+    from app.leagues.match_port import LeaguePort
+    from app.matches import league_games
+
+    assert isinstance(league_games.league_games(), LeaguePort)
+
+
+def test_without_the_leagues_a_match_plays_no_league_game(
+    new_game: Callable[..., Game],
+    user_client: Callable[[str], TestClient],
+    db: Session,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An installation without the leagues feature registers no port: a league game is
+    refused, none is offered, the pages still work and only players manage spectators."""
+    from app.matches import league_games
+
+    g = new_game()
+    a_id, b_id = g.a.client.user_id, g.b.client.user_id  # type: ignore[attr-defined]
+    game = league_game(db, a_id, b_id)
+    assert _put(g.a.client, g.match_id, game.game_id).status_code == 200
+    monkeypatch.setattr(league_games, "_registered", [])
+    assert league_games.league_games() is None
+    assert g.a.client.get(f"/matches/{g.match_id}").status_code == 200  # linked, no league
+    assert _put(g.a.client, g.match_id, None).status_code == 200  # unlinking needs none
+    r = _put(g.a.client, g.match_id, game.game_id)
+    assert r.status_code == 422, r.text
+    assert r.json()["type"].endswith("league-game-unusable")
+    r = g.a.client.post("/api/v1/matches", json={"league_game_id": game.game_id})
+    assert r.status_code == 422, r.text
+    assert g.a.client.get("/matches").status_code == 200
+    assert g.a.client.get(f"/matches/{g.match_id}").status_code == 200
+    assert g.a.client.get(f"/api/v1/matches/{g.match_id}/spectators").status_code == 200

@@ -13,6 +13,7 @@ import asyncio
 import json
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -22,7 +23,7 @@ from sqlalchemy.orm import Session
 from app.core import security
 from app.matches import events, reads, spectate
 from app.matches.models import Match
-from tests.matches.conftest import Game, finish_turn, setup_battle, wipe_out_b
+from tests.matches.conftest import Game, finish_turn, league_game, setup_battle, wipe_out_b
 from tests.matches.test_black_reach_match import (  # noqa: F401
     BOLTER,
     BOYZ1,
@@ -40,7 +41,7 @@ from tests.matches.test_dynamics_match import dyn_game, live, place  # noqa: F40
 from tests.matches.test_events import parse
 from tests.matches.test_pen_match import PenGame, pen_game, set_up  # noqa: F401
 from tests.matches.test_secrecy import PATTERNS, SECRET, _to_formations
-from tests.support.web import html
+from tests.support.web import csrf, html
 
 
 def enable(client: TestClient, match_id: int) -> dict[str, Any]:
@@ -126,6 +127,140 @@ def test_players_and_the_creator_manage_the_link_and_nobody_else(
     assert g.a.client.get(base).status_code == 404  # no longer a player nor the creator
     assert g.b.client.get(base).json()["token"] == rotated.json()["token"]
     assert carol.delete(base).status_code == 204
+
+
+@dataclass
+class LeagueTable:
+    """A match that plays a league game; the league's club has an organiser and a member."""
+
+    g: Game
+    league_id: int
+    game_id: int
+    organiser: TestClient
+    member: TestClient
+
+
+@pytest.fixture
+def league_table(
+    new_game: Callable[..., Game], user_client: Callable[[str], TestClient], db: Session
+) -> LeagueTable:
+    from app.clubs.models import Membership, Role
+    from app.leagues.models import League
+
+    g = new_game()
+    a_id, b_id = g.a.client.user_id, g.b.client.user_id  # type: ignore[attr-defined]
+    fixture = league_game(db, a_id, b_id)
+    r = g.a.client.put(
+        f"/api/v1/matches/{g.match_id}/league-game", json={"league_game_id": fixture.game_id}
+    )
+    assert r.status_code == 200, r.text
+    league = db.get(League, fixture.league_id)
+    assert league is not None
+    organiser, member = user_client("Olga"), user_client("Mel")
+    db.add_all(
+        [
+            Membership(club_id=league.club_id, user_id=organiser.user_id, role=Role.ADMIN),  # type: ignore[attr-defined]
+            Membership(club_id=league.club_id, user_id=member.user_id, role=Role.MEMBER),  # type: ignore[attr-defined]
+            Membership(club_id=league.club_id, user_id=a_id, role=Role.MEMBER),
+            Membership(club_id=league.club_id, user_id=b_id, role=Role.MEMBER),
+        ]
+    )
+    db.commit()
+    return LeagueTable(g, fixture.league_id, fixture.game_id, organiser, member)
+
+
+def test_the_league_organiser_manages_the_link_of_a_league_match(
+    league_table: LeagueTable, user_client: Callable[[str], TestClient], client: TestClient
+) -> None:
+    t = league_table
+    base = f"/api/v1/matches/{t.g.match_id}/spectators"
+    assert t.organiser.get(base).json()["enabled"] is False
+    link = enable(t.organiser, t.g.match_id)
+    assert link["enabled"]
+    assert t.g.a.client.get(base).json()["token"] == link["token"]  # the players see it too
+    assert client.get(f"/api/v1/spectate/{link['token']}").status_code == 200
+    rotated = t.organiser.post(base + "/rotate")
+    assert rotated.status_code == 200, rotated.text
+    assert rotated.json()["token"] != link["token"]
+    assert client.get(f"/api/v1/spectate/{link['token']}").status_code == 404
+    assert t.organiser.delete(base).status_code == 204
+    assert t.g.b.client.get(base).json()["enabled"] is False
+    assert client.get(f"/api/v1/spectate/{rotated.json()['token']}").status_code == 404
+
+    # a club member who does not organise the league, a stranger, anonymous: as if no match
+    stranger = user_client("Stan")
+    for method, path in (
+        ("GET", base),
+        ("PUT", base),
+        ("POST", base + "/rotate"),
+        ("DELETE", base),
+    ):
+        for outsider in (t.member, stranger, client):
+            r = outsider.request(method, path)
+            assert r.status_code == 404, (method, path, r.text)
+            assert r.json()["type"].endswith("/match-not-found")
+    assert t.g.a.client.get(base).json()["enabled"] is False  # nothing they sent changed it
+
+    # the organiser's say goes with the league game: unlinked, the match is no longer theirs
+    r = t.g.a.client.put(
+        f"/api/v1/matches/{t.g.match_id}/league-game", json={"league_game_id": None}
+    )
+    assert r.status_code == 200, r.text
+    assert t.organiser.get(base).status_code == 404
+
+
+def test_the_league_game_page_manages_the_link(
+    league_table: LeagueTable, user_client: Callable[[str], TestClient], client: TestClient
+) -> None:
+    t = league_table
+    page = f"/leagues/{t.league_id}/games/{t.game_id}"
+    action = f"{page}/spectators"
+    panel = html(t.organiser.get(page)).css_first("#spectators")
+    assert panel is not None
+    assert panel.attributes["data-enabled"] == "false"
+    assert html(t.organiser.get(page)).css_first("#spectators-enable-form") is not None
+
+    def post(who: TestClient, what: str, **kw: Any) -> Any:
+        token = csrf(who, page) if who is not client else "x"
+        return who.post(
+            action, data={"csrf_token": token, "action": what}, follow_redirects=False, **kw
+        )
+
+    r = post(t.organiser, "enable")
+    assert r.status_code == 303, r.text
+    assert r.headers["location"] == page
+    doc = html(t.organiser.get(page))
+    assert doc.css_first("#spectators").attributes["data-enabled"] == "true"
+    first = doc.css_first("#spectator-link").text().rsplit("/", 1)[-1]
+    assert client.get(f"/spectate/{first}").status_code == 200
+    r = post(t.organiser, "rotate", headers={"HX-Request": "true"})  # htmx: the page again
+    assert r.status_code == 200, r.text
+    second = html(r).css_first("#spectator-link").text().rsplit("/", 1)[-1]
+    assert second != first
+    assert client.get(f"/spectate/{first}").status_code == 404
+    assert client.get(f"/spectate/{second}").status_code == 200
+    # the match's players manage it from here too
+    r = post(t.g.a.client, "disable")
+    assert r.status_code == 303, r.text
+    assert client.get(f"/spectate/{second}").status_code == 404
+    assert html(t.organiser.get(page)).css_first("#spectators").attributes["data-enabled"] == (
+        "false"
+    )
+    assert post(t.organiser, "explode").status_code == 422
+
+    # a club member who does not organise the league sees the game, not the panel: 403
+    assert t.member.get(page).status_code == 200
+    assert html(t.member.get(page)).css_first("#spectators") is None
+    r = post(t.member, "enable")
+    assert r.status_code == 403, r.text
+    # someone outside the private league's club does not see the game: 404
+    stranger = user_client("Stan")
+    assert stranger.get(page).status_code == 404
+    r = stranger.post(action, data={"csrf_token": csrf(stranger, "/leagues"), "action": "enable"})
+    assert r.status_code == 404, r.text
+    assert t.g.a.client.get(f"/api/v1/matches/{t.g.match_id}/spectators").json()["enabled"] is (
+        False
+    )
 
 
 def test_a_rotated_or_disabled_link_is_dead(
