@@ -28,7 +28,17 @@ from app.engine.dynamics.state import DynamicsState, DynStage
 from app.engine.errors import DiceExhausted
 from app.engine.match.codec import JsonObject, Tagged
 from app.engine.match.errors import Refusal
-from app.engine.pen.battle.commands import Arrive, Charge, Disembark, Embark, Fight, Move, Shoot
+from app.engine.pen.battle.commands import (
+    Arrive,
+    Charge,
+    Deploy,
+    Disembark,
+    Embark,
+    Fight,
+    Move,
+    ScoutMove,
+    Shoot,
+)
 from app.engine.pen.battle.setup import SEATS
 from app.engine.pen.battle.state import Speed
 from app.engine.pen.battle.views import legal_actions as pen_legal_actions
@@ -142,6 +152,24 @@ def _resolve(state: DynamicsState, seat: str) -> list[JsonObject]:
     return out
 
 
+def _placing(state: DynamicsState, seat: str) -> list[JsonObject]:
+    """The set-up's placements, which PEN's own page draws from its view and a client of the
+    Dynamics turn (the generic page) reads from here: deploy a squad (or in a transport),
+    a scout move."""
+    out: list[JsonObject] = []
+    mine = state.battle.seat_units(seat)
+    transports = sorted(u.id for u in mine if u.is_vehicle)
+    for unit in sorted(u.id for u in mine):
+        if _legal(state, Deploy(unit), seat):
+            out.append(_entry(Deploy(unit)))
+        for transport in transports:
+            if transport != unit and _legal(state, Embark(unit, transport), seat):
+                out.append(_entry(Embark(unit, transport)))
+        if _legal(state, ScoutMove(unit, 1), seat):
+            out.append(_entry(ScoutMove(unit, 0), ("inches",)))
+    return out
+
+
 def legal_actions(state: DynamicsState, seat: str) -> list[JsonObject]:
     """What ``seat`` may send now (dice commands included: they are legal, they roll)."""
     if seat not in SEATS or state.setup is None:
@@ -152,8 +180,14 @@ def legal_actions(state: DynamicsState, seat: str) -> list[JsonObject]:
         out: list[JsonObject] = []
         for entry in pen_legal_actions(state.battle, seat):
             command = entry.get("command")
-            if isinstance(command, dict) and command.get("type") in kinds:
+            if not isinstance(command, dict) or command.get("type") not in kinds:
+                continue
+            # a complete command is offered only if the rule book takes it now (PEN's list
+            # offers e.g. the end of a deployment step to the player who deploys second)
+            if "needs" in entry or _legal(state, COMMAND_CODEC.decode(command), seat):
                 out.append(entry)
+        if stage is DynStage.SETUP:
+            out += [e for e in _placing(state, seat) if e not in out]
         return out
     if stage is DynStage.TURN_START:
         return [_entry(StartTurn())]

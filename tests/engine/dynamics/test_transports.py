@@ -215,3 +215,22 @@ def test_a_character_with_no_escort_named_delays_to_a_squad_of_its_army() -> Non
     assert game.state.slots["cap"].step == 4
     # nobody is left at pass 5: the resolution starts at 4, the captain with its squad
     assert (game.state.stage, game.state.step) == (DynStage.RESOLVE, 4)
+
+
+def test_the_set_up_offers_each_placement_a_client_needs() -> None:
+    """The generic page draws its forms from the legal actions: the deployer is offered each
+    squad's deployment, and a squad's boarding of a transport already on the table."""
+    game = DynamicsBattle.create(deployed().state.setup, secret=SECRET)  # type: ignore[arg-type]
+    game.execute(EndStep(), "A")
+    game.execute(EndStep(), "B")
+    game.execute(RollOff(), "A", dice=[4, 1])
+    game.execute(ChooseFirst("B"), "A")
+    assert game.legal_actions("A") == []  # B deploys first
+    offered = [e["command"] for e in game.legal_actions("B")]
+    assert {"type": "deploy", "unit": "vet"} in offered
+    assert {"type": "embark", "unit": "vet", "transport": "rhino"} not in offered  # not yet
+    game.execute(Deploy("rhino"), "B")
+    offered = [e["command"] for e in game.legal_actions("B")]
+    assert {"type": "embark", "unit": "vet", "transport": "rhino"} in offered
+    for entry in game.legal_actions("B"):  # every offer is accepted
+        game.fork().execute_json(entry["command"], "B")  # type: ignore[arg-type]
