@@ -255,8 +255,18 @@ def test_heaviest_requests_inside_the_limits_answer_within_a_second(
 
 
 def test_a_request_over_the_work_budget_is_refused_quickly(client) -> None:
-    response, seconds = timed_post(client, ANALYZE, _devastating(30))  # DW into 200 wounds
-    assert response.status_code == 422
+    # Devastating Wounds into 39 x W5 and a W5 model whose Feel No Pain differs from theirs:
+    # the mortal wounds cannot be capped, so no state is pruned (the plain chain's work)
+    body = _devastating(30)
+    body["target"] = {
+        **target(39, 5),
+        "toughness": 10,
+        "save": 2,
+        "keywords": ["VEHICLE"],
+        "groups": [{"name": "x", "models": 1, "wounds": 5, "save": 2, "feel_no_pain": 6}],
+    }
+    response, seconds = timed_post(client, ANALYZE, body)
+    assert response.status_code == 422, response.text[:300]
     assert response.json()["errors"][0]["field"] == "attacks"
     assert "too large" in response.json()["errors"][0]["message"]
     assert seconds < SECOND
