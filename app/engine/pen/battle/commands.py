@@ -16,8 +16,10 @@ from app.engine.pen.battle.state import ReserveMode, Speed
 
 __all__ = [
     "COMMAND_CODEC",
+    "AnswerChallenge",
     "ApproveUndo",
     "Arrive",
+    "Challenge",
     "Charge",
     "ChooseFirst",
     "Command",
@@ -230,6 +232,27 @@ class Disembark(Command):
 
 
 @dataclass(frozen=True, slots=True)
+class Challenge(Command):
+    """Duel [L1223-L1228]: a character that charged this turn (an independent character,
+    its own squad here) challenges an enemy character locked in the same combat, before the
+    combat is fought; the challenged player answers."""
+
+    kind: ClassVar[str] = "challenge"
+    unit: str
+    target: str
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerChallenge(Command):
+    """The challenged character's player: ``accept`` and the two fight each other only;
+    refused, the challenged character strikes at I1 until the end of the turn [L1226-L1228]."""
+
+    kind: ClassVar[str] = "answer_challenge"
+    unit: str
+    accept: bool
+
+
+@dataclass(frozen=True, slots=True)
 class Pairing:
     """In a combat of several squads: which enemy squad ``unit`` attacks [L1205-L1211]."""
 
@@ -368,6 +391,8 @@ COMMAND_CODEC = TaggedCodec(
         ConfirmResult,
         Disengage,
         GoOnAlert,
+        Challenge,
+        AnswerChallenge,
         Undo,
         ApproveUndo,
         RefuseUndo,

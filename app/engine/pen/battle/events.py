@@ -23,6 +23,8 @@ __all__ = [
     "AlertEnded",
     "BattleCreated",
     "BattleEnded",
+    "ChallengeAnswered",
+    "ChallengeIssued",
     "ChargeDeclared",
     "CombatFought",
     "CombatResolved",
@@ -435,6 +437,24 @@ class AlertEnded(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class ChallengeIssued(Event):
+    kind: ClassVar[str] = "challenge_issued"
+    unit: str
+    target: str
+
+
+@dataclass(frozen=True, slots=True)
+class ChallengeAnswered(Event):
+    """``accepted``: ``unit`` and ``challenger`` fight each other only; refused, ``unit``
+    strikes at I1 until the end of the turn [L1226-L1228]."""
+
+    kind: ClassVar[str] = "challenge_answered"
+    unit: str
+    challenger: str
+    accepted: bool
+
+
+@dataclass(frozen=True, slots=True)
 class Stopped(Event):
     """Alert fire would have made the squad retreat or go out of control: it cannot shoot
     nor charge until the end of the turn instead [L966]."""
@@ -527,5 +547,7 @@ EVENT_CODEC = TaggedCodec(
         AlertDeclared,
         AlertEnded,
         Stopped,
+        ChallengeIssued,
+        ChallengeAnswered,
     ],
 )

@@ -14,6 +14,8 @@ from app.engine.pen.battle.events import (
     AlertEnded,
     BattleCreated,
     BattleEnded,
+    ChallengeAnswered,
+    ChallengeIssued,
     ChargeDeclared,
     CombatFought,
     CombatResolved,
@@ -199,6 +201,9 @@ def _fresh(unit: UnitState) -> UnitState:
         shot_at=frozenset(),
         regrouped=False,
         arrived_deep_strike=False,
+        challenged_by=None,
+        duel=None,
+        refused_duel=False,
     )
 
 
@@ -253,6 +258,9 @@ def evolve(state: BattleState, event: Event) -> BattleState:
                     carried_out=False,
                     rammed=False,
                     stopped=False,  # until the end of the turn [L966]
+                    challenged_by=None,  # duels last the turn [L1228]
+                    duel=None,
+                    refused_duel=False,
                 )
                 if each.seat == active:
                     changed = replace(
@@ -384,6 +392,14 @@ def evolve(state: BattleState, event: Event) -> BattleState:
                         )
                     )
             return state.with_unit(replace(state.units[unit], alert=False))
+        case ChallengeIssued(unit=unit, target=target):
+            return state.with_unit(replace(u[target], challenged_by=unit))
+        case ChallengeAnswered(unit=unit, challenger=challenger, accepted=accepted):
+            me = replace(u[unit], challenged_by=None)
+            if not accepted:
+                return state.with_unit(replace(me, refused_duel=True))
+            state = state.with_unit(replace(me, duel=challenger))
+            return state.with_unit(replace(state.units[challenger], duel=unit))
         case Stopped(unit=unit):
             return state.with_unit(replace(u[unit], stopped=True))
         case ChargeDeclared(unit=unit, target=target):

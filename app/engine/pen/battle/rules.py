@@ -21,7 +21,9 @@ from app.engine.pen import rolls, tables
 from app.engine.pen.attack import melee_initiatives
 from app.engine.pen.battle.commands import (
     COMMAND_CODEC,
+    AnswerChallenge,
     Arrive,
+    Challenge,
     Charge,
     ChooseFirst,
     ConfirmResult,
@@ -57,6 +59,8 @@ from app.engine.pen.battle.events import (
     AlertEnded,
     BattleCreated,
     BattleEnded,
+    ChallengeAnswered,
+    ChallengeIssued,
     ChargeDeclared,
     CombatFought,
     CombatResolved,
@@ -1451,6 +1455,67 @@ def _charge(out: _Out, cmd: Charge, actor: str) -> None:
     out.emit(ChargeDeclared(cmd.unit, cmd.target, cmd.distance))
 
 
+def _is_character(unit: UnitState) -> bool:
+    return str(Rule.INDEPENDENT_CHARACTER) in unit.rules
+
+
+def _challenge(out: _Out, cmd: Challenge, actor: str) -> None:
+    """Duel [L1223-L1228]: a character that charged challenges an enemy character of the same
+    combat before it is fought. Only independent characters duel here: they are squads of
+    their own in a match (B30); a sergeant or a champion inside a squad is the table's (B36)."""
+    s = out.state
+    _turn(s, actor, Phase.ASSAULT)
+    me = _own(s, cmd.unit, actor)
+    them = _unit(s, cmd.target)
+    problems = []
+    if not me.charged or not _is_character(me):
+        problems.append(f"{cmd.unit} is not a character that charged this turn")
+    if them.seat == actor or not _is_character(them) or cmd.target not in _combat(s, cmd.unit):
+        problems.append(f"{cmd.target} is not an enemy character in the same combat")
+    if me.fought or them.fought:
+        problems.append("the combat has been fought")
+    if any(x.duel or x.challenged_by or x.refused_duel for x in (me, them)):
+        problems.append("one of them has already been challenged this turn")
+    if any(u.challenged_by == cmd.unit for u in s.units.values()):
+        problems.append(f"{cmd.unit} has already challenged")
+    if problems:
+        raise refuse("cannot_challenge", "; ".join(problems) + " [L1225]")
+    out.emit(ChallengeIssued(cmd.unit, cmd.target))
+
+
+def challengeable(state: BattleState, unit: UnitState) -> list[str]:
+    """The enemy characters ``unit`` may challenge now [L1225]."""
+    if (
+        state.phase is not Phase.ASSAULT
+        or not unit.charged
+        or not _is_character(unit)
+        or unit.fought
+        or unit.duel
+        or unit.challenged_by
+        or unit.refused_duel
+        or any(u.challenged_by == unit.id for u in state.units.values())
+    ):
+        return []
+    return [
+        e
+        for e in _combat(state, unit.id)
+        if state.units[e].seat != unit.seat
+        and _is_character(state.units[e])
+        and not state.units[e].fought
+        and not (state.units[e].duel or state.units[e].challenged_by)
+        and not state.units[e].refused_duel
+    ]
+
+
+def _answer_challenge(out: _Out, cmd: AnswerChallenge, actor: str) -> None:
+    s = out.state
+    _stage(s, Stage.BATTLE)
+    me = _own(s, cmd.unit, actor)
+    if s.phase is not Phase.ASSAULT or me.challenged_by is None:
+        raise refuse("no_challenge", f"{cmd.unit} has not been challenged")
+    out.emit(ChallengeAnswered(cmd.unit, me.challenged_by, cmd.accept))
+
+
 def _fight(out: _Out, cmd: Fight, actor: str, defender_charged: bool = False) -> None:
     """``defender_charged``: the target fights this round with the charge bonus too (a mutual
     assault in one pass of the Dynamics variant, Dyn [L96]); PEN never sets it."""
@@ -1463,10 +1528,14 @@ def _fight(out: _Out, cmd: Fight, actor: str, defender_charged: bool = False) ->
     group = _combat(s, cmd.unit)
     if any(s.units[u].fought for u in group):
         raise refuse("already_fought", "this combat has been fought this phase")
+    pending = [u for u in group if s.units[u].challenged_by]
+    if pending:
+        raise refuse("answer_challenge", f"{pending[0]} answers the challenge first [L1226]")
+    duelling = any(s.units[u].duel or s.units[u].refused_duel for u in group)
     if s.alternation:
         _own(s, cmd.unit, actor)
         _choose(out, cmd.unit, actor)
-    if len(group) > 2 or me.is_vehicle or them.is_vehicle or cmd.assign or cmd.weapons:
+    if len(group) > 2 or me.is_vehicle or them.is_vehicle or cmd.assign or cmd.weapons or duelling:
         _fight_many(out, cmd, group, defender_charged)
         return
     spec = s.unit_spec(cmd.unit)
@@ -1648,7 +1717,11 @@ def _fight_many(out: _Out, cmd: Fight, group: list[str], defender_charged: bool 
     s = out.state
     if defender_charged:  # only for this combat's strikes: no event carries the flag
         s = s.with_unit(replace(s.units[cmd.target], charged=True))
-    targets = {cmd.unit: cmd.target}
+    # a duel: the two characters fight each other only [L1226]
+    duel = {
+        u: d for u in group if (d := s.units[u].duel) is not None and d in group and d in s.units
+    }
+    targets = {} if (cmd.unit in duel) != (cmd.target in duel) else {cmd.unit: cmd.target}
     for pairing in cmd.assign:
         if pairing.unit not in group or pairing.target not in s.units[pairing.unit].locked:
             raise refuse(
@@ -1656,12 +1729,21 @@ def _fight_many(out: _Out, cmd: Fight, group: list[str], defender_charged: bool 
                 f"{pairing.unit} is not locked with {pairing.target}",
                 kind=RefusalKind.INPUT,
             )
+        if duel.get(pairing.unit, pairing.target) != pairing.target or (
+            pairing.target in duel and pairing.unit not in duel
+        ):
+            raise refuse(
+                "bad_pairing",
+                f"a duel: {pairing.unit} and {pairing.target} cannot fight each other [L1226]",
+                kind=RefusalKind.INPUT,
+            )
         targets[pairing.unit] = pairing.target
     batches = _weapon_batches(s, cmd, group)
     fighters: dict[str, _Fighter] = {}
     for unit in group:
         me = s.units[unit]
-        target = targets.get(unit, min(me.locked))
+        free = sorted(e for e in me.locked if e not in duel)
+        target = duel.get(unit) or targets.get(unit, free[0] if free else "")
         fighter = _Fighter(me, target, start_models=me.models, batches=batches[unit])
         if not me.is_vehicle:
             fighter.remaining = [me.wounds] * me.models
@@ -1681,9 +1763,10 @@ def _fight_many(out: _Out, cmd: Fight, group: list[str], defender_charged: bool 
             and not cmd.offensive_grenades
             and not heavy_chargers
         )
-        one = s.gone_to_ground(me)
+        one = s.gone_to_ground(me) or me.refused_duel  # a refused duel: I1 [L1228]
+        probe = s.units[f.target or min(me.locked)]
         for batch in f.batches:
-            request = _strike_request(s, me, me.models, s.units[f.target], cmd, 1, batch.weapon)
+            request = _strike_request(s, me, me.models, probe, cmd, 1, batch.weapon)
             own = melee_initiatives(request)[0]
             batch.initiative = own if ten == one else (10 if ten else 1)
     start = out.mark()
@@ -1700,6 +1783,8 @@ def _fight_many(out: _Out, cmd: Fight, group: list[str], defender_charged: bool 
             if batch.initiative == step
         ]
         for f, batch, models in strikers:
+            if not f.target:
+                continue  # its only enemies fight a duel [L1226]
             victim = fighters[f.target]
             if not models or not _alive_models(victim):
                 continue  # a squad wiped out earlier: those attacks are lost
@@ -2126,6 +2211,10 @@ def decide(
             _retreat(out, command, actor)
         case Disengage():
             _disengage(out, command, actor)
+        case Challenge():
+            _challenge(out, command, actor)
+        case AnswerChallenge():
+            _answer_challenge(out, command, actor)
         case EndPhase():
             _end_phase(out, actor)
         case ReportControl():

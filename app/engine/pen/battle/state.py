@@ -106,6 +106,10 @@ class UnitState:
     out_of_control: bool = False  # HC: it rams first in its next movement phase [L995]
     alert: bool = False  # on alert: it shoots in the next enemy movement phase [L959]
     stopped: bool = False  # alert fire stopped it: no shooting, no charge this turn [L966]
+    # duels [L1223-L1228], until the end of the turn
+    challenged_by: str | None = None  # a challenge waiting for its answer
+    duel: str | None = None  # the character it fights in a duel
+    refused_duel: bool = False  # it refused a duel: I1 until the end of the turn
 
     @property
     def embarked(self) -> bool:

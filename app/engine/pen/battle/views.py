@@ -9,6 +9,8 @@ from app.engine.match.codec import JsonObject
 from app.engine.match.events import Viewer
 from app.engine.pen.battle.commands import (
     COMMAND_CODEC,
+    AnswerChallenge,
+    Challenge,
     ChooseFirst,
     Command,
     ConfirmResult,
@@ -29,6 +31,7 @@ from app.engine.pen.battle.commands import (
 )
 from app.engine.pen.battle.rules import (
     all_reported,
+    challengeable,
     fast_over_12,
     fire_points_left,
     may_disengage,
@@ -168,6 +171,13 @@ def legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
         )
         # the loser that passed its test, or either side after a draw [L1244], [L1254]
         out.extend(_cmd(Retreat(u.id)) for u in state.seat_units(seat) if may_retreat(state, u))
+        # a challenged character's answer [L1226-L1228]
+        out.extend(
+            _cmd(AnswerChallenge(u.id, accept))
+            for u in state.seat_units(seat)
+            if u.challenged_by
+            for accept in (True, False)
+        )
         # Désengagement, Hit & Run: a normal move out of the combat [L392], [L416]
         out.extend(
             {"command": {"type": Disengage.kind, "unit": u.id}, "needs": ["inches"]}
@@ -243,6 +253,7 @@ def legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
             out.extend(_fire_point_shots(state, mine))
             out.extend(_cmd(GoOnAlert(u.id)) for u in mine if may_go_on_alert(state, u))
         if state.phase is Phase.ASSAULT:
+            out.extend(_cmd(Challenge(u.id, e)) for u in mine for e in challengeable(state, u))
             for u in mine:
                 for enemy in sorted(u.locked):
                     if not u.fought and not state.units[enemy].fought:
