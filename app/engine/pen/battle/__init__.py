@@ -8,7 +8,7 @@ victory points, on the neutral machinery of :mod:`app.engine.match`.
 
 ``PenBattle`` satisfies :class:`app.engine.match.game.MatchGame` (fork, decode,
 command_seed, status...); what the engine leaves to the table is listed in
-``docs/rulings/pen.md`` (B1-B35).
+``docs/rulings/pen.md`` (B1-B36).
 """
 
 from app.engine.pen.battle.commands import (
