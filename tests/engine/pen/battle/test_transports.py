@@ -3,6 +3,7 @@ reserve inside a transport kept in reserve [L854-L867], passengers shooting from
 points [L295], [L315], and the fast transport that moved over 12 ps [L305-L309]. Dice given by
 hand; replay equals the live state."""
 
+import json
 from typing import Any
 
 import pytest
@@ -327,3 +328,37 @@ def test_fire_points_above_the_capacity_are_refused() -> None:
         points_limit=400,
     )
     assert any("fire_points" in m for _, m in setup.problems())
+
+
+def test_logs_written_before_fire_points_alert_and_fast_transports_replay_unchanged() -> None:
+    """The fields these rules added to the set-up and the events (``fire_points``,
+    ``alert``, ``rapid``) are optional: a log without them replays to the same state."""
+    battle = deployed(
+        (
+            UnitSpec("t", "Chimera", 60, 1, RHINO, capacity=10),
+            UnitSpec("in-vet", "Veterans", 50, 3, GUARD, (LASGUN,)),
+        )
+    )
+    battle.execute(Move("t", Speed.NORMAL, 6), "B")
+    battle.execute(Disembark("in-vet"), "B")
+    battle.execute(EndActivation("t"), "B")
+    battle.execute(Shoot("in-vet", "tac", "lasgun", 10), "B", seed=2)
+    data = json.loads(battle.export_json())
+    stripped = 0
+
+    def strip(node: object) -> None:
+        nonlocal stripped
+        if isinstance(node, dict):
+            for key, default in (("fire_points", 0), ("alert", False), ("rapid", False)):
+                if key in node and node[key] == default:
+                    del node[key]
+                    stripped += 1
+            for value in node.values():
+                strip(value)
+        elif isinstance(node, list):
+            for value in node:
+                strip(value)
+
+    strip(data)
+    assert stripped >= 4  # two squads' fire points, the disembark, the shot
+    assert PenBattle.import_log(json.dumps(data)).state == battle.state
