@@ -362,3 +362,48 @@ def test_double_tir_and_rafale_through_the_api(
     assert refused["refusal"] == "no_double_shot"
     battle = live(g.match_id)
     assert BlackReachBattle.import_log(battle.export_log()).state == battle.state
+
+
+def test_a_sniper_shot_through_the_api(
+    br_game: Callable[..., PenGame], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The sample heavy-weapon team given Sniper; the die given by hand."""
+    from app.engine.black_reach.battle import BattleSetup
+    from app.matches.systems import black_reach as system
+
+    original = system.sample_setup
+
+    def setup(*args: Any, **kwargs: Any) -> BattleSetup:
+        made = original(*args, **kwargs)
+        catalogue = json.loads(json.dumps(made.catalogue))
+        team = next(c for c in catalogue["counters"] if c["id"] == "sample-um-heavy-bolter")
+        team["faces"][0]["abilities"].append({"id": "sniper"})
+        return BattleSetup(made.scenario, catalogue, made.boards, made.seats, made.deployment)
+
+    monkeypatch.setattr(system, "sample_setup", setup)
+    g = br_game(deployment="sample")
+    orks = (BOYZ1, BOYZ2, NOB, SHOOTAS)
+    g.b.send(
+        {
+            "type": "place_orders",
+            "orders": [{"unit": u, "number": n} for n, u in enumerate(orks, 1)],
+        }
+    )
+    marines = (BOLTER, TACTICAL, SERGEANT)
+    g.a.send(
+        {
+            "type": "place_orders",
+            "orders": [{"unit": u, "number": n} for n, u in enumerate(marines, 1)],
+        }
+    )
+    g.b.send({"type": "move", "unit": BOYZ1, "path": path((4, 9), (4, 8), (4, 7), (4, 6))})
+    snipe = {"type": "snipe", "unit": BOLTER, "target": BOYZ1}
+    offered = [
+        a for a in g.a.client.get(f"{g.a.base}/actions").json()["actions"] if a["command"] == snipe
+    ]
+    assert offered[0]["odds"]["step"] == "1/6"  # the die less 2 (two reducing obstacles)
+    done = g.a.send(snipe, dice=[6])
+    events = [e["event"] for e in done["events"]]
+    sniped = next(e for e in events if e["type"] == "unit_sniped")
+    assert (sniped["result"], sniped["penalties"], sniped["effect"]) == (4, 2, "step")
+    assert [e["type"] for e in events][-1] == "steps_taken"

@@ -417,3 +417,38 @@ def test_a_double_tir_form_posts_both_targets() -> None:
     assert black_reach.build_command(posted, dict(form.command))["shares"] == [
         {"target": NOB, "cv": 2}
     ]
+
+
+def test_a_sniper_shot_from_the_page(
+    browser: Callable[[str], TestClient], monkeypatch: Any
+) -> None:
+    _team_with(monkeypatch, "sniper")
+    alice, bob, match_id = two_players(browser, deployment="sample")
+    place_orders(bob, match_id, ORKS)
+    place_orders(alice, match_id, MARINES)
+    page = page_of(bob, match_id)
+    square = json.loads(page.css_first("#br-play").attributes["data-taps"])[BOYZ1]["squares"]
+    post_form(bob, match_id, f"#{square['4,6']['form']}", page=page, path=square["4,6"]["value"])
+    page = page_of(alice, match_id)
+    taps = json.loads(page.css_first("#br-play").attributes["data-taps"])[BOLTER]["targets"]
+    sniper = f"form-snipe-{slug(BOLTER)}-{slug(BOYZ1)}"
+    assert sniper in taps[BOYZ1]
+    form = page.css_first(f"#{sniper}")
+    rows = {
+        tr.attributes["data-outcome"]: (tr.css("th")[0].text(), tr.css("td")[0].text())
+        for tr in form.css("tr[data-outcome]")
+    }
+    # two reducing obstacles: the die less 2 on the sniper table
+    assert rows == {
+        "nothing": ("no effect", "1/2"),
+        "suppressed": ("one Suppressed marker", "1/3"),
+        "step": ("one step lost", "1/6"),
+        "step_and_suppressed": ("one step lost and a Suppressed marker", "0"),
+    }
+    after = post_form(alice, match_id, f"#{sniper}", page=page, dice="6")
+    assert after.css_first("#match-error") is None
+    lines = [li.text() for li in after.css("#timeline li")]
+    assert any(
+        "Sample heavy-weapon team: sniper shot at Sample boyz: 4, one step lost." in t
+        for t in lines
+    )

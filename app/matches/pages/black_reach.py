@@ -74,6 +74,9 @@ OUTCOMES = {
     "attacker_wins": lazy("the attacker wins"),
     "tie": lazy("a tie"),
     "defender_wins": lazy("the defender wins"),
+    "nothing": lazy("no effect"),
+    "suppressed": lazy("one Suppressed marker"),
+    "step_and_suppressed": lazy("one step lost and a Suppressed marker"),
 }
 
 
@@ -307,6 +310,8 @@ def _label(kind: str, cmd: Mapping[str, Any], names: Mapping[str, str]) -> str:
         return _("{unit} assaults {target}").format(unit=unit, target=target)
     if kind == "double_shot":
         return _("{unit}: Double Tir at two targets").format(unit=unit)
+    if kind == "snipe":
+        return _("{unit}: sniper shot at {target}").format(unit=unit, target=target)
     if kind == "burst":
         return _("{unit}: Rafale, its CV split between targets").format(unit=unit)
     return labels.get(kind, kind.replace("_", " "))
@@ -382,7 +387,7 @@ def action_forms(
                 squares=squares,
                 paths=paths,
                 odds=_odds(entry.get("odds") or {}),
-                dice=kind in ("shoot", "assault", "double_shot", "burst"),
+                dice=kind in ("shoot", "assault", "double_shot", "burst", "snipe"),
                 aims=aims,
                 cv=int(entry.get("cv") or 0),
             )
@@ -521,6 +526,13 @@ def describe(ev: Mapping[str, Any], names: Mapping[str, str], sides: Mapping[str
             dv=ev.get("dv"),
             outcome=_outcome(str(ev.get("outcome"))),
         )
+    if kind == "unit_sniped":
+        return _("{unit}: sniper shot at {target}: {result}, {outcome}.").format(
+            unit=unit,
+            target=target,
+            result=ev.get("result"),
+            outcome=_outcome(str(ev.get("effect"))),
+        )
     if kind == "burst_declared":
         return _("{unit} announces a Rafale: its CV {cv} split between {n} targets.").format(
             unit=unit, cv=ev.get("modified_cv"), n=len(ev.get("shares") or ())
@@ -627,7 +639,7 @@ class Board:
             elif f.kind in ("move", "reserve_move"):
                 for key, path, _label in f.paths:
                     entry["squares"].setdefault(key, {"form": f"form-{f.slug}", "value": path})
-            elif f.kind in ("shoot", "assault"):
+            elif f.kind in ("shoot", "assault", "snipe"):
                 entry["targets"].setdefault(f.target, []).append(f"form-{f.slug}")
             elif f.kind in ("double_shot", "burst"):
                 for aim in f.aims:

@@ -29,6 +29,7 @@ __all__ = [
     "RefuseUndo",
     "ReserveMove",
     "Shoot",
+    "Snipe",
     "Step",
     "Undo",
 ]
@@ -132,6 +133,16 @@ class DoubleShot(Command):
 
 
 @dataclass(frozen=True, slots=True)
+class Snipe(Command):
+    """Sniper: reveal the unit's token and make its Alternative Shooting Action at an infantry
+    ``target``: one die on the sniper table [L1324-L1344]."""
+
+    kind: ClassVar[str] = "snipe"
+    unit: str
+    target: str
+
+
+@dataclass(frozen=True, slots=True)
 class BurstShare:
     """The part of the modified CV a Rafale gives one target (at least +1)."""
 
@@ -221,6 +232,7 @@ COMMAND_CODEC = TaggedCodec(
         Hold,
         DoubleShot,
         Burst,
+        Snipe,
         ReserveMove,
         EndReserve,
         ConfirmResult,

@@ -40,6 +40,7 @@ __all__ = [
     "UnitFlipped",
     "UnitMoved",
     "UnitShot",
+    "UnitSniped",
     "UnitsActivated",
 ]
 
@@ -149,6 +150,21 @@ class UnitShot(Event):
     final: int
     outcome: str  # miss / step / coup_double, or suppressed_<n>
     moving_penalty: int = 0  # Tir en Mouvement
+
+
+@dataclass(frozen=True, slots=True)
+class UnitSniped(Event):
+    """A sniper's shot: the die less 2 per Suppressed marker on the sniper and the obstacle
+    penalties, read on the sniper table [L1324-L1344]."""
+
+    kind: ClassVar[str] = "unit_sniped"
+    unit: str
+    target: str
+    roll: Roll
+    penalties: int
+    sight: str
+    result: int
+    effect: str  # nothing / suppressed / step / step_and_suppressed
 
 
 @dataclass(frozen=True, slots=True)
@@ -294,6 +310,7 @@ EVENT_CODEC = TaggedCodec(
         BattleEnded,
         ResultConfirmed,
         BurstDeclared,
+        UnitSniped,
         *UNDO_EVENTS,  # the log's undo bookkeeping: a log with an undo is stored and read back
     ),
 )

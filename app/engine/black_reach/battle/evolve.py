@@ -30,6 +30,7 @@ from app.engine.black_reach.battle.events import (
     UnitMoved,
     UnitsActivated,
     UnitShot,
+    UnitSniped,
 )
 from app.engine.black_reach.battle.setup import parse_setup
 from app.engine.black_reach.battle.state import BattleState, Stage, UnitState
@@ -137,7 +138,7 @@ def evolve(state: BattleState, event: Event) -> BattleState:
     if isinstance(event, UnitFlipped):
         u = state.units[event.unit]
         return _unit(state, event.unit, status=replace(u.status, face=FaceKind(event.face)))
-    if isinstance(event, UnitShot | AssaultResolved):
+    if isinstance(event, UnitShot | AssaultResolved | UnitSniped):
         rolls = {**state.rolls, event.unit: state.rolls.get(event.unit, 0) + 1}
         return replace(state, rolls=rolls)
     if isinstance(event, ArmourSaved | BurstDeclared):

@@ -30,6 +30,7 @@ from app.engine.black_reach.battle.commands import (
     PlaceOrders,
     ReserveMove,
     Shoot,
+    Snipe,
     Step,
 )
 from app.engine.black_reach.battle.events import (
@@ -57,6 +58,7 @@ from app.engine.black_reach.battle.events import (
     UnitMoved,
     UnitsActivated,
     UnitShot,
+    UnitSniped,
 )
 from app.engine.black_reach.battle.evolve import evolve, placement_of
 from app.engine.black_reach.battle.setup import SEATS, BattleSetup, Deploy, parse_setup
@@ -103,7 +105,7 @@ from app.engine.black_reach.scenario import (
     objective_holder,
     sudden_death,
 )
-from app.engine.black_reach.tables import ArmourColour
+from app.engine.black_reach.tables import ArmourColour, SniperEffect, sniper_effect
 from app.engine.black_reach.turn import (
     Phase,
     Token,
@@ -131,6 +133,7 @@ __all__ = [
     "burst_problem",
     "decide",
     "plan_shot",
+    "plan_snipe",
 ]
 
 SYSTEM_ID = "black-reach"
@@ -880,6 +883,77 @@ def _shoot(out: _Out, command: Shoot, side: str) -> None:
     _fire(out, u, command.target, command.suppression)
 
 
+@dataclass(frozen=True, slots=True)
+class SnipePlan:
+    """A sniper's shot before the die: its penalties (obstacles) and the line of sight."""
+
+    suppressed: int
+    obstacles: int
+    sight: str
+
+
+def plan_snipe(state: BattleState, sniper: UnitState, target: UnitState) -> SnipePlan:
+    """Check a sniper's Alternative Shooting Action: an infantry target [L1326-L1327] in
+    sight, arc and range like any shot; the die takes the Suppressed markers and the
+    obstacles, not the long range nor the CV [L1328-L1329] (rulings)."""
+    if not sniper.face.has(Ability.SNIPER):
+        raise refuse("no_sniper", f"{sniper.uid} has no Sniper")
+    if target.side == sniper.side:
+        raise refuse("own_unit", "you cannot shoot your own units")
+    _standing(target)
+    if target.counter.unit_class is not UnitClass.INFANTRY:
+        raise refuse("infantry_only", "a sniper only shoots infantry [L1326-L1327]")
+    origin = _shooting_from(state, sniper)
+    _arc_and_range(origin, sniper, target)
+    assert target.placement is not None
+    los = best_line_of_sight(
+        state.board,
+        origin.squares,
+        target.placement.squares,
+        shooter_class=sniper.counter.unit_class,
+        target_class=target.counter.unit_class,
+        blockers=_blockers(state, {sniper.uid, target.uid, sniper.embarked_in or ""}),
+        embarked_shooter=sniper.embarked_in is not None,
+    )
+    if not los.can_shoot:
+        raise refuse(
+            "no_line_of_sight", f"no line of sight to {target.uid}: {los.why}".rstrip(": ")
+        )
+    return SnipePlan(sniper.suppressed, los.penalty, str(los.sight))
+
+
+def _snipe(out: _Out, command: Snipe, side: str) -> None:
+    """The sniper table (the note's reconstruction, rulings): 1 or less nothing, 2-3 one
+    Suppressed marker, 4-5 a step, 6 or more a step and a Suppressed marker unless the target
+    is destroyed [L1331-L1338]. A step may be saved like any shot's."""
+    u = _reveal(out, command.unit, side)
+    _able(u, out.state)
+    target = _unit(out.state, command.target)
+    plan = plan_snipe(out.state, u, target)
+    start = len(out.roller.records)
+    die = out.roller.d6(f"sniper shot by {u.uid}", stage="shot")
+    penalties = SUPPRESSED_PENALTY * plan.suppressed + plan.obstacles
+    result = die - penalties
+    effect = sniper_effect(result)
+    out.emit(
+        UnitSniped(
+            u.uid,
+            target.uid,
+            take_roll(out.roller, start),
+            penalties,
+            plan.sight,
+            result,
+            str(effect),
+        )
+    )
+    if effect is SniperEffect.SUPPRESSED:
+        out.emit(SuppressedPlaced(target.uid, 1))
+    elif effect in (SniperEffect.STEP, SniperEffect.STEP_AND_SUPPRESSED):
+        after = _hurt(out, target, 1, u.face.has(Ability.PIERCING))
+        if effect is SniperEffect.STEP_AND_SUPPRESSED and after.alive:
+            out.emit(SuppressedPlaced(target.uid, 1))
+
+
 def _double_shot(out: _Out, command: DoubleShot, side: str) -> None:
     """Double Tir: two Shooting Actions at two different targets, one roll each
     [L1196-L1200]. Both shots are checked before the first die; the second is read after the
@@ -1241,6 +1315,9 @@ def decide(state: BattleState, command: Tagged, actor: str, dice: Roller) -> Dec
             _after_activation(out)
         case Burst():
             _burst(out, command, side)
+            _after_activation(out)
+        case Snipe():
+            _snipe(out, command, side)
             _after_activation(out)
         case ReserveMove():
             _reserve_move(out, command, side)

@@ -8,6 +8,7 @@ side's unplayed tokens.
 from __future__ import annotations
 
 from dataclasses import replace
+from fractions import Fraction
 
 from app.engine.black_reach.battle.commands import (
     COMMAND_CODEC,
@@ -23,6 +24,7 @@ from app.engine.black_reach.battle.commands import (
     PlaceOrders,
     ReserveMove,
     Shoot,
+    Snipe,
 )
 from app.engine.black_reach.battle.rules import (
     ShotPlan,
@@ -30,6 +32,7 @@ from app.engine.black_reach.battle.rules import (
     assault_start_problem,
     burst_problem,
     plan_shot,
+    plan_snipe,
 )
 from app.engine.black_reach.battle.state import BattleState, Stage, UnitState
 from app.engine.black_reach.forces import Ability
@@ -37,6 +40,7 @@ from app.engine.black_reach.movement import Mover, Placement, Reach, cheapest_pa
 from app.engine.black_reach.odds import outcome_odds
 from app.engine.black_reach.pipeline import modified_cv
 from app.engine.black_reach.requests import Kind
+from app.engine.black_reach.tables import SniperEffect, sniper_odds
 from app.engine.black_reach.turn import Phase, TokenKind, due
 from app.engine.match.codec import JsonObject
 from app.engine.match.errors import Refusal
@@ -218,7 +222,29 @@ def legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
                 odds = {k: str(v) for k, v in outcome_odds(assault_request(state, u, t)).items()}
                 actions.append({"command": _cmd(Assault(uid, t.uid)), "odds": odds, "from": starts})
         actions.extend(_multi_shots(state, u, shots))
+        if u.face.has(Ability.SNIPER):
+            actions.extend(_snipes(state, u))
     return actions
+
+
+def _snipes(state: BattleState, u: UnitState) -> list[JsonObject]:
+    """The sniper's shots, each with the exact odds of the sniper table's rows."""
+    out: list[JsonObject] = []
+    for t in state.on_board():
+        if t.side == u.side:
+            continue
+        try:
+            plan = plan_snipe(state, u, t)
+        except Refusal:
+            continue  # not infantry, no line of sight, out of arc or range
+        odds = sniper_odds(plan.suppressed, plan.obstacles)
+        out.append({"command": _cmd(Snipe(u.uid, t.uid)), "odds": _named(odds)})
+    return out
+
+
+def _named(odds: dict[str, Fraction]) -> JsonObject:
+    """Every row of the sniper table, in the table's order, at 0 when it cannot happen."""
+    return {e.value: str(odds.get(e.value, Fraction(0))) for e in SniperEffect}
 
 
 def _multi_shots(
