@@ -30,6 +30,7 @@ from tests.matches.conftest import (
     marines,
     orks,
     player,
+    setup_battle,
     step,
 )
 
@@ -704,3 +705,101 @@ def test_an_empty_dedicated_transport_held_back_is_no_destruction_and_never_retu
     (evaluated,) = [e["event"] for e in log if e["event"]["type"] == "narrative_evaluated"]
     assert evaluated["vp"] == [0, 0]
     assert (evaluated["result"], evaluated["winner"]) == ("draw", None)
+
+
+# -- combat zones: an option of the match, recorded at creation -----------------------------------
+
+
+def test_a_combat_zone_is_an_option_recorded_at_creation_and_an_unknown_one_is_refused(
+    user_client: Callable[[str], TestClient], armies: FakeArmies, db: Session
+) -> None:
+    eve = user_client("Eve")
+    r = eve.post(
+        "/api/v1/matches",
+        json={
+            "army_id": armies.ready(eve, marines()),
+            "mission": "ambush",
+            "options": {"combat_zone": "sunny-meadow"},
+        },
+    )
+    assert r.status_code == 422, r.text
+    assert any(e["field"] == "options.combat_zone" for e in r.json()["errors"])
+    assert "night-fight" in r.text  # the message names the zones there are
+    g = new_narrative_game(user_client, armies, db, "ambush", {"combat_zone": "fire-and-fury"})
+    assert g.a.view()["combat_zone"] == {"id": "fire-and-fury", "mysterious_objectives": {}}
+    log = g.a.client.get(g.a.base + "/log").json()["entries"]
+    created = log[0]["event"]
+    assert created["type"] == "match_created"
+    assert created["setup"]["options"]["combat_zone"] == "fire-and-fury"
+    # the zone's numbers travel with the match (a later edit of the pack changes nothing)
+    zone = created["setup"]["mission"]["options"]["combat_zone"]
+    assert (zone["id"], zone["params"]["debris_dice"]) == ("fire-and-fury", 3)
+    plain = new_narrative_game(user_client, armies, db, "ambush", names=("Carol", "Dan"))
+    assert "combat_zone" not in plain.a.view()
+
+
+def test_night_fight_in_only_war_reduced_visibility_and_mysterious_objectives(
+    user_client: Callable[[str], TestClient], armies: FakeArmies, db: Session
+) -> None:
+    g = new_narrative_game(user_client, armies, db, "only-war", {"combat_zone": "night-fight"})
+    setup_battle(g, first="B")
+    # B's Command phase: B's Boyz hold marker 1; control is settled as the phase ends, and the
+    # marker B controls for the first time is identified: the D6 given by hand, a 4
+    g.b.send({"type": "report_objective", "marker": "1", "units": [{"unit": "b2"}]})
+    view = g.b.send({"type": "end_phase"}, dice=[4])["view"]
+    assert view["combat_zone"]["mysterious_objectives"] == {"1": "targeting-relay"}
+    log = g.b.client.get(g.b.base + "/log").json()["entries"]
+    (found,) = [e["event"] for e in log if e["event"]["type"] == "zone_objective_identified"]
+    assert (found["marker"], found["seat"], found["result"]) == ("1", "B", "targeting-relay")
+    assert [d["value"] for d in found["roll"]["dice"]] == [4]
+    assert "seed" in found["roll"]
+
+    def situation(distance: object = None) -> Any:
+        body: dict[str, Any] = {
+            "attacker": "b2",
+            "target": "a2",
+            "weapons": [{"weapon": "Slugga", "models": 10}],
+        }
+        if distance is not None:
+            body["situation"] = {"night_fight_distance": distance}
+        return g.b.client.post(g.b.base + "/combat/preview", json=body)
+
+    to_phase(g, "B", "shooting")
+    r = situation()  # the match sees no table: the player says how far the target is
+    assert r.status_code == 422, r.text
+    assert "night_fight_distance" in r.text
+    assert situation(121).status_code == 422
+    seen = {}
+    for distance in (12, 13, 24, 30, 36, 40):
+        r = situation(distance)
+        assert r.status_code == 200, r.text
+        seen[distance] = r.json()["request"]["situation"].get("hit_modifier", 0)
+    # a boundary takes the lower penalty [L577]
+    assert seen == {12: 0, 13: -1, 24: -1, 30: -2, 36: -2, 40: -3}
+    finish_turn(g)
+    # A's turn: marker 1 is identified already; A now holding marker 2 identifies that one
+    g.a.send({"type": "report_objective", "marker": "2", "units": [{"unit": "a2"}]})
+    view = g.a.send({"type": "end_phase"}, dice=[1])["view"]
+    assert view["combat_zone"]["mysterious_objectives"] == {
+        "1": "targeting-relay",
+        "2": "sabotaged",
+    }
+
+
+def test_night_fight_distance_is_refused_in_a_match_without_night_fight(
+    user_client: Callable[[str], TestClient], armies: FakeArmies, db: Session
+) -> None:
+    g = new_narrative_game(user_client, armies, db, "only-war", {"combat_zone": "fire-and-fury"})
+    setup_battle(g, first="B")
+    to_phase(g, "B", "shooting")
+    r = g.b.client.post(
+        g.b.base + "/combat/preview",
+        json={
+            "attacker": "b2",
+            "target": "a2",
+            "weapons": [{"weapon": "Slugga", "models": 10}],
+            "situation": {"night_fight_distance": 20},
+        },
+    )
+    assert r.status_code == 422, r.text
+    assert "not fought in Night Fight" in r.text

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 
 from app.engine.match.codec import CodecError, RawJson
@@ -32,6 +33,7 @@ __all__ = [
     "PackListing",
     "ReadPack",
     "RefusedPack",
+    "combat_zones",
     "list_match_missions",
     "match_mission",
     "match_missions",
@@ -106,6 +108,19 @@ def match_mission(pack: dict[str, RawJson], mission: dict[str, RawJson]) -> Miss
         },
     }
     return load_mission(doc)
+
+
+@cache
+def combat_zones(directory: str | Path = PACKS_DIR) -> dict[str, dict[str, RawJson]]:
+    """The combat zones of the shipped packs (raw, as a match records its zone), by id: any
+    10th-edition battle may be fought in one if both players agree [L567-L571]."""
+    out: dict[str, dict[str, RawJson]] = {}
+    for path in sorted(Path(directory).glob("*.json")):
+        text = path.read_text(encoding="utf-8")
+        load_pack(text)  # refuses a malformed pack with its paths
+        for zone in json.loads(text).get("combat_zones", []):
+            out.setdefault(str(zone["id"]), zone)
+    return out
 
 
 def match_missions(directory: str | Path = PACKS_DIR) -> dict[str, Mission]:

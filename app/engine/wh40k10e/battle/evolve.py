@@ -85,6 +85,7 @@ from app.engine.wh40k10e.battle.narrative import (
     MissionStratagemUsed,
     NarrativeEvaluated,
     NarrativeState,
+    ObjectiveIdentified,
     ReserveRolled,
     RolesChosen,
     SabotageAttempted,
@@ -915,6 +916,11 @@ def _zones(state: BattleState, e: ZonesReported) -> BattleState:
     return _n(state, first_line=e.first_line, second_line=e.second_line)
 
 
+def _objective_identified(state: BattleState, e: ObjectiveIdentified) -> BattleState:
+    mysterious = {**state.mysterious, e.marker: e.result}
+    return _replace(state, mysterious=mysterious, rolls=state.rolls + 1)
+
+
 def _evaluated(state: BattleState, e: NarrativeEvaluated) -> BattleState:
     return _replace(state, rolls=state.rolls + (1 if e.roll is not None else 0))
 
@@ -940,6 +946,7 @@ _HANDLERS: dict[type[Event], Callable[[BattleState, Any], BattleState]] = {
     SpyKilled: _spy_killed,
     UnitEscaped: _escaped,
     ZonesReported: _zones,
+    ObjectiveIdentified: _objective_identified,
     NarrativeEvaluated: _evaluated,
     SetupStepStarted: _setup_step,
     RollOffMade: _roll_off,

@@ -525,6 +525,10 @@ def _update_control(b: Builder) -> None:
     now = control(b.state)
     if any(b.state.markers[m].controller is not c for m, c in now.items()):
         b.emit(ObjectiveControlChanged(now, control_levels(b.state)))
+        if b.state.setup is not None and b.state.setup.options.combat_zone is not None:
+            from app.engine.wh40k10e.battle.narrative_zones import identify_objectives
+
+            identify_objectives(b)
 
 
 def _score(b: Builder, when: str) -> None:

@@ -325,7 +325,20 @@ class NarrativeEvaluated(Event):
     roll: Roll | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class ObjectiveIdentified(Event):
+    """Night Fight's mysterious objectives [L603-L615]: the marker ``seat`` controls for the
+    first time is identified by a D6 on the zone's table (``result``: the row's id)."""
+
+    kind: ClassVar[str] = "zone_objective_identified"
+    marker: str
+    seat: Seat
+    roll: Roll
+    result: str
+
+
 NARRATIVE_EVENTS: tuple[type[Event], ...] = (
+    ObjectiveIdentified,
     RolesChosen,
     TokensPlaced,
     TokensLaid,

@@ -202,6 +202,9 @@ class BattleOptions:
     # narrative missions: their stratagems need Battle-forged armies [L125] (an army built in
     # the app is; players may say otherwise)
     battle_forged: bool = True
+    # a combat zone of the 8th-edition book [L563-L667], chosen before deployment [L571]:
+    # its id; its numbers are recorded in the mission's options (``combat_zone``)
+    combat_zone: str | None = None
 
     def __post_init__(self) -> None:
         if not 0 <= self.starting_cp <= 20:

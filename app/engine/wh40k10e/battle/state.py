@@ -342,6 +342,8 @@ class BattleState:
     result: Result | None = None
     # a narrative mission's state (None: any other mission, e.g. Only War)
     narrative: NarrativeState | None = None
+    # a combat zone's mysterious objectives: marker -> the result it was identified as
+    mysterious: Mapping[str, str] = field(default_factory=dict)
 
     # -- reading helpers --------------------------------------------------------------------
 

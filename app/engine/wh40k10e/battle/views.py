@@ -225,6 +225,11 @@ def render(state: BattleState, viewer: Viewer) -> JsonObject:
     }
     if state.narrative is not None:
         view["narrative"] = narrative_view(state, viewer)
+    if state.setup is not None and state.setup.options.combat_zone is not None:
+        view["combat_zone"] = {
+            "id": state.setup.options.combat_zone,
+            "mysterious_objectives": dict(sorted(state.mysterious.items())),
+        }
     if state.revealed:
         view["formations"] = {str(s): to_json(f) for s, f in state.formations.items()}
     elif viewer is not None and Seat(viewer) in state.formations:

@@ -5,6 +5,7 @@ exact odds."""
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Mapping
 from functools import cache
@@ -19,7 +20,12 @@ from app.engine.errors import EngineError
 from app.engine.match import Mission, Refusal, RefusalKind, load_missions
 from app.engine.match.game import MatchGame
 from app.engine.match.seats import Seat
-from app.engine.narrative8e.match import PackListing, RefusedPack, list_match_missions
+from app.engine.narrative8e.match import (
+    PackListing,
+    RefusedPack,
+    combat_zones,
+    list_match_missions,
+)
 from app.engine.narrative8e.pack import DEFAULT_NARRATIVE_STARTING_CP, PACKS_DIR
 from app.engine.wh40k10e import SYSTEM_ID
 from app.engine.wh40k10e.battle import EVENT_CODEC, ArmySpec, Battle, BattleOptions, MatchSetup
@@ -124,14 +130,36 @@ def options_json(options: BattleOptions) -> dict[str, Any]:
         "prompt_rapid_ingress": options.prompt_rapid_ingress,
         "battle_shocked_fall_back_tests_fly": options.battle_shocked_fall_back_tests_fly,
         "battle_forged": options.battle_forged,
+        "combat_zone": options.combat_zone,
     }
 
 
+@cache
 def _options_model() -> type[MatchOptions]:
-    """The 10e match options (with the narrative missions' Battle-forged gate [L125])."""
+    """The 10e match options (with the narrative missions' Battle-forged gate [L125]) and the
+    combat zone the battle is fought in, one of the shipped packs' [L563-L667]."""
+    from pydantic import Field, field_validator
+
     from app.matches.schemas import MatchOptions
 
-    return MatchOptions
+    class TenthOptions(MatchOptions):
+        combat_zone: str | None = Field(
+            default=None,
+            min_length=1,
+            max_length=64,
+            description="A combat zone of the narrative pack (GET /api/v1/matches/missions: "
+            "combat_zones), chosen before deployment [seed 003 L571]; none by default",
+        )
+
+        @field_validator("combat_zone")
+        @classmethod
+        def _known_zone(cls, value: str | None) -> str | None:
+            zones = combat_zones()
+            if value is not None and value not in zones:
+                raise ValueError(f"unknown combat zone (one of: {', '.join(sorted(zones))})")
+            return value
+
+    return TenthOptions
 
 
 def _checked_options(raw: Mapping[str, Any] | None) -> MatchOptions:
@@ -183,14 +211,20 @@ def parse_options(raw: Mapping[str, Any] | None) -> dict[str, Any]:
 
 
 def new_setup(given: SetupInput) -> MatchSetup:
+    options = _options(given.options, given.mission)
+    mission = given.mission
+    if options.combat_zone is not None:
+        # the zone's numbers recorded with the match: a replay never reads a pack
+        zone = combat_zones()[options.combat_zone]
+        mission = dataclasses.replace(mission, options={**mission.options, "combat_zone": zone})
     return MatchSetup(
         {
             Seat10e.A: armies.army_spec(given.armies[Seat.A], Seat10e.A),
             Seat10e.B: armies.army_spec(given.armies[Seat.B], Seat10e.B),
         },
         given.battle_size,
-        given.mission,
-        _options(given.options, given.mission),
+        mission,
+        options,
     )
 
 

@@ -25,8 +25,10 @@ from app.engine import registry, systems
 from app.engine.combat import CombatResolution
 from app.engine.errors import RollerError
 from app.engine.narrative8e.setup import dawn_raid_modifier
+from app.engine.narrative8e.zones import night_fight_modifier
 from app.engine.roller import Roller
 from app.engine.wh40k10e.battle import Ability, Seat
+from app.engine.wh40k10e.battle.narrative_zones import zone_of
 from app.engine.wh40k10e.battle.state import (
     BattleState,
     Effect,
@@ -471,6 +473,7 @@ def build_request(
         raise InvalidAttack("; ".join(e["message"] for e in errors), errors=errors)
     situation = dict(situation or {})
     plunging = _plunging_fire(state, target, situation.pop("plunging_fire", False))
+    night = _night_fight(state, situation.pop("night_fight_distance", None))
     if plunging:
         for entry in entries:
             if entry["weapon"]["kind"] == "ranged":
@@ -505,12 +508,57 @@ def build_request(
     dawn = _dawn_raid(state, attacker)
     if dawn:
         merged["hit_modifier"] = int(merged.get("hit_modifier", 0)) + dawn
+    if night:
+        merged["hit_modifier"] = int(merged.get("hit_modifier", 0)) + night
     return BuiltAttack(
         request={"attacks": entries, "target": tgt, "situation": merged},
         slots=tuple(order),
         weapon_names=tuple(names),
         uses=tuple(uses),
     )
+
+
+MAX_DISTANCE = 120
+
+
+def _night_fight(state: BattleState, stated: object) -> int:
+    """Night Fight's reduced visibility [L577-L587]: in the Shooting phase, the hit modifier by
+    the distance to the target the player states (``night_fight_distance``, inches; the match
+    sees no table): none up to 12", -1 up to 24", -2 up to 36", -3 beyond, a boundary taking
+    the lower penalty (the 10th edition then caps the total at -1, rulings 29, 54)."""
+    zone = zone_of(state)
+    if zone is None or "visibility" not in zone.params:
+        if stated is not None:
+            raise InvalidAttack(
+                "night_fight_distance: this match is not fought in Night Fight.",
+                errors=[
+                    {
+                        "field": "situation.night_fight_distance",
+                        "message": "no Night Fight in this match",
+                        "type": "extra",
+                    }
+                ],
+            )
+        return 0
+    if state.phase is not Phase.SHOOTING:  # "in the Shooting phase" [L577]
+        return 0
+    if (
+        isinstance(stated, bool)
+        or not isinstance(stated, int | float)
+        or not 0 <= stated <= MAX_DISTANCE
+    ):
+        raise InvalidAttack(
+            "Night Fight: give the distance to the target in inches (night_fight_distance, "
+            f"0 to {MAX_DISTANCE}).",
+            errors=[
+                {
+                    "field": "situation.night_fight_distance",
+                    "message": f"a distance in inches, 0 to {MAX_DISTANCE}",
+                    "type": "missing" if stated is None else "range",
+                }
+            ],
+        )
+    return night_fight_modifier(zone, float(stated))
 
 
 def _dawn_raid(state: BattleState, attacker: str) -> int:
