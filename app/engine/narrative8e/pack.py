@@ -571,6 +571,8 @@ def load_pack(data: object) -> MissionPack:
             data = json.loads(data)
         except ValueError as exc:
             raise PackError("", f"not JSON: {exc}") from None
+        except RecursionError:  # "[[[[..." nested past the parser's stack
+            raise PackError("", "not JSON: nested too deeply") from None
     if not isinstance(data, dict):
         raise PackError("", "a pack is a JSON object")
     if data.get("format") != PACK_FORMAT:
