@@ -337,3 +337,51 @@ def test_a_squad_deployed_in_its_transport_takes_an_order_through_the_api(
     g.b.send({"type": "end_order", "unit": "b3"})
     g.b.send({"type": "end_order", "unit": "b1"})
     assert (g.a.view()["dynamics"]["stage"], g.a.view()["dynamics"]["turn"]) == ("turn_start", 2)
+
+
+def test_who_places_infiltrators_first_is_rolled_off_through_the_api(
+    user_client: Callable[[str], TestClient],
+) -> None:
+    """Dyn [L142] (dynamics rulings D1): both armies have infiltrators, so who places them
+    first is rolled off, with the dice by hand; the winner lets the other start."""
+    alice, bob = user_client("Alice"), user_client("Bob")
+    sneaky = {"rules": ["Infiltration"], "troops": False}
+    mine = ready_pen_list(alice, [marine(), marine(name="Scouts", points=100, **sneaky)])
+    theirs = ready_pen_list(bob, [guard(), guard(name="Ratlings", **sneaky)])
+    r = alice.post(
+        MATCHES,
+        json={
+            "ruleset": "pen",
+            "army_id": mine,
+            "battle_size": "1000",
+            "options": {"turn_structure": "dynamics"},
+        },
+    )
+    assert r.status_code == 201, r.text
+    code = r.json()["invitation"]["code"]
+    r = bob.post(f"{MATCHES}/join", json={"code": code, "army_id": theirs})
+    assert r.status_code == 200, r.text
+    base = f"{MATCHES}/{r.json()['id']}"
+    a, b = Seat(alice, base), Seat(bob, base)
+    a.send({"type": "end_step"})
+    b.send({"type": "end_step"})
+    a.send({"type": "roll_off"}, dice=[5, 2])
+    a.send({"type": "choose_first", "seat": "A"})
+    a.send({"type": "deploy", "unit": "a1"})
+    a.send({"type": "end_step"})
+    b.send({"type": "deploy", "unit": "b1"})
+    b.send({"type": "end_step"})
+    assert a.view()["stage"] == "infiltrate"
+    early = a.send({"type": "deploy", "unit": "a2"}, status=409)
+    assert early["refusal"] == "roll_off_first"
+    rolled = a.send({"type": "roll_off"}, dice=[2, 5])
+    event = next(e["event"] for e in rolled["events"] if e["event"]["type"] == "placing_roll_off")
+    assert (event["stage"], event["winner"]) == ("infiltrate", "B")
+    b.send({"type": "choose_first", "seat": "A"})
+    wait = b.send({"type": "deploy", "unit": "b2"}, status=403)
+    assert wait["refusal"] == "not_your_turn"
+    a.send({"type": "deploy", "unit": "a2"})
+    a.send({"type": "end_step"})
+    b.send({"type": "deploy", "unit": "b2"})
+    b.send({"type": "end_step"})
+    assert a.view()["dynamics"]["stage"] == "turn_start"

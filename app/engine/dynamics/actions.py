@@ -31,11 +31,15 @@ from app.engine.match.errors import Refusal
 from app.engine.pen.battle.commands import (
     Arrive,
     Charge,
+    ChooseFirst,
     Deploy,
     Disembark,
     Embark,
     Fight,
     Move,
+    Ram,
+    RamTarget,
+    RollOff,
     ScoutMove,
     Shoot,
 )
@@ -120,6 +124,11 @@ def _resolve(state: DynamicsState, seat: str) -> list[JsonObject]:
     for unit in units:
         slot = state.slots[unit]
         target = slot.declaration.target
+        shock = slot.declaration.tank_shock_inches
+        if shock is not None and _legal(state, Ram(unit, shock), seat):
+            out.append(_entry(Ram(unit, shock), ("targets",)))  # the squads met on its path
+        elif target and _legal(state, Ram(unit, 1, (RamTarget(target),)), seat):
+            out.append(_entry(Ram(unit, 0, (RamTarget(target),)), ("inches",)))
         if _legal(state, Disembark(unit), seat):
             out.append(_entry(Disembark(unit)))
         for transport in transports:
@@ -157,6 +166,9 @@ def _placing(state: DynamicsState, seat: str) -> list[JsonObject]:
     Dynamics turn (the generic page) reads from here: deploy a squad (or in a transport),
     a scout move."""
     out: list[JsonObject] = []
+    if _legal(state, RollOff(), seat):  # who places infiltrators / scouts first [L142]
+        out.append(_entry(RollOff()))
+    out.extend(_entry(ChooseFirst(s)) for s in SEATS if _legal(state, ChooseFirst(s), seat))
     mine = state.battle.seat_units(seat)
     transports = sorted(u.id for u in mine if u.is_vehicle)
     for unit in sorted(u.id for u in mine):

@@ -37,6 +37,8 @@ __all__ = [
     "OrderRevealed",
     "OrdersLocked",
     "PassEnded",
+    "PlacingFirstChosen",
+    "PlacingRollOff",
     "RetargetTested",
     "StageEntered",
     "StarterChosen",
@@ -207,6 +209,28 @@ class ExtremeEnded(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class PlacingRollOff(Event):
+    """The roll-off for who places infiltrators first, or who makes scout moves first
+    (``stage``: the PEN set-up step, ``infiltrate`` or ``scout``) [L142]: 1D6 each, ties
+    re-rolled; the winner chooses."""
+
+    kind: ClassVar[str] = "placing_roll_off"
+    stage: str
+    roll: Roll
+    winner: str
+
+
+@dataclass(frozen=True, slots=True)
+class PlacingFirstChosen(Event):
+    """The roll-off winner's choice: ``seat`` places its infiltrators (makes its scout moves)
+    first; the other waits until that seat has ended the step [L142]."""
+
+    kind: ClassVar[str] = "placing_first_chosen"
+    stage: str
+    seat: str
+
+
+@dataclass(frozen=True, slots=True)
 class TurnEnded(Event):
     kind: ClassVar[str] = "turn_ended"
     turn: int
@@ -231,6 +255,8 @@ OWN_EVENTS = (
     ExtremePhaseDone,
     ExtremeEnded,
     RetargetTested,
+    PlacingRollOff,
+    PlacingFirstChosen,
 )
 
 EVENT_CODEC = TaggedCodec("event", [*PEN_EVENTS.classes(), *OWN_EVENTS])

@@ -19,6 +19,8 @@ from app.engine.dynamics.events import (
     OrderRevealed,
     OrdersLocked,
     PassEnded,
+    PlacingFirstChosen,
+    PlacingRollOff,
     RetargetTested,
     StageEntered,
     StarterChosen,
@@ -34,6 +36,7 @@ from app.engine.pen.battle.events import (
     CombatFought,
     Disembarked,
     Embarked,
+    Rammed,
     ScoutMoved,
     TestTaken,
     UnitArrived,
@@ -169,6 +172,11 @@ def _pen(state: DynamicsState, event: Event) -> DynamicsState:
                 state = replace(
                     state.with_slot(replace(slot, moved=slot.moved or moved)), active=unit
                 )
+        case Rammed(unit=unit):
+            slot = _slot_of_active(state, unit)
+            if slot is not None:  # no shot nor charge after a ram (PEN [L1010-L1030])
+                done = replace(slot, moved=True, shot=True, charged=True)
+                state = replace(state.with_slot(done), active=unit)
         case Embarked(unit=unit):
             slot = _slot_of_active(state, unit)
             if slot is not None:  # aboard: its action is over for the turn [L277-L278]
@@ -292,4 +300,8 @@ def _evolve(state: DynamicsState, event: Event) -> DynamicsState:
             return replace(state, battle=state.battle.with_unit(me))
         case SweepRolled():
             return state
+        case PlacingRollOff(stage=stage, winner=winner):
+            return replace(state, placing_winner={**state.placing_winner, stage: winner})
+        case PlacingFirstChosen(stage=stage, seat=seat):
+            return replace(state, placing_first={**state.placing_first, stage: seat})
     return _pen(state, event)

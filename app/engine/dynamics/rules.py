@@ -42,6 +42,8 @@ from app.engine.dynamics.events import (
     OrderRevealed,
     OrdersLocked,
     PassEnded,
+    PlacingFirstChosen,
+    PlacingRollOff,
     RetargetTested,
     StageEntered,
     StarterChosen,
@@ -69,6 +71,7 @@ from app.engine.pen.battle.commands import (
     EndStep,
     Fight,
     Move,
+    Ram,
     ReportControl,
     RollOff,
     ScoutMove,
@@ -232,7 +235,9 @@ def _create(out: _Out, cmd: CreateDynamics) -> None:
 def _setup_step(out: _Out, command: Tagged, actor: str) -> None:
     _stage(out.state, DynStage.SETUP)
     battle = out.state.battle
-    if isinstance(command, ChooseFirst):
+    if battle.stage in _PLACING and _contested(battle):
+        _placing_step(out, command, actor)
+    elif isinstance(command, ChooseFirst):
         # no first player [L138]: the roll-off winner only chooses who deploys first [L142];
         # PEN's "more than half in reserve plays second" [L834] has no first player to bind
         if battle.stage is not Stage.CHOOSE:
@@ -248,6 +253,64 @@ def _setup_step(out: _Out, command: Tagged, actor: str) -> None:
         out.pen(command, actor, battle)
     if out.state.battle.stage is Stage.BATTLE:
         out.emit(TurnBegan(1))
+
+
+_PLACING = {Stage.INFILTRATE: "infiltrators", Stage.SCOUT: "scout moves"}
+
+
+def _contested(battle: BattleState) -> bool:
+    """Whether both players have infiltrators to place (scouts to move) at this step."""
+    if battle.stage is Stage.INFILTRATE:
+        rule, place = str(Rule.INFILTRATE), Place.UNDEPLOYED
+    else:
+        rule, place = str(Rule.SCOUT), Place.TABLE
+    return all(
+        any(u.place is place and u.models > 0 and rule in u.rules for u in battle.seat_units(s))
+        for s in SEATS
+    )
+
+
+def _placing_step(out: _Out, command: Tagged, actor: str) -> None:
+    """Who places infiltrators first, and who makes scout moves first, is rolled off (best
+    1D6, ties re-rolled) when both players have some [L142] (dynamics rulings D1). The winner
+    chooses who starts; the other player waits until that one has ended the step."""
+    s = out.state
+    battle = s.battle
+    step = str(battle.stage)
+    what = _PLACING[battle.stage]
+    if step not in s.placing_first:
+        if isinstance(command, RollOff):
+            if step in s.placing_winner:
+                raise refuse("rolled_off", f"the roll-off for {what} is made: its winner chooses")
+            start = len(out.roller.records)
+            for attempt in range(1, 21):
+                a = out.roller.roll(6, f"{what} roll-off A #{attempt}", stage="roll_off")
+                b = out.roller.roll(6, f"{what} roll-off B #{attempt}", stage="roll_off")
+                if a != b:
+                    winner = "A" if a > b else "B"
+                    out.emit(PlacingRollOff(step, take_roll(out.roller, start), winner))
+                    return
+            raise refuse("roll_off_ties", "twenty ties in a row: roll again")
+        if isinstance(command, ChooseFirst) and step in s.placing_winner:
+            if actor != s.placing_winner[step]:
+                raise refuse(
+                    "not_your_choice", "the roll-off winner chooses", kind=RefusalKind.FORBIDDEN
+                )
+            if command.seat not in SEATS:
+                raise refuse("bad_seat", "seat A or B", kind=RefusalKind.INPUT)
+            out.emit(PlacingFirstChosen(step, command.seat))
+            return
+        raise refuse("roll_off_first", f"who places {what} first is rolled off first [L142]")
+    first = s.placing_first[step]
+    if actor != first and first not in battle.ready:
+        raise refuse(
+            "not_your_turn",
+            f"{first} won the roll-off for {what}: wait until that player is done [L142]",
+            kind=RefusalKind.FORBIDDEN,
+        )
+    if isinstance(command, RollOff | ChooseFirst):
+        raise refuse("rolled_off", f"who places {what} first is decided")
+    out.pen(command, actor, battle)
 
 
 # -- start of the turn -----------------------------------------------------------------------
@@ -625,6 +688,33 @@ def _move(out: _Out, cmd: Move, actor: str) -> None:
     out.pen(cmd, actor, _synthetic(s, actor, Phase.MOVEMENT))
 
 
+def _ram(out: _Out, cmd: Ram, actor: str) -> None:
+    """PEN's ram (charge bélier, PEN [L1010-L1030]) is how a vehicle's Tank Shock and Ram are
+    played: a Tactical Move that declared a Tank Shock rams along it for the inches declared
+    [L33]; an Assault order rams its declared target [L100] (dynamics rulings D7). The PEN
+    engine rolls it; the vehicle then neither shoots nor charges."""
+    slot = _acting(out, cmd.unit, actor)
+    s = out.state
+    _extreme_phase(s, cmd.unit, "move")
+    decl = slot.declaration
+    shock = slot.order is Order.TACTICAL_MOVE and decl.tank_shock_inches is not None
+    if not shock and slot.order is not Order.ASSAULT:
+        raise refuse(
+            "no_ram",
+            "a ram is a Tactical Move that declared a Tank Shock [L33] or an Assault order [L100]",
+        )
+    if shock and cmd.inches != decl.tank_shock_inches:
+        raise refuse(
+            "declared_distance",
+            f"the Tank Shock was declared for {decl.tank_shock_inches} ps [L33]",
+        )
+    if slot.order is Order.ASSAULT and decl.target not in {t.unit for t in cmd.targets}:
+        raise refuse("declared_target", f"it rams its declared target {decl.target!r} [L100]")
+    if slot.moved or slot.shot or slot.charged:
+        raise refuse("already_moved", "the ram is the order's move, first [L31], [L90]")
+    out.pen(cmd, actor, _synthetic(s, actor, Phase.MOVEMENT))
+
+
 def _disembark(out: _Out, cmd: Disembark, actor: str) -> None:
     """Getting out of a transport is part of a move: an order that moves [L31], [L90],
     [L110], before the squad's own move, or after its transport moved (it then counts as
@@ -925,6 +1015,8 @@ def decide(
             _embark(out, command, actor)
         case Disembark():
             _disembark(out, command, actor)
+        case Ram():
+            _ram(out, command, actor)
         case StartTurn():
             _start_turn(out)
         case RollAdvantage():

@@ -78,6 +78,9 @@ class DynamicsState:
     shot_losses: Mapping[str, int] = field(default_factory=dict)  # lost to shooting this pass
     morale_done: frozenset[str] = frozenset()
     scouted: frozenset[str] = frozenset()
+    # the set-up's roll-offs for infiltrators and scout moves [L142]: PEN step -> seat
+    placing_winner: Mapping[str, str] = field(default_factory=dict)  # who won the roll-off
+    placing_first: Mapping[str, str] = field(default_factory=dict)  # who goes first
     effects: Mapping[str, int] = field(default_factory=dict)  # shaken/stunned: turn inflicted
     rolls: Mapping[str, int] = field(default_factory=dict)  # dice events per unit this turn
     # the extreme method in this pass [L269-L275]: its units, its sub-phase, who is done with it

@@ -18,6 +18,7 @@ STAND_IN: dict[str, Any] = {
     "distance": 0,
     "speed": "normal",
     "edge": "",
+    "targets": [],
 }
 
 
