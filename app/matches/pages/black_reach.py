@@ -745,8 +745,10 @@ def start_hot_seat(post: PagePost) -> Response:
     try:
         with post.db.begin_nested():
             snapshot = system.guest_snapshot(post.db, None, None, mission, points, options, Seat.B)
+            # nobody else may take seat B; cleared before the join's write, whose row the
+            # streams keep (a guest link's stream must not read seat B at that version)
+            match.guest_digest = None
             service.join(post.db, match, snapshot | {"hot_seat": True}, user=None, guest_name=name)
-            match.guest_digest = None  # nobody else may take seat B
     except AppError as exc:
         return post.error(exc)
     return post.page()
