@@ -25,6 +25,8 @@ __all__ = [
     "Hold",
     "Move",
     "OrderSpec",
+    "Overwatch",
+    "PassOverwatch",
     "PlaceOrders",
     "RefuseUndo",
     "ReserveMove",
@@ -133,6 +135,25 @@ class DoubleShot(Command):
 
 
 @dataclass(frozen=True, slots=True)
+class Overwatch(Command):
+    """En Alerte: a unit of the side that does not move, not activated this turn, shoots the
+    declared move's unit where it stands after ``after`` steps of its path [L1202-L1212]
+    (a suppression fire if asked, with Tir de Suppression)."""
+
+    kind: ClassVar[str] = "overwatch"
+    unit: str
+    after: int
+    suppression: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class PassOverwatch(Command):
+    """No En Alerte against the declared move: it is made at once."""
+
+    kind: ClassVar[str] = "pass_overwatch"
+
+
+@dataclass(frozen=True, slots=True)
 class Snipe(Command):
     """Sniper: reveal the unit's token and make its Alternative Shooting Action at an infantry
     ``target``: one die on the sniper table [L1324-L1344]."""
@@ -233,6 +254,8 @@ COMMAND_CODEC = TaggedCodec(
         DoubleShot,
         Burst,
         Snipe,
+        Overwatch,
+        PassOverwatch,
         ReserveMove,
         EndReserve,
         ConfirmResult,

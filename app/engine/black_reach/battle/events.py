@@ -26,9 +26,11 @@ __all__ = [
     "BurstDeclared",
     "DeploymentEnded",
     "ForcedMove",
+    "MoveDeclared",
     "OrderRevealed",
     "OrdersCommitted",
     "OrdersPlaced",
+    "OverwatchAnswered",
     "ReserveEnded",
     "ResultConfirmed",
     "StepsTaken",
@@ -150,6 +152,34 @@ class UnitShot(Event):
     final: int
     outcome: str  # miss / step / coup_double, or suppressed_<n>
     moving_penalty: int = 0  # Tir en Mouvement
+
+
+@dataclass(frozen=True, slots=True)
+class MoveDeclared(Event):
+    """A Movement Action declared with its path, which an enemy unit with En Alerte may shoot
+    along: the move waits for the ``reactor`` side's answer (``OverwatchAnswered``)."""
+
+    kind: ClassVar[str] = "move_declared"
+    unit: str
+    side: str
+    reactor: str
+    path: tuple[Step, ...]
+    fire_at: str | None = None
+    fire_after: int | None = None
+    flip: str | None = None
+    embark: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class OverwatchAnswered(Event):
+    """The reactor's answer to a declared move: ``unit`` shoots it (En Alerte) after
+    ``after`` steps and takes an Activated marker, or nobody does (``unit`` empty); the move
+    is then made."""
+
+    kind: ClassVar[str] = "overwatch_answered"
+    side: str
+    unit: str = ""
+    after: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -311,6 +341,8 @@ EVENT_CODEC = TaggedCodec(
         ResultConfirmed,
         BurstDeclared,
         UnitSniped,
+        MoveDeclared,
+        OverwatchAnswered,
         *UNDO_EVENTS,  # the log's undo bookkeeping: a log with an undo is stored and read back
     ),
 )

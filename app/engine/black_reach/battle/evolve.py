@@ -15,9 +15,11 @@ from app.engine.black_reach.battle.events import (
     BurstDeclared,
     DeploymentEnded,
     ForcedMove,
+    MoveDeclared,
     OrderRevealed,
     OrdersCommitted,
     OrdersPlaced,
+    OverwatchAnswered,
     ReserveEnded,
     ResultConfirmed,
     StepsTaken,
@@ -33,7 +35,7 @@ from app.engine.black_reach.battle.events import (
     UnitSniped,
 )
 from app.engine.black_reach.battle.setup import parse_setup
-from app.engine.black_reach.battle.state import BattleState, Stage, UnitState
+from app.engine.black_reach.battle.state import BattleState, PendingMove, Stage, UnitState
 from app.engine.black_reach.board import Square
 from app.engine.black_reach.forces import FaceKind, fresh_state
 from app.engine.black_reach.los import Facing
@@ -143,6 +145,20 @@ def evolve(state: BattleState, event: Event) -> BattleState:
         return replace(state, rolls=rolls)
     if isinstance(event, ArmourSaved | BurstDeclared):
         return state
+    if isinstance(event, MoveDeclared):
+        pending = PendingMove(
+            event.unit,
+            event.side,
+            event.reactor,
+            event.path,
+            event.fire_at,
+            event.fire_after,
+            event.flip,
+            event.embark,
+        )
+        return replace(state, pending=pending)
+    if isinstance(event, OverwatchAnswered):
+        return replace(state, pending=None)
     if isinstance(event, StepsTaken):
         u = state.units[event.unit]
         status = replace(

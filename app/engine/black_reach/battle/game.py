@@ -52,6 +52,8 @@ def roll_identity(
     turn = state.turn
     unit = getattr(command, "unit", "")
     unit = unit if isinstance(unit, str) else ""
+    if not unit and state.pending is not None:  # no En Alerte: the declared move's own rolls
+        unit = state.pending.unit
     return (
         SEED_SCHEME,
         command.kind,

@@ -27,6 +27,8 @@ from app.engine.black_reach.battle.commands import (
     EndReserve,
     Hold,
     Move,
+    Overwatch,
+    PassOverwatch,
     PlaceOrders,
     ReserveMove,
     Shoot,
@@ -43,9 +45,11 @@ from app.engine.black_reach.battle.events import (
     BurstDeclared,
     DeploymentEnded,
     ForcedMove,
+    MoveDeclared,
     OrderRevealed,
     OrdersCommitted,
     OrdersPlaced,
+    OverwatchAnswered,
     ReserveEnded,
     ResultConfirmed,
     StepsTaken,
@@ -62,7 +66,13 @@ from app.engine.black_reach.battle.events import (
 )
 from app.engine.black_reach.battle.evolve import evolve, placement_of
 from app.engine.black_reach.battle.setup import SEATS, BattleSetup, Deploy, parse_setup
-from app.engine.black_reach.battle.state import BattleState, SecretOrder, Stage, UnitState
+from app.engine.black_reach.battle.state import (
+    BattleState,
+    PendingMove,
+    SecretOrder,
+    Stage,
+    UnitState,
+)
 from app.engine.black_reach.board import Square, UnitClass
 from app.engine.black_reach.forces import Ability, FaceKind, Group, Role, apply_step
 from app.engine.black_reach.los import (
@@ -132,6 +142,7 @@ __all__ = [
     "assault_start_problem",
     "burst_problem",
     "decide",
+    "overwatch_steps",
     "plan_shot",
     "plan_snipe",
 ]
@@ -526,7 +537,7 @@ def _able(u: UnitState, state: BattleState) -> None:
 
 def _after_activation(out: _Out) -> None:
     state = out.state
-    if state.stage is not Stage.BATTLE:
+    if state.stage is not Stage.BATTLE or state.pending is not None:
         return
     assert state.turn is not None
     specials_left = any(
@@ -562,11 +573,174 @@ def _move(out: _Out, command: Move, side: str) -> None:
         _flip(out, u.uid)
         u = out.state.units[u.uid]
     if command.path or (command.flip is None and command.embark is None) or command.fire_at:
+        if _declared(out, u, command, side):
+            return  # the other side's En Alerte first
         _move_along(out, u, command)
     if command.flip == "end":
         _flip(out, u.uid)
     if command.embark is not None:
         _embark(out, u.uid, command.embark)
+
+
+def overwatch_steps(
+    state: BattleState, u: UnitState, path: Sequence[Placement]
+) -> dict[str, list[int]]:
+    """The enemy units that may fire En Alerte at ``u`` along ``path``, each with the steps
+    after which it could (1 to the path's length): units with En Alerte on the face they show,
+    not activated this turn (no token revealed, no Activated marker), that could shoot ``u``
+    where it stands then [L1202-L1212]."""
+    watchers = [
+        w
+        for w in state.present_units()
+        if w.side != u.side
+        and w.face.has(Ability.OVERWATCH)
+        and w.uid not in state.activated
+        and w.uid not in state.acted
+    ]
+    out: dict[str, list[int]] = {}
+    if not watchers:
+        return out
+    steps = tuple(_step_of(p) for p in path)
+    for k in range(1, len(steps) + 1):
+        probe = evolve(state, UnitMoved(u.uid, steps[:k], 0))
+        for w in watchers:
+            try:
+                plan_shot(probe, probe.units[w.uid], probe.units[u.uid], False)
+            except Refusal:
+                continue
+            out.setdefault(w.uid, []).append(k)
+    return out
+
+
+def _check_fire(state: BattleState, u: UnitState, command: Move, path: Sequence[Placement]) -> None:
+    """A Tir en Mouvement asked with a move, checked before the move is declared."""
+    if command.fire_at is None:
+        if command.fire_after is not None:
+            raise refuse("no_target", "fire_after needs fire_at", kind=RefusalKind.INPUT)
+        return
+    if not u.face.has(Ability.SHOOT_ON_MOVE):
+        raise refuse(
+            "no_shoot_on_move", f"{u.uid} has no Tir en Mouvement: it moves or shoots [L432]"
+        )
+    after = len(path) if command.fire_after is None else command.fire_after
+    if not 0 <= after <= len(path):
+        raise refuse(
+            "bad_fire_after", f"fire_after is 0 to {len(path)} steps", kind=RefusalKind.INPUT
+        )
+    steps = tuple(_step_of(p) for p in path)
+    probe = evolve(state, UnitMoved(u.uid, steps[:after], 0)) if after else state
+    plan_shot(probe, probe.units[u.uid], _unit(probe, command.fire_at), False)
+
+
+def _declared(out: _Out, u: UnitState, command: Move, side: str) -> bool:
+    """When an enemy unit could fire En Alerte along the move, the move is declared and waits
+    for that side's answer (``True``); otherwise it is made at once (``False``)."""
+    state = out.state
+    path = _placements(u, command.path)
+    _check_move(state, u, path)
+    if not overwatch_steps(state, u, path):
+        return False
+    _check_fire(state, u, command, path)
+    assert state.scenario is not None
+    out.emit(
+        MoveDeclared(
+            u.uid,
+            side,
+            state.scenario.opponent(side),
+            tuple(_step_of(p) for p in path),
+            command.fire_at,
+            command.fire_after,
+            "end" if command.flip == "end" else None,
+            command.embark,
+        )
+    )
+    return True
+
+
+def _waiting(state: BattleState, side: str) -> PendingMove:
+    pending = state.pending
+    if pending is None:
+        raise refuse("no_move_declared", "no move waits for an En Alerte")
+    if side != pending.reactor:
+        raise refuse("not_your_turn", "your opponent decides on its En Alerte")
+    return pending
+
+
+def _overwatch(out: _Out, command: Overwatch, side: str) -> None:
+    pending = _waiting(out.state, side)
+    w = _present(_own(out.state, command.unit, side))
+    steps = overwatch_steps(
+        out.state,
+        out.state.units[pending.unit],
+        _placements(out.state.units[pending.unit], pending.path),
+    )
+    if not w.face.has(Ability.OVERWATCH):
+        raise refuse("no_overwatch", f"{w.uid} has no En Alerte")
+    if w.uid in out.state.activated or w.uid in out.state.acted:
+        raise refuse("activated", f"{w.uid} was activated this turn: no En Alerte [L1203]")
+    if command.after not in steps.get(w.uid, ()):
+        raise refuse(
+            "no_shot_there",
+            f"{w.uid} cannot shoot {pending.unit} after step {command.after}",
+            steps=list(steps.get(w.uid, ())),
+        )
+    out.emit(OverwatchAnswered(side, w.uid, command.after))
+    _resolve(out, pending, (w.uid, command.after, command.suppression))
+
+
+def _pass_overwatch(out: _Out, side: str) -> None:
+    pending = _waiting(out.state, side)
+    out.emit(OverwatchAnswered(side))
+    _resolve(out, pending, None)
+
+
+def _resolve(out: _Out, p: PendingMove, watch: tuple[str, int, bool] | None) -> None:
+    """The declared move made: its steps, the En Alerte shot after its step, the mover's own
+    Tir en Mouvement (first when both come after the same step), then its end flip and its
+    embarking. The mover does not stop for a step lost and keeps the MV it moved with; a
+    mover the shot destroyed goes no further [L1209-L1212]; a Tir en Mouvement the shot made
+    impossible is lost."""
+    u = out.state.units[p.unit]
+    path = _placements(u, p.path)
+    steps = tuple(_step_of(q) for q in path)
+    start = out.state
+    cost = {len(path): _check_move(start, u, path), 0: 0}
+    cuts: list[tuple[int, int]] = []
+    if p.fire_at is not None:
+        cuts.append((len(path) if p.fire_after is None else p.fire_after, 0))
+    if watch is not None:
+        cuts.append((watch[1], 1))
+    for at, _ in cuts:
+        if at not in cost:
+            cost[at] = _check_move(start, u, path[:at])
+    done = 0
+    watched = False
+    for at, what in sorted(cuts):
+        if at > done:
+            out.emit(UnitMoved(u.uid, steps[done:at], cost[at] - cost[done]))
+            done = at
+        if what == 1 and watch is not None:
+            _fire(out, out.state.units[watch[0]], u.uid, watch[2])
+            out.emit(UnitsActivated((watch[0],)))
+            watched = True
+            if not out.state.units[u.uid].alive:
+                _after_activation(out)
+                return
+        elif p.fire_at is not None:
+            on_move = out.state.units[u.uid].face.ability(Ability.SHOOT_ON_MOVE)
+            penalty = abs(on_move.param) if on_move and isinstance(on_move.param, int) else 0
+            try:
+                _fire(out, out.state.units[u.uid], p.fire_at, False, penalty)
+            except Refusal:
+                if not watched:
+                    raise
+    if done < len(path):
+        out.emit(UnitMoved(u.uid, steps[done:], cost[len(path)] - cost[done]))
+    if p.flip == "end":
+        _flip(out, u.uid)
+    if p.embark is not None:
+        _embark(out, u.uid, p.embark)
+    _after_activation(out)
 
 
 def _embark(out: _Out, uid: str, transport_id: str) -> None:
@@ -1291,6 +1465,10 @@ def decide(state: BattleState, command: Tagged, actor: str, dice: Roller) -> Dec
         return Decision(tuple(out.events), out.state)
     if state.stage is Stage.ENDED:
         raise refuse("battle_over", "the battle is over")
+    if state.pending is not None and not isinstance(command, Overwatch | PassOverwatch):
+        raise refuse(
+            "waiting_overwatch", "a declared move waits for the other side's En Alerte first"
+        )
     match command:
         case DeployUnit():
             _deploy(out, command, side)
@@ -1319,6 +1497,10 @@ def decide(state: BattleState, command: Tagged, actor: str, dice: Roller) -> Dec
         case Snipe():
             _snipe(out, command, side)
             _after_activation(out)
+        case Overwatch():
+            _overwatch(out, command, side)
+        case PassOverwatch():
+            _pass_overwatch(out, side)
         case ReserveMove():
             _reserve_move(out, command, side)
         case EndReserve():

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from app.engine.black_reach.armies import Catalogue
+from app.engine.black_reach.battle.commands import Step
 from app.engine.black_reach.board import Board
 from app.engine.black_reach.forces import Counter, CounterState, Face, Group
 from app.engine.black_reach.movement import BoardUnit, Placement
@@ -81,6 +82,21 @@ class UnitState:
 
 
 @dataclass(frozen=True)
+class PendingMove:
+    """A Movement Action declared and waiting for the other side's En Alerte: the move as
+    sent (its path checked), the side that moves and the side that may react."""
+
+    unit: str
+    side: str
+    reactor: str
+    path: tuple[Step, ...]
+    fire_at: str | None = None
+    fire_after: int | None = None
+    flip: str | None = None  # "end" only: a start flip is made when the move is declared
+    embark: str | None = None
+
+
+@dataclass(frozen=True)
 class BattleState:
     stage: Stage = Stage.SETUP
     scenario: Scenario | None = None
@@ -98,6 +114,7 @@ class BattleState:
     winner: str | None = None  # a side, or None (a draw once ended)
     reason: str = ""
     confirmed: frozenset[str] = frozenset()  # seats that confirmed the result
+    pending: PendingMove | None = None  # a move waiting for the other side's En Alerte
 
     # -- helpers ------------------------------------------------------------------------------
 
@@ -132,6 +149,8 @@ class BattleState:
         if turn is None or self.stage is not Stage.BATTLE:
             return None
         if turn.phase is Phase.ACTIVATION:
+            if self.pending is not None:
+                return self.seat_of(self.pending.reactor)
             now = due(turn)
             return None if now is None else self.seat_of(now[0])
         if turn.phase is Phase.RESERVE:

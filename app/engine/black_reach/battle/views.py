@@ -21,16 +21,21 @@ from app.engine.black_reach.battle.commands import (
     EndReserve,
     Hold,
     Move,
+    Overwatch,
+    PassOverwatch,
     PlaceOrders,
     ReserveMove,
     Shoot,
     Snipe,
 )
+from app.engine.black_reach.battle.events import UnitMoved
+from app.engine.black_reach.battle.evolve import evolve, placement_of
 from app.engine.black_reach.battle.rules import (
     ShotPlan,
     assault_request,
     assault_start_problem,
     burst_problem,
+    overwatch_steps,
     plan_shot,
     plan_snipe,
 )
@@ -183,6 +188,8 @@ def legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
             out.append(_move_entry(state, ReserveMove(u.uid, ()), u))
         out.append({"command": _cmd(EndReserve())})
         return out
+    if state.pending is not None:
+        return _overwatch_actions(state, side)
     # activation: the unit whose token is due, and any unplayed Special token
     now = due(turn)
     playable = []
@@ -225,6 +232,39 @@ def legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
         if u.face.has(Ability.SNIPER):
             actions.extend(_snipes(state, u))
     return actions
+
+
+def _overwatch_actions(state: BattleState, side: str) -> list[JsonObject]:
+    """A declared move waits: its reactor may fire En Alerte with each unit that could, after
+    each step it could (the square, the odds), or let the move go on."""
+    p = state.pending
+    assert p is not None
+    if side != p.reactor:
+        return []
+    mover = state.units[p.unit]
+    path = [placement_of(s, mover.counter.footprint) for s in p.path]
+    out: list[JsonObject] = []
+    for wid, steps in overwatch_steps(state, mover, path).items():
+        w = state.units[wid]
+        for k in steps:
+            probe = evolve(state, UnitMoved(mover.uid, p.path[:k], 0))
+            for suppression in (False, True):
+                try:
+                    plan = plan_shot(probe, probe.units[wid], probe.units[mover.uid], suppression)
+                except Refusal:
+                    continue
+                odds = {key: str(v) for key, v in outcome_odds(plan.request).items()}
+                step = p.path[k - 1]
+                out.append(
+                    {
+                        "command": _cmd(Overwatch(w.uid, k, suppression)),
+                        "target": mover.uid,
+                        "square": [step.x, step.y],
+                        "odds": odds,
+                    }
+                )
+    out.append({"command": _cmd(PassOverwatch()), "target": mover.uid})
+    return out
 
 
 def _snipes(state: BattleState, u: UnitState) -> list[JsonObject]:
