@@ -40,8 +40,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import bindparam, delete, func, or_, select
-from sqlalchemy.orm import Session, aliased
+from sqlalchemy import delete, func, or_, select
+from sqlalchemy.orm import Session
 
 from app.accounts.models import User
 from app.engine.combat import CombatResolution
@@ -56,7 +56,6 @@ from app.matches.exceptions import (
     InvalidLog,
     InvitationInvalid,
     LeagueGameUnusable,
-    MatchNotFound,
     MatchNotStarted,
     MatchStarted,
     NoCombatInMatch,
@@ -105,7 +104,6 @@ __all__ = [  # the façade the pages and the API import (ADR 0013)
     "export",
     "get_for",
     "guest_token",
-    "head_for",
     "import_log",
     "invite_code",
     "join",
@@ -195,59 +193,6 @@ class Head:
     league_reported: bool
     league_report_error: str | None
     updated_at: datetime | None
-
-
-_PLAYER_A = aliased(User)
-_PLAYER_B = aliased(User)
-_HEAD = (  # built once: its cache key is memoised on it
-    select(
-        Match.id,
-        Match.version,
-        Match.status,
-        Match.round,
-        Match.vp_a,
-        Match.vp_b,
-        Match.winner,
-        Match.league_game_id,
-        Match.league_reported,
-        Match.league_report_error,
-        Match.updated_at,
-        Match.player_a_id,
-        Match.player_b_id,
-        Match.guest_digest,
-        Match.guest_name,
-        _PLAYER_A.display_name.label("name_a"),
-        _PLAYER_B.display_name.label("name_b"),
-    )
-    .outerjoin(_PLAYER_A, _PLAYER_A.id == Match.player_a_id)
-    .outerjoin(_PLAYER_B, _PLAYER_B.id == Match.player_b_id)
-    .where(Match.id == bindparam("match_id"))
-)
-
-
-def head_for(db: Session, match_id: int, caller: Caller) -> Head:
-    """The :class:`Head` of a match the caller plays (404 otherwise, as :func:`get_for`)."""
-    row: Any = db.execute(_HEAD, {"match_id": match_id}).one_or_none()
-    seat = None if row is None else seat_of(row, caller)
-    if row is None or seat is None:
-        raise MatchNotFound()
-    a = (row.name_a or "") if row.player_a_id is not None else ""
-    b = (row.name_b or "") if row.player_b_id is not None else row.guest_name
-    return Head(
-        id=row.id,
-        version=row.version,
-        seat=seat,
-        names={"A": a, "B": b},
-        status=row.status,
-        round=row.round,
-        vp_a=row.vp_a,
-        vp_b=row.vp_b,
-        winner=row.winner,
-        league_game_id=row.league_game_id,
-        league_reported=row.league_reported,
-        league_report_error=row.league_report_error,
-        updated_at=row.updated_at,
-    )
 
 
 def player_names(db: Session, match: Match) -> dict[str, str]:
