@@ -385,3 +385,33 @@ def test_who_places_infiltrators_first_is_rolled_off_through_the_api(
     b.send({"type": "deploy", "unit": "b2"})
     b.send({"type": "end_step"})
     assert a.view()["dynamics"]["stage"] == "turn_start"
+
+
+def test_a_tank_shock_is_a_ram_through_the_api(dyn_game: Callable[..., PenGame]) -> None:
+    """Dynamics rulings D7: the Rhino's Tactical Move declares a Tank Shock of 6 ps at the
+    reveal [L33]; at its pass it rams along it (PEN's ram): the Marines on its path dodge on
+    the 6 given by hand, and the Rhino shoots nothing afterwards."""
+    g = dyn_game()
+    set_up(g)
+    g.a.send({"type": "start_turn"}, dice=[1])
+    place(g.a, {"a1": "fire", "a2": "fire"})
+    place(g.b, {"b1": "fire", "b2": "tactical_move", "b3": "forced_march"})
+    g.b.send({"type": "reveal_order", "unit": "b1", "target": "a1"})
+    shock = {"tank_shock_inches": 6, "tank_shock_direction": "towards the ruins"}
+    g.b.send({"type": "reveal_order", "unit": "b2", "target": "a1", **shock})
+    assert orders_of(g.a)["b2"]["declaration"]["tank_shock_inches"] == 6
+    g.b.send({"type": "reveal_order", "unit": "b3"})
+    g.a.send({"type": "reveal_order", "unit": "a1", "target": "b1"})
+    g.a.send({"type": "reveal_order", "unit": "a2", "target": "b1"})
+    for unit in ("a1", "a2"):
+        g.a.send({"type": "end_order", "unit": unit})
+    ram = {"type": "ram", "unit": "b2", "inches": 6, "targets": [{"unit": "a1"}]}
+    wrong = g.b.send(ram | {"inches": 9}, dice=[6], status=409)
+    assert wrong["refusal"] == "declared_distance"
+    rammed = g.b.send(ram, dice=[6])  # the dodge roll: 6, the Marines step aside
+    event = next(e["event"] for e in rammed["events"] if e["event"]["type"] == "rammed")
+    assert event["dodged"] == ["a1"]
+    shot = {"type": "shoot", "unit": "b2", "target": "a1", "weapon": "Fulgurant"}
+    refused = g.b.send(shot | {"range_inches": 12}, status=409)
+    assert refused["refusal"] == "after_charge"
+    g.b.send({"type": "end_order", "unit": "b2"})
