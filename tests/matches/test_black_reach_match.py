@@ -407,3 +407,58 @@ def test_a_sniper_shot_through_the_api(
     sniped = next(e for e in events if e["type"] == "unit_sniped")
     assert (sniped["result"], sniped["penalties"], sniped["effect"]) == (4, 2, "step")
     assert [e["type"] for e in events][-1] == "steps_taken"
+
+
+def test_en_alerte_through_the_api(
+    br_game: Callable[..., PenGame], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The sample heavy-weapon team given En Alerte; the die given by hand."""
+    from app.engine.black_reach.battle import BattleSetup
+    from app.matches.systems import black_reach as system
+
+    original = system.sample_setup
+
+    def setup(*args: Any, **kwargs: Any) -> BattleSetup:
+        made = original(*args, **kwargs)
+        catalogue = json.loads(json.dumps(made.catalogue))
+        team = next(c for c in catalogue["counters"] if c["id"] == "sample-um-heavy-bolter")
+        team["faces"][0]["abilities"].append({"id": "overwatch"})
+        return BattleSetup(made.scenario, catalogue, made.boards, made.seats, made.deployment)
+
+    monkeypatch.setattr(system, "sample_setup", setup)
+    g = br_game(deployment="sample")
+    orks = (BOYZ1, BOYZ2, NOB, SHOOTAS)
+    g.b.send(
+        {
+            "type": "place_orders",
+            "orders": [{"unit": u, "number": n} for n, u in enumerate(orks, 1)],
+        }
+    )
+    marines = (BOLTER, TACTICAL, SERGEANT)
+    g.a.send(
+        {
+            "type": "place_orders",
+            "orders": [{"unit": u, "number": n} for n, u in enumerate(marines, 1)],
+        }
+    )
+    declared = g.b.send(
+        {"type": "move", "unit": BOYZ1, "path": path((4, 9), (4, 8), (4, 7), (4, 6))}
+    )
+    assert [e["event"]["type"] for e in declared["events"]][-1] == "move_declared"
+    assert g.b.get()["view"]["units"]  # the match answers while the move waits
+    waits = g.b.send({"type": "hold", "unit": BOYZ2}, status=409)
+    assert waits["refusal"] == "waiting_overwatch"
+    done = g.a.send({"type": "overwatch", "unit": BOLTER, "after": 3}, dice=[2])
+    events = [e["event"] for e in done["events"]]
+    shot = next(e for e in events if e["type"] == "unit_shot")
+    assert (shot["final"], shot["outcome"]) == (3, "miss")  # 3 + 2 - 2 against DV 4
+    assert [e["type"] for e in events] == [
+        "overwatch_answered",
+        "unit_moved",
+        "unit_shot",
+        "units_activated",
+        "unit_moved",
+    ]
+    battle = live(g.match_id)
+    assert BOLTER in battle.state.activated
+    assert battle.state.pending is None

@@ -452,3 +452,40 @@ def test_a_sniper_shot_from_the_page(
         "Sample heavy-weapon team: sniper shot at Sample boyz: 4, one step lost." in t
         for t in lines
     )
+
+
+def test_en_alerte_from_the_page(browser: Callable[[str], TestClient], monkeypatch: Any) -> None:
+    _team_with(monkeypatch, "overwatch")
+    alice, bob, match_id = two_players(browser, deployment="sample")
+    place_orders(bob, match_id, ORKS)
+    place_orders(alice, match_id, MARINES)
+    page = page_of(bob, match_id)
+    square = json.loads(page.css_first("#br-play").attributes["data-taps"])[BOYZ1]["squares"]
+    after = post_form(
+        bob, match_id, f"#{square['4,6']['form']}", page=page, path=square["4,6"]["value"]
+    )
+    assert after.css_first("#nothing-to-do") is not None  # the Orks wait for the answer
+    page = page_of(alice, match_id)
+    taps = json.loads(page.css_first("#br-play").attributes["data-taps"])[BOLTER]["targets"]
+    watch = f"form-overwatch-{slug(BOLTER)}-{slug(BOYZ1)}-1"
+    assert watch in taps[BOYZ1]
+    form = page.css_first(f"#{watch}")
+    assert form.css_first(".form-title").text() == (
+        "Sample heavy-weapon team: En Alerte at Sample boyz on (4, 9)"
+    )
+    odds = {
+        tr.attributes["data-outcome"]: tr.css("td")[0].text() for tr in form.css("tr[data-outcome]")
+    }
+    assert odds == {"miss": "1/2", "step": "1/2", "coup_double": "0"}
+    assert page.css_first("#form-pass-overwatch") is not None
+    after = post_form(alice, match_id, f"#{watch}", page=page, dice="6")
+    assert after.css_first("#match-error") is None
+    moved = after.css_first(f"#counter-{slug(BOYZ1)}")
+    assert (moved.attributes["data-x"], moved.attributes["data-y"]) == ("4", "6")
+    lines = [li.text() for li in after.css("#timeline li")]
+    assert any(
+        "Sample boyz declares a move to (4, 6): the other side may fire En Alerte." in t
+        for t in lines
+    )
+    assert any("Sample heavy-weapon team fires En Alerte after step 1." in t for t in lines)
+    assert any("shoots Sample boyz: 6 against 4, one step lost." in t for t in lines)

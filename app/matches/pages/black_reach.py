@@ -261,7 +261,8 @@ class ActionForm:
     @property
     def slug(self) -> str:
         extra = "sup" if self.command.get("suppression") else ""
-        parts = (self.kind, self.unit, self.target, extra)
+        after = str(self.command.get("after") or "")  # En Alerte: one form per step
+        parts = (self.kind, self.unit, self.target, after, extra)
         return _slug("-".join(p for p in parts if p))
 
 
@@ -290,7 +291,12 @@ def _square(x: int, y: int) -> str:
     return f"({x}, {y})"
 
 
-def _label(kind: str, cmd: Mapping[str, Any], names: Mapping[str, str]) -> str:
+def _label(
+    kind: str,
+    cmd: Mapping[str, Any],
+    names: Mapping[str, str],
+    where: tuple[int, int] | None = None,
+) -> str:
     unit = names.get(str(cmd.get("unit")), str(cmd.get("unit") or ""))
     target = names.get(str(cmd.get("target")), str(cmd.get("target") or ""))
     labels = {
@@ -312,6 +318,17 @@ def _label(kind: str, cmd: Mapping[str, Any], names: Mapping[str, str]) -> str:
         return _("{unit}: Double Tir at two targets").format(unit=unit)
     if kind == "snipe":
         return _("{unit}: sniper shot at {target}").format(unit=unit, target=target)
+    if kind == "overwatch":
+        square = _square(*where) if where else "?"
+        if cmd.get("suppression"):
+            return _("{unit}: En Alerte, suppression fire at {target} on {square}").format(
+                unit=unit, target=target, square=square
+            )
+        return _("{unit}: En Alerte at {target} on {square}").format(
+            unit=unit, target=target, square=square
+        )
+    if kind == "pass_overwatch":
+        return _("No En Alerte: {target} moves on").format(target=target)
     if kind == "burst":
         return _("{unit}: Rafale, its CV split between targets").format(unit=unit)
     return labels.get(kind, kind.replace("_", " "))
@@ -377,17 +394,20 @@ def action_forms(
             )
             for t in entry.get("targets") or ()
         ]
+        target = str(cmd.get("target") or entry.get("target") or "")
+        square = entry.get("square")
+        where = (int(square[0]), int(square[1])) if square else None
         forms.append(
             ActionForm(
                 kind=kind,
-                label=_label(kind, cmd, names),
+                label=_label(kind, {**cmd, "target": target}, names, where),
                 command=cmd,
                 unit=str(cmd.get("unit") or ""),
-                target=str(cmd.get("target") or ""),
+                target=target if kind != "pass_overwatch" else "",
                 squares=squares,
                 paths=paths,
                 odds=_odds(entry.get("odds") or {}),
-                dice=kind in ("shoot", "assault", "double_shot", "burst", "snipe"),
+                dice=kind in ("shoot", "assault", "double_shot", "burst", "snipe", "overwatch"),
                 aims=aims,
                 cv=int(entry.get("cv") or 0),
             )
@@ -533,6 +553,15 @@ def describe(ev: Mapping[str, Any], names: Mapping[str, str], sides: Mapping[str
             result=ev.get("result"),
             outcome=_outcome(str(ev.get("effect"))),
         )
+    if kind == "move_declared":
+        path = ev.get("path") or []
+        return _("{unit} declares a move to {square}: the other side may fire En Alerte.").format(
+            unit=unit, square=_at(path[-1]) if path else "?"
+        )
+    if kind == "overwatch_answered":
+        if ev.get("unit"):
+            return _("{unit} fires En Alerte after step {n}.").format(unit=unit, n=ev.get("after"))
+        return _("{side} lets the move go on without En Alerte.").format(side=side)
     if kind == "burst_declared":
         return _("{unit} announces a Rafale: its CV {cv} split between {n} targets.").format(
             unit=unit, cv=ev.get("modified_cv"), n=len(ev.get("shares") or ())
@@ -639,7 +668,7 @@ class Board:
             elif f.kind in ("move", "reserve_move"):
                 for key, path, _label in f.paths:
                     entry["squares"].setdefault(key, {"form": f"form-{f.slug}", "value": path})
-            elif f.kind in ("shoot", "assault", "snipe"):
+            elif f.kind in ("shoot", "assault", "snipe", "overwatch"):
                 entry["targets"].setdefault(f.target, []).append(f"form-{f.slug}")
             elif f.kind in ("double_shot", "burst"):
                 for aim in f.aims:
