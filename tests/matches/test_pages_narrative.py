@@ -540,3 +540,78 @@ def test_ambush_the_variable_cost_stratagem_and_the_escape_through_the_page(
     b_page = submit(g.b, escapes[0], {"unit": units[-1]})
     assert next(u for u in g.b.view()["units"] if u["id"] == units[-1])["location"] == "escaped"
     assert text_of(b_page, "#narrative-escaped")
+
+
+# -- combat zones: chosen on the new-match form, shown and played on the match page ---------------
+
+
+def test_night_fight_chosen_on_the_new_match_form_then_its_distance_and_objectives_on_the_page(
+    browser: Callable[[str], TestClient], armies: FakeArmies
+) -> None:
+    from tests.matches.conftest import setup_battle
+
+    alice, bob = browser("Alice"), browser("Bob")
+    army = armies.ready(alice, marines())
+    # the new-match form's select (option.combat_zone) for any 10th-edition mission
+    from app.matches import pages
+    from app.matches.systems import wh40k10e
+
+    for mission in ("only-war", "blitz"):
+        (field,) = pages.new_match_fields("wh40k-10e", wh40k10e.missions()[mission])
+        assert field.name == "combat_zone"
+        assert [c.value for c in field.choices] == [
+            "",  # none, the default
+            "night-fight",
+            "fire-and-fury",
+            "psychic-maelstrom",
+        ]
+        assert (field.default, field.choices[1].label) == ("", "Night Fight")
+    r = alice.post(
+        "/matches",
+        data={
+            "army_id": army,
+            "battle_size": "strike_force",
+            "mission": "only-war",
+            "opponent": "user",
+            "option.combat_zone": "night-fight",
+        },
+        follow_redirects=False,
+    )
+    assert r.status_code == 303, r.text
+    match_id = int(r.headers["location"].rsplit("/", 1)[1])
+    code = html(alice.get(f"/matches/{match_id}")).css_first("#invite-code").text()
+    r = bob.post(
+        "/matches/join",
+        data={"code": code, "army_id": armies.ready(bob, orks())},
+        follow_redirects=False,
+    )
+    assert r.status_code == 303, r.text
+    g = Game(Player(alice, match_id, "A"), Player(bob, match_id, "B"), match_id)
+    assert g.a.view()["combat_zone"]["id"] == "night-fight"
+    setup_battle(g, first="B")
+    b_page = page(g.b)
+    assert text_of(b_page, "#combat-zone-name") == "Night Fight"
+    # B holds marker 3 as its Command phase ends: the D6 by hand, a 5
+    g.b.send({"type": "report_objective", "marker": "3", "units": [{"unit": "b2"}]})
+    g.b.send({"type": "end_phase"}, dice=[5])
+    b_page = page(g.b)
+    assert "Scatter field" in text_of(b_page, "#mysterious-objectives")
+    assert any("Objective 3 identified for Bob (you): Scatter field" in t for t in timeline(b_page))
+    to_phase(g, "B", "shooting")
+    g.b.send({"type": "shoot", "unit": "b2", "targets": ["a2"]})
+    forms = page(g.b).css("form[id^=combat-form-]")
+    (attack,) = [f for f in forms if f.attributes["id"] in ("combat-form-b1", "combat-form-b2")]
+    distance = attack.css_first("input[name=night_fight_distance]")
+    assert distance is not None
+    assert "required" in distance.attributes
+    # the distance typed in goes to the odds: 20" is -1 to hit, 6" is none
+
+    def expected_damage(inches: str) -> float:
+        body = {**browser_fields(attack), "night_fight_distance": inches, "do": "preview"}
+        r = g.b.client.post(f"/matches/{match_id}/combat", data=body, headers=HX)
+        assert r.status_code == 200, r.text
+        found = re.search(r"Expected damage: ([0-9.]+)", html(r).text())
+        assert found is not None, html(r).text()
+        return float(found.group(1))
+
+    assert expected_damage("20") < expected_damage("6")

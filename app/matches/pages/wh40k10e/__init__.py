@@ -15,12 +15,22 @@ from app.core.i18n import gettext as _
 from app.core.i18n import lazy, ngettext
 from app.core.ids import parse_int
 from app.engine.combat import to_jsonable
+from app.engine.match.missions import Mission
+from app.engine.narrative8e.match import combat_zones
 from app.engine.wh40k10e.battle import Battle, Seat
+from app.engine.wh40k10e.battle.narrative_zones import zone_of
 from app.matches import service
 from app.matches.exceptions import CommandRefused
-from app.matches.pages import Confirmation, PageInput, PagePost, PageSystem
+from app.matches.pages import (
+    Choice,
+    Confirmation,
+    OptionField,
+    PageInput,
+    PagePost,
+    PageSystem,
+)
 from app.matches.pages.wh40k10e import present
-from app.matches.present import tr
+from app.matches.present import localized, tr
 from app.matches.systems.wh40k10e import SYSTEM as _SYSTEM
 from app.matches.systems.wh40k10e import armies, combat
 
@@ -256,6 +266,7 @@ def context(page: PageInput) -> dict[str, Any]:
         "rolls": (0, []),
         "objectives": [],
         "narrative": None,
+        "combat_zone": None,
     }
     if battle is None:
         return ctx
@@ -280,7 +291,49 @@ def context(page: PageInput) -> dict[str, Any]:
         objectives=present.objective_rows(view),
         in_battle=view["stage"] == "battle",
     )
+    zone = zone_of(battle.state)
+    if zone is not None:
+        found = view.get("combat_zone") or {}
+        ctx["combat_zone"] = {
+            "name": localized(zone.name, zone.id),
+            "mysterious": [
+                (marker, tr(present.MYSTERIOUS_RESULTS, result))
+                for marker, result in (found.get("mysterious_objectives") or {}).items()
+            ],
+            "night_fight": "visibility" in zone.params,
+        }
     return ctx
+
+
+def _zone_name(raw: Mapping[str, Any], zone_id: str) -> str:
+    names = raw.get("name")
+    return (
+        localized({str(k): str(v) for k, v in names.items()}, zone_id)
+        if isinstance(names, Mapping)
+        else zone_id
+    )
+
+
+def new_match_fields(mission: Mission) -> list[OptionField]:
+    """The combat zone the battle is fought in (option ``combat_zone``), agreed before
+    deployment [seed 003 L567-L571]: none by default."""
+    zones = combat_zones()
+    return [
+        OptionField(
+            name="combat_zone",
+            label=_("Combat zone"),
+            choices=[
+                Choice("", _("None")),
+                *(Choice(z, _zone_name(raw, z)) for z, raw in zones.items()),
+            ],
+            default="",
+            help=_(
+                "Optional, if both players agree. The match applies what it can follow (Night "
+                "Fight: the hit penalty by the distance you give, the mysterious objectives); "
+                "the rest is played at the table."
+            ),
+        )
+    ]
 
 
 # -- its own forms ----------------------------------------------------------------------------
@@ -328,7 +381,10 @@ def _attack_inputs(form: FormData) -> tuple[str, str, list[dict[str, Any]], dict
         unit, _sep, name = value.partition("|")
         models = _int(form.get(f"models|{value}"), 0)
         picks.append({"unit": unit, "weapon": name, "models": models})
-    situation = {flag: True for flag, _label in SITUATION_FLAGS if form.get(flag)}
+    situation: dict[str, Any] = {flag: True for flag, _label in SITUATION_FLAGS if form.get(flag)}
+    distance = _int(form.get("night_fight_distance"))
+    if distance is not None:  # Night Fight: the distance to the target (checked by the match)
+        situation["night_fight_distance"] = distance
     return attacker, target, picks, situation
 
 
@@ -379,4 +435,5 @@ PAGE = PageSystem(
     build_command=build_command,
     confirmation=confirmation,
     posts={"formation": declare_formation, "combat": combat_form},
+    new_match_fields={_SYSTEM.id: new_match_fields},
 )

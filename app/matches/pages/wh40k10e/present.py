@@ -701,6 +701,13 @@ def describe(
     Feel No Pain dice rolled against its mortal wounds, if any [L1857-1869]."""
     if str(ev.get("type", "")).startswith("narrative_"):
         return describe_narrative(ev, units, names, me, stratagems or {})
+    if ev.get("type") == "zone_objective_identified":
+        return _("Objective {marker} identified for {seat}: {result} (D6: {dice}).").format(
+            marker=ev.get("marker"),
+            seat=seat_label(str(ev.get("seat")), names, me),
+            result=tr(MYSTERIOUS_RESULTS, ev.get("result")),
+            dice=_dice(ev.get("roll")),
+        )
     text = _describe(ev, units, names, me, actor=actor)
     if text is not None and ev.get("fnp"):
         text += " " + _("Feel No Pain: {dice}.").format(dice=_dice(ev.get("fnp")))
@@ -1314,6 +1321,19 @@ def narrative_label(
     if kind == "report_zones":
         return _("Report the units in the first and second lines")
     return kind.replace("_", " ")
+
+
+MYSTERIOUS_RESULTS = {
+    "sabotaged": lazy("Sabotaged! (the unit that identified it suffers D3 mortal wounds)"),
+    "nothing": lazy("Nothing to report"),
+    "grav-wave": lazy('Grav-wave generator (-2 to charges against your units within 3")'),
+    "targeting-relay": lazy('Targeting relay (your units within 3" re-roll hit rolls of 1)'),
+    "scatter-field": lazy('Scatter field (your units within 3" re-roll saving throws of 1)'),
+    "support-fire": lazy(
+        'Support fire (end of your Shooting phase, 5+: D3 mortal wounds to an enemy within 36")'
+    ),
+}
+"""Night Fight's mysterious objectives [L603-L615], while their controller holds them."""
 
 
 def describe_narrative(

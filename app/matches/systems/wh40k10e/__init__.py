@@ -142,13 +142,15 @@ def _options_model() -> type[MatchOptions]:
 
     from app.matches.schemas import MatchOptions
 
+    zone_ids = ", ".join(sorted(combat_zones()))
+
     class TenthOptions(MatchOptions):
         combat_zone: str | None = Field(
             default=None,
             min_length=1,
             max_length=64,
-            description="A combat zone of the narrative pack (GET /api/v1/matches/missions: "
-            "combat_zones), chosen before deployment [seed 003 L571]; none by default",
+            description=f"A combat zone the battle is fought in, agreed before deployment "
+            f"[seed 003 L571] (one of: {zone_ids}); none by default",
         )
 
         @field_validator("combat_zone")
