@@ -1043,6 +1043,11 @@ def _fire(
         )
     )
     piercing = u.face.has(Ability.PIERCING)
+    failed = outcome in (str(ShotOutcome.MISS), "suppressed_0")
+    if failed and share is None and u.face.has(Ability.TERRIFYING_FIRE):
+        # Tir Effrayant: a failed shot still puts 1 Suppressed marker on the target, never
+        # with Rafale [L1418-L1426] (always placed: it never helps the target's side)
+        out.emit(SuppressedPlaced(target.uid, 1))
     if markers:
         out.emit(SuppressedPlaced(target.uid, markers))
     elif outcome == ShotOutcome.STEP:

@@ -253,3 +253,34 @@ def test_a_log_with_double_tir_and_rafale_replays() -> None:
     again = BlackReachBattle.import_log(battle.export_log())
     assert again.state == battle.state
     assert again.view(A) == battle.view(A)
+
+
+# -- Tir Effrayant --------------------------------------------------------------------------------
+
+
+def test_tir_effrayant_suppresses_the_target_of_a_failed_shot() -> None:
+    battle = team_due("terrifying_fire")
+    shot = {"type": "shoot", "unit": BOLTER, "target": NOB}
+    events = battle.execute_json(shot, A, dice=[1])  # 3 + 1 - 3 = 1 < 5: a miss
+    assert kinds(events) == ["order_revealed", "unit_shot", "suppressed_placed"]
+    assert (events[1].event.outcome, events[2].event.count) == ("miss", 1)
+    assert battle.state.units[NOB].suppressed == 1
+
+
+def test_tir_effrayant_adds_nothing_to_a_hit() -> None:
+    battle = team_due("terrifying_fire")
+    shot = {"type": "shoot", "unit": BOLTER, "target": NOB}
+    events = battle.execute_json(shot, A, dice=[6])  # 3 + 6 - 3 = 6 >= 5: a step
+    assert kinds(events) == ["order_revealed", "unit_shot", "steps_taken"]
+    assert battle.state.units[NOB].suppressed == 0
+
+
+def test_tir_effrayant_is_not_used_with_rafale() -> None:
+    battle = team_due("terrifying_fire", "burst")
+    command = {
+        "type": "burst",
+        "unit": BOLTER,
+        "shares": [{"target": NOB, "cv": 2}, {"target": SHOOTAS, "cv": 1}],
+    }
+    events = battle.execute_json(command, A, dice=[1, 1])  # both miss
+    assert "suppressed_placed" not in kinds(events)
