@@ -37,6 +37,7 @@ __all__ = [
     "Fight",
     "GoOnAlert",
     "GoToGround",
+    "HitAndRun",
     "Move",
     "Pairing",
     "Ram",
@@ -232,6 +233,19 @@ class Disembark(Command):
 
 
 @dataclass(frozen=True, slots=True)
+class HitAndRun(Command):
+    """Hit & Run [L416]: before its combat is fought this phase, the owner of a squad with
+    the rule says it will try to leave at the end of an Initiative step (``initiative``; 0:
+    the step it strikes in). Then 1D6 + its majority I against 1D6 + the best I of the enemy
+    squads locked with it: above theirs, it leaves there; otherwise it fights on and may
+    disengage at the end of the phase."""
+
+    kind: ClassVar[str] = "hit_and_run"
+    unit: str
+    initiative: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class Challenge(Command):
     """Duel [L1223-L1228]: a character that charged this turn (an independent character,
     its own squad here) challenges an enemy character locked in the same combat, before the
@@ -393,6 +407,7 @@ COMMAND_CODEC = TaggedCodec(
         GoOnAlert,
         Challenge,
         AnswerChallenge,
+        HitAndRun,
         Undo,
         ApproveUndo,
         RefuseUndo,

@@ -36,6 +36,7 @@ __all__ = [
     "Embarked",
     "FirstChosen",
     "GameLengthRolled",
+    "HitAndRunDeclared",
     "OutOfControlEnded",
     "PassengersHit",
     "PhaseStarted",
@@ -273,6 +274,9 @@ class CombatResolved(Event):
     winner: str
     retreating: tuple[str, ...] = ()
     swept: int = 0
+    # the squads that left by Hit & Run between two Initiative steps [L416] (none in older
+    # logs): unlocked, no morale test, no sweep
+    disengaged: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -455,6 +459,13 @@ class ChallengeAnswered(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class HitAndRunDeclared(Event):
+    kind: ClassVar[str] = "hit_and_run_declared"
+    unit: str
+    initiative: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class Stopped(Event):
     """Alert fire would have made the squad retreat or go out of control: it cannot shoot
     nor charge until the end of the turn instead [L966]."""
@@ -549,5 +560,6 @@ EVENT_CODEC = TaggedCodec(
         Stopped,
         ChallengeIssued,
         ChallengeAnswered,
+        HitAndRunDeclared,
     ],
 )

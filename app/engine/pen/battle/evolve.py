@@ -27,6 +27,7 @@ from app.engine.pen.battle.events import (
     Embarked,
     FirstChosen,
     GameLengthRolled,
+    HitAndRunDeclared,
     OutOfControlEnded,
     PassengersHit,
     PhaseStarted,
@@ -204,6 +205,7 @@ def _fresh(unit: UnitState) -> UnitState:
         challenged_by=None,
         duel=None,
         refused_duel=False,
+        hit_and_run=None,
     )
 
 
@@ -261,6 +263,7 @@ def evolve(state: BattleState, event: Event) -> BattleState:
                     challenged_by=None,  # duels last the turn [L1228]
                     duel=None,
                     refused_duel=False,
+                    hit_and_run=None,
                 )
                 if each.seat == active:
                     changed = replace(
@@ -400,6 +403,8 @@ def evolve(state: BattleState, event: Event) -> BattleState:
                 return state.with_unit(replace(me, refused_duel=True))
             state = state.with_unit(replace(me, duel=challenger))
             return state.with_unit(replace(state.units[challenger], duel=unit))
+        case HitAndRunDeclared(unit=unit, initiative=initiative):
+            return state.with_unit(replace(u[unit], hit_and_run=initiative))
         case Stopped(unit=unit):
             return state.with_unit(replace(u[unit], stopped=True))
         case ChargeDeclared(unit=unit, target=target):
@@ -430,8 +435,12 @@ def evolve(state: BattleState, event: Event) -> BattleState:
             before = state
             state = _rolled(state, unit)
             for o in squads:
-                me = replace(state.units[o.unit], fought=True)
+                me = replace(state.units[o.unit], fought=True, hit_and_run=None)
                 state = state.with_unit(me if o.vehicle is None else _damaged(me, o.vehicle))
+            for d in event.disengaged:  # left by Hit & Run [L416]: its move is its move
+                for enemy in state.units[d].locked:
+                    state = _unlock(state, d, enemy)
+                state = state.with_unit(replace(state.units[d], consolidated=True))
             for r in retreating:
                 for enemy in state.units[r].locked:
                     state = _unlock(state, r, enemy)

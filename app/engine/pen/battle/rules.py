@@ -40,6 +40,7 @@ from app.engine.pen.battle.commands import (
     Fight,
     GoOnAlert,
     GoToGround,
+    HitAndRun,
     Move,
     Ram,
     ReportControl,
@@ -72,6 +73,7 @@ from app.engine.pen.battle.events import (
     Embarked,
     FirstChosen,
     GameLengthRolled,
+    HitAndRunDeclared,
     OutOfControlEnded,
     PassengersHit,
     PhaseStarted,
@@ -1531,7 +1533,10 @@ def _fight(out: _Out, cmd: Fight, actor: str, defender_charged: bool = False) ->
     pending = [u for u in group if s.units[u].challenged_by]
     if pending:
         raise refuse("answer_challenge", f"{pending[0]} answers the challenge first [L1226]")
-    duelling = any(s.units[u].duel or s.units[u].refused_duel for u in group)
+    duelling = any(
+        s.units[u].duel or s.units[u].refused_duel or s.units[u].hit_and_run is not None
+        for u in group
+    )
     if s.alternation:
         _own(s, cmd.unit, actor)
         _choose(out, cmd.unit, actor)
@@ -1769,6 +1774,13 @@ def _fight_many(out: _Out, cmd: Fight, group: list[str], defender_charged: bool 
             request = _strike_request(s, me, me.models, probe, cmd, 1, batch.weapon)
             own = melee_initiatives(request)[0]
             batch.initiative = own if ten == one else (10 if ten else 1)
+    # Hit & Run [L416]: the step each squad tries to leave after (its own first step for 0)
+    leaving = {
+        f.unit.id: f.unit.hit_and_run or max((b.initiative or 0) for b in f.batches)
+        for f in fighters.values()
+        if f.unit.hit_and_run is not None and str(Rule.HIT_AND_RUN) in f.unit.rules
+    }
+    left: set[str] = set()
     start = out.mark()
     steps = sorted(
         {b.initiative for f in fighters.values() if not f.unit.is_vehicle for b in f.batches},
@@ -1778,7 +1790,7 @@ def _fight_many(out: _Out, cmd: Fight, group: list[str], defender_charged: bool 
         strikers = [
             (f, batch, models)
             for f in fighters.values()
-            if not f.unit.is_vehicle
+            if not f.unit.is_vehicle and f.unit.id not in left
             for batch, models in f.strikers()
             if batch.initiative == step
         ]
@@ -1786,8 +1798,8 @@ def _fight_many(out: _Out, cmd: Fight, group: list[str], defender_charged: bool 
             if not f.target:
                 continue  # its only enemies fight a duel [L1226]
             victim = fighters[f.target]
-            if not models or not _alive_models(victim):
-                continue  # a squad wiped out earlier: those attacks are lost
+            if not models or not _alive_models(victim) or f.target in left:
+                continue  # a squad wiped out (or gone) earlier: those attacks are lost
             request = _strike_request(
                 s, f.unit, models, victim.unit, cmd, _alive_models(victim), batch.weapon
             )
@@ -1811,6 +1823,7 @@ def _fight_many(out: _Out, cmd: Fight, group: list[str], defender_charged: bool 
                     models=0 if vd.destroyed else 1,
                     out_of_control=victim.unit.out_of_control or vd.out_of_control,
                 )
+        _hit_and_run(out, s, fighters, leaving, left, step)
     lost = dict.fromkeys(SEATS, 0)
     for f in fighters.values():
         lost[f.unit.seat] += f.start_models - _alive_models(f)
@@ -1821,8 +1834,8 @@ def _fight_many(out: _Out, cmd: Fight, group: list[str], defender_charged: bool 
     if winner:
         for f in fighters.values():
             me = f.unit
-            if me.seat == winner or me.is_vehicle or not _alive_models(f):
-                continue
+            if me.seat == winner or me.is_vehicle or not _alive_models(f) or me.id in left:
+                continue  # (a squad gone by Hit & Run takes no test [L416])
             profile = _profile(s, me)
             if not _fearless(me):
                 malus = 0 if profile.has(Rule.STUBBORN) else gap
@@ -1841,7 +1854,10 @@ def _fight_many(out: _Out, cmd: Fight, group: list[str], defender_charged: bool 
                 and not p.unit.is_vehicle
                 and unit in p.unit.locked
                 and str(Rule.SLOW_AND_PURPOSEFUL) not in p.unit.rules
-                and all(e in retreating or not _alive_models(fighters[e]) for e in p.unit.locked)
+                and all(
+                    e in retreating or e in left or not _alive_models(fighters[e])
+                    for e in p.unit.locked
+                )
             ]
             if not pursuers:
                 continue
@@ -1874,11 +1890,69 @@ def _fight_many(out: _Out, cmd: Fight, group: list[str], defender_charged: bool 
             winner,
             alive_retreating,
             swept,
+            tuple(sorted(u for u in left if _alive_models(fighters[u]))),
         )
     )
     for o in outcomes:
         if o.vehicle is not None and o.vehicle.destroyed and s.units[o.unit].alive:
             _passengers_out(out, o.unit, False)
+
+
+def _hit_and_run(
+    out: _Out,
+    s: BattleState,
+    fighters: dict[str, _Fighter],
+    leaving: dict[str, int],
+    left: set[str],
+    step: int,
+) -> None:
+    """At the end of an Initiative step, each squad that said it would leave by Hit & Run
+    after this step (or after the first step at or below the one it named) tries once: 1D6 +
+    its majority I against 1D6 + the best I of the enemy squads still locked with it; above
+    theirs, it is gone from the combat; otherwise it fights on [L416]."""
+    for unit in sorted(leaving):
+        f = fighters[unit]
+        if step > leaving[unit] or unit in left or not _alive_models(f):
+            continue
+        del leaving[unit]  # one try
+        enemies = [
+            fighters[e].unit
+            for e in sorted(f.unit.locked)
+            if e in fighters and _alive_models(fighters[e]) and e not in left
+        ]
+        if not enemies:
+            continue
+        best = max(getattr(_profile(s, e), "initiative", None) or 1 for e in enemies)
+        mine = getattr(_profile(s, f.unit), "initiative", None) or 1
+        if not rolls.roll_off_procedure(out.roller, best, mine, f"hit & run {unit}"):
+            left.add(unit)
+
+
+def may_hit_and_run(state: BattleState, unit: UnitState) -> bool:
+    """A Hit & Run squad in a combat not yet fought this assault phase [L416]."""
+    return (
+        state.stage is Stage.BATTLE
+        and state.phase is Phase.ASSAULT
+        and str(Rule.HIT_AND_RUN) in unit.rules
+        and bool(unit.locked)
+        and not unit.fought
+        and unit.hit_and_run is None
+        and unit.on_table
+    )
+
+
+def _declare_hit_and_run(out: _Out, cmd: HitAndRun, actor: str) -> None:
+    s = out.state
+    _stage(s, Stage.BATTLE)
+    me = _own(s, cmd.unit, actor)
+    if not may_hit_and_run(s, me):
+        raise refuse(
+            "cannot_hit_and_run",
+            "a Hit & Run squad says so before the combat it is in is fought [L416]",
+        )
+    if not 0 <= cmd.initiative <= 10:
+        raise refuse("bad_initiative", "an Initiative step: 1 to 10, or 0", kind=RefusalKind.INPUT)
+    out.emit(HitAndRunDeclared(cmd.unit, cmd.initiative))
 
 
 def _alive_models(f: _Fighter) -> int:
@@ -2213,6 +2287,8 @@ def decide(
             _disengage(out, command, actor)
         case Challenge():
             _challenge(out, command, actor)
+        case HitAndRun():
+            _declare_hit_and_run(out, command, actor)
         case AnswerChallenge():
             _answer_challenge(out, command, actor)
         case EndPhase():

@@ -110,6 +110,8 @@ class UnitState:
     challenged_by: str | None = None  # a challenge waiting for its answer
     duel: str | None = None  # the character it fights in a duel
     refused_duel: bool = False  # it refused a duel: I1 until the end of the turn
+    # Hit & Run [L416]: the Initiative step it tries to leave after (0: its own), this phase
+    hit_and_run: int | None = None
 
     @property
     def embarked(self) -> bool:

@@ -24,6 +24,7 @@ from app.engine.pen.battle.commands import (
     Fight,
     GoOnAlert,
     GoToGround,
+    HitAndRun,
     ReportControl,
     Retreat,
     RollOff,
@@ -36,6 +37,7 @@ from app.engine.pen.battle.rules import (
     fire_points_left,
     may_disengage,
     may_go_on_alert,
+    may_hit_and_run,
     may_retreat,
     objectives,
 )
@@ -177,6 +179,10 @@ def legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
             for u in state.seat_units(seat)
             if u.challenged_by
             for accept in (True, False)
+        )
+        # Hit & Run: leave between two Initiative steps, said before the fight [L416]
+        out.extend(
+            _cmd(HitAndRun(u.id)) for u in state.seat_units(seat) if may_hit_and_run(state, u)
         )
         # Désengagement, Hit & Run: a normal move out of the combat [L392], [L416]
         out.extend(
