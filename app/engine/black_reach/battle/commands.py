@@ -22,6 +22,7 @@ __all__ = [
     "DoubleShot",
     "EndDeployment",
     "EndReserve",
+    "EndScouting",
     "Hold",
     "Move",
     "OrderSpec",
@@ -30,6 +31,7 @@ __all__ = [
     "PlaceOrders",
     "RefuseUndo",
     "ReserveMove",
+    "ScoutMove",
     "Shoot",
     "Snipe",
     "Step",
@@ -86,6 +88,23 @@ class EndDeployment(Command):
     """Set-up: every counter of yours is placed; the battle starts when both sides are."""
 
     kind: ClassVar[str] = "end_deployment"
+
+
+@dataclass(frozen=True, slots=True)
+class ScoutMove(Command):
+    """After deployment: a unit with Scout (N) makes its free Movement Action of N squares
+    [L1944-L1965]."""
+
+    kind: ClassVar[str] = "scout_move"
+    unit: str
+    path: tuple[Step, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class EndScouting(Command):
+    """After deployment: this side's Scout moves are done."""
+
+    kind: ClassVar[str] = "end_scouting"
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,6 +275,8 @@ COMMAND_CODEC = TaggedCodec(
         Snipe,
         Overwatch,
         PassOverwatch,
+        ScoutMove,
+        EndScouting,
         ReserveMove,
         EndReserve,
         ConfirmResult,

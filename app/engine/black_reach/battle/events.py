@@ -33,6 +33,9 @@ __all__ = [
     "OverwatchAnswered",
     "ReserveEnded",
     "ResultConfirmed",
+    "ScoutMoved",
+    "ScoutingEnded",
+    "ScoutingStarted",
     "StepsTaken",
     "SuppressedPlaced",
     "TurnEnded",
@@ -152,6 +155,29 @@ class UnitShot(Event):
     final: int
     outcome: str  # miss / step / coup_double, or suppressed_<n>
     moving_penalty: int = 0  # Tir en Mouvement
+
+
+@dataclass(frozen=True, slots=True)
+class ScoutingStarted(Event):
+    """Both sides deployed and some unit has Scout: the sides make their Scout moves in this
+    order (the Initiative side first) before the first turn."""
+
+    kind: ClassVar[str] = "scouting_started"
+    order: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ScoutMoved(Event):
+    kind: ClassVar[str] = "scout_moved"
+    unit: str
+    path: tuple[Step, ...]
+    cost: int
+
+
+@dataclass(frozen=True, slots=True)
+class ScoutingEnded(Event):
+    kind: ClassVar[str] = "scouting_ended"
+    side: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -343,6 +369,9 @@ EVENT_CODEC = TaggedCodec(
         UnitSniped,
         MoveDeclared,
         OverwatchAnswered,
+        ScoutingStarted,
+        ScoutMoved,
+        ScoutingEnded,
         *UNDO_EVENTS,  # the log's undo bookkeeping: a log with an undo is stored and read back
     ),
 )

@@ -22,6 +22,9 @@ from app.engine.black_reach.battle.events import (
     OverwatchAnswered,
     ReserveEnded,
     ResultConfirmed,
+    ScoutingEnded,
+    ScoutingStarted,
+    ScoutMoved,
     StepsTaken,
     SuppressedPlaced,
     TurnEnded,
@@ -106,6 +109,13 @@ def evolve(state: BattleState, event: Event) -> BattleState:
         return _unit(state, event.unit, placement=placed, status=status)
     if isinstance(event, DeploymentEnded):
         return replace(state, deployed=state.deployed | {event.side})
+    if isinstance(event, ScoutingStarted):
+        return replace(state, scouting=event.order)
+    if isinstance(event, ScoutMoved):
+        state = _moved(state, event.unit, event.path[-1])
+        return replace(state, scouted=state.scouted | {event.unit})
+    if isinstance(event, ScoutingEnded):
+        return replace(state, scouting=tuple(s for s in state.scouting if s != event.side))
     if isinstance(event, TurnStarted):
         return replace(
             state,

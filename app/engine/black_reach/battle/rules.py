@@ -25,12 +25,14 @@ from app.engine.black_reach.battle.commands import (
     DoubleShot,
     EndDeployment,
     EndReserve,
+    EndScouting,
     Hold,
     Move,
     Overwatch,
     PassOverwatch,
     PlaceOrders,
     ReserveMove,
+    ScoutMove,
     Shoot,
     Snipe,
     Step,
@@ -52,6 +54,9 @@ from app.engine.black_reach.battle.events import (
     OverwatchAnswered,
     ReserveEnded,
     ResultConfirmed,
+    ScoutingEnded,
+    ScoutingStarted,
+    ScoutMoved,
     StepsTaken,
     SuppressedPlaced,
     TurnEnded,
@@ -387,7 +392,7 @@ def _end_deployment(out: _Out, side: str) -> None:
     out.emit(DeploymentEnded(side))
     assert out.state.scenario is not None
     if out.state.deployed == {s.id for s in out.state.scenario.sides}:
-        _start_turn(out, 1, out.state.scenario.first_initiative)
+        _after_deployment(out)
 
 
 def _pool(state: BattleState, side: str) -> tuple[Token, ...]:
@@ -436,6 +441,97 @@ def _start_turn(out: _Out, number: int, initiative: str) -> None:
     out.emit(TurnStarted(number, initiative, other, pools))
 
 
+def _scouts(state: BattleState, side: str | None = None) -> list[UnitState]:
+    """Units that may still make their Scout move (on the battlefield, not in a transport)."""
+    return [
+        u
+        for u in state.present_units()
+        if u.face.has(Ability.SCOUT)
+        and u.embarked_in is None
+        and u.uid not in state.scouted
+        and (side is None or u.side == side)
+    ]
+
+
+def _after_deployment(out: _Out) -> None:
+    """Both sides deployed: the Scout moves, the Initiative side first (note §8 item 40), when
+    some unit has Scout; then the first turn."""
+    state = out.state
+    assert state.scenario is not None
+    first = state.scenario.first_initiative
+    order = tuple(s for s in (first, state.scenario.opponent(first)) if _scouts(state, s))
+    if order:
+        out.emit(ScoutingStarted(order))
+        return
+    _start_turn(out, 1, first)
+
+
+def scout_mover(state: BattleState, u: UnitState) -> Mover | None:
+    """The free Movement Action of Scout (N): N squares, Difficult Ground ignored
+    [L1944-L1953]; ``None`` without Scout."""
+    ability = u.face.ability(Ability.SCOUT)
+    if ability is None or not isinstance(ability.param, int):
+        return None
+    return Mover(state.mover(u.uid), ability.param, ignore_difficult=True)
+
+
+def scout_end_problem(state: BattleState, end: Placement) -> str | None:
+    """A Scout move may not end inside an objective nor on a square next to one
+    [L1953-L1956]."""
+    assert state.scenario is not None
+    for o in state.scenario.objectives:
+        near = set(o.squares) | {n for sq in o.squares for n in sq.neighbours()}
+        if end.squares & near:
+            return o.id
+    return None
+
+
+def _scouting_side(state: BattleState, side: str) -> None:
+    if not state.scouting:
+        raise refuse("not_scouting", "no Scout moves now")
+    if state.scouting[0] != side:
+        raise refuse("not_your_turn", "the other side makes its Scout moves first")
+
+
+def _scout_move(out: _Out, command: ScoutMove, side: str) -> None:
+    state = out.state
+    _scouting_side(state, side)
+    u = _present(_own(state, command.unit, side))
+    mover = scout_mover(state, u)
+    if mover is None:
+        raise refuse("no_scout", f"{u.uid} has no Scout")
+    if u.uid in state.scouted:
+        raise refuse("scouted", f"{u.uid} has made its Scout move")
+    if u.embarked_in is not None:
+        raise refuse("not_supported", "Scout moves from a transport are not supported yet")
+    path = _placements(u, command.path)
+    check = check_path(state.board, mover, state.board_units(), path)
+    if not check.ok:
+        raise refuse(
+            "illegal_move",
+            "illegal move: " + "; ".join(check.problems),
+            problems=list(check.problems),
+        )
+    assert check.reach is not None
+    if check.reach.pushes:
+        raise refuse("not_supported", "a vehicle ending its move on infantry is not supported yet")
+    objective = scout_end_problem(state, path[-1])
+    if objective is not None:
+        raise refuse(
+            "near_objective",
+            f"a Scout move may not end in or next to the objective {objective} [L1953-L1956]",
+        )
+    out.emit(ScoutMoved(u.uid, tuple(_step_of(p) for p in path), check.cost))
+
+
+def _end_scouting(out: _Out, side: str) -> None:
+    _scouting_side(out.state, side)
+    out.emit(ScoutingEnded(side))
+    if not out.state.scouting:
+        assert out.state.scenario is not None
+        _start_turn(out, 1, out.state.scenario.first_initiative)
+
+
 def _create(out: _Out, command: CreateBattle) -> None:
     if out.state.scenario is not None:
         raise refuse("already_created", "the battle is already set up")
@@ -443,7 +539,7 @@ def _create(out: _Out, command: CreateBattle) -> None:
     out.emit(BattleCreated(command.setup))
     assert out.state.scenario is not None
     if out.state.stage is Stage.BATTLE:  # every counter deployed by the set-up
-        _start_turn(out, 1, out.state.scenario.first_initiative)
+        _after_deployment(out)
 
 
 def _place_orders(out: _Out, command: PlaceOrders, side: str, seat: str) -> None:
@@ -1470,6 +1566,8 @@ def decide(state: BattleState, command: Tagged, actor: str, dice: Roller) -> Dec
         return Decision(tuple(out.events), out.state)
     if state.stage is Stage.ENDED:
         raise refuse("battle_over", "the battle is over")
+    if state.scouting and not isinstance(command, ScoutMove | EndScouting):
+        raise refuse("scouting", "the Scout moves come first: move your scouts or end them")
     if state.pending is not None and not isinstance(command, Overwatch | PassOverwatch):
         raise refuse(
             "waiting_overwatch", "a declared move waits for the other side's En Alerte first"
@@ -1502,6 +1600,10 @@ def decide(state: BattleState, command: Tagged, actor: str, dice: Roller) -> Dec
         case Snipe():
             _snipe(out, command, side)
             _after_activation(out)
+        case ScoutMove():
+            _scout_move(out, command, side)
+        case EndScouting():
+            _end_scouting(out, side)
         case Overwatch():
             _overwatch(out, command, side)
         case PassOverwatch():

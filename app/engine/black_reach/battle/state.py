@@ -115,6 +115,8 @@ class BattleState:
     reason: str = ""
     confirmed: frozenset[str] = frozenset()  # seats that confirmed the result
     pending: PendingMove | None = None  # a move waiting for the other side's En Alerte
+    scouting: tuple[str, ...] = ()  # sides still to make their Scout moves, in order
+    scouted: frozenset[str] = frozenset()  # units that made their Scout move
 
     # -- helpers ------------------------------------------------------------------------------
 
@@ -145,6 +147,8 @@ class BattleState:
     def active_seat(self) -> str | None:
         """The seat the battle waits for: the side whose token is due, the side moving in the
         Reserve phase; ``None`` in the Order phase (both place at once) and once ended."""
+        if self.scouting:
+            return self.seat_of(self.scouting[0])
         turn = self.turn
         if turn is None or self.stage is not Stage.BATTLE:
             return None

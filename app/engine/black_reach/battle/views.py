@@ -19,12 +19,14 @@ from app.engine.black_reach.battle.commands import (
     DoubleShot,
     EndDeployment,
     EndReserve,
+    EndScouting,
     Hold,
     Move,
     Overwatch,
     PassOverwatch,
     PlaceOrders,
     ReserveMove,
+    ScoutMove,
     Shoot,
     Snipe,
 )
@@ -38,6 +40,8 @@ from app.engine.black_reach.battle.rules import (
     overwatch_steps,
     plan_shot,
     plan_snipe,
+    scout_end_problem,
+    scout_mover,
 )
 from app.engine.black_reach.battle.state import BattleState, Stage, UnitState
 from app.engine.black_reach.forces import Ability
@@ -162,6 +166,8 @@ def legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
     side = state.seats[seat]
     if state.stage is Stage.ENDED:
         return [] if seat in state.confirmed else [{"command": _cmd(ConfirmResult())}]
+    if state.scouting:
+        return _scout_actions(state, side)
     if state.stage is Stage.SETUP:
         return _setup_actions(state, side)
     turn = state.turn
@@ -232,6 +238,28 @@ def legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
         if u.face.has(Ability.SNIPER):
             actions.extend(_snipes(state, u))
     return actions
+
+
+def _scout_actions(state: BattleState, side: str) -> list[JsonObject]:
+    """The Scout moves of the side making them: each unit's squares (not in or next to an
+    objective), then the end of its Scout moves."""
+    if state.scouting[0] != side:
+        return []
+    out: list[JsonObject] = []
+    for u in state.present_units():
+        if u.side != side or u.uid in state.scouted or u.embarked_in is not None:
+            continue
+        mover = scout_mover(state, u)
+        if mover is None:
+            continue
+        found = {
+            p: v
+            for p, v in cheapest_paths(state.board, mover, state.board_units()).items()
+            if scout_end_problem(state, p) is None
+        }
+        out.append(_move_entry(state, ScoutMove(u.uid, ()), u, found))
+    out.append({"command": _cmd(EndScouting())})
+    return out
 
 
 def _overwatch_actions(state: BattleState, side: str) -> list[JsonObject]:
