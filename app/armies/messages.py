@@ -90,6 +90,14 @@ MESSAGES: Mapping[str, str] = {
     "data-restriction.unavailable": lazy(
         "{datasheet} cannot be included in this army: {condition}."
     ),
+    "category-limit-exceeded": lazy(
+        "{count} {keyword} units in the army: the catalogue allows at most {limit} in "
+        "{battle_size}."
+    ),
+    "category-limit-exceeded.points": lazy(
+        "The {keyword} units cost {count} points: the catalogue allows at most {limit} points "
+        "of them in {battle_size}."
+    ),
 }
 
 FIXES: Mapping[str, str] = {
@@ -137,6 +145,10 @@ FIXES: Mapping[str, str] = {
         "Change {datasheet} or the rest of the army so that this no longer holds."
     ),
     "data-restriction.unavailable": lazy("Remove {datasheet} or change the rest of the army."),
+    "category-limit-exceeded": lazy("Remove {excess} {keyword} unit(s){suggestion}."),
+    "category-limit-exceeded.points": lazy(
+        "Remove {excess} points of {keyword} units{suggestion}."
+    ),
 }
 
 BATTLE_SIZES = {

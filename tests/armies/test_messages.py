@@ -105,3 +105,29 @@ def test_every_message_and_fix_is_translated_and_keeps_its_placeholders() -> Non
         assert french != template or not re.search("[a-z]{4}", template), template
         fields = {f for _t, f, _s, _c in string.Formatter().parse(template) if f}
         assert fields == {f for _t, f, _s, _c in string.Formatter().parse(french) if f}, template
+
+
+@pytest.mark.usefixtures("french")
+def test_a_category_limit_in_french() -> None:
+    params = {
+        "keyword": "Cults of the Dark Gods",
+        "count": 540,
+        "limit": 500,
+        "excess": 40,
+        "battle_size": "Strike Force",
+        "suggestion": ", e.g. Khorne Berzerkers (#4)",
+    }
+    v = violation(
+        Code.CATEGORY_LIMIT_EXCEEDED,
+        params,
+        message_id="category-limit-exceeded.points",
+        fix_id="category-limit-exceeded.points",
+    )
+    out = messages.violation_json(v)
+    assert out["message"] == (
+        "Les unités Cults of the Dark Gods coûtent 540 points : le catalogue en autorise au "
+        "plus 500 points en Force de Frappe."
+    )
+    assert out["fix"] == (
+        "Retirez 40 points d'unités Cults of the Dark Gods, par exemple Khorne Berzerkers (#4)."
+    )

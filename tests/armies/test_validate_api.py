@@ -13,6 +13,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.engine.wh40k10e.army import Code
+from tests.catalog.bsdata.army_limit_files import FILES as ARMY_LIMIT_FILES
 from tests.catalog.bsdata.restriction_files import FILES as RESTRICTION_FILES
 
 URL = "/api/v1/rulesets/wh40k-10e/armies/validate"
@@ -159,6 +160,7 @@ CASES: dict[str, tuple[dict[str, Any], int | None]] = {
 ELSEWHERE = {
     "datasheet-not-in-detachment": "test_a_unit_the_detachment_excludes",
     "data-restriction": "test_a_restriction_of_the_catalogues_data",
+    "category-limit-exceeded": "test_a_category_limit_by_battle_size",
 }
 
 
@@ -228,6 +230,32 @@ def test_a_restriction_of_the_catalogues_data(client: TestClient, alice: dict) -
     assert found[0]["fix"]
     assert found[0]["message_id"] == "data-restriction"
     assert found[0]["params"]["condition"] == found[0]["message"].split(": ", 1)[1].rstrip(".")
+
+
+def test_a_category_limit_by_battle_size(client: TestClient, alice: dict) -> None:
+    """The hand-written catalogue of the army-limit tests: 90 + 90 + 45 = 225 points of Hired
+    Blades are over the 200 allowed in Strike Force, within the 300 of Onslaught."""
+    files = [("files", (name, data)) for name, data in ARMY_LIMIT_FILES]
+    imported = client.post("/api/v1/catalogs/import", files=files, headers=alice)
+    assert imported.status_code == 201, imported.text
+    slug = imported.json()["catalogues"][0]["slug"]
+    hired = [unit("Sellswords"), unit("Sellswords"), unit("Duelist")]
+    body = {
+        "catalog": slug,
+        "faction": "Wardens",
+        "detachment": "Wall Watch",
+        "units": [unit("Lord", warlord=True), *hired],
+    }
+    answer = check(client, {**body, "battle_size": "strike-force"}, headers=alice)
+    found = [v for v in answer["violations"] if v["code"] == "category-limit-exceeded"]
+    assert [(v["unit"], v["message_id"]) for v in found] == [(3, "category-limit-exceeded.points")]
+    assert found[0]["message"] == (
+        "The Hired Blades units cost 225 points: the catalogue allows at most 200 points of "
+        "them in Strike Force."
+    )
+    assert found[0]["fix"] == "Remove 25 points of Hired Blades units, e.g. Duelist (#4)."
+    allowed = check(client, {**body, "battle_size": "onslaught"}, headers=alice)
+    assert allowed["valid"], allowed["violations"]
 
 
 @pytest.mark.parametrize("code", sorted(CASES))

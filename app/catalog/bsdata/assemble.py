@@ -24,6 +24,7 @@ from app.catalog.bsdata.model import Node, Workspace
 from app.catalog.bsdata.report import IssueCode, Reporter
 from app.catalog.bsdata.restrictions import RestrictionReader
 from app.engine.wh40k10e.army.catalog import (
+    ArmyLimit,
     Catalogue,
     Datasheet,
     Detachment,
@@ -140,6 +141,16 @@ def build_catalogue(
         if restrictions or limit is not None:
             sheets[i] = replace(s, restrictions=restrictions)
 
+    # A category's own limits on the army (allies' points, "Assigned Agents"...), ruling M12.
+    builder.sheet_steps = 0
+    army_limits = tuple(
+        lim
+        for lim in limits_reader.army_limits(
+            frozenset(name_key(k) for s in sheets for k in s.all_keywords())
+        )
+        if not _redundant(lim, sheets)
+    )
+
     by_detachment: dict[str, list[Enhancement]] = {}
     characters = {s.id for s in sheets if s.character}
     builder.sheet_steps = 0
@@ -173,6 +184,24 @@ def build_catalogue(
         datasheets=tuple(sheets),
         detachments=tuple(detachments),
         source=source,
+        limits=army_limits,
+    )
+
+
+def _redundant(limit: ArmyLimit, sheets: list[Datasheet]) -> bool:
+    """A fixed limit on the units of a keyword that only one datasheet carries, no looser
+    than that datasheet's own limit of copies in any detachment (a category named after the
+    datasheet, as the Space Wolves data has): checking it would report the breach twice."""
+    if limit.steps or limit.points:
+        return False
+    key = name_key(limit.keyword)
+    carriers = [s for s in sheets if key in {name_key(k) for k in s.all_keywords()}]
+    if len({name_key(s.name) for s in carriers}) != 1:
+        return False
+    return all(
+        s.max_in_army <= limit.base
+        and all(s.in_detachment(v.detachment).max_in_army <= limit.base for v in s.variants)
+        for s in carriers
     )
 
 

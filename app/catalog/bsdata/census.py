@@ -157,7 +157,8 @@ def _model_ids(ws: Workspace) -> set[str]:
 class _Moot:
     """Whether a condition's modifier is decided at import without it (ruling D1): a sibling
     in an ``and`` (the modifier's own conditions, its modifier groups') is a condition on the
-    force that is false in the matched-play Army Roster, or a sibling in an ``or`` is true."""
+    force that is false in the matched-play Army Roster, or on a primary catalogue that is not
+    among the files (false in every list they can build), or a sibling in an ``or`` is true."""
 
     CONTAINERS = frozenset(
         {
@@ -174,13 +175,17 @@ class _Moot:
     def __init__(self, ws: Workspace) -> None:
         self.ws = ws
         self.ctx = Context("", ws.army_force_id, frozenset(ws.force_names))
+        # the catalogues a list can be built on (a library is never the primary one)
+        self.primaries = frozenset(
+            d.id for d in ws.docs.values() if d.kind != "gameSystem" and not d.library
+        )
         self.parent: dict[int, Element] = {}
         for d in ws.docs.values():
             for p in d.root.iter():
                 if p.tag in self.CONTAINERS:
                     for ch in p:
                         self.parent[id(ch)] = p
-                elif p.tag in ("selectionEntry", "entryLink"):
+                elif p.tag in ("selectionEntry", "entryLink", "categoryEntry"):
                     for ch in p:
                         if ch.tag in ("modifiers", "modifierGroups"):
                             self.parent[id(ch)] = p
@@ -192,7 +197,13 @@ class _Moot:
                 return None
             parts = [self._static(x) for x in _parts(c)]
             return any3(parts) if kind == "or" else all3(parts)
-        if (c.get("childId") or "") not in self.ws.force_names:
+        child = c.get("childId") or ""
+        kind = c.get("type") or ""
+        if c.get("scope") == "primary-catalogue" and child not in self.primaries:
+            if kind in ("instanceOf", "notInstanceOf"):
+                return kind == "notInstanceOf"  # no list of these files is built on it
+            return None
+        if child not in self.ws.force_names:
             return None
         return Workspace.condition(self.ws, c, self.ctx, frozenset())  # not recorded
 

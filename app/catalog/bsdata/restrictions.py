@@ -19,19 +19,22 @@ from xml.etree.ElementTree import Element
 
 from app.catalog.bsdata.build import FACTION_PREFIX, SKIPPED_NAMES, Builder
 from app.catalog.bsdata.files import Document
-from app.catalog.bsdata.model import Context, Node
+from app.catalog.bsdata.model import Context, Node, Workspace, iter_modifiers
 from app.engine.wh40k10e.army.catalog import (
     MAX_CONDITION_NAMES,
+    ArmyLimit,
     Compare,
     ConditionOp,
     CountOf,
+    LimitStep,
+    LimitStepKind,
     Restriction,
     RestrictionSeverity,
     RosterCondition,
 )
 from app.engine.wh40k10e.army.names import name_key
 
-__all__ = ["MESSAGE_FIELDS", "RestrictionReader"]
+__all__ = ["MESSAGE_FIELDS", "RestrictionReader", "battle_sizes"]
 
 MESSAGE_FIELDS = {"error": RestrictionSeverity.ERROR, "warning": RestrictionSeverity.WARNING}
 COMPARES = {
@@ -49,6 +52,19 @@ MAX_DEPTH = 8  # entries below a datasheet searched for restrictions
 MAX_PER_SHEET = 100
 MAX_LINK_DEPTH = 32  # links followed when looking for message modifiers below an entry
 MAX_LIMIT_MODIFIERS = 4  # roster-dependent modifiers of one limit read (2**4 combinations)
+MAX_ARMY_LIMITS = 200  # category constraints read into one catalogue
+# The battle sizes, told apart by the words of the data's entry ("2. Strike Force (2000 Point
+# limit)"), as the roster's labels.
+BATTLE_SIZE_WORDS = {
+    "incursion": "Incursion",
+    "strike force": "Strike Force",
+    "onslaught": "Onslaught",
+}
+STEP_KINDS = {
+    "set": LimitStepKind.SET,
+    "increment": LimitStepKind.INCREMENT,
+    "decrement": LimitStepKind.DECREMENT,
+}
 NEGATED = {
     Compare.AT_LEAST: Compare.FEWER_THAN,
     Compare.FEWER_THAN: Compare.AT_LEAST,
@@ -94,6 +110,7 @@ class RestrictionReader:
         # Hidden categories the data adds to a roster through a datasheet's Warlord entry (a
         # "this unit is the Warlord" flag): category id -> the datasheets carrying it.
         self.flags = _warlord_flags(builder, sheet_names)
+        self.sizes = battle_sizes(builder.ws)  # battle size entry id -> its label
 
     def carries(self, node: Node) -> bool:
         """Whether a message modifier sits on ``node`` or below it (through links too): the
@@ -298,6 +315,83 @@ class RestrictionReader:
         no_warlord = RosterCondition.count(CountOf.WARLORD, Compare.FEWER_THAN, 1)
         return _any([_all(list(none)), no_warlord])
 
+    # -- a category's own constraints (ruling M12) --------------------------------------
+
+    def army_limits(self, keywords: frozenset[str]) -> tuple[ArmyLimit, ...]:
+        """The "at most N units / points of this category in the army" constraints of the
+        categories the catalogue's datasheets carry (``keywords``, as ``name_key``), with the
+        modifiers that change them in order (battle size, other units, the primary
+        catalogue...). A limit with a modifier this reading cannot express is left out (and
+        counted in :attr:`skipped`); one no modifier can ever set (none in any matched-play
+        army) is dropped."""
+        ws = self.b.ws
+        found: list[ArmyLimit] = []
+        seen: set[str] = set()
+        for doc in ws.chain(self.b.primary):
+            for elem in doc.root.iter("categoryEntry"):
+                cid = elem.get("id") or ""
+                keyword = self._category(cid)
+                if not cid or cid in seen or keyword is None:
+                    continue
+                seen.add(cid)
+                if name_key(keyword) not in keywords:
+                    continue
+                node = Node(elem, doc)
+                for c in node.constraints():
+                    limit = self._army_limit(node, c, keyword)
+                    if limit is not None and limit not in found:
+                        found.append(limit)
+                    if len(found) >= MAX_ARMY_LIMITS:
+                        return tuple(found)
+        return tuple(found)
+
+    def _army_limit(self, node: Node, c: Element, keyword: str) -> ArmyLimit | None:
+        ws = self.b.ws
+        field_name = c.get("field") or ""
+        points = ws.is_pts(field_name)
+        if c.get("type") != "max" or (c.get("scope") or "") not in ARMY_SCOPES:
+            return None
+        if not points and field_name != "selections":
+            return None
+        base = _number(c.get("value"))
+        cid = c.get("id") or ""
+        if base is None or not cid:
+            return None
+        where = _Where(node, node, parent_is_unit=False)
+        steps: list[LimitStep] = []
+        pending: list[Element] = []
+        for m, groups in iter_modifiers(node.elem):
+            if m.get("field") != cid:
+                continue
+            kind = STEP_KINDS.get(m.get("type") or "")
+            amount = _number(m.get("value"))
+            if kind is None or amount is None or m.find("repeats") is not None:
+                self.skipped += 1
+                return None
+            self._pending = []
+            self._hiding = False
+            term = _all([self._holder(g, where) for g in groups] + [self._holder(m, where)])
+            if term is None:
+                self.skipped += 1
+                return None
+            if term is False:
+                continue  # never in a matched-play list of this catalogue
+            pending.extend(self._pending)
+            when = None if term is True else term
+            steps.append(LimitStep(kind, max(-1, min(int(amount), 10_000)), when))
+        if base < 0 and not steps:
+            return None  # no limit in any army of this catalogue
+        if base < 0 and all(s.kind is not LimitStepKind.SET for s in steps):
+            return None
+        census = ws.census
+        if census is not None:
+            for cond in pending:
+                census.deferred(cond)
+        self.read_count += 1
+        return ArmyLimit(
+            keyword=keyword, base=max(-1, min(int(base), 10_000)), steps=tuple(steps), points=points
+        )
+
     # -- where the modifiers are ------------------------------------------------------
 
     def _modifiers(self, root: Node) -> Iterator[tuple[_Where, Element, tuple[Element, ...]]]:
@@ -409,6 +503,8 @@ class RestrictionReader:
         return term
 
     def _army_count(self, child: str, compare: Compare, value: int, where: _Where) -> Term:
+        if child in self.sizes:
+            return RosterCondition.count(CountOf.BATTLE_SIZE, compare, value, self.sizes[child])
         if child in self.sheet_names:
             return RosterCondition.count(CountOf.UNITS, compare, value, self.sheet_names[child])
         if child in self.detachment_names:
@@ -472,6 +568,21 @@ class RestrictionReader:
                     if name and name not in names and len(names) < MAX_CONDITION_NAMES:
                         names.append(name)
         return names
+
+
+def battle_sizes(ws: Workspace) -> dict[str, str]:
+    """The game system's battle size entries: id -> the roster's label ("Strike Force")."""
+    out: dict[str, str] = {}
+    for d in ws.docs.values():
+        for group in d.root.iter("selectionEntryGroup"):
+            if name_key(group.get("name") or "") != "battle size":
+                continue
+            for e in group.iter("selectionEntry"):
+                name = name_key(e.get("name") or "")
+                label = next((v for k, v in BATTLE_SIZE_WORDS.items() if k in name), None)
+                if label is not None and e.get("id"):
+                    out[e.get("id") or ""] = label
+    return out
 
 
 def _number(text: str | None) -> float | None:

@@ -16,6 +16,9 @@ Schema versions: 2 added what a datasheet becomes in each detachment
 (``Datasheet.max_in_roster``). A version 1 document still loads: its fields all exist in 2
 with defaults, so it reads as a catalogue without detachment changes whose limits come from the
 Battleline / Dedicated Transport / Epic Hero flags (re-import the files to get the rest).
+Later fields of version 2 (datasheet ``restrictions``, ``legends``, the catalogue's ``limits``
+on the units of a keyword in the army, :class:`ArmyLimit`) have empty defaults, so documents
+written before them still load.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ __all__ = [
     "CATALOGUE_FORMAT",
     "SCHEMA_VERSION",
     "ArmyFacts",
+    "ArmyLimit",
     "Catalogue",
     "CatalogueError",
     "Compare",
@@ -47,6 +51,8 @@ __all__ = [
     "DetachmentVariant",
     "Enhancement",
     "KeywordRule",
+    "LimitStep",
+    "LimitStepKind",
     "ModelProfile",
     "ModelType",
     "PointsTier",
@@ -360,7 +366,8 @@ class KeywordRule:
 class CountOf(StrEnum):
     """What a :class:`RosterCondition` counts: in the unit (models, a wargear choice or model
     type by name, the unit's own keyword) or in the army (units of a datasheet, units with a
-    keyword, Warlords, units with an enhancement, the chosen detachment: 1 or 0)."""
+    keyword, the points of the units with a keyword, Warlords, units with an enhancement, the
+    chosen detachment and the battle size (by its label, "Strike Force"): 1 or 0)."""
 
     MODELS = "models"
     WARGEAR = "wargear"
@@ -370,6 +377,8 @@ class CountOf(StrEnum):
     WARLORD = "warlord"
     ENHANCEMENT = "enhancement"
     DETACHMENT = "detachment"
+    KEYWORD_POINTS = "keyword-points"
+    BATTLE_SIZE = "battle-size"
 
 
 class Compare(StrEnum):
@@ -413,15 +422,23 @@ class UnitFacts:
     keywords: tuple[str, ...]
 
 
+_NO_UNIT = UnitFacts(models=0, wargear={}, keywords=())  # for a condition on the army alone
+
+
 @dataclass(frozen=True, slots=True)
 class ArmyFacts:
-    """What a :class:`RosterCondition` reads of the whole roster (names as ``name_key``)."""
+    """What a :class:`RosterCondition` reads of the whole roster (names as ``name_key``):
+    units per datasheet and per keyword, the points of the units with each keyword, Warlords,
+    enhancements, the chosen detachment, the battle size (its label) and its points limit."""
 
     units: Mapping[str, int]
     keywords: Mapping[str, int]
     warlords: int
     enhancements: Mapping[str, int]
     detachment: str
+    battle_size: str = ""
+    points_limit: int = 0
+    keyword_points: Mapping[str, int] = field(default_factory=dict)
 
 
 class ConditionOp(StrEnum):
@@ -479,6 +496,10 @@ class RosterCondition:
             return army.warlords
         if self.of is CountOf.ENHANCEMENT:
             return army.enhancements.get(key, 0)
+        if self.of is CountOf.KEYWORD_POINTS:
+            return army.keyword_points.get(key, 0)
+        if self.of is CountOf.BATTLE_SIZE:
+            return int(name_key(army.battle_size) == key)
         return int(name_key(army.detachment) == key)
 
     def holds(self, unit: UnitFacts, army: ArmyFacts) -> bool:
@@ -511,8 +532,73 @@ class RosterCondition:
             return f"{words} {n} Warlord(s) in the army"
         if self.of is CountOf.ENHANCEMENT:
             return f"{self.name} taken {words} {n} time(s) in the army"
+        if self.of is CountOf.KEYWORD_POINTS:
+            return f"{words} {n} points of {self.name} units in the army"
+        if self.of is CountOf.BATTLE_SIZE:
+            chosen = self.compare.holds(1, n) and not self.compare.holds(0, n)
+            return f"the battle size is {'' if chosen else 'not '}{self.name}"
         chosen = self.compare.holds(1, n) and not self.compare.holds(0, n)
         return f"the Detachment is {'' if chosen else 'not '}{self.name}"
+
+
+class LimitStepKind(StrEnum):
+    SET = "set"
+    INCREMENT = "increment"
+    DECREMENT = "decrement"
+
+
+@dataclass(frozen=True, slots=True)
+class LimitStep:
+    """One modifier of an :class:`ArmyLimit`: when ``when`` holds (``None``: always), set the
+    limit to ``amount`` or add / take ``amount`` (BattleScribe applies them in order)."""
+
+    kind: LimitStepKind
+    amount: int
+    when: RosterCondition | None = None
+
+    def __post_init__(self) -> None:
+        _check_range(self.amount, "amount", -1, MAX_POINTS)
+
+
+MAX_LIMIT_STEPS = 50  # bound on the modifiers of one army limit
+
+
+@dataclass(frozen=True, slots=True)
+class ArmyLimit:
+    """A limit the data puts on the units with ``keyword`` in the whole army (a category's own
+    constraint in BattleScribe): at most that many units, or with ``points``, at most that
+    many points of them. The limit is ``base`` after ``steps`` whose condition holds, applied
+    in order; a negative limit means none (e.g. allies not offered in this army).
+    E.g. "Cults of the Dark Gods: no points, 500 in Strike Force"."""
+
+    keyword: str
+    base: int
+    steps: tuple[LimitStep, ...] = ()
+    points: bool = False
+
+    def __post_init__(self) -> None:
+        _check_name(self.keyword, "keyword")
+        _check_range(self.base, "base", -1, MAX_POINTS)
+        if len(self.steps) > MAX_LIMIT_STEPS:
+            raise CatalogueError("steps", f"at most {MAX_LIMIT_STEPS}")
+
+    def value(self, army: ArmyFacts) -> int | None:
+        """The limit in ``army`` (``None``: no limit)."""
+        value = self.base
+        for step in self.steps:
+            if step.when is not None and not step.when.holds(_NO_UNIT, army):
+                continue
+            if step.kind is LimitStepKind.SET:
+                value = step.amount
+            elif step.kind is LimitStepKind.INCREMENT:
+                value += step.amount
+            else:
+                value -= step.amount
+        return value if value >= 0 else None
+
+    def counted(self, army: ArmyFacts) -> int:
+        key = name_key(self.keyword)
+        return (army.keyword_points if self.points else army.keywords).get(key, 0)
 
 
 class RestrictionSeverity(StrEnum):
@@ -788,6 +874,7 @@ class Catalogue:
     detachments: tuple[Detachment, ...] = ()
     rule_system: str = RULE_SYSTEM
     source: str = ""
+    limits: tuple[ArmyLimit, ...] = ()
     _index: _Index | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -934,7 +1021,9 @@ def merge_catalogues(
     sheets: dict[str, Datasheet] = {}
     dets: list[Detachment] = []
     seen_dets: set[tuple[str, str]] = set()
+    limits: list[ArmyLimit] = []
     for c in catalogues:
+        limits.extend(x for x in c.limits if x not in limits)
         for f in c.factions:
             if f not in factions:
                 factions.append(f)
@@ -953,4 +1042,5 @@ def merge_catalogues(
         datasheets=tuple(sheets.values()),
         detachments=tuple(dets),
         source=source,
+        limits=tuple(limits),
     )

@@ -25,6 +25,9 @@ The rules checked, with their seed lines (``wh40k-10e-core-2.md`` §2.10):
 - a unit size its datasheet allows, wargear its options allow [L3080-3091]: each item within
   its own limit, and the items of one option (alternatives: "one of the following") within the
   option's slots, shared between options that offer the same item;
+- the data's limits on the units of a keyword in the whole army, units or points, which may
+  depend on the battle size (allies' points caps, "Assigned Agents" counts: a category's
+  constraints, :class:`~.catalog.ArmyLimit`, ``category-limit-exceeded``);
 - Leader attachments: a Leader joins one of its Bodyguard units, one Leader per Bodyguard
   unit [L3211-3227, L3253] unless a datasheet allows a second one (``extra_leader`` on the
   Leader, ``two_leaders_from`` on the Bodyguard unit); a
@@ -40,6 +43,7 @@ from itertools import pairwise
 
 from app.engine.wh40k10e.army.catalog import (
     ArmyFacts,
+    ArmyLimit,
     Catalogue,
     Compare,
     CountOf,
@@ -100,6 +104,7 @@ class Code(StrEnum):
     DATASHEET_NOT_IN_DETACHMENT = "datasheet-not-in-detachment"
     LEGENDS_NOT_INCLUDED = "legends-not-included"
     DATA_RESTRICTION = "data-restriction"
+    CATEGORY_LIMIT_EXCEEDED = "category-limit-exceeded"
 
 
 # English templates, keyed by message id; ``str.format(**params)`` fills them. A translation
@@ -153,6 +158,10 @@ MESSAGES: Mapping[str, str] = {
     "Legends.",
     "data-restriction": "{datasheet} breaks a restriction of the catalogue: {condition}.",
     "data-restriction.unavailable": "{datasheet} cannot be included in this army: {condition}.",
+    "category-limit-exceeded": "{count} {keyword} units in the army: the catalogue allows at "
+    "most {limit} in {battle_size}.",
+    "category-limit-exceeded.points": "The {keyword} units cost {count} points: the catalogue "
+    "allows at most {limit} points of them in {battle_size}.",
 }
 
 FIXES: Mapping[str, str] = {
@@ -191,6 +200,8 @@ FIXES: Mapping[str, str] = {
     "legends-not-included": "Remove {datasheet} or include Legends in the list's settings.",
     "data-restriction": "Change {datasheet} or the rest of the army so that this no longer holds.",
     "data-restriction.unavailable": "Remove {datasheet} or change the rest of the army.",
+    "category-limit-exceeded": "Remove {excess} {keyword} unit(s){suggestion}.",
+    "category-limit-exceeded.points": "Remove {excess} points of {keyword} units{suggestion}.",
 }
 
 
@@ -805,8 +816,13 @@ def validate(roster: Roster, catalogue: Catalogue) -> ValidationResult:
     # -- Leader attachments [L3211-3227, L3253] --
     _check_attachments(out, roster, sheets)
 
-    # -- the data's own list errors ("add error" restrictions, ruling D12) --
-    _check_restrictions(out, roster, sheets, det_name or roster.detachment)
+    # -- the data's own list errors ("add error" restrictions, ruling D12) and its limits on
+    # the units of a keyword in the army (a category's constraints: allies' points by battle
+    # size...) --
+    if catalogue.limits or any(s is not None and s.restrictions for s in sheets):
+        army = _army_facts(roster, sheets, det_name or roster.detachment, unit_results)
+        _check_restrictions(out, roster, sheets, army)
+        _check_limits(out, roster, sheets, unit_results, catalogue.limits, army)
 
     # -- points [L4323] --
     total = sum(u.points for u in unit_results)
@@ -841,17 +857,24 @@ def validate(roster: Roster, catalogue: Catalogue) -> ValidationResult:
     )
 
 
-def _army_facts(roster: Roster, sheets: Sequence[Datasheet | None], detachment: str) -> ArmyFacts:
+def _army_facts(
+    roster: Roster,
+    sheets: Sequence[Datasheet | None],
+    detachment: str,
+    unit_results: Sequence[UnitResult],
+) -> ArmyFacts:
+    """What the data's conditions read of the army, computed once per validation."""
     units: dict[str, int] = {}
     keywords: dict[str, int] = {}
+    keyword_points: dict[str, int] = {}
     enhancements: dict[str, int] = {}
-    for unit, sheet in zip(roster.units, sheets, strict=True):
-        names = (sheet.name,) if sheet is not None else (unit.datasheet,)
-        for n in names:
-            units[name_key(n)] = units.get(name_key(n), 0) + 1
+    for unit, sheet, result in zip(roster.units, sheets, unit_results, strict=True):
+        n = name_key(sheet.name if sheet is not None else unit.datasheet)
+        units[n] = units.get(n, 0) + 1
         if sheet is not None:
-            for k in {name_key(k) for k in (*sheet.all_keywords(),)}:
+            for k in {name_key(k) for k in sheet.all_keywords()}:
                 keywords[k] = keywords.get(k, 0) + 1
+                keyword_points[k] = keyword_points.get(k, 0) + result.points
         for e in unit.enhancements:
             enhancements[name_key(e)] = enhancements.get(name_key(e), 0) + 1
     return ArmyFacts(
@@ -860,17 +883,75 @@ def _army_facts(roster: Roster, sheets: Sequence[Datasheet | None], detachment: 
         warlords=sum(1 for u in roster.units if u.warlord),
         enhancements=enhancements,
         detachment=detachment,
+        battle_size=roster.battle_size.label,
+        points_limit=roster.points_limit,
+        keyword_points=keyword_points,
     )
 
 
+def _check_limits(
+    out: _Collector,
+    roster: Roster,
+    sheets: Sequence[Datasheet | None],
+    unit_results: Sequence[UnitResult],
+    limits: Sequence[ArmyLimit],
+    army: ArmyFacts,
+) -> None:
+    """Each of the data's limits on the units of a keyword that the army exceeds, reported
+    once, on the last unit of that keyword (the one to remove first)."""
+    for lim in limits:
+        allowed = lim.value(army)
+        if allowed is None:
+            continue
+        count = lim.counted(army)
+        if count <= allowed:
+            continue
+        key = name_key(lim.keyword)
+        holders = [
+            i
+            for i, s in enumerate(sheets)
+            if s is not None and any(name_key(k) == key for k in s.all_keywords())
+        ]
+        kinds = {s.id: s for i in holders if (s := sheets[i]) is not None}
+        if not lim.points and len(kinds) == 1 and next(iter(kinds.values())).max_in_army <= allowed:
+            continue  # one datasheet's units: its own limit of copies says it (no double report)
+        excess = count - allowed
+        suggestion = ""
+        if lim.points and holders:
+            # the cheapest unit that clears the excess alone, else the costliest one
+            fitting = [i for i in holders if unit_results[i].points >= excess]
+            best = (
+                min(fitting, key=lambda i: (unit_results[i].points, i))
+                if fitting
+                else max(holders, key=lambda i: (unit_results[i].points, i))
+            )
+            suggestion = f", e.g. {_unit_ref(roster.units[best], best)}"
+        elif holders:
+            suggestion = f", e.g. {_unit_ref(roster.units[holders[-1]], holders[-1])}"
+        suffix = ".points" if lim.points else ""
+        out.add(
+            Code.CATEGORY_LIMIT_EXCEEDED,
+            holders[-1] if holders else None,
+            {
+                "keyword": lim.keyword,
+                "count": count,
+                "limit": allowed,
+                "excess": excess,
+                "battle_size": roster.battle_size.label,
+                "suggestion": suggestion,
+            },
+            message_id=f"category-limit-exceeded{suffix}",
+            fix_id=f"category-limit-exceeded{suffix}",
+        )
+
+
 def _check_restrictions(
-    out: _Collector, roster: Roster, sheets: Sequence[Datasheet | None], detachment: str
+    out: _Collector, roster: Roster, sheets: Sequence[Datasheet | None], army: ArmyFacts
 ) -> None:
     """Each restriction of a unit's datasheet whose condition holds is a violation; one with
     ``wargear`` only for a unit that takes that choice."""
     if not any(s is not None and s.restrictions for s in sheets):
         return
-    army = _army_facts(roster, sheets, detachment)
     for i, (unit, sheet) in enumerate(zip(roster.units, sheets, strict=True)):
         if sheet is None or not sheet.restrictions:
             continue

@@ -3,15 +3,20 @@ Legends setting: the engine side of rulings D11 and D12."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from app.engine.wh40k10e.army import (
     ArmyFacts,
+    ArmyLimit,
     BattleSize,
     CatalogueError,
     Compare,
     ConditionOp,
     CountOf,
+    LimitStep,
+    LimitStepKind,
     Roster,
     RosterCondition,
     RosterError,
@@ -30,6 +35,9 @@ ARMY = ArmyFacts(
     warlords=1,
     enhancements={"old relic": 1},
     detachment="Second Host",
+    battle_size="Strike Force",
+    points_limit=2000,
+    keyword_points={"infantry": 270, "character": 80},
 )
 
 
@@ -69,6 +77,10 @@ def test_comparisons(compare: Compare, count: int, value: int, expected: bool) -
         (CountOf.ENHANCEMENT, "Old Relic", 1),
         (CountOf.DETACHMENT, "second host", 1),
         (CountOf.DETACHMENT, "First Host", 0),
+        (CountOf.KEYWORD_POINTS, "Infantry", 270),
+        (CountOf.KEYWORD_POINTS, "Vehicle", 0),
+        (CountOf.BATTLE_SIZE, "strike force", 1),
+        (CountOf.BATTLE_SIZE, "Onslaught", 0),
     ],
 )
 def test_what_each_count_reads(of: CountOf, name: str, counted: int) -> None:
@@ -137,3 +149,54 @@ def test_the_legends_setting_is_off_by_default_and_round_trips() -> None:
     assert Roster.from_dict(on.to_dict()) == on
     with pytest.raises(RosterError):
         Roster.from_dict({**base, "include_legends": "yes"})
+
+
+def _in(size: str) -> RosterCondition:
+    return RosterCondition.count(CountOf.BATTLE_SIZE, Compare.AT_LEAST, 1, size)
+
+
+def test_the_battle_size_and_keyword_points_are_worded() -> None:
+    assert str(_in("Onslaught")) == "the battle size is Onslaught"
+    below = RosterCondition.count(CountOf.BATTLE_SIZE, Compare.FEWER_THAN, 1, "Onslaught")
+    assert str(below) == "the battle size is not Onslaught"
+    pts = RosterCondition.count(CountOf.KEYWORD_POINTS, Compare.MORE_THAN, 500, "Allies")
+    assert str(pts) == "more than 500 points of Allies units in the army"
+
+
+def test_an_army_limit_applies_its_steps_in_order() -> None:
+    # 1 / 2 / 3 by battle size, one more with a Character, none at all with 4+ infantry units
+    lim = ArmyLimit(
+        "Infantry",
+        base=0,
+        steps=(
+            LimitStep(LimitStepKind.SET, 1, _in("Incursion")),
+            LimitStep(LimitStepKind.SET, 2, _in("Strike Force")),
+            LimitStep(LimitStepKind.SET, 3, _in("Onslaught")),
+            LimitStep(
+                LimitStepKind.INCREMENT,
+                1,
+                RosterCondition.count(CountOf.KEYWORD, Compare.AT_LEAST, 1, "Character"),
+            ),
+            LimitStep(
+                LimitStepKind.SET,
+                -1,
+                RosterCondition.count(CountOf.KEYWORD, Compare.AT_LEAST, 4, "Infantry"),
+            ),
+        ),
+    )
+    assert lim.value(ARMY) == 3  # Strike Force 2, + 1 for the Character
+    assert lim.counted(ARMY) == 3
+    assert lim.value(replace(ARMY, battle_size="Incursion", keywords={"infantry": 3})) == 1
+    assert lim.value(replace(ARMY, keywords={"infantry": 4, "character": 1})) is None
+    points = ArmyLimit("Infantry", base=250, points=True)
+    assert (points.value(ARMY), points.counted(ARMY)) == (250, 270)
+    assert ArmyLimit("Infantry", base=-1).value(ARMY) is None
+
+
+def test_an_army_limit_is_bounded() -> None:
+    with pytest.raises(CatalogueError):
+        ArmyLimit("", base=1)
+    with pytest.raises(CatalogueError):
+        ArmyLimit("Infantry", base=-2)
+    with pytest.raises(CatalogueError):
+        ArmyLimit("Infantry", base=1, steps=(LimitStep(LimitStepKind.SET, 1),) * 51)

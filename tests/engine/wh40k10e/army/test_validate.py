@@ -513,6 +513,7 @@ def test_issue_codes_are_the_published_strings() -> None:
         "datasheet-not-in-detachment",
         "legends-not-included",
         "data-restriction",
+        "category-limit-exceeded",
     }
 
 
