@@ -6,6 +6,8 @@ form posts with htmx (and works as a plain form), and the answer is that block a
 listens to its server-sent events (htmx sse extension) and re-fetches the block when the
 version moves; a stale write answers with the fresh state and a notice. A guest seat is
 recognised by a cookie set when its secret link is opened (scoped to that match's pages).
+The spectator link's panel (``matches/_spectators.html``, every rule system) stands outside
+that block, so that a new version does not fold it while a player copies the link.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from app.core.ids import MAX_ID, parse_int
 from app.engine.match import Refusal, RefusalKind
 from app.engine.match.seats import Seat
 from app.matches import api as match_api
-from app.matches import events, league_link, pages, present, service, systems
+from app.matches import events, league_link, pages, present, service, spectate, systems
 from app.matches import league_games as league_games_port
 from app.matches.exceptions import (
     CommandRefused,
@@ -551,6 +553,7 @@ def context(
     # labels are translated here, before render() would set the request's locale
     current_locale.set(getattr(request.state, "locale", "en"))
     names = service.player_names(db, match)
+    caller = _caller(request, getattr(request.state, "user", None), match.id)
     me = str(seat)
     found = _page_input(db, match, me, names, extra)
     page = pages.page_for(match.rule_system, found.game)
@@ -569,15 +572,14 @@ def context(
         "notice": notice,
         "error": error,
         "invitation": match_api.invitation(request, match, seat),
-        "can_cancel": service.may_cancel(
-            match, _caller(request, getattr(request.state, "user", None), match.id)
-        ),
+        "can_cancel": service.may_cancel(match, caller),
         "league_game_path": (
             service.league_game_path(db, match) if match.league_report_error else None
         ),
         "shared": present,
         "view": None,
         "league_link": league_link_form(db, match),
+        "spectators": spectator_panel(request, db, match, caller),
     }
     ctx.update(page.context(found))
     if found.game is None:
@@ -789,6 +791,94 @@ def _refusal_page(
     """The match page with the refusal shown (htmx swaps only a 200)."""
     status_code = 200 if is_htmx(request) else exc.status
     return _page(request, db, match, seat, error=exc.detail, status_code=status_code)
+
+
+# -- the spectator link -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SpectatorPanel:
+    """The match page's spectator link (issue 21): on or off, the spectators' page while on
+    (derived from the match, so always shown again), what an action just did, and whether the
+    panel opens unfolded (after an action; folded otherwise, as on a phone)."""
+
+    enabled: bool
+    url: str | None
+    notice: str | None = None
+    open: bool = False
+
+
+def spectator_panel(
+    request: Request,
+    db: Session,
+    match: Match,
+    caller: service.Caller,
+    *,
+    notice: str | None = None,
+) -> SpectatorPanel | None:
+    """The panel for whoever ``spectate.may_manage`` the link (on this page: the players, a
+    guest seat included); ``None`` for anyone else."""
+    if not spectate.may_manage(db, match, caller):
+        return None
+    unfold = notice is not None
+    if match.spectate_digest is None:
+        return SpectatorPanel(False, None, notice, unfold)
+    url = str(request.url_for("spectate_page", token=spectate.spectate_token(match)))
+    return SpectatorPanel(True, url, notice, unfold)
+
+
+SPECTATOR_NOTICES = {
+    "enable": lazy("The spectator link is on: share it."),
+    "rotate": lazy("New spectator link: the old one no longer works."),
+    "disable": lazy("The spectator link is off: its spectators no longer follow the match."),
+}
+
+
+def _manage_spectators(
+    request: Request, db: Session, user: Any, match_id: int, action: str
+) -> Response:
+    """Enable, rotate or disable the link as a player of the match (``spectate`` does it and
+    ends a revoked link's streams); 404 for anyone ``spectate.may_manage`` refuses. htmx gets
+    the panel again, unfolded with what was done; a plain form goes back to the page, at the
+    panel (a browser unfolds it to show the fragment's target)."""
+    match, _seat = _get(request, db, user, match_id)
+    caller = _caller(request, user, match_id)
+    if not spectate.may_manage(db, match, caller):
+        raise MatchNotFound()
+    hub = events.hub_for(request.app)
+    if action == "enable":
+        spectate.enable(db, match)
+    elif action == "rotate":
+        spectate.rotate(db, hub, match)
+    else:
+        spectate.disable(db, hub, match)
+    if not is_htmx(request):
+        return htmx_redirect(request, f"/matches/{match_id}#spectators-body")
+    panel = spectator_panel(request, db, match, caller, notice=_(SPECTATOR_NOTICES[action]))
+    return render(
+        request,
+        "matches/_spectators.html",
+        {"match": match, "spectators": panel},
+        headers={"Vary": "HX-Request"},
+    )
+
+
+@router.post("/matches/{match_id}/spectators")
+def enable_spectators(request: Request, db: WebDb, user: OptionalUser, match_id: int) -> Response:
+    """Turn the spectator link on (the same link if it already is)."""
+    return _manage_spectators(request, db, user, match_id, "enable")
+
+
+@router.post("/matches/{match_id}/spectators/rotate")
+def rotate_spectators(request: Request, db: WebDb, user: OptionalUser, match_id: int) -> Response:
+    """A new spectator link: the old one stops working at once."""
+    return _manage_spectators(request, db, user, match_id, "rotate")
+
+
+@router.post("/matches/{match_id}/spectators/disable")
+def disable_spectators(request: Request, db: WebDb, user: OptionalUser, match_id: int) -> Response:
+    """Turn the spectator link off (turned on again, it is a new link)."""
+    return _manage_spectators(request, db, user, match_id, "disable")
 
 
 @router.get("/matches/{match_id}/events")
