@@ -58,6 +58,8 @@ STAGES = {
 }
 TOKENS = {
     "gone_to_ground": lazy("gone to ground"),
+    "alert": lazy("on alert"),  # EA [L959]
+    "stopped": lazy("stopped by alert fire"),  # [L966]
     "retreating": lazy("retreating"),
     "poisoned": lazy("poisoned"),
     "regrouped": lazy("regrouped"),
@@ -207,6 +209,8 @@ class ActionForm:
     cover: list[tuple[str, str]] = field(default_factory=list)
     # shoot: my squads locked in combat with an enemy, whom the 1s may hit [L1132]
     friends: list[tuple[str, str]] = field(default_factory=list)
+    # shoot from a transport: how many carried models may still fire (pen rulings B32)
+    fire_points: int = 0
 
     @property
     def command_json(self) -> str:
@@ -214,9 +218,12 @@ class ActionForm:
 
     @property
     def slug(self) -> str:
-        unit = self.command.get("unit") or self.command.get("seat") or ""
-        extra = self.command.get("target") or self.command.get("objective") or ""
-        return "-".join(p for p in (self.kind, str(unit), str(extra)) if p).replace("_", "-")
+        cmd = self.command
+        unit = cmd.get("unit") or cmd.get("seat") or ""
+        extra = cmd.get("target") or cmd.get("objective") or cmd.get("transport") or ""
+        answer = {True: "accept", False: "refuse"}.get(cmd["accept"]) if "accept" in cmd else ""
+        parts = (self.kind, str(unit), str(extra), answer or "")
+        return "-".join(p for p in parts if p).replace("_", "-")
 
 
 EXTRA_NEEDS: dict[str, tuple[str, ...]] = {
@@ -226,10 +233,12 @@ EXTRA_NEEDS: dict[str, tuple[str, ...]] = {
     "shoot": ("models", "template_hits", "friend"),
     "disembark": ("emergency",),
     "fight": ("target_in_cover", "offensive_grenades", "fight_facing"),
+    "hit_and_run": ("initiative",),
 }
 """The options of a command the page asks for beside its ``needs``: an arrival's speed, the
 edge announced for an outflank [L873] and a deep strike's shortened scatter [L890]; a fight's
-cover, offensive grenades and the facing a vehicle is hit on [L1205-L1213]."""
+cover, offensive grenades and the facing a vehicle is hit on [L1205-L1213]; the Initiative step a
+Hit & Run squad leaves after (pen rulings B34)."""
 
 ROLLING = frozenset(
     {
@@ -281,9 +290,14 @@ def reserve_modes(game: Any, unit: str) -> list[tuple[str, str]]:
     return [(m, _(RESERVE_MODES[m])) for m in modes]
 
 
-def _label(kind: str, cmd: Mapping[str, Any], names: Mapping[str, str], me: str) -> str:
+def _label(action: Mapping[str, Any], names: Mapping[str, str], me: str) -> str:
+    cmd = action["command"]
+    kind = str(cmd.get("type"))
     unit = names.get(str(cmd.get("unit")), str(cmd.get("unit") or ""))
     target = names.get(str(cmd.get("target")), str(cmd.get("target") or ""))
+    special = _new_command_label(action, unit, target, names)
+    if special is not None:
+        return special
     labels = {
         "declare_reserve": _("Keep {unit} in reserve").format(unit=unit),
         "end_step": _("Done with this step"),
@@ -308,6 +322,9 @@ def _label(kind: str, cmd: Mapping[str, Any], names: Mapping[str, str], me: str)
         "end_phase": _("End the phase"),
         "approve_undo": _("Approve the undo"),
         "refuse_undo": _("Refuse: the roll stands"),
+        "go_on_alert": _("{unit} goes on alert").format(unit=unit),
+        "challenge": _("{unit} challenges {target} to a duel").format(unit=unit, target=target),
+        "hit_and_run": _("{unit} will try to leave by Hit & Run").format(unit=unit),
     }
     if kind == "choose_first":
         seat = str(cmd.get("seat"))
@@ -319,6 +336,34 @@ def _label(kind: str, cmd: Mapping[str, Any], names: Mapping[str, str], me: str)
             objective=cmd.get("objective"), who=who
         )
     return labels.get(kind, kind)
+
+
+def _new_command_label(
+    action: Mapping[str, Any], unit: str, target: str, names: Mapping[str, str]
+) -> str | None:
+    """The labels a command's options change: alert fire out of turn and shots through fire
+    points (pen rulings B35, B32), a squad boarding a transport kept in reserve (B31), an
+    emergency disembark (B33), the answer to a challenge (B36)."""
+    cmd = action["command"]
+    kind = str(cmd.get("type"))
+    if kind == "shoot" and action.get("alert"):
+        return _("{unit} fires on alert").format(unit=unit)
+    if kind == "shoot" and action.get("fire_points"):
+        return _("{unit} shoots from its transport ({count} models may fire)").format(
+            unit=unit, count=action["fire_points"]
+        )
+    if kind == "embark" and cmd.get("transport"):
+        transport = names.get(str(cmd["transport"]), str(cmd["transport"]))
+        return _("{unit} waits in reserve inside {transport}").format(
+            unit=unit, transport=transport
+        )
+    if kind == "disembark" and cmd.get("emergency"):
+        return _("{unit} makes an emergency disembark").format(unit=unit)
+    if kind == "answer_challenge":
+        if cmd.get("accept"):
+            return _("{unit} accepts the duel").format(unit=unit)
+        return _("{unit} refuses the duel (I1 until the end of the turn)").format(unit=unit)
+    return None
 
 
 def action_forms(page: PageInput, names: Mapping[str, str]) -> list[ActionForm]:
@@ -397,7 +442,7 @@ def action_forms(page: PageInput, names: Mapping[str, str]) -> list[ActionForm]:
         cmd = dict(a["command"])
         kind = str(cmd.get("type"))
         needs = [str(n) for n in a.get("needs", ())]
-        needs += EXTRA_NEEDS.get(kind, ())
+        needs += [n for n in EXTRA_NEEDS.get(kind, ()) if not cmd.get(n)]  # said already
         if kind == "start_turn" and in_reserve:
             needs.append("reserves")
         targets = enemies if "target" in needs or "targets" in needs else []
@@ -405,7 +450,7 @@ def action_forms(page: PageInput, names: Mapping[str, str]) -> list[ActionForm]:
         out.append(
             ActionForm(
                 kind=kind,
-                label=_label(kind, cmd, names, me),
+                label=_label({**a, "command": cmd}, names, me),
                 command=cmd,
                 needs=needs,
                 targets=targets,
@@ -423,6 +468,7 @@ def action_forms(page: PageInput, names: Mapping[str, str]) -> list[ActionForm]:
                 if kind == "fight"
                 else [],
                 friends=friends if kind == "shoot" else [],
+                fire_points=int(a.get("fire_points") or 0) if kind == "shoot" else 0,
                 cover=charged_of(units, names, cmd) if kind == "fight" else [],
                 correction=kind == "report_control" and cmd.get("objective") in control,
             )
@@ -500,6 +546,7 @@ def build_command(form: FormData, cmd: dict[str, Any]) -> dict[str, Any]:
         "cover_save",
         "template_hits",
         "difficult_inches",
+        "initiative",  # hit_and_run: the step it leaves after (empty: its own)
     ):
         value = _number(form, name, 0, 240)
         if value is not None:
@@ -576,6 +623,10 @@ def waiting_on(view: Mapping[str, Any] | None, actions: Sequence[Mapping[str, An
     if view.get("stage") == "scoring":
         return None  # a correction is possible, but the battle waits on the other player
     options = {"go_to_ground", "refuse_undo", "consolidate", "retreat", "disengage"}
+    options |= {"go_on_alert", "challenge", "hit_and_run"}
+    if view.get("active_seat") not in (None, view.get("viewer")):
+        # the alert fire of the enemy's movement phase waits on nobody: its end closes it
+        options |= {"shoot", "end_activation"}
     if kinds - options:
         return _("Your move")
     return None

@@ -31,6 +31,8 @@ TESTS = {
     "morale": lazy("morale"),
     "pinning": lazy("pinning"),
     "regroup": lazy("regroup"),
+    "alert_morale": lazy("morale (alert fire)"),  # a failure stops the squad [L966]
+    "shoot_into_melee": lazy("shooting into a melee"),  # [L1130]
 }
 
 
@@ -137,9 +139,7 @@ def describe(ev: Mapping[str, Any], names: Mapping[str, str], players: Mapping[s
     if kind == "went_to_ground":
         return _("{unit} goes to ground.").format(unit=n_unit)
     if kind == "unit_shot":
-        text = _("{unit} shoots {target} with {weapon}.").format(
-            unit=n_unit, target=n_target, weapon=ev.get("weapon")
-        )
+        text = _shot(ev, n_unit, n_target)
         summary = _dice_summary(ev.get("roll"))
         losses = _losses(ev, names, target, "models_left")
         if ev.get("pinning"):
@@ -183,7 +183,12 @@ def describe(ev: Mapping[str, Any], names: Mapping[str, str], players: Mapping[s
     if kind == "embarked":
         return _("{unit} embarks.").format(unit=n_unit)
     if kind == "disembarked":
-        return _("{unit} disembarks.").format(unit=n_unit)
+        if not ev.get("emergency"):
+            return _("{unit} disembarks.").format(unit=n_unit)
+        text = _("{unit} makes an emergency disembark and goes to ground.").format(unit=n_unit)
+        if ev.get("rapid"):  # out of a fast transport over 12 ps [L309]
+            text += " " + _("It counts as having made a rapid move.")
+        return text
     if kind == "regenerated":
         return _("{unit} regenerates.").format(unit=n_unit)
     if kind == "passengers_hit":
@@ -218,6 +223,9 @@ def describe(ev: Mapping[str, Any], names: Mapping[str, str], players: Mapping[s
         return _("{unit} suffers the accident.").format(unit=n_unit)
     if kind == "out_of_control_ended":
         return _("{unit} stops: immobilised.").format(unit=n_unit)
+    new = _new_event(kind, ev, n_unit, n_target, names)
+    if new is not None:
+        return new
     if kind == "round_started":
         return _("Round {round}: {who} plays first.").format(
             round=ev.get("round"), who=players.get(str(ev.get("first")), ev.get("first"))
@@ -251,6 +259,59 @@ def describe(ev: Mapping[str, Any], names: Mapping[str, str], players: Mapping[s
     return kind.replace("_", " ")
 
 
+def _shot(ev: Mapping[str, Any], n_unit: str, n_target: str) -> str:
+    """A shot's first sentence: on alert out of turn (pen rulings B35), through a transport's
+    fire points (B32), or a plain one."""
+    weapon = ev.get("weapon")
+    if ev.get("fire_points"):
+        return _(
+            "{unit} shoots {target} with {weapon} from its transport ({n} models firing)."
+        ).format(unit=n_unit, target=n_target, weapon=weapon, n=ev.get("fire_points"))
+    if ev.get("alert"):
+        return _("{unit} fires on alert at {target} with {weapon}.").format(
+            unit=n_unit, target=n_target, weapon=weapon
+        )
+    return _("{unit} shoots {target} with {weapon}.").format(
+        unit=n_unit, target=n_target, weapon=weapon
+    )
+
+
+def _new_event(
+    kind: str, ev: Mapping[str, Any], n_unit: str, n_target: str, names: Mapping[str, str]
+) -> str | None:
+    """Alert state, duels and Hit & Run (pen rulings B34-B36); ``None``: another event."""
+    if kind == "alert_declared":
+        return _("{unit} goes on alert.").format(unit=n_unit)
+    if kind == "alert_ended":
+        return _("{unit} ends its alert fire.").format(unit=n_unit)
+    if kind == "stopped":
+        return _("{unit} is stopped by the alert fire: no shooting nor charge this turn.").format(
+            unit=n_unit
+        )
+    if kind == "challenge_issued":
+        return _("{unit} challenges {target} to a duel.").format(unit=n_unit, target=n_target)
+    if kind == "challenge_answered":
+        challenger = str(ev.get("challenger") or "")
+        n_challenger = names.get(challenger, challenger)
+        if ev.get("accepted"):
+            return _("{unit} accepts the duel with {challenger}.").format(
+                unit=n_unit, challenger=n_challenger
+            )
+        return _("{unit} refuses the duel: it strikes at Initiative 1 this turn.").format(
+            unit=n_unit
+        )
+    if kind == "hit_and_run_declared":
+        step = ev.get("initiative") or 0
+        if not step:
+            return _("{unit} will try to leave by Hit & Run after its own Initiative step.").format(
+                unit=n_unit
+            )
+        return _("{unit} will try to leave by Hit & Run after Initiative step {n}.").format(
+            unit=n_unit, n=step
+        )
+    return None
+
+
 def _combat_resolved(
     ev: Mapping[str, Any], names: Mapping[str, str], players: Mapping[str, str]
 ) -> str:
@@ -275,6 +336,9 @@ def _combat_resolved(
         extra = _("Morale failed: {units} fall back.").format(units=fled)
     if ev.get("swept"):
         extra += " " + _("Sweeping advance: {n} models caught.").format(n=ev.get("swept"))
+    gone = ", ".join(names.get(str(u), str(u)) for u in ev.get("disengaged", ()))
+    if gone:  # left between two Initiative steps (pen rulings B34)
+        extra += " " + _("{units} left the combat by Hit & Run.").format(units=gone)
     parts = (text, summary + ("." if summary else ""), left, won, extra.strip())
     return " ".join(p for p in parts if p)
 
