@@ -69,6 +69,14 @@ def _offered(page: Any, kind: str) -> int:
     )
 
 
+def _fits_a_phone(*pages: Any, step: str) -> None:
+    """No page is wider than the phone: a commitment, a nonce or a declaration in a unit's
+    chips or the timeline wraps instead of widening the page."""
+    for page in pages:
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= PHONE["viewport"]["width"], (step, width)
+
+
 def _orders(page: Any, match_id: str) -> dict[str, dict[str, Any]]:
     """The orders as this phone's own view shows them (its API, with its session)."""
     r = page.request.get(f"/api/v1/matches/{match_id}")
@@ -109,6 +117,7 @@ def test_orders_placed_and_revealed_on_two_phones(browser, live_server) -> None:
             for unit in units:
                 _act(me, other, type="deploy", unit=unit)
             _act(me, other, type="end_step")
+        _fits_a_phone(alice, bob, step="after the set-up")
         _act(alice, bob, type="start_turn", dice="1")  # the dawn die: still night
 
         # hidden orders: Alice's first (she locks first: the +1), then Bob's
@@ -118,6 +127,7 @@ def test_orders_placed_and_revealed_on_two_phones(browser, live_server) -> None:
         _act(bob, alice, type="place_order", unit="b1", order="fire")
         _act(bob, alice, type="place_order", unit="b2", order="forced_march")
         _act(bob, alice, type="lock_orders")
+        _fits_a_phone(alice, bob, step="with the commitments shown")
         secret = _orders(alice, match_id)  # Alice's own view: her orders and nonces
         shown = _orders(bob, match_id)  # what Bob's phone was shown: commitments only
         for unit in ("a1", "a2"):
@@ -145,6 +155,7 @@ def test_orders_placed_and_revealed_on_two_phones(browser, live_server) -> None:
         hidden_from_bob()
         _act(alice, bob, type="reveal_order", unit="a1", target="b1")
         verified_on_bob("a1")
+        _fits_a_phone(alice, bob, step="after a reveal")
         expect(bob.locator("#units")).to_contain_text("fire")
         _act(bob, alice, type="reveal_order", unit="b2")
         hidden_from_bob()
