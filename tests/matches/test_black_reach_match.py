@@ -445,7 +445,11 @@ def test_en_alerte_through_the_api(
         {"type": "move", "unit": BOYZ1, "path": path((4, 9), (4, 8), (4, 7), (4, 6))}
     )
     assert [e["event"]["type"] for e in declared["events"]][-1] == "move_declared"
-    assert g.b.get()["view"]["units"]  # the match answers while the move waits
+    assert g.b.view()["declared_move"] == {
+        "unit": BOYZ1,
+        "reactor": "ultramarines",
+        "path": [[4, 9], [4, 8], [4, 7], [4, 6]],
+    }
     waits = g.b.send({"type": "hold", "unit": BOYZ2}, status=409)
     assert waits["refusal"] == "waiting_overwatch"
     done = g.a.send({"type": "overwatch", "unit": BOLTER, "after": 3}, dice=[2])
@@ -462,3 +466,40 @@ def test_en_alerte_through_the_api(
     battle = live(g.match_id)
     assert BOLTER in battle.state.activated
     assert battle.state.pending is None
+
+
+def test_scout_moves_through_the_api(
+    br_game: Callable[..., PenGame], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Orks' Shootas given Scout (2): the Orks (the Initiative) make their Scout moves
+    first; the Ultramarines have none; then the first turn."""
+    from app.engine.black_reach.battle import BattleSetup
+    from app.matches.systems import black_reach as system
+
+    original = system.sample_setup
+
+    def setup(*args: Any, **kwargs: Any) -> BattleSetup:
+        made = original(*args, **kwargs)
+        catalogue = json.loads(json.dumps(made.catalogue))
+        shootas = next(c for c in catalogue["counters"] if c["id"] == "sample-ork-shootas")
+        shootas["faces"][0]["abilities"].append({"id": "scout", "param": 2})
+        return BattleSetup(made.scenario, catalogue, made.boards, made.seats, made.deployment)
+
+    monkeypatch.setattr(system, "sample_setup", setup)
+    g = br_game()
+    deploy(g)
+    assert live(g.match_id).state.scouting == ("orks",)
+    assert g.a.view()["scouting"] == ["orks"]
+    early = g.a.send({"type": "place_orders", "orders": []}, status=409)
+    assert early["refusal"] == "scouting"
+    far = g.b.send(
+        {"type": "scout_move", "unit": SHOOTAS, "path": path((2, 10), (2, 9), (2, 8))},
+        status=409,
+    )
+    assert far["refusal"] == "illegal_move"  # Scout (2): 2 squares
+    moved = g.b.send({"type": "scout_move", "unit": SHOOTAS, "path": path((2, 10), (2, 9))})
+    assert [e["event"]["type"] for e in moved["events"]] == ["scout_moved"]
+    ended = g.b.send({"type": "end_scouting"})
+    assert [e["event"]["type"] for e in ended["events"]] == ["scouting_ended", "turn_started"]
+    assert (g.a.view()["turn"]["number"], g.a.view()["turn"]["phase"]) == (1, "order")
+    assert live(g.match_id).state.units[SHOOTAS].placement.anchor.y == 9  # type: ignore[union-attr]

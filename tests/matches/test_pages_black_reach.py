@@ -328,7 +328,7 @@ def test_an_assault_form_offers_where_it_may_start_and_its_odds() -> None:
     ]
 
 
-def _team_with(monkeypatch: Any, *abilities: str) -> None:
+def _team_with(monkeypatch: Any, *abilities: str | dict[str, Any]) -> None:
     """Matches created from here give the sample heavy-weapon team these abilities (the
     sample counters have neither Double Tir nor Rafale)."""
     from app.engine.black_reach.battle import BattleSetup
@@ -340,7 +340,9 @@ def _team_with(monkeypatch: Any, *abilities: str) -> None:
         made = original(*args, **kwargs)
         catalogue = json.loads(json.dumps(made.catalogue))
         team = next(c for c in catalogue["counters"] if c["id"] == "sample-um-heavy-bolter")
-        team["faces"][0]["abilities"] += [{"id": a} for a in abilities]
+        team["faces"][0]["abilities"] += [
+            a if isinstance(a, dict) else {"id": a} for a in abilities
+        ]
         return BattleSetup(made.scenario, catalogue, made.boards, made.seats, made.deployment)
 
     monkeypatch.setattr(system, "sample_setup", setup)
@@ -489,3 +491,23 @@ def test_en_alerte_from_the_page(browser: Callable[[str], TestClient], monkeypat
     )
     assert any("Sample heavy-weapon team fires En Alerte after step 1." in t for t in lines)
     assert any("shoots Sample boyz: 6 against 4, one step lost." in t for t in lines)
+
+
+def test_scout_moves_from_the_page(browser: Callable[[str], TestClient], monkeypatch: Any) -> None:
+    _team_with(monkeypatch, {"id": "scout", "param": 2})
+    alice, bob, match_id = two_players(browser, deployment="sample")
+    assert page_of(bob, match_id).css_first("#nothing-to-do") is not None  # no Ork scout
+    page = page_of(alice, match_id)
+    assert page.css_first("#form-place-orders") is None  # the Scout moves come first
+    taps = json.loads(page.css_first("#br-play").attributes["data-taps"])[BOLTER]["squares"]
+    assert "3,3" in taps
+    assert "3,4" not in taps  # next to the relay
+    after = post_form(
+        alice, match_id, f"#{taps['3,3']['form']}", page=page, path=taps["3,3"]["value"]
+    )
+    moved = after.css_first(f"#counter-{slug(BOLTER)}")
+    assert (moved.attributes["data-x"], moved.attributes["data-y"]) == ("3", "3")
+    after = post_form(alice, match_id, "#form-end-scouting")
+    lines = [li.text() for li in after.css("#timeline li")]
+    assert any("Sample heavy-weapon team makes its Scout move to (3, 3)." in t for t in lines)
+    assert after.css_first("#form-place-orders") is not None  # turn 1's Order phase

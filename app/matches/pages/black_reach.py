@@ -304,6 +304,8 @@ def _label(
         "end_deployment": _("My counters are deployed"),
         "move": _("Move {unit}").format(unit=unit),
         "reserve_move": _("Reserve move: {unit}").format(unit=unit),
+        "scout_move": _("Scout move: {unit}").format(unit=unit),
+        "end_scouting": _("End my Scout moves"),
         "hold": _("{unit} holds (reveal its token)").format(unit=unit),
         "end_reserve": _("End my Reserve phase"),
         "confirm_result": _("Confirm the result"),
@@ -437,7 +439,7 @@ def build_command(form: FormData, cmd: dict[str, Any]) -> dict[str, Any]:
         facing = form.get("facing")
         if isinstance(facing, str) and facing in FACINGS:
             cmd["facing"] = facing
-    elif kind in ("move", "reserve_move", "assault"):
+    elif kind in ("move", "reserve_move", "assault", "scout_move"):
         raw = form.get("path")
         try:
             steps = json.loads(raw) if isinstance(raw, str) and len(raw) < 4_000 else []
@@ -553,6 +555,15 @@ def describe(ev: Mapping[str, Any], names: Mapping[str, str], sides: Mapping[str
             result=ev.get("result"),
             outcome=_outcome(str(ev.get("effect"))),
         )
+    if kind == "scouting_started":
+        return _("Scout moves before the first turn.")
+    if kind == "scout_moved":
+        path = ev.get("path") or []
+        return _("{unit} makes its Scout move to {square}.").format(
+            unit=unit, square=_at(path[-1]) if path else "?"
+        )
+    if kind == "scouting_ended":
+        return _("{side} has made its Scout moves.").format(side=side)
     if kind == "move_declared":
         path = ev.get("path") or []
         return _("{unit} declares a move to {square}: the other side may fire En Alerte.").format(
@@ -665,7 +676,7 @@ class Board:
             if f.kind == "deploy":
                 for key, _label in f.squares:
                     entry["squares"][key] = {"form": f"form-{f.slug}", "value": key}
-            elif f.kind in ("move", "reserve_move"):
+            elif f.kind in ("move", "reserve_move", "scout_move"):
                 for key, path, _label in f.paths:
                     entry["squares"].setdefault(key, {"form": f"form-{f.slug}", "value": path})
             elif f.kind in ("shoot", "assault", "snipe", "overwatch"):

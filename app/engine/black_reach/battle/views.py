@@ -135,6 +135,14 @@ def render(state: BattleState, viewer: Viewer) -> JsonObject:
             "commitments": {s: dict(c) for s, c in turn.committed.items()},
             "reserve_done": sorted(state.reserve_done),
         },
+        "scouting": list(state.scouting),  # sides still to make their Scout moves
+        "declared_move": None  # a move waiting for the other side's En Alerte
+        if state.pending is None
+        else {
+            "unit": state.pending.unit,
+            "reactor": state.pending.reactor,
+            "path": [[st.x, st.y] for st in state.pending.path],
+        },
         "units": [_unit_view(state, u, side) for u in state.units.values()],
         "groups": [
             {
