@@ -64,6 +64,10 @@ def act(client: TestClient, match_id: int, action: str, *, htmx: bool = True) ->
     assert r.headers["vary"] == "HX-Request"
     answered = LexborHTMLParser(r.text).css_first("#spectators")
     assert answered is not None
+    # the answered panel's own forms post again, with the CSRF token
+    for again in answered.css("form"):
+        assert form_data(again)["csrf_token"] == form_data(form)["csrf_token"]
+        assert again.attributes["hx-target"] == "#spectators"
     return answered
 
 
