@@ -872,9 +872,10 @@ def _army_facts(
         n = name_key(sheet.name if sheet is not None else unit.datasheet)
         units[n] = units.get(n, 0) + 1
         if sheet is not None:
+            points = result.points
             for k in {name_key(k) for k in sheet.all_keywords()}:
                 keywords[k] = keywords.get(k, 0) + 1
-                keyword_points[k] = keyword_points.get(k, 0) + result.points
+                keyword_points[k] = keyword_points.get(k, 0) + points
         for e in unit.enhancements:
             enhancements[name_key(e)] = enhancements.get(name_key(e), 0) + 1
     return ArmyFacts(
@@ -900,11 +901,11 @@ def _check_limits(
     """Each of the data's limits on the units of a keyword that the army exceeds, reported
     once, on the last unit of that keyword (the one to remove first)."""
     for lim in limits:
-        allowed = lim.value(army)
-        if allowed is None:
-            continue
         count = lim.counted(army)
-        if count <= allowed:
+        if count == 0:
+            continue  # no unit of the keyword: no limit can be exceeded
+        allowed = lim.value(army)
+        if allowed is None or count <= allowed:
             continue
         key = name_key(lim.keyword)
         holders = [
