@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from app.engine.errors import DiceExhausted
 from app.engine.match.codec import JsonObject
+from app.engine.match.errors import Refusal
 from app.engine.match.events import Viewer
 from app.engine.pen.battle.commands import (
     COMMAND_CODEC,
@@ -15,6 +17,7 @@ from app.engine.pen.battle.commands import (
     Command,
     ConfirmResult,
     DeclareReserve,
+    Deploy,
     Disembark,
     Disengage,
     Embark,
@@ -33,6 +36,7 @@ from app.engine.pen.battle.commands import (
 from app.engine.pen.battle.rules import (
     all_reported,
     challengeable,
+    decide,
     fast_over_12,
     fire_points_left,
     may_disengage,
@@ -50,6 +54,7 @@ from app.engine.pen.battle.state import (
     Stage,
     UnitState,
 )
+from app.engine.roller import Roller
 
 __all__ = ["legal_actions", "render", "tokens"]
 
@@ -203,7 +208,12 @@ def legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
     elif stage is Stage.CHOOSE and state.roll_off_winner == seat:
         out.extend(_cmd(ChooseFirst(s)) for s in SEATS)
     elif stage in (Stage.DEPLOY, Stage.INFILTRATE, Stage.SCOUT) and seat not in state.ready:
-        out.append(_cmd(EndStep()))
+        # the squads this seat may place now, and the end of the step only when the battle
+        # takes it: not for the second deployer while the first deploys [L832], nor with
+        # squads still to deploy
+        out.extend(_placements(state, seat, mine))
+        if _accepted(state, EndStep(), seat):
+            out.append(_cmd(EndStep()))
     elif stage is Stage.SCORING:
         confirming = state.setup is not None and state.setup.confirm_result
         # with a confirmation, a reported objective may be reported again (a correction,
@@ -270,6 +280,40 @@ def legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
                 if u.on_table and not u.locked and not u.charged and not u.is_vehicle
             )
         out.append(_cmd(EndPhase()))
+    return out
+
+
+def _accepted(state: BattleState, command: Command, seat: str) -> bool:
+    """Whether the battle takes ``command`` from ``seat`` now (a command that rolls is taken:
+    the probe has no dice)."""
+    try:
+        decide(state, command, seat, Roller.from_values(()))
+    except DiceExhausted:
+        return True
+    except Refusal:
+        return False
+    return True
+
+
+def _placements(state: BattleState, seat: str, mine: list[UnitState]) -> list[JsonObject]:
+    """The set-up's placements the battle takes from ``seat`` now: a squad deployed (in its
+    deployment, or an infiltrator in its step [L422]) or deployed inside a transport already
+    on the table [L276]."""
+    if state.stage not in (Stage.DEPLOY, Stage.INFILTRATE):
+        return []
+    ordered = sorted(mine, key=lambda u: u.id)
+    transports = [t.id for t in ordered if t.on_table and state.unit_spec(t.id).capacity]
+    out: list[JsonObject] = []
+    for u in ordered:
+        if u.place is not Place.UNDEPLOYED:
+            continue
+        if _accepted(state, Deploy(u.id), seat):
+            out.append(_cmd(Deploy(u.id)))
+        out.extend(
+            _cmd(Embark(u.id, t))
+            for t in transports
+            if t != u.id and _accepted(state, Embark(u.id, t), seat)
+        )
     return out
 
 
