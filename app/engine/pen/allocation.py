@@ -19,7 +19,9 @@ The exact path works on a squad *state*: ``state[i]`` is the number of living mo
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Sequence
+from fractions import Fraction
 from functools import lru_cache
 from math import lcm
 from typing import TypeVar
@@ -38,6 +40,7 @@ __all__ = [
     "initial_state",
     "mix",
     "models_of",
+    "two_allocations",
 ]
 
 State = tuple[int, ...]  # state[i]: living models with i + 1 W left
@@ -195,3 +198,181 @@ def allocate_live(
         if on_model is not None:
             on_model(i, len(received), before - remaining[i])
     return failed
+
+
+# ------------------------------------------------------------------------------------------
+# two save groups on multi-wound models (Rending, Perforant): two allocations, counts only
+# ------------------------------------------------------------------------------------------
+
+
+def _weights_of(loss: Dist) -> tuple[list[int], int]:
+    """Dense integer weights of ``loss`` from 0, and their total."""
+    lo, weights, total = loss.dense()
+    return [0] * lo + list(weights), total
+
+
+@lru_cache(maxsize=4096)
+def _kept(w: int, received: int, loss: Dist) -> tuple[int, ...]:
+    """W lost (capped at ``w``) by a model with ``w`` W left receiving ``received`` wounds:
+    integer weights over ``loss.total ** received``, unreduced (one total per wound)."""
+    lw, _ = _weights_of(loss)
+    out = [1] + [0] * w
+    for _ in range(received):
+        nxt = [0] * (w + 1)
+        for i, x in enumerate(out):
+            if x:
+                for j, y in enumerate(lw):
+                    if y:
+                        k = min(i + j, w)
+                        nxt[k] += x * y
+        out = nxt
+    return tuple(out)
+
+
+def _convolve(a: Sequence[int], b: Sequence[int]) -> list[int]:
+    out = [0] * (len(a) + len(b) - 1)
+    for i, x in enumerate(a):
+        if x:
+            for j, y in enumerate(b):
+                out[i + j] += x * y
+    return out
+
+
+@lru_cache(maxsize=16384)
+def _class_outcome(
+    w: int, received: int, count: int, loss: Dist
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(models destroyed, W lost) of ``count`` models with ``w`` W left receiving
+    ``received`` wounds each, independent given the allocation [L1407]: weights over
+    ``loss.total ** (received * count)``."""
+    one = _kept(w, received, loss)
+    kill = one[w]
+    alive = sum(one) - kill
+    destroyed = tuple(
+        math.comb(count, j) * kill**j * alive ** (count - j) for j in range(count + 1)
+    )
+    lost: list[int] = [1]
+    base = list(one)
+    n = count
+    while n:  # binary powering of a short vector
+        if n & 1:
+            lost = _convolve(lost, base)
+        n >>= 1
+        if n:
+            base = _convolve(base, base)
+    return destroyed, tuple(lost)
+
+
+@lru_cache(maxsize=65536)
+def _spread_outcome(state: State, wounds: int, loss: Dist) -> tuple[tuple[int, ...], ...]:
+    """(models destroyed, W lost) weight vectors when ``wounds`` wounds of one allocation are
+    spread evenly over ``state`` (fewest W left first [L1396]), over
+    ``loss.total ** wounds``: the same classes as :func:`allocate_exact`, counts only."""
+    alive = models_of(state)
+    q, r = divmod(wounds, alive)
+    destroyed: list[int] = [1]
+    lost: list[int] = [1]
+    extra = r
+    for i, count in enumerate(state):
+        if not count:
+            continue
+        more = min(extra, count)
+        extra -= more
+        for received, n in ((q + 1, more), (q, count - more)):
+            if n:
+                d, lo = _class_outcome(i + 1, received, n, loss)
+                destroyed = _convolve(destroyed, d)
+                lost = _convolve(lost, lo)
+    return tuple(destroyed), tuple(lost)
+
+
+def two_allocations(
+    models: int,
+    wounds: int,
+    hits: Dist,
+    first: tuple[Fraction, Dist],
+    second: tuple[Fraction, Dist],
+) -> tuple[Dist, Dist]:
+    """(models destroyed, wounds lost) when each of ``hits`` becomes a wound of the first
+    group (probability, W lost per wound), of the second, or nothing, and the first group is
+    allocated evenly over the unhurt squad, then the second over what is left [L1290]. For
+    models of more than one W (one-W squads roll their saves together, pen rulings 14).
+
+    Counts, not sequences: the wounds of both groups are one thinning of the hits, split
+    binomially (``J(k1, k2)``); the first allocation of ``k1`` wounds gives the squad states
+    ``s`` (:func:`allocate_exact`); for each state the weights of ``k2`` are summed over
+    ``k1`` (``R(s, k2)``), and the second allocation from ``s`` is needed only as counts
+    (models destroyed and W lost, :func:`_spread_outcome`), never as states. Every weight
+    is an integer over one common total.
+    """
+    (p1, loss1), (p2, loss2) = first, second
+    p = p1 + p2
+    total_wounds = hits.thin(p)
+    lo, dense, wounds_total = total_wounds.dense()
+    n_max = lo + len(dense) - 1
+    split = p1 / p
+    a, c = split.numerator, split.denominator
+    b = c - a
+    a_pow = [a**k for k in range(n_max + 1)]
+    b_pow = [b**k for k in range(n_max + 1)]
+    # J[k1][k2] over wounds_total * c**n_max
+    joint: list[list[int]] = []
+    for k1 in range(n_max + 1):
+        row = [0] * (n_max - k1 + 1)
+        for k2 in range(len(row)):
+            n = k1 + k2
+            if n >= lo and dense[n - lo]:
+                row[k2] = dense[n - lo] * c ** (n_max - n) * math.comb(n, k1) * a_pow[k1]
+                row[k2] *= b_pow[k2]
+        joint.append(row)
+    start = initial_state(models, wounds)
+    firsts = [allocate_exact(start, k1, loss1) for k1 in range(n_max + 1)]
+    common = lcm(*(t for _, t in firsts))
+    # R(s, k2) for every k2 packed into one integer per state (Kronecker substitution): one
+    # big-integer product per (k1, s) moves every k2 at once; no slot exceeds the total.
+    slot = -(-((wounds_total * c**n_max * common).bit_length() + 1) // 8) * 8
+    packed: dict[State, int] = {}
+    for k1, (after, t) in enumerate(firsts):
+        jrow = joint[k1]
+        if not any(jrow):
+            continue
+        f = common // t
+        acc = 0
+        for x in reversed(jrow):
+            acc = (acc << slot) | x
+        for state, weight in after:
+            packed[state] = packed.get(state, 0) + weight * f * acc
+    step = slot // 8
+    rows: dict[State, list[int]] = {}
+    for state, value in packed.items():
+        raw = value.to_bytes((n_max + 1) * step, "little")
+        rows[state] = [
+            int.from_bytes(raw[i : i + step], "little") for i in range(0, len(raw), step)
+        ]
+    _, t2 = _weights_of(loss2)
+    t2_pow = [t2**k for k in range(n_max + 1)]
+    destroyed = [0] * (models + 1)
+    lost = [0] * (models * wounds + 1)
+    for state, row in rows.items():
+        d1 = models - models_of(state)
+        l1 = damage_of(state, models, wounds)
+        if d1 == models:
+            x = sum(row) * t2_pow[n_max]
+            destroyed[d1] += x
+            lost[l1] += x
+            continue
+        for k2, weight in enumerate(row):
+            if not weight:
+                continue
+            x = weight * t2_pow[n_max - k2]
+            gd, gl = _spread_outcome(state, k2, loss2)
+            for j, v in enumerate(gd):
+                if v:
+                    destroyed[d1 + j] += x * v
+            for j, v in enumerate(gl):
+                if v:
+                    lost[l1 + j] += x * v
+    return (
+        Dist.from_weights({k: x for k, x in enumerate(destroyed) if x}),
+        Dist.from_weights({k: x for k, x in enumerate(lost) if x}),
+    )
