@@ -803,3 +803,37 @@ def test_night_fight_distance_is_refused_in_a_match_without_night_fight(
     )
     assert r.status_code == 422, r.text
     assert "not fought in Night Fight" in r.text
+
+
+def test_night_fight_fog_of_war_delays_a_mission_reserve_once_to_its_next_turn(
+    user_client: Callable[[str], TestClient], armies: FakeArmies, db: Session
+) -> None:
+    g = new_narrative_game(user_client, armies, db, "ambush", {"combat_zone": "night-fight"})
+    g.a.send({"type": "roll_off"}, dice=[])  # 725 v 605 points: A attacks (hides, reversed)
+    for p in (g.a, g.b):
+        p.send({"type": "declare_formations", "formation": {}})
+    (hint,) = [a["command"] for a in g.a.actions() if a["command"]["type"] == "place_tokens"]
+    tokens = {t: u for t, u in hint["tokens"].items() if u != "a7"}
+    g.a.send({"type": "place_tokens", "tokens": tokens, "reserves": ["a7"]})
+    g.b.send({"type": "deploy_forces", "units": [f"b{i}" for i in range(1, 7)]})
+    g.a.send({"type": "roll_off"}, dice=[])  # the Attacker first
+    finish_turn(g)
+    finish_turn(g)
+    # round 2, A's 2nd Movement phase: the reserve roll 4 (3+: it would arrive), then the
+    # fog of war's D6, 2: delayed to A's next turn
+    to_phase(g, "A", "movement")
+    view = g.a.send({"type": "reserve_roll", "unit": "a7"}, dice=[4, 2])["view"]
+    assert next(u for u in view["units"] if u["id"] == "a7")["location"] == "reserves"
+    assert view["narrative"]["reserves"] == ["a7"]
+    log = g.a.client.get(g.a.base + "/log").json()["entries"]
+    (rolled,) = [e["event"] for e in log if e["event"]["type"] == "narrative_reserve_rolled"]
+    assert (rolled["arrives"], rolled["reason"]) == (False, "fog_of_war")
+    assert [d["value"] for d in rolled["roll"]["dice"]] == [4, 2]
+    g.a.send({"type": "reserve_roll", "unit": "a7"}, dice=[6], status=422)  # once a phase
+    finish_turn(g)
+    finish_turn(g)
+    # round 3: it arrives, no die (the fog is rolled the first time only)
+    to_phase(g, "A", "movement")
+    view = g.a.send({"type": "reserve_roll", "unit": "a7"}, dice=[])["view"]
+    assert next(u for u in view["units"] if u["id"] == "a7")["location"] == "battlefield"
+    assert view["narrative"]["reserves"] == []

@@ -855,6 +855,8 @@ def _reserve_rolled(state: BattleState, e: ReserveRolled) -> BattleState:
     new = _n(state, reserve_tried=_nv(state).reserve_tried | {e.unit})
     if e.arrives:
         new = _n(new, reserves=_nv(new).reserves - {e.unit})
+    if e.reason == "fog_of_war":
+        new = _n(new, fog_delayed=_nv(new).fog_delayed | {e.unit})
     return _replace(new, rolls=new.rolls + (1 if e.roll is not None else 0))
 
 

@@ -62,6 +62,7 @@ class NarrativeState:
     # mission reserves (Location.RESERVES): arrive by the mission's policy
     reserves: frozenset[str] = frozenset()
     reserve_tried: frozenset[str] = frozenset()  # rolled this phase
+    fog_delayed: frozenset[str] = frozenset()  # Night Fight: arrive in their next turn [L591]
     # preliminary bombardment
     go_to_ground: frozenset[str] = frozenset()
     grounded: frozenset[str] = frozenset()  # went to ground: no action in their first turn

@@ -32,6 +32,7 @@ from app.engine.narrative8e.victory import (
     SabotageFacts,
     evaluate,
 )
+from app.engine.narrative8e.zones import fog_of_war_delayed
 from app.engine.wh40k10e.battle.commands import (
     AssaultReturn,
     AttemptSabotage,
@@ -87,6 +88,7 @@ from app.engine.wh40k10e.battle.narrative import (
     seat_of_side,
     side_of,
 )
+from app.engine.wh40k10e.battle.narrative_zones import zone_of
 from app.engine.wh40k10e.battle.setup import Seat, other
 from app.engine.wh40k10e.battle.state import (
     BattleState,
@@ -570,6 +572,10 @@ def _reserve_roll(b: Builder, cmd: ReserveRoll) -> None:
         if seat is b.actor and i in ("rapid-reinforcements", "rapid-reaction"):
             automatic = True
     start = len(b.roller.records)
+    if cmd.unit in n.fog_delayed:  # delayed by the fog of war: it arrives this turn [L591]
+        b.emit(ReserveRolled(cmd.unit, True, "fog_of_war_over"))
+        b.emit(UnitArrived(b.state.group(cmd.unit), ReserveKind.STRATEGIC))
+        return
     result = reserve_roll(
         policy,
         cmd.unit,
@@ -584,9 +590,16 @@ def _reserve_roll(b: Builder, cmd: ReserveRoll) -> None:
         raise refuse(
             Code.RESERVES_NOT_YET, f"{s.specs[cmd.unit].name} cannot arrive now ({result.reason})"
         )
-    roll = take_roll(b.roller, start) if result.die is not None else None
-    b.emit(ReserveRolled(cmd.unit, result.arrives, result.reason, roll, modifier))
-    if result.arrives:
+    arrives, reason = result.arrives, result.reason
+    zone = zone_of(b.state)
+    # Night Fight's fog of war: the first time the unit would arrive, 1-2 it is delayed to its
+    # next turn [L591] (rulings 55)
+    fog = arrives and zone is not None and "fog_of_war_delayed_up_to" in zone.params
+    if fog and zone is not None and fog_of_war_delayed(zone, b.roller, cmd.unit):
+        arrives, reason = False, "fog_of_war"
+    roll = take_roll(b.roller, start) if len(b.roller.records) > start else None
+    b.emit(ReserveRolled(cmd.unit, arrives, reason, roll, modifier))
+    if arrives:
         b.emit(UnitArrived(b.state.group(cmd.unit), ReserveKind.STRATEGIC))
 
 

@@ -1436,6 +1436,10 @@ def describe_narrative(
         return _("The alarm is raised: {cause}.").format(cause=cause)
     if kind == "narrative_reserve_rolled":
         dice = f" ({_dice(ev.get('roll'))})" if ev.get("roll") else ""
+        if ev.get("reason") == "fog_of_war":
+            return _("{unit} is delayed by the fog of war{dice}: it arrives next turn.").format(
+                unit=u(ev.get("unit")), dice=dice
+            )
         if ev.get("arrives"):
             return _("{unit} arrives from the mission's reserves{dice}.").format(
                 unit=u(ev.get("unit")), dice=dice
