@@ -352,7 +352,7 @@ def _new_command_label(
         return _("{unit} shoots from its transport ({count} models may fire)").format(
             unit=unit, count=action["fire_points"]
         )
-    if kind == "embark" and cmd.get("transport"):
+    if kind == "embark" and cmd.get("transport") and action.get("stage") == "reserves":
         transport = names.get(str(cmd["transport"]), str(cmd["transport"]))
         return _("{unit} waits in reserve inside {transport}").format(
             unit=unit, transport=transport
@@ -437,6 +437,9 @@ def action_forms(page: PageInput, names: Mapping[str, str]) -> list[ActionForm]:
         for u in units.values()
         if u["seat"] == me and u.get("locked_with")
     ]
+    # what the battle lists itself (its set-up offers deploys and boardings) is not doubled
+    offered = {(str(a["command"].get("type")), a["command"].get("unit")) for a in actions}
+    extra = [e for e in extra if (e["command"]["type"], e["command"].get("unit")) not in offered]
     out: list[ActionForm] = []
     for a in extra + actions:
         cmd = dict(a["command"])
@@ -450,7 +453,7 @@ def action_forms(page: PageInput, names: Mapping[str, str]) -> list[ActionForm]:
         out.append(
             ActionForm(
                 kind=kind,
-                label=_label({**a, "command": cmd}, names, me),
+                label=_label({**a, "command": cmd, "stage": stage}, names, me),
                 command=cmd,
                 needs=needs,
                 targets=targets,
