@@ -229,6 +229,22 @@ def test_a_challenge_refused_on_the_page(browser: Callable[[str], TestClient]) -
     assert page.css_first("#unit-b2").attributes["class"] == "unit-card destroyed"
 
 
+def test_a_challenge_accepted_on_the_page(browser: Callable[[str], TestClient]) -> None:
+    captain = character(marine(), "Capitaine", ws=5, wounds=3, attacks=3, initiative=5)
+    commissar = character(guard(), "Commissaire", wounds=2, attacks=2, initiative=6)
+    g, alice, bob = game(browser, [marine(), captain], [guard(), commissar])
+    deploy_all(g)
+    g.a.send({"type": "end_phase"})
+    g.a.send({"type": "charge", "unit": "a2", "target": "b2", "distance": 4})
+    post_form(alice, g.match_id, "#form-challenge-a2-b2")
+    early = post_form(alice, g.match_id, "#form-fight-a2-b2", dice="1")
+    assert early.css_first("#match-error") is not None  # the answer comes first [L1226]
+    page = post_form(bob, g.match_id, "#form-answer-challenge-b2-accept")
+    assert latest(page) == "Commissaire accepts the duel with Capitaine."
+    assert "form-answer-challenge-b2-refuse" not in forms(bob, g.match_id)
+    assert "form-fight-a2-b2" in forms(alice, g.match_id)
+
+
 def test_hit_and_run_on_the_page(browser: Callable[[str], TestClient]) -> None:
     g, alice, bob = game(browser, [marine(rules=["Hit & Run"])], [guard()])
     to_b_turn(g)
