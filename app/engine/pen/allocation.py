@@ -336,12 +336,12 @@ def two_allocations(
         jrow = joint[k1]
         if not any(jrow):
             continue
-        f = common // t
         acc = 0
         for x in reversed(jrow):
             acc = (acc << slot) | x
+        acc *= common // t  # once per k1: the state weights stay small (over ``t``)
         for state, weight in after:
-            packed[state] = packed.get(state, 0) + weight * f * acc
+            packed[state] = packed.get(state, 0) + weight * acc
     step = slot // 8
     rows: dict[State, list[int]] = {}
     for state, value in packed.items():

@@ -311,14 +311,14 @@ def _check_even_size(through: Dist, target: Unit) -> None:
 
 MAX_TWO_GROUP_WORK = 6_000_000
 # Two allocations (two_allocations): every squad state left by the first allocation meets every
-# pair (wounds of the first group, of the second) with integers growing with the wounds
-# (states x (wounds + 1) ** 3 / 100 units of about 0.07 us here), then every (state, wounds of
-# the second group) spreads those over the models, at a cost growing with the wounds and the
-# W (states x (wounds + 1) ** 2 x W / 2 units, 0.02 to 0.06 us each). Measured: 15 x W2 under
-# 135 wounds 0.28 s, 10 x W3 under 90 0.25 s, 20 x W2 under 180 0.95 s, 30 x W2 under 270
-# 6.4 s. The bound keeps every accepted request near 0.4 s (issue 18, ADR 0005); beyond it
-# the sequential states are tried under their own bound, so nothing accepted before is
-# refused now.
+# pair (wounds of the first group, of the second) with integers growing with the hits
+# (states x (hits + 1) ** 3 / 100 units of about 0.05 us here), then every (state, wounds of
+# the second group) spreads those over the models, at a cost growing with the hits and the W
+# (states x (hits + 1) ** 2 x W / 2 units, 0.02 to 0.06 us each). Measured (CPU): 15 x W2
+# under 135 hits 0.26 s, 10 x W3 under 90 0.23 s, 17 x W2 under 153 0.38 s (refused),
+# 20 x W2 under 180 0.76 s, 30 x W2 under 270 4.4 s. The bound keeps every accepted request
+# near 0.3 s (issue 18, ADR 0005); beyond it the sequential states are tried under their own
+# bound, so nothing accepted before is refused now.
 
 
 def _two_group_work(through: Dist, target: Unit) -> int:
