@@ -37,6 +37,14 @@ class MatchOptions(Strict):
         description="Narrative missions: both armies are Battle-forged, so mission "
         "stratagems may be used [seed 003 L125] (an army built in the app is)",
     )
+    combat_zone: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=64,
+        description="A combat zone of the narrative packs the battle is fought in, agreed "
+        "before deployment [seed 003 L571] (night-fight, fire-and-fury, psychic-maelstrom); "
+        "none by default",
+    )
 
 
 class MatchCreate(Strict):
