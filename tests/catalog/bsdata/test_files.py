@@ -170,9 +170,9 @@ def test_the_element_budget_is_shared_by_all_the_files_of_an_import(zip_it: Zip)
     assert all(len(data) < 2_000 for _, data in bombs)
     alone = import_files(bombs[:1])
     assert IssueCode.TOO_LARGE not in {e.code for e in alone.report.errors}
-    start = time.perf_counter()
+    start = time.process_time()  # CPU: other processes of a loaded machine do not count
     result = import_files(bombs)
-    elapsed = time.perf_counter() - start
+    elapsed = time.process_time() - start
     params = too_large(result)
     assert params["limit"] == "elements"
     assert result.report.errors[0].file == "bomb3.catz"  # the fifth file went past 400,000
@@ -242,10 +242,10 @@ def test_a_member_that_unzips_past_what_its_header_declares_is_refused(declared:
     content = MINIMAL_CAT[: -len(b"</catalogue>")] + b" " * 5_000_000 + b"</catalogue>"
     archive = _lying_archive(content, declared)
     assert zipfile.ZipFile(io.BytesIO(archive)).infolist()[0].file_size == declared
-    start = time.perf_counter()
+    start = time.process_time()
     with pytest.raises(BSDataFileError, match=r"cannot unzip|unzips to more than|not well-formed"):
         read_document("lie.catz", archive, ImportLimits(max_file_bytes=10_000))
-    assert time.perf_counter() - start < 1
+    assert time.process_time() - start < 1
 
 
 def test_a_member_declared_past_the_limit_is_refused_before_it_is_unzipped() -> None:
