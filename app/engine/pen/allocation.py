@@ -315,6 +315,11 @@ def two_allocations(
     b = c - a
     a_pow = [a**k for k in range(n_max + 1)]
     b_pow = [b**k for k in range(n_max + 1)]
+    # When every second-group wound takes a W (Rending or PA2 wounds with no save left, no
+    # Feel No Pain), ``models * wounds`` of them or more give every living model at least its
+    # W (even spread): a wipe, whatever their number. Those counts share one slot, ``cap``.
+    cap = models * wounds if loss2.min >= 1 else n_max + 1
+    width = min(n_max, cap) + 1
     # J[k1][k2] over wounds_total * c**n_max
     joint: list[list[int]] = []
     for k1 in range(n_max + 1):
@@ -324,6 +329,8 @@ def two_allocations(
             if n >= lo and dense[n - lo]:
                 row[k2] = dense[n - lo] * c ** (n_max - n) * math.comb(n, k1) * a_pow[k1]
                 row[k2] *= b_pow[k2]
+        if len(row) > width:  # k2 >= cap: the squad is wiped, whatever k2 (see below)
+            row[cap:] = [sum(row[cap:])]
         joint.append(row)
     start = initial_state(models, wounds)
     firsts = [allocate_exact(start, k1, loss1) for k1 in range(n_max + 1)]
@@ -345,7 +352,7 @@ def two_allocations(
     step = slot // 8
     rows: dict[State, list[int]] = {}
     for state, value in packed.items():
-        raw = value.to_bytes((n_max + 1) * step, "little")
+        raw = value.to_bytes(width * step, "little")
         rows[state] = [
             int.from_bytes(raw[i : i + step], "little") for i in range(0, len(raw), step)
         ]
@@ -364,7 +371,7 @@ def two_allocations(
         for k2, weight in enumerate(row):
             if not weight:
                 continue
-            x = weight * t2_pow[n_max - k2]
+            x = weight * t2_pow[n_max - k2]  # for the slot ``cap``: a wipe over t2 ** cap
             gd, gl = _spread_outcome(state, k2, loss2)
             for j, v in enumerate(gd):
                 if v:

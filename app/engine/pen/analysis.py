@@ -224,7 +224,7 @@ def infantry_exact(request: AttackRequest) -> InfantryResult:
             lambda k: _one_allocation(target.models, target.wounds, k, groups[0].loss)[1]
         )
         return InfantryResult(destroyed, lost, stages, target.models, target.wounds)
-    if len(groups) == 2 and _two_group_work(through, target) <= MAX_TWO_GROUP_WORK:
+    if len(groups) == 2 and _two_group_work(through, target, groups[1].loss) <= MAX_TWO_GROUP_WORK:
         # two allocations [L1290] (Rending, Perforant): counts of both groups, not states
         first, second = ((g.probability, g.loss) for g in groups)
         destroyed, lost = two_allocations(target.models, target.wounds, through, first, second)
@@ -309,25 +309,26 @@ def _check_even_size(through: Dist, target: Unit) -> None:
         )
 
 
-MAX_TWO_GROUP_WORK = 6_000_000
+MAX_TWO_GROUP_WORK = 5_000_000
 # Two allocations (two_allocations): every squad state left by the first allocation meets every
-# pair (wounds of the first group, of the second) with integers growing with the hits
-# (states x (hits + 1) ** 3 / 100 units of about 0.05 us here), then every (state, wounds of
-# the second group) spreads those over the models, at a cost growing with the hits and the W
-# (states x (hits + 1) ** 2 x W / 2 units, 0.02 to 0.06 us each). Measured (CPU): 15 x W2
-# under 135 hits 0.26 s, 10 x W3 under 90 0.23 s, 17 x W2 under 153 0.38 s (refused),
-# 20 x W2 under 180 0.76 s, 30 x W2 under 270 4.4 s. The bound keeps every accepted request
-# near 0.3 s (issue 18, ADR 0005); beyond it the sequential states are tried under their own
-# bound, so nothing accepted before is refused now.
+# pair (wounds of the first group, of the second), then every (state, wounds of the second
+# group) spreads those over the models, with integers growing with the hits: 0.06 to 0.09 us a
+# unit here. Measured (CPU, Rending): 15 x W2 under 135 hits 0.12 s, 20 x W2 under 180 0.36 s,
+# 10 x W3 under 90 0.17 s; refused: 8 x W5 (invulnerable 5+) under 72 1.4 s, 30 x W2 under 270
+# 2.2 s, 20 x W3 under 180 3.7 s. The bound keeps every accepted request under about 0.45 s
+# (issue 18, ADR 0005); beyond it the sequential states are tried under their own bound, so
+# nothing accepted before is refused now.
 
 
-def _two_group_work(through: Dist, target: Unit) -> int:
+def _two_group_work(through: Dist, target: Unit, second: Dist) -> int:
     """Work units of :func:`two_allocations`; the states are those the first allocation can
-    reach (at most ``hits`` models touched)."""
+    reach (at most ``hits`` models touched), and when every wound of the second group takes
+    a W its counts from ``models x W`` on are one (a wipe)."""
     hits = through.max
     states = math.comb(min(target.models, hits) + target.wounds, target.wounds)
-    pairs = states * (hits + 1)
-    return pairs * (hits + 1) ** 2 // 100 + pairs * (hits + 1) * target.wounds // 2
+    width = min(hits, target.models * target.wounds) + 1 if second.min >= 1 else hits + 1
+    pairs = states * (hits + 1) * width
+    return pairs * (hits + 1) // 100 + pairs * target.wounds // 2
 
 
 def _check_size(plan: AttackPlan, through: Dist, groups: int) -> None:

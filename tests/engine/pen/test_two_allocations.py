@@ -65,6 +65,28 @@ def test_two_allocations_match_the_sequential_states(
     assert got == sequential(models, wounds, through, first, second)
 
 
+@pytest.mark.parametrize("loss2", [{1: 1}, {1: 1, 2: 1}, {0: 1, 1: 2}])
+@pytest.mark.parametrize(("models", "wounds"), [(1, 2), (2, 2), (2, 3), (3, 2)])
+def test_second_group_counts_past_a_sure_wipe_share_one_slot(
+    models: int, wounds: int, loss2: dict[int, int]
+) -> None:
+    # every second-group wound takes a W: from models x W of them on, the squad is wiped
+    first = SaveGroup(None, Fraction(1, 3), Dist.from_weights({0: 2, 1: 1}))
+    second = SaveGroup(None, Fraction(1, 2), Dist.from_weights(loss2))
+    through = Dist.from_weights({3: 1, 8: 2, 12: 1})
+    got = two_allocations(
+        models,
+        wounds,
+        through,
+        (first.probability, first.loss),
+        (
+            second.probability,
+            second.loss,
+        ),
+    )
+    assert got == sequential(models, wounds, through, first, second)
+
+
 def test_a_hand_computed_case() -> None:
     # one model of 2 W, exactly 2 hits, each a first-group wound (saved on 1/2) or a
     # second-group wound (1 W, no save) with probability 1/2 each: the model dies only when
