@@ -837,3 +837,84 @@ def test_night_fight_fog_of_war_delays_a_mission_reserve_once_to_its_next_turn(
     view = g.a.send({"type": "reserve_roll", "unit": "a7"}, dice=[])["view"]
     assert next(u for u in view["units"] if u["id"] == "a7")["location"] == "battlefield"
     assert view["narrative"]["reserves"] == []
+
+
+# -- Issue 15: the Ambush stratagems at their seed timings --------------------------------------
+
+
+def test_ambush_night_raider_after_deployment_and_iron_discipline_only_after_a_bombardment(
+    user_client: Callable[[str], TestClient], armies: FakeArmies, db: Session
+) -> None:
+    g = new_narrative_game(user_client, armies, db, "ambush", {"starting_cp": 6})
+    g.a.send({"type": "roll_off"}, dice=[])  # 725 v 605 points: A attacks, B defends
+    for p in (g.a, g.b):
+        p.send({"type": "declare_formations", "formation": {}})
+    raider = {"type": "use_mission_stratagem", "stratagem": "night-raider", "cp": 2}
+    iron = {"type": "use_mission_stratagem", "stratagem": "iron-discipline"}
+    # the hidden deployment is not yet "after deployment" [L233]
+    assert g.a.view()["narrative"]["step"] == "hidden_deployment"
+    assert "night-raider" not in offered(g.a)
+    refused = g.a.send(raider, status=409)
+    assert "after both sides have deployed" in json.dumps(refused)
+    hidden = ["a1", "a2", "a3", "a4", "a5", "a7"]
+    g.a.send({"type": "place_tokens", "tokens": {f"t{i}": u for i, u in enumerate(hidden, 1)}})
+    assert "night-raider" not in offered(g.a)  # B still to deploy
+    g.a.send(raider, status=409)
+    g.b.send({"type": "deploy_forces", "units": [f"b{i}" for i in range(1, 7)]})
+    # both sides deployed: Night Raider is offered; no bombardment yet, so no Iron Discipline
+    assert "night-raider" in offered(g.a)
+    assert "iron-discipline" not in offered(g.b)
+    refused = g.b.send(iron, status=409)
+    assert "after a Preliminary Bombardment" in json.dumps(refused)
+    view = g.a.send(raider)["view"]
+    assert view["narrative"]["stratagems_used"][-1] == {
+        "seat": "A",
+        "stratagem": "night-raider",
+        "cp": 2,
+        "round": 0,
+    }
+    assert "night-raider" not in offered(g.a)  # once per battle
+    # the Defender goes to ground before the Attacker buys the bombardment [L64, L241]
+    g.b.send({"type": "go_to_ground", "units": ["b3"]})
+    g.b.send(raider, status=409)  # the Attacker's stratagem
+    assert "iron-discipline" not in offered(g.b)
+    bombardment = {"type": "use_mission_stratagem", "stratagem": "preliminary-bombardment"}
+    # b1..b6 each roll a die; the Kommandos (b3) are hit and, gone to ground, take D3 (2)
+    view = g.a.send(bombardment, dice=[1, 1, 6, 2, 1, 1, 1])["view"]
+    assert view["narrative"]["bombarded"] is True
+    assert view["narrative"]["grounded"] == ["b3"]
+    g.b.send({"type": "go_to_ground", "units": ["b4"]}, status=409)  # too late now
+    # the trigger happened [L255]: offered to the Defender, and accepted
+    assert "iron-discipline" in offered(g.b)
+    assert "iron-discipline" not in offered(g.a)
+    view = g.b.send(iron)["view"]
+    assert view["narrative"]["stratagems_used"][-1] == {
+        "seat": "B",
+        "stratagem": "iron-discipline",
+        "cp": 1,
+        "round": 0,
+    }
+    assert (view["players"]["A"]["cp"], view["players"]["B"]["cp"]) == (1, 5)
+    assert "iron-discipline" not in offered(g.b)  # once per battle
+    view = g.a.send({"type": "roll_off"}, dice=[])["view"]  # Ambush: the Attacker first
+    assert (view["stage"], view["active"], view["round"]) == ("battle", "A", 1)
+    assert view["narrative"]["dawn_raid_rounds"] == 3  # 1 + 2 CP of Night Raider
+
+
+def test_ambush_iron_discipline_needs_a_unit_gone_to_ground(
+    user_client: Callable[[str], TestClient], armies: FakeArmies, db: Session
+) -> None:
+    g = new_narrative_game(user_client, armies, db, "ambush")
+    g.a.send({"type": "roll_off"}, dice=[])  # A attacks, B defends; 3 CP each
+    for p in (g.a, g.b):
+        p.send({"type": "declare_formations", "formation": {}})
+    hidden = ["a1", "a2", "a3", "a4", "a5", "a7"]
+    g.a.send({"type": "place_tokens", "tokens": {f"t{i}": u for i, u in enumerate(hidden, 1)}})
+    g.b.send({"type": "deploy_forces", "units": [f"b{i}" for i in range(1, 7)]})
+    bombardment = {"type": "use_mission_stratagem", "stratagem": "preliminary-bombardment"}
+    g.a.send(bombardment, dice=[6, 3, 1, 1, 1, 1, 1])  # b1 hit for 3, nobody went to ground
+    assert "iron-discipline" not in offered(g.b)
+    refused = g.b.send(
+        {"type": "use_mission_stratagem", "stratagem": "iron-discipline"}, status=409
+    )
+    assert "none of your units went to ground" in json.dumps(refused)

@@ -324,9 +324,11 @@ def test_rescue_the_beacon_scan_finds_the_spy_and_the_alarm_brings_the_reserves(
     assert bt.state.narrative.spy_found_at is None
     with pytest.raises(Refusal):  # searched already
         bt.execute_json({"type": "search_hiding_place", "unit": "a2", "place": "1"}, "A", dice=[6])
-    bt.execute_json(
-        {"type": "use_mission_stratagem", "stratagem": "beacon-scan", "target": "4"}, "A", dice=[6]
-    )
+    scan = {"type": "use_mission_stratagem", "stratagem": "beacon-scan", "target": "4"}
+    with pytest.raises(Refusal, match="Movement phase"):  # at the end of it [L545]
+        bt.execute_json(scan, "A", dice=[6])
+    to_phase(bt, "A", Phase.MOVEMENT)
+    bt.execute_json(scan, "A", dice=[6])
     assert bt.state.narrative.spy_found_at == "4"
     assert bt.state.narrative.alarm.state.value == "pending"  # raised as the turn ends
     with pytest.raises(Refusal):

@@ -133,6 +133,35 @@ SET_UP_STRATAGEMS = {
     "extra-sentries",
 }
 
+BATTLE_TIMINGS = {
+    "replacement_unit_arrives",
+    "reserve_unit_arrives",
+    "before_reserve_roll_own",
+    "before_reserve_roll_enemy",
+    "before_shooting_attack_resolved",
+    "end_of_enemy_first_shooting_phase",
+    "before_advance_roll",
+    "enemy_unit_enters_first_line",
+    "after_sabotage_attempt",
+    "end_of_movement_phase",
+    "end_of_game",
+}
+"""Pack timings that happen in the battle only (ruling 60)."""
+SHOOTING_TIMINGS = {"before_shooting_attack_resolved"}
+MOVEMENT_TIMINGS = {
+    "reserve_unit_arrives",
+    "before_reserve_roll_own",
+    "before_reserve_roll_enemy",
+    "before_advance_roll",
+    "end_of_movement_phase",
+}
+OWN_TURN_TIMINGS = {
+    "reserve_unit_arrives",
+    "before_reserve_roll_own",
+    "before_advance_roll",
+    "end_of_movement_phase",
+}
+
 
 def _n(b: Builder) -> NarrativeState:
     n = b.state.narrative
@@ -338,7 +367,7 @@ def _deploy_forces(b: Builder, cmd: DeployForces) -> None:
 
 def _go_to_ground(b: Builder, cmd: GoToGround) -> None:
     n = _n(b)
-    if b.state.stage is not Stage.NARRATIVE or n.step != "preliminary_bombardment":
+    if not _bombardment_ahead(b.state, n):
         raise refuse(Code.WRONG_STAGE, "go to ground before the preliminary bombardment")
     if _side(b) is not Side.DEFENDER:
         raise refuse(Code.NOT_YOUR_CHOICE, "only the Defender's units are bombarded")
@@ -347,6 +376,16 @@ def _go_to_ground(b: Builder, cmd: GoToGround) -> None:
         if not b.state.all_have_keyword(u, "INFANTRY"):
             raise refuse(Code.BAD_COMMAND, f"{b.state.specs[u].name}: only INFANTRY go to ground")
     b.emit(GoToGroundDeclared(tuple(cmd.units)))
+
+
+def _bombardment_ahead(s: BattleState, n: NarrativeState) -> bool:
+    """A Preliminary Bombardment may still come before the first turn: the scenario's own step,
+    or (Ambush) the first-turn roll-off where the Attacker may buy one [L241] (ruling 58)."""
+    if s.stage is Stage.NARRATIVE and n.step == "preliminary_bombardment":
+        return True
+    has_strat = any(st.id == "preliminary-bombardment" for st in n.mission.stratagems)
+    at_first_turn = s.stage is Stage.ROLL_OFF and n.step == "first_turn"
+    return has_strat and at_first_turn and not n.bombarded
 
 
 def _bombard(b: Builder, cmd: Bombard) -> None:
@@ -427,10 +466,14 @@ def _use_mission_stratagem(b: Builder, cmd: UseMissionStratagem) -> None:
 
 
 def _stratagem_timing(b: Builder, n: NarrativeState, strat: str, target: str | None) -> None:
+    """Refuse a mission stratagem outside its seed timing (rulings 39, 58-60)."""
     s = b.state
+    timing = n.mission.stratagem(strat).timing
     in_setup = s.stage in (Stage.NARRATIVE, Stage.ROLL_OFF, Stage.DECLARE_FORMATIONS)
     if (strat in SET_UP_STRATAGEMS or strat == "preliminary-bombardment") and not in_setup:
         raise refuse(Code.WRONG_STAGE, f"{strat} is used before the first turn")
+    if timing in BATTLE_TIMINGS and s.stage is not Stage.BATTLE:
+        raise refuse(Code.WRONG_STAGE, f"{strat} is used during the battle")
     if strat == "decoys" and (n.step != "hidden_deployment" or n.token_ids):
         raise refuse(Code.WRONG_STAGE, "decoys are added just before the tokens are placed")
     if strat == "spies" and (not n.token_ids or target not in n.token_ids or target in n.revealed):
@@ -442,10 +485,51 @@ def _stratagem_timing(b: Builder, n: NarrativeState, strat: str, target: str | N
     at_first_turn = s.stage is Stage.ROLL_OFF and n.step == "first_turn"
     if strat == "preliminary-bombardment" and (n.bombarded or not at_first_turn):
         raise refuse(Code.WRONG_STAGE, "after both sides deployed, before the first turn")
+    if timing == "after_deployment" and not at_first_turn:
+        # "immediately after deployment" [L233, L541]: once every unit is set up (and the
+        # hidden tokens revealed), at the first-turn roll-off step (ruling 59)
+        raise refuse(Code.WRONG_STAGE, f"{strat} is used after both sides have deployed")
     if strat in ("lightning-reaction", "known-ground") and not at_first_turn:
         # just after both sides deployed, before the first turn [L247]; just before who has
         # the first turn is determined [L327]: the first-turn roll-off step
         raise refuse(Code.WRONG_STAGE, f"{strat} is used just before the first turn is decided")
+    if timing == "after_bombardment_resolved":
+        # after the Attacker has resolved a Preliminary Bombardment [L255], for the units
+        # that went to ground: never without one (ruling 58)
+        if not n.bombarded or not in_setup:
+            raise refuse(
+                Code.WRONG_STAGE,
+                f"{strat} is used after a Preliminary Bombardment, before the first turn",
+            )
+        if not n.grounded:
+            raise refuse(Code.WRONG_STAGE, f"{strat}: none of your units went to ground")
+    if timing == "after_defender_patrol" and n.step != "attacker_patrol":
+        raise refuse(Code.WRONG_STAGE, f"{strat} is used after the Defender's patrol is set up")
+    if timing == "before_sentries_deployed" and n.step != "sentries":
+        raise refuse(Code.WRONG_STAGE, f"{strat} is used just before the sentries are set up")
+    if timing == "after_sentries_deployed" and (not in_setup or _before(n, "sentries")):
+        raise refuse(Code.WRONG_STAGE, f"{strat} is used after the sentries are set up")
+    if timing == "unit_setup_in_deployment" and (
+        s.stage is not Stage.NARRATIVE
+        or n.step not in (*DEPLOY_STEPS, "hidden_deployment")
+        or s.next_seat is not b.actor
+    ):
+        raise refuse(Code.WRONG_STAGE, f"{strat} is used as one of your units is set up")
+    if timing in SHOOTING_TIMINGS and s.phase is not Phase.SHOOTING:
+        raise refuse(Code.WRONG_PHASE, f"{strat} is used in the Shooting phase")
+    if timing == "end_of_enemy_first_shooting_phase" and (
+        s.phase is not Phase.SHOOTING or s.active is b.actor or s.round != 1
+    ):
+        # each player has one turn a round: the opponent's first Shooting phase is round 1's
+        raise refuse(
+            Code.WRONG_PHASE, f"{strat} is used at the end of your opponent's first Shooting phase"
+        )
+    if timing in MOVEMENT_TIMINGS and s.phase is not Phase.MOVEMENT:
+        raise refuse(Code.WRONG_PHASE, f"{strat} is used in the Movement phase")
+    if timing in OWN_TURN_TIMINGS and s.active is not b.actor:
+        raise refuse(Code.NOT_YOUR_TURN, f"{strat} is used in your own turn")
+    if timing == "before_reserve_roll_enemy" and s.active is b.actor:
+        raise refuse(Code.NOT_YOUR_CHOICE, f"{strat} is used before your opponent's reserve roll")
     if strat == "extra-explosives" and not any(u == target for u, _ in n.attempts):
         raise refuse(Code.BAD_COMMAND, "Extra Explosives follows a sabotage attempt by that unit")
     if strat == "beacon-scan" and (target not in n.places or target in n.searched):
@@ -454,6 +538,11 @@ def _stratagem_timing(b: Builder, n: NarrativeState, strat: str, target: str | N
         target is None or target not in n.reserves
     ):
         raise refuse(Code.BAD_COMMAND, "name a unit in the mission's reserves")
+
+
+def _before(n: NarrativeState, step: str) -> bool:
+    """The set-up has not passed ``step`` yet (it is the current step or a later one)."""
+    return step in n.steps and n.step in n.steps[: n.steps.index(step) + 1]
 
 
 # -- the alarm -------------------------------------------------------------------------------
