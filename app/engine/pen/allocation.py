@@ -211,21 +211,21 @@ def _weights_of(loss: Dist) -> tuple[list[int], int]:
     return [0] * lo + list(weights), total
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=8192)
 def _kept(w: int, received: int, loss: Dist) -> tuple[int, ...]:
     """W lost (capped at ``w``) by a model with ``w`` W left receiving ``received`` wounds:
-    integer weights over ``loss.total ** received``, unreduced (one total per wound)."""
+    integer weights over ``loss.total ** received``, unreduced (one total per wound); each
+    count from the one before (cached)."""
+    if received == 0:
+        return (1,) + (0,) * w
     lw, _ = _weights_of(loss)
-    out = [1] + [0] * w
-    for _ in range(received):
-        nxt = [0] * (w + 1)
-        for i, x in enumerate(out):
-            if x:
-                for j, y in enumerate(lw):
-                    if y:
-                        k = min(i + j, w)
-                        nxt[k] += x * y
-        out = nxt
+    before = _kept(w, received - 1, loss)
+    out = [0] * (w + 1)
+    for i, x in enumerate(before):
+        if x:
+            for j, y in enumerate(lw):
+                if y:
+                    out[min(i + j, w)] += x * y
     return tuple(out)
 
 
