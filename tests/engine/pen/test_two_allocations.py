@@ -7,14 +7,22 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from app.engine.distributions import Dist
 from app.engine.errors import ProfileError
 from app.engine.pen import analysis
 from app.engine.pen.allocation import damage_of, initial_state, models_of, two_allocations
-from app.engine.pen.analysis import SaveGroup, _sequential_allocations, analyze
+from app.engine.pen.analysis import (
+    SaveGroup,
+    _cover_pass,
+    _sequential_allocations,
+    analyze,
+    hits_distribution,
+    save_groups,
+)
+from app.engine.pen.attack import plan_attack
 from app.engine.pen.names import parse_rules
 from app.engine.pen.profiles import AttackRequest, Situation, Unit, Weapon, WeaponType
 
@@ -145,18 +153,13 @@ def test_analyze_answers_as_the_sequential_states(
         rules=parse_rules(["Insensible à la douleur"]) if feel_no_pain else (),
     )
     req = _attack(rule, models, shots, target)
+    plan = plan_attack(req)
+    groups = save_groups(plan)
+    assume(len(groups) == 2)
+    through = hits_distribution(plan.hit).thin(_cover_pass(plan.cover))
     analysis.infantry_exact.cache_clear()
-    fast = analyze(req)
-    limit = analysis.MAX_TWO_GROUP_WORK
-    try:
-        analysis.MAX_TWO_GROUP_WORK = -1  # the sequential states instead
-        analysis.infantry_exact.cache_clear()
-        slow = analyze(req)
-    finally:
-        analysis.MAX_TWO_GROUP_WORK = limit
-        analysis.infantry_exact.cache_clear()
-    assert fast.models_destroyed == slow.models_destroyed
-    assert fast.damage == slow.damage
+    result = analyze(req)
+    assert (result.models_destroyed, result.damage) == sequential(models, wounds, through, *groups)
 
 
 def test_fifteen_two_wound_models_against_135_rending_shots_are_answered() -> None:
