@@ -404,7 +404,7 @@ def action_forms(page: PageInput, names: Mapping[str, str]) -> list[ActionForm]:
         for u in units.values()
         if u["seat"] == me and not u.get("hull_points") and u["id"] not in transports_of(page.game)
     ]
-    if carriers and stage == "deploy" and "end_step" in kinds:  # deployed inside [L276]
+    if carriers and stage == "deploy" and kinds & {"deploy", "end_step"}:  # inside [L276]
         extra.extend(
             {"command": {"type": "embark", "unit": u["id"]}, "needs": ["transport"]}
             for u in mine_on_foot

@@ -208,7 +208,7 @@ def legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
     elif stage is Stage.CHOOSE and state.roll_off_winner == seat:
         out.extend(_cmd(ChooseFirst(s)) for s in SEATS)
     elif stage in (Stage.DEPLOY, Stage.INFILTRATE, Stage.SCOUT) and seat not in state.ready:
-        # the squads this seat may place now, and the end of the step only when the battle
+        # the squads this seat may deploy now, and the end of the step only when the battle
         # takes it: not for the second deployer while the first deploys [L832], nor with
         # squads still to deploy
         out.extend(_placements(state, seat, mine))
@@ -296,25 +296,16 @@ def _accepted(state: BattleState, command: Command, seat: str) -> bool:
 
 
 def _placements(state: BattleState, seat: str, mine: list[UnitState]) -> list[JsonObject]:
-    """The set-up's placements the battle takes from ``seat`` now: a squad deployed (in its
-    deployment, or an infiltrator in its step [L422]) or deployed inside a transport already
-    on the table [L276]."""
+    """The squads the battle lets ``seat`` deploy now: in its deployment, or an infiltrator
+    in its own step [L422]. (Deploying a squad inside a transport already on the table
+    [L276] needs the transport named: the page asks it, the Dynamics turn lists each.)"""
     if state.stage not in (Stage.DEPLOY, Stage.INFILTRATE):
         return []
-    ordered = sorted(mine, key=lambda u: u.id)
-    transports = [t.id for t in ordered if t.on_table and state.unit_spec(t.id).capacity]
-    out: list[JsonObject] = []
-    for u in ordered:
-        if u.place is not Place.UNDEPLOYED:
-            continue
-        if _accepted(state, Deploy(u.id), seat):
-            out.append(_cmd(Deploy(u.id)))
-        out.extend(
-            _cmd(Embark(u.id, t))
-            for t in transports
-            if t != u.id and _accepted(state, Embark(u.id, t), seat)
-        )
-    return out
+    return [
+        _cmd(Deploy(u.id))
+        for u in sorted(mine, key=lambda u: u.id)
+        if u.place is Place.UNDEPLOYED and _accepted(state, Deploy(u.id), seat)
+    ]
 
 
 def _reserve_boarding(state: BattleState, mine: list[UnitState]) -> list[tuple[str, str]]:

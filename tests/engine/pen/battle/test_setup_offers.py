@@ -1,7 +1,7 @@
 """The set-up's legal actions are all taken by the battle: the end of a step is offered only
 when the battle accepts it (not to the second deployer while the first deploys [L832], not
-with squads still to deploy), and the squads to place are offered instead (a squad deployed,
-deployed inside a transport on the table [L276], an infiltrator in its own step [L422]).
+with squads still to deploy), and the squads to deploy are offered instead (an infiltrator in its
+own step [L422]).
 
 Each test plays a whole set-up by following the offers alone and, at every step, sends each
 offered complete command to a copy of the battle: every one is taken."""
@@ -12,12 +12,13 @@ from app.engine.pen.battle import (
     ArmySpec,
     BattleSetup,
     PenBattle,
+    Place,
     Stage,
     UnitSpec,
     WeaponSpec,
     command_from_json,
 )
-from app.engine.pen.battle.commands import ChooseFirst, EndStep, RollOff
+from app.engine.pen.battle.commands import ChooseFirst, Embark, EndStep, RollOff
 
 MARINE: dict[str, Any] = {
     "ws": 4,
@@ -84,6 +85,10 @@ def all_taken(battle: PenBattle) -> list[tuple[str, dict[str, Any]]]:
     return seen
 
 
+def undeployed(battle: PenBattle) -> set[str]:
+    return {u.id for u in battle.state.units.values() if u.place is Place.UNDEPLOYED}
+
+
 def play_setup(battle: PenBattle, first: str) -> list[tuple[str, dict[str, Any]]]:
     """Through reserves, the roll-off (A wins and names ``first``), deployment, infiltration
     and scouting, by the offers alone; every offer checked at each step."""
@@ -96,12 +101,13 @@ def play_setup(battle: PenBattle, first: str) -> list[tuple[str, dict[str, Any]]
         seen += all_taken(battle)
         seat = next(s for s in ("A", "B") if offered(battle, s))
         placements = [c for c in offered(battle, seat) if c != END_STEP]
-        # deploy a squad (inside the transport when that is offered), else end the step
-        command = next(
-            (c for c in placements if c["type"] == "embark"),
-            placements[0] if placements else END_STEP,
-        )
-        assert command in offered(battle, seat)
+        if seat == "B" and battle.state.units["t"].on_table and "vet" in undeployed(battle):
+            # deployed inside its transport [L276]: the end of the step waits for it
+            assert END_STEP not in offered(battle, seat)
+            battle.execute(Embark("vet", "t"), seat)
+            continue
+        # deploy a squad, else end the step
+        command = (placements or [END_STEP])[0]
         battle.execute(command_from_json(command), seat)
     assert battle.state.stage is Stage.BATTLE
     return seen
@@ -113,7 +119,6 @@ def test_the_second_deployer_is_not_offered_the_end_of_the_deployment() -> None:
     # while A deploys, B is offered nothing: neither the end of the step nor a squad
     deploying_a = [c for s, c in seen if s == "A" and c["type"] == "deploy"]
     assert {c["unit"] for c in deploying_a} == {"tac", "dev", "inf"}
-    assert ("B", {"type": "embark", "unit": "vet", "transport": "t"}) in seen
     assert battle.state.units["vet"].transport == "t"
     assert battle.state.units["inf"].on_table  # deployed in the infiltration step
 
@@ -129,10 +134,10 @@ def test_the_end_of_a_step_is_offered_only_with_nothing_left_to_deploy() -> None
     assert END_STEP not in offered(battle, "B")
     assert {"type": "deploy", "unit": "t"} in offered(battle, "B")
     battle.execute(command_from_json({"type": "deploy", "unit": "t"}), "B")
-    # the Rhino on the table: the Veterans may start inside it
-    assert {"type": "embark", "unit": "vet", "transport": "t"} in offered(battle, "B")
-    for unit in ("vet", "sc"):
-        battle.execute(command_from_json({"type": "deploy", "unit": unit}), "B")
+    assert END_STEP not in offered(battle, "B")  # the Veterans and the Scouts are left
+    battle.execute(Embark("vet", "t"), "B")  # inside the Rhino [L276]
+    assert offered(battle, "B") == [{"type": "deploy", "unit": "sc"}]
+    battle.execute(command_from_json({"type": "deploy", "unit": "sc"}), "B")
     assert END_STEP in offered(battle, "B")
     assert all_taken(battle)
     battle.execute(EndStep(), "B")
