@@ -245,3 +245,89 @@ def test_a_value_nested_past_the_parsers_stack_is_text_not_a_server_error() -> N
     assert built.get("x") in (None, nested)
     page = pages.page_for("black-reach", None)
     assert build_command(FormData([("command", "[" * 9_000 + "]" * 9_000)]), page) == {"type": ""}
+
+
+def _dynamics_log() -> list[dict[str, Any]]:
+    events: list[dict[str, Any]] = [
+        {"type": "placing_roll_off", "stage": "infiltrate", "winner": "B", "roll": {"dice": []}},
+        {"type": "placing_first_chosen", "stage": "infiltrate", "seat": "A"},
+        {"type": "placing_roll_off", "stage": "scout", "winner": "A", "roll": {"dice": []}},
+        {"type": "placing_first_chosen", "stage": "scout", "seat": "B"},
+        {"type": "order_committed", "seat": "A", "unit": "a1", "turn": 1, "commitment": "ab" * 32},
+        {
+            "type": "order_revealed",
+            "unit": "a1",
+            "order": "fire",
+            "nonce": "cd" * 16,
+            "declaration": {"target": "b1", "mode": ""},
+            "step": 4,
+        },
+    ]
+    return [{"seq": i, "event": ev, "batch": i} for i, ev in enumerate(events, 1)]
+
+
+def test_the_dynamics_events_read_as_sentences_in_english_and_french() -> None:
+    """Every event kind of the Dynamics turn has its sentence (none reads as its raw kind),
+    the placing roll-offs and choices of the set-up [L142] among them, in both languages."""
+    from app.core.i18n import current_locale
+    from app.engine.dynamics.events import OWN_EVENTS
+
+    assert {e.kind for e in OWN_EVENTS} <= set(generic.SENTENCES)
+    names = {"a1": "Tactical", "b1": "Guardsmen"}
+    players = {"A": "Alice", "B": "Bob"}
+    lines = [line.text for line in generic.timeline(_dynamics_log(), names, players)][::-1]
+    assert lines == [
+        "Roll-off for who places the infiltrators first: Bob wins.",
+        "Alice places the infiltrators first.",
+        "Roll-off for who makes the scout moves first: Alice wins.",
+        "Bob makes the scout moves first.",
+        "Alice places a face-down order on Tactical (commitment abababababab…).",
+        "Tactical reveals its order: Fire, at Guardsmen (Initiative 4).",
+    ]
+    token = current_locale.set("fr")
+    try:
+        lines = [line.text for line in generic.timeline(_dynamics_log(), names, players)][::-1]
+    finally:
+        current_locale.reset(token)
+    assert lines == [
+        "Jet au dé pour savoir qui place ses infiltrateurs en premier : Bob l'emporte.",
+        "Alice place ses infiltrateurs en premier.",
+        "Jet au dé pour savoir qui fait ses mouvements de scout en premier : Alice l'emporte.",
+        "Bob fait ses mouvements de scout en premier.",
+        "Alice pose un ordre face cachée sur Tactical (engagement abababababab…).",
+        "Tactical révèle son ordre : Tir, sur Guardsmen (Initiative 4).",
+    ]
+
+
+@pytest.mark.parametrize("kind", sorted(generic.SENTENCES))
+def test_each_dynamics_sentence_is_translated(kind: str) -> None:
+    """Each sentence of a Dynamics event, with every field it reads, differs in French (so
+    none was left without its translation)."""
+    from app.core.i18n import current_locale
+
+    ev = {
+        "type": kind,
+        "seat": "A",
+        "winner": "B",
+        "unit": "a1",
+        "target": "b1",
+        "assaulter": "b1",
+        "units": ["a1"],
+        "turn": 2,
+        "step": 3,
+        "stage": "reveal",
+        "context": "reveal",
+        "order": "assault",
+        "commitment": "ab" * 32,
+        "total_a": 7,
+        "total_b": 5,
+        "last": "A",
+    }
+    english = generic.describe(ev, {}, {"A": "Alice", "B": "Bob"})
+    token = current_locale.set("fr")
+    try:
+        french = generic.describe(ev, {}, {"A": "Alice", "B": "Bob"})
+    finally:
+        current_locale.reset(token)
+    assert english != french
+    assert kind.replace("_", " ") not in english.lower()

@@ -13,21 +13,22 @@ the page. From them it makes:
 - one form per legal action: the command's own fields as inputs filled with the values the
   game proposed, an empty input per ``needs`` entry, and what the action entry adds (the
   squares a move may end on, odds...) as a note;
-- the timeline from the log entries' kinds, each with its scalar fields.
+- the timeline from the log entries: a sentence for the events it knows (those of PEN's
+  Dynamics turn, :data:`SENTENCES`), else the kind in words with its scalar fields.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from starlette.datastructures import FormData
 
 from app.core.i18n import gettext as _
-from app.core.i18n import lazy
+from app.core.i18n import lazy, pgettext
 from app.engine.match.seats import Seat
 from app.matches import systems
 from app.matches.pages import Choice, OptionField, PageInput, PageSystem
@@ -293,9 +294,175 @@ class Line:
     undone: bool = False
 
 
+Said = Callable[[Mapping[str, Any], Callable[[object], str], Callable[[object], str]], str]
+
+
+def _order(order: object) -> str:
+    """A Dynamics order's name (the French names of the rule book)."""
+    match str(order):
+        case "tactical_move":
+            return pgettext("dynamics order", "Tactical Move")
+        case "forced_march":
+            return pgettext("dynamics order", "Forced March")
+        case "fire":
+            return pgettext("dynamics order", "Fire")
+        case "assault":
+            return pgettext("dynamics order", "Assault")
+        case "deep_strike":
+            return pgettext("dynamics order", "Deep Strike")
+    return words(order)
+
+
+def _stage(stage: object) -> str:
+    """A stage of the Dynamics common turn (or the PEN set-up step of a placing roll-off)."""
+    match str(stage):
+        case "setup":
+            return _("the set-up")
+        case "turn_start":
+            return _("the start of the turn")
+        case "arrivals":
+            return _("the arrivals from reserve")
+        case "placement":
+            return _("the placing of the orders")
+        case "reveal" | "reveals":
+            return _("the reveals")
+        case "resolve":
+            return _("the resolution")
+        case "reserves":
+            return _("the arrivals from reserve")
+        case "over":
+            return _("the end of the battle")
+    return words(stage)
+
+
+def _advantage(
+    ev: Mapping[str, Any], unit: Callable[[object], str], who: Callable[[object], str]
+) -> str:
+    text = _(
+        "Advantage test for {stage}, Initiative {step}: {a} {total_a}, {b} {total_b}; {who} wins."
+    ).format(
+        stage=_stage(ev.get("context")),
+        step=ev.get("step"),
+        a=who("A"),
+        total_a=ev.get("total_a"),
+        b=who("B"),
+        total_b=ev.get("total_b"),
+        who=who(ev.get("winner")),
+    )
+    return text + (" " + _("The +1 bonus is spent.") if ev.get("bonus_spent") else "")
+
+
+def _revealed(
+    ev: Mapping[str, Any], unit: Callable[[object], str], who: Callable[[object], str]
+) -> str:
+    declaration = ev.get("declaration") if isinstance(ev.get("declaration"), Mapping) else {}
+    target = (declaration or {}).get("target")
+    if target:
+        return _("{unit} reveals its order: {order}, at {target} (Initiative {step}).").format(
+            unit=unit(ev.get("unit")),
+            order=_order(ev.get("order")),
+            target=unit(target),
+            step=ev.get("step"),
+        )
+    return _("{unit} reveals its order: {order} (Initiative {step}).").format(
+        unit=unit(ev.get("unit")), order=_order(ev.get("order")), step=ev.get("step")
+    )
+
+
+def _placing_roll_off(
+    ev: Mapping[str, Any], unit: Callable[[object], str], who: Callable[[object], str]
+) -> str:
+    if str(ev.get("stage")) == "scout":
+        return _("Roll-off for who makes the scout moves first: {who} wins.").format(
+            who=who(ev.get("winner"))
+        )
+    return _("Roll-off for who places the infiltrators first: {who} wins.").format(
+        who=who(ev.get("winner"))
+    )
+
+
+def _placing_first(
+    ev: Mapping[str, Any], unit: Callable[[object], str], who: Callable[[object], str]
+) -> str:
+    if str(ev.get("stage")) == "scout":
+        return _("{who} makes the scout moves first.").format(who=who(ev.get("seat")))
+    return _("{who} places the infiltrators first.").format(who=who(ev.get("seat")))
+
+
+def _short(value: object) -> str:
+    """A commitment or a nonce cut to what a player compares by eye."""
+    text = str(value or "")
+    return text if len(text) <= 12 else text[:12] + "…"
+
+
+SENTENCES: dict[str, Said] = {
+    # PEN's Dynamics turn (app/engine/dynamics/events.py)
+    "dynamics_created": lambda ev, unit, who: _("The battle is set up, with the Dynamics turn."),
+    "turn_began": lambda ev, unit, who: _("Turn {turn} begins.").format(turn=ev.get("turn")),
+    "turn_ended": lambda ev, unit, who: _("Turn {turn} ends.").format(turn=ev.get("turn")),
+    "advantage_rolled": _advantage,
+    "starter_chosen": lambda ev, unit, who: _("{who} acts first.").format(who=who(ev.get("seat"))),
+    "order_committed": lambda ev, unit, who: _(
+        "{who} places a face-down order on {unit} (commitment {commitment})."
+    ).format(
+        who=who(ev.get("seat")), unit=unit(ev.get("unit")), commitment=_short(ev.get("commitment"))
+    ),
+    "order_chosen": lambda ev, unit, who: _("Your order for {unit}: {order}.").format(
+        unit=unit(ev.get("unit")), order=_order(ev.get("order"))
+    ),
+    "orders_locked": lambda ev, unit, who: _("{who} locks their orders.").format(
+        who=who(ev.get("seat"))
+    ),
+    "order_revealed": _revealed,
+    "order_postponed": lambda ev, unit, who: _("{unit} waits: its order is postponed.").format(
+        unit=unit(ev.get("unit"))
+    ),
+    "order_ended": lambda ev, unit, who: _("{unit} has carried out its order.").format(
+        unit=unit(ev.get("unit"))
+    ),
+    "pass_ended": lambda ev, unit, who: _(
+        "End of the Initiative {step} pass: its casualties leave the table."
+    ).format(step=ev.get("step")),
+    "stage_entered": lambda ev, unit, who: (
+        _("Now {stage}, Initiative {step}.").format(
+            stage=_stage(ev.get("stage")), step=ev.get("step")
+        )
+        if ev.get("step")
+        else _("Now {stage}.").format(stage=_stage(ev.get("stage")))
+    ),
+    "sweep_rolled": lambda ev, unit, who: (
+        _("{unit} is caught by the sweeping advance of {assaulter}.")
+        if ev.get("caught")
+        else _("{unit} escapes the sweeping advance of {assaulter} and falls back.")
+    ).format(unit=unit(ev.get("unit")), assaulter=unit(ev.get("assaulter"))),
+    "retarget_tested": lambda ev, unit, who: (
+        _("{unit} passes its Leadership test: it may shoot {target} instead.")
+        if ev.get("passed")
+        else _("{unit} fails its Leadership test to shoot {target} instead.")
+    ).format(unit=unit(ev.get("unit")), target=unit(ev.get("target"))),
+    "extreme_began": lambda ev, unit, who: _(
+        "The extreme method for {units}: the move first."
+    ).format(units=", ".join(unit(u) for u in ev.get("units") or ())),
+    "extreme_phase_done": lambda ev, unit, who: _("{unit} is done with this phase.").format(
+        unit=unit(ev.get("unit"))
+    ),
+    "extreme_ended": lambda ev, unit, who: _("The extreme method is over."),
+    "placing_roll_off": _placing_roll_off,
+    "placing_first_chosen": _placing_first,
+}
+
+
 def describe(ev: Mapping[str, Any], names: Mapping[str, str], players: Mapping[str, str]) -> str:
-    """An event as a sentence: its kind in words, then its scalar fields ("unit: Boyz")."""
+    """An event as a sentence: that of :data:`SENTENCES` for its kind, else its kind in words
+    then its scalar fields ("unit: Boyz")."""
     kind = str(ev.get("type") or ev.get("event") or "")
+    said = SENTENCES.get(kind)
+    if said is not None:
+        return said(
+            ev,
+            lambda u: names.get(str(u), str(u)),
+            lambda s: players.get(str(s)) or str(s),
+        )
     if kind == "undone":
         return _("An action is undone.")
     if kind == "undo_requested":
