@@ -28,6 +28,7 @@ from typing import TypeVar
 
 from app.engine.distributions import Dist
 from app.engine.pen.procedures import Dice
+from app.engine.pen.profiles import MAX_MODELS
 from app.engine.pen.wounds import LossPlan, loss_steps
 
 __all__ = [
@@ -286,6 +287,51 @@ def _spread_outcome(state: State, wounds: int, loss: Dist) -> tuple[tuple[int, .
     return tuple(destroyed), tuple(lost)
 
 
+_BASE = MAX_MODELS + 1  # a digit per W left: more than the models of any squad
+
+
+@lru_cache(maxsize=4096)
+def _class_states(w: int, received: int, count: int, loss: Dist) -> tuple[dict[int, int], int]:
+    """Squad states of ``count`` unhurt models of ``w`` W receiving ``received`` wounds each
+    (independent [L1407]), each state as an integer key ``sum(n[i] * base ** i)`` (``n[i]``:
+    models with ``i + 1`` W left): weights, total. Built from
+    ``count - 1`` (cached), so every class of an even spread is shared between counts."""
+    if count == 0:
+        return {0: 1}, 1
+    before, total = _class_states(w, received, count - 1, loss)
+    outcome, t = _model_outcome(w, received, loss)
+    out: dict[int, int] = {}
+    for left, y in outcome:
+        step = _BASE ** (left - 1) if left else 0
+        for key, x in before.items():
+            k = key + step
+            out[k] = out.get(k, 0) + x * y
+    return out, total * t
+
+
+def _first_states(models: int, wounds: int, k: int, loss: Dist) -> tuple[dict[int, int], int]:
+    """:func:`allocate_exact` of ``k`` wounds over an unhurt squad of models of more than one
+    W, keyed as :func:`_class_states`: the ``k % models`` models receiving one wound more and
+    the others are two independent classes."""
+    q, r = divmod(k, models)
+    more, t1 = _class_states(wounds, q + 1, r, loss)
+    rest, t2 = _class_states(wounds, q, models - r, loss)
+    out: dict[int, int] = {}
+    for ka, wa in more.items():
+        for kb, wb in rest.items():
+            key = ka + kb
+            out[key] = out.get(key, 0) + wa * wb
+    return out, t1 * t2
+
+
+def _decoded(key: int, wounds: int) -> State:
+    digits = []
+    for _ in range(wounds):
+        key, n = divmod(key, _BASE)
+        digits.append(n)
+    return tuple(digits)
+
+
 def two_allocations(
     models: int,
     wounds: int,
@@ -332,13 +378,12 @@ def two_allocations(
         if len(row) > width:  # k2 >= cap: the squad is wiped, whatever k2 (see below)
             row[cap:] = [sum(row[cap:])]
         joint.append(row)
-    start = initial_state(models, wounds)
-    firsts = [allocate_exact(start, k1, loss1) for k1 in range(n_max + 1)]
+    firsts = [_first_states(models, wounds, k1, loss1) for k1 in range(n_max + 1)]
     common = lcm(*(t for _, t in firsts))
     # R(s, k2) for every k2 packed into one integer per state (Kronecker substitution): one
     # big-integer product per (k1, s) moves every k2 at once; no slot exceeds the total.
     slot = -(-((wounds_total * c**n_max * common).bit_length() + 1) // 8) * 8
-    packed: dict[State, int] = {}
+    packed: dict[int, int] = {}
     for k1, (after, t) in enumerate(firsts):
         jrow = joint[k1]
         if not any(jrow):
@@ -347,13 +392,13 @@ def two_allocations(
         for x in reversed(jrow):
             acc = (acc << slot) | x
         acc *= common // t  # once per k1: the state weights stay small (over ``t``)
-        for state, weight in after:
-            packed[state] = packed.get(state, 0) + weight * acc
+        for key, weight in after.items():
+            packed[key] = packed.get(key, 0) + weight * acc
     step = slot // 8
     rows: dict[State, list[int]] = {}
-    for state, value in packed.items():
+    for key, value in packed.items():
         raw = value.to_bytes(width * step, "little")
-        rows[state] = [
+        rows[_decoded(key, wounds)] = [
             int.from_bytes(raw[i : i + step], "little") for i in range(0, len(raw), step)
         ]
     _, t2 = _weights_of(loss2)

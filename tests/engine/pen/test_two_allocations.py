@@ -13,7 +13,15 @@ from hypothesis import strategies as st
 from app.engine.distributions import Dist
 from app.engine.errors import ProfileError
 from app.engine.pen import analysis
-from app.engine.pen.allocation import damage_of, initial_state, models_of, two_allocations
+from app.engine.pen.allocation import (
+    _decoded,
+    _first_states,
+    allocate_exact,
+    damage_of,
+    initial_state,
+    models_of,
+    two_allocations,
+)
 from app.engine.pen.analysis import (
     SaveGroup,
     _cover_pass,
@@ -93,6 +101,18 @@ def test_second_group_counts_past_a_sure_wipe_share_one_slot(
         ),
     )
     assert got == sequential(models, wounds, through, first, second)
+
+
+@pytest.mark.parametrize(("models", "wounds"), [(1, 2), (3, 2), (4, 3), (2, 5)])
+def test_first_states_are_the_even_allocation(models: int, wounds: int) -> None:
+    # the two classes of an even spread over an unhurt squad, as allocate_exact's states
+    loss = Dist.from_weights({0: 2, 1: 3, 2: 1})
+    start = initial_state(models, wounds)
+    for k in range(3 * models + 2):
+        states, total = _first_states(models, wounds, k, loss)
+        want, want_total = allocate_exact(start, k, loss)
+        got = {_decoded(key, wounds): Fraction(w, total) for key, w in states.items()}
+        assert got == {st: Fraction(w, want_total) for st, w in want}
 
 
 def test_a_hand_computed_case() -> None:
