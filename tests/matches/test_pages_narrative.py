@@ -508,7 +508,10 @@ def test_ambush_the_variable_cost_stratagem_and_the_escape_through_the_page(
     for p in (g.a, g.b):
         submit(p, page(p).css_first("#formation-form"))
 
-    # Night Raider costs what the Attacker spends: a number input bounded by its costs
+    submit(g.a, find_form(page(g.a), "place_tokens"))
+    submit(g.b, find_form(page(g.b), "deploy_forces"))
+    # after both sides deployed [L233]: Night Raider costs what the Attacker spends, a number
+    # input bounded by its costs
     a_page = page(g.a)
     raider = find_form(a_page, "use_mission_stratagem", stratagem="night-raider")
     cp = raider.css_first("input[name=cp]")
@@ -521,8 +524,6 @@ def test_ambush_the_variable_cost_stratagem_and_the_escape_through_the_page(
     assert "Alice (you): Night Raider, 2 CP (round 0)" in text_of(a_page, "#narrative-stratagems")
     assert g.a.view()["players"]["A"]["cp"] == 1  # 3, less 2
 
-    submit(g.a, find_form(page(g.a), "place_tokens"))
-    submit(g.b, find_form(page(g.b), "deploy_forces"))
     # Lightning Reaction is on B's page at the first-turn roll-off, after both deployed [L247]
     submit(g.b, find_form(page(g.b), "use_mission_stratagem", stratagem="lightning-reaction"))
     submit(g.a, find_form(page(g.a), "roll_off"), {"dice": "6"})  # 6: the Defender first
