@@ -911,6 +911,9 @@ def test_ambush_iron_discipline_needs_a_unit_gone_to_ground(
     hidden = ["a1", "a2", "a3", "a4", "a5", "a7"]
     g.a.send({"type": "place_tokens", "tokens": {f"t{i}": u for i, u in enumerate(hidden, 1)}})
     g.b.send({"type": "deploy_forces", "units": [f"b{i}" for i in range(1, 7)]})
+    # before the Attacker buys the bombardment, the Defender may go to ground (ruling 40): the
+    # page offers it, as the API accepts it
+    assert "go_to_ground" in [a["command"]["type"] for a in g.b.actions()]
     bombardment = {"type": "use_mission_stratagem", "stratagem": "preliminary-bombardment"}
     g.a.send(bombardment, dice=[6, 3, 1, 1, 1, 1, 1])  # b1 hit for 3, nobody went to ground
     assert "iron-discipline" not in offered(g.b)

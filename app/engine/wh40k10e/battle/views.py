@@ -482,8 +482,9 @@ def narrative_actions(state: BattleState, seat: Seat) -> list[JsonObject]:
             candidates.append(Bombard())
         else:
             out.append(_hint(DeployForces(units=tuple(pending)), units=list(pending)))
-    if state.stage is Stage.NARRATIVE and n.step == "preliminary_bombardment":
-        candidates.append(GoToGround())
+    # in the bombardment's step, or at Ambush's first-turn roll-off while the Attacker may still
+    # buy one (ruling 40): the rules decide, as for every candidate
+    candidates.append(GoToGround())
     if state.stage is Stage.BATTLE:
         candidates += [ReserveRoll(u) for u in sorted(n.reserves)]
         candidates += [AssaultReturn(), ReportSpyKilled()]
