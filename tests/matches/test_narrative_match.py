@@ -738,6 +738,33 @@ def test_a_combat_zone_is_an_option_recorded_at_creation_and_an_unknown_one_is_r
     assert "combat_zone" not in plain.a.view()
 
 
+def test_an_imported_log_must_carry_the_numbers_of_its_shipped_combat_zone(
+    user_client: Callable[[str], TestClient], armies: FakeArmies, db: Session
+) -> None:
+    """The battle and the page read the recorded zone at every objective, attack and render:
+    an import whose zone is not the shipped one, number for number, is a 422 (it used to be
+    accepted, then its page answered 500)."""
+    g = new_narrative_game(user_client, armies, db, "only-war", {"combat_zone": "night-fight"})
+    exported = g.a.client.get(g.a.base + "/export").json()
+    ok = g.a.client.post("/api/v1/matches/import", json=exported)
+    assert ok.status_code == 201, ok.text
+    assert g.a.client.get(f"/matches/{ok.json()['id']}").status_code == 200
+    setup = exported["events"][0]["event"]["setup"]
+    for tamper in (
+        lambda: setup["mission"]["options"].__setitem__("combat_zone", {"id": "night-fight"}),
+        lambda: setup["mission"]["options"]["combat_zone"]["tables"].clear(),
+        lambda: setup["options"].__setitem__("combat_zone", "fire-and-fury"),
+        lambda: setup["options"].__setitem__("combat_zone", None),
+    ):
+        saved = json.loads(json.dumps(setup))
+        tamper()
+        r = g.a.client.post("/api/v1/matches/import", json=exported)
+        assert r.status_code == 422, r.text
+        assert "combat zone" in r.json()["detail"]
+        setup.clear()
+        setup.update(saved)
+
+
 def test_night_fight_in_only_war_reduced_visibility_and_mysterious_objectives(
     user_client: Callable[[str], TestClient], armies: FakeArmies, db: Session
 ) -> None:

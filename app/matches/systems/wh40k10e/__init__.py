@@ -235,12 +235,33 @@ def imported(game: MatchGame, snapshots: Mapping[str, Any]) -> Imported:
     if not isinstance(first, MatchCreated):
         raise InvalidLog("The log does not start with the creation of the match.")
     setup = first.setup
+    _check_imported_zone(setup)
     return Imported(
         setup.mission.id,
         setup.battle_size,
         _imported_snapshot(snapshots.get("A"), setup.armies[Seat10e.A]),
         _imported_snapshot(snapshots.get("B"), setup.armies[Seat10e.B]),
     )
+
+
+def _check_imported_zone(setup: MatchSetup) -> None:
+    """A combat zone recorded in an imported log is one of the shipped zones, with the numbers
+    the pack gives it: the battle reads them at every objective and attack, and the page at
+    every render, so a log carrying others is refused at the door (422) instead of failing
+    later (a 500 on the page, found in review)."""
+    zone_id = setup.options.combat_zone
+    recorded = setup.mission.options.get("combat_zone")
+    if zone_id is None:
+        if recorded is not None:
+            raise InvalidLog("The log records a combat zone its options do not name.")
+        return
+    shipped = combat_zones().get(zone_id)
+    if shipped is None:
+        raise InvalidLog(f"The log's combat zone {zone_id!r} is not one of the shipped zones.")
+    if recorded != shipped:
+        raise InvalidLog(
+            f"The log's combat zone {zone_id!r} does not carry the numbers of that zone."
+        )
 
 
 def _imported_snapshot(given: object, spec: ArmySpec) -> dict[str, Any]:
