@@ -190,3 +190,33 @@ def test_a_pen_page_has_no_10e_form(browser: Callable[[str], TestClient]) -> Non
         data={"csrf_token": alice.csrf, "version": "2"},  # type: ignore[attr-defined]
     )
     assert r.status_code == 404
+
+
+def test_the_new_match_form_asks_whether_both_players_confirm_the_result(
+    browser: Callable[[str], TestClient], db: Any
+) -> None:
+    """The option ``confirm_result`` (pen rulings B18) from the new-match form's select: "1"
+    records it; the Dynamics turn, which has no confirmation, refuses it at the field."""
+    alice = browser("Alice")
+    mine = ready_pen_list(alice, [marine(), devastators()], "Marines")
+    page = html(alice.get("/matches?ruleset=pen"))
+    choices = page.css("#new-match-form select[name='option.confirm_result'] option")
+    assert [o.attributes["value"] for o in choices] == ["", "1"]
+    base = {
+        "csrf_token": alice.csrf,  # type: ignore[attr-defined]
+        "ruleset": "pen",
+        "army_id": str(mine),
+        "mission": "pen-objectives",
+        "battle_size": "1000",
+        "option.confirm_result": "1",
+    }
+    r = alice.post("/matches", data=base, follow_redirects=False)
+    assert r.status_code == 303, r.text
+    match_id = int(r.headers["location"].rsplit("/", 1)[1])
+    from app.matches.models import Match
+
+    created = db.get(Match, match_id)
+    assert created.army_a["options"]["confirm_result"] is True
+    r = alice.post("/matches", data={**base, "option.turn_structure": "dynamics"})
+    assert r.status_code == 422, r.text
+    assert "confirm_result" in r.text or "not an option" in r.text

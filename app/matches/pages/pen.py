@@ -680,14 +680,26 @@ STRUCTURE_LABELS = {
 
 
 def new_match_fields(mission: Mission) -> list[OptionField]:
-    """A PEN match's turn structure (the option ``turn_structure``), chosen on the form."""
+    """A PEN match's turn structure (the option ``turn_structure``) and, for the classic and
+    alternated turns, whether both players confirm the result (``confirm_result``, rulings
+    B18), chosen on the form."""
     return [
         OptionField(
             name="turn_structure",
             label=_("Turn structure"),
             choices=[Choice(s, _(STRUCTURE_LABELS.get(s, s))) for s in TURN_STRUCTURES],
             default=TURN_STRUCTURES[0],
-        )
+        ),
+        OptionField(
+            name="confirm_result",
+            label=_("The result"),
+            choices=[
+                Choice("", _("The last objective reported ends the battle")),
+                Choice("1", _("Both players confirm the objectives before the battle ends")),
+            ],
+            default="",
+            help=_("Classic and alternated turns only."),
+        ),
     ]
 
 

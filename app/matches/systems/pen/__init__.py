@@ -75,11 +75,14 @@ def parse_options(raw: Mapping[str, Any] | None) -> dict[str, Any]:
         )
     out: dict[str, Any] = {"turn_structure": structure}
     if "confirm_result" in raw and "confirm_result" in allowed:
-        if type(raw["confirm_result"]) is not bool:
+        confirm = raw["confirm_result"]
+        if confirm in ("1", "0"):  # the new-match form's select
+            confirm = confirm == "1"
+        if type(confirm) is not bool:
             errors.append(
                 {"field": "options.confirm_result", "message": "true or false", "type": "value"}
             )
-        out["confirm_result"] = raw["confirm_result"] is True
+        out["confirm_result"] = confirm is True
     if structure == "dynamics":
         pilots = raw.get("pilots", {})
         if not isinstance(pilots, Mapping) or any(
