@@ -220,3 +220,33 @@ def test_the_new_match_form_asks_whether_both_players_confirm_the_result(
     r = alice.post("/matches", data={**base, "option.turn_structure": "dynamics"})
     assert r.status_code == 422, r.text
     assert "confirm_result" in r.text or "not an option" in r.text
+
+
+def test_the_new_match_form_gives_the_dynamics_plus_two_to_a_seat(
+    browser: Callable[[str], TestClient], db: Any
+) -> None:
+    """``plus_two`` (dynamics rulings D9, Dyn [L140]): the seat whose role would begin the
+    battle, chosen on the form; a classic turn has no advantage tests and refuses it."""
+    from app.matches.models import Match
+
+    alice = browser("Alice")
+    mine = ready_pen_list(alice, [marine(), devastators()], "Marines")
+    page = html(alice.get("/matches?ruleset=pen"))
+    choices = page.css("#new-match-form select[name='option.plus_two'] option")
+    assert [o.attributes["value"] for o in choices] == ["", "A", "B"]
+    base = {
+        "csrf_token": alice.csrf,  # type: ignore[attr-defined]
+        "ruleset": "pen",
+        "army_id": str(mine),
+        "mission": "pen-objectives",
+        "battle_size": "1000",
+        "option.turn_structure": "dynamics",
+        "option.plus_two": "B",
+    }
+    r = alice.post("/matches", data=base, follow_redirects=False)
+    assert r.status_code == 303, r.text
+    match_id = int(r.headers["location"].rsplit("/", 1)[1])
+    created = db.get(Match, match_id)
+    assert created.army_a["options"]["plus_two"] == "B"
+    r = alice.post("/matches", data={**base, "option.turn_structure": "classic"})
+    assert r.status_code == 422, r.text

@@ -700,6 +700,17 @@ def new_match_fields(mission: Mission) -> list[OptionField]:
             default="",
             help=_("Classic and alternated turns only."),
         ),
+        OptionField(
+            name="plus_two",
+            label=_("Dynamics turn: +2 on every advantage test"),
+            choices=[
+                Choice("", _("Nobody")),
+                Choice("A", _("You, if your role would begin the battle")),
+                Choice("B", _("Your opponent, if their role would begin the battle")),
+            ],
+            default="",
+            help=_("When the mission has an Attacker and a Defender (Dynamics turn only)."),
+        ),
     ]
 
 
