@@ -139,6 +139,15 @@ def missions(ruleset: str = DEFAULT_RULESET) -> dict[str, Mission]:
     return dict(systems.playable(ruleset).missions())
 
 
+def own_missions(db: Session, user_id: int, ruleset: str = DEFAULT_RULESET) -> dict[str, Mission]:
+    """The missions of the packs ``user_id`` uploaded for a rule system (none for a system
+    without uploads), by id: theirs to play, beside the shipped ones."""
+    entry = systems.playable(ruleset)
+    if entry.owned_missions is None:
+        return {}
+    return dict(entry.owned_missions(db, user_id))
+
+
 def mission_and_size(
     mission_id: str, battle_size: str, ruleset: str = DEFAULT_RULESET
 ) -> tuple[Mission, int]:

@@ -30,7 +30,7 @@ from app.core.errors import AppError
 from app.core.i18n import current_locale, lazy
 from app.core.i18n import gettext as _
 from app.core.ids import MAX_ID, parse_int
-from app.engine.match import Refusal, RefusalKind
+from app.engine.match import Mission, Refusal, RefusalKind
 from app.engine.match.seats import Seat
 from app.matches import api as match_api
 from app.matches import events, league_link, pages, present, service, spectate, systems
@@ -156,7 +156,8 @@ def _index(
         )
     lists = pages.ready_lists(db, user)
     ruleset = _form_ruleset(form, lists)
-    missions = service.missions(ruleset)
+    # the shipped missions, then those of the packs this user uploaded (ids never clash)
+    missions = service.missions(ruleset) | service.own_missions(db, user.id, ruleset)
     entry = systems.playable(ruleset)
     chosen = (form or {}).get("mission")
     mission = missions.get(str(chosen)) or missions.get(entry.default_mission)
@@ -263,14 +264,21 @@ def matches_page(
 OPTION_PREFIX = "option."
 
 
-def posted_options(form: FormData, ruleset: str, mission_id: str) -> dict[str, Any] | None:
+def posted_options(
+    form: FormData,
+    ruleset: str,
+    mission_id: str,
+    own: Mapping[str, Mission] | None = None,
+) -> dict[str, Any] | None:
     """The options a new-match form posted: the fields its system's page asks for
     (``option.<name>``), those left empty omitted; ``None`` when the system asks for none,
-    or when the rule system or mission is unknown (``service.create`` says so)."""
+    or when the rule system or mission is unknown (``service.create`` says so). ``own``: the
+    missions of the poster's uploaded packs."""
     entry = systems.systems().get(ruleset)
     if entry is None:
         return None
-    mission = entry.missions().get(mission_id or entry.default_mission)
+    wanted = mission_id or entry.default_mission
+    mission = entry.missions().get(wanted) or (own or {}).get(wanted)
     if mission is None:
         return None
     out: dict[str, Any] = {}
@@ -297,7 +305,8 @@ def create_match(
     """A new match from the form: the creator's list, or (a system whose seats bring no list)
     the options its page asks for."""
     game = parse_int(league_game_id, 1, MAX_ID) if league_game_id.strip() else None
-    options = posted_options(posted, ruleset, mission)
+    own = service.own_missions(db, user.id, ruleset) if ruleset in systems.systems() else {}
+    options = posted_options(posted, ruleset, mission, own)
     try:
         if league_game_id.strip() and game is None:
             raise LeagueGameUnusable(_("Choose a league game from the list."))

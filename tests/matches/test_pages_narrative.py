@@ -616,3 +616,67 @@ def test_night_fight_chosen_on_the_new_match_form_then_its_distance_and_objectiv
         return float(found.group(1))
 
     assert expected_damage("20") < expected_damage("6")
+
+
+def test_an_uploaded_scenario_is_offered_on_its_uploaders_new_match_form(
+    browser: Callable[[str], TestClient], starter: int
+) -> None:
+    """A pack uploaded with ``POST /api/v1/matches/mission-packs`` adds its scenarios to the
+    new-match form of its uploader only; a match is created from the form with one of them."""
+    from tests.matches.test_narrative_match import club_pack
+
+    alice, bob = browser("Alice"), browser("Bob")
+    r = alice.post(
+        "/api/v1/matches/mission-packs",
+        content=json.dumps(club_pack("alices", "night-bridge")),
+        headers={"Content-Type": "application/json"},
+    )
+    assert r.status_code == 201, r.text
+    lists: dict[str, int] = {}
+    for who, client in (("alice", alice), ("bob", bob)):
+        r = client.post(
+            "/api/v1/armies",
+            json={
+                "rule_system": "wh40k-10e",
+                "name": "Ready one",
+                "faction": "Orks",
+                "detachment": "War Horde",
+                "battle_size": "strike-force",
+                "units": [{"datasheet": "Warboss", "warlord": True}],
+            },
+        )
+        assert r.status_code == 201, r.text
+        lists[who] = r.json()["id"]
+        r = client.patch(f"/api/v1/armies/{lists[who]}", json={"status": "ready"})
+        assert r.status_code == 200, r.text
+
+    def offered(client: TestClient) -> list[str]:
+        form = html(client.get("/matches?ruleset=wh40k-10e")).css_first("#new-match-form")
+        return [o.attributes["value"] for o in form.css("select[name=mission] option")]
+
+    assert "night-bridge" in offered(alice)
+    assert "only-war" in offered(alice)
+    assert "night-bridge" not in offered(bob)
+    r = alice.post(
+        "/matches",
+        data={
+            "csrf_token": alice.csrf,  # type: ignore[attr-defined]
+            "ruleset": "wh40k-10e",
+            "army_id": str(lists["alice"]),
+            "mission": "night-bridge",
+            "battle_size": "strike_force",
+            "option.combat_zone": "night-fight",
+        },
+        follow_redirects=False,
+    )
+    assert r.status_code == 303, r.text
+    match_id = int(r.headers["location"].rsplit("/", 1)[1])
+    mine = alice.get(f"/api/v1/matches/{match_id}").json()
+    assert mine["mission"] == "night-bridge"
+    # the mission's option fields were read for the uploaded mission too
+    from app.matches.models import Match
+
+    with alice.app.state.db.sessions() as session:  # type: ignore[attr-defined]
+        stored = session.get(Match, match_id)
+        assert stored is not None
+        assert stored.army_a["options"]["combat_zone"] == "night-fight"
