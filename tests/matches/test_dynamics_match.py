@@ -415,3 +415,54 @@ def test_a_tank_shock_is_a_ram_through_the_api(dyn_game: Callable[..., PenGame])
     refused = g.b.send(shot | {"range_inches": 12}, status=409)
     assert refused["refusal"] == "after_charge"
     g.b.send({"type": "end_order", "unit": "b2"})
+
+
+def test_the_optional_token_supply_is_an_option_checked_against_the_armies(
+    dyn_game: Callable[..., PenGame], user_client: Callable[[str], TestClient]
+) -> None:
+    """``tokens_per_type`` (Dyn [L47], 5 tokens per 250 points): recorded in the set-up, kept by
+    an export and import; a supply too small for an army is refused when the battle is made;
+    a malformed one is a 422 at creation."""
+    g = dyn_game(tokens_per_type={"A": 5, "B": 5})
+    setup = live(g.match_id).inner.state.setup
+    assert setup is not None
+    assert dict(setup.tokens_per_type or {}) == {"A": 5, "B": 5}
+    exported = g.a.client.get(f"{g.a.base}/export").json()
+    imported = g.a.client.post(f"{MATCHES}/import", json=exported)
+    assert imported.status_code == 201, imported.text
+    copy = live(imported.json()["id"]).inner.state.setup
+    assert copy is not None
+    assert dict(copy.tokens_per_type or {}) == {"A": 5, "B": 5}
+
+    carol, dan = user_client("Carol"), user_client("Dan")
+    for bad in ({"A": 5}, {"A": 0, "B": 5}, {"A": "5", "B": 5}, [5, 5]):
+        r = carol.post(
+            MATCHES,
+            json={
+                "ruleset": "pen",
+                "army_id": ready_pen_list(carol, [marine(), devastators()], "M"),
+                "battle_size": "1000",
+                "options": {"turn_structure": "dynamics", "tokens_per_type": bad},
+            },
+        )
+        assert r.status_code == 422, r.text
+        assert any(e["field"] == "options.tokens_per_type" for e in r.json()["errors"])
+    r = carol.post(
+        MATCHES,
+        json={
+            "ruleset": "pen",
+            "army_id": ready_pen_list(carol, [marine(), devastators()], "M"),
+            "battle_size": "1000",
+            "options": {"turn_structure": "dynamics", "tokens_per_type": {"A": 1, "B": 1}},
+        },
+    )
+    assert r.status_code == 201, r.text
+    r = dan.post(
+        f"{MATCHES}/join",
+        json={
+            "code": r.json()["invitation"]["code"],
+            "army_id": ready_pen_list(dan, [guard(), rhino()], "G"),
+        },
+    )
+    assert r.status_code in (409, 422), r.text
+    assert "tokens_per_type" in r.text

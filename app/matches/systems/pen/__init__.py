@@ -43,7 +43,7 @@ def missions() -> dict[str, Mission]:
     return {k: m for k, m in found.items() if m.rule_system == SYSTEM_ID}
 
 
-DYNAMICS_OPTIONS = ("pilots", "plus_two")
+DYNAMICS_OPTIONS = ("pilots", "plus_two", "tokens_per_type")
 
 
 def parse_options(raw: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -51,7 +51,9 @@ def parse_options(raw: Mapping[str, Any] | None) -> dict[str, Any]:
     ``classic``); with ``dynamics``, also ``pilots`` (``{"A": 1-10, "B": 1-10}``: the
     Initiative of each army's non-walker vehicles, 3 when not given [L197]) and ``plus_two``
     (``"A"``, ``"B"`` or ``""``: the seat whose role would begin the battle, +2 on the
-    advantage tests [L140]); otherwise also ``confirm_result`` (``true``: the battle ends
+    advantage tests [L140]) and ``tokens_per_type`` (``{"A": n, "B": n}``: the tokens of each
+    order each player has, checked against 5 per 250 points [L47] and at each lock; unset: not
+    checked); otherwise also ``confirm_result`` (``true``: the battle ends
     when both players have confirmed the objectives reported, pen rulings B18). Anything
     else is a 422 naming the field."""
     raw = raw or {}
@@ -100,6 +102,22 @@ def parse_options(raw: Mapping[str, Any] | None) -> dict[str, Any]:
             errors.append({"field": "options.plus_two", "message": "A, B or empty", "type": "enum"})
         out |= {"pilots": dict(pilots) if isinstance(pilots, Mapping) else {}}
         out |= {"plus_two": plus_two}
+        tokens = raw.get("tokens_per_type")
+        if tokens is not None:  # the optional token-supply check [L47]
+            if (
+                not isinstance(tokens, Mapping)
+                or set(tokens) != {"A", "B"}
+                or any(type(v) is not int or not 1 <= v <= 99 for v in tokens.values())
+            ):
+                errors.append(
+                    {
+                        "field": "options.tokens_per_type",
+                        "message": "seats A and B, each the tokens of each order it has (1-99)",
+                        "type": "value",
+                    }
+                )
+            else:
+                out |= {"tokens_per_type": dict(tokens)}
     if errors:
         raise InvalidInput("These are not options of a PEN match.", errors=errors)
     return out
@@ -127,10 +145,14 @@ def new_setup(given: SetupInput) -> BattleSetup | DynamicsSetup:
         return battle
     pilots = given.options.get("pilots") or {}
     assert isinstance(pilots, Mapping)
+    tokens = given.options.get("tokens_per_type")
     return DynamicsSetup(
         battle,
         pilots={str(k): int(v) for k, v in pilots.items()},
         plus_two=str(given.options.get("plus_two") or ""),
+        tokens_per_type=(
+            {str(k): int(v) for k, v in tokens.items()} if isinstance(tokens, Mapping) else None
+        ),
     )
 
 
@@ -157,6 +179,8 @@ def imported(game: MatchGame, snapshots: Mapping[str, Any]) -> Imported:
     if isinstance(first, DynamicsCreated):
         setup = first.setup.battle
         extra = {"pilots": dict(first.setup.pilots), "plus_two": first.setup.plus_two}
+        if first.setup.tokens_per_type is not None:
+            extra["tokens_per_type"] = dict(first.setup.tokens_per_type)
     elif isinstance(first, BattleCreated):
         setup = first.setup
     else:
