@@ -246,9 +246,16 @@ def _placements(u: UnitState, path: Sequence[Step]) -> list[Placement]:
 
 
 def _check_move(
-    state: BattleState, u: UnitState, path: Sequence[Placement], assault_target: str | None = None
+    state: BattleState,
+    u: UnitState,
+    path: Sequence[Placement],
+    assault_target: str | None = None,
+    mover: Mover | None = None,
 ) -> int:
-    mover = Mover(state.mover(u.uid), u.face.mv, assault_target=assault_target)
+    """The cost of a legal move along ``path`` (refused otherwise); ``mover``: how the unit
+    moves when not as its face says (a Scout move)."""
+    if mover is None:
+        mover = Mover(state.mover(u.uid), u.face.mv, assault_target=assault_target)
     check = check_path(state.board, mover, state.board_units(), path)
     if not check.ok:
         raise refuse(
@@ -505,23 +512,14 @@ def _scout_move(out: _Out, command: ScoutMove, side: str) -> None:
     if u.embarked_in is not None:
         raise refuse("not_supported", "Scout moves from a transport are not supported yet")
     path = _placements(u, command.path)
-    check = check_path(state.board, mover, state.board_units(), path)
-    if not check.ok:
-        raise refuse(
-            "illegal_move",
-            "illegal move: " + "; ".join(check.problems),
-            problems=list(check.problems),
-        )
-    assert check.reach is not None
-    if check.reach.pushes:
-        raise refuse("not_supported", "a vehicle ending its move on infantry is not supported yet")
+    cost = _check_move(state, u, path, mover=mover)
     objective = scout_end_problem(state, path[-1])
     if objective is not None:
         raise refuse(
             "near_objective",
             f"a Scout move may not end in or next to the objective {objective} [L1953-L1956]",
         )
-    out.emit(ScoutMoved(u.uid, tuple(_step_of(p) for p in path), check.cost))
+    out.emit(ScoutMoved(u.uid, tuple(_step_of(p) for p in path), cost))
 
 
 def _end_scouting(out: _Out, side: str) -> None:
