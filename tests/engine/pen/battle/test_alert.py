@@ -33,29 +33,8 @@ from app.engine.pen.battle.commands import (
 )
 from app.engine.pen.battle.state import Speed
 from app.engine.pen.battle.views import legal_actions
+from tests.engine.pen.battle.profiles import GUARD, MARINE
 
-MARINE: dict[str, Any] = {
-    "ws": 4,
-    "bs": 4,
-    "strength": 4,
-    "toughness": 4,
-    "wounds": 1,
-    "initiative": 4,
-    "attacks": 1,
-    "leadership": 8,
-    "save": 3,
-}
-GUARD: dict[str, Any] = {
-    "ws": 3,
-    "bs": 3,
-    "strength": 3,
-    "toughness": 3,
-    "wounds": 1,
-    "initiative": 3,
-    "attacks": 1,
-    "leadership": 7,
-    "save": 5,
-}
 BOLTER = WeaponSpec(
     "bolter", {"kind": "ranged", "type": "rapid fire", "shots": 1, "strength": 4, "ap": 5}
 )

@@ -10,18 +10,7 @@ import pytest
 
 from app.engine.match.errors import Refusal
 from app.engine.pen.battle import ArmySpec, BattleSetup, PenBattle, Stage, UnitSpec
-
-GUARD: dict[str, Any] = {
-    "ws": 3,
-    "bs": 3,
-    "strength": 3,
-    "toughness": 3,
-    "wounds": 1,
-    "initiative": 3,
-    "attacks": 1,
-    "leadership": 7,
-    "save": 5,
-}
+from tests.engine.pen.battle.profiles import GUARD
 
 
 def at_scoring(confirm: bool) -> PenBattle:

@@ -24,29 +24,7 @@ from app.engine.pen.battle.commands import (
 )
 from app.engine.pen.battle.events import CombatResolved
 from app.engine.pen.battle.views import legal_actions
-
-MARINE: dict[str, Any] = {
-    "ws": 4,
-    "bs": 4,
-    "strength": 4,
-    "toughness": 4,
-    "wounds": 1,
-    "initiative": 4,
-    "attacks": 1,
-    "leadership": 8,
-    "save": 3,
-}
-GUARD: dict[str, Any] = {
-    "ws": 3,
-    "bs": 3,
-    "strength": 3,
-    "toughness": 3,
-    "wounds": 1,
-    "initiative": 3,
-    "attacks": 1,
-    "leadership": 7,
-    "save": 5,
-}
+from tests.engine.pen.battle.profiles import GUARD, MARINE
 
 
 def locked_in_a_draw(rule: str) -> PenBattle:

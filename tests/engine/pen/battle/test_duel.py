@@ -22,31 +22,10 @@ from app.engine.pen.battle.commands import (
     StartTurn,
 )
 from app.engine.pen.battle.views import legal_actions
+from tests.engine.pen.battle.profiles import GUARD, MARINE
 
-MARINE: dict[str, Any] = {
-    "ws": 4,
-    "bs": 4,
-    "strength": 4,
-    "toughness": 4,
-    "wounds": 1,
-    "initiative": 4,
-    "attacks": 1,
-    "leadership": 8,
-    "save": 3,
-}
 IC = ["Personnage indépendant"]
 CAPTAIN = MARINE | {"ws": 5, "wounds": 3, "attacks": 3, "initiative": 5, "rules": IC}
-GUARD: dict[str, Any] = {
-    "ws": 3,
-    "bs": 3,
-    "strength": 3,
-    "toughness": 3,
-    "wounds": 1,
-    "initiative": 3,
-    "attacks": 1,
-    "leadership": 7,
-    "save": 5,
-}
 COMMISSAR = GUARD | {"wounds": 2, "attacks": 2, "leadership": 9, "rules": IC}
 
 

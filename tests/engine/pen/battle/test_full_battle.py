@@ -10,29 +10,8 @@ from typing import Any
 from app.engine.pen.battle import ArmySpec, BattleSetup, PenBattle, Place, Stage, UnitSpec
 from app.engine.pen.battle import WeaponSpec as W
 from app.engine.pen.battle.events import CombatResolved, PassengersHit
+from tests.engine.pen.battle.profiles import GUARD, MARINE
 
-MARINE: dict[str, Any] = {
-    "ws": 4,
-    "bs": 4,
-    "strength": 4,
-    "toughness": 4,
-    "wounds": 1,
-    "initiative": 4,
-    "attacks": 1,
-    "leadership": 8,
-    "save": 3,
-}
-GUARD: dict[str, Any] = {
-    "ws": 3,
-    "bs": 3,
-    "strength": 3,
-    "toughness": 3,
-    "wounds": 1,
-    "initiative": 3,
-    "attacks": 1,
-    "leadership": 7,
-    "save": 5,
-}
 CHIMERA: dict[str, Any] = {"armour": {"front": 11, "side": 11, "rear": 10}, "hull_points": 3}
 BOLTER = W("bolter", {"kind": "ranged", "type": "rapid fire", "shots": 1, "strength": 4, "ap": 5})
 LASGUN = W("lasgun", {"kind": "ranged", "type": "rapid fire", "shots": 1, "strength": 3})

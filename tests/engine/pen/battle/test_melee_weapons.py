@@ -21,29 +21,8 @@ from app.engine.pen.battle.commands import (
     WeaponGroup,
 )
 from app.engine.pen.battle.game import command_from_json
+from tests.engine.pen.battle.profiles import GUARD, MARINE
 
-MARINE: dict[str, Any] = {
-    "ws": 4,
-    "bs": 4,
-    "strength": 4,
-    "toughness": 4,
-    "wounds": 1,
-    "initiative": 4,
-    "attacks": 1,
-    "leadership": 8,
-    "save": 3,
-}
-GUARD: dict[str, Any] = {
-    "ws": 3,
-    "bs": 3,
-    "strength": 3,
-    "toughness": 3,
-    "wounds": 1,
-    "initiative": 3,
-    "attacks": 1,
-    "leadership": 7,
-    "save": 5,
-}
 FIST = WeaponSpec("fist", {"kind": "melee", "type": "Gantelet énergétique"})
 BOLTER = WeaponSpec("bolter", {"kind": "ranged", "type": "rapid fire", "strength": 4, "ap": 5})
 

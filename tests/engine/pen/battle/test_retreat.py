@@ -2,36 +2,13 @@
 passed; the enemy may then try a sweeping advance for the casualty difference [L1244],
 [L1254], [L1256-L1258] (pen rulings B29). Dice given by hand; replay equals live."""
 
-from typing import Any
-
 import pytest
 
 from app.engine.match.errors import Refusal
 from app.engine.pen.battle import ArmySpec, BattleSetup, PenBattle, UnitSpec, WeaponSpec
 from app.engine.pen.battle.events import Retreated
+from tests.engine.pen.battle.profiles import GUARD, MARINE
 
-MARINE: dict[str, Any] = {
-    "ws": 4,
-    "bs": 4,
-    "strength": 4,
-    "toughness": 4,
-    "wounds": 1,
-    "initiative": 4,
-    "attacks": 1,
-    "leadership": 8,
-    "save": 3,
-}
-GUARD: dict[str, Any] = {
-    "ws": 3,
-    "bs": 3,
-    "strength": 3,
-    "toughness": 3,
-    "wounds": 1,
-    "initiative": 3,
-    "attacks": 1,
-    "leadership": 7,
-    "save": 5,
-}
 LASGUN = WeaponSpec("lasgun", {"kind": "ranged", "type": "rapid fire", "strength": 3})
 
 

@@ -45,29 +45,8 @@ from app.engine.pen.battle.events import CombatResolved, PassengersHit, Rammed
 from app.engine.pen.battle.rules import decide
 from app.engine.pen.battle.state import Phase, Speed
 from app.engine.roller import Roller
+from tests.engine.pen.battle.profiles import GUARD, MARINE
 
-MARINE: dict[str, Any] = {
-    "ws": 4,
-    "bs": 4,
-    "strength": 4,
-    "toughness": 4,
-    "wounds": 1,
-    "initiative": 4,
-    "attacks": 1,
-    "leadership": 8,
-    "save": 3,
-}
-GUARD: dict[str, Any] = {
-    "ws": 3,
-    "bs": 3,
-    "strength": 3,
-    "toughness": 3,
-    "wounds": 1,
-    "initiative": 3,
-    "attacks": 1,
-    "leadership": 7,
-    "save": 5,
-}
 OGRYN: dict[str, Any] = {
     "ws": 4,
     "bs": 3,

@@ -19,18 +19,8 @@ from app.engine.pen.battle import (
     command_from_json,
 )
 from app.engine.pen.battle.commands import ChooseFirst, Embark, EndStep, RollOff
+from tests.engine.pen.battle.profiles import MARINE
 
-MARINE: dict[str, Any] = {
-    "ws": 4,
-    "bs": 4,
-    "strength": 4,
-    "toughness": 4,
-    "wounds": 1,
-    "initiative": 4,
-    "attacks": 1,
-    "leadership": 8,
-    "save": 3,
-}
 RHINO: dict[str, Any] = {
     "armour": {"front": 11, "side": 11, "rear": 10},
     "hull_points": 3,

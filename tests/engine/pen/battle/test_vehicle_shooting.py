@@ -10,18 +10,8 @@ from app.engine.match.errors import Refusal
 from app.engine.pen.battle import ArmySpec, BattleSetup, PenBattle, UnitSpec, WeaponSpec
 from app.engine.pen.battle.commands import ChooseFirst, Deploy, EndStep, RollOff, StartTurn
 from app.engine.pen.requests import request_from_dict
+from tests.engine.pen.battle.profiles import MARINE
 
-MARINE: dict[str, Any] = {
-    "ws": 4,
-    "bs": 4,
-    "strength": 4,
-    "toughness": 4,
-    "wounds": 1,
-    "initiative": 4,
-    "attacks": 1,
-    "leadership": 8,
-    "save": 3,
-}
 PREDATOR: dict[str, Any] = {
     "armour": {"front": 13, "side": 11, "rear": 10},
     "hull_points": 3,
