@@ -290,11 +290,9 @@ def test_a_guest_seat_plays_the_other_force(
     assert r.status_code == 409, r.text
 
 
-def test_double_tir_and_rafale_through_the_api(
-    br_game: Callable[..., PenGame], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The sample heavy-weapon team given Double Tir and Rafale (the sample counters have
-    neither); the dice given by hand."""
+def give_abilities(monkeypatch: pytest.MonkeyPatch, counter: str, *abilities: Any) -> None:
+    """The sample scenario with ``abilities`` added to the first face of ``counter`` (the
+    sample counters have none of the rules these tests play)."""
     from app.engine.black_reach.battle import BattleSetup
     from app.matches.systems import black_reach as system
 
@@ -303,26 +301,28 @@ def test_double_tir_and_rafale_through_the_api(
     def setup(*args: Any, **kwargs: Any) -> BattleSetup:
         made = original(*args, **kwargs)
         catalogue = json.loads(json.dumps(made.catalogue))
-        team = next(c for c in catalogue["counters"] if c["id"] == "sample-um-heavy-bolter")
-        team["faces"][0]["abilities"] += [{"id": "double_shot"}, {"id": "burst"}]
+        found = next(c for c in catalogue["counters"] if c["id"] == counter)
+        found["faces"][0]["abilities"] += list(abilities)
         return BattleSetup(made.scenario, catalogue, made.boards, made.seats, made.deployment)
 
     monkeypatch.setattr(system, "sample_setup", setup)
+
+
+def place_all_orders(g: PenGame) -> None:
+    """Both sides place their Order tokens, numbered in the order of the sample's units."""
+    for seat, units in ((g.b, (BOYZ1, BOYZ2, NOB, SHOOTAS)), (g.a, (BOLTER, TACTICAL, SERGEANT))):
+        orders = [{"unit": u, "number": n} for n, u in enumerate(units, 1)]
+        seat.send({"type": "place_orders", "orders": orders})
+
+
+def test_double_tir_and_rafale_through_the_api(
+    br_game: Callable[..., PenGame], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The sample heavy-weapon team given Double Tir and Rafale (the sample counters have
+    neither); the dice given by hand."""
+    give_abilities(monkeypatch, "sample-um-heavy-bolter", {"id": "double_shot"}, {"id": "burst"})
     g = br_game(deployment="sample")
-    orks = (BOYZ1, BOYZ2, NOB, SHOOTAS)
-    g.b.send(
-        {
-            "type": "place_orders",
-            "orders": [{"unit": u, "number": n} for n, u in enumerate(orks, 1)],
-        }
-    )
-    marines = (BOLTER, TACTICAL, SERGEANT)
-    g.a.send(
-        {
-            "type": "place_orders",
-            "orders": [{"unit": u, "number": n} for n, u in enumerate(marines, 1)],
-        }
-    )
+    place_all_orders(g)
     g.b.send({"type": "move", "unit": BOYZ1, "path": path((4, 9), (4, 8))})
     actions = g.a.client.get(f"{g.a.base}/actions").json()["actions"]
     kinds = {a["command"]["type"] for a in actions}
@@ -368,34 +368,9 @@ def test_a_sniper_shot_through_the_api(
     br_game: Callable[..., PenGame], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The sample heavy-weapon team given Sniper; the die given by hand."""
-    from app.engine.black_reach.battle import BattleSetup
-    from app.matches.systems import black_reach as system
-
-    original = system.sample_setup
-
-    def setup(*args: Any, **kwargs: Any) -> BattleSetup:
-        made = original(*args, **kwargs)
-        catalogue = json.loads(json.dumps(made.catalogue))
-        team = next(c for c in catalogue["counters"] if c["id"] == "sample-um-heavy-bolter")
-        team["faces"][0]["abilities"].append({"id": "sniper"})
-        return BattleSetup(made.scenario, catalogue, made.boards, made.seats, made.deployment)
-
-    monkeypatch.setattr(system, "sample_setup", setup)
+    give_abilities(monkeypatch, "sample-um-heavy-bolter", {"id": "sniper"})
     g = br_game(deployment="sample")
-    orks = (BOYZ1, BOYZ2, NOB, SHOOTAS)
-    g.b.send(
-        {
-            "type": "place_orders",
-            "orders": [{"unit": u, "number": n} for n, u in enumerate(orks, 1)],
-        }
-    )
-    marines = (BOLTER, TACTICAL, SERGEANT)
-    g.a.send(
-        {
-            "type": "place_orders",
-            "orders": [{"unit": u, "number": n} for n, u in enumerate(marines, 1)],
-        }
-    )
+    place_all_orders(g)
     g.b.send({"type": "move", "unit": BOYZ1, "path": path((4, 9), (4, 8), (4, 7), (4, 6))})
     snipe = {"type": "snipe", "unit": BOLTER, "target": BOYZ1}
     offered = [
@@ -413,34 +388,9 @@ def test_en_alerte_through_the_api(
     br_game: Callable[..., PenGame], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The sample heavy-weapon team given En Alerte; the die given by hand."""
-    from app.engine.black_reach.battle import BattleSetup
-    from app.matches.systems import black_reach as system
-
-    original = system.sample_setup
-
-    def setup(*args: Any, **kwargs: Any) -> BattleSetup:
-        made = original(*args, **kwargs)
-        catalogue = json.loads(json.dumps(made.catalogue))
-        team = next(c for c in catalogue["counters"] if c["id"] == "sample-um-heavy-bolter")
-        team["faces"][0]["abilities"].append({"id": "overwatch"})
-        return BattleSetup(made.scenario, catalogue, made.boards, made.seats, made.deployment)
-
-    monkeypatch.setattr(system, "sample_setup", setup)
+    give_abilities(monkeypatch, "sample-um-heavy-bolter", {"id": "overwatch"})
     g = br_game(deployment="sample")
-    orks = (BOYZ1, BOYZ2, NOB, SHOOTAS)
-    g.b.send(
-        {
-            "type": "place_orders",
-            "orders": [{"unit": u, "number": n} for n, u in enumerate(orks, 1)],
-        }
-    )
-    marines = (BOLTER, TACTICAL, SERGEANT)
-    g.a.send(
-        {
-            "type": "place_orders",
-            "orders": [{"unit": u, "number": n} for n, u in enumerate(marines, 1)],
-        }
-    )
+    place_all_orders(g)
     declared = g.b.send(
         {"type": "move", "unit": BOYZ1, "path": path((4, 9), (4, 8), (4, 7), (4, 6))}
     )
@@ -473,19 +423,7 @@ def test_scout_moves_through_the_api(
 ) -> None:
     """The Orks' Shootas given Scout (2): the Orks (the Initiative) make their Scout moves
     first; the Ultramarines have none; then the first turn."""
-    from app.engine.black_reach.battle import BattleSetup
-    from app.matches.systems import black_reach as system
-
-    original = system.sample_setup
-
-    def setup(*args: Any, **kwargs: Any) -> BattleSetup:
-        made = original(*args, **kwargs)
-        catalogue = json.loads(json.dumps(made.catalogue))
-        shootas = next(c for c in catalogue["counters"] if c["id"] == "sample-ork-shootas")
-        shootas["faces"][0]["abilities"].append({"id": "scout", "param": 2})
-        return BattleSetup(made.scenario, catalogue, made.boards, made.seats, made.deployment)
-
-    monkeypatch.setattr(system, "sample_setup", setup)
+    give_abilities(monkeypatch, "sample-ork-shootas", {"id": "scout", "param": 2})
     g = br_game()
     deploy(g)
     assert live(g.match_id).state.scouting == ("orks",)
