@@ -21,8 +21,11 @@ is not ``GET .../mission-packs``: ``GET /matches/{match_id}`` answers that path 
 from __future__ import annotations
 
 import logging
+import threading
+from collections import OrderedDict
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, FastAPI, Path, Request, Response, status
@@ -84,12 +87,31 @@ def _rows(db: Session, owner_id: int) -> list[MissionPack]:
     )
 
 
+# A stored pack checked once per version and process: the new-match page, create and join
+# read every pack of a user, and checking one is a full validation of up to 512 KiB of JSON.
+_CHECKED: OrderedDict[tuple[int, datetime], ReadPack | None] = OrderedDict()
+_CHECKED_SIZE = 256
+_checked_lock = threading.Lock()
+
+
 def _read_row(row: MissionPack) -> ReadPack | None:
+    key = (row.id, row.updated_at) if row.id is not None else None
+    if key is not None:
+        with _checked_lock:
+            if key in _CHECKED:
+                _CHECKED.move_to_end(key)
+                return _CHECKED[key]
     try:
-        return read_pack(row.document)
+        found: ReadPack | None = read_pack(row.document)
     except PackError as exc:  # a pack kept before a stricter loader: left out, logged
         log.error("uploaded mission pack %s of user %s refused: %s", row.id, row.owner_id, exc)
-        return None
+        found = None
+    if key is not None:
+        with _checked_lock:
+            _CHECKED[key] = found
+            while len(_CHECKED) > _CHECKED_SIZE:
+                _CHECKED.popitem(last=False)
+    return found
 
 
 def owned_missions(db: Session, owner_id: int) -> dict[str, Mission]:

@@ -948,3 +948,29 @@ def test_ambush_iron_discipline_needs_a_unit_gone_to_ground(
         {"type": "use_mission_stratagem", "stratagem": "iron-discipline"}, status=409
     )
     assert "none of your units went to ground" in json.dumps(refused)
+
+
+def test_a_stored_pack_is_checked_once_per_version(
+    user_client: Callable[[str], TestClient], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Listing a user's packs again reads the checked pack kept for that version; a
+    replacement (a new version of the row) is checked anew."""
+    from app.matches import packs
+
+    alice = user_client("Alice")
+    assert upload(alice, club_pack("alices", "night-bridge")).status_code == 201
+    calls = {"n": 0}
+    real = packs.read_pack
+
+    def counted(data: Any) -> Any:
+        calls["n"] += 1
+        return real(data)
+
+    monkeypatch.setattr(packs, "read_pack", counted)
+    first = alice.get(f"{PACKS}/mine").json()
+    again = alice.get(f"{PACKS}/mine").json()
+    assert first == again
+    assert calls["n"] <= 1  # checked at most once (the upload may have left it checked)
+    assert upload(alice, club_pack("alices", "dawn-bridge")).status_code == 200
+    mine = alice.get(f"{PACKS}/mine").json()
+    assert [m["id"] for m in mine[0]["missions"]] == ["dawn-bridge"]
