@@ -45,6 +45,14 @@ class MatchOptions(Strict):
         "before deployment [seed 003 L571] (night-fight, fire-and-fury, psychic-maelstrom); "
         "none by default",
     )
+    expansion: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=64,
+        description="Narrative missions only: the expansion the scenario is played with "
+        "[seed 003 L671-L919] (planetstrike, cities-of-death, stronghold-assault, "
+        "death-from-the-skies); none by default",
+    )
 
 
 class MatchCreate(Strict):

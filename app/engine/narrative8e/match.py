@@ -34,6 +34,7 @@ __all__ = [
     "ReadPack",
     "RefusedPack",
     "combat_zones",
+    "expansions",
     "list_match_missions",
     "match_mission",
     "match_missions",
@@ -120,6 +121,20 @@ def combat_zones(directory: str | Path = PACKS_DIR) -> dict[str, dict[str, RawJs
         load_pack(text)  # refuses a malformed pack with its paths
         for zone in json.loads(text).get("combat_zones", []):
             out.setdefault(str(zone["id"]), zone)
+    return out
+
+
+@cache
+def expansions(directory: str | Path = PACKS_DIR) -> dict[str, dict[str, RawJson]]:
+    """The expansions of the shipped packs (raw, as a match records its expansion), by id:
+    Planetstrike, Cities of Death, Stronghold Assault, Death from the Skies [L671-L919], each
+    an option of a narrative mission."""
+    out: dict[str, dict[str, RawJson]] = {}
+    for path in sorted(Path(directory).glob("*.json")):
+        text = path.read_text(encoding="utf-8")
+        load_pack(text)  # refuses a malformed pack with its paths
+        for x in json.loads(text).get("expansions", []):
+            out.setdefault(str(x["id"]), x)
     return out
 
 

@@ -500,6 +500,132 @@ class ReportZones(Command):
     second_line: tuple[str, ...] = ()
 
 
+# -- the expansions of the narrative missions (battle/narrative_expansions.py) ----------------
+
+
+@dataclass(frozen=True, slots=True)
+class PlaceBuilding(Command):
+    """The Defender sets up a Bastion or Defence Emplacement (Planetstrike), a Bunker or a
+    Fortress (Stronghold Assault) before the first turn; ``weapon``: the emplacement's gun, or
+    a Fortress's extra heavy bolters (0-4) as ``"heavy-bolter:N"``."""
+
+    kind: ClassVar[str] = "place_building"
+    building: str
+    weapon: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class OccupyBuilding(Command):
+    """Your INFANTRY unit enters a building (as embarking): a Bunker or Fortress nobody holds
+    comes under your control."""
+
+    kind: ClassVar[str] = "occupy_building"
+    building: str
+    unit: str
+
+
+@dataclass(frozen=True, slots=True)
+class LeaveBuilding(Command):
+    kind: ClassVar[str] = "leave_building"
+    building: str
+    unit: str
+
+
+@dataclass(frozen=True, slots=True)
+class DamageBuilding(Command):
+    """Wounds your attacks (resolved at the table) took off an enemy building; ``demolitions``:
+    the Attacker's wound rolls of 6+ fighting a Bunker or Fortress (1 mortal wound each)."""
+
+    kind: ClassVar[str] = "damage_building"
+    building: str
+    wounds: int
+    demolitions: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class GarrisonRoll(Command):
+    """A destroyed building's garrison disembarks: a D6 per model, each 1-3 (1 with *Escape
+    Hatch*) slays one; ``order``: the occupying units in the order their models are slain
+    (default: the order they entered)."""
+
+    kind: ClassVar[str] = "garrison_roll"
+    building: str
+    order: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Firestorm(Command):
+    """The Attacker's Firestorm Attacks: ``attacks`` (the number the players agreed: no mission
+    sets it), ``hits``: for each numbered die (1-6), the units and buildings within 3" of it;
+    ``go_to_ground``: INFANTRY units that go to ground if hit."""
+
+    kind: ClassVar[str] = "firestorm"
+    attacks: int
+    hits: Mapping[str, tuple[str, ...]]
+    go_to_ground: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class LeaveAirspace(Command):
+    """Your AIRCRAFT moves off the battlefield in your Movement phase: it left combat
+    airspace."""
+
+    kind: ClassVar[str] = "leave_airspace"
+    unit: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReturnToAirspace(Command):
+    """End of your Movement phase: an AIRCRAFT that left in an earlier turn tries to return
+    (D6: 1-2 delayed, 3+ back; no roll after *Refuel, Rearm, Repair*)."""
+
+    kind: ClassVar[str] = "return_to_airspace"
+    unit: str
+
+
+@dataclass(frozen=True, slots=True)
+class DogfightPick(Command):
+    """The Dogfight (start of the Shooting phase): one of your AIRCRAFT and the enemy AIRCRAFT
+    it shoots; ``arc``: the target's arc facing it (front, side, rear)."""
+
+    kind: ClassVar[str] = "dogfight_pick"
+    aircraft: str
+    target: str
+    arc: str
+
+
+@dataclass(frozen=True, slots=True)
+class DogfightPass(Command):
+    """None of your other AIRCRAFT dogfights this phase."""
+
+    kind: ClassVar[str] = "dogfight_pass"
+
+
+@dataclass(frozen=True, slots=True)
+class TriggerTrap(Command):
+    """Your secret *Booby Traps* ruin: the enemy ``unit`` moved into it (``advanced``: it
+    Advanced): it suffers D3 mortal wounds (D6 if it Advanced)."""
+
+    kind: ClassVar[str] = "trigger_trap"
+    unit: str
+    advanced: bool = False
+
+
+EXPANSION_COMMANDS: tuple[type[Command], ...] = (
+    PlaceBuilding,
+    OccupyBuilding,
+    LeaveBuilding,
+    DamageBuilding,
+    GarrisonRoll,
+    Firestorm,
+    LeaveAirspace,
+    ReturnToAirspace,
+    DogfightPick,
+    DogfightPass,
+    TriggerTrap,
+)
+
+
 NARRATIVE_COMMANDS: tuple[type[Command], ...] = (
     PlaceTokens,
     DeployForces,
@@ -515,6 +641,7 @@ NARRATIVE_COMMANDS: tuple[type[Command], ...] = (
     ReportSpyKilled,
     EscapeUnit,
     ReportZones,
+    *EXPANSION_COMMANDS,
 )
 
 

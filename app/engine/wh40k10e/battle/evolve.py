@@ -97,6 +97,10 @@ from app.engine.wh40k10e.battle.narrative import (
     ZonesReported,
     narrative_of,
 )
+from app.engine.wh40k10e.battle.narrative_expansions import EXPANSION_HANDLERS
+from app.engine.wh40k10e.battle.narrative_expansions import (
+    stratagem_used as expansion_stratagem_used,
+)
 from app.engine.wh40k10e.battle.setup import Seat, other
 from app.engine.wh40k10e.battle.state import (
     BattleState,
@@ -834,7 +838,10 @@ def _mission_stratagem(state: BattleState, e: MissionStratagemUsed) -> BattleSta
         changes["dawn_raid_rounds"] = n.dawn_raid_rounds + e.cp
     elif e.stratagem == "extra-explosives" and e.target is not None:
         changes["extra_explosives"] = (*n.extra_explosives, e.target)
-    return _n(new, **changes)
+    new = _n(new, **changes)
+    if n.expansion is not None:
+        new = expansion_stratagem_used(new, e.seat, e.stratagem, e.cp, e.target)
+    return new
 
 
 def _alarm(state: BattleState, e: AlarmChanged) -> BattleState:
@@ -950,6 +957,7 @@ _HANDLERS: dict[type[Event], Callable[[BattleState, Any], BattleState]] = {
     ZonesReported: _zones,
     ObjectiveIdentified: _objective_identified,
     NarrativeEvaluated: _evaluated,
+    **EXPANSION_HANDLERS,
     SetupStepStarted: _setup_step,
     RollOffMade: _roll_off,
     ObjectivePlaced: _objective_placed,

@@ -29,6 +29,11 @@ from app.engine.match.events import Event
 from app.engine.match.missions import Mission as MatchMission
 from app.engine.narrative8e.battle import Alarm, AlarmCause, AlarmState
 from app.engine.narrative8e.pack import Mission, NarrativeRules, Side
+from app.engine.wh40k10e.battle.narrative_expansions import (
+    EXPANSION_EVENTS,
+    ExpansionState,
+    expansion_of,
+)
 from app.engine.wh40k10e.battle.setup import Seat, other
 from app.engine.wh40k10e.battle.state import ModelDamage
 
@@ -91,6 +96,8 @@ class NarrativeState:
     # the stratagems spent on a target: (seat, id, target)
     aimed: tuple[tuple[Seat, str, str], ...] = ()
     dawn_raid_rounds: int = 0
+    # the expansion the mission is played with (narrative_expansions.py; None: none)
+    expansion: ExpansionState | None = None
 
     def used(self, seat: Seat, stratagem: str) -> int:
         """CP ``seat`` spent on ``stratagem`` (0: never used)."""
@@ -123,6 +130,7 @@ def narrative_of(mission: MatchMission) -> NarrativeState | None:
         value_measure=str(measure),
         steps=steps,
         dawn_raid_rounds=rules.dawn_raid_rounds if n_mission.rules.dawn_raid else 0,
+        expansion=expansion_of(mission.options),
     )
 
 
@@ -360,4 +368,5 @@ NARRATIVE_EVENTS: tuple[type[Event], ...] = (
     UnitEscaped,
     ZonesReported,
     NarrativeEvaluated,
+    *EXPANSION_EVENTS,
 )

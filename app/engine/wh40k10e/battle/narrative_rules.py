@@ -33,6 +33,7 @@ from app.engine.narrative8e.victory import (
     evaluate,
 )
 from app.engine.narrative8e.zones import fog_of_war_delayed
+from app.engine.wh40k10e.battle import narrative_expansion_rules as expansion
 from app.engine.wh40k10e.battle.commands import (
     AssaultReturn,
     AttemptSabotage,
@@ -265,6 +266,8 @@ def choose_attacker(b: Builder) -> None:
 
 def decide_first_turn(b: Builder) -> None:
     n = _n(b)
+    if expansion.firestorm_pending(b.state):
+        raise refuse(Code.WRONG_STEP, "Planetstrike: the Attacker's Firestorm Attacks come first")
     attacker = _attacker(b)
     defender = other(attacker)
     known = None
@@ -308,8 +311,9 @@ def _place_tokens(b: Builder, cmd: PlaceTokens) -> None:
     for u in cmd.reserves:
         if u not in heads:
             raise refuse(Code.BAD_COMMAND, f"{u!r} is not one of your units to set up")
-    _check_reserves(b, n, cmd.reserves)
     deploying = [u for u in heads if u not in cmd.reserves]
+    if not expansion.deploy_check(b, _side(b), tuple(deploying)):
+        _check_reserves(b, n, cmd.reserves)
     hd = HiddenDeployment(Side.DEFENDER, decoys_allowed=n.decoys_allowed)
     try:
         hd.place(deploying, dict(cmd.tokens))
@@ -317,6 +321,8 @@ def _place_tokens(b: Builder, cmd: PlaceTokens) -> None:
         raise refuse(Code.BAD_COMMAND, f"hidden deployment: {exc}") from None
     b.emit(TokensPlaced(b.actor, dict(cmd.tokens)), audience=(str(b.actor),))
     b.emit(TokensLaid(b.actor, tuple(sorted(cmd.tokens)), tuple(cmd.reserves)))
+    if expansion.deploy_check(b, _side(b), ()):
+        expansion.planetfall(b, tuple(cmd.reserves))
     advance(b)
 
 
@@ -330,8 +336,9 @@ def _deploy_forces(b: Builder, cmd: DeployForces) -> None:
             "name every unit you still have to set up once, in units or reserves: "
             + ", ".join(heads),
         )
-    _check_reserves(b, n, cmd.reserves)
     side = _side(b)
+    if not expansion.deploy_check(b, side, tuple(cmd.units)):
+        _check_reserves(b, n, cmd.reserves)
     key = side.value
     troops = n.rules.sentries.troops_keywords
     if n.step in ("defender_patrol", "attacker_patrol"):
@@ -362,6 +369,8 @@ def _deploy_forces(b: Builder, cmd: DeployForces) -> None:
     groups = tuple(i for u in cmd.units for i in b.state.group(u))
     rgroups = tuple(i for u in cmd.reserves for i in b.state.group(u))
     b.emit(ForcesDeployed(b.actor, groups, rgroups))
+    if expansion.deploy_check(b, side, ()):
+        expansion.planetfall(b, rgroups)
     advance(b)
 
 
@@ -428,14 +437,15 @@ def _use_mission_stratagem(b: Builder, cmd: UseMissionStratagem) -> None:
     n = _n(b)
     s = b.state
     assert s.setup is not None
+    from_expansion = expansion.expansion_stratagem(n, cmd.stratagem)
     try:
-        strat = n.mission.stratagem(cmd.stratagem)
+        strat = from_expansion or n.mission.stratagem(cmd.stratagem)
     except KeyError:
         raise refuse(
             Code.UNKNOWN_STRATAGEM, f"{n.mission.id} has no stratagem {cmd.stratagem!r}"
         ) from None
     side = _side(b)
-    if strat.side is not side:
+    if strat.side is not Side.BOTH and strat.side is not side:
         raise refuse(Code.NOT_YOUR_CHOICE, f"{cmd.stratagem} is a {strat.side.value} stratagem")
     if not s.setup.options.battle_forged:
         raise refuse(Code.BAD_COMMAND, "mission stratagems need Battle-forged armies [L125]")
@@ -452,6 +462,15 @@ def _use_mission_stratagem(b: Builder, cmd: UseMissionStratagem) -> None:
         )
     if strat.once_per_battle and n.times_used(b.actor, strat.id):
         raise refuse(Code.BAD_COMMAND, f"{strat.id} is used once per battle")
+    if from_expansion is not None:
+        # the timings the missions share, then the expansion's own (rulings 64)
+        if strat.timing in BATTLE_TIMINGS | {"after_deployment", "unit_setup_in_deployment"}:
+            _timing_checks(b, n, strat.id, strat.timing, cmd.target)
+        expansion.stratagem_timing(b, strat, cmd.target)
+        target = expansion.public_target(strat, cmd.target)
+        b.emit(MissionStratagemUsed(b.actor, strat.id, amount, s.round, target))
+        expansion.after_stratagem(b, strat, amount, cmd.target)
+        return
     _stratagem_timing(b, n, strat.id, cmd.target)
     b.emit(MissionStratagemUsed(b.actor, strat.id, amount, s.round, cmd.target))
     if strat.id == "spies":
@@ -467,8 +486,13 @@ def _use_mission_stratagem(b: Builder, cmd: UseMissionStratagem) -> None:
 
 def _stratagem_timing(b: Builder, n: NarrativeState, strat: str, target: str | None) -> None:
     """Refuse a mission stratagem outside its seed timing (rulings 39, 58-60)."""
+    _timing_checks(b, n, strat, n.mission.stratagem(strat).timing, target)
+
+
+def _timing_checks(
+    b: Builder, n: NarrativeState, strat: str, timing: str, target: str | None
+) -> None:
     s = b.state
-    timing = n.mission.stratagem(strat).timing
     in_setup = s.stage in (Stage.NARRATIVE, Stage.ROLL_OFF, Stage.DECLARE_FORMATIONS)
     if (strat in SET_UP_STRATAGEMS or strat == "preliminary-bombardment") and not in_setup:
         raise refuse(Code.WRONG_STAGE, f"{strat} is used before the first turn")
@@ -646,6 +670,8 @@ def _reserve_roll(b: Builder, cmd: ReserveRoll) -> None:
         raise refuse(Code.NOT_IN_RESERVES, f"{b.state.specs[cmd.unit].name} is not in Reserve")
     if cmd.unit in n.reserve_tried:
         raise refuse(Code.BAD_COMMAND, "one reserve roll per unit and Movement phase")
+    if expansion.reserve_override(b, cmd.unit):
+        return
     side = _side(b)
     policy = n.mission.reserve_policy(side)
     s = b.state
@@ -915,6 +941,10 @@ def evaluate_end(b: Builder, reason: str, in_reserve: tuple[str, ...]) -> None:
         vp = {Seat.A: 0, Seat.B: 0}
         b.emit(BattleEnded(Result(reason, None, vp, in_reserve)))
         return
+    expansion.aircraft_lost(b)
+    s = b.state
+    n = s.narrative
+    assert n is not None
     start = len(b.roller.records)
     victory = evaluate(n.mission, _facts(s, n), b.roller)
     roll = take_roll(b.roller, start) if victory.dice else None
@@ -944,4 +974,5 @@ COMMANDS: dict[type[Tagged], Callable[[Builder, Any], None]] = {
     ReportSpyKilled: _report_spy_killed,
     EscapeUnit: _escape,
     ReportZones: _report_zones,
+    **expansion.COMMANDS,
 }

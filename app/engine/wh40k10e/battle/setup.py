@@ -205,6 +205,9 @@ class BattleOptions:
     # a combat zone of the 8th-edition book [L563-L667], chosen before deployment [L571]:
     # its id; its numbers are recorded in the mission's options (``combat_zone``)
     combat_zone: str | None = None
+    # an expansion of the 8th-edition book [L671-L919] a narrative mission is played with: its
+    # id; its numbers are recorded in the mission's options (``expansion``)
+    expansion: str | None = None
 
     def __post_init__(self) -> None:
         if not 0 <= self.starting_cp <= 20:

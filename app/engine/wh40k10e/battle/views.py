@@ -67,6 +67,8 @@ from app.engine.wh40k10e.battle.eligibility import (
     shoot_target_problem,
 )
 from app.engine.wh40k10e.battle.flow import Builder
+from app.engine.wh40k10e.battle.narrative_expansion_rules import expansion_candidates
+from app.engine.wh40k10e.battle.narrative_expansions import expansion_view
 from app.engine.wh40k10e.battle.objectives import control, control_levels
 from app.engine.wh40k10e.battle.rules import decide, shock_tests_pending
 from app.engine.wh40k10e.battle.setup import Seat
@@ -462,6 +464,8 @@ def narrative_view(state: BattleState, viewer: Viewer) -> JsonObject:
     }
     if viewer is not None and n.deployer is not None and Seat(viewer) is n.deployer and n.tokens:
         out["my_tokens"] = dict(n.tokens.items())
+    if n.expansion is not None:
+        out["expansion"] = expansion_view(state, n.expansion, viewer)
     return out
 
 
@@ -499,6 +503,8 @@ def narrative_actions(state: BattleState, seat: Seat) -> list[JsonObject]:
     for strat in n.mission.stratagems:
         cp = None if strat.cost.kind == "fixed" else strat.cost.min
         candidates.append(UseMissionStratagem(strat.id, cp))
+    if n.expansion is not None:
+        candidates += expansion_candidates(state, n.expansion, seat)
     for c in candidates:
         if _ok(state, c, seat):
             out.append(_hint(c))

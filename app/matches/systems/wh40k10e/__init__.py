@@ -24,6 +24,7 @@ from app.engine.narrative8e.match import (
     PackListing,
     RefusedPack,
     combat_zones,
+    expansions,
     list_match_missions,
 )
 from app.engine.narrative8e.pack import DEFAULT_NARRATIVE_STARTING_CP, PACKS_DIR
@@ -131,6 +132,7 @@ def options_json(options: BattleOptions) -> dict[str, Any]:
         "battle_shocked_fall_back_tests_fly": options.battle_shocked_fall_back_tests_fly,
         "battle_forged": options.battle_forged,
         "combat_zone": options.combat_zone,
+        "expansion": options.expansion,
     }
 
 
@@ -159,6 +161,22 @@ def _options_model() -> type[MatchOptions]:
             zones = combat_zones()
             if value is not None and value not in zones:
                 raise ValueError(f"unknown combat zone (one of: {', '.join(sorted(zones))})")
+            return value
+
+        expansion: str | None = Field(
+            default=None,
+            min_length=1,
+            max_length=64,
+            description=f"Narrative missions only: the expansion the scenario is played with "
+            f"[seed 003 L671-L919] (one of: {', '.join(sorted(expansions()))}); none by default",
+        )
+
+        @field_validator("expansion")
+        @classmethod
+        def _known_expansion(cls, value: str | None) -> str | None:
+            known = expansions()
+            if value is not None and value not in known:
+                raise ValueError(f"unknown expansion (one of: {', '.join(sorted(known))})")
             return value
 
     return TenthOptions
@@ -219,6 +237,21 @@ def new_setup(given: SetupInput) -> MatchSetup:
         # the zone's numbers recorded with the match: a replay never reads a pack
         zone = combat_zones()[options.combat_zone]
         mission = dataclasses.replace(mission, options={**mission.options, "combat_zone": zone})
+    if options.expansion is not None:
+        if not isinstance(mission.options.get("narrative"), Mapping):
+            raise InvalidInput(
+                "An expansion is played with a narrative mission.",
+                errors=[
+                    {
+                        "field": "options.expansion",
+                        "message": f"{mission.id} is not a narrative mission",
+                        "type": "value_error",
+                    }
+                ],
+            )
+        # the expansion's numbers recorded with the match, as a combat zone's are
+        raw = expansions()[options.expansion]
+        mission = dataclasses.replace(mission, options={**mission.options, "expansion": raw})
     return MatchSetup(
         {
             Seat10e.A: armies.army_spec(given.armies[Seat.A], Seat10e.A),
@@ -236,6 +269,7 @@ def imported(game: MatchGame, snapshots: Mapping[str, Any]) -> Imported:
         raise InvalidLog("The log does not start with the creation of the match.")
     setup = first.setup
     _check_imported_zone(setup)
+    _check_imported_expansion(setup)
     return Imported(
         setup.mission.id,
         setup.battle_size,
@@ -262,6 +296,22 @@ def _check_imported_zone(setup: MatchSetup) -> None:
         raise InvalidLog(
             f"The log's combat zone {zone_id!r} does not carry the numbers of that zone."
         )
+
+
+def _check_imported_expansion(setup: MatchSetup) -> None:
+    """An expansion recorded in an imported log is one of the shipped ones, with its numbers
+    (as a combat zone, above)."""
+    x_id = setup.options.expansion
+    recorded = setup.mission.options.get("expansion")
+    if x_id is None:
+        if recorded is not None:
+            raise InvalidLog("The log records an expansion its options do not name.")
+        return
+    shipped = expansions().get(x_id)
+    if shipped is None:
+        raise InvalidLog(f"The log's expansion {x_id!r} is not one of the shipped expansions.")
+    if recorded != shipped:
+        raise InvalidLog(f"The log's expansion {x_id!r} does not carry the numbers of it.")
 
 
 def _imported_snapshot(given: object, spec: ArmySpec) -> dict[str, Any]:
