@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from app.engine.black_reach.forces import (
     Counter,
+    DamageSet,
     Faction,
     Group,
     OptionType,
@@ -52,6 +53,7 @@ class Catalogue:
     tiles: Mapping[str, Tile]
     options: Mapping[str, RecruitmentOption]
     sample: bool = False
+    damage_sets: Mapping[str, DamageSet] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -167,18 +169,30 @@ def groups(army: Army, catalogue: Catalogue, side: str) -> tuple[Group, ...]:
         tile = catalogue.tiles.get(fielded.tile)
         if tile is None:
             continue
-        ids = list(tile.counters)
+        ids = [(cid, tile.damage_set) for cid in tile.counters]
         for filled in fielded.slots:
             option = catalogue.options.get(filled.option or "")
             if option is None:
                 continue
             for gone in option.replaces:
-                if gone in ids:
-                    ids.remove(gone)
-            ids.extend(option.counters)
-        units = tuple(f"{side}:{where}/{n}:{cid}" for n, cid in enumerate(ids))
+                for i, (cid, _) in enumerate(ids):
+                    if cid == gone:
+                        del ids[i]
+                        break
+            ids.extend((cid, option.damage_set) for cid in option.counters)
+        units = tuple(f"{side}:{where}/{n}:{cid}" for n, (cid, _) in enumerate(ids))
+        # a heavy vehicle's Damage set is the colour on its tile or option [L666-L668]
+        sets = {uid: ds for uid, (_, ds) in zip(units, ids, strict=True) if ds is not None}
         out.append(
-            Group(f"{side}:{where}", tile.id, side, units, tile.breaking_point, tile.victory_points)
+            Group(
+                f"{side}:{where}",
+                tile.id,
+                side,
+                units,
+                tile.breaking_point,
+                tile.victory_points,
+                damage_sets=sets,
+            )
         )
     return tuple(out)
 

@@ -29,6 +29,7 @@ from enum import StrEnum
 from app.engine.black_reach.board import UnitClass
 from app.engine.black_reach.tables import (
     ArmourColour,
+    DamageFace,
     DamageMarker,
     VehicleDamage,
     absorb_steps,
@@ -41,6 +42,7 @@ __all__ = [
     "ArmourSave",
     "Counter",
     "CounterState",
+    "DamageSet",
     "Equipment",
     "Face",
     "FaceKind",
@@ -61,6 +63,7 @@ __all__ = [
     "WeaponSlot",
     "apply_step",
     "fresh_state",
+    "weapon_lost",
 ]
 
 
@@ -165,6 +168,46 @@ class Weapon:
     cv: Mapping[UnitClass, int | None]
     abilities: tuple[AbilityRef, ...] = ()
     number: int = 1
+
+    @property
+    def name(self) -> str:
+        """``main_1``, ``secondary_2``: how commands and views name it."""
+        return f"{self.slot.value}_{self.number}"
+
+    def ability(self, ability: Ability) -> AbilityRef | None:
+        for ref in self.abilities:
+            if ref.ability is ability:
+                return ref
+        return None
+
+    def has(self, ability: Ability) -> bool:
+        return self.ability(ability) is not None
+
+
+_SLOT_MARKER = {"main": DamageMarker.MAIN_WEAPON, "secondary": DamageMarker.SECONDARY_WEAPON}
+
+
+def weapon_lost(weapons: Sequence[Weapon], weapon: Weapon, damage: VehicleDamage) -> bool:
+    """Whether a Damage marker destroyed ``weapon``: a marker of its slot naming its number; a
+    vehicle's only weapon is both its main and its secondary weapon, so either marker destroys
+    it [L1036-L1038], [L683-L692]."""
+    if damage.weapon_hit(_SLOT_MARKER[weapon.slot.value], weapon.number):
+        return True
+    if len(weapons) == 1:
+        return any(damage.weapon_hit(m, weapon.number) for m in _SLOT_MARKER.values())
+    return False
+
+
+@dataclass(frozen=True)
+class DamageSet:
+    """One of the four sets of Damage markers [L663-L668]: the marker each location result
+    1..6 places. The printed sets are not in the seed: sets are data (ours are samples)."""
+
+    id: str
+    faces: tuple[DamageFace, ...]  # faces[0] for a result of 1 ... faces[5] for 6
+
+    def face(self, result: int) -> DamageFace:
+        return self.faces[result - 1]
 
 
 @dataclass(frozen=True)
@@ -283,7 +326,7 @@ def apply_step(
     counter: Counter,
     state: CounterState,
     steps: int = 1,
-    damage: Sequence[DamageMarker] = (),
+    damage: Sequence[DamageMarker | DamageFace] = (),
 ) -> StepResult:
     """Take ``steps`` step losses (2 for a Coup Double) on a counter [L607-L699].
 
@@ -333,7 +376,7 @@ def _heavy_step(
     state: CounterState,
     steps: int,
     used: int,
-    damage: Sequence[DamageMarker],
+    damage: Sequence[DamageMarker | DamageFace],
 ) -> StepResult:
     wreck_face = FaceKind.WRECK if counter.face(FaceKind.WRECK) else state.face
     if steps >= 2:  # a Coup Double destroys a heavy vehicle [L697-L699]
@@ -345,11 +388,12 @@ def _heavy_step(
         return StepResult(wrecked, steps, used, destroyed=True)
     if len(damage) != 1:
         raise ValueError("a heavy vehicle's step needs the Damage marker of its location roll")
-    taken = state.damage.take(damage[0])
+    placed = damage[0] if isinstance(damage[0], DamageFace) else DamageFace(damage[0])
+    taken = state.damage.take(placed.marker, placed.number)
     current = replace(state, damage=taken)
     if taken.wreck:
         current = replace(current, destroyed=True, face=wreck_face)
-    return StepResult(current, steps, used, destroyed=taken.wreck, markers=(damage[0],))
+    return StepResult(current, steps, used, destroyed=taken.wreck, markers=(placed.marker,))
 
 
 # -- tiles and options ------------------------------------------------------------------------
@@ -455,6 +499,7 @@ class RecruitmentOption:
     equipment: Equipment | None = None
     ordnance: Ordnance | None = None
     power: PsychicPower | None = None
+    damage_set: str | None = None  # a support option's heavy vehicles: their Damage set [L666]
 
 
 # -- Breaking Points --------------------------------------------------------------------------
@@ -473,6 +518,7 @@ class Group:
     breaking_point: int = 1
     victory_points: int = 0
     destroyed: frozenset[str] = frozenset()
+    damage_sets: Mapping[str, str] = field(default_factory=dict)  # heavy vehicle uid -> set id
 
     @property
     def broken(self) -> bool:

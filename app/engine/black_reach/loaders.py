@@ -32,6 +32,7 @@ from app.engine.black_reach.forces import (
     AbilityRef,
     ArmourSave,
     Counter,
+    DamageSet,
     Equipment,
     Face,
     FaceKind,
@@ -50,7 +51,7 @@ from app.engine.black_reach.forces import (
     WeaponSlot,
 )
 from app.engine.black_reach.scenario import Objective, Scenario, Side
-from app.engine.black_reach.tables import ArmourColour
+from app.engine.black_reach.tables import WEAPON_MARKERS, ArmourColour, DamageFace, DamageMarker
 from app.engine.errors import ProfileError
 
 __all__ = [
@@ -74,6 +75,7 @@ MAX_NAME = 120
 MAX_TURNS = 30
 MAX_HAND = 12
 MAX_POINTS = 10_000
+MAX_DAMAGE_SETS = 8  # the rulebook has 4 [L666-L668]; room for more of one's own
 
 
 def parse_json(text: str | bytes) -> Any:
@@ -138,6 +140,7 @@ _OPTION = frozenset(
         "equipment",
         "ordnance",
         "power",
+        "damage_set",
     }
 )
 _EQUIPMENT = frozenset(
@@ -303,9 +306,43 @@ def _tile(r: _Reader, raw: Any, where: str) -> Tile | None:
         bands=r.bands(obj, "bands", where),
         slots=tuple(slots),
         armour_save=_armour(r, obj.get("armour_save"), f"{where}.armour_save"),
-        damage_set=obj.get("damage_set") if isinstance(obj.get("damage_set"), str) else None,
+        damage_set=_damage_set_ref(r, obj, where),
     )
     return tile if ident and name and faction else None
+
+
+def _damage_set_ref(r: _Reader, obj: Mapping[str, Any], where: str) -> str | None:
+    """The id of the Damage set a tile or an option names (checked against the file's sets
+    once everything is read)."""
+    if obj.get("damage_set") is None:
+        return None
+    return r.text(obj, "damage_set", where) or None
+
+
+def _damage_set(r: _Reader, raw: Any, where: str) -> DamageSet | None:
+    """A Damage set: ``id`` and ``faces``, six entries for the location results 1..6, each a
+    marker name or ``{"marker", "number"}`` (a weapon marker's weapon number)."""
+    obj = r.obj(raw, where, frozenset({"id", "faces"}))
+    ident = r.text(obj, "id", where)
+    raw_faces = obj.get("faces")
+    if not isinstance(raw_faces, list) or len(raw_faces) != 6:
+        r.fail(f"{where}.faces", "six markers, for the location results 1 to 6")
+        return None
+    faces: list[DamageFace] = []
+    for i, item in enumerate(raw_faces):
+        at = f"{where}.faces[{i}]"
+        if isinstance(item, str):
+            item = {"marker": item}
+        fobj = r.obj(item, at, frozenset({"marker", "number"}))
+        marker = r.choice(fobj, "marker", at, DamageMarker)
+        number = r.integer(fobj, "number", at, 1, 9, 1)
+        if marker is not None and marker not in WEAPON_MARKERS and "number" in fobj:
+            r.fail(f"{at}.number", "only a weapon marker names a weapon number")
+        if marker is not None:
+            faces.append(DamageFace(marker, number))
+    if not ident or len(faces) != 6:
+        return None
+    return DamageSet(ident, tuple(faces))
 
 
 def _option(r: _Reader, raw: Any, where: str) -> RecruitmentOption | None:
@@ -384,13 +421,18 @@ def _option(r: _Reader, raw: Any, where: str) -> RecruitmentOption | None:
         equipment=equipment,
         ordnance=ordnance,
         power=power,
+        damage_set=_damage_set_ref(r, obj, where),
     )
 
 
 def catalogue_from_dict(raw: Any) -> Catalogue:
     """Counters, tiles and options; raises one ``ProfileError`` listing every problem."""
     r = _Reader()
-    obj = r.obj(raw, "", frozenset({"format", "sample", "note", "counters", "tiles", "options"}))
+    obj = r.obj(
+        raw,
+        "",
+        frozenset({"format", "sample", "note", "counters", "tiles", "options", "damage_sets"}),
+    )
     if obj.get("format") != CATALOGUE_FORMAT:
         r.fail("format", f"{CATALOGUE_FORMAT!r}")
     r.note(obj, "")
@@ -411,15 +453,34 @@ def catalogue_from_dict(raw: Any) -> Catalogue:
                 r.fail(f"{part}[{i}].id", f"{value.id!r} is used twice")
             built[part][value.id] = value
             read_at[part].append((i, value))
+    damage_sets: dict[str, DamageSet] = {}
+    for i, item in enumerate(r.items(obj, "damage_sets", "", MAX_DAMAGE_SETS)):
+        ds = _damage_set(r, item, f"damage_sets[{i}]")
+        if ds is None:
+            continue
+        if ds.id in damage_sets:
+            r.fail(f"damage_sets[{i}].id", f"{ds.id!r} is used twice")
+        damage_sets[ds.id] = ds
     counters, tiles, options = built["counters"], built["tiles"], built["options"]
     for part in ("tiles", "options"):
         for i, holder in read_at[part]:
             for j, cid in enumerate(holder.counters):
                 if cid not in counters:
                     r.fail(f"{part}[{i}].counters[{j}]", f"no counter {cid!r}")
+            heavy = any(
+                c in counters and counters[c].unit_class is UnitClass.HEAVY_VEHICLE
+                for c in holder.counters
+            )
+            if holder.damage_set is not None and holder.damage_set not in damage_sets:
+                r.fail(f"{part}[{i}].damage_set", f"no damage set {holder.damage_set!r}")
+            elif heavy and holder.damage_set is None:
+                r.fail(
+                    f"{part}[{i}].damage_set",
+                    "a heavy vehicle's tile or option names its Damage set [L666-L668]",
+                )
     sample = r.flag(obj, "sample", "")
     r.raise_if_any()
-    return Catalogue(counters, tiles, options, sample=sample)
+    return Catalogue(counters, tiles, options, sample=sample, damage_sets=damage_sets)
 
 
 # -- armies -----------------------------------------------------------------------------------

@@ -32,7 +32,9 @@ __all__ = [
     "D6",
     "DEFAULT_SNIPER_TABLE",
     "DESTRUCTION_SUCCESS",
+    "WEAPON_MARKERS",
     "ArmourColour",
+    "DamageFace",
     "DamageMarker",
     "InstableOutcome",
     "LibrarianPerils",
@@ -274,24 +276,50 @@ def damage_location_odds(
     return _odds(D6, lambda d: damage_set[damage_location(d, modifier)].value)
 
 
+WEAPON_MARKERS = (DamageMarker.MAIN_WEAPON, DamageMarker.SECONDARY_WEAPON)
+
+
+@dataclass(frozen=True)
+class DamageFace:
+    """What one face of a damage set places: a marker, and for a weapon marker the number of
+    the weapon it hits (a vehicle with several main weapons [L688-L692])."""
+
+    marker: DamageMarker
+    number: int = 1
+
+    def __str__(self) -> str:
+        if self.marker in WEAPON_MARKERS:
+            return f"{self.marker.value}_{self.number}"
+        return self.marker.value
+
+
 @dataclass(frozen=True)
 class VehicleDamage:
-    """The Damage markers a heavy vehicle carries and whether it is a wreck."""
+    """The Damage markers a heavy vehicle carries (each with the number of the weapon it hit,
+    1 for the others) and whether it is a wreck."""
 
     markers: tuple[DamageMarker, ...] = ()
     wreck: bool = False
+    numbers: tuple[int, ...] = ()  # per marker: the weapon number (1 when not a weapon)
 
-    def take(self, marker: DamageMarker) -> VehicleDamage:
+    def take(self, marker: DamageMarker, number: int = 1) -> VehicleDamage:
         """Add a marker: an Explosion, or a second marker of a kind, makes it a wreck
-        [L693-L699]."""
+        [L693-L699]. The kind is the marker's type: a second main-weapon marker wrecks the
+        vehicle whichever weapon number it names (rulings)."""
         if self.wreck:
             return self
         wreck = marker is DamageMarker.EXPLOSION or marker in self.markers
-        return VehicleDamage((*self.markers, marker), wreck)
+        numbers = self.numbers or (1,) * len(self.markers)
+        return VehicleDamage((*self.markers, marker), wreck, (*numbers, number))
 
     @property
     def immobilised(self) -> bool:
         return DamageMarker.LOCOMOTION in self.markers
+
+    def weapon_hit(self, marker: DamageMarker, number: int) -> bool:
+        """Whether a weapon marker of this kind and number was placed."""
+        numbers = self.numbers or (1,) * len(self.markers)
+        return any(m is marker and n == number for m, n in zip(self.markers, numbers, strict=True))
 
 
 def hull_suppressed(grot_rigger: bool = False) -> int:

@@ -36,6 +36,8 @@ __all__ = [
     "Snipe",
     "Step",
     "Undo",
+    "VehicleFire",
+    "WeaponShot",
 ]
 
 
@@ -139,6 +141,26 @@ class Shoot(Command):
     unit: str
     target: str
     suppression: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class WeaponShot:
+    """One weapon of a heavy vehicle (``main_1``, ``secondary_1``...) at one target."""
+
+    weapon: str
+    target: str
+    suppression: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class VehicleFire(Command):
+    """A heavy vehicle's Shooting Action: reveal its token and fire any of its weapons that
+    still work, each once, at the same or different targets, one after the other
+    [L563-L577]."""
+
+    kind: ClassVar[str] = "vehicle_fire"
+    unit: str
+    shots: tuple[WeaponShot, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,6 +295,7 @@ COMMAND_CODEC = TaggedCodec(
         DoubleShot,
         Burst,
         Snipe,
+        VehicleFire,
         Overwatch,
         PassOverwatch,
         ScoutMove,

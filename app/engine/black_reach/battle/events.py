@@ -24,6 +24,7 @@ __all__ = [
     "BattleCreated",
     "BattleEnded",
     "BurstDeclared",
+    "DamageLocated",
     "DeploymentEnded",
     "ForcedMove",
     "MoveDeclared",
@@ -155,6 +156,9 @@ class UnitShot(Event):
     final: int
     outcome: str  # miss / step / coup_double, or suppressed_<n>
     moving_penalty: int = 0  # Tir en Mouvement
+    weapon: str | None = None  # a heavy vehicle's weapon (main_1, secondary_1...)
+    bonuses: int = 0  # rear attack on a heavy vehicle +2 [L651-L656]
+    side: str = ""  # a heavy vehicle target: hit through its "front", "rear" or a "side"
 
 
 @dataclass(frozen=True, slots=True)
@@ -263,6 +267,21 @@ class StepsTaken(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class DamageLocated(Event):
+    """A heavy vehicle's step: the attacker's location roll (1 die + ``modifier``, clamped to
+    1..6) read on the vehicle's Damage set, and the marker placed [L658-L699]."""
+
+    kind: ClassVar[str] = "damage_located"
+    unit: str
+    damage_set: str
+    roll: Roll
+    modifier: int
+    result: int
+    marker: str
+    number: int = 1
+
+
+@dataclass(frozen=True, slots=True)
 class ArmourSaved(Event):
     """An armour save against the steps of a shot or an assault: 1 die - 2 per Suppressed
     marker, at least ``value`` ignores them [L1869-L1888]."""
@@ -366,6 +385,7 @@ EVENT_CODEC = TaggedCodec(
         BattleEnded,
         ResultConfirmed,
         BurstDeclared,
+        DamageLocated,
         UnitSniped,
         MoveDeclared,
         OverwatchAnswered,

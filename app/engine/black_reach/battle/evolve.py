@@ -13,6 +13,7 @@ from app.engine.black_reach.battle.events import (
     BattleCreated,
     BattleEnded,
     BurstDeclared,
+    DamageLocated,
     DeploymentEnded,
     ForcedMove,
     MoveDeclared,
@@ -43,6 +44,7 @@ from app.engine.black_reach.board import Square
 from app.engine.black_reach.forces import FaceKind, fresh_state
 from app.engine.black_reach.los import Facing
 from app.engine.black_reach.movement import Footprint, Placement
+from app.engine.black_reach.tables import DamageMarker
 from app.engine.black_reach.turn import end_activation, lock, place, reveal, start_turn
 from app.engine.match.events import Event
 
@@ -155,6 +157,10 @@ def evolve(state: BattleState, event: Event) -> BattleState:
         return replace(state, rolls=rolls)
     if isinstance(event, ArmourSaved | BurstDeclared):
         return state
+    if isinstance(event, DamageLocated):
+        u = state.units[event.unit]
+        damage = u.status.damage.take(DamageMarker(event.marker), event.number)
+        return _unit(state, event.unit, status=replace(u.status, damage=damage))
     if isinstance(event, MoveDeclared):
         pending = PendingMove(
             event.unit,

@@ -36,6 +36,8 @@ from app.engine.black_reach.battle.commands import (
     Shoot,
     Snipe,
     Step,
+    VehicleFire,
+    WeaponShot,
 )
 from app.engine.black_reach.battle.events import (
     EVENT_CODEC,
@@ -45,6 +47,7 @@ from app.engine.black_reach.battle.events import (
     BattleCreated,
     BattleEnded,
     BurstDeclared,
+    DamageLocated,
     DeploymentEnded,
     ForcedMove,
     MoveDeclared,
@@ -79,7 +82,17 @@ from app.engine.black_reach.battle.state import (
     UnitState,
 )
 from app.engine.black_reach.board import Square, UnitClass
-from app.engine.black_reach.forces import Ability, FaceKind, Group, Role, apply_step
+from app.engine.black_reach.forces import (
+    Ability,
+    AbilityRef,
+    Face,
+    FaceKind,
+    Group,
+    Role,
+    Weapon,
+    apply_step,
+    weapon_lost,
+)
 from app.engine.black_reach.los import (
     Arc,
     Blocker,
@@ -120,7 +133,13 @@ from app.engine.black_reach.scenario import (
     objective_holder,
     sudden_death,
 )
-from app.engine.black_reach.tables import ArmourColour, SniperEffect, sniper_effect
+from app.engine.black_reach.tables import (
+    ArmourColour,
+    DamageMarker,
+    SniperEffect,
+    damage_location,
+    sniper_effect,
+)
 from app.engine.black_reach.turn import (
     Phase,
     Token,
@@ -145,11 +164,14 @@ __all__ = [
     "ShotPlan",
     "assault_request",
     "assault_start_problem",
+    "attack_side",
     "burst_problem",
+    "damage_set_of",
     "decide",
     "overwatch_steps",
     "plan_shot",
     "plan_snipe",
+    "working_weapons",
 ]
 
 SYSTEM_ID = "black-reach"
@@ -158,6 +180,9 @@ MAX_PATH = 40
 MAX_NONCE = 128
 MAX_BURST = 8  # targets of one Rafale (they stand within 2 squares of each other)
 BURST_SPREAD = 2  # Rafale targets lie within 2 squares of each other [L1304-L1305]
+REAR_BONUS = 2  # a shot through a heavy vehicle's rear edge [L651-L656]
+FRONT_ARMOUR = 2  # Armure Frontale: +2 DV through the front edge [L1768-L1772]
+HULL_SUPPRESSED = 2  # a Hull marker also places 2 Suppressed markers [L676-L681]
 
 
 def refuse(
@@ -254,6 +279,11 @@ def _check_move(
 ) -> int:
     """The cost of a legal move along ``path`` (refused otherwise); ``mover``: how the unit
     moves when not as its face says (a Scout move)."""
+    if u.status.damage.immobilised and path:
+        raise refuse(
+            "immobilised",
+            f"{u.uid} has a Locomotion Damage marker: no more Movement Actions [L673-L675]",
+        )
     if mover is None:
         mover = Mover(state.mover(u.uid), u.face.mv, assault_target=assault_target)
     check = check_path(state.board, mover, state.board_units(), path)
@@ -712,10 +742,7 @@ def _check_fire(state: BattleState, u: UnitState, command: Move, path: Sequence[
         if command.fire_after is not None:
             raise refuse("no_target", "fire_after needs fire_at", kind=RefusalKind.INPUT)
         return
-    if not u.face.has(Ability.SHOOT_ON_MOVE):
-        raise refuse(
-            "no_shoot_on_move", f"{u.uid} has no Tir en Mouvement: it moves or shoots [L432]"
-        )
+    _on_move_guns(u)
     after = len(path) if command.fire_after is None else command.fire_after
     if not 0 <= after <= len(path):
         raise refuse(
@@ -723,7 +750,65 @@ def _check_fire(state: BattleState, u: UnitState, command: Move, path: Sequence[
         )
     steps = tuple(_step_of(p) for p in path)
     probe = evolve(state, UnitMoved(u.uid, steps[:after], 0)) if after else state
-    plan_shot(probe, probe.units[u.uid], _unit(probe, command.fire_at), False)
+    _moving_shots(probe, probe.units[u.uid], command.fire_at)
+
+
+def _on_move_guns(u: UnitState) -> list[tuple[Weapon | None, int]]:
+    """What a unit fires during its move, each with its Tir en Mouvement penalty (taken off
+    the CV [L1435-L1436]): the unit itself, or every working weapon of a heavy vehicle with
+    Tir en Mouvement [L572-L577] (the vehicle's face ability counting for all of them)."""
+
+    def penalty(ref: AbilityRef | None) -> int:
+        return abs(ref.param) if ref is not None and isinstance(ref.param, int) else 0
+
+    if not u.face.weapons:
+        ref = u.face.ability(Ability.SHOOT_ON_MOVE)
+        if ref is None:
+            raise refuse(
+                "no_shoot_on_move", f"{u.uid} has no Tir en Mouvement: it moves or shoots [L432]"
+            )
+        return [(None, penalty(ref))]
+    guns: list[tuple[Weapon | None, int]] = [
+        (w, penalty(w.ability(Ability.SHOOT_ON_MOVE) or u.face.ability(Ability.SHOOT_ON_MOVE)))
+        for w in working_weapons(u)
+        if w.has(Ability.SHOOT_ON_MOVE) or u.face.has(Ability.SHOOT_ON_MOVE)
+    ]
+    if not guns:
+        raise refuse(
+            "no_shoot_on_move",
+            f"{u.uid} has no working weapon with Tir en Mouvement: it moves or shoots [L572-L577]",
+        )
+    return guns
+
+
+def _moving_shots(
+    state: BattleState, u: UnitState, target_id: str
+) -> list[tuple[Weapon | None, int]]:
+    """The shots of a Tir en Mouvement at ``target_id`` from where the unit stands: a heavy
+    vehicle fires each of its Tir en Mouvement weapons that can (rulings); refused when none
+    can."""
+    target = _unit(state, target_id)
+    ready: list[tuple[Weapon | None, int]] = []
+    first: Refusal | None = None
+    for gun, pen in _on_move_guns(u):
+        try:
+            plan_shot(state, u, target, False, gun)
+        except Refusal as exc:
+            first = first or exc
+            continue
+        ready.append((gun, pen))
+    if not ready:
+        assert first is not None
+        raise first
+    return ready
+
+
+def _fire_on_move(out: _Out, u: UnitState, target_id: str) -> None:
+    for gun, pen in _moving_shots(out.state, u, target_id):
+        mover = out.state.units[u.uid]
+        if not mover.alive or not out.state.units[target_id].alive:
+            return
+        _fire(out, mover, target_id, False, pen, weapon=gun)
 
 
 def _declared(out: _Out, u: UnitState, command: Move, side: str) -> bool:
@@ -814,17 +899,16 @@ def _resolve(out: _Out, p: PendingMove, watch: tuple[str, int, bool] | None) -> 
             out.emit(UnitMoved(u.uid, steps[done:at], cost[at] - cost[done]))
             done = at
         if what == 1 and watch is not None:
+            before = len(out.state.units[u.uid].status.damage.markers)
             _fire(out, out.state.units[watch[0]], u.uid, watch[2])
             out.emit(UnitsActivated((watch[0],)))
             watched = True
-            if not out.state.units[u.uid].alive:
+            if not out.state.units[u.uid].alive or _stopped(out.state.units[u.uid], before):
                 _after_activation(out)
                 return
         elif p.fire_at is not None:
-            on_move = out.state.units[u.uid].face.ability(Ability.SHOOT_ON_MOVE)
-            penalty = abs(on_move.param) if on_move and isinstance(on_move.param, int) else 0
             try:
-                _fire(out, out.state.units[u.uid], p.fire_at, False, penalty)
+                _fire_on_move(out, out.state.units[u.uid], p.fire_at)
             except Refusal:
                 if not watched:
                     raise
@@ -835,6 +919,13 @@ def _resolve(out: _Out, p: PendingMove, watch: tuple[str, int, bool] | None) -> 
     if p.embark is not None:
         _embark(out, u.uid, p.embark)
     _after_activation(out)
+
+
+def _stopped(u: UnitState, before: int) -> bool:
+    """A Locomotion or Hull marker placed during its move stops a heavy vehicle at once
+    [L673-L681] (it beats En Alerte's "the target does not stop", rulings)."""
+    new = u.status.damage.markers[before:]
+    return any(m in (DamageMarker.LOCOMOTION, DamageMarker.HULL) for m in new)
 
 
 def _embark(out: _Out, uid: str, transport_id: str) -> None:
@@ -909,11 +1000,7 @@ def _move_along(out: _Out, u: UnitState, command: Move) -> None:
             raise refuse("no_target", "fire_after needs fire_at", kind=RefusalKind.INPUT)
         out.emit(UnitMoved(u.uid, steps, cost))
         return
-    on_move = u.face.ability(Ability.SHOOT_ON_MOVE)
-    if on_move is None:
-        raise refuse(
-            "no_shoot_on_move", f"{u.uid} has no Tir en Mouvement: it moves or shoots [L432]"
-        )
+    _on_move_guns(u)
     after = len(path) if command.fire_after is None else command.fire_after
     if not 0 <= after <= len(path):
         raise refuse(
@@ -923,8 +1010,7 @@ def _move_along(out: _Out, u: UnitState, command: Move) -> None:
     first = _check_move(out.state, u, path[:after]) if after else 0
     if after:
         out.emit(UnitMoved(u.uid, steps[:after], first))
-    penalty = abs(on_move.param) if isinstance(on_move.param, int) else 0
-    _fire(out, out.state.units[u.uid], command.fire_at, False, penalty)
+    _fire_on_move(out, out.state.units[u.uid], command.fire_at)
     if after < len(path):
         out.emit(UnitMoved(u.uid, steps[after:], cost - first))
 
@@ -948,6 +1034,10 @@ class ShotPlan:
     request: OddsRequest
     sight: str
     dv: int
+    side: str = ""  # a heavy vehicle target: "front", "rear" or "side"
+    weapon: str | None = None
+    piercing: bool = False  # Perforant: +1 to the location roll, no armour save
+    terrifying: bool = False  # Tir Effrayant
 
 
 def _shooting_from(state: BattleState, shooter: UnitState) -> Placement:
@@ -968,12 +1058,88 @@ def _shooting_from(state: BattleState, shooter: UnitState) -> Placement:
     return placement
 
 
-def _arc_and_range(origin: Placement, shooter: UnitState, target: UnitState) -> None:
+@dataclass(frozen=True, slots=True)
+class _Arms:
+    """What a shot fires with: the unit's face, or one weapon of a heavy vehicle (its own CVs,
+    its own abilities and those printed on the face, rulings)."""
+
+    cv: dict[UnitClass, int | None]
+    abilities: tuple[AbilityRef, ...]
+    weapon: str | None = None
+
+    def ability(self, ability: Ability) -> AbilityRef | None:
+        return next((a for a in self.abilities if a.ability is ability), None)
+
+    def has(self, ability: Ability) -> bool:
+        return self.ability(ability) is not None
+
+
+def _arms(shooter: UnitState, weapon: Weapon | None) -> _Arms:
+    face = shooter.face
+    if weapon is None:
+        if face.weapons:
+            raise refuse(
+                "use_weapons",
+                f"{shooter.uid} fires its weapons one by one (vehicle_fire) [L563-L577]",
+            )
+        return _Arms(dict(face.cv), face.abilities)
+    return _Arms(dict(weapon.cv), (*weapon.abilities, *face.abilities), weapon.name)
+
+
+def working_weapons(u: UnitState) -> list[Weapon]:
+    """A heavy vehicle's weapons that no Damage marker destroyed [L683-L692]."""
+    weapons = u.face.weapons
+    return [w for w in weapons if not weapon_lost(weapons, w, u.status.damage)]
+
+
+def _weapon(u: UnitState, name: str) -> Weapon:
+    for w in u.face.weapons:
+        if w.name == name:
+            if weapon_lost(u.face.weapons, w, u.status.damage):
+                raise refuse("weapon_destroyed", f"{u.uid}'s {name} is destroyed [L683-L692]")
+            return w
+    raise refuse(
+        "unknown_weapon",
+        f"{u.uid} has no weapon {name!r}",
+        kind=RefusalKind.INPUT,
+        weapons=[w.name for w in u.face.weapons],
+    )
+
+
+def _ends(squares: frozenset[Square], facing: Facing, front: bool) -> list[Square]:
+    """The squares along a vehicle's front edge (``front``) or its rear edge."""
+    sign = 1 if front else -1
+    key = {sq: sign * (sq.x * facing.dx + sq.y * facing.dy) for sq in squares}
+    best = max(key.values())
+    return [sq for sq in squares if key[sq] == best]
+
+
+def attack_side(origin: frozenset[Square], target: Placement) -> str:
+    """Which edge of a heavy vehicle a shot's line comes through (the edges are printed, the
+    geometry is ours: note §8 item 24, rulings): ``"rear"`` when some square of the shooter
+    lies within 45° of straight back from a rear square of the vehicle (edges included, the
+    shooter choosing its aim [L522-L529]); ``"front"`` when every square of the shooter lies
+    within 45° of straight ahead of a front square ("diagonale incluse" [L1768-L1772]);
+    ``"side"`` otherwise."""
+    facing = target.facing
+    rears = _ends(target.squares, facing, front=False)
+    fronts = _ends(target.squares, facing, front=True)
+    back = facing.turned(4)
+    if any(in_arc(r, back, s, Arc.NARROW) for r in rears for s in origin):
+        return "rear"
+    if all(any(in_arc(f, facing, s, Arc.NARROW) for f in fronts) for s in origin):
+        return "front"
+    return "side"
+
+
+def _arc_and_range(
+    origin: Placement, shooter: UnitState, target: UnitState, arms: _Arms | None = None
+) -> None:
     """Arc de Tir Limité: some square of the target inside the arc of some square of the
     shooter (facing as placed; the diagram is absent, note §8 item 23) [L548-L558]; Portée
     Limitée: no shot beyond N squares [L1278-L1287]."""
     assert target.placement is not None
-    face = shooter.face
+    face: _Arms | Face = arms if arms is not None else shooter.face
     arc_ref = face.ability(Ability.LIMITED_ARC)
     if arc_ref is not None:
         arc = Arc.NARROW if str(arc_ref.param) == "90" else Arc.HALF
@@ -995,24 +1161,26 @@ def _arc_and_range(origin: Placement, shooter: UnitState, target: UnitState) -> 
 
 
 def plan_shot(
-    state: BattleState, shooter: UnitState, target: UnitState, suppression: bool
+    state: BattleState,
+    shooter: UnitState,
+    target: UnitState,
+    suppression: bool,
+    weapon: Weapon | None = None,
 ) -> ShotPlan:
-    """Check a Shooting Action and gather its numbers [L432-L441], [L3159-L3178]."""
+    """Check a Shooting Action (of one weapon, for a heavy vehicle) and gather its numbers
+    [L432-L441], [L3159-L3178]; a heavy vehicle target adds the rear attack +2 or its
+    Armure Frontale +2 DV by the edge the shot comes through [L651-L656], [L1768-L1772]."""
     if target.side == shooter.side:
         raise refuse("own_unit", "you cannot shoot your own units")
     _standing(target)
     origin = _shooting_from(state, shooter)
     assert target.placement is not None
     tclass = target.counter.unit_class
-    if tclass is UnitClass.HEAVY_VEHICLE:
-        raise refuse(
-            "not_supported", "shooting heavy vehicles (damage locations) is not supported yet"
-        )
-    face = shooter.face
-    cv = face.cv_against(tclass)
+    face = _arms(shooter, weapon)
+    cv = face.cv.get(tclass)
     if cv is None:
         raise refuse("cannot_attack", f"{shooter.uid} has an X against {tclass.value} [L445-L465]")
-    _arc_and_range(origin, shooter, target)
+    _arc_and_range(origin, shooter, target, face)
     if suppression and not face.has(Ability.SUPPRESSIVE_FIRE):
         raise refuse("no_suppressive_fire", f"{shooter.uid} has no Tir de Suppression")
     aboard = shooter.embarked_in is not None
@@ -1031,29 +1199,82 @@ def plan_shot(
         )
     optics = face.has(Ability.OPTICS)
     long_range = is_long_range(origin.squares, target.placement.squares) and not optics
+    side, bonuses, armour = "", 0, 0
+    if tclass is UnitClass.HEAVY_VEHICLE:
+        side = attack_side(origin.squares, target.placement)
+        if side == "rear" and not target.face.has(Ability.NO_WEAK_POINT):
+            bonuses = REAR_BONUS
+        if side == "front" and target.face.has(Ability.FRONT_ARMOUR):
+            armour = FRONT_ARMOUR
     request = OddsRequest(
         Kind.SUPPRESSION_FIRE if suppression else Kind.SHOT,
         Attacker(
             cv=cv,
+            bonuses=bonuses,
             dice=2 if face.has(Ability.TWIN_LINKED) else 1,
             suppressed=shooter.suppressed,
             penalties=los.penalty,
         ),
         Target(
             dv=target.face.dv,
-            defence_bonus=state.board.defence_bonus(target.placement.squares, tclass),
+            defence_bonus=state.board.defence_bonus(target.placement.squares, tclass) + armour,
         ),
         Situation(long_range=long_range),
     )
-    return ShotPlan(request, str(los.sight), target_dv(request.target))
+    return ShotPlan(
+        request,
+        str(los.sight),
+        target_dv(request.target),
+        side,
+        face.weapon,
+        face.has(Ability.PIERCING),
+        face.has(Ability.TERRIFYING_FIRE),
+    )
 
 
 def _best(roller: Roller, count: int, label: str) -> int:
     return max(roller.d6(label, stage="shot") for _ in range(count))
 
 
-def _take_steps(out: _Out, target: UnitState, steps: int) -> UnitState:
-    result = apply_step(target.counter, target.status, steps)
+def damage_set_of(state: BattleState, uid: str) -> str | None:
+    """The id of a heavy vehicle's Damage set: the colour on its tile or option [L666-L668]."""
+    return _group_of(state, uid).damage_sets.get(uid)
+
+
+def _locate(out: _Out, target: UnitState, attacker: str, modifier: int) -> DamageLocated:
+    """The attacker's location roll for a heavy vehicle's step: 1 die + ``modifier``
+    (Perforant / Perçant +1 [L1272-L1275]), clamped to 1..6 (note §8 item 26), read on the
+    vehicle's Damage set [L658-L699]. No Suppressed penalty (note §8 item 5)."""
+    set_id = damage_set_of(out.state, target.uid)
+    damage_set = out.state.catalogue.damage_sets.get(set_id or "")
+    if damage_set is None:
+        raise refuse("no_damage_set", f"{target.uid} has no Damage set to roll on [L666-L668]")
+    start = len(out.roller.records)
+    die = out.roller.d6(f"damage location on {target.uid} by {attacker}", stage="location")
+    result = damage_location(die, modifier)
+    face = damage_set.face(result)
+    return DamageLocated(
+        target.uid,
+        damage_set.id,
+        take_roll(out.roller, start),
+        modifier,
+        result,
+        face.marker.value,
+        face.number,
+    )
+
+
+def _take_steps(
+    out: _Out, target: UnitState, steps: int, attacker: str = "", piercing: bool = False
+) -> UnitState:
+    located: DamageLocated | None = None
+    left = steps - min(steps, target.status.hit_points)
+    if target.counter.unit_class is UnitClass.HEAVY_VEHICLE and left == 1:
+        located = _locate(out, target, attacker, 1 if piercing else 0)
+    damage = [] if located is None else [DamageMarker(located.marker)]
+    result = apply_step(target.counter, target.status, steps, damage)
+    if located is not None:
+        out.emit(located)
     out.emit(
         StepsTaken(
             target.uid,
@@ -1065,6 +1286,8 @@ def _take_steps(out: _Out, target: UnitState, steps: int) -> UnitState:
             result.state.destroyed,
         )
     )
+    if located is not None and located.marker == DamageMarker.HULL and not result.destroyed:
+        out.emit(SuppressedPlaced(target.uid, HULL_SUPPRESSED))
     if result.destroyed and out.state.passengers(target.uid):
         _disembark_all(out, target)
     return out.state.units[target.uid]
@@ -1086,11 +1309,14 @@ def _saved(out: _Out, target: UnitState, piercing: bool) -> bool:
     return saved
 
 
-def _hurt(out: _Out, target: UnitState, steps: int, piercing: bool) -> UnitState:
-    """Steps from one shot or assault: the armour save first, then Hit Points and flips."""
+def _hurt(
+    out: _Out, target: UnitState, steps: int, piercing: bool, attacker: str = ""
+) -> UnitState:
+    """Steps from one shot or assault: the armour save first, then Hit Points, flips and a
+    heavy vehicle's location roll."""
     if _saved(out, target, piercing):
         return out.state.units[target.uid]
-    return _take_steps(out, target, steps)
+    return _take_steps(out, target, steps, attacker, piercing)
 
 
 def _fire(
@@ -1100,11 +1326,12 @@ def _fire(
     suppression: bool,
     moving_penalty: int = 0,
     share: int | None = None,
+    weapon: Weapon | None = None,
 ) -> None:
     """One Shooting Action's roll at ``target_id`` (``share``: the part of a Rafale's modified
-    CV given to it, taken as its CV with no bonuses)."""
+    CV given to it, taken as its CV with no bonuses; ``weapon``: a heavy vehicle's weapon)."""
     target = _unit(out.state, target_id)
-    plan = plan_shot(out.state, u, target, suppression)
+    plan = plan_shot(out.state, u, target, suppression, weapon)
     req = plan.request
     if moving_penalty:
         req = replace(req, attacker=replace(req.attacker, moving_penalty=moving_penalty))
@@ -1134,26 +1361,80 @@ def _fire(
             final,
             outcome,
             moving_penalty,
+            plan.weapon,
+            req.attacker.bonuses,
+            plan.side,
         )
     )
-    piercing = u.face.has(Ability.PIERCING)
+    piercing = plan.piercing
     failed = outcome in (str(ShotOutcome.MISS), "suppressed_0")
-    if failed and share is None and u.face.has(Ability.TERRIFYING_FIRE):
+    if failed and share is None and plan.terrifying:
         # Tir Effrayant: a failed shot still puts 1 Suppressed marker on the target, never
         # with Rafale [L1418-L1426] (always placed: it never helps the target's side)
         out.emit(SuppressedPlaced(target.uid, 1))
     if markers:
         out.emit(SuppressedPlaced(target.uid, markers))
     elif outcome == ShotOutcome.STEP:
-        _hurt(out, target, 1, piercing)
+        _hurt(out, target, 1, piercing, u.uid)
     elif outcome == ShotOutcome.COUP_DOUBLE:
-        _hurt(out, target, 2, piercing)
+        _hurt(out, target, 2, piercing, u.uid)
 
 
 def _shoot(out: _Out, command: Shoot, side: str) -> None:
     u = _reveal(out, command.unit, side)
     _able(u, out.state)
+    if u.face.weapons:  # every weapon that can, at the one target [L563-L577]
+        _vehicle_shots(out, u, _all_weapons_at(out.state, u, command))
+        return
     _fire(out, u, command.target, command.suppression)
+
+
+def _all_weapons_at(state: BattleState, u: UnitState, command: Shoot) -> list[WeaponShot]:
+    """``shoot`` by a heavy vehicle: each working weapon that can shoot the target (its sight,
+    arc, range, a CV that is not X; Tir de Suppression for a suppression fire)."""
+    target = _unit(state, command.target)
+    shots: list[WeaponShot] = []
+    first: Refusal | None = None
+    for w in working_weapons(u):
+        try:
+            plan_shot(state, u, target, command.suppression, w)
+        except Refusal as exc:
+            first = first or exc
+            continue
+        shots.append(WeaponShot(w.name, target.uid, command.suppression))
+    if not shots:
+        raise first or refuse("no_weapon", f"{u.uid} has no working weapon [L683-L692]")
+    return shots
+
+
+def _vehicle_fire(out: _Out, command: VehicleFire, side: str) -> None:
+    u = _reveal(out, command.unit, side)
+    _able(u, out.state)
+    if not u.face.weapons:
+        raise refuse("no_weapons", f"{u.uid} lists no weapons: it shoots with shoot")
+    _vehicle_shots(out, u, list(command.shots))
+
+
+def _vehicle_shots(out: _Out, u: UnitState, shots: list[WeaponShot]) -> None:
+    """A heavy vehicle's Shooting Action: each named weapon once, one after the other, each
+    at its own target [L563-L577]. Every shot is checked before the first die (a refusal
+    rolls nothing); each is read after the ones before it."""
+    if not 1 <= len(shots) <= len(u.face.weapons):
+        raise refuse(
+            "bad_weapons",
+            f"name 1 to {len(u.face.weapons)} weapons, each once",
+            kind=RefusalKind.INPUT,
+        )
+    names = [s.weapon for s in shots]
+    if len(set(names)) != len(names):
+        raise refuse("weapon_twice", "each weapon fires once in a Shooting Action [L563-L577]")
+    weapons = [_weapon(u, s.weapon) for s in shots]
+    for s, w in zip(shots, weapons, strict=True):
+        plan_shot(out.state, u, _unit(out.state, s.target), s.suppression, w)
+    for s, w in zip(shots, weapons, strict=True):
+        if not out.state.units[s.target].alive or not out.state.units[u.uid].alive:
+            continue  # a target an earlier shot destroyed; the declared shot is lost
+        _fire(out, out.state.units[u.uid], s.target, s.suppression, weapon=w)
 
 
 @dataclass(frozen=True, slots=True)
@@ -1407,8 +1688,6 @@ def _assault(out: _Out, command: Assault, side: str) -> None:
     if target.side == side:
         raise refuse("own_unit", "you cannot assault your own units")
     tclass = target.counter.unit_class
-    if tclass is UnitClass.HEAVY_VEHICLE:
-        raise refuse("not_supported", "assaulting heavy vehicles is not supported yet")
     cv = face.cv_against(tclass)
     if cv is None:
         raise refuse("cannot_attack", f"{u.uid} has an X against {tclass.value} [L1492-L1496]")
@@ -1470,7 +1749,9 @@ def _assault(out: _Out, command: Assault, side: str) -> None:
         )
     )
     if outcome is AssaultOutcome.ATTACKER_WINS:
-        after = _hurt(out, target, 1, face.has(Ability.ASSAULT_PIERCING))
+        # a beaten heavy vehicle takes a step (its location roll) and never retreats; the
+        # infantry attacker stays on its start square [L1651-L1662]
+        after = _hurt(out, target, 1, face.has(Ability.ASSAULT_PIERCING), u.uid)
         if after.alive and tclass is UnitClass.INFANTRY:
             _retreat(out, after, start.anchor, u.uid)
         # the attacker takes the square of beaten infantry that left it or was destroyed; after
@@ -1479,7 +1760,13 @@ def _assault(out: _Out, command: Assault, side: str) -> None:
         if tclass is UnitClass.INFANTRY and (not gone.alive or gone.placement != target.placement):
             out.emit(ForcedMove(u.uid, _step_of(entry), "takes the defender's square"))
     elif outcome is AssaultOutcome.DEFENDER_WINS:
-        _hurt(out, out.state.units[u.uid], 1, target.face.has(Ability.ASSAULT_PIERCING))
+        _hurt(
+            out,
+            out.state.units[u.uid],
+            1,
+            target.face.has(Ability.ASSAULT_PIERCING),
+            target.uid,
+        )
 
 
 # -- reserve and end of turn ---------------------------------------------------------------------
@@ -1597,6 +1884,9 @@ def decide(state: BattleState, command: Tagged, actor: str, dice: Roller) -> Dec
             _after_activation(out)
         case Snipe():
             _snipe(out, command, side)
+            _after_activation(out)
+        case VehicleFire():
+            _vehicle_fire(out, command, side)
             _after_activation(out)
         case ScoutMove():
             _scout_move(out, command, side)

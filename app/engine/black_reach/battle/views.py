@@ -29,6 +29,7 @@ from app.engine.black_reach.battle.commands import (
     ScoutMove,
     Shoot,
     Snipe,
+    VehicleFire,
 )
 from app.engine.black_reach.battle.events import UnitMoved
 from app.engine.black_reach.battle.evolve import evolve, placement_of
@@ -37,19 +38,28 @@ from app.engine.black_reach.battle.rules import (
     assault_request,
     assault_start_problem,
     burst_problem,
+    damage_set_of,
     overwatch_steps,
     plan_shot,
     plan_snipe,
     scout_end_problem,
     scout_mover,
+    working_weapons,
 )
 from app.engine.black_reach.battle.state import BattleState, Stage, UnitState
-from app.engine.black_reach.forces import Ability
+from app.engine.black_reach.board import UnitClass
+from app.engine.black_reach.forces import Ability, weapon_lost
 from app.engine.black_reach.movement import Mover, Placement, Reach, cheapest_paths
 from app.engine.black_reach.odds import outcome_odds
 from app.engine.black_reach.pipeline import modified_cv
 from app.engine.black_reach.requests import Kind
-from app.engine.black_reach.tables import SniperEffect, sniper_odds
+from app.engine.black_reach.tables import (
+    WEAPON_MARKERS,
+    DamageFace,
+    SniperEffect,
+    damage_location,
+    sniper_odds,
+)
 from app.engine.black_reach.turn import Phase, TokenKind, due
 from app.engine.match.codec import JsonObject
 from app.engine.match.errors import Refusal
@@ -97,6 +107,30 @@ def _unit_view(state: BattleState, u: UnitState, viewer_side: str | None) -> Jso
         "acted": u.uid in state.acted,
         "face_down_token": face_down,
         "token": token,
+        **_vehicle_view(u),
+    }
+
+
+def _vehicle_view(u: UnitState) -> JsonObject:
+    """A heavy vehicle's Damage markers (``hull``, ``main_weapon_2``...) and its weapons,
+    each saying whether a marker destroyed it."""
+    if u.counter.unit_class is not UnitClass.HEAVY_VEHICLE:
+        return {}
+    damage = u.status.damage
+    numbers = damage.numbers or (1,) * len(damage.markers)
+    weapons = u.face.weapons
+    return {
+        "damage": [str(DamageFace(m, n)) for m, n in zip(damage.markers, numbers, strict=True)],
+        "immobilised": damage.immobilised,
+        "weapons": [
+            {
+                "weapon": w.name,
+                "slot": str(w.slot),
+                "number": w.number,
+                "destroyed": weapon_lost(weapons, w, damage),
+            }
+            for w in weapons
+        ],
     }
 
 
@@ -220,19 +254,23 @@ def legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
         actions.append({"command": _cmd(Hold(uid))})
         if not u.present or uid in state.activated:
             continue
-        found = _found(state, u)
+        found = _found(state, u) if not u.status.damage.immobilised else {}
         actions.append(_move_entry(state, Move(uid, ()), u, found))
         shots: list[tuple[UnitState, ShotPlan]] = []
+        if u.face.weapons:
+            actions.extend(_vehicle_fire(state, u))
         for t in state.on_board():
-            if t.side == side or u.face.cv_against(t.counter.unit_class) is None:
+            if t.side == side or u.face.weapons:
+                continue
+            if u.face.cv_against(t.counter.unit_class) is None:
                 continue
             for suppression in (False, True):
                 try:
                     plan = plan_shot(state, u, t, suppression)
                 except Refusal:
                     continue  # no line of sight, out of arc or range, no suppressive fire
-                odds = {k: str(v) for k, v in outcome_odds(plan.request).items()}
-                actions.append({"command": _cmd(Shoot(uid, t.uid, suppression)), "odds": odds})
+                entry = _shot_entry(state, t, plan)
+                actions.append({"command": _cmd(Shoot(uid, t.uid, suppression)), **entry})
                 if not suppression:
                     shots.append((t, plan))
             if u.face.has(Ability.ASSAULT) and u.placement is not None:
@@ -246,6 +284,55 @@ def legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
         if u.face.has(Ability.SNIPER):
             actions.extend(_snipes(state, u))
     return actions
+
+
+def _shot_entry(state: BattleState, t: UnitState, plan: ShotPlan) -> JsonObject:
+    """A shot's odds; at a heavy vehicle also the edge it comes through and the exact odds
+    of each Damage marker (a step, then the location roll on its set; a Coup Double wrecks
+    it with no roll) before any armour save or Hit Point marker."""
+    odds = outcome_odds(plan.request)
+    entry: JsonObject = {"odds": {k: str(v) for k, v in odds.items()}}
+    if t.counter.unit_class is not UnitClass.HEAVY_VEHICLE or plan.request.kind is not Kind.SHOT:
+        return entry
+    entry["side"] = plan.side
+    set_id = damage_set_of(state, t.uid)
+    damage_set = state.catalogue.damage_sets.get(set_id or "")
+    if damage_set is None:
+        return entry
+    step = odds.get("step", Fraction(0))
+    markers: dict[str, Fraction] = {}
+    for die in range(1, 7):
+        face = damage_set.face(damage_location(die, 1 if plan.piercing else 0))
+        key = str(face) if face.marker in WEAPON_MARKERS else face.marker.value
+        markers[key] = markers.get(key, Fraction(0)) + step / 6
+    markers["coup_double"] = odds.get("coup_double", Fraction(0))
+    entry["damage_set"] = damage_set.id
+    entry["damage"] = {k: str(v) for k, v in markers.items()}
+    return entry
+
+
+def _vehicle_fire(state: BattleState, u: UnitState) -> list[JsonObject]:
+    """A heavy vehicle's Shooting Action: each working weapon and the targets it may shoot,
+    each with its odds (a suppression fire too for a weapon with Tir de Suppression)."""
+    weapons: list[JsonObject] = []
+    for w in working_weapons(u):
+        targets: list[JsonObject] = []
+        for t in state.on_board():
+            if t.side == u.side:
+                continue
+            for suppression in (False, True):
+                try:
+                    plan = plan_shot(state, u, t, suppression, w)
+                except Refusal:
+                    continue
+                targets.append(
+                    {"target": t.uid, "suppression": suppression, **_shot_entry(state, t, plan)}
+                )
+        if targets:
+            weapons.append({"weapon": w.name, "targets": targets})
+    if not weapons:
+        return []
+    return [{"command": _cmd(VehicleFire(u.uid, ())), "weapons": weapons}]
 
 
 def _scout_actions(state: BattleState, side: str) -> list[JsonObject]:
