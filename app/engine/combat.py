@@ -165,22 +165,32 @@ def fraction_to_jsonable(
     return {"exact": fraction_to_str(q, denominators), "approx": round(float(q), digits)}
 
 
+def _pair_to_str(num: int, den: int, denominators: Denominators) -> str:
+    """:func:`fraction_to_str` of ``num / den`` already in lowest terms."""
+    if den == 1:
+        return _decimal(num)
+    below = denominators.get(den)
+    if below is None:
+        below = denominators[den] = _decimal(den)
+    return f"{_decimal(num)}/{below}"
+
+
 def dist_to_jsonable(
     d: Dist, digits: int = 4, denominators: Denominators | None = None
 ) -> dict[str, Jsonable]:
     """``{"mean": {...}, "distribution": [{"value", "exact", "approx", "at_least_exact",
-    "at_least_approx"}, ...]}``."""
+    "at_least_approx"}, ...]}``. Every probability in lowest terms from integer pairs
+    (:meth:`Dist.reduced_rows`), its float as ``float(Fraction)`` computes it."""
     memo: Denominators = {} if denominators is None else denominators
-    at_least = dict(d.at_least_table())
     rows: list[Jsonable] = []
-    for v, p in d.items():
+    for v, pn, pd, an, ad in d.reduced_rows():
         rows.append(
             {
                 "value": v,
-                "exact": fraction_to_str(p, memo),
-                "approx": round(float(p), digits),
-                "at_least_exact": fraction_to_str(at_least[v], memo),
-                "at_least_approx": round(float(at_least[v]), digits),
+                "exact": _pair_to_str(pn, pd, memo),
+                "approx": round(pn / pd, digits),
+                "at_least_exact": _pair_to_str(an, ad, memo),
+                "at_least_approx": round(an / ad, digits),
             }
         )
     return {"mean": fraction_to_jsonable(d.mean(), digits, memo), "distribution": rows}

@@ -159,9 +159,23 @@ def _reduced_many(xs: Sequence[int], total: int) -> list[Fraction]:
     """``[Fraction(x, total) for x in xs]`` (each ``x`` in ``0 .. total``), as
     :func:`_reduced` does one, for a whole table: the reduced denominators, one per set of
     prime exponents divided out, are computed once, not once per value."""
+    return [_coprime(n, d) for n, d in _reduced_pairs(xs, total)]
+
+
+def _reduced_pairs(xs: Sequence[int], total: int) -> list[tuple[int, int]]:
+    """The lowest terms ``(numerator, denominator)`` of every ``x / total`` (each ``x`` in
+    ``0 .. total``), without building a :class:`Fraction` (the serialisation of an answer
+    needs only the two integers). When ``total`` is a product of 2, 3, 5 and 7 (dice), the
+    common factor is found by divisions by those primes (linear in the size) instead of a
+    gcd of two numbers of thousands of digits (quadratic); the reduced denominators, one per
+    set of exponents divided out, are computed once."""
     exps = _dice_exponents(total)
     if exps is None:
-        return [Fraction(x, total) for x in xs]
+        out_g: list[tuple[int, int]] = []
+        for x in xs:
+            g = math.gcd(x, total)
+            out_g.append((x // g, total // g))
+        return out_g
     e2 = 0
     odd: list[tuple[int, int]] = []
     for p, e in exps:
@@ -169,38 +183,51 @@ def _reduced_many(xs: Sequence[int], total: int) -> list[Fraction]:
             e2 = e
         else:
             odd.append((p, e))
+    odd_words = [(p, e, _word_power(p)) for p, e in odd]
     dens: dict[tuple[int, ...], int] = {}
-    out: list[Fraction] = []
+    out: list[tuple[int, int]] = []
     for x in xs:
-        if x == 0 or x == total:
-            out.append(Fraction(x, total))
+        if x == 0:
+            out.append((0, 1))
+            continue
+        if x == total:
+            out.append((1, 1))
             continue
         v2 = min((x & -x).bit_length() - 1, e2)
         x >>= v2
         key = [v2]
-        for p, e in odd:
-            # the valuation from the remainder by p**_SHORT_VALUATION: one pass over x, the
-            # rest on a small integer, then one division
-            small = x % _short_power(p)
+        divisor = 1
+        for p, e, word in odd_words:
+            # the valuation from the remainder by a power of p that fits one machine digit
+            # (one fast pass over x), the rest on a small integer; a value with more factors
+            # (rare: the far tail of a long table) is divided by squared powers of p
+            small = x % word
             v = 0
             if small == 0:
-                v = _SHORT_VALUATION
+                v, _ = _valuation(x, p)
             else:
                 while small % p == 0:
                     small //= p
                     v += 1
             v = min(v, e)
-            if v:
-                x //= p**v
+            divisor *= p**v
             key.append(v)
-        if len(key) > 1 and max(key[1:]) == _SHORT_VALUATION:
-            out.append(Fraction(x * _divided(key, odd), total))
-            continue
+        if divisor > 1:
+            x //= divisor  # one division for every odd prime
         k = tuple(key)
         den = dens.get(k)
         if den is None:
             den = dens[k] = total // _divided(key, odd)
-        out.append(_coprime(x, den))
+        out.append((x, den))
+    return out
+
+
+@functools.lru_cache(maxsize=8)
+def _word_power(p: int) -> int:
+    """The largest power of ``p`` below ``2**30`` (one digit of a CPython integer)."""
+    out = p
+    while out * p < 1 << 30:
+        out *= p
     return out
 
 
@@ -436,6 +463,28 @@ class Dist:
                 tails.append(acc)
             acc -= x
         return list(zip(keys, _reduced_many(tails, self._total), strict=True))
+
+    def reduced_rows(self) -> list[tuple[int, int, int, int, int]]:
+        """``(value, p_num, p_den, at_least_num, at_least_den)`` for every value of the
+        support, sorted: :meth:`items` and :meth:`at_least_table` in lowest terms as integer
+        pairs, without a :class:`Fraction` per value (what the serialisation needs)."""
+        keys: list[int] = []
+        xs: list[int] = []
+        tails: list[int] = []
+        acc = self._total
+        for i, x in enumerate(self._w):
+            if x:
+                keys.append(self._lo + i)
+                xs.append(x)
+                tails.append(acc)
+            acc -= x
+        pairs = _reduced_pairs(xs + tails, self._total)
+        n = len(keys)
+        rows = []
+        for i, v in enumerate(keys):
+            (pn, pd), (an, ad) = pairs[i], pairs[n + i]
+            rows.append((v, pn, pd, an, ad))
+        return rows
 
     # -- combining --------------------------------------------------------------------------
 

@@ -71,3 +71,36 @@ def test_reduced_many_is_the_fraction_of_each(pairs: list[tuple[int, int]]) -> N
     assert [(g.numerator, g.denominator) for g in got] == [
         (w.numerator, w.denominator) for w in want
     ]
+
+
+@settings(max_examples=400, deadline=None)
+@given(numerator_and_total(), st.integers(0, 3))
+def test_reduced_pairs_are_the_fraction(pair: tuple[int, int], extra: int) -> None:
+    """The integer pairs of the serialisation are the fraction's lowest terms, values with
+    far more factors of 3 than the short count included (their valuation by squared
+    powers)."""
+    x, total = pair
+    xs = [x, total - x, 0, total, x // 3**extra * 3**extra]
+    got = distributions._reduced_pairs(xs, total)
+    assert got == [(Fraction(v, total).numerator, Fraction(v, total).denominator) for v in xs]
+    assert distributions._reduced_many(xs, total) == [Fraction(v, total) for v in xs]
+
+
+def test_reduced_rows_are_items_and_at_least() -> None:
+    d = Dist.die(6).repeat(300) + Dist.die(3).repeat(200) + Dist.binomial(40, Fraction(1, 7))
+    rows = d.reduced_rows()
+    items = d.items()
+    at_least = d.at_least_table()
+    assert len(rows) == len(items) == len(at_least)
+    for (v, pn, pd, an, ad), (v1, p), (v2, a) in zip(rows, items, at_least, strict=True):
+        assert v == v1 == v2
+        assert (pn, pd) == (p.numerator, p.denominator)
+        assert (an, ad) == (a.numerator, a.denominator)
+
+
+def test_a_tail_value_with_many_factors_is_reduced() -> None:
+    """A weight divisible by far more than ``_SHORT_VALUATION`` powers of 3 (the far tail of
+    a long table) is reduced exactly, not left to a gcd."""
+    total = 6**400
+    x = 3**250 * 5
+    assert distributions._reduced_pairs([x], total) == [(5, 2**400 * 3**150)]
