@@ -44,6 +44,7 @@ __all__ = [
     "absorb_steps",
     "armour_save_odds",
     "crushing_points",
+    "damage_face_odds",
     "damage_location",
     "damage_location_odds",
     "destruction_points",
@@ -291,6 +292,15 @@ class DamageFace:
         if self.marker in WEAPON_MARKERS:
             return f"{self.marker.value}_{self.number}"
         return self.marker.value
+
+
+def damage_face_odds(faces: Sequence[DamageFace], modifier: int = 0) -> dict[str, Fraction]:
+    """Exact odds of each marker a damage set places (``faces[0]`` for a result of 1), the
+    location roll taking ``modifier`` (Perforant +1) and clamped to 1..6; weapon markers are
+    named with their number (``main_weapon_2``)."""
+    if len(faces) != 6:
+        raise ValueError("a damage set names a marker for each result 1 to 6")
+    return _odds(D6, lambda d: str(faces[damage_location(d, modifier) - 1]))
 
 
 @dataclass(frozen=True)

@@ -54,10 +54,9 @@ from app.engine.black_reach.odds import outcome_odds
 from app.engine.black_reach.pipeline import modified_cv
 from app.engine.black_reach.requests import Kind
 from app.engine.black_reach.tables import (
-    WEAPON_MARKERS,
     DamageFace,
     SniperEffect,
-    damage_location,
+    damage_face_odds,
     sniper_odds,
 )
 from app.engine.black_reach.turn import Phase, TokenKind, due
@@ -300,11 +299,8 @@ def _shot_entry(state: BattleState, t: UnitState, plan: ShotPlan) -> JsonObject:
     if damage_set is None:
         return entry
     step = odds.get("step", Fraction(0))
-    markers: dict[str, Fraction] = {}
-    for die in range(1, 7):
-        face = damage_set.face(damage_location(die, 1 if plan.piercing else 0))
-        key = str(face) if face.marker in WEAPON_MARKERS else face.marker.value
-        markers[key] = markers.get(key, Fraction(0)) + step / 6
+    located = damage_face_odds(damage_set.faces, 1 if plan.piercing else 0)
+    markers = {k: step * p for k, p in located.items()}
     markers["coup_double"] = odds.get("coup_double", Fraction(0))
     entry["damage_set"] = damage_set.id
     entry["damage"] = {k: str(v) for k, v in markers.items()}
