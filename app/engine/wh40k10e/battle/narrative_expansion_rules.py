@@ -566,9 +566,18 @@ def aircraft_lost(b: Builder) -> None:
     n = b.state.narrative
     if n is None or n.expansion is None or n.expansion.id != SKIES:
         return
-    lost = tuple(u for u in sorted(n.expansion.off_airspace) if b.state.units[u].alive)
-    if lost:
-        b.emit(AircraftLost(tuple(i for u in lost for i in b.state.group(u))))
+    from app.engine.wh40k10e.battle.narrative import AttackerUnitsDown
+
+    lost = tuple(sorted(n.expansion.off_airspace))
+    if not lost:
+        return
+    # the core rules have destroyed them already as units in Reserve at the end [L1154-1156]:
+    # recorded as lost aircraft, and (the Attacker's) as destructions of the scenario (Blitz)
+    b.emit(AircraftLost(lost))
+    attacker = b.state.attacker
+    down = tuple(u for u in lost if b.state.units[u].owner is attacker and u not in n.down)
+    if down:
+        b.emit(AttackerUnitsDown(down))
 
 
 # -- Cities of Death -------------------------------------------------------------------------
