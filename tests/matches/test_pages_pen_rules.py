@@ -148,7 +148,7 @@ def test_a_squad_boards_a_reserve_transport_and_shoots_through_its_fire_points(
     assert "embarked" in chips(page, "b3")
     assert "form-declare-reserve-b3" not in forms(bob, g.match_id)  # it comes with the Trukk
     to_b_turn(g, b_reserve_dice=[5])  # one roll, for the Trukk [L862]
-    g.b.send({"type": "arrive", "unit": "b2", "inches": 10})
+    g.b.send({"type": "arrive", "unit": "b2", "inches": 6})
     g.b.send({"type": "end_activation", "unit": "b2"})
     form = page_of(bob, g.match_id).css_first("#form-shoot-b3")
     title = form.css_first(".form-title").text()

@@ -91,7 +91,7 @@ def test_a_squad_in_reserve_in_an_open_transport_comes_on_and_shoots_from_it(
     to_b_turn(g, b_reserve_dice=[5])
     assert units(g.b)["b2"]["place"] == "available"
     assert units(g.b)["b3"]["place"] == "embarked"
-    g.b.send({"type": "arrive", "unit": "b2", "inches": 10})
+    g.b.send({"type": "arrive", "unit": "b2", "inches": 6})
     g.b.send({"type": "end_activation", "unit": "b2"})
     offered = [a for a in actions(g.b) if a["command"]["type"] == "shoot"]
     assert [(a["command"]["unit"], a["fire_points"]) for a in offered] == [("b3", 5)]

@@ -229,7 +229,10 @@ def _create(out: _Out, cmd: CreateDynamics) -> None:
             kind=RefusalKind.INPUT,
             details={"errors": [{"field": p, "message": m} for p, m in problems]},
         )
-    out.emit(DynamicsCreated(cmd.setup))
+    setup = cmd.setup
+    if setup.battle.seed_moves is None:  # recorded, as a PEN battle records it (pen B37)
+        setup = replace(setup, battle=replace(setup.battle, seed_moves=True))
+    out.emit(DynamicsCreated(setup))
 
 
 def _setup_step(out: _Out, command: Tagged, actor: str) -> None:

@@ -186,7 +186,7 @@ def test_two_turns_through_execute_json() -> None:
     # Initiative 3: B alone; inf is locked: its Fire order cannot shoot, it ends
     assert (battle.state.step, battle.state.to_act) == (3, "B")
     send(battle, "B", {"type": "end_order", "unit": "inf"})
-    send(battle, "B", {"type": "move", "unit": "rhino", "speed": "rapid", "inches": 20})
+    send(battle, "B", {"type": "move", "unit": "rhino", "speed": "rapid", "inches": 12})
     send(battle, "B", {"type": "end_order", "unit": "rhino"})
     # turn 2
     assert (battle.state.stage, battle.state.turn) == (DynStage.TURN_START, 2)

@@ -104,7 +104,10 @@ def test_a_full_turn_with_dice_by_hand() -> None:
     with pytest.raises(Refusal) as err:
         battle.execute(Postpone("rhino"), "B")
     assert err.value.code == "nothing_to_wait_for"
-    battle.execute(Move("rhino", Speed.RAPID, 20), "B")  # Forced March: a rapid move (rulings D5)
+    with pytest.raises(Refusal) as err:  # a vehicle's rapid move: 12 ps (pen rulings B37)
+        battle.execute(Move("rhino", Speed.RAPID, 13), "B")
+    assert err.value.code == "too_far"
+    battle.execute(Move("rhino", Speed.RAPID, 12), "B")  # Forced March: a rapid move (rulings D5)
     battle.execute(EndOrder("rhino"), "B")
     s = battle.state
     assert (s.stage, s.turn, s.bonus, s.slots) == (DynStage.TURN_START, 2, "", {})

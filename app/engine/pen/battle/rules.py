@@ -101,6 +101,7 @@ from app.engine.pen.battle.events import (
     WentToGround,
 )
 from app.engine.pen.battle.evolve import evolve
+from app.engine.pen.battle.moves import moves
 from app.engine.pen.battle.setup import SEATS, other
 from app.engine.pen.battle.state import (
     BattleState,
@@ -261,7 +262,10 @@ def _create(out: _Out, cmd: CreateBattle) -> None:
             kind=RefusalKind.INPUT,
             details={"errors": [{"field": p, "message": m} for p, m in problems]},
         )
-    out.emit(BattleCreated(cmd.setup))
+    setup = cmd.setup
+    if setup.seed_moves is None:  # recorded: a replay never depends on a default (B37)
+        setup = replace(setup, seed_moves=True)
+    out.emit(BattleCreated(setup))
 
 
 def _declare_reserve(out: _Out, cmd: DeclareReserve, actor: str) -> None:
@@ -372,7 +376,11 @@ def _scout(out: _Out, cmd: ScoutMove, actor: str) -> None:
     me = _own(out.state, cmd.unit, actor)
     if str(Rule.SCOUT) not in me.rules or not me.on_table or me.activated:
         raise refuse("no_scout_move", "a Scout squad on the table moves once before turn 1")
-    _inches(cmd.inches, 24 if me.is_vehicle else 12, "scout move")
+    # a movement phase before turn 1 [L457]: up to its rapid move (B37)
+    setup = out.state.setup
+    legacy = 24 if me.is_vehicle else 12  # a log recorded before B37
+    limit = _move_limit(out.state, me, Speed.RAPID) if setup and setup.seed_moves else legacy
+    _inches(cmd.inches, limit, "scout move")
     out.emit(ScoutMoved(cmd.unit, cmd.inches))
 
 
@@ -503,7 +511,7 @@ def _arrive(out: _Out, cmd: Arrive, actor: str) -> None:
     _no_open_activation(out.state, cmd.unit)
     _loose_first(out.state, actor, cmd.unit)
     mode = me.reserve or ReserveMode.STANDARD
-    _inches(cmd.inches, _move_limit(me, cmd.speed), "arrival move")
+    _inches(cmd.inches, _move_limit(out.state, me, cmd.speed), "arrival move")
     _choose(out, cmd.unit, actor)
     start = out.mark()
     edge, scatter, down = "", 0, False
@@ -526,13 +534,18 @@ def _arrive(out: _Out, cmd: Arrive, actor: str) -> None:
     )
 
 
-def _move_limit(me: UnitState, speed: Speed) -> int:
+def _move_limit(state: BattleState, me: UnitState, speed: Speed) -> int:
+    """The farthest ``me`` goes at ``speed``: the seed's table by unit type [L1062-L1077]
+    (pen rulings B37); a log recorded before it keeps the flat limits it was played with."""
     if speed is Speed.STATIONARY:
         return 0
-    base = 12 if me.is_vehicle else 6
-    if speed is Speed.NORMAL:
-        return base
-    return 36 if me.is_vehicle else 12
+    setup = state.setup
+    if setup is None or not setup.seed_moves:
+        if speed is Speed.NORMAL:
+            return 12 if me.is_vehicle else 6
+        return 36 if me.is_vehicle else 12
+    normal, rapid = moves(_profile(state, me))
+    return normal if speed is Speed.NORMAL else rapid
 
 
 def _loose_first(state: BattleState, actor: str, unit: str) -> None:
@@ -574,9 +587,11 @@ def _move(out: _Out, cmd: Move, actor: str) -> None:
             raise refuse("immobilised", f"{cmd.unit} cannot move this turn")
     if me.carried_out and cmd.speed is Speed.RAPID:
         raise refuse("no_rapid_move", "passengers got out before it moved: no rapid move [L279]")
+    if me.reduced_mobility and cmd.speed is Speed.RAPID and s.setup and s.setup.seed_moves:
+        raise refuse("no_rapid_move", "reduced mobility: no more rapid moves [L1444]")
     if me.retreating and cmd.speed is not Speed.RAPID:
         raise refuse("flees", "a retreating squad flees at a rapid move [L976]")
-    limit = _move_limit(me, cmd.speed)
+    limit = _move_limit(out.state, me, cmd.speed)
     profile = _profile(s, me)
     if not 0 <= cmd.difficult_inches <= cmd.inches:
         raise refuse("bad_terrain", "difficult_inches: 0 to the move", kind=RefusalKind.INPUT)
@@ -796,8 +811,8 @@ def _ram(out: _Out, cmd: Ram, actor: str) -> None:
         face = out.roller.roll(6, f"out of control {cmd.unit}: scatter die", stage="ram")
         fast = face <= 2
         out.roller.annotate(outcome="hit face: normal move" if fast else "arrow: rapid move")
-    _inches(cmd.inches, _move_limit(me, Speed.NORMAL if fast else Speed.RAPID), "ram")
-    speed = Speed.RAPID if cmd.inches > _move_limit(me, Speed.NORMAL) else Speed.NORMAL
+    _inches(cmd.inches, _move_limit(out.state, me, Speed.NORMAL if fast else Speed.RAPID), "ram")
+    speed = Speed.RAPID if cmd.inches > _move_limit(out.state, me, Speed.NORMAL) else Speed.NORMAL
     _choose(out, cmd.unit, actor)
     seen: set[str] = set()
     for t in cmd.targets:
@@ -2070,7 +2085,7 @@ def _disengage(out: _Out, cmd: Disengage, actor: str) -> None:
             "only a squad with Désengagement or Hit & Run still locked after the combat it "
             "fought this assault phase disengages [L392], [L416]",
         )
-    _inches(cmd.inches, _move_limit(me, Speed.NORMAL), "disengagement (a normal move)")
+    _inches(cmd.inches, _move_limit(out.state, me, Speed.NORMAL), "disengagement (a normal move)")
     out.emit(Disengaged(cmd.unit, cmd.inches))
 
 

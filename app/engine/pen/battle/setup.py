@@ -82,6 +82,10 @@ class BattleSetup:
     alternation: bool = False  # the optional alternation mode of §3.5 [L836-L846]
     # both players confirm the objectives reported before the battle ends (pen rulings B18)
     confirm_result: bool = False
+    # the seed's moves by unit type [L1062-L1077] and no rapid move after "Mobilité réduite"
+    # [L1444] (pen rulings B37); None (a log recorded before) keeps the flat limits it was
+    # played with: 6/12 ps, a vehicle 12/36. Creating a battle records True unless told False.
+    seed_moves: bool | None = None
 
     def army(self, seat: str) -> ArmySpec:
         return next(a for a in self.armies if a.seat == seat)

@@ -198,11 +198,11 @@ def test_poison_and_regeneration_at_the_start_of_turns() -> None:
 # -- transports ------------------------------------------------------------------------------
 
 
-def transport_battle() -> PenBattle:
+def transport_battle(rhino_a: dict[str, Any] = RHINO) -> PenBattle:
     return battle_of(
         (
             UnitSpec("tac", "Tac", 50, 2, MARINE, (BOLTER,)),
-            UnitSpec("rhino-a", "Rhino", 50, 1, RHINO, capacity=10),
+            UnitSpec("rhino-a", "Rhino", 50, 1, rhino_a, capacity=10),
         ),
         (
             UnitSpec("rhino", "Rhino", 60, 1, RHINO, capacity=10),
@@ -218,7 +218,7 @@ def test_disembark_after_the_transport_moved_counts_as_a_normal_move() -> None:
     battle.execute(EndPhase(), "A")
     battle.execute(EndPhase(), "A")
     battle.execute(StartTurn(), "B")
-    battle.execute(Move("rhino", Speed.NORMAL, 12), "B")
+    battle.execute(Move("rhino", Speed.NORMAL, 6), "B")
     battle.execute(Disembark("in-vet"), "B")  # at the end of the transport's move [L282]
     vet = battle.state.units["in-vet"]
     assert (vet.place, vet.speed, vet.activated, vet.transport) == (
@@ -249,9 +249,9 @@ def test_disembark_before_the_move_forbids_the_transport_a_rapid_move() -> None:
     assert not vet.activated
     assert battle.state.gone_to_ground(vet)
     with pytest.raises(Refusal) as err:
-        battle.execute(Move("rhino", Speed.RAPID, 20), "B")
+        battle.execute(Move("rhino", Speed.RAPID, 12), "B")
     assert err.value.code == "no_rapid_move"  # [L279]
-    battle.execute(Move("rhino", Speed.NORMAL, 12), "B")
+    battle.execute(Move("rhino", Speed.NORMAL, 6), "B")
 
 
 def test_a_transport_carries_its_capacity_only() -> None:
@@ -384,7 +384,7 @@ def tokens_of(battle: PenBattle, unit: str) -> list[str]:
 
 
 def test_squad_tokens_follow_the_aide_memoire() -> None:
-    battle = transport_battle()
+    battle = transport_battle(RHINO | {"types": ["fast", "skimmer"]})  # 24 ps rapid [L1077]
     assert tokens_of(battle, "in-vet") == ["embarked"]
     battle.execute(StartTurn(), "A", dice=[1])
     battle.execute(Move("rhino-a", Speed.RAPID, 20), "A")  # M2: a move over 18 ps [L1486]
@@ -430,7 +430,7 @@ def test_a_rhino_rams_a_squad_then_a_vehicle_that_hits_back() -> None:
         1,  # it hits back once at its own side 11 - 5 = 6 on the rammer's front: nothing
     ]
     battle.execute(
-        Ram("rhino-a", 20, (RamTarget("inf"), RamTarget("rhino", "side"))), "A", dice=dice
+        Ram("rhino-a", 12, (RamTarget("inf"), RamTarget("rhino", "side"))), "A", dice=dice
     )
     event = battle.envelopes[-1].event
     assert isinstance(event, Rammed)
@@ -438,7 +438,7 @@ def test_a_rhino_rams_a_squad_then_a_vehicle_that_hits_back() -> None:
     assert [o.unit for o in event.squads] == ["inf", "rhino", "rhino-a"]
     assert battle.state.units["inf"].models == 3
     rammer = battle.state.units["rhino-a"]
-    assert (rammer.speed, rammer.moved, rammer.rammed) == (Speed.RAPID, 20, True)
+    assert (rammer.speed, rammer.moved, rammer.rammed) == (Speed.RAPID, 12, True)
     assert "rammed" in tokens_of(battle, "rhino-a")
     with pytest.raises(Refusal) as err:
         battle.execute(Shoot("rhino-a", "inf", "none", 10), "A")
@@ -451,7 +451,7 @@ def test_a_squad_that_dodges_takes_no_hit_and_infantry_cannot_ram() -> None:
     with pytest.raises(Refusal) as err:
         battle.execute(Ram("tac", 6, (RamTarget("inf"),)), "A", dice=[1])
     assert err.value.code == "cannot_ram"
-    battle.execute(Ram("rhino-a", 12, (RamTarget("inf"),)), "A", dice=[5])  # 5+: dodged
+    battle.execute(Ram("rhino-a", 6, (RamTarget("inf"),)), "A", dice=[5])  # 5+: dodged
     event = battle.envelopes[-1].event
     assert isinstance(event, Rammed)
     assert (event.dodged, event.squads, event.speed) == (("inf",), (), Speed.NORMAL)
@@ -730,7 +730,7 @@ def test_a_vehicle_failing_a_dangerous_terrain_test_takes_a_glancing_damage() ->
     battle = terrain_battle()
     # the 1 is a glancing damage [L729]: location 1D6 + 1 = 3 + 1: hull; 4 - 2 (glancing):
     # "Endommagé": +1 to later damage rolls, and a hull point
-    battle.execute(Move("rhino-a", Speed.RAPID, 20, dangerous=True), "A", dice=[1, 3, 4])
+    battle.execute(Move("rhino-a", Speed.RAPID, 12, dangerous=True), "A", dice=[1, 3, 4])
     rhino = battle.state.units["rhino-a"]
     assert (rhino.hp_lost, rhino.damage_bonus, rhino.immobilised) == (1, 1, False)
     assert replayed(battle).state == battle.state
@@ -752,7 +752,7 @@ def test_difficult_terrain_shortens_the_move() -> None:
 
 def test_a_ground_vehicle_in_difficult_terrain_at_a_rapid_move_tests() -> None:
     battle = terrain_battle()
-    battle.execute(Move("rhino-a", Speed.RAPID, 20, difficult=True), "A", dice=[6])  # [L198]
+    battle.execute(Move("rhino-a", Speed.RAPID, 12, difficult=True), "A", dice=[6])  # [L198]
     rolled = battle.envelopes[-1].event.roll.dice  # type: ignore[attr-defined]
     assert [d.label for d in rolled] == ["dangerous terrain rhino-a #1"]
 
@@ -850,11 +850,11 @@ def test_a_crashed_vehicle_rams_first_then_is_immobilised() -> None:
     with pytest.raises(Refusal) as err:
         battle.execute(Move("rhino", Speed.NORMAL, 6), "B")
     assert err.value.code == "must_ram"
-    # the scatter die shows an arrow (4): its rapid move, here 14 ps, straight on
-    with pytest.raises(Refusal) as err:  # a hit face (2): its normal move, 12 ps at most
-        battle.execute(Ram("rhino", 14), "B", dice=[2])
+    # the scatter die shows an arrow (4): its rapid move, here 10 ps, straight on
+    with pytest.raises(Refusal) as err:  # a hit face (2): its normal move, 6 ps at most
+        battle.execute(Ram("rhino", 10), "B", dice=[2])
     assert err.value.code == "too_far"
-    battle.execute(Ram("rhino", 14), "B", dice=[4])
+    battle.execute(Ram("rhino", 10), "B", dice=[4])
     battle.execute(EndActivation("rhino"), "B")
     battle.execute(EndPhase(), "B")  # the end of its movement phase: immobilised [L1452]
     rhino = battle.state.units["rhino"]

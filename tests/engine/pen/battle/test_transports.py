@@ -132,7 +132,7 @@ def test_a_squad_kept_in_reserve_inside_its_transport_comes_on_with_it() -> None
     assert [(r.roll.values, r.arrived) for r in rolled] == [((5,), ("t",))]
     assert battle.state.units["vet"].place is Place.EMBARKED
     assert refused(battle, Disembark("vet")) == "not_on_table"  # the Rhino comes on first
-    battle.execute(Arrive("t", Speed.NORMAL, 10), "B")
+    battle.execute(Arrive("t", Speed.NORMAL, 6), "B")
     battle.execute(Disembark("vet"), "B")  # at the end of its move: a normal move [L282]
     vet = battle.state.units["vet"]
     assert (vet.place, vet.speed, vet.transport) == (Place.TABLE, Speed.NORMAL, None)
@@ -291,7 +291,7 @@ def test_a_fast_transport_within_12_ps_lets_its_passengers_out_normally() -> Non
             UnitSpec("in-vet", "Veterans", 50, 3, GUARD, (LASGUN,)),
         )
     )
-    battle.execute(Move("t", Speed.NORMAL, 12), "B")
+    battle.execute(Move("t", Speed.RAPID, 12), "B")  # a rapid move, not over 12 ps [L309]
     battle.execute(Disembark("in-vet"), "B")
     assert battle.state.units["in-vet"].speed is Speed.NORMAL
     assert refused(battle, Shoot("in-vet", "tac", "lasgun", 10)) == "activation_open"
