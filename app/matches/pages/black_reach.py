@@ -30,6 +30,7 @@ from app.core.i18n import lazy
 from app.engine.black_reach import SYSTEM_ID
 from app.matches.pages import Choice, OptionField, PageInput, PagePost, PageSystem, generic
 from app.matches.pages.generic import black_reach_fields
+from app.matches.systems.black_reach import hot_seat as hot_seat_rules
 
 if TYPE_CHECKING:
     from fastapi import Response
@@ -95,27 +96,15 @@ def _outcome(key: str) -> str:
 
 
 def hot_seat(match: Match) -> bool:
-    """Whether both seats of ``match`` are held by its creator on one device: seat B was
-    taken through the hot-seat start (its snapshot says so) and by no registered user."""
-    return bool((match.army_b or {}).get("hot_seat")) and match.player_b_id is None
+    """Whether both seats of ``match`` are held by its creator on one device."""
+    return hot_seat_rules.is_hot_seat(match)
 
 
 def _offers_hot_seat(match: Match) -> bool:
-    options = (match.army_a or {}).get("options") or {}
-    return bool(options.get("hot_seat")) and match.version == 0
+    return hot_seat_rules.offers_hot_seat(match)
 
 
-def to_play(game: Any, known: dict[str, Sequence[Mapping[str, Any]]] | None = None) -> str | None:
-    """The seat the battle waits on (seat A first when both may act, e.g. the Order phase);
-    ``None`` when neither may. ``known``: the legal actions already read, by seat (those read
-    here are added to it)."""
-    known = {} if known is None else known
-    for seat in SEATS:
-        if seat not in known:
-            known[seat] = game.legal_actions(seat)
-        if known[seat]:
-            return seat
-    return None
+to_play = hot_seat_rules.to_play
 
 
 def _last_actor(game: Any) -> str | None:
@@ -772,23 +761,13 @@ def start_hot_seat(post: PagePost) -> Response:
     """The creator takes seat B too: the battle starts on this device (its invitation code
     and guest link stop working)."""
     from app.core.errors import AppError
-    from app.engine.match.seats import Seat
-    from app.matches import service, systems
 
-    match = post.match
-    if post.seat != "A" or not _offers_hot_seat(match):
+    if post.seat != "A" or not _offers_hot_seat(post.match):
         return _not_hot(post)
     name = str(post.form.get("name") or "").strip()[:60] or _("Second player")
-    system = systems.system(match)
-    mission, points = systems.mission_and_size(system, match.mission_id, match.battle_size)
-    options = (match.army_a or {}).get("options") or {}
     try:
         with post.db.begin_nested():
-            snapshot = system.guest_snapshot(post.db, None, None, mission, points, options, Seat.B)
-            # nobody else may take seat B; cleared before the join's write, whose row the
-            # streams keep (a guest link's stream must not read seat B at that version)
-            match.guest_digest = None
-            service.join(post.db, match, snapshot | {"hot_seat": True}, user=None, guest_name=name)
+            hot_seat_rules.start(post.db, post.match, post.seat, name)
     except AppError as exc:
         return post.error(exc)
     return post.page()
@@ -796,7 +775,6 @@ def start_hot_seat(post: PagePost) -> Response:
 
 def hot_seat_act(post: PagePost) -> Response:
     """A command of either seat, sent by the creator of a hot-seat match."""
-    from app.matches import service
     from app.matches.exceptions import CommandRefused
     from app.matches.web import parse_dice
 
@@ -813,9 +791,10 @@ def hot_seat_act(post: PagePost) -> Response:
     command = build_command(post.form, cmd if isinstance(cmd, dict) else {"type": ""})
     try:
         with post.db.begin_nested():
-            service.execute(
+            hot_seat_rules.act(
                 post.db,
                 post.match,
+                post.seat,
                 seat,
                 command,
                 expected_version=post.version,

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from app.engine.match import Mission, TaggedCodec
 from app.engine.match.game import MatchGame
@@ -35,6 +35,7 @@ __all__ = [
     "GuestArmies",
     "Imported",
     "MatchSystem",
+    "OwnForce",
     "SampleInfo",
     "SetupInput",
     "mission_and_size",
@@ -95,6 +96,23 @@ class CombatHooks:
     resolve: Callable[..., tuple[Any, CombatResolution]]
 
 
+class OwnForce(Protocol):
+    """The hook ``own_force``: the snapshot of ``seat``'s force in a system whose seats bring
+    no army list. ``db`` and ``user`` (the seat's player; ``None`` for a guest seat or when
+    only the force's name is asked, e.g. a form) let a system read content the player owns
+    and freeze it into the snapshot; without them it answers from the mission alone."""
+
+    def __call__(
+        self,
+        mission: Mission,
+        options: Mapping[str, Any],
+        seat: Seat,
+        *,
+        db: Session | None = None,
+        user: User | None = None,
+    ) -> dict[str, Any]: ...
+
+
 @dataclass(frozen=True, slots=True)
 class MatchSystem:
     """The match feature's view of one rule system (hooks; see the module docstring).
@@ -109,8 +127,10 @@ class MatchSystem:
     - ``headline(game)``: the stage, the active seat and the phase (the streams' state);
     - ``check_command(command)``: raises a ``Refusal`` before a command is run (e.g. a
       concession must be confirmed);
-    - ``own_force(mission, options, seat)``: for a system whose seats bring no army list (a
-      Black Reach scenario's forces), the snapshot of ``seat``'s force (422 on a bad option);
+    - ``own_force(mission, options, seat, *, db, user)``: for a system whose seats bring no
+      army list (a Black Reach scenario's forces), the snapshot of ``seat``'s force (422 on a
+      bad option; :class:`OwnForce`: ``db`` and ``user`` given when a seat is taken, so the
+      force may come from content that player may read);
       ``None``: each seat names one of its lists (``ready_snapshot``) or, as a guest, a
       sample or a pasted export (``guests``). :meth:`seat_snapshot` and
       :meth:`guest_snapshot` are what the service asks;
@@ -137,7 +157,7 @@ class MatchSystem:
     export_snapshot: Callable[[Mapping[str, Any]], dict[str, Any]] = field(
         default=lambda snapshot: dict(snapshot)
     )
-    own_force: Callable[[Mission, Mapping[str, Any], Seat], dict[str, Any]] | None = None
+    own_force: OwnForce | None = None
     owned_missions: Callable[[Session, int], Mapping[str, Mission]] | None = None
 
     def seat_snapshot(
@@ -159,7 +179,7 @@ class MatchSystem:
                     "list.",
                     errors=[{"field": "army_id", "message": "not used here", "type": "extra"}],
                 )
-            return self.own_force(mission, options, seat)
+            return self.own_force(mission, options, seat, db=db, user=user)
         if army_id is None:
             raise ArmyUnusable(
                 "Name one of your army lists marked ready (army_id).",
@@ -186,7 +206,7 @@ class MatchSystem:
                     "sample list nor army.",
                     errors=[{"field": "army", "message": "not used here", "type": "extra"}],
                 )
-            return self.own_force(mission, options, seat)
+            return self.own_force(mission, options, seat, db=db)
         if self.guests is None:
             raise ArmyUnusable("A guest seat cannot bring an army in this rule system.")
         if (sample is None) == (army is None):

@@ -11,20 +11,24 @@ match with both seats on one device, see ``app/matches/pages/black_reach.py``). 
 reads the scenario, the forces catalogue and the boards of ``data/black_reach`` (sample
 content) into the log, so an export replays whatever the files become. The battle resolves
 its own shots and assaults: no combat hooks.
+
+A player's own content sets are offered too (``content.py``): each valid scenario of a set is
+a mission of its owner (``owned_missions``), the content frozen into seat A's snapshot when
+the match is created, so an edit of the set never changes the match.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.core.errors import InvalidInput
 from app.engine.black_reach import SYSTEM_ID
 from app.engine.black_reach.battle import BattleSetup, BlackReachBattle
 from app.engine.black_reach.battle.events import BattleCreated
 from app.engine.black_reach.battle.game import headline as battle_headline
-from app.engine.black_reach.battle.setup import sample_setup
+from app.engine.black_reach.battle.setup import parse_setup, sample_setup
 from app.engine.errors import EngineError
 from app.engine.match import Mission
 from app.engine.match.game import MatchGame
@@ -32,7 +36,13 @@ from app.engine.match.missions import MISSIONS_DIR, load_missions
 from app.engine.match.seats import Seat
 from app.matches.exceptions import ArmyUnusable, InvalidLog
 from app.matches.systems import Imported, MatchSystem, SetupInput
+from app.matches.systems.black_reach import content
 from app.matches.systems.black_reach.game import EVENT_CODEC, BlackReachMatch
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+    from app.accounts.models import User
 
 __all__ = ["SYSTEM", "BlackReachMatch"]
 
@@ -56,6 +66,9 @@ def _scenario(scenario_id: str) -> dict[str, Any]:
 
 
 def _scenario_of(mission: Mission) -> dict[str, Any]:
+    own = content.content_of(mission)
+    if own is not None and isinstance(own.get("scenario"), Mapping):
+        return dict(own["scenario"])
     return _scenario(str(mission.options.get("scenario") or mission.id))
 
 
@@ -113,9 +126,49 @@ def _force(scenario: Mapping[str, Any], side_id: str) -> dict[str, Any]:
     }
 
 
-def own_force(mission: Mission, options: Mapping[str, Any], seat: Seat) -> dict[str, Any]:
+def _frozen(mission: Mission) -> dict[str, Any]:
+    """What seat A's snapshot keeps of a content set's mission: the scenario, forces and
+    boards the battle will be set up with, and where they come from."""
+    own = content.content_of(mission)
+    assert own is not None
+    size = mission.battle_sizes[0].battlefield
+    return {
+        "id": mission.id,
+        "set": own.get("set"),
+        "name": str(own.get("name") or ""),
+        "scenario": own.get("scenario"),
+        "forces": own.get("forces"),
+        "boards": own.get("boards"),
+        "board": {"width": size.width, "height": size.depth},
+    }
+
+
+def own_force(
+    mission: Mission,
+    options: Mapping[str, Any],
+    seat: Seat,
+    *,
+    db: Session | None = None,
+    user: User | None = None,
+) -> dict[str, Any]:
     """Seat A plays the side of the option ``side`` (the scenario's first by default), seat
-    B the other one (422 naming a side the scenario lacks)."""
+    B the other one (422 naming a side the scenario lacks). On a content set's scenario,
+    seat A's snapshot freezes the content (``content``: what the battle is set up with), seat
+    B's names the set; such a scenario has no sample deployment (422). The mission is the
+    creator's own (``owned_missions`` found it for them), so ``db`` and ``user`` add nothing
+    here."""
+    own = content.content_of(mission)
+    if own is not None and options.get("deployment") == "sample":
+        raise ArmyUnusable(
+            "A scenario of your own content has no sample deployment: the players deploy.",
+            errors=[
+                {
+                    "field": "options.deployment",
+                    "message": "players only for your own content",
+                    "type": "enum",
+                }
+            ],
+        )
     scenario = _scenario_of(mission)
     ids = [str(s.get("id")) for s in _sides(scenario)]
     chosen = str(options.get("side") or ids[0])
@@ -128,7 +181,21 @@ def own_force(mission: Mission, options: Mapping[str, Any], seat: Seat) -> dict[
             ],
         )
     side = chosen if seat is Seat.A else next(i for i in ids if i != chosen)
-    return _force(scenario, side)
+    force = _force(scenario, side)
+    if own is not None:
+        about = {"id": mission.id, "name": str(own.get("name") or "")}
+        force["content"] = _frozen(mission) if seat is Seat.A else about
+    return force
+
+
+def export_snapshot(snapshot: Mapping[str, Any]) -> dict[str, Any]:
+    """A seat's snapshot in an export: the frozen content is named, not copied (the log's
+    set-up holds it)."""
+    out = dict(snapshot)
+    frozen = out.get("content")
+    if isinstance(frozen, Mapping):
+        out["content"] = {"id": frozen.get("id"), "name": frozen.get("name")}
+    return out
 
 
 def ready_snapshot(db: Any, user: Any, army_id: int, points: int) -> dict[str, Any]:
@@ -150,11 +217,38 @@ def check_snapshot(snapshot: Mapping[str, Any], seat: Seat) -> None:
 def new_setup(given: SetupInput) -> BattleSetup:
     scenario_id = str(given.mission.options.get("scenario") or given.mission.id)
     seats = {str(seat): str(given.armies[seat]["side"]) for seat in (Seat.A, Seat.B)}
+    frozen = given.armies[Seat.A].get("content")
+    if isinstance(frozen, Mapping) and isinstance(frozen.get("scenario"), Mapping):
+        # a content set's scenario, as seat A froze it at the creation (players deploy)
+        setup = BattleSetup(
+            scenario=dict(frozen["scenario"]),
+            catalogue=frozen.get("forces"),
+            boards=frozen.get("boards"),
+            seats=seats,
+            deployment=(),
+        )
+        try:
+            parse_setup(setup)
+        except (EngineError, TypeError, ValueError, KeyError) as exc:
+            raise InvalidInput(f"The scenario {scenario_id!r} cannot be set up: {exc}") from None
+        return setup
     sample = given.options.get("deployment") == "sample"
     try:
         return sample_setup(scenario_id, seats, None if sample else ())
     except (EngineError, OSError) as exc:
         raise InvalidInput(f"The scenario {scenario_id!r} cannot be set up: {exc}") from None
+
+
+@cache
+def _shipped_content_id(scenario_id: str) -> str:
+    made = sample_setup(scenario_id, deployment=())
+    assert isinstance(made.scenario, Mapping)
+    return content.content_id(made.scenario, made.catalogue, made.boards)
+
+
+def _shipped_id(mission: Mission) -> str:
+    """The content id of a shipped mission's scenario, forces and boards (as the files are)."""
+    return _shipped_content_id(str(mission.options.get("scenario") or mission.id))
 
 
 def imported(game: MatchGame, snapshots: Mapping[str, Any]) -> Imported:
@@ -165,16 +259,27 @@ def imported(game: MatchGame, snapshots: Mapping[str, Any]) -> Imported:
     scenario = setup.scenario
     if not isinstance(scenario, Mapping):
         raise InvalidLog("The log's scenario is not a scenario object.")
-    mission_id = next(
-        (m.id for m in missions().values() if m.options.get("scenario") == scenario.get("id")),
+    shipped = next(
+        (m for m in missions().values() if m.options.get("scenario") == scenario.get("id")),
         None,
     )
-    if mission_id is None:
-        raise InvalidLog(f"The log's scenario {scenario.get('id')!r} is not offered here.")
+    # a scenario no shipped mission offers as it is (a content set's): its mission is named
+    # by its content, as when the match was created
+    mission_id = content.content_id(scenario, setup.catalogue, setup.boards)
+    if shipped is not None and mission_id == _shipped_id(shipped):
+        mission_id = shipped.id
+    own = mission_id != getattr(shipped, "id", None)
     try:
         forces = {seat: _force(scenario, side) for seat, side in setup.seats.items()}
     except StopIteration:
         raise InvalidLog("The log's seats play sides its scenario lacks.") from None
+    if own:
+        named = snapshots.get("A") if isinstance(snapshots.get("A"), Mapping) else {}
+        assert isinstance(named, Mapping)
+        about = named.get("content") if isinstance(named.get("content"), Mapping) else {}
+        assert isinstance(about, Mapping)
+        for seat in forces:
+            forces[seat]["content"] = {"id": mission_id, "name": str(about.get("name") or "")}
     options = {"side": setup.seats.get("A", ""), "deployment": "players"}
     return Imported(mission_id, SIZE, forces["A"] | {"options": options}, forces["B"])
 
@@ -197,5 +302,7 @@ SYSTEM = MatchSystem(
     new_setup=new_setup,
     imported=imported,
     headline=headline,
+    export_snapshot=export_snapshot,
     own_force=own_force,
+    owned_missions=content.owned_missions,
 )

@@ -1,0 +1,216 @@
+"""JSON API of Black Reach matches beyond the shared match API (issue 16):
+
+- ``GET /black-reach/missions``: the scenarios of your content sets offered as missions (the
+  ids to name in ``POST /matches`` with ``"ruleset": "black-reach"``), beside the shipped ones;
+- the hot seat (``hot_seat.py``): ``POST /matches/{id}/hot-seat`` starts a match created with
+  the option ``hot_seat`` with both seats on the creator's device, then
+  ``GET /matches/{id}/hot-seat/{seat}`` reads either seat's view and commands and
+  ``POST /matches/{id}/hot-seat/{seat}/commands`` sends one. Only the creator (seat A, signed
+  in) of such a match: anyone else, a guest seat included, gets 404, as for a match they do
+  not play.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Body, Depends, Path, Request
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+from sqlalchemy.orm import Session
+
+from app.accounts.deps import CurrentUser, OptionalUser
+from app.core.deps import DbSession, end_transaction
+from app.core.errors import PROBLEM_JSON
+from app.core.i18n import DEFAULT_LOCALE, current_locale
+from app.engine.match import visible_to
+from app.matches import events, reads, service
+from app.matches.exceptions import MatchNotFound
+from app.matches.invitations import Caller
+from app.matches.schemas import CommandRequest, Strict
+from app.matches.systems.black_reach import content, hot_seat
+
+__all__ = ["router"]
+
+
+async def _language(request: Request, user: OptionalUser) -> None:
+    current_locale.set(getattr(request.state, "locale", DEFAULT_LOCALE))
+
+
+router = APIRouter(tags=["black-reach"], dependencies=[Depends(_language)])
+
+_PROBLEM: dict[str, Any] = {"content": {PROBLEM_JSON: {}}}
+_HOT: dict[int | str, dict[str, Any]] = {
+    401: {"description": "Not authenticated", **_PROBLEM},
+    404: {
+        "description": "No such match of yours created for the hot seat (or not started so)",
+        **_PROBLEM,
+    },
+}
+SeatName = Annotated[Literal["A", "B"], Path(description="The seat played: A or B")]
+
+
+async def _match_db(request: Request, db: DbSession) -> Session:
+    """The request's session, with its committed writes waking the match streams."""
+    service.bind_publisher(db, events.hub_for(request.app).publish)
+    return db
+
+
+MatchDb = Annotated[Session, Depends(_match_db)]
+
+
+class ContentMissionOut(BaseModel):
+    id: str = Field(description="The mission id to name when creating a match")
+    name: str
+    set_id: int | None = Field(description="The content set it comes from")
+    set_name: str
+    scenario: str = Field(description="The scenario's id in that set")
+    sides: list[str]
+    frozen: bool = Field(
+        description="Kept by one of your open matches (its set changed since): offered "
+        "until that match is joined"
+    )
+
+
+class HotSeatStart(Strict):
+    name: str = Field(default="", max_length=60, description="Seat B's player (shown)")
+
+
+class HotSeatOut(BaseModel):
+    version: int
+    to_play: str | None = Field(description="The seat the battle waits on (A first), or none")
+
+
+@router.get(
+    "/black-reach/missions",
+    response_model=list[ContentMissionOut],
+    summary="The scenarios of your content sets, as missions of a match",
+    responses={401: _HOT[401]},
+)
+def content_missions(user: CurrentUser, db: DbSession) -> list[ContentMissionOut]:
+    """Each scenario the engine reads in one of your sets (an id made from its content: the
+    same content, the same id), and those kept by your open matches."""
+    current = {
+        m.id for row_missions in map(content.set_missions, _rows(db, user.id)) for m in row_missions
+    }
+    out = []
+    for mission in content.owned_missions(db, user.id).values():
+        own = content.content_of(mission) or {}
+        scenario = own.get("scenario") if isinstance(own.get("scenario"), dict) else {}
+        assert isinstance(scenario, dict)
+        out.append(
+            ContentMissionOut(
+                id=mission.id,
+                name=mission.name.get("en", mission.id),
+                set_id=own.get("set") if isinstance(own.get("set"), int) else None,
+                set_name=str(own.get("name") or ""),
+                scenario=str(scenario.get("id") or ""),
+                sides=[str(s.get("id")) for s in scenario.get("sides", ()) if isinstance(s, dict)],
+                frozen=mission.id not in current,
+            )
+        )
+    return out
+
+
+def _rows(db: Session, owner_id: int) -> list[Any]:
+    from sqlalchemy import select
+
+    from app.blackreach.models import ContentSet
+
+    return list(db.scalars(select(ContentSet).where(ContentSet.owner_id == owner_id)))
+
+
+def _mine(db: Session, match_id: int, user: Any) -> tuple[Any, str]:
+    return service.get_for(db, match_id, Caller(user.id, None))
+
+
+@router.post(
+    "/matches/{match_id}/hot-seat",
+    response_model=HotSeatOut,
+    summary="Start your match with both seats on this device (created with hot_seat)",
+    responses=_HOT,
+)
+def start_hot_seat(
+    match_id: int,
+    user: CurrentUser,
+    db: MatchDb,
+    data: Annotated[HotSeatStart | None, Body()] = None,
+) -> JSONResponse:
+    """Seat B is taken as a guest you hold (named ``name``); the invitation code and the
+    guest link stop working."""
+    match, seat = _mine(db, match_id, user)
+    battle = hot_seat.start(db, match, str(seat), data.name if data else "")
+    version = match.version
+    waiting = hot_seat.to_play(battle)
+    end_transaction(db)
+    return JSONResponse({"version": version, "to_play": waiting})
+
+
+@router.get(
+    "/matches/{match_id}/hot-seat/{seat}",
+    response_model=dict[str, Any],
+    summary="One seat's view and commands, for the hot-seat device",
+    responses=_HOT,
+)
+def hot_seat_state(match_id: int, seat: SeatName, user: CurrentUser, db: MatchDb) -> JSONResponse:
+    """What ``seat`` sees (its own face-down tokens, never the other seat's) and may send;
+    ``to_play``: the seat the battle waits on. A client shows one seat at a time and hides
+    the screen between players."""
+    match, mine = _mine(db, match_id, user)
+    if mine != "A" or not hot_seat.is_hot_seat(match):
+        raise MatchNotFound()
+    battle = service.load_battle(db, match)
+    end_transaction(db)
+    known: dict[str, Any] = {}
+    waiting = hot_seat.to_play(battle, known)
+    return JSONResponse(
+        {
+            "version": match.version,
+            "seat": seat,
+            "to_play": waiting,
+            "view": battle.view(seat),
+            "actions": known[seat] if seat in known else battle.legal_actions(seat),
+        }
+    )
+
+
+@router.post(
+    "/matches/{match_id}/hot-seat/{seat}/commands",
+    response_model=dict[str, Any],
+    summary="Send a command for either seat of your hot-seat match",
+    responses={
+        **_HOT,
+        409: {"description": "A stale version, or a refusal by the rules", **_PROBLEM},
+        422: {"description": "A malformed command", **_PROBLEM},
+    },
+)
+def hot_seat_command(
+    match_id: int, seat: SeatName, data: CommandRequest, user: CurrentUser, db: MatchDb
+) -> JSONResponse:
+    """As ``POST /matches/{id}/commands``, for ``seat``: the answer holds the events that seat
+    may see, its view, ``to_play`` and its next commands."""
+    match, mine = _mine(db, match_id, user)
+    outcome = hot_seat.act(
+        db,
+        match,
+        str(mine),
+        seat,
+        data.command,
+        expected_version=data.expected_version,
+        dice=data.dice,
+    )
+    end_transaction(db)
+    battle = outcome.battle
+    codec = reads.codec_of(battle)
+    known: dict[str, Any] = {}
+    waiting = hot_seat.to_play(battle, known)
+    return JSONResponse(
+        {
+            "version": match.version,
+            "seat": seat,
+            "events": [e.to_json(codec) for e in outcome.new if visible_to(e, seat)],
+            "view": battle.view(seat),
+            "to_play": waiting,
+            "actions": known[seat] if seat in known else battle.legal_actions(seat),
+        }
+    )

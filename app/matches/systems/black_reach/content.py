@@ -1,0 +1,227 @@
+"""Black Reach matches on a player's own content sets (issue 16, ``app/blackreach``).
+
+Each valid scenario of a content set is offered to its owner as a mission (the hook
+``owned_missions``), whose id is made from its content: ``c-<12 hex of a SHA-256>-<scenario
+id>`` over the scenario, the forces and the boards it is read with. The mission carries that
+content (``options["content"]``), so the seats' forces and the battle's set-up come from it.
+
+The content is frozen when the match is created: seat A's snapshot keeps it (``content``), and
+until seat B joins the creator's open matches still offer their frozen missions, so an edit or
+the deletion of the set after the creation changes nothing of the match (the join reads the
+mission by its id; equal ids have equal content). Once joined, the battle's log holds the
+scenario, forces and boards it was set up with (``BattleCreated``), so a replay, an export and
+an import stay equal whatever the set becomes.
+
+Another user's set is never offered (its missions are not the creator's: 422 "no mission"),
+and a set shared by link is played by copying it into one's own sets first.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections import OrderedDict
+from collections.abc import Mapping
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.blackreach.documents import check
+from app.blackreach.models import ContentSet
+from app.blackreach.service import documents_of
+from app.engine.black_reach import SYSTEM_ID
+from app.engine.match import Mission
+from app.engine.match.missions import MissionError, load_mission
+from app.matches.models import Match
+
+__all__ = [
+    "PREFIX",
+    "content_id",
+    "content_of",
+    "is_content",
+    "mission_for",
+    "owned_missions",
+    "set_missions",
+]
+
+PREFIX = "c-"
+DIGEST_CHARS = 12
+MAX_MISSION_ID = 64  # matches.mission_id
+SIZE = "scenario"
+_CACHE_SIZE = 64
+
+_cache: OrderedDict[str, tuple[Mission, ...]] = OrderedDict()
+_lock = threading.Lock()
+
+
+def _canonical(value: Any) -> bytes:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def content_id(scenario: Mapping[str, Any], forces: Any, boards: Any) -> str:
+    """The mission id of a scenario read with these forces and boards (content-addressed)."""
+    digest = hashlib.sha256(_canonical([scenario, forces, boards])).hexdigest()[:DIGEST_CHARS]
+    slug = "".join(c if c.isalnum() or c in "-_" else "-" for c in str(scenario.get("id", "")))
+    head = f"{PREFIX}{digest}-"
+    return head + slug[: MAX_MISSION_ID - len(head)]
+
+
+def is_content(mission: Mission) -> bool:
+    """Whether ``mission`` is a scenario of a content set (not a shipped one)."""
+    return isinstance(mission.options.get("content"), Mapping)
+
+
+def content_of(mission: Mission) -> Mapping[str, Any] | None:
+    found = mission.options.get("content")
+    return found if isinstance(found, Mapping) else None
+
+
+def mission_for(
+    scenario: Mapping[str, Any],
+    forces: Any,
+    boards: Any,
+    *,
+    set_name: str,
+    set_id: int | None,
+    width: int,
+    height: int,
+    label: str = "",
+) -> Mission:
+    """The mission offering ``scenario``: its name says the set, its options hold the content
+    (``scenario``, ``forces``, ``boards``) and where it comes from (``set``, ``name``)."""
+    sides = [s for s in scenario.get("sides", ()) if isinstance(s, Mapping)]
+    points = max([int(s.get("points", 0) or 0) for s in sides] or [1]) or 1
+    name = f"{set_name}: {scenario.get('name') or scenario.get('id')}"
+    if label:
+        name = f"{name} ({label})"
+    mid = content_id(scenario, forces, boards)
+    data = {
+        "format": "auspex-mission/1",
+        "id": mid,
+        "rule_system": SYSTEM_ID,
+        "name": {"en": name},
+        "source": f"content set {set_name!r}" if set_id is None else f"content set {set_id}",
+        "battle_sizes": [
+            {
+                "id": SIZE,
+                "points": points,
+                "battlefield": {"width": max(1, width), "depth": max(1, height)},
+                "name": {"en": "The scenario's forces", "fr": "Les forces du scénario"},
+            }
+        ],
+        "objectives": {"markers": [], "placement": "fixed"},
+        "sequence": [{"step": "deploy"}],
+        "length": {"rounds": max(1, int(scenario.get("turns", 1) or 1))},
+        "end_conditions": ["last_round"],
+        "options": {
+            "scenario": str(scenario.get("id", "")),
+            "content": {
+                "id": mid,
+                "set": set_id,
+                "name": set_name,
+                "scenario": dict(scenario),
+                "forces": forces,
+                "boards": boards,
+            },
+        },
+    }
+    return load_mission(data)
+
+
+def set_missions(row: ContentSet) -> tuple[Mission, ...]:
+    """The missions of one set: each scenario the engine reads (kept per content)."""
+    # keyed by what the missions are made of (a row id may come back on SQLite after a
+    # deletion, with its version from 1 again)
+    key = hashlib.sha256(
+        _canonical([row.id, row.name, row.forces, row.boards, row.scenarios])
+    ).hexdigest()
+    with _lock:
+        if key in _cache:
+            _cache.move_to_end(key)
+            return _cache[key]
+    docs = documents_of(row)
+    checked = check(docs)
+    out: list[Mission] = []
+    if checked.ok:
+        for raw, scenario in zip(docs.scenarios, checked.scenarios, strict=False):
+            if scenario is None or not isinstance(raw, Mapping):
+                continue
+            width = 1 + max((sq.x for sq in scenario.board.squares), default=0)
+            height = 1 + max((sq.y for sq in scenario.board.squares), default=0)
+            try:
+                out.append(
+                    mission_for(
+                        raw,
+                        docs.forces,
+                        docs.boards,
+                        set_name=row.name,
+                        set_id=row.id,
+                        width=width,
+                        height=height,
+                    )
+                )
+            except MissionError:
+                continue
+    found = tuple(out)
+    with _lock:
+        _cache[key] = found
+        while len(_cache) > _CACHE_SIZE:
+            _cache.popitem(last=False)
+    return found
+
+
+def _frozen(db: Session, owner_id: int) -> dict[str, Mission]:
+    """The missions frozen in the owner's Black Reach matches nobody has joined yet."""
+    rows = db.execute(
+        select(Match.id, Match.mission_id, Match.army_a).where(
+            Match.created_by_id == owner_id,
+            Match.rule_system == SYSTEM_ID,
+            Match.version == 0,
+            Match.mission_id.startswith(PREFIX),
+        )
+    ).all()
+    out: dict[str, Mission] = {}
+    for match_id, mission_id, army in rows:
+        frozen = (army or {}).get("content")
+        if not isinstance(frozen, Mapping) or mission_id in out:
+            continue
+        scenario = frozen.get("scenario")
+        if not isinstance(scenario, Mapping):
+            continue
+        board = frozen.get("board") if isinstance(frozen.get("board"), Mapping) else {}
+        assert isinstance(board, Mapping)
+        try:
+            mission = mission_for(
+                scenario,
+                frozen.get("forces"),
+                frozen.get("boards"),
+                set_name=str(frozen.get("name") or ""),
+                set_id=frozen.get("set") if isinstance(frozen.get("set"), int) else None,
+                width=int(board.get("width", 1) or 1),
+                height=int(board.get("height", 1) or 1),
+                label=f"match {match_id}",
+            )
+        except (MissionError, TypeError, ValueError):
+            continue
+        if mission.id == mission_id:
+            out[mission_id] = mission
+    return out
+
+
+def owned_missions(db: Session, owner_id: int) -> dict[str, Mission]:
+    """The scenarios of the owner's content sets as missions, by id, and those frozen in
+    their open matches (an edited or deleted set's, so its match may still be joined)."""
+    rows = db.scalars(
+        select(ContentSet)
+        .where(ContentSet.owner_id == owner_id)
+        .order_by(ContentSet.name, ContentSet.id)
+    )
+    out: dict[str, Mission] = {}
+    for row in rows:
+        for mission in set_missions(row):
+            out.setdefault(mission.id, mission)
+    for mid, mission in _frozen(db, owner_id).items():
+        out.setdefault(mid, mission)
+    return out

@@ -1,0 +1,95 @@
+"""Hot seat: both seats of a Black Reach match played by its creator on one device.
+
+A match created with the option ``hot_seat`` may be started by its creator (seat A) with
+seat B taken as a guest held by that creator (:func:`start`: the invitation code and the guest
+link stop working); the creator then sends the commands of either seat (:func:`act`). The
+match page (``app/matches/pages/black_reach.py``) and the JSON API (``api.py`` here) both
+call these, with the same rules: only the caller in seat A of such a match, anyone else 404.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from app.engine.match.seats import Seat
+from app.matches.exceptions import MatchNotFound
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+    from app.engine.match.game import MatchGame
+    from app.matches.models import Match
+    from app.matches.service import Outcome
+
+__all__ = ["SEATS", "act", "is_hot_seat", "offers_hot_seat", "start", "to_play"]
+
+SEATS = ("A", "B")
+MAX_NAME = 60
+
+
+def is_hot_seat(match: Match) -> bool:
+    """Whether both seats of ``match`` are held by its creator on one device: seat B was
+    taken through the hot-seat start (its snapshot says so) and by no registered user."""
+    return bool((match.army_b or {}).get("hot_seat")) and match.player_b_id is None
+
+
+def offers_hot_seat(match: Match) -> bool:
+    """Whether the creator may still start ``match`` in hot seat (asked at the creation,
+    nobody joined yet)."""
+    options = (match.army_a or {}).get("options") or {}
+    return bool(options.get("hot_seat")) and match.version == 0
+
+
+def to_play(game: Any, known: dict[str, Sequence[Mapping[str, Any]]] | None = None) -> str | None:
+    """The seat the battle waits on (seat A first when both may act, e.g. the Order phase);
+    ``None`` when neither may. ``known``: the legal actions already read, by seat (those read
+    here are added to it)."""
+    known = {} if known is None else known
+    for seat in SEATS:
+        if seat not in known:
+            known[seat] = game.legal_actions(seat)
+        if known[seat]:
+            return seat
+    return None
+
+
+def start(db: Session, match: Match, caller_seat: str, name: str) -> MatchGame:
+    """The creator (``caller_seat`` A) takes seat B too: seat B's force, then the join; 404
+    for anyone else or a match not created for the hot seat (or already joined)."""
+    from app.matches import service, systems
+
+    if caller_seat != Seat.A or not offers_hot_seat(match):
+        raise MatchNotFound()
+    second = name.strip()[:MAX_NAME] or "Second player"
+    system = systems.system(match)
+    mission, points = systems.mission_and_size(
+        system, match.mission_id, match.battle_size, db=db, owner_id=match.created_by_id
+    )
+    options = (match.army_a or {}).get("options") or {}
+    snapshot = system.guest_snapshot(db, None, None, mission, points, options, Seat.B)
+    # nobody else may take seat B; cleared before the join's write, whose row the streams
+    # keep (a guest link's stream must not read seat B at that version)
+    match.guest_digest = None
+    return service.join(db, match, snapshot | {"hot_seat": True}, user=None, guest_name=second)
+
+
+def act(
+    db: Session,
+    match: Match,
+    caller_seat: str,
+    as_seat: str,
+    command: Mapping[str, Any],
+    *,
+    expected_version: int,
+    dice: Sequence[int] | None = None,
+) -> Outcome:
+    """A command of seat ``as_seat``, sent by the creator of a hot-seat match (404 for
+    anyone else, or a seat that is not A or B)."""
+    from app.matches import service
+
+    if caller_seat != Seat.A or not is_hot_seat(match) or as_seat not in SEATS:
+        raise MatchNotFound()
+    return service.execute(
+        db, match, as_seat, command, expected_version=expected_version, dice=dice
+    )
