@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +30,7 @@ from app.core.i18n import lazy
 from app.engine.black_reach import SYSTEM_ID
 from app.matches.pages import Choice, OptionField, PageInput, PagePost, PageSystem, generic
 from app.matches.pages.generic import black_reach_fields
+from app.matches.systems.black_reach import content
 from app.matches.systems.black_reach import hot_seat as hot_seat_rules
 
 if TYPE_CHECKING:
@@ -712,11 +713,33 @@ def _hand_off(page: PageInput, seat: str) -> tuple[Board, Sequence[Mapping[str, 
     return board, game.log_json(None)
 
 
+@dataclass(frozen=True, slots=True)
+class ContentSource:
+    """The content set a match plays (frozen at its creation), as its header names it."""
+
+    name: str
+    scenario: str
+
+
+def content_source(match: Match) -> ContentSource | None:
+    """The set a match was created on (``None``: the shipped sample)."""
+    army = match.army_a or {}
+    about = army.get("content")
+    if not isinstance(about, Mapping):
+        return None
+    scenario = about.get("scenario") if isinstance(about.get("scenario"), Mapping) else {}
+    assert isinstance(scenario, Mapping)
+    return ContentSource(
+        str(about.get("name") or ""), str(scenario.get("name") or army.get("scenario") or "")
+    )
+
+
 def context(page: PageInput) -> dict[str, Any]:
     """The Black Reach part of the match page."""
     offer = _offers_hot_seat(page.match) and page.seat == "A"
+    source = content_source(page.match)
     if page.game is None:
-        return {"br": None, "br_hot_offer": offer}
+        return {"br": None, "br_hot_offer": offer, "br_content": source}
     hot = page.seat == "A" and hot_seat(page.match)
     if hot:
         known = {page.seat: page.actions}  # the legal actions are the costly part (moves)
@@ -733,6 +756,7 @@ def context(page: PageInput) -> dict[str, Any]:
     return {
         "br": board,
         "br_hot_offer": False,
+        "br_content": source,
         "br_words": _Words(),
         "timeline": timeline(log, names, page.names, board.view.get("seats") or {}),
         "facings": FACINGS,
@@ -827,9 +851,18 @@ PLAY_LABELS = {
 
 
 def new_match_fields(mission: Mission) -> list[OptionField]:
-    """The side, the deployment (as the generic page asks them) and where it is played."""
+    """The side, the deployment (as the generic page asks them; a content set's scenario has
+    no sample deployment: the players deploy) and where it is played."""
+    asked = black_reach_fields(mission)
+    if content.is_content(mission):
+        asked = [
+            replace(f, choices=[c for c in f.choices if c.value != "sample"])
+            if f.name == "deployment"
+            else f
+            for f in asked
+        ]
     return [
-        *black_reach_fields(mission),
+        *asked,
         OptionField(
             name="hot_seat",
             label=_("Where you play"),
