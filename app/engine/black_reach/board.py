@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
@@ -46,6 +46,8 @@ __all__ = [
     "boards_from_dict",
     "chebyshev",
     "load_sample_boards",
+    "terrain_from_dict",
+    "with_elements",
 ]
 
 DATA_DIR = Path(__file__).resolve().parents[3] / "data" / "black_reach"
@@ -631,6 +633,29 @@ _EDGE_FIELDS = frozenset(
 )
 _BOARD_FIELDS = frozenset({"name", "width", "height", "elements", "edges", "sample", "note"})
 _BOARDS_FILE = frozenset({"note", "sample", "boards"})
+
+
+def with_elements(board: Board, extra: tuple[TerrainElement, ...]) -> Board:
+    """The board with more terrain elements on it (wrecks [L633-L637]); cached."""
+    return _with_elements(board, extra) if extra else board
+
+
+@lru_cache(maxsize=64)
+def _with_elements(board: Board, extra: tuple[TerrainElement, ...]) -> Board:
+    return replace(board, elements=(*board.elements, *extra))
+
+
+def terrain_from_dict(r: Reader, raw: Any, where: str) -> TerrainElement | None:
+    """A wreck face's terrain symbols: an element's fields without ``id``, ``squares`` and
+    ``intercases`` (the wreck's squares are where it lies)."""
+    if not isinstance(raw, dict):
+        r.fail(where, "an object")
+        return None
+    for key in ("id", "squares", "intercases"):
+        if key in raw:
+            r.fail(f"{where}.{key}", "unknown field")
+    placeholder = {**raw, "id": "wreck", "squares": [[0, 0]]}
+    return _element(r, placeholder, where, None)
 
 
 def _element(

@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
-from app.engine.black_reach.board import UnitClass
+from app.engine.black_reach.board import TerrainElement, UnitClass
 from app.engine.black_reach.tables import (
     ArmourColour,
     DamageFace,
@@ -221,6 +221,8 @@ class Face:
     abilities: tuple[AbilityRef, ...] = ()
     on_step_loss: StepLoss = StepLoss.DESTROY
     weapons: tuple[Weapon, ...] = ()
+    # a wreck face's terrain symbols (its squares are the wreck's) [L633-L637], [L896-L905]
+    terrain: TerrainElement | None = None
 
     def cv_against(self, target: UnitClass) -> int | None:
         return self.cv.get(target)

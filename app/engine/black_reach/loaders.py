@@ -24,6 +24,7 @@ from app.engine.black_reach.board import (
     UnitClass,
     assemble,
     load_sample_boards,
+    terrain_from_dict,
 )
 from app.engine.black_reach.board import Reader as _Reader
 from app.engine.black_reach.board import at as _at
@@ -108,7 +109,7 @@ _COUNTER = frozenset(
         "psyker_level",
     }
 )
-_FACE = frozenset({"kind", "dv", "mv", "cv", "abilities", "on_step_loss", "weapons"})
+_FACE = frozenset({"kind", "dv", "mv", "cv", "abilities", "on_step_loss", "weapons", "terrain"})
 _WEAPON = frozenset({"slot", "cv", "abilities", "number"})
 _TILE = frozenset(
     {
@@ -210,6 +211,11 @@ def _face(r: _Reader, raw: Any, where: str, unit_class: UnitClass | None) -> Fac
             weapons.append(Weapon(slot, cv, _abilities(r, wobj, "abilities", at), number))
     if weapons and unit_class is not UnitClass.HEAVY_VEHICLE:
         r.fail(f"{where}.weapons", "only heavy vehicles list weapons")
+    terrain = None
+    if obj.get("terrain") is not None:
+        terrain = terrain_from_dict(r, obj["terrain"], f"{where}.terrain")
+        if kind is not FaceKind.WRECK:
+            r.fail(f"{where}.terrain", "only a wreck face is terrain [L633-L637]")
     face = Face(
         kind=kind or FaceKind.INTACT,
         dv=dv,
@@ -219,6 +225,7 @@ def _face(r: _Reader, raw: Any, where: str, unit_class: UnitClass | None) -> Fac
         on_step_loss=r.choice(obj, "on_step_loss", where, StepLoss, StepLoss.DESTROY)
         or StepLoss.DESTROY,
         weapons=tuple(weapons),
+        terrain=terrain,
     )
     return face if kind is not None else None
 

@@ -174,3 +174,17 @@ def test_location_odds_of_the_sample_set() -> None:
     }
     with pytest.raises(ValueError, match="each result"):
         damage_face_odds(grey.faces[:5])
+
+
+def test_only_a_wreck_face_carries_terrain() -> None:
+    raw = raw_forces()
+    tank = next(i for i, c in enumerate(raw["counters"]) if c["id"] == "sample-um-battle-tank")
+    wreck = raw["counters"][tank]["faces"][1]
+    assert wreck["terrain"]["structure"] == 2
+    bad = copy.deepcopy(raw)
+    bad["counters"][tank]["faces"][0]["terrain"] = {"reduces_los": 1}
+    bad["counters"][tank]["faces"][1]["terrain"] = {"squares": [[0, 0]], "structure": 0}
+    found = problems(bad)
+    assert found[f"counters[{tank}].faces[0].terrain"] == "only a wreck face is terrain [L633-L637]"
+    assert found[f"counters[{tank}].faces[1].terrain.squares"] == "unknown field"
+    assert f"counters[{tank}].faces[1].terrain.structure" in found

@@ -26,6 +26,7 @@ __all__ = [
     "BurstDeclared",
     "DamageLocated",
     "DeploymentEnded",
+    "DestructionDealt",
     "ForcedMove",
     "MoveDeclared",
     "OrderRevealed",
@@ -282,6 +283,19 @@ class DamageLocated(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class DestructionDealt(Event):
+    """Destruction points dealt to a wreck (a heavy vehicle driving into it [L368-L376]): its
+    total, and whether it reached the wreck's structure value and is removed [L1186-L1194]."""
+
+    kind: ClassVar[str] = "destruction_dealt"
+    wreck: str
+    points: int
+    total: int
+    removed: bool
+    by: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class ArmourSaved(Event):
     """An armour save against the steps of a shot or an assault: 1 die - 2 per Suppressed
     marker, at least ``value`` ignores them [L1869-L1888]."""
@@ -386,6 +400,7 @@ EVENT_CODEC = TaggedCodec(
         ResultConfirmed,
         BurstDeclared,
         DamageLocated,
+        DestructionDealt,
         UnitSniped,
         MoveDeclared,
         OverwatchAnswered,

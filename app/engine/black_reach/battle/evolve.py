@@ -15,6 +15,7 @@ from app.engine.black_reach.battle.events import (
     BurstDeclared,
     DamageLocated,
     DeploymentEnded,
+    DestructionDealt,
     ForcedMove,
     MoveDeclared,
     OrderRevealed,
@@ -157,6 +158,9 @@ def evolve(state: BattleState, event: Event) -> BattleState:
         return replace(state, rolls=rolls)
     if isinstance(event, ArmourSaved | BurstDeclared):
         return state
+    if isinstance(event, DestructionDealt):
+        state = replace(state, destruction={**state.destruction, event.wreck: event.total})
+        return _unit(state, event.wreck, placement=None) if event.removed else state
     if isinstance(event, DamageLocated):
         u = state.units[event.unit]
         damage = u.status.damage.take(DamageMarker(event.marker), event.number)

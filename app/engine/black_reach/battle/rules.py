@@ -49,6 +49,7 @@ from app.engine.black_reach.battle.events import (
     BurstDeclared,
     DamageLocated,
     DeploymentEnded,
+    DestructionDealt,
     ForcedMove,
     MoveDeclared,
     OrderRevealed,
@@ -137,8 +138,10 @@ from app.engine.black_reach.tables import (
     ArmourColour,
     DamageMarker,
     SniperEffect,
+    crushing_points,
     damage_location,
     sniper_effect,
+    structure_destroyed,
 )
 from app.engine.black_reach.turn import (
     Phase,
@@ -200,8 +203,38 @@ class _Out:
         self.events: list[Emitted] = []
 
     def emit(self, event: Event, audience: tuple[str, ...] | None = None) -> None:
+        before = self.state
         self.state = evolve(self.state, event)
         self.events.append(Emitted(event, audience))
+        if isinstance(event, UnitMoved | ForcedMove):
+            _crush(self, before, event)
+
+
+def _crush(out: _Out, before: BattleState, event: UnitMoved | ForcedMove) -> None:
+    """A heavy vehicle entering a wreck's squares deals it 1 Destruction point, 2 when it
+    enters several of them in one move [L368-L376]; at its structure value the wreck is
+    removed [L1186-L1194] (a wreck without one is never removed)."""
+    u = before.units[event.unit]
+    if u.counter.unit_class is not UnitClass.HEAVY_VEHICLE or u.placement is None:
+        return
+    steps = event.path if isinstance(event, UnitMoved) else (event.to,)
+    entered: set[Square] = set()
+    facing = u.placement.facing
+    for step in steps:
+        p = placement_of(step, u.counter.footprint, facing)
+        facing = p.facing
+        entered |= p.squares
+    entered -= u.placement.squares
+    for w in before.units.values():
+        terrain = w.wreck_terrain()
+        if terrain is None or w.uid == u.uid:
+            continue
+        points = crushing_points(len(entered & terrain.squares))
+        if not points:
+            continue
+        total = out.state.destruction.get(w.uid, 0) + points
+        removed = terrain.structure is not None and structure_destroyed(total, terrain.structure)
+        out.emit(DestructionDealt(w.uid, points, total, removed, u.uid))
 
 
 # -- checks ----------------------------------------------------------------------------------

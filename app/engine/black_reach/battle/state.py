@@ -7,13 +7,13 @@ views (:mod:`.views`) decide what each seat may see, never this module.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 from app.engine.black_reach.armies import Catalogue
 from app.engine.black_reach.battle.commands import Step
-from app.engine.black_reach.board import Board
-from app.engine.black_reach.forces import Counter, CounterState, Face, Group
+from app.engine.black_reach.board import Board, TerrainElement, with_elements
+from app.engine.black_reach.forces import Counter, CounterState, Face, FaceKind, Group
 from app.engine.black_reach.movement import BoardUnit, Placement
 from app.engine.black_reach.scenario import Scenario
 from app.engine.black_reach.turn import Phase, Token, TurnState, due
@@ -55,6 +55,24 @@ class UnitState:
     @property
     def alive(self) -> bool:
         return not self.status.destroyed
+
+    @property
+    def wreck(self) -> bool:
+        """A destroyed vehicle lying on its wreck face: a terrain element [L633-L637]."""
+        return (
+            self.status.destroyed
+            and self.status.face is FaceKind.WRECK
+            and self.placement is not None
+        )
+
+    def wreck_terrain(self) -> TerrainElement | None:
+        """The wreck as a terrain element over its squares, with its face's terrain symbols
+        (none printed: an element with no effect)."""
+        if not self.wreck:
+            return None
+        assert self.placement is not None
+        terrain = self.face.terrain or TerrainElement("wreck", frozenset())
+        return replace(terrain, id=f"wreck:{self.uid}", squares=self.placement.squares)
 
     @property
     def present(self) -> bool:
@@ -117,13 +135,18 @@ class BattleState:
     pending: PendingMove | None = None  # a move waiting for the other side's En Alerte
     scouting: tuple[str, ...] = ()  # sides still to make their Scout moves, in order
     scouted: frozenset[str] = frozenset()  # units that made their Scout move
+    destruction: Mapping[str, int] = field(default_factory=dict)  # wreck uid -> points
 
     # -- helpers ------------------------------------------------------------------------------
 
     @property
     def board(self) -> Board:
+        """The battlefield, with the wrecks lying on it as terrain elements [L633-L637]."""
         assert self.scenario is not None
-        return self.scenario.board
+        return with_elements(self.scenario.board, self.wreck_elements())
+
+    def wreck_elements(self) -> tuple[TerrainElement, ...]:
+        return tuple(t for u in self.units.values() if (t := u.wreck_terrain()) is not None)
 
     @property
     def catalogue(self) -> Catalogue:

@@ -98,9 +98,13 @@ def _unit_view(state: BattleState, u: UnitState, viewer_side: str | None) -> Jso
         "suppressed": u.suppressed,
         "destroyed": u.status.destroyed,
         "at": None
-        if p is None or not u.alive
+        if p is None or not (u.alive or u.wreck)
         else {"x": p.anchor.x, "y": p.anchor.y, "facing": p.facing.name},
-        "squares": [] if p is None or not u.alive else sorted([s.x, s.y] for s in p.squares),
+        "squares": []
+        if p is None or not (u.alive or u.wreck)
+        else sorted([s.x, s.y] for s in p.squares),
+        "wreck": u.wreck,  # lying on the battlefield as terrain
+        "destruction": state.destruction.get(u.uid, 0),  # Destruction points on the wreck
         "embarked_in": u.embarked_in,
         "activated": u.uid in state.activated,
         "acted": u.uid in state.acted,

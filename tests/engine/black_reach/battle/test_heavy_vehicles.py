@@ -22,11 +22,12 @@ import pytest
 from app.engine.black_reach.battle import BattleSetup, BlackReachBattle, Deploy, sample_setup
 from app.engine.black_reach.battle.rules import attack_side
 from app.engine.black_reach.board import Square
-from app.engine.black_reach.los import Facing
+from app.engine.black_reach.los import Facing, best_line_of_sight
 from app.engine.black_reach.movement import Footprint, Placement
 from app.engine.match.errors import Refusal
 
 TANK = "ultramarines:tiles[0]/0:sample-um-battle-tank"
+TANK2 = "ultramarines:tiles[1]/0:sample-um-battle-tank"
 NOB = "orks:tiles[0]/0:sample-ork-nob"
 BOYZ1 = "orks:tiles[0]/1:sample-ork-boyz"
 BOYZ2 = "orks:tiles[0]/2:sample-ork-boyz"
@@ -70,6 +71,7 @@ def setup(
     *,
     shootas_abilities: tuple[str, ...] = (),
     armour_save: int | None = None,
+    second_tank: tuple[int, int] | None = None,
 ) -> BattleSetup:
     catalogue = copy.deepcopy(sample_setup().catalogue)
     assert isinstance(catalogue, dict)
@@ -81,14 +83,20 @@ def setup(
     if armour_save is not None:
         tile = next(t for t in catalogue["tiles"] if t["id"] == "sample-um-armour")
         tile["armour_save"] = {"value": armour_save, "colour": "green"}
+    scenario = copy.deepcopy(SCENARIO)
+    extra: tuple[Deploy, ...] = ()
+    if second_tank is not None:
+        scenario["sides"][0]["army"]["tiles"].append({"tile": "sample-um-armour"})  # type: ignore[index]
+        extra = (Deploy(TANK2, *second_tank, "N"),)
     deployment = (
+        *extra,
         Deploy(TANK, 2, 3, "N"),
         Deploy(NOB, *nob, "W"),
         Deploy(BOYZ1, 7, 0, "W"),
         Deploy(BOYZ2, 7, 1, "W"),
         Deploy(SHOOTAS, *shootas, "W"),
     )
-    return BattleSetup(SCENARIO, catalogue, BOARD, {"A": "ultramarines", "B": "orks"}, deployment)
+    return BattleSetup(scenario, catalogue, BOARD, {"A": "ultramarines", "B": "orks"}, deployment)
 
 
 def order(unit: str, number: int) -> dict[str, Any]:
@@ -99,7 +107,8 @@ def ordered(**kw: Any) -> BlackReachBattle:
     """Tokens placed: the Orks' 1 on the Shootas, 2 on the Nob; the tank's 1."""
     battle = BlackReachBattle.create(setup(**kw))
     battle.execute_json({"type": "place_orders", "orders": [order(SHOOTAS, 1), order(NOB, 2)]}, B)
-    battle.execute_json({"type": "place_orders", "orders": [order(TANK, 1)]}, A)
+    mine = [order(TANK, 1)] + ([order(TANK2, 2)] if kw.get("second_tank") else [])
+    battle.execute_json({"type": "place_orders", "orders": mine}, A)
     return battle
 
 
@@ -368,6 +377,58 @@ def test_an_infantry_assault_that_wins_places_a_damage_marker_and_stays_out() ->
     tank = battle.state.units[TANK].placement
     assert tank is not None
     assert tank.anchor == Square(2, 3)  # never retreats
+
+
+# -- wrecks ---------------------------------------------------------------------------------------
+
+
+def forward(*ys: int) -> dict[str, Any]:
+    return {"type": "move", "unit": TANK2, "path": [{"x": 2, "y": y, "facing": "N"} for y in ys]}
+
+
+def test_a_wreck_lies_on_the_board_as_terrain() -> None:
+    battle = ordered(second_tank=(2, 6))
+    battle.execute_json(shoot(SHOOTAS), B, dice=[2, 6])  # location 6: Explosion!
+    view = tank_view(battle)
+    assert (view["destroyed"], view["wreck"], view["face"]) == (True, True, "wreck")
+    assert view["squares"] == [[2, 3], [2, 4]]
+    wreck = battle.state.board.element(f"wreck:{TANK}")
+    assert wreck.squares == {Square(2, 3), Square(2, 4)}  # type: ignore[union-attr]
+    assert (wreck.structure, wreck.reduces_los) == (2, 1)  # type: ignore[union-attr]
+    # a line over the wreck crosses its two squares: -1 each (its terrain) [L855-L864]
+    sight = best_line_of_sight(battle.state.board, [Square(2, 0)], [Square(2, 6)])
+    assert (sight.sight, sight.penalty) == ("reduced", 2)
+    # before the explosion the same line had no obstacle (units are not passed here)
+    assert best_line_of_sight(ordered().state.board, [Square(2, 0)], [Square(2, 6)]).penalty == 0
+
+
+def test_a_heavy_vehicle_driving_into_a_wreck_deals_destruction_points() -> None:
+    battle = ordered(second_tank=(2, 6))
+    battle.execute_json(shoot(SHOOTAS), B, dice=[2, 6])
+    battle.execute_json({"type": "hold", "unit": TANK}, A)  # the wreck's token: no effect
+    battle.execute_json({"type": "hold", "unit": NOB}, B)
+    events = battle.execute_json(forward(5, 4), A)  # enters one square of the wreck
+    dealt = events[-2].event  # then the activation phase ends
+    assert (dealt.kind, dealt.wreck, dealt.points, dealt.total) == (
+        "destruction_dealt",
+        TANK,
+        1,
+        1,
+    )
+    assert dealt.removed is False
+    assert tank_view(battle)["destruction"] == 1
+
+
+def test_crossing_several_wreck_squares_deals_two_and_removes_it() -> None:
+    battle = ordered(second_tank=(2, 6))
+    battle.execute_json(shoot(SHOOTAS), B, dice=[2, 6])
+    battle.execute_json({"type": "hold", "unit": TANK}, A)
+    battle.execute_json({"type": "hold", "unit": NOB}, B)
+    events = battle.execute_json(forward(5, 4, 3), A)
+    dealt = events[-2].event  # then the activation phase ends
+    assert (dealt.points, dealt.total, dealt.removed) == (2, 2, True)
+    assert tank_view(battle)["squares"] == []
+    assert f"wreck:{TANK}" not in {e.id for e in battle.state.board.elements}
 
 
 # -- the log ---------------------------------------------------------------------------------------
