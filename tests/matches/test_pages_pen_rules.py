@@ -199,7 +199,10 @@ def test_an_emergency_disembark_on_the_page(browser: Callable[[str], TestClient]
         "Vétérans makes an emergency disembark and goes to ground. "
         "It counts as having made a rapid move."
     )
-    assert chips(page, "b3") == ["gone to ground"]
+    assert chips(page, "b3") == ["gone to ground", "rapid move"]  # no charge, snap fire [L309]
+    r = bob.patch("/api/v1/me", json={"preferred_language": "fr"})
+    assert r.status_code == 200, r.text
+    assert "mouvement rapide" in chips(page_of(bob, g.match_id), "b3")
 
 
 def test_a_challenge_refused_on_the_page(browser: Callable[[str], TestClient]) -> None:

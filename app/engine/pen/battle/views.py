@@ -51,6 +51,7 @@ from app.engine.pen.battle.state import (
     Phase,
     Place,
     ReserveMode,
+    Speed,
     Stage,
     UnitState,
 )
@@ -63,6 +64,10 @@ def tokens(state: BattleState, u: UnitState) -> list[str]:
     """The squad's state tokens of the aide-memoire [L1483-L1494] the battle tracks, with the
     ones pen.md §7.2 adds (locked, charged, embarked, in reserve, immobilised...)."""
     movement = u.distance_token if u.on_table and u.activated else None
+    if movement is None and u.on_table and u.activated and u.speed is Speed.RAPID:
+        # a rapid move of 12 ps or less (an emergency disembark out of a fast transport
+        # [L309], infantry's 9 ps): no M1/M2 token, yet no charge and snap fire [L1049]
+        movement = "rapid"
     flags = (
         (movement or "", movement is not None),
         ("gone_to_ground", state.gone_to_ground(u)),  # AT

@@ -27,6 +27,7 @@ from app.engine.pen.battle.moves import moves
 from app.engine.pen.battle.rules import decide
 from app.engine.pen.battle.setup import profile_of
 from app.engine.pen.battle.state import Place, Speed
+from app.engine.pen.battle.views import tokens
 from app.engine.roller import Roller
 from tests.engine.pen.battle.profiles import GUARD, MARINE
 
@@ -128,6 +129,12 @@ def test_moves_follow_the_unit_type() -> None:
         (Speed.NORMAL, 12),
         (Speed.RAPID, 9),
         (Speed.RAPID, 12),
+    ]
+    # a rapid move of 12 ps or less has no M1/M2 token: the squad shows "rapid" instead
+    assert [tokens(game.state, units[u]) for u in ("bikes", "inf", "rhino")] == [
+        [],
+        ["rapid"],
+        ["rapid"],
     ]
 
 
