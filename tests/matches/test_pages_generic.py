@@ -179,6 +179,10 @@ def test_a_dynamics_order_stays_off_the_other_seats_page(
     send(starter, {"type": "start_turn"}, [1])
     # A places an order with the generic form: unit and order as inputs
     page = html(alice.get(f"/matches/{match_id}"))
+    # the PEN battle's own events read in PEN's sentences (PageSystem.sentence), not raw kinds
+    told = [li.text() for li in page.css("#timeline li")]
+    assert any(t.endswith("Escouade tactique is deployed.") for t in told), told
+    assert not any("Unit deployed" in t for t in told)
     data = _form_for(page, "place_order", "a1")
     data["field.order"] = "fire"
     placed = _post(alice, match_id, data)
@@ -228,6 +232,43 @@ def test_generic_timeline_reads_any_event() -> None:
     ]
     assert lines[1].undone
     assert not lines[0].undone
+
+
+def test_the_generic_timeline_tells_a_systems_events_in_its_own_sentences() -> None:
+    """A Dynamics match shows the generic page; its PEN events (moves, shots...) read in the
+    sentences of the PEN page (its ``PageSystem.sentence``), in English and in French; the
+    Dynamics events keep theirs, and an event no one knows reads as its kind in words."""
+    from app.core.i18n import current_locale
+
+    own = pages.page_system("pen").sentence
+    log = [
+        {"seq": 1, "event": {"type": "unit_moved", "unit": "a1", "speed": "rapid", "inches": 9}},
+        {"seq": 2, "event": {"type": "went_to_ground", "unit": "b1"}},
+        {"seq": 3, "event": {"type": "turn_began", "turn": 2}},
+        {"seq": 4, "event": {"type": "mystery_event", "unit": "a1"}},
+    ]
+    names = {"a1": "Tactical", "b1": "Guardsmen"}
+    players = {"A": "Alice", "B": "Bob"}
+    lines = [line.text for line in generic.timeline(log, names, players, own=own)][::-1]
+    assert lines == [
+        'Tactical moves (rapid move, 9").',
+        "Guardsmen goes to ground.",
+        "Turn 2 begins.",
+        "Mystery event (unit: Tactical).",
+    ]
+    token = current_locale.set("fr")
+    try:
+        french = [line.text for line in generic.timeline(log, names, players, own=own)][::-1]
+    finally:
+        current_locale.reset(token)
+    assert french[:3] == [
+        'Tactical se déplace (mouvement rapide, 9").',
+        "Guardsmen se met à couvert.",
+        "Le tour 2 commence.",
+    ]
+    # without the system's sentences (a system with no page of its own): the kind in words
+    plain = [line.text for line in generic.timeline(log[:1], names, players)]
+    assert plain == ["Unit moved (unit: Tactical, speed: rapid, inches: 9)."]
 
 
 def test_a_value_nested_past_the_parsers_stack_is_text_not_a_server_error() -> None:

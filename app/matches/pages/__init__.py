@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Choice",
     "Confirmation",
+    "EventSentence",
     "OptionField",
     "PageInput",
     "PagePost",
@@ -125,6 +126,10 @@ class OptionField:
 OptionFields = Callable[["Mission"], Sequence[OptionField]]
 """The options a new match of a system asks for, given the mission chosen on the form."""
 
+EventSentence = Callable[[Mapping[str, Any], Mapping[str, str], Mapping[str, str]], str | None]
+"""An event of the log as a sentence, given the units' and the players' names (``None``: an
+event the system does not know)."""
+
 
 @dataclass(frozen=True, slots=True)
 class PageSystem:
@@ -143,7 +148,11 @@ class PageSystem:
     - ``new_match_fields``: rule-system id -> the options the new-match form asks for a match
       of that system (the system's own page names its own; the generic page those of the
       systems it shows, e.g. Black Reach's side and deployment). Whether a seat picks an army
-      list is the system's (``MatchSystem.own_force``), not the page's.
+      list is the system's (``MatchSystem.own_force``), not the page's;
+    - ``sentence(event, names, players)``: an event of the system's own log as a sentence
+      (``None``: not one it knows). The generic page asks it when it shows a game this page
+      does not accept (the PEN battle's shots and moves in a Dynamics match): the log of a
+      system reads in the system's own words wherever it is shown.
     """
 
     id: str
@@ -158,6 +167,7 @@ class PageSystem:
     posts: Mapping[str, Callable[[PagePost], Response]] = field(default_factory=dict)
     accepts: Callable[[Any], bool] = field(default=lambda game: True)
     new_match_fields: Mapping[str, OptionFields] = field(default_factory=dict)
+    sentence: EventSentence = field(default=lambda event, names, players: None)
 
 
 def _build() -> dict[str, PageSystem]:

@@ -31,7 +31,14 @@ from app.core.i18n import gettext as _
 from app.core.i18n import lazy, pgettext
 from app.engine.match.seats import Seat
 from app.matches import systems
-from app.matches.pages import Choice, OptionField, PageInput, PageSystem
+from app.matches.pages import (
+    Choice,
+    EventSentence,
+    OptionField,
+    PageInput,
+    PageSystem,
+    page_systems,
+)
 
 if TYPE_CHECKING:
     from app.engine.match import Mission
@@ -452,9 +459,15 @@ SENTENCES: dict[str, Said] = {
 }
 
 
-def describe(ev: Mapping[str, Any], names: Mapping[str, str], players: Mapping[str, str]) -> str:
-    """An event as a sentence: that of :data:`SENTENCES` for its kind, else its kind in words
-    then its scalar fields ("unit: Boyz")."""
+def describe(
+    ev: Mapping[str, Any],
+    names: Mapping[str, str],
+    players: Mapping[str, str],
+    own: EventSentence | None = None,
+) -> str:
+    """An event as a sentence: that of :data:`SENTENCES` for its kind, else the one the
+    match's rule system gives (``own``, its page's ``sentence``: PEN's shots and moves in a
+    Dynamics match), else its kind in words then its scalar fields ("unit: Boyz")."""
     kind = str(ev.get("type") or ev.get("event") or "")
     said = SENTENCES.get(kind)
     if said is not None:
@@ -463,6 +476,9 @@ def describe(ev: Mapping[str, Any], names: Mapping[str, str], players: Mapping[s
             lambda u: names.get(str(u), str(u)),
             lambda s: players.get(str(s)) or str(s),
         )
+    told = own(ev, names, players) if own is not None else None
+    if told:
+        return told
     if kind == "undone":
         return _("An action is undone.")
     if kind == "undo_requested":
@@ -489,8 +505,9 @@ def timeline(
     players: Mapping[str, str],
     *,
     limit: int = 80,
+    own: EventSentence | None = None,
 ) -> list[Line]:
-    """The latest ``limit`` entries, newest first."""
+    """The latest ``limit`` entries, newest first (``own``: see :func:`describe`)."""
     undone = {
         (e.get("event") or {}).get("batch")
         for e in entries
@@ -505,7 +522,7 @@ def timeline(
         out.append(
             Line(
                 int(entry.get("seq") or 0),
-                describe(ev, names, players_),
+                describe(ev, names, players_, own),
                 dice[:30],
                 entry.get("audience") is not None,
                 entry.get("batch") is not None and entry.get("batch") in undone,
@@ -524,8 +541,15 @@ def context(page: PageInput) -> dict[str, Any]:
         "facts": facts(view),
         "unit_groups": unit_cards(view),
         "forms": action_forms(page.actions, names),
-        "timeline": timeline(page.log, names, page.names),
+        "timeline": timeline(page.log, names, page.names, own=_own_sentence(page)),
     }
+
+
+def _own_sentence(page: PageInput) -> EventSentence | None:
+    """The match's rule system's sentences, if it has a page of its own (this page shows a
+    game that page does not accept, e.g. PEN's Dynamics turn)."""
+    own = page_systems().get(str(page.match.rule_system))
+    return None if own is None or own.id == PAGE.id else own.sentence
 
 
 BLACK_REACH = "black-reach"

@@ -26,6 +26,7 @@ from app.matches.pages.pen_timeline import (
     RESERVE_MODES,
     SPEEDS,
     describe,
+    sentence,
     timeline,
     tr,
 )
@@ -723,4 +724,5 @@ PAGE = PageSystem(
     build_command=build_command,
     accepts=lambda game: getattr(game, "turn_structure", "classic") != "dynamics",
     new_match_fields={_SYSTEM.id: new_match_fields},
+    sentence=sentence,  # the generic page tells PEN's events of a Dynamics match so
 )

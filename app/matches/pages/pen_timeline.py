@@ -10,7 +10,17 @@ from typing import Any
 from app.core.i18n import gettext as _
 from app.core.i18n import lazy
 
-__all__ = ["PHASES", "RESERVE_MODES", "SPEEDS", "TESTS", "Line", "describe", "timeline", "tr"]
+__all__ = [
+    "PHASES",
+    "RESERVE_MODES",
+    "SPEEDS",
+    "TESTS",
+    "Line",
+    "describe",
+    "sentence",
+    "timeline",
+    "tr",
+]
 
 PHASES = {
     "start": lazy("Start of the turn"),
@@ -91,6 +101,16 @@ def _losses(ev: Mapping[str, Any], names: Mapping[str, str], unit: str, left_key
 
 
 def describe(ev: Mapping[str, Any], names: Mapping[str, str], players: Mapping[str, str]) -> str:
+    """An event of the PEN battle as a sentence; one it does not know, its kind in words."""
+    said = sentence(ev, names, players)
+    return said if said is not None else str(ev.get("type")).replace("_", " ")
+
+
+def sentence(
+    ev: Mapping[str, Any], names: Mapping[str, str], players: Mapping[str, str]
+) -> str | None:
+    """The sentence of an event of the PEN battle (``None``: not one of its events). The
+    generic page asks it for the PEN events of a Dynamics match (``PageSystem.sentence``)."""
     kind = str(ev.get("type"))
     unit = str(ev.get("unit") or "")
     target = str(ev.get("target") or "")
@@ -256,7 +276,7 @@ def describe(ev: Mapping[str, Any], names: Mapping[str, str], players: Mapping[s
             "undo_requested": _("{who} asks to undo an action.").format(who=who),
             "undo_refused": _("The undo is refused: the roll stands."),
         }[kind]
-    return kind.replace("_", " ")
+    return None
 
 
 def _shot(ev: Mapping[str, Any], n_unit: str, n_target: str) -> str:
