@@ -25,6 +25,7 @@ from app.engine.black_reach.forces import (
     Tile,
     TileKind,
 )
+from app.engine.black_reach.templates import Template
 
 __all__ = [
     "MAX_BLUFF_TOKENS",
@@ -54,6 +55,7 @@ class Catalogue:
     options: Mapping[str, RecruitmentOption]
     sample: bool = False
     damage_sets: Mapping[str, DamageSet] = field(default_factory=dict)
+    templates: Mapping[str, Template] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

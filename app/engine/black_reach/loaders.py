@@ -53,6 +53,7 @@ from app.engine.black_reach.forces import (
 )
 from app.engine.black_reach.scenario import Objective, Scenario, Side
 from app.engine.black_reach.tables import WEAPON_MARKERS, ArmourColour, DamageFace, DamageMarker
+from app.engine.black_reach.templates import TEMPLATE_ABILITIES, Template, template_name
 from app.engine.errors import ProfileError
 
 __all__ = [
@@ -77,6 +78,9 @@ MAX_TURNS = 30
 MAX_HAND = 12
 MAX_POINTS = 10_000
 MAX_DAMAGE_SETS = 8  # the rulebook has 4 [L666-L668]; room for more of one's own
+MAX_TEMPLATES = 16
+MAX_TEMPLATE_CELLS = 64
+MAX_TEMPLATE_REACH = 12  # a template's squares lie within 12 squares of its intercase
 
 
 def parse_json(text: str | bytes) -> Any:
@@ -326,6 +330,36 @@ def _damage_set_ref(r: _Reader, obj: Mapping[str, Any], where: str) -> str | Non
     return r.text(obj, "damage_set", where) or None
 
 
+def _template(r: _Reader, raw: Any, where: str) -> Template | None:
+    """A template (note §8 item 25): ``id`` (the letter of the ability's symbol), ``cells``
+    (the squares it covers, as offsets from its intercase, facing N), ``cv``, ``abilities``,
+    ``dispersion`` (four intercase directions for the faces 1-4, or null) and ``distance``."""
+    obj = r.obj(raw, where, frozenset({"id", "cells", "cv", "abilities", "dispersion", "distance"}))
+    ident = r.text(obj, "id", where, most=8)
+    cells = r.pairs(obj.get("cells", []), f"{where}.cells", MAX_TEMPLATE_CELLS)
+    if not cells:
+        r.fail(f"{where}.cells", "at least one square")
+    elif any(max(abs(x), abs(y)) > MAX_TEMPLATE_REACH for x, y in cells):
+        r.fail(f"{where}.cells", f"offsets from -{MAX_TEMPLATE_REACH} to {MAX_TEMPLATE_REACH}")
+    dispersion: tuple[tuple[int, int], ...] | None = None
+    raw_dispersion = obj.get("dispersion")
+    if raw_dispersion is not None:
+        pairs = r.pairs(raw_dispersion, f"{where}.dispersion", 4)
+        if len(pairs) != 4 or any(max(abs(x), abs(y)) != 1 for x, y in pairs):
+            r.fail(f"{where}.dispersion", "four unit directions ([dx, dy], -1 to 1), faces 1-4")
+        else:
+            dispersion = tuple(pairs)
+    template = Template(
+        id=ident,
+        cells=tuple(dict.fromkeys(cells)),
+        cv=_cv(r, obj.get("cv"), f"{where}.cv"),
+        abilities=_abilities(r, obj, "abilities", where),
+        dispersion=dispersion,
+        distance=r.integer(obj, "distance", where, 0, 12, 1),
+    )
+    return template if ident and cells else None
+
+
 def _damage_set(r: _Reader, raw: Any, where: str) -> DamageSet | None:
     """A Damage set: ``id`` and ``faces``, six entries for the location results 1..6, each a
     marker name or ``{"marker", "number"}`` (a weapon marker's weapon number)."""
@@ -438,7 +472,9 @@ def catalogue_from_dict(raw: Any) -> Catalogue:
     obj = r.obj(
         raw,
         "",
-        frozenset({"format", "sample", "note", "counters", "tiles", "options", "damage_sets"}),
+        frozenset(
+            {"format", "sample", "note", "counters", "tiles", "options", "damage_sets", "templates"}
+        ),
     )
     if obj.get("format") != CATALOGUE_FORMAT:
         r.fail("format", f"{CATALOGUE_FORMAT!r}")
@@ -468,7 +504,26 @@ def catalogue_from_dict(raw: Any) -> Catalogue:
         if ds.id in damage_sets:
             r.fail(f"damage_sets[{i}].id", f"{ds.id!r} is used twice")
         damage_sets[ds.id] = ds
+    templates: dict[str, Template] = {}
+    for i, item in enumerate(r.items(obj, "templates", "", MAX_TEMPLATES)):
+        t = _template(r, item, f"templates[{i}]")
+        if t is None:
+            continue
+        if t.id in templates:
+            r.fail(f"templates[{i}].id", f"{t.id!r} is used twice")
+        templates[t.id] = t
     counters, tiles, options = built["counters"], built["tiles"], built["options"]
+    for i, counter in read_at["counters"]:
+        for j, face in enumerate(counter.faces):
+            for k, ref in enumerate(face.abilities):
+                if ref.ability not in TEMPLATE_ABILITIES:
+                    continue
+                name = template_name(ref.param)
+                if name not in templates:
+                    r.fail(
+                        f"counters[{i}].faces[{j}].abilities[{k}].param",
+                        f"no template {name!r}",
+                    )
     for part in ("tiles", "options"):
         for i, holder in read_at[part]:
             for j, cid in enumerate(holder.counters):
@@ -487,7 +542,9 @@ def catalogue_from_dict(raw: Any) -> Catalogue:
                 )
     sample = r.flag(obj, "sample", "")
     r.raise_if_any()
-    return Catalogue(counters, tiles, options, sample=sample, damage_sets=damage_sets)
+    return Catalogue(
+        counters, tiles, options, sample=sample, damage_sets=damage_sets, templates=templates
+    )
 
 
 # -- armies -----------------------------------------------------------------------------------

@@ -57,6 +57,7 @@ __all__ = [
     "in_arc",
     "is_long_range",
     "line_of_sight",
+    "sight_to_intercase",
 ]
 
 LONG_RANGE = 7  # beyond 7 squares: long range, -2 on the final result [L533-L536]
@@ -339,5 +340,38 @@ def best_line_of_sight(
             los = _line(board, p, q, sh, tg, shooter_class, target_class, units, embarked_shooter)
             if best is None or (_RANK[los.sight], los.penalty) < (_RANK[best.sight], best.penalty):
                 best = los
+    assert best is not None
+    return best
+
+
+def sight_to_intercase(
+    board: Board,
+    shooter: Iterable[Square],
+    intercase: Intercase,
+    *,
+    blockers: Iterable[Blocker] = (),
+    embarked_shooter: bool = False,
+) -> LineOfSight:
+    """The best line from a unit to an intercase (Tir Direct's target [L1381-L1416]): from
+    the centres and midpoints of its squares to that grid point. Only vehicles block it (the
+    target is no infantry unit [L487-L492])."""
+    sh = frozenset(shooter)
+    units = tuple(b for b in blockers if b.unit_class.is_vehicle)
+    q = (2 * intercase.x, 2 * intercase.y)
+    best: LineOfSight | None = None
+    for p in _aim_points(sh):
+        los = _line(
+            board,
+            p,
+            q,
+            sh,
+            frozenset(),
+            UnitClass.INFANTRY,
+            UnitClass.LIGHT_VEHICLE,
+            units,
+            embarked_shooter,
+        )
+        if best is None or (_RANK[los.sight], los.penalty) < (_RANK[best.sight], best.penalty):
+            best = los
     assert best is not None
     return best

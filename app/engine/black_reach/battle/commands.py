@@ -35,6 +35,7 @@ __all__ = [
     "Shoot",
     "Snipe",
     "Step",
+    "TemplateFire",
     "Undo",
     "VehicleFire",
     "WeaponShot",
@@ -141,6 +142,21 @@ class Shoot(Command):
     unit: str
     target: str
     suppression: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class TemplateFire(Command):
+    """Tir Direct or Tir Indirect (an Alternative Shooting Action): reveal the unit's token,
+    place its template on the intercase (``x``, ``y``), turned to ``facing`` (N, E, S, W), and
+    attack every unit under it [L1381-L1477]; ``indirect``: without a clear line of sight,
+    rolling its dispersion."""
+
+    kind: ClassVar[str] = "template_fire"
+    unit: str
+    x: int
+    y: int
+    facing: str = "N"
+    indirect: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -296,6 +312,7 @@ COMMAND_CODEC = TaggedCodec(
         Burst,
         Snipe,
         VehicleFire,
+        TemplateFire,
         Overwatch,
         PassOverwatch,
         ScoutMove,

@@ -40,6 +40,7 @@ __all__ = [
     "ScoutingStarted",
     "StepsTaken",
     "SuppressedPlaced",
+    "TemplatePlaced",
     "TurnEnded",
     "TurnStarted",
     "UnitDeployed",
@@ -283,6 +284,25 @@ class DamageLocated(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class TemplatePlaced(Event):
+    """A template fired (Tir Direct or Indirect): where it was aimed, its dispersion roll (none
+    for a direct shot or a template without a diagram), where it landed, the squares it covers
+    and the units under it, attacked one by one in this order [L1381-L1477]."""
+
+    kind: ClassVar[str] = "template_placed"
+    unit: str
+    template: str
+    indirect: bool
+    aimed: Step
+    roll: Roll
+    landed: Step
+    squares: tuple[Step, ...]
+    targets: tuple[str, ...]
+    penalties: int  # obstacles on the line to the intercase (Tir Direct only)
+    sight: str
+
+
+@dataclass(frozen=True, slots=True)
 class DestructionDealt(Event):
     """Destruction points dealt to a wreck (a heavy vehicle driving into it [L368-L376]): its
     total, and whether it reached the wreck's structure value and is removed [L1186-L1194]."""
@@ -401,6 +421,7 @@ EVENT_CODEC = TaggedCodec(
         BurstDeclared,
         DamageLocated,
         DestructionDealt,
+        TemplatePlaced,
         UnitSniped,
         MoveDeclared,
         OverwatchAnswered,

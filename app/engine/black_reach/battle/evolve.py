@@ -29,6 +29,7 @@ from app.engine.black_reach.battle.events import (
     ScoutMoved,
     StepsTaken,
     SuppressedPlaced,
+    TemplatePlaced,
     TurnEnded,
     TurnStarted,
     UnitDeployed,
@@ -153,7 +154,7 @@ def evolve(state: BattleState, event: Event) -> BattleState:
     if isinstance(event, UnitFlipped):
         u = state.units[event.unit]
         return _unit(state, event.unit, status=replace(u.status, face=FaceKind(event.face)))
-    if isinstance(event, UnitShot | AssaultResolved | UnitSniped):
+    if isinstance(event, UnitShot | AssaultResolved | UnitSniped | TemplatePlaced):
         rolls = {**state.rolls, event.unit: state.rolls.get(event.unit, 0) + 1}
         return replace(state, rolls=rolls)
     if isinstance(event, ArmourSaved | BurstDeclared):

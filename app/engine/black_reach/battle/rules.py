@@ -36,6 +36,7 @@ from app.engine.black_reach.battle.commands import (
     Shoot,
     Snipe,
     Step,
+    TemplateFire,
     VehicleFire,
     WeaponShot,
 )
@@ -63,6 +64,7 @@ from app.engine.black_reach.battle.events import (
     ScoutMoved,
     StepsTaken,
     SuppressedPlaced,
+    TemplatePlaced,
     TurnEnded,
     TurnStarted,
     UnitDeployed,
@@ -82,7 +84,7 @@ from app.engine.black_reach.battle.state import (
     Stage,
     UnitState,
 )
-from app.engine.black_reach.board import Square, UnitClass
+from app.engine.black_reach.board import Intercase, Square, UnitClass
 from app.engine.black_reach.forces import (
     Ability,
     AbilityRef,
@@ -98,10 +100,12 @@ from app.engine.black_reach.los import (
     Arc,
     Blocker,
     Facing,
+    Sight,
     best_line_of_sight,
     distance,
     in_arc,
     is_long_range,
+    sight_to_intercase,
 )
 from app.engine.black_reach.movement import (
     Mover,
@@ -143,6 +147,13 @@ from app.engine.black_reach.tables import (
     sniper_effect,
     structure_destroyed,
 )
+from app.engine.black_reach.templates import (
+    QUARTERS,
+    Template,
+    landing,
+    template_distance,
+    template_name,
+)
 from app.engine.black_reach.turn import (
     Phase,
     Token,
@@ -174,6 +185,9 @@ __all__ = [
     "overwatch_steps",
     "plan_shot",
     "plan_snipe",
+    "plan_template",
+    "template_request",
+    "template_targets",
     "working_weapons",
 ]
 
@@ -1615,6 +1629,178 @@ def _burst(out: _Out, command: Burst, side: str) -> None:
         _fire(out, out.state.units[u.uid], s.target, False, share=s.cv)
 
 
+# -- templates ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class TemplatePlan:
+    """A template shot before its dice: the template, how far it scatters, whether a Sighum
+    spotter shortens it, and the obstacles on the line to the intercase (Tir Direct)."""
+
+    template: Template
+    indirect: bool
+    distance: int
+    spotter: bool
+    penalties: int
+    sight: str
+
+
+def plan_template(
+    state: BattleState, u: UnitState, at: Intercase, facing: str, indirect: bool
+) -> TemplatePlan:
+    """Check a Tir Direct (clear or reduced sight to the intercase, its obstacles taken off
+    each attack, no range limit nor long range [L1381-L1416]) or a Tir Indirect (no sight
+    needed, obstacles ignored [L1438-L1477])."""
+    ability = Ability.INDIRECT_FIRE if indirect else Ability.DIRECT_FIRE
+    ref = u.face.ability(ability)
+    if ref is None:
+        name = "Tir Indirect" if indirect else "Tir Direct"
+        raise refuse("no_template", f"{u.uid} has no {name}")
+    template = state.catalogue.templates.get(template_name(ref.param))
+    if template is None:
+        raise refuse("no_template", f"{u.uid}'s template {ref.param!r} is not in the data")
+    if facing not in QUARTERS:
+        raise refuse("bad_facing", "a template faces N, E, S or W", kind=RefusalKind.INPUT)
+    if not any(at in sq.corners() for sq in state.board.squares):
+        raise refuse(
+            "off_board", "the intercase must be on the battlefield", kind=RefusalKind.INPUT
+        )
+    origin = _shooting_from(state, u)
+    arc_ref = u.face.ability(Ability.LIMITED_ARC)
+    if arc_ref is not None:  # the arc holds for Alternative actions too [L1159-L1168]
+        arc = Arc.NARROW if str(arc_ref.param) == "90" else Arc.HALF
+        around = [Square(at.x - 1 + dx, at.y - 1 + dy) for dx in (0, 1) for dy in (0, 1)]
+        if not any(in_arc(o, origin.facing, sq, arc) for o in origin.squares for sq in around):
+            raise refuse("out_of_arc", f"the intercase is outside the {arc.value}° arc of {u.uid}")
+    blockers = _blockers(state, {u.uid, u.embarked_in or ""})
+    los = sight_to_intercase(
+        state.board,
+        origin.squares,
+        at,
+        blockers=blockers,
+        embarked_shooter=u.embarked_in is not None,
+    )
+    if not indirect and not los.can_shoot:
+        raise refuse("no_line_of_sight", f"no line of sight to the intercase: {los.why}")
+    spotter = indirect and any(
+        w.side == u.side
+        and w.face.has(Ability.SPOTTER)
+        and w.placement is not None
+        and sight_to_intercase(state.board, w.placement.squares, at, blockers=blockers).sight
+        is Sight.CLEAR
+        for w in state.on_board()
+    )
+    penalties = 0 if indirect else los.penalty
+    distance = template_distance(ref.param, template) if indirect else 0
+    return TemplatePlan(template, indirect, distance, spotter, penalties, str(los.sight))
+
+
+def template_targets(
+    state: BattleState, squares: frozenset[Square], shooter: str
+) -> list[UnitState]:
+    """Every unit under the template, even partly, friend or foe, the shooter left out, in
+    reading order of its anchor square [L1397-L1405] (embarked units have no square)."""
+    under = [
+        u
+        for u in state.on_board()
+        if u.uid != shooter and u.placement is not None and u.placement.squares & squares
+    ]
+    return sorted(under, key=lambda u: (u.placement.anchor.y, u.placement.anchor.x, u.uid))  # type: ignore[union-attr]
+
+
+def template_request(
+    state: BattleState, shooter: UnitState, target: UnitState, plan: TemplatePlan
+) -> OddsRequest | None:
+    """One attack of a template: its CV against the target's class (``None``: X, no attack),
+    the shooter's Suppressed markers and the line's obstacles off the result; the target's DV
+    and terrain bonus; a heavy vehicle is hit from a side [L1411-L1412]."""
+    assert target.placement is not None
+    tclass = target.counter.unit_class
+    cv = plan.template.cv.get(tclass)
+    if cv is None:
+        return None
+    return OddsRequest(
+        Kind.SHOT,
+        Attacker(cv=cv, suppressed=shooter.suppressed, penalties=plan.penalties),
+        Target(
+            dv=target.face.dv,
+            defence_bonus=state.board.defence_bonus(target.placement.squares, tclass),
+        ),
+        Situation(),
+    )
+
+
+def _template_fire(out: _Out, command: TemplateFire, side: str) -> None:
+    """Tir Direct / Tir Indirect: the template placed (an indirect one scattering on 1-4 of
+    its dispersion die, never Suppressed), then one roll per unit under it, each resolved as
+    a shot with the template's CVs (a Coup Double too, rulings 6) [L1381-L1477]."""
+    u = _reveal(out, command.unit, side)
+    _able(u, out.state)
+    at = Intercase(command.x, command.y)
+    plan = plan_template(out.state, u, at, command.facing, command.indirect)
+    template = plan.template
+    start = len(out.roller.records)
+    landed = at
+    if plan.indirect and template.dispersion is not None:
+        die = out.roller.d6(f"dispersion of {u.uid}'s template", stage="dispersion")
+        landed = landing(template, at, command.facing, die, plan.distance, plan.spotter)
+    roll = take_roll(out.roller, start)
+    squares = template.squares(landed, command.facing) & out.state.board.squares
+    targets = template_targets(out.state, squares, u.uid)
+    out.emit(
+        TemplatePlaced(
+            u.uid,
+            template.id,
+            plan.indirect,
+            Step(at.x, at.y, command.facing),
+            roll,
+            Step(landed.x, landed.y, command.facing),
+            tuple(Step(sq.x, sq.y) for sq in sorted(squares, key=lambda q: (q.y, q.x))),
+            tuple(t.uid for t in targets),
+            plan.penalties,
+            plan.sight,
+        )
+    )
+    piercing = template.has(Ability.PIERCING)
+    for t in targets:
+        target = out.state.units[t.uid]
+        if not target.alive or target.placement is None:
+            continue
+        request = template_request(out.state, out.state.units[u.uid], target, plan)
+        if request is None:
+            continue  # an X against its class
+        mark = len(out.roller.records)
+        die = out.roller.d6(f"template of {u.uid} on {target.uid}", stage="shot")
+        final = shot_final(die, request)
+        dv = target_dv(request.target)
+        outcome = shot_outcome(final, dv)
+        heavy = target.counter.unit_class is UnitClass.HEAVY_VEHICLE
+        out.emit(
+            UnitShot(
+                u.uid,
+                target.uid,
+                False,
+                take_roll(out.roller, mark),
+                request.attacker.cv,
+                modified_cv(request.attacker, request.kind),
+                final_penalty(request.attacker, request.situation),
+                False,
+                plan.sight,
+                dv,
+                final,
+                str(outcome),
+                0,
+                f"template:{template.id}",
+                0,
+                "side" if heavy else "",
+            )
+        )
+        if outcome is ShotOutcome.STEP:
+            _hurt(out, target, 1, piercing, u.uid)
+        elif outcome is ShotOutcome.COUP_DOUBLE:
+            _hurt(out, target, 2, piercing, u.uid)
+
+
 # -- assault ------------------------------------------------------------------------------------
 
 
@@ -1920,6 +2106,9 @@ def decide(state: BattleState, command: Tagged, actor: str, dice: Roller) -> Dec
             _after_activation(out)
         case VehicleFire():
             _vehicle_fire(out, command, side)
+            _after_activation(out)
+        case TemplateFire():
+            _template_fire(out, command, side)
             _after_activation(out)
         case ScoutMove():
             _scout_move(out, command, side)

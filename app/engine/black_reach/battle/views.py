@@ -29,6 +29,7 @@ from app.engine.black_reach.battle.commands import (
     ScoutMove,
     Shoot,
     Snipe,
+    TemplateFire,
     VehicleFire,
 )
 from app.engine.black_reach.battle.events import UnitMoved
@@ -59,6 +60,7 @@ from app.engine.black_reach.tables import (
     damage_face_odds,
     sniper_odds,
 )
+from app.engine.black_reach.templates import QUARTERS, template_distance, template_name
 from app.engine.black_reach.turn import Phase, TokenKind, due
 from app.engine.match.codec import JsonObject
 from app.engine.match.errors import Refusal
@@ -286,7 +288,33 @@ def legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
         actions.extend(_multi_shots(state, u, shots))
         if u.face.has(Ability.SNIPER):
             actions.extend(_snipes(state, u))
+        actions.extend(_templates(state, u))
     return actions
+
+
+def _templates(state: BattleState, u: UnitState) -> list[JsonObject]:
+    """Tir Direct / Tir Indirect: the template to place on an intercase (its squares as
+    offsets from the intercase, facing N, turned by quarter turns), its CVs and dispersion."""
+    out: list[JsonObject] = []
+    for ability, indirect in ((Ability.DIRECT_FIRE, False), (Ability.INDIRECT_FIRE, True)):
+        ref = u.face.ability(ability)
+        template = state.catalogue.templates.get(template_name(ref.param)) if ref else None
+        if ref is None or template is None:
+            continue
+        out.append(
+            {
+                "command": _cmd(TemplateFire(u.uid, 0, 0, "N", indirect)),
+                "template": template.id,
+                "cells": [list(c) for c in template.cells],
+                "cv": {str(k): v for k, v in template.cv.items()},
+                "facings": list(QUARTERS),
+                "dispersion": None
+                if not indirect or template.dispersion is None
+                else [list(d) for d in template.dispersion],
+                "distance": template_distance(ref.param, template) if indirect else 0,
+            }
+        )
+    return out
 
 
 def _shot_entry(state: BattleState, t: UnitState, plan: ShotPlan) -> JsonObject:
