@@ -608,15 +608,23 @@ def event_reader(request: Request, match_id: int, who: service.Caller) -> events
     database = request.app.state.db
     hub = events.hub_for(request.app)
 
-    def fetch() -> Fetched:
+    def at_hand() -> Fetched | None:
         # Woken by a write this process committed (the last version announced here is the one
-        # it wrote): its row and battle are at hand, no database read (issue 21). A later
+        # it wrote): its row and battle are at hand, no database read and no trip to the thread
+        # pool (issue 21); built once per version for all the match's streams. A later
         # version, from either process, wakes the streams again.
         written = reads.cache.written.at(match_id, hub.announced(match_id))
-        if written is not None:
-            held = reads.cache.get((written.id, written.secret), written.version)
-            if held is not None:
-                return _fetched(written, held)
+        if written is None:
+            return None
+        held = reads.cache.get((written.id, written.secret), written.version)
+        if held is None:
+            return None
+        return held.rendered(("stream-fetched",), lambda: _fetched(written, held))
+
+    def fetch() -> Fetched:
+        found = at_hand()
+        if found is not None:
+            return found
         with database.sessions() as db:
             row = db.execute(_STREAM_ROW, {"match_id": match_id}).one_or_none()
             if row is None:
@@ -634,7 +642,7 @@ def event_reader(request: Request, match_id: int, who: service.Caller) -> events
         entries = found.snapshot.entries(str(seat), since)
         return events.Update(found.snapshot.version, entries, found.state)
 
-    return events.Shared(fetch, present)
+    return events.Shared(fetch, present, at_hand=at_hand)
 
 
 def event_stream(

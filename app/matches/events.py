@@ -79,6 +79,10 @@ class Shared(Generic[F]):
     # Which reads may be shared: the streams of one match share a fetch only with streams of
     # the same kind (the players' streams and the spectators' read different columns).
     kind: str = ""
+    # What ``fetch()`` would answer when this process already holds it (e.g. the version it
+    # just wrote), found on the event loop with no I/O; ``None``: ask ``fetch()``. It saves the
+    # trip to the thread pool, which is a good part of a stream read's cost (issue 21).
+    at_hand: Callable[[], F | None] | None = None
 
 
 class Hub:
@@ -370,7 +374,9 @@ async def stream(
             woken.clear()
             try:
                 if isinstance(read, Shared):
-                    fetched = await hub.fetch(match_id, read.fetch, read.kind)
+                    fetched = read.at_hand() if read.at_hand is not None else None
+                    if fetched is None:
+                        fetched = await hub.fetch(match_id, read.fetch, read.kind)
                     update = read.present(fetched, since)
                 else:
                     update = await hub.read(read, since)
