@@ -16,7 +16,7 @@ from app.core.i18n import lazy, ngettext
 from app.core.ids import parse_int
 from app.engine.combat import to_jsonable
 from app.engine.match.missions import Mission
-from app.engine.narrative8e.match import combat_zones
+from app.engine.narrative8e.match import combat_zones, expansions
 from app.engine.wh40k10e.battle import Battle, Seat
 from app.engine.wh40k10e.battle.narrative_zones import zone_of
 from app.matches import service
@@ -29,6 +29,7 @@ from app.matches.pages import (
     PagePost,
     PageSystem,
 )
+from app.matches.pages.wh40k10e import expansion as expansion_page
 from app.matches.pages.wh40k10e import present
 from app.matches.present import localized, tr
 from app.matches.systems.wh40k10e import SYSTEM as _SYSTEM
@@ -167,7 +168,9 @@ def build_command(form: FormData, cmd: dict[str, Any]) -> dict[str, Any]:
         cmd["removals"] = removals[:50]
     if kind == "concede" and form.get("confirmed"):
         cmd["confirm"] = True
-    if kind in present.NARRATIVE_KINDS:
+    if kind in expansion_page.EXPANSION_KINDS:
+        expansion_page.expansion_inputs(form, kind, cmd)
+    elif kind in present.NARRATIVE_KINDS:
         _narrative_inputs(form, kind, cmd)
     return cmd
 
@@ -267,12 +270,18 @@ def context(page: PageInput) -> dict[str, Any]:
         "objectives": [],
         "narrative": None,
         "combat_zone": None,
+        "expansion": None,
     }
     if battle is None:
         return ctx
     actions = page.actions
     narrative = battle.state.narrative  # only the pack's public data is read from it
-    stratagems = present.mission_stratagems(narrative.mission.stratagems if narrative else ())
+    expansion = narrative.expansion if narrative is not None else None
+    stratagems = present.mission_stratagems(
+        (*narrative.mission.stratagems, *(expansion.expansion.stratagems if expansion else ()))
+        if narrative
+        else ()
+    )
     mine = [u for u in view["units"] if u["owner"] == me]
     snapshot = match.army_a if me == "A" else match.army_b
     ctx.update(
@@ -291,6 +300,14 @@ def context(page: PageInput) -> dict[str, Any]:
         objectives=present.objective_rows(view),
         in_battle=view["stage"] == "battle",
     )
+    if expansion is not None:
+        names = {
+            u["id"]: present.group_name(u, {x["id"]: x for x in view["units"]})
+            for u in view["units"]
+        }
+        ctx["expansion"] = expansion_page.expansion_panel(
+            view, localized(expansion.expansion.name, expansion.id), names
+        )
     zone = zone_of(battle.state)
     if zone is not None:
         found = view.get("combat_zone") or {}
@@ -316,8 +333,32 @@ def _zone_name(raw: Mapping[str, Any], zone_id: str) -> str:
 
 def new_match_fields(mission: Mission) -> list[OptionField]:
     """The combat zone the battle is fought in (option ``combat_zone``), agreed before
-    deployment [seed 003 L567-L571]: none by default."""
+    deployment [seed 003 L567-L571]: none by default; for a narrative scenario, the expansion
+    it is played with (option ``expansion``) [L671-L919]."""
     zones = combat_zones()
+    fields = _zone_fields(zones)
+    if isinstance(mission.options.get("narrative"), Mapping):
+        known = expansions()
+        fields.append(
+            OptionField(
+                name="expansion",
+                label=_("Expansion"),
+                choices=[
+                    Choice("", _("None")),
+                    *(Choice(x, _zone_name(raw, x)) for x, raw in known.items()),
+                ],
+                default="",
+                help=_(
+                    "Optional: Planetstrike, Cities of Death, Stronghold Assault or Death from "
+                    "the Skies. The match tracks buildings, the Firestorm, reserves, the "
+                    "airspace and the Dogfight picks; attacks are rolled at the table."
+                ),
+            )
+        )
+    return fields
+
+
+def _zone_fields(zones: Mapping[str, Any]) -> list[OptionField]:
     return [
         OptionField(
             name="combat_zone",

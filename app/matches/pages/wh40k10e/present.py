@@ -16,6 +16,13 @@ from typing import Any
 from app.core.i18n import current_locale, lazy, ngettext
 from app.core.i18n import gettext as _
 from app.engine.wh40k10e.battle import CORE_STRATAGEMS
+from app.matches.pages.wh40k10e.expansion import (
+    EXPANSION_KINDS,
+    expansion_form,
+    stratagem_target_kind,
+)
+from app.matches.pages.wh40k10e.expansion import MERGED as EXPANSION_MERGED
+from app.matches.pages.wh40k10e.expansion import stratagem_targets as expansion_targets
 from app.matches.present import (  # noqa: F401 (the shared words, for the templates)
     LEAGUE_REPORT_REASONS,
     RESULTS,
@@ -234,6 +241,10 @@ class ActionForm:
     places: list[str] = field(default_factory=list)
     cp_range: tuple[int, int] | None = None
     target_kind: str = ""
+    # the expansions (expansion.py): buildings, a building's weapon, a target aircraft's arc
+    buildings: list[tuple[str, str]] = field(default_factory=list)
+    weapons: list[tuple[str, str]] = field(default_factory=list)
+    arcs: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def command_json(self) -> str:
@@ -259,10 +270,11 @@ def action_forms(
             continue  # their own forms
         unit = names.get(str(cmd.get("unit")), str(cmd.get("unit", "")))
         if kind in NARRATIVE_KINDS:
-            if kind in UNIT_CHOICE and ("narrative", kind) in merged:
+            one = kind in UNIT_CHOICE or kind in EXPANSION_MERGED
+            if one and ("narrative", kind) in merged:
                 continue
             made = narrative_form(action, view, stratagems or {})
-            if kind in UNIT_CHOICE:
+            if one:
                 merged[("narrative", kind)] = made
             out.append(made)
             continue
@@ -943,23 +955,26 @@ def _describe(
 
 # -- narrative missions (issue 15) -------------------------------------------------------------
 
-NARRATIVE_KINDS = frozenset(
-    {
-        "place_tokens",
-        "deploy_forces",
-        "go_to_ground",
-        "bombard",
-        "use_mission_stratagem",
-        "raise_alarm",
-        "reserve_roll",
-        "assault_return",
-        "cull_unit",
-        "attempt_sabotage",
-        "search_hiding_place",
-        "report_spy_killed",
-        "escape_unit",
-        "report_zones",
-    }
+NARRATIVE_KINDS = (
+    frozenset(
+        {
+            "place_tokens",
+            "deploy_forces",
+            "go_to_ground",
+            "bombard",
+            "use_mission_stratagem",
+            "raise_alarm",
+            "reserve_roll",
+            "assault_return",
+            "cull_unit",
+            "attempt_sabotage",
+            "search_hiding_place",
+            "report_spy_killed",
+            "escape_unit",
+            "report_zones",
+        }
+    )
+    | EXPANSION_KINDS
 )
 # Narrative commands whose dice the players may roll by hand.
 NARRATIVE_ROLLING = frozenset(
@@ -1224,6 +1239,9 @@ def narrative_form(
         ]
 
     form = ActionForm(label=narrative_label(kind, cmd, names, stratagems), command=cmd, kind=kind)
+    if kind in EXPANSION_KINDS:
+        expansion_form(form, view, names)
+        return form
     form.dice = kind in NARRATIVE_ROLLING
     form.primary = kind in {"place_tokens", "deploy_forces", "bombard"}
     if kind in ("place_tokens", "deploy_forces"):
@@ -1254,8 +1272,13 @@ def narrative_form(
             if spec.variable:
                 form.cp_range = (spec.cp_min, spec.cp_max)
                 form.command.pop("cp", None)
-        form.targets = stratagem_targets(str(cmd.get("stratagem")), view, names)
-        form.target_kind = STRATAGEM_TARGETS.get(str(cmd.get("stratagem")), "")
+        sid = str(cmd.get("stratagem"))
+        form.targets = stratagem_targets(sid, view, names)
+        form.target_kind = STRATAGEM_TARGETS.get(sid, "")
+        if not form.target_kind and stratagem_target_kind(sid):
+            form.target_kind = "ruin" if stratagem_target_kind(sid) == "ruin" else "unit"
+            form.targets = expansion_targets(sid, view, names)
+            form.command.pop("target", None)
     return form
 
 

@@ -1,0 +1,398 @@
+"""The expansions of the narrative missions on the 10th-edition match page: their forms (one
+per command kind, the building, unit or aircraft a choice), the inputs a form posts, and the
+panel (buildings, Planetary Assault, combat airspace, the Dogfight, Cities of Death) with the
+rules the table keeps (docs/rulings/narrative-8e.md, 61-70). Everything shown comes from the
+seat's own view: a *Booby Traps* ruin only on its owner's page until it triggers."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from starlette.datastructures import FormData
+
+from app.core.i18n import gettext as _
+from app.core.i18n import lazy
+from app.core.ids import parse_int
+from app.matches.present import tr
+
+__all__ = [
+    "EXPANSION_KINDS",
+    "EXPANSION_ROLLING",
+    "ExpansionPanel",
+    "expansion_form",
+    "expansion_inputs",
+    "expansion_panel",
+    "stratagem_target_kind",
+]
+
+EXPANSION_KINDS = frozenset(
+    {
+        "place_building",
+        "occupy_building",
+        "leave_building",
+        "damage_building",
+        "garrison_roll",
+        "firestorm",
+        "leave_airspace",
+        "return_to_airspace",
+        "dogfight_pick",
+        "dogfight_pass",
+        "trigger_trap",
+    }
+)
+# the commands whose dice the players may roll by hand
+EXPANSION_ROLLING = frozenset({"garrison_roll", "firestorm", "return_to_airspace", "trigger_trap"})
+# one form per kind: the building, unit or aircraft is a choice of the form
+MERGED = frozenset(EXPANSION_KINDS - {"place_building", "dogfight_pass", "firestorm"})
+
+BUILDINGS = {
+    "bastion": lazy("Bastion"),
+    "defence-emplacement": lazy("Defence Emplacement"),
+    "bunker": lazy("Bunker"),
+    "fortress": lazy("Fortress"),
+}
+WEAPONS = {
+    "icarus-lascannon": lazy("Icarus lascannon"),
+    "quad-gun": lazy("Quad-gun"),
+}
+ARCS = {
+    "front": lazy("front (head-on)"),
+    "side": lazy("side (deflection)"),
+    "rear": lazy("rear"),
+}
+PLACEMENTS = {"orbit": lazy("from orbit"), "landing_zone": lazy("from the landing zone")}
+# what the match leaves to the table, per expansion (rulings 63-70)
+REMINDERS = {
+    "planetstrike": (
+        lazy(
+            'Firestorm: the six numbered dice at least 9" apart; a unit within 3" of the die '
+            "rolled suffers D6 mortal wounds (D3 if it went to ground)."
+        ),
+        lazy('From orbit: set up more than 6" from enemies; landing zone: within 6" of its edge.'),
+        lazy(
+            "Buildings cannot move or fight and are hit automatically in the Fight phase; "
+            "occupants can only shoot."
+        ),
+        lazy(
+            "Defence Emplacement: +1 to hit a unit that can FLY or arrived from orbit in the "
+            "Attacker's last turn, -1 otherwise."
+        ),
+    ),
+    "stronghold-assault": (
+        lazy(
+            "A Gun Never Sleeps: the Attacker's Heavy weapons ignore the moving penalty "
+            "against a Bunker or Fortress."
+        ),
+        lazy(
+            'Defence Lines: cover within 1" behind them; take cover: +2 to saves, no action '
+            'until the next enemy turn; fight across them within 2".'
+        ),
+        lazy("Sappers: +1 to wound a Bunker or Fortress this phase."),
+    ),
+    "death-from-the-skies": (
+        lazy(
+            "The Dogfight opens the Shooting phase: aircraft shoot only at the aircraft picked; "
+            "turret weapons any arc, tail weapons the rear arc, the others the front arc; no "
+            "bombs."
+        ),
+        lazy(
+            'A returning aircraft is set up touching an edge and moves 6" straight (it counts '
+            "as moving its maximum)."
+        ),
+        lazy("Evasive Manoeuvres: re-roll failed saves this phase, -1 to hit until the turn ends."),
+    ),
+    "cities-of-death": (
+        lazy(
+            "Infantry in ruins that did not move get +2 instead of +1 to saves against shooting; "
+            "others need half of each model hidden."
+        ),
+        lazy('High Ground (3" above every target model): no cover for the target.'),
+        lazy('Streets: +2" to a move along a road (+4" if Advancing), not for FLY.'),
+        lazy("Grenades against a unit in ruins: re-roll failed wounds, random attacks at maximum."),
+        lazy("Medical Centre: a 6 ignores a wound lost by a model occupying the ruin."),
+    ),
+}
+
+
+@dataclass
+class BuildingRow:
+    id: str
+    kind: str
+    controller: str
+    wounds: int
+    max_wounds: int
+    inside: int
+    capacity: int
+    weapon: str | None
+    destroyed: bool
+    garrison_due: int
+
+
+@dataclass
+class ExpansionPanel:
+    id: str
+    name: str
+    buildings: list[BuildingRow] = field(default_factory=list)
+    placements: list[tuple[str, str]] = field(default_factory=list)
+    orbit_arrivals: list[tuple[str, int]] = field(default_factory=list)
+    off_airspace: list[tuple[str, int]] = field(default_factory=list)
+    never_returned: list[str] = field(default_factory=list)
+    dogfight: list[dict[str, Any]] = field(default_factory=list)
+    traps: list[str] = field(default_factory=list)  # the seat's own, secret
+    triggered: list[dict[str, str]] = field(default_factory=list)
+    medical: list[dict[str, str]] = field(default_factory=list)
+    sewer: list[str] = field(default_factory=list)
+    firestorm_done: bool = False
+    firestorm_extra: int = 0
+    rapid_drop_left: int = 0
+    reminders: list[str] = field(default_factory=list)
+
+
+def _weapon_label(weapon: str | None) -> str | None:
+    if weapon is None:
+        return None
+    if weapon.startswith("heavy-bolter:"):
+        return _("%(n)s extra heavy bolters") % {"n": weapon.removeprefix("heavy-bolter:")}
+    return tr(WEAPONS, weapon)
+
+
+def expansion_panel(
+    view: Mapping[str, Any], name: str, names: Mapping[str, str]
+) -> ExpansionPanel | None:
+    """The expansion part of the narrative panel (``None``: no expansion)."""
+    x = (view.get("narrative") or {}).get("expansion")
+    if not x:
+        return None
+
+    def n(uid: object) -> str:
+        return names.get(str(uid), str(uid))
+
+    return ExpansionPanel(
+        id=str(x["id"]),
+        name=name,
+        buildings=[
+            BuildingRow(
+                b["id"],
+                tr(BUILDINGS, b["kind"]),
+                str(b["controller"]),
+                int(b["wounds"]),
+                int(b["max_wounds"]),
+                int(b["models_inside"]),
+                int(b["capacity"]),
+                _weapon_label(b.get("weapon")),
+                bool(b["destroyed"]),
+                int(b["garrison_due"]),
+            )
+            for b in x.get("buildings", ())
+        ],
+        placements=list(
+            dict.fromkeys((n(u), tr(PLACEMENTS, p)) for u, p in (x.get("placements") or {}).items())
+        ),
+        orbit_arrivals=[(n(u), int(r)) for u, r in x.get("orbit_arrivals", ())],
+        off_airspace=[(n(u), int(r)) for u, r in (x.get("off_airspace") or {}).items()],
+        never_returned=[n(u) for u in x.get("never_returned", ())],
+        dogfight=[
+            {
+                "seat": p["seat"],
+                "aircraft": n(p["aircraft"]),
+                "target": n(p["target"]),
+                "arc": tr(ARCS, p["arc"]),
+                "modifier": int(p["modifier"]),
+            }
+            for p in x.get("dogfight", ())
+        ],
+        traps=[str(r) for r in x.get("my_traps", ())],
+        triggered=[
+            {"seat": str(t["seat"]), "ruin": str(t["ruin"]), "unit": n(t["unit"])}
+            for t in x.get("triggered", ())
+        ],
+        medical=[
+            {"seat": str(m["seat"]), "ruin": str(m["ruin"])} for m in x.get("medical_centre", ())
+        ],
+        sewer=[n(u) for u in x.get("sewer_rats", ())],
+        firestorm_done=bool(x.get("firestorm_done")),
+        firestorm_extra=int(x.get("firestorm_extra") or 0),
+        rapid_drop_left=int(x.get("rapid_drop_left") or 0),
+        reminders=[str(r) for r in REMINDERS.get(str(x["id"]), ())],
+    )
+
+
+def stratagem_target_kind(sid: str) -> str:
+    """What an expansion Stratagem names: a building, a unit of yours on the table, one to set
+    up, or a ruin (typed)."""
+    return {
+        "consolidated-stronghold": "building",
+        "escape-hatch": "building",
+        "sappers": "own",
+        "plunging-fire": "own",
+        "evasive-manoeuvres": "own",
+        "refuel-rearm-repair": "aircraft_off",
+        "sewer-rats": "to_deploy",
+        "booby-trapped-ruin": "ruin",
+        "medical-centre": "ruin",
+    }.get(sid, "")
+
+
+def stratagem_targets(
+    sid: str, view: Mapping[str, Any], names: Mapping[str, str]
+) -> list[tuple[str, str]]:
+    x = (view.get("narrative") or {}).get("expansion") or {}
+    me = view.get("viewer")
+    what = stratagem_target_kind(sid)
+    if what == "building":
+        return [
+            (b["id"], b["id"])
+            for b in x.get("buildings", ())
+            if not b["destroyed"] or b["garrison_due"]
+        ]
+    if what == "own":
+        return [
+            (u["id"], names.get(u["id"], u["id"]))
+            for u in view.get("units", ())
+            if u["owner"] == me and u["location"] == "battlefield" and not u["destroyed"]
+        ]
+    if what == "aircraft_off":
+        return [(u, names.get(u, u)) for u in (x.get("off_airspace") or {})]
+    if what == "to_deploy":
+        return [
+            (u["id"], names.get(u["id"], u["id"]))
+            for u in view.get("units", ())
+            if u["owner"] == me and u["location"] == "to_deploy"
+        ]
+    return []
+
+
+def expansion_form(form: Any, view: Mapping[str, Any], names: Mapping[str, str]) -> None:
+    """Fill the inputs of an expansion command's form (``form``: a present.ActionForm)."""
+    cmd = form.command
+    kind = form.kind
+    x = (view.get("narrative") or {}).get("expansion") or {}
+    me = view.get("viewer")
+    units = view.get("units", ())
+
+    def table(owner_is_me: bool) -> list[tuple[str, str]]:
+        return [
+            (u["id"], names.get(u["id"], u["id"]))
+            for u in units
+            if (u["owner"] == me) == owner_is_me
+            and u["location"] == "battlefield"
+            and not u["destroyed"]
+        ]
+
+    standing = [(b["id"], b["id"]) for b in x.get("buildings", ()) if not b["destroyed"]]
+    form.dice = kind in EXPANSION_ROLLING
+    if kind == "place_building":
+        form.label = _("Set up a building: {kind}").format(kind=tr(BUILDINGS, cmd.get("building")))
+        if cmd.get("building") == "defence-emplacement":
+            form.weapons = [(w, tr(WEAPONS, w)) for w in WEAPONS]
+        elif cmd.get("building") == "fortress":
+            form.weapons = [
+                (f"heavy-bolter:{i}", _weapon_label(f"heavy-bolter:{i}") or "") for i in range(5)
+            ]
+        cmd.pop("weapon", None)
+        return
+    if kind in ("occupy_building", "leave_building", "damage_building", "garrison_roll"):
+        cmd.pop("building", None)
+        cmd.pop("unit", None)
+        cmd.pop("wounds", None)
+        form.buildings = standing
+        if kind == "garrison_roll":
+            form.buildings = [
+                (b["id"], b["id"]) for b in x.get("buildings", ()) if b["garrison_due"]
+            ]
+        labels = {
+            "occupy_building": _("A unit enters a building"),
+            "leave_building": _("A unit leaves a building"),
+            "damage_building": _("Report the wounds your attacks did to a building"),
+            "garrison_roll": _("Roll for the garrison of a destroyed building"),
+        }
+        form.label = labels[kind]
+        if kind == "occupy_building":
+            form.units = table(True)
+        elif kind == "leave_building":
+            inside = {u for b in x.get("buildings", ()) for u in b.get("occupants", ())}
+            form.units = [(u, n) for u, n in table(True) if u in inside]
+        elif kind == "damage_building":
+            form.fields += ["wounds", "demolitions"]
+        return
+    if kind == "firestorm":
+        form.label = _("Resolve the Firestorm Attacks")
+        form.primary = True
+        form.fields += ["attacks", "firestorm"]
+        form.units = table(False)
+        form.buildings = standing
+        cmd.pop("hits", None)
+        cmd.pop("attacks", None)
+        return
+    if kind in ("leave_airspace", "return_to_airspace"):
+        cmd.pop("unit", None)
+        if kind == "leave_airspace":
+            form.label = _("An aircraft leaves combat airspace")
+            form.units = [(u, n) for u, n in table(True) if _aircraft(units, u)]
+        else:
+            form.label = _("An aircraft tries to return to combat airspace")
+            off = x.get("off_airspace") or {}
+            form.units = [(u, names.get(u, u)) for u in off]
+        return
+    if kind == "dogfight_pick":
+        for key in ("aircraft", "target", "arc"):
+            cmd.pop(key, None)
+        form.label = _("Dogfight: your aircraft shoots an enemy aircraft")
+        form.units = [(u, n) for u, n in table(True) if _aircraft(units, u)]
+        form.enemies = [(u, n) for u, n in table(False) if _aircraft(units, u)]
+        form.arcs = [(a, tr(ARCS, a)) for a in ARCS]
+        return
+    if kind == "dogfight_pass":
+        form.label = _("Dogfight: no other aircraft of yours")
+        return
+    if kind == "trigger_trap":
+        cmd.pop("unit", None)
+        form.label = _("Your booby-trapped ruin: an enemy unit moved into it")
+        form.enemies = table(False)
+        form.fields.append("advanced")
+
+
+def _aircraft(units: Any, uid: str) -> bool:
+    return any(u["id"] == uid and "AIRCRAFT" in u.get("keywords", ()) for u in units)
+
+
+def _texts(form: FormData, name: str, limit: int = 100) -> list[str]:
+    return [v.strip()[:64] for v in form.getlist(name) if isinstance(v, str) and v.strip()][:limit]
+
+
+def _one(form: FormData, name: str, size: int = 64) -> str | None:
+    value = form.get(name)
+    return value.strip()[:size] if isinstance(value, str) and value.strip() else None
+
+
+def expansion_inputs(form: FormData, kind: str, cmd: dict[str, Any]) -> None:
+    """The inputs an expansion form posts: the building, unit, aircraft, weapon, arc, the
+    wounds reported, the Firestorm's count and what lies near each numbered die."""
+    for name in ("building", "weapon", "aircraft", "target", "arc"):
+        value = _one(form, name)
+        if value is not None:
+            cmd[name] = value
+    if kind in ("occupy_building", "leave_building", "leave_airspace", "return_to_airspace"):
+        unit = _one(form, "unit")
+        if unit is not None:
+            cmd["unit"] = unit
+    if kind == "trigger_trap":
+        cmd.pop("enemy", None)
+        enemy = _one(form, "enemy")
+        if enemy is not None:
+            cmd["unit"] = enemy
+        cmd["advanced"] = bool(form.get("advanced"))
+    if kind == "damage_building":
+        cmd["wounds"] = parse_int(form.get("wounds"), 0, 60) or 0
+        cmd["demolitions"] = parse_int(form.get("demolitions"), 0, 60) or 0
+    if kind == "firestorm":
+        cmd["attacks"] = parse_int(form.get("attacks"), 0, 12) or 0
+        hits: dict[str, list[str]] = {}
+        for die in range(1, 7):
+            near = _texts(form, f"die_{die}", 40)
+            if near:
+                hits[str(die)] = near
+        cmd["hits"] = hits
+        cmd["go_to_ground"] = _texts(form, "go_to_ground")
