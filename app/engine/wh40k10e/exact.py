@@ -43,8 +43,9 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from fractions import Fraction
+from typing import NamedTuple
 
 from app.engine.combat import CombatAnalysis, ExtraValue
 from app.engine.distributions import Dist, power_weights
@@ -367,6 +368,24 @@ def _wound_loss(slot: ModelSlot, w: _Weapon, situation: Situation) -> tuple[dict
     return d.weights(), d.total
 
 
+class _Kernel(NamedTuple):
+    """One attack of a weapon on the general chain (:meth:`_Chain._kernel`): per model
+    profile the wounds one wound-to-save makes it lose (over ``q1``), ``q`` the total of an
+    attack's weights, ``r0`` the weight of "nothing happens" (the same from every line state,
+    the least favourable save), ``qq = q - r0``, the "nothing" weight of each profile, their
+    least, and the live transitions ``(next state, mortal wounds added, weight)`` of a line
+    state."""
+
+    losses: dict[tuple[int, int | None, int | None], tuple[dict[int, int], int]]
+    q1: int
+    q: int
+    r0: int
+    qq: int
+    null_w: list[int]
+    s_min: int
+    live_row: Callable[[int], list[tuple[int, int, int]]]
+
+
 class _Chain:
     """The target's state distribution: key = m * NS + b * NC + c -> integer weight."""
 
@@ -401,11 +420,10 @@ class _Chain:
     ) -> tuple[dict[int, int], int]:
         return _wound_loss(slot, w, situation)
 
-    def apply_weapon(
+    def _kernel(
         self, w: _Weapon, situation: Situation, outcome: dict[tuple[int, int], int], total: int
-    ) -> None:
-        """Run every attack of one weapon: one chain step per attack, the number of attacks
-        random (independent per model), state carried over. Kernel rows are built only for
+    ) -> _Kernel:
+        """One attack of ``w`` from any line state, over ``q``: the rows built lazily, for
         the line states actually reached."""
         layout = self.layout
         nc = self.NC
@@ -474,6 +492,32 @@ class _Chain:
         s_min = min(null_w)
         r0 = sum(pw * s_min**k * q1 ** (k_max - k) for (k, m), pw in outcome.items() if m == 0)
         qq = q - r0
+
+        def live_row(idx: int) -> list[tuple[int, int, int]]:
+            row = attack_row(idx)
+            out = []
+            for dst, m_add, wt in row:
+                if dst == idx and m_add == 0:
+                    wt -= r0
+                    if wt == 0:
+                        continue
+                out.append((dst, m_add, wt))
+            return out
+
+        return _Kernel(losses, q1, q, r0, qq, null_w, s_min, live_row)
+
+    def apply_weapon(
+        self, w: _Weapon, situation: Situation, outcome: dict[tuple[int, int], int], total: int
+    ) -> None:
+        """Run every attack of one weapon: one chain step per attack, the number of attacks
+        random (independent per model), state carried over. Kernel rows are built only for
+        the line states actually reached."""
+        kernel = self._kernel(w, situation, outcome, total)
+        layout = self.layout
+        nc = self.NC
+        losses, q1, q, r0 = kernel.losses, kernel.q1, kernel.q, kernel.r0
+        null_w, s_min, live_row = kernel.null_w, kernel.s_min, kernel.live_row
+        qq = q - r0
         if qq == 0:  # nothing this weapon does can harm the target
             return
         # When every model saves alike and mortal wounds are capped, a live attack always
@@ -487,17 +531,6 @@ class _Chain:
         wiped = self.wiped
         rem = self.rem
         simple = all(m == 0 for _, m in outcome)
-
-        def live_row(idx: int) -> list[tuple[int, int, int]]:
-            row = attack_row(idx)
-            out = []
-            for dst, m_add, wt in row:
-                if dst == idx and m_add == 0:
-                    wt -= r0
-                    if wt == 0:
-                        continue
-                out.append((dst, m_add, wt))
-            return out
 
         shift_rows: dict[int, list[tuple[int, list[tuple[int, int]]]]] = {}
         start = self.v
@@ -747,6 +780,235 @@ class _Chain:
             assert m == 0
             out[divmod(idx, self.NC)] += weight
         return dict(out)
+
+
+def _comb_up(r: int, i: int) -> int:
+    """``C(r + i - 1, i)``, the coefficient of ``x**i`` in ``(1 - x)**-r`` (1, 0, 0... for
+    ``r = 0``)."""
+    return math.comb(r + i - 1, i) if r else int(i == 0)
+
+
+class _HardChain(_Chain):
+    """The general chain for :class:`_SoftCharacterChain`: mortal wounds thinned by the
+    bodyguard's Feel No Pain as they are made, and only the pending counts that stay on the
+    bodyguard line (``m < B - b``) carried; the others are followed by :class:`_TaylorChain`."""
+
+    def __init__(self, layout: Layout, budget: _Budget) -> None:
+        super().__init__(layout, True, budget)
+
+    def remaining(self) -> list[int]:
+        """Per line state, the bodyguard's remaining wounds (0 once it is destroyed)."""
+        big = self.layout.B
+        return [max(big - idx // self.NC, 0) for idx in range(self.NS)]
+
+
+class _TaylorChain:
+    """For :class:`_SoftCharacterChain`: per line state ``s``, the pending mortal wounds'
+    generating function ``G_s(z)`` read at ``z = w = (1 - q) + q y`` as a polynomial in ``y``
+    truncated after ``y**(C - 1)`` (``q`` the chance that a pending wound, already past the
+    bodyguard's Feel No Pain, is not negated by the CHARACTER's). Adding ``m`` pending
+    wounds multiplies by ``w**m``: the pending dimension is ``C`` coefficients, not every
+    count. Weights are integers over ``den``: ``w = (a + b y) / d``."""
+
+    def __init__(self, layout: Layout, q: Fraction, budget: _Budget) -> None:
+        self.layout = layout
+        self.NC = layout.C + 1
+        self.wiped = layout.B * self.NC + layout.C
+        self.deg = layout.C
+        self.a = q.denominator - q.numerator
+        self.b = q.numerator
+        self.d = q.denominator
+        self.v: dict[int, list[int]] = {0: [1] + [0] * (self.deg - 1)}
+        self.den = 1
+        self.budget = budget
+
+    def apply_weapon(self, w: _Weapon, kernel: _Kernel) -> None:
+        """Every attack of ``w`` (Horner's scheme over the live attacks, as
+        :meth:`_Chain.apply_weapon`), with each transition's pending wounds as ``w**m``; the
+        operator is scaled by ``d**M`` (``M`` the most pending wounds one attack adds) so
+        that every weight stays an integer. Nothing is pruned: however many wounds are
+        pending, the CHARACTER may survive them."""
+        if kernel.qq == 0:
+            return
+        h, h_den, g = _live_counts(w.per_model, kernel.r0, kernel.q, w.entry.models, None)
+        top = len(h) - 1
+        wiped, deg, a, b, d = self.wiped, self.deg, self.a, self.b, self.d
+        grouped: dict[int, list[tuple[int, list[tuple[int, int]]]]] = {}
+        m_top = 0
+
+        def row(idx: int) -> list[tuple[int, list[tuple[int, int]]]]:
+            got = grouped.get(idx)
+            if got is None:
+                got = grouped[idx] = _by_shift(kernel.live_row(idx), wiped)
+            return got
+
+        reach = {0} | set(self.v)
+        todo = list(reach)
+        while todo:  # every line state reachable from the start (a few dozen)
+            idx = todo.pop()
+            for m_add, targets in row(idx):
+                m_top = max(m_top, m_add)
+                for dst, _ in targets:
+                    if dst not in reach:
+                        reach.add(dst)
+                        todo.append(dst)
+        lam = d**m_top
+        scaled = {
+            idx: [(m_add, [(dst, wt * d ** (m_top - m_add)) for dst, wt in ts]) for m_add, ts in r]
+            for idx, r in grouped.items()
+        }
+        gl = g * lam
+        coef = [0] * (top + 1)
+        scale = 1
+        for t in range(top, -1, -1):
+            coef[t] = h[t] * scale
+            scale *= gl
+        final_den = self.den * h_den * scale // gl  # den * h_den * (g * lam)**top
+        bound = self.den * _horner_bounds(coef, kernel.qq * lam)[0]
+        step = (_bits(bound) + 8) // 8
+        slot = step * 8
+        mask = (1 << (deg * slot)) - 1
+        start = {idx: _pack(cs, step) for idx, cs in self.v.items()}
+        acc: dict[int, int] = {}
+        for t in range(top, -1, -1):
+            nxt: dict[int, int] = defaultdict(int)
+            updates = 0
+            for idx, packed in acc.items():
+                cur, cur_m = packed, 0
+                for m_add, targets in scaled[idx]:
+                    while cur_m < m_add:  # times (a + b y), truncated after y**(deg - 1)
+                        cur = (cur * a + ((cur * b) << slot)) & mask
+                        cur_m += 1
+                    for dst, wt in targets:
+                        nxt[dst] += cur * wt
+                    updates += len(targets) + 2
+            c = coef[t]
+            if c:
+                for idx, packed in start.items():
+                    nxt[idx] += packed * c
+            acc = nxt
+            self.budget.spend(updates * deg, slot)
+        self.v = {idx: _unpack(x, deg, step) for idx, x in acc.items()}
+        self.den = final_den
+        g_all = math.gcd(self.den, *(x for cs in self.v.values() for x in cs))
+        if g_all > 1:
+            self.v = {idx: [x // g_all for x in cs] for idx, cs in self.v.items()}
+            self.den //= g_all
+        _check_digits(self.den.bit_length())
+
+
+class _SoftCharacterChain:
+    """A unit whose CHARACTER line negates more mortal wounds than its bodyguard line (every
+    bodyguard model with one Feel No Pain, every CHARACTER with another, better one), with
+    Devastating Wounds. The pending mortal wounds go to the bodyguard first, spilling over
+    (RULINGS 9, 11), then to the CHARACTERs; they cannot be capped, since the CHARACTER's
+    Feel No Pain may negate any number of them, and carrying every count was the cost of
+    :class:`_Chain` here (3 s for the mixed unit of issue 18).
+
+    Each mortal wound is thinned by the bodyguard's Feel No Pain as it is made (``p_b``);
+    one that reaches a CHARACTER is then kept with probability ``q = p_c / p_b`` (the two
+    thinnings make ``p_c``). After the normal damage, from line state ``s`` with ``R`` wounds
+    left on the bodyguard and ``m`` pending: the bodyguard takes ``min(m, R)``, and the
+    CHARACTERs ``Bin(m - R, q)`` of the rest. So:
+
+    - the counts ``m < R`` are followed exactly by :class:`_HardChain` (capped at ``R``);
+    - the rest only through ``sum_{m >= R} P(s, m) Bin(m - R, q)``, whose generating function
+      in ``y`` is ``w**-R (G_s(w) - sum_{m < R} P(s, m) w**m)`` with ``w = 1 - q + q y``:
+      :class:`_TaylorChain` follows ``G_s(w)`` truncated after the CHARACTERs' wounds.
+    Both are exact; the answer is their combination (:meth:`final`)."""
+
+    def __init__(self, layout: Layout, budget: _Budget) -> None:
+        self.layout = layout
+        self.low = _HardChain(layout, budget)
+        p_b = _fnp_lose(layout.bodyguard[0].feel_no_pain)
+        self.q = _fnp_lose(layout.characters[0].feel_no_pain) / p_b
+        self.high = _TaylorChain(layout, self.q, budget)
+        self.den = 1
+
+    @staticmethod
+    def applies(layout: Layout) -> bool:
+        """Bodyguard and CHARACTERs each of one Feel No Pain, the CHARACTERs' better."""
+        if not layout.characters or not layout.bodyguard:
+            return False
+        body = {s.feel_no_pain for s in layout.bodyguard}
+        chars = {s.feel_no_pain for s in layout.characters}
+        if len(body) != 1 or len(chars) != 1:
+            return False
+        return _fnp_lose(chars.pop()) < _fnp_lose(body.pop())
+
+    def apply_weapon(
+        self, w: _Weapon, situation: Situation, outcome: dict[tuple[int, int], int], total: int
+    ) -> None:
+        self.low.apply_weapon(w, situation, outcome, total)
+        self.high.apply_weapon(w, self.low._kernel(w, situation, outcome, total))
+
+    def apply_mortal_wounds(self) -> None:
+        """Nothing to do here: :meth:`final` places them."""
+
+    def final(self) -> dict[tuple[int, int], int]:
+        """(b, c) -> weight over :attr:`den`: the pending wounds kept on the bodyguard
+        (exact counts), then those past it read from the Taylor coefficients."""
+        layout, low, high = self.layout, self.low, self.high
+        nc, ns = low.NC, low.NS
+        big, cap = layout.B, layout.C
+        by_state: dict[int, dict[int, int]] = defaultdict(dict)
+        for key, weight in low.v.items():
+            m, idx = divmod(key, ns)
+            # only the counts that stay on the bodyguard (``m < R``): a chain step that adds
+            # no mortal wound does not drop the others (they are the Taylor chain's)
+            if weight and m < big - idx // nc:
+                by_state[idx][m] = weight
+        a, b, d = high.a, high.b, high.d
+        exact_w: dict[tuple[int, int], int] = defaultdict(int)  # over low.den
+        for idx, counts in by_state.items():
+            sb, sc = divmod(idx, nc)
+            for m, weight in counts.items():  # m < R: the bodyguard takes them all
+                exact_w[(sb + m, sc)] += weight
+        # Every weight over one denominator ``den = high.den * low.den * d**(B-1) *
+        # a**(B+C-1)``: a state's tail is over ``high.den * low.den * d**(R-1) * a**(R+k-1)``
+        # (``k`` the CHARACTERs' wounds left), a factor of it.
+        d_top, a_top = max(big - 1, 0), big + cap - 1
+        den = high.den * low.den * d**d_top * a**a_top
+        weights: dict[tuple[int, int], int] = defaultdict(int)
+        up = high.den * d**d_top * a**a_top
+        for pos, weight in exact_w.items():
+            weights[pos] += weight * up
+        for idx in set(by_state) | set(high.v):
+            sb, sc = divmod(idx, nc)
+            if sc >= cap:
+                continue
+            keep = cap - sc  # the CHARACTERs' wounds left: y**keep and beyond destroy them
+            rem = max(big - sb, 0)
+            counts = by_state.get(idx, {})
+            # sum_{m < R} P(s, m) (a + b y)**m d**(R - 1 - m), by Horner, truncated
+            poly = [0] * keep
+            for m in range(rem - 1, -1, -1):
+                poly = [poly[j] * a + (poly[j - 1] * b if j else 0) for j in range(keep)]
+                poly[0] += counts.get(m, 0) * d ** (rem - 1 - m)
+            d_pow = max(rem - 1, 0)
+            low_den = low.den * d**d_pow
+            g_s = high.v.get(idx, [0] * high.deg)
+            # the difference over high.den * low_den
+            diff = [g_s[j] * low_den - (poly[j] * high.den if rem else 0) for j in range(keep)]
+            # times w**-R = d**R (a + b y)**-R = d**R a**-R sum_i C(R + i - 1, i) (-b / a)**i y**i,
+            # over a**(R + keep - 1): integer coefficients
+            top_a = rem + keep - 1
+            inv = [
+                d**rem * _comb_up(rem, i) * (-b) ** i * a ** (top_a - rem - i) for i in range(keep)
+            ]
+            lift = d ** (d_top - d_pow) * a ** (a_top - top_a)  # to ``den``
+            for j in range(keep):
+                num = sum(inv[i] * diff[j - i] for i in range(j + 1))
+                if num:
+                    weights[(big, sc + j)] += num * lift
+        kept = sum(weights.values())
+        wiped = (big, cap)
+        weights[wiped] += den - kept
+        weights = {k: x for k, x in weights.items() if x}
+        g = math.gcd(den, *weights.values())
+        self.den = den // g
+        _check_digits(self.den.bit_length())
+        return {k: x // g for k, x in weights.items()}
 
 
 class _LineChain:
@@ -1006,15 +1268,19 @@ def analyze(request: CombatRequest) -> CombatAnalysis:
     uniform = layout.uniform_feel_no_pain()
     fnp_all = layout.bodyguard[0].feel_no_pain
     budget = _Budget()
-    chain: _Chain | _LineChain
-    if _LineChain.applies(layout):
-        chain = _LineChain(layout, budget)
-    else:
-        chain = _Chain(layout, uniform, budget)
     weapons = [
         _Weapon(entry, weapon_rules(entry.weapon, target, situation), situation)
         for entry in request.attacks
     ]
+    chain: _Chain | _LineChain | _SoftCharacterChain
+    soft = not uniform and any(w.rules.devastating for w in weapons)
+    if _LineChain.applies(layout):
+        chain = _LineChain(layout, budget)
+    elif soft and _SoftCharacterChain.applies(layout):
+        chain = _SoftCharacterChain(layout, budget)
+    else:
+        chain = _Chain(layout, uniform, budget)
+        soft = False
     stages: dict[str, list[Dist]] = {
         "attacks": [],
         "hits": [],
@@ -1047,7 +1313,8 @@ def analyze(request: CombatRequest) -> CombatAnalysis:
         # -- the chain ------------------------------------------------------------------
         if w.rules.devastating:
             any_mortal = True
-            mortal = _thin(w.damage, _fnp_lose(fnp_all)) if uniform else w.damage
+            # uniform or soft: thinned by the (bodyguard's) Feel No Pain as they are made
+            mortal = _thin(w.damage, _fnp_lose(fnp_all)) if uniform or soft else w.damage
         else:
             mortal = _ZERO
         outcome, total = _attack_outcome(w, mortal)
