@@ -29,6 +29,12 @@ from app.core.i18n import gettext as _
 from app.core.i18n import lazy
 from app.engine.black_reach import SYSTEM_ID
 from app.matches.pages import Choice, OptionField, PageInput, PagePost, PageSystem, generic
+from app.matches.pages.black_reach_units import (
+    UnitExtras,
+    extras_of,
+    support_odds,
+    supporters,
+)
 from app.matches.pages.generic import black_reach_fields
 from app.matches.systems.black_reach import content
 from app.matches.systems.black_reach import hot_seat as hot_seat_rules
@@ -56,6 +62,8 @@ UNDO_ANSWERS = frozenset({"approve_undo", "refuse_undo"})
 FACINGS = ("N", "NE", "E", "SE", "S", "SW", "W", "NW")
 MAX_PATH = 40  # steps posted back in a move (the engine has its own bound)
 MAX_ORDERS = 40
+MAX_SUPPORTERS = 8  # the defender's zone of control has 8 squares
+FACE_MARKS = {"reduced": "R", "inactive": "I", "wreck": "W", "ambush": "A", "flight": "F"}
 SIDE_COLOURS = ("#2f6fdb", "#d23c3c")  # the scenario's first and second side
 HAND_OFF = "hand_off"  # tells the shared page to render the answer, not redirect (no JS)
 
@@ -68,6 +76,15 @@ STAGES = {
     "setup": lazy("Deployment"),
     "battle": lazy("Battle"),
     "ended": lazy("Battle over"),
+}
+FACES = {
+    "intact": lazy("intact face"),
+    "reduced": lazy("reduced face"),
+    "active": lazy("active face"),
+    "inactive": lazy("inactive face"),
+    "ambush": lazy("ambush face"),
+    "flight": lazy("flight face"),
+    "wreck": lazy("wreck"),
 }
 OUTCOMES = {
     "miss": lazy("miss"),
@@ -138,10 +155,17 @@ class Counter:
     acted: bool
     destroyed: bool
     cls: str
+    aboard: str = ""  # the transport it is in ("": none)
+    passengers: int = 0  # a transport: the units aboard
 
     @property
     def slug(self) -> str:
         return _slug(self.id)
+
+    @property
+    def face_mark(self) -> str:
+        """The letter drawn on a counter not on its first face ("" on an intact face)."""
+        return FACE_MARKS.get(self.face, "")
 
 
 def _slug(text: str) -> str:
@@ -168,7 +192,12 @@ def counters(view: Mapping[str, Any]) -> list[Counter]:
     sides = [str(s) for s in (view.get("seats") or {}).values()]
     order = sorted(set(sides), key=sides.index)
     out = []
-    for u in view.get("units", ()):
+    units = list(view.get("units", ()))
+    aboard: dict[str, int] = {}
+    for u in units:
+        if u.get("embarked_in") and not u.get("destroyed"):
+            aboard[str(u["embarked_in"])] = aboard.get(str(u["embarked_in"]), 0) + 1
+    for u in units:
         at = u.get("at") or {}
         side = str(u.get("side"))
         colour = SIDE_COLOURS[order.index(side) % 2] if side in order else "#777"
@@ -191,6 +220,8 @@ def counters(view: Mapping[str, Any]) -> list[Counter]:
                 acted=bool(u.get("acted") or u.get("activated")),
                 destroyed=bool(u.get("destroyed")),
                 cls=str(u.get("class") or ""),
+                aboard=str(u.get("embarked_in") or ""),
+                passengers=aboard.get(str(u["id"]), 0),
             )
         )
     return out
@@ -243,6 +274,9 @@ class ActionForm:
     dice: bool = False
     aims: list[Aim] = field(default_factory=list)  # Double Tir and Rafale targets
     cv: int = 0  # Rafale: the modified CV to split
+    flips: bool = False  # a move: Changement d'état at its start or end may be asked
+    supporters: list[tuple[str, str]] = field(default_factory=list)  # assault: (id, name)
+    support_odds: list[tuple[int, list[Odds]]] = field(default_factory=list)  # by supporters
 
     @property
     def command_json(self) -> str:
@@ -252,7 +286,8 @@ class ActionForm:
     def slug(self) -> str:
         extra = "sup" if self.command.get("suppression") else ""
         after = str(self.command.get("after") or "")  # En Alerte: one form per step
-        parts = (self.kind, self.unit, self.target, after, extra)
+        into = str(self.command.get("embark") or "")  # a move into a transport
+        parts = (self.kind, self.unit, self.target or into, after, extra)
         return _slug("-".join(p for p in parts if p))
 
 
@@ -321,6 +356,11 @@ def _label(
         )
     if kind == "pass_overwatch":
         return _("No En Alerte: {target} moves on").format(target=target)
+    if kind == "embark":
+        return _("{unit} gets into {transport}").format(unit=unit, transport=target)
+    if kind in ("move", "reserve_move") and cmd.get("aboard"):
+        aboard = names.get(str(cmd.get("aboard")), str(cmd.get("aboard")))
+        return _("{unit} gets out of {transport}").format(unit=unit, transport=aboard)
     if kind == "burst":
         return _("{unit}: Rafale, its CV split between targets").format(unit=unit)
     return labels.get(kind, kind.replace("_", " "))
@@ -341,9 +381,56 @@ def assault_starts(entry: Mapping[str, Any]) -> list[tuple[str, str, str]]:
     return out
 
 
+def _embark_forms(
+    kind: str,
+    cmd: Mapping[str, Any],
+    paths: list[tuple[str, str, str]],
+    extras: UnitExtras,
+    names: Mapping[str, str],
+) -> list[ActionForm]:
+    """An infantry unit's move into each of its side's transports: the move's ends next to
+    the transport, or where it stands when it is next to it already."""
+    out = []
+    for transport, near in extras.transports.items():
+        ends = [p for p in paths if p[0] and tuple(map(int, p[0].split(","))) in near]
+        ends.append(("", "[]", _("where it stands")))
+        command = {**cmd, "embark": transport}
+        out.append(
+            ActionForm(
+                kind="embark",
+                label=_label("embark", {**cmd, "target": transport}, names),
+                command=command,
+                unit=str(cmd.get("unit") or ""),
+                target=transport,
+                paths=ends,
+            )
+        )
+    return out
+
+
+def _assault_support(
+    state: Any, cmd: Mapping[str, Any], target: str, names: Mapping[str, str]
+) -> tuple[list[tuple[str, str]], list[tuple[int, list[Odds]]]]:
+    if state is None:
+        return [], []
+    found = supporters(state, str(cmd.get("unit") or ""), target)
+    odds = support_odds(state, str(cmd.get("unit") or ""), target, len(found))
+    return (
+        [(uid, names.get(uid, uid)) for uid in found],
+        [(n, _odds({k: str(v) for k, v in o.items()})) for n, o in odds],
+    )
+
+
 def action_forms(
-    actions: Sequence[Mapping[str, Any]], names: Mapping[str, str]
+    actions: Sequence[Mapping[str, Any]],
+    names: Mapping[str, str],
+    extras: Mapping[str, UnitExtras] | None = None,
+    state: Any = None,
 ) -> tuple[list[ActionForm], OrderForm | None]:
+    """The forms of the seat's legal actions; with the battle's ``state`` and the seat's
+    units' ``extras``, an assault's supporters (with the odds for each number of them), a
+    move's Changement d'état and its moves into a transport."""
+    extras = extras or {}
     forms: list[ActionForm] = []
     orders: OrderForm | None = None
     for entry in actions:
@@ -389,12 +476,20 @@ def action_forms(
         target = str(cmd.get("target") or entry.get("target") or "")
         square = entry.get("square")
         where = (int(square[0]), int(square[1])) if square else None
+        unit = str(cmd.get("unit") or "")
+        mine = extras.get(unit, UnitExtras())
+        moving = kind in ("move", "reserve_move")
+        if moving and mine.flips:
+            paths.append(("", "[]", _("where it stands")))
+        helpers, by_count = (
+            _assault_support(state, cmd, target, names) if kind == "assault" else ([], [])
+        )
         forms.append(
             ActionForm(
                 kind=kind,
-                label=_label(kind, {**cmd, "target": target}, names, where),
+                label=_label(kind, {**cmd, "target": target, "aboard": mine.aboard}, names, where),
                 command=cmd,
-                unit=str(cmd.get("unit") or ""),
+                unit=unit,
                 target=target if kind != "pass_overwatch" else "",
                 squares=squares,
                 paths=paths,
@@ -402,8 +497,13 @@ def action_forms(
                 dice=kind in ("shoot", "assault", "double_shot", "burst", "snipe", "overwatch"),
                 aims=aims,
                 cv=int(entry.get("cv") or 0),
+                flips=moving and mine.flips,
+                supporters=helpers,
+                support_odds=by_count,
             )
         )
+        if moving and mine.transports:
+            forms.extend(_embark_forms(kind, cmd, paths, mine, names))
     return forms, orders
 
 
@@ -444,6 +544,13 @@ def build_command(form: FormData, cmd: dict[str, Any]) -> dict[str, Any]:
                 and all(isinstance(v, int) for v in s[:2])
                 and s[2] in FACINGS
             ]
+        flip = form.get("flip")
+        if kind == "move" and flip in ("start", "end"):
+            cmd["flip"] = flip
+        if kind == "assault":
+            chosen = [v[:200] for v in form.getlist("supporter") if isinstance(v, str) and v]
+            if chosen:
+                cmd["supporters"] = list(dict.fromkeys(chosen))[:MAX_SUPPORTERS]
     elif kind == "double_shot":
         targets = [form.get(key) for key in ("target1", "target2")]
         cmd["targets"] = [t[:200] for t in targets if isinstance(t, str) and t]
@@ -581,6 +688,16 @@ def describe(ev: Mapping[str, Any], names: Mapping[str, str], sides: Mapping[str
         return _("{unit} loses {n} step(s).").format(unit=unit, n=ev.get("steps"))
     if kind == "suppressed_placed":
         return _("{unit} takes {n} Suppressed marker(s).").format(unit=unit, n=ev.get("count"))
+    if kind == "unit_flipped":
+        return _("{unit} changes state: it now shows its {face}.").format(
+            unit=unit, face=tr(FACES, ev.get("face"))
+        )
+    if kind == "unit_embarked":
+        transport = names.get(str(ev.get("transport")), str(ev.get("transport") or ""))
+        return _("{unit} gets into {transport}.").format(unit=unit, transport=transport)
+    if kind == "units_activated":
+        helpers = ", ".join(names.get(str(u), str(u)) for u in ev.get("units") or ())
+        return _("Supporting the assault (Activated): {units}.").format(units=helpers)
     if kind == "reserve_ended":
         return _("{side} ends its Reserve phase.").format(side=side)
     if kind == "turn_ended":
@@ -643,7 +760,17 @@ class Board:
     @property
     def tray(self) -> list[Counter]:
         """The seat's own counters not on the board yet (tapped to deploy them)."""
-        return [c for c in self.counters if c.mine and c.x < 0 and not c.destroyed]
+        return [c for c in self.counters if c.mine and c.x < 0 and not c.destroyed and not c.aboard]
+
+    @property
+    def aboard(self) -> list[tuple[Counter, str]]:
+        """The seat's own counters in a transport, with its name (tapped to get out)."""
+        names = {c.id: c.name for c in self.counters}
+        return [
+            (c, names.get(c.aboard, c.aboard))
+            for c in self.counters
+            if c.mine and c.aboard and not c.destroyed
+        ]
 
     @property
     def groups(self) -> list[tuple[str, str, str, list[ActionForm]]]:
@@ -669,7 +796,7 @@ class Board:
             elif f.kind in ("move", "reserve_move", "scout_move"):
                 for key, path, _label in f.paths:
                     entry["squares"].setdefault(key, {"form": f"form-{f.slug}", "value": path})
-            elif f.kind in ("shoot", "assault", "snipe", "overwatch"):
+            elif f.kind in ("shoot", "assault", "snipe", "overwatch", "embark"):
                 entry["targets"].setdefault(f.target, []).append(f"form-{f.slug}")
             elif f.kind in ("double_shot", "burst"):
                 for aim in f.aims:
@@ -696,7 +823,10 @@ def _board(
         view, log = game.view(seat), game.log_json(seat)
     else:
         view, actions, log = page.view, page.actions, page.log
-    forms, orders = action_forms(actions, _names(view))
+    state = getattr(game, "state", None)
+    you = view.get("you")
+    extras = extras_of(state, str(you)) if state is not None and you else {}
+    forms, orders = action_forms(actions, _names(view), extras, state)
     url = f"/matches/{page.match.id}/" + ("hot-seat-act" if hot else "act")
     board = Board("play", seat, hot, url, view, picture_of(game), counters(view), forms, orders)
     return board, log
@@ -770,6 +900,9 @@ class _Words:
 
     def stage(self, key: object) -> str:
         return tr(STAGES, key)
+
+    def face(self, key: object) -> str:
+        return tr(FACES, key)
 
 
 # -- the hot-seat forms -------------------------------------------------------------------------
