@@ -9,7 +9,14 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from tests.matches.conftest import FakeArmies, Game, Player, marines, orks
-from tests.matches.test_pages_narrative import find_form, page, submit, text_of, to_phase
+from tests.matches.test_pages_narrative import (
+    find_form,
+    page,
+    submit,
+    text_of,
+    timeline,
+    to_phase,
+)
 from tests.support.web import html
 
 
@@ -120,6 +127,7 @@ def test_planetstrike_chosen_on_the_form_then_its_buildings_and_firestorm_on_the
         g.a, find_form(a_page, "firestorm"), {"attacks": "1", "die_3": ["b3"], "dice": "3 4"}
     )
     assert text_of(a_page, "#expansion-firestorm") == "resolved"
+    assert "Firestorm Attack 1: die 3 (3 4). Mortal wounds: Kommandos 4." in timeline(a_page)
     kommandos = next(u for u in g.a.view()["units"] if u["id"] == "b3")
     assert sum(1 for w in kommandos["wounds"] if w > 0) == 6
     assert "Played at the table" in text_of(a_page, "#expansion-reminders")

@@ -396,3 +396,105 @@ def expansion_inputs(form: FormData, kind: str, cmd: dict[str, Any]) -> None:
                 hits[str(die)] = near
         cmd["hits"] = hits
         cmd["go_to_ground"] = _texts(form, "go_to_ground")
+
+
+def _dice(roll: Mapping[str, Any] | None) -> str:
+    if not roll:
+        return ""
+    return " ".join(str(d.get("value")) for d in roll.get("dice", ()))
+
+
+def describe_expansion(ev: Mapping[str, Any], units: Mapping[str, str], who: Any) -> str | None:
+    """An expansion event as a short sentence for the timeline (``who``: a seat's label)."""
+    kind = str(ev.get("type"))
+
+    def u(uid: object) -> str:
+        return units.get(str(uid), str(uid))
+
+    if kind == "expansion_building_placed":
+        return _("{seat} sets up {building}.").format(
+            seat=who(ev.get("controller")), building=ev.get("building")
+        )
+    if kind == "expansion_building_occupied":
+        text = _("{unit} enters {building}.").format(
+            unit=u((ev.get("units") or [""])[0]), building=ev.get("building")
+        )
+        if ev.get("captured"):
+            text += " " + _("{seat} now holds it.").format(seat=who(ev.get("seat")))
+        return text
+    if kind == "expansion_building_left":
+        return _("{unit} leaves {building}.").format(
+            unit=u((ev.get("units") or [""])[0]), building=ev.get("building")
+        )
+    if kind == "expansion_building_damaged":
+        text = _("{building} loses {n} wounds.").format(
+            building=ev.get("building"), n=ev.get("wounds")
+        )
+        if ev.get("demolitions"):
+            text += " " + _("Demolitions: {n} of them.").format(n=ev.get("demolitions"))
+        if ev.get("destroyed"):
+            text += " " + _("It is destroyed: its garrison disembarks.")
+        return text
+    if kind == "expansion_building_wounds_raised":
+        return _("{building} now has {n} wounds.").format(
+            building=ev.get("building"), n=ev.get("wounds")
+        )
+    if kind == "expansion_garrison_rolled":
+        return _("Garrison of {building}: {dice}, {n} models slain (1 to {up_to}).").format(
+            building=ev.get("building"),
+            dice=_dice(ev.get("roll")),
+            n=ev.get("slain"),
+            up_to=ev.get("slain_up_to"),
+        )
+    if kind == "expansion_firestorm_attack":
+        hits = ", ".join(f"{u(t)} {mw}" for t, mw in ev.get("hits") or ())
+        text = _("Firestorm Attack {number}: die {die} ({dice}).").format(
+            number=ev.get("number"), die=ev.get("die"), dice=_dice(ev.get("roll"))
+        )
+        if hits:
+            text += " " + _("Mortal wounds: {hits}.").format(hits=hits)
+        return text
+    if kind == "expansion_firestorm_finished":
+        return _("The Firestorm Attacks are over.")
+    if kind == "expansion_stratagem_rolled":
+        return _("{stratagem}: D3 = {n}.").format(stratagem=ev.get("stratagem"), n=ev.get("value"))
+    if kind == "expansion_airspace":
+        if ev.get("left"):
+            return _("{unit} leaves combat airspace.").format(unit=u(ev.get("unit")))
+        dice = f" ({_dice(ev.get('roll'))})" if ev.get("roll") else ""
+        if ev.get("returned"):
+            return _("{unit} returns to combat airspace{dice}.").format(
+                unit=u(ev.get("unit")), dice=dice
+            )
+        return _("{unit} is delayed{dice}.").format(unit=u(ev.get("unit")), dice=dice)
+    if kind == "expansion_aircraft_lost":
+        return _("Never returned, counted as destroyed: {units}.").format(
+            units=", ".join(u(x) for x in ev.get("units") or ())
+        )
+    if kind == "expansion_dogfight_pick":
+        return _("Dogfight: {aircraft} shoots {target} ({arc}, {mod} to hit).").format(
+            aircraft=u(ev.get("aircraft")),
+            target=u(ev.get("target")),
+            arc=tr(ARCS, ev.get("arc")),
+            mod=f"{int(ev.get('modifier') or 0):+d}",
+        )
+    if kind == "expansion_dogfight_pass":
+        return _("Dogfight: {seat} passes.").format(seat=who(ev.get("seat")))
+    if kind == "expansion_planetfall":
+        return _("Planetary Assault: the Attacker's units wait in orbit or the landing zone.")
+    if kind == "expansion_arrival":
+        return None  # the reserve roll says it
+    if kind == "expansion_sewer_rats":
+        return _("{unit} goes into the sewers.").format(unit=u((ev.get("units") or [""])[0]))
+    if kind == "expansion_ruin_designated":
+        return _("{seat} designates the ruin {ruin}.").format(
+            seat=who(ev.get("seat")), ruin=ev.get("ruin")
+        )
+    if kind == "expansion_trap_triggered":
+        return _("Booby traps in {ruin}: {unit} suffers {n} mortal wounds ({dice}).").format(
+            ruin=ev.get("ruin"),
+            unit=u(ev.get("unit")),
+            n=ev.get("mortal_wounds"),
+            dice=_dice(ev.get("roll")),
+        )
+    return None

@@ -18,6 +18,7 @@ from app.core.i18n import gettext as _
 from app.engine.wh40k10e.battle import CORE_STRATAGEMS
 from app.matches.pages.wh40k10e.expansion import (
     EXPANSION_KINDS,
+    describe_expansion,
     expansion_form,
     stratagem_target_kind,
 )
@@ -713,6 +714,8 @@ def describe(
     Feel No Pain dice rolled against its mortal wounds, if any [L1857-1869]."""
     if str(ev.get("type", "")).startswith("narrative_"):
         return describe_narrative(ev, units, names, me, stratagems or {})
+    if str(ev.get("type", "")).startswith("expansion_"):
+        return describe_expansion(ev, units, lambda seat: seat_label(str(seat), names, me))
     if ev.get("type") == "zone_objective_identified":
         return _("Objective {marker} identified for {seat}: {result} (D6: {dice}).").format(
             marker=ev.get("marker"),
