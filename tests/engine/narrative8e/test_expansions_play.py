@@ -551,3 +551,28 @@ def test_expansion_stratagems_need_battle_forged_armies() -> None:
     assert "Battle-forged" in refused(
         bt, {"type": "use_mission_stratagem", "stratagem": "scorched-skies"}, "A"
     )
+
+
+def test_expansion_commands_are_undone_by_replaying_the_log() -> None:
+    """Every expansion change is an event: undoing one gives back the state before it."""
+    att = ArmySpec("att", (unit("a1", "Raiders", points=300, models=10),))
+    bt = new("blitz", "stronghold-assault", att)
+    bt.execute_json({"type": "roll_off"}, "A", dice=[])
+    for seat in "AB":
+        bt.execute_json({"type": "declare_formations", "formation": {}}, seat)
+    bt.execute_json({"type": "place_building", "building": "bunker"}, "B")
+    bt.execute_json({"type": "place_tokens", "tokens": {"t1": "b1", "t2": "b2"}}, "B")
+    bt.execute_json({"type": "deploy_forces", "units": ["a1"]}, "A")
+    bt.execute_json({"type": "bombard"}, "A", dice=[1, 1])
+    before = x_of(bt)
+    bt.execute_json({"type": "occupy_building", "building": "bunker-1", "unit": "b1"}, "B")
+    assert x_of(bt).buildings[0].occupants == (("b1", 5),)
+    bt.execute_json({"type": "undo"}, "B")
+    assert x_of(bt) == before
+    bt.execute_json({"type": "roll_off"}, "A", dice=[])
+    bt.execute_json({"type": "damage_building", "building": "bunker-1", "wounds": 15}, "A")
+    assert x_of(bt).buildings[0].destroyed
+    bt.execute_json({"type": "undo"}, "A")
+    bunker = x_of(bt).buildings[0]
+    assert (bunker.destroyed, bunker.wounds) == (False, 15)
+    replays(bt)
