@@ -34,6 +34,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app.accounts.deps import CurrentUser
+from app.accounts.models import User
 from app.core.deps import DbSession
 from app.core.errors import PROBLEM_JSON, InvalidInput, NotFound
 from app.core.i18n import lazy
@@ -133,12 +134,23 @@ def upload(db: Session, owner_id: int, data: bytes) -> tuple[MissionPack, bool]:
         found = read_pack(data)
     except PackError as exc:
         raise _refused(exc.errors) from None
+    _lock_owner(db, owner_id)
     try:
         with db.begin_nested():
             return _keep(db, owner_id, found)
     except IntegrityError:
         pass  # the same pack uploaded at the same moment (Postgres): replace the row it made
     return _keep(db, owner_id, found)
+
+
+def _lock_owner(db: Session, owner_id: int) -> None:
+    """Hold the uploader's user row until the transaction ends, so that two uploads of one
+    user at the same moment are checked one after the other: neither can pass the
+    :data:`MAX_PACKS_PER_USER` cap on a count the other is about to change. Postgres: ``SELECT
+    ... FOR UPDATE`` (each statement after it reads what the other committed). SQLite has no
+    row lock: a request that writes holds the database's write lock from its first statement
+    (``BEGIN IMMEDIATE``, app.core.db), which serialises the uploads the same way."""
+    db.execute(select(User.id).where(User.id == owner_id).with_for_update())
 
 
 def _keep(db: Session, owner_id: int, found: ReadPack) -> tuple[MissionPack, bool]:
