@@ -493,6 +493,12 @@ def test_cities_of_death_booby_traps_stay_secret_until_triggered() -> None:
     assert x_of(bt).triggered == ((Seat.B, "Chapel of Saint Zyxx", "a1"),)
     assert x_of(bt).traps == ()
     assert "no booby" in refused(bt, {"type": "trigger_trap", "unit": "a2"}, "B")
+    # A's Medical Centre (Hab 7): a1 lost its 4 wounds there; a D6 each, the two 6s keep two:
+    # two slain models stand again (the last slain first)
+    medical = {"type": "medical_roll", "unit": "a1", "wounds": 4}
+    assert "no Medical Centre" in refused(bt, {**medical, "unit": "b1"}, "B")
+    bt.execute_json(medical, "A", dice=[6, 2, 6, 1])
+    assert bt.state.units["a1"].wounds == (0, 0, 1, 1, 1)
     replays(bt)
 
 

@@ -611,6 +611,16 @@ class TriggerTrap(Command):
     advanced: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class MedicalRoll(Command):
+    """Your *Medical Centre* ruin: ``unit`` occupying it just lost ``wounds``; a D6 each, every
+    6 keeps one."""
+
+    kind: ClassVar[str] = "medical_roll"
+    unit: str
+    wounds: int
+
+
 EXPANSION_COMMANDS: tuple[type[Command], ...] = (
     PlaceBuilding,
     OccupyBuilding,
@@ -623,6 +633,7 @@ EXPANSION_COMMANDS: tuple[type[Command], ...] = (
     DogfightPick,
     DogfightPass,
     TriggerTrap,
+    MedicalRoll,
 )
 
 

@@ -22,6 +22,7 @@ from app.engine.wh40k10e.battle.commands import (
     GarrisonRoll,
     LeaveAirspace,
     LeaveBuilding,
+    MedicalRoll,
     OccupyBuilding,
     PlaceBuilding,
     ReturnToAirspace,
@@ -59,6 +60,7 @@ from app.engine.wh40k10e.battle.narrative_expansions import (
     FirestormAttacked,
     FirestormFinished,
     GarrisonRolled,
+    MedicalRolled,
     PlanetfallRecorded,
     RuinDesignated,
     SewerRatsSent,
@@ -608,6 +610,43 @@ def _trigger_trap(b: Builder, cmd: TriggerTrap) -> None:
     b.emit(TrapTriggered(b.actor, ruin, cmd.unit, cmd.advanced, roll, mw, damage))
 
 
+def _medical_roll(b: Builder, cmd: MedicalRoll) -> None:
+    x = _x(b, CITIES)
+    need_battle(b)
+    if not any(s is b.actor for s, _ in x.medical):
+        raise refuse(Code.BAD_COMMAND, "you designated no Medical Centre")
+    need_own(b, cmd.unit)
+    if not 1 <= cmd.wounds <= 30:
+        raise refuse(Code.BAD_COMMAND, "1 to 30 wounds lost")
+    spec = next((st for st in x.expansion.stratagems if st.id == "medical-centre"), None)
+    params = spec.params if spec is not None and isinstance(spec.params, dict) else {}
+    on = _int(params.get("on"), 6)
+    start = len(b.roller.records)
+    dice = b.roller.roll_many(cmd.wounds, 6, f"medical centre: {cmd.unit}", stage="zone")
+    kept = sum(1 for d in dice if d >= on)
+    roll = take_roll(b.roller, start)
+    b.emit(MedicalRolled(cmd.unit, roll, kept, _kept(b.state, cmd.unit, kept)))
+
+
+def _kept(s: BattleState, unit: str, wounds: int) -> tuple[ModelDamage, ...]:
+    """Wounds kept by the Medical Centre (rulings 70): first to a wounded model, then a model
+    slain (the last in slot order first) stands again with them."""
+    out: list[ModelDamage] = []
+    left = wounds
+    current = list(s.units[unit].wounds)
+    order = [i for i, w in enumerate(current) if w > 0]
+    order += [i for i in reversed(range(len(current))) if current[i] == 0]
+    for slot in order:
+        top = s.specs[unit].wounds_of(slot)
+        if left <= 0:
+            break
+        if current[slot] < top:
+            back = min(left, top - current[slot])
+            out.append(ModelDamage(unit, slot, back))
+            left -= back
+    return tuple(out)
+
+
 # -- expansion stratagems --------------------------------------------------------------------
 
 
@@ -796,6 +835,8 @@ def expansion_candidates(s: BattleState, x: ExpansionState, seat: Seat) -> list[
     if x.id == CITIES and s.stage is Stage.BATTLE:
         enemies = sorted(u.id for u in s.units_of(other(seat)) if s.on_battlefield(u.id))
         out += [TriggerTrap(u) for u in enemies[:1]]
+        own = sorted(u.id for u in s.units_of(seat) if u.alive)
+        out += [MedicalRoll(u, 1) for u in own[:1]]
     for strat in x.expansion.stratagems:
         cp = None if strat.cost.kind == "fixed" else strat.cost.min
         out.append(UseMissionStratagem(strat.id, cp, _hint_target(s, x, strat, seat)))
@@ -833,4 +874,5 @@ COMMANDS: dict[type[Tagged], Callable[[Builder, Any], None]] = {
     DogfightPick: _dogfight_pick,
     DogfightPass: _dogfight_pass,
     TriggerTrap: _trigger_trap,
+    MedicalRoll: _medical_roll,
 }

@@ -334,6 +334,18 @@ class TrapTriggered(Event):
     damage: tuple[ModelDamage, ...] = ()
 
 
+@dataclass(frozen=True, slots=True)
+class MedicalRolled(Event):
+    """*Medical Centre* [L783-L785]: a D6 per wound ``unit`` lost in the ruin; each 6 keeps
+    one (``damage``: the wounds given back)."""
+
+    kind: ClassVar[str] = "expansion_medical_rolled"
+    unit: str
+    roll: Roll
+    kept: int
+    damage: tuple[ModelDamage, ...] = ()
+
+
 EXPANSION_EVENTS: tuple[type[Event], ...] = (
     BuildingPlaced,
     BuildingOccupied,
@@ -353,6 +365,7 @@ EXPANSION_EVENTS: tuple[type[Event], ...] = (
     SewerRatsSent,
     RuinDesignated,
     TrapTriggered,
+    MedicalRolled,
 )
 
 
@@ -556,6 +569,11 @@ def stratagem_used(
     return state
 
 
+def _medical(state: BattleState, e: MedicalRolled) -> BattleState:
+    units = _hurt(state, e.damage, restore=True)
+    return dataclasses.replace(state, units=units, rolls=state.rolls + 1)
+
+
 EXPANSION_HANDLERS: dict[type[Event], Any] = {
     BuildingPlaced: _placed,
     BuildingOccupied: _occupied,
@@ -575,6 +593,7 @@ EXPANSION_HANDLERS: dict[type[Event], Any] = {
     SewerRatsSent: _sewer,
     RuinDesignated: _designated,
     TrapTriggered: _trap,
+    MedicalRolled: _medical,
 }
 
 

@@ -40,10 +40,13 @@ EXPANSION_KINDS = frozenset(
         "dogfight_pick",
         "dogfight_pass",
         "trigger_trap",
+        "medical_roll",
     }
 )
 # the commands whose dice the players may roll by hand
-EXPANSION_ROLLING = frozenset({"garrison_roll", "firestorm", "return_to_airspace", "trigger_trap"})
+EXPANSION_ROLLING = frozenset(
+    {"garrison_roll", "firestorm", "return_to_airspace", "trigger_trap", "medical_roll"}
+)
 # one form per kind: the building, unit or aircraft is a choice of the form
 MERGED = frozenset(EXPANSION_KINDS - {"place_building", "dogfight_pass", "firestorm"})
 
@@ -347,6 +350,13 @@ def expansion_form(form: Any, view: Mapping[str, Any], names: Mapping[str, str])
     if kind == "dogfight_pass":
         form.label = _("Dogfight: no other aircraft of yours")
         return
+    if kind == "medical_roll":
+        cmd.pop("unit", None)
+        cmd.pop("wounds", None)
+        form.label = _("Medical Centre: roll for the wounds a unit of yours lost in the ruin")
+        form.units = [(u["id"], names.get(u["id"], u["id"])) for u in units if u["owner"] == me]
+        form.fields.append("lost")
+        return
     if kind == "trigger_trap":
         cmd.pop("unit", None)
         form.label = _("Your booby-trapped ruin: an enemy unit moved into it")
@@ -374,7 +384,15 @@ def expansion_inputs(form: FormData, kind: str, cmd: dict[str, Any]) -> None:
         value = _one(form, name)
         if value is not None:
             cmd[name] = value
-    if kind in ("occupy_building", "leave_building", "leave_airspace", "return_to_airspace"):
+    if kind == "medical_roll":
+        cmd["wounds"] = parse_int(form.get("lost"), 1, 30) or 1
+    if kind in (
+        "occupy_building",
+        "leave_building",
+        "leave_airspace",
+        "return_to_airspace",
+        "medical_roll",
+    ):
         unit = _one(form, "unit")
         if unit is not None:
             cmd["unit"] = unit
@@ -482,6 +500,10 @@ def describe_expansion(ev: Mapping[str, Any], units: Mapping[str, str], who: Any
         return _("Dogfight: {seat} passes.").format(seat=who(ev.get("seat")))
     if kind == "expansion_planetfall":
         return _("Planetary Assault: the Attacker's units wait in orbit or the landing zone.")
+    if kind == "expansion_medical_rolled":
+        return _("Medical Centre for {unit}: {dice}, {n} wounds kept.").format(
+            unit=u(ev.get("unit")), dice=_dice(ev.get("roll")), n=ev.get("kept")
+        )
     if kind == "expansion_arrival":
         return None  # the reserve roll says it
     if kind == "expansion_sewer_rats":
