@@ -528,9 +528,8 @@ def rotate_invitation(request: Request, match_id: int, who: Who, db: MatchDb) ->
 def send_command(
     match_id: int, data: CommandRequest, who: Who, db: MatchDb, with_actions: WithActions = False
 ) -> JSONResponse:
-    match, seat = service.get_for(db, match_id, who)
-    outcome = service.execute(
-        db, match, seat, data.command, expected_version=data.expected_version, dice=data.dice
+    outcome, seat = service.command(
+        db, match_id, who, data.command, expected_version=data.expected_version, dice=data.dice
     )
     end_transaction(db)  # committed here, in this trip to the thread pool (ADR 0009)
     # a plain JSON response: the view is the engine's JSON already (no second validation)

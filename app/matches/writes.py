@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy import String, bindparam, func, insert, select, update
 from sqlalchemy import event as sa_event
@@ -30,6 +30,7 @@ from app.matches.models import Match, MatchEvent, MatchStatus
 __all__ = [
     "NOTIFY_CHANNEL",
     "Publisher",
+    "WriteTarget",
     "after_commit",
     "append",
     "bind_publisher",
@@ -75,6 +76,28 @@ def after_commit(db: Session, hook: Callable[[], None]) -> None:
 Publisher = Callable[[int, int], None]
 
 
+class WriteTarget(Protocol):
+    """What a write needs of its match: the ORM row, or a row of those columns read by one Core
+    select (``service.WRITE_ROW``: the API's hot path builds no ORM instance, issue 21)."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def secret(self) -> str: ...
+    @property
+    def rule_system(self) -> str: ...
+    @property
+    def version(self) -> int: ...
+    @property
+    def player_a_id(self) -> int | None: ...
+    @property
+    def player_b_id(self) -> int | None: ...
+    @property
+    def guest_digest(self) -> str | None: ...
+    @property
+    def league_game_id(self) -> int | None: ...
+
+
 def _no_publish(match_id: int, version: int) -> None:
     return None
 
@@ -108,12 +131,12 @@ _INSERT = insert(MatchEvent)
 
 
 def append(
-    db: Session, match: Match, battle: MatchGame, new: Sequence[Envelope], seen: int
+    db: Session, match: Match | WriteTarget, battle: MatchGame, new: Sequence[Envelope], seen: int
 ) -> None:
     """Append ``new`` (the last envelopes of ``battle``) atomically, or raise 409."""
     if not new:
         return
-    codec = systems.system(match).event_codec
+    codec = systems.playable(match.rule_system).event_codec
     version = battle.version
     game = battle.status()
     status = match_status(game)
@@ -169,8 +192,9 @@ def append(
                 "Another write to this match committed first: refresh and try again."
             ) from None
         raise
-    for key, value in values.items():  # the row now holds these: no reload needed
-        set_committed_value(match, key, value)
+    if isinstance(match, Match):
+        for key, value in values.items():  # the row now holds these: no reload needed
+            set_committed_value(match, key, value)
     cache_key = (match.id, match.secret)
     match_id = match.id
     publisher = publisher_of(db)
@@ -193,7 +217,10 @@ def append(
     after_commit(db, cache)
     after_commit(db, lambda: publisher(match_id, version))
     if status is MatchStatus.CONFIRMED and match.league_game_id is not None:
-        _report_to_league(db, match, game)
+        # rare (a result confirmed for a league game): the ORM row, as it stands now
+        stored = match if isinstance(match, Match) else db.get(Match, match.id)
+        if stored is not None:
+            _report_to_league(db, stored, game)
 
 
 _PUBLISHER = "auspex.matches.publisher"

@@ -133,6 +133,47 @@ def test_a_refresh_answered_304_reads_the_match_once_and_builds_no_match(
     assert not [s for s in statements if s.startswith("SELECT users.id, users.display_name")]
 
 
+def test_a_command_reads_its_match_once_and_builds_no_match(
+    new_game: Callable[..., Game], engine: Engine
+) -> None:
+    """The API's write reads what it needs of the row by one Core select, no ORM instance
+    (issue 21), and a player of another match still gets 404."""
+    from app.matches.models import Match
+
+    g = new_game()
+    setup_battle(g)
+    active = g.a.get()["view"]["active"]
+    mover = g.a if active == "A" else g.b
+    statements: list[str] = []
+    loaded: list[Any] = []
+
+    def record(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        statements.append(" ".join(statement.split()))
+
+    def on_load(target: Any, context: Any) -> None:
+        loaded.append(target)
+
+    before = mover.get()["version"]
+    event.listen(engine, "before_cursor_execute", record)
+    event.listen(Match, "load", on_load)
+    try:
+        assert mover.send({"type": "end_phase"}, version=before)["version"] > before
+    finally:
+        event.remove(engine, "before_cursor_execute", record)
+        event.remove(Match, "load", on_load)
+    assert loaded == []
+    selects = [s for s in statements if s.startswith("SELECT") and "FROM matches" in s]
+    assert len(selects) == 1, statements
+    assert "army_a" not in selects[0]
+    other = new_game()
+    setup_battle(other)
+    refused = other.a.client.post(
+        f"{g.a.base}/commands",
+        json={"expected_version": g.a.get()["version"], "command": {"type": "end_phase"}},
+    )
+    assert refused.status_code == 404
+
+
 def test_a_refresh_of_a_new_version_reads_the_match_once_and_builds_no_match(
     new_game: Callable[..., Game], engine: Engine
 ) -> None:
