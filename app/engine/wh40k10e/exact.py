@@ -178,11 +178,17 @@ def estimate_work(request: CombatRequest) -> int:
     return total * (1 + steps // 256)
 
 
-def _too_large(detail: str) -> ProfileError:
+_SPLIT = "split it into smaller attacks (fewer models per line, or one weapon at a time)"
+_MIXED_FNP = (
+    "Devastating Wounds against models whose Feel No Pain differs, where the CHARACTER's is "
+    "not the better one: too many outcomes to follow in about a second"
+)
+_MIXED_FNP_ADVICE = "analyse the models of each Feel No Pain separately, or fewer attacks at a time"
+
+
+def _too_large(detail: str, advice: str = _SPLIT) -> ProfileError:
     return ProfileError(
-        "attacks",
-        f"this attack is too large to analyse exactly ({detail}): split it into smaller "
-        "attacks (fewer models per line, or one weapon at a time)",
+        "attacks", f"this attack is too large to analyse exactly ({detail}): {advice}"
     )
 
 
@@ -350,11 +356,17 @@ class _Budget:
 
     def __init__(self) -> None:
         self.spent = 0
+        # why the refusal, said to the player (set by :func:`analyze` for a known cause)
+        self.detail = "too many outcomes to follow in about a second"
+        self.advice = _SPLIT
+
+    def refuse(self) -> ProfileError:
+        return _too_large(self.detail, self.advice)
 
     def spend(self, updates: int, bits: int) -> None:
         self.spent += updates * (1 + bits // 256)
         if self.spent > WORK_BUDGET:
-            raise _too_large("too many outcomes to follow in about a second")
+            raise self.refuse()
 
 
 def _wound_loss(slot: ModelSlot, w: _Weapon, situation: Situation) -> tuple[dict[int, int], int]:
@@ -613,7 +625,7 @@ class _Chain:
             pending = self.total_wounds // 2 + 1 if capped else 1 if simple else top * 4 + 1
             ahead = top * (ns * pending * width * (1 + final_den.bit_length() // 256) // 2 + inject)
         if self.budget.spent + ahead > WORK_BUDGET:
-            raise _too_large("too many outcomes to follow in about a second")
+            raise self.budget.refuse()
         # Horner: acc = sum_t coef[t] * v A'^t, over den_v * h_den * g**top; the destroyed
         # state is not carried: its weight is what the others leave of ``final_den``.
         masks: dict[tuple[int, int], int] = {}
@@ -1153,7 +1165,7 @@ class _LineChain:
         inject = len(start) * _mul_units(v_bits, max(c.bit_length() for c in coef))
         ahead = width * kept_slots * (1 + final_den.bit_length() // 256) + top * inject
         if self.budget.spent + ahead > WORK_BUDGET:
-            raise _too_large("too many outcomes to follow in about a second")
+            raise self.budget.refuse()
         # per r: the live transitions grouped by the wounds they add, fewest first
         by_shift: dict[int, list[tuple[int, list[tuple[int, int]]]]] = {}
         for r, entries in live.items():
@@ -1280,6 +1292,8 @@ def analyze(request: CombatRequest) -> CombatAnalysis:
         chain = _SoftCharacterChain(layout, budget)
     else:
         chain = _Chain(layout, uniform, budget)
+        if soft:  # every pending count carried: the player is told why it may be refused
+            budget.detail, budget.advice = _MIXED_FNP, _MIXED_FNP_ADVICE
         soft = False
     stages: dict[str, list[Dist]] = {
         "attacks": [],

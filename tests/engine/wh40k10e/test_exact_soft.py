@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from app.engine.errors import ProfileError
 from app.engine.wh40k10e import analyze, exact
 from app.engine.wh40k10e.allocation import Layout
 from app.engine.wh40k10e.profiles import CombatRequest, request_from_dict
@@ -192,3 +194,40 @@ def test_a_captain_alone_behind_a_destroyed_bodyguard_line() -> None:
     req = request_from_dict(raw)
     assert soft_applies(req)
     same(req)
+
+
+def test_a_worse_character_feel_no_pain_is_refused_with_its_reason() -> None:
+    # the Captain's Feel No Pain worse than his bodyguard's (none against 5+): the pending
+    # counts on the bodyguard cannot be capped; the refusal names the cause and the way out
+    raw = {
+        "attacks": [{"models": 20, "weapon": weapon(attacks="D6", abilities=ALL, damage="D3")}],
+        "target": {
+            "models": 18,
+            "toughness": 4,
+            "save": 4,
+            "wounds": 3,
+            "feel_no_pain": 5,
+            "groups": [
+                {"name": "sgt", "models": 1, "wounds": 3, "save": 3, "feel_no_pain": 5},
+                {
+                    "name": "Captain",
+                    "models": 1,
+                    "wounds": 5,
+                    "save": 2,
+                    "invulnerable_save": 4,
+                    "keywords": ["Character"],
+                },
+            ],
+        },
+    }
+    req = request_from_dict(raw)
+    assert not soft_applies(req)
+    with pytest.raises(ProfileError) as err:
+        analyze(req)
+    assert err.value.field == "attacks"
+    assert err.value.message == (
+        "this attack is too large to analyse exactly (Devastating Wounds against models whose "
+        "Feel No Pain differs, where the CHARACTER's is not the better one: too many outcomes "
+        "to follow in about a second): analyse the models of each Feel No Pain separately, or "
+        "fewer attacks at a time"
+    )
