@@ -60,6 +60,7 @@ MESSAGES: Mapping[str, str] = {
         "{datasheet} takes {count} of {wargear}, which are alternatives ({options}): at most "
         "{limit} in all."
     ),
+    "wargear-invalid.unavailable": lazy("{datasheet} cannot take {wargear} while {condition}."),
     "leader-attachment-illegal.no-such-unit": lazy(
         "{datasheet} is attached to unit {target_number}, which is not in the army."
     ),
@@ -128,6 +129,9 @@ FIXES: Mapping[str, str] = {
     "wargear-invalid": lazy("Remove {wargear}{suggestion}."),
     "wargear-invalid.too-many": lazy("Take at most {limit} {wargear}."),
     "wargear-invalid.alternatives": lazy("Keep at most {limit} of {wargear}."),
+    "wargear-invalid.unavailable": lazy(
+        "Remove {wargear}, or change the unit so that this no longer holds: {condition}."
+    ),
     "leader-attachment-illegal": lazy("Attach {datasheet} to one of: {allowed}."),
     "leader-attachment-illegal.not-a-leader": lazy("Detach {datasheet}."),
     "leader-attachment-illegal.bodyguard-taken": lazy(

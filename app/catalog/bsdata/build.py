@@ -27,7 +27,14 @@ from app.catalog.bsdata.composition import (
 )
 from app.catalog.bsdata.files import Document, ImportLimits
 from app.catalog.bsdata.leaders import extra_leader, leader_targets
-from app.catalog.bsdata.model import Context, Node, Workspace, all3, iter_modifiers
+from app.catalog.bsdata.model import (
+    SKIPPED_NAMES,
+    Context,
+    Node,
+    Workspace,
+    all3,
+    iter_modifiers,
+)
 from app.catalog.bsdata.report import IssueCode, Reporter
 from app.engine.dice import DiceExpr
 from app.engine.errors import DiceExpressionError, ProfileError
@@ -62,10 +69,6 @@ NON_KEYWORDS = frozenset(
 )
 UNIT_PROFILE = "unit"
 ABILITIES_PROFILE = "abilities"
-# Groups and entries that only serve Crusade bookkeeping (BSData conventions).
-SKIPPED_NAMES = frozenset(
-    {"crusade", "weapon modifications", "weapon upgrades", "battle scars", "battle honours"}
-)
 TRANSPORT_PROFILE = "transport"
 CATEGORY_CHANGES = ("add", "remove", "set-primary")  # "set-primary" adds the category too
 RANGED_PROFILE = "ranged weapons"
@@ -793,13 +796,56 @@ class Builder:
                 model.default_wargear.extend(self.gives(node, depth))
                 model.base_cost += self.pts(node)
             elif not mandatory and self._max(node) > 0:
-                self.option_single(node, sheet, model, min(self._max(node), MAX_MODELS))
+                most = self._option_max(node)
+                self.option_single(
+                    node, sheet, model, MAX_MODELS if most is None else min(most, MAX_MODELS)
+                )
         for child in self.children(node):
             self.walk(child, sheet, model, comp, depth + 1, path, in_choice=in_choice)
 
     def _max(self, node: Node) -> int:
         value = self.constraint(node, "max")
         return INF if value is None or value < 0 else value
+
+    def _option_max(self, node: Node, scopes: tuple[str, ...] = ("parent",)) -> int | None:
+        """The most a wargear entry or option allows in any loadout (ruling D16): its ``max``
+        constraint raised by the modifiers that may apply to it (``increment``, or ``set`` to
+        more), unless decided false here. A modifier that lowers it is read as a restriction
+        by :class:`RestrictionReader`; one repeated per selection counted leaves no cap."""
+        found: int | None = None
+        for c in node.constraints():
+            if c.get("type") != "max" or c.get("field") != "selections":
+                continue
+            scope = c.get("scope") or ""
+            if scope not in scopes and not (scopes != ("parent",) and scope in self._root_scopes):
+                continue
+            try:
+                base = float(c.get("value") or "0")
+            except ValueError:
+                continue
+            if base < 0:
+                continue
+            value, raised = base, 0.0
+            cid = c.get("id") or ""
+            for m, groups in node.modifiers() if cid else ():
+                if m.get("field") != cid or self.applies(m, groups, node.ids) is False:
+                    continue
+                kind = m.get("type")
+                try:
+                    amount = float(m.get("value") or "0")
+                except ValueError:
+                    continue
+                if kind == "increment" and amount > 0:
+                    if m.find("repeats") is not None:
+                        return None  # grows with what is counted: no cap here
+                    raised += amount
+                elif kind == "set" and (amount < 0 or amount > value):
+                    if amount < 0:
+                        return None  # "no limit" in some loadout
+                    value = amount
+            limit = int(value + raised)
+            found = limit if found is None else min(found, limit)
+        return found
 
     def _has_models(self, node: Node, depth: int) -> bool:
         """Whether ``node`` is, or holds, a model entry."""
@@ -830,16 +876,7 @@ class Builder:
         return out or [node.name.strip()]
 
     def choice(self, node: Node) -> _Choice:
-        cap = None
-        for c in node.constraints():
-            if c.get("type") == "max" and c.get("field") == "selections":
-                scope = c.get("scope") or ""
-                if scope == "unit" or scope in self._root_scopes:
-                    try:
-                        value = int(float(c.get("value") or "0"))
-                    except ValueError:
-                        continue
-                    cap = value if cap is None else min(cap, value)
+        cap = self._option_max(node, ("unit",))  # raised by its modifiers (D16)
         return _Choice(node.name.strip(), self.gives(node, 0), int(self.pts(node)), cap)
 
     def option(self, group: Node, members: list[Node], sheet: _Sheet, model: Leaf | None) -> None:
@@ -855,7 +892,8 @@ class Builder:
         if not choices:
             return
         lo = self.constraint(group, "min") or 0
-        hi = min(self._max(group), MAX_MODELS)
+        most = self._option_max(group) if self._max(group) > 0 else 0
+        hi = MAX_MODELS if most is None else min(most, MAX_MODELS)
         if hi == 0:
             return
         default_id = group.default_selection_id()

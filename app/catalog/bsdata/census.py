@@ -68,6 +68,8 @@ class Census:
     reached: int = 0  # conditions the importer evaluated at least once
     reached_decided: int = 0  # ... and decided (true or false) at least once
     core_rule: int = 0  # counted "when validating": the core rule decides them (D1)
+    never_counted: int = 0  # counted "at import": they count a Crusade-only entry (D15)
+    never_holder: int = 0  # counted "moot": they sit on a Crusade-only entry (D15)
 
     @property
     def all(self) -> KindCount:
@@ -297,6 +299,15 @@ def census_of(docs: Sequence[Document], limits: ImportLimits | None = None) -> C
     sizes = _battle_sizes(ws)
     models = _model_ids(ws)
     moot = _Moot(ws)
+    never = ws.never_selected()
+    on_never: set[int] = set()  # conditions on (or below) an entry never in the list
+    for d in ws.docs.values():
+        for e in d.root.iter():
+            if (
+                e.tag in ("selectionEntry", "selectionEntryGroup", "entryLink")
+                and (e.get("id") or "") in never
+            ):
+                on_never |= {id(x) for x in e.iter("condition")}
     out = Census()
     for d in ws.docs.values():
         for c in d.root.iter("condition"):
@@ -308,8 +319,15 @@ def census_of(docs: Sequence[Document], limits: ImportLimits | None = None) -> C
                 out.reached += 1
                 if key in recorder.decided:
                     out.reached_decided += 1
-            if kind in AT_IMPORT or (kind == MODELS_KIND and (c.get("childId") or "") in models):
+            child = c.get("childId") or ""
+            if kind in AT_IMPORT or (kind == MODELS_KIND and child in models):
                 count.at_import += 1
+            elif child in never and (c.get("field") or "selections") == "selections":
+                count.at_import += 1  # Workspace.condition decides it wherever met: 0
+                out.never_counted += 1
+            elif key in on_never:
+                count.moot += 1  # its modifier never applies in a matched-play list
+                out.never_holder += 1
             elif key in recorder.validating:
                 count.when_validating += 1
             elif moot.taken_once(c, enhancements):
@@ -354,6 +372,12 @@ def render(census: Census) -> str:
         lines.append(
             f"of those when validating, decided by the core rule (an enhancement once per "
             f"army): {census.core_rule}"
+        )
+    if census.never_counted or census.never_holder:
+        lines.append(
+            f"of those, on entries a matched-play list never holds (Crusade bookkeeping): "
+            f"{census.never_counted} at import (they count one), {census.never_holder} moot "
+            f"(they sit on one)"
         )
     lines.append(
         f"evaluated by this import: {census.reached}, of which decided where met: "

@@ -22,8 +22,18 @@ from typing import Protocol
 from xml.etree.ElementTree import Element
 
 from app.catalog.bsdata.files import Document
+from app.engine.wh40k10e.army.names import name_key
 
-__all__ = ["CensusRecorder", "Context", "Node", "Workspace", "all3", "any3"]
+__all__ = ["SKIPPED_NAMES", "CensusRecorder", "Context", "Node", "Workspace", "all3", "any3"]
+
+# Groups and entries that only serve Crusade bookkeeping (BSData conventions, ruling D5).
+SKIPPED_NAMES = frozenset(
+    {"crusade", "weapon modifications", "weapon upgrades", "battle scars", "battle honours"}
+)
+# Where a document holds entries: each child of these is an entry, a group or a link.
+_ENTRY_BOXES = ("selectionEntries", "selectionEntryGroups", "entryLinks")
+_SHARED_BOXES = ("sharedSelectionEntries", "sharedSelectionEntryGroups")
+_ENTRY_TAGS = frozenset({"selectionEntry", "selectionEntryGroup", "entryLink"})
 
 Tri = bool | None
 
@@ -155,6 +165,7 @@ class Workspace:
                 if (e.get("name") or "").strip().lower() == "pts" and e.get("id"):
                     self.pts_type_ids.add(e.get("id") or "")
         self.census: CensusRecorder | None = None  # set by the census command only
+        self._never: frozenset[str] | None = None
         self.army_force_id = next(
             (fid for fid, n in self.force_names.items() if "army roster" in n.lower()),
             next(iter(self.force_names), None),
@@ -241,6 +252,8 @@ class Workspace:
                 return hit if kind == "instanceOf" else not hit
             if field == "forces" and value is not None:
                 return compare(kind, 1.0 if child == ctx.force_id else 0.0, value)
+        if field == "selections" and value is not None and child in self.never_selected():
+            return compare(kind, 0.0, value)  # a Crusade-only entry: never in the list (D15)
         if (
             field == "selections"
             and value is not None
@@ -251,6 +264,117 @@ class Workspace:
             if counted is not None:
                 return compare(kind, counted, value)
         return None
+
+    # -- entries a matched-play list never holds (ruling D15) ----------------------------
+
+    def never_selected(self) -> frozenset[str]:
+        """The ids of the entries (and links) a matched-play Army Roster never holds: every
+        place the data offers them is inside Crusade bookkeeping (a group named as in
+        :data:`SKIPPED_NAMES`, D5) or inside an entry the data hides in the Army Roster force
+        (the "Crusade" groups are hidden unless a Crusade force is in the roster); a shared
+        entry counts as offered where a link to it is. Counting such an entry gives 0 in any
+        scope, so a condition on it is decided. Computed once per import."""
+        if self._never is None:
+            self._never = frozenset()  # while computing: nothing is known to be absent
+            self._never = self._find_never_selected()
+        return self._never
+
+    def _find_never_selected(self) -> frozenset[str]:
+        # id -> the places it is offered: (inside a dead container, the shared root it is in)
+        places: dict[str, list[tuple[bool, str | None]]] = {}
+        # shared root id -> places of the links to it
+        linked: dict[str, list[tuple[bool, str | None]]] = {}
+        roots: set[str] = set()
+        dead_roots: set[str] = set()
+        ctx = Context("", self.army_force_id, frozenset(self.force_names))
+        stack: list[tuple[Element, bool, str | None]] = []
+        for d in self.docs.values():
+            for box_name in (*_ENTRY_BOXES, *_SHARED_BOXES):
+                box = d.root.find(box_name)
+                if box is None:
+                    continue
+                shared = box_name in _SHARED_BOXES
+                for e in box:
+                    if e.tag not in _ENTRY_TAGS:
+                        continue
+                    rid = e.get("id") or ""
+                    if shared and rid:
+                        roots.add(rid)
+                        # the shared definition itself is offered only through links
+                        stack.append((e, False, rid))
+                    else:
+                        stack.append((e, False, None))
+                    while stack:
+                        elem, dead, root = stack.pop()
+                        dead = dead or self._dead_here(elem, ctx)
+                        eid = elem.get("id") or ""
+                        if eid and root == eid:
+                            if dead:
+                                dead_roots.add(eid)  # hidden wherever it is linked
+                        elif eid:
+                            places.setdefault(eid, []).append((dead, root))
+                        if elem.tag == "entryLink":
+                            target = elem.get("targetId") or ""
+                            if target:
+                                linked.setdefault(target, []).append((dead, root))
+                        for name in _ENTRY_BOXES:
+                            inner = elem.find(name)
+                            if inner is not None:
+                                stack.extend((x, dead, root) for x in inner if x.tag in _ENTRY_TAGS)
+        # a shared entry no file links (a library's, linked by a catalogue not among the
+        # files) may be offered elsewhere: taken as live
+        live_roots = {r for r in roots - dead_roots if not linked.get(r)}
+        changed = True
+        while changed:  # a shared root is live when a link to it sits in a live place
+            changed = False
+            for rid in roots - live_roots - dead_roots:
+                if any(
+                    not dead and (root is None or root in live_roots)
+                    for dead, root in linked.get(rid, ())
+                ):
+                    live_roots.add(rid)
+                    changed = True
+        never: set[str] = set()
+        for eid, where in places.items():
+            if not any(not dead and (r is None or r in live_roots) for dead, r in where):
+                never.add(eid)
+        for rid in roots:
+            if rid not in live_roots and linked.get(rid):
+                never.add(rid)  # linked, but only from dead places (an unlinked one: unknown)
+        return frozenset(never)
+
+    def _dead_here(self, elem: Element, ctx: Context) -> bool:
+        """Crusade bookkeeping by name, or hidden in the Army Roster by a condition on the
+        force alone."""
+        if name_key(elem.get("name") or "") in SKIPPED_NAMES:
+            return True
+        for m, groups in iter_modifiers(elem):
+            if m.get("field") != "hidden" or m.get("type") != "set" or m.get("value") != "true":
+                continue
+            if all3(self._force_only(h, ctx) for h in (*groups, m)) is True:
+                return True
+        return False
+
+    def _force_only(self, holder: Element, ctx: Context) -> Tri:
+        """``holder``'s conditions decided from the force built alone (else unknown)."""
+        parts: list[Tri] = []
+        conds = holder.find("conditions")
+        if conds is not None:
+            for c in conds.findall("condition"):
+                if (c.get("childId") or "") not in self.force_names:
+                    parts.append(None)
+                else:
+                    parts.append(Workspace.condition(self, c, ctx, frozenset()))
+        groups = holder.find("conditionGroups")
+        if groups is not None:
+            parts.extend(self._force_only(g, ctx) for g in groups.findall("conditionGroup"))
+        if holder.tag == "conditionGroup":
+            kind = holder.get("type") or "and"
+            if kind == "or":
+                return any3(parts)
+            if kind != "and":
+                return None
+        return all3(parts)
 
     def conditions_of(self, holder: Element, ctx: Context, self_ids: frozenset[str]) -> Tri:
         """All of ``holder``'s conditions and condition groups."""
@@ -287,6 +411,8 @@ class Workspace:
             if per <= 0 or ctx.count is None:
                 return None
             scope = r.get("scope") or ""
+            if (r.get("childId") or "") in self.never_selected():
+                continue  # counts 0: never in a matched-play list (D15)
             if not (scope in ("self", "unit", "root-entry", "parent") or scope in self_ids):
                 return None
             counted = ctx.count(scope, r.get("childId") or "")

@@ -17,9 +17,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from xml.etree.ElementTree import Element
 
-from app.catalog.bsdata.build import FACTION_PREFIX, SKIPPED_NAMES, Builder
+from app.catalog.bsdata.build import FACTION_PREFIX, Builder
 from app.catalog.bsdata.files import Document
-from app.catalog.bsdata.model import Context, Node, Workspace, iter_modifiers
+from app.catalog.bsdata.model import SKIPPED_NAMES, Context, Node, Workspace, iter_modifiers
 from app.engine.wh40k10e.army.catalog import (
     MAX_CONDITION_NAMES,
     ArmyLimit,
@@ -47,6 +47,7 @@ COMPARES = {
 }
 ARMY_SCOPES = frozenset({"roster", "force"})
 UNIT_SCOPES = frozenset({"unit", "root-entry"})
+MODEL_SCOPES = frozenset({"parent", "self", "model", "model-or-unit"})  # inside the unit
 KEYWORD_SCOPES = frozenset({"ancestor", "self", "parent", "unit", "root-entry", "model-or-unit"})
 MAX_DEPTH = 8  # entries below a datasheet searched for restrictions
 MAX_PER_SHEET = 100
@@ -107,6 +108,9 @@ class RestrictionReader:
         self._carries: dict[int, bool] = {}  # id(element) -> has a message modifier below
         self._pending: list[Element] = []  # conditions of the modifier being read
         self._hiding = False  # reading a "hidden" modifier (ruling D12)
+        # a count below the unit (one model's wargear) may be written as the unit's when that
+        # is sufficient (an upper bound, ruling D16); never where the condition is negated
+        self._per_model = False
         # Hidden categories the data adds to a roster through a datasheet's Warlord entry (a
         # "this unit is the Warlord" flag): category id -> the datasheets carrying it.
         self.flags = _warlord_flags(builder, sheet_names)
@@ -122,7 +126,13 @@ class RestrictionReader:
         if known is not None:
             return known
         self._carries[id(elem)] = False  # a link cycle reads as "nothing below"
-        found = any(_is_message(m) for m in elem.iter("modifier"))
+        caps = {
+            c.get("id") for c in elem.iter("constraint") if c.get("type") == "max" and c.get("id")
+        }
+        found = any(
+            _is_message(m) or _hides(m) or (m.get("field") in caps and _lowers(m))
+            for m in elem.iter("modifier")
+        )
         if not found and depth < MAX_LINK_DEPTH:
             for link in elem.iter("entryLink"):
                 target = self.b.ws.resolve(link.get("targetId") or "", doc)
@@ -137,13 +147,23 @@ class RestrictionReader:
             return ()
         found: list[Restriction] = []
         for where, modifier, groups in self._modifiers(root):
+            cap = None if _is_message(modifier) else _lowered_cap(where.node, modifier)
+            if cap is not None:
+                self._cap(where, modifier, groups, cap, found)
+                continue
             hides = not _is_message(modifier)
             severity = (
                 RestrictionSeverity.ERROR if hides else MESSAGE_FIELDS[modifier.get("field") or ""]
             )
             self._pending = []
             self._hiding = hides
-            term = _all([self._holder(g, where) for g in groups] + [self._holder(modifier, where)])
+            self._per_model = True
+            try:
+                term = _all(
+                    [self._holder(g, where) for g in groups] + [self._holder(modifier, where)]
+                )
+            finally:
+                self._per_model = False
             if term is None:
                 self.skipped += 1
                 continue
@@ -159,7 +179,11 @@ class RestrictionReader:
                     continue
                 term = RosterCondition.count(CountOf.WARGEAR, Compare.AT_LEAST, 1, wargear[:200])
             restriction = Restriction(
-                when=term, severity=severity, wargear=wargear[:200], unavailable=hides
+                when=term,
+                severity=severity,
+                wargear=wargear[:200],
+                unavailable=hides,
+                entry=hides and bool(wargear),  # a choice the data hides (D16)
             )
             self.read_count += 1
             census = self.b.ws.census
@@ -169,6 +193,76 @@ class RestrictionReader:
             if restriction not in found and len(found) < MAX_PER_SHEET:
                 found.append(restriction)
         return tuple(found)
+
+    def _cap(
+        self,
+        where: _Where,
+        modifier: Element,
+        groups: tuple[Element, ...],
+        cap: tuple[int, str],
+        found: list[Restriction],
+    ) -> None:
+        """A modifier lowering a wargear entry's or option's ``max`` (ruling D16): to 0, its
+        choices are unavailable while the condition holds (as if hidden); to N in the unit
+        (a unit-wide allowance), more than N of them while it holds is an error. A lowered
+        per-model allowance above 0 is not read (the roster counts the unit's choices)."""
+        value, scope = cap
+        unit_wide = (
+            scope in UNIT_SCOPES
+            or scope in where.root.ids
+            or (scope == "parent" and where.parent_is_unit)
+        )
+        if value > 0 and (not unit_wide or where.node.is_group):
+            self.skipped += 1  # a per-model allowance, or an option's: not certain
+            return
+        names = self._choice_names(where.node)
+        if not names:
+            self.skipped += 1
+            return
+        self._pending = []
+        self._hiding = False
+        self._per_model = True
+        try:
+            term = _all([self._holder(g, where) for g in groups] + [self._holder(modifier, where)])
+        finally:
+            self._per_model = False
+        if term is None:
+            self.skipped += 1
+            return
+        self.read_count += 1
+        if not isinstance(term, RosterCondition):
+            return  # decided at import: never applies, or the builder's own reading
+        rules: list[Restriction] = []
+        if value == 0:
+            rules = [Restriction(when=term, wargear=n, unavailable=True, entry=True) for n in names]
+        else:
+            over = RosterCondition.count(CountOf.WARGEAR, Compare.MORE_THAN, value, names[0])
+            both = _all([over, term])
+            if isinstance(both, RosterCondition):
+                rules = [Restriction(when=both, wargear=names[0], entry=True)]
+        census = self.b.ws.census
+        if census is not None and rules:
+            for c in self._pending:
+                census.deferred(c)
+        for rule in rules:
+            if rule not in found and len(found) < MAX_PER_SHEET:
+                found.append(rule)
+
+    def _choice_names(self, node: Node) -> list[str]:
+        """The choice an entry is, or the choices of an option group (one level of groups)."""
+        if not node.is_group:
+            name = node.name.strip()[:200]
+            return [name] if name else []
+        names: list[str] = []
+        for m in self.b.children(node):
+            inner = self.b.children(m) if m.is_group else [m]
+            for x in inner:
+                if x.is_group or x.type == "model":
+                    continue
+                name = x.name.strip()[:200]
+                if name and name not in names and len(names) < MAX_CONDITION_NAMES:
+                    names.append(name)
+        return names
 
     # -- limits that depend on the rest of the roster (ruling D9) -----------------------
 
@@ -400,7 +494,12 @@ class RestrictionReader:
         ) -> Iterator[tuple[_Where, Element, tuple[Element, ...]]]:
             where = _Where(root, node, parent_is_unit=entries == 1)
             for m, groups in node.modifiers():
-                if _is_message(m) or (node is root and _hides_by_roster(m, groups)):
+                if (
+                    _is_message(m)
+                    or (node is root and _hides_by_roster(m, groups))
+                    or (node is not root and not node.is_group and _hides(m))
+                    or (node is not root and _lowered_cap(node, m) is not None)
+                ):
                     yield where, m, groups
             if depth >= MAX_DEPTH:
                 return
@@ -477,7 +576,13 @@ class RestrictionReader:
             or (scope == "self" and where.node is where.root)
         )
         if not in_unit:
-            return None
+            # A count inside one model (or one entry) of the unit is at most the unit's: "fewer
+            # than N in the model" certainly holds when the unit has fewer than N (D16).
+            upper = compare in (Compare.FEWER_THAN, Compare.AT_MOST) or (
+                compare is Compare.EQUAL and value == 0
+            )
+            if not (self._per_model and upper and scope in MODEL_SCOPES and child != "model"):
+                return None
         if child == "model":
             return self._deferred(c, RosterCondition.count(CountOf.MODELS, compare, value))
         names = self._entry_names(child, where)
@@ -639,6 +744,35 @@ def _warlord_flags(builder: Builder, sheet_names: Mapping[str, str]) -> dict[str
 
 def _is_message(m: Element) -> bool:
     return m.get("type") == "add" and (m.get("field") or "") in MESSAGE_FIELDS
+
+
+def _hides(m: Element) -> bool:
+    """A "hidden" modifier (on a wargear entry: a loadout the data forbids, ruling D16)."""
+    return m.get("field") == "hidden" and m.get("type") == "set" and m.get("value") == "true"
+
+
+def _lowers(m: Element) -> bool:
+    return m.get("type") in ("set", "decrement") and m.find("repeats") is None
+
+
+def _lowered_cap(node: Node, m: Element) -> tuple[int, str] | None:
+    """When ``m`` lowers a ``max`` selections constraint of ``node`` (``set`` to less, or
+    ``decrement``): the new limit and the constraint's scope."""
+    kind = m.get("type")
+    if kind not in ("set", "decrement") or m.find("repeats") is not None:
+        return None
+    field_id = m.get("field") or ""
+    for c in node.constraints():
+        if c.get("id") != field_id or c.get("type") != "max" or c.get("field") != "selections":
+            continue
+        base, amount = _number(c.get("value")), _number(m.get("value"))
+        if base is None or amount is None or base < 0:
+            return None
+        value = amount if kind == "set" else base - amount
+        if value >= base or value < 0:
+            return None
+        return int(value), c.get("scope") or ""
+    return None
 
 
 def _hides_by_roster(m: Element, groups: tuple[Element, ...] = ()) -> bool:

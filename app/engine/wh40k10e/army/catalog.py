@@ -619,6 +619,9 @@ class Restriction:
     wargear: str = ""
     # From a "hidden" modifier: the datasheet cannot be taken when ``when`` holds.
     unavailable: bool = False
+    # Read from one entry of the datasheet (a choice it hides, or whose allowance it lowers:
+    # ruling D16): not certain for a choice two options offer (which one the unit took?).
+    entry: bool = False
 
     def __post_init__(self) -> None:
         _check_name(self.wargear, "wargear", allow_empty=True)

@@ -46,6 +46,7 @@ from app.engine.wh40k10e.army.catalog import (
     ArmyLimit,
     Catalogue,
     Compare,
+    ConditionOp,
     CountOf,
     Datasheet,
     Enhancement,
@@ -137,6 +138,7 @@ MESSAGES: Mapping[str, str] = {
     "wargear-invalid.too-many": "{datasheet} takes {count} {wargear}; at most {limit} allowed.",
     "wargear-invalid.alternatives": "{datasheet} takes {count} of {wargear}, which are "
     "alternatives ({options}): at most {limit} in all.",
+    "wargear-invalid.unavailable": "{datasheet} cannot take {wargear} while {condition}.",
     "leader-attachment-illegal.no-such-unit": "{datasheet} is attached to unit {target_number}, "
     "which is not in the army.",
     "leader-attachment-illegal.self": "{datasheet} is attached to itself.",
@@ -189,6 +191,8 @@ FIXES: Mapping[str, str] = {
     "wargear-invalid": "Remove {wargear}{suggestion}.",
     "wargear-invalid.too-many": "Take at most {limit} {wargear}.",
     "wargear-invalid.alternatives": "Keep at most {limit} of {wargear}.",
+    "wargear-invalid.unavailable": "Remove {wargear}, or change the unit so that this no "
+    "longer holds: {condition}.",
     "leader-attachment-illegal": "Attach {datasheet} to one of: {allowed}.",
     "leader-attachment-illegal.not-a-leader": "Detach {datasheet}.",
     "leader-attachment-illegal.bodyguard-taken": "Attach {datasheet} to another Bodyguard unit.",
@@ -958,17 +962,38 @@ def _check_restrictions(
             continue
         models = unit.models if unit.models is not None else sheet.min_models
         facts = UnitFacts(models=models, wargear=unit.wargear, keywords=sheet.all_keywords())
-        seen: set[str] = set()
+        seen: set[tuple[str, str]] = set()
+        defaults: frozenset[str] | None = None
         for r in sheet.restrictions:
             taken = RosterCondition.count(CountOf.WARGEAR, Compare.AT_LEAST, 1, r.wargear)
             if r.wargear and not taken.holds(facts, army):
                 continue
+            if r.entry and _offered_twice(sheet, r.wargear):
+                continue  # the choice taken may be the other option's (ruling D16)
+            if defaults is None:
+                defaults = _defaults(sheet)
+            if defaults and _counts_a_default(r.when, defaults):
+                continue  # the roster does not record default wargear: not certain (D16)
             if not r.when.holds(facts, army):
                 continue
             condition = str(r.when)
-            if condition in seen:
+            if (r.wargear, condition) in seen:
                 continue
-            seen.add(condition)
+            seen.add((r.wargear, condition))
+            if r.unavailable and r.wargear:
+                # a choice the data hides in this loadout (ruling D16)
+                out.add(
+                    Code.WARGEAR_INVALID,
+                    i,
+                    {
+                        "datasheet": _unit_ref(unit, i),
+                        "wargear": r.wargear,
+                        "condition": condition,
+                    },
+                    message_id="wargear-invalid.unavailable",
+                    fix_id="wargear-invalid.unavailable",
+                )
+                continue
             out.add(
                 Code.DATA_RESTRICTION,
                 i,
@@ -979,6 +1004,36 @@ def _check_restrictions(
                 if r.severity is RestrictionSeverity.ERROR
                 else Severity.WARNING,
             )
+
+
+def _defaults(sheet: Datasheet) -> frozenset[str]:
+    """The names of the datasheet's default wargear (its models' and its options')."""
+    names = {name_key(w) for m in sheet.models for w in m.default_wargear}
+    names |= {name_key(o.default) for o in sheet.wargear_options if o.default}
+    return frozenset(names)
+
+
+def _counts_a_default(when: RosterCondition, defaults: frozenset[str]) -> bool:
+    """Whether ``when`` counts a choice that may be a default, which the roster does not
+    record (a count of it would read 0 for a unit that has it)."""
+    if when.op is ConditionOp.COUNT:
+        if when.of is not CountOf.WARGEAR:
+            return False
+        return any(name_key(n) in defaults for n in (when.name, *when.names) if n)
+    return any(_counts_a_default(a, defaults) for a in when.args)
+
+
+def _offered_twice(sheet: Datasheet, wargear: str) -> bool:
+    """Whether two options of ``sheet`` offer ``wargear``: a restriction read on one of them
+    cannot tell which the unit's choice is (the roster counts choices per unit)."""
+    key = name_key(wargear)
+    found = 0
+    for opt in sheet.wargear_options:
+        if any(name_key(c.name) == key for c in opt.choices):
+            found += 1
+            if found > 1:
+                return True
+    return False
 
 
 def _extra(sheet: Datasheet | None) -> bool:
