@@ -363,9 +363,9 @@ def test_a_hostile_import_is_413_naming_the_limit_and_stores_nothing(
 ) -> None:
     """Eight archives of a few KB that unzip to 800,000 elements, sent with a good import."""
     bombs = [zip_it(f"bomb{i}.cat", element_bomb(100_000, f"bomb{i}")) for i in range(8)]
-    start = time.perf_counter()
+    start = time.process_time()  # CPU time (the in-process server's too): the machine is shared
     response = client.post(f"{API}/import", files=upload([*files, *bombs]), headers=alice)
-    elapsed = time.perf_counter() - start
+    elapsed = time.process_time() - start
     assert response.status_code == 413, response.text[:1000]
     problem = response.json()
     assert problem["type"].endswith("catalog-import-too-large")

@@ -24,10 +24,10 @@ def faction_catalogue(result: ImportResult, faction: str) -> Catalogue:
 
 
 def test_everything_imports_quickly(real_files: list[tuple[str, bytes]]) -> None:
-    start = time.perf_counter()
+    start = time.process_time()  # CPU time: the machine is shared
     result = import_files(real_files)
-    elapsed = time.perf_counter() - start
-    assert elapsed < 15, f"import took {elapsed:.1f} s"  # seconds, not minutes
+    elapsed = time.process_time() - start
+    assert elapsed < 15, f"import took {elapsed:.1f} s of CPU"  # seconds, not minutes
     assert result.report.errors == ()
     assert {c.factions for c in result.catalogues} == {
         ("Adeptus Astartes",),
