@@ -25,6 +25,7 @@ from app.accounts.deps import CurrentUser, OptionalUser, OptionalViewer
 from app.accounts.models import User
 from app.core.deps import DbSession, end_transaction
 from app.core.errors import PROBLEM_JSON
+from app.core.fastjson import FastJSONResponse
 from app.core.ids import parse_int
 from app.engine.combat import to_jsonable
 from app.engine.match import visible_to
@@ -533,7 +534,7 @@ def send_command(
     )
     end_transaction(db)  # committed here, in this trip to the thread pool (ADR 0009)
     # a plain JSON response: the view is the engine's JSON already (no second validation)
-    return JSONResponse(command_result(outcome, seat, actions=with_actions))
+    return FastJSONResponse(command_result(outcome, seat, actions=with_actions))
 
 
 # The JSON answers below are the engine's JSON already: built into a response here, so that
@@ -547,7 +548,7 @@ def legal_actions(match_id: int, who: Who, db: MatchDb) -> JSONResponse:
     match, seat = service.get_for(db, match_id, who)
     actions = service.legal_actions(db, match, seat)
     end_transaction(db)
-    return JSONResponse({"version": match.version, "actions": actions})
+    return FastJSONResponse({"version": match.version, "actions": actions})
 
 
 @router.get(
@@ -564,7 +565,7 @@ def match_log(
     match, seat = service.get_for(db, match_id, who)
     entries = service.log_for(db, match, seat, since)
     end_transaction(db)
-    return JSONResponse({"version": match.version, "entries": entries})
+    return FastJSONResponse({"version": match.version, "entries": entries})
 
 
 def _last_event_id(header: str | None, since: int | None) -> int:
@@ -746,7 +747,7 @@ def combat_resolve(
         expected_version=data.expected_version,
         dice=data.dice,
     )
-    return JSONResponse(
+    return FastJSONResponse(
         {
             **command_result(outcome, seat, actions=with_actions),
             "resolution": to_jsonable(resolution),

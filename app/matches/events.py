@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import threading
 import time
@@ -40,6 +39,8 @@ from fastapi import FastAPI
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.exc import TimeoutError as SQLAlchemyTimeoutError
+
+from app.core import fastjson
 
 log = logging.getLogger("auspex.matches")
 
@@ -343,7 +344,7 @@ class Update:
 
 
 def sse(event: str, data: object, id: int | None = None) -> str:
-    body = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    body = fastjson.dumps_text(data)
     head = f"id: {id}\n" if id is not None else ""
     return f"{head}event: {event}\ndata: {body}\n\n"
 
