@@ -21,6 +21,7 @@ from app.engine.black_reach.forces import (
     Faction,
     Group,
     OptionType,
+    PerilsMarker,
     RecruitmentOption,
     Tile,
     TileKind,
@@ -56,6 +57,7 @@ class Catalogue:
     sample: bool = False
     damage_sets: Mapping[str, DamageSet] = field(default_factory=dict)
     templates: Mapping[str, Template] = field(default_factory=dict)
+    perils: tuple[PerilsMarker, ...] = ()  # the Librarian's face-down Perils pool
 
 
 @dataclass(frozen=True)
@@ -194,6 +196,7 @@ def groups(army: Army, catalogue: Catalogue, side: str) -> tuple[Group, ...]:
                 tile.breaking_point,
                 tile.victory_points,
                 damage_sets=sets,
+                options=tuple(f.option for f in fielded.slots if f.option is not None),
             )
         )
     return tuple(out)

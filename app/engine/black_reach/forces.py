@@ -50,6 +50,9 @@ __all__ = [
     "Group",
     "OptionType",
     "Ordnance",
+    "PerilsEffect",
+    "PerilsMarker",
+    "PowerEffect",
     "PsychicPower",
     "PsykerKind",
     "RecruitmentOption",
@@ -484,6 +487,41 @@ class PsychicPower:
     line_of_sight: str = "none"  # "none", "clear", "clear_or_reduced"
     range: int | None = None  # squares; None: self or the psyker's ZoC
     persistent: bool = False
+    effect: PowerEffect | None = None  # what it does (note §2.8); None: not playable
+
+
+class PowerEffect(StrEnum):
+    """The powers of note §2.8 by what they do (the match plays some of them)."""
+
+    DA_JUMP = "da_jump"
+    WARPATH = "warpath"
+    DA_KRUNCH = "da_krunch"
+    KILLBOLT = "killbolt"
+    ENFEEBLE = "enfeeble"
+    ENDURANCE = "endurance"
+    PERFECT_TIMING = "perfect_timing"
+    SCRIERS_GAZE = "scriers_gaze"
+    OBJURATION = "objuration_mechanicum"
+    TELEKINETIC_DOME = "telekinetic_dome"
+
+
+class PerilsEffect(StrEnum):
+    """What a Librarian's Perils of the Warp marker does [L2820-L2851] (note §4.6)."""
+
+    CANCELLED = "cancelled"  # no effect, the power lost for the game, Suppressed discarded
+    STEPS = "steps"  # the power works; the Librarian takes ``value`` steps, Suppressed discarded
+    SUPPRESSED = "suppressed"  # the power works; ``value`` more Suppressed markers
+    AGAIN = "again"  # the power works, Suppressed discarded, it may be used again
+
+
+@dataclass(frozen=True)
+class PerilsMarker:
+    """One kind of Perils of the Warp marker and how many the pool holds (data: the count of
+    each is not in the seed)."""
+
+    effect: PerilsEffect
+    value: int = 0
+    count: int = 1
 
 
 @dataclass(frozen=True)
@@ -521,6 +559,7 @@ class Group:
     victory_points: int = 0
     destroyed: frozenset[str] = frozenset()
     damage_sets: Mapping[str, str] = field(default_factory=dict)  # heavy vehicle uid -> set id
+    options: tuple[str, ...] = ()  # the options in the tile's slots (psychic powers...)
 
     @property
     def broken(self) -> bool:

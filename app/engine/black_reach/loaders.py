@@ -40,6 +40,9 @@ from app.engine.black_reach.forces import (
     Faction,
     OptionType,
     Ordnance,
+    PerilsEffect,
+    PerilsMarker,
+    PowerEffect,
     PsychicPower,
     PsykerKind,
     RecruitmentOption,
@@ -79,6 +82,7 @@ MAX_HAND = 12
 MAX_POINTS = 10_000
 MAX_DAMAGE_SETS = 8  # the rulebook has 4 [L666-L668]; room for more of one's own
 MAX_TEMPLATES = 16
+MAX_PERILS = 6  # the Perils pool, drawn with one die
 MAX_TEMPLATE_CELLS = 64
 MAX_TEMPLATE_REACH = 12  # a template's squares lie within 12 squares of its intercase
 
@@ -161,7 +165,9 @@ _EQUIPMENT = frozenset(
     }
 )
 _ORDNANCE = frozenset({"bluff_tokens", "special_tokens", "order_tokens", "extra_draw"})
-_POWER = frozenset({"psyker", "discipline", "cost", "line_of_sight", "range", "persistent"})
+_POWER = frozenset(
+    {"psyker", "discipline", "cost", "line_of_sight", "range", "persistent", "effect"}
+)
 
 
 def _cv(r: _Reader, raw: Any, where: str) -> dict[UnitClass, int | None]:
@@ -436,6 +442,7 @@ def _option(r: _Reader, raw: Any, where: str) -> RecruitmentOption | None:
             line_of_sight=str(sight),
             range=None if rng is None else r.integer(p, "range", at, 0, 60),
             persistent=r.flag(p, "persistent", at),
+            effect=None if p.get("effect") is None else r.choice(p, "effect", at, PowerEffect),
         )
     needs = {
         OptionType.EQUIPMENT: ("equipment", equipment),
@@ -473,7 +480,17 @@ def catalogue_from_dict(raw: Any) -> Catalogue:
         raw,
         "",
         frozenset(
-            {"format", "sample", "note", "counters", "tiles", "options", "damage_sets", "templates"}
+            {
+                "format",
+                "sample",
+                "note",
+                "counters",
+                "tiles",
+                "options",
+                "damage_sets",
+                "templates",
+                "perils",
+            }
         ),
     )
     if obj.get("format") != CATALOGUE_FORMAT:
@@ -512,6 +529,18 @@ def catalogue_from_dict(raw: Any) -> Catalogue:
         if t.id in templates:
             r.fail(f"templates[{i}].id", f"{t.id!r} is used twice")
         templates[t.id] = t
+    perils: list[PerilsMarker] = []
+    for i, item in enumerate(r.items(obj, "perils", "", 8)):
+        at = f"perils[{i}]"
+        pobj = r.obj(item, at, frozenset({"effect", "value", "count"}))
+        effect = r.choice(pobj, "effect", at, PerilsEffect)
+        value = r.integer(pobj, "value", at, 0, 3, 0)
+        if effect in (PerilsEffect.STEPS, PerilsEffect.SUPPRESSED) and value == 0:
+            r.fail(f"{at}.value", "1 to 3 (steps or Suppressed markers)")
+        if effect is not None:
+            perils.append(PerilsMarker(effect, value, r.integer(pobj, "count", at, 1, 6, 1)))
+    if sum(m.count for m in perils) > MAX_PERILS:
+        r.fail("perils", f"at most {MAX_PERILS} markers in the pool (one die draws one)")
     counters, tiles, options = built["counters"], built["tiles"], built["options"]
     for i, counter in read_at["counters"]:
         for j, face in enumerate(counter.faces):
@@ -543,7 +572,13 @@ def catalogue_from_dict(raw: Any) -> Catalogue:
     sample = r.flag(obj, "sample", "")
     r.raise_if_any()
     return Catalogue(
-        counters, tiles, options, sample=sample, damage_sets=damage_sets, templates=templates
+        counters,
+        tiles,
+        options,
+        sample=sample,
+        damage_sets=damage_sets,
+        templates=templates,
+        perils=tuple(perils),
     )
 
 

@@ -69,3 +69,34 @@ def test_an_ability_must_name_a_defined_template() -> None:
     assert problems(bad) == {
         f"counters[{shootas}].faces[0].abilities[{at}].param": "no template 'Z'"
     }
+
+
+def test_the_perils_pool_and_power_effects_are_read() -> None:
+    catalogue = load_sample_catalogue()
+    assert sum(m.count for m in catalogue.perils) == 6
+    assert [str(m.effect) for m in catalogue.perils] == [
+        "cancelled",
+        "steps",
+        "suppressed",
+        "suppressed",
+        "again",
+    ]
+    endurance = catalogue.options["sample-um-endurance"].power
+    assert endurance is not None
+    assert (str(endurance.effect), endurance.cost, endurance.range) == ("endurance", 2, 6)
+    raw = raw_forces()
+    raw["perils"] = [{"effect": "steps"}, {"effect": "cancelled", "count": 6}, {"effect": "boom"}]
+    raw["options"][0] = {
+        "id": "p",
+        "name": "P",
+        "faction": "orks",
+        "type": "psychic_power",
+        "cost": 1,
+        "bands": ["x"],
+        "power": {"psyker": "weirdboy", "discipline": "w", "cost": 1, "effect": "fly"},
+    }
+    found = problems(raw)
+    assert found["perils[0].value"] == "1 to 3 (steps or Suppressed markers)"
+    assert "perils[2].effect" in found
+    assert found["perils"] == "at most 6 markers in the pool (one die draws one)"
+    assert "options[0].power.effect" in found

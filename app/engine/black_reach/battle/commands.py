@@ -24,6 +24,7 @@ __all__ = [
     "EndReserve",
     "EndScouting",
     "Hold",
+    "Manifest",
     "Move",
     "OrderSpec",
     "Overwatch",
@@ -142,6 +143,19 @@ class Shoot(Command):
     unit: str
     target: str
     suppression: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Manifest(Command):
+    """A psyker's Alternative Shooting Action: reveal its token and manifest ``power`` (the id
+    of a psychic-power option on its tile) on ``target`` when it has one; a Weirdboy may put
+    one of the cost's Suppressed markers on the Ork infantry ``share`` within 2 squares."""
+
+    kind: ClassVar[str] = "manifest"
+    unit: str
+    power: str
+    target: str | None = None
+    share: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -313,6 +327,7 @@ COMMAND_CODEC = TaggedCodec(
         Snipe,
         VehicleFire,
         TemplateFire,
+        Manifest,
         Overwatch,
         PassOverwatch,
         ScoutMove,

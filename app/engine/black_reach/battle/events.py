@@ -28,11 +28,14 @@ __all__ = [
     "DeploymentEnded",
     "DestructionDealt",
     "ForcedMove",
+    "InitiativeKept",
     "MoveDeclared",
     "OrderRevealed",
     "OrdersCommitted",
     "OrdersPlaced",
     "OverwatchAnswered",
+    "PowerLost",
+    "PowerManifested",
     "ReserveEnded",
     "ResultConfirmed",
     "ScoutMoved",
@@ -40,6 +43,7 @@ __all__ = [
     "ScoutingStarted",
     "StepsTaken",
     "SuppressedPlaced",
+    "SuppressedRemoved",
     "TemplatePlaced",
     "TurnEnded",
     "TurnStarted",
@@ -284,6 +288,52 @@ class DamageLocated(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class PowerManifested(Event):
+    """A psychic power manifested: its Perils of the Warp test (1 die + level - 2 per
+    Suppressed marker, the cost included [L2817-L2819]), what the test gave (``works``,
+    ``step``, ``explodes``, or a Librarian's ``draw_marker`` and the marker drawn) and whether
+    the power applies."""
+
+    kind: ClassVar[str] = "power_manifested"
+    unit: str
+    power: str
+    effect: str
+    target: str | None
+    roll: Roll  # the Perils die, then the marker drawn (a die as large as the pool)
+    level: int
+    suppressed: int
+    result: int
+    perils: str
+    marker: str | None
+    marker_value: int
+    applies: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SuppressedRemoved(Event):
+    kind: ClassVar[str] = "suppressed_removed"
+    unit: str
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class PowerLost(Event):
+    """A Perils marker discarded the power for the rest of the game [L2828-L2831]."""
+
+    kind: ClassVar[str] = "power_lost"
+    unit: str
+    power: str
+
+
+@dataclass(frozen=True, slots=True)
+class InitiativeKept(Event):
+    """Scrier's Gaze: the side keeps the Initiative next turn [L3017-L3023]."""
+
+    kind: ClassVar[str] = "initiative_kept"
+    side: str
+
+
+@dataclass(frozen=True, slots=True)
 class TemplatePlaced(Event):
     """A template fired (Tir Direct or Indirect): where it was aimed, its dispersion roll (none
     for a direct shot or a template without a diagram), where it landed, the squares it covers
@@ -422,6 +472,10 @@ EVENT_CODEC = TaggedCodec(
         DamageLocated,
         DestructionDealt,
         TemplatePlaced,
+        PowerManifested,
+        SuppressedRemoved,
+        PowerLost,
+        InitiativeKept,
         UnitSniped,
         MoveDeclared,
         OverwatchAnswered,

@@ -17,11 +17,14 @@ from app.engine.black_reach.battle.events import (
     DeploymentEnded,
     DestructionDealt,
     ForcedMove,
+    InitiativeKept,
     MoveDeclared,
     OrderRevealed,
     OrdersCommitted,
     OrdersPlaced,
     OverwatchAnswered,
+    PowerLost,
+    PowerManifested,
     ReserveEnded,
     ResultConfirmed,
     ScoutingEnded,
@@ -29,6 +32,7 @@ from app.engine.black_reach.battle.events import (
     ScoutMoved,
     StepsTaken,
     SuppressedPlaced,
+    SuppressedRemoved,
     TemplatePlaced,
     TurnEnded,
     TurnStarted,
@@ -130,6 +134,7 @@ def evolve(state: BattleState, event: Event) -> BattleState:
             acted=frozenset(),
             rolls={},
             reserve_done=frozenset(),
+            keep_initiative=None,
         )
     assert state.turn is not None or isinstance(event, BattleEnded | ResultConfirmed)
     if isinstance(event, OrdersPlaced):
@@ -154,7 +159,16 @@ def evolve(state: BattleState, event: Event) -> BattleState:
     if isinstance(event, UnitFlipped):
         u = state.units[event.unit]
         return _unit(state, event.unit, status=replace(u.status, face=FaceKind(event.face)))
-    if isinstance(event, UnitShot | AssaultResolved | UnitSniped | TemplatePlaced):
+    if isinstance(event, SuppressedRemoved):
+        u = state.units[event.unit]
+        return _unit(state, event.unit, suppressed=max(0, u.suppressed - event.count))
+    if isinstance(event, PowerLost):
+        return replace(state, lost_powers=state.lost_powers | {(event.unit, event.power)})
+    if isinstance(event, InitiativeKept):
+        return replace(state, keep_initiative=event.side)
+    if isinstance(
+        event, UnitShot | AssaultResolved | UnitSniped | TemplatePlaced | PowerManifested
+    ):
         rolls = {**state.rolls, event.unit: state.rolls.get(event.unit, 0) + 1}
         return replace(state, rolls=rolls)
     if isinstance(event, ArmourSaved | BurstDeclared):

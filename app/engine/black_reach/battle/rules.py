@@ -27,6 +27,7 @@ from app.engine.black_reach.battle.commands import (
     EndReserve,
     EndScouting,
     Hold,
+    Manifest,
     Move,
     Overwatch,
     PassOverwatch,
@@ -52,11 +53,14 @@ from app.engine.black_reach.battle.events import (
     DeploymentEnded,
     DestructionDealt,
     ForcedMove,
+    InitiativeKept,
     MoveDeclared,
     OrderRevealed,
     OrdersCommitted,
     OrdersPlaced,
     OverwatchAnswered,
+    PowerLost,
+    PowerManifested,
     ReserveEnded,
     ResultConfirmed,
     ScoutingEnded,
@@ -64,6 +68,7 @@ from app.engine.black_reach.battle.events import (
     ScoutMoved,
     StepsTaken,
     SuppressedPlaced,
+    SuppressedRemoved,
     TemplatePlaced,
     TurnEnded,
     TurnStarted,
@@ -91,6 +96,11 @@ from app.engine.black_reach.forces import (
     Face,
     FaceKind,
     Group,
+    PerilsEffect,
+    PerilsMarker,
+    PowerEffect,
+    PsykerKind,
+    RecruitmentOption,
     Role,
     Weapon,
     apply_step,
@@ -141,11 +151,15 @@ from app.engine.black_reach.scenario import (
 from app.engine.black_reach.tables import (
     ArmourColour,
     DamageMarker,
+    LibrarianPerils,
     SniperEffect,
+    WeirdboyPerils,
     crushing_points,
     damage_location,
+    librarian_perils,
     sniper_effect,
     structure_destroyed,
+    weirdboy_perils,
 )
 from app.engine.black_reach.templates import (
     QUARTERS,
@@ -172,6 +186,7 @@ from app.engine.roller import Roller
 
 __all__ = [
     "MAX_SUPPORT",
+    "PLAYED_POWERS",
     "RULE_BOOK",
     "SYSTEM_ID",
     "BlackReachRuleBook",
@@ -186,6 +201,7 @@ __all__ = [
     "plan_shot",
     "plan_snipe",
     "plan_template",
+    "power_problem",
     "template_request",
     "template_targets",
     "working_weapons",
@@ -1643,6 +1659,7 @@ class TemplatePlan:
     spotter: bool
     penalties: int
     sight: str
+    shooter_suppressed: bool = True  # the shooter's Suppressed markers come off each attack
 
 
 def plan_template(
@@ -1721,7 +1738,11 @@ def template_request(
         return None
     return OddsRequest(
         Kind.SHOT,
-        Attacker(cv=cv, suppressed=shooter.suppressed, penalties=plan.penalties),
+        Attacker(
+            cv=cv,
+            suppressed=shooter.suppressed if plan.shooter_suppressed else 0,
+            penalties=plan.penalties,
+        ),
         Target(
             dv=target.face.dv,
             defence_bonus=state.board.defence_bonus(target.placement.squares, tclass),
@@ -1761,12 +1782,21 @@ def _template_fire(out: _Out, command: TemplateFire, side: str) -> None:
             plan.sight,
         )
     )
+    _template_attacks(out, u.uid, plan, targets)
+
+
+def _template_attacks(
+    out: _Out, shooter: str, plan: TemplatePlan, targets: Sequence[UnitState]
+) -> None:
+    """One roll per unit under a template, each resolved as a shot with the template's CVs."""
+    template = plan.template
     piercing = template.has(Ability.PIERCING)
     for t in targets:
+        u = out.state.units[shooter]
         target = out.state.units[t.uid]
         if not target.alive or target.placement is None:
             continue
-        request = template_request(out.state, out.state.units[u.uid], target, plan)
+        request = template_request(out.state, u, target, plan)
         if request is None:
             continue  # an X against its class
         mark = len(out.roller.records)
@@ -1799,6 +1829,214 @@ def _template_fire(out: _Out, command: TemplateFire, side: str) -> None:
             _hurt(out, target, 1, piercing, u.uid)
         elif outcome is ShotOutcome.COUP_DOUBLE:
             _hurt(out, target, 2, piercing, u.uid)
+
+
+# -- psychic powers -------------------------------------------------------------------------------
+
+PLAYED_POWERS = frozenset({PowerEffect.ENDURANCE, PowerEffect.SCRIERS_GAZE})
+WEIRDBOY_SHARE_RANGE = 2  # a Weirdboy's extra marker may go on Ork infantry within 2 squares
+
+
+def power_problem(
+    state: BattleState, u: UnitState, option_id: str, target_id: str | None
+) -> tuple[RecruitmentOption, UnitState | None]:
+    """Check a manifestation: a psyker, a power of its kind on its tile, one the match plays
+    and not lost, its target in range and sight (note §2.8) [L2713-L2741]."""
+    kind = u.counter.psyker
+    if kind is None or not u.face.has(Ability.PSYKER):
+        raise refuse("no_psyker", f"{u.uid} is no psyker")
+    option = state.catalogue.options.get(option_id)
+    if option is None or option_id not in _group_of(state, u.uid).options or option.power is None:
+        raise refuse("no_such_power", f"{option_id!r} is not a psychic power on {u.uid}'s tile")
+    power = option.power
+    if power.psyker is not kind:
+        raise refuse("wrong_psyker", f"a {kind.value} cannot manifest {option_id}")
+    if power.effect not in PLAYED_POWERS:
+        raise refuse("not_supported", f"{option_id} is not played by the match yet")
+    if (u.uid, option_id) in state.lost_powers:
+        raise refuse("power_lost", f"{option_id} was lost to the Perils of the Warp [L2828]")
+    if power.effect is not PowerEffect.ENDURANCE:
+        if target_id is not None:
+            raise refuse("no_target", f"{option_id} takes no target", kind=RefusalKind.INPUT)
+        return option, None
+    if target_id is None:
+        raise refuse("target_needed", f"{option_id} needs a target", kind=RefusalKind.INPUT)
+    target = _standing(_unit(state, target_id))
+    if target.side != u.side:
+        raise refuse("enemy_unit", "Endurance heals an allied unit [L2993-L2998]")
+    origin = _shooting_from(state, u)
+    assert target.placement is not None
+    if power.range is not None and distance(origin.squares, target.placement.squares) > (
+        power.range
+    ):
+        raise refuse("out_of_range", f"{target.uid} is beyond {power.range} squares")
+    if power.line_of_sight != "none":
+        los = best_line_of_sight(
+            state.board,
+            origin.squares,
+            target.placement.squares,
+            shooter_class=u.counter.unit_class,
+            target_class=target.counter.unit_class,
+            blockers=_blockers(state, {u.uid, target.uid, u.embarked_in or ""}),
+        )
+        clear = los.sight is Sight.CLEAR
+        if not los.can_shoot or (power.line_of_sight == "clear" and not clear):
+            raise refuse("no_line_of_sight", f"{option_id} needs a clear line of sight")
+    if target.status.face is not FaceKind.REDUCED or target.counter.face(FaceKind.INTACT) is None:
+        raise refuse("not_reduced", f"{target.uid} shows no reduced face to heal")
+    return option, target
+
+
+def _perils_pool(state: BattleState) -> list[PerilsMarker]:
+    return [m for m in state.catalogue.perils for _ in range(m.count)]
+
+
+def _draw(roller: Roller, n: int, label: str) -> int:
+    """Draw one of ``n`` (at most 6) face-down markers: a D6, rolled again above ``n`` (a fair
+    draw); after 20 rolls above it, the last is read modulo ``n``."""
+    value = 1
+    for _ in range(20):
+        value = roller.d6(label, stage="perils")
+        if value <= n:
+            return value
+    return (value - 1) % n + 1
+
+
+def _manifest(out: _Out, command: Manifest, side: str) -> None:
+    """Manifest a power: its cost in Suppressed markers on the psyker (a Weirdboy may put one
+    of them on Ork infantry within 2 squares [L2874-L2889]), the Perils of the Warp test, then
+    the power unless the Perils cancel it [L2723-L2741], [L2808-L2918]."""
+    u = _reveal(out, command.unit, side)
+    _able(u, out.state)
+    option, target = power_problem(out.state, u, command.power, command.target)
+    power = option.power
+    assert power is not None
+    assert power.effect is not None
+    cost = power.cost
+    if command.share is not None:
+        sharer = _standing(_own(out.state, command.share, side))
+        if (
+            u.counter.psyker is not PsykerKind.WEIRDBOY
+            or cost < 2
+            or sharer.uid == u.uid
+            or sharer.counter.unit_class is not UnitClass.INFANTRY
+            or sharer.placement is None
+            or u.placement is None
+            or distance(u.placement.squares, sharer.placement.squares) > WEIRDBOY_SHARE_RANGE
+        ):
+            raise refuse(
+                "bad_share",
+                "only a Weirdboy paying 2 or more puts 1 marker on Ork infantry within 2 squares",
+            )
+        out.emit(SuppressedPlaced(sharer.uid, 1))
+        cost -= 1
+    if cost:
+        out.emit(SuppressedPlaced(u.uid, cost))
+    me = out.state.units[u.uid]
+    level = u.counter.psyker_level
+    start = len(out.roller.records)
+    die = out.roller.d6(f"perils of the warp for {u.uid}", stage="perils")
+    result = die + level - SUPPRESSED_PENALTY * me.suppressed
+    marker: PerilsMarker | None = None
+    if me.counter.psyker is PsykerKind.LIBRARIAN:
+        perils = str(librarian_perils(result))
+        pool = _perils_pool(out.state)
+        if perils == LibrarianPerils.DRAW_MARKER:
+            if not pool:
+                raise refuse("no_perils_pool", "the data holds no Perils of the Warp markers")
+            marker = pool[_draw(out.roller, len(pool), f"perils marker for {u.uid}") - 1]
+    else:
+        perils = str(weirdboy_perils(result))
+    applies = perils != WeirdboyPerils.EXPLODES and (
+        marker is None or marker.effect is not PerilsEffect.CANCELLED
+    )
+    out.emit(
+        PowerManifested(
+            u.uid,
+            option.id,
+            power.effect.value,
+            None if target is None else target.uid,
+            take_roll(out.roller, start),
+            level,
+            me.suppressed,
+            result,
+            perils,
+            None if marker is None else marker.effect.value,
+            0 if marker is None else marker.value,
+            applies,
+        )
+    )
+    if applies:
+        _power_effect(out, power.effect, side, target)
+    if perils == WeirdboyPerils.EXPLODES:
+        _explode(out, me)
+        return
+    if perils == WeirdboyPerils.STEP:
+        after = _take_steps(out, out.state.units[u.uid], 1)
+        if after.alive and after.suppressed:
+            out.emit(SuppressedRemoved(u.uid, after.suppressed))
+        return
+    if marker is None:
+        return
+    if marker.effect is PerilsEffect.CANCELLED:
+        out.emit(PowerLost(u.uid, option.id))
+    if marker.effect is PerilsEffect.SUPPRESSED:
+        out.emit(SuppressedPlaced(u.uid, marker.value))
+        return
+    if marker.effect is PerilsEffect.STEPS:
+        after = _take_steps(out, out.state.units[u.uid], min(2, marker.value))
+        if not after.alive:
+            return
+    now = out.state.units[u.uid]
+    if now.suppressed:
+        out.emit(SuppressedRemoved(u.uid, now.suppressed))
+
+
+def _power_effect(out: _Out, effect: PowerEffect, side: str, target: UnitState | None) -> None:
+    if effect is PowerEffect.ENDURANCE:
+        assert target is not None
+        out.emit(UnitFlipped(target.uid, str(FaceKind.INTACT)))  # back to its intact face
+    elif effect is PowerEffect.SCRIERS_GAZE:
+        out.emit(InitiativeKept(side))
+
+
+def _explode(out: _Out, weirdboy: UnitState) -> None:
+    """The Weirdboy explodes: the explosion template (``weirdboy`` in the data) on the one of
+    the 4 intercases around his square that covers the most units (the first in reading order
+    on a tie: the engine picks, rulings), each attacked with its CVs; then he is destroyed
+    [L2897-L2907] (note §8 item 43)."""
+    template = out.state.catalogue.templates.get("weirdboy")
+    if template is not None and weirdboy.placement is not None:
+        sq = weirdboy.placement.anchor
+        best: tuple[int, Intercase, list[UnitState]] | None = None
+        for corner in sorted(sq.corners(), key=lambda c: (c.y, c.x)):
+            squares = template.squares(corner) & out.state.board.squares
+            under = template_targets(out.state, squares, weirdboy.uid)
+            if best is None or len(under) > best[0]:
+                best = (len(under), corner, under)
+        assert best is not None
+        _, corner, under = best
+        squares = template.squares(corner) & out.state.board.squares
+        # not his Shooting Action: his Suppressed markers do not weaken the blast (rulings)
+        plan = TemplatePlan(template, False, 0, False, 0, "clear", shooter_suppressed=False)
+        out.emit(
+            TemplatePlaced(
+                weirdboy.uid,
+                template.id,
+                False,
+                Step(corner.x, corner.y, "N"),
+                take_roll(out.roller, len(out.roller.records)),
+                Step(corner.x, corner.y, "N"),
+                tuple(Step(q.x, q.y) for q in sorted(squares, key=lambda q: (q.y, q.x))),
+                tuple(t.uid for t in under),
+                0,
+                "clear",
+            )
+        )
+        _template_attacks(out, weirdboy.uid, plan, under)
+    me = out.state.units[weirdboy.uid]
+    if me.alive:
+        out.emit(StepsTaken(me.uid, 0, 0, str(me.status.face), me.status.hit_points, False, True))
 
 
 # -- assault ------------------------------------------------------------------------------------
@@ -2038,11 +2276,14 @@ def _end_reserve(out: _Out, side: str) -> None:
     verdict = end_of_turn(
         state.scenario, state.turn.turn, tuple(state.groups.values()), _holders(state)
     )
-    out.emit(TurnEnded(state.turn.turn, unsuppressed, dict(verdict.vp), state.turn.other))
+    # the Initiative passes, unless its holder used Scrier's Gaze this turn [L3017-L3023]
+    kept = state.keep_initiative == state.turn.initiative
+    following = state.turn.initiative if kept else state.turn.other
+    out.emit(TurnEnded(state.turn.turn, unsuppressed, dict(verdict.vp), following))
     if verdict.outcome is not Outcome.PLAY_ON:
         out.emit(BattleEnded(verdict.winner, verdict.reason, dict(verdict.vp)))
         return
-    _start_turn(out, state.turn.turn + 1, state.turn.other)
+    _start_turn(out, state.turn.turn + 1, following)
 
 
 def _confirm(out: _Out, seat: str) -> None:
@@ -2109,6 +2350,9 @@ def decide(state: BattleState, command: Tagged, actor: str, dice: Roller) -> Dec
             _after_activation(out)
         case TemplateFire():
             _template_fire(out, command, side)
+            _after_activation(out)
+        case Manifest():
+            _manifest(out, command, side)
             _after_activation(out)
         case ScoutMove():
             _scout_move(out, command, side)

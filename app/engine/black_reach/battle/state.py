@@ -136,6 +136,8 @@ class BattleState:
     scouting: tuple[str, ...] = ()  # sides still to make their Scout moves, in order
     scouted: frozenset[str] = frozenset()  # units that made their Scout move
     destruction: Mapping[str, int] = field(default_factory=dict)  # wreck uid -> points
+    lost_powers: frozenset[tuple[str, str]] = frozenset()  # (psyker, power) lost for good
+    keep_initiative: str | None = None  # Scrier's Gaze this turn: that side keeps it
 
     # -- helpers ------------------------------------------------------------------------------
 

@@ -21,6 +21,7 @@ from app.engine.black_reach.battle.commands import (
     EndReserve,
     EndScouting,
     Hold,
+    Manifest,
     Move,
     Overwatch,
     PassOverwatch,
@@ -35,6 +36,7 @@ from app.engine.black_reach.battle.commands import (
 from app.engine.black_reach.battle.events import UnitMoved
 from app.engine.black_reach.battle.evolve import evolve, placement_of
 from app.engine.black_reach.battle.rules import (
+    PLAYED_POWERS,
     ShotPlan,
     assault_request,
     assault_start_problem,
@@ -43,13 +45,14 @@ from app.engine.black_reach.battle.rules import (
     overwatch_steps,
     plan_shot,
     plan_snipe,
+    power_problem,
     scout_end_problem,
     scout_mover,
     working_weapons,
 )
 from app.engine.black_reach.battle.state import BattleState, Stage, UnitState
 from app.engine.black_reach.board import UnitClass
-from app.engine.black_reach.forces import Ability, weapon_lost
+from app.engine.black_reach.forces import Ability, PowerEffect, PsykerKind, weapon_lost
 from app.engine.black_reach.movement import Mover, Placement, Reach, cheapest_paths
 from app.engine.black_reach.odds import outcome_odds
 from app.engine.black_reach.pipeline import modified_cv
@@ -58,6 +61,7 @@ from app.engine.black_reach.tables import (
     DamageFace,
     SniperEffect,
     damage_face_odds,
+    perils_odds,
     sniper_odds,
 )
 from app.engine.black_reach.templates import QUARTERS, template_distance, template_name
@@ -289,7 +293,41 @@ def legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
         if u.face.has(Ability.SNIPER):
             actions.extend(_snipes(state, u))
         actions.extend(_templates(state, u))
+        actions.extend(_powers(state, u))
     return actions
+
+
+def _powers(state: BattleState, u: UnitState) -> list[JsonObject]:
+    """A psyker's powers the match plays: each with the exact odds of its Perils of the Warp
+    test (its cost paid on the psyker) and, for Endurance, the units it may heal."""
+    if u.counter.psyker is None:
+        return []
+    out: list[JsonObject] = []
+    group = next(g for g in state.groups.values() if u.uid in g.units)
+    for option_id in group.options:
+        option = state.catalogue.options.get(option_id)
+        if option is None or option.power is None or option.power.effect not in PLAYED_POWERS:
+            continue
+        power = option.power
+        targets: list[str | None] = [None]
+        if power.effect is PowerEffect.ENDURANCE:
+            targets = [t.uid for t in state.on_board() if t.side == u.side]
+        weirdboy = u.counter.psyker is PsykerKind.WEIRDBOY
+        odds = perils_odds(u.counter.psyker_level, u.suppressed + power.cost, weirdboy)
+        for tid in targets:
+            try:
+                power_problem(state, u, option_id, tid)
+            except Refusal:
+                continue
+            out.append(
+                {
+                    "command": _cmd(Manifest(u.uid, option_id, tid)),
+                    "effect": str(power.effect),
+                    "cost": power.cost,
+                    "perils": {k: str(v) for k, v in sorted(odds.items())},
+                }
+            )
+    return out
 
 
 def _templates(state: BattleState, u: UnitState) -> list[JsonObject]:
