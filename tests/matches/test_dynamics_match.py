@@ -126,9 +126,9 @@ def test_pen_lists_its_turn_structures_and_checks_the_option(
 def test_the_dynamics_options_reach_the_set_up(
     dyn_game: Callable[..., PenGame], user_client: Callable[[str], TestClient]
 ) -> None:
-    g = dyn_game(pilots={"B": 5}, plus_two="A")
+    g = dyn_game(pilots={"B": 5}, plus_two="A", pilot_a="4")
     setup = live(g.match_id).state.setup
-    assert (dict(setup.pilots), setup.plus_two) == ({"B": 5}, "A")
+    assert (dict(setup.pilots), setup.plus_two) == ({"A": 4, "B": 5}, "A")
     assert setup.initiative("b2") == 5  # the rhino takes its pilot's Initiative [L197]
     carol = user_client("Carol")
     mine = ready_pen_list(carol, [marine()])
@@ -136,6 +136,9 @@ def test_the_dynamics_options_reach_the_set_up(
         ({"turn_structure": "dynamics", "pilots": {"B": 11}}, "options.pilots"),
         ({"turn_structure": "dynamics", "plus_two": "C"}, "options.plus_two"),
         ({"turn_structure": "classic", "pilots": {"A": 4}}, "options.pilots"),
+        ({"turn_structure": "dynamics", "pilot_a": 0}, "options.pilot_a"),
+        ({"turn_structure": "dynamics", "pilot_b": "x"}, "options.pilot_b"),
+        ({"turn_structure": "classic", "pilot_a": 4}, "options.pilot_a"),
     ):
         r = carol.post(MATCHES, json={"ruleset": "pen", "army_id": mine, "options": options})
         assert r.status_code == 422, r.text

@@ -222,6 +222,42 @@ def test_the_new_match_form_asks_whether_both_players_confirm_the_result(
     assert "confirm_result" in r.text or "not an option" in r.text
 
 
+def test_the_new_match_form_sets_each_armys_pilots_for_the_dynamics_turn(
+    browser: Callable[[str], TestClient], db: Any
+) -> None:
+    """``pilots`` (Dyn [L197]: a non-walker vehicle acts at its pilot's Initiative, 3 by
+    default) from two selects, one per army; empty keeps the default; out of range or under
+    the classic turn, a 422 at the field."""
+    from app.matches.models import Match
+
+    alice = browser("Alice")
+    mine = ready_pen_list(alice, [marine(), devastators()], "Marines")
+    page = html(alice.get("/matches?ruleset=pen"))
+    for name in ("pilot_a", "pilot_b"):
+        choices = page.css(f"#new-match-form select[name='option.{name}'] option")
+        assert [o.attributes["value"] for o in choices] == ["", *map(str, range(1, 11))]
+    base = {
+        "csrf_token": alice.csrf,  # type: ignore[attr-defined]
+        "ruleset": "pen",
+        "army_id": str(mine),
+        "mission": "pen-objectives",
+        "battle_size": "1000",
+        "option.turn_structure": "dynamics",
+        "option.pilot_a": "4",
+        "option.pilot_b": "",
+    }
+    r = alice.post("/matches", data=base, follow_redirects=False)
+    assert r.status_code == 303, r.text
+    created = db.get(Match, int(r.headers["location"].rsplit("/", 1)[1]))
+    assert created.army_a["options"]["pilots"] == {"A": 4}
+    assert "pilot_a" not in created.army_a["options"]
+    r = alice.post("/matches", data={**base, "option.pilot_b": "11"})
+    assert r.status_code == 422, r.text
+    assert "pilot_b" in r.text
+    r = alice.post("/matches", data={**base, "option.turn_structure": "classic"})
+    assert r.status_code == 422, r.text
+
+
 def test_the_new_match_form_gives_the_dynamics_plus_two_to_a_seat(
     browser: Callable[[str], TestClient], db: Any
 ) -> None:

@@ -683,7 +683,8 @@ STRUCTURE_LABELS = {
 def new_match_fields(mission: Mission) -> list[OptionField]:
     """A PEN match's turn structure (the option ``turn_structure``) and, for the classic and
     alternated turns, whether both players confirm the result (``confirm_result``, rulings
-    B18), chosen on the form."""
+    B18), chosen on the form; for the Dynamics turn, the +2 seat (``plus_two``) and each
+    army's pilots' Initiative (``pilot_a``, ``pilot_b``: ``pilots`` [L197])."""
     return [
         OptionField(
             name="turn_structure",
@@ -711,6 +712,23 @@ def new_match_fields(mission: Mission) -> list[OptionField]:
             ],
             default="",
             help=_("When the mission has an Attacker and a Defender (Dynamics turn only)."),
+        ),
+        *(
+            OptionField(
+                name=name,
+                label=label,
+                choices=[Choice("", _("3 (the default)"))]
+                + [Choice(str(i), str(i)) for i in range(1, 11)],
+                default="",
+                help=_(
+                    "Dynamics turn: a non-walker vehicle acts at its pilot's Initiative, usually "
+                    "the army's basic trooper (4 for a Space Marine, 3 for a Guardsman)."
+                ),
+            )
+            for name, label in (
+                ("pilot_a", _("Dynamics turn: your vehicles' pilots' Initiative")),
+                ("pilot_b", _("Dynamics turn: your opponent's vehicles' pilots' Initiative")),
+            )
         ),
     ]
 

@@ -44,6 +44,8 @@ def missions() -> dict[str, Mission]:
 
 
 DYNAMICS_OPTIONS = ("pilots", "plus_two", "tokens_per_type")
+# the new-match form's two selects for ``pilots`` (a select posts one value): seat -> option
+FORM_PILOTS = {"pilot_a": "A", "pilot_b": "B"}
 
 
 def parse_options(raw: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -53,14 +55,16 @@ def parse_options(raw: Mapping[str, Any] | None) -> dict[str, Any]:
     (``"A"``, ``"B"`` or ``""``: the seat whose role would begin the battle, +2 on the
     advantage tests [L140]) and ``tokens_per_type`` (``{"A": n, "B": n}``: the tokens of each
     order each player has, checked against 5 per 250 points [L47] and at each lock; unset: not
-    checked); otherwise also ``confirm_result`` (``true``: the battle ends
+    checked); ``pilot_a`` / ``pilot_b`` (the new-match form's selects, "1" to "10") are one
+    seat's entry of ``pilots`` each; otherwise also ``confirm_result`` (``true``: the battle ends
     when both players have confirmed the objectives reported, pen rulings B18). Anything
     else is a 422 naming the field."""
     raw = raw or {}
     structure = raw.get("turn_structure", "classic")
     allowed = {
         "turn_structure",
-        *(DYNAMICS_OPTIONS if structure == "dynamics" else ("confirm_result",)),
+        *(DYNAMICS_OPTIONS + tuple(FORM_PILOTS) if structure == "dynamics" else ()),
+        *(() if structure == "dynamics" else ("confirm_result",)),
     }
     errors = [
         {"field": f"options.{k}", "message": "not an option of this PEN match", "type": "extra"}
@@ -100,7 +104,24 @@ def parse_options(raw: Mapping[str, Any] | None) -> dict[str, Any]:
         plus_two = raw.get("plus_two", "")
         if plus_two not in ("", "A", "B"):
             errors.append({"field": "options.plus_two", "message": "A, B or empty", "type": "enum"})
-        out |= {"pilots": dict(pilots) if isinstance(pilots, Mapping) else {}}
+        chosen = dict(pilots) if isinstance(pilots, Mapping) else {}
+        for name, seat in FORM_PILOTS.items():
+            if name not in raw:
+                continue
+            value = raw[name]
+            if isinstance(value, str) and value.isdigit() and len(value) <= 2:
+                value = int(value)  # the form's select
+            if type(value) is not int or not 1 <= value <= 10:
+                errors.append(
+                    {
+                        "field": f"options.{name}",
+                        "message": "an Initiative from 1 to 10",
+                        "type": "value",
+                    }
+                )
+            else:
+                chosen[seat] = value
+        out |= {"pilots": chosen}
         out |= {"plus_two": plus_two}
         tokens = raw.get("tokens_per_type")
         if tokens is not None:  # the optional token-supply check [L47]
