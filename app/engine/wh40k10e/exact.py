@@ -161,6 +161,11 @@ def estimate_work(request: CombatRequest) -> int:
     states = (layout.B + 1) * (layout.C + 1)
     max_w = max(s.wounds for s in layout.bodyguard + layout.characters)
     cap = layout.total_wounds if layout.uniform_feel_no_pain() else None
+    # a CHARACTER of better Feel No Pain (_SoftCharacterChain): the pending counts followed
+    # one by one stop at the bodyguard's wounds; past it, C Taylor coefficients per state
+    soft = cap is None and _SoftCharacterChain.applies(layout)
+    if soft:
+        cap = layout.B
     total = 0
     pending = 0
     steps = 0
@@ -173,7 +178,7 @@ def estimate_work(request: CombatRequest) -> int:
         steps += n_max * per_attack
         width = per_attack * min(dmg_max, max_w) + 1
         shifts = min(mortal, cap if cap is not None else mortal) + 1
-        total += (n_max + 1) * states * (pending + 1) * width * shifts
+        total += (n_max + 1) * states * (pending + 1 + (layout.C if soft else 0)) * width * shifts
     # integers grow by a few bits per wound to save: big ones cost more per operation
     return total * (1 + steps // 256)
 
@@ -880,6 +885,11 @@ class _TaylorChain:
         step = (_bits(bound) + 8) // 8
         slot = step * 8
         mask = (1 << (deg * slot)) - 1
+        # Refuse at once what the budget would stop later (every reachable state at every
+        # step, charged as in the loop)
+        per_step = sum(len(ts) + 2 for r in scaled.values() for _, ts in r)
+        if self.budget.spent + (top + 1) * per_step * deg * (1 + slot // 256) > WORK_BUDGET:
+            raise self.budget.refuse()
         start = {idx: _pack(cs, step) for idx, cs in self.v.items()}
         acc: dict[int, int] = {}
         for t in range(top, -1, -1):
@@ -951,8 +961,9 @@ class _SoftCharacterChain:
     def apply_weapon(
         self, w: _Weapon, situation: Situation, outcome: dict[tuple[int, int], int], total: int
     ) -> None:
-        self.low.apply_weapon(w, situation, outcome, total)
+        # the Taylor chain first: its work is known in advance, a refusal comes at once
         self.high.apply_weapon(w, self.low._kernel(w, situation, outcome, total))
+        self.low.apply_weapon(w, situation, outcome, total)
 
     def apply_mortal_wounds(self) -> None:
         """Nothing to do here: :meth:`final` places them."""
