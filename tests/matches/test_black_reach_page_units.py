@@ -22,6 +22,7 @@ from tests.engine.black_reach.battle.test_battle_rules import (
     TACTICAL,
     TRANSPORT,
     _close_quarters,
+    _setting_up_team,
 )
 from tests.matches.test_pages_black_reach import (
     BOLTER,
@@ -142,3 +143,29 @@ def test_infantry_gets_into_a_transport_from_the_page_and_shows_aboard(
     assert any("Sample tactical squad gets into Sample transport." in t for t in lines)
     card = page.css_first(f"#unit-{slug(TACTICAL)}").text()
     assert "in Sample transport" in card
+
+
+def test_a_state_changing_unit_gets_a_flip_select_and_may_flip_where_it_stands() -> None:
+    battle = _setting_up_team("active")  # Active: MV X, it flips with a null move
+    state = battle.state
+    extras = extras_of(state, "ultramarines")
+    assert extras[BOLTER].flips is True
+    assert extras[TACTICAL].flips is False
+    assert set(extras[TACTICAL].transports) == {TRANSPORT}
+    view = battle.view("A")
+    forms, _orders = black_reach.action_forms(
+        battle.legal_actions("A"), names_of(view), extras, state
+    )
+    (move,) = [f for f in forms if f.kind == "move" and f.unit == BOLTER]
+    assert move.flips is True
+    assert move.paths[-1] == ("", "[]", "where it stands")
+    command = black_reach.build_command(
+        FormData([("path", "[]"), ("flip", "start")]), dict(move.command)
+    )
+    assert (command["unit"], command["path"], command["flip"]) == (BOLTER, [], "start")
+    events = battle.execute_json(command, "A")
+    assert [e.event.kind for e in events] == ["order_revealed", "unit_flipped"]
+    line = black_reach.describe(
+        {"type": "unit_flipped", "unit": BOLTER, "face": "inactive"}, names_of(view), {}
+    )
+    assert line == "Sample heavy-weapon team changes state: it now shows its inactive face."
