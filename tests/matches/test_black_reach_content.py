@@ -281,6 +281,14 @@ def test_the_hot_seat_through_the_api(user_client: Callable[[str], TestClient]) 
         if u["side"] == "orks":
             assert u["token"] is None
     assert seen_by_a["to_play"] == "A"
+    # B's commitments' nonces and values reach nothing A's screen or A's seat can fetch
+    secret = live(mid).state.secret["orks"]
+    nonces = [o.nonce for o in secret.values()]
+    assert len(nonces) == len(b_units)
+    a_side = json.dumps(seen_by_a) + "".join(
+        alice.get(f"{MATCHES}/{mid}{suffix}").text for suffix in ("", "/log", "/actions")
+    )
+    assert all(n not in a_side for n in nonces)
     assert all(a["command"]["type"] == "place_orders" for a in seen_by_a["actions"])
 
 
