@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
+from app.engine.black_reach.board import UnitClass
 from app.engine.black_reach.forces import (
     Counter,
     DamageSet,
@@ -210,6 +211,35 @@ class _Report:
         self.items.append(Violation(code, message, hint, where))
 
 
+def _heavy(catalogue: Catalogue, counters: tuple[str, ...]) -> bool:
+    return any(
+        c in catalogue.counters and catalogue.counters[c].unit_class is UnitClass.HEAVY_VEHICLE
+        for c in counters
+    )
+
+
+def _check_damage_sets(report: _Report, army: Army, catalogue: Catalogue) -> None:
+    """A fielded heavy vehicle needs the Damage set its tile or option names [L666-L668]: the
+    match rolls its location on it."""
+    for where, fielded, _ in walk(army):
+        tile = catalogue.tiles.get(fielded.tile)
+        if tile is not None and tile.damage_set is None and _heavy(catalogue, tile.counters):
+            report.add(
+                "no_damage_set",
+                f"{where}.tile",
+                f"{tile.name} fields a heavy vehicle but names no Damage set.",
+                "Give the tile a damage_set defined in the forces file.",
+            )
+    for where, option, _ in _options(army, catalogue):
+        if option.damage_set is None and _heavy(catalogue, option.counters):
+            report.add(
+                "no_damage_set",
+                f"{where}.option",
+                f"{option.name} adds a heavy vehicle but names no Damage set.",
+                "Give the option a damage_set defined in the forces file.",
+            )
+
+
 def validate_army(
     army: Army, catalogue: Catalogue, points: int | None = None
 ) -> tuple[Violation, ...]:
@@ -219,6 +249,7 @@ def validate_army(
         report.add("empty_army", "tiles", "The army fields no tile.", "Add a recruitment tile.")
     for where, fielded, host in walk(army):
         _check_tile(report, where, fielded, host, army, catalogue)
+    _check_damage_sets(report, army, catalogue)
     cost = army_cost(army, catalogue)
     if points is not None and cost > points:
         report.add(

@@ -558,17 +558,8 @@ def catalogue_from_dict(raw: Any) -> Catalogue:
             for j, cid in enumerate(holder.counters):
                 if cid not in counters:
                     r.fail(f"{part}[{i}].counters[{j}]", f"no counter {cid!r}")
-            heavy = any(
-                c in counters and counters[c].unit_class is UnitClass.HEAVY_VEHICLE
-                for c in holder.counters
-            )
             if holder.damage_set is not None and holder.damage_set not in damage_sets:
                 r.fail(f"{part}[{i}].damage_set", f"no damage set {holder.damage_set!r}")
-            elif heavy and holder.damage_set is None:
-                r.fail(
-                    f"{part}[{i}].damage_set",
-                    "a heavy vehicle's tile or option names its Damage set [L666-L668]",
-                )
     sample = r.flag(obj, "sample", "")
     r.raise_if_any()
     return Catalogue(
