@@ -174,12 +174,25 @@ def test_planetstrike_firestorm_refusals_and_bastion_capacity() -> None:
         {"type": "use_mission_stratagem", "stratagem": "consolidated-stronghold", "target": "x"},
         "B",
     )
+    jammers = {"type": "use_mission_stratagem", "stratagem": "targeting-jammers"}
+    assert "defender" in refused(bt, jammers, "A")
+    cp = bt.state.players[Seat.B].cp
+    bt.execute_json(jammers, "B")  # the dice are moved at the table
+    assert bt.state.players[Seat.B].cp == cp - 1
     bt.execute_json({"type": "firestorm", "attacks": 2, "hits": {"6": ["b1"]}}, "A", dice=[6, 4, 3])
+    assert "Firestorm" in refused(bt, jammers, "B")
     # die 6: b1 suffers D6 = 4 mortal wounds (4 models of 1 W); die 3 hits nothing
     assert bt.state.units["b1"].models_alive == 1
     assert "before the first turn" in refused(
         bt, {"type": "firestorm", "attacks": 0, "hits": {}}, "A"
     )
+    bt.execute_json({"type": "roll_off"}, "A", dice=[])
+    rapid = {"type": "use_mission_stratagem", "stratagem": "rapid-drop-assault"}
+    assert "Movement phase" in refused(bt, rapid, "A")  # the Command phase
+    while bt.state.round == 1:
+        bt.execute_json({"type": "end_phase"}, str(bt.state.active), dice=[])
+    bt.execute_json({"type": "end_phase"}, "A")  # round 2: Movement
+    assert "first Movement" in refused(bt, rapid, "A")
     replays(bt)
 
 
