@@ -89,6 +89,7 @@ from app.engine.pen.battle.events import (
     TestTaken,
 )
 from app.engine.pen.battle.rules import decide as pen_decide
+from app.engine.pen.battle.rules import rapid_move
 from app.engine.pen.battle.setup import SEATS, profile_of
 from app.engine.pen.battle.state import BattleState, Phase, Place, Speed, Stage
 from app.engine.pen.names import Rule
@@ -778,7 +779,10 @@ def _shoot(out: _Out, cmd: Shoot, actor: str) -> None:
         # PEN's first-turn protection [L1337] applies to both sides in common turn 1 (rulings D3)
         them = battle.units[cmd.target]
         if them.on_table and them.speed is None:
-            battle = battle.with_unit(replace(them, speed=Speed.RAPID, moved=12))
+            # its own maximum rapid move (pen B37); a log recorded before: 12 ps for all
+            seed = battle.setup is not None and battle.setup.seed_moves
+            moved = rapid_move(battle, them) if seed else 12
+            battle = battle.with_unit(replace(them, speed=Speed.RAPID, moved=moved))
     out.pen(cmd, actor, battle)
 
 

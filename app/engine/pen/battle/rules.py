@@ -548,6 +548,12 @@ def _move_limit(state: BattleState, me: UnitState, speed: Speed) -> int:
     return normal if speed is Speed.NORMAL else rapid
 
 
+def rapid_move(state: BattleState, unit: UnitState) -> int:
+    """The farthest ``unit`` goes at a rapid move (B37): what "its maximum rapid move" reads
+    for the first-turn protection [L1337]."""
+    return _move_limit(state, unit, Speed.RAPID)
+
+
 def _loose_first(state: BattleState, actor: str, unit: str) -> None:
     """Out-of-control squads are played first in the movement phase [L995]."""
     loose = sorted(
