@@ -190,7 +190,10 @@ def test_planetstrike_firestorm_refusals_and_bastion_capacity() -> None:
     rapid = {"type": "use_mission_stratagem", "stratagem": "rapid-drop-assault"}
     assert "Movement phase" in refused(bt, rapid, "A")  # the Command phase
     while bt.state.round == 1:
-        bt.execute_json({"type": "end_phase"}, str(bt.state.active), dice=[])
+        seat = str(bt.state.active)
+        for u in bt.view(seat)["pending"]["battle_shock_tests"]:  # b1, below half strength
+            bt.execute_json({"type": "battle_shock_test", "unit": u}, seat, dice=[6, 6])
+        bt.execute_json({"type": "end_phase"}, seat, dice=[])
     bt.execute_json({"type": "end_phase"}, "A")  # round 2: Movement
     assert "first Movement" in refused(bt, rapid, "A")
     replays(bt)
