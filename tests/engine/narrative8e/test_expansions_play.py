@@ -598,3 +598,18 @@ def test_expansion_commands_are_undone_by_replaying_the_log() -> None:
     bunker = x_of(bt).buildings[0]
     assert (bunker.destroyed, bunker.wounds) == (False, 15)
     replays(bt)
+
+
+def test_planetary_assault_in_patrol_holds_every_attacker_unit_back() -> None:
+    """Patrol sets up 3 units a side; with Planetstrike the Attacker sets up none."""
+    bt = new("patrol", "planetstrike")
+    bt.execute_json({"type": "roll_off"}, "A", dice=[])
+    for seat in "AB":
+        bt.execute_json({"type": "declare_formations", "formation": {}}, seat)
+    bt.execute_json({"type": "deploy_forces", "units": ["b1", "b2"]}, "B")
+    assert "Reserve" in refused(
+        bt, {"type": "deploy_forces", "units": ["a1"], "reserves": ["a2"]}, "A"
+    )
+    bt.execute_json({"type": "deploy_forces", "units": [], "reserves": ["a1", "a2"]}, "A")
+    assert x_of(bt).placements == {"a1": "orbit", "a2": "landing_zone"}
+    assert bt.state.units["a1"].location is Location.RESERVES

@@ -337,11 +337,14 @@ def _deploy_forces(b: Builder, cmd: DeployForces) -> None:
             + ", ".join(heads),
         )
     side = _side(b)
-    if not expansion.deploy_check(b, side, tuple(cmd.units)):
+    # Planetary Assault (rulings 66): the Attacker sets up nothing, whatever the scenario's
+    # reserve and patrol rules
+    assault = expansion.deploy_check(b, side, tuple(cmd.units))
+    if not assault:
         _check_reserves(b, n, cmd.reserves)
     key = side.value
     troops = n.rules.sentries.troops_keywords
-    if n.step in ("defender_patrol", "attacker_patrol"):
+    if n.step in ("defender_patrol", "attacker_patrol") and not assault:
         count = n.mission.deployment_counts.get(key, len(cmd.units))
         if side is Side.ATTACKER and n.times_used(b.actor, "reconnaissance-in-force"):
             count += 1
@@ -369,7 +372,7 @@ def _deploy_forces(b: Builder, cmd: DeployForces) -> None:
     groups = tuple(i for u in cmd.units for i in b.state.group(u))
     rgroups = tuple(i for u in cmd.reserves for i in b.state.group(u))
     b.emit(ForcesDeployed(b.actor, groups, rgroups))
-    if expansion.deploy_check(b, side, ()):
+    if assault:
         expansion.planetfall(b, rgroups)
     advance(b)
 
