@@ -99,6 +99,14 @@ MESSAGES: Mapping[str, str] = {
         "The {keyword} units cost {count} points: the catalogue allows at most {limit} points "
         "of them in {battle_size}."
     ),
+    "category-minimum-not-met": lazy(
+        "{count} {keyword} units in the army: the catalogue requires at least {limit} in the "
+        "{detachment} Detachment."
+    ),
+    "category-minimum-not-met.points": lazy(
+        "The {keyword} units cost {count} points: the catalogue requires at least {limit} "
+        "points of them in the {detachment} Detachment."
+    ),
 }
 
 FIXES: Mapping[str, str] = {
@@ -152,6 +160,12 @@ FIXES: Mapping[str, str] = {
     "category-limit-exceeded": lazy("Remove {excess} {keyword} unit(s){suggestion}."),
     "category-limit-exceeded.points": lazy(
         "Remove {excess} points of {keyword} units{suggestion}."
+    ),
+    "category-minimum-not-met": lazy(
+        "Add {missing} {keyword} unit(s){suggestion}, or choose another Detachment."
+    ),
+    "category-minimum-not-met.points": lazy(
+        "Add {missing} points of {keyword} units{suggestion}, or choose another Detachment."
     ),
 }
 

@@ -443,7 +443,8 @@ class RestrictionReader:
         ws = self.b.ws
         field_name = c.get("field") or ""
         points = ws.is_pts(field_name)
-        if c.get("type") != "max" or (c.get("scope") or "") not in ARMY_SCOPES:
+        minimum = c.get("type") == "min"
+        if c.get("type") not in ("max", "min") or (c.get("scope") or "") not in ARMY_SCOPES:
             return None
         if not points and field_name != "selections":
             return None
@@ -477,13 +478,19 @@ class RestrictionReader:
             return None  # no limit in any army of this catalogue
         if base < 0 and all(s.kind is not LimitStepKind.SET for s in steps):
             return None
+        if minimum and base <= 0 and not any(s.amount > 0 for s in steps):
+            return None  # nothing is ever required
         census = ws.census
         if census is not None:
             for cond in pending:
                 census.deferred(cond)
         self.read_count += 1
         return ArmyLimit(
-            keyword=keyword, base=max(-1, min(int(base), 10_000)), steps=tuple(steps), points=points
+            keyword=keyword,
+            base=max(-1, min(int(base), 10_000)),
+            steps=tuple(steps),
+            points=points,
+            minimum=minimum,
         )
 
     # -- where the modifiers are ------------------------------------------------------

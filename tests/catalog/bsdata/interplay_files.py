@@ -14,6 +14,8 @@ the Crusade-only entries (rulings D15, D16): our own names and invented numbers,
   fewer while the unit has a "Heavy gun"; "Grenade" (at most 1 in the unit) allows one more
   in a unit of 6 or more; the "Special" option of each model ("Sniper rifle") is closed
   (at most 0) while the unit has a "Melta gun".
+- The "Hound" category (ruling D17): none required, at least 2 Hound units in the "Hunt Pack"
+  detachment.
 """
 
 from __future__ import annotations
@@ -50,12 +52,36 @@ _CAT = """<?xml version="1.0" encoding="UTF-8"?>
 <catalogue xmlns="http://www.battlescribe.net/schema/catalogueSchema" id="cat-i" name="Interplay"
   revision="2" battleScribeVersion="2.03" library="false" gameSystemId="sys-i"
   gameSystemRevision="1" type="catalogue">
+  <categoryEntries>
+    <categoryEntry id="c-hound" name="Hound">
+      <constraints>
+        <constraint id="k-hounds" type="min" value="-1" field="selections" scope="force"
+          includeChildSelections="true"/>
+      </constraints>
+      <modifiers>
+        <modifier type="set" value="2" field="k-hounds">
+          <conditions>
+            <condition type="atLeast" value="1" field="selections" scope="force"
+              childId="d-hunt" includeChildSelections="true"/>
+          </conditions>
+        </modifier>
+      </modifiers>
+    </categoryEntry>
+  </categoryEntries>
   <selectionEntries>
+    <selectionEntry id="e-hound" name="Hound" type="model">
+      <categoryLinks>
+        <categoryLink id="cl-h1" targetId="c-fac" primary="false"/>
+        <categoryLink id="cl-h2" targetId="c-hound" primary="false"/>
+      </categoryLinks>
+      <costs><cost name="pts" typeId="pts" value="30"/></costs>
+    </selectionEntry>
     <selectionEntry id="e-det" name="Detachment" type="upgrade">
       <selectionEntryGroups>
         <selectionEntryGroup id="g-det" name="Detachment Choice">
           <selectionEntries>
             <selectionEntry id="d-a" name="First Host" type="upgrade"/>
+            <selectionEntry id="d-hunt" name="Hunt Pack" type="upgrade"/>
           </selectionEntries>
         </selectionEntryGroup>
       </selectionEntryGroups>

@@ -575,6 +575,9 @@ class ArmyLimit:
     base: int
     steps: tuple[LimitStep, ...] = ()
     points: bool = False
+    # A minimum instead (BattleScribe's ``min`` constraint of the category, ruling D17): at
+    # least that many units (or points) of the keyword; 0 or negative: none required.
+    minimum: bool = False
 
     def __post_init__(self) -> None:
         _check_name(self.keyword, "keyword")

@@ -106,6 +106,7 @@ class Code(StrEnum):
     LEGENDS_NOT_INCLUDED = "legends-not-included"
     DATA_RESTRICTION = "data-restriction"
     CATEGORY_LIMIT_EXCEEDED = "category-limit-exceeded"
+    CATEGORY_MINIMUM_NOT_MET = "category-minimum-not-met"
 
 
 # English templates, keyed by message id; ``str.format(**params)`` fills them. A translation
@@ -164,6 +165,10 @@ MESSAGES: Mapping[str, str] = {
     "most {limit} in {battle_size}.",
     "category-limit-exceeded.points": "The {keyword} units cost {count} points: the catalogue "
     "allows at most {limit} points of them in {battle_size}.",
+    "category-minimum-not-met": "{count} {keyword} units in the army: the catalogue requires "
+    "at least {limit} in the {detachment} Detachment.",
+    "category-minimum-not-met.points": "The {keyword} units cost {count} points: the "
+    "catalogue requires at least {limit} points of them in the {detachment} Detachment.",
 }
 
 FIXES: Mapping[str, str] = {
@@ -206,6 +211,10 @@ FIXES: Mapping[str, str] = {
     "data-restriction.unavailable": "Remove {datasheet} or change the rest of the army.",
     "category-limit-exceeded": "Remove {excess} {keyword} unit(s){suggestion}.",
     "category-limit-exceeded.points": "Remove {excess} points of {keyword} units{suggestion}.",
+    "category-minimum-not-met": "Add {missing} {keyword} unit(s){suggestion}, or choose "
+    "another Detachment.",
+    "category-minimum-not-met.points": "Add {missing} points of {keyword} units{suggestion}, "
+    "or choose another Detachment.",
 }
 
 
@@ -906,6 +915,9 @@ def _check_limits(
     once, on the last unit of that keyword (the one to remove first)."""
     for lim in limits:
         count = lim.counted(army)
+        if lim.minimum:
+            _check_minimum(out, roster, sheets, lim, count, army)
+            continue
         if count == 0:
             continue  # no unit of the keyword: no limit can be exceeded
         allowed = lim.value(army)
@@ -948,6 +960,48 @@ def _check_limits(
             message_id=f"category-limit-exceeded{suffix}",
             fix_id=f"category-limit-exceeded{suffix}",
         )
+
+
+def _check_minimum(
+    out: _Collector,
+    roster: Roster,
+    sheets: Sequence[Datasheet | None],
+    lim: ArmyLimit,
+    count: int,
+    army: ArmyFacts,
+) -> None:
+    """A keyword the data requires in the army (a category's ``min``, ruling D17), reported
+    on the army; the fix names a datasheet of the catalogue with the keyword when one is in
+    the list."""
+    needed = lim.value(army)
+    if needed is None or needed <= 0 or count >= needed:
+        return
+    if any(s is None for s in sheets):
+        return  # an unknown datasheet may carry the keyword (as M3)
+    key = name_key(lim.keyword)
+    named = next(
+        (
+            s.name
+            for s in sheets
+            if s is not None and any(name_key(k) == key for k in s.all_keywords())
+        ),
+        "",
+    )
+    suffix = ".points" if lim.points else ""
+    out.add(
+        Code.CATEGORY_MINIMUM_NOT_MET,
+        None,
+        {
+            "keyword": lim.keyword,
+            "count": count,
+            "limit": needed,
+            "missing": needed - count,
+            "detachment": roster.detachment or "(none)",
+            "suggestion": f", e.g. {named}" if named else "",
+        },
+        message_id=f"category-minimum-not-met{suffix}",
+        fix_id=f"category-minimum-not-met{suffix}",
+    )
 
 
 def _check_restrictions(

@@ -514,6 +514,7 @@ def test_issue_codes_are_the_published_strings() -> None:
         "legends-not-included",
         "data-restriction",
         "category-limit-exceeded",
+        "category-minimum-not-met",
     }
 
 
