@@ -40,6 +40,15 @@
     });
     openForms(unit);
   }
+  // a tap between the squares of a counter (a vehicle's two squares) lands on the board
+  // square under it: that square's counter is the one tapped
+  function counterOn(key) {
+    var found = null;
+    document.querySelectorAll("#br-board g.counter").forEach(function (g) {
+      if (!found && (g.dataset.squares || "").split(" ").indexOf(key) >= 0) found = g;
+    });
+    return found;
+  }
   function send(spec) {
     var form = document.getElementById(spec.form);
     if (!form) return;
@@ -63,6 +72,7 @@
     if (!r || !r.contains(event.target)) return;
     var picked = event.target.closest("g.counter, .counter-chip");
     var cell = event.target.closest("rect.sq");
+    if (!picked && cell) picked = counterOn(cell.dataset.x + "," + cell.dataset.y);
     var t = taps();
     var unit = picked ? picked.dataset.unit : null;
     if (selected && unit && t[selected] && t[selected].targets[unit]) { aim(selected, unit); return; }

@@ -237,3 +237,46 @@ def test_deploying_by_tapping_a_counter_then_a_square(browser, live_server) -> N
         expect(page.locator(f"#counter-{slug(SERGEANT)}")).to_have_attribute("data-x", "3")
     finally:
         ctx.close()
+
+
+TRANSPORT = "ultramarines:tiles[0].slots[1]/0:sample-um-transport"
+
+
+def test_infantry_gets_into_its_transport_by_tapping_it(browser, live_server) -> None:  # type: ignore[no-untyped-def]
+    """Hot seat: the tactical squad is tapped, then its transport: the form to get in opens
+    with the squares next to the transport; sent, the squad leaves the board and rides in
+    it (a "+1" on the transport, a chip to tap it out again)."""
+    ctx = browser.new_context(base_url=live_server, **PHONE)
+    try:
+        page = ctx.new_page()
+        _register(page, f"e2e-br-{uuid.uuid4().hex[:8]}@example.com", "Alice")
+        new_match(page, hot_seat=True)
+        page.fill("#hot-seat-form input[name=name]", "Bruno")
+        page.click("#hot-seat-start")
+        page.wait_for_selector("#br-board")
+        place_orders(page, (TACTICAL, BOLTER, SERGEANT))
+        hand_to(page, "Bruno")
+        place_orders(page, ORKS)
+        tap_hold(page, BOYZ1)
+        hand_to(page, "Alice")
+        before = version(page)
+        page.locator(f"#counter-{slug(TACTICAL)}").click()
+        page.locator(f"#counter-{slug(TRANSPORT)} rect").last.click(force=True)  # its square
+        form = page.locator(f"#form-{slug(f'embark-{TACTICAL}-{TRANSPORT}')}")
+        expect(form).to_be_visible()
+        expect(form).to_have_class("action action-embark chosen")
+        option = form.locator('select[name="path"] option[data-to="4,2"]')
+        form.locator('select[name="path"]').select_option(option.get_attribute("value"))
+        form.locator("button[type=submit]").click()
+        acted(page, before)
+        hand_to(page, "Bruno")
+        expect(page.locator(f"#counter-{slug(TRANSPORT)} text.passengers")).to_have_text("+1")
+        assert page.locator(f"#counter-{slug(TACTICAL)}").count() == 0
+        expect(page.locator("#timeline")).to_contain_text(
+            "Sample tactical squad gets into Sample transport."
+        )
+        tap_hold(page, BOYZ2)
+        hand_to(page, "Alice")
+        expect(page.locator(f"#aboard-{slug(TACTICAL)}")).to_contain_text("in Sample transport")
+    finally:
+        ctx.close()
