@@ -52,7 +52,7 @@ MAX_MISSION_ID = 64  # matches.mission_id
 SIZE = "scenario"
 _CACHE_SIZE = 64
 
-_cache: OrderedDict[str, tuple[Mission, ...]] = OrderedDict()
+_cache: OrderedDict[tuple[int, int, str], tuple[Mission, ...]] = OrderedDict()
 _lock = threading.Lock()
 
 
@@ -131,12 +131,10 @@ def mission_for(
 
 
 def set_missions(row: ContentSet) -> tuple[Mission, ...]:
-    """The missions of one set: each scenario the engine reads (kept per content)."""
-    # keyed by what the missions are made of (a row id may come back on SQLite after a
-    # deletion, with its version from 1 again)
-    key = hashlib.sha256(
-        _canonical([row.id, row.name, row.forces, row.boards, row.scenarios])
-    ).hexdigest()
+    """The missions of one set: each scenario the engine reads (kept per set version)."""
+    # every change raises the version and sets updated_at; the moment tells apart a row whose
+    # id came back on SQLite after a deletion (its version from 1 again)
+    key = (row.id, row.version, row.updated_at.isoformat() if row.updated_at else "")
     with _lock:
         if key in _cache:
             _cache.move_to_end(key)
