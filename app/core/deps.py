@@ -8,6 +8,7 @@ from typing import Annotated
 
 import anyio
 from fastapi import Depends, Request
+from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
 from app.core.config import Settings
@@ -52,6 +53,27 @@ def end_transaction(session: Session) -> None:
     :func:`get_db` would have: before the response, after-commit hooks included. Anything the
     endpoint reads afterwards autobegins a new transaction, which ``get_db`` ends as usual."""
     session.commit()
+
+
+def autocommit_reads(session: Session) -> None:
+    """Run the rest of ``session``'s statements without a transaction, for a request that only
+    reads (call before its first statement): no ``BEGIN`` before the first statement and no
+    ``COMMIT`` after the last, two round trips to the database fewer (issue 21: the refresh
+    and the stream read of every write of tournament night). Each statement still sees what
+    was committed when it started, as in Postgres' default READ COMMITTED. The connection
+    goes back to the pool with its usual isolation level.
+
+    Postgres only (on SQLite, whose transactions the engine begins itself, nothing is saved).
+    Nothing is done either when the session has begun already (a dependency read through it,
+    e.g. a token not cached) or is bound to a connection rather than the engine (the tests'
+    session, inside a transaction that is rolled back): it then reads in its transaction.
+    """
+    if session.in_transaction():
+        return
+    bind = session.get_bind()
+    if not isinstance(bind, Engine) or bind.dialect.name != "postgresql":
+        return
+    session.connection(execution_options={"isolation_level": "AUTOCOMMIT"})
 
 
 async def _close(

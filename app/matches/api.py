@@ -23,7 +23,7 @@ from sqlalchemy.orm import Session, aliased
 
 from app.accounts.deps import CurrentUser, OptionalUser, OptionalViewer
 from app.accounts.models import User
-from app.core.deps import DbSession, end_transaction
+from app.core.deps import DbSession, autocommit_reads, end_transaction
 from app.core.errors import PROBLEM_JSON
 from app.core.fastjson import FastJSONResponse
 from app.core.ids import parse_int
@@ -350,7 +350,9 @@ def get_match(
     if_none_match: Annotated[str | None, Header(max_length=1000)] = None,
 ) -> Any:
     # One Core select (the row's fields, both names) answers a started match: a 304 decided on
-    # it, a 200 built from it and the version's snapshot, no ORM instance, no second query.
+    # it, a 200 built from it and the version's snapshot, no ORM instance, no second query;
+    # outside a transaction (a read only: no BEGIN, no COMMIT).
+    autocommit_reads(db)
     row: Any = db.execute(_READ, {"match_id": match_id}).one_or_none()
     seat = None if row is None else service.seat_of(row, who)
     if row is None or seat is None:
@@ -626,6 +628,7 @@ def event_reader(request: Request, match_id: int, who: service.Caller) -> events
         if found is not None:
             return found
         with database.sessions() as db:
+            autocommit_reads(db)  # a read only: no BEGIN, no COMMIT
             row = db.execute(_STREAM_ROW, {"match_id": match_id}).one_or_none()
             if row is None:
                 return Fetched(None, {}, None)
