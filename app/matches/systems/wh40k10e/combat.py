@@ -510,6 +510,9 @@ def build_request(
         merged["hit_modifier"] = int(merged.get("hit_modifier", 0)) + dawn
     if night:
         merged["hit_modifier"] = int(merged.get("hit_modifier", 0)) + night
+    dogfight = _dogfight(state, attacker, target)
+    if dogfight:
+        merged["hit_modifier"] = int(merged.get("hit_modifier", 0)) + dogfight
     return BuiltAttack(
         request={"attacks": entries, "target": tgt, "situation": merged},
         slots=tuple(order),
@@ -582,6 +585,25 @@ def _dawn_raid(state: BattleState, attacker: str) -> int:
         rounds=n.dawn_raid_rounds,
         modifier=n.rules.dawn_raid_modifier,
         night_vision=night_vision,
+    )
+
+
+def _dogfight(state: BattleState, attacker: str, target: str) -> int:
+    """Death from the Skies: an AIRCRAFT shooting the enemy AIRCRAFT it picked in this
+    turn's Dogfight adds that pick's modifier to its hit rolls (by the target's arc: rear -2,
+    front +1, side 0; -1 more after *Evasive Manoeuvres*) [L887-L895, L915] (rulings 68, 71).
+    The 10th edition's cap of -1/+1 then applies to the total."""
+    n = state.narrative
+    if n is None or n.expansion is None or state.phase is not Phase.SHOOTING:
+        return 0
+    shooters, targets = set(state.group(attacker)), set(state.group(target))
+    return sum(
+        p.modifier
+        for p in n.expansion.picks
+        if p.round == state.round
+        and p.active is state.active
+        and p.aircraft in shooters
+        and p.target in targets
     )
 
 
