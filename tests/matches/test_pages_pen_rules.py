@@ -189,6 +189,9 @@ def test_an_emergency_disembark_on_the_page(browser: Callable[[str], TestClient]
     g.a.send({"type": "end_phase"})
     g.a.send({"type": "end_phase"})
     g.b.send({"type": "start_turn"})
+    seen = page_of(bob, g.match_id)  # each squad's moves by its type (pen rulings B37)
+    assert seen.css_first("#unit-b1 .moves").text() == 'moves 6", rapid 9"'  # infantry
+    assert seen.css_first("#unit-b2 .moves").text() == 'moves 9", rapid 18"'  # fast vehicle
     g.b.send({"type": "move", "unit": "b2", "speed": "rapid", "inches": 18})
     g.b.send({"type": "end_activation", "unit": "b2"})
     form = page_of(bob, g.match_id).css_first("#form-disembark-b3")

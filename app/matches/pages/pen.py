@@ -107,6 +107,7 @@ class SquadCard:
     tokens: list[str]
     vehicle: bool
     destroyed: bool
+    moves: tuple[int, int] | None = None  # normal and rapid move, ps (pen rulings B37)
 
 
 def names_of(game: Any) -> dict[str, str]:
@@ -157,6 +158,14 @@ def melee_weapons_of(game: Any) -> dict[str, list[str]]:
     return out
 
 
+def _moves(raw: object) -> tuple[int, int] | None:
+    """The squad's normal and rapid moves from its view (absent from an older view)."""
+    if not isinstance(raw, Mapping):
+        return None
+    normal, rapid = raw.get("normal"), raw.get("rapid")
+    return (normal, rapid) if isinstance(normal, int) and isinstance(rapid, int) else None
+
+
 def squad_cards(view: Mapping[str, Any], names: Mapping[str, str]) -> dict[str, list[SquadCard]]:
     out: dict[str, list[SquadCard]] = {"A": [], "B": []}
     for u in view.get("units", ()):
@@ -175,6 +184,7 @@ def squad_cards(view: Mapping[str, Any], names: Mapping[str, str]) -> dict[str, 
                 tokens=[tr(TOKENS, t) for t in u.get("tokens", ())],
                 vehicle=vehicle,
                 destroyed=u["place"] == "destroyed",
+                moves=_moves(u.get("moves")),
             )
         )
     return out

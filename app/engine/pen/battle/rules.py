@@ -7,6 +7,8 @@ vehicle damage); the player states what the table shows (range, cover, facing).
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -546,6 +548,29 @@ def _move_limit(state: BattleState, me: UnitState, speed: Speed) -> int:
         return 36 if me.is_vehicle else 12
     normal, rapid = moves(_profile(state, me))
     return normal if speed is Speed.NORMAL else rapid
+
+
+# (id of the set-up, squad) -> (that set-up, its moves): the views show every squad's moves,
+# which only its profile and the set-up decide; the set-up is kept so its id stays its own
+_LIMITS: OrderedDict[tuple[int, str], tuple[object, tuple[int, int]]] = OrderedDict()
+_LIMITS_SIZE = 2048
+_limits_lock = threading.Lock()
+
+
+def move_limits(state: BattleState, unit: UnitState) -> tuple[int, int]:
+    """How far ``unit`` goes at a normal and at a rapid move (B37), before terrain."""
+    key = (id(state.setup), unit.id)
+    with _limits_lock:
+        found = _LIMITS.get(key)
+        if found is not None and found[0] is state.setup:
+            _LIMITS.move_to_end(key)
+            return found[1]
+    limits = _move_limit(state, unit, Speed.NORMAL), _move_limit(state, unit, Speed.RAPID)
+    with _limits_lock:
+        _LIMITS[key] = (state.setup, limits)
+        while len(_LIMITS) > _LIMITS_SIZE:
+            _LIMITS.popitem(last=False)
+    return limits
 
 
 def rapid_move(state: BattleState, unit: UnitState) -> int:

@@ -43,6 +43,7 @@ from app.engine.pen.battle.rules import (
     may_go_on_alert,
     may_hit_and_run,
     may_retreat,
+    move_limits,
     objectives,
 )
 from app.engine.pen.battle.setup import SEATS
@@ -135,6 +136,7 @@ def render(state: BattleState, viewer: Viewer) -> JsonObject:
             "reserve": None if u.reserve is None else str(u.reserve),
             "speed": None if u.speed is None else str(u.speed),
             "moved": u.moved,
+            "moves": dict(zip(("normal", "rapid"), move_limits(state, u), strict=True)),
             "tokens": tokens(state, u),
             "locked_with": sorted(u.locked),
             "transport": u.transport,

@@ -138,6 +138,23 @@ def test_moves_follow_the_unit_type() -> None:
     ]
 
 
+def test_the_view_gives_each_squad_its_moves() -> None:
+    game = battle()
+    seen = {u["id"]: u["moves"] for u in game.view("B")["units"]}  # type: ignore[index]
+    assert seen == {
+        "inf": {"normal": 6, "rapid": 9},
+        "rhino": {"normal": 6, "rapid": 12},
+        "bikes": {"normal": 12, "rapid": 24},
+        "tac": {"normal": 6, "rapid": 9},
+    }
+    old = battle(seed_moves=False)  # flat limits, as a log recorded before B37
+    seen = {u["id"]: u["moves"] for u in old.view("B")["units"]}  # type: ignore[index]
+    assert (seen["rhino"], seen["bikes"]) == (
+        {"normal": 12, "rapid": 36},
+        {"normal": 6, "rapid": 12},
+    )
+
+
 def test_a_bike_at_its_rapid_move_counts_as_moving_over_18_ps() -> None:
     game = battle()
     game.execute(StartTurn(), "A", dice=[6])
