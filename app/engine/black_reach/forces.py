@@ -488,6 +488,7 @@ class PsychicPower:
     range: int | None = None  # squares; None: self or the psyker's ZoC
     persistent: bool = False
     effect: PowerEffect | None = None  # what it does (note §2.8); None: not playable
+    template: str | None = None  # a template power's template (Da Krunch)
 
 
 class PowerEffect(StrEnum):

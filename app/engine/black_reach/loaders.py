@@ -166,7 +166,7 @@ _EQUIPMENT = frozenset(
 )
 _ORDNANCE = frozenset({"bluff_tokens", "special_tokens", "order_tokens", "extra_draw"})
 _POWER = frozenset(
-    {"psyker", "discipline", "cost", "line_of_sight", "range", "persistent", "effect"}
+    {"psyker", "discipline", "cost", "line_of_sight", "range", "persistent", "effect", "template"}
 )
 
 
@@ -443,6 +443,7 @@ def _option(r: _Reader, raw: Any, where: str) -> RecruitmentOption | None:
             range=None if rng is None else r.integer(p, "range", at, 0, 60),
             persistent=r.flag(p, "persistent", at),
             effect=None if p.get("effect") is None else r.choice(p, "effect", at, PowerEffect),
+            template=None if p.get("template") is None else r.text(p, "template", at, most=8),
         )
     needs = {
         OptionType.EQUIPMENT: ("equipment", equipment),
@@ -553,6 +554,10 @@ def catalogue_from_dict(raw: Any) -> Catalogue:
                         f"counters[{i}].faces[{j}].abilities[{k}].param",
                         f"no template {name!r}",
                     )
+    for i, option in read_at["options"]:
+        named = option.power.template if option.power is not None else None
+        if named is not None and named not in templates:
+            r.fail(f"options[{i}].power.template", f"no template {named!r}")
     for part in ("tiles", "options"):
         for i, holder in read_at[part]:
             for j, cid in enumerate(holder.counters):

@@ -156,6 +156,9 @@ class Manifest(Command):
     power: str
     target: str | None = None
     share: str | None = None
+    x: int | None = None  # a template power (Da Krunch): the intercase and the facing
+    y: int | None = None
+    facing: str = "N"
 
 
 @dataclass(frozen=True, slots=True)

@@ -1833,12 +1833,18 @@ def _template_attacks(
 
 # -- psychic powers -------------------------------------------------------------------------------
 
-PLAYED_POWERS = frozenset({PowerEffect.ENDURANCE, PowerEffect.SCRIERS_GAZE})
+PLAYED_POWERS = frozenset({PowerEffect.ENDURANCE, PowerEffect.SCRIERS_GAZE, PowerEffect.DA_KRUNCH})
+KRUNCH_DICE = 2  # Da Krunch: 2 dice added, the defence class ignored [L2960-L2970]
 WEIRDBOY_SHARE_RANGE = 2  # a Weirdboy's extra marker may go on Ork infantry within 2 squares
 
 
 def power_problem(
-    state: BattleState, u: UnitState, option_id: str, target_id: str | None
+    state: BattleState,
+    u: UnitState,
+    option_id: str,
+    target_id: str | None,
+    at: Intercase | None = None,
+    facing: str = "N",
 ) -> tuple[RecruitmentOption, UnitState | None]:
     """Check a manifestation: a psyker, a power of its kind on its tile, one the match plays
     and not lost, its target in range and sight (note §2.8) [L2713-L2741]."""
@@ -1855,6 +1861,8 @@ def power_problem(
         raise refuse("not_supported", f"{option_id} is not played by the match yet")
     if (u.uid, option_id) in state.lost_powers:
         raise refuse("power_lost", f"{option_id} was lost to the Perils of the Warp [L2828]")
+    if power.effect is PowerEffect.DA_KRUNCH:
+        _krunch_problem(state, u, option, at, facing)
     if power.effect is not PowerEffect.ENDURANCE:
         if target_id is not None:
             raise refuse("no_target", f"{option_id} takes no target", kind=RefusalKind.INPUT)
@@ -1887,6 +1895,106 @@ def power_problem(
     return option, target
 
 
+def _krunch_problem(
+    state: BattleState,
+    u: UnitState,
+    option: RecruitmentOption,
+    at: Intercase | None,
+    facing: str,
+) -> Template:
+    """Da Krunch: its template on an intercase within the power's range in intercases of the
+    Weirdboy's square, in clear sight [L2954-L2960]."""
+    power = option.power
+    assert power is not None
+    template = state.catalogue.templates.get(power.template or "")
+    if template is None:
+        raise refuse("no_template", f"{option.id} names no template of the data")
+    if at is None:
+        raise refuse("intercase_needed", "place the template: x and y", kind=RefusalKind.INPUT)
+    if facing not in QUARTERS:
+        raise refuse("bad_facing", "a template faces N, E, S or W", kind=RefusalKind.INPUT)
+    origin = _shooting_from(state, u)
+    corners = [c for sq in origin.squares for c in sq.corners()]
+    reach = min(max(abs(c.x - at.x), abs(c.y - at.y)) for c in corners)
+    if power.range is not None and reach > power.range:
+        raise refuse("out_of_range", f"the intercase is beyond {power.range} intercases")
+    blockers = _blockers(state, {u.uid, u.embarked_in or ""})
+    los = sight_to_intercase(state.board, origin.squares, at, blockers=blockers)
+    if los.sight is not Sight.CLEAR:
+        raise refuse("no_line_of_sight", "Da Krunch needs a clear line of sight [L2956]")
+    return template
+
+
+def _krunch(out: _Out, u: UnitState, option: RecruitmentOption, at: Intercase, facing: str) -> None:
+    """Da Krunch: every unit under the template, even partly, one by one (the Weirdboy left
+    out): 2 dice added, minus 2 per Suppressed marker on him, against its DV and terrain
+    bonus whatever its class; a double 6 destroys it (taken as a Coup Double: 2 steps)
+    [L2960-L2970]."""
+    template = _krunch_problem(out.state, u, option, at, facing)
+    squares = template.squares(at, facing) & out.state.board.squares
+    targets = template_targets(out.state, squares, u.uid)
+    out.emit(
+        TemplatePlaced(
+            u.uid,
+            template.id,
+            False,
+            Step(at.x, at.y, facing),
+            take_roll(out.roller, len(out.roller.records)),
+            Step(at.x, at.y, facing),
+            tuple(Step(q.x, q.y) for q in sorted(squares, key=lambda q: (q.y, q.x))),
+            tuple(t.uid for t in targets),
+            0,
+            "clear",
+        )
+    )
+    for t in targets:
+        target = out.state.units[t.uid]
+        me = out.state.units[u.uid]
+        if not target.alive or target.placement is None:
+            continue
+        mark = len(out.roller.records)
+        dice = [
+            out.roller.d6(f"da krunch of {u.uid} on {target.uid}", stage="shot")
+            for _ in range(KRUNCH_DICE)
+        ]
+        penalty = SUPPRESSED_PENALTY * me.suppressed
+        final = sum(dice) - penalty
+        tclass = target.counter.unit_class
+        dv = target.face.dv + out.state.board.defence_bonus(target.placement.squares, tclass)
+        double_six = dice == [6, 6]
+        outcome = (
+            ShotOutcome.COUP_DOUBLE
+            if double_six
+            else ShotOutcome.STEP
+            if final >= dv
+            else ShotOutcome.MISS
+        )
+        out.emit(
+            UnitShot(
+                u.uid,
+                target.uid,
+                False,
+                take_roll(out.roller, mark),
+                0,
+                0,
+                penalty,
+                False,
+                "clear",
+                dv,
+                final,
+                str(outcome),
+                0,
+                f"power:{option.id}",
+                0,
+                "side" if tclass is UnitClass.HEAVY_VEHICLE else "",
+            )
+        )
+        if outcome is ShotOutcome.STEP:
+            _hurt(out, target, 1, False, u.uid)
+        elif outcome is ShotOutcome.COUP_DOUBLE:
+            _hurt(out, target, 2, False, u.uid)
+
+
 def _perils_pool(state: BattleState) -> list[PerilsMarker]:
     return [m for m in state.catalogue.perils for _ in range(m.count)]
 
@@ -1908,7 +2016,8 @@ def _manifest(out: _Out, command: Manifest, side: str) -> None:
     the power unless the Perils cancel it [L2723-L2741], [L2808-L2918]."""
     u = _reveal(out, command.unit, side)
     _able(u, out.state)
-    option, target = power_problem(out.state, u, command.power, command.target)
+    at = None if command.x is None or command.y is None else Intercase(command.x, command.y)
+    option, target = power_problem(out.state, u, command.power, command.target, at, command.facing)
     power = option.power
     assert power is not None
     assert power.effect is not None
@@ -1966,7 +2075,10 @@ def _manifest(out: _Out, command: Manifest, side: str) -> None:
             applies,
         )
     )
-    if applies:
+    if applies and power.effect is PowerEffect.DA_KRUNCH:
+        assert at is not None
+        _krunch(out, out.state.units[u.uid], option, at, command.facing)
+    elif applies:
         _power_effect(out, power.effect, side, target)
     if perils == WeirdboyPerils.EXPLODES:
         _explode(out, me)

@@ -314,6 +314,22 @@ def _powers(state: BattleState, u: UnitState) -> list[JsonObject]:
             targets = [t.uid for t in state.on_board() if t.side == u.side]
         weirdboy = u.counter.psyker is PsykerKind.WEIRDBOY
         odds = perils_odds(u.counter.psyker_level, u.suppressed + power.cost, weirdboy)
+        template = state.catalogue.templates.get(power.template or "")
+        if power.effect is PowerEffect.DA_KRUNCH:
+            if template is None or (u.uid, option_id) in state.lost_powers:
+                continue
+            out.append(  # the page places the template on an intercase (x, y, facing)
+                {
+                    "command": _cmd(Manifest(u.uid, option_id)),
+                    "effect": str(power.effect),
+                    "cost": power.cost,
+                    "perils": {k: str(v) for k, v in sorted(odds.items())},
+                    "template": template.id,
+                    "cells": [list(c) for c in template.cells],
+                    "range": power.range,
+                }
+            )
+            continue
         for tid in targets:
             try:
                 power_problem(state, u, option_id, tid)

@@ -40,6 +40,8 @@ def setup(first: str = "orks") -> BattleSetup:
     assert isinstance(catalogue, dict)
     librarian_tile = next(t for t in catalogue["tiles"] if t["id"] == "sample-um-librarian")
     librarian_tile["slots"] = [{"bands": ["gold"]}, {"bands": ["gold"]}]
+    weirdboy_tile = next(t for t in catalogue["tiles"] if t["id"] == "sample-ork-weirdboy")
+    weirdboy_tile["slots"] = [{"bands": ["yellow"]}, {"bands": ["yellow"]}]
     catalogue["options"].append(
         {
             "id": "test-weirdboy-gaze",
@@ -91,7 +93,10 @@ def setup(first: str = "orks") -> BattleSetup:
                         {"tile": "sample-ork-mob"},
                         {
                             "tile": "sample-ork-weirdboy",
-                            "slots": [{"slot": 0, "option": "test-weirdboy-gaze"}],
+                            "slots": [
+                                {"slot": 0, "option": "test-weirdboy-gaze"},
+                                {"slot": 1, "option": "sample-ork-krunch"},
+                            ],
                         },
                     ],
                 },
@@ -282,3 +287,48 @@ def test_scriers_gaze_keeps_the_initiative() -> None:
     assert (battle.state.turn.turn, battle.state.turn.initiative) == (2, "ultramarines")
     again = BlackReachBattle.import_log(battle.export_log())
     assert again.state == battle.state
+
+
+KRUNCH = {"type": "manifest", "unit": WEIRDBOY, "power": "sample-ork-krunch", "x": 2, "y": 2}
+
+
+def test_da_krunch_rolls_two_dice_at_every_unit_under_its_template() -> None:
+    battle = weirdboy_due()
+    entry = next(
+        a
+        for a in battle.actions(B)
+        if a["command"]["type"] == "manifest" and a["effect"] == "da_krunch"
+    )
+    assert (entry["template"], entry["range"], entry["cost"]) == ("B", 6, 2)
+    # Perils 6 + 2 - 4 = 4: works. The template on (2, 2) covers the Librarian (1, 1) and the
+    # tactical squad (2, 2): 6 + 5 - 4 (his 2 Suppressed) = 7 against DV 5, a step; a double
+    # 6 destroys the squad (2 steps)
+    events = battle.execute_json(KRUNCH, B, dice=[6, 6, 5, 6, 6])
+    assert kinds(events) == [
+        "order_revealed",
+        "suppressed_placed",
+        "power_manifested",
+        "template_placed",
+        "unit_shot",
+        "steps_taken",
+        "unit_shot",
+        "steps_taken",
+    ]
+    placed, first, second = events[3].event, events[4].event, events[6].event
+    assert placed.targets == (LIBRARIAN, TACTICAL)
+    assert (first.target, first.final, first.dv, first.outcome) == (LIBRARIAN, 7, 5, "step")
+    assert (second.target, second.roll.values, second.outcome) == (TACTICAL, (6, 6), "coup_double")
+    assert battle.state.units[LIBRARIAN].alive is False
+    assert battle.state.units[TACTICAL].alive is False
+
+
+def test_da_krunch_needs_a_placed_template() -> None:
+    battle = weirdboy_due()
+    for command, code in (
+        ({**KRUNCH, "x": None}, "intercase_needed"),
+        ({**KRUNCH, "x": 0, "y": 0, "facing": "NE"}, "bad_facing"),
+    ):
+        with pytest.raises(Refusal) as info:
+            battle.execute_json(command, B, dice=[6, 6, 6, 6, 6])
+        assert info.value.code == code
+    assert battle.state.units[WEIRDBOY].suppressed == 0  # nothing paid
