@@ -305,3 +305,40 @@ def test_the_hot_seat_api_refuses_a_match_not_created_for_it(
     r = alice.post(f"{base}/B/commands", json={"expected_version": 2, "command": {}})
     assert r.status_code == 404
     assert bob.get(f"{base}/A").status_code == 404
+
+
+def test_the_joiner_sees_the_set_before_and_after_joining(
+    user_client: Callable[[str], TestClient],
+) -> None:
+    alice, bob, carol = user_client("Alice"), user_client("Bob"), user_client("Carol")
+    row = my_set(alice)
+    created = create(alice, missions(alice)[0]["id"], side="orks")
+    code = created["invitation"]["code"]
+    r = bob.get(f"/api/v1/black-reach/invitations/{code}")
+    assert r.status_code == 200, r.text
+    expected = {
+        "mission": created["mission"],
+        "sample": False,
+        "content_set": "Night raid",
+        "scenario": "Raid on the relay",
+        "sides": {"A": "orks", "B": "ultramarines"},
+    }
+    assert r.json() == expected
+    assert "forces" not in r.text
+    assert bob.get("/api/v1/black-reach/invitations/ZZZZ-ZZZZ").status_code == 404
+    assert TestClient(bob.app).get(f"/api/v1/black-reach/invitations/{code}").status_code == 401
+    # renamed afterwards: the match keeps the name it was created with
+    r = alice.put(f"{CONTENT}/{row['id']}", json={"version": row["version"], "name": "Other"})
+    assert r.status_code == 200, r.text
+    join(bob, created)
+    for who in (alice, bob):
+        r = who.get(f"{MATCHES}/{created['id']}/content")
+        assert r.status_code == 200, r.text
+        assert r.json() == expected
+    assert carol.get(f"{MATCHES}/{created['id']}/content").status_code == 404
+    # the shipped sample
+    sample = create(alice, "sample-relay")
+    r = bob.get(f"/api/v1/black-reach/invitations/{sample['invitation']['code']}")
+    assert r.json()["sample"] is True
+    assert r.json()["content_set"] is None
+    assert r.json()["sides"] == {"A": "ultramarines", "B": "orks"}

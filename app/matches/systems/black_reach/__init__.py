@@ -65,6 +65,11 @@ def _scenario(scenario_id: str) -> dict[str, Any]:
     return dict(setup.scenario)
 
 
+def shipped_scenario(scenario_id: str) -> dict[str, Any]:
+    """A shipped scenario's JSON (a copy)."""
+    return dict(_scenario(scenario_id))
+
+
 def _scenario_of(mission: Mission) -> dict[str, Any]:
     own = content.content_of(mission)
     if own is not None and isinstance(own.get("scenario"), Mapping):

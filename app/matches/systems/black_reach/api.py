@@ -23,9 +23,10 @@ from app.accounts.deps import CurrentUser, OptionalUser
 from app.core.deps import DbSession, end_transaction
 from app.core.errors import PROBLEM_JSON
 from app.core.i18n import DEFAULT_LOCALE, current_locale
+from app.engine.black_reach import SYSTEM_ID
 from app.engine.match import visible_to
 from app.matches import events, reads, service
-from app.matches.exceptions import MatchNotFound
+from app.matches.exceptions import InvitationInvalid, MatchNotFound
 from app.matches.invitations import Caller
 from app.matches.schemas import CommandRequest, Strict
 from app.matches.systems.black_reach import content, hot_seat
@@ -72,6 +73,45 @@ class ContentMissionOut(BaseModel):
     )
 
 
+class ContentOut(BaseModel):
+    """What a Black Reach match is played on: the shipped sample, or a content set as it was
+    when the match was created (its name; never its documents)."""
+
+    mission: str
+    sample: bool = Field(description="The shipped sample scenario (no content set)")
+    content_set: str | None = Field(description="The name of the content set, if one")
+    scenario: str = Field(description="The scenario's name")
+    sides: dict[str, str] = Field(description="The side each seat plays (B: once known)")
+
+
+def _content_out(match: Any) -> ContentOut:
+    army_a = match.army_a or {}
+    frozen = army_a.get("content") if isinstance(army_a.get("content"), dict) else None
+    scenario: dict[str, Any] = {}
+    if frozen is not None and isinstance(frozen.get("scenario"), dict):
+        scenario = frozen["scenario"]
+    else:
+        from app.matches.systems.black_reach import shipped_scenario
+
+        try:
+            scenario = shipped_scenario(str(army_a.get("scenario") or match.mission_id))
+        except (OSError, ValueError, KeyError):
+            scenario = {}
+    sides = [str(s.get("id")) for s in scenario.get("sides", ()) if isinstance(s, dict)]
+    side_a = str(army_a.get("side") or "")
+    seats = {"A": side_a}
+    other = next((s for s in sides if s != side_a), None)
+    if other is not None:
+        seats["B"] = other
+    return ContentOut(
+        mission=match.mission_id,
+        sample=frozen is None,
+        content_set=str(frozen.get("name") or "") if frozen is not None else None,
+        scenario=str(scenario.get("name") or scenario.get("id") or match.mission_id),
+        sides=seats,
+    )
+
+
 class HotSeatStart(Strict):
     name: str = Field(default="", max_length=60, description="Seat B's player (shown)")
 
@@ -110,6 +150,38 @@ def content_missions(user: CurrentUser, db: DbSession) -> list[ContentMissionOut
             )
         )
     return out
+
+
+@router.get(
+    "/black-reach/invitations/{code}",
+    response_model=ContentOut,
+    summary="What an invitation's Black Reach match is played on, before joining it",
+    responses={
+        401: _HOT[401],
+        404: {"description": "No open Black Reach match with this code", **_PROBLEM},
+    },
+)
+def invitation_content(
+    code: Annotated[str, Path(min_length=4, max_length=64)], user: CurrentUser, db: DbSession
+) -> ContentOut:
+    """The scenario and the content set (by name) you would play, and your side."""
+    match = service.by_invite_code(db, code)
+    if match.rule_system != SYSTEM_ID:
+        raise InvitationInvalid()
+    return _content_out(match)
+
+
+@router.get(
+    "/matches/{match_id}/content",
+    response_model=ContentOut,
+    summary="What your Black Reach match is played on (the sample or a content set)",
+    responses={401: _HOT[401], 404: _HOT[404]},
+)
+def match_content(match_id: int, user: CurrentUser, db: DbSession) -> ContentOut:
+    match, _seat = _mine(db, match_id, user)
+    if match.rule_system != SYSTEM_ID:
+        raise MatchNotFound()
+    return _content_out(match)
 
 
 def _rows(db: Session, owner_id: int) -> list[Any]:
