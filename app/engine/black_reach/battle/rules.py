@@ -1913,6 +1913,10 @@ def _krunch_problem(
         raise refuse("intercase_needed", "place the template: x and y", kind=RefusalKind.INPUT)
     if facing not in QUARTERS:
         raise refuse("bad_facing", "a template faces N, E, S or W", kind=RefusalKind.INPUT)
+    if not any(at in sq.corners() for sq in state.board.squares):
+        raise refuse(
+            "off_board", "the intercase must be on the battlefield", kind=RefusalKind.INPUT
+        )
     origin = _shooting_from(state, u)
     corners = [c for sq in origin.squares for c in sq.corners()]
     reach = min(max(abs(c.x - at.x), abs(c.y - at.y)) for c in corners)
