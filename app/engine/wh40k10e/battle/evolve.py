@@ -82,6 +82,7 @@ from app.engine.wh40k10e.battle.narrative import (
     ForcesDeployed,
     GoToGroundDeclared,
     HidingPlaceSearched,
+    IronDisciplineRolled,
     MissionStratagemUsed,
     NarrativeEvaluated,
     NarrativeState,
@@ -90,6 +91,7 @@ from app.engine.wh40k10e.battle.narrative import (
     RolesChosen,
     SabotageAttempted,
     SpyKilled,
+    StratagemDiceRolled,
     TokenRevealed,
     TokensLaid,
     TokensPlaced,
@@ -97,6 +99,7 @@ from app.engine.wh40k10e.battle.narrative import (
     ZonesReported,
     narrative_of,
 )
+from app.engine.wh40k10e.battle.narrative import moved as narrative_moved
 from app.engine.wh40k10e.battle.narrative_expansions import EXPANSION_HANDLERS
 from app.engine.wh40k10e.battle.narrative_expansions import (
     stratagem_used as expansion_stratagem_used,
@@ -359,7 +362,13 @@ def _narrative_turn(state: BattleState, e: TurnStarted) -> BattleState:
 
 
 def _turn_started(state: BattleState, e: TurnStarted) -> BattleState:
-    return _narrative_turn(_turn_started_10e(state, e), e)
+    new = _narrative_turn(_turn_started_10e(state, e), e)
+    n = state.narrative
+    if n is not None and n.entrenched and state.position is not None:
+        # Entrenchments last until the unit moves [L393]: the moves of the turn that ends
+        kept = frozenset(u for u in n.entrenched if not narrative_moved(state, u))
+        new = _n(new, entrenched=kept)
+    return new
 
 
 def _turn_started_10e(state: BattleState, e: TurnStarted) -> BattleState:
@@ -373,7 +382,7 @@ def _turn_started_10e(state: BattleState, e: TurnStarted) -> BattleState:
 def _phase_started(state: BattleState, e: PhaseStarted) -> BattleState:
     new = _phase_started_10e(state, e)
     if new.narrative is not None:
-        n = _replace(new.narrative, reserve_tried=frozenset(), assault_rolled=False)
+        n = _replace(new.narrative, reserve_tried=frozenset(), assault_rolled=False, arrived_now=())
         new = _replace(new, narrative=n)
     return new
 
@@ -836,12 +845,27 @@ def _mission_stratagem(state: BattleState, e: MissionStratagemUsed) -> BattleSta
         changes["decoys_allowed"] = n.decoys_allowed + n.rules.decoys_per_use
     elif e.stratagem == "night-raider":
         changes["dawn_raid_rounds"] = n.dawn_raid_rounds + e.cp
+    elif e.stratagem == "night-raid":
+        # Rescue plays with the Dawn Raid rule [L541]
+        changes["dawn_raid_rounds"] = max(n.dawn_raid_rounds, n.rules.dawn_raid_rounds)
+    elif e.stratagem == "entrenchments" and e.target is not None:
+        changes["entrenched"] = n.entrenched | set(state.group(e.target))
     elif e.stratagem == "extra-explosives" and e.target is not None:
         changes["extra_explosives"] = (*n.extra_explosives, e.target)
     new = _n(new, **changes)
     if n.expansion is not None:
         new = expansion_stratagem_used(new, e.seat, e.stratagem, e.cp, e.target)
     return new
+
+
+def _stratagem_dice(state: BattleState, e: StratagemDiceRolled) -> BattleState:
+    return _replace(apply_damage(state, e.damage), rolls=state.rolls + 1)
+
+
+def _iron_discipline(state: BattleState, e: IronDisciplineRolled) -> BattleState:
+    n = _nv(state)
+    new = _replace(state, rolls=state.rolls + 1)
+    return _n(new, grounded=n.grounded - set(e.steady), steady=n.steady | set(e.steady))
 
 
 def _alarm(state: BattleState, e: AlarmChanged) -> BattleState:
@@ -884,7 +908,13 @@ def _assault_return(state: BattleState, e: AssaultReturnRolled) -> BattleState:
         )
     down = tuple(u for u in n.down if u not in e.returned)
     new = _replace(state, units=units, rolls=state.rolls + 1)
-    return _n(new, down=down, returned=(*n.returned, *e.returned), assault_rolled=True)
+    return _n(
+        new,
+        down=down,
+        returned=(*n.returned, *e.returned),
+        assault_rolled=True,
+        arrived_now=(*n.arrived_now, *e.returned),
+    )
 
 
 def _attacker_down(state: BattleState, e: AttackerUnitsDown) -> BattleState:
@@ -949,6 +979,8 @@ _HANDLERS: dict[type[Event], Callable[[BattleState, Any], BattleState]] = {
     AlarmChanged: _alarm,
     ReserveRolled: _reserve_rolled,
     AssaultReturnRolled: _assault_return,
+    StratagemDiceRolled: _stratagem_dice,
+    IronDisciplineRolled: _iron_discipline,
     AttackerUnitsDown: _attacker_down,
     SabotageAttempted: _sabotage,
     HidingPlaceSearched: _searched,

@@ -35,11 +35,12 @@ from app.engine.wh40k10e.battle.narrative_expansions import (
     expansion_of,
 )
 from app.engine.wh40k10e.battle.setup import Seat, other
-from app.engine.wh40k10e.battle.state import ModelDamage
+from app.engine.wh40k10e.battle.state import BattleState, ModelDamage, MoveMode
 
 __all__ = [
     "NARRATIVE_EVENTS",
     "NarrativeState",
+    "moved",
     "narrative_of",
     "seat_of_side",
     "side_of",
@@ -71,6 +72,7 @@ class NarrativeState:
     # preliminary bombardment
     go_to_ground: frozenset[str] = frozenset()
     grounded: frozenset[str] = frozenset()  # went to ground: no action in their first turn
+    steady: frozenset[str] = frozenset()  # Iron Discipline passed: act normally [L255]
     bombarded: bool = False
     # the alarm (Sabotage, Rescue)
     alarm: Alarm = field(default_factory=Alarm)
@@ -79,6 +81,9 @@ class NarrativeState:
     destructions: int = 0
     returned: tuple[str, ...] = ()
     assault_rolled: bool = False  # this Movement phase
+    arrived_now: tuple[str, ...] = ()  # replacement units set up this Movement phase
+    # Blitz: Defender units under Entrenchments until they move [L393]
+    entrenched: frozenset[str] = frozenset()
     # sabotage attempts (unit, round) and units given one more by Extra Explosives
     attempts: tuple[tuple[str, int], ...] = ()
     extra_explosives: tuple[str, ...] = ()
@@ -131,6 +136,16 @@ def narrative_of(mission: MatchMission) -> NarrativeState | None:
         steps=steps,
         dawn_raid_rounds=rules.dawn_raid_rounds if n_mission.rules.dawn_raid else 0,
         expansion=expansion_of(mission.options),
+    )
+
+
+def moved(state: BattleState, unit: str) -> bool:
+    """``unit`` (or a unit of its group) made a move the match records this turn: a Normal,
+    Advance or Fall Back move, a charge move, or it was set up from Reserves."""
+    moves = (MoveMode.NORMAL, MoveMode.ADVANCE, MoveMode.FALL_BACK)
+    return any(
+        state.units[i].move in moves or state.units[i].charge_moved or state.units[i].arrived
+        for i in state.group(unit)
     )
 
 
@@ -346,7 +361,33 @@ class ObjectiveIdentified(Event):
     result: str
 
 
+@dataclass(frozen=True, slots=True)
+class StratagemDiceRolled(Event):
+    """A mission stratagem's dice, applied by the match: *Booby Traps* and *Proximity Mines*
+    roll a D6 per model of ``target``, each 6 slays one (``damage``) [L185, L397]."""
+
+    kind: ClassVar[str] = "narrative_stratagem_dice"
+    stratagem: str
+    target: str
+    roll: Roll
+    slain: int
+    damage: tuple[ModelDamage, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class IronDisciplineRolled(Event):
+    """*Iron Discipline* [L255]: a D6 per unit of the Defender gone to ground (``units``, in
+    dice order); ``steady`` (2+) act normally in their first turn."""
+
+    kind: ClassVar[str] = "narrative_iron_discipline"
+    units: tuple[str, ...]
+    roll: Roll
+    steady: tuple[str, ...]
+
+
 NARRATIVE_EVENTS: tuple[type[Event], ...] = (
+    StratagemDiceRolled,
+    IronDisciplineRolled,
     ObjectiveIdentified,
     RolesChosen,
     TokensPlaced,

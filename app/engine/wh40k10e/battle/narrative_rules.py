@@ -74,6 +74,7 @@ from app.engine.wh40k10e.battle.narrative import (
     ForcesDeployed,
     GoToGroundDeclared,
     HidingPlaceSearched,
+    IronDisciplineRolled,
     MissionStratagemUsed,
     NarrativeEvaluated,
     NarrativeState,
@@ -81,6 +82,7 @@ from app.engine.wh40k10e.battle.narrative import (
     RolesChosen,
     SabotageAttempted,
     SpyKilled,
+    StratagemDiceRolled,
     TokenRevealed,
     TokensLaid,
     TokensPlaced,
@@ -485,6 +487,55 @@ def _use_mission_stratagem(b: Builder, cmd: UseMissionStratagem) -> None:
     elif strat.id == "preliminary-bombardment":
         run_bombardment(b, _n(b))
         b.emit(BombardmentFinished())
+    elif strat.id in SLAYING_STRATAGEMS:
+        assert cmd.target is not None
+        _slay_on_dice(b, strat.id, _param(strat.params, "on", 6), cmd.target)
+    elif strat.id == "iron-discipline":
+        _iron_discipline(b, _param(strat.params, "on", 2))
+
+
+SLAYING_STRATAGEMS = ("booby-traps", "proximity-mines")
+"""A D6 per model of the enemy unit named, each 6 slays one [L185, L397] (rulings 71)."""
+REPLACEMENT_STRATAGEMS = ("booby-traps", "flank-reinforcements", "forced-march")
+"""Used as a replacement unit arrives (sustained assault) [L171, L185, L387]: they name a
+unit set up again in this Movement phase."""
+
+
+def _param(params: object, key: str, default: int) -> int:
+    value = params.get(key, default) if isinstance(params, dict) else default
+    return value if isinstance(value, int) and not isinstance(value, bool) else default
+
+
+def _slay_on_dice(b: Builder, strat: str, on: int, target: str) -> None:
+    """A D6 per model of ``target``'s unit (an Attached unit is one unit); each ``on``+ slays
+    one model, which the match picks as the core rules allocate: a wounded model first, then
+    the Bodyguard's models before the Leader's, in slot order (rulings 71)."""
+    s = b.state
+    group = s.group(target)
+    models = sum(s.units[u].models_alive for u in group)
+    start = len(b.roller.records)
+    dice = b.roller.roll_many(models, 6, f"{strat}: {target}", stage="zone")
+    slain = sum(1 for d in dice if d >= on)
+    alive = [(u, slot, w) for u in group for slot, w in enumerate(s.units[u].wounds) if w > 0]
+    wounded = [m for m in alive if m[2] < s.specs[m[0]].max_wounds[m[1]]]
+    order = wounded + [m for m in alive if m not in wounded]
+    damage = tuple(ModelDamage(u, slot, w) for u, slot, w in order[:slain])
+    b.emit(StratagemDiceRolled(strat, target, take_roll(b.roller, start), slain, damage))
+
+
+def _iron_discipline(b: Builder, on: int) -> None:
+    """A D6 for each of the Defender's units that went to ground: on ``on``+ it acts normally
+    in its first turn [L255] (rulings 58, 72)."""
+    n = _n(b)
+    units = tuple(
+        sorted(
+            u for u in n.grounded if b.state.units[u].owner is b.actor and b.state.units[u].alive
+        )
+    )
+    start = len(b.roller.records)
+    dice = b.roller.roll_many(len(units), 6, "iron discipline", stage="zone")
+    steady = tuple(u for u, d in zip(units, dice, strict=True) if d >= on)
+    b.emit(IronDisciplineRolled(units, take_roll(b.roller, start), steady))
 
 
 def _stratagem_timing(b: Builder, n: NarrativeState, strat: str, target: str | None) -> None:
@@ -561,6 +612,25 @@ def _timing_checks(
         raise refuse(Code.BAD_COMMAND, "Extra Explosives follows a sabotage attempt by that unit")
     if strat == "beacon-scan" and (target not in n.places or target in n.searched):
         raise refuse(Code.BAD_COMMAND, "name a hiding place not searched yet")
+    if strat in REPLACEMENT_STRATAGEMS and (
+        s.phase is not Phase.MOVEMENT or target is None or target not in n.arrived_now
+    ):
+        raise refuse(
+            Code.BAD_COMMAND, f"{strat}: name a unit set up again by sustained assault this phase"
+        )
+    if strat == "proximity-mines":
+        if target is None or target not in s.units or s.units[target].owner is b.actor:
+            raise refuse(Code.BAD_COMMAND, f"{strat}: name the enemy unit that moved")
+        if not s.on_battlefield(target) or not s.units[target].alive:
+            raise refuse(Code.BAD_COMMAND, f"{strat}: the unit is not on the battlefield")
+        group = set(s.group(target))
+        if any(i == strat and t in group for _, i, t in n.aimed):
+            # "the first time an enemy unit moves into" the First Line [L397]
+            raise refuse(Code.BAD_COMMAND, f"{strat}: that unit has met the mines already")
+    if strat == "entrenchments" and (
+        target is None or target not in s.units or s.units[target].owner is not b.actor
+    ):
+        raise refuse(Code.BAD_COMMAND, f"{strat}: name one of your units as it is set up")
     if strat in ("rapid-reinforcements", "rapid-reaction", "delayed-reserves") and (
         target is None or target not in n.reserves
     ):

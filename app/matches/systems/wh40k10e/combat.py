@@ -28,6 +28,7 @@ from app.engine.narrative8e.setup import dawn_raid_modifier
 from app.engine.narrative8e.zones import night_fight_modifier
 from app.engine.roller import Roller
 from app.engine.wh40k10e.battle import Ability, Seat
+from app.engine.wh40k10e.battle.narrative import moved as narrative_moved
 from app.engine.wh40k10e.battle.narrative_zones import zone_of
 from app.engine.wh40k10e.battle.state import (
     BattleState,
@@ -397,6 +398,9 @@ def build_request(
     if not available:
         raise NoWeaponData("The army snapshot has no weapon data for this unit.")
     att = state.units[attacker]
+    grounded = _gone_to_ground(state, attacker)
+    if grounded:
+        raise InvalidAttack(grounded)
     # Epic Challenge: the CHARACTER's melee attacks have [PRECISION], not its Bodyguard's
     # [L3338-3340] (the effect sits on the CHARACTER parts)
     precision = {p for p in state.group(attacker) if Effect.PRECISION in state.units[p].effects}
@@ -510,6 +514,8 @@ def build_request(
         merged["hit_modifier"] = int(merged.get("hit_modifier", 0)) + dawn
     if night:
         merged["hit_modifier"] = int(merged.get("hit_modifier", 0)) + night
+    if _entrenched(state, target):
+        merged["save_modifier"] = int(merged.get("save_modifier", 0)) + 1
     dogfight = _dogfight(state, attacker, target)
     if dogfight:
         merged["hit_modifier"] = int(merged.get("hit_modifier", 0)) + dogfight
@@ -585,6 +591,35 @@ def _dawn_raid(state: BattleState, attacker: str) -> int:
         rounds=n.dawn_raid_rounds,
         modifier=n.rules.dawn_raid_modifier,
         night_vision=night_vision,
+    )
+
+
+def _entrenched(state: BattleState, target: str) -> bool:
+    """Blitz's *Entrenchments*: +1 to the unit's saving throws against shooting attacks until
+    it moves [L393] (rulings 71); the moves of past turns already ended it."""
+    n = state.narrative
+    if n is None or state.phase is Phase.FIGHT:
+        return False
+    return any(p in n.entrenched for p in state.group(target)) and not narrative_moved(
+        state, target
+    )
+
+
+def _gone_to_ground(state: BattleState, attacker: str) -> str | None:
+    """A narrative mission: a unit that went to ground against a Preliminary Bombardment (or
+    a Firestorm Attack) makes no attack in its own first turn [L64] unless it passed its
+    *Iron Discipline* roll [L255] (rulings 14, 72); each player's first turn is in round 1.
+    Its attacks in the opponent's turn (Fire Overwatch, fighting back) are not restricted."""
+    n = state.narrative
+    owner = state.units[attacker].owner
+    if n is None or state.round != 1 or state.active is not owner:
+        return None
+    down = [p for p in state.group(attacker) if p in n.grounded]
+    if not down:
+        return None
+    return (
+        f"{state.specs[down[0]].name} went to ground: it does not shoot or fight in its first "
+        "turn (Iron Discipline lifts it on a 2+)."
     )
 
 
