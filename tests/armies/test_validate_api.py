@@ -14,6 +14,7 @@ from fastapi.testclient import TestClient
 
 from app.engine.wh40k10e.army import Code
 from tests.catalog.bsdata.army_limit_files import FILES as ARMY_LIMIT_FILES
+from tests.catalog.bsdata.interplay_files import FILES as INTERPLAY_FILES
 from tests.catalog.bsdata.restriction_files import FILES as RESTRICTION_FILES
 
 URL = "/api/v1/rulesets/wh40k-10e/armies/validate"
@@ -161,6 +162,7 @@ ELSEWHERE = {
     "datasheet-not-in-detachment": "test_a_unit_the_detachment_excludes",
     "data-restriction": "test_a_restriction_of_the_catalogues_data",
     "category-limit-exceeded": "test_a_category_limit_by_battle_size",
+    "category-minimum-not-met": "test_a_category_minimum_and_a_hidden_choice",
 }
 
 
@@ -430,3 +432,35 @@ def test_a_3000_point_list_is_checked_in_under_20_ms(anon: TestClient) -> None:
     # cache lookup, validation, translation, JSON), in this process (the app runs in the test
     # client's thread): other processes on a loaded machine do not count against it
     assert statistics.median(samples) < 0.020, samples
+
+
+def test_a_category_minimum_and_a_hidden_choice(client: TestClient, alice: dict) -> None:
+    """The hand-written catalogue of the interplay tests (rulings D16, D17): its Hunt Pack
+    detachment requires 2 Hound units; its Raiders hide the Heavy gun below 6 models."""
+    files = [("files", (name, data)) for name, data in INTERPLAY_FILES]
+    imported = client.post("/api/v1/catalogs/import", files=files, headers=alice)
+    assert imported.status_code == 201, imported.text
+    slug = imported.json()["catalogues"][0]["slug"]
+    body = {
+        "catalog": slug,
+        "faction": "Interplay",
+        "detachment": "Hunt Pack",
+        "units": [unit("Boss", warlord=True), unit("Hound")],
+    }
+    answer = check(client, body, headers=alice)
+    assert [(v["code"], v["unit"], v["message_id"]) for v in answer["violations"]] == [
+        ("category-minimum-not-met", None, "category-minimum-not-met")
+    ]
+    assert answer["violations"][0]["params"]["missing"] == 1
+    heavy = unit("Raiders", models=5, wargear={"Heavy gun": 1})
+    answer = check(
+        client,
+        {**body, "units": [*body["units"], unit("Hound"), heavy]},
+        headers=alice,
+    )
+    assert [(v["code"], v["unit"], v["message_id"]) for v in answer["violations"]] == [
+        ("wargear-invalid", 3, "wargear-invalid.unavailable")
+    ]
+    assert answer["violations"][0]["message"] == (
+        "Raiders (#4) cannot take Heavy gun while fewer than 6 models in the unit."
+    )

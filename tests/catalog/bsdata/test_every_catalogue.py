@@ -26,6 +26,7 @@ from app.engine.wh40k10e.army import (
     Enhancement,
     Roster,
     RosterUnit,
+    name_key,
     validate,
 )
 
@@ -398,6 +399,7 @@ def _violations(cat: Catalogue, p: Pick, dets: list[str], files: Files) -> Itera
     yield "two warlords", roster(u), {"multiple-warlords"}, pts(u)
     u = [RosterUnit(lead.name), RosterUnit(filler.name, warlord=True)]
     yield "warlord", roster(u), {"warlord-not-character"}, pts(u)
+    allies = cat.ally_keywords(p.faction)  # admitted within the data's caps (ruling D18)
     foreign = [
         s
         for s in cat.datasheets
@@ -405,6 +407,7 @@ def _violations(cat: Catalogue, p: Pick, dets: list[str], files: Files) -> Itera
         and files.plain_cost(s.id)
         and not s.character
         and not s.legends
+        and not any(name_key(k) in allies for k in s.all_keywords())
     ]
     if foreign:
         f = foreign[0]

@@ -331,3 +331,70 @@ def test_real_data_has_one_category_minimum_and_no_catalogue_offers_it() -> None
     result = import_files(files)
     assert result.catalogues
     assert not [lim for c in result.catalogues for lim in c.limits if lim.minimum]
+
+
+# -- allies the data admits (D18) ---------------------------------------------------------
+
+SM_FILES = (
+    "Warhammer 40,000.gst",
+    "Imperium - Space Marines.cat",
+    "Imperium - Agents of the Imperium.cat",
+    "Imperium - Imperial Knights - Library.cat",
+    "Library - Titans.cat",
+    "Library - Astartes Heresy Legends.cat",
+    "Unaligned Forces.cat",
+)
+
+
+@pytest.fixture(scope="module")
+def space_marines() -> Catalogue:
+    if not SM.is_dir():
+        pytest.skip("../shared/data is absent")
+    return _real(SM_FILES)
+
+
+def agents(sm: Catalogue, size: BattleSize, *names: str) -> Roster:
+    return Roster(
+        faction="Adeptus Astartes",
+        detachment=sm.detachments_of("Adeptus Astartes")[0].name,
+        battle_size=size,
+        units=(RosterUnit("Captain", warlord=True), *(RosterUnit(n) for n in names)),
+    )
+
+
+def test_real_data_assigned_agents_are_admitted_within_their_cap(
+    space_marines: Catalogue,
+) -> None:
+    # Imperium - Agents of the Imperium.cat: its root links to the Assassins (Vindicare line
+    # 17933, Culexus 17947, Callidus 17973) add the category "Assigned Agents - Character"
+    # (49d5-cc63-72d1-7bcb) when the primary catalogue is not Agents of the Imperium; that
+    # category (line 17502) allows 0, set to 1 in Incursion (d62d-..., the game system's line
+    # 748), 2 in Strike Force (baf8-..., line 753), 3 in Onslaught
+    assert "assigned agents - character" in space_marines.ally_keywords("Adeptus Astartes")
+    two = agents(space_marines, BattleSize.STRIKE_FORCE, "Vindicare Assassin", "Callidus Assassin")
+    assert validate(two, space_marines).errors == ()
+    three = agents(
+        space_marines,
+        BattleSize.STRIKE_FORCE,
+        "Vindicare Assassin",
+        "Callidus Assassin",
+        "Culexus Assassin",
+    )
+    assert [(v.code.value, v.unit) for v in validate(three, space_marines).errors] == [
+        ("category-limit-exceeded", 3)
+    ]
+    (v,) = validate(three, space_marines).errors
+    assert (v.params["count"], v.params["limit"]) == (3, 2)
+    small = agents(space_marines, BattleSize.INCURSION, "Vindicare Assassin", "Callidus Assassin")
+    (w,) = validate(small, space_marines).errors
+    assert (w.code.value, w.params["count"], w.params["limit"]) == ("category-limit-exceeded", 2, 1)
+
+
+def test_real_data_a_unit_the_data_does_not_cap_stays_a_faction_mismatch(
+    space_marines: Catalogue,
+) -> None:
+    # the Inquisitorial Chimera (line 6948, root link 18282) gets no Assigned Agents category
+    chimera = agents(space_marines, BattleSize.STRIKE_FORCE, "Inquisitorial Chimera")
+    assert [(v.code.value, v.unit) for v in validate(chimera, space_marines).errors] == [
+        ("faction-mismatch", 1)
+    ]

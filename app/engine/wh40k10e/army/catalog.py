@@ -844,6 +844,9 @@ class _Index:
     factions: Mapping[str, str]
     # datasheets as they are in a detachment, made on first use: (id, detachment key) -> sheet
     in_detachment: dict[tuple[str, str], Datasheet] = field(default_factory=dict)
+    # keywords the data admits as allies in an army of a faction, made on first use:
+    # faction key -> keys (ruling D18)
+    allies: dict[str, frozenset[str]] = field(default_factory=dict)
 
 
 def _build_index(cat: Catalogue) -> _Index:
@@ -948,6 +951,24 @@ class Catalogue:
 
     def enhancements_named(self, name: str) -> tuple[Enhancement, ...]:
         return self.index.enhancements.get(name_key(name), ())
+
+    def ally_keywords(self, faction: str) -> frozenset[str]:
+        """The keywords (as :func:`name_key` keys) of the data's caps on the army (the
+        ``max`` :class:`ArmyLimit` values) that no datasheet of ``faction`` carries: units
+        with one of them are the allies the data admits in an army of ``faction`` within that
+        cap ("Assigned Agents", "Imperial Knights"...), ruling D18. Made once per faction."""
+        key = name_key(faction)
+        found = self.index.allies.get(key)
+        if found is None:
+            capped = {name_key(lim.keyword) for lim in self.limits if not lim.minimum}
+            if capped:
+                for d in self.datasheets_of(faction):
+                    capped -= {name_key(k) for k in d.all_keywords()}
+                    if not capped:
+                        break
+            found = frozenset(capped)
+            self.index.allies[key] = found
+        return found
 
     def datasheets_of(self, faction: str) -> tuple[Datasheet, ...]:
         key = name_key(faction)

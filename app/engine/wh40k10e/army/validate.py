@@ -660,9 +660,12 @@ def validate(roster: Roster, catalogue: Catalogue) -> ValidationResult:
             continue
         if sheet.legends and not roster.include_legends:
             out.add(Code.LEGENDS_NOT_INCLUDED, i, {"datasheet": ref})
-        # Army Faction keyword [L4320-4321]
-        if faction is not None and not any(
-            name_key(k) == name_key(faction) for k in sheet.faction_keywords
+        # Army Faction keyword [L4320-4321], unless the data admits the unit as an ally
+        # within one of its caps (ruling D18)
+        if (
+            faction is not None
+            and not any(name_key(k) == name_key(faction) for k in sheet.faction_keywords)
+            and not _ally(catalogue, faction, sheet)
         ):
             out.add(
                 Code.FACTION_MISMATCH,
@@ -1058,6 +1061,12 @@ def _check_restrictions(
                 if r.severity is RestrictionSeverity.ERROR
                 else Severity.WARNING,
             )
+
+
+def _ally(catalogue: Catalogue, faction: str, sheet: Datasheet) -> bool:
+    """Whether ``sheet`` carries a keyword the data caps as allies in ``faction``'s army."""
+    allies = catalogue.ally_keywords(faction)
+    return bool(allies) and any(name_key(k) in allies for k in sheet.all_keywords())
 
 
 def _defaults(sheet: Datasheet) -> frozenset[str]:
