@@ -914,7 +914,8 @@ def test_ambush_night_raider_after_deployment_and_iron_discipline_only_after_a_b
     # the trigger happened [L255]: offered to the Defender, and accepted
     assert "iron-discipline" in offered(g.b)
     assert "iron-discipline" not in offered(g.a)
-    view = g.b.send(iron)["view"]
+    view = g.b.send(iron, dice=[3])["view"]  # a D6 for the Kommandos: 3, they act (2+)
+    assert (view["narrative"]["grounded"], view["narrative"]["steady"]) == ([], ["b3"])
     assert view["narrative"]["stratagems_used"][-1] == {
         "seat": "B",
         "stratagem": "iron-discipline",

@@ -440,6 +440,9 @@ def narrative_view(state: BattleState, viewer: Viewer) -> JsonObject:
         "decoys_allowed": n.decoys_allowed,
         "reserves": sorted(n.reserves),
         "grounded": sorted(n.grounded),
+        "steady": sorted(n.steady),
+        "entrenched": sorted(n.entrenched),
+        "arrived_now": list(n.arrived_now),
         "bombarded": n.bombarded,
         "alarm": {
             "state": str(n.alarm.state),
@@ -467,6 +470,31 @@ def narrative_view(state: BattleState, viewer: Viewer) -> JsonObject:
     if n.expansion is not None:
         out["expansion"] = expansion_view(state, n.expansion, viewer)
     return out
+
+
+def _mission_targets(state: BattleState, seat: Seat, strat: str) -> list[str]:
+    """What a mission Stratagem that names something may name, to offer it with a first
+    target the rules accept (the page lists the others)."""
+    n = state.narrative
+    assert n is not None
+    alive = [u.id for u in state.units.values() if state.on_battlefield(u.id)]
+    if strat in ("booby-traps", "flank-reinforcements", "forced-march"):
+        return list(n.arrived_now)
+    if strat == "proximity-mines":
+        return [u for u in alive if state.units[u].owner is not seat]
+    if strat == "entrenchments":
+        return [u.id for u in state.units_of(seat) if u.alive]
+    if strat == "spies":
+        return [t for t in n.token_ids if t not in n.revealed]
+    if strat == "beacon-scan":
+        return [p for p in n.places if p not in n.searched]
+    if strat in ("rapid-reinforcements", "rapid-reaction", "delayed-reserves"):
+        return sorted(n.reserves)
+    if strat == "extra-explosives":
+        return sorted({u for u, _ in n.attempts})
+    if strat in ("sustained-bombardment", "intensive-bombardment", "foxholes", "night-vision"):
+        return alive
+    return []
 
 
 def narrative_actions(state: BattleState, seat: Seat) -> list[JsonObject]:
@@ -502,7 +530,15 @@ def narrative_actions(state: BattleState, seat: Seat) -> list[JsonObject]:
         candidates.append(ReportZones())
     for strat in n.mission.stratagems:
         cp = None if strat.cost.kind == "fixed" else strat.cost.min
-        candidates.append(UseMissionStratagem(strat.id, cp))
+        hinted = False
+        for target in _mission_targets(state, seat, strat.id):
+            cmd = UseMissionStratagem(strat.id, cp, target)
+            if _ok(state, cmd, seat):  # offered with the first target it accepts
+                out.append(_hint(cmd))
+                hinted = True
+                break
+        if not hinted:
+            candidates.append(UseMissionStratagem(strat.id, cp))
     if n.expansion is not None:
         candidates += expansion_candidates(state, n.expansion, seat)
     for c in candidates:

@@ -1048,6 +1048,11 @@ STRATAGEM_TARGETS = {
     "rapid-reinforcements": "reserve",
     "rapid-reaction": "reserve",
     "delayed-reserves": "reserve",
+    "booby-traps": "arrived",
+    "flank-reinforcements": "arrived",
+    "forced-march": "arrived",
+    "proximity-mines": "enemy",
+    "entrenchments": "own",
 }
 
 
@@ -1100,6 +1105,8 @@ class NarrativePanel:
     tokens: list[TokenRow]
     reserves: list[str]
     grounded: list[str]
+    steady: list[str]  # Iron Discipline passed
+    entrenched: list[str]
     searched: list[str]
     places: list[str]
     spy_found_at: str | None
@@ -1171,6 +1178,8 @@ def narrative_panel(
         tokens=tokens,
         reserves=[name(u) for u in n.get("reserves", ())],
         grounded=[name(u) for u in n.get("grounded", ())],
+        steady=[name(u) for u in n.get("steady", ())],
+        entrenched=[name(u) for u in n.get("entrenched", ())],
         searched=[str(p) for p in n.get("searched", ())],
         places=[str(p) for p in n.get("hiding_places", ())],
         spy_found_at=n.get("spy_found_at"),
@@ -1278,6 +1287,8 @@ def narrative_form(
         sid = str(cmd.get("stratagem"))
         form.targets = stratagem_targets(sid, view, names)
         form.target_kind = STRATAGEM_TARGETS.get(sid, "")
+        if form.target_kind:  # the engine's hint is the select's first choice
+            form.command.pop("target", None)
         if not form.target_kind and stratagem_target_kind(sid):
             form.target_kind = "ruin" if stratagem_target_kind(sid) == "ruin" else "unit"
             form.targets = expansion_targets(sid, view, names)
@@ -1298,6 +1309,17 @@ def stratagem_targets(
         return [(p, p) for p in n.get("hiding_places", ()) if p not in searched]
     if what == "reserve":
         return [(u, names.get(u, u)) for u in n.get("reserves", ())]
+    if what == "arrived":
+        return [(u, names.get(u, u)) for u in n.get("arrived_now", ())]
+    if what in ("enemy", "own"):
+        me = view.get("viewer")
+        return [
+            (u["id"], names[u["id"]])
+            for u in view.get("units", ())
+            if (u["owner"] == me) == (what == "own")
+            and (u["location"] == "battlefield" or (what == "own" and u["location"] == "to_deploy"))
+            and not u["destroyed"]
+        ]
     if what == "saboteur":
         tried = {str(u) for u, _r in n.get("sabotage_attempts", ())}
         return [(u, names.get(u, u)) for u in sorted(tried)]
@@ -1435,6 +1457,28 @@ def describe_narrative(
         if ev.get("grounded"):
             text += " " + _("It went to ground.")
         return text
+    if kind == "narrative_stratagem_dice":
+        spec = stratagems.get(str(ev.get("stratagem")))
+        n = int(ev.get("slain") or 0)
+        return ngettext(
+            "{stratagem} on {unit}: {dice}, {n} model slain.",
+            "{stratagem} on {unit}: {dice}, {n} models slain.",
+            n,
+        ).format(
+            stratagem=spec.name if spec else ev.get("stratagem"),
+            unit=u(ev.get("target")),
+            dice=_dice(ev.get("roll")),
+            n=n,
+        )
+    if kind == "narrative_iron_discipline":
+        steady = ev.get("steady") or ()
+        if not steady:
+            return _("Iron Discipline: {dice}. Every unit stays gone to ground.").format(
+                dice=_dice(ev.get("roll"))
+            )
+        return _("Iron Discipline: {dice}. Acting normally in their first turn: {units}.").format(
+            dice=_dice(ev.get("roll")), units=us(steady)
+        )
     if kind == "narrative_bombardment_finished":
         return _("The preliminary bombardment is over.")
     if kind == "narrative_first_turn":

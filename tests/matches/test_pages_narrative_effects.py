@@ -1,0 +1,119 @@
+"""Issue 15: the mission stratagems whose effect the match applies, through the JSON API and
+the page's forms with dice given by hand (docs/rulings/narrative-8e.md, 71-72): Blitz's
+Entrenchments in the attack's save modifier and its Proximity Mines slaying models; Ambush's
+Iron Discipline rolled for each unit gone to ground."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from fastapi.testclient import TestClient
+from sqlalchemy.orm import Session
+
+from tests.matches.conftest import FakeArmies, marines, orks
+from tests.matches.test_narrative_match import new_narrative_game, offered
+from tests.matches.test_narrative_match import to_phase as api_to_phase
+from tests.matches.test_pages_narrative import (
+    find_form,
+    new_game,
+    page,
+    submit,
+    text_of,
+    timeline,
+    to_phase,
+)
+
+
+def alive(view: dict[str, Any], uid: str) -> int:
+    unit = next(u for u in view["units"] if u["id"] == uid)
+    return sum(1 for w in unit["wounds"] if w > 0)
+
+
+def test_blitz_entrenchments_and_proximity_mines_through_the_page(
+    browser: Callable[[str], TestClient], armies: FakeArmies
+) -> None:
+    g = new_game(browser, armies, "blitz", marines(), orks())
+    submit(g.a, find_form(page(g.a), "roll_off"))  # A attacks, B deploys hidden
+    for p in (g.a, g.b):
+        submit(p, page(p).css_first("#formation-form"))
+    # the Defender entrenches its Kommandos (b3) as it sets them up: 3 CP - 2
+    form = find_form(page(g.b), "use_mission_stratagem", stratagem="entrenchments")
+    options = [o.attributes["value"] for o in form.css("select[name=target] option")]
+    assert "b3" in options
+    assert all(v.startswith("b") for v in options)
+    b_page = submit(g.b, form, {"target": "b3"})
+    assert text_of(b_page, "#narrative-entrenched").startswith("Kommandos")
+    submit(g.b, find_form(page(g.b), "place_tokens"))
+    submit(g.a, find_form(page(g.a), "deploy_forces"))
+    b_units = [u for u in g.b.view()["units"] if u["owner"] == "B"]
+    heads = [u for u in b_units if u["location"] == "battlefield" and not u["bodyguard"]]
+    g.a.send({"type": "bombard"}, dice=[1] * len(heads))
+    submit(g.a, find_form(page(g.a), "roll_off"))
+    to_phase(g, "A", "shooting")
+
+    def preview(target: str) -> dict[str, Any]:
+        r = g.a.client.post(
+            g.a.base + "/combat/preview",
+            json={
+                "attacker": "a2",
+                "target": target,
+                "weapons": [{"weapon": "Bolt Rifle", "models": 5}],
+            },
+        )
+        assert r.status_code == 200, r.text
+        out: dict[str, Any] = r.json()["request"]["situation"]
+        return out
+
+    assert preview("b3").get("save_modifier") == 1  # [L393]
+    assert "save_modifier" not in preview("b4")
+    # A's Intercessors (a2) cross the First Line: the mines, a D6 per model, 6s slay
+    form = find_form(page(g.b), "use_mission_stratagem", stratagem="proximity-mines")
+    options = [o.attributes["value"] for o in form.css("select[name=target] option")]
+    assert "a2" in options
+    assert all(v.startswith("a") for v in options)
+    b_page = submit(g.b, form, {"target": "a2", "dice": "6 2 6 1 3 1"})
+    assert alive(g.a.view(), "a2") == 3
+    assert (
+        "Proximity Mines on Intercessor Squad + Captain: 6 2 6 1 3 1, 2 models slain."
+        in timeline(b_page)
+    )
+    assert g.b.view()["players"]["B"]["cp"] == 3 - 2 - 1 + 1  # A's Command phase gave one
+
+
+def test_ambush_iron_discipline_rolls_and_a_unit_gone_to_ground_does_not_shoot(
+    user_client: Callable[[str], TestClient], armies: FakeArmies, db: Session
+) -> None:
+    g = new_narrative_game(user_client, armies, db, "ambush", {"starting_cp": 6})
+    g.a.send({"type": "roll_off"}, dice=[])  # A attacks, B defends
+    for p in (g.a, g.b):
+        p.send({"type": "declare_formations", "formation": {}})
+    hidden = ["a1", "a2", "a3", "a4", "a5", "a7"]
+    g.a.send({"type": "place_tokens", "tokens": {f"t{i}": u for i, u in enumerate(hidden, 1)}})
+    g.b.send({"type": "deploy_forces", "units": [f"b{i}" for i in range(1, 7)]})
+    g.b.send({"type": "go_to_ground", "units": ["b3", "b6"]})
+    bombardment = {"type": "use_mission_stratagem", "stratagem": "preliminary-bombardment"}
+    # b1..b6 a die each: the Kommandos (b3) and the Stormboyz (b6) are hit, gone to ground:
+    # D3 mortal wounds (1 each)
+    view = g.a.send(bombardment, dice=[1, 1, 6, 1, 1, 1, 6, 1])["view"]
+    assert view["narrative"]["grounded"] == ["b3", "b6"]
+    assert "iron-discipline" in offered(g.b)
+    # one D6 per unit gone to ground, in unit order: b3 rolls 1 (stays down), b6 rolls 4
+    view = g.b.send({"type": "use_mission_stratagem", "stratagem": "iron-discipline"}, dice=[1, 4])[
+        "view"
+    ]
+    assert view["narrative"]["grounded"] == ["b3"]
+    assert view["narrative"]["steady"] == ["b6"]
+    assert view["players"]["B"]["cp"] == 5
+    g.a.send({"type": "roll_off"}, dice=[])  # the Attacker first
+    api_to_phase(g, "A", "fight")
+    g.a.send({"type": "end_phase"})
+    while g.a.view()["active"] == "A":  # the end-of-turn coherency check, if any
+        g.a.send({"type": "confirm_coherency"})
+    api_to_phase(g, "B", "shooting")
+    r = g.b.client.post(
+        g.b.base + "/combat/preview",
+        json={"attacker": "b3", "target": "a2", "weapons": [{"weapon": "Slugga", "models": 5}]},
+    )
+    assert r.status_code == 422, r.text
+    assert "went to ground" in r.text
