@@ -32,7 +32,7 @@ FEATURES: tuple[str, ...] = (
 # own, e.g. a match's league game link): {(feature, "api" or "web"): (module, ...)}
 # ("module:attribute" names a router other than the module's ``router``)
 EXTRA_ROUTERS: dict[tuple[str, str], tuple[str, ...]] = {
-    ("matches", "api"): ("league_link", "spectate", "packs"),
+    ("matches", "api"): ("league_link", "spectate", "packs", "systems.black_reach.api"),
     ("matches", "web"): ("spectate:page_router",),
 }
 

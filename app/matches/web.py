@@ -388,7 +388,7 @@ def _join_page(
         "matches/join.html",
         {
             "match": match,
-            "force": _joining_force(match),
+            "force": _joining_force(db, match),
             "code": service.normalise_code(code),
             "creator": names["A"],
             "lists": [
@@ -410,9 +410,10 @@ class JoiningForce:
 
     name: str
     faction: str
+    content: str = ""  # the content set the scenario comes from (Black Reach), if any
 
 
-def _joining_force(match: Match) -> JoiningForce | None:
+def _joining_force(db: Session, match: Match) -> JoiningForce | None:
     """Seat B's force when the match's system gives it one (``own_force``), else ``None``
     (the joining player picks a list); ``None`` too when it cannot be told (the join answers
     the service's refusal)."""
@@ -420,12 +421,17 @@ def _joining_force(match: Match) -> JoiningForce | None:
     if entry is None or entry.own_force is None:
         return None
     try:
-        mission, _points = systems.mission_and_size(entry, match.mission_id, match.battle_size)
+        mission, _points = systems.mission_and_size(
+            entry, match.mission_id, match.battle_size, db=db, owner_id=match.created_by_id
+        )
         options = (match.army_a or {}).get("options") or {}
         force = entry.own_force(mission, options, Seat.B)
     except AppError:
         return None
-    return JoiningForce(str(force.get("name", "")), str(force.get("faction", "")))
+    about = force.get("content") if isinstance(force.get("content"), Mapping) else {}
+    return JoiningForce(
+        str(force.get("name", "")), str(force.get("faction", "")), str(about.get("name") or "")
+    )
 
 
 @router.get("/matches/join/{code}", name="match_join_page")
