@@ -803,14 +803,40 @@ def test_night_fight_in_only_war_reduced_visibility_and_mysterious_objectives(
         seen[distance] = r.json()["request"]["situation"].get("hit_modifier", 0)
     # a boundary takes the lower penalty [L577]
     assert seen == {12: 0, 13: -1, 24: -1, 30: -2, 36: -2, 40: -3}
+    # B holds marker 1, a Targeting relay: near it, its shooters re-roll hit rolls of 1 [L611]
+    body = {
+        "attacker": "b2",
+        "target": "a2",
+        "weapons": [{"weapon": "Slugga", "models": 10}],
+        "situation": {"night_fight_distance": 10, "targeting_relay": "1"},
+    }
+    r = g.b.client.post(g.b.base + "/combat/preview", json=body)
+    assert r.status_code == 200, r.text
+    assert r.json()["request"]["situation"]["reroll_hits"] == "ones"
+    body["situation"] = {"night_fight_distance": 10, "targeting_relay": "2"}
+    r = g.b.client.post(g.b.base + "/combat/preview", json=body)
+    assert r.status_code == 422, r.text
+    assert "not an identified Targeting relay" in r.text
     finish_turn(g)
     # A's turn: marker 1 is identified already; A now holding marker 2 identifies that one
     g.a.send({"type": "report_objective", "marker": "2", "units": [{"unit": "a2"}]})
-    view = g.a.send({"type": "end_phase"}, dice=[1])["view"]
+    before = next(u for u in g.a.view()["units"] if u["id"] == "a2")["wounds"]
+    # a 1: Sabotaged! The unit that identified it (the one A reported there) suffers D3
+    # mortal wounds, the D3 given by hand: 2 [L605] (rulings 73)
+    view = g.a.send({"type": "end_phase"}, dice=[1, 2])["view"]
     assert view["combat_zone"]["mysterious_objectives"] == {
         "1": "targeting-relay",
         "2": "sabotaged",
     }
+    after = next(u for u in view["units"] if u["id"] == "a2")["wounds"]
+    assert sum(before) - sum(after) == 2
+    log = g.a.client.get(g.a.base + "/log").json()["entries"]
+    (hurt,) = [e["event"] for e in log if e["event"]["type"] == "mortal_wounds_inflicted"]
+    assert (hurt["source"], hurt["target"], hurt["mortal_wounds"]) == (
+        "mysterious_objective",
+        "a2",
+        2,
+    )
 
 
 def test_night_fight_distance_is_refused_in_a_match_without_night_fight(

@@ -5,16 +5,19 @@ Iron Discipline rolled for each unit gone to ground."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
 from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session
 
-from tests.matches.conftest import FakeArmies, marines, orks
+from tests.matches.conftest import FakeArmies, Game, Player, marines, orks, setup_battle
 from tests.matches.test_narrative_match import new_narrative_game, offered
 from tests.matches.test_narrative_match import to_phase as api_to_phase
 from tests.matches.test_pages_narrative import (
+    HX,
+    browser_fields,
     find_form,
     new_game,
     page,
@@ -23,6 +26,7 @@ from tests.matches.test_pages_narrative import (
     timeline,
     to_phase,
 )
+from tests.support.web import html
 
 
 def alive(view: dict[str, Any], uid: str) -> int:
@@ -117,3 +121,47 @@ def test_ambush_iron_discipline_rolls_and_a_unit_gone_to_ground_does_not_shoot(
     )
     assert r.status_code == 422, r.text
     assert "went to ground" in r.text
+
+
+def test_night_fight_a_targeting_relay_held_is_offered_in_the_attack_form(
+    browser: Callable[[str], TestClient], armies: FakeArmies
+) -> None:
+    alice, bob = browser("Alice"), browser("Bob")
+    r = alice.post(
+        "/api/v1/matches",
+        json={
+            "army_id": armies.ready(alice, marines()),
+            "mission": "only-war",
+            "options": {"combat_zone": "night-fight"},
+        },
+    )
+    assert r.status_code == 201, r.text
+    created = r.json()
+    r = bob.post(
+        "/api/v1/matches/join",
+        json={"code": created["invitation"]["code"], "army_id": armies.ready(bob, orks())},
+    )
+    assert r.status_code == 200, r.text
+    g = Game(Player(alice, created["id"], "A"), Player(bob, created["id"], "B"), created["id"])
+    setup_battle(g, first="B")
+    # B holds marker 3 as its Command phase ends: a 4, a Targeting relay
+    g.b.send({"type": "report_objective", "marker": "3", "units": [{"unit": "b2"}]})
+    g.b.send({"type": "end_phase"}, dice=[4])
+    to_phase(g, "B", "shooting")
+    g.b.send({"type": "shoot", "unit": "b2", "targets": ["a2"]})
+    forms = page(g.b).css("form[id^=combat-form-]")
+    (attack,) = [f for f in forms if f.attributes["id"] in ("combat-form-b1", "combat-form-b2")]
+    relay = attack.css_first("select[name=targeting_relay]")
+    assert relay is not None
+    assert [o.attributes["value"] for o in relay.css("option")] == ["", "3"]
+
+    def expected_damage(marker: str) -> float:
+        body = {**browser_fields(attack), "night_fight_distance": "6", "do": "preview"}
+        body["targeting_relay"] = marker
+        r = g.b.client.post(f"/matches/{g.match_id}/combat", data=body, headers=HX)
+        assert r.status_code == 200, r.text
+        found = re.search(r"Expected damage: ([0-9.]+)", html(r).text())
+        assert found is not None, html(r).text()
+        return float(found.group(1))
+
+    assert expected_damage("3") > expected_damage("")  # re-rolling hit rolls of 1

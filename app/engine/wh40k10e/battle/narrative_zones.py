@@ -15,13 +15,16 @@ from app.engine.match.codec import decoder_for
 from app.engine.match.dice import take_roll
 from app.engine.narrative8e.pack import CombatZone
 from app.engine.narrative8e.zones import roll_on_table
-from app.engine.wh40k10e.battle.flow import Builder
+from app.engine.wh40k10e.battle.events import MortalWoundsInflicted
+from app.engine.wh40k10e.battle.flow import Builder, allocate
 from app.engine.wh40k10e.battle.narrative import ObjectiveIdentified
+from app.engine.wh40k10e.battle.setup import Seat
 from app.engine.wh40k10e.battle.state import BattleState
 
 __all__ = ["MYSTERIOUS_TABLE", "identify_objectives", "zone_of"]
 
 MYSTERIOUS_TABLE = "mysterious_objectives"
+SABOTAGED = "sabotaged"
 
 
 def zone_of(state: BattleState) -> CombatZone | None:
@@ -50,3 +53,21 @@ def identify_objectives(b: Builder) -> None:
         start = len(b.roller.records)
         row = roll_on_table(zone, MYSTERIOUS_TABLE, b.roller, f"mysterious objective {marker}")
         b.emit(ObjectiveIdentified(marker, ms.controller, take_roll(b.roller, start), row.id))
+        if row.id == SABOTAGED:
+            _sabotaged(b, marker, ms.controller)
+
+
+def _sabotaged(b: Builder, marker: str, seat: Seat) -> None:
+    """*Sabotaged!* [L605]: the identifying unit suffers D3 mortal wounds. The match knows the
+    units the controller reported within range of the marker: the first of them still alive
+    identified it (rulings 73)."""
+    present = b.state.presence.get(marker, {}).get(seat, ())
+    unit = next((p.unit for p in present if b.state.units[p.unit].alive), None)
+    if unit is None:
+        return
+    start = len(b.roller.records)
+    mortal = b.roller.d3(f"sabotaged objective {marker}: {unit}", stage="zone")
+    roll = take_roll(b.roller, start)
+    fnp = b.feel_no_pain()
+    damage = tuple(allocate(b.state, unit, (), mortal_wounds=mortal, ignores=fnp))
+    b.emit(MortalWoundsInflicted("mysterious_objective", unit, roll, mortal, damage, fnp.roll))

@@ -318,6 +318,14 @@ def context(page: PageInput) -> dict[str, Any]:
                 for marker, result in (found.get("mysterious_objectives") or {}).items()
             ],
             "night_fight": "visibility" in zone.params,
+            # the Targeting relays this seat controls: its shooting units near one re-roll 1s
+            "relays": sorted(
+                m
+                for m, result in battle.state.mysterious.items()
+                if result == "targeting-relay"
+                and m in battle.state.markers
+                and str(battle.state.markers[m].controller) == me
+            ),
         }
     return ctx
 
@@ -426,6 +434,9 @@ def _attack_inputs(form: FormData) -> tuple[str, str, list[dict[str, Any]], dict
     distance = _int(form.get("night_fight_distance"))
     if distance is not None:  # Night Fight: the distance to the target (checked by the match)
         situation["night_fight_distance"] = distance
+    relay = form.get("targeting_relay")
+    if isinstance(relay, str) and relay:  # near a Targeting relay (checked by the match)
+        situation["targeting_relay"] = relay[:16]
     return attacker, target, picks, situation
 
 

@@ -478,6 +478,7 @@ def build_request(
     situation = dict(situation or {})
     plunging = _plunging_fire(state, target, situation.pop("plunging_fire", False))
     night = _night_fight(state, situation.pop("night_fight_distance", None))
+    relay = _targeting_relay(state, attacker, situation.pop("targeting_relay", None))
     if plunging:
         for entry in entries:
             if entry["weapon"]["kind"] == "ranged":
@@ -514,6 +515,8 @@ def build_request(
         merged["hit_modifier"] = int(merged.get("hit_modifier", 0)) + dawn
     if night:
         merged["hit_modifier"] = int(merged.get("hit_modifier", 0)) + night
+    if relay and merged.get("reroll_hits", "none") == "none":
+        merged["reroll_hits"] = "ones"
     if _entrenched(state, target):
         merged["save_modifier"] = int(merged.get("save_modifier", 0)) + 1
     dogfight = _dogfight(state, attacker, target)
@@ -592,6 +595,35 @@ def _dawn_raid(state: BattleState, attacker: str) -> int:
         modifier=n.rules.dawn_raid_modifier,
         night_vision=night_vision,
     )
+
+
+RELAY = "targeting-relay"
+
+
+def _targeting_relay(state: BattleState, attacker: str, stated: object) -> bool:
+    """Night Fight's *Targeting relay* [L611]: the player states the marker its shooting unit
+    is within 3" of (``targeting_relay``; the match sees no table); if the marker was
+    identified as a relay and the shooter's player controls it, the unit re-rolls hit rolls of
+    1 (rulings 73)."""
+    if stated is None:
+        return False
+    owner = state.units[attacker].owner
+    marker = state.markers.get(str(stated)) if isinstance(stated, str) else None
+    problem = None
+    if marker is None:
+        problem = "no such objective marker"
+    elif state.mysterious.get(marker.id) != RELAY:
+        problem = "that marker is not an identified Targeting relay"
+    elif marker.controller is not owner:
+        problem = "you do not control that marker"
+    elif state.phase is not Phase.SHOOTING:
+        problem = "the relay helps shooting attacks only"
+    if problem is not None:
+        raise InvalidAttack(
+            f"targeting_relay: {problem}.",
+            errors=[{"field": "situation.targeting_relay", "message": problem, "type": "value"}],
+        )
+    return True
 
 
 def _entrenched(state: BattleState, target: str) -> bool:
