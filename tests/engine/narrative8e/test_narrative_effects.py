@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from app.engine.match.errors import Refusal
-from app.engine.narrative8e.match import expansions, match_missions
+from app.engine.narrative8e.match import combat_zones, expansions, match_missions
 from app.engine.wh40k10e.battle import Ability, ArmySpec, Battle, BattleOptions, MatchSetup, Seat
 from app.engine.wh40k10e.battle.narrative import NarrativeState
 from app.engine.wh40k10e.battle.state import Phase
@@ -256,4 +256,61 @@ def test_rescue_night_raid_brings_the_dawn_raid() -> None:
     assert n_of(bt).dawn_raid_rounds == 0
     use(bt, "A", "night-raid")
     assert n_of(bt).dawn_raid_rounds == 1  # the Dawn Raid rule [L541]: round 1
+    replays(bt)
+
+
+# -- the 10th edition's own reserves in a scenario ---------------------------------------------
+
+
+def night(mission: str, att: ArmySpec, dfn: ArmySpec) -> Battle:
+    m = MISSIONS[mission]
+    m = dataclasses.replace(m, options={**m.options, "combat_zone": combat_zones()["night-fight"]})
+    options = BattleOptions(starting_cp=3, combat_zone="night-fight", prompt_rapid_ingress=False)
+    return Battle.create(MatchSetup({Seat.A: att, Seat.B: dfn}, "strike_force", m, options))
+
+
+def test_meat_grinder_defender_declares_no_unit_in_reserve() -> None:
+    att, dfn = small()
+    bt = new("meat-grinder", att, dfn)
+    bt.execute_json({"type": "roll_off"}, "A", dice=[])  # A attacks
+    reserve = {"type": "declare_formations", "formation": {"reserves": [["b2", "strategic"]]}}
+    with pytest.raises(Refusal, match=r"may not arrive later.*\[L135\]"):
+        bt.execute_json(reserve, "B")
+    assert not bt.state.players[Seat.B].formation_submitted
+    # the Attacker may: its scenario gives it reserves
+    bt.execute_json(
+        {"type": "declare_formations", "formation": {"reserves": [["a2", "strategic"]]}}, "A"
+    )
+    bt.execute_json({"type": "declare_formations", "formation": {}}, "B")
+    assert n_of(bt).step == "hidden_deployment"
+
+
+def test_night_fight_fog_of_war_on_a_strategic_reserve_arrival_once() -> None:
+    att, dfn = small()
+    bt = night("blitz", att, dfn)
+    bt.execute_json({"type": "roll_off"}, "A", dice=[])  # A attacks
+    bt.execute_json(
+        {"type": "declare_formations", "formation": {"reserves": [["a2", "strategic"]]}}, "A"
+    )
+    bt.execute_json({"type": "declare_formations", "formation": {}}, "B")
+    bt.execute_json({"type": "place_tokens", "tokens": {"t1": "b1", "t2": "b2"}}, "B")
+    bt.execute_json({"type": "deploy_forces", "units": ["a1"]}, "A")
+    bt.execute_json({"type": "go_to_ground", "units": []}, "B")
+    bt.execute_json({"type": "bombard"}, "A", dice=[1, 1])
+    bt.execute_json({"type": "roll_off"}, "A", dice=[])
+    next_round(bt)
+    to_phase(bt, "A", Phase.MOVEMENT)
+    # round 2: a2 arrives by Strategic Reserves; the fog's D6, 2: back into Reserve [L591]
+    bt.execute_json({"type": "arrive", "unit": "a2"}, "A", dice=[2])
+    a2 = bt.state.units["a2"]
+    assert (str(a2.location), a2.must_arrive) == ("reserves", 3)
+    assert n_of(bt).fog_rolled == frozenset({"a2"})
+    event = bt.log_json("A")[-1]["event"]
+    assert (event["type"], event["delayed"]) == ("narrative_fog_of_war", True)
+    end_turn(bt, "A")
+    end_turn(bt, "B")
+    to_phase(bt, "A", Phase.MOVEMENT)
+    # round 3: it arrives, no second fog roll
+    bt.execute_json({"type": "arrive", "unit": "a2"}, "A", dice=[])
+    assert str(bt.state.units["a2"].location) == "battlefield"
     replays(bt)

@@ -79,6 +79,7 @@ from app.engine.wh40k10e.battle.narrative import (
     BombardmentFinished,
     BombardmentResolved,
     FirstTurnDecided,
+    FogOfWarRolled,
     ForcesDeployed,
     GoToGroundDeclared,
     HidingPlaceSearched,
@@ -858,6 +859,24 @@ def _mission_stratagem(state: BattleState, e: MissionStratagemUsed) -> BattleSta
     return new
 
 
+def _fog_of_war(state: BattleState, e: FogOfWarRolled) -> BattleState:
+    n = _nv(state)
+    new = _replace(state, rolls=state.rolls + 1)
+    if e.delayed:  # back into Reserve, to arrive in its next turn [L591]
+        new = _with_units(
+            new,
+            e.units,
+            location=Location.RESERVES,
+            reserve=e.reserve,
+            arrived=False,
+            move=None,
+            must_arrive=e.must_arrive,
+        )
+        if new.trigger is not None and new.trigger.unit in e.units:
+            new = _replace(new, trigger=None)
+    return _n(new, fog_rolled=n.fog_rolled | set(e.units))
+
+
 def _stratagem_dice(state: BattleState, e: StratagemDiceRolled) -> BattleState:
     return _replace(apply_damage(state, e.damage), rolls=state.rolls + 1)
 
@@ -980,6 +999,7 @@ _HANDLERS: dict[type[Event], Callable[[BattleState, Any], BattleState]] = {
     ReserveRolled: _reserve_rolled,
     AssaultReturnRolled: _assault_return,
     StratagemDiceRolled: _stratagem_dice,
+    FogOfWarRolled: _fog_of_war,
     IronDisciplineRolled: _iron_discipline,
     AttackerUnitsDown: _attacker_down,
     SabotageAttempted: _sabotage,

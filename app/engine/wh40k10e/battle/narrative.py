@@ -35,7 +35,7 @@ from app.engine.wh40k10e.battle.narrative_expansions import (
     expansion_of,
 )
 from app.engine.wh40k10e.battle.setup import Seat, other
-from app.engine.wh40k10e.battle.state import BattleState, ModelDamage, MoveMode
+from app.engine.wh40k10e.battle.state import BattleState, ModelDamage, MoveMode, ReserveKind
 
 __all__ = [
     "NARRATIVE_EVENTS",
@@ -69,6 +69,7 @@ class NarrativeState:
     reserves: frozenset[str] = frozenset()
     reserve_tried: frozenset[str] = frozenset()  # rolled this phase
     fog_delayed: frozenset[str] = frozenset()  # Night Fight: arrive in their next turn [L591]
+    fog_rolled: frozenset[str] = frozenset()  # Night Fight: core arrivals that rolled the fog
     # preliminary bombardment
     go_to_ground: frozenset[str] = frozenset()
     grounded: frozenset[str] = frozenset()  # went to ground: no action in their first turn
@@ -385,7 +386,22 @@ class IronDisciplineRolled(Event):
     steady: tuple[str, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class FogOfWarRolled(Event):
+    """Night Fight's fog of war on a unit arriving by the 10th edition's own rules (Deep
+    Strike, Strategic Reserves, Rapid Ingress) the first time [L591]: on 1-2 (``delayed``) it
+    goes back into Reserve (its ``reserve`` kind) and must arrive in ``must_arrive``."""
+
+    kind: ClassVar[str] = "narrative_fog_of_war"
+    units: tuple[str, ...]
+    roll: Roll
+    delayed: bool
+    reserve: ReserveKind | None = None
+    must_arrive: int | None = None
+
+
 NARRATIVE_EVENTS: tuple[type[Event], ...] = (
+    FogOfWarRolled,
     StratagemDiceRolled,
     IronDisciplineRolled,
     ObjectiveIdentified,

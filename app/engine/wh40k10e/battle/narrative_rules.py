@@ -51,7 +51,12 @@ from app.engine.wh40k10e.battle.commands import (
     UseMissionStratagem,
 )
 from app.engine.wh40k10e.battle.errors import Code, refuse
-from app.engine.wh40k10e.battle.events import BattleEnded, UnitArrived, UnitsDestroyed
+from app.engine.wh40k10e.battle.events import (
+    BattleEnded,
+    FormationDeclared,
+    UnitArrived,
+    UnitsDestroyed,
+)
 from app.engine.wh40k10e.battle.flow import (
     Builder,
     allocate,
@@ -71,6 +76,7 @@ from app.engine.wh40k10e.battle.narrative import (
     BombardmentFinished,
     BombardmentResolved,
     FirstTurnDecided,
+    FogOfWarRolled,
     ForcesDeployed,
     GoToGroundDeclared,
     HidingPlaceSearched,
@@ -847,11 +853,68 @@ def _cull(b: Builder, cmd: CullUnit) -> None:
     b.emit(AttackerUnitsDown((cmd.unit,), culled=True))
 
 
+def _no_late_arrivals(b: Builder) -> None:
+    """A side whose units may not arrive later (Meat Grinder's Defender [L135]: every unit set
+    up by Hidden Deployment) declares no unit in Reserve in its Battle Formations (rulings
+    74); an AIRCRAFT is set up in Hover."""
+    s = b.state
+    n = s.narrative
+    if n is None or s.attacker is None:
+        return
+    for emitted in b.out:
+        e = emitted.event
+        if not isinstance(e, FormationDeclared) or not e.formation.reserves:
+            continue
+        if n.mission.reserve_policy(side_of(s.attacker, e.seat)).mode is ReserveMode.NONE:
+            raise refuse(
+                Code.INVALID_FORMATION,
+                "in this mission your units may not arrive later: no unit in Reserve "
+                "(an AIRCRAFT is set up in Hover) [L135]",
+            )
+
+
+def _fog_on_core_arrivals(b: Builder) -> None:
+    """Night Fight's fog of war [L591] on a unit arriving by the 10th edition's own rules in
+    this command (Deep Strike, Strategic Reserves, Rapid Ingress): the first time, a D6; on
+    1-2 it goes back into Reserve and arrives in its next turn (``must_arrive``: the next
+    round, when it arrived in its own turn). The scenario's reserves roll theirs in
+    ``reserve_roll`` (rulings 55, 74)."""
+    s = b.state
+    n = s.narrative
+    zone = zone_of(s)
+    if n is None or zone is None or "fog_of_war_delayed_up_to" not in zone.params:
+        return
+    if any(
+        o.event.kind.startswith(("narrative_", "expansion_")) for o in b.out
+    ):  # a scenario's or an expansion's own arrival
+        return
+    for emitted in list(b.out):
+        e = emitted.event
+        if not isinstance(e, UnitArrived) or e.units[0] in n.fog_rolled:
+            continue
+        start = len(b.roller.records)
+        delayed = fog_of_war_delayed(zone, b.roller, e.units[0])
+        own = b.state.active is b.state.units[e.units[0]].owner
+        b.emit(
+            FogOfWarRolled(
+                e.units,
+                take_roll(b.roller, start),
+                delayed,
+                e.reserve if delayed else None,
+                b.state.round + 1 if delayed and own else None,
+            )
+        )
+
+
 def track_destroyed(b: Builder) -> None:
     """After every command: Attacker units newly destroyed are recorded (sustained assault
     brings them back; Blitz scores each destruction). An empty Dedicated Transport held back
     "counts as destroyed" in round 1 by the core rules, but it never was on the battlefield:
-    it is no destruction of the scenario and never returns (rulings 53)."""
+    it is no destruction of the scenario and never returns (rulings 53). The same after-command
+    hook checks what the scenario says of the 10th edition's own reserves: no late arrival
+    where the scenario forbids it, and Night Fight's fog on their arrival (rulings 74)."""
+    _no_late_arrivals(b)
+    _fog_on_core_arrivals(b)
     n = b.state.narrative
     s = b.state
     if n is None or s.stage is not Stage.BATTLE or s.attacker is None:
