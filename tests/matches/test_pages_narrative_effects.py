@@ -165,3 +165,41 @@ def test_night_fight_a_targeting_relay_held_is_offered_in_the_attack_form(
         return float(found.group(1))
 
     assert expected_damage("3") > expected_damage("")  # re-rolling hit rolls of 1
+
+
+def test_the_new_narrative_events_read_as_sentences() -> None:
+    from app.matches.pages.wh40k10e import present
+
+    units = {"a2": "Intercessor Squad", "b3": "Kommandos", "b6": "Stormboyz"}
+    names = {"A": "Alice", "B": "Bob"}
+
+    def say(ev: dict[str, Any]) -> str | None:
+        return present.describe(ev, units, names, "A")
+
+    roll = {"dice": [{"value": 1}, {"value": 4}]}
+    assert (
+        say(
+            {
+                "type": "narrative_iron_discipline",
+                "units": ["b3", "b6"],
+                "roll": roll,
+                "steady": ["b6"],
+            }
+        )
+        == "Iron Discipline: 1 4. Acting normally in their first turn: Stormboyz."
+    )
+    assert (
+        say({"type": "narrative_iron_discipline", "units": ["b3"], "roll": roll, "steady": []})
+        == "Iron Discipline: 1 4. Every unit stays gone to ground."
+    )
+    fog = {"type": "narrative_fog_of_war", "units": ["a2"], "roll": {"dice": [{"value": 2}]}}
+    assert (
+        say({**fog, "delayed": True})
+        == "Intercessor Squad is delayed by the fog of war (2): it arrives next turn."
+    )
+    assert say({**fog, "delayed": False}) == "Intercessor Squad comes through the fog of war (2)."
+    dice = {"type": "narrative_stratagem_dice", "stratagem": "booby-traps", "target": "a2"}
+    assert (
+        say({**dice, "roll": {"dice": [{"value": 6}]}, "slain": 1})
+        == "booby-traps on Intercessor Squad: 6, 1 model slain."
+    )

@@ -1470,6 +1470,15 @@ def describe_narrative(
             dice=_dice(ev.get("roll")),
             n=n,
         )
+    if kind == "narrative_fog_of_war":
+        dice = f" ({_dice(ev.get('roll'))})"
+        if ev.get("delayed"):
+            return _("{unit} is delayed by the fog of war{dice}: it arrives next turn.").format(
+                unit=us(ev.get("units") or ()), dice=dice
+            )
+        return _("{unit} comes through the fog of war{dice}.").format(
+            unit=us(ev.get("units") or ()), dice=dice
+        )
     if kind == "narrative_iron_discipline":
         steady = ev.get("steady") or ()
         if not steady:
