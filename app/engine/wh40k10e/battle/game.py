@@ -24,6 +24,7 @@ from app.engine.wh40k10e.battle.commands import (
     COMMAND_CODEC,
     ApproveUndo,
     Command,
+    GarrisonRoll,
     RefuseUndo,
     ResolveAttack,
     Undo,
@@ -78,6 +79,9 @@ def roll_identity(
         unit = command.attacker
     elif isinstance(command, UseStratagem):
         subject, unit = f"stratagem:{command.stratagem}", None
+    elif isinstance(command, GarrisonRoll):
+        # a building is rolled for once: its id tells two garrisons of one phase apart
+        subject, unit = f"building:{command.building}", None
     else:
         unit = getattr(command, "unit", None)
     if isinstance(unit, str) and unit in state.units:

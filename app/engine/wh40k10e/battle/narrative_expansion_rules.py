@@ -66,6 +66,8 @@ from app.engine.wh40k10e.battle.narrative_expansions import (
     SewerRatsSent,
     StratagemRolled,
     TrapTriggered,
+    living_occupants,
+    medical_pending,
 )
 from app.engine.wh40k10e.battle.setup import Seat, other
 from app.engine.wh40k10e.battle.state import BattleState, Location, ModelDamage, Phase, Stage
@@ -172,7 +174,7 @@ def _weapon(spec: Any, given: str | None) -> str | None:
     if isinstance(extra, int):
         if given is None:
             return "heavy-bolter:0"
-        m = re.fullmatch(r"heavy-bolter:(\d)", given)
+        m = re.fullmatch(r"heavy-bolter:([0-9])", given)
         if m is None or int(m.group(1)) > extra:
             raise refuse(Code.BAD_COMMAND, f"extra weapons: heavy-bolter:0 to heavy-bolter:{extra}")
         return given
@@ -202,15 +204,23 @@ def _occupy(b: Builder, cmd: OccupyBuilding) -> None:
         raise refuse(Code.NOT_YOUR_CHOICE, "only the Defender's INFANTRY occupy a Bastion")
     if x.occupied_by(cmd.unit) is not None:
         raise refuse(Code.BAD_COMMAND, f"{s.specs[cmd.unit].name} is in a building already")
-    if building.occupants and building.controller is not b.actor:
+    if s.stage in SET_UP and building.controller is not b.actor:
+        # ruling 79: before the battle only its controller's units enter it; a Bunker or
+        # Fortress changes hands in the battle [L851-L855]
+        raise refuse(
+            Code.NOT_YOUR_CHOICE, f"{building.id} is your opponent's until the battle begins"
+        )
+    inside = living_occupants(s, building)  # ruling 77: the slain hold nothing
+    if inside and building.controller is not b.actor:
         raise refuse(Code.BAD_TARGET, f"{building.id} is held by your opponent")
     group = s.group(cmd.unit)
     models = sum(s.units[i].models_alive for i in group)
-    if building.models_inside + models > building.capacity:
+    there = sum(m for _, m in inside)
+    if there + models > building.capacity:
         raise refuse(
             Code.BAD_COMMAND,
             f"{building.id} holds {building.capacity} models; "
-            f"{building.models_inside} are inside and the unit has {models}",
+            f"{there} are inside and the unit has {models}",
         )
     captured = building.controller is not b.actor
     b.emit(BuildingOccupied(building.id, group, models, b.actor, captured))
@@ -332,7 +342,7 @@ def _firestorm(b: Builder, cmd: Firestorm) -> None:
     dice = _param(x, "firestorm_dice", 6)
     hits: dict[int, tuple[str, ...]] = {}
     for key, targets in cmd.hits.items():
-        if not key.isdigit() or not 1 <= int(key) <= dice:
+        if not (key.isascii() and key.isdecimal()) or not 1 <= int(key) <= dice:
             raise refuse(Code.BAD_COMMAND, f"the Firestorm dice are numbered 1 to {dice}")
         for t in targets:
             building = x.building(t)
@@ -443,7 +453,7 @@ def reserve_override(b: Builder, unit: str) -> bool:
     if x.id != PLANETSTRIKE or unit not in x.placements:
         return False
     how = x.placements[unit]
-    if x.rapid_drop_left > 0:
+    if x.rapid_drop_left > 0 and s.round == 1:  # ruling 78: the first Movement phase only
         b.emit(ReserveRolled(unit, True, "rapid_drop_assault"))
         b.emit(ExpansionArrival(unit, "rapid_drop", s.round))
         b.emit(UnitArrived(s.group(unit), ReserveKind.STRATEGIC))
@@ -616,8 +626,16 @@ def _medical_roll(b: Builder, cmd: MedicalRoll) -> None:
     if not any(s is b.actor for s, _ in x.medical):
         raise refuse(Code.BAD_COMMAND, "you designated no Medical Centre")
     need_own(b, cmd.unit)
+    need_alive(b, cmd.unit)
     if not 1 <= cmd.wounds <= 30:
         raise refuse(Code.BAD_COMMAND, "1 to 30 wounds lost")
+    pending = medical_pending(b.state, x, cmd.unit)
+    if cmd.wounds > pending:
+        # ruling 76: a roll for wounds the unit lost and no roll was made for yet
+        raise refuse(
+            Code.BAD_COMMAND,
+            f"{b.state.specs[cmd.unit].name} lost {pending} wounds not yet rolled for",
+        )
     spec = next((st for st in x.expansion.stratagems if st.id == "medical-centre"), None)
     params = spec.params if spec is not None and isinstance(spec.params, dict) else {}
     on = _int(params.get("on"), 6)
@@ -684,10 +702,17 @@ def stratagem_timing(b: Builder, strat: Stratagem, target: str | None) -> None:
                 raise refuse(Code.BAD_TARGET, "name one of your Bastions")
             if any(i == strat.id and t == bld.id for _, i, t in n.aimed):
                 raise refuse(Code.BAD_COMMAND, f"{bld.id} is consolidated already")
+        elif any(seat is b.actor and i == strat.id for seat, i, _, _ in n.spent):
+            # ruling 80: one use before the one Firestorm
+            raise refuse(Code.BAD_COMMAND, f"{strat.id} is used once, before the Firestorm")
     elif strat.id == "rapid-drop-assault":
         # ruling 35: at the end of the first Movement phase, before the rolls
         if s.round != 1 or s.phase is not Phase.MOVEMENT or s.active is not b.actor:
             raise refuse(Code.WRONG_PHASE, f"{strat.id} is used in your first Movement phase")
+        if any(s.units[u].owner is b.actor for u in n.reserve_tried if u in s.units):
+            raise refuse(
+                Code.WRONG_STEP, f"{strat.id} is used before your reserve rolls (ruling 78)"
+            )
     elif timing == "high_ground_shooting":
         if s.phase is not Phase.SHOOTING or s.active is not b.actor:
             raise refuse(Code.WRONG_PHASE, f"{strat.id} is used in your Shooting phase")

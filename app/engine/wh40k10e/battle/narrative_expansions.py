@@ -16,7 +16,7 @@ state changes, and the view; the decisions are in :mod:`.narrative_expansion_rul
   its owner only, and the view shows it to that seat only, until it triggers), *Medical Centre*
   and *Plunging Fire* recorded.
 
-Readings where the seed is silent: docs/rulings/narrative-8e.md (61 onwards).
+Readings where the seed is silent: docs/rulings/narrative-8e.md (61-70, 76-80).
 """
 
 from __future__ import annotations
@@ -111,6 +111,8 @@ class ExpansionState:
     traps: tuple[tuple[Seat, str], ...] = ()
     triggered: tuple[tuple[Seat, str, str], ...] = ()  # (seat, ruin, unit)
     medical: tuple[tuple[Seat, str], ...] = ()
+    # Medical Centre: per unit, the wounds it lost that were rolled for already (ruling 76)
+    medical_covered: Mapping[str, int] = field(default_factory=dict)
     sewer: frozenset[str] = frozenset()
 
     @property
@@ -128,6 +130,23 @@ class ExpansionState:
             (x for x in self.buildings if any(u == unit for u, _ in x.occupants)),
             None,
         )
+
+
+def living_occupants(state: BattleState, b: Building) -> tuple[tuple[str, int], ...]:
+    """``b``'s occupants still alive, with their models alive now (ruling 77): a building whose
+    garrison was all slain is unoccupied."""
+    return tuple((u, state.units[u].models_alive) for u, _ in b.occupants if state.units[u].alive)
+
+
+def wounds_lost(state: BattleState, unit: str) -> int:
+    """The wounds ``unit``'s models have lost (a slain model: all of its wounds)."""
+    spec = state.specs[unit]
+    return sum(spec.wounds_of(i) - w for i, w in enumerate(state.units[unit].wounds))
+
+
+def medical_pending(state: BattleState, x: ExpansionState, unit: str) -> int:
+    """The wounds ``unit`` lost that no *Medical Centre* roll was made for yet (ruling 76)."""
+    return max(0, wounds_lost(state, unit) - x.medical_covered.get(unit, 0))
 
 
 def expansion_of(options: Mapping[str, RawJson]) -> ExpansionState | None:
@@ -419,7 +438,9 @@ def _placed(state: BattleState, e: BuildingPlaced) -> BattleState:
 def _occupied(state: BattleState, e: BuildingOccupied) -> BattleState:
     b = _x(state).building(e.building)
     assert b is not None
-    inside = (*b.occupants, *((u, state.units[u].models_alive) for u in e.units))
+    # a slain occupant leaves no one inside (ruling 77)
+    kept = tuple((u, m) for u, m in b.occupants if state.units[u].alive)
+    inside = (*kept, *((u, state.units[u].models_alive) for u in e.units))
     return _building(state, e.building, occupants=inside, controller=e.seat)
 
 
@@ -570,8 +591,15 @@ def stratagem_used(
 
 
 def _medical(state: BattleState, e: MedicalRolled) -> BattleState:
+    """The wounds rolled for and not kept stay covered: a later roll is for a new loss only
+    (ruling 76)."""
+    x = _x(state)
+    rolled = len(e.roll.dice)
+    covered = x.medical_covered.get(e.unit, 0) + rolled - e.kept
     units = _hurt(state, e.damage, restore=True)
-    return dataclasses.replace(state, units=units, rolls=state.rolls + 1)
+    new = dataclasses.replace(state, units=units, rolls=state.rolls + 1)
+    covered = max(0, min(covered, wounds_lost(new, e.unit)))
+    return _set(new, medical_covered={**x.medical_covered, e.unit: covered})
 
 
 EXPANSION_HANDLERS: dict[type[Event], Any] = {
@@ -613,8 +641,8 @@ def expansion_view(state: BattleState, x: ExpansionState, viewer: str | None) ->
                 "wounds": b.wounds,
                 "max_wounds": b.max_wounds,
                 "capacity": b.capacity,
-                "models_inside": b.models_inside,
-                "occupants": [u for u, _ in b.occupants],
+                "models_inside": sum(m for _, m in living_occupants(state, b)),
+                "occupants": [u for u, _ in living_occupants(state, b)],
                 "weapon": b.weapon,
                 "destroyed": b.destroyed,
                 "garrison_due": sum(m for _, m in b.garrison_due),
@@ -623,7 +651,7 @@ def expansion_view(state: BattleState, x: ExpansionState, viewer: str | None) ->
         ],
         "firestorm_done": x.firestorm_done,
         "firestorm_extra": x.firestorm_extra,
-        "rapid_drop_left": x.rapid_drop_left,
+        "rapid_drop_left": x.rapid_drop_left if state.round == 1 else 0,  # ruling 78
         "placements": dict(sorted(x.placements.items())),
         "orbit_arrivals": [[u, r] for u, r in x.orbit_arrivals],
         "off_airspace": dict(sorted(x.off_airspace.items())),

@@ -109,7 +109,7 @@ def parse_options(raw: Mapping[str, Any] | None) -> dict[str, Any]:
             if name not in raw:
                 continue
             value = raw[name]
-            if isinstance(value, str) and value.isdigit() and len(value) <= 2:
+            if isinstance(value, str) and value.isascii() and value.isdecimal() and len(value) <= 2:
                 value = int(value)  # the form's select
             if type(value) is not int or not 1 <= value <= 10:
                 errors.append(
