@@ -287,6 +287,28 @@ def _spread_outcome(state: State, wounds: int, loss: Dist) -> tuple[tuple[int, .
     return tuple(destroyed), tuple(lost)
 
 
+@lru_cache(maxsize=65536)
+def _spread_sure(state: State, wounds: int, per_wound: int) -> tuple[int, int]:
+    """(models destroyed, W lost) of :func:`_spread_outcome` when every wound takes exactly
+    ``per_wound`` W (Rending, PA2 with no save left, no Feel No Pain): one outcome."""
+    alive = models_of(state)
+    q, r = divmod(wounds, alive)
+    destroyed = lost = 0
+    extra = r
+    for i, count in enumerate(state):
+        if not count:
+            continue
+        more = min(extra, count)
+        extra -= more
+        for received, n in ((q + 1, more), (q, count - more)):
+            if n:
+                taken = min(i + 1, received * per_wound)
+                lost += n * taken
+                if taken == i + 1:
+                    destroyed += n
+    return destroyed, lost
+
+
 _BASE = MAX_MODELS + 1  # a digit per W left: more than the models of any squad
 
 
@@ -322,6 +344,69 @@ def _first_states(models: int, wounds: int, k: int, loss: Dist) -> tuple[dict[in
             key = ka + kb
             out[key] = out.get(key, 0) + wa * wb
     return out, t1 * t2
+
+
+def _first_total(models: int, wounds: int, k: int, loss: Dist) -> int:
+    """The total of :func:`_first_states` (``t(q + 1) ** r * t(q) ** (models - r)``)."""
+    q, r = divmod(k, models)
+    more: int = _model_outcome(wounds, q + 1, loss)[1]
+    rest: int = _model_outcome(wounds, q, loss)[1]
+    return int(more**r * rest ** (models - r))
+
+
+def _rows_of_spread(
+    packed: dict[int, int],
+    models: int,
+    wounds: int,
+    q: int,
+    joint: Sequence[Sequence[int]],
+    loss: Dist,
+    common: int,
+    slot: int,
+) -> None:
+    """Add ``sum_r P(s | k1) * acc(k1)`` to ``packed[s]`` for the counts ``k1 = q * models +
+    r`` of the first group (``acc(k1)``: the row ``J(k1, .)`` packed, over ``common``).
+
+    The first ``r`` models receive ``q + 1`` wounds, the others ``q`` (even spread over an
+    unhurt squad, models independent [L1407]): ``P(. | k1) = A^r B^(models - r)`` with ``A``
+    and ``B`` one model's outcomes. Horner's scheme over the models, ``V_i = V_(i-1) B +
+    acc(q * models + i) A^i``, gives every ``r`` at once: each step multiplies the packed
+    integers by one model's small weights instead of every state's weight per count
+    (:func:`_first_states`), with the same integers.
+    """
+    t_more = _model_outcome(wounds, q + 1, loss)[1]
+    rest, t_rest = _model_outcome(wounds, q, loss)
+    steps = [(_BASE ** (left - 1) if left else 0, y) for left, y in rest]
+    acc_rows: list[int] = []
+    for r in range(models):
+        k1 = q * models + r
+        jrow = joint[k1] if k1 < len(joint) else ()
+        if not any(jrow):
+            acc_rows.append(0)
+            continue
+        acc = 0
+        for x in reversed(jrow):
+            acc = (acc << slot) | x
+        acc_rows.append(acc * (common // (t_more**r * t_rest ** (models - r))))
+    if not any(acc_rows):
+        return
+    table: dict[int, int] = {}
+    for i in range(models + 1):
+        if i and table:
+            nxt: dict[int, int] = {}
+            get = nxt.get
+            for shift, y in steps:
+                for key, value in table.items():
+                    k = key + shift
+                    nxt[k] = get(k, 0) + value * y
+            table = nxt
+        if i < models and acc_rows[i]:
+            acc = acc_rows[i]
+            powers, _ = _class_states(wounds, q + 1, i, loss)
+            for key, weight in powers.items():
+                table[key] = table.get(key, 0) + weight * acc
+    for key, value in table.items():
+        packed[key] = packed.get(key, 0) + value
 
 
 def _decoded(key: int, wounds: int) -> State:
@@ -378,22 +463,13 @@ def two_allocations(
         if len(row) > width:  # k2 >= cap: the squad is wiped, whatever k2 (see below)
             row[cap:] = [sum(row[cap:])]
         joint.append(row)
-    firsts = [_first_states(models, wounds, k1, loss1) for k1 in range(n_max + 1)]
-    common = lcm(*(t for _, t in firsts))
+    common = lcm(*(_first_total(models, wounds, k1, loss1) for k1 in range(n_max + 1)))
     # R(s, k2) for every k2 packed into one integer per state (Kronecker substitution): one
-    # big-integer product per (k1, s) moves every k2 at once; no slot exceeds the total.
+    # big-integer operation moves every k2 at once; no slot exceeds the total.
     slot = -(-((wounds_total * c**n_max * common).bit_length() + 1) // 8) * 8
     packed: dict[int, int] = {}
-    for k1, (after, t) in enumerate(firsts):
-        jrow = joint[k1]
-        if not any(jrow):
-            continue
-        acc = 0
-        for x in reversed(jrow):
-            acc = (acc << slot) | x
-        acc *= common // t  # once per k1: the state weights stay small (over ``t``)
-        for key, weight in after.items():
-            packed[key] = packed.get(key, 0) + weight * acc
+    for q in range(n_max // models + 1):
+        _rows_of_spread(packed, models, wounds, q, joint, loss1, common, slot)
     step = slot // 8
     rows: dict[State, list[int]] = {}
     for key, value in packed.items():
@@ -402,6 +478,7 @@ def two_allocations(
             int.from_bytes(raw[i : i + step], "little") for i in range(0, len(raw), step)
         ]
     _, t2 = _weights_of(loss2)
+    sure = loss2.min == loss2.max  # every second-group wound takes the same W: t2 == 1
     t2_pow = [t2**k for k in range(n_max + 1)]
     destroyed = [0] * (models + 1)
     lost = [0] * (models * wounds + 1)
@@ -412,6 +489,13 @@ def two_allocations(
             x = sum(row) * t2_pow[n_max]
             destroyed[d1] += x
             lost[l1] += x
+            continue
+        if sure:  # one outcome per count, over a total of 1
+            for k2, weight in enumerate(row):
+                if weight:
+                    jd, jl = _spread_sure(state, k2, loss2.min)
+                    destroyed[d1 + jd] += weight
+                    lost[l1 + jl] += weight
             continue
         for k2, weight in enumerate(row):
             if not weight:

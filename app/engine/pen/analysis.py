@@ -315,10 +315,12 @@ def _check_even_size(through: Dist, target: Unit) -> None:
 MAX_TWO_GROUP_WORK = 6_500_000
 # Two allocations (two_allocations): every squad state left by the first allocation meets every
 # pair (wounds of the first group, of the second), then every (state, wounds of the second
-# group) spreads those over the models, with integers growing with the hits: 0.04 to 0.07 us
-# a unit here. Measured (CPU): 15 x W2 under 135 Rending hits 0.08 s, 20 x W2 under 180
-# 0.25 s, 10 x W3 under 90 0.10 s, one W5 model (invulnerable 5+) under 300 0.34 s; refused:
-# 8 x W5 (invulnerable 5+) under 72 1.2 s, 30 x W2 under 270 1.6 s, 20 x W3 under 180 2.9 s.
+# group) spreads those over the models, with integers growing with the hits: up to 0.07 us
+# a unit here. Measured (CPU, h6b: the first allocation by Horner's scheme over the models,
+# a sure second group as one outcome per count): 15 x W2 under 135 Rending hits 0.05 s,
+# 20 x W2 under 180 0.19 s, 10 x W3 under 90 0.05 s, one W5 model (invulnerable 5+) under
+# 300 0.34-0.5 s; refused: 8 x W5 (invulnerable 5+) under 72 1.6 s, 30 x W2 under 270
+# 1.4 s, 20 x W3 under 180 1.6 s.
 # The bound keeps every accepted request under about 0.5 s (issue 18, ADR 0005); an attack
 # beyond it that the sequential states' own bound accepts (accepted before) is answered too
 # (one W3 model or two under 300 hits: 0.36 s; 1.6 s by the sequential states).
