@@ -61,11 +61,101 @@
     openForms(unit);
     ids.forEach(function (id) {
       var form = document.getElementById(id);
-      if (form) form.classList.add("chosen");
+      if (!form) return;
+      form.classList.add("chosen");
+      // a heavy vehicle: each silent weapon that may fire at the target takes it
+      form.querySelectorAll('select[name^="shot."]').forEach(function (sel) {
+        if (sel.value) return;
+        var opt = sel.querySelector('option[value="0|' + CSS.escape(target) + '"]');
+        if (opt) sel.value = opt.value;
+      });
     });
     var first = document.getElementById(ids[0]);
     if (first) first.scrollIntoView({ behavior: "smooth", block: "center" });
   }
+
+  // a template (Tir Direct / Indirect, Da Krunch): "Place it on the board" arms its form;
+  // a tap on the board then picks the nearest intercase, and its squares are drawn
+  var armed = null;
+  function templateOf(form) { return form && form.querySelector(".template"); }
+  function preview(form) {
+    var g = document.getElementById("br-preview");
+    if (!g) return;
+    while (g.firstChild) g.removeChild(g.firstChild);
+    var t = templateOf(form);
+    if (!t) return;
+    var x = parseInt(form.querySelector('[name="x"]').value, 10);
+    var y = parseInt(form.querySelector('[name="y"]').value, 10);
+    if (isNaN(x) || isNaN(y)) return;
+    var facing = form.querySelector('.template [name="facing"]').value || "N";
+    var cells = {};
+    try { cells = JSON.parse(t.dataset.squares || "{}"); } catch (e) { cells = {}; }
+    var ns = "http://www.w3.org/2000/svg";
+    (cells[facing] || []).forEach(function (c) {
+      var rect = document.createElementNS(ns, "rect");
+      rect.setAttribute("x", x + c[0] + 0.04);
+      rect.setAttribute("y", y + c[1] + 0.04);
+      rect.setAttribute("width", 0.92);
+      rect.setAttribute("height", 0.92);
+      rect.setAttribute("fill", "#ff8c00");
+      rect.setAttribute("fill-opacity", "0.45");
+      rect.setAttribute("stroke", "#ff8c00");
+      rect.setAttribute("stroke-width", "0.05");
+      g.appendChild(rect);
+    });
+    var dot = document.createElementNS(ns, "circle");
+    dot.setAttribute("cx", x);
+    dot.setAttribute("cy", y);
+    dot.setAttribute("r", 0.12);
+    dot.setAttribute("fill", "#000");
+    g.appendChild(dot);
+  }
+  function intercase(event) {
+    var svg = document.getElementById("br-board");
+    if (!svg || !svg.getScreenCTM) return null;
+    var pt = svg.createSVGPoint();
+    pt.x = event.clientX;
+    pt.y = event.clientY;
+    var at = pt.matrixTransform(svg.getScreenCTM().inverse());
+    return [Math.round(at.x), Math.round(at.y)];
+  }
+  function hint(text) {
+    var h = document.getElementById("br-hint");
+    if (h && text) h.textContent = text;
+  }
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest && event.target.closest("#br-play .aim-template");
+    if (button) {
+      armed = button.closest("form");
+      hint(button.dataset.hint);
+      preview(armed);
+      var board = document.getElementById("br-board");
+      if (board) board.scrollIntoView({ behavior: "smooth", block: "center" });
+      return;
+    }
+    if (!armed || !document.body.contains(armed)) { armed = null; return; }
+    var svg = document.getElementById("br-board");
+    if (!svg || !svg.contains(event.target)) return;
+    var xy = intercase(event);
+    if (!xy) return;
+    armed.querySelector('[name="x"]').value = xy[0];
+    armed.querySelector('[name="y"]').value = xy[1];
+    preview(armed);
+    armed.classList.add("chosen");
+    armed.scrollIntoView({ behavior: "smooth", block: "center" });
+    event.stopImmediatePropagation();
+  }, true);
+  document.addEventListener("input", function (event) {
+    var form = event.target.closest && event.target.closest("#br-play form");
+    if (form && templateOf(form) && event.target.matches('[name="x"], [name="y"], [name="facing"]')) {
+      armed = form;
+      preview(form);
+    }
+  });
+  document.addEventListener("change", function (event) {
+    var form = event.target.closest && event.target.closest("#br-play form");
+    if (form && templateOf(form) && event.target.matches('[name="facing"]')) preview(form);
+  });
 
   document.addEventListener("click", function (event) {
     var r = root();
@@ -83,5 +173,5 @@
     if (selected && key && t[selected] && t[selected].squares[key]) { send(t[selected].squares[key]); return; }
     if (cell || picked) { selected = null; clear(); }
   });
-  document.addEventListener("htmx:afterSwap", function () { selected = null; });
+  document.addEventListener("htmx:afterSwap", function () { selected = null; armed = null; });
 })();

@@ -18,7 +18,7 @@ either seat go through ``/matches/{id}/hot-seat-act``.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
@@ -29,6 +29,11 @@ from app.core.i18n import gettext as _
 from app.core.i18n import lazy
 from app.engine.black_reach import SYSTEM_ID
 from app.matches.pages import Choice, OptionField, PageInput, PagePost, PageSystem, generic
+from app.matches.pages.black_reach_fire import (
+    share_candidates,
+    shared_perils,
+    template_squares,
+)
 from app.matches.pages.black_reach_units import (
     UnitExtras,
     extras_of,
@@ -58,6 +63,21 @@ __all__ = [
 ]
 
 SEATS = ("A", "B")
+DICE_KINDS = frozenset(
+    {
+        "shoot",
+        "assault",
+        "double_shot",
+        "burst",
+        "snipe",
+        "overwatch",
+        "vehicle_fire",
+        "template_fire",
+        "manifest",
+    }
+)
+FIRE_KINDS = frozenset(DICE_KINDS - {"assault", "manifest"})
+QUARTER_FACINGS = ("N", "E", "S", "W")  # a template turns by quarter turns
 UNDO_ANSWERS = frozenset({"approve_undo", "refuse_undo"})
 FACINGS = ("N", "NE", "E", "SE", "S", "SW", "W", "NW")
 MAX_PATH = 40  # steps posted back in a move (the engine has its own bound)
@@ -99,6 +119,26 @@ OUTCOMES = {
 }
 
 
+MARKERS = {
+    "locomotion": lazy("Locomotion"),
+    "hull": lazy("Hull"),
+    "explosion": lazy("Explosion!"),
+    "coup_double": lazy("Coup Double: a wreck"),
+}
+PERILS = {
+    "works": lazy("the power works"),
+    "draw_marker": lazy("a Perils of the Warp marker is drawn"),
+    "step": lazy("the power works, the psyker loses a step"),
+    "explodes": lazy("the psyker explodes, no power"),
+}
+HIT_SIDES = {"front": lazy("front"), "rear": lazy("rear"), "side": lazy("side")}
+POWER_EFFECTS = {
+    "endurance": lazy("Endurance"),
+    "scriers_gaze": lazy("Scrier's Gaze"),
+    "da_krunch": lazy("Da Krunch"),
+}
+
+
 def tr(table: Mapping[str, str], key: object) -> str:
     text = str(key)
     return _(table[text]) if text in table else text
@@ -108,6 +148,33 @@ def _outcome(key: str) -> str:
     if key.startswith("suppressed_"):
         return _("{n} Suppressed marker(s)").format(n=key.removeprefix("suppressed_"))
     return tr(OUTCOMES, key)
+
+
+def _numbered(text: str) -> tuple[str, str]:
+    head, _sep, tail = text.rpartition("_")
+    return (head, tail) if tail.isdigit() else (text, "")
+
+
+def weapon_label(weapon: str) -> str:
+    """A heavy vehicle's weapon (``main_1``), or a template's (``template:B``), in words."""
+    if weapon.startswith("template:"):
+        return _("template {name}").format(name=weapon.removeprefix("template:"))
+    slot, n = _numbered(weapon)
+    if slot == "main":
+        return _("main weapon {n}").format(n=n or 1)
+    if slot == "secondary":
+        return _("secondary weapon {n}").format(n=n or 1)
+    return weapon
+
+
+def marker_label(marker: str) -> str:
+    """A Damage marker (``hull``, ``main_weapon_2``) in words."""
+    kind, n = _numbered(marker)
+    if kind == "main_weapon":
+        return _("Main weapon {n} destroyed").format(n=n or 1)
+    if kind == "secondary_weapon":
+        return _("Secondary weapon {n} destroyed").format(n=n or 1)
+    return tr(MARKERS, marker)
 
 
 # -- hot seat -----------------------------------------------------------------------------------
@@ -157,6 +224,11 @@ class Counter:
     cls: str
     aboard: str = ""  # the transport it is in ("": none)
     passengers: int = 0  # a transport: the units aboard
+    wreck: bool = False  # a destroyed vehicle lying on the battlefield as terrain
+    destruction: int = 0  # a wreck's Destruction points
+    damage: tuple[str, ...] = ()  # a heavy vehicle's Damage markers, as words
+    immobilised: bool = False
+    weapons: tuple[tuple[str, bool], ...] = ()  # a heavy vehicle: (weapon, destroyed)
 
     @property
     def slug(self) -> str:
@@ -222,6 +294,15 @@ def counters(view: Mapping[str, Any]) -> list[Counter]:
                 cls=str(u.get("class") or ""),
                 aboard=str(u.get("embarked_in") or ""),
                 passengers=aboard.get(str(u["id"]), 0),
+                wreck=bool(u.get("wreck")),
+                destruction=int(u.get("destruction") or 0),
+                damage=tuple(marker_label(str(m)) for m in u.get("damage") or ()),
+                immobilised=bool(u.get("immobilised")),
+                weapons=tuple(
+                    (weapon_label(str(w.get("weapon"))), bool(w.get("destroyed")))
+                    for w in u.get("weapons") or ()
+                    if isinstance(w, Mapping)
+                ),
             )
         )
     return out
@@ -259,6 +340,53 @@ class Aim:
 
 
 @dataclass(frozen=True, slots=True)
+class ShotChoice:
+    """One target a heavy vehicle's weapon may fire at (a suppression fire apart), with the
+    shot's odds and, at a heavy vehicle, the edge hit and the odds of each Damage marker."""
+
+    value: str  # posted: "0|<target>" (a shot) or "1|<target>" (a suppression fire)
+    target: str
+    label: str
+    suppression: bool
+    odds: list[Odds]
+    side: str = ""
+    damage_set: str = ""
+    damage: list[Odds] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class WeaponAim:
+    """A heavy vehicle's weapon that still works and what it may fire at."""
+
+    weapon: str
+    label: str
+    choices: list[ShotChoice]
+
+    @property
+    def slug(self) -> str:
+        return _slug(self.weapon)
+
+
+@dataclass(frozen=True, slots=True)
+class TemplateSpec:
+    """A template to place on an intercase: its squares for each quarter turn (offsets from
+    the intercase, for the preview), its CVs, its dispersion and the board's intercases."""
+
+    id: str
+    squares: dict[str, list[list[int]]]
+    cv: list[tuple[str, str]] = field(default_factory=list)  # (class, CV or "X")
+    dispersion: list[tuple[int, str]] = field(default_factory=list)  # (die face, direction)
+    distance: int = 0
+    range: int = 0  # Da Krunch: within this many squares of the psyker
+    width: int = 0  # the highest intercase x
+    height: int = 0
+
+    @property
+    def squares_json(self) -> str:
+        return json.dumps(self.squares, separators=(",", ":"))
+
+
+@dataclass(frozen=True, slots=True)
 class ActionForm:
     """One command the seat may send now: a button, or the inputs it needs (a square, a
     path), with the odds of a shot or an assault."""
@@ -277,17 +405,36 @@ class ActionForm:
     flips: bool = False  # a move: Changement d'état at its start or end may be asked
     supporters: list[tuple[str, str]] = field(default_factory=list)  # assault: (id, name)
     support_odds: list[tuple[int, list[Odds]]] = field(default_factory=list)  # by supporters
+    hit_side: str = ""  # a shot at a heavy vehicle: the edge it comes through
+    damage_set: str = ""
+    damage: list[Odds] = field(default_factory=list)  # the odds of each Damage marker
+    weapons: list[WeaponAim] = field(default_factory=list)  # vehicle_fire
+    template: TemplateSpec | None = None  # template_fire, Da Krunch
+    perils: list[Odds] = field(default_factory=list)  # manifest: the Perils of the Warp test
+    perils_shared: list[Odds] = field(default_factory=list)  # ... with a marker shared
+    sharers: list[tuple[str, str]] = field(default_factory=list)  # a Weirdboy's (id, name)
+    cost: int = 0  # manifest: Suppressed markers
 
     @property
     def command_json(self) -> str:
         return json.dumps(self.command, separators=(",", ":"))
 
     @property
+    def detailed(self) -> bool:
+        """Whether the form has inputs or odds to show (else it is a single button)."""
+        return bool(self.squares or self.paths or self.odds or self.aims or self.weapons) or bool(
+            self.template or self.perils
+        )
+
+    @property
     def slug(self) -> str:
         extra = "sup" if self.command.get("suppression") else ""
         after = str(self.command.get("after") or "")  # En Alerte: one form per step
         into = str(self.command.get("embark") or "")  # a move into a transport
-        parts = (self.kind, self.unit, self.target or into, after, extra)
+        power = str(self.command.get("power") or "")  # manifest: one form per power, target
+        if self.command.get("indirect"):
+            extra = "ind"
+        parts = (self.kind, self.unit, power, self.target or into, after, extra)
         return _slug("-".join(p for p in parts if p))
 
 
@@ -304,11 +451,80 @@ class OrderForm:
         return json.dumps(self.command, separators=(",", ":"))
 
 
-def _odds(raw: Mapping[str, Any]) -> list[Odds]:
+def _odds(raw: Mapping[str, Any], label: Callable[[str], str] | None = None) -> list[Odds]:
     out = []
     for key, exact in raw.items():
         value = Fraction(str(exact))
-        out.append(Odds(str(key), _outcome(str(key)), str(exact), f"{float(value) * 100:.1f} %"))
+        words = (label or _outcome)(str(key))
+        out.append(Odds(str(key), words, str(exact), f"{float(value) * 100:.1f} %"))
+    return out
+
+
+def _perils(key: str) -> str:
+    return tr(PERILS, key)
+
+
+CLASSES = {
+    "infantry": lazy("infantry"),
+    "light_vehicle": lazy("light vehicle"),
+    "heavy_vehicle": lazy("heavy vehicle"),
+}
+DIRECTIONS = {
+    (0, -1): "N",
+    (1, -1): "NE",
+    (1, 0): "E",
+    (1, 1): "SE",
+    (0, 1): "S",
+    (-1, 1): "SW",
+    (-1, 0): "W",
+    (-1, -1): "NW",
+}
+
+
+def _template(entry: Mapping[str, Any], view: Mapping[str, Any]) -> TemplateSpec:
+    """The template of a ``template_fire`` or Da Krunch entry."""
+    board = view.get("board") or {}
+    cv = entry.get("cv") or {}
+    directions = []
+    for face, d in enumerate(entry.get("dispersion") or (), 1):
+        step = (int(d[0]), int(d[1]))
+        directions.append((face, DIRECTIONS.get(step, f"{step[0]},{step[1]}")))
+    return TemplateSpec(
+        id=str(entry.get("template") or ""),
+        squares=template_squares(entry.get("cells") or ()),
+        cv=[(tr(CLASSES, k), "X" if v is None else str(v)) for k, v in cv.items()],
+        dispersion=directions,
+        distance=int(entry.get("distance") or 0),
+        range=int(entry.get("range") or 0),
+        width=int(board.get("width") or 0),
+        height=int(board.get("height") or 0),
+    )
+
+
+def _weapons(entry: Mapping[str, Any], names: Mapping[str, str]) -> list[WeaponAim]:
+    """A ``vehicle_fire`` entry's weapons, each with its targets (a suppression fire apart)."""
+    out = []
+    for w in entry.get("weapons") or ():
+        choices = []
+        for t in w.get("targets") or ():
+            target = str(t.get("target"))
+            name = names.get(target, target)
+            sup = bool(t.get("suppression"))
+            label = _("suppression fire at {target}").format(target=name) if sup else name
+            choices.append(
+                ShotChoice(
+                    value=f"{int(sup)}|{target}",
+                    target=target,
+                    label=label,
+                    suppression=sup,
+                    odds=_odds(t.get("odds") or {}),
+                    side=tr(HIT_SIDES, t["side"]) if t.get("side") else "",
+                    damage_set=str(t.get("damage_set") or ""),
+                    damage=_odds(t.get("damage") or {}, marker_label),
+                )
+            )
+        weapon = str(w.get("weapon"))
+        out.append(WeaponAim(weapon, weapon_label(weapon), choices))
     return out
 
 
@@ -363,6 +579,19 @@ def _label(
         return _("{unit} gets out of {transport}").format(unit=unit, transport=aboard)
     if kind == "burst":
         return _("{unit}: Rafale, its CV split between targets").format(unit=unit)
+    if kind == "vehicle_fire":
+        return _("{unit} fires its weapons").format(unit=unit)
+    if kind == "template_fire":
+        if cmd.get("indirect"):
+            return _("{unit}: Tir Indirect (template)").format(unit=unit)
+        return _("{unit}: Tir Direct (template)").format(unit=unit)
+    if kind == "manifest":
+        power = names.get(str(cmd.get("power")), str(cmd.get("power") or ""))
+        if cmd.get("target"):
+            return _("{unit} manifests {power} on {target}").format(
+                unit=unit, power=power, target=target
+            )
+        return _("{unit} manifests {power}").format(unit=unit, power=power)
     return labels.get(kind, kind.replace("_", " "))
 
 
@@ -426,11 +655,15 @@ def action_forms(
     names: Mapping[str, str],
     extras: Mapping[str, UnitExtras] | None = None,
     state: Any = None,
+    view: Mapping[str, Any] | None = None,
 ) -> tuple[list[ActionForm], OrderForm | None]:
     """The forms of the seat's legal actions; with the battle's ``state`` and the seat's
     units' ``extras``, an assault's supporters (with the odds for each number of them), a
-    move's Changement d'état and its moves into a transport."""
+    move's Changement d'état and its moves into a transport; a heavy vehicle's weapons, a
+    template (its squares for the preview, the intercases of the ``view``'s board) and a
+    psyker's powers (the Perils odds, a Weirdboy's units to share the cost with)."""
     extras = extras or {}
+    view = view or {}
     forms: list[ActionForm] = []
     orders: OrderForm | None = None
     for entry in actions:
@@ -484,6 +717,11 @@ def action_forms(
         helpers, by_count = (
             _assault_support(state, cmd, target, names) if kind == "assault" else ([], [])
         )
+        cost = int(entry.get("cost") or 0)
+        sharers = (
+            share_candidates(state, unit, cost) if kind == "manifest" and state is not None else []
+        )
+        templated = kind == "template_fire" or (kind == "manifest" and "cells" in entry)
         forms.append(
             ActionForm(
                 kind=kind,
@@ -494,12 +732,25 @@ def action_forms(
                 squares=squares,
                 paths=paths,
                 odds=_odds(entry.get("odds") or {}),
-                dice=kind in ("shoot", "assault", "double_shot", "burst", "snipe", "overwatch"),
+                dice=kind in DICE_KINDS,
                 aims=aims,
-                cv=int(entry.get("cv") or 0),
+                cv=int(entry.get("cv") or 0) if kind == "burst" else 0,
                 flips=moving and mine.flips,
                 supporters=helpers,
                 support_odds=by_count,
+                hit_side=tr(HIT_SIDES, entry["side"]) if entry.get("side") else "",
+                damage_set=str(entry.get("damage_set") or ""),
+                damage=_odds(entry.get("damage") or {}, marker_label),
+                weapons=_weapons(entry, names) if kind == "vehicle_fire" else [],
+                template=_template(entry, view) if templated else None,
+                perils=_odds(entry.get("perils") or {}, _perils),
+                perils_shared=(
+                    _odds({k: str(v) for k, v in shared_perils(state, unit, cost).items()}, _perils)
+                    if sharers
+                    else []
+                ),
+                sharers=[(uid, names.get(uid, uid)) for uid in sharers],
+                cost=cost,
             )
         )
         if moving and mine.transports:
@@ -515,10 +766,27 @@ def _int(text: object, low: int, high: int) -> int | None:
     return value if low <= value <= high else None
 
 
+def _place(form: FormData, cmd: dict[str, Any]) -> None:
+    """A template's intercase and quarter turn, when the form has them (an intercase left
+    blank or not a number is not sent: the battle refuses the command)."""
+    if "x" not in form and "y" not in form:
+        return
+    x, y = _int(form.get("x"), -1, 999), _int(form.get("y"), -1, 999)
+    if x is None or y is None:
+        cmd.pop("x", None)
+        cmd.pop("y", None)
+    else:
+        cmd["x"], cmd["y"] = x, y
+    facing = form.get("facing")
+    if isinstance(facing, str) and facing in QUARTER_FACINGS:
+        cmd["facing"] = facing
+
+
 def build_command(form: FormData, cmd: dict[str, Any]) -> dict[str, Any]:
     """A Black Reach command from its form: a deployment's square and facing, a move's or an
     assault's path (the one the page proposed for the square chosen), the Order tokens per
-    unit."""
+    unit, a heavy vehicle's shots (``shot.<weapon>``: ``"<0|1>|<target>"``, 1 for a
+    suppression fire), a template's intercase and quarter turn, a Weirdboy's ``share``."""
     kind = cmd.get("type")
     if kind == "deploy":
         square = str(form.get("square") or "")
@@ -562,6 +830,22 @@ def build_command(form: FormData, cmd: dict[str, Any]) -> dict[str, Any]:
             if (n := _int(value, 1, 99)) is not None:  # 0 or empty: not a target
                 shares.append({"target": key.removeprefix("share.")[:200], "cv": n})
         cmd["shares"] = shares[:MAX_ORDERS]
+    elif kind == "vehicle_fire":
+        shots = []
+        for key, value in form.multi_items():
+            if not key.startswith("shot.") or not isinstance(value, str) or not value:
+                continue  # a weapon left silent
+            flag, sep, target = value.partition("|")
+            if sep and flag in ("0", "1") and target:
+                weapon = key.removeprefix("shot.")[:60]
+                shots.append({"weapon": weapon, "target": target[:200], "suppression": flag == "1"})
+        cmd["shots"] = shots[:MAX_ORDERS]
+    elif kind in ("template_fire", "manifest"):
+        _place(form, cmd)
+        if kind == "manifest":
+            share = form.get("share")
+            if isinstance(share, str) and share:
+                cmd["share"] = share[:200]
     elif kind == "place_orders":
         orders = []
         for key, value in form.multi_items():
@@ -604,6 +888,13 @@ def _at(step: object) -> str:
     return _square(int(step.get("x", 0)), int(step.get("y", 0)))
 
 
+def _marker_key(ev: Mapping[str, Any]) -> str:
+    marker = str(ev.get("marker") or "")
+    if marker in ("main_weapon", "secondary_weapon"):
+        return f"{marker}_{ev.get('number') or 1}"
+    return marker
+
+
 def describe(ev: Mapping[str, Any], names: Mapping[str, str], sides: Mapping[str, str]) -> str:
     """A Black Reach event as a sentence (the generic page's words for any other)."""
     kind = str(ev.get("type") or "")
@@ -634,11 +925,31 @@ def describe(ev: Mapping[str, Any], names: Mapping[str, str], sides: Mapping[str
         end = _at(path[-1]) if path else "?"
         return _("{unit} moves to {square}.").format(unit=unit, square=end)
     if kind == "unit_shot":
-        head = (
-            _("{unit}: suppression fire at {target}").format(unit=unit, target=target)
-            if ev.get("suppression")
-            else _("{unit} shoots {target}").format(unit=unit, target=target)
-        )
+        weapon = str(ev.get("weapon") or "")
+        if weapon.startswith(("template:", "power:")):
+            # every unit under a template (Tir Direct / Indirect, a power's), one by one
+            name = (
+                _("Template {name}").format(name=weapon.removeprefix("template:"))
+                if weapon.startswith("template:")
+                else names.get(weapon.removeprefix("power:"), weapon.removeprefix("power:"))
+            )
+            head = _("{weapon} of {unit} at {target}").format(weapon=name, unit=unit, target=target)
+        elif weapon:
+            head = (
+                _("{unit}: suppression fire with its {weapon} at {target}")
+                if ev.get("suppression")
+                else _("{unit} fires its {weapon} at {target}")
+            ).format(unit=unit, weapon=weapon_label(weapon), target=target)
+        else:
+            head = (
+                _("{unit}: suppression fire at {target}").format(unit=unit, target=target)
+                if ev.get("suppression")
+                else _("{unit} shoots {target}").format(unit=unit, target=target)
+            )
+        if ev.get("side"):
+            head = _("{head} (through its {side})").format(
+                head=head, side=tr(HIT_SIDES, ev.get("side"))
+            )
         return _("{head}: {final} against {dv}, {outcome}.").format(
             head=head,
             final=ev.get("final"),
@@ -682,6 +993,65 @@ def describe(ev: Mapping[str, Any], names: Mapping[str, str], sides: Mapping[str
             d=ev.get("defender_total"),
             outcome=_outcome(str(ev.get("outcome"))),
         )
+    if kind == "damage_located":
+        return _("{unit}: location {result} on Damage set {set}: {marker}.").format(
+            unit=unit,
+            result=ev.get("result"),
+            set=ev.get("damage_set"),
+            marker=marker_label(_marker_key(ev)),
+        )
+    if kind == "destruction_dealt":
+        wreck = names.get(str(ev.get("wreck")), str(ev.get("wreck") or ""))
+        by = names.get(str(ev.get("by")), str(ev.get("by") or ""))
+        text = (
+            _("{by} drives into the wreck of {wreck}: {n} Destruction point(s), {total} in all.")
+            if by
+            else _("The wreck of {wreck} takes {n} Destruction point(s), {total} in all.")
+        ).format(by=by, wreck=wreck, n=ev.get("points"), total=ev.get("total"))
+        if ev.get("removed"):
+            text += " " + _("The wreck is removed.")
+        return text
+    if kind == "template_placed":
+        landed = _at(ev.get("landed"))
+        under = ", ".join(names.get(str(t), str(t)) for t in ev.get("targets") or ())
+        if ev.get("indirect"):
+            text = _(
+                "{unit} fires template {template} indirectly at {aimed}: it lands on {square}."
+            )
+        else:
+            text = _("{unit} places template {template} on {square}.")
+        text = text.format(
+            unit=unit, template=ev.get("template"), aimed=_at(ev.get("aimed")), square=landed
+        )
+        more = _("Under it: {units}.").format(units=under) if under else _("Nobody is under it.")
+        return f"{text} {more}"
+    if kind == "power_manifested":
+        power = names.get(str(ev.get("power")), str(ev.get("power") or ""))
+        head = (
+            _("{unit} manifests {power} on {target}").format(unit=unit, power=power, target=target)
+            if ev.get("target")
+            else _("{unit} manifests {power}").format(unit=unit, power=power)
+        )
+        text = _("{head}: Perils of the Warp {result}, {perils}.").format(
+            head=head, result=ev.get("result"), perils=_perils(str(ev.get("perils")))
+        )
+        if ev.get("marker"):
+            text += " " + _("Marker drawn: {marker}.").format(marker=ev.get("marker"))
+        text += " " + (_("The power applies.") if ev.get("applies") else _("No power."))
+        return text
+    if kind == "suppressed_removed":
+        return _("{unit}: {n} Suppressed marker(s) removed.").format(unit=unit, n=ev.get("count"))
+    if kind == "power_lost":
+        power = names.get(str(ev.get("power")), str(ev.get("power") or ""))
+        return _("{unit} loses {power} for the rest of the battle.").format(unit=unit, power=power)
+    if kind == "initiative_kept":
+        return _("{side} keeps the initiative next turn.").format(side=side)
+    if kind == "armour_save":
+        return (
+            _("{unit} saves: {result} against {value}.")
+            if ev.get("saved")
+            else _("{unit} fails its save: {result} against {value}.")
+        ).format(unit=unit, result=ev.get("result"), value=ev.get("value"))
     if kind == "steps_taken":
         if ev.get("destroyed"):
             return _("{unit} is destroyed.").format(unit=unit)
@@ -755,7 +1125,12 @@ class Board:
 
     @property
     def on_board(self) -> list[Counter]:
-        return [c for c in self.counters if c.x >= 0 and not c.destroyed]
+        return [c for c in self.counters if c.x >= 0 and not c.destroyed and not c.wreck]
+
+    @property
+    def wrecks(self) -> list[Counter]:
+        """The wrecks lying on the battlefield (terrain, not units)."""
+        return [c for c in self.counters if c.wreck and c.x >= 0]
 
     @property
     def tray(self) -> list[Counter]:
@@ -796,16 +1171,30 @@ class Board:
             elif f.kind in ("move", "reserve_move", "scout_move"):
                 for key, path, _label in f.paths:
                     entry["squares"].setdefault(key, {"form": f"form-{f.slug}", "value": path})
-            elif f.kind in ("shoot", "assault", "snipe", "overwatch", "embark"):
-                entry["targets"].setdefault(f.target, []).append(f"form-{f.slug}")
+            elif f.kind in ("shoot", "assault", "snipe", "overwatch", "embark", "manifest"):
+                if f.target:
+                    entry["targets"].setdefault(f.target, []).append(f"form-{f.slug}")
+            elif f.kind == "vehicle_fire":
+                for w in f.weapons:
+                    for c in w.choices:
+                        ids = entry["targets"].setdefault(c.target, [])
+                        if f"form-{f.slug}" not in ids:
+                            ids.append(f"form-{f.slug}")
             elif f.kind in ("double_shot", "burst"):
                 for aim in f.aims:
                     entry["targets"].setdefault(aim.target, []).append(f"form-{f.slug}")
         return json.dumps(out, separators=(",", ":"))
 
 
-def _names(view: Mapping[str, Any]) -> dict[str, str]:
-    return {str(u["id"]): str(u.get("name") or u["id"]) for u in view.get("units", ())}
+def _names(view: Mapping[str, Any], state: Any = None) -> dict[str, str]:
+    """The units' names, and the psychic powers' (by option id) with the battle's state."""
+    out = {str(u["id"]): str(u.get("name") or u["id"]) for u in view.get("units", ())}
+    scenario = getattr(state, "scenario", None)
+    if scenario is not None:
+        for oid, option in scenario.catalogue.options.items():
+            if getattr(option, "power", None) is not None:
+                out.setdefault(str(oid), str(option.name))
+    return out
 
 
 def _board(
@@ -826,7 +1215,7 @@ def _board(
     state = getattr(game, "state", None)
     you = view.get("you")
     extras = extras_of(state, str(you)) if state is not None and you else {}
-    forms, orders = action_forms(actions, _names(view), extras, state)
+    forms, orders = action_forms(actions, _names(view, state), extras, state, view)
     url = f"/matches/{page.match.id}/" + ("hot-seat-act" if hot else "act")
     board = Board("play", seat, hot, url, view, picture_of(game), counters(view), forms, orders)
     return board, log
@@ -882,7 +1271,7 @@ def context(page: PageInput) -> dict[str, Any]:
             board, log = _hand_off(page, waiting)
     else:
         board, log = _board(page, page.seat, hot=False)
-    names = _names(board.view)
+    names = _names(board.view, getattr(page.game, "state", None))
     return {
         "br": board,
         "br_hot_offer": False,
