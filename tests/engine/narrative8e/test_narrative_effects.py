@@ -234,7 +234,14 @@ def test_ambush_iron_discipline_rolls_for_each_unit_gone_to_ground() -> None:
     to_phase(bt, "A", Phase.SHOOTING)
     assert situation(bt, "a1", "b1")["hit_modifier"] == -1  # the dawn raid
     end_turn(bt, "A")
+    to_phase(bt, "B", Phase.MOVEMENT)
+    with pytest.raises(Refusal, match="went to ground: it does not move"):
+        bt.execute_json({"type": "move", "unit": "b1", "mode": "normal"}, "B")
+    bt.execute_json({"type": "move", "unit": "b1", "mode": "remain_stationary"}, "B")
+    bt.execute_json({"type": "move", "unit": "b2", "mode": "normal"}, "B")  # steady
     to_phase(bt, "B", Phase.SHOOTING)
+    with pytest.raises(Refusal, match="went to ground: it does not shoot"):
+        bt.execute_json({"type": "shoot", "unit": "b1", "targets": ["a1"]}, "B")
     with pytest.raises(InvalidAttack, match="went to ground"):
         situation(bt, "b1", "a1")
     situation(bt, "b2", "a1")  # steady: it acts normally
@@ -242,6 +249,7 @@ def test_ambush_iron_discipline_rolls_for_each_unit_gone_to_ground() -> None:
     end_turn(bt, "A")
     to_phase(bt, "B", Phase.SHOOTING)
     situation(bt, "b1", "a1")  # round 2: its first turn is over
+    bt.execute_json({"type": "shoot", "unit": "b1", "targets": ["a1"]}, "B")
     replays(bt)
 
 

@@ -53,9 +53,13 @@ from app.engine.wh40k10e.battle.commands import (
 from app.engine.wh40k10e.battle.errors import Code, refuse
 from app.engine.wh40k10e.battle.events import (
     BattleEnded,
+    ChargeDeclared,
     FormationDeclared,
     UnitArrived,
+    UnitMoved,
     UnitsDestroyed,
+    UnitSelectedToFight,
+    UnitSelectedToShoot,
 )
 from app.engine.wh40k10e.battle.flow import (
     Builder,
@@ -103,6 +107,7 @@ from app.engine.wh40k10e.battle.state import (
     BattleState,
     Location,
     ModelDamage,
+    MoveMode,
     Phase,
     ReserveKind,
     Result,
@@ -906,6 +911,38 @@ def _fog_on_core_arrivals(b: Builder) -> None:
         )
 
 
+def _gone_to_ground_acts(b: Builder) -> None:
+    """A unit gone to ground (hit by the bombardment, or a Firestorm Attack, after going to
+    ground) does not move, shoot, charge or fight in its own first turn [L64] unless it passed
+    *Iron Discipline* [L255] (rulings 14, 72): a command that would make it do so is refused.
+    Remaining Stationary is no move; acting in the opponent's turn is not forbidden."""
+    s = b.state
+    n = s.narrative
+    if n is None or not n.grounded or s.stage is not Stage.BATTLE or s.round != 1:
+        return
+    for emitted in b.out:
+        e = emitted.event
+        code = None
+        units: tuple[str, ...] = ()
+        if isinstance(e, UnitMoved) and e.mode is not MoveMode.REMAIN_STATIONARY:
+            code, what, units = Code.BAD_COMMAND, "move", e.units
+        elif isinstance(e, UnitSelectedToShoot) and not e.overwatch:
+            code, what, units = Code.NOT_ELIGIBLE_TO_SHOOT, "shoot", e.units
+        elif isinstance(e, ChargeDeclared):
+            code, what, units = Code.CANNOT_CHARGE, "charge", e.units
+        elif isinstance(e, UnitSelectedToFight):
+            code, what, units = Code.NOT_ELIGIBLE_TO_FIGHT, "fight", e.units
+        if code is None:
+            continue
+        down = [u for u in units if u in n.grounded and s.units[u].owner is s.active]
+        if down:
+            raise refuse(
+                code,
+                f"{s.specs[down[0]].name} went to ground: it does not {what} in its first "
+                "turn (Iron Discipline lifts it on a 2+) [L64]",
+            )
+
+
 def track_destroyed(b: Builder) -> None:
     """After every command: Attacker units newly destroyed are recorded (sustained assault
     brings them back; Blitz scores each destruction). An empty Dedicated Transport held back
@@ -915,6 +952,7 @@ def track_destroyed(b: Builder) -> None:
     where the scenario forbids it, and Night Fight's fog on their arrival (rulings 74)."""
     _no_late_arrivals(b)
     _fog_on_core_arrivals(b)
+    _gone_to_ground_acts(b)
     n = b.state.narrative
     s = b.state
     if n is None or s.stage is not Stage.BATTLE or s.attacker is None:
