@@ -881,18 +881,32 @@ class _TaylorChain:
             coef[t] = h[t] * scale
             scale *= gl
         final_den = self.den * h_den * scale // gl  # den * h_den * (g * lam)**top
-        bound = self.den * _horner_bounds(coef, kernel.qq * lam)[0]
-        step = (_bits(bound) + 8) // 8
+        # The coefficients of the Horner sum at step t (and of the products by (a + b y) in
+        # it, whose sum at y = 1 is at most the transition's d**m_top) are at most
+        # den * u[t]: the slots start narrow and widen, as in :meth:`_Chain.apply_weapon`.
+        widths = [(_bits(self.den * u) + 8) // 8 for u in _horner_bounds(coef, kernel.qq * lam)]
+
+        def width_for(t: int) -> int:
+            return widths[max(t - 8, 0)]
+
+        step = width_for(top)
         slot = step * 8
         mask = (1 << (deg * slot)) - 1
         # Refuse at once what the budget would stop later (every reachable state at every
         # step, charged as in the loop)
         per_step = sum(len(ts) + 2 for r in scaled.values() for _, ts in r)
-        if self.budget.spent + (top + 1) * per_step * deg * (1 + slot // 256) > WORK_BUDGET:
+        if self.budget.spent + (top + 1) * per_step * deg * (1 + widths[0] // 32) > WORK_BUDGET:
             raise self.budget.refuse()
         start = {idx: _pack(cs, step) for idx, cs in self.v.items()}
         acc: dict[int, int] = {}
         for t in range(top, -1, -1):
+            if widths[t] > step:
+                new = width_for(t)
+                acc = {i: _repack(x, deg, step, new) for i, x in acc.items()}
+                start = {i: _repack(x, deg, step, new) for i, x in start.items()}
+                step = new
+                slot = step * 8
+                mask = (1 << (deg * slot)) - 1
             nxt: dict[int, int] = defaultdict(int)
             updates = 0
             for idx, packed in acc.items():
