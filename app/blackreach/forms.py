@@ -175,6 +175,7 @@ def tile_from_form(form: FormData, existing: dict[str, Any] | None) -> dict[str,
     _put(tile, "breaking_point", _number(form.text("breaking_point")))
     _put(tile, "victory_points", _number(form.text("victory_points")))
     _put(tile, "order_stars", _number(form.text("order_stars")))
+    _put(tile, "damage_set", form.text("damage_set"))  # its heavy vehicles' Damage set
     return tile
 
 
@@ -192,6 +193,7 @@ def tile_fields(tile: Mapping[str, Any] | None) -> dict[str, Any]:
             "breaking_point",
             "victory_points",
             "order_stars",
+            "damage_set",
         )
     }
     fields["counters"] = _list(tile.get("counters"))
@@ -359,6 +361,7 @@ SHOWN: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
             "breaking_point",
             "victory_points",
             "order_stars",
+            "damage_set",
         ),
         ("",),
     ),

@@ -154,6 +154,7 @@ def _page(
         "form_objectives": range(forms.FORM_OBJECTIVES),
         "counter_ids": _ids(docs.forces, "counters"),
         "tile_ids": _ids(docs.forces, "tiles"),
+        "damage_set_ids": _ids(docs.forces, "damage_sets"),
         "scenario_ids": [str(s.get("id", "")) for s in docs.scenarios if isinstance(s, dict)],
         "board_names": _board_names(docs.boards),
         "share_path": f"{HOME}/shared/{view.share_token}" if view.share_token else None,

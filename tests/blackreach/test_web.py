@@ -402,3 +402,51 @@ def test_an_odd_version_is_a_stale_page_not_a_server_error(app: Any, version: st
     r = alice.post(f"{path}/name", data={"csrf_token": token, "version": version, "name": "X"})
     assert r.status_code == 409
     assert html(r).css_first("#set-name").text() == "First"
+
+
+def test_the_tile_form_chooses_its_heavy_vehicles_damage_set(app: Any) -> None:
+    alice = _browser(app)
+    path = _copy_sample(alice)
+    set_id = path.rsplit("/", 1)[1]
+    page = html(alice.get(f"{path}?tile=sample-um-armour"))
+    select = page.css_first("#tile-form select[name='damage_set']")
+    assert [o.attributes["value"] for o in select.css("option")] == ["", "grey", "sample-two-guns"]
+    assert select.css_first("option[selected]").attributes["value"] == "grey"
+    form = {
+        "csrf_token": _token(alice, path),
+        "version": _version(alice, path),
+        "id": "sample-um-armour",
+        "name": "Sample armour tile",
+        "faction": "ultramarines",
+        "cost": "30",
+        "counters": ["sample-um-battle-tank"],
+        "victory_points": "4",
+        "order_stars": "1",
+        "damage_set": "sample-two-guns",
+    }
+    r = alice.post(f"{path}/tiles", data=form, follow_redirects=False)
+    assert r.status_code == 303, r.text
+
+    def armour() -> dict[str, Any]:
+        tiles = alice.get(f"/api/v1/black-reach/content/{set_id}").json()["forces"]["tiles"]
+        return dict(next(t for t in tiles if t["id"] == "sample-um-armour"))
+
+    saved = armour()
+    assert saved["damage_set"] == "sample-two-guns"
+    assert saved["bands"] == ["gold"]  # what the form does not show is kept
+    # a set the forces lack: the engine's message beside the field, nothing saved
+    form.update({"version": _version(alice, path), "damage_set": "no-such-set"})
+    r = alice.post(f"{path}/tiles", data=form)
+    assert r.status_code == 422
+    page = html(r)
+    beside = page.css_first("#tile-form [data-field='damage_set']")
+    assert beside is not None
+    assert beside.text() == "no damage set 'no-such-set'"
+    chosen = page.css_first("#tile-form select[name='damage_set'] option[selected]")
+    assert chosen.attributes["value"] == "no-such-set"  # shown as typed, to be corrected
+    assert armour()["damage_set"] == "sample-two-guns"
+    # left blank: the key is dropped (the vehicle is then an army violation, no_damage_set)
+    form.update({"version": _version(alice, path), "damage_set": ""})
+    r = alice.post(f"{path}/tiles", data=form, follow_redirects=False)
+    assert r.status_code == 303, r.text
+    assert "damage_set" not in armour()
