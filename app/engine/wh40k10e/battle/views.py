@@ -533,10 +533,15 @@ def narrative_actions(state: BattleState, seat: Seat) -> list[JsonObject]:
         hinted = False
         for target in _mission_targets(state, seat, strat.id):
             cmd = UseMissionStratagem(strat.id, cp, target)
-            if _ok(state, cmd, seat):  # offered with the first target it accepts
-                out.append(_hint(cmd))
-                hinted = True
-                break
+            try:
+                decide(state, cmd, str(seat), Roller(0))
+            except Refusal as refusal:
+                if refusal.code != "bad_command":  # not now, whatever it names
+                    break
+                continue
+            out.append(_hint(cmd))  # offered with the first target it accepts
+            hinted = True
+            break
         if not hinted:
             candidates.append(UseMissionStratagem(strat.id, cp))
     if n.expansion is not None:
