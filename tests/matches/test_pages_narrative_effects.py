@@ -203,3 +203,33 @@ def test_the_new_narrative_events_read_as_sentences() -> None:
         say({**dice, "roll": {"dice": [{"value": 6}]}, "slain": 1})
         == "booby-traps on Intercessor Squad: 6, 1 model slain."
     )
+
+
+def test_blitz_in_night_fight_a_strategic_reserve_is_delayed_by_the_fog_once(
+    user_client: Callable[[str], TestClient], armies: FakeArmies, db: Session
+) -> None:
+    from tests.matches.conftest import finish_turn
+    from tests.matches.test_narrative_expansions import hide_and_deploy
+
+    g = new_narrative_game(user_client, armies, db, "blitz", {"combat_zone": "night-fight"})
+    g.a.send({"type": "roll_off"}, dice=[])  # A attacks
+    g.a.send({"type": "declare_formations", "formation": {"reserves": [["a5", "strategic"]]}})
+    g.b.send({"type": "declare_formations", "formation": {}})
+    b_count = hide_and_deploy(g, None)
+    g.a.send({"type": "bombard"}, dice=[1] * b_count)
+    g.a.send({"type": "roll_off"}, dice=[])
+    finish_turn(g)
+    finish_turn(g)
+    api_to_phase(g, "A", "movement")
+    # round 2: the Hellblasters arrive by Strategic Reserves; the fog's D6, 1: delayed [L591]
+    view = g.a.send({"type": "arrive", "unit": "a5"}, dice=[1])["view"]
+    a5 = next(u for u in view["units"] if u["id"] == "a5")
+    assert a5["location"] == "reserves"
+    log = g.b.client.get(g.b.base + "/log").json()["entries"]
+    (fog,) = [e["event"] for e in log if e["event"]["type"] == "narrative_fog_of_war"]
+    assert (fog["units"], fog["delayed"], fog["must_arrive"]) == (["a5"], True, 3)
+    finish_turn(g)
+    finish_turn(g)
+    api_to_phase(g, "A", "movement")
+    view = g.a.send({"type": "arrive", "unit": "a5"}, dice=[])["view"]  # no second fog roll
+    assert next(u for u in view["units"] if u["id"] == "a5")["location"] == "battlefield"
