@@ -81,7 +81,8 @@ def test_a_content_set_is_offered_as_missions_of_its_owner_only(
     assert len(found) == 1
     m = found[0]
     scenario = row["scenarios"][0]
-    assert m["id"] == content.content_id(scenario, row["forces"], row["boards"])
+    # made from what a match keeps of the set (trimmed: no notes, only what it uses)
+    assert m["id"] == content.content_id(*content.trimmed(scenario, row["forces"], row["boards"]))
     assert m["id"].startswith("c-")
     assert m["id"].endswith("-sample-relay")
     assert (m["name"], m["set_id"], m["set_name"], m["scenario"], m["sides"], m["frozen"]) == (
@@ -266,17 +267,26 @@ def test_the_hot_seat_through_the_api(user_client: Callable[[str], TestClient]) 
     # a stale version: 409; a malformed command: 422
     hot_send(alice, mid, "A", {"type": "end_reserve"}, version=1, status=409)
     hot_send(alice, mid, "A", {"type": "no_such_thing"}, status=422)
-    # Orders: B places first; A's screen never holds B's tokens
-    offered = hot(alice, mid, "B")["actions"][0]
+    # Orders: both seats may place them and the battle waits on A first, so B's screen is
+    # the hand-off one (the public view, no actions)
+    early = hot(alice, mid, "B")
+    assert (early["to_play"], early["hand_off"], early["actions"]) == ("A", "A", [])
+    # B places anyway (the rules allow it): the answer hands the device to A, and A's
+    # screen never holds B's tokens
+    offered = live(mid).legal_actions("B")[0]
     numbers = sorted(t["number"] for t in offered["tokens"] if t["kind"] == "numbered")
     b_units = offered["units"][: len(numbers)]
     orders = [
         {"unit": u, "kind": "numbered", "number": n} for n, u in zip(numbers, b_units, strict=False)
     ]
     placed = hot_send(alice, mid, "B", {"type": "place_orders", "orders": orders})
-    mine = {u["id"]: u["token"] for u in placed["view"]["units"] if u["side"] == "orks"}
-    assert mine[b_units[0]] == {"kind": "numbered", "number": numbers[0]}
+    assert (placed["to_play"], placed["hand_off"], placed["actions"]) == ("A", "A", [])
+    assert all(u["token"] is None for u in placed["view"]["units"] if u["side"] == "orks")
+    mine = live(mid).view("B")
+    tokens = {u["id"]: u["token"] for u in mine["units"] if u["side"] == "orks"}
+    assert tokens[b_units[0]] == {"kind": "numbered", "number": numbers[0]}
     seen_by_a = hot(alice, mid, "A")
+    assert seen_by_a["hand_off"] is None
     for u in seen_by_a["view"]["units"]:
         if u["side"] == "orks":
             assert u["token"] is None

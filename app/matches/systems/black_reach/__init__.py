@@ -13,8 +13,12 @@ content) into the log, so an export replays whatever the files become. The battl
 its own shots and assaults: no combat hooks.
 
 A player's own content sets are offered too (``content.py``): each valid scenario of a set is
-a mission of its owner (``owned_missions``), the content frozen into seat A's snapshot when
-the match is created, so an edit of the set never changes the match.
+a mission of its owner (``owned_missions``), the content (trimmed to what the scenario uses,
+no notes: ``content.trimmed``) frozen into seat A's snapshot when the match is created, so an
+edit of the set never changes the match; at most ``content.MAX_OPEN`` such matches of a user
+wait for their opponent at once. Once the battle is created its log holds that content, and
+:func:`joined_snapshot` is what seat A's snapshot needs to keep of it (the set's name and the
+scenario's id, name and sides).
 """
 
 from __future__ import annotations
@@ -44,7 +48,7 @@ if TYPE_CHECKING:
 
     from app.accounts.models import User
 
-__all__ = ["SYSTEM", "BlackReachMatch"]
+__all__ = ["SYSTEM", "BlackReachMatch", "joined_snapshot"]
 
 DEPLOYMENTS = ("players", "sample")
 SIZE = "scenario"
@@ -160,9 +164,24 @@ def own_force(
     B the other one (422 naming a side the scenario lacks). On a content set's scenario,
     seat A's snapshot freezes the content (``content``: what the battle is set up with), seat
     B's names the set; such a scenario has no sample deployment (422). The mission is the
-    creator's own (``owned_missions`` found it for them), so ``db`` and ``user`` add nothing
-    here."""
+    creator's own (``owned_missions`` found it for them); ``db`` and ``user`` (seat A's
+    creator) count their open content-set matches: 422 past ``content.MAX_OPEN``."""
     own = content.content_of(mission)
+    waiting = (
+        own is not None and seat is Seat.A and db is not None and user is not None
+    ) and content.open_matches(db, user.id) >= content.MAX_OPEN
+    if waiting:
+        raise InvalidInput(
+            f"You already have {content.MAX_OPEN} matches on your content sets waiting "
+            "for an opponent: cancel one, or wait for a join, before creating another.",
+            errors=[
+                {
+                    "field": "mission",
+                    "message": f"at most {content.MAX_OPEN} open content-set matches",
+                    "type": "limit",
+                }
+            ],
+        )
     if own is not None and options.get("deployment") == "sample":
         raise ArmyUnusable(
             "A scenario of your own content has no sample deployment: the players deploy.",
@@ -203,6 +222,26 @@ def export_snapshot(snapshot: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _about(frozen: Mapping[str, Any], scenario: Mapping[str, Any] | None) -> dict[str, Any]:
+    about: dict[str, Any] = {"id": frozen.get("id"), "name": str(frozen.get("name") or "")}
+    if isinstance(frozen.get("set"), int):
+        about["set"] = frozen["set"]
+    if isinstance(scenario, Mapping):
+        about["scenario"] = content.summary(scenario)
+    return about
+
+
+def joined_snapshot(snapshot: Mapping[str, Any]) -> dict[str, Any]:
+    """Seat A's snapshot once the battle is created: the frozen documents dropped (the log's
+    set-up holds them), the set's name and the scenario's id, name and sides kept for the
+    pages (``GET .../content``, the match header). Any other snapshot unchanged."""
+    out = dict(snapshot)
+    frozen = out.get("content")
+    if isinstance(frozen, Mapping) and isinstance(frozen.get("scenario"), Mapping):
+        out["content"] = _about(frozen, frozen["scenario"])
+    return out
+
+
 def ready_snapshot(db: Any, user: Any, army_id: int, points: int) -> dict[str, Any]:
     """Never a list of the army builder: the seats play the scenario's forces."""
     raise ArmyUnusable(
@@ -225,10 +264,15 @@ def new_setup(given: SetupInput) -> BattleSetup:
     frozen = given.armies[Seat.A].get("content")
     if isinstance(frozen, Mapping) and isinstance(frozen.get("scenario"), Mapping):
         # a content set's scenario, as seat A froze it at the creation (players deploy)
+        # trimmed again: a match frozen before the trimming keeps its mission id, but its
+        # log (read by the opponent, spectators and exports) holds only what is used
+        kept, forces, boards = content.trimmed(
+            frozen["scenario"], frozen.get("forces"), frozen.get("boards")
+        )
         setup = BattleSetup(
-            scenario=dict(frozen["scenario"]),
-            catalogue=frozen.get("forces"),
-            boards=frozen.get("boards"),
+            scenario=kept,
+            catalogue=forces,
+            boards=boards,
             seats=seats,
             deployment=(),
         )
@@ -283,8 +327,10 @@ def imported(game: MatchGame, snapshots: Mapping[str, Any]) -> Imported:
         assert isinstance(named, Mapping)
         about = named.get("content") if isinstance(named.get("content"), Mapping) else {}
         assert isinstance(about, Mapping)
+        # the scenario's name and sides from the log (the export names only the set)
+        kept = _about({"id": mission_id, "name": about.get("name")}, scenario)
         for seat in forces:
-            forces[seat]["content"] = {"id": mission_id, "name": str(about.get("name") or "")}
+            forces[seat]["content"] = dict(kept)
     options = {"side": setup.seats.get("A", ""), "deployment": "players"}
     return Imported(mission_id, SIZE, forces["A"] | {"options": options}, forces["B"])
 

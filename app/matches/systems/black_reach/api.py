@@ -4,10 +4,11 @@
   ids to name in ``POST /matches`` with ``"ruleset": "black-reach"``), beside the shipped ones;
 - the hot seat (``hot_seat.py``): ``POST /matches/{id}/hot-seat`` starts a match created with
   the option ``hot_seat`` with both seats on the creator's device, then
-  ``GET /matches/{id}/hot-seat/{seat}`` reads either seat's view and commands and
-  ``POST /matches/{id}/hot-seat/{seat}/commands`` sends one. Only the creator (seat A, signed
-  in) of such a match: anyone else, a guest seat included, gets 404, as for a match they do
-  not play.
+  ``GET /matches/{id}/hot-seat/{seat}`` reads a seat's view and commands while the battle
+  waits on that seat (else the public view and ``hand_off``: the seat to hand the device to,
+  as the page's hand-off screen) and ``POST /matches/{id}/hot-seat/{seat}/commands`` sends
+  one. Only the creator (seat A, signed in) of such a match: anyone else, a guest seat
+  included, gets 404, as for a match they do not play.
 """
 
 from __future__ import annotations
@@ -84,12 +85,24 @@ class ContentOut(BaseModel):
     sides: dict[str, str] = Field(description="The side each seat plays (B: once known)")
 
 
-def _content_out(match: Any) -> ContentOut:
+def _logged_scenario(db: Session, match: Any) -> dict[str, Any]:
+    """The scenario of the log's set-up (a match imported before its snapshot kept it)."""
+    from app.engine.black_reach.battle.events import BattleCreated
+
+    battle = service.load_battle(db, match)
+    first = battle.envelopes[0].event if battle.envelopes else None
+    found = first.setup.scenario if isinstance(first, BattleCreated) else None
+    return dict(found) if isinstance(found, dict) else {}
+
+
+def _content_out(match: Any, db: Session | None = None) -> ContentOut:
     army_a = match.army_a or {}
     frozen = army_a.get("content") if isinstance(army_a.get("content"), dict) else None
     scenario: dict[str, Any] = {}
     if frozen is not None and isinstance(frozen.get("scenario"), dict):
         scenario = frozen["scenario"]
+    elif frozen is not None and db is not None and match.version > 0:
+        scenario = _logged_scenario(db, match)
     else:
         from app.matches.systems.black_reach import shipped_scenario
 
@@ -114,6 +127,20 @@ def _content_out(match: Any) -> ContentOut:
 
 class HotSeatStart(Strict):
     name: str = Field(default="", max_length=60, description="Seat B's player (shown)")
+
+
+class HotSeatState(BaseModel):
+    """What the hot-seat device shows for one seat."""
+
+    version: int
+    seat: Literal["A", "B"]
+    to_play: str | None = Field(description="The seat the battle waits on (A first), or none")
+    hand_off: str | None = Field(
+        description="The seat to hand the device to, when the battle waits on another seat "
+        "than the one asked (then ``view`` is the public view and ``actions`` is empty)"
+    )
+    view: dict[str, Any]
+    actions: list[dict[str, Any]]
 
 
 class HotSeatOut(BaseModel):
@@ -181,7 +208,7 @@ def match_content(match_id: int, user: CurrentUser, db: DbSession) -> ContentOut
     match, _seat = _mine(db, match_id, user)
     if match.rule_system != SYSTEM_ID:
         raise MatchNotFound()
-    return _content_out(match)
+    return _content_out(match, db)
 
 
 def _rows(db: Session, owner_id: int) -> list[Any]:
@@ -220,30 +247,23 @@ def start_hot_seat(
 
 @router.get(
     "/matches/{match_id}/hot-seat/{seat}",
-    response_model=dict[str, Any],
+    response_model=HotSeatState,
     summary="One seat's view and commands, for the hot-seat device",
     responses=_HOT,
 )
 def hot_seat_state(match_id: int, seat: SeatName, user: CurrentUser, db: MatchDb) -> JSONResponse:
-    """What ``seat`` sees (its own face-down tokens, never the other seat's) and may send;
-    ``to_play``: the seat the battle waits on. A client shows one seat at a time and hides
-    the screen between players."""
+    """While the battle waits on ``seat`` (``to_play``; or on nobody once it has ended):
+    what ``seat`` sees (its own face-down tokens, never the other seat's) and may send, with
+    ``hand_off`` null. Asked for the other seat: the public view (neither seat's tokens), no
+    actions and ``hand_off``, the seat to hand the device to, as the page's hand-off screen;
+    ask for that seat once its player holds the device."""
     match, mine = _mine(db, match_id, user)
     if mine != "A" or not hot_seat.is_hot_seat(match):
         raise MatchNotFound()
     battle = service.load_battle(db, match)
     end_transaction(db)
-    known: dict[str, Any] = {}
-    waiting = hot_seat.to_play(battle, known)
-    return JSONResponse(
-        {
-            "version": match.version,
-            "seat": seat,
-            "to_play": waiting,
-            "view": battle.view(seat),
-            "actions": known[seat] if seat in known else battle.legal_actions(seat),
-        }
-    )
+    shown = hot_seat.seat_state(battle, seat)
+    return JSONResponse({"version": match.version, "seat": seat, **shown})
 
 
 @router.post(
@@ -259,8 +279,10 @@ def hot_seat_state(match_id: int, seat: SeatName, user: CurrentUser, db: MatchDb
 def hot_seat_command(
     match_id: int, seat: SeatName, data: CommandRequest, user: CurrentUser, db: MatchDb
 ) -> JSONResponse:
-    """As ``POST /matches/{id}/commands``, for ``seat``: the answer holds the events that seat
-    may see, its view, ``to_play`` and its next commands."""
+    """As ``POST /matches/{id}/commands``, for ``seat``: the answer is what
+    ``GET .../hot-seat/{seat}`` gives after the command (``seat``'s view and next commands
+    while the battle still waits on it, else the public view and ``hand_off``) with the new
+    ``events`` that view may see."""
     match, mine = _mine(db, match_id, user)
     outcome = hot_seat.act(
         db,
@@ -274,15 +296,13 @@ def hot_seat_command(
     end_transaction(db)
     battle = outcome.battle
     codec = reads.codec_of(battle)
-    known: dict[str, Any] = {}
-    waiting = hot_seat.to_play(battle, known)
+    shown = hot_seat.seat_state(battle, seat)
+    viewer = None if shown["hand_off"] is not None else seat
     return JSONResponse(
         {
             "version": match.version,
             "seat": seat,
-            "events": [e.to_json(codec) for e in outcome.new if visible_to(e, seat)],
-            "view": battle.view(seat),
-            "to_play": waiting,
-            "actions": known[seat] if seat in known else battle.legal_actions(seat),
+            "events": [e.to_json(codec) for e in outcome.new if visible_to(e, viewer)],
+            **shown,
         }
     )

@@ -14,6 +14,16 @@ an import stay equal whatever the set becomes.
 
 Another user's set is never offered (its missions are not the creator's: 422 "no mission"),
 and a set shared by link is played by copying it into one's own sets first.
+
+What a match keeps of a set is trimmed first (:func:`trimmed`), since the opponent, a
+spectator and an export reader all read the log's set-up: the scenario, only the boards it
+places, and only the forces of the factions its sides play (their counters, tiles and options,
+the counters those name and the Damage sets they name; the templates and the Perils of the Warp
+pool, which belong to no faction, whole), every free-text ``note`` left out. The mission id is
+made from the trimmed content, so an edit of what a match never uses keeps its id.
+
+A user has at most :data:`MAX_OPEN` content-set matches nobody has joined yet (422 past it):
+each keeps its frozen content until the join.
 """
 
 from __future__ import annotations
@@ -25,7 +35,7 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from app.blackreach.documents import check
@@ -37,19 +47,24 @@ from app.engine.match.missions import MissionError, load_mission
 from app.matches.models import Match
 
 __all__ = [
+    "MAX_OPEN",
     "PREFIX",
     "content_id",
     "content_of",
     "is_content",
     "mission_for",
+    "open_matches",
     "owned_missions",
     "set_missions",
+    "summary",
+    "trimmed",
 ]
 
 PREFIX = "c-"
 DIGEST_CHARS = 12
 MAX_MISSION_ID = 64  # matches.mission_id
 SIZE = "scenario"
+MAX_OPEN = 20  # a user's content-set matches nobody has joined yet
 _CACHE_SIZE = 64
 
 _cache: OrderedDict[tuple[int, int, str], tuple[Mission, ...]] = OrderedDict()
@@ -66,6 +81,107 @@ def content_id(scenario: Mapping[str, Any], forces: Any, boards: Any) -> str:
     slug = "".join(c if c.isalnum() or c in "-_" else "-" for c in str(scenario.get("id", "")))
     head = f"{PREFIX}{digest}-"
     return head + slug[: MAX_MISSION_ID - len(head)]
+
+
+def _without_note(doc: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in doc.items() if k != "note"}
+
+
+def _factions(scenario: Mapping[str, Any]) -> set[str]:
+    out = set()
+    for side in scenario.get("sides", ()):
+        army = side.get("army") if isinstance(side, Mapping) else None
+        if isinstance(army, Mapping) and isinstance(army.get("faction"), str):
+            out.add(army["faction"])
+    return out
+
+
+def _items(doc: Mapping[str, Any], part: str) -> list[Any]:
+    found = doc.get(part)
+    return list(found) if isinstance(found, list) else []
+
+
+def _trim_forces(forces: Any, factions: set[str]) -> Any:
+    """The forces of ``factions``: their tiles and options, their counters and those the
+    kept tiles and options name, the Damage sets those name; templates and perils whole."""
+    if not isinstance(forces, Mapping):
+        return forces
+    out = _without_note(forces)
+
+    def mine(item: Any) -> bool:
+        return isinstance(item, Mapping) and item.get("faction") in factions
+
+    holders = {part: [i for i in _items(forces, part) if mine(i)] for part in ("tiles", "options")}
+    named = {
+        str(c)
+        for items in holders.values()
+        for item in items
+        for c in (item.get("counters") if isinstance(item.get("counters"), list) else ())
+    }
+    sets = {i.get("damage_set") for items in holders.values() for i in items} - {None}
+    for part, items in holders.items():
+        if part in forces:
+            out[part] = items
+    if "counters" in forces:
+        out["counters"] = [
+            c
+            for c in _items(forces, "counters")
+            if mine(c) or (isinstance(c, Mapping) and c.get("id") in named)
+        ]
+    if "damage_sets" in forces:
+        out["damage_sets"] = [
+            d
+            for d in _items(forces, "damage_sets")
+            if isinstance(d, Mapping) and d.get("id") in sets
+        ]
+    return out
+
+
+def _trim_boards(boards: Any, scenario: Mapping[str, Any]) -> Any:
+    """The boards ``scenario`` places (as boards or as tiles), without their notes."""
+    if not isinstance(boards, Mapping):
+        return boards
+    layout = scenario.get("board") if isinstance(scenario.get("board"), Mapping) else {}
+    assert isinstance(layout, Mapping)
+    used = {
+        p.get("board")
+        for part in ("boards", "tiles")
+        for p in _items(layout, part)
+        if isinstance(p, Mapping)
+    }
+    out = _without_note(boards)
+    if "boards" in boards:
+        out["boards"] = [
+            _without_note(b)
+            for b in _items(boards, "boards")
+            if isinstance(b, Mapping) and b.get("name") in used
+        ]
+    return out
+
+
+def trimmed(
+    scenario: Mapping[str, Any], forces: Any, boards: Any
+) -> tuple[dict[str, Any], Any, Any]:
+    """What a match keeps of a set for ``scenario``: the scenario without its note, the
+    forces of the factions its sides play and the boards it places (see the module's
+    docstring); the same documents again give the same copy."""
+    return (
+        _without_note(scenario),
+        _trim_forces(forces, _factions(scenario)),
+        _trim_boards(boards, scenario),
+    )
+
+
+def summary(scenario: Mapping[str, Any]) -> dict[str, Any]:
+    """What a joined or imported match keeps of its scenario beside the log: its id, name
+    and side ids (the log's set-up holds the rest)."""
+    return {
+        "id": str(scenario.get("id", "")),
+        "name": str(scenario.get("name") or ""),
+        "sides": [
+            {"id": str(s.get("id"))} for s in scenario.get("sides", ()) if isinstance(s, Mapping)
+        ],
+    }
 
 
 def is_content(mission: Mission) -> bool:
@@ -148,12 +264,13 @@ def set_missions(row: ContentSet) -> tuple[Mission, ...]:
                 continue
             width = 1 + max((sq.x for sq in scenario.board.squares), default=0)
             height = 1 + max((sq.y for sq in scenario.board.squares), default=0)
+            kept, forces, boards = trimmed(raw, docs.forces, docs.boards)
             try:
                 out.append(
                     mission_for(
-                        raw,
-                        docs.forces,
-                        docs.boards,
+                        kept,
+                        forces,
+                        boards,
                         set_name=row.name,
                         set_id=row.id,
                         width=width,
@@ -223,3 +340,18 @@ def owned_missions(db: Session, owner_id: int) -> dict[str, Mission]:
     for mid, mission in _frozen(db, owner_id).items():
         out.setdefault(mid, mission)
     return out
+
+
+def open_matches(db: Session, owner_id: int) -> int:
+    """How many of the owner's content-set matches nobody has joined yet."""
+    return int(
+        db.scalar(
+            select(func.count(Match.id)).where(
+                Match.created_by_id == owner_id,
+                Match.rule_system == SYSTEM_ID,
+                Match.version == 0,
+                Match.mission_id.startswith(PREFIX),
+            )
+        )
+        or 0
+    )

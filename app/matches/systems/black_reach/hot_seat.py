@@ -5,6 +5,10 @@ seat B taken as a guest held by that creator (:func:`start`: the invitation code
 link stop working); the creator then sends the commands of either seat (:func:`act`). The
 match page (``app/matches/pages/black_reach.py``) and the JSON API (``api.py`` here) both
 call these, with the same rules: only the caller in seat A of such a match, anyone else 404.
+
+One seat at a time: :func:`seat_state` shows a seat's own view (its face-down tokens) only
+while the battle waits on that seat, as the page shows a seat's board only then; asked for the
+other seat, it answers the public view and the seat to hand the device to (``hand_off``).
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from app.engine.black_reach import SYSTEM_ID
 from app.engine.match.seats import Seat
 from app.matches.exceptions import MatchNotFound
 
@@ -22,7 +27,15 @@ if TYPE_CHECKING:
     from app.matches.models import Match
     from app.matches.service import Outcome
 
-__all__ = ["SEATS", "act", "is_hot_seat", "offers_hot_seat", "start", "to_play"]
+__all__ = [
+    "SEATS",
+    "act",
+    "is_hot_seat",
+    "offers_hot_seat",
+    "seat_state",
+    "start",
+    "to_play",
+]
 
 SEATS = ("A", "B")
 MAX_NAME = 60
@@ -54,6 +67,22 @@ def to_play(game: Any, known: dict[str, Sequence[Mapping[str, Any]]] | None = No
     return None
 
 
+def seat_state(
+    game: Any, seat: str, known: dict[str, Sequence[Mapping[str, Any]]] | None = None
+) -> dict[str, Any]:
+    """What the hot-seat device shows when ``seat`` is asked for: ``to_play``, and either that
+    seat's ``view`` and ``actions`` (``hand_off`` ``None``) when the battle waits on it (or
+    on nobody once it has ended), or the public view, no actions and ``hand_off``: the seat
+    to hand the device to (``None`` when nobody may act and the battle goes on)."""
+    known = {} if known is None else known
+    waiting = to_play(game, known)
+    ended = game.status().stage == "ended"
+    if waiting == seat or (waiting is None and ended):
+        actions = known[seat] if seat in known else game.legal_actions(seat)
+        return {"to_play": waiting, "hand_off": None, "view": game.view(seat), "actions": actions}
+    return {"to_play": waiting, "hand_off": waiting, "view": game.view(None), "actions": []}
+
+
 def start(db: Session, match: Match, caller_seat: str, name: str) -> MatchGame:
     """The creator (``caller_seat`` A) takes seat B too: seat B's force, then the join; 404
     for anyone else or a match not created for the hot seat (or already joined)."""
@@ -71,7 +100,13 @@ def start(db: Session, match: Match, caller_seat: str, name: str) -> MatchGame:
     # nobody else may take seat B; cleared before the join's write, whose row the streams
     # keep (a guest link's stream must not read seat B at that version)
     match.guest_digest = None
-    return service.join(db, match, snapshot | {"hot_seat": True}, user=None, guest_name=second)
+    battle = service.join(db, match, snapshot | {"hot_seat": True}, user=None, guest_name=second)
+    if match.army_a is not None and system.id == SYSTEM_ID:
+        from app.matches.systems.black_reach import joined_snapshot
+
+        # the log's set-up holds the frozen content from now on
+        match.army_a = joined_snapshot(match.army_a)
+    return battle
 
 
 def act(
