@@ -67,7 +67,7 @@
       form.querySelectorAll('select[name^="shot."]').forEach(function (sel) {
         if (sel.value) return;
         var opt = sel.querySelector('option[value="0|' + CSS.escape(target) + '"]');
-        if (opt) sel.value = opt.value;
+        if (opt) { sel.value = opt.value; syncWeapon(sel); }
       });
     });
     var first = document.getElementById(ids[0]);
@@ -126,7 +126,9 @@
   document.addEventListener("click", function (event) {
     var button = event.target.closest && event.target.closest("#br-play .aim-template");
     if (button) {
-      armed = button.closest("form");
+      var form = button.closest("form");
+      if (armed === form) { armed = null; preview(null); return; }  // a second tap: done
+      armed = form;
       hint(button.dataset.hint);
       preview(armed);
       var board = document.getElementById("br-board");
@@ -152,9 +154,18 @@
       preview(form);
     }
   });
+  // a heavy vehicle's weapon: once a target is chosen, only that shot's odds stay shown
+  function syncWeapon(sel) {
+    var box = sel.closest("fieldset.weapon");
+    if (!box) return;
+    box.querySelectorAll(".weapon-choice").forEach(function (div) {
+      div.hidden = !!sel.value && div.dataset.value !== sel.value;
+    });
+  }
   document.addEventListener("change", function (event) {
     var form = event.target.closest && event.target.closest("#br-play form");
     if (form && templateOf(form) && event.target.matches('[name="facing"]')) preview(form);
+    if (event.target.matches && event.target.matches('select[name^="shot."]')) syncWeapon(event.target);
   });
 
   document.addEventListener("click", function (event) {
