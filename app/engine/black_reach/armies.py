@@ -23,13 +23,16 @@ from app.engine.black_reach.forces import (
     Group,
     OptionType,
     PerilsMarker,
+    PowerEffect,
+    PsykerKind,
     RecruitmentOption,
     Tile,
     TileKind,
 )
-from app.engine.black_reach.templates import Template
+from app.engine.black_reach.templates import TEMPLATE_ABILITIES, Template, template_name
 
 __all__ = [
+    "CHECKED_AT_USE",
     "MAX_BLUFF_TOKENS",
     "MAX_ORDER_TOKENS",
     "Army",
@@ -48,6 +51,9 @@ __all__ = [
 MAX_ORDER_TOKENS = 10  # all tokens, Special and Bluff included (note §8 item 36) [L2700-L2701]
 MAX_BLUFF_TOKENS = 2
 MAX_DEPTH = 4  # support tiles on support tiles: a bound, not a rule
+# violations the match also refuses where the thing is used (no_template: template_fire and
+# Da Krunch; no_perils_pool: manifest): a log made before the check still replays (rulings 86)
+CHECKED_AT_USE = frozenset({"no_template", "no_perils_pool"})
 
 
 @dataclass(frozen=True)
@@ -240,6 +246,60 @@ def _check_damage_sets(report: _Report, army: Army, catalogue: Catalogue) -> Non
             )
 
 
+def _check_templates(report: _Report, army: Army, catalogue: Catalogue) -> None:
+    """A fielded counter with Tir Direct / Tir Indirect, or a fielded template power (Da
+    Krunch), needs the template it names in the forces file (rulings 82, 85)."""
+    for group in groups(army, catalogue, ""):
+        where = group.id.removeprefix(":")
+        for uid in group.units:
+            counter = catalogue.counters.get(uid.rsplit(":", 1)[-1])
+            if counter is None:
+                continue
+            names = {
+                template_name(ref.param)
+                for face in counter.faces
+                for ref in face.abilities
+                if ref.ability in TEMPLATE_ABILITIES
+            }
+            for name in sorted(n for n in names if n not in catalogue.templates):
+                report.add(
+                    "no_template",
+                    f"{where}.tile",
+                    f"{counter.name} fires a template ({name or 'none named'}) the forces "
+                    "file does not define.",
+                    "Add the template to the forces file's templates, or name one it has.",
+                )
+    for where, option, _ in _options(army, catalogue):
+        power = option.power
+        if power is None or (power.template is None and power.effect is not PowerEffect.DA_KRUNCH):
+            continue
+        if (power.template or "") not in catalogue.templates:
+            report.add(
+                "no_template",
+                f"{where}.option",
+                f"{option.name} places a template ({power.template or 'none named'}) the "
+                "forces file does not define.",
+                "Add the template to the forces file's templates, or name one it has.",
+            )
+
+
+def _check_perils(report: _Report, army: Army, catalogue: Catalogue) -> None:
+    """A Librarian's power draws from the Perils of the Warp pool of the data:
+    an army fielding one the match plays needs markers in it [L2808-L2851]."""
+    if catalogue.perils:
+        return
+    for where, option, _ in _options(army, catalogue):
+        power = option.power
+        if power is not None and power.psyker is PsykerKind.LIBRARIAN and power.effect:
+            report.add(
+                "no_perils_pool",
+                f"{where}.option",
+                f"{option.name} is a Librarian's power but the forces file has no Perils "
+                "of the Warp markers to draw.",
+                "Add markers to the forces file's perils.",
+            )
+
+
 def validate_army(
     army: Army, catalogue: Catalogue, points: int | None = None
 ) -> tuple[Violation, ...]:
@@ -250,6 +310,8 @@ def validate_army(
     for where, fielded, host in walk(army):
         _check_tile(report, where, fielded, host, army, catalogue)
     _check_damage_sets(report, army, catalogue)
+    _check_templates(report, army, catalogue)
+    _check_perils(report, army, catalogue)
     cost = army_cost(army, catalogue)
     if points is not None and cost > points:
         report.add(

@@ -12,6 +12,7 @@ to 4 (none: it never scatters). Readings: docs/rulings/black-reach.md.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -21,11 +22,13 @@ from app.engine.black_reach.forces import Ability, AbilityRef
 from app.engine.black_reach.tables import dispersion_odds
 
 __all__ = [
+    "MAX_TEMPLATE_REACH",
     "QUARTERS",
     "TEMPLATE_ABILITIES",
     "Template",
     "landing",
     "landing_odds",
+    "parse_template_param",
     "template_distance",
     "template_name",
     "turn_cell",
@@ -36,17 +39,40 @@ QUARTERS = ("N", "E", "S", "W")  # a template turns by quarter turns, clockwise
 TEMPLATE_ABILITIES = frozenset({Ability.DIRECT_FIRE, Ability.INDIRECT_FIRE})
 
 
-def template_name(param: int | str | None) -> str:
+MAX_TEMPLATE_REACH = 12  # a template's squares lie within 12 squares of its intercase
+MAX_PARAM = 8  # an ability's param is a short text
+# a template ability's param: the template's letters, then "/" and 1-2 ASCII digits (Tir
+# Indirect: the intercases it scatters by); [A-Za-z] and [0-9] are ASCII only, unlike
+# str.isalpha / str.isdigit ("²".isdigit() is True)
+_PARAM = re.compile(r"([A-Za-z]+)(?:/([0-9]{1,2}))?")
+
+
+def parse_template_param(param: object) -> tuple[str, int | None] | None:
+    """The template a Tir Direct / Tir Indirect symbol names and the distance it gives
+    (``"B"``: ``("B", None)``; ``"L/2"``: ``("L", 2)``), the distance capped at the furthest
+    a template reaches; ``None`` for any other shape (the reader refuses it, located)."""
+    if not isinstance(param, str) or len(param) > MAX_PARAM:
+        return None
+    match = _PARAM.fullmatch(param)
+    if match is None:
+        return None
+    number = match.group(2)
+    return match.group(1), None if number is None else min(int(number), MAX_TEMPLATE_REACH)
+
+
+def template_name(param: object) -> str:
     """The template an ability's symbol names: ``"B"``, or ``"B/2"`` (Tir Indirect: the letter
-    and the intercases it scatters by)."""
-    return str(param if param is not None else "").split("/", 1)[0]
+    and the intercases it scatters by); ``""`` (no template) for a param of another shape."""
+    parsed = parse_template_param(param)
+    return "" if parsed is None else parsed[0]
 
 
-def template_distance(param: int | str | None, template: Template) -> int:
+def template_distance(param: object, template: Template) -> int:
     """The intercases an indirect shot scatters by: the number after the letter in the
-    ability's symbol, else the template's own."""
-    _, _, number = str(param if param is not None else "").partition("/")
-    return int(number) if number.isdigit() else template.distance
+    ability's symbol, else the template's own, never more than a template reaches."""
+    parsed = parse_template_param(param)
+    number = None if parsed is None else parsed[1]
+    return min(template.distance if number is None else number, MAX_TEMPLATE_REACH)
 
 
 def turn_cell(dx: int, dy: int, quarters: int) -> tuple[int, int]:

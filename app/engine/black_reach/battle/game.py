@@ -17,11 +17,20 @@ from dataclasses import replace
 from app.engine.black_reach.battle.commands import (
     COMMAND_CODEC,
     ApproveUndo,
+    Assault,
+    Burst,
     Command,
     CreateBattle,
+    DoubleShot,
+    Manifest,
+    Move,
     PlaceOrders,
     RefuseUndo,
+    Shoot,
+    Snipe,
+    TemplateFire,
     Undo,
+    VehicleFire,
 )
 from app.engine.black_reach.battle.rules import RULE_BOOK
 from app.engine.black_reach.battle.setup import BattleSetup
@@ -33,9 +42,24 @@ from app.engine.match.events import Viewer
 from app.engine.match.game import GameStage, GameStatus
 from app.engine.match.log import RuleBook
 
-__all__ = ["SEED_SCHEME", "BlackReachBattle", "command_from_json", "headline", "roll_identity"]
+__all__ = [
+    "ACTIVATION_KINDS",
+    "SEED_SCHEME",
+    "BlackReachBattle",
+    "command_from_json",
+    "headline",
+    "roll_identity",
+]
 
 SEED_SCHEME = "auspex-black-reach-roll/1"
+# the commands that spell a unit's one action of its activation: their rolls share one
+# identity, so an undone action sent again another way (a heavy vehicle's shoot or its
+# vehicle_fire, the same Shooting Action [L563-L577]; a shot or a template, a move with
+# fire_at) draws the same dice (rulings 86)
+ACTIVATION_KINDS = frozenset(
+    c.kind
+    for c in (Move, Shoot, VehicleFire, TemplateFire, DoubleShot, Snipe, Burst, Manifest, Assault)
+)
 
 
 def command_from_json(data: object) -> Command:
@@ -46,9 +70,11 @@ def command_from_json(data: object) -> Command:
 def roll_identity(
     state: BattleState, command: Command, seat: str | None = None
 ) -> tuple[str | int, ...]:
-    """What a roll *is*: the turn and phase, the command's kind, the seat, the unit and how
-    many rolls that unit made this turn. Never the log position, nor the target: an undone
-    roll sent again, even at another target, draws the same dice."""
+    """What a roll *is*: the turn and phase, the command's kind (``activation`` for every
+    spelling of a unit's action, :data:`ACTIVATION_KINDS`), the seat, the unit and how many
+    rolls that unit made this turn. Never the log position, nor the target: an undone roll
+    sent again, even at another target or by another command, draws the same dice. The dice
+    of a log are in its events: a new identity changes only the rolls made after it."""
     turn = state.turn
     unit = getattr(command, "unit", "")
     unit = unit if isinstance(unit, str) else ""
@@ -56,7 +82,7 @@ def roll_identity(
         unit = state.pending.unit
     return (
         SEED_SCHEME,
-        command.kind,
+        "activation" if command.kind in ACTIVATION_KINDS else command.kind,
         0 if turn is None else turn.turn,
         "" if turn is None else str(turn.phase),
         seat or "",

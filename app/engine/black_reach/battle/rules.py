@@ -1861,6 +1861,9 @@ def power_problem(
         raise refuse("not_supported", f"{option_id} is not played by the match yet")
     if (u.uid, option_id) in state.lost_powers:
         raise refuse("power_lost", f"{option_id} was lost to the Perils of the Warp [L2828]")
+    if kind is PsykerKind.LIBRARIAN and not state.catalogue.perils:
+        # refused before the Perils die: after it, the refusal would tell the die (rulings 84)
+        raise refuse("no_perils_pool", "the data holds no Perils of the Warp markers to draw")
     if power.effect is PowerEffect.DA_KRUNCH:
         _krunch_problem(state, u, option, at, facing)
     if power.effect is not PowerEffect.ENDURANCE:
@@ -2055,8 +2058,7 @@ def _manifest(out: _Out, command: Manifest, side: str) -> None:
         perils = str(librarian_perils(result))
         pool = _perils_pool(out.state)
         if perils == LibrarianPerils.DRAW_MARKER:
-            if not pool:
-                raise refuse("no_perils_pool", "the data holds no Perils of the Warp markers")
+            assert pool, "power_problem refuses a Librarian's power without a pool"
             marker = pool[_draw(out.roller, len(pool), f"perils marker for {u.uid}") - 1]
     else:
         perils = str(weirdboy_perils(result))
@@ -2113,7 +2115,9 @@ def _power_effect(out: _Out, effect: PowerEffect, side: str, target: UnitState |
         assert target is not None
         out.emit(UnitFlipped(target.uid, str(FaceKind.INTACT)))  # back to its intact face
     elif effect is PowerEffect.SCRIERS_GAZE:
-        out.emit(InitiativeKept(side))
+        turn = out.state.turn
+        if turn is not None and turn.initiative == side:  # used by the other side: nothing
+            out.emit(InitiativeKept(side))
 
 
 def _explode(out: _Out, weirdboy: UnitState) -> None:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from app.engine.black_reach.armies import CHECKED_AT_USE
 from app.engine.black_reach.board import (
     DATA_DIR,
     MAX_BOARD_SIDE,
@@ -91,7 +92,10 @@ def _key(setup: BattleSetup) -> str:
 @lru_cache(maxsize=16)
 def _parse(key: str) -> Scenario:
     scenario, catalogue, boards = json.loads(key)
-    return scenario_from_dict(scenario, catalogue_from_dict(catalogue), _boards(boards))
+    # the violations the match refuses at use do not stop a log made before them (rulings 86)
+    return scenario_from_dict(
+        scenario, catalogue_from_dict(catalogue), _boards(boards), tolerate=CHECKED_AT_USE
+    )
 
 
 def parse_setup(setup: BattleSetup) -> Scenario:

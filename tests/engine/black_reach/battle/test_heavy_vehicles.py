@@ -15,6 +15,8 @@ heavy vehicles. The sample Damage set "grey" reads 1 Locomotion, 2 Hull, 3 Secon
 from __future__ import annotations
 
 import copy
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -450,3 +452,77 @@ def test_a_log_with_damage_markers_replays_and_undo_rolls_the_same_location() ->
     assert [
         d.value for e in second if hasattr(e.event, "roll") for d in e.event.roll.dice
     ] == values
+
+
+# -- review fixes (issue 16) ----------------------------------------------------------------------
+
+
+def test_undone_and_sent_again_as_vehicle_fire_the_shot_rolls_the_same_dice() -> None:
+    # the review: shoot and vehicle_fire are the same Shooting Action (rulings 77) but their
+    # kinds made two seeds, so undo + resend another way re-rolled
+    def ready() -> BlackReachBattle:
+        battle = ordered()
+        battle.execute_json({"type": "hold", "unit": SHOOTAS}, B)
+        return battle
+
+    shots = [{"weapon": "main_1", "target": NOB}, {"weapon": "secondary_1", "target": NOB}]
+    for secret in ("s1", "s2", "s3"):
+        battle = ready()
+        shot = battle.decode({"type": "shoot", "unit": TANK, "target": NOB})
+        seed = battle.command_seed(secret, shot, A)
+        first = battle.execute(shot, A, seed=seed)
+        battle.execute_json({"type": "undo"}, A)
+        battle.execute_json(
+            {"type": "approve_undo", "batch": battle.view(B)["undo_request"]["batch"]}, B
+        )
+        fire = battle.decode({"type": "vehicle_fire", "unit": TANK, "shots": shots})
+        assert battle.command_seed(secret, fire, A) == seed
+        again = battle.execute(fire, A, seed=battle.command_seed(secret, fire, A))
+        rolled = [
+            [e.event.weapon, e.event.roll.values] for e in first if e.event.kind == "unit_shot"
+        ]
+        assert rolled == [
+            [e.event.weapon, e.event.roll.values] for e in again if e.event.kind == "unit_shot"
+        ]
+        assert [w for w, _ in rolled] == ["main_1", "secondary_1"]
+
+
+LOG_V1 = Path(__file__).parent / "data" / "vehicle_fire_log_v1.json"
+
+
+def test_a_log_made_before_the_activation_identity_replays_its_own_dice() -> None:
+    # made at 90b53e4 (the kind in the identity): the tank's vehicle_fire rolled 4 at the Nob
+    # (main weapon, a step) and 1 at the Boyz (secondary, a miss), one seed for both
+    data = json.loads(LOG_V1.read_text())
+    battle = BlackReachBattle.import_log(data)
+    shots = [e.event for e in battle.envelopes if e.event.kind == "unit_shot"]
+    assert [(s.weapon, s.target, s.roll.values) for s in shots] == [
+        ("main_1", NOB, (4,)),
+        ("secondary_1", BOYZ1, (1,)),
+    ]
+    assert {s.roll.seed for s in shots} == {3655438836337094472}
+    assert all(a["ok"] is True for a in battle.audit())
+    assert [e.event.kind for e in battle.envelopes][-4:] == [
+        "order_revealed",
+        "unit_shot",
+        "steps_taken",
+        "unit_shot",
+    ]
+    assert battle.export_log() == data  # nothing re-rolled, nothing rewritten
+    # the new identity names new rolls only: the same command today seeds otherwise
+    command = battle.decode(
+        {
+            "type": "vehicle_fire",
+            "unit": TANK,
+            "shots": [
+                {"weapon": "main_1", "target": NOB},
+                {"weapon": "secondary_1", "target": BOYZ1},
+            ],
+        }
+    )
+    replayed = BlackReachBattle.import_log(data)
+    replayed.execute_json({"type": "undo"}, A)
+    replayed.execute_json(
+        {"type": "approve_undo", "batch": replayed.view(B)["undo_request"]["batch"]}, B
+    )
+    assert replayed.command_seed("match-secret", command, A) != 3655438836337094472

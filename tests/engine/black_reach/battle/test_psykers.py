@@ -17,7 +17,9 @@ from typing import Any
 
 import pytest
 
+from app.engine.black_reach.armies import validate_army
 from app.engine.black_reach.battle import BattleSetup, BlackReachBattle, Deploy, sample_setup
+from app.engine.black_reach.loaders import army_from_dict, catalogue_from_dict
 from app.engine.match.errors import Refusal
 
 LIBRARIAN = "ultramarines:tiles[0]/0:sample-um-librarian"
@@ -332,3 +334,85 @@ def test_da_krunch_needs_a_placed_template() -> None:
             battle.execute_json(command, B, dice=[6, 6, 6, 6, 6])
         assert info.value.code == code
     assert battle.state.units[WEIRDBOY].suppressed == 0  # nothing paid
+
+
+# -- review fixes (issue 16) ----------------------------------------------------------------------
+
+
+def _without_perils() -> BlackReachBattle:
+    base = setup()
+    catalogue = copy.deepcopy(base.catalogue)
+    assert isinstance(catalogue, dict)
+    catalogue["perils"] = []
+    given = BattleSetup(base.scenario, catalogue, base.boards, base.seats, base.deployment)
+    battle = BlackReachBattle.create(given)  # a match replays it: refused at use (rulings 86)
+    battle.execute_json({"type": "place_orders", "orders": ORK_ORDERS}, B)
+    battle.execute_json({"type": "place_orders", "orders": UM_ORDERS}, A)
+    battle.execute_json({"type": "hold", "unit": SHOOTAS}, B)
+    return battle
+
+
+@pytest.mark.parametrize("die", [1, 2, 3, 4, 5, 6])
+def test_a_librarian_without_a_perils_pool_is_refused_before_the_die(die: int) -> None:
+    # the review: the die was rolled, then no_perils_pool refused on 1-3 only, telling the die
+    battle = _without_perils()
+    scrier = {"type": "manifest", "unit": LIBRARIAN, "power": "sample-um-scrier"}
+    assert not [a for a in battle.actions(A) if a["command"]["type"] == "manifest"]
+    version = battle.version
+    with pytest.raises(Refusal) as info:
+        battle.execute_json(scrier, A, dice=[die])
+    assert info.value.code == "no_perils_pool"
+    with pytest.raises(Refusal) as seeded:  # a server seed: the same refusal, no die drawn
+        battle.execute(battle.decode(scrier), A, seed=die)
+    assert seeded.value.code == "no_perils_pool"
+    assert battle.version == version
+
+
+def test_a_librarian_power_without_a_perils_pool_is_an_army_violation() -> None:
+    base = setup()
+    raw = copy.deepcopy(base.catalogue)
+    assert isinstance(raw, dict)
+    raw["perils"] = []
+    catalogue = catalogue_from_dict(raw)
+    assert isinstance(base.scenario, dict)
+    army = army_from_dict(base.scenario["sides"][0]["army"])
+    found = [(v.code, v.where) for v in validate_army(army, catalogue)]
+    assert found == [
+        ("no_perils_pool", "tiles[0].slots[0].option"),
+        ("no_perils_pool", "tiles[0].slots[1].option"),
+    ]
+    # a Weirdboy draws no marker: the Orks' army is legal
+    assert validate_army(army_from_dict(base.scenario["sides"][1]["army"]), catalogue) == ()
+
+
+def test_the_other_sides_scriers_gaze_does_not_cancel_the_holders() -> None:
+    # the review: the second Gaze, by the side without the Initiative, took it over
+    battle = BlackReachBattle.create(setup("orks"))
+    battle.execute_json({"type": "place_orders", "orders": ORK_ORDERS}, B)
+    um = [order(TACTICAL, 1), order(LIBRARIAN, 2), order(SERGEANT, 3)]
+    battle.execute_json({"type": "place_orders", "orders": um}, A)
+    battle.execute_json({"type": "hold", "unit": SHOOTAS}, B)
+    battle.execute_json({"type": "hold", "unit": TACTICAL}, A)
+    held = battle.execute_json(GAZE, B, dice=[6])  # 6 + 2 - 4 = 4: works, Orks hold it
+    assert kinds(held)[-1] == "initiative_kept"
+    scrier = {"type": "manifest", "unit": LIBRARIAN, "power": "sample-um-scrier"}
+    used = battle.execute_json(scrier, A, dice=[6])  # works, but does nothing [L3017-L3023]
+    assert kinds(used) == ["order_revealed", "suppressed_placed", "power_manifested"]
+    assert used[-1].event.applies is True
+    assert battle.state.keep_initiative == "orks"
+    battle.execute_json({"type": "hold", "unit": NOB}, B)
+    battle.execute_json({"type": "hold", "unit": SERGEANT}, A)
+    battle.execute_json({"type": "end_reserve"}, B)
+    battle.execute_json({"type": "end_reserve"}, A)
+    assert battle.state.turn is not None
+    assert (battle.state.turn.turn, battle.state.turn.initiative) == (2, "orks")
+
+
+def test_a_gaze_by_the_side_without_the_initiative_alone_does_nothing() -> None:
+    battle = BlackReachBattle.create(setup("orks"))
+    battle.execute_json({"type": "place_orders", "orders": ORK_ORDERS}, B)
+    battle.execute_json({"type": "place_orders", "orders": UM_ORDERS}, A)
+    battle.execute_json({"type": "hold", "unit": SHOOTAS}, B)
+    scrier = {"type": "manifest", "unit": LIBRARIAN, "power": "sample-um-scrier"}
+    assert "initiative_kept" not in kinds(battle.execute_json(scrier, A, dice=[6]))
+    assert battle.state.keep_initiative is None

@@ -200,3 +200,57 @@ def test_the_legal_actions_offer_both_templates_and_the_log_replays() -> None:
     again = BlackReachBattle.import_log(battle.export_log())
     assert again.state == battle.state
     assert again.view(A) == battle.view(A)
+
+
+# -- review fixes (issue 16) ----------------------------------------------------------------------
+
+
+def test_a_catalogue_without_templates_still_sets_up_and_refuses_the_shot_at_use() -> None:
+    # the review: a log or a saved set from before templates were data (Tir Direct "B", no
+    # templates section) no longer loaded; it replays, and the shot is refused where it is used
+    base = setup()
+    catalogue = copy.deepcopy(base.catalogue)
+    assert isinstance(catalogue, dict)
+    del catalogue["templates"]
+    for option in catalogue["options"]:
+        option.get("power", {}).pop("template", None)
+    counters = {c["id"]: c for c in catalogue["counters"]}
+    counters["sample-ork-shootas"]["faces"][0]["abilities"] += [
+        {"id": "direct_fire", "param": "B"},
+        {"id": "indirect_fire"},
+    ]
+    battle = BlackReachBattle.create(
+        BattleSetup(base.scenario, catalogue, base.boards, base.seats, base.deployment)
+    )
+    battle.execute_json({"type": "place_orders", "orders": [order(SHOOTAS, 1), order(NOB, 2)]}, B)
+    battle.execute_json({"type": "place_orders", "orders": [order(TANK, 1)]}, A)
+    assert not [a for a in battle.actions(B) if a["command"]["type"] == "template_fire"]
+    for indirect in (False, True):
+        version = battle.version
+        with pytest.raises(Refusal) as info:
+            battle.execute_json(fire(7, 1, indirect=indirect), B, dice=[1, 6])
+        assert info.value.code == "no_template"
+        assert battle.version == version
+    assert BlackReachBattle.import_log(battle.export_log()).state == battle.state
+
+
+def test_a_scatter_number_past_the_reach_is_capped() -> None:
+    # "L/99" reads (1-2 digits) but scatters by 12 intercases at most, the furthest a template
+    # reaches; the legal action says so
+    base = setup()
+    catalogue = copy.deepcopy(base.catalogue)
+    assert isinstance(catalogue, dict)
+    counters = {c["id"]: c for c in catalogue["counters"]}
+    counters["sample-ork-shootas"]["faces"][0]["abilities"].append(
+        {"id": "indirect_fire", "param": "L/99"}
+    )
+    battle = BlackReachBattle.create(
+        BattleSetup(base.scenario, catalogue, base.boards, base.seats, base.deployment)
+    )
+    battle.execute_json({"type": "place_orders", "orders": [order(SHOOTAS, 1), order(NOB, 2)]}, B)
+    battle.execute_json({"type": "place_orders", "orders": [order(TANK, 1)]}, A)
+    entry = next(a for a in battle.actions(B) if a["command"]["type"] == "template_fire")
+    assert (entry["template"], entry["distance"]) == ("L", 12)
+    events = battle.execute_json(fire(4, 4, indirect=True), B, dice=[1])  # NE by 12: off
+    placed = events[1].event
+    assert (placed.landed.x, placed.landed.y, placed.targets) == (16, -8, ())
