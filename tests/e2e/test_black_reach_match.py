@@ -6,6 +6,7 @@ its exact odds (its die given by hand, so the turn is the same every run)."""
 
 from __future__ import annotations
 
+import json
 import uuid
 from typing import Any
 
@@ -280,3 +281,89 @@ def test_infantry_gets_into_its_transport_by_tapping_it(browser, live_server) ->
         expect(page.locator(f"#aboard-{slug(TACTICAL)}")).to_contain_text("in Sample transport")
     finally:
         ctx.close()
+
+
+# -- the board script on a template (no live server: the page rendered in process) ---------------
+
+
+def _client(app: Any, name: str) -> Any:
+    from fastapi.testclient import TestClient
+
+    from tests.support.web import csrf, register
+
+    client = TestClient(app, base_url="http://testserver")
+    register(client, email=f"{name.lower()}@example.com", name=name)
+    client.csrf = csrf(client, "/matches")  # type: ignore[attr-defined]
+    client.headers["X-CSRF-Token"] = client.csrf  # type: ignore[attr-defined]
+    return client
+
+
+def _svg_point(page, x: float, y: float) -> tuple[float, float]:  # type: ignore[no-untyped-def]
+    """Where the board's point (x, y) is on the screen."""
+    at = page.evaluate(
+        """([x, y]) => {
+            const svg = document.getElementById("br-board");
+            const p = svg.createSVGPoint();
+            p.x = x; p.y = y;
+            const s = p.matrixTransform(svg.getScreenCTM());
+            return [s.x, s.y];
+        }""",
+        [x, y],
+    )
+    return float(at[0]), float(at[1])
+
+
+def test_a_template_is_placed_by_a_tap_and_previewed(  # type: ignore[no-untyped-def]
+    app, browser, monkeypatch
+) -> None:
+    """The Shootas' Tir Indirect (template L): its form armed, a tap near the intercase
+    (3, 4) fills the form's x and y, and the template's 12 squares are drawn there; turned or
+    typed in, the preview follows."""
+    from app.core.config import ROOT
+    from app.matches.systems import black_reach as system
+    from tests.matches.test_pages_black_reach import page_of, place_orders, two_players
+    from tests.matches.test_pages_black_reach_actions import gunners_setup
+
+    made = gunners_setup()
+    monkeypatch.setattr(system, "sample_setup", lambda *args, **kw: made)
+    alice, bob, match_id = two_players(lambda name: _client(app, name), deployment="sample")
+    place_orders(bob, match_id, (SHOOTAS, NOB))
+    place_orders(alice, match_id, ("ultramarines:tiles[0]/0:sample-um-battle-tank",))
+    rendered = page_of(bob, match_id).html
+    context = browser.new_context(**PHONE)
+    try:
+        page = context.new_page()
+        page.route("**/*", lambda route: route.abort())  # the page alone, no server
+        page.set_content(rendered)
+        page.add_script_tag(content=(ROOT / "static/js/black-reach.js").read_text())
+        form = page.locator(f"#form-{slug(f'template_fire-{SHOOTAS}-ind')}")
+        page.locator(f"#counter-{slug(SHOOTAS)}").click()  # its forms open
+        form.locator(".aim-template").click()
+        expect(page.locator("#br-hint")).to_contain_text("intercase")
+        page.wait_for_timeout(1000)  # the board scrolled into view
+        x, y = _svg_point(page, 3.2, 3.8)  # the nearest intercase: (3, 4)
+        page.mouse.click(x, y)
+        expect(form.locator('input[name="x"]')).to_have_value("3")
+        expect(form.locator('input[name="y"]')).to_have_value("4")
+        squares = json.loads(form.locator(".template").get_attribute("data-squares") or "{}")
+
+        def drawn(ix: int = 3, iy: int = 4) -> list[list[int]]:
+            """The preview's squares as offsets from the intercase (ix, iy)."""
+            cells = page.evaluate(
+                """() => Array.from(document.querySelectorAll("#br-preview rect"))
+                    .map(r => [parseFloat(r.getAttribute("x")), parseFloat(r.getAttribute("y"))])"""
+            )
+            return sorted([round(cx - 0.04) - ix, round(cy - 0.04) - iy] for cx, cy in cells)
+
+        assert drawn() == sorted(squares["N"])
+        assert len(drawn()) == 12
+        form.locator('.template select[name="facing"]').select_option("E")
+        assert drawn() == sorted(squares["E"])  # the sample L is the same turned
+        # typed by hand (no tap): the preview follows the intercase
+        form.locator('input[name="x"]').fill("5")
+        assert drawn(5, 4) == sorted(squares["E"])
+        # a second tap on the button: placing ends, the preview goes
+        form.locator(".aim-template").click()
+        assert drawn() == []
+    finally:
+        context.close()
