@@ -5,6 +5,7 @@ Iron Discipline rolled for each unit gone to ground."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from typing import Any
@@ -233,3 +234,36 @@ def test_blitz_in_night_fight_a_strategic_reserve_is_delayed_by_the_fog_once(
     api_to_phase(g, "A", "movement")
     view = g.a.send({"type": "arrive", "unit": "a5"}, dice=[])["view"]  # no second fog roll
     assert next(u for u in view["units"] if u["id"] == "a5")["location"] == "battlefield"
+
+
+def test_meat_grinder_booby_traps_on_a_unit_back_from_sustained_assault(
+    user_client: Callable[[str], TestClient], armies: FakeArmies, db: Session
+) -> None:
+    from tests.matches.conftest import finish_turn
+
+    g = new_narrative_game(user_client, armies, db, "meat-grinder")
+    g.a.send({"type": "roll_off"}, dice=[])  # 725 v 605 points: A attacks
+    for p in (g.a, g.b):
+        p.send({"type": "declare_formations", "formation": {}})
+    (tokens,) = [a["command"] for a in g.b.actions() if a["command"]["type"] == "place_tokens"]
+    g.b.send(tokens)
+    g.a.send({"type": "deploy_forces", "units": ["a1", "a2", "a3", "a4", "a5", "a7"]})
+    g.b.send({"type": "go_to_ground", "units": []})
+    g.a.send({"type": "bombard"}, dice=[1] * len(tokens["tokens"]))
+    g.a.send({"type": "roll_off"}, dice=[2])  # 1-3: the Attacker first
+    # the Scouts (a4, 5 models) are lost (reported by their owner)
+    g.a.send({"type": "remove_models", "unit": "a4", "models": [0, 1, 2, 3, 4]})
+    finish_turn(g)
+    finish_turn(g)
+    api_to_phase(g, "A", "movement")
+    booby = {"type": "use_mission_stratagem", "stratagem": "booby-traps", "target": "a4"}
+    g.b.send(booby, dice=[6], status=422)  # not back yet
+    assert "booby-traps" not in offered(g.b)
+    g.a.send({"type": "assault_return"}, dice=[2])  # 2 + 2 (INFANTRY): back
+    assert "booby-traps" in offered(g.b)
+    view = g.b.send(booby, dice=[6, 6, 3, 1, 6])["view"]
+    assert alive(view, "a4") == 2  # three sixes: three models slain [L185]
+    assert view["players"]["B"]["cp"] == 3 + 3 - 1  # three Command phases gave three
+    refused = g.b.send(booby, dice=[6, 6], status=422)  # once as that unit arrives
+    assert "once as that unit arrives" in json.dumps(refused)
+    assert "booby-traps" not in offered(g.b)

@@ -383,7 +383,13 @@ def _turn_started_10e(state: BattleState, e: TurnStarted) -> BattleState:
 def _phase_started(state: BattleState, e: PhaseStarted) -> BattleState:
     new = _phase_started_10e(state, e)
     if new.narrative is not None:
-        n = _replace(new.narrative, reserve_tried=frozenset(), assault_rolled=False, arrived_now=())
+        n = _replace(
+            new.narrative,
+            reserve_tried=frozenset(),
+            assault_rolled=False,
+            arrived_now=(),
+            arrival_uses=(),
+        )
         new = _replace(new, narrative=n)
     return new
 
@@ -849,6 +855,8 @@ def _mission_stratagem(state: BattleState, e: MissionStratagemUsed) -> BattleSta
     elif e.stratagem == "night-raid":
         # Rescue plays with the Dawn Raid rule [L541]
         changes["dawn_raid_rounds"] = max(n.dawn_raid_rounds, n.rules.dawn_raid_rounds)
+    elif e.target is not None and e.target in n.arrived_now:
+        changes["arrival_uses"] = (*n.arrival_uses, (e.stratagem, e.target))
     elif e.stratagem == "entrenchments" and e.target is not None:
         changes["entrenched"] = n.entrenched | set(state.group(e.target))
     elif e.stratagem == "extra-explosives" and e.target is not None:

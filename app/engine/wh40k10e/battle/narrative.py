@@ -83,6 +83,7 @@ class NarrativeState:
     returned: tuple[str, ...] = ()
     assault_rolled: bool = False  # this Movement phase
     arrived_now: tuple[str, ...] = ()  # replacement units set up this Movement phase
+    arrival_uses: tuple[tuple[str, str], ...] = ()  # (stratagem, unit) on those arrivals
     # Blitz: Defender units under Entrenchments until they move [L393]
     entrenched: frozenset[str] = frozenset()
     # sabotage attempts (unit, round) and units given one more by Extra Explosives

@@ -629,6 +629,8 @@ def _timing_checks(
         raise refuse(
             Code.BAD_COMMAND, f"{strat}: name a unit set up again by sustained assault this phase"
         )
+    if strat in REPLACEMENT_STRATAGEMS and (strat, target) in n.arrival_uses:
+        raise refuse(Code.BAD_COMMAND, f"{strat} is used once as that unit arrives")
     if strat == "proximity-mines":
         if target is None or target not in s.units or s.units[target].owner is b.actor:
             raise refuse(Code.BAD_COMMAND, f"{strat}: name the enemy unit that moved")
