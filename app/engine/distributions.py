@@ -184,6 +184,7 @@ def _reduced_pairs(xs: Sequence[int], total: int) -> list[tuple[int, int]]:
         else:
             odd.append((p, e))
     odd_words = [(p, e, _word_power(p)) for p, e in odd]
+    word_exp = {p: _word_exponent(p) for p, _ in odd}
     dens: dict[tuple[int, ...], int] = {}
     out: list[tuple[int, int]] = []
     for x in xs:
@@ -200,15 +201,21 @@ def _reduced_pairs(xs: Sequence[int], total: int) -> list[tuple[int, int]]:
         for p, e, word in odd_words:
             # the valuation from the remainder by a power of p that fits one machine digit
             # (one fast pass over x), the rest on a small integer; a value with more factors
-            # (rare: the far tail of a long table) is divided by squared powers of p
+            # (the far tail of a long table) is divided by that power again, one fast pass
+            # per digit of factors (up to the exponent of the total), never by big powers
             small = x % word
             v = 0
-            if small == 0:
-                v, _ = _valuation(x, p)
-            else:
-                while small % p == 0:
-                    small //= p
-                    v += 1
+            if small == 0:  # many factors: one machine-digit division per word of them
+                y, v, per_word = x // word, 0, word_exp[p]
+                v += per_word
+                while v < e:
+                    y, small = divmod(y, word)
+                    if small:
+                        break
+                    v += per_word
+            while small and small % p == 0:
+                small //= p
+                v += 1
             v = min(v, e)
             divisor *= p**v
             key.append(v)
@@ -228,6 +235,16 @@ def _word_power(p: int) -> int:
     out = p
     while out * p < 1 << 30:
         out *= p
+    return out
+
+
+@functools.lru_cache(maxsize=8)
+def _word_exponent(p: int) -> int:
+    """``v`` with ``p**v`` = :func:`_word_power` ``(p)``."""
+    out, word = 0, _word_power(p)
+    while word > 1:
+        word //= p
+        out += 1
     return out
 
 

@@ -524,12 +524,18 @@ class _Chain:
         return _Kernel(losses, q1, q, r0, qq, null_w, s_min, live_row)
 
     def apply_weapon(
-        self, w: _Weapon, situation: Situation, outcome: dict[tuple[int, int], int], total: int
+        self,
+        w: _Weapon,
+        situation: Situation,
+        outcome: dict[tuple[int, int], int],
+        total: int,
+        kernel: _Kernel | None = None,
     ) -> None:
         """Run every attack of one weapon: one chain step per attack, the number of attacks
         random (independent per model), state carried over. Kernel rows are built only for
-        the line states actually reached."""
-        kernel = self._kernel(w, situation, outcome, total)
+        the line states actually reached (``kernel``: one already built, its rows shared)."""
+        if kernel is None:
+            kernel = self._kernel(w, situation, outcome, total)
         layout = self.layout
         nc = self.NC
         losses, q1, q, r0 = kernel.losses, kernel.q1, kernel.q, kernel.r0
@@ -913,7 +919,7 @@ class _TaylorChain:
                 cur, cur_m = packed, 0
                 for m_add, targets in scaled[idx]:
                     while cur_m < m_add:  # times (a + b y), truncated after y**(deg - 1)
-                        cur = (cur * a + ((cur * b) << slot)) & mask
+                        cur = ((cur * a if a > 1 else cur) + ((cur * b) << slot)) & mask
                         cur_m += 1
                     for dst, wt in targets:
                         nxt[dst] += cur * wt
@@ -975,9 +981,11 @@ class _SoftCharacterChain:
     def apply_weapon(
         self, w: _Weapon, situation: Situation, outcome: dict[tuple[int, int], int], total: int
     ) -> None:
-        # the Taylor chain first: its work is known in advance, a refusal comes at once
-        self.high.apply_weapon(w, self.low._kernel(w, situation, outcome, total))
-        self.low.apply_weapon(w, situation, outcome, total)
+        # the Taylor chain first: its work is known in advance, a refusal comes at once; both
+        # chains step through the same rows, built once
+        kernel = self.low._kernel(w, situation, outcome, total)
+        self.high.apply_weapon(w, kernel)
+        self.low.apply_weapon(w, situation, outcome, total, kernel)
 
     def apply_mortal_wounds(self) -> None:
         """Nothing to do here: :meth:`final` places them."""
