@@ -492,3 +492,45 @@ def test_the_new_events_in_sentences() -> None:
         == "Tank: suppression fire with its main weapon 2 at Librarian: 7 against 5, "
         "2 Suppressed marker(s)."
     )
+
+
+def test_a_heavy_vehicle_counter_carries_its_markers_and_a_wreck_its_points() -> None:
+    view = {
+        "you": "ultramarines",
+        "seats": {"A": "ultramarines", "B": "orks"},
+        "units": [
+            {
+                "id": "t",
+                "side": "ultramarines",
+                "name": "Tank",
+                "face": "intact",
+                "at": {"x": 2, "y": 3},
+                "squares": [[2, 3], [2, 4]],
+                "damage": ["locomotion", "secondary_weapon_2"],
+                "immobilised": True,
+                "weapons": [
+                    {"weapon": "main_1", "slot": "main", "number": 1, "destroyed": False},
+                    {"weapon": "secondary_2", "slot": "secondary", "number": 2, "destroyed": True},
+                ],
+            },
+            {
+                "id": "w",
+                "side": "orks",
+                "name": "Trukk",
+                "face": "wreck",
+                "destroyed": True,
+                "wreck": True,
+                "destruction": 2,
+                "at": {"x": 5, "y": 5},
+                "squares": [[5, 5], [6, 5]],
+            },
+        ],
+    }
+    tank, wreck = black_reach.counters(view)
+    assert tank.damage == ("Locomotion", "Secondary weapon 2 destroyed")
+    assert tank.immobilised is True
+    assert tank.weapons == (("main weapon 1", False), ("secondary weapon 2", True))
+    assert (wreck.wreck, wreck.destruction, wreck.squares) == (True, 2, [(5, 5), (6, 5)])
+    board = black_reach.Board("play", "A", False, "/act", view, None, [tank, wreck], [], None)
+    assert [c.id for c in board.on_board] == ["t"]
+    assert [c.id for c in board.wrecks] == ["w"]
