@@ -428,10 +428,9 @@ def _joining_force(db: Session, match: Match) -> JoiningForce | None:
         force = entry.own_force(mission, options, Seat.B)
     except AppError:
         return None
-    about = force.get("content") if isinstance(force.get("content"), Mapping) else {}
-    return JoiningForce(
-        str(force.get("name", "")), str(force.get("faction", "")), str(about.get("name") or "")
-    )
+    about = force.get("content")
+    content = str(about.get("name") or "") if isinstance(about, Mapping) else ""
+    return JoiningForce(str(force.get("name", "")), str(force.get("faction", "")), content)
 
 
 @router.get("/matches/join/{code}", name="match_join_page")
