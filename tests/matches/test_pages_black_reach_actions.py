@@ -304,6 +304,20 @@ def test_a_template_form_posts_its_intercase_and_quarter_turn() -> None:
     shots = _form({"shot.main_1": "2|x", "shot.secondary_1": "1|orks:b", "shot.x": "nothing"})
     got = black_reach.build_command(shots, {"type": "vehicle_fire", "unit": "t"})
     assert got["shots"] == [{"weapon": "secondary_1", "target": "orks:b", "suppression": True}]
+    # both weapons, the secondary one chosen to fire first
+    both = _form(
+        {"first": "secondary_1", "shot.main_1": "0|orks:n", "shot.secondary_1": "0|orks:b"}
+    )
+    got = black_reach.build_command(both, {"type": "vehicle_fire", "unit": "t"})
+    assert [(s["weapon"], s["target"]) for s in got["shots"]] == [
+        ("secondary_1", "orks:b"),
+        ("main_1", "orks:n"),
+    ]
+    got = black_reach.build_command(
+        _form({"shot.main_1": "0|orks:n", "shot.secondary_1": "0|orks:b"}),
+        {"type": "vehicle_fire", "unit": "t"},
+    )
+    assert [s["weapon"] for s in got["shots"]] == ["main_1", "secondary_1"]
 
 
 def test_a_psyker_manifests_with_the_perils_odds_and_a_weirdboy_shares_a_marker(

@@ -839,6 +839,8 @@ def build_command(form: FormData, cmd: dict[str, Any]) -> dict[str, Any]:
             if sep and flag in ("0", "1") and target:
                 weapon = key.removeprefix("shot.")[:60]
                 shots.append({"weapon": weapon, "target": target[:200], "suppression": flag == "1"})
+        first = form.get("first")  # the weapon fired first (the others in the form's order)
+        shots.sort(key=lambda shot: shot["weapon"] != first)
         cmd["shots"] = shots[:MAX_ORDERS]
     elif kind in ("template_fire", "manifest"):
         _place(form, cmd)
