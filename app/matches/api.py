@@ -621,7 +621,7 @@ def event_reader(request: Request, match_id: int, who: service.Caller) -> events
         held = reads.cache.get((written.id, written.secret), written.version)
         if held is None:
             return None
-        return held.rendered(("stream-fetched",), lambda: _fetched(written, held))
+        return held.memo(("stream-fetched",), lambda: _fetched(written, held))
 
     def fetch() -> Fetched:
         found = at_hand()

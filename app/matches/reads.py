@@ -80,6 +80,15 @@ class Snapshot:
                 found = self._rendered[key] = build()
         return found  # type: ignore[no-any-return]
 
+    def memo(self, key: Hashable, build: Callable[[], T]) -> T:
+        """``build()`` for this version, without the lock of :meth:`rendered`: for what is
+        cheap to build and is asked for on the event loop, which must never wait for a
+        thread's rendering (a race builds the same value twice)."""
+        found = self._rendered.get(key, _MISSING)
+        if found is _MISSING:
+            found = self._rendered[key] = build()
+        return found  # type: ignore[no-any-return]
+
     def lasting(self, key: Hashable, build: Callable[[], T]) -> T:
         """``build()`` once per ``key`` for the match, whatever its version: only for what
         cannot change once the battle has started (e.g. the armies, fixed by the join)."""
