@@ -319,3 +319,81 @@ def test_no_request_is_a_server_error(client, body: object) -> None:
         assert response.status_code in (200, 422), (path, body, response.text)
         if response.status_code == 422:
             assert response.headers["content-type"] == PROBLEM
+
+
+# -- a heavy vehicle's Damage set (rulings 80, 91) ------------------------------------------------
+
+GREY = ["locomotion", "hull", "secondary_weapon", "hull", {"marker": "main_weapon", "number": 2}]
+GREY = [*GREY, "explosion"]  # our sample set "grey", its main weapon numbered 2 here
+
+
+def exact(values: dict) -> dict[str, Fraction]:
+    for v in values.values():
+        assert v["approx"] == round(float(Fraction(v["exact"])), 4)
+    return {k: Fraction(v["exact"]) for k, v in values.items()}
+
+
+def test_a_shot_with_the_damage_set_gives_each_markers_odds(client) -> None:
+    # d + 4 against DV 6: a step on 2-6 (5/6), never a Coup Double (12); the location die
+    # then reads 1 locomotion, 2 hull, 3 secondary, 4 hull, 5 main weapon 2, 6 explosion
+    shot = {"kind": "shot", "attacker": {"cv": 4}, "target": {"dv": 6, "damage_set": GREY}}
+    body = client.post(ANALYZE, json=shot).json()
+    assert outcomes(body) == {"miss": Fraction(1, 6), "step": Fraction(5, 6), "coup_double": 0}
+    markers = exact(body["extra"]["damage_markers"])
+    assert markers == {
+        "locomotion": Fraction(5, 36),
+        "hull": Fraction(5, 18),
+        "secondary_weapon_1": Fraction(5, 36),
+        "main_weapon_2": Fraction(5, 36),
+        "explosion": Fraction(5, 36),
+        "coup_double": 0,
+    }
+    # Perforant: +1 on the location roll, clamped to 6 (1 -> hull ... 5 and 6 -> explosion)
+    piercing = {**shot, "attacker": {"cv": 4, "piercing": True}}
+    markers = exact(client.post(ANALYZE, json=piercing).json()["extra"]["damage_markers"])
+    assert markers == {
+        "hull": Fraction(5, 18),
+        "secondary_weapon_1": Fraction(5, 36),
+        "main_weapon_2": Fraction(5, 36),
+        "explosion": Fraction(5, 18),
+        "coup_double": 0,
+    }
+    assert sum(markers.values()) == Fraction(5, 6)
+    # without a set the answer is unchanged
+    assert "damage_markers" not in client.post(ANALYZE, json=ISSUE_EXAMPLE).json()["extra"]
+
+
+def test_a_resolved_step_rolls_the_location_die(client) -> None:
+    shot = {
+        "kind": "shot",
+        "attacker": {"cv": 4, "piercing": True},
+        "target": {"dv": 6, "damage_set": GREY},
+    }
+    # 3 + 4 = 7 against 6: a step; the location die 4 + 1 = 5: main weapon 2
+    data = client.post(RESOLVE, json={**shot, "dice": [3, 4]}).json()
+    assert (data["extra"]["outcome"], data["extra"]["marker"]) == ("step", "main_weapon_2")
+    assert data["totals"]["location"] == 5
+    assert [d["value"] for d in data["dice"]] == [3, 4]
+    # a miss rolls no location die
+    missed = client.post(RESOLVE, json={**shot, "dice": [1]}).json()
+    assert (missed["extra"], len(missed["dice"])) == ({"outcome": "miss"}, 1)
+
+
+def test_a_bad_damage_set_is_refused_by_name(client) -> None:
+    base = {"kind": "shot", "attacker": {"cv": 4}, "target": {"dv": 6}}
+    for damage_set in (
+        GREY[:5],
+        [*GREY[:5], "wings"],
+        [*GREY[:5], {"marker": "hull", "number": 2}],
+        [*GREY[:5], {"marker": "main_weapon", "number": 10}],
+        "hull",
+    ):
+        bad = {**base, "target": {"dv": 6, "damage_set": damage_set}}
+        found = fields(problem(client.post(ANALYZE, json=bad)))
+        assert found, damage_set
+        assert all(f.startswith("target.damage_set") for f in found), found
+    for kind, target in (("suppression_fire", {"dv": 6}), ("assault", {"cv": 1})):
+        bad = {"kind": kind, "attacker": {"cv": 4}, "target": {**target, "damage_set": GREY}}
+        assert fields(problem(client.post(ANALYZE, json=bad))) == {"target.damage_set"}
+        pierce = {"kind": kind, "attacker": {"cv": 4, "piercing": True}, "target": target}
+        assert fields(problem(client.post(ANALYZE, json=pierce))) == {"attacker.piercing"}

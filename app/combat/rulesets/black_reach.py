@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, conlist
 
 from app.combat.schemas import StrictRequest
 from app.engine.black_reach import requests as r
@@ -60,6 +60,20 @@ class BlackReachAttacker(StrictRequest):
     support: Annotated[
         int, _bounded("support", "Assaults: supporting units, +1 each to the attacker.")
     ] = 0
+    piercing: bool = Field(
+        default=False,
+        description="Shots with a damage_set: Perforant, +1 on the heavy vehicle's location roll.",
+    )
+
+
+DamageMarkerName = Literal[r.DAMAGE_MARKERS]  # type: ignore[valid-type]
+
+
+class BlackReachDamageFace(StrictRequest):
+    """A weapon marker naming the number of the weapon it hits."""
+
+    marker: DamageMarkerName
+    number: int = Field(default=1, ge=1, le=r.MAX_WEAPON_NUMBER)
 
 
 class BlackReachTarget(StrictRequest):
@@ -77,6 +91,14 @@ class BlackReachTarget(StrictRequest):
     bonuses: Bonuses = 0
     suppressed: Suppressed = 0
     penalties: Penalties = 0
+    damage_set: (
+        conlist(DamageMarkerName | BlackReachDamageFace, min_length=6, max_length=6) | None  # type: ignore[valid-type]
+    ) = Field(
+        default=None,
+        description="Shots at a heavy vehicle: the marker of each location result 1 to 6 (as "
+        "a Damage set of the forces file); the analysis adds each marker's exact odds "
+        "(damage_markers) and a resolution rolls the location die after a step.",
+    )
 
 
 class BlackReachSituation(StrictRequest):

@@ -6,7 +6,8 @@ the exact odds (:mod:`.pipeline`) decide the result.
 
 ``target_after`` shows the target on a two-step scale: a step takes one, a Coup Double two (it
 is destroyed at once). Whether one step destroys a counter depends on its printed step-loss
-symbol, which the request does not carry; ``extra.outcome`` names the result.
+symbol, which the request does not carry; ``extra.outcome`` names the result. A shot's step on
+a heavy vehicle whose Damage set the request carries rolls its location die too (``extra.marker``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from app.engine.black_reach.pipeline import (
     assault_dice,
     assault_modifiers,
     assault_outcome,
+    damage_location,
     final_penalty,
     modified_cv,
     shot_dice,
@@ -98,13 +100,32 @@ def _shot(request: OddsRequest, roller: Roller) -> CombatResolution:
     roller.annotate(kept, modifier=final - best, outcome=result.value.replace("_", " "))
     totals["steps"] = STEPS[result]
     steps.append(ResolutionStep("outcome", _SHOT_TEXT[result]))
+    extra: dict[str, str] = {"outcome": result.value}
+    faces = request.target.damage_set
+    if faces is not None and result is ShotOutcome.STEP:
+        # a heavy vehicle's step: its location roll on the Damage set [L658-L699]
+        modifier = 1 if request.attacker.piercing else 0
+        at = len(roller.records)
+        die = roller.d6("location die", stage="location")
+        location = damage_location(die, modifier)
+        marker = faces[location - 1]
+        roller.annotate(at, modifier=location - die, outcome=marker.replace("_", " "))
+        totals["location"] = location
+        extra["marker"] = marker
+        steps.append(
+            ResolutionStep(
+                "location",
+                f"location die {die} + {modifier} = {location}: the {marker} marker",
+                (at,),
+            )
+        )
     return CombatResolution(
         seed=roller.seed,
         dice=roller.records,
         totals=totals,
         target_after=_target(STEPS[result]),
         steps=tuple(steps),
-        extra={"outcome": result.value},
+        extra=extra,
     )
 
 

@@ -12,6 +12,11 @@ dice (an assault), so the odds are exact fractions.
   give (every count in between listed, even at probability 0, so the list index is the count);
 - assault: ``attacker_wins``, ``tie``, ``defender_wins``.
 
+A shot at a heavy vehicle whose request carries its Damage set adds ``damage_markers``: the
+exact odds of each marker the step's location roll places (P(step) x P(the marker), Perforant
++1 on the roll, clamped to 1..6) and ``coup_double`` (the wreck, no roll), before any armour
+save or Hit Point marker [L658-L699] (rulings 80).
+
 :func:`analyze` wraps them in the engine's :class:`CombatAnalysis` (the steps the target takes
 as ``damage``, the totals as ``stages``) for the shared combat API.
 """
@@ -28,6 +33,7 @@ from app.engine.black_reach.pipeline import (
     assault_dice,
     assault_modifiers,
     assault_outcome,
+    damage_location,
     final_penalty,
     modified_cv,
     shot_dice,
@@ -40,7 +46,15 @@ from app.engine.black_reach.requests import Kind, OddsRequest
 from app.engine.combat import CombatAnalysis, ExtraValue
 from app.engine.distributions import Dist
 
-__all__ = ["STEPS", "analyze", "best_of", "outcome_odds", "shot_result", "suppression_label"]
+__all__ = [
+    "STEPS",
+    "analyze",
+    "best_of",
+    "damage_marker_odds",
+    "outcome_odds",
+    "shot_result",
+    "suppression_label",
+]
 
 SIDES = 6
 
@@ -97,6 +111,22 @@ def _assault_odds(request: OddsRequest) -> dict[str, Fraction]:
         for d, pd in defender.items():
             odds[assault_outcome(a, d).value] += pa * pd
     return odds
+
+
+def damage_marker_odds(request: OddsRequest) -> dict[str, Fraction] | None:
+    """A shot at a heavy vehicle with its Damage set: each marker's exact odds (a step, then
+    the location roll) and the Coup Double's; ``None`` without a set."""
+    faces = request.target.damage_set
+    if faces is None or request.kind is not Kind.SHOT:
+        return None
+    odds = _shot_odds(request)
+    modifier = 1 if request.attacker.piercing else 0
+    markers: dict[str, Fraction] = {}
+    for die in range(1, SIDES + 1):  # the location die is never Suppressed, never doubled
+        label = faces[damage_location(die, modifier) - 1]
+        markers[label] = markers.get(label, Fraction(0)) + odds[ShotOutcome.STEP.value] / SIDES
+    markers[ShotOutcome.COUP_DOUBLE.value] = odds[ShotOutcome.COUP_DOUBLE.value]
+    return markers
 
 
 def outcome_odds(request: OddsRequest) -> dict[str, Fraction]:
@@ -158,6 +188,9 @@ def analyze(request: OddsRequest) -> CombatAnalysis:
             outcomes=outcomes,
         )
     coup_double = outcomes[ShotOutcome.COUP_DOUBLE.value]
+    markers = damage_marker_odds(request)
+    if markers is not None:
+        extra["damage_markers"] = dict(markers)
     return CombatAnalysis(
         damage=Dist.from_probs({STEPS[ShotOutcome(o)]: p for o, p in outcomes.items() if p}),
         models_destroyed=Dist.bernoulli(coup_double),

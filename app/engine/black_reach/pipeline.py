@@ -39,6 +39,7 @@ __all__ = [
     "assault_dice",
     "assault_modifiers",
     "assault_outcome",
+    "damage_location",
     "final_penalty",
     "modified_cv",
     "shot_dice",
@@ -66,6 +67,12 @@ class AssaultOutcome(StrEnum):
 
 
 # -- shooting ---------------------------------------------------------------------------------
+
+
+def damage_location(die: int, modifier: int = 0) -> int:
+    """A heavy vehicle's location result: die + modifiers (Perforant +1, Mekaniak, Grot
+    Oiler), clamped to 1..6 (note §8 item 26) [L658-L699]."""
+    return min(6, max(1, die + modifier))
 
 
 def modified_cv(attacker: Attacker, kind: Kind) -> int:

@@ -9,6 +9,8 @@ Which fields a kind uses (rulings: docs/rulings/black-reach.md):
 
 - shot and suppression fire: ``attacker.cv``, ``bonuses``, ``moving_penalty``, ``dice``,
   ``suppressed``, ``penalties``; ``target.dv``, ``defence_bonus``; ``situation.long_range``;
+  a shot at a heavy vehicle may add ``target.damage_set`` (its six location markers, as in the
+  forces file) and ``attacker.piercing`` (Perforant: +1 on the location roll);
 - assault: ``attacker.cv``, ``assault_bonus``, ``support``, ``bonuses``, ``suppressed``,
   ``penalties``; ``target.cv``, ``defence_bonus``, ``has_assault``, ``assault_bonus``,
   ``bonuses``, ``suppressed``, ``penalties``.
@@ -31,6 +33,8 @@ from app.engine.errors import ProfileError
 __all__ = [
     "ATTACKER_FIELDS",
     "BOUNDS",
+    "DAMAGE_MARKERS",
+    "MAX_WEAPON_NUMBER",
     "REQUEST_FIELDS",
     "SITUATION_FIELDS",
     "TARGET_FIELDS",
@@ -70,8 +74,15 @@ BOUNDS: Final[Mapping[str, tuple[int, int]]] = {
     "defence_bonus": (0, 10),
 }
 
+# the Damage markers a location roll places (the values of tables.DamageMarker; tables imports
+# this module, so the names are repeated here and a test keeps them equal)
+DAMAGE_MARKERS: Final = ("locomotion", "hull", "secondary_weapon", "main_weapon", "explosion")
+_WEAPON_MARKERS: Final = frozenset({"secondary_weapon", "main_weapon"})
+MAX_WEAPON_NUMBER = 9
+
 ATTACKER_FIELDS: Final = frozenset(
     {
+        "piercing",
         "cv",
         "bonuses",
         "moving_penalty",
@@ -84,6 +95,7 @@ ATTACKER_FIELDS: Final = frozenset(
 )
 TARGET_FIELDS: Final = frozenset(
     {
+        "damage_set",
         "dv",
         "defence_bonus",
         "cv",
@@ -97,7 +109,8 @@ TARGET_FIELDS: Final = frozenset(
 SITUATION_FIELDS: Final = frozenset({"long_range"})
 REQUEST_FIELDS: Final = frozenset({"kind", "attacker", "target", "situation"})
 
-_BOOL_FIELDS: Final = frozenset({"has_assault", "long_range"})
+_BOOL_FIELDS: Final = frozenset({"has_assault", "long_range", "piercing"})
+_READ_APART: Final = frozenset({"damage_set"})  # not a number: read by _damage_set
 
 # situational numbers a kind cannot use: refused when not zero
 _UNUSED_BY_SHOTS: Final = (
@@ -121,6 +134,7 @@ class Attacker:
     penalties: int = 0  # other final-result penalties (obstacles, Enfeeble, barricade...)
     assault_bonus: int = 0  # the +N of its Assaut ability
     support: int = 0  # supporting units in an assault: +1 each
+    piercing: bool = False  # Perforant: +1 on a heavy vehicle's location roll (shots)
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +149,9 @@ class Target:
     bonuses: int = 0  # assaults: other bonuses on its roll
     suppressed: int = 0  # assaults: its Suppressed markers (-2 each)
     penalties: int = 0  # assaults: other penalties on its roll
+    # shots at a heavy vehicle: the marker of each location result 1..6 ("hull",
+    # "main_weapon_2"...); None: the answer stops at the step
+    damage_set: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,6 +187,8 @@ def _read_section(
             known = ", ".join(sorted(allowed))
             problems.append(ProfileError(where, f"unknown field (known: {known})"))
             continue
+        if name in _READ_APART:
+            continue
         if name in _BOOL_FIELDS:
             if not isinstance(value, bool):
                 problems.append(ProfileError(where, "must be true or false"))
@@ -187,6 +206,40 @@ def _read_section(
             continue
         out[name] = value
     return out
+
+
+def _damage_set(raw: object, problems: list[ProfileError]) -> tuple[str, ...] | None:
+    """Six location markers, each a marker name or ``{"marker", "number"}`` (a weapon
+    marker's weapon number, 1-9), as a Damage set of the forces file; their labels."""
+    where = "target.damage_set"
+    if raw is None:
+        return None
+    if not isinstance(raw, list) or len(raw) != 6:
+        problems.append(ProfileError(where, "six markers, for the location results 1 to 6"))
+        return None
+    labels: list[str] = []
+    for i, item in enumerate(raw):
+        at = f"{where}[{i}]"
+        face = {"marker": item} if isinstance(item, str) else item
+        if not isinstance(face, Mapping) or set(face) - {"marker", "number"}:
+            problems.append(ProfileError(at, 'a marker name or {"marker", "number"}'))
+            continue
+        marker, number = face.get("marker"), face.get("number", 1)
+        if marker not in DAMAGE_MARKERS:
+            problems.append(ProfileError(at, f"one of {', '.join(DAMAGE_MARKERS)}"))
+            continue
+        if "number" in face and marker not in _WEAPON_MARKERS:
+            problems.append(ProfileError(at, "only a weapon marker names a weapon number"))
+            continue
+        if (
+            isinstance(number, bool)
+            or not isinstance(number, int)
+            or not 1 <= number <= MAX_WEAPON_NUMBER
+        ):
+            problems.append(ProfileError(at, f"a weapon number from 1 to {MAX_WEAPON_NUMBER}"))
+            continue
+        labels.append(f"{marker}_{number}" if marker in _WEAPON_MARKERS else str(marker))
+    return tuple(labels) if len(labels) == 6 else None
 
 
 def request_from_dict(raw: Mapping[str, object]) -> OddsRequest:
@@ -214,6 +267,11 @@ def request_from_dict(raw: Mapping[str, object]) -> OddsRequest:
     attacker = _read_section(raw_attacker, "attacker", ATTACKER_FIELDS, problems)
     target = _read_section(raw_target, "target", TARGET_FIELDS, problems)
     situation = _read_section(raw.get("situation"), "situation", SITUATION_FIELDS, problems)
+    damage_set = (
+        _damage_set(raw_target.get("damage_set"), problems)
+        if isinstance(raw_target, Mapping)
+        else None
+    )
     if isinstance(raw_attacker, Mapping) and raw_attacker.get("cv") is None:
         problems.append(ProfileError("attacker.cv", "required"))
     if kind is not None and isinstance(raw_target, Mapping):
@@ -228,6 +286,11 @@ def request_from_dict(raw: Mapping[str, object]) -> OddsRequest:
         for section, name in unused:
             if sections[section].get(name):
                 problems.append(ProfileError(f"{section}.{name}", f"does not apply to {what}"))
+        if kind is not Kind.SHOT:  # a location roll follows a shot's step only
+            if attacker.get("piercing"):
+                problems.append(ProfileError("attacker.piercing", "applies to a shot only"))
+            if isinstance(raw_target, Mapping) and raw_target.get("damage_set") is not None:
+                problems.append(ProfileError("target.damage_set", "applies to a shot only"))
         if (
             kind is Kind.ASSAULT
             and target.get("assault_bonus")
@@ -253,6 +316,7 @@ def request_from_dict(raw: Mapping[str, object]) -> OddsRequest:
             penalties=_int(attacker, "penalties"),
             assault_bonus=_int(attacker, "assault_bonus"),
             support=_int(attacker, "support"),
+            piercing=bool(attacker.get("piercing", False)),
         ),
         target=Target(
             dv=_int(target, "dv") if "dv" in target else None,
@@ -263,6 +327,7 @@ def request_from_dict(raw: Mapping[str, object]) -> OddsRequest:
             bonuses=_int(target, "bonuses"),
             suppressed=_int(target, "suppressed"),
             penalties=_int(target, "penalties"),
+            damage_set=damage_set,
         ),
         situation=Situation(long_range=bool(situation.get("long_range", False))),
     )

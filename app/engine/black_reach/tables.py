@@ -25,7 +25,7 @@ from fractions import Fraction
 
 from app.engine.black_reach.board import Intercase
 from app.engine.black_reach.odds import best_of
-from app.engine.black_reach.pipeline import SUPPRESSED_PENALTY
+from app.engine.black_reach.pipeline import SUPPRESSED_PENALTY, damage_location
 from app.engine.distributions import Dist
 
 __all__ = [
@@ -260,12 +260,6 @@ class DamageMarker(StrEnum):
     SECONDARY_WEAPON = "secondary_weapon"
     MAIN_WEAPON = "main_weapon"
     EXPLOSION = "explosion"
-
-
-def damage_location(die: int, modifier: int = 0) -> int:
-    """The location result: die + modifiers (Perforant +1, Mekaniak, Grot Oiler), clamped to
-    1..6 (note §8 item 26)."""
-    return min(6, max(1, die + modifier))
 
 
 def damage_location_odds(

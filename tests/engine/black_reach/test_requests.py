@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pytest
 
 from app.engine.black_reach import Kind, request_from_dict
-from app.engine.black_reach.requests import BOUNDS, Attacker, Situation, Target
+from app.engine.black_reach.loaders import load_sample_catalogue
+from app.engine.black_reach.odds import damage_marker_odds, outcome_odds
+from app.engine.black_reach.requests import BOUNDS, DAMAGE_MARKERS, Attacker, Situation, Target
+from app.engine.black_reach.tables import DamageMarker, damage_face_odds
 from app.engine.errors import ProfileError
 
 
@@ -86,7 +91,7 @@ def test_unknown_fields_wrong_types_and_bounds_are_all_reported() -> None:
         "attacker.dice": "must be between 1 and 2",
         "attacker.rerolls": (
             "unknown field (known: assault_bonus, bonuses, cv, dice, moving_penalty, "
-            "penalties, support, suppressed)"
+            "penalties, piercing, support, suppressed)"
         ),
         "target.dv": "must be between 1 and 20",
         "target.has_assault": "must be true or false",
@@ -157,3 +162,35 @@ def test_sections_must_be_objects() -> None:
         "attacker": "must be an object",
         "target": "must be an object",
     }
+
+
+def test_the_damage_markers_a_request_names_are_the_tables_own() -> None:
+    # requests.py cannot import tables.py (tables imports the pipeline, which imports it)
+    assert set(DAMAGE_MARKERS) == {m.value for m in DamageMarker}
+
+
+def test_the_analysis_of_a_damage_set_agrees_with_the_legal_actions_table() -> None:
+    # the analyze API and the match's legal shots (tables.damage_face_odds) give the same odds
+    for damage_set in load_sample_catalogue().damage_sets.values():
+        for piercing in (False, True):
+            request = request_from_dict(
+                {
+                    "kind": "shot",
+                    "attacker": {"cv": 3, "piercing": piercing, "dice": 2},
+                    "target": {
+                        "dv": 5,
+                        "damage_set": [
+                            {"marker": f.marker.value, "number": f.number}
+                            if f.marker.value.endswith("weapon")
+                            else f.marker.value
+                            for f in damage_set.faces
+                        ],
+                    },
+                }
+            )
+            odds = outcome_odds(request)
+            located = damage_face_odds(damage_set.faces, 1 if piercing else 0)
+            expected = {k: odds["step"] * p for k, p in located.items()}
+            expected["coup_double"] = odds["coup_double"]
+            assert damage_marker_odds(request) == expected
+            assert sum(expected.values()) == 1 - odds["miss"] != Fraction(0)
