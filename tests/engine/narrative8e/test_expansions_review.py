@@ -183,6 +183,11 @@ def test_the_attacker_enters_no_defender_building_before_the_battle() -> None:
     occupy = {"type": "occupy_building", "building": "bunker-1", "unit": "a1"}
     assert refused(bt, occupy, "A") == "bunker-1 is your opponent's until the battle begins"
     assert x_of(bt).buildings[0].occupants == ()
+    # the Attacker has deployed: no building is set up now
+    assert refused(bt, {"type": "place_building", "building": "fortress"}, "B") == (
+        "buildings are set up before the armies deploy"
+    )
+    assert len(x_of(bt).buildings) == 1
     bt.execute_json({"type": "roll_off"}, "A", dice=[])
     bt.execute_json({"type": "end_phase"}, "A")  # Movement: the empty Bunker is captured
     bt.execute_json(occupy, "A")

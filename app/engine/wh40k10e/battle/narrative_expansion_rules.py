@@ -140,6 +140,9 @@ def _place_building(b: Builder, cmd: PlaceBuilding) -> None:
     x = _x(b, PLANETSTRIKE, STRONGHOLD)
     if b.state.stage not in SET_UP:
         raise refuse(Code.WRONG_STAGE, "buildings are set up before the first turn")
+    if _n(b).reserves or any(u.location is Location.BATTLEFIELD for u in b.state.units.values()):
+        # ruling 79: the battlefield, buildings included, is set up before any unit
+        raise refuse(Code.WRONG_STAGE, "buildings are set up before the armies deploy")
     if _side(b) is not Side.DEFENDER:
         raise refuse(Code.NOT_YOUR_CHOICE, "the Defender sets up the fortifications")
     spec = x.structure(cmd.building)
