@@ -154,6 +154,7 @@ class Builder:
         self.limits = limits
         self.ctx = Context(primary.id, ws.army_force_id, frozenset(ws.force_names))
         self._weapons: dict[tuple[str, str], Weapon | None] = {}
+        self._hidden: dict[tuple[int, int], bool] = {}  # (entry, link) -> hidden here
         self._unresolved: set[tuple[str, str]] = set()
         self.enhancement_groups: dict[tuple[str, str], Node] = {}
         self.steps = 0
@@ -246,7 +247,16 @@ class Builder:
         return state
 
     def hidden(self, node: Node, ctx: Context | None = None) -> bool:
-        return self._hidden_elem([h for h, _ in node.holders()], node.ids, ctx)
+        if ctx is not None:
+            return self._hidden_elem([h for h, _ in node.holders()], node.ids, ctx)
+        # in the builder's own context, once per entry as reached (the datasheet walk and the
+        # restriction reader ask for the same entries)
+        key = (id(node.elem), id(node.link))
+        found = self._hidden.get(key)
+        if found is None:
+            found = self._hidden_elem([h for h, _ in node.holders()], node.ids, None)
+            self._hidden[key] = found
+        return found
 
     def roster_limit(self, node: Node, ctx: Context | None = None) -> int | None:
         """The most copies of ``node`` a roster may hold: its "max selections" constraints in

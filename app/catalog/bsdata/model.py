@@ -22,7 +22,6 @@ from typing import Protocol
 from xml.etree.ElementTree import Element
 
 from app.catalog.bsdata.files import Document
-from app.engine.wh40k10e.army.names import name_key
 
 __all__ = ["SKIPPED_NAMES", "CensusRecorder", "Context", "Node", "Workspace", "all3", "any3"]
 
@@ -346,8 +345,11 @@ class Workspace:
     def _dead_here(self, elem: Element, ctx: Context) -> bool:
         """Crusade bookkeeping by name, or hidden in the Army Roster by a condition on the
         force alone."""
-        if name_key(elem.get("name") or "") in SKIPPED_NAMES:
+        name = elem.get("name")
+        if name and " ".join(name.lower().split()) in SKIPPED_NAMES:
             return True
+        if elem.find("modifiers") is None and elem.find("modifierGroups") is None:
+            return False
         for m, groups in iter_modifiers(elem):
             if m.get("field") != "hidden" or m.get("type") != "set" or m.get("value") != "true":
                 continue

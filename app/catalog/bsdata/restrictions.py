@@ -129,9 +129,15 @@ class RestrictionReader:
         caps = {
             c.get("id") for c in elem.iter("constraint") if c.get("type") == "max" and c.get("id")
         }
+
+        def loadout(m: Element) -> bool:  # a hidden choice or a lowered allowance (D16)
+            return _hides(m) or (m.get("field") in caps and _lowers(m))
+
         found = any(
-            _is_message(m) or _hides(m) or (m.get("field") in caps and _lowers(m))
-            for m in elem.iter("modifier")
+            _is_message(m) or (loadout(m) and self._on_unit(m)) for m in elem.iter("modifier")
+        ) or any(
+            self._on_unit(g) and any(loadout(m) for m in g.iter("modifier"))
+            for g in elem.iter("modifierGroup")
         )
         if not found and depth < MAX_LINK_DEPTH:
             for link in elem.iter("entryLink"):
@@ -141,6 +147,24 @@ class RestrictionReader:
                     break
         self._carries[id(elem)] = found
         return found
+
+    def _on_unit(self, holder: Element) -> bool:
+        """Whether one of ``holder``'s own conditions may count what a unit holds (not the
+        force, the primary catalogue, a roster option or a Crusade-only entry: those the
+        importer decides, D1, D15)."""
+        ws = self.b.ws
+        never = ws.never_selected()
+        for box in (holder.find("conditions"), holder.find("conditionGroups")):
+            if box is None:
+                continue
+            for c in box.iter("condition"):
+                child = c.get("childId") or ""
+                if (c.get("scope") or "") in ("roster", "force", "primary-catalogue"):
+                    continue
+                if child in ws.force_names or child in ws.options or child in never:
+                    continue
+                return True
+        return False
 
     def read(self, root: Node) -> tuple[Restriction, ...]:
         if not self.carries(root) and not any(_hides_by_roster(m, g) for m, g in root.modifiers()):
