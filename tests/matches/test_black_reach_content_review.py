@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from fastapi.testclient import TestClient
-from sqlalchemy import select, update
+from sqlalchemy import event, select, update
 from sqlalchemy.orm import Session
 
 from app.engine.black_reach.battle import BattleSetup
@@ -342,3 +342,34 @@ def test_a_hot_seat_start_drops_the_frozen_documents(
     # the function alone: a shipped match's snapshot is left as it is
     shipped = {"side": "orks", "scenario": "sample-relay"}
     assert joined_snapshot(shipped) == shipped
+
+
+def test_listing_missions_reads_only_the_snapshots_of_changed_sets(
+    user_client: Callable[[str], TestClient], db: Session
+) -> None:
+    alice = user_client("Alice")
+    row = my_set(alice)
+    mission = missions(alice)[0]["id"]
+    made = [create(alice, mission) for _ in range(3)]
+    db.expire_all()
+    owner = db.execute(select(Match.created_by_id).where(Match.id == made[0]["id"])).scalar_one()
+    statements: list[str] = []
+
+    def seen(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        statements.append(statement)
+
+    bind = db.get_bind()
+    event.listen(bind, "before_cursor_execute", seen)
+    try:
+        # the set unchanged: its open matches' missions are the set's, no snapshot is read
+        assert list(content.owned_missions(db, owner)) == [mission]
+        assert not [s for s in statements if "army_a" in s]
+        _put(alice, row, scenarios=[dict(row["scenarios"][0]) | {"turns": 6}])
+        statements.clear()
+        found = content.owned_missions(db, owner)
+        # edited: one snapshot read for the three matches frozen on the old mission
+        assert len(found) == 2
+        assert found[mission].name["en"] == f"Night raid: Raid on the relay (match {made[0]['id']})"
+        assert len([s for s in statements if "army_a" in s]) == 1
+    finally:
+        event.remove(bind, "before_cursor_execute", seen)

@@ -287,15 +287,31 @@ def set_missions(row: ContentSet) -> tuple[Mission, ...]:
     return found
 
 
-def _frozen(db: Session, owner_id: int) -> dict[str, Mission]:
-    """The missions frozen in the owner's Black Reach matches nobody has joined yet."""
+def _open(owner_id: int) -> tuple[Any, ...]:
+    """Where a row is one of the owner's content-set matches nobody has joined yet."""
+    return (
+        Match.created_by_id == owner_id,
+        Match.rule_system == SYSTEM_ID,
+        Match.version == 0,
+        Match.mission_id.startswith(PREFIX),
+    )
+
+
+def _frozen(db: Session, owner_id: int, known: frozenset[str] = frozenset()) -> dict[str, Mission]:
+    """The missions frozen in the owner's Black Reach matches nobody has joined yet, but
+    those of ``known`` (offered already: their matches' snapshots are not read)."""
+    wanted: dict[str, int] = {}
+    for match_id, mission_id in db.execute(
+        select(Match.id, Match.mission_id).where(*_open(owner_id)).order_by(Match.id)
+    ).all():
+        if mission_id not in known:
+            wanted.setdefault(mission_id, match_id)
+    if not wanted:
+        return {}
     rows = db.execute(
-        select(Match.id, Match.mission_id, Match.army_a).where(
-            Match.created_by_id == owner_id,
-            Match.rule_system == SYSTEM_ID,
-            Match.version == 0,
-            Match.mission_id.startswith(PREFIX),
-        )
+        select(Match.id, Match.mission_id, Match.army_a)
+        .where(Match.id.in_(list(wanted.values())))
+        .order_by(Match.id)
     ).all()
     out: dict[str, Mission] = {}
     for match_id, mission_id, army in rows:
@@ -337,21 +353,11 @@ def owned_missions(db: Session, owner_id: int) -> dict[str, Mission]:
     for row in rows:
         for mission in set_missions(row):
             out.setdefault(mission.id, mission)
-    for mid, mission in _frozen(db, owner_id).items():
+    for mid, mission in _frozen(db, owner_id, frozenset(out)).items():
         out.setdefault(mid, mission)
     return out
 
 
 def open_matches(db: Session, owner_id: int) -> int:
     """How many of the owner's content-set matches nobody has joined yet."""
-    return int(
-        db.scalar(
-            select(func.count(Match.id)).where(
-                Match.created_by_id == owner_id,
-                Match.rule_system == SYSTEM_ID,
-                Match.version == 0,
-                Match.mission_id.startswith(PREFIX),
-            )
-        )
-        or 0
-    )
+    return int(db.scalar(select(func.count(Match.id)).where(*_open(owner_id))) or 0)
