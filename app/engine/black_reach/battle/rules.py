@@ -759,6 +759,15 @@ def _move(out: _Out, command: Move, side: str) -> None:
     if command.flip == "start":
         _flip(out, u.uid)
         u = out.state.units[u.uid]
+    if command.embark is not None:
+        # checked where the move ends before any die (a Tir en Mouvement, the other side's En
+        # Alerte): refused after them, it would tell the dice or stall the En Alerte answer
+        end = out.state
+        if command.path:
+            path = _placements(u, command.path)
+            _check_move(out.state, u, path)
+            end = evolve(end, UnitMoved(u.uid, tuple(_step_of(q) for q in path), 0))
+        _embark_problem(end, u.uid, command.embark)
     if command.path or (command.flip is None and command.embark is None) or command.fire_at:
         if _declared(out, u, command, side):
             return  # the other side's En Alerte first
@@ -992,10 +1001,15 @@ def _stopped(u: UnitState, before: int) -> bool:
 
 
 def _embark(out: _Out, uid: str, transport_id: str) -> None:
-    """Infantry gets into a friendly transport next to it at the end of its move: capacity
-    N, reduced faces and Characters count 1, the others 2; Large units only in a red one
-    (never, here: the data has no colour) [L2017-L2032]."""
-    state = out.state
+    """Infantry gets into a friendly transport next to it at the end of its move."""
+    _embark_problem(out.state, uid, transport_id)
+    out.emit(UnitEmbarked(uid, transport_id))
+
+
+def _embark_problem(state: BattleState, uid: str, transport_id: str) -> None:
+    """Refuse getting into a transport: infantry next to a friendly transport at the end of
+    its move, capacity N, reduced faces and Characters count 1, the others 2; Large units only
+    in a red one (never, here: the data has no colour) [L2017-L2032]."""
     u = state.units[uid]
     if u.counter.unit_class is not UnitClass.INFANTRY:
         raise refuse("not_infantry", "only infantry gets into a transport [L2017-L2019]")
@@ -1015,7 +1029,6 @@ def _embark(out: _Out, uid: str, transport_id: str) -> None:
     me = Passenger(u.status.face is FaceKind.REDUCED, u.counter.character, u.counter.large)
     if not transport_has_room(ability.param, False, aboard, me):
         raise refuse("transport_full", f"no room for {uid} in {transport_id}")
-    out.emit(UnitEmbarked(uid, transport_id))
 
 
 def _disembark_all(out: _Out, transport: UnitState) -> None:
