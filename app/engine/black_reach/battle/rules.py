@@ -742,13 +742,18 @@ _STATES = (FaceKind.ACTIVE, FaceKind.INACTIVE)
 def _flip(out: _Out, uid: str) -> None:
     """Changement d'état: Active to Inactive or back, once in a Movement Action, at its start
     or its end, even with MV X [L1108-L1127]."""
-    u = out.state.units[uid]
+    other = _flip_problem(out.state.units[uid])
+    out.emit(UnitFlipped(uid, str(other)))
+
+
+def _flip_problem(u: UnitState) -> FaceKind:
+    """The face Changement d'état turns ``u`` to; refused without it."""
     if not u.face.has(Ability.STATE_CHANGE) or u.status.face not in _STATES:
-        raise refuse("no_state_change", f"{uid} has no Changement d'état on this face")
+        raise refuse("no_state_change", f"{u.uid} has no Changement d'état on this face")
     other = _STATES[1 - _STATES.index(u.status.face)]
     if u.counter.face(other) is None:
-        raise refuse("no_state_change", f"{uid} has no {other} face")
-    out.emit(UnitFlipped(uid, str(other)))
+        raise refuse("no_state_change", f"{u.uid} has no {other} face")
+    return other
 
 
 def _move(out: _Out, command: Move, side: str) -> None:
@@ -759,6 +764,8 @@ def _move(out: _Out, command: Move, side: str) -> None:
     if command.flip == "start":
         _flip(out, u.uid)
         u = out.state.units[u.uid]
+    if command.flip == "end":
+        _flip_problem(u)  # before any die, as getting into a transport (rulings 92)
     if command.embark is not None:
         # checked where the move ends before any die (a Tir en Mouvement, the other side's En
         # Alerte): refused after them, it would tell the dice or stall the En Alerte answer
@@ -987,7 +994,12 @@ def _resolve(out: _Out, p: PendingMove, watch: tuple[str, int, bool] | None) -> 
     if done < len(path):
         out.emit(UnitMoved(u.uid, steps[done:], cost[len(path)] - cost[done]))
     if p.flip == "end":
-        _flip(out, u.uid)
+        try:
+            _flip_problem(out.state.units[u.uid])
+        except Refusal:
+            pass  # the En Alerte shot reduced it: no face to flip to, and no refusal now
+        else:
+            _flip(out, u.uid)
     if p.embark is not None:
         _embark(out, u.uid, p.embark)
     _after_activation(out)

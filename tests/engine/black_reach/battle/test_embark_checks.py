@@ -1,4 +1,4 @@
-"""Getting into a transport is checked where the move ends before any die (rulings 92): a
+"""Getting into a transport (and a flip at the end) is checked before any die (rulings 92): a
 Tir en Mouvement shot or the other side's En Alerte would otherwise roll first, then the
 refusal would tell the dice (the player choosing again) or, after an En Alerte answer, refuse
 the opponent's answer itself and stall the match.
@@ -97,3 +97,18 @@ def test_a_full_transport_is_refused_before_the_move_waits_for_an_en_alerte() ->
     battle.execute_json({"type": "pass_overwatch"}, B)
     assert battle.state.pending is None
     assert battle.state.units[SERGEANT].placement.anchor == (2, 3)
+
+
+def test_a_flip_at_the_end_without_changement_d_etat_is_refused_before_any_die() -> None:
+    # the same for Changement d'état at the end of the move (the sergeant has none)
+    battle = full_transport(overwatch=False)
+    short = {"type": "move", "unit": SERGEANT, "path": path((1, 2)), "flip": "end"}
+    with pytest.raises(Refusal) as info:
+        battle.execute_json({**short, "fire_at": SHOOTAS}, A, dice=[])
+    assert info.value.code == "no_state_change"
+    watched = full_transport(overwatch=True)
+    version = watched.version
+    with pytest.raises(Refusal) as waiting:
+        watched.execute_json({**short, "path": path((1, 2), (2, 3))}, A)
+    assert waiting.value.code == "no_state_change"
+    assert (watched.version, watched.state.pending) == (version, None)
