@@ -279,6 +279,7 @@ def create(
         system, mission_id, battle_size, db=db, owner_id=user.id
     )
     stored_options = system.parse_options(options)
+    system.check_options(mission, stored_options)
     if league_game_id is not None:
         if opponent is OpponentKind.GUEST:
             raise LeagueGameUnusable("A league game is played between two registered players.")
@@ -386,6 +387,7 @@ def join(
         battle = system.game.create(setup, actor="A", at=_now())
     except Refusal as exc:
         raise CommandRefused(exc) from None
+    match.army_a = system.joined_snapshot(match.army_a)
     match.army_b = dict(snapshot)
     if user is not None:
         match.player_b_id = user.id

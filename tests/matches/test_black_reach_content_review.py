@@ -373,3 +373,19 @@ def test_listing_missions_reads_only_the_snapshots_of_changed_sets(
         assert len([s for s in statements if "army_a" in s]) == 1
     finally:
         event.remove(bind, "before_cursor_execute", seen)
+
+
+def test_a_join_drops_the_frozen_documents_too(
+    user_client: Callable[[str], TestClient], db: Session
+) -> None:
+    alice, bob = user_client("Alice"), user_client("Bob")
+    my_set(alice)
+    created = create(alice, missions(alice)[0]["id"])
+    mid = created["id"]
+    join(bob, created)
+    db.expire_all()
+    kept = db.execute(select(Match.army_a).where(Match.id == mid)).scalar_one()["content"]
+    assert not {"forces", "boards"} & set(kept)
+    assert kept["scenario"]["name"] == "Raid on the relay"
+    assert live(mid).state.scenario is not None
+    assert alice.get(f"{MATCHES}/{mid}/content").json()["content_set"] == "Night raid"

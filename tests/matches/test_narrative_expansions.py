@@ -63,20 +63,15 @@ def test_an_expansion_is_an_option_of_a_narrative_mission_recorded_at_creation(
     assert any(e["field"] == "options.expansion" for e in r.json()["errors"])
     assert "planetstrike" in r.text
     assert "death-from-the-skies" in r.text
-    # with a mission that is not narrative: refused when the battle is made (at the join: the
-    # creation path has no hook that sees the mission and the options together yet)
+    # with a mission that is not narrative: refused at creation, no match is made
+    before = eve.get("/api/v1/matches").json()
     r = eve.post(
         "/api/v1/matches",
         json={"army_id": army, "mission": "only-war", "options": {"expansion": "planetstrike"}},
     )
-    assert r.status_code == 201, r.text
-    fred = user_client("Fred")
-    code = r.json()["invitation"]["code"]
-    r = fred.post(
-        "/api/v1/matches/join", json={"code": code, "army_id": armies.ready(fred, marines())}
-    )
     assert r.status_code == 422, r.text
     assert any(e["field"] == "options.expansion" for e in r.json()["errors"])
+    assert eve.get("/api/v1/matches").json() == before
     g = new_narrative_game(user_client, armies, db, "blitz", {"expansion": "stronghold-assault"})
     created = g.a.client.get(g.a.base + "/log").json()["entries"][0]["event"]
     assert created["setup"]["options"]["expansion"] == "stronghold-assault"

@@ -159,6 +159,14 @@ class MatchSystem:
     )
     own_force: OwnForce | None = None
     owned_missions: Callable[[Session, int], Mapping[str, Mission]] | None = None
+    #: refuses, at creation, options that do not fit the chosen mission (422)
+    check_options: Callable[[Mission, Mapping[str, Any]], None] = field(
+        default=lambda mission, options: None
+    )
+    #: what seat A's snapshot keeps once the battle is created (its log holds the rest)
+    joined_snapshot: Callable[[Mapping[str, Any]], dict[str, Any]] = field(
+        default=lambda snapshot: dict(snapshot)
+    )
 
     def seat_snapshot(
         self,

@@ -356,4 +356,5 @@ SYSTEM = MatchSystem(
     export_snapshot=export_snapshot,
     own_force=own_force,
     owned_missions=content.owned_missions,
+    joined_snapshot=joined_snapshot,
 )

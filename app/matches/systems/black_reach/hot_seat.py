@@ -16,7 +16,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from app.engine.black_reach import SYSTEM_ID
 from app.engine.match.seats import Seat
 from app.matches.exceptions import MatchNotFound
 
@@ -100,13 +99,7 @@ def start(db: Session, match: Match, caller_seat: str, name: str) -> MatchGame:
     # nobody else may take seat B; cleared before the join's write, whose row the streams
     # keep (a guest link's stream must not read seat B at that version)
     match.guest_digest = None
-    battle = service.join(db, match, snapshot | {"hot_seat": True}, user=None, guest_name=second)
-    if match.army_a is not None and system.id == SYSTEM_ID:
-        from app.matches.systems.black_reach import joined_snapshot
-
-        # the log's set-up holds the frozen content from now on
-        match.army_a = joined_snapshot(match.army_a)
-    return battle
+    return service.join(db, match, snapshot | {"hot_seat": True}, user=None, guest_name=second)
 
 
 def act(

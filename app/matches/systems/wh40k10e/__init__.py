@@ -230,6 +230,23 @@ def parse_options(raw: Mapping[str, Any] | None) -> dict[str, Any]:
     return _checked_options(raw).model_dump()
 
 
+def check_options(mission: Mission, options: Mapping[str, Any]) -> None:
+    """An expansion is played with a narrative mission (422 at creation, not at the join)."""
+    if options.get("expansion") is not None and not isinstance(
+        mission.options.get("narrative"), Mapping
+    ):
+        raise InvalidInput(
+            "An expansion is played with a narrative mission.",
+            errors=[
+                {
+                    "field": "options.expansion",
+                    "message": f"{mission.id} is not a narrative mission",
+                    "type": "value_error",
+                }
+            ],
+        )
+
+
 def new_setup(given: SetupInput) -> MatchSetup:
     options = _options(given.options, given.mission)
     mission = given.mission
@@ -238,17 +255,7 @@ def new_setup(given: SetupInput) -> MatchSetup:
         zone = combat_zones()[options.combat_zone]
         mission = dataclasses.replace(mission, options={**mission.options, "combat_zone": zone})
     if options.expansion is not None:
-        if not isinstance(mission.options.get("narrative"), Mapping):
-            raise InvalidInput(
-                "An expansion is played with a narrative mission.",
-                errors=[
-                    {
-                        "field": "options.expansion",
-                        "message": f"{mission.id} is not a narrative mission",
-                        "type": "value_error",
-                    }
-                ],
-            )
+        check_options(mission, {"expansion": options.expansion})
         # the expansion's numbers recorded with the match, as a combat zone's are
         raw = expansions()[options.expansion]
         mission = dataclasses.replace(mission, options={**mission.options, "expansion": raw})
@@ -439,4 +446,5 @@ SYSTEM = MatchSystem(
     combat=CombatHooks(preview=attacks.preview, resolve=attacks.resolve),
     export_snapshot=export_snapshot,
     owned_missions=owned_missions,
+    check_options=check_options,
 )
