@@ -39,7 +39,7 @@ from app.engine.wh40k10e.battle.flow import (
     need_phase,
     need_unit,
 )
-from app.engine.wh40k10e.battle.narrative import NarrativeState, side_of
+from app.engine.wh40k10e.battle.narrative import NarrativeState
 from app.engine.wh40k10e.battle.narrative_expansions import (
     CITIES,
     PLANETSTRIKE,
@@ -69,6 +69,8 @@ from app.engine.wh40k10e.battle.narrative_expansions import (
     living_occupants,
     medical_pending,
 )
+from app.engine.wh40k10e.battle.narrative_guards import actor_side as _side
+from app.engine.wh40k10e.battle.narrative_guards import need_narrative as _n
 from app.engine.wh40k10e.battle.setup import Seat, other
 from app.engine.wh40k10e.battle.state import BattleState, Location, ModelDamage, Phase, Stage
 
@@ -91,29 +93,11 @@ RUIN = re.compile(r"^[\w .'-]{1,40}$")
 SET_UP = (Stage.NARRATIVE, Stage.ROLL_OFF, Stage.DECLARE_FORMATIONS)
 
 
-def _n(b: Builder) -> NarrativeState:
-    n = b.state.narrative
-    if n is None:
-        raise refuse(Code.WRONG_STAGE, "this match does not play a narrative mission")
-    return n
-
-
 def _x(b: Builder, *ids: str) -> ExpansionState:
     x = _n(b).expansion
     if x is None or (ids and x.id not in ids):
         raise refuse(Code.BAD_COMMAND, f"this match is not played with {' or '.join(ids)}")
     return x
-
-
-def _attacker(b: Builder) -> Seat:
-    a = b.state.attacker
-    if a is None:
-        raise refuse(Code.WRONG_STAGE, "the Attacker is not chosen yet")
-    return a
-
-
-def _side(b: Builder) -> Side:
-    return side_of(_attacker(b), b.actor)
 
 
 def _param(x: ExpansionState, key: str, default: int) -> int:

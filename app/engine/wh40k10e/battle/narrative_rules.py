@@ -101,6 +101,9 @@ from app.engine.wh40k10e.battle.narrative import (
     seat_of_side,
     side_of,
 )
+from app.engine.wh40k10e.battle.narrative_guards import actor_side as _side
+from app.engine.wh40k10e.battle.narrative_guards import attacker as _attacker
+from app.engine.wh40k10e.battle.narrative_guards import need_narrative as _n
 from app.engine.wh40k10e.battle.narrative_zones import zone_of
 from app.engine.wh40k10e.battle.setup import Seat, other
 from app.engine.wh40k10e.battle.state import (
@@ -175,24 +178,6 @@ OWN_TURN_TIMINGS = {
     "before_advance_roll",
     "end_of_movement_phase",
 }
-
-
-def _n(b: Builder) -> NarrativeState:
-    n = b.state.narrative
-    if n is None:
-        raise refuse(Code.WRONG_STAGE, "this match does not play a narrative mission")
-    return n
-
-
-def _attacker(b: Builder) -> Seat:
-    a = b.state.attacker
-    if a is None:
-        raise refuse(Code.WRONG_STAGE, "the Attacker is not chosen yet")
-    return a
-
-
-def _side(b: Builder) -> Side:
-    return side_of(_attacker(b), b.actor)
 
 
 def _bad(message: str, **details: object) -> Exception:
