@@ -5,14 +5,11 @@ support option names its set; every problem located, all at once; the sample set
 from __future__ import annotations
 
 import copy
-import json
 from fractions import Fraction
-from typing import Any
 
 import pytest
 
 from app.engine.black_reach.armies import Army, Fielded, Filled, groups, validate_army
-from app.engine.black_reach.board import DATA_DIR
 from app.engine.black_reach.forces import FaceKind, Faction, apply_step, fresh_state, weapon_lost
 from app.engine.black_reach.loaders import catalogue_from_dict, load_sample_catalogue
 from app.engine.black_reach.tables import (
@@ -21,19 +18,7 @@ from app.engine.black_reach.tables import (
     VehicleDamage,
     damage_face_odds,
 )
-from app.engine.errors import ProfileError
-
-
-def raw_forces() -> dict[str, Any]:
-    data = json.loads((DATA_DIR / "forces.json").read_text())
-    assert isinstance(data, dict)
-    return data
-
-
-def problems(raw: dict[str, Any]) -> dict[str, str]:
-    with pytest.raises(ProfileError) as err:
-        catalogue_from_dict(raw)
-    return dict(err.value.errors)
+from tests.engine.black_reach.forces_data import problems, raw_forces
 
 
 def test_the_sample_sets_are_read() -> None:

@@ -6,13 +6,12 @@ every problem located, all at once; the sample templates are ours."""
 from __future__ import annotations
 
 import copy
-import json
 from typing import Any
 
 import pytest
 
 from app.engine.black_reach.armies import Army, Fielded, Filled, validate_army
-from app.engine.black_reach.board import DATA_DIR, UnitClass
+from app.engine.black_reach.board import UnitClass
 from app.engine.black_reach.forces import Faction
 from app.engine.black_reach.loaders import catalogue_from_dict, load_sample_catalogue
 from app.engine.black_reach.templates import (
@@ -21,19 +20,7 @@ from app.engine.black_reach.templates import (
     template_distance,
     template_name,
 )
-from app.engine.errors import ProfileError
-
-
-def raw_forces() -> dict[str, Any]:
-    data = json.loads((DATA_DIR / "forces.json").read_text())
-    assert isinstance(data, dict)
-    return data
-
-
-def problems(raw: dict[str, Any]) -> dict[str, str]:
-    with pytest.raises(ProfileError) as err:
-        catalogue_from_dict(raw)
-    return dict(err.value.errors)
+from tests.engine.black_reach.forces_data import problems, raw_forces
 
 
 def test_the_sample_templates_are_read() -> None:
