@@ -154,3 +154,145 @@ def test_blitz_played_through_the_api_to_its_victory_evaluation(
     assert (evaluated["result"], evaluated["winner"]) == ("major_victory", "A")
     assert g.a.view()["result"]["winner"] == "A"
     assert g.a.checked > 20  # every accepted command replayed from the stored rows
+
+
+# -- Rescue ---------------------------------------------------------------------------------------
+
+
+def test_rescue_played_through_the_api_to_its_victory_evaluation(
+    user_client: Callable[[str], TestClient], armies: FakeArmies, db: Session
+) -> None:
+    g = new_narrative_game(user_client, armies, db, "rescue")
+    g.a.send({"type": "roll_off"}, dice=[])  # 725 v 605 points: A attacks
+    for p in (g.a, g.b):
+        p.send({"type": "declare_formations", "formation": {}})
+    # the sentries: one unit (no Extra Sentries bought); the rest waits in Reserve
+    sentries = {
+        "type": "deploy_forces",
+        "units": ["b2", "b4"],
+        "reserves": ["b1", "b3", "b5", "b6"],
+    }
+    refused = g.b.send(sentries, status=422)
+    assert "set up 1 sentry unit(s)" in json.dumps(refused)
+    g.b.send({"type": "deploy_forces", "units": ["b2"], "reserves": ["b1", "b3", "b4", "b5", "b6"]})
+    # the Attacker sets up what it wishes; a1 and a5 wait in Reserve (a6, the empty Rhino, is
+    # held back)
+    g.a.send({"type": "deploy_forces", "units": ["a2", "a3", "a4", "a7"], "reserves": ["a1", "a5"]})
+    # Night Raid, after both sides deployed (2 of A's 3 CP): the dawn raid in round 1
+    assert g.a.view()["narrative"]["dawn_raid_rounds"] == 0
+    view = g.a.send({"type": "use_mission_stratagem", "stratagem": "night-raid"})["view"]
+    assert (view["narrative"]["dawn_raid_rounds"], view["players"]["A"]["cp"]) == (1, 1)
+    view = g.a.send({"type": "roll_off"}, dice=[])["view"]  # the Attacker first
+    assert (view["stage"], view["active"], view["round"]) == ("battle", "A", 1)
+    assert view["narrative"]["hiding_places"] == ["1", "2", "3", "4", "5", "6"]
+    g.a.send({"type": "report_spy_killed"}, status=422)  # no spy found yet
+
+    # round 1, A's Movement phase: a2 ends a move by hiding place 1: a 5, not there; a place
+    # is searched once
+    to_phase(g, "A", "movement")
+    search = {"type": "search_hiding_place", "unit": "a2", "place": "1"}
+    view = g.a.send(search, dice=[5])["view"]
+    assert (view["narrative"]["searched"], view["narrative"]["spy_found_at"]) == (["1"], None)
+    refused = g.a.send(search | {"unit": "a3"}, dice=[6], status=422)
+    assert "no hiding place '1' left to search" in json.dumps(refused)
+    view = g.a.send({"type": "reserve_roll", "unit": "a1"}, dice=[])["view"]  # free: no die
+    assert unit(view, "a1")["location"] == "battlefield"
+    # the Distress Beacon Scan (1 CP) at place 4: a 3, not there; place 4 is searched now
+    scan = {"type": "use_mission_stratagem", "stratagem": "beacon-scan", "target": "4"}
+    view = g.a.send(scan, dice=[3])["view"]
+    assert (view["narrative"]["searched"], view["narrative"]["spy_found_at"]) == (["1", "4"], None)
+    assert view["players"]["A"]["cp"] == 1  # 1, +1 in its Command phase, -1
+    g.a.send(search | {"place": "4"}, dice=[6], status=422)
+    assert view["narrative"]["alarm"]["state"] == "calm"
+    # Night Raid's dawn raid: -1 to hit in the Shooting phase of round 1 (A shoots nothing:
+    # a ranged attack would raise the alarm)
+    to_phase(g, "A", "shooting")
+    preview = g.a.client.post(
+        g.a.base + "/combat/preview",
+        json={"attacker": "a2", "target": "b2", "weapons": [{"weapon": "Bolt Rifle", "models": 5}]},
+    )
+    assert preview.status_code == 200, preview.text
+    assert preview.json()["request"]["situation"]["hit_modifier"] == -1
+    finish_turn(g)
+    # B's round 1: no reserve before the alarm
+    to_phase(g, "B", "movement")
+    refused = g.b.send({"type": "reserve_roll", "unit": "b3"}, dice=[6], status=409)
+    assert "before_alarm" in json.dumps(refused)
+    finish_turn(g)
+
+    # round 2: places 2 and 3 searched in vain (1, 2), then the scan at place 5 rolls a 6:
+    # the spy is found there; the alarm sounds at the end of this turn
+    to_phase(g, "A", "movement")
+    g.a.send(search | {"place": "2"}, dice=[1])
+    g.a.send(search | {"unit": "a7", "place": "3"}, dice=[2])
+    view = g.a.send(scan | {"target": "5"}, dice=[6])["view"]
+    assert view["narrative"]["spy_found_at"] == "5"
+    assert view["narrative"]["searched"] == ["1", "4", "2", "3", "5"]
+    assert view["narrative"]["alarm"]["state"] == "pending"
+    refused = g.a.send(search | {"place": "6"}, dice=[6], status=422)
+    assert "the spy is already found" in json.dumps(refused)
+    finish_turn(g)
+    view = g.b.view()
+    assert (view["active"], view["round"]) == ("B", 2)
+    assert view["narrative"]["alarm"] == {"state": "raised", "cause": "spy_found", "round": 2}
+    found = [
+        (e["place"], e["scan"], e["found"])
+        for e in log_events(g, "narrative_hiding_place_searched")
+    ]
+    assert found == [
+        ("1", False, False),
+        ("4", True, False),
+        ("2", False, False),
+        ("3", False, False),
+        ("5", True, True),
+    ]
+
+    # B's round 2, its first turn after the alarm: a D6 per reserve, 4+ (Kommandos 3: not
+    # yet; Nobz 4: in); Rapid Reaction (3 CP) brings the Battlewagon in with no roll
+    to_phase(g, "B", "movement")
+    cp = g.b.view()["players"]["B"]["cp"]
+    view = g.b.send({"type": "reserve_roll", "unit": "b3"}, dice=[3])["view"]
+    assert unit(view, "b3")["location"] == "reserves"
+    g.b.send({"type": "reserve_roll", "unit": "b3"}, dice=[6], status=422)  # once a phase
+    view = g.b.send({"type": "reserve_roll", "unit": "b4"}, dice=[4])["view"]
+    assert unit(view, "b4")["location"] == "battlefield"
+    rapid = {"type": "use_mission_stratagem", "stratagem": "rapid-reaction", "target": "b5"}
+    view = g.b.send(rapid)["view"]
+    assert view["players"]["B"]["cp"] == cp - 3
+    view = g.b.send({"type": "reserve_roll", "unit": "b5"}, dice=[])["view"]
+    assert unit(view, "b5")["location"] == "battlefield"
+    finish_turn(g)
+    finish_turn(g)
+    # B's round 3: later turns need no roll
+    to_phase(g, "B", "movement")
+    for reserve in ("b3", "b1", "b6"):
+        view = g.b.send({"type": "reserve_roll", "unit": reserve}, dice=[])["view"]
+        assert unit(view, reserve)["location"] == "battlefield"
+    assert view["narrative"]["reserves"] == ["a5"]
+    rolled = [
+        (
+            e["unit"],
+            e["arrives"],
+            e["reason"],
+            [d["value"] for d in (e["roll"] or {}).get("dice", [])],
+        )
+        for e in log_events(g, "narrative_reserve_rolled")
+    ]
+    assert rolled == [
+        ("a1", True, "free", []),
+        ("b3", False, "rolled", [3]),
+        ("b4", True, "rolled", [4]),
+        ("b5", True, "stratagem", []),
+        ("b3", True, "free", []),
+        ("b1", True, "free", []),
+        ("b6", True, "free", []),
+    ]
+
+    # the spy found and alive at the end: the Attacker's victory (not a major one)
+    evaluated = play_to_the_end(g)
+    assert evaluated["breakdown"] == [
+        {"side": "attacker", "item": "spy", "vp": 0, "detail": "found and alive"}
+    ]
+    assert (evaluated["result"], evaluated["winner"], evaluated["vp"]) == ("victory", "A", None)
+    assert g.a.view()["result"]["winner"] == "A"
+    assert g.a.checked > 15  # every accepted command replayed from the stored rows
