@@ -52,6 +52,7 @@ from app.engine.wh40k10e.battle.commands import (
 )
 from app.engine.wh40k10e.battle.errors import Code, refuse
 from app.engine.wh40k10e.battle.events import (
+    AttackResolved,
     BattleEnded,
     ChargeDeclared,
     FormationDeclared,
@@ -684,20 +685,34 @@ def truncate_turn(b: Builder) -> None:
 
 
 def after_attack(b: Builder, attacker_unit: str) -> None:
-    """After an attack: an Attacker's ranged attack raises the alarm [L92] (*Silenced Weapons*
-    bought this phase: only if the rules say so, rulings)."""
+    """After an attack: an Attacker's ranged attack raises the alarm [L92], at once even when
+    a spy found or a sabotage attempt has left it pending for the end of the turn (rulings 81).
+    With *Silenced Weapons* bought this round it does so only if a model of the target lost a
+    wound and is still alive after the attack [L455, L537] (rulings 81)."""
     n = b.state.narrative
     s = b.state
-    if n is None or not _has_alarm(n) or n.alarm.state is not AlarmState.CALM:
+    if n is None or not _has_alarm(n) or n.alarm.raised:
         return
     if s.phase is not Phase.SHOOTING or s.units[attacker_unit].owner is not s.attacker:
         return
     silenced = any(
         seat is s.attacker and i == "silenced-weapons" and r == s.round for seat, i, _, r in n.spent
     )
-    if silenced:
-        return
-    _raise(b, AlarmCause.RANGED_ATTACK)
+    _, effect = n.alarm.ranged_attack(
+        s.round, silenced=silenced, target_wounded_and_alive=silenced and _wounded_survivor(b)
+    )
+    if effect is not None:
+        _raise(b, effect.cause)
+
+
+def _wounded_survivor(b: Builder) -> bool:
+    """The attack just resolved left a model of its target wounded and alive: a model that
+    lost at least one wound in it and has wounds left (a sentry is a unit of its own [L88])."""
+    resolved = next((o.event for o in reversed(b.out) if isinstance(o.event, AttackResolved)), None)
+    if resolved is None:
+        return False
+    s = b.state
+    return any(d.damage > 0 and s.units[d.unit].wounds[d.model] > 0 for d in resolved.damage)
 
 
 def _raise_alarm(b: Builder, cmd: RaiseAlarm) -> None:
