@@ -150,3 +150,38 @@ def test_a_silenced_miss_leaves_a_pending_alarm_for_the_end_of_the_turn() -> Non
         bt.execute_json({"type": "end_phase"}, "A", dice=[])
     assert alarm(bt) == ("raised", "spy_found", 1)
     replays(bt)
+
+
+# -- the deployment the legal actions suggest ------------------------------------------------------
+
+
+def test_the_suggested_deployment_of_the_sentries_step_is_accepted() -> None:
+    from app.engine.match.codec import to_json
+    from app.engine.wh40k10e.battle.narrative_rules import deploy_suggestion
+
+    att = ArmySpec("att", (unit("a1", "Raiders", points=200), unit("a2", "Rangers", points=150)))
+    dfn = ArmySpec(
+        "dfn",
+        (
+            unit("b1", "Horde", models=20, points=120),  # too many models to be a sentry
+            unit("b2", "Wardens", points=100),
+            unit("b3", "Guards", points=90),
+        ),
+    )
+    setup = MatchSetup(
+        {Seat.A: att, Seat.B: dfn}, "strike_force", MISSIONS["rescue"], BattleOptions(starting_cp=3)
+    )
+    bt = Battle.create(setup)
+    bt.execute_json({"type": "roll_off"}, "A", dice=[])
+    for seat in "AB":
+        bt.execute_json({"type": "declare_formations", "formation": {}}, seat)
+    suggested = to_json(deploy_suggestion(bt.state, Seat.B))
+    assert suggested == {"units": ["b2"], "reserves": ["b1", "b3"]}
+    bt.execute_json({"type": "deploy_forces", **suggested}, "B")
+    assert [u for u in ("b1", "b2", "b3") if bt.state.on_battlefield(u)] == ["b2"]
+    # the Attacker's step: every unit set up
+    suggested = to_json(deploy_suggestion(bt.state, Seat.A))
+    assert suggested == {"units": ["a1", "a2"], "reserves": []}
+    bt.execute_json({"type": "deploy_forces", **suggested}, "A")
+    assert bt.state.stage is Stage.ROLL_OFF
+    replays(bt)

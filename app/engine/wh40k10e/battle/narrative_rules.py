@@ -123,6 +123,7 @@ __all__ = [
     "advance",
     "after_attack",
     "choose_attacker",
+    "deploy_suggestion",
     "end_of_turn",
     "evaluate_end",
     "extra_turn_due",
@@ -374,6 +375,40 @@ def _deploy_forces(b: Builder, cmd: DeployForces) -> None:
     if assault:
         expansion.planetfall(b, rgroups)
     advance(b)
+
+
+def deploy_suggestion(s: BattleState, seat: Seat) -> DeployForces:
+    """A ``deploy_forces`` that ``_deploy_forces`` accepts in the current step, offered in the
+    legal actions: every unit still to set up, except in the sentries step (as many sentries as
+    allowed, the first that fit the sentry limits; the rest in Reserve) and the patrol steps
+    (the patrol's size, the Troops it needs first; the rest in Reserve)."""
+    n = s.narrative
+    assert n is not None
+    assert s.attacker is not None
+    heads = _heads_to_deploy(s, seat)
+    side = side_of(s.attacker, seat)
+    if n.step == "sentries":
+        rule = n.rules.sentries
+        allowed = 1 + n.times_used(seat, "extra-sentries")
+        fit = [
+            u
+            for u in heads
+            if s.specs[u].models <= rule.max_models and s.specs[u].points <= rule.max_points
+        ]
+        units = fit[:allowed]
+    elif n.step in ("defender_patrol", "attacker_patrol"):
+        key = side.value
+        count = n.mission.deployment_counts.get(key, len(heads))
+        if side is Side.ATTACKER and n.times_used(seat, "reconnaissance-in-force"):
+            count += 1
+        troops = n.rules.sentries.troops_keywords
+        troop = [u for u in heads if any(s.any_keyword(u, k) for k in troops)]
+        units = (troop + [u for u in heads if u not in troop])[: min(count, len(heads))]
+    else:
+        return DeployForces(units=tuple(heads))
+    return DeployForces(
+        units=tuple(sorted(units)), reserves=tuple(u for u in heads if u not in units)
+    )
 
 
 def _go_to_ground(b: Builder, cmd: GoToGround) -> None:
