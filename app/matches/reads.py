@@ -7,10 +7,12 @@ match at one version: its battle and what was rendered from it (a seat's ``GET``
 and:
 
 - a read of a version this process holds replays nothing and renders nothing again;
-- a read of a newer version decodes only the rows after the version it holds (the log is
-  append-only), replays once, under a per-match lock, so that the refresh and the N stream
-  wake-ups that arrive together for one version share one replay instead of racing to each
-  make their own;
+- a read of a newer version loads and decodes only the rows after the version it holds (the
+  log is append-only: an undo appends an event) and evolves a fork of the battle it holds
+  with them, never the whole log again (a log that does not go on from the battle held is
+  replayed whole); once, under a per-match lock, so that the refresh and the N stream
+  wake-ups that arrive together for one version share one catch-up instead of racing to
+  each make their own;
 - a write caches its own result (the fork it executed on) once it has committed, so the
   writer's process never replays its own write.
 
@@ -32,7 +34,8 @@ from typing import Any, Protocol, TypeVar
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
-from app.engine.match import Envelope, LogError, TaggedCodec, visible_to
+from app.engine.match import CodecError, Envelope, LogError, TaggedCodec, visible_to
+from app.engine.match import Match as MatchLog
 from app.engine.match.game import MatchGame
 from app.matches import systems
 from app.matches.models import MatchEvent
@@ -181,7 +184,10 @@ class ReadCache:
     this process holds. The secret is in the key so that a match id reused after a rolled-back
     transaction never finds another match's battle.
 
-    ``replays`` counts the battles replayed from rows (for tests and benchmarks)."""
+    ``replays`` counts the battles built from rows for a version (one per version and process),
+    ``extends`` those of them caught up from the version held with only the new rows (the
+    others replayed the whole log), ``loaded`` the events decoded from rows (for tests and
+    benchmarks)."""
 
     def __init__(self, size: int = CACHE_SIZE, ended_size: int = ENDED_SIZE) -> None:
         self.size = size
@@ -193,6 +199,8 @@ class ReadCache:
         self.hits = 0
         self.misses = 0
         self.replays = 0
+        self.extends = 0  # battles caught up with only their new rows
+        self.loaded = 0  # events decoded from rows
         self.written = WrittenRows(size)  # the rows of this process's last writes
 
     def get(self, key: tuple[int, str], version: int) -> Snapshot | None:
@@ -254,6 +262,14 @@ class ReadCache:
     def count_replay(self) -> None:
         with self._lock:
             self.replays += 1
+
+    def count_extend(self) -> None:
+        with self._lock:
+            self.extends += 1
+
+    def count_loaded(self, events: int) -> None:
+        with self._lock:
+            self.loaded += events
 
     def lock_for(self, key: tuple[int, str]) -> threading.Lock:
         """The lock under which the match's next version is replayed (striped)."""
@@ -318,7 +334,7 @@ class MatchRow(Protocol):
 
 def snapshot(db: Session, match: MatchRow) -> Snapshot:
     """The match at its current version (``match.version`` > 0): from this process's cache,
-    else replayed once (see the module docstring)."""
+    else caught up from the version it holds, else replayed once (see the module docstring)."""
     key = (match.id, match.secret)
     version = match.version
     found = cache.get(key, version)
@@ -328,14 +344,61 @@ def snapshot(db: Session, match: MatchRow) -> Snapshot:
         found = cache.get(key, version)  # replayed by another thread while we waited
         if found is not None:
             return found
-        # The log is append-only: a cached battle at another version still holds a prefix of
-        # the log; only the rows after it are read and decoded.
-        near = cache.nearest(key)
-        known = list(near.battle.envelopes[:version]) if near is not None else []
         system = systems.playable(match.rule_system)
-        envelopes = known + _rows(db, match.id, len(known), version, system.event_codec)
-        battle = system.restore(envelopes)
+        near = cache.nearest(key)
+        battle = None
+        if near is not None and 0 < near.version < version:
+            battle = _caught_up(db, match, near.battle, version, system.event_codec)
+        if battle is None:
+            # the log is append-only: a cached battle at a later version holds this one's log
+            known = list(near.battle.envelopes[:version]) if near is not None else []
+            if len(known) != version:
+                known = []  # read it all again rather than trust a battle that did not line up
+            envelopes = known + _rows(db, match.id, len(known), version, system.event_codec)
+            cache.count_loaded(version - len(known))
+            battle = system.restore(envelopes)
         cache.count_replay()
         if battle.version != version:
             raise LogError(f"match {match.id}: {battle.version} events stored, version {version}")
         return cache.hold(key, version, battle)
+
+
+def _caught_up(
+    db: Session, match: MatchRow, held: MatchGame, version: int, codec: TaggedCodec
+) -> MatchGame | None:
+    """``held`` (version N, read by others: never touched) forked and evolved with the rows
+    N+1..``version`` only (issue 21: the other worker's reads no longer replay the whole log
+    for each new version); ``None`` when it cannot be, and the caller replays the whole log.
+
+    The row N is read again and must be the envelope N held (a log rewritten under the same
+    match id and secret is read in full, never extended); the rows must go on from it whole
+    batches at a time (:meth:`~app.engine.match.log.Match.extend` checks it, with the undos:
+    an undo appends an event, and undoing a batch held already replays the state in memory)."""
+    start = held.version
+    clone = held.fork()
+    log = _log_of(clone)
+    if log is None or log is _log_of(held):
+        return None  # a façade this does not know how to extend without touching ``held``
+    rows = db.execute(_ROWS, {"match_id": match.id, "after": start - 1, "upto": version}).all()
+    if len(rows) != version - start + 1:
+        return None
+    if envelope_json(rows[0]) != held.envelopes[start - 1].to_json(codec):
+        return None  # the row N is not the envelope N held: the log was rewritten
+    try:
+        new = [Envelope.from_json(envelope_json(r), codec) for r in rows[1:]]
+        log.extend(new)
+    except (LogError, CodecError):
+        return None
+    cache.count_loaded(len(new))
+    cache.count_extend()
+    return clone
+
+
+def _log_of(battle: Any) -> MatchLog[Any] | None:
+    """The :class:`~app.engine.match.log.Match` a system's façade replays (a ``BattleGame``'s
+    ``match``, or that of the engine a ``PenMatch`` hands everything to)."""
+    for holder in (battle, getattr(battle, "inner", None)):
+        log = getattr(holder, "match", None)
+        if isinstance(log, MatchLog):
+            return log
+    return None

@@ -112,9 +112,10 @@ class Replayed(Generic[S]):
     pending: UndoRequest | None = None
 
 
-def _check_shape(envelopes: Sequence[Envelope]) -> None:
-    prev_batch = 0
-    for i, env in enumerate(envelopes, start=1):
+def _check_shape(envelopes: Sequence[Envelope], start: int = 1, prev_batch: int = 0) -> None:
+    """Sequence numbers from ``start`` without a gap, each batch starting at its own number
+    (``prev_batch``: the batch of the event before ``start``, when the log goes on)."""
+    for i, env in enumerate(envelopes, start=start):
         if env.seq != i:
             raise LogError(f"expected sequence number {i}, found {env.seq}", seq=env.seq)
         if env.batch != prev_batch and env.batch != env.seq:
@@ -124,13 +125,17 @@ def _check_shape(envelopes: Sequence[Envelope]) -> None:
 
 def _undo_plan(
     envelopes: Sequence[Envelope],
+    stack0: Sequence[_Batch] = (),
+    pending0: UndoRequest | None = None,
 ) -> tuple[frozenset[int], tuple[_Batch, ...], UndoRequest | None]:
     """Which batches are undone, the stack of effective batches left (latest last) and the
-    pending undo request."""
-    stack: list[_Batch] = []
+    pending undo request. ``stack0`` and ``pending0`` go on from the log before
+    ``envelopes`` (its stack and pending request, as this returned them), when ``envelopes``
+    starts a new batch: the undone batches returned are then only those ``envelopes`` undo."""
+    stack: list[_Batch] = list(stack0)
     undone: set[int] = set()
     current: _Batch | None = None  # the batch being read (not an undo)
-    pending: UndoRequest | None = None
+    pending: UndoRequest | None = pending0
     for env in envelopes:
         event = env.event
         if isinstance(event, UNDO_EVENTS):
@@ -216,6 +221,43 @@ class Match(Generic[S]):
         clone._stack = list(self._stack)
         clone._pending = self._pending
         return clone
+
+    def extend(self, envelopes: Sequence[Envelope]) -> None:
+        """Append stored ``envelopes`` that follow this log, as a reader catching up with
+        another process's writes: afterwards the state, the undo stack and the pending request
+        are what ``Match(book, log + envelopes)`` would replay (``evolve`` is pure), but only
+        the new events are evolved, unless they undo a batch of the log already held (then
+        the state is replayed from the envelopes in memory, as :meth:`undo` does).
+
+        Only for a match nobody else reads (a :meth:`fork`). Raises :class:`LogError`, this
+        match unchanged, when ``envelopes`` do not go on from the log: a gap or overlap in the
+        sequence numbers, the first one not starting a new batch, an undo or an event that the
+        log's replay refuses."""
+        if not envelopes:
+            return
+        log = self._log
+        start = len(log) + 1
+        if envelopes[0].batch != envelopes[0].seq:
+            raise LogError("the events do not start a new batch", seq=envelopes[0].seq)
+        _check_shape(envelopes, start, log[-1].batch if log else 0)
+        undone, stack, pending = _undo_plan(envelopes, self._stack, self._pending)
+        if any(batch < start for batch in undone):  # a batch already evolved is undone
+            full = replay(self.book, [*log, *envelopes])
+            state, stack, pending = full.state, full.stack, full.pending
+        else:
+            state = self._state
+            evolve = self.book.evolve
+            for env in envelopes:
+                if env.batch in undone or isinstance(env.event, UNDO_EVENTS):
+                    continue
+                try:
+                    state = evolve(state, env.event)
+                except (EngineError, KeyError, IndexError, TypeError, ValueError) as exc:
+                    raise LogError(f"cannot replay {env.event.kind}: {exc}", seq=env.seq) from exc
+        log.extend(envelopes)
+        self._state = state
+        self._stack = list(stack)
+        self._pending = pending
 
     # -- reading ----------------------------------------------------------------------------
 
