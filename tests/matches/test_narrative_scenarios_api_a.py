@@ -234,3 +234,129 @@ def test_ambush_reversed_hidden_deployment_dawn_raid_and_a_third_of_the_convoy_e
         {"side": "defender", "item": "escaped", "vp": 0, "detail": "b3: 120"},
         {"side": "defender", "item": "escaped_total", "vp": 0, "detail": "225 of 605"},
     ]
+
+
+# -- Patrol ---------------------------------------------------------------------------------------
+
+
+def reserve_rolled(g: Game) -> dict[str, Any]:
+    """The last reserve roll's event: the unit, whether it arrived, why, the die, the modifier."""
+    return events(g, "narrative_reserve_rolled")[-1]
+
+
+def test_patrol_patrols_reserves_and_their_stratagems_to_a_draw_on_units_destroyed(
+    user_client: Callable[[str], TestClient], armies: FakeArmies, db: Session
+) -> None:
+    g = new_narrative_game(user_client, armies, db, "patrol", {"starting_cp": 6})
+    # 725 v 605 points is under Patrol's ratio (4/3): a roll-off, A's 6 against B's 1
+    view = g.a.send({"type": "roll_off"}, dice=[6, 1])["view"]
+    assert view["narrative"]["attacker"] == "A"
+    for p in (g.a, g.b):
+        p.send({"type": "declare_formations", "formation": {}})
+    # the Defender's patrol is three units (the Boyz, BATTLELINE, among them); the rest waits
+    refused = g.b.send(
+        {"type": "deploy_forces", "units": ["b2", "b4"], "reserves": ["b1", "b3", "b5", "b6"]},
+        status=422,
+    )
+    assert refused["detail"] == "your patrol is 3 units"
+    g.b.send({"type": "deploy_forces", "units": ["b2", "b4", "b5"], "reserves": ["b1", "b3", "b6"]})
+    # Reconnaissance in Force (2 CP): the Attacker sets up a fourth unit, the Tacticals
+    # (BATTLELINE); a6, the empty Rhino, is held back
+    assert offered(g.a) == ["reconnaissance-in-force"]
+    g.a.send({"type": "use_mission_stratagem", "stratagem": "reconnaissance-in-force"})
+    view = g.a.send(
+        {"type": "deploy_forces", "units": ["a2", "a3", "a5", "a7"], "reserves": ["a1", "a4"]}
+    )["view"]
+    assert view["narrative"]["reserves"] == ["a1", "a4", "b1", "b3", "b6"]
+    assert unit(view, "a6")["location"] == "held_back"
+    # Known Ground (2 CP): the Defender rolls two dice for the first turn, keeps the 6 (the
+    # Attacker rolled 5): B wins the roll-off and takes the first turn
+    assert offered(g.b) == ["known-ground"]
+    g.b.send({"type": "use_mission_stratagem", "stratagem": "known-ground"})
+    view = g.a.send({"type": "roll_off"}, dice=[5, 2, 6])["view"]
+    assert (view["stage"], view["active"], view["round"]) == ("battle", "B", 1)
+    (first,) = events(g, "narrative_first_turn")
+    assert first["first"] == "B"
+    assert [d["value"] for d in first["roll"]["dice"]] == [5, 2, 6]
+    assert (view["players"]["A"]["cp"], view["players"]["B"]["cp"]) == (5, 5)  # 6 - 2 + 1
+
+    to_phase(g, "B", "movement")
+    refused = g.b.send({"type": "reserve_roll", "unit": "b3"}, dice=[6], status=409)
+    assert refused["refusal"] == "reserves_not_yet"  # from round 2
+    finish_turn(g)
+    # A's turn 1: the Intercessors shoot the Nobz down
+    view = shoot_down(g, "a2", "b4", [2] * 5)
+    assert unit(view, "b4")["destroyed"] is True
+    finish_turn(g)
+
+    # round 2, B's Movement phase (the Defender arrives on 3+): the Kommandos roll 3 and
+    # arrive, the Stormboyz 2 and wait; then Rapid Reinforcements (1 CP) bring the Warboss
+    # with no roll. (The Warboss is the last to roll, and the Captain below the last of A's
+    # rolls: the engine applies these two stratagems to every reserve roll of the round, not
+    # to the unit they name; the rules let the player choose this order.)
+    to_phase(g, "B", "movement")
+    view = g.b.send({"type": "reserve_roll", "unit": "b3"}, dice=[3])["view"]
+    assert unit(view, "b3")["location"] == "battlefield"
+    view = g.b.send({"type": "reserve_roll", "unit": "b6"}, dice=[2])["view"]
+    assert unit(view, "b6")["location"] == "reserves"
+    g.b.send({"type": "use_mission_stratagem", "stratagem": "rapid-reinforcements", "target": "b1"})
+    view = g.b.send({"type": "reserve_roll", "unit": "b1"}, dice=[])["view"]
+    assert unit(view, "b1")["location"] == "battlefield"
+    assert (reserve_rolled(g)["arrives"], reserve_rolled(g)["reason"]) == (True, "stratagem")
+    # the Boyz shoot the Hellblasters down
+    view = shoot_down(g, "b2", "a5", [2] * 5)
+    assert unit(view, "a5")["destroyed"] is True
+    finish_turn(g)
+    # A's Movement phase (the Attacker arrives on 4+): Signal the Attack! (2 CP, +1 this
+    # turn) before the rolls: the Scouts roll 3, +1: 4, they arrive; the Defender's Delayed
+    # Reserves for 2 CP just before the Captain's roll: 4, +1 -2: 3, he waits
+    to_phase(g, "A", "movement")
+    g.a.send({"type": "use_mission_stratagem", "stratagem": "signal-the-attack"})
+    g.a.send({"type": "reserve_roll", "unit": "a4"}, dice=[3])
+    assert (reserve_rolled(g)["arrives"], reserve_rolled(g)["modifier"]) == (True, 1)
+    delayed = {"type": "use_mission_stratagem", "stratagem": "delayed-reserves", "cp": 2}
+    g.b.send(delayed | {"target": "a1"})
+    view = g.a.send({"type": "reserve_roll", "unit": "a1"}, dice=[4])["view"]
+    assert (reserve_rolled(g)["arrives"], reserve_rolled(g)["modifier"]) == (False, -1)
+    assert unit(view, "a1")["location"] == "reserves"
+    assert unit(view, "a4")["location"] == "battlefield"
+    g.a.send({"type": "reserve_roll", "unit": "a1"}, dice=[6], status=422)  # once a phase
+    # each Command phase gave both players 1 CP (four so far): A 6 - 2 + 4 - 2, B 6 - 2 + 4
+    # - 1 - 2
+    assert (view["players"]["A"]["cp"], view["players"]["B"]["cp"]) == (6, 5)
+    finish_turn(g)
+
+    # round 3: the Stormboyz roll 1, the Captain 3 (4+, no modifier now): both wait
+    to_phase(g, "B", "movement")
+    g.b.send({"type": "reserve_roll", "unit": "b6"}, dice=[1])
+    assert reserve_rolled(g)["arrives"] is False
+    finish_turn(g)
+    to_phase(g, "A", "movement")
+    g.a.send({"type": "reserve_roll", "unit": "a1"}, dice=[3])
+    assert (reserve_rolled(g)["arrives"], reserve_rolled(g)["modifier"]) == (False, 0)
+    finish_turn(g)
+    # round 4: each player's 4th Movement phase: what is left arrives with no roll
+    to_phase(g, "B", "movement")
+    view = g.b.send({"type": "reserve_roll", "unit": "b6"}, dice=[])["view"]
+    assert unit(view, "b6")["location"] == "battlefield"
+    finish_turn(g)
+    to_phase(g, "A", "movement")
+    view = g.a.send({"type": "reserve_roll", "unit": "a1"}, dice=[])["view"]
+    assert unit(view, "a1")["location"] == "battlefield"
+    assert view["narrative"]["reserves"] == []
+    # the Intercessors shoot the Stormboyz down
+    view = shoot_down(g, "a2", "b6", [1, 1, 1, 1, 2])
+    assert unit(view, "b6")["destroyed"] is True
+    finish_turn(g)
+
+    # the end of round 5: A scores the Nobz and the Stormboyz; B the Hellblasters and the
+    # Rhino, never on the battlefield (it counts as destroyed): 2 VP each, a draw
+    evaluated = play_to_the_end(g)
+    assert (evaluated["result"], evaluated["winner"], evaluated["vp"]) == ("draw", None, [2, 2])
+    assert evaluated["breakdown"] == [
+        {"side": "defender", "item": "unit_destroyed", "vp": 1, "detail": "a5"},
+        {"side": "defender", "item": "unit_destroyed", "vp": 1, "detail": "a6"},
+        {"side": "attacker", "item": "unit_destroyed", "vp": 1, "detail": "b4"},
+        {"side": "attacker", "item": "unit_destroyed", "vp": 1, "detail": "b6"},
+    ]
+    assert g.a.view()["result"]["winner"] is None
