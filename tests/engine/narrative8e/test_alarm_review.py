@@ -185,3 +185,42 @@ def test_the_suggested_deployment_of_the_sentries_step_is_accepted() -> None:
     bt.execute_json({"type": "deploy_forces", **suggested}, "A")
     assert bt.state.stage is Stage.ROLL_OFF
     replays(bt)
+
+
+# -- the spy that cannot be placed (rulings 82) ----------------------------------------------------
+
+
+def test_the_spy_not_placed_ends_the_battle_with_the_defenders_victory() -> None:
+    import pytest
+
+    from app.engine.match.errors import Refusal
+    from app.engine.roller import Roller
+    from app.engine.wh40k10e.battle.flow import Builder
+    from app.engine.wh40k10e.battle.narrative import NarrativeEvaluated, SpyKilled
+    from app.engine.wh40k10e.battle.narrative_rules import report_spy_unplaced
+
+    bt = rescue()
+    to_phase(bt, Phase.MOVEMENT)
+    with pytest.raises(Refusal, match="not found"):  # no spy found yet
+        report_spy_unplaced(Builder(bt.state, Seat.A, Roller(1)))
+    bt.execute_json(
+        {"type": "use_mission_stratagem", "stratagem": "beacon-scan", "target": "3"}, "A", dice=[6]
+    )
+    with pytest.raises(Refusal, match="Attacker places the spy|not your turn|turn"):
+        report_spy_unplaced(Builder(bt.state, Seat.B, Roller(1)))
+    b = Builder(bt.state, Seat.A, Roller(1))
+    report_spy_unplaced(b)
+    kinds = [o.event.kind for o in b.out]
+    assert kinds[0] == SpyKilled.kind
+    assert kinds[-2:] == ["narrative_evaluated", "battle_ended"]
+    (evaluated,) = [o.event for o in b.out if isinstance(o.event, NarrativeEvaluated)]
+    assert evaluated.breakdown == (
+        {"side": "defender", "item": "spy_could_not_be_placed", "vp": 0, "detail": ""},
+    )
+    assert (evaluated.winner, evaluated.result, evaluated.vp) == (Seat.B, "victory", None)
+    assert b.state.stage is Stage.ENDED
+    assert b.state.result is not None
+    assert (b.state.result.reason, b.state.result.winner) == ("spy_not_placed", Seat.B)
+    n = b.state.narrative
+    assert n is not None
+    assert not n.spy_alive

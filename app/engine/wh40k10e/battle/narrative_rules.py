@@ -65,6 +65,7 @@ from app.engine.wh40k10e.battle.events import (
 from app.engine.wh40k10e.battle.flow import (
     Builder,
     allocate,
+    end_battle,
     end_phase,
     need_active,
     need_alive,
@@ -127,6 +128,7 @@ __all__ = [
     "end_of_turn",
     "evaluate_end",
     "extra_turn_due",
+    "report_spy_unplaced",
 ]
 
 DEPLOY_STEPS = {
@@ -1070,6 +1072,28 @@ def _report_spy_killed(b: Builder, cmd: ReportSpyKilled) -> None:
     b.emit(SpyKilled())
 
 
+SPY_NOT_PLACED = "spy_not_placed"
+"""The battle's end reason when the spy found could not be placed [L519] (rulings 82)."""
+
+
+def report_spy_unplaced(b: Builder, cmd: object = None) -> None:
+    """The Attacker reports that the spy it has just found cannot be placed (within 3" of its
+    hiding place and more than 1" from any enemy model): the spy is killed and the Attacker
+    loses at once [L519] (rulings 27, 82). Only the Attacker sends it, in its own turn, while
+    the spy is found and alive; it needs no confirmation (it ends the battle against its
+    sender, as a concession does)."""
+    need_active(b)
+    n = _n(b)
+    if n.mission.evaluator is not Evaluator.RESCUE:
+        raise refuse(Code.BAD_COMMAND, f"{n.mission.id} has no spy")
+    if _side(b) is not Side.ATTACKER:
+        raise refuse(Code.NOT_YOUR_CHOICE, "the Attacker places the spy it found")
+    if n.spy_found_at is None or not n.spy_alive:
+        raise refuse(Code.BAD_COMMAND, "the spy is not found, or already dead")
+    b.emit(SpyKilled())
+    end_battle(b, SPY_NOT_PLACED)
+
+
 def _escape(b: Builder, cmd: EscapeUnit) -> None:
     need_phase(b, Phase.MOVEMENT)
     need_active(b)
@@ -1142,6 +1166,14 @@ def _facts(s: BattleState, n: NarrativeState) -> Facts:
     return RescueFacts(n.spy_found_at is not None, n.spy_alive)
 
 
+def _facts_at_end(s: BattleState, n: NarrativeState, reason: str) -> Facts:
+    """The facts of the evaluation; the spy not placed is Rescue's own loss [L519]."""
+    facts = _facts(s, n)
+    if reason == SPY_NOT_PLACED and isinstance(facts, RescueFacts):
+        return RescueFacts(facts.spy_found, spy_alive=False, placement_failed=True)
+    return facts
+
+
 def evaluate_end(b: Builder, reason: str, in_reserve: tuple[str, ...]) -> None:
     """End a narrative battle with the mission's own victory evaluation."""
     s = b.state
@@ -1157,7 +1189,7 @@ def evaluate_end(b: Builder, reason: str, in_reserve: tuple[str, ...]) -> None:
     n = s.narrative
     assert n is not None
     start = len(b.roller.records)
-    victory = evaluate(n.mission, _facts(s, n), b.roller)
+    victory = evaluate(n.mission, _facts_at_end(s, n, reason), b.roller)
     roll = take_roll(b.roller, start) if victory.dice else None
     winner = None if victory.winner is None else seat_of_side(attacker, victory.winner)
     lines = tuple(

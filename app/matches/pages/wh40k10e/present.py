@@ -94,6 +94,7 @@ RESULT_REASONS = {
     "rounds_complete": lazy("after the last battle round"),
     "army_destroyed": lazy("an army was wiped out"),
     "concession": lazy("a player conceded"),
+    "spy_not_placed": lazy("the spy could not be placed"),
 }
 
 # Commands whose dice the players may roll by hand instead of the server.
@@ -973,6 +974,7 @@ NARRATIVE_KINDS = (
             "attempt_sabotage",
             "search_hiding_place",
             "report_spy_killed",
+            "report_spy_unplaced",
             "escape_unit",
             "report_zones",
         }
@@ -1364,6 +1366,8 @@ def narrative_label(
         return _("Search a hiding place")
     if kind == "report_spy_killed":
         return _("The spy was killed")
+    if kind == "report_spy_unplaced":
+        return _("The spy cannot be placed: the Attacker loses")
     if kind == "escape_unit":
         return _("A unit escapes off the battlefield")
     if kind == "report_zones":
