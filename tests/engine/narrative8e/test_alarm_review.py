@@ -206,7 +206,7 @@ def test_the_spy_not_placed_ends_the_battle_with_the_defenders_victory() -> None
     bt.execute_json(
         {"type": "use_mission_stratagem", "stratagem": "beacon-scan", "target": "3"}, "A", dice=[6]
     )
-    with pytest.raises(Refusal, match="Attacker places the spy|not your turn|turn"):
+    with pytest.raises(Refusal, match="your opponent's turn"):
         report_spy_unplaced(Builder(bt.state, Seat.B, Roller(1)))
     b = Builder(bt.state, Seat.A, Roller(1))
     report_spy_unplaced(b)
@@ -224,3 +224,11 @@ def test_the_spy_not_placed_ends_the_battle_with_the_defenders_victory() -> None
     n = b.state.narrative
     assert n is not None
     assert not n.spy_alive
+    # in its own turn the Defender does not report it either
+    while bt.state.active is Seat.A:
+        if bt.state.window is not None:
+            bt.execute_json({"type": "pass"}, str(bt.state.window), dice=[])
+            continue
+        bt.execute_json({"type": "end_phase"}, "A", dice=[])
+    with pytest.raises(Refusal, match="the Attacker places the spy it found"):
+        report_spy_unplaced(Builder(bt.state, Seat.B, Roller(1)))
