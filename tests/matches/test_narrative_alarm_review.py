@@ -1,0 +1,85 @@
+"""The alarm of Rescue through the JSON API after the playthrough's review (issue 15, rulings
+81): Silenced Weapons raises it when a model of the target is wounded and alive; a shot while
+the spy's alarm is pending raises it at once and ends the Attacker's turn. Every accepted
+command is replayed from the stored rows."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from fastapi.testclient import TestClient
+from sqlalchemy.orm import Session
+
+from tests.matches.conftest import FakeArmies, Game, finish_turn
+from tests.matches.test_narrative_match import new_narrative_game, to_phase
+from tests.matches.test_narrative_scenarios_api_b import log_events, shoot, unit
+
+
+def rescue(user_client: Callable[[str], TestClient], armies: FakeArmies, db: Session) -> Game:
+    """Alice (725 points) attacks Bob; Bob's only sentry is b4, the Nobz (2 wounds each), the
+    rest in Reserve; Alice deploys all she can and has the first turn."""
+    g = new_narrative_game(user_client, armies, db, "rescue")
+    g.a.send({"type": "roll_off"}, dice=[])
+    for p in (g.a, g.b):
+        p.send({"type": "declare_formations", "formation": {}})
+    g.b.send({"type": "deploy_forces", "units": ["b4"], "reserves": ["b1", "b2", "b3", "b5", "b6"]})
+    g.a.send({"type": "deploy_forces", "units": ["a1", "a2", "a3", "a4", "a5", "a7"]})
+    view = g.a.send({"type": "roll_off"}, dice=[])["view"]
+    assert (view["stage"], view["active"], view["round"]) == ("battle", "A", 1)
+    return g
+
+
+def test_silenced_weapons_wounding_a_nob_that_lives_raises_the_alarm_and_ends_the_turn(
+    user_client: Callable[[str], TestClient], armies: FakeArmies, db: Session
+) -> None:
+    g = rescue(user_client, armies, db)
+    to_phase(g, "A", "shooting")
+    cp = g.a.view()["players"]["A"]["cp"]
+    view = g.a.send({"type": "use_mission_stratagem", "stratagem": "silenced-weapons"})["view"]
+    assert view["players"]["A"]["cp"] == cp - 1
+    full = unit(view, "b4")["wounds"]
+    assert set(full) == {2}
+    view = shoot(g, "A", "a2", "b4", [1])
+    assert unit(view, "b4")["wounds"] == [1, *full[1:]]
+    assert view["narrative"]["alarm"] == {"state": "raised", "cause": "ranged_attack", "round": 1}
+    assert (view["active"], view["round"]) == ("B", 1)
+    (changed,) = log_events(g, "narrative_alarm")
+    assert (changed["state"], changed["truncate"]) == ("raised", True)
+    assert g.a.checked > 5
+
+
+def test_silenced_weapons_slaying_a_nob_stays_silent(
+    user_client: Callable[[str], TestClient], armies: FakeArmies, db: Session
+) -> None:
+    g = rescue(user_client, armies, db)
+    to_phase(g, "A", "shooting")
+    g.a.send({"type": "use_mission_stratagem", "stratagem": "silenced-weapons"})
+    view = shoot(g, "A", "a2", "b4", [2])
+    assert unit(view, "b4")["wounds"][0] == 0
+    assert view["narrative"]["alarm"]["state"] == "calm"
+    assert (view["active"], view["phase"]) == ("A", "shooting")
+    assert log_events(g, "narrative_alarm") == []
+
+
+def test_a_shot_while_the_spys_alarm_is_pending_raises_it_and_ends_the_turn(
+    user_client: Callable[[str], TestClient], armies: FakeArmies, db: Session
+) -> None:
+    g = rescue(user_client, armies, db)
+    to_phase(g, "A", "movement")
+    scan = {"type": "use_mission_stratagem", "stratagem": "beacon-scan", "target": "2"}
+    view: dict[str, Any] = g.a.send(scan, dice=[6])["view"]
+    assert view["narrative"]["spy_found_at"] == "2"
+    assert view["narrative"]["alarm"]["state"] == "pending"
+    to_phase(g, "A", "shooting")
+    view = shoot(g, "A", "a2", "b4", [1])
+    assert view["narrative"]["alarm"] == {"state": "raised", "cause": "ranged_attack", "round": 1}
+    assert (view["active"], view["round"]) == ("B", 1)
+    states = [(e["state"], e["cause"]) for e in log_events(g, "narrative_alarm")]
+    assert states == [("pending", "spy_found"), ("raised", "ranged_attack")]
+    # B's first turn after the alarm: its reserves roll, 4+
+    to_phase(g, "B", "movement")
+    view = g.b.send({"type": "reserve_roll", "unit": "b3"}, dice=[4])["view"]
+    assert unit(view, "b3")["location"] == "battlefield"
+    finish_turn(g)
+    assert g.a.checked > 5
