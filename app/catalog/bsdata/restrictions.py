@@ -523,7 +523,9 @@ class RestrictionReader:
         def walk(
             node: Node, depth: int, entries: int, path: frozenset[tuple[str, str]]
         ) -> Iterator[tuple[_Where, Element, tuple[Element, ...]]]:
-            where = _Where(root, node, parent_is_unit=entries == 1)
+            # "parent" from an entry one below the datasheet is the unit; from a group, it is
+            # the entry holding the group (a model type), whose count is not the unit's
+            where = _Where(root, node, parent_is_unit=entries == 1 and not node.is_group)
             for m, groups in node.modifiers():
                 if (
                     _is_message(m)

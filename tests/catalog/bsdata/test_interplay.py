@@ -242,6 +242,43 @@ def test_reiver_sergeant_carbine_follows_the_squad() -> None:
     assert good.errors == ()
 
 
+@pytest.mark.skipif(not SM.is_dir(), reason="../shared/data is absent")
+def test_a_group_inside_a_model_is_read_per_model_not_per_unit() -> None:
+    # Imperium - Space Marines.cat, Command Squad [Legends]: the two Company Veterans (line
+    # 28700) each have "Weapon Option 2" (line 28762), closed (lines 28871, 28876) when that
+    # veteran (scope parent: the model holding the group) has Twin lightning claws (line 28885).
+    # One veteran with claws and the other with a flamer is a legal squad.
+    sm = _real(
+        (
+            "Warhammer 40,000.gst",
+            "Imperium - Space Marines.cat",
+            "Imperium - Agents of the Imperium.cat",
+            "Imperium - Imperial Knights - Library.cat",
+            "Library - Titans.cat",
+            "Library - Astartes Heresy Legends.cat",
+            "Unaligned Forces.cat",
+        )
+    )
+    sheet = sm.datasheet("Command Squad [Legends]")
+    assert sheet is not None
+    assert not [r for r in sheet.restrictions if "Twin lightning claws" in str(r.when)]
+    roster = Roster(
+        faction="Adeptus Astartes",
+        detachment=sm.detachments[0].name,
+        battle_size=BattleSize.STRIKE_FORCE,
+        units=(
+            RosterUnit("Captain", warlord=True),
+            RosterUnit(
+                "Command Squad [Legends]",
+                models=5,
+                wargear={"Twin lightning claws": 1, "Flamer": 1},
+            ),
+        ),
+        include_legends=True,
+    )
+    assert [v.code.value for v in validate(roster, sm).errors] == []
+
+
 # -- a category's minimum (D17) -----------------------------------------------------------
 
 
