@@ -14,10 +14,16 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from app.engine.match import Envelope, LogError
+from app.engine.match import log as match_log
 from app.engine.match.events import UNDO_EVENTS, Undone, UndoRefused, UndoRequested
 from app.matches import reads, systems
 from app.matches.models import Match, MatchEvent
+from app.matches.systems.pen import PenMatch
 from tests.matches.conftest import Game, end_turn, finish_turn, setup_battle
+from tests.matches.test_dynamics_match import dyn_game, place
+from tests.matches.test_pen_match import PenGame, set_up
+
+__all__ = ["dyn_game"]  # the fixture, shared with the Dynamics match's tests
 
 SEATS = ("A", "B", None)  # None: a spectator
 
@@ -70,19 +76,44 @@ def _inner(battle: Any) -> Any:
     return reads._log_of(battle)
 
 
-def _read_through(db: Session, row: Any, envelopes: list[Envelope], versions: list[int]) -> int:
+def _read_through(
+    db: Session,
+    row: Any,
+    envelopes: list[Envelope],
+    versions: list[int],
+    monkeypatch: pytest.MonkeyPatch,
+) -> tuple[int, int, int]:
     """Read the match at each of ``versions`` in turn, as the worker that took none of the
     writes; check each read against a full replay and that the battles read before are
-    untouched. Returns the number of reads caught up from the version held."""
+    untouched. Returns the number of reads caught up from the version held, of those that
+    undid a batch held (the state replayed from the envelopes in memory) and of those that
+    undid a batch of their own new rows (evolved without it)."""
     system = systems.playable(row.rule_system)
+    replayed: list[int] = []
+    original = match_log.replay
+
+    def counting(book: Any, log: Any) -> Any:
+        replayed.append(len(log))
+        return original(book, log)
+
     reads.cache.clear()
     held: list[tuple[Any, int, dict[str, Any]]] = []
-    caught_up = 0
+    caught_up = undid_held = undid_new = 0
     previous = 0
     for version in versions:
         loaded, extends, replays = reads.cache.loaded, reads.cache.extends, reads.cache.replays
-        snap = reads.snapshot(db, _at(row, version))
+        replayed.clear()
+        with monkeypatch.context() as m:
+            m.setattr(match_log, "replay", counting)
+            snap = reads.snapshot(db, _at(row, version))
         db.commit()
+        undone = [e.event.batch for e in envelopes[previous:version] if isinstance(e.event, Undone)]
+        if previous:  # the whole log is replayed (in memory) only to undo a batch held
+            assert replayed == ([version] if any(b <= previous for b in undone) else [])
+            undid_held += bool(replayed)
+            undid_new += bool(undone) and not replayed
+        else:
+            assert replayed == [version]
         full = system.restore(envelopes[:version])
         assert snap.version == version == snap.battle.version
         assert snap.battle.envelopes == full.envelopes
@@ -105,7 +136,7 @@ def _read_through(db: Session, row: Any, envelopes: list[Envelope], versions: li
     for battle, version, seen in held:  # never mutated by the reads that caught up from them
         assert battle.version == version
         assert _seen(battle) == seen
-    return caught_up
+    return caught_up, undid_held, undid_new
 
 
 def _undo_kinds(envelopes: list[Envelope]) -> set[type]:
@@ -138,23 +169,62 @@ def _play_with_undos(g: Game) -> None:
     end_turn(g)
 
 
+def _every_way(
+    db: Session, row: Any, envelopes: list[Envelope], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    versions = _boundaries(envelopes)
+    assert versions[-1] == row.version
+    # one version after the other, as a stream that sees every write: each undo undoes a
+    # batch held
+    caught_up, undid_held, undid_new = _read_through(db, row, envelopes, versions, monkeypatch)
+    assert caught_up == len(versions) - 1
+    assert undid_held == sum(isinstance(e.event, Undone) for e in envelopes)
+    assert undid_new == 0
+    # several batches at a time: a batch and its undo read together too
+    new_undone = 0
+    for stride in (2, 3, 7):
+        picked = sorted({*versions[::stride], versions[-1]})
+        caught_up, undid_held, undid_new = _read_through(db, row, envelopes, picked, monkeypatch)
+        assert caught_up == len(picked) - 1
+        new_undone += undid_new
+    assert new_undone > 0
+
+
 def test_reading_every_version_of_a_battle_with_undos_catches_up_to_the_full_replay(
-    new_game: Callable[..., Game], db: Session
+    new_game: Callable[..., Game], db: Session, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     g = new_game(check=False)
     _play_with_undos(g)
     row, envelopes = _stored(db, g.match_id)
     assert _undo_kinds(envelopes) == {Undone, UndoRefused, UndoRequested}
-    versions = _boundaries(envelopes)
-    assert versions[-1] == row.version
-    assert len(versions) > 40
-    # one version after the other, as a stream that sees every write
-    assert _read_through(db, row, envelopes, versions) == len(versions) - 1
-    # several batches at a time (a batch and its undo together, undos of batches held)
-    for stride in (2, 3, 7):
-        picked = versions[::stride] + ([versions[-1]] if versions[-1] % stride else [])
-        picked = sorted(set(picked))
-        assert _read_through(db, row, envelopes, picked) == len(picked) - 1
+    assert len(_boundaries(envelopes)) > 40
+    _every_way(db, row, envelopes, monkeypatch)
+
+
+def test_a_dynamics_match_with_hidden_orders_catches_up_to_the_full_replay(
+    dyn_game: Callable[..., PenGame], db: Session, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A PEN match under the Dynamics turn (its façade hands everything to an inner engine),
+    whose orders are each seat's secret until revealed: every seat's and a spectator's reads
+    caught up are the full replay's, secrets left out alike."""
+    g = dyn_game()
+    set_up(g)
+    view = g.a.view()
+    p = g.a if view["active_seat"] in ("A", None) else g.b
+    other = g.b if p is g.a else g.a
+    p.send({"type": "start_turn"})
+    p.send({"type": "undo"})  # dice were rolled: the opponent approves the undo
+    offered = other.client.get(f"{other.base}/actions").json()["actions"]
+    approve = next(a["command"] for a in offered if a["command"]["type"] == "approve_undo")
+    other.send(approve)
+    p.send({"type": "start_turn"})
+    place(g.a, {"a1": "fire", "a2": "forced_march"})
+    place(g.b, {"b1": "fire", "b2": "forced_march", "b3": "forced_march"})
+    row, envelopes = _stored(db, g.match_id)
+    assert isinstance(reads.snapshot(db, row).battle, PenMatch)
+    db.commit()
+    assert any(e.audience is not None for e in envelopes)  # secret events
+    _every_way(db, row, envelopes, monkeypatch)
 
 
 def test_a_read_loads_only_the_new_events(new_game: Callable[..., Game], db: Session) -> None:
