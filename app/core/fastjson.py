@@ -5,11 +5,13 @@ holds the whole view, ~11 KB); orjson writes the same JSON several times faster.
 as ``json.dumps(..., ensure_ascii=False, separators=(",", ":"))``: compact UTF-8, keys that
 are numbers, booleans or ``None`` written as strings as the standard library does
 (``OPT_NON_STR_KEYS``). Unlike it, orjson writes NaN and infinities as ``null``: no engine
-value is one.
+value is one. An integer beyond 64 bits, which orjson cannot write, falls back to the standard
+library, so a log holding one (a client's number copied into an event) is still served.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import orjson
@@ -20,11 +22,15 @@ _OPTIONS = orjson.OPT_NON_STR_KEYS
 
 def dumps(data: Any) -> bytes:
     """``data`` as compact UTF-8 JSON."""
-    return orjson.dumps(data, option=_OPTIONS)
+    try:
+        return orjson.dumps(data, option=_OPTIONS)
+    except orjson.JSONEncodeError:
+        text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        return text.encode()
 
 
 def dumps_text(data: Any) -> str:
-    return orjson.dumps(data, option=_OPTIONS).decode()
+    return dumps(data).decode()
 
 
 class FastJSONResponse(JSONResponse):

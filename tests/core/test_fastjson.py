@@ -36,3 +36,10 @@ def test_the_response_is_a_json_response_with_the_same_body() -> None:
         assert isinstance(fast, JSONResponse)
         assert fast.body == JSONResponse(data).body
         assert fast.headers["content-type"] == "application/json"
+
+
+def test_an_integer_beyond_64_bits_is_written_as_the_standard_library_does() -> None:
+    data = {"seed": 2**64, "request": {"n": -(2**70)}, "name": "é"}
+    expected = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    assert fastjson.dumps_text(data) == expected
+    assert fastjson.FastJSONResponse(data).body == expected.encode()

@@ -943,6 +943,8 @@ def _resolve_attack(b: Builder, cmd: ResolveAttack) -> None:
         raise refuse(Code.BAD_ALLOCATION, "give either allocations, or damage and mortal_wounds")
     if any(d < 0 or d > 100 for d in cmd.damage) or not 0 <= cmd.mortal_wounds <= MAX_ITEMS:
         raise refuse(Code.BAD_ALLOCATION, "damage per attack is 0..100, mortal wounds 0..1000")
+    if cmd.seed is not None and not 0 <= cmd.seed < 2**63:
+        raise refuse(Code.BAD_COMMAND, "an attack's seed is a whole number from 0 to 2^63 - 1")
     if cmd.allocations:
         damage = _check_allocations(s, cmd.target, cmd.allocations)
     else:
