@@ -13,6 +13,7 @@ import pytest
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
+from app.engine.black_reach.battle import BlackReachBattle
 from app.engine.match import Envelope, LogError
 from app.engine.match import log as match_log
 from app.engine.match.events import UNDO_EVENTS, Undone, UndoRefused, UndoRequested
@@ -20,10 +21,21 @@ from app.matches import reads, systems
 from app.matches.models import Match, MatchEvent
 from app.matches.systems.pen import PenMatch
 from tests.matches.conftest import Game, end_turn, finish_turn, setup_battle
+from tests.matches.test_black_reach_match import (
+    BOLTER,
+    BOYZ1,
+    BOYZ2,
+    NOB,
+    SERGEANT,
+    SHOOTAS,
+    TACTICAL,
+    br_game,
+    path,
+)
 from tests.matches.test_dynamics_match import dyn_game, place
 from tests.matches.test_pen_match import PenGame, set_up
 
-__all__ = ["dyn_game"]  # the fixture, shared with the Dynamics match's tests
+__all__ = ["br_game", "dyn_game"]  # the fixtures, shared with those matches' tests
 
 SEATS = ("A", "B", None)  # None: a spectator
 
@@ -224,6 +236,27 @@ def test_a_dynamics_match_with_hidden_orders_catches_up_to_the_full_replay(
     assert isinstance(reads.snapshot(db, row).battle, PenMatch)
     db.commit()
     assert any(e.audience is not None for e in envelopes)  # secret events
+    _every_way(db, row, envelopes, monkeypatch)
+
+
+def test_a_black_reach_match_with_face_down_orders_catches_up_to_the_full_replay(
+    br_game: Callable[..., PenGame], db: Session, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    g = br_game(deployment="sample")
+    for p, units in ((g.b, (BOYZ1, BOYZ2, NOB, SHOOTAS)), (g.a, (BOLTER, TACTICAL, SERGEANT))):
+        chosen = [{"unit": u, "number": n} for n, u in enumerate(units, start=1)]
+        p.send({"type": "place_orders", "orders": chosen})
+    g.b.send({"type": "move", "unit": BOYZ1, "path": path((4, 9), (4, 8), (4, 7), (4, 6))})
+    shoot = {"type": "shoot", "unit": BOLTER, "target": BOYZ1}
+    g.a.send(shoot)
+    g.a.send({"type": "undo"})  # a die was rolled: the opponent approves the undo
+    offered = g.b.client.get(f"{g.b.base}/actions").json()["actions"]
+    g.b.send(next(a["command"] for a in offered if a["command"]["type"] == "approve_undo"))
+    g.a.send(shoot)
+    row, envelopes = _stored(db, g.match_id)
+    assert isinstance(reads.snapshot(db, row).battle, BlackReachBattle)
+    db.commit()
+    assert any(e.audience is not None for e in envelopes)  # the face-down tokens
     _every_way(db, row, envelopes, monkeypatch)
 
 
