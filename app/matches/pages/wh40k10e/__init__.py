@@ -197,7 +197,8 @@ def _narrative_inputs(form: FormData, kind: str, cmd: dict[str, Any]) -> None:
         cmd["tokens"] = tokens
         cmd["reserves"] = reserves
     elif kind == "deploy_forces":
-        offered = [str(u) for u in cmd.get("units") or ()]
+        # the engine's suggestion names some units to set up and the rest in reserve
+        offered = [str(u) for u in (*(cmd.get("units") or ()), *(cmd.get("reserves") or ()))]
         picked = set(_texts(form, "deploy"))
         cmd["units"] = [u for u in offered if u in picked]
         cmd["reserves"] = [u for u in offered if u not in picked]

@@ -239,6 +239,8 @@ class ActionForm:
     # narrative missions: the units to pick, decoy tokens allowed, hiding places, a variable
     # Stratagem cost (min, max) and what its target is (token, place, unit, reserve, saboteur)
     units: list[tuple[str, str]] = field(default_factory=list)
+    # the units ticked at first (deploy_forces: the set-up the engine suggests)
+    checked: list[str] = field(default_factory=list)
     decoys: int = 0
     places: list[str] = field(default_factory=list)
     cp_range: tuple[int, int] | None = None
@@ -1259,8 +1261,10 @@ def narrative_form(
     form.dice = kind in NARRATIVE_ROLLING
     form.primary = kind in {"place_tokens", "deploy_forces", "bombard"}
     if kind in ("place_tokens", "deploy_forces"):
-        units = [str(u) for u in choices.get("units") or cmd.get("units") or ()]
+        offered = [*(cmd.get("units") or ()), *(cmd.get("reserves") or ())]
+        units = [str(u) for u in choices.get("units") or offered]
         form.units = [(u, names.get(u, u)) for u in units]
+        form.checked = [str(u) for u in cmd.get("units") or ()]
         if kind == "place_tokens":
             form.decoys = int(n.get("decoys_allowed") or 0)
     elif kind == "go_to_ground":
