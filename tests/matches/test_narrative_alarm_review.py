@@ -83,3 +83,26 @@ def test_a_shot_while_the_spys_alarm_is_pending_raises_it_and_ends_the_turn(
     assert unit(view, "b3")["location"] == "battlefield"
     finish_turn(g)
     assert g.a.checked > 5
+
+
+def test_the_deploy_form_offers_the_suggested_units_and_reserves() -> None:
+    import json
+
+    from starlette.datastructures import FormData
+
+    from app.matches.pages import page_system
+    from app.matches.pages.wh40k10e import present
+    from app.matches.web import build_command
+
+    suggested = {"type": "deploy_forces", "units": ["b2"], "reserves": ["b1", "b3"]}
+    # the player ticks b1 besides the suggested b2: b3 alone starts in reserve
+    form = FormData([("command", json.dumps(suggested)), ("deploy", "b1"), ("deploy", "b2")])
+    assert build_command(form, page_system("wh40k-10e")) == {
+        "type": "deploy_forces",
+        "units": ["b2", "b1"],
+        "reserves": ["b3"],
+    }
+    view: dict[str, Any] = {"narrative": {}, "viewer": "B", "units": []}
+    (deploy,) = present.action_forms([{"command": suggested}], view)
+    assert [u for u, _ in deploy.units] == ["b2", "b1", "b3"]
+    assert deploy.checked == ["b2"]
