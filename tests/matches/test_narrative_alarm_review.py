@@ -106,3 +106,45 @@ def test_the_deploy_form_offers_the_suggested_units_and_reserves() -> None:
     (deploy,) = present.action_forms([{"command": suggested}], view)
     assert [u for u, _ in deploy.units] == ["b2", "b1", "b3"]
     assert deploy.checked == ["b2"]
+
+
+def test_the_spy_not_placed_is_reported_by_the_attacker_and_ends_the_battle(
+    user_client: Callable[[str], TestClient], armies: FakeArmies, db: Session
+) -> None:
+    g = rescue(user_client, armies, db)
+    unplaced = {"type": "report_spy_unplaced"}
+    g.a.send(unplaced, status=422)  # no spy found yet
+    to_phase(g, "A", "movement")
+    scan = {"type": "use_mission_stratagem", "stratagem": "beacon-scan", "target": "6"}
+    g.a.send(scan, dice=[6])
+    offered = [a["command"]["type"] for a in g.a.actions()]
+    assert "report_spy_unplaced" in offered
+    g.b.send(unplaced, status=409)  # not the Defender's turn, nor its choice
+    view = g.a.send(unplaced)["view"]
+    assert view["stage"] == "ended"
+    assert (view["result"]["winner"], view["result"]["reason"]) == ("B", "spy_not_placed")
+    (evaluated,) = log_events(g, "narrative_evaluated")
+    assert evaluated["breakdown"] == [
+        {"side": "defender", "item": "spy_could_not_be_placed", "vp": 0, "detail": ""}
+    ]
+    assert (evaluated["result"], evaluated["winner"]) == ("victory", "B")
+    assert len(log_events(g, "narrative_spy_killed")) == 1
+    page = g.b.client.get(f"/matches/{g.match_id}")
+    assert page.status_code == 200
+    assert "the spy could not be placed" in page.text
+    assert g.a.checked > 5
+
+
+def test_the_sentries_step_suggests_a_deployment_the_match_accepts(
+    user_client: Callable[[str], TestClient], armies: FakeArmies, db: Session
+) -> None:
+    g = new_narrative_game(user_client, armies, db, "rescue")
+    g.a.send({"type": "roll_off"}, dice=[])
+    for p in (g.a, g.b):
+        p.send({"type": "declare_formations", "formation": {}})
+    (hint,) = [a for a in g.b.actions() if a["command"]["type"] == "deploy_forces"]
+    command = hint["command"]
+    assert len(command["units"]) == 1
+    assert sorted(command["units"] + command["reserves"]) == [f"b{i}" for i in range(1, 7)]
+    g.b.send(command)
+    assert g.b.view()["narrative"]["step"] != "sentries"

@@ -488,6 +488,13 @@ class ReportSpyKilled(Command):
 
 
 @dataclass(frozen=True, slots=True)
+class ReportSpyUnplaced(Command):
+    """Rescue: the spy the Attacker found cannot be placed; the Attacker loses at once [L519]."""
+
+    kind: ClassVar[str] = "report_spy_unplaced"
+
+
+@dataclass(frozen=True, slots=True)
 class EscapeUnit(Command):
     kind: ClassVar[str] = "escape_unit"
     unit: str
@@ -650,6 +657,7 @@ NARRATIVE_COMMANDS: tuple[type[Command], ...] = (
     AttemptSabotage,
     SearchHidingPlace,
     ReportSpyKilled,
+    ReportSpyUnplaced,
     EscapeUnit,
     ReportZones,
     *EXPANSION_COMMANDS,

@@ -33,7 +33,6 @@ from app.engine.wh40k10e.battle.commands import (
     DeadlyDemise,
     DeclareCharge,
     DeclareFormations,
-    DeployForces,
     DeployUnit,
     Disembark,
     DisembarkFromDestroyedTransport,
@@ -49,6 +48,7 @@ from app.engine.wh40k10e.battle.commands import (
     PlaceTokens,
     RaiseAlarm,
     ReportSpyKilled,
+    ReportSpyUnplaced,
     ReportZones,
     ReserveRoll,
     RollOff,
@@ -69,6 +69,7 @@ from app.engine.wh40k10e.battle.eligibility import (
 from app.engine.wh40k10e.battle.flow import Builder
 from app.engine.wh40k10e.battle.narrative_expansion_rules import expansion_candidates
 from app.engine.wh40k10e.battle.narrative_expansions import expansion_view
+from app.engine.wh40k10e.battle.narrative_rules import deploy_suggestion
 from app.engine.wh40k10e.battle.objectives import control, control_levels
 from app.engine.wh40k10e.battle.rules import decide, shock_tests_pending
 from app.engine.wh40k10e.battle.setup import Seat
@@ -513,13 +514,13 @@ def narrative_actions(state: BattleState, seat: Seat) -> list[JsonObject]:
         elif n.step == "preliminary_bombardment":
             candidates.append(Bombard())
         else:
-            out.append(_hint(DeployForces(units=tuple(pending)), units=list(pending)))
+            out.append(_hint(deploy_suggestion(state, seat), units=list(pending)))
     # in the bombardment's step, or at Ambush's first-turn roll-off while the Attacker may still
     # buy one (ruling 40): the rules decide, as for every candidate
     candidates.append(GoToGround())
     if state.stage is Stage.BATTLE:
         candidates += [ReserveRoll(u) for u in sorted(n.reserves)]
-        candidates += [AssaultReturn(), ReportSpyKilled()]
+        candidates += [AssaultReturn(), ReportSpyKilled(), ReportSpyUnplaced()]
         candidates += [RaiseAlarm(c) for c in ("detected", "sentry_survived_fight")]
         mine = sorted(u.id for u in state.units_of(seat) if state.on_battlefield(u.id))
         candidates += [AttemptSabotage(u) for u in mine]
