@@ -289,17 +289,18 @@ def test_patrol_patrols_reserves_and_their_stratagems_to_a_draw_on_units_destroy
     assert unit(view, "b4")["destroyed"] is True
     finish_turn(g)
 
-    # round 2, B's Movement phase (the Defender arrives on 3+): the Kommandos roll 3 and
-    # arrive, the Stormboyz 2 and wait; then Rapid Reinforcements (1 CP) bring the Warboss
-    # with no roll. (The Warboss is the last to roll, and the Captain below the last of A's
-    # rolls: the engine applies these two stratagems to every reserve roll of the round, not
-    # to the unit they name; the rules let the player choose this order.)
+    # round 2, B's Movement phase (the Defender arrives on 3+): Rapid Reinforcements (1 CP)
+    # name the Warboss before any roll, and only him: the Kommandos roll 3 and arrive, the
+    # Stormboyz 2 and wait, the Warboss comes with no roll. The stratagem cannot name an
+    # enemy unit.
     to_phase(g, "B", "movement")
+    rapid = {"type": "use_mission_stratagem", "stratagem": "rapid-reinforcements"}
+    g.b.send(rapid | {"target": "a1"}, status=422)
+    g.b.send(rapid | {"target": "b1"})
     view = g.b.send({"type": "reserve_roll", "unit": "b3"}, dice=[3])["view"]
     assert unit(view, "b3")["location"] == "battlefield"
     view = g.b.send({"type": "reserve_roll", "unit": "b6"}, dice=[2])["view"]
     assert unit(view, "b6")["location"] == "reserves"
-    g.b.send({"type": "use_mission_stratagem", "stratagem": "rapid-reinforcements", "target": "b1"})
     view = g.b.send({"type": "reserve_roll", "unit": "b1"}, dice=[])["view"]
     assert unit(view, "b1")["location"] == "battlefield"
     assert (reserve_rolled(g)["arrives"], reserve_rolled(g)["reason"]) == (True, "stratagem")
@@ -307,15 +308,17 @@ def test_patrol_patrols_reserves_and_their_stratagems_to_a_draw_on_units_destroy
     view = shoot_down(g, "b2", "a5", [2] * 5)
     assert unit(view, "a5")["destroyed"] is True
     finish_turn(g)
-    # A's Movement phase (the Attacker arrives on 4+): Signal the Attack! (2 CP, +1 this
-    # turn) before the rolls: the Scouts roll 3, +1: 4, they arrive; the Defender's Delayed
-    # Reserves for 2 CP just before the Captain's roll: 4, +1 -2: 3, he waits
+    # A's Movement phase (the Attacker arrives on 4+): Signal the Attack! (2 CP, +1 to every
+    # roll this turn) and the Defender's Delayed Reserves for 2 CP on the Captain, both before
+    # the rolls: the Scouts roll 3, +1: 4, they arrive (the -2 is the Captain's alone); the
+    # Captain rolls 4, +1 -2: 3, he waits. Delayed Reserves cannot name the Defender's own unit.
     to_phase(g, "A", "movement")
     g.a.send({"type": "use_mission_stratagem", "stratagem": "signal-the-attack"})
+    delayed = {"type": "use_mission_stratagem", "stratagem": "delayed-reserves", "cp": 2}
+    g.b.send(delayed | {"target": "b6"}, status=422)
+    g.b.send(delayed | {"target": "a1"})
     g.a.send({"type": "reserve_roll", "unit": "a4"}, dice=[3])
     assert (reserve_rolled(g)["arrives"], reserve_rolled(g)["modifier"]) == (True, 1)
-    delayed = {"type": "use_mission_stratagem", "stratagem": "delayed-reserves", "cp": 2}
-    g.b.send(delayed | {"target": "a1"})
     view = g.a.send({"type": "reserve_roll", "unit": "a1"}, dice=[4])["view"]
     assert (reserve_rolled(g)["arrives"], reserve_rolled(g)["modifier"]) == (False, -1)
     assert unit(view, "a1")["location"] == "reserves"

@@ -848,6 +848,7 @@ def _mission_stratagem(state: BattleState, e: MissionStratagemUsed) -> BattleSta
     changes: dict[str, Any] = {"spent": (*n.spent, (e.seat, e.stratagem, e.cp, e.round))}
     if e.target is not None:
         changes["aimed"] = (*n.aimed, (e.seat, e.stratagem, e.target))
+        changes["aimed_at"] = (*n.aimed_at, (e.seat, e.stratagem, e.target, e.cp, e.round))
     if e.stratagem == "decoys":
         changes["decoys_allowed"] = n.decoys_allowed + n.rules.decoys_per_use
     elif e.stratagem == "night-raider":

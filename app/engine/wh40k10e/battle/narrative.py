@@ -102,6 +102,8 @@ class NarrativeState:
     spent: tuple[tuple[Seat, str, int, int], ...] = ()
     # the stratagems spent on a target: (seat, id, target)
     aimed: tuple[tuple[Seat, str, str], ...] = ()
+    # the same with their CP and round: (seat, id, target, cp, round)
+    aimed_at: tuple[tuple[Seat, str, str, int, int], ...] = ()
     dawn_raid_rounds: int = 0
     # the expansion the mission is played with (narrative_expansions.py; None: none)
     expansion: ExpansionState | None = None

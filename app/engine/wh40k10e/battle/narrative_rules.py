@@ -668,10 +668,14 @@ def _timing_checks(
         target is None or target not in s.units or s.units[target].owner is not b.actor
     ):
         raise refuse(Code.BAD_COMMAND, f"{strat}: name one of your units as it is set up")
-    if strat in ("rapid-reinforcements", "rapid-reaction", "delayed-reserves") and (
-        target is None or target not in n.reserves
-    ):
-        raise refuse(Code.BAD_COMMAND, "name a unit in the mission's reserves")
+    if strat in ("rapid-reinforcements", "rapid-reaction", "delayed-reserves"):
+        if target is None or target not in n.reserves:
+            raise refuse(Code.BAD_COMMAND, "name a unit in the mission's reserves")
+        mine = s.units[target].owner is b.actor
+        if strat == "delayed-reserves" and mine:
+            raise refuse(Code.BAD_COMMAND, f"{strat}: name an enemy unit in Reserve")
+        if strat != "delayed-reserves" and not mine:
+            raise refuse(Code.BAD_COMMAND, f"{strat}: name one of your units in Reserve")
 
 
 def _before(n: NarrativeState, step: str) -> bool:
@@ -801,11 +805,13 @@ def _reserve_roll(b: Builder, cmd: ReserveRoll) -> None:
     s = b.state
     modifier = 0
     automatic = False
-    for seat, i, cp, r in n.spent:
-        if r != s.round:
-            continue
-        if seat is b.actor and i == "signal-the-attack":
-            modifier += 1
+    for seat, i, _cp, r in n.spent:
+        if r == s.round and seat is b.actor and i == "signal-the-attack":
+            modifier += 1  # every reserve roll of the turn [L319]
+    group = set(s.group(cmd.unit))
+    for seat, i, target, cp, r in n.aimed_at:
+        if r != s.round or target not in group:
+            continue  # the unit named, this round only [L315-L323]
         if seat is not b.actor and i == "delayed-reserves":
             modifier -= cp
         if seat is b.actor and i in ("rapid-reinforcements", "rapid-reaction"):
