@@ -289,6 +289,21 @@ def _after_edit(
 # -- my lists, a new list ---------------------------------------------------------------------
 
 
+#: PEN unit types as players read them (§2.2); the engine reads the French names as well
+UNIT_TYPE_LABELS = {
+    UnitType.INFANTRY: lazy("infantry"),
+    UnitType.CAVALRY: lazy("cavalry"),
+    UnitType.BEAST: lazy("beast"),
+    UnitType.JET_PACK: lazy("jet pack"),
+    UnitType.JUMP: lazy("jump infantry"),
+    UnitType.BIKE: lazy("bike"),
+    UnitType.JETBIKE: lazy("jetbike"),
+    UnitType.MONSTROUS_CREATURE: lazy("monstrous creature"),
+    UnitType.FLYING_MONSTROUS_CREATURE: lazy("flying monstrous creature"),
+    UnitType.FIRING_PLATFORM: lazy("firing platform"),
+}
+
+
 @router.get("/armies")
 def armies_page(request: Request, db: DbSession, user: WebUser) -> HTMLResponse:
     return render(
@@ -922,7 +937,8 @@ def _pen_editor(
             "squads": [(j, u) for j, u in others if not u.is_vehicle],
             "transports": [(j, u) for j, u in others if u.is_transport],
             "characteristics": PEN_CHARACTERISTICS,
-            "unit_types": [t.value for t in UnitType],
+            "unit_types": [(t.value, UNIT_TYPE_LABELS[t]) for t in UnitType],
+            "unit_type_hint": ", ".join(_(label) for label in UNIT_TYPE_LABELS.values()),
             "vehicle_types": [t.value for t in VehicleType],
             "weapon_types": WEAPON_TYPE_CHOICES,
         },

@@ -56,7 +56,7 @@ ATTACKER = Section(
             ("attacker", "unit_type"),
             "text",
             lazy("Unit type"),
-            placeholder="infantry",
+            placeholder=lazy("infantry"),  # the engine reads French names too
         ),
         F(
             "a.rules",
