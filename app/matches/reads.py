@@ -382,7 +382,7 @@ def _caught_up(
     rows = db.execute(_ROWS, {"match_id": match.id, "after": start - 1, "upto": version}).all()
     if len(rows) != version - start + 1:
         return None
-    if envelope_json(rows[0]) != held.envelopes[start - 1].to_json(codec):
+    if envelope_json(rows[0]) != log.envelope(start - 1).to_json(codec):
         return None  # the row N is not the envelope N held: the log was rewritten
     try:
         new = [Envelope.from_json(envelope_json(r), codec) for r in rows[1:]]

@@ -273,6 +273,10 @@ class Match(Generic[S]):
     def envelopes(self) -> tuple[Envelope, ...]:
         return tuple(self._log)
 
+    def envelope(self, index: int) -> Envelope:
+        """The envelope at ``index`` (0-based), without copying the log."""
+        return self._log[index]
+
     def log_for(self, viewer: Viewer) -> list[Envelope]:
         """The events ``viewer`` may see (secret events of other seats are absent)."""
         return [env for env in self._log if visible_to(env, viewer)]
