@@ -192,6 +192,17 @@ def test_a_raised_cap_is_never_refused(interplay: Catalogue) -> None:
 # -- the real data ------------------------------------------------------------------------
 
 
+SM_FILES = (
+    "Warhammer 40,000.gst",
+    "Imperium - Space Marines.cat",
+    "Imperium - Agents of the Imperium.cat",
+    "Imperium - Imperial Knights - Library.cat",
+    "Library - Titans.cat",
+    "Library - Astartes Heresy Legends.cat",
+    "Unaligned Forces.cat",
+)
+
+
 def _real(names: tuple[str, ...]) -> Catalogue:
     files = [(n, (SM / n).read_bytes()) for n in names]
     result = import_files(files)
@@ -204,17 +215,7 @@ def test_reiver_sergeant_carbine_follows_the_squad() -> None:
     # (line 9112) is hidden while the unit (scope a7ae-e495-683b-7c90) has fewer than 1
     # "Bolt Carbine and Close Combat Weapon" (id db7a-af1e-7c27-7673, line 9048, the
     # Reivers' option), condition at line 9122
-    sm = _real(
-        (
-            "Warhammer 40,000.gst",
-            "Imperium - Space Marines.cat",
-            "Imperium - Agents of the Imperium.cat",
-            "Imperium - Imperial Knights - Library.cat",
-            "Library - Titans.cat",
-            "Library - Astartes Heresy Legends.cat",
-            "Unaligned Forces.cat",
-        )
-    )
+    sm = _real(SM_FILES)
     sheet = sm.datasheet("Reiver Squad")
     assert sheet is not None
     hidden = {(r.wargear, str(r.when)) for r in sheet.restrictions if r.unavailable}
@@ -248,17 +249,7 @@ def test_a_group_inside_a_model_is_read_per_model_not_per_unit() -> None:
     # 28700) each have "Weapon Option 2" (line 28762), closed (lines 28871, 28876) when that
     # veteran (scope parent: the model holding the group) has Twin lightning claws (line 28885).
     # One veteran with claws and the other with a flamer is a legal squad.
-    sm = _real(
-        (
-            "Warhammer 40,000.gst",
-            "Imperium - Space Marines.cat",
-            "Imperium - Agents of the Imperium.cat",
-            "Imperium - Imperial Knights - Library.cat",
-            "Library - Titans.cat",
-            "Library - Astartes Heresy Legends.cat",
-            "Unaligned Forces.cat",
-        )
-    )
+    sm = _real(SM_FILES)
     sheet = sm.datasheet("Command Squad [Legends]")
     assert sheet is not None
     assert not [r for r in sheet.restrictions if "Twin lightning claws" in str(r.when)]
