@@ -29,6 +29,7 @@ from app.matches import reads
 from app.matches.models import Match
 from app.matches.systems.pen import PenMatch
 from app.matches.systems.pen.armies import army_spec, snapshot_from_army
+from tests.engine.pen.battle.profiles import GUARD, MARINE
 from tests.matches.test_pen_match import (  # noqa: F401 (pen_game is a fixture)
     MATCHES,
     PenGame,
@@ -38,28 +39,6 @@ from tests.matches.test_pen_match import (  # noqa: F401 (pen_game is a fixture)
     set_up,
 )
 
-MARINE: dict[str, Any] = {
-    "ws": 4,
-    "bs": 4,
-    "strength": 4,
-    "toughness": 4,
-    "wounds": 1,
-    "initiative": 4,
-    "attacks": 1,
-    "leadership": 8,
-    "save": 3,
-}
-GUARD: dict[str, Any] = {
-    "ws": 3,
-    "bs": 3,
-    "strength": 3,
-    "toughness": 3,
-    "wounds": 1,
-    "initiative": 3,
-    "attacks": 1,
-    "leadership": 7,
-    "save": 5,
-}
 BOLTER = {"name": "Bolter", "type": "tir rapide", "shots": 1, "strength": 4, "ap": 5}
 PISTOL = {"name": "Pistolet bolter", "type": "pistolet", "shots": 1, "strength": 4, "ap": 5}
 LASGUN = {"name": "Fusil laser", "type": "tir rapide", "shots": 1, "strength": 3}
