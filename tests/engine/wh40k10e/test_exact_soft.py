@@ -132,13 +132,15 @@ def test_applies_only_when_the_characters_negate_more() -> None:
     assert not applies(layout(5, 4, sgt=6))  # the bodyguard's differ
 
 
-def test_the_issue_s_mixed_unit_with_the_captain_s_better_feel_no_pain() -> None:
-    # issue 18: 18 x W3 Sv4 FNP5+, a sergeant Sv3, a Captain W5 Sv2 inv4 FNP4+, against a
-    # smaller but every-ability attack (the plain engine's time): identical, every stage
-    raw = {
-        "attacks": [{"models": 4, "weapon": weapon(attacks="D6", abilities=ALL, damage="D3")}],
+def _mixed_unit(attacking: int, bodyguard: int) -> dict[str, Any]:
+    """Issue 18's mixed unit: ``bodyguard`` x W3 Sv4 FNP5+, a sergeant Sv3 and a Captain W5
+    Sv2 inv4 FNP4+, attacked by ``attacking`` models with D6 attacks, every ability, D3."""
+    return {
+        "attacks": [
+            {"models": attacking, "weapon": weapon(attacks="D6", abilities=ALL, damage="D3")}
+        ],
         "target": {
-            "models": 6,
+            "models": bodyguard,
             "toughness": 4,
             "save": 4,
             "wounds": 3,
@@ -157,6 +159,12 @@ def test_the_issue_s_mixed_unit_with_the_captain_s_better_feel_no_pain() -> None
             ],
         },
     }
+
+
+def test_the_issue_s_mixed_unit_with_the_captain_s_better_feel_no_pain() -> None:
+    # issue 18: 18 x W3 Sv4 FNP5+, a sergeant Sv3, a Captain W5 Sv2 inv4 FNP4+, against a
+    # smaller but every-ability attack (the plain engine's time): identical, every stage
+    raw = _mixed_unit(attacking=4, bodyguard=6)
     req = request_from_dict(raw)
     assert soft_applies(req)
     same(req)
@@ -248,28 +256,7 @@ def test_the_issue_s_heavy_mixed_unit_matches_the_plain_engine_s_answer() -> Non
     # damage into 18 x W3 FNP5+, a sergeant and a Captain FNP4+. The plain engine takes 11 s
     # here (and agrees in the bench); its answer is pinned by a digest of the exact weights
     # (denominators of 912 digits), computed once from plain.analyze.
-    raw = {
-        "attacks": [{"models": 20, "weapon": weapon(attacks="D6", abilities=ALL, damage="D3")}],
-        "target": {
-            "models": 18,
-            "toughness": 4,
-            "save": 4,
-            "wounds": 3,
-            "feel_no_pain": 5,
-            "groups": [
-                {"name": "sgt", "models": 1, "wounds": 3, "save": 3, "feel_no_pain": 5},
-                {
-                    "name": "Captain",
-                    "models": 1,
-                    "wounds": 5,
-                    "save": 2,
-                    "invulnerable_save": 4,
-                    "feel_no_pain": 4,
-                    "keywords": ["Character"],
-                },
-            ],
-        },
-    }
+    raw = _mixed_unit(attacking=20, bodyguard=18)
     req = request_from_dict(raw)
     assert soft_applies(req)
     got = analyze(req)
