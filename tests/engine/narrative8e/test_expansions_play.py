@@ -10,7 +10,15 @@ import pytest
 
 from app.engine.match.errors import Refusal
 from app.engine.narrative8e.match import expansions, match_missions
-from app.engine.wh40k10e.battle import Ability, ArmySpec, Battle, BattleOptions, MatchSetup, Seat
+from app.engine.wh40k10e.battle import (
+    Ability,
+    ArmySpec,
+    Battle,
+    BattleOptions,
+    MatchSetup,
+    Seat,
+    UnitSpec,
+)
 from app.engine.wh40k10e.battle.narrative_expansions import ExpansionState
 from app.engine.wh40k10e.battle.state import Location, Phase, Stage
 from tests.engine.wh40k10e.battle.table import unit
@@ -290,6 +298,13 @@ def test_demolitions_is_the_stronghold_attackers_and_needs_a_bunker_or_fortress(
 # -- Death from the Skies ----------------------------------------------------------------------
 
 
+def jet() -> UnitSpec:
+    """The Attacker's AIRCRAFT (12 W, Hover)."""
+    return unit(
+        "a9", "Jet", points=150, models=1, wounds=12, keywords=AIRCRAFT, abilities=(Ability.HOVER,)
+    )
+
+
 def skies() -> Battle:
     """Blitz with Death from the Skies; the Attacker's Jet arrives (an AIRCRAFT starts in
     Reserve) in its Movement phase of round 2."""
@@ -297,15 +312,7 @@ def skies() -> Battle:
         "att",
         (
             unit("a1", "Raiders", points=200),
-            unit(
-                "a9",
-                "Jet",
-                points=150,
-                models=1,
-                wounds=12,
-                keywords=AIRCRAFT,
-                abilities=(Ability.HOVER,),
-            ),
+            jet(),
         ),
     )
     bt = new("blitz", "death-from-the-skies", att, cp=6)
@@ -385,15 +392,7 @@ def test_dogfight_alternates_picks_with_the_arc_modifier_and_evasive_manoeuvres(
         "att",
         (
             unit("a1", "Raiders", points=200),
-            unit(
-                "a9",
-                "Jet",
-                points=150,
-                models=1,
-                wounds=12,
-                keywords=AIRCRAFT,
-                abilities=(Ability.HOVER,),
-            ),
+            jet(),
             unit(
                 "a8",
                 "Bomber",
