@@ -32,6 +32,7 @@ from app.combat import units
 from app.combat.exceptions import UnitNotFound
 from app.combat.units import ArmyUnits, UnitChoice
 from app.core.i18n import gettext as _
+from app.core.ids import parse_int
 from app.engine.wh40k10e import profiles as p
 from app.engine.wh40k10e.army import Datasheet
 
@@ -133,9 +134,10 @@ def _unit_pairs(db: Session, user: User | None, ref: str, side: str) -> list[tup
     try:
         if kind == "army" and user is not None:
             army_id, _sep, index = rest.partition(":")
-            if not (army_id.isdigit() and index.isdigit() and len(army_id + index) <= 12):
+            number, position = parse_int(army_id, 1), parse_int(index, 0, 999)
+            if number is None or position is None:
                 raise ArmyNotFound(ref)
-            unit = _army_unit(db, user, int(army_id), int(index))
+            unit = _army_unit(db, user, number, position)
         elif kind == "sheet":
             catalogue_id, _sep, sheet_id = rest.partition(":")
             unit = _sheet_unit(db, user, catalogue_id, sheet_id)

@@ -30,6 +30,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.core.ids import parse_int
 from app.engine.wh40k10e.army.roster import BattleSize
 
 MAX_TEXT_BYTES = 200_000  # a 3,000-point list with every wargear line is under 20 kB
@@ -138,7 +139,7 @@ def battle_size_of(text: str) -> BattleSize | None:
 
 def _int(text: str) -> int | None:
     digits = re.sub(r"[,. ]", "", text)
-    return int(digits) if digits.isdigit() and len(digits) <= 6 else None
+    return parse_int(digits, 0, 999_999)  # ASCII digits only: "²".isdigit() is true
 
 
 def strip_points(name: str) -> str:

@@ -59,6 +59,12 @@ def test_the_app_footer_is_recognised_and_a_sub_faction_is_a_note() -> None:
     assert [(n.where, n.text) for n in found.notes] == [("line 4", "Ultramarines")]
 
 
+def test_points_in_digits_that_are_not_ascii_are_not_points() -> None:
+    # "\u00b2".isdigit() is true but int() cannot read it (a paste answered 500)
+    assert formats._int("\u00b2\u00b2\u00b2") is None
+    assert formats._int("1,995") == 1995
+
+
 def test_every_line_not_understood_is_reported_with_its_number() -> None:
     text = (PASTED / "app.txt").read_text(encoding="utf-8")
     lines = text.split("\n")

@@ -215,6 +215,10 @@ def test_a_unit_of_my_army_as_the_attacker_and_as_the_target(
     assert ref.startswith(f"army:{army['id']}:")
     stolen = other_client.get(f"/calculator?{QUERY}&unit={ref}&as=target", follow_redirects=False)
     assert stolen.status_code == 404
+    # digits that are not ASCII name no list (int() cannot read "²": it was a 500)
+    for odd in ("army:\u00b2:0", "army:1:\u00b2", "army:\u0663:0"):
+        r = client.get(f"/calculator?{QUERY}&unit={odd}&as=target", follow_redirects=False)
+        assert r.status_code == 404, (odd, r.status_code)
 
 
 def test_a_catalogue_datasheet_fills_the_target(client: TestClient, starter_loaded) -> None:

@@ -527,8 +527,8 @@ def _demise_x(text: str) -> str:
     """The x of "Deadly Demise x" as the engine spells it ("D3", "D6+2", "1"); "" if out of
     the engine's bounds."""
     x = text.upper().replace(" ", "")
-    if x.isdigit():
-        return x if 1 <= int(x) <= 10 else ""
+    if x.isdigit():  # "²" too: only ASCII digits are a number
+        return x if x.isascii() and 1 <= int(x) <= 10 else ""
     return x
 
 
