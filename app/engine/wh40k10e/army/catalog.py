@@ -148,7 +148,7 @@ class WeaponProfile:
     @property
     def strength_value(self) -> int | None:
         """The strength as a number, or ``None`` when it is random or unknown."""
-        return int(self.strength) if self.strength.isdigit() else None
+        return int(self.strength) if self.strength.isascii() and self.strength.isdigit() else None
 
     def combat_weapon(self) -> dict[str, Any] | None:
         """This profile in the shape of the combat API's ``weapon`` (to preload the calculator),

@@ -216,3 +216,10 @@ def test_round_trip_property(
     )  # fmt: skip
     cat = Catalogue("c", name, "v", ("F",), (sheet,))
     assert Catalogue.from_dict(json.loads(json.dumps(cat.to_dict()))) == cat
+
+
+def test_a_strength_in_digits_that_are_not_ascii_is_no_number() -> None:
+    # imported data is the user's: int() cannot read "²", which str.isdigit() accepts
+    profile = WeaponProfile("Odd gun", WeaponKind.RANGED, 24, "1", 3, "\u00b2", 0, "1", ())
+    assert profile.strength_value is None
+    assert replace(profile, strength="8").strength_value == 8
