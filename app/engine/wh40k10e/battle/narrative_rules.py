@@ -595,13 +595,17 @@ def _timing_checks(
         n.step != "preliminary_bombardment" or target is None or target not in s.units
     ):
         raise refuse(Code.BAD_COMMAND, "name a unit, just before the bombardment")
-    if strat == "foxholes" and (
-        s.units[target].owner is not b.actor or not s.all_have_keyword(target, "INFANTRY")
+    if (
+        strat == "foxholes"
+        and target is not None
+        and (s.units[target].owner is not b.actor or not s.all_have_keyword(target, "INFANTRY"))
     ):
         # "one of your INFANTRY units" [L181] (ruling 90)
         raise refuse(Code.BAD_COMMAND, f"{strat}: name one of your INFANTRY units")
-    if strat in ("sustained-bombardment", "intensive-bombardment") and (
-        s.units[target].owner is b.actor
+    if (
+        strat in ("sustained-bombardment", "intensive-bombardment")
+        and target is not None
+        and s.units[target].owner is b.actor
     ):
         # the bombardment hits the enemy's units [L163, L379] (ruling 90)
         raise refuse(Code.BAD_COMMAND, f"{strat}: name an enemy unit")
