@@ -60,6 +60,8 @@ from app.matches.api import Who
 from app.matches.exceptions import MatchNotFound
 from app.matches.invitations import match_secret
 from app.matches.models import STATUS_LABELS, Match, MatchStatus, OpponentKind
+from app.matches.pages import page_systems
+from app.matches.pages.generic import describe
 from app.matches.present import mission_label
 from app.matches.schemas import PlayerOut
 from app.web.templating import render, templates
@@ -498,7 +500,7 @@ class BoardUnit:
 class TimelineEntry:
     seq: int
     actor: str
-    kind: str
+    text: str
 
 
 def board(view: Mapping[str, Any] | None) -> dict[str, list[BoardUnit]]:
@@ -531,12 +533,25 @@ def board(view: Mapping[str, Any] | None) -> dict[str, list[BoardUnit]]:
     return out
 
 
-def timeline(log: list[dict[str, Any]]) -> list[TimelineEntry]:
-    """The public log, newest first."""
-    return [
-        TimelineEntry(int(e["seq"]), str(e["actor"]), str(e["event"].get("type", "")))
-        for e in reversed(log)
-    ]
+def timeline(
+    log: list[dict[str, Any]],
+    units: Mapping[str, str],
+    players: Mapping[str, str],
+    rule_system: str,
+) -> list[TimelineEntry]:
+    """The public log, newest first, in the sentences the players' page uses: the match's rule
+    system's own (its page's ``sentence`` hook; ``""`` leaves bookkeeping out), else the generic
+    page's words."""
+    page = page_systems().get(rule_system)
+    own = page.sentence if page is not None else None
+    out: list[TimelineEntry] = []
+    for entry in reversed(log):
+        told = own(entry["event"], units, players) if own is not None else None
+        if told == "":
+            continue
+        text = told or describe(entry["event"], units, players)
+        out.append(TimelineEntry(int(entry["seq"]), str(entry["actor"]), text))
+    return out
 
 
 def _page_context(
@@ -545,14 +560,20 @@ def _page_context(
     out = spectator_match(db, match, names, snap)
     view = out.view or {}
     head = systems.playable(match.rule_system).headline(snap.battle) if snap else {}
+    board_ = board(view)
     return {
         "match": out,
         "token": token,
         "status_label": _(STATUS_LABELS[MatchStatus(match.status)]),
         "mission_label": mission_label(match.mission_id, match.battle_size, match.rule_system),
         "headline": head,
-        "board": board(view),
-        "timeline": timeline(out.log),
+        "board": board_,
+        "timeline": timeline(
+            out.log,
+            {u.id: u.name for seat in ("A", "B") for u in board_[seat]},
+            names,
+            match.rule_system,
+        ),
     }
 
 

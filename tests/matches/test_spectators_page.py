@@ -335,3 +335,21 @@ def test_the_panel_in_french(browser: Callable[[str], TestClient], armies: FakeA
     box = act(alice, match_id, "disable")
     assert box.css_first("#spectators-state").text(strip=True) == "lien désactivé"
     assert "ne suivent plus la partie" in box.css_first("#spectators-notice").text()
+
+
+def test_the_spectators_timeline_tells_events_in_the_players_words(
+    browser: Callable[[str], TestClient], armies: FakeArmies, app: Any
+) -> None:
+    """The spectators' timeline uses the sentences of the match's rule system (its page's
+    ``sentence`` hook), not the events' kinds ("battle created")."""
+    alice, _bob, match_id = start_match(browser, armies)
+    token = token_of(link_of(act(alice, match_id, "enable")))
+    log = alice.get(f"/api/v1/matches/{match_id}/log").json()
+    kinds = {str(e["event"]["type"]) for e in log["entries"]}
+    assert kinds, log
+    entries = html(TestClient(app).get(f"/spectate/{token}")).css("#spectate-timeline li")
+    assert len(entries) >= 1
+    texts = [e.text(strip=True) for e in entries]
+    for text in texts:
+        assert not any(kind.replace("_", " ") in text for kind in kinds), texts
+        assert "_" not in text, texts

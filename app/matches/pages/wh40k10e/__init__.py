@@ -479,6 +479,14 @@ def combat_form(post: PagePost) -> Response:
     return post.page(resolution=summary)
 
 
+def _sentence(
+    ev: Mapping[str, Any], units: Mapping[str, str], players: Mapping[str, str]
+) -> str | None:
+    """An event as a spectator's timeline tells it: the players' words, no seat is "you" (``""``:
+    bookkeeping the players' timeline leaves out too)."""
+    return present.describe(ev, units, players, "") or ""
+
+
 PAGE = PageSystem(
     id=_SYSTEM.id,
     label=lazy("Warhammer 40,000 (10th edition)"),
@@ -489,4 +497,5 @@ PAGE = PageSystem(
     confirmation=confirmation,
     posts={"formation": declare_formation, "combat": combat_form},
     new_match_fields={_SYSTEM.id: new_match_fields},
+    sentence=_sentence,
 )
