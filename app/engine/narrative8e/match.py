@@ -12,6 +12,7 @@ never depend on a later edit of the pack.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -30,9 +31,11 @@ from app.engine.narrative8e.pack import (
 
 __all__ = [
     "BATTLE_SIZES",
+    "PACK_EXPANSIONS",
     "PackListing",
     "ReadPack",
     "RefusedPack",
+    "apply_settings",
     "combat_zones",
     "expansions",
     "list_match_missions",
@@ -61,6 +64,12 @@ BATTLE_SIZES: list[RawJson] = [
         "name": {"en": "Onslaught", "fr": "Offensive"},
     },
 ]
+
+
+PACK_EXPANSIONS = "pack_expansions"
+"""The match mission's option listing its pack's expansions (raw): what a match of that
+scenario may be played with besides the shipped ones; not recorded in the match (the one chosen
+is, as ``options.expansion``)."""
 
 
 def match_mission(pack: dict[str, RawJson], mission: dict[str, RawJson]) -> Mission:
@@ -105,10 +114,48 @@ def match_mission(pack: dict[str, RawJson], mission: dict[str, RawJson]) -> Miss
                 "value_measure": pack.get("value_measure", "points"),
                 "rules": rules,
                 "mission": mission,
-            }
+            },
         },
     }
+    offered = pack.get("expansions")
+    if isinstance(offered, list) and offered:
+        # the pack's own expansions, offered with its scenarios; the match records only the
+        # one chosen (``options.expansion``), never this list (PACK_EXPANSIONS)
+        options = doc["options"]
+        assert isinstance(options, dict)
+        options[PACK_EXPANSIONS] = offered
     return load_mission(doc)
+
+
+def apply_settings(
+    mission: Mission,
+    *,
+    value_measure: str | None = None,
+    troops_keywords: list[str] | tuple[str, ...] | None = None,
+) -> Mission:
+    """The mission a match records: the players' settings written into its narrative block
+    (``value_measure``; ``troops_keywords`` as ``rules.sentries.troops_keywords``, which every
+    Troops check of the battle reads), and its pack's offered expansions left out. Unset
+    settings keep the pack's values, so a match created without them records what it always
+    did (docs/rulings/narrative-8e.md, 84)."""
+    options = {k: v for k, v in mission.options.items() if k != PACK_EXPANSIONS}
+    narrative = options.get("narrative")
+    if isinstance(narrative, dict) and (value_measure is not None or troops_keywords is not None):
+        narrative = dict(narrative)
+        if value_measure is not None:
+            narrative["value_measure"] = value_measure
+        if troops_keywords is not None:
+            rules = narrative["rules"]
+            assert isinstance(rules, dict)
+            sentries = rules["sentries"]
+            assert isinstance(sentries, dict)
+            narrative["rules"] = rules | {
+                "sentries": sentries | {"troops_keywords": list(troops_keywords)}
+            }
+        options["narrative"] = narrative
+    if options == mission.options:
+        return mission
+    return dataclasses.replace(mission, options=options)
 
 
 @cache

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import enum
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,9 +25,12 @@ from app.engine.match.codec import CodecError, RawJson, decoder_for
 
 __all__ = [
     "DEFAULT_NARRATIVE_STARTING_CP",
+    "EXPANSION_IDS",
     "MAX_PACK_BYTES",
     "PACKS_DIR",
     "PACK_FORMAT",
+    "TROOPS_KEYWORDS",
+    "VALUE_MEASURES",
     "AttackerSelection",
     "BombardmentRule",
     "CombatZone",
@@ -52,6 +56,7 @@ __all__ = [
     "SustainedAssaultRule",
     "TableRow",
     "WeaponProfile",
+    "check_expansion",
     "load_pack",
     "load_pack_file",
     "load_packs",
@@ -68,6 +73,14 @@ MAX_LIST = 64
 MAX_TEXT = 400
 MAX_ID = 40
 LANGUAGES = ("en", "fr")
+VALUE_MEASURES = ("points", "power")
+"""What "army value" and "unit value" mean (docs/rulings/narrative-8e.md, 1 and 84)."""
+TROOPS_KEYWORDS = ("BATTLELINE", "INFANTRY")
+"""The 10th-edition keywords a match may choose to stand for the book's Troops (rulings 2, 84):
+any non-empty subset; a pack may name others as its default."""
+EXPANSION_IDS = ("planetstrike", "cities-of-death", "stronghold-assault", "death-from-the-skies")
+"""The expansions the engine plays (its mechanics are keyed by these ids): a pack's expansion,
+shipped or uploaded, is one of them with its own numbers (ruling 86)."""
 DEFAULT_NARRATIVE_STARTING_CP = 3
 """The 8th edition's CP of a Battle-forged army before the battle, the base the seed's set-up
 stratagems are priced on (Preliminary Bombardment: 3 CP)."""
@@ -373,6 +386,8 @@ class MissionPack:
 
 # -- checks --------------------------------------------------------------------------------
 
+_KEYWORD = re.compile(r"[A-Z][A-Z0-9 _-]{0,39}")
+
 
 class _Checker:
     def __init__(self) -> None:
@@ -464,6 +479,13 @@ def _check_rules(c: _Checker, r: NarrativeRules) -> None:
     c.bands("rules.sentries.detection_power", s.detection_power)
     if not s.troops_keywords:
         c.add("rules.sentries.troops_keywords", "at least one keyword stands for Troops")
+    c.count("rules.sentries.troops_keywords", s.troops_keywords, 8)
+    for i, k in enumerate(s.troops_keywords):
+        if not _KEYWORD.fullmatch(k):
+            c.add(f"rules.sentries.troops_keywords[{i}]", "a keyword in capitals (BATTLELINE)")
+    for name in ("max_models", "max_points", "max_power"):
+        if not 0 < getattr(s, name) <= 10_000:
+            c.add(f"rules.sentries.{name}", "from 1 to 10000")
     sa = r.sustained_assault
     c.die("rules.sustained_assault.return_on", sa.return_on)
     if not 0 < sa.cull_numerator <= sa.cull_denominator <= 10:
@@ -520,6 +542,143 @@ def _check_mission(c: _Checker, p: str, m: Mission) -> None:
         c.add(f"{p}.source", f"at most {MAX_TEXT} characters")
 
 
+_EXPANSION_PARAMS: dict[str, tuple[int, int]] = {
+    "firestorm_dice": (1, 12),
+    "firestorm_attacks": (0, 12),
+    "reserves_arrive_on": (1, 7),
+    "dogfight_front": (-3, 3),
+    "dogfight_side": (-3, 3),
+    "dogfight_rear": (-3, 3),
+    "airspace_delayed_up_to": (0, 6),
+}
+"""The expansion numbers the match reads, and their bounds (docs/mission-packs.md)."""
+
+_STRUCTURE_NUMBERS: dict[str, tuple[int, int]] = {
+    "wounds": (1, 100),
+    "capacity": (0, 100),
+    "garrison_slain_up_to": (0, 6),
+    "extra_heavy_bolters_up_to": (0, 9),
+    "toughness": (1, 20),
+    "save": (2, 7),
+    "skill": (2, 6),
+    "power": (0, 100),
+    "points": (0, 1000),
+    "hit_vs_fly_or_orbit": (-3, 3),
+    "hit_otherwise": (-3, 3),
+}
+"""The numbers of a building the match reads or shows, and their bounds."""
+
+_DICE = re.compile(r"[0-9]{1,2}|[0-9]?D[36]([+][0-9]{1,2})?")
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _plain(c: _Checker, path: str, value: RawJson) -> None:
+    """Any other number of an expansion: a number, a short text (a dice expression) or null;
+    never a nested object a reader would not expect."""
+    if value is None or _number(value):
+        return
+    if isinstance(value, str) and len(value) <= MAX_ID:
+        return
+    c.add(path, f"a number, null or a text of at most {MAX_ID} characters")
+
+
+def _check_expansion(c: _Checker, p: str, x: Expansion) -> None:
+    """An expansion's id, names, numbers, weapons and buildings: every field the match reads is
+    checked with its bounds, so that a pack (shipped, a club's or uploaded) can never hand the
+    battle a number it cannot use."""
+    if x.id not in EXPANSION_IDS:
+        c.add(f"{p}.id", f"one of the expansions the engine plays: {', '.join(EXPANSION_IDS)}")
+    c.names(f"{p}.name", x.name)
+    if len(x.source) > MAX_TEXT:
+        c.add(f"{p}.source", f"at most {MAX_TEXT} characters")
+    c.count(f"{p}.params", tuple(x.params), MAX_LIST)
+    for key, value in x.params.items():
+        bounds = _EXPANSION_PARAMS.get(key)
+        if bounds is None:
+            _plain(c, f"{p}.params.{key}", value)
+        elif not (value is None and key == "firestorm_attacks") and not (
+            isinstance(value, int)
+            and not isinstance(value, bool)
+            and bounds[0] <= value <= bounds[1]
+        ):
+            c.add(f"{p}.params.{key}", f"a whole number from {bounds[0]} to {bounds[1]}")
+    c.stratagems(f"{p}.stratagems", x.stratagems)
+    c.count(f"{p}.weapons", x.weapons, 16)
+    c.unique(f"{p}.weapons", [w.id for w in x.weapons])
+    weapons = {w.id for w in x.weapons}
+    for j, w in enumerate(x.weapons):
+        q = f"{p}.weapons[{j}]"
+        c.ident(f"{q}.id", w.id)
+        c.names(f"{q}.name", w.name)
+        if not (0 < w.range <= 240 and 1 <= w.strength <= 20 and -6 <= w.ap <= 0):
+            c.add(q, "range 1..240, S 1..20, AP -6..0")
+        for name in ("attacks", "damage"):
+            if not _DICE.fullmatch(getattr(w, name)):
+                c.add(f"{q}.{name}", "a number or a dice expression (3, D6, 2D3, D6+1)")
+        if not w.type or len(w.type) > MAX_ID:
+            c.add(f"{q}.type", f"1 to {MAX_ID} characters")
+        if w.min_range is not None and not 0 <= w.min_range < w.range:
+            c.add(f"{q}.min_range", "from 0 to below the range")
+    c.count(f"{p}.structures", x.structures, 16)
+    kinds: list[str] = []
+    for j, st in enumerate(x.structures):
+        _check_structure(c, f"{p}.structures[{j}]", st, weapons, kinds)
+    c.unique(f"{p}.structures", kinds)
+
+
+def _check_structure(
+    c: _Checker, q: str, st: Mapping[str, RawJson], weapons: set[str], kinds: list[str]
+) -> None:
+    kind = st.get("id")
+    if not isinstance(kind, str):
+        c.add(f"{q}.id", "a building needs its id")
+    else:
+        c.ident(f"{q}.id", kind)
+        kinds.append(kind)
+    if "wounds" not in st:
+        c.add(f"{q}.wounds", "a building needs its wounds")
+    c.count(q, tuple(st), 32)
+    for key, value in st.items():
+        if key == "id":
+            continue
+        bounds = _STRUCTURE_NUMBERS.get(key)
+        if key in ("weapons", "weapons_one_of"):
+            items = value if isinstance(value, list) else None
+            if items is None or len(items) > 8 or (key == "weapons_one_of" and not items):
+                c.add(f"{q}.{key}", "a list of 1 to 8 weapon ids")
+                continue
+            for k, w in enumerate(items):
+                if w not in weapons:
+                    c.add(f"{q}.{key}[{k}]", "one of this expansion's weapons")
+        elif bounds is not None:
+            if not (
+                isinstance(value, int)
+                and not isinstance(value, bool)
+                and bounds[0] <= value <= bounds[1]
+            ):
+                c.add(f"{q}.{key}", f"a whole number from {bounds[0]} to {bounds[1]}")
+        else:
+            _plain(c, f"{q}.{key}", value)
+
+
+def check_expansion(data: RawJson, path: str = "expansion") -> Expansion:
+    """One expansion (raw JSON, as a match records it) decoded and checked as a pack's are:
+    :class:`PackError` with every problem and its path."""
+    try:
+        x = decoder_for(Expansion)(data, path)
+    except CodecError as exc:
+        raise PackError(exc.path, exc.message) from None
+    assert isinstance(x, Expansion)
+    c = _Checker()
+    _check_expansion(c, path, x)
+    if c.problems:
+        raise PackError.collect(c.problems)
+    return x
+
+
 def _check(pack: MissionPack) -> MissionPack:
     c = _Checker()
     if pack.format != PACK_FORMAT:
@@ -549,14 +708,7 @@ def _check(pack: MissionPack) -> MissionPack:
     c.count("expansions", pack.expansions, 16)
     c.unique("expansions", [x.id for x in pack.expansions])
     for i, x in enumerate(pack.expansions):
-        c.ident(f"expansions[{i}].id", x.id)
-        c.names(f"expansions[{i}].name", x.name)
-        c.stratagems(f"expansions[{i}].stratagems", x.stratagems)
-        c.count(f"expansions[{i}].weapons", x.weapons, 16)
-        c.count(f"expansions[{i}].structures", x.structures, 16)
-        for j, w in enumerate(x.weapons):
-            if not (0 < w.range <= 240 and 1 <= w.strength <= 20 and -6 <= w.ap <= 0):
-                c.add(f"expansions[{i}].weapons[{j}]", "range 1..240, S 1..20, AP -6..0")
+        _check_expansion(c, f"expansions[{i}]", x)
     if c.problems:
         raise PackError.collect(c.problems)
     return pack

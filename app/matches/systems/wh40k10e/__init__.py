@@ -10,7 +10,7 @@ import logging
 from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import ValidationError
 
@@ -21,13 +21,22 @@ from app.engine.match import Mission, Refusal, RefusalKind, load_missions
 from app.engine.match.game import MatchGame
 from app.engine.match.seats import Seat
 from app.engine.narrative8e.match import (
+    PACK_EXPANSIONS,
     PackListing,
     RefusedPack,
+    apply_settings,
     combat_zones,
     expansions,
     list_match_missions,
 )
-from app.engine.narrative8e.pack import DEFAULT_NARRATIVE_STARTING_CP, PACKS_DIR
+from app.engine.narrative8e.pack import (
+    DEFAULT_NARRATIVE_STARTING_CP,
+    PACKS_DIR,
+    TROOPS_KEYWORDS,
+    PackError,
+    check_expansion,
+    load_packs,
+)
 from app.engine.wh40k10e import SYSTEM_ID
 from app.engine.wh40k10e.battle import EVENT_CODEC, ArmySpec, Battle, BattleOptions, MatchSetup
 from app.engine.wh40k10e.battle import Seat as Seat10e
@@ -51,9 +60,11 @@ if TYPE_CHECKING:
     from app.matches.schemas import MatchOptions
 
 __all__ = [
+    "NARRATIVE_SETTINGS",
     "PACK_DIRECTORIES",
     "SYSTEM",
     "load_packs_at_start",
+    "mission_expansions",
     "missions",
     "options_json",
     "pack_directories",
@@ -179,7 +190,49 @@ def _options_model() -> type[MatchOptions]:
                 raise ValueError(f"unknown expansion (one of: {', '.join(sorted(known))})")
             return value
 
+        value_measure: Literal["points", "power"] | None = Field(
+            default=None,
+            description="Narrative missions only: what an army's and a unit's value is, "
+            "points or the Power Level the players enter (docs/rulings/narrative-8e.md, 1 and "
+            "84); unset: the mission pack's",
+        )
+        troops_keywords: list[str] | None = Field(
+            default=None,
+            min_length=1,
+            max_length=len(TROOPS_KEYWORDS),
+            description="Narrative missions only: the keywords that make a unit Troops, at "
+            f"least one of {', '.join(TROOPS_KEYWORDS)} (a list, or one text separated by "
+            "commas); unset: the mission pack's (rulings 2 and 84)",
+        )
+
+        @field_validator("troops_keywords", mode="before")
+        @classmethod
+        def _split_keywords(cls, value: object) -> object:
+            # the new-match form posts one choice as text: "BATTLELINE,INFANTRY"
+            if isinstance(value, str):
+                return [k.strip() for k in value.split(",")] if value.strip() else None
+            return value
+
+        @field_validator("troops_keywords")
+        @classmethod
+        def _known_keywords(cls, value: list[str] | None) -> list[str] | None:
+            if value is None:
+                return None
+            for k in value:
+                if k not in TROOPS_KEYWORDS:
+                    raise ValueError(
+                        f"unknown keyword {k[:40]!r} (any of: {', '.join(TROOPS_KEYWORDS)})"
+                    )
+            if len(set(value)) != len(value):
+                raise ValueError("a keyword is named twice")
+            return [k for k in TROOPS_KEYWORDS if k in value]  # one order: the log's
+
     return TenthOptions
+
+
+NARRATIVE_SETTINGS = ("value_measure", "troops_keywords")
+"""The options that change how a narrative mission maps the 8th edition (rulings 1-2, 84):
+recorded in the match's mission, not in the battle's options."""
 
 
 def _checked_options(raw: Mapping[str, Any] | None) -> MatchOptions:
@@ -215,6 +268,8 @@ def mission_starting_cp(mission: Mission | None) -> int:
 
 def _options(raw: Mapping[str, Any] | None, mission: Mission | None = None) -> BattleOptions:
     values = _checked_options(raw).model_dump()
+    for name in NARRATIVE_SETTINGS:  # the mission records them (new_setup)
+        values.pop(name)
     if values["starting_cp"] is None:
         values["starting_cp"] = mission_starting_cp(mission)
     try:
@@ -230,17 +285,47 @@ def parse_options(raw: Mapping[str, Any] | None) -> dict[str, Any]:
     return _checked_options(raw).model_dump()
 
 
+def mission_expansions(mission: Mission) -> dict[str, dict[str, Any]]:
+    """The expansions a match of ``mission`` may be played with, by id: none for a mission that
+    is not narrative; else the shipped packs', and those its own pack carries (an uploaded or
+    club pack's, checked with the pack: the same id takes the pack's numbers) (ruling 86)."""
+    if not isinstance(mission.options.get("narrative"), Mapping):
+        return {}
+    own = mission.options.get(PACK_EXPANSIONS)
+    found: dict[str, dict[str, Any]] = dict(expansions())
+    for raw in own if isinstance(own, list) else ():
+        if isinstance(raw, dict) and isinstance(raw.get("id"), str):
+            found[raw["id"]] = raw
+    return found
+
+
 def check_options(mission: Mission, options: Mapping[str, Any]) -> None:
-    """An expansion is played with a narrative mission (422 at creation, not at the join)."""
-    if options.get("expansion") is not None and not isinstance(
-        mission.options.get("narrative"), Mapping
-    ):
+    """The options that only a narrative mission takes (an expansion, the value measure, the
+    Troops keywords), and an expansion the mission offers: 422 at creation, not at the
+    join."""
+    narrative = isinstance(mission.options.get("narrative"), Mapping)
+    for name in ("expansion", *NARRATIVE_SETTINGS):
+        if options.get(name) is not None and not narrative:
+            raise InvalidInput(
+                "An expansion, the value measure and the Troops keywords are settings of a "
+                "narrative mission.",
+                errors=[
+                    {
+                        "field": f"options.{name}",
+                        "message": f"{mission.id} is not a narrative mission",
+                        "type": "value_error",
+                    }
+                ],
+            )
+    x_id = options.get("expansion")
+    offered = mission_expansions(mission)
+    if x_id is not None and x_id not in offered:
         raise InvalidInput(
-            "An expansion is played with a narrative mission.",
+            f"Mission {mission.id} is not played with the expansion {x_id!r}.",
             errors=[
                 {
                     "field": "options.expansion",
-                    "message": f"{mission.id} is not a narrative mission",
+                    "message": f"unknown expansion (one of: {', '.join(sorted(offered))})",
                     "type": "value_error",
                 }
             ],
@@ -249,15 +334,21 @@ def check_options(mission: Mission, options: Mapping[str, Any]) -> None:
 
 def new_setup(given: SetupInput) -> MatchSetup:
     options = _options(given.options, given.mission)
-    mission = given.mission
+    settings = {n: _checked_options(given.options).model_dump()[n] for n in NARRATIVE_SETTINGS}
+    offered = mission_expansions(given.mission)
+    # the players' settings written into the mission's narrative block, the pack's list of
+    # expansions left out: the creation event records what the battle plays (ruling 84)
+    check_options(given.mission, settings)
+    mission = apply_settings(given.mission, **settings)
     if options.combat_zone is not None:
         # the zone's numbers recorded with the match: a replay never reads a pack
         zone = combat_zones()[options.combat_zone]
         mission = dataclasses.replace(mission, options={**mission.options, "combat_zone": zone})
     if options.expansion is not None:
-        check_options(mission, {"expansion": options.expansion})
-        # the expansion's numbers recorded with the match, as a combat zone's are
-        raw = expansions()[options.expansion]
+        check_options(given.mission, {"expansion": options.expansion})
+        # the expansion's numbers recorded with the match, as a combat zone's are (the
+        # mission's own pack's numbers where it carries that expansion)
+        raw = offered[options.expansion]
         mission = dataclasses.replace(mission, options={**mission.options, "expansion": raw})
     return MatchSetup(
         {
@@ -315,10 +406,26 @@ def _check_imported_expansion(setup: MatchSetup) -> None:
             raise InvalidLog("The log records an expansion its options do not name.")
         return
     shipped = expansions().get(x_id)
-    if shipped is None:
-        raise InvalidLog(f"The log's expansion {x_id!r} is not one of the shipped expansions.")
-    if recorded != shipped:
+    if recorded == shipped:
+        return
+    narrative = setup.mission.options.get("narrative")
+    pack = narrative.get("pack") if isinstance(narrative, Mapping) else None
+    if pack in _shipped_pack_ids() or not isinstance(recorded, dict):
+        if shipped is None:
+            raise InvalidLog(f"The log's expansion {x_id!r} is not one of the shipped expansions.")
         raise InvalidLog(f"The log's expansion {x_id!r} does not carry the numbers of it.")
+    # a scenario of a club's or an uploaded pack: its expansion checked as its pack was
+    try:
+        found = check_expansion(recorded, "expansion")
+    except PackError as exc:
+        raise InvalidLog(f"The log's expansion is refused: {exc}") from None
+    if found.id != x_id:
+        raise InvalidLog(f"The log's expansion is not {x_id!r}, the one its options name.")
+
+
+@cache
+def _shipped_pack_ids() -> frozenset[str]:
+    return frozenset(load_packs(PACKS_DIR))
 
 
 def _imported_snapshot(given: object, spec: ArmySpec) -> dict[str, Any]:
