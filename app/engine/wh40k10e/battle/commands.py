@@ -628,7 +628,38 @@ class MedicalRoll(Command):
     wounds: int
 
 
+@dataclass(frozen=True, slots=True)
+class AttackBuilding(Command):
+    """Your unit attacks an enemy building, rolled by the match with the building's profile
+    from the pack (``attacks``: the combat contract's attack entries, ``{"models", "weapon"}``:
+    ranged in your Shooting phase, melee in the Fight phase, where they hit automatically)."""
+
+    kind: ClassVar[str] = "attack_building"
+    unit: str
+    building: str
+    attacks: RawJson = None
+
+
+@dataclass(frozen=True, slots=True)
+class BuildingShoots(Command):
+    """Your building's ``weapon`` (every copy it carries) shoots an enemy unit in your Shooting
+    phase, rolled by the match with the pack's profile and BS; ``save`` (and
+    ``invulnerable_save``, ``toughness`` where the datasheet data lacks it) are the target's;
+    ``within_18``: the target is within 18" (a missile silo cannot fire at it)."""
+
+    kind: ClassVar[str] = "building_shoots"
+    building: str
+    weapon: str
+    target: str
+    save: int
+    invulnerable_save: int | None = None
+    toughness: int | None = None
+    within_18: bool = False
+
+
 EXPANSION_COMMANDS: tuple[type[Command], ...] = (
+    AttackBuilding,
+    BuildingShoots,
     PlaceBuilding,
     OccupyBuilding,
     LeaveBuilding,

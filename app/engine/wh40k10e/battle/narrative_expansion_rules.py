@@ -14,6 +14,7 @@ from app.engine.match.dice import take_roll
 from app.engine.narrative8e.pack import Side, Stratagem
 from app.engine.narrative8e.setup import NarrativeError
 from app.engine.narrative8e.zones import Arc, airspace_return, dogfight_modifier
+from app.engine.wh40k10e.battle import narrative_building_attacks as building_attacks
 from app.engine.wh40k10e.battle.commands import (
     DamageBuilding,
     DogfightPass,
@@ -887,4 +888,5 @@ COMMANDS: dict[type[Tagged], Callable[[Builder, Any], None]] = {
     DogfightPass: _dogfight_pass,
     TriggerTrap: _trigger_trap,
     MedicalRoll: _medical_roll,
+    **building_attacks.COMMANDS,
 }

@@ -114,6 +114,13 @@ class ExpansionState:
     # Medical Centre: per unit, the wounds it lost that were rolled for already (ruling 76)
     medical_covered: Mapping[str, int] = field(default_factory=dict)
     sewer: frozenset[str] = frozenset()
+    # attacks the match rolled (ruling 91): (round, active, phase, unit, building) on a
+    # building; (round, active, building, weapon) fired by a building
+    attacks_on: tuple[tuple[int, Seat | None, str, str, str], ...] = ()
+    fired: tuple[tuple[int, Seat | None, str, str], ...] = ()
+    # Refuel, Rearm, Repair at 2 CP or more: aircraft -> the round its One Shot weapons
+    # were re-armed (ruling 92)
+    rearmed: Mapping[str, int] = field(default_factory=dict)
 
     @property
     def id(self) -> str:
@@ -365,7 +372,41 @@ class MedicalRolled(Event):
     damage: tuple[ModelDamage, ...] = ()
 
 
+@dataclass(frozen=True, slots=True)
+class BuildingAttacked(Event):
+    """``unit``'s attacks on an enemy building, rolled by the match against the pack's profile
+    (ruling 91): ``hits``, the wounds the building lost (``demolitions`` of them the
+    Attacker's Demolitions mortal wounds); a :class:`BuildingDamaged` follows when it lost any."""
+
+    kind: ClassVar[str] = "expansion_building_attacked"
+    unit: str
+    building: str
+    phase: str
+    roll: Roll
+    hits: int
+    wounds: int
+    demolitions: int = 0
+    weapons: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class BuildingFired(Event):
+    """A building's ``weapon`` (every copy of it) shot ``target``, rolled by the match with the
+    pack's profile and BS (ruling 91): ``damage`` the target's models took."""
+
+    kind: ClassVar[str] = "expansion_building_fired"
+    building: str
+    weapon: str
+    target: str
+    roll: Roll
+    hits: int
+    modifier: int = 0
+    damage: tuple[ModelDamage, ...] = ()
+
+
 EXPANSION_EVENTS: tuple[type[Event], ...] = (
+    BuildingAttacked,
+    BuildingFired,
     BuildingPlaced,
     BuildingOccupied,
     BuildingLeft,
@@ -602,7 +643,21 @@ def _medical(state: BattleState, e: MedicalRolled) -> BattleState:
     return _set(new, medical_covered={**x.medical_covered, e.unit: covered})
 
 
+def _attacked(state: BattleState, e: BuildingAttacked) -> BattleState:
+    new = dataclasses.replace(state, rolls=state.rolls + 1)
+    mark = (state.round, state.active, e.phase, e.unit, e.building)
+    return _set(new, attacks_on=(*_x(state).attacks_on, mark))
+
+
+def _fired(state: BattleState, e: BuildingFired) -> BattleState:
+    new = dataclasses.replace(state, units=_hurt(state, e.damage), rolls=state.rolls + 1)
+    mark = (state.round, state.active, e.building, e.weapon)
+    return _set(new, fired=(*_x(state).fired, mark))
+
+
 EXPANSION_HANDLERS: dict[type[Event], Any] = {
+    BuildingAttacked: _attacked,
+    BuildingFired: _fired,
     BuildingPlaced: _placed,
     BuildingOccupied: _occupied,
     BuildingLeft: _left,

@@ -1,0 +1,354 @@
+"""Attacks on and by the expansions' buildings, rolled by the match (ruling 91).
+
+Planetstrike's Bastions and Defence Emplacements and Stronghold Assault's Bunkers and
+Fortresses [L697-L709, L831-L849] are tracked by the match (:mod:`.narrative_expansions`), not
+as units. Their attacks, and the attacks made on them, go through the 10th-edition attack
+pipeline (:func:`app.engine.wh40k10e.live.resolve`) with the match's roller, so every die comes
+from the command's logged seed (or the dice given by hand) and is kept in the event:
+
+- ``attack_building``: a unit's attacks on an enemy building (its T, Sv and wounds left from
+  the pack): ranged in its Shooting phase; melee in the Fight phase, where they hit
+  automatically [L701, L709, L837]; *Sappers* adds 1 to the wound rolls [L861-L863] and
+  *Demolitions* makes each Attacker wound roll of 6+ against a Bunker or Fortress one mortal
+  wound more [L809-L813].
+- ``building_shoots``: one of a building's weapons (every copy it carries), at the pack's
+  profile and BS, at an enemy unit in its controller's Shooting phase; a Defence Emplacement
+  has +1 to hit against a unit that can FLY or arrived from orbit in the Attacker's previous
+  turn and -1 against the others [L709]; a missile silo cannot fire at a unit within 18"
+  [L849].
+
+``damage_building`` stays as the manual fallback (an attack the match cannot describe, such as
+a datasheet rule of the attacker's own).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from app.engine.errors import EngineError, ProfileError
+from app.engine.match.dice import take_roll
+from app.engine.narrative8e.pack import Side, WeaponProfile
+from app.engine.roller import DieRecord
+from app.engine.wh40k10e.battle.commands import AttackBuilding, BuildingShoots
+from app.engine.wh40k10e.battle.eligibility import shoot_problem
+from app.engine.wh40k10e.battle.errors import Code, refuse
+from app.engine.wh40k10e.battle.evolve import apply_damage
+from app.engine.wh40k10e.battle.flow import (
+    Builder,
+    allocate,
+    need_active,
+    need_alive,
+    need_battle,
+    need_own,
+    need_phase,
+    need_unit,
+)
+from app.engine.wh40k10e.battle.narrative_expansions import (
+    PLANETSTRIKE,
+    STRONGHOLD,
+    Building,
+    BuildingAttacked,
+    BuildingDamaged,
+    BuildingFired,
+    ExpansionState,
+)
+from app.engine.wh40k10e.battle.narrative_guards import actor_side
+from app.engine.wh40k10e.battle.narrative_guards import need_narrative as _n
+from app.engine.wh40k10e.battle.state import BattleState, ModelDamage, Phase
+from app.engine.wh40k10e.live import resolve
+from app.engine.wh40k10e.profiles import MAX_WOUNDS, request_from_dict
+
+__all__ = ["COMMANDS", "building_weapons"]
+
+BUILDING_KEYWORDS = ("BUILDING", "FORTIFICATION")
+# a building firing: the target stands for one model that no attack can destroy; the match
+# allocates each failed save's damage to the unit's models itself (flow.allocate)
+_SPONGE_WOUNDS = MAX_WOUNDS
+
+
+def _expansion(b: Builder) -> ExpansionState:
+    x = _n(b).expansion
+    if x is None or x.id not in (PLANETSTRIKE, STRONGHOLD):
+        raise refuse(Code.BAD_COMMAND, "this match has no buildings (Planetstrike, Stronghold)")
+    return x
+
+
+def _building(x: ExpansionState, building: str) -> Building:
+    found = x.building(building)
+    if found is None:
+        names = ", ".join(bb.id for bb in x.buildings) or "none yet"
+        raise refuse(Code.BAD_TARGET, f"no building {building!r} (buildings: {names})")
+    if found.destroyed:
+        raise refuse(Code.BAD_TARGET, f"{found.id} is destroyed")
+    return found
+
+
+def _number(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def building_weapons(x: ExpansionState, b: Building) -> dict[str, int]:
+    """The weapons ``b`` carries, by id, with how many of each: the structure's own (a
+    Bastion's four heavy bolters, a Fortress's two Icarus lascannons and missile silo), the
+    emplacement's chosen gun, a Fortress's extra heavy bolters (``heavy-bolter:N``)."""
+    spec = x.structure(b.kind) or {}
+    out: dict[str, int] = {}
+    own = spec.get("weapons")
+    for w in own if isinstance(own, list) else []:
+        out[str(w)] = out.get(str(w), 0) + 1
+    if b.weapon is not None:
+        m = re.fullmatch(r"heavy-bolter:([0-9])", b.weapon)
+        if m is None:
+            out[b.weapon] = out.get(b.weapon, 0) + 1
+        elif int(m.group(1)):
+            out["heavy-bolter"] = out.get("heavy-bolter", 0) + int(m.group(1))
+    return out
+
+
+def _resolve(b: Builder, request: Mapping[str, Any]) -> tuple[Any, tuple[DieRecord, ...]]:
+    start = len(b.roller.records)
+    try:
+        resolution = resolve(request_from_dict(request), b.roller)
+    except ProfileError as exc:
+        problems = "; ".join(f"{f}: {m}" if f else m for f, m in exc.errors) or str(exc)
+        raise refuse(Code.BAD_COMMAND, f"attacks: {problems}") from None
+    except EngineError as exc:
+        raise refuse(Code.BAD_COMMAND, str(exc)) from None
+    return resolution, tuple(b.roller.records[start:])
+
+
+# -- a unit attacks a building ---------------------------------------------------------------
+
+
+def _attack_building(b: Builder, cmd: AttackBuilding) -> None:
+    x = _expansion(b)
+    need_battle(b)
+    building = _building(x, cmd.building)
+    s = b.state
+    need_own(b, cmd.unit)
+    need_alive(b, cmd.unit)
+    if building.controller is b.actor:
+        raise refuse(Code.BAD_TARGET, f"{building.id} is yours: attack an enemy building")
+    if s.phase is Phase.SHOOTING:
+        need_active(b)
+        problem = shoot_problem(s, cmd.unit)
+        if problem is not None and problem[0] is not Code.ALREADY_SHOT:
+            raise refuse(*problem)
+        kind = "ranged"
+    elif s.phase is Phase.FIGHT:
+        kind = "melee"
+    else:
+        raise refuse(Code.WRONG_PHASE, "a building is attacked in the Shooting or Fight phase")
+    phase = str(s.phase)
+    if (s.round, s.active, phase, cmd.unit, building.id) in x.attacks_on:
+        raise refuse(Code.BAD_COMMAND, f"{s.specs[cmd.unit].name} attacked {building.id} already")
+    entries = cmd.attacks
+    if not isinstance(entries, list) or not entries:
+        raise refuse(Code.BAD_COMMAND, "attacks: the weapons, [{models, weapon}, ...]")
+    attacks: list[Any] = []
+    for i, entry in enumerate(entries):
+        weapon = entry.get("weapon") if isinstance(entry, dict) else None
+        if not isinstance(weapon, dict) or weapon.get("kind") != kind:
+            raise refuse(
+                Code.BAD_COMMAND, f"attacks[{i}]: a {kind} weapon in the {phase.title()} phase"
+            )
+        if kind == "melee":  # enemy models hit it automatically in the Fight phase [L701]
+            abilities = weapon.get("abilities", [])
+            abilities = list(abilities) if isinstance(abilities, list) else abilities
+            if isinstance(abilities, list) and "Torrent" not in abilities:
+                abilities.append("Torrent")
+            # the pipeline gives Torrent to ranged weapons only: the profile is rolled as
+            # one (no hit roll; the wound and save rolls and damage are the weapon's)
+            weapon = {**weapon, "kind": "ranged", "abilities": abilities, "skill": None}
+        attacks.append({**entry, "weapon": weapon})
+    spec = x.structure(building.kind) or {}
+    situation: dict[str, Any] = {}
+    n = _n(b)
+    if (
+        kind == "melee"
+        and any(
+            seat is b.actor and sid == "sappers" and r == s.round for seat, sid, _, r in n.spent
+        )
+        and any(
+            seat is b.actor and sid == "sappers" and t in s.group(cmd.unit)
+            for seat, sid, t in n.aimed
+        )
+    ):
+        params = next((st.params for st in x.expansion.stratagems if st.id == "sappers"), {})
+        mod = _number(params.get("modifier") if isinstance(params, dict) else None)
+        situation["wound_modifier"] = 1 if mod is None else mod  # Sappers [L861-L863]
+    request = {
+        "attacks": attacks,
+        "target": {
+            "models": 1,
+            "toughness": _number(spec.get("toughness")) or 10,
+            "save": _number(spec.get("save")) or 7,
+            "wounds": max(1, min(building.wounds, MAX_WOUNDS)),
+            "keywords": list(BUILDING_KEYWORDS),
+        },
+        "situation": situation,
+    }
+    start = len(b.roller.records)
+    resolution, dice = _resolve(b, request)
+    demolitions = 0
+    if (
+        kind == "melee"
+        and x.id == STRONGHOLD
+        and building.kind in ("bunker", "fortress")
+        and actor_side(b) is Side.ATTACKER
+    ):
+        # Demolitions [L809-L813]: each wound roll of 6+ (after modifiers, ruling 67)
+        on = _number(x.expansion.params.get("demolition_wound_roll")) or 6
+        demolitions = sum(1 for d in dice if d.stage == "wound" and d.modified >= on)
+    lost = int(resolution.target_after.wounds_lost)
+    wounds = lost + demolitions
+    names = ", ".join(str(a["weapon"].get("name", "weapon")) for a in attacks)[:200]
+    hits = int(resolution.totals.get("hits", 0))
+    roll = take_roll(b.roller, start)
+    b.emit(BuildingAttacked(cmd.unit, building.id, phase, roll, hits, wounds, demolitions, names))
+    if wounds:
+        destroyed = wounds >= building.wounds
+        b.emit(BuildingDamaged(building.id, wounds, "attacks", demolitions, destroyed))
+
+
+# -- a building shoots -----------------------------------------------------------------------
+
+
+def _weapon_profile(x: ExpansionState, weapon: str) -> WeaponProfile:
+    found = next((w for w in x.expansion.weapons if w.id == weapon), None)
+    if found is None:
+        raise refuse(Code.BAD_COMMAND, f"the pack has no weapon {weapon!r}")
+    return found
+
+
+def _emplacement_modifier(
+    s: BattleState, x: ExpansionState, spec: Mapping[str, Any], t: str
+) -> int:
+    """A Defence Emplacement's +1 against a unit that can FLY or arrived from orbit in the
+    Attacker's previous turn, -1 against the others [L709]."""
+    up, down = _number(spec.get("hit_vs_fly_or_orbit")), _number(spec.get("hit_otherwise"))
+    if up is None and down is None:
+        return 0
+    attacker = s.attacker
+    previous = s.round if s.first_player is attacker else s.round - 1
+    group = set(s.group(t))
+    from_orbit = any(u in group and r == previous for u, r in x.orbit_arrivals)
+    if s.all_have_keyword(t, "FLY") or from_orbit:
+        return up or 0
+    return down or 0
+
+
+def _building_shoots(b: Builder, cmd: BuildingShoots) -> None:
+    x = _expansion(b)
+    need_phase(b, Phase.SHOOTING)
+    need_active(b)
+    building = _building(x, cmd.building)
+    s = b.state
+    if building.controller is not b.actor:
+        raise refuse(Code.NOT_YOUR_CHOICE, f"{building.id} is not yours")
+    carried = building_weapons(x, building)
+    if cmd.weapon not in carried:
+        names = ", ".join(sorted(carried)) or "none"
+        raise refuse(Code.BAD_COMMAND, f"{building.id} carries no {cmd.weapon!r} ({names})")
+    if (s.round, s.active, building.id, cmd.weapon) in x.fired:
+        raise refuse(Code.BAD_COMMAND, f"{building.id}'s {cmd.weapon} has fired this phase")
+    target = need_unit(b, cmd.target)
+    if target.owner is b.actor:
+        raise refuse(Code.BAD_TARGET, "a building shoots an enemy unit")
+    need_alive(b, cmd.target)
+    if not s.on_battlefield(cmd.target):
+        raise refuse(Code.NOT_ON_BATTLEFIELD, f"{s.specs[cmd.target].name} is not on the table")
+    profile = _weapon_profile(x, cmd.weapon)
+    min_range = profile.min_range
+    if min_range is not None and cmd.within_18:
+        raise refuse(Code.BAD_TARGET, f'{cmd.weapon} cannot fire at a unit within {min_range}"')
+    if not 2 <= cmd.save <= 7 or (
+        cmd.invulnerable_save is not None and not 2 <= cmd.invulnerable_save <= 6
+    ):
+        raise refuse(Code.BAD_COMMAND, "save is 2..7 (7: none), invulnerable_save 2..6")
+    spec = x.structure(building.kind) or {}
+    skill = _number(spec.get("skill"))
+    if skill is None:
+        raise refuse(Code.BAD_COMMAND, f"{building.id} has no BS: it does not shoot")
+    head = s.group(cmd.target)[0]
+    toughness = s.specs[head].toughness or cmd.toughness
+    if toughness is None or not 1 <= toughness <= 30:
+        raise refuse(Code.BAD_COMMAND, "give the target's toughness (1..30): the data lacks it")
+    modifier = _emplacement_modifier(s, x, spec, cmd.target)
+    weapon = {
+        "name": profile.id,
+        "kind": "ranged",
+        "attacks": profile.attacks,
+        "skill": skill,
+        "strength": profile.strength,
+        "ap": profile.ap,
+        "damage": profile.damage,
+        "range": profile.range,
+        "abilities": [],
+    }
+    request = {
+        "attacks": [{"models": carried[cmd.weapon], "weapon": weapon}],
+        "target": {
+            "models": 1,
+            "toughness": toughness,
+            "save": cmd.save,
+            "invulnerable_save": cmd.invulnerable_save,
+            "wounds": _SPONGE_WOUNDS,
+            "keywords": sorted(s.specs[head].keywords),
+        },
+        "situation": {"hit_modifier": modifier} if modifier else {},
+    }
+    start = len(b.roller.records)
+    resolution, dice = _resolve(b, request)
+    fixed = str(weapon["damage"])
+    damages = _failed_save_damage(dice, int(fixed) if fixed.isascii() and fixed.isdigit() else None)
+    damage = _allocate_with_fnp(b, cmd.target, damages)
+    hits = int(resolution.totals.get("hits", 0))
+    roll = take_roll(b.roller, start)
+    b.emit(BuildingFired(building.id, cmd.weapon, cmd.target, roll, hits, modifier, damage))
+
+
+def _failed_save_damage(dice: Sequence[DieRecord], fixed: int | None) -> list[int]:
+    """The damage of each failed save, in order: the weapon's fixed damage, or the damage
+    dice rolled after it."""
+    out: list[int] = []
+    for d in dice:
+        if d.stage == "save" and d.outcome == "failed":
+            out.append(fixed if fixed is not None else 0)
+        elif d.stage == "damage" and fixed is None and out:
+            out[-1] += d.value
+    return out
+
+
+def _allocate_with_fnp(b: Builder, target: str, damages: list[int]) -> tuple[ModelDamage, ...]:
+    """Each failed save's damage to the unit's models by the core rules (a wounded model
+    first, Bodyguard before Leader: flow.allocate), a Feel No Pain roll for each wound that
+    would be lost, excess damage lost [L1700-1713, L1788-1790, L1857-1869]."""
+    state = b.state
+    fnp = b.feel_no_pain()
+    out: list[ModelDamage] = []
+    for d in damages:
+        pick = allocate(state, target, [1])
+        if not pick:
+            break
+        unit, slot = pick[0].unit, pick[0].model
+        left = state.units[unit].wounds[slot]
+        lost = 0
+        for _ in range(d):
+            if lost >= left:
+                break
+            if not fnp(state, unit):
+                lost += 1
+        if lost:
+            hit = ModelDamage(unit, slot, lost)
+            out.append(hit)
+            state = apply_damage(state, [hit])
+    return tuple(out)
+
+
+COMMANDS: dict[type[Any], Any] = {
+    AttackBuilding: _attack_building,
+    BuildingShoots: _building_shoots,
+}

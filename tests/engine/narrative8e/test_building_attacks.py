@@ -1,0 +1,202 @@
+"""Attacks on and by the expansions' buildings rolled by the match from the pack's profiles
+(ruling 91), with dice given by hand: every die in the event, the log replays."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.engine.match.errors import Refusal
+from app.engine.wh40k10e.battle import ArmySpec, Battle
+from app.engine.wh40k10e.battle.state import Phase
+from tests.engine.narrative8e.test_expansions_play import new, refused, replays, x_of
+from tests.engine.narrative8e.test_match_play_more import end_turn, to_phase
+from tests.engine.wh40k10e.battle.table import unit
+
+LASCANNON = {
+    "name": "Lascannon",
+    "kind": "ranged",
+    "attacks": "1",
+    "skill": 3,
+    "strength": 12,
+    "ap": -3,
+    "damage": "D6+1",
+    "range": 48,
+    "abilities": [],
+}
+CHAINSWORD = {
+    "name": "Chainsword",
+    "kind": "melee",
+    "attacks": "2",
+    "skill": 3,
+    "strength": 4,
+    "ap": 0,
+    "damage": "1",
+}
+
+
+def stronghold() -> Battle:
+    att = ArmySpec(
+        "att",
+        (
+            unit("a1", "Raiders", points=200, models=10),
+            unit("a2", "Gunners", points=150, models=5),
+        ),
+    )
+    bt = new("blitz", "stronghold-assault", att)
+    bt.execute_json({"type": "roll_off"}, "A", dice=[])
+    for seat in "AB":
+        bt.execute_json({"type": "declare_formations", "formation": {}}, seat)
+    bt.execute_json({"type": "place_building", "building": "bunker"}, "B")
+    bt.execute_json(
+        {"type": "place_building", "building": "fortress", "weapon": "heavy-bolter:2"}, "B"
+    )
+    bt.execute_json({"type": "place_tokens", "tokens": {"t1": "b1", "t2": "b2"}}, "B")
+    bt.execute_json({"type": "deploy_forces", "units": ["a1", "a2"]}, "A")
+    bt.execute_json({"type": "bombard"}, "A", dice=[1, 1])
+    bt.execute_json({"type": "roll_off"}, "A", dice=[])  # Blitz: the Attacker first
+    return bt
+
+
+def events(bt: Battle, kind: str) -> list[dict[str, object]]:
+    return [e["event"] for e in bt.log_json("A") if e["event"]["type"] == kind]
+
+
+def test_a_unit_shoots_and_fights_a_fortress_rolled_by_the_match() -> None:
+    bt = stronghold()
+    to_phase(bt, "A", Phase.SHOOTING)
+    attack = {
+        "type": "attack_building",
+        "unit": "a2",
+        "building": "fortress-1",
+        "attacks": [{"models": 1, "weapon": LASCANNON}],
+    }
+    # T10 Sv3+ from the pack: hit 4 (3+), wound 5 (S12 v T10: 3+), save 2 (3+ AP-3: 6+)
+    # fails, damage D6+1 = 5
+    bt.execute_json(attack, "A", dice=[4, 5, 2, 4])
+    assert x_of(bt).buildings[1].wounds == 25
+    ev = events(bt, "expansion_building_attacked")[0]
+    assert (ev["hits"], ev["wounds"], ev["demolitions"]) == (1, 5, 0)
+    assert [d["value"] for d in ev["roll"]["dice"]] == [4, 5, 2, 4]  # type: ignore[index]
+    # once per phase against that building; a melee weapon is for the Fight phase
+    rolls = bt.state.rolls
+    assert "already" in refused(bt, attack, "A", dice=[4, 5, 2, 4])
+    melee = {**attack, "unit": "a1", "attacks": [{"models": 2, "weapon": CHAINSWORD}]}
+    assert "ranged weapon" in refused(bt, melee, "A", dice=[6, 6, 6, 6])
+    assert bt.state.rolls == rolls  # refused: nothing rolled
+    to_phase(bt, "A", Phase.FIGHT)
+    bt.execute_json({"type": "use_mission_stratagem", "stratagem": "sappers", "target": "a1"}, "A")
+    # the Fight phase: 4 attacks hit automatically [L837]; wound rolls 6, 5, 1, 2 with
+    # Sappers' +1 (S4 v T10: 6+) [L863]: two wounds, both 6+ after the +1: two Demolitions
+    # mortal wounds [L809-L813]; saves 1 (failed), 3 (saved): 1 damage + 2 = 3
+    bt.execute_json(melee, "A", dice=[6, 5, 1, 2, 1, 3])
+    assert x_of(bt).buildings[1].wounds == 22
+    ev = events(bt, "expansion_building_attacked")[1]
+    assert (ev["phase"], ev["hits"], ev["wounds"], ev["demolitions"]) == ("fight", 4, 3, 2)
+    replays(bt)
+
+
+def test_a_fortress_shoots_with_the_packs_profiles_and_bs() -> None:
+    bt = stronghold()
+    end_turn(bt, "A")
+    assert "not yours" not in refused(
+        bt,
+        {
+            "type": "building_shoots",
+            "building": "fortress-1",
+            "weapon": "icarus-lascannon",
+            "target": "a2",
+            "save": 3,
+        },
+        "B",
+    )  # not in the Shooting phase yet
+    to_phase(bt, "B", Phase.SHOOTING)
+    shot = {
+        "type": "building_shoots",
+        "building": "fortress-1",
+        "weapon": "icarus-lascannon",
+        "target": "a2",
+        "save": 3,
+        "toughness": 4,
+    }
+    # the datasheet data has no toughness for a2: the controller gives it
+    assert "toughness" in refused(bt, {**shot, "toughness": None}, "B")
+    assert "within 18" in refused(
+        bt, {**shot, "weapon": "missile-silo", "within_18": True}, "B"
+    )  # [L849]
+    assert "carries no" in refused(bt, {**shot, "weapon": "quad-gun"}, "B")
+    assert "carries no" in refused(bt, {**shot, "building": "bunker-1"}, "B")  # no weapons
+    # two Icarus lascannons at BS5+: hits 5, 2; wound 3 (S9 v T4: 2+); save 4 (3+ AP-3: 6+)
+    # fails; damage D6 = 5 on a 1-wound model: one slain, the excess lost
+    bt.execute_json(shot, "B", dice=[5, 2, 3, 4, 5])
+    assert bt.state.units["a2"].models_alive == 4
+    ev = events(bt, "expansion_building_fired")[0]
+    assert (ev["hits"], ev["modifier"]) == (1, 0)
+    assert "fired this phase" in refused(bt, shot, "B", dice=[5, 2, 3, 4, 5])
+    # the extra heavy bolters: 2 x Heavy 3 at BS5+ = 6 attacks, S5 v T4 (3+), AP-1 v 3+ (4+)
+    bolters = {**shot, "weapon": "heavy-bolter", "target": "a1"}
+    bt.execute_json(bolters, "B", dice=[6, 5, 1, 1, 1, 1, 3, 4, 1, 6])
+    assert bt.state.units["a1"].models_alive == 9
+    replays(bt)
+
+
+def test_a_defence_emplacement_hits_fliers_and_orbit_arrivals_better() -> None:
+    """+1 to hit against a unit that can FLY, -1 against the others [L709]."""
+    flyer = ArmySpec(
+        "att",
+        (
+            unit("a1", "Raiders", points=200),
+            unit("a2", "Jet", points=150, models=1, wounds=10, keywords=("VEHICLE", "FLY")),
+        ),
+    )
+    bt = new("blitz", "planetstrike", flyer)
+    bt.execute_json({"type": "roll_off"}, "A", dice=[])
+    for seat in "AB":
+        bt.execute_json({"type": "declare_formations", "formation": {}}, seat)
+    bt.execute_json(
+        {"type": "place_building", "building": "defence-emplacement", "weapon": "quad-gun"}, "B"
+    )
+    bt.execute_json({"type": "place_tokens", "tokens": {"t1": "b1", "t2": "b2"}}, "B")
+    bt.execute_json({"type": "deploy_forces", "units": [], "reserves": ["a1", "a2"]}, "A")
+    bt.execute_json({"type": "bombard"}, "A", dice=[1, 1])
+    bt.execute_json({"type": "firestorm", "attacks": 0, "hits": {}}, "A")
+    bt.execute_json({"type": "roll_off"}, "A", dice=[])
+    to_phase(bt, "A", Phase.MOVEMENT)
+    for u in ("a1", "a2"):
+        bt.execute_json({"type": "reserve_roll", "unit": u}, "A", dice=[6])
+    end_turn(bt, "A")
+    to_phase(bt, "B", Phase.SHOOTING)
+    shot = {
+        "type": "building_shoots",
+        "building": "defence-emplacement-1",
+        "weapon": "quad-gun",
+        "target": "a2",
+        "save": 3,
+        "toughness": 9,
+    }
+    # 8 shots at BS5+ with +1: 4s hit; S7 v T9 (5+); AP-1 v 3+ (4+); damage 1
+    bt.execute_json(shot, "B", dice=[4, 4, 3, 3, 3, 3, 3, 3, 5, 1, 1])
+    ev = events(bt, "expansion_building_fired")[0]
+    assert (ev["modifier"], ev["hits"]) == (1, 2)
+    assert bt.state.units["a2"].wounds == (9,)
+    replays(bt)
+
+
+def test_refused_building_commands_roll_nothing() -> None:
+    bt = stronghold()
+    to_phase(bt, "A", Phase.SHOOTING)
+    before, rolls = len(bt.log_json("A")), bt.state.rolls
+    with pytest.raises(Refusal, match="yours"):
+        bt.execute_json(
+            {
+                "type": "building_shoots",
+                "building": "fortress-1",
+                "weapon": "heavy-bolter",
+                "target": "b1",
+                "save": 3,
+                "toughness": 3,
+            },
+            "A",
+            dice=[6] * 6,
+        )
+    assert (len(bt.log_json("A")), bt.state.rolls) == (before, rolls)
+    assert bt.state.units["b1"].models_alive == 5
