@@ -29,6 +29,10 @@ MESSAGES: Mapping[str, str] = {
     "no-warlord": lazy("No Warlord is chosen."),
     "multiple-warlords": lazy("{count} units are marked as Warlord; the army has exactly one."),
     "warlord-not-character": lazy("{datasheet} is not a Character and cannot be the Warlord."),
+    "warlord-not-eligible": lazy(
+        "{datasheet} cannot be the Warlord of a {faction} army: the catalogue offers it as an "
+        "ally only."
+    ),
     "faction-mismatch": lazy("{datasheet} does not have the {faction} Faction keyword."),
     "faction-mismatch.unknown-faction": lazy("The catalogue has no faction {faction}."),
     "epic-hero-duplicate": lazy("{datasheet} is an Epic Hero and is included {count} times."),
@@ -44,6 +48,9 @@ MESSAGES: Mapping[str, str] = {
     "enhancement-on-epic-hero": lazy("{datasheet} is an Epic Hero and cannot take {enhancement}."),
     "enhancement-not-eligible": lazy(
         "{enhancement} can only be given to a {requirement} model; {datasheet} is not one."
+    ),
+    "enhancement-not-eligible.ally": lazy(
+        "{datasheet} is an allied unit and cannot take {enhancement}."
     ),
     "multiple-enhancements-on-unit": lazy(
         "{datasheet} has {count} Enhancements; a unit can have at most 1."
@@ -121,6 +128,7 @@ FIXES: Mapping[str, str] = {
     "no-warlord": lazy("Mark one Character as the Warlord{suggestion}."),
     "multiple-warlords": lazy("Keep the Warlord mark on one unit only."),
     "warlord-not-character": lazy("Mark a Character as the Warlord instead."),
+    "warlord-not-eligible": lazy("Mark a {faction} Character as the Warlord instead."),
     "faction-mismatch": lazy("Remove {datasheet} or pick a faction it belongs to ({factions})."),
     "faction-mismatch.unknown-faction": lazy("Pick one of: {closest}."),
     "epic-hero-duplicate": lazy("Remove {excess} {datasheet}."),
@@ -129,6 +137,7 @@ FIXES: Mapping[str, str] = {
     "enhancement-not-character": lazy("Give {enhancement} to a Character instead."),
     "enhancement-on-epic-hero": lazy("Give {enhancement} to a Character that is not an Epic Hero."),
     "enhancement-not-eligible": lazy("Give {enhancement} to a {requirement} model instead."),
+    "enhancement-not-eligible.ally": lazy("Give {enhancement} to a {faction} Character instead."),
     "multiple-enhancements-on-unit": lazy("Keep one Enhancement on {datasheet}."),
     "enhancement-wrong-detachment": lazy(
         "Remove {enhancement} or choose the {enhancement_detachment} Detachment."
@@ -168,6 +177,33 @@ FIXES: Mapping[str, str] = {
         "Add {missing} points of {keyword} units{suggestion}, or choose another Detachment."
     ),
 }
+
+# The engine's wording of the data's conditions (``RosterCondition.describe``), marked for
+# translation: the same English strings as ``CONDITION_TEXTS`` of the engine (a test keeps them
+# equal), and the compare words they are filled with.
+CONDITION_TEXTS: Mapping[str, str] = {
+    "models": lazy("{compare} {count} models in the unit"),
+    "wargear": lazy("{compare} {count} × {name} in the unit"),
+    "unit-keyword": lazy("the unit is {name}"),
+    "unit-keyword.not": lazy("the unit is not {name}"),
+    "units": lazy("{compare} {count} {name} unit(s) in the army"),
+    "keyword": lazy("{compare} {count} {name} unit(s) in the army"),
+    "warlord": lazy("{compare} {count} Warlord(s) in the army"),
+    "enhancement": lazy("{name} taken {compare} {count} time(s) in the army"),
+    "keyword-points": lazy("{compare} {count} points of {name} units in the army"),
+    "battle-size": lazy("the battle size is {name}"),
+    "battle-size.not": lazy("the battle size is not {name}"),
+    "detachment": lazy("the Detachment is {name}"),
+    "detachment.not": lazy("the Detachment is not {name}"),
+}
+COMPARE_WORDS = (
+    lazy("at least"),
+    lazy("at most"),
+    lazy("more than"),
+    lazy("fewer than"),
+    lazy("exactly"),
+    lazy("other than"),
+)
 
 BATTLE_SIZES = {
     "Incursion": lazy("Incursion"),
@@ -253,6 +289,9 @@ def closest_names(v: Violation) -> list[str]:
 def violation_json(v: Violation) -> dict[str, Any]:
     """One violation as the API shows it, message and fix in the current language."""
     params = localised_params(v.params)
+    if v.condition is not None and "condition" in params:
+        # the data's condition worded again in the reader's language (names kept)
+        params["condition"] = v.condition.describe(_)
     return {
         "code": v.code.value,
         "severity": v.severity.value,

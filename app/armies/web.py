@@ -44,6 +44,7 @@ from app.core.i18n import gettext as _
 from app.core.ids import parse_int
 from app.engine.pen.profiles import UnitType, VehicleType
 from app.engine.wh40k10e.army import Datasheet, Enhancement, name_key
+from app.engine.wh40k10e.army.offer import unavailable_choices
 from app.engine.wh40k10e.army.roster import BattleSize
 from app.web.forms import field_errors
 from app.web.nav import NavItem, add_nav
@@ -178,11 +179,23 @@ def _unit_rows(v: service.ArmyView) -> list[UnitRow]:
         )
         if sheet is not None:
             wargear = dict(unit.get("wargear") or {})
-            row.wargear = loadout.wargear_rows(sheet, result.models, wargear)
+            # choices the data hides on this unit whatever it takes (its keywords in the
+            # Detachment, the Detachment itself) are not offered; one already taken stays
+            # listed so that it can be removed (the validator reports it)
+            hidden = unavailable_choices(
+                cat.datasheet_in(sheet, v.army.detachment or None), v.army.detachment or None
+            )
+            row.wargear = [
+                r
+                for r in loadout.wargear_rows(sheet, result.models, wargear)
+                if r.count > 0 or name_key(r.name) not in hidden
+            ]
             row.carried = [(w.name, n) for w, n in loadout.loadout(sheet, result.models, wargear)]
             row.described = loadout.describe(sheet, result.models, wargear)
             row.calculator_url = loadout.unit_calculator_url(sheet, result.models, wargear)
-            if sheet.character or any(not e.characters_only for e in enhancements):
+            ally = not any(name_key(k) == name_key(faction) for k in sheet.faction_keywords)
+            if not ally and (sheet.character or any(not e.characters_only for e in enhancements)):
+                # an ally is offered no Enhancement of the army's Detachment (ruling D19)
                 row.enhancement_options = [
                     e for e in enhancements if sheet.character or not e.characters_only
                 ]

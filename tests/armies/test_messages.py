@@ -131,3 +131,57 @@ def test_a_category_limit_in_french() -> None:
     assert out["fix"] == (
         "Retirez 40 points d'unités Cults of the Dark Gods, par exemple Khorne Berzerkers (#4)."
     )
+
+
+def test_condition_texts_are_the_engines() -> None:
+    from app.engine.wh40k10e.army.catalog import CONDITION_TEXTS
+
+    assert dict(messages.CONDITION_TEXTS) == dict(CONDITION_TEXTS)
+
+
+def test_the_datas_condition_is_worded_again_in_the_readers_language(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The ``{condition}`` of a data restriction goes through gettext piece by piece (issue
+    17): its template, compare words, joiners and battle size, the data's names kept."""
+    from app.engine.wh40k10e.army import Compare, ConditionOp, CountOf, RosterCondition
+
+    french = {
+        "{compare} {count} models in the unit": "{compare} {count} figurines dans l'unité",
+        "{compare} {count} × {name} in the unit": "{compare} {count} × {name} dans l'unité",
+        "the battle size is not {name}": "le format de bataille n'est pas {name}",
+        "fewer than": "moins de",
+        "more than": "plus de",
+        " and ": " et ",
+        "Onslaught": "Assaut",
+        "{datasheet} breaks a restriction of the catalogue: {condition}.": (
+            "{datasheet} enfreint une restriction du catalogue : {condition}."
+        ),
+    }
+    monkeypatch.setattr(messages, "_", lambda s: french.get(s, s))
+    when = RosterCondition(
+        ConditionOp.ALL,
+        args=(
+            RosterCondition.count(CountOf.MODELS, Compare.FEWER_THAN, 10),
+            RosterCondition.count(CountOf.WARGEAR, Compare.MORE_THAN, 1, "Heavy gun"),
+            RosterCondition.count(CountOf.BATTLE_SIZE, Compare.FEWER_THAN, 1, "Onslaught"),
+        ),
+    )
+    params = {"datasheet": "Raiders (#2)", "condition": str(when)}
+    v = violation(Code.DATA_RESTRICTION, params)
+    # without the condition object (a violation built elsewhere): the engine's English words
+    assert messages.violation_json(v)["message"] == (
+        f"Raiders (#2) enfreint une restriction du catalogue : {when}."
+    )
+    v = Violation(**{**{f: getattr(v, f) for f in v.__dataclass_fields__}, "condition": when})
+    out = messages.violation_json(v)
+    assert out["message"] == (
+        "Raiders (#2) enfreint une restriction du catalogue : moins de 10 figurines dans "
+        "l'unité et plus de 1 × Heavy gun dans l'unité et le format de bataille n'est pas "
+        "Assaut."
+    )
+    assert out["params"]["condition"] == str(when)  # the params stay the engine's English
+    assert str(when) == (
+        "fewer than 10 models in the unit and more than 1 × Heavy gun in the unit and the "
+        "battle size is not Onslaught"
+    )

@@ -813,6 +813,19 @@ class Builder:
         for child in self.children(node):
             self.walk(child, sheet, model, comp, depth + 1, path, in_choice=in_choice)
 
+    def warlord_hidden(self, root: Node) -> bool:
+        """Whether the datasheet's own "Warlord" entries are all hidden in this catalogue's
+        armies (a library's Warlord entry hidden unless its catalogue is the primary one: an
+        ally, ruling D19). ``False`` when it has none (the core rule decides)."""
+        found = False
+        for child in self.children(root):
+            if child.is_group or name_key(child.name) != "warlord":
+                continue
+            if not self.hidden(child):
+                return False
+            found = True
+        return found
+
     def _max(self, node: Node) -> int:
         value = self.constraint(node, "max")
         return INF if value is None or value < 0 else value
@@ -1142,6 +1155,7 @@ class Builder:
                 or self.hidden(root, self.ctx.with_legends(False)),
                 source=root.doc.name,
                 max_in_roster=self.roster_limit(root),
+                no_warlord="character" in kw_keys and self.warlord_hidden(root),
             )
         except ProfileError as exc:
             self.report.warning(

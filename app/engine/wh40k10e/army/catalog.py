@@ -24,7 +24,7 @@ written before them still load.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
@@ -412,6 +412,30 @@ _COMPARE_WORDS = {
     Compare.NOT_EQUAL: "other than",
 }
 
+# How a :class:`RosterCondition` is worded, in English, by key (``of``, or ``of.not`` for the
+# negated form of a yes/no count): ``{compare}`` is one of :data:`_COMPARE_WORDS`, ``{count}``
+# the number, ``{name}`` the data's name. A translation keeps the placeholders
+# (``app/armies/messages.py`` marks the same strings; a test keeps them equal).
+CONDITION_TEXTS: Mapping[str, str] = {
+    "models": "{compare} {count} models in the unit",
+    "wargear": "{compare} {count} × {name} in the unit",
+    "unit-keyword": "the unit is {name}",
+    "unit-keyword.not": "the unit is not {name}",
+    "units": "{compare} {count} {name} unit(s) in the army",
+    "keyword": "{compare} {count} {name} unit(s) in the army",
+    "warlord": "{compare} {count} Warlord(s) in the army",
+    "enhancement": "{name} taken {compare} {count} time(s) in the army",
+    "keyword-points": "{compare} {count} points of {name} units in the army",
+    "battle-size": "the battle size is {name}",
+    "battle-size.not": "the battle size is not {name}",
+    "detachment": "the Detachment is {name}",
+    "detachment.not": "the Detachment is not {name}",
+}
+
+
+def _same(text: str) -> str:
+    return text
+
 
 @dataclass(frozen=True, slots=True)
 class UnitFacts:
@@ -510,35 +534,39 @@ class RosterCondition:
         return any(a.holds(unit, army) for a in self.args)
 
     def __str__(self) -> str:
+        return self.describe()
+
+    def describe(self, translate: Callable[[str], str] = _same) -> str:
+        """The condition in words: English, or through ``translate`` (a gettext), which is
+        given the English templates of :data:`CONDITION_TEXTS`, the compare words, the
+        joiners " and " / " or " and the battle size labels; the data's names are kept."""
         if self.op is not ConditionOp.COUNT:
-            joiner = " and " if self.op is ConditionOp.ALL else " or "
+            joiner = translate(" and " if self.op is ConditionOp.ALL else " or ")
             return joiner.join(
-                f"({a})" if a.op is not ConditionOp.COUNT else str(a) for a in self.args
+                f"({a.describe(translate)})"
+                if a.op is not ConditionOp.COUNT
+                else a.describe(translate)
+                for a in self.args
             )
-        words = _COMPARE_WORDS[self.compare]
-        n = self.value
-        if self.of is CountOf.MODELS:
-            return f"{words} {n} models in the unit"
-        if self.of is CountOf.WARGEAR:
-            return f"{words} {n} × {self.name} in the unit"
-        if self.of is CountOf.UNIT_KEYWORD:
-            has = self.compare.holds(1, n) and not self.compare.holds(0, n)
-            return f"the unit is {'' if has else 'not '}{self.name}"
-        if self.of is CountOf.UNITS:
-            return f"{words} {n} {self.name} unit(s) in the army"
-        if self.of is CountOf.KEYWORD:
-            return f"{words} {n} {self.name} unit(s) in the army"
-        if self.of is CountOf.WARLORD:
-            return f"{words} {n} Warlord(s) in the army"
-        if self.of is CountOf.ENHANCEMENT:
-            return f"{self.name} taken {words} {n} time(s) in the army"
-        if self.of is CountOf.KEYWORD_POINTS:
-            return f"{words} {n} points of {self.name} units in the army"
-        if self.of is CountOf.BATTLE_SIZE:
-            chosen = self.compare.holds(1, n) and not self.compare.holds(0, n)
-            return f"the battle size is {'' if chosen else 'not '}{self.name}"
-        chosen = self.compare.holds(1, n) and not self.compare.holds(0, n)
-        return f"the Detachment is {'' if chosen else 'not '}{self.name}"
+        assert self.of is not None
+        key = self.of.value
+        name = self.name
+        if self.of in (CountOf.UNIT_KEYWORD, CountOf.BATTLE_SIZE, CountOf.DETACHMENT):
+            chosen = self.compare.holds(1, self.value) and not self.compare.holds(0, self.value)
+            if not chosen:
+                key += ".not"
+            if self.of is CountOf.BATTLE_SIZE:
+                name = translate(name)
+        template = translate(CONDITION_TEXTS[key])
+        params = {
+            "compare": translate(_COMPARE_WORDS[self.compare]),
+            "count": str(self.value),
+            "name": name,
+        }
+        try:
+            return template.format(**params)
+        except (KeyError, IndexError, ValueError):  # a translation that lost a placeholder
+            return CONDITION_TEXTS[key].format(**params)
 
 
 class LimitStepKind(StrEnum):
@@ -723,6 +751,10 @@ class Datasheet:
     max_in_roster: int | None = None
     variants: tuple[DetachmentVariant, ...] = ()
     restrictions: tuple[Restriction, ...] = ()
+    # The data does not offer this datasheet as the Warlord in this catalogue's armies (its
+    # Warlord entry is hidden when its own catalogue is not the primary one: a library's
+    # allies, ruling D19).
+    no_warlord: bool = False
 
     def __post_init__(self) -> None:
         _check_name(self.id, "id")

@@ -87,6 +87,7 @@ class Code(StrEnum):
     NO_WARLORD = "no-warlord"
     MULTIPLE_WARLORDS = "multiple-warlords"
     WARLORD_NOT_CHARACTER = "warlord-not-character"
+    WARLORD_NOT_ELIGIBLE = "warlord-not-eligible"
     FACTION_MISMATCH = "faction-mismatch"
     EPIC_HERO_DUPLICATE = "epic-hero-duplicate"
     ENHANCEMENT_LIMIT_EXCEEDED = "enhancement-limit-exceeded"
@@ -120,6 +121,8 @@ MESSAGES: Mapping[str, str] = {
     "no-warlord": "No Warlord is chosen.",
     "multiple-warlords": "{count} units are marked as Warlord; the army has exactly one.",
     "warlord-not-character": "{datasheet} is not a Character and cannot be the Warlord.",
+    "warlord-not-eligible": "{datasheet} cannot be the Warlord of a {faction} army: the "
+    "catalogue offers it as an ally only.",
     "faction-mismatch": "{datasheet} does not have the {faction} Faction keyword.",
     "faction-mismatch.unknown-faction": "The catalogue has no faction {faction}.",
     "epic-hero-duplicate": "{datasheet} is an Epic Hero and is included {count} times.",
@@ -130,6 +133,7 @@ MESSAGES: Mapping[str, str] = {
     "enhancement-on-epic-hero": "{datasheet} is an Epic Hero and cannot take {enhancement}.",
     "enhancement-not-eligible": "{enhancement} can only be given to a {requirement} model; "
     "{datasheet} is not one.",
+    "enhancement-not-eligible.ally": "{datasheet} is an allied unit and cannot take {enhancement}.",
     "multiple-enhancements-on-unit": "{datasheet} has {count} Enhancements; a unit can have at "
     "most 1.",
     "enhancement-wrong-detachment": "{enhancement} belongs to the {enhancement_detachment} "
@@ -181,6 +185,7 @@ FIXES: Mapping[str, str] = {
     "no-warlord": "Mark one Character as the Warlord{suggestion}.",
     "multiple-warlords": "Keep the Warlord mark on one unit only.",
     "warlord-not-character": "Mark a Character as the Warlord instead.",
+    "warlord-not-eligible": "Mark a {faction} Character as the Warlord instead.",
     "faction-mismatch": "Remove {datasheet} or pick a faction it belongs to ({factions}).",
     "faction-mismatch.unknown-faction": "Pick one of: {closest}.",
     "epic-hero-duplicate": "Remove {excess} {datasheet}.",
@@ -189,6 +194,7 @@ FIXES: Mapping[str, str] = {
     "enhancement-not-character": "Give {enhancement} to a Character instead.",
     "enhancement-on-epic-hero": "Give {enhancement} to a Character that is not an Epic Hero.",
     "enhancement-not-eligible": "Give {enhancement} to a {requirement} model instead.",
+    "enhancement-not-eligible.ally": "Give {enhancement} to a {faction} Character instead.",
     "multiple-enhancements-on-unit": "Keep one Enhancement on {datasheet}.",
     "enhancement-wrong-detachment": "Remove {enhancement} or choose the "
     "{enhancement_detachment} Detachment.",
@@ -231,6 +237,9 @@ class Violation:
     message_id: str
     fix_id: str
     params: Mapping[str, str | int] = field(default_factory=dict)
+    # The data's condition the ``condition`` param words (in English): a reader in another
+    # language words it again with :meth:`RosterCondition.describe`.
+    condition: RosterCondition | None = field(default=None, compare=False)
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -331,6 +340,7 @@ class _Collector:
         message_id: str | None = None,
         fix_id: str | None = None,
         severity: Severity = Severity.ERROR,
+        condition: RosterCondition | None = None,
     ) -> None:
         mid = message_id or code.value
         fid = fix_id or code.value
@@ -344,6 +354,7 @@ class _Collector:
                 message_id=mid,
                 fix_id=fid,
                 params=dict(params),
+                condition=condition,
             )
         )
 
@@ -755,7 +766,16 @@ def validate(roster: Roster, catalogue: Catalogue) -> ValidationResult:
             if sheet is None:
                 continue
             shown = enh.name if enh else ename
-            if not sheet.character and (enh is None or enh.characters_only):
+            if faction is not None and _admitted_ally(catalogue, faction, sheet):
+                # an ally is offered no Enhancement of the army's Detachment (ruling D19)
+                out.add(
+                    Code.ENHANCEMENT_NOT_ELIGIBLE,
+                    i,
+                    {"datasheet": ref, "enhancement": shown, "faction": faction},
+                    message_id="enhancement-not-eligible.ally",
+                    fix_id="enhancement-not-eligible.ally",
+                )
+            elif not sheet.character and (enh is None or enh.characters_only):
                 out.add(Code.ENHANCEMENT_NOT_CHARACTER, i, {"datasheet": ref, "enhancement": shown})
             elif sheet.epic_hero:
                 out.add(Code.ENHANCEMENT_ON_EPIC_HERO, i, {"datasheet": ref, "enhancement": shown})
@@ -828,6 +848,13 @@ def validate(roster: Roster, catalogue: Catalogue) -> ValidationResult:
         sheet = sheets[i]
         if sheet is not None and not sheet.character:
             out.add(Code.WARLORD_NOT_CHARACTER, i, {"datasheet": _unit_ref(roster.units[i], i)})
+        elif sheet is not None and sheet.no_warlord:
+            # the data hides an ally's Warlord entry (ruling D19)
+            out.add(
+                Code.WARLORD_NOT_ELIGIBLE,
+                i,
+                {"datasheet": _unit_ref(roster.units[i], i), "faction": faction_name},
+            )
 
     # -- Leader attachments [L3211-3227, L3253] --
     _check_attachments(out, roster, sheets)
@@ -1049,6 +1076,7 @@ def _check_restrictions(
                     },
                     message_id="wargear-invalid.unavailable",
                     fix_id="wargear-invalid.unavailable",
+                    condition=r.when,
                 )
                 continue
             out.add(
@@ -1060,7 +1088,15 @@ def _check_restrictions(
                 severity=Severity.ERROR
                 if r.severity is RestrictionSeverity.ERROR
                 else Severity.WARNING,
+                condition=r.when,
             )
+
+
+def _admitted_ally(catalogue: Catalogue, faction: str, sheet: Datasheet) -> bool:
+    """A unit without the Army Faction keyword that the data admits as an ally (D18)."""
+    return not any(name_key(k) == name_key(faction) for k in sheet.faction_keywords) and _ally(
+        catalogue, faction, sheet
+    )
 
 
 def _ally(catalogue: Catalogue, faction: str, sheet: Datasheet) -> bool:

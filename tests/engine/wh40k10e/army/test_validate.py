@@ -515,6 +515,7 @@ def test_issue_codes_are_the_published_strings() -> None:
         "data-restriction",
         "category-limit-exceeded",
         "category-minimum-not-met",
+        "warlord-not-eligible",
     }
 
 
