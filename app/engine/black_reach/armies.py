@@ -16,6 +16,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 from app.engine.black_reach.board import UnitClass
+from app.engine.black_reach.cards import ActionCard
 from app.engine.black_reach.forces import (
     Counter,
     DamageSet,
@@ -65,6 +66,7 @@ class Catalogue:
     damage_sets: Mapping[str, DamageSet] = field(default_factory=dict)
     templates: Mapping[str, Template] = field(default_factory=dict)
     perils: tuple[PerilsMarker, ...] = ()  # the Librarian's face-down Perils pool
+    cards: tuple[ActionCard, ...] = ()  # the factions' Action cards [L2068-L2072]
 
 
 @dataclass(frozen=True)

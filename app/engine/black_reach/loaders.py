@@ -28,6 +28,14 @@ from app.engine.black_reach.board import (
 )
 from app.engine.black_reach.board import Reader as _Reader
 from app.engine.black_reach.board import at as _at
+from app.engine.black_reach.cards import (
+    MAX_CARD_COPIES,
+    MAX_CARD_TEXT,
+    MAX_CARD_VALUE,
+    MAX_DECK,
+    ActionCard,
+    BonusKind,
+)
 from app.engine.black_reach.forces import (
     Ability,
     AbilityRef,
@@ -503,6 +511,7 @@ def catalogue_from_dict(raw: Any) -> Catalogue:
                 "damage_sets",
                 "templates",
                 "perils",
+                "cards",
             }
         ),
     )
@@ -564,6 +573,7 @@ def catalogue_from_dict(raw: Any) -> Catalogue:
                     r.fail(f"{part}[{i}].counters[{j}]", f"no counter {cid!r}")
             if holder.damage_set is not None and holder.damage_set not in damage_sets:
                 r.fail(f"{part}[{i}].damage_set", f"no damage set {holder.damage_set!r}")
+    cards = _cards(r, obj)
     sample = r.flag(obj, "sample", "")
     r.raise_if_any()
     return Catalogue(
@@ -574,7 +584,44 @@ def catalogue_from_dict(raw: Any) -> Catalogue:
         damage_sets=damage_sets,
         templates=templates,
         perils=tuple(perils),
+        cards=cards,
     )
+
+
+_CARD = frozenset({"id", "name", "faction", "copies", "bonus", "value", "event"})
+
+
+def _cards(r: _Reader, obj: Mapping[str, Any]) -> tuple[ActionCard, ...]:
+    """The factions' Action cards [L2068-L2202]: each with its Alternative Bonus (its +X, none
+    for the armour save) and the Battle Event text the players typed in; at most
+    :data:`MAX_DECK` copies per faction."""
+    cards: list[ActionCard] = []
+    for i, item in enumerate(r.items(obj, "cards", "", MAX_ITEMS)):
+        at = f"cards[{i}]"
+        cobj = r.obj(item, at, _CARD)
+        ident = r.text(cobj, "id", at)
+        if "#" in ident:
+            r.fail(f"{at}.id", "no '#' in a card id")
+        name = r.text(cobj, "name", at, most=MAX_NAME)
+        faction = r.choice(cobj, "faction", at, Faction)
+        bonus = r.choice(cobj, "bonus", at, BonusKind)
+        copies = r.integer(cobj, "copies", at, 1, MAX_CARD_COPIES, 1)
+        if bonus is BonusKind.ARMOUR_SAVE:
+            value = r.integer(cobj, "value", at, 0, 0, 0)
+        else:
+            value = r.integer(cobj, "value", at, 1, MAX_CARD_VALUE)
+        event = cobj.get("event", "")
+        if not isinstance(event, str) or len(event) > MAX_CARD_TEXT:
+            r.fail(f"{at}.event", f"a text of at most {MAX_CARD_TEXT} characters")
+            event = ""
+        if any(c.id == ident for c in cards):
+            r.fail(f"{at}.id", f"{ident!r} is used twice")
+        if ident and name and faction and bonus:
+            cards.append(ActionCard(ident, name, faction, bonus, value, copies, event))
+    for faction in Faction:
+        if sum(c.copies for c in cards if c.faction is faction) > MAX_DECK:
+            r.fail("cards", f"at most {MAX_DECK} cards in the {faction.value} deck")
+    return tuple(cards)
 
 
 # -- armies -----------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ __all__ = [
     "CreateBattle",
     "DeployUnit",
     "DoubleShot",
+    "DrawCards",
     "EndDeployment",
     "EndReserve",
     "EndScouting",
@@ -30,6 +31,7 @@ __all__ = [
     "Overwatch",
     "PassOverwatch",
     "PlaceOrders",
+    "PlayCard",
     "RefuseUndo",
     "ReserveMove",
     "ScoutMove",
@@ -293,6 +295,28 @@ class EndReserve(Command):
 
 
 @dataclass(frozen=True, slots=True)
+class DrawCards(Command):
+    """Discard any of your Action cards (copies ``<card>#<n>`` in your hand), then draw up to
+    the scenario's hand size [L2073-L2077]: owed at the start of each turn, before placing
+    your tokens (the first turn's deal, then the refill of the Reserve phase's step 6)."""
+
+    kind: ClassVar[str] = "draw_cards"
+    discard: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class PlayCard(Command):
+    """Play an Action card of your hand face up [L2085-L2130]: ``use`` ``"bonus"``: its
+    Alternative Bonus on your ``unit``, before its dice or its Movement Action; ``"event"``:
+    its Battle Event, whose text the players apply."""
+
+    kind: ClassVar[str] = "play_card"
+    card: str
+    use: str = "bonus"
+    unit: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class ConfirmResult(Command):
     kind: ClassVar[str] = "confirm_result"
 
@@ -337,6 +361,8 @@ COMMAND_CODEC = TaggedCodec(
         EndScouting,
         ReserveMove,
         EndReserve,
+        DrawCards,
+        PlayCard,
         ConfirmResult,
         Undo,
         ApproveUndo,

@@ -24,10 +24,14 @@ __all__ = [
     "BattleCreated",
     "BattleEnded",
     "BurstDeclared",
+    "CardBonusUsed",
+    "CardPlayed",
+    "CardsDrawn",
     "DamageLocated",
     "DeploymentEnded",
     "DestructionDealt",
     "ForcedMove",
+    "HandDrawn",
     "InitiativeKept",
     "MoveDeclared",
     "OrderRevealed",
@@ -443,6 +447,57 @@ class ResultConfirmed(Event):
     seat: str
 
 
+@dataclass(frozen=True, slots=True)
+class CardsDrawn(Event):
+    """The side's discards and the cards it drew (only its own seat sees this event); the
+    dice pick each card among those left in the deck."""
+
+    kind: ClassVar[str] = "cards_drawn"
+    side: str
+    discarded: tuple[str, ...]
+    drawn: tuple[str, ...]
+    roll: Roll
+
+
+@dataclass(frozen=True, slots=True)
+class HandDrawn(Event):
+    """What everybody sees of a draw: how many cards were discarded and drawn, and how many
+    the side now holds and has left in its deck."""
+
+    kind: ClassVar[str] = "hand_drawn"
+    side: str
+    discarded: int
+    drawn: int
+    hand: int
+    deck: int
+
+
+@dataclass(frozen=True, slots=True)
+class CardPlayed(Event):
+    """An Action card played face up: its Battle Event (``use`` ``event``, the text shown
+    for the players to apply) or its Alternative Bonus readied on ``unit``."""
+
+    kind: ClassVar[str] = "card_played"
+    side: str
+    card: str
+    name: str
+    use: str
+    unit: str | None
+    bonus: str
+    value: int
+    text: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class CardBonusUsed(Event):
+    """The Alternative Bonus readied on ``unit`` was used (its roll, its move or its armour
+    save) and the card is discarded."""
+
+    kind: ClassVar[str] = "card_bonus_used"
+    unit: str
+    card: str
+
+
 EVENT_CODEC = TaggedCodec(
     "event",
     (
@@ -482,6 +537,10 @@ EVENT_CODEC = TaggedCodec(
         ScoutingStarted,
         ScoutMoved,
         ScoutingEnded,
+        CardsDrawn,
+        HandDrawn,
+        CardPlayed,
+        CardBonusUsed,
         *UNDO_EVENTS,  # the log's undo bookkeeping: a log with an undo is stored and read back
     ),
 )

@@ -13,10 +13,14 @@ from app.engine.black_reach.battle.events import (
     BattleCreated,
     BattleEnded,
     BurstDeclared,
+    CardBonusUsed,
+    CardPlayed,
+    CardsDrawn,
     DamageLocated,
     DeploymentEnded,
     DestructionDealt,
     ForcedMove,
+    HandDrawn,
     InitiativeKept,
     MoveDeclared,
     OrderRevealed,
@@ -47,6 +51,7 @@ from app.engine.black_reach.battle.events import (
 from app.engine.black_reach.battle.setup import parse_setup
 from app.engine.black_reach.battle.state import BattleState, PendingMove, Stage, UnitState
 from app.engine.black_reach.board import Square
+from app.engine.black_reach.cards import deck_of
 from app.engine.black_reach.forces import FaceKind, fresh_state
 from app.engine.black_reach.los import Facing
 from app.engine.black_reach.movement import Footprint, Placement
@@ -84,8 +89,14 @@ def _created(state: BattleState, event: BattleCreated) -> BattleState:
                 placement = placement_of(Step(d.x, d.y, d.facing), counter.footprint) if d else None
                 units[uid] = UnitState(uid, side.id, counter, fresh_state(counter, face), placement)
     everyone = all(u.placement is not None for u in units.values())
+    # each side's deck: every copy of its faction's Action cards, when the scenario deals a hand
+    cards = scenario.catalogue.cards if scenario.hand_size > 0 else ()
+    decks = {s.id: deck_of(cards, s.army.faction) for s in scenario.sides}
     return replace(
         state,
+        decks=decks,
+        hands={s.id: () for s in scenario.sides},
+        discards={s.id: () for s in scenario.sides},
         stage=Stage.BATTLE if everyone else Stage.SETUP,
         scenario=scenario,
         seats=dict(setup.seats),
@@ -105,6 +116,44 @@ def _moved(state: BattleState, uid: str, step: Step) -> BattleState:
     previous = u.placement.facing if u.placement is not None else Facing.N
     placed = placement_of(step, u.counter.footprint, previous)
     return _unit(state, uid, placement=placed, embarked_in=None)
+
+
+def _discard(state: BattleState, side: str, card: str) -> BattleState:
+    return replace(state, discards={**state.discards, side: (*state.discards[side], card)})
+
+
+def _cards(
+    state: BattleState, event: CardsDrawn | HandDrawn | CardPlayed | CardBonusUsed
+) -> BattleState:
+    if isinstance(event, CardsDrawn):
+        side = event.side
+        hand = [c for c in state.hands[side] if c not in event.discarded]
+        deck = list(state.decks[side])
+        discards: tuple[str, ...] = (*state.discards[side], *event.discarded)
+        for card in event.drawn:
+            if card not in deck:  # the deck ran out: the discards are its new cards
+                deck, discards = [*deck, *discards], ()
+            deck.remove(card)
+            hand.append(card)
+        return replace(
+            state,
+            hands={**state.hands, side: tuple(hand)},
+            decks={**state.decks, side: tuple(deck)},
+            discards={**state.discards, side: discards},
+        )
+    if isinstance(event, HandDrawn):
+        return replace(state, to_draw=state.to_draw - {event.side})
+    if isinstance(event, CardPlayed):
+        side = event.side
+        kept = tuple(c for c in state.hands[side] if c != event.card)
+        state = replace(state, hands={**state.hands, side: kept})
+        if event.unit is not None and event.use == "bonus":
+            return replace(state, readied={**state.readied, event.unit: event.card})
+        return _discard(state, side, event.card)
+    readied = dict(state.readied)
+    del readied[event.unit]
+    state = replace(state, readied=readied)
+    return _discard(state, state.units[event.unit].side, event.card)
 
 
 def evolve(state: BattleState, event: Event) -> BattleState:
@@ -135,6 +184,12 @@ def evolve(state: BattleState, event: Event) -> BattleState:
             rolls={},
             reserve_done=frozenset(),
             keep_initiative=None,
+            # the first turn's deal, then the refill of the last Reserve phase [L2073-L2077]
+            to_draw=frozenset(
+                s
+                for s in (event.initiative, event.other)
+                if state.decks.get(s) or state.hands.get(s) or state.discards.get(s)
+            ),
         )
     assert state.turn is not None or isinstance(event, BattleEnded | ResultConfirmed)
     if isinstance(event, OrdersPlaced):
@@ -221,7 +276,11 @@ def evolve(state: BattleState, event: Event) -> BattleState:
     if isinstance(event, TurnEnded):
         for uid in event.unsuppressed:
             state = _unit(state, uid, suppressed=state.units[uid].suppressed - 1)
-        return replace(state, vp=dict(event.vp))
+        for uid, card in state.readied.items():  # a bonus not used this turn is discarded
+            state = _discard(state, state.units[uid].side, card)
+        return replace(state, vp=dict(event.vp), readied={})
+    if isinstance(event, CardsDrawn | HandDrawn | CardPlayed | CardBonusUsed):
+        return _cards(state, event)
     if isinstance(event, BattleEnded):
         return replace(
             state, stage=Stage.ENDED, winner=event.winner, reason=event.reason, vp=dict(event.vp)

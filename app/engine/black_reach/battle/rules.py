@@ -15,6 +15,17 @@ from dataclasses import dataclass, replace
 from itertools import combinations
 
 from app.engine.black_reach.armies import Tokens, order_tokens
+from app.engine.black_reach.battle.cards import (
+    ASSAULT_BONUS,
+    MOVE_BONUS,
+    SHOT_BONUS,
+    card_bonus,
+    draw_cards,
+    note_use,
+    play_card,
+    spend_cards,
+    use_armour_card,
+)
 from app.engine.black_reach.battle.commands import (
     COMMAND_CODEC,
     Assault,
@@ -23,6 +34,7 @@ from app.engine.black_reach.battle.commands import (
     CreateBattle,
     DeployUnit,
     DoubleShot,
+    DrawCards,
     EndDeployment,
     EndReserve,
     EndScouting,
@@ -32,6 +44,7 @@ from app.engine.black_reach.battle.commands import (
     Overwatch,
     PassOverwatch,
     PlaceOrders,
+    PlayCard,
     ReserveMove,
     ScoutMove,
     Shoot,
@@ -231,6 +244,7 @@ class _Out:
         self.state = state
         self.roller = roller
         self.events: list[Emitted] = []
+        self.card_uses: set[str] = set()  # units whose readied card bonus a roll counted
 
     def emit(self, event: Event, audience: tuple[str, ...] | None = None) -> None:
         before = self.state
@@ -348,7 +362,8 @@ def _check_move(
             f"{u.uid} has a Locomotion Damage marker: no more Movement Actions [L673-L675]",
         )
     if mover is None:
-        mover = Mover(state.mover(u.uid), u.face.mv, assault_target=assault_target)
+        bonus = card_bonus(state, u.uid, MOVE_BONUS)  # a card's +X squares [L2135-L2136]
+        mover = Mover(state.mover(u.uid), u.face.mv, bonus, assault_target=assault_target)
     check = check_path(state.board, mover, state.board_units(), path)
     if not check.ok:
         raise refuse(
@@ -639,6 +654,8 @@ def _place_orders(out: _Out, command: PlaceOrders, side: str, seat: str) -> None
     assert state.turn is not None
     if side in state.turn.locked:
         raise refuse("orders_placed", "your tokens are already placed for this turn")
+    if side in state.to_draw:
+        raise refuse("draw_cards_first", "draw your Action cards first (draw_cards)")
     pool = list(state.turn.pools[side])
     units: set[str] = set()
     placed: list[SecretOrder] = []
@@ -1294,6 +1311,7 @@ def plan_shot(
             bonuses = REAR_BONUS
         if side == "front" and target.face.has(Ability.FRONT_ARMOUR):
             armour = FRONT_ARMOUR
+    bonuses += card_bonus(state, shooter.uid, SHOT_BONUS)  # a card's Alternative Bonus
     request = OddsRequest(
         Kind.SUPPRESSION_FIRE if suppression else Kind.SHOT,
         Attacker(
@@ -1382,12 +1400,14 @@ def _take_steps(
 
 
 def _saved(out: _Out, target: UnitState, piercing: bool) -> bool:
-    """A green armour save printed on the target's tile, tried against the steps of one shot
-    or assault unless the attack is Perforant / Perçant [L1869-L1888], [L1276-L1277]; a
-    yellow one needs an Action card (not in the match yet)."""
+    """The armour save printed on the target's tile, tried against the steps of one shot or
+    assault unless the attack is Perforant / Perçant [L1869-L1888], [L1276-L1277]: a green
+    one always, a yellow one when an armour-save card is readied on the unit (rulings 96)."""
     tile = out.state.catalogue.tiles.get(_group_of(out.state, target.uid).tile)
     save = tile.armour_save if tile is not None else None
-    if save is None or piercing or save.colour is not ArmourColour.GREEN:
+    if save is None or piercing:
+        return False
+    if save.colour is not ArmourColour.GREEN and not use_armour_card(out, target.uid):
         return False
     start = len(out.roller.records)
     die = out.roller.d6(f"armour save of {target.uid}", stage="save")
@@ -1425,6 +1445,7 @@ def _fire(
         req = replace(req, attacker=replace(req.attacker, moving_penalty=moving_penalty))
     if share is not None:
         req = replace(req, attacker=replace(req.attacker, cv=share, bonuses=0))
+    note_use(out, u.uid, SHOT_BONUS)
     start = len(out.roller.records)
     best = _best(out.roller, req.attacker.dice, f"shot by {u.uid}")
     final = shot_final(best, req)
@@ -2240,6 +2261,7 @@ def assault_request(
             assault_bonus=ability.param if ability and isinstance(ability.param, int) else 0,
             support=support,
             suppressed=u.suppressed,
+            bonuses=card_bonus(state, u.uid, ASSAULT_BONUS),
         ),
         Target(
             cv=tface.cv_against(u.counter.unit_class) or 0,
@@ -2249,6 +2271,7 @@ def assault_request(
             ),
             has_assault=t_ability is not None,
             suppressed=target.suppressed,
+            bonuses=card_bonus(state, target.uid, ASSAULT_BONUS),
         ),
     )
 
@@ -2262,7 +2285,8 @@ def assault_start_problem(
     if u.placement is None or target.placement is None:
         return "unit_gone"
     entry = Placement(target.placement.anchor, (path[-1] if path else u.placement).facing)
-    mover = Mover(state.mover(u.uid), u.face.mv, assault_target=target.uid)
+    bonus = card_bonus(state, u.uid, MOVE_BONUS)
+    mover = Mover(state.mover(u.uid), u.face.mv, bonus, assault_target=target.uid)
     check = check_path(state.board, mover, state.board_units(), [*path, entry])
     if not check.ok or check.reach is None or check.reach.pushes:
         return "illegal_move"
@@ -2330,6 +2354,8 @@ def _assault(out: _Out, command: Assault, side: str) -> None:
     if supporters:
         out.emit(UnitsActivated(supporters))
     request = assault_request(state, u, target, len(supporters))
+    note_use(out, u.uid, ASSAULT_BONUS)
+    note_use(out, target.uid, ASSAULT_BONUS)
     a_dice, d_dice = assault_dice(request)
     a_mod, d_mod = assault_modifiers(request)
     mark = len(out.roller.records)
@@ -2511,12 +2537,17 @@ def decide(state: BattleState, command: Tagged, actor: str, dice: Roller) -> Dec
             _reserve_move(out, command, side)
         case EndReserve():
             _end_reserve(out, side)
+        case DrawCards():
+            draw_cards(out, command, side, actor)
+        case PlayCard():
+            play_card(out, command, side)
         case _:
             raise refuse(
                 "unknown_command",
                 f"{command.kind!r} is not a battle command",
                 kind=RefusalKind.INPUT,
             )
+    spend_cards(out, 0)
     return Decision(tuple(out.events), out.state)
 
 

@@ -138,6 +138,13 @@ class BattleState:
     destruction: Mapping[str, int] = field(default_factory=dict)  # wreck uid -> points
     lost_powers: frozenset[tuple[str, str]] = frozenset()  # (psyker, power) lost for good
     keep_initiative: str | None = None  # Scrier's Gaze this turn: that side keeps it
+    # Action cards [L2068-L2202]: copies (``<card>#<n>``) per side; the hands and the decks
+    # are secrets of their side (the views show the other side only how many)
+    decks: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    hands: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    discards: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    to_draw: frozenset[str] = frozenset()  # sides to discard and draw before placing tokens
+    readied: Mapping[str, str] = field(default_factory=dict)  # unit -> card played as its bonus
 
     # -- helpers ------------------------------------------------------------------------------
 

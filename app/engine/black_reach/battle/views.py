@@ -10,6 +10,12 @@ from __future__ import annotations
 from dataclasses import replace
 from fractions import Fraction
 
+from app.engine.black_reach.battle.cards import (
+    MOVE_BONUS,
+    card_bonus,
+    card_named,
+    play_card_check,
+)
 from app.engine.black_reach.battle.commands import (
     COMMAND_CODEC,
     Assault,
@@ -17,6 +23,7 @@ from app.engine.black_reach.battle.commands import (
     ConfirmResult,
     DeployUnit,
     DoubleShot,
+    DrawCards,
     EndDeployment,
     EndReserve,
     EndScouting,
@@ -26,6 +33,7 @@ from app.engine.black_reach.battle.commands import (
     Overwatch,
     PassOverwatch,
     PlaceOrders,
+    PlayCard,
     ReserveMove,
     ScoutMove,
     Shoot,
@@ -199,6 +207,7 @@ def render(state: BattleState, viewer: Viewer) -> JsonObject:
             }
             for g in state.groups.values()
         ],
+        "cards": _cards_view(state, side),
         "vp": dict(state.vp),
         "winner": state.winner,
         "reason": state.reason,
@@ -206,12 +215,76 @@ def render(state: BattleState, viewer: Viewer) -> JsonObject:
     }
 
 
+def _card_entry(state: BattleState, copy: str) -> JsonObject:
+    card = card_named(state, copy)
+    assert card is not None
+    return {
+        "card": copy,
+        "name": card.name,
+        "bonus": str(card.bonus),
+        "value": card.value,
+        "event": card.event,
+    }
+
+
+def _cards_view(state: BattleState, viewer_side: str | None) -> JsonObject:
+    """Action cards: how many each side holds, has in its deck and discarded (public), the
+    cards of the viewer's own hand (never the other side's) and the bonuses readied on units
+    (played face up)."""
+    return {
+        "sides": {
+            s: {
+                "hand": len(state.hands.get(s, ())),
+                "deck": len(state.decks.get(s, ())),
+                "discards": len(state.discards.get(s, ())),
+                "to_draw": s in state.to_draw,
+            }
+            for s in state.hands
+        },
+        "hand": [_card_entry(state, c) for c in state.hands.get(viewer_side or "", ())],
+        "readied": {uid: _card_entry(state, c) for uid, c in state.readied.items()},
+    }
+
+
+def _card_actions(state: BattleState, side: str) -> list[JsonObject]:
+    """The cards the side may play now: each as a Battle Event, and for its Alternative Bonus
+    on the units that may take it (none yet readied; an armour-save card only on units with a
+    yellow save; no shooting or assault bonus in the Reserve phase)."""
+    turn = state.turn
+    if turn is None or side in state.to_draw or state.pending is not None:
+        return []
+    out: list[JsonObject] = []
+    for copy in state.hands.get(side, ()):
+        out.append({"command": _cmd(PlayCard(copy, "event"))})
+        units = []
+        for u in state.present_units():
+            if u.side != side or u.uid in state.readied:
+                continue
+            try:
+                play_card_check(state, copy, u.uid, side)
+            except Refusal:
+                continue
+            units.append(u.uid)
+        if units:
+            out.append({"command": _cmd(PlayCard(copy, "bonus")), "units": units})
+    return out
+
+
 def _cmd(command: object) -> JsonObject:
     return COMMAND_CODEC.encode(command)  # type: ignore[arg-type]
 
 
 def legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
-    """The commands ``seat`` may send now (moves with the squares they may end on)."""
+    """The commands ``seat`` may send now (moves with the squares they may end on), and the
+    Action cards it may play."""
+    actions = _legal_actions(state, seat)
+    side = state.seats.get(seat)
+    if state.stage is not Stage.BATTLE or side is None or state.scouting:
+        return actions
+    return actions + _card_actions(state, side)
+
+
+def _legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
     if state.scenario is None or seat not in state.seats:
         return []
     side = state.seats[seat]
@@ -225,6 +298,9 @@ def legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
     if state.stage is not Stage.BATTLE or turn is None:
         return []
     if turn.phase is Phase.ORDER:
+        if side in state.to_draw:
+            hand = list(state.hands.get(side, ()))
+            return [{"command": _cmd(DrawCards()), "hand": hand}]
         if side in turn.locked:
             return []
         pool = [{"kind": str(t.kind), "number": t.number} for t in turn.pools[side]]
@@ -533,7 +609,8 @@ _Found = dict[Placement, tuple[Reach, tuple[Placement, ...]]]
 
 def _found(state: BattleState, u: UnitState) -> _Found:
     """Where the unit's Movement Action may end, each with a cheapest path."""
-    return cheapest_paths(state.board, Mover(state.mover(u.uid), u.face.mv), state.board_units())
+    mover = Mover(state.mover(u.uid), u.face.mv, card_bonus(state, u.uid, MOVE_BONUS))
+    return cheapest_paths(state.board, mover, state.board_units())
 
 
 def _steps(path: tuple[Placement, ...]) -> list[list[int | str]]:
