@@ -33,7 +33,7 @@ FEATURES: tuple[str, ...] = (
 # ("module:attribute" names a router other than the module's ``router``)
 EXTRA_ROUTERS: dict[tuple[str, str], tuple[str, ...]] = {
     ("matches", "api"): ("league_link", "spectate", "packs", "systems.black_reach.api"),
-    ("matches", "web"): ("spectate:page_router",),
+    ("matches", "web"): ("spectate:page_router", "systems.black_reach.web"),
 }
 
 

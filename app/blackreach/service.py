@@ -303,6 +303,11 @@ def revoke_share(db: Session, user: User, set_id: int) -> ContentSet:
     return row
 
 
+def shared_row(db: Session, token: str) -> ContentSet:
+    """The set behind a share link (read-only for whoever holds it), else 404."""
+    return _shared_row(db, token)
+
+
 def _shared_row(db: Session, token: str) -> ContentSet:
     if not token.startswith(SHARE_PREFIX) or len(token) > 100:
         raise SharedContentNotFound(_("This share link is invalid or revoked."))

@@ -112,6 +112,7 @@ def _page(
     scenario: tuple[dict[str, Any], forms.Located] | None = None,
     notice: str | None = None,
     pick: dict[str, str | None] | None = None,
+    shared_token: str | None = None,
 ) -> HTMLResponse:
     docs = view.documents
     pick = pick or {}
@@ -158,6 +159,7 @@ def _page(
         "scenario_ids": [str(s.get("id", "")) for s in docs.scenarios if isinstance(s, dict)],
         "board_names": _board_names(docs.boards),
         "share_path": f"{HOME}/shared/{view.share_token}" if view.share_token else None,
+        "shared_path": f"{HOME}/shared/{shared_token}" if shared_token else None,
         **_pictures(view),
     }
     return render(request, "blackreach/set.html", context, status_code=status_code)
@@ -216,7 +218,15 @@ def copy_sample(request: Request, db: DbSession, user: WebUser) -> HTMLResponse:
 
 @router.get(HOME + "/shared/{token}")
 def shared_page(request: Request, db: DbSession, user: OptionalUser, token: Token) -> HTMLResponse:
-    return _page(request, service.shared(db, token))
+    return _page(request, service.shared(db, token), shared_token=token)
+
+
+def shared_page_with(
+    request: Request, db: DbSession, token: str, *, notice: str, status_code: int
+) -> HTMLResponse:
+    """The shared page again with a refusal's message (a match on it, app.matches)."""
+    view = service.shared(db, token)
+    return _page(request, view, notice=notice, status_code=status_code, shared_token=token)
 
 
 @router.post(HOME + "/shared/{token}/copy")

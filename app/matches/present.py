@@ -4,7 +4,8 @@ page module (``app/matches/pages/<system>``)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from app.core.i18n import current_locale, lazy, ngettext
 from app.core.i18n import gettext as _
@@ -37,13 +38,23 @@ def localized(names: Mapping[str, str] | None, fallback: str) -> str:
     return names.get(current_locale.get()) or names.get("en") or fallback
 
 
-def mission_label(mission_id: str, battle_size: str, ruleset: str = systems.DEFAULT_RULESET) -> str:
+def mission_label(
+    mission_id: str,
+    battle_size: str,
+    ruleset: str = systems.DEFAULT_RULESET,
+    snapshot: Mapping[str, Any] | Callable[[], Mapping[str, Any] | None] | None = None,
+) -> str:
     """ "Only War, Strike Force (2000 points)": the mission's and battle size's names, never
-    their ids (the ids themselves when the mission is no longer shipped)."""
+    their ids. A mission the system does not list is named by its hook ``mission_name`` from
+    seat A's ``snapshot`` (a Black Reach content set's scenario, as the match froze it; given
+    as a function, it is read only then: a list of matches loads no snapshot it does not
+    need); the ids themselves when nothing names it (a mission no longer shipped)."""
     found = systems.systems().get(ruleset)
     mission = None if found is None else found.missions().get(mission_id)
     if mission is None:
-        return f"{mission_id} ({battle_size})"
+        read = snapshot if callable(snapshot) else (lambda: snapshot)
+        named = None if found is None else found.mission_name(mission_id, read)
+        return named or f"{mission_id} ({battle_size})"
     size = next((s for s in mission.battle_sizes if s.id == battle_size), None)
     if size is None:
         return localized(mission.name, mission_id)
@@ -53,6 +64,12 @@ def mission_label(mission_id: str, battle_size: str, ruleset: str = systems.DEFA
         size=localized(size.name, battle_size),
         points=points,
     )
+
+
+def seat_a_snapshot(match: Any) -> Callable[[], Mapping[str, Any] | None]:
+    """Seat A's snapshot of a match row, read when :func:`mission_label` needs it (it is a
+    deferred column: a list of matches loads none it does not need)."""
+    return lambda: match.army_a
 
 
 def seat_label(seat: str | None, names: Mapping[str, str], me: str) -> str:

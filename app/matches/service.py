@@ -269,14 +269,18 @@ def create(
     league_game_id: int | None = None,
     options: Mapping[str, Any] | None = None,
     ruleset: str = DEFAULT_RULESET,
+    mission: Mission | None = None,
 ) -> Match:
     """A new match of ``ruleset`` with the creator's ready list in seat A, waiting for its
-    opponent (the system's default mission and size when none is named)."""
+    opponent (the system's default mission and size when none is named). ``mission``: the
+    mission ``mission_id`` names, found by the caller where the creator's own are not (a
+    Black Reach scenario of a set shared by link)."""
     system = systems.playable(ruleset)
     mission_id = mission_id or system.default_mission
     battle_size = battle_size or system.default_size
+    owned = {mission_id: mission} if mission is not None and mission.id == mission_id else None
     mission, points = systems.mission_and_size(
-        system, mission_id, battle_size, db=db, owner_id=user.id
+        system, mission_id, battle_size, db=db, owner_id=user.id, given=owned
     )
     stored_options = system.parse_options(options)
     system.check_options(mission, stored_options)

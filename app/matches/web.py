@@ -149,7 +149,9 @@ def _index(
                 "seat": seat,
                 "opponent": names["B" if seat == "A" else "A"] or "-",
                 "status": _(STATUS_LABELS[MatchStatus(m.status)]),
-                "mission": present.mission_label(m.mission_id, m.battle_size, m.rule_system),
+                "mission": present.mission_label(
+                    m.mission_id, m.battle_size, m.rule_system, present.seat_a_snapshot(m)
+                ),
                 "system": pages.system_label(m.rule_system),
                 "waiting": waiting,
             }
@@ -574,7 +576,7 @@ def context(
     ctx: dict[str, Any] = {
         "confirm": confirm,
         "mission_label": present.mission_label(
-            match.mission_id, match.battle_size, match.rule_system
+            match.mission_id, match.battle_size, match.rule_system, match.army_a
         ),
         "fragments": page.fragments,
         "waiting": None,

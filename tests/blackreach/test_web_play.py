@@ -1,5 +1,6 @@
 """A content set's page leads to a match on it (issue 16): the owner's set links to the
-new-match form, which offers its scenarios; a set shared by link says to copy it first."""
+new-match form, which offers its scenarios; a set shared by link offers its scenarios to
+play without a copy."""
 
 from __future__ import annotations
 
@@ -27,6 +28,12 @@ def test_an_own_set_links_to_a_match_on_it_and_a_shared_one_says_copy(app: Any) 
     shared: TestClient = bob
     page = html(shared.get(str(link)))
     assert page.css_first("#play-link") is None
-    assert "copy it into your sets" in page.css_first("#play-hint").text()
+    # played without a copy (tests/matches/test_black_reach_shared_sets.py), or copied to edit
+    assert "No copy needed" in page.css_first("#play-hint").text()
+    assert page.css_first("#play-shared form.play-shared") is not None
     assert page.css_first("#copy-form") is not None
+    # the sample: its scenario is offered in the new-match form already
+    sample = html(shared.get(f"{HOME}/sample"))
+    assert sample.css_first("#play-shared") is None
+    assert "copy it into your sets" in sample.css_first("#play-hint").text()
     assert HOME in str(link)

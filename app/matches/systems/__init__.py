@@ -167,6 +167,12 @@ class MatchSystem:
     joined_snapshot: Callable[[Mapping[str, Any]], dict[str, Any]] = field(
         default=lambda snapshot: dict(snapshot)
     )
+    #: the name of a match's mission the system does not list (a Black Reach content set's
+    #: scenario), from the mission id and seat A's snapshot (a function that reads it: call it
+    #: only when the id is one of yours); ``None``: not known
+    mission_name: Callable[[str, Callable[[], Mapping[str, Any] | None]], str | None] = field(
+        default=lambda mission_id, snapshot: None
+    )
 
     def seat_snapshot(
         self,
@@ -277,11 +283,15 @@ def mission_and_size(
     *,
     db: Session | None = None,
     owner_id: int | None = None,
+    given: Mapping[str, Mission] | None = None,
 ) -> tuple[Mission, int]:
     """The mission and the points of its battle size; 422 naming what is unknown. With ``db``
     and ``owner_id`` (the match's creator), a mission of a pack that user uploaded is found
-    too (the system's listed missions come first)."""
+    too (the system's listed missions come first); ``given``: missions the caller found
+    elsewhere (a Black Reach set shared by link), looked at before the owner's."""
     mission = entry.missions().get(mission_id)
+    if mission is None and given:
+        mission = given.get(mission_id)
     if mission is None and db is not None and owner_id is not None and entry.owned_missions:
         mission = entry.owned_missions(db, owner_id).get(mission_id)
     if mission is None:

@@ -23,11 +23,12 @@ scenario's id, name and sides).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from app.core.errors import InvalidInput
+from app.core.i18n import gettext as _
 from app.engine.black_reach import SYSTEM_ID
 from app.engine.black_reach.battle import BattleSetup, BlackReachBattle
 from app.engine.black_reach.battle.events import BattleCreated
@@ -167,9 +168,10 @@ def own_force(
     creator's own (``owned_missions`` found it for them); ``db`` and ``user`` (seat A's
     creator) count their open content-set matches: 422 past ``content.MAX_OPEN``."""
     own = content.content_of(mission)
-    waiting = (
-        own is not None and seat is Seat.A and db is not None and user is not None
-    ) and content.open_matches(db, user.id) >= content.MAX_OPEN
+    waiting = False
+    if own is not None and seat is Seat.A and db is not None and user is not None:
+        content.lock_owner(db, user.id)  # the count holds until the creation commits
+        waiting = content.open_matches(db, user.id) >= content.MAX_OPEN
     if waiting:
         raise InvalidInput(
             f"You already have {content.MAX_OPEN} matches on your content sets waiting "
@@ -335,6 +337,30 @@ def imported(game: MatchGame, snapshots: Mapping[str, Any]) -> Imported:
     return Imported(mission_id, SIZE, forces["A"] | {"options": options}, forces["B"])
 
 
+def mission_name(
+    mission_id: str, read_snapshot: Callable[[], Mapping[str, Any] | None]
+) -> str | None:
+    """A content set's scenario named as the match froze it ("Content set <set>: <scenario>",
+    as the match page's header says), from seat A's snapshot (its frozen copy before the
+    join, what :func:`joined_snapshot` or an import kept after it); ``None`` for any other
+    mission, or a snapshot that names another one."""
+    if not mission_id.startswith(content.PREFIX):
+        return None
+    snapshot = read_snapshot()
+    if not isinstance(snapshot, Mapping):
+        return None
+    frozen = snapshot.get("content")
+    if not isinstance(frozen, Mapping) or frozen.get("id") != mission_id:
+        return None
+    scenario = frozen.get("scenario") if isinstance(frozen.get("scenario"), Mapping) else {}
+    assert isinstance(scenario, Mapping)
+    name = str(scenario.get("name") or scenario.get("id") or "").strip()
+    set_name = str(frozen.get("name") or "").strip()
+    if not name or not set_name:
+        return name or set_name or None
+    return _("Content set %(set)s: %(scenario)s") % {"set": set_name, "scenario": name}
+
+
 def headline(game: MatchGame) -> dict[str, str | None]:
     assert isinstance(game, BlackReachBattle)
     return battle_headline(game)
@@ -357,4 +383,5 @@ SYSTEM = MatchSystem(
     own_force=own_force,
     owned_missions=content.owned_missions,
     joined_snapshot=joined_snapshot,
+    mission_name=mission_name,
 )

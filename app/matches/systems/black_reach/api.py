@@ -2,6 +2,8 @@
 
 - ``GET /black-reach/missions``: the scenarios of your content sets offered as missions (the
   ids to name in ``POST /matches`` with ``"ruleset": "black-reach"``), beside the shipped ones;
+- ``POST /black-reach/content/shared/{token}/matches``: a match on a scenario of a set shared
+  with you by link, without copying it (``shared.py``);
 - the hot seat (``hot_seat.py``): ``POST /matches/{id}/hot-seat`` starts a match created with
   the option ``hot_seat`` with both seats on the creator's device, then
   ``GET /matches/{id}/hot-seat/{seat}`` reads a seat's view and commands while the battle
@@ -16,7 +18,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, Depends, Path, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
 
@@ -26,11 +28,14 @@ from app.core.errors import PROBLEM_JSON
 from app.core.i18n import DEFAULT_LOCALE, current_locale
 from app.engine.black_reach import SYSTEM_ID
 from app.engine.match import visible_to
+from app.engine.match.seats import Seat
 from app.matches import events, reads, service
 from app.matches.exceptions import InvitationInvalid, MatchNotFound
 from app.matches.invitations import Caller
-from app.matches.schemas import CommandRequest, Strict
+from app.matches.models import OpponentKind
+from app.matches.schemas import CommandRequest, MatchOut, Strict
 from app.matches.systems.black_reach import content, hot_seat
+from app.matches.systems.black_reach.shared import create_on_shared
 
 __all__ = ["router"]
 
@@ -177,6 +182,49 @@ def content_missions(user: CurrentUser, db: DbSession) -> list[ContentMissionOut
             )
         )
     return out
+
+
+class SharedMatchCreate(Strict):
+    """A match on a scenario of a content set shared with you by link."""
+
+    scenario: str = Field(min_length=1, max_length=64, description="The scenario's id in the set")
+    side: str = Field(
+        default="", max_length=64, description="The side you play (default: the first)"
+    )
+    opponent: Literal["user", "guest"] = "user"
+    hot_seat: bool = Field(default=False, description="Both seats on your device")
+
+
+@router.post(
+    "/black-reach/content/shared/{token}/matches",
+    response_model=MatchOut,
+    status_code=201,
+    summary="Create a match on a scenario of a content set shared with you by link",
+    responses={
+        401: _HOT[401],
+        404: {"description": "The share link is invalid or revoked", **_PROBLEM},
+        422: {"description": "No such playable scenario, a bad side, too many open matches"},
+    },
+)
+def create_on_shared_set(
+    request: Request,
+    token: Annotated[str, Path(min_length=1, max_length=100)],
+    data: SharedMatchCreate,
+    user: CurrentUser,
+    db: MatchDb,
+) -> Response:
+    """Without copying the set: the scenario, trimmed to what it uses and without the
+    owner's notes, is frozen into your seat as for a set of your own (an edit or a deletion of
+    the shared set afterwards changes nothing of the match)."""
+    from app.matches.api import match_out, model_response
+
+    options: dict[str, Any] = {"side": data.side, "deployment": "players"}
+    if data.hot_seat:
+        options["hot_seat"] = True
+    match = create_on_shared(
+        db, user, token, data.scenario, opponent=OpponentKind(data.opponent), options=options
+    )
+    return model_response(match_out(request, db, match, Seat.A), 201)
 
 
 @router.get(

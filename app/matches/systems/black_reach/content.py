@@ -13,7 +13,8 @@ scenario, forces and boards it was set up with (``BattleCreated``), so a replay,
 an import stay equal whatever the set becomes.
 
 Another user's set is never offered (its missions are not the creator's: 422 "no mission"),
-and a set shared by link is played by copying it into one's own sets first.
+but a set shared by link is offered to whoever holds the link (:func:`shared_missions`, named
+by the route that creates the match): frozen and trimmed the same way, naming no set id.
 
 What a match keeps of a set is trimmed first (:func:`trimmed`), since the opponent, a
 spectator and an export reader all read the log's set-up: the scenario, only the boards it
@@ -23,7 +24,8 @@ pool, which belong to no faction, whole), every free-text ``note`` left out. The
 made from the trimmed content, so an edit of what a match never uses keeps its id.
 
 A user has at most :data:`MAX_OPEN` content-set matches nobody has joined yet (422 past it):
-each keeps its frozen content until the join.
+each keeps its frozen content until the join. The count is taken with the creator's row
+locked (:func:`lock_owner`), so simultaneous creations never pass it.
 """
 
 from __future__ import annotations
@@ -38,9 +40,10 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from app.accounts.models import User
 from app.blackreach.documents import check
 from app.blackreach.models import ContentSet
-from app.blackreach.service import documents_of
+from app.blackreach.service import documents_of, shared_row
 from app.engine.black_reach import SYSTEM_ID
 from app.engine.match import Mission
 from app.engine.match.missions import MissionError, load_mission
@@ -52,10 +55,12 @@ __all__ = [
     "content_id",
     "content_of",
     "is_content",
+    "lock_owner",
     "mission_for",
     "open_matches",
     "owned_missions",
     "set_missions",
+    "shared_missions",
     "summary",
     "trimmed",
 ]
@@ -246,11 +251,14 @@ def mission_for(
     return load_mission(data)
 
 
-def set_missions(row: ContentSet) -> tuple[Mission, ...]:
-    """The missions of one set: each scenario the engine reads (kept per set version)."""
+def set_missions(row: ContentSet, *, shared: bool = False) -> tuple[Mission, ...]:
+    """The missions of one set: each scenario the engine reads (kept per set version).
+    ``shared``: as offered through its share link to another user, naming no set id (the
+    set is not theirs; the set's name says where it comes from)."""
     # every change raises the version and sets updated_at; the moment tells apart a row whose
     # id came back on SQLite after a deletion (its version from 1 again)
-    key = (row.id, row.version, row.updated_at.isoformat() if row.updated_at else "")
+    moment = row.updated_at.isoformat() if row.updated_at else ""
+    key = (row.id, row.version, moment + ("/shared" if shared else ""))
     with _lock:
         if key in _cache:
             _cache.move_to_end(key)
@@ -272,7 +280,7 @@ def set_missions(row: ContentSet) -> tuple[Mission, ...]:
                         forces,
                         boards,
                         set_name=row.name,
-                        set_id=row.id,
+                        set_id=None if shared else row.id,
                         width=width,
                         height=height,
                     )
@@ -285,6 +293,22 @@ def set_missions(row: ContentSet) -> tuple[Mission, ...]:
         while len(_cache) > _CACHE_SIZE:
             _cache.popitem(last=False)
     return found
+
+
+def shared_missions(db: Session, token: str) -> dict[str, Mission]:
+    """The missions of the set behind a share link, by id, frozen and trimmed as a set's own
+    (no notes: :func:`trimmed`); 404 for a link invalid or revoked."""
+    return {m.id: m for m in set_missions(shared_row(db, token), shared=True)}
+
+
+def lock_owner(db: Session, owner_id: int) -> None:
+    """Hold the creator's user row until the transaction ends, so that two creations of one
+    user at the same moment count their open matches one after the other (neither passes
+    :data:`MAX_OPEN` on a count the other is about to change). Postgres: ``SELECT ... FOR
+    UPDATE``; SQLite has no row lock, and a request that writes holds the database's write
+    lock from its first statement (``BEGIN IMMEDIATE``, app.core.db), as mission packs do
+    (app.matches.packs)."""
+    db.execute(select(User.id).where(User.id == owner_id).with_for_update())
 
 
 def _open(owner_id: int) -> tuple[Any, ...]:
