@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy.orm import Session
 
 from tests.armies.conftest import legal_army
 from tests.support.web import csrf, html
@@ -696,3 +697,55 @@ def test_the_loadout_as_players_read_it_on_the_builder_the_share_page_and_the_ex
     assert imported.status_code == 200, imported.text  # followed to the new list's page
     again = html(imported)
     assert again.css_first("#unit-0-loadout").text() == expected  # type: ignore[union-attr]
+
+
+def test_choices_the_data_hides_on_the_unit_are_not_offered(
+    browser: TestClient, token: str, db: Session
+) -> None:
+    """A choice the data hides on a bearer without some keyword (here the Captain's first
+    choice, hidden unless the unit is a Psyker: the shape of the real data's Weirdboy staff on
+    a Hordeboss [Crucible], D16) is not offered by the builder (issue 17; it was offered, then
+    refused by the validator). One already taken stays listed so that it can be removed."""
+    from dataclasses import replace
+
+    from app.catalog import service as catalogs
+    from app.catalog import starter
+    from app.engine.wh40k10e.army import Compare, CountOf, Restriction, RosterCondition
+
+    cat = starter.starter_catalogue()
+    captain = cat.datasheet("Captain")
+    assert captain is not None
+    choice = next(c.name for o in captain.wargear_options for c in o.choices if c.name != o.default)
+    kept = next(
+        c.name
+        for o in captain.wargear_options
+        for c in o.choices
+        if c.name not in (o.default, choice)
+    )
+    psykers_only = Restriction(
+        when=RosterCondition.count(CountOf.UNIT_KEYWORD, Compare.FEWER_THAN, 1, "Psyker"),
+        wargear=choice,
+        unavailable=True,
+        entry=True,
+    )
+    sheets = tuple(
+        replace(s, restrictions=(psykers_only,)) if s.id == captain.id else s
+        for s in cat.datasheets
+    )
+    catalogs.store(db, replace(cat, datasheets=sheets), owner_id=None, slug=catalogs.STARTER_SLUG)
+    db.flush()
+    army_id = new_list(browser, token)
+    add(browser, token, army_id, "Captain")
+    form = html(browser.get(f"/armies/{army_id}")).css_first("#unit-0-form")
+    assert form is not None
+    offered = {i.attributes["name"] for i in form.css("input[name^='wargear.']")}
+    assert f"wargear.{kept}" in offered
+    assert f"wargear.{choice}" not in offered
+    response = browser.post(
+        f"/armies/{army_id}/units/0",
+        data={"csrf_token": token, "models": "1", f"wargear.{choice}": "1"},
+        headers=HX,
+    )
+    block = html(response)
+    assert block.css_first(f"#unit-0-form input[name='wargear.{choice}']") is not None
+    assert "cannot take" in block.text()
