@@ -63,7 +63,12 @@ def test_the_expansion_is_offered_on_the_new_match_form_of_a_narrative_scenario_
         f.name for f in pages.new_match_fields("wh40k-10e", wh40k10e.missions()["only-war"])
     ] == ["combat_zone"]
     fields = pages.new_match_fields("wh40k-10e", wh40k10e.missions()["blitz"])
-    assert [f.name for f in fields] == ["combat_zone", "expansion"]
+    assert [f.name for f in fields] == [
+        "combat_zone",
+        "expansion",
+        "value_measure",
+        "troops_keywords",
+    ]
     assert [(c.value, c.label) for c in fields[1].choices] == [
         ("", "None"),
         ("planetstrike", "Planetstrike"),

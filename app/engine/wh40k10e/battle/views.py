@@ -431,6 +431,9 @@ def narrative_view(state: BattleState, viewer: Viewer) -> JsonObject:
         "pack": n.pack,
         "mission": n.mission.id,
         "evaluator": str(n.mission.evaluator),
+        # the match's settings, as recorded at creation (rulings 1-2, 84)
+        "value_measure": n.value_measure,
+        "troops_keywords": list(n.rules.sentries.troops_keywords),
         "step": n.step,
         "attacker": _seat(state.attacker),
         "deployer": _seat(n.deployer),

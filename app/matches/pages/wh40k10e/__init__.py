@@ -16,7 +16,8 @@ from app.core.i18n import lazy, ngettext
 from app.core.ids import parse_int
 from app.engine.combat import to_jsonable
 from app.engine.match.missions import Mission
-from app.engine.narrative8e.match import combat_zones, expansions
+from app.engine.narrative8e.match import combat_zones
+from app.engine.narrative8e.pack import TROOPS_KEYWORDS
 from app.engine.wh40k10e.battle import Battle, Seat
 from app.engine.wh40k10e.battle.narrative_zones import zone_of
 from app.matches import service
@@ -33,7 +34,7 @@ from app.matches.pages.wh40k10e import expansion as expansion_page
 from app.matches.pages.wh40k10e import present
 from app.matches.present import localized, tr
 from app.matches.systems.wh40k10e import SYSTEM as _SYSTEM
-from app.matches.systems.wh40k10e import armies, combat
+from app.matches.systems.wh40k10e import armies, combat, mission_expansions
 
 __all__ = ["PAGE", "SITUATION_FLAGS", "attack_forms", "build_command", "formation_defaults"]
 
@@ -343,11 +344,13 @@ def _zone_name(raw: Mapping[str, Any], zone_id: str) -> str:
 def new_match_fields(mission: Mission) -> list[OptionField]:
     """The combat zone the battle is fought in (option ``combat_zone``), agreed before
     deployment [seed 003 L567-L571]: none by default; for a narrative scenario, the expansion
-    it is played with (option ``expansion``) [L671-L919]."""
+    it is played with (option ``expansion``: the shipped ones and its own pack's)
+    [L671-L919], and how it maps the 8th edition (``value_measure``, ``troops_keywords``:
+    rulings 1, 2 and 84)."""
     zones = combat_zones()
     fields = _zone_fields(zones)
     if isinstance(mission.options.get("narrative"), Mapping):
-        known = expansions()
+        known = mission_expansions(mission)
         fields.append(
             OptionField(
                 name="expansion",
@@ -364,7 +367,53 @@ def new_match_fields(mission: Mission) -> list[OptionField]:
                 ),
             )
         )
+        fields += _settings_fields(mission)
     return fields
+
+
+def _settings_fields(mission: Mission) -> list[OptionField]:
+    """A narrative scenario's 8th-to-10th mappings, its pack's by default (rulings 1-2, 84)."""
+    narrative = mission.options.get("narrative")
+    assert isinstance(narrative, Mapping)
+    measure = str(narrative.get("value_measure", "points"))
+    rules = narrative.get("rules")
+    sentries = rules.get("sentries") if isinstance(rules, Mapping) else None
+    keywords = sentries.get("troops_keywords") if isinstance(sentries, Mapping) else None
+    troops = _(" or ").join(str(k) for k in keywords) if isinstance(keywords, list) else ""
+    measures = {"points": _("Points"), "power": _("Power Level (entered by the players)")}
+    return [
+        OptionField(
+            name="value_measure",
+            label=_("Army and unit value"),
+            choices=[
+                Choice(
+                    "",
+                    _("The mission pack's: {value}").format(value=measures.get(measure, measure)),
+                ),
+                *(Choice(k, label) for k, label in measures.items()),
+            ],
+            default="",
+            help=_(
+                "Who attacks, the sentries' limit and the escapes compare this value. With "
+                "Power Level, each player enters their units' Power Levels before the roll-off "
+                "for the Attacker."
+            ),
+        ),
+        OptionField(
+            name="troops_keywords",
+            label=_("Troops are units with"),
+            choices=[
+                Choice("", _("The mission pack's: {value}").format(value=troops)),
+                Choice(",".join(TROOPS_KEYWORDS), _(" or ").join(TROOPS_KEYWORDS)),
+                *(Choice(k, _("{keyword} only").format(keyword=k)) for k in TROOPS_KEYWORDS),
+            ],
+            default="",
+            help=_(
+                "Patrol's Troops, the sentry unit, Reconnaissance in Force and the +2 of "
+                "sustained assault count these units as Troops."
+            ),
+        ),
+    ]
 
 
 def _zone_fields(zones: Mapping[str, Any]) -> list[OptionField]:
