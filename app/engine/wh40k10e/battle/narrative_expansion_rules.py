@@ -15,6 +15,7 @@ from app.engine.narrative8e.pack import Side, Stratagem
 from app.engine.narrative8e.setup import NarrativeError
 from app.engine.narrative8e.zones import Arc, airspace_return, dogfight_modifier
 from app.engine.wh40k10e.battle import narrative_building_attacks as building_attacks
+from app.engine.wh40k10e.battle import narrative_skies as skies
 from app.engine.wh40k10e.battle.commands import (
     DamageBuilding,
     DogfightPass,
@@ -530,6 +531,9 @@ def _dogfight_pick(b: Builder, cmd: DogfightPick) -> None:
         raise refuse(Code.BAD_TARGET, "the target is an enemy AIRCRAFT")
     need_alive(b, cmd.target)
     _need_aircraft(b, cmd.target)
+    for u in (cmd.aircraft, cmd.target):
+        if not s.on_battlefield(u):  # one that left combat airspace is not there (ruling 93)
+            raise refuse(Code.NOT_ON_BATTLEFIELD, f"{s.specs[u].name} is not on the battlefield")
     picks = _current_picks(s, x)
     if any(p.aircraft == cmd.aircraft for p in picks):
         raise refuse(Code.BAD_COMMAND, "each AIRCRAFT dogfights once a phase")
@@ -548,6 +552,7 @@ def _dogfight_pick(b: Builder, cmd: DogfightPick) -> None:
     b.emit(
         DogfightPicked(b.actor, cmd.aircraft, cmd.target, arc.value, modifier, s.round, s.active)
     )
+    skies.picked(b, cmd.aircraft, cmd.target)  # its attack is resolved as any (ruling 93)
 
 
 def _dogfight_pass(b: Builder, cmd: DogfightPass) -> None:
@@ -781,7 +786,9 @@ def after_stratagem(b: Builder, strat: Stratagem, cp: int, target: str | None) -
         from app.engine.wh40k10e.battle.narrative import ForcesDeployed
 
         b.emit(ForcesDeployed(b.actor, (), s.group(target)))
-    elif strat.id == "refuel-rearm-repair" and cp >= 3:
+    if strat.id == "refuel-rearm-repair" and cp >= 2 and target is not None:
+        skies.rearm(b, target)  # its One Shot weapons are back [L919] (ruling 92)
+    if strat.id == "refuel-rearm-repair" and cp >= 3:
         assert target is not None
         start = len(b.roller.records)
         value = b.roller.d3(f"{strat.id}: wounds back", stage="zone")

@@ -121,6 +121,10 @@ class ExpansionState:
     # Refuel, Rearm, Repair at 2 CP or more: aircraft -> the round its One Shot weapons
     # were re-armed (ruling 92)
     rearmed: Mapping[str, int] = field(default_factory=dict)
+    # Death from the Skies: the One Shot weapons each aircraft fired (ruling 92) and the
+    # Dogfight picks whose shot was made, as (round, active, aircraft) (ruling 93)
+    one_shots: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    dogfight_shots: tuple[tuple[int, Seat | None, str], ...] = ()
 
     @property
     def id(self) -> str:
@@ -404,7 +408,52 @@ class BuildingFired(Event):
     damage: tuple[ModelDamage, ...] = ()
 
 
+@dataclass(frozen=True, slots=True)
+class DogfightTargeted(Event):
+    """The picked AIRCRAFT may now make its Dogfight attack at ``target`` (ruling 93): its
+    attack is resolved as any, with the match's dice, in either player's turn."""
+
+    kind: ClassVar[str] = "expansion_dogfight_targeted"
+    aircraft: tuple[str, ...]
+    target: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DogfightShot(Event):
+    """The Dogfight attack was made [L887]: the aircraft may still shoot ground targets in
+    the Shooting phase with its weapons [L899] (ruling 93)."""
+
+    kind: ClassVar[str] = "expansion_dogfight_shot"
+    aircraft: tuple[str, ...]
+    target: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class OneShotFired(Event):
+    """An AIRCRAFT fired One Shot ``weapons``: spent until *Refuel, Rearm, Repair* re-arms it
+    (ruling 92)."""
+
+    kind: ClassVar[str] = "expansion_one_shot_fired"
+    unit: str
+    weapons: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class AircraftRearmed(Event):
+    """*Refuel, Rearm, Repair* at 2 CP or more [L919]: ``weapons`` (the One Shot weapons it had
+    fired) may fire again."""
+
+    kind: ClassVar[str] = "expansion_aircraft_rearmed"
+    unit: str
+    weapons: tuple[str, ...]
+    round: int
+
+
 EXPANSION_EVENTS: tuple[type[Event], ...] = (
+    DogfightTargeted,
+    DogfightShot,
+    OneShotFired,
+    AircraftRearmed,
     BuildingAttacked,
     BuildingFired,
     BuildingPlaced,
@@ -655,7 +704,44 @@ def _fired(state: BattleState, e: BuildingFired) -> BattleState:
     return _set(new, fired=(*_x(state).fired, mark))
 
 
+def _dogfight_targeted(state: BattleState, e: DogfightTargeted) -> BattleState:
+    units = dict(state.units)
+    for i in e.aircraft:
+        units[i] = dataclasses.replace(units[i], targets=units[i].targets | set(e.target))
+    return dataclasses.replace(state, units=units)
+
+
+def _dogfight_shot(state: BattleState, e: DogfightShot) -> BattleState:
+    """The Dogfight's weapons are free again for the Shooting phase [L899]; the picked
+    target is no longer one (a second Dogfight attack is refused)."""
+    units = dict(state.units)
+    for i in e.aircraft:
+        u = units[i]
+        units[i] = dataclasses.replace(
+            u, targets=u.targets - set(e.target), weapons_used=(), all_weapons_used=False
+        )
+    new = dataclasses.replace(state, units=units)
+    mark = (state.round, state.active, e.aircraft[0])
+    return _set(new, dogfight_shots=(*_x(state).dogfight_shots, mark))
+
+
+def _one_shot(state: BattleState, e: OneShotFired) -> BattleState:
+    x = _x(state)
+    fired = tuple(dict.fromkeys((*x.one_shots.get(e.unit, ()), *e.weapons)))
+    return _set(state, one_shots={**x.one_shots, e.unit: fired})
+
+
+def _rearmed(state: BattleState, e: AircraftRearmed) -> BattleState:
+    x = _x(state)
+    left = {u: w for u, w in x.one_shots.items() if u != e.unit}
+    return _set(state, one_shots=left, rearmed={**x.rearmed, e.unit: e.round})
+
+
 EXPANSION_HANDLERS: dict[type[Event], Any] = {
+    DogfightTargeted: _dogfight_targeted,
+    DogfightShot: _dogfight_shot,
+    OneShotFired: _one_shot,
+    AircraftRearmed: _rearmed,
     BuildingAttacked: _attacked,
     BuildingFired: _fired,
     BuildingPlaced: _placed,
@@ -712,6 +798,8 @@ def expansion_view(state: BattleState, x: ExpansionState, viewer: str | None) ->
         "off_airspace": dict(sorted(x.off_airspace.items())),
         "refuelled": dict(sorted(x.refuelled.items())),
         "never_returned": list(x.never_returned),
+        "one_shots_fired": {u: list(w) for u, w in sorted(x.one_shots.items())},
+        "rearmed": dict(sorted(x.rearmed.items())),
         "dogfight": [
             {
                 "round": p.round,
@@ -720,6 +808,7 @@ def expansion_view(state: BattleState, x: ExpansionState, viewer: str | None) ->
                 "target": p.target,
                 "arc": p.arc,
                 "modifier": p.modifier,
+                "shot": (p.round, p.active, p.aircraft) in x.dogfight_shots,
             }
             for p in x.picks
             if p.round == state.round and p.active is state.active

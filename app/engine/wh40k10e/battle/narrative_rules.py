@@ -5,7 +5,7 @@ creation."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from app.engine.match.codec import Tagged
@@ -34,6 +34,7 @@ from app.engine.narrative8e.victory import (
 )
 from app.engine.narrative8e.zones import fog_of_war_delayed
 from app.engine.wh40k10e.battle import narrative_expansion_rules as expansion
+from app.engine.wh40k10e.battle import narrative_skies as skies
 from app.engine.wh40k10e.battle.commands import (
     AssaultReturn,
     AttemptSabotage,
@@ -48,6 +49,7 @@ from app.engine.wh40k10e.battle.commands import (
     ReportSpyUnplaced,
     ReportZones,
     ReserveRoll,
+    ResolveAttack,
     SearchHidingPlace,
     UseMissionStratagem,
 )
@@ -740,11 +742,24 @@ def truncate_turn(b: Builder) -> None:
         end_phase(b)
 
 
+def before_shoot(b: Builder, unit: str, targets: Sequence[str]) -> None:
+    """Before a unit is selected to shoot: Death from the Skies' AIRCRAFT shoot enemy AIRCRAFT
+    only in the Dogfight (rulings 93)."""
+    skies.before_shoot(b, unit, targets)
+
+
+def before_attack(b: Builder, cmd: ResolveAttack) -> None:
+    """Before an attack is resolved: an AIRCRAFT's spent One Shot weapon (rulings 92)."""
+    skies.before_attack(b, cmd)
+
+
 def after_attack(b: Builder, attacker_unit: str) -> None:
     """After an attack: an Attacker's ranged attack raises the alarm [L92], at once even when
     a spy found or a sabotage attempt has left it pending for the end of the turn (rulings 81).
     With *Silenced Weapons* bought this round it does so only if a model of the target lost a
-    wound and is still alive after the attack [L455, L537] (rulings 81)."""
+    wound and is still alive after the attack [L455, L537] (rulings 81). In Death from the
+    Skies, the Dogfight attack made and the One Shot weapons fired (rulings 92, 93)."""
+    skies.after_attack(b)
     n = b.state.narrative
     s = b.state
     if n is None or not _has_alarm(n) or n.alarm.raised:

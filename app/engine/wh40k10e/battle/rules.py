@@ -908,6 +908,8 @@ def _shoot(b: Builder, cmd: Shoot) -> None:
         )
         if problem:
             raise refuse(*problem)
+    if s.narrative is not None:
+        narrative_rules.before_shoot(b, cmd.unit, targets)
     if pistols_only(s, cmd.unit) and len({head(s, t) for t in targets}) > 1:
         raise refuse(
             Code.BAD_TARGET,
@@ -949,6 +951,8 @@ def _resolve_attack(b: Builder, cmd: ResolveAttack) -> None:
         damage = _check_allocations(s, cmd.target, cmd.allocations)
     else:
         damage = allocate(s, cmd.target, cmd.damage, cmd.mortal_wounds)
+    if s.narrative is not None:
+        narrative_rules.before_attack(b, cmd)
     after = apply_damage(s, damage)
     group = s.group(cmd.target)
     destroyed = sum(s.units[i].models_alive - after.units[i].models_alive for i in group)
