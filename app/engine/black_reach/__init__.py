@@ -48,6 +48,7 @@ from app.engine.black_reach.requests import (
     request_from_dict,
 )
 from app.engine.combat import CombatAnalysis, CombatResolution
+from app.engine.errors import RollerError
 from app.engine.registry import RuleSystem, register
 from app.engine.roller import Roller
 
@@ -81,8 +82,14 @@ def analyze_combat(request: Mapping[str, Any]) -> CombatAnalysis:
 
 
 def resolve_combat(request: Mapping[str, Any], roller: Roller) -> CombatResolution:
-    """Registry hook: one live roll of a plain request with ``roller``."""
-    return resolve(request_from_dict(request), roller)
+    """Registry hook: one live roll of a plain request with ``roller``; dice given by hand
+    that the roll does not use are refused (``RollerError``: a 422 naming the dice)."""
+    resolution = resolve(request_from_dict(request), roller)
+    if roller.remaining_given:
+        raise RollerError(
+            f"{roller.remaining_given} of the dice given were not needed by this roll"
+        )
+    return resolution
 
 
 SYSTEM = register(
