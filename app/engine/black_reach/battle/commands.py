@@ -25,6 +25,8 @@ __all__ = [
     "EndReserve",
     "EndScouting",
     "Hold",
+    "KeptPower",
+    "MaintainPowers",
     "Manifest",
     "Move",
     "OrderSpec",
@@ -161,6 +163,7 @@ class Manifest(Command):
     x: int | None = None  # a template power (Da Krunch): the intercase and the facing
     y: int | None = None
     facing: str = "N"
+    weapon: str | None = None  # Objuration Mechanicum on a vehicle with several weapons
 
 
 @dataclass(frozen=True, slots=True)
@@ -317,6 +320,24 @@ class PlayCard(Command):
 
 
 @dataclass(frozen=True, slots=True)
+class KeptPower:
+    """A persistent power kept in play: the psyker and the power (its option id)."""
+
+    unit: str
+    power: str
+
+
+@dataclass(frozen=True, slots=True)
+class MaintainPowers(Command):
+    """At the start of the Order phase, the side's psykers maintain the persistent powers in
+    ``keep`` (each pays its cost again in Suppressed markers, no Perils test); the side's
+    other power markers are discarded [L2760-L2772]. Owed before placing the tokens."""
+
+    kind: ClassVar[str] = "maintain_powers"
+    keep: tuple[KeptPower, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class ConfirmResult(Command):
     kind: ClassVar[str] = "confirm_result"
 
@@ -363,6 +384,7 @@ COMMAND_CODEC = TaggedCodec(
         EndReserve,
         DrawCards,
         PlayCard,
+        MaintainPowers,
         ConfirmResult,
         Undo,
         ApproveUndo,

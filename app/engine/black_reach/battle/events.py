@@ -40,6 +40,7 @@ __all__ = [
     "OverwatchAnswered",
     "PowerLost",
     "PowerManifested",
+    "PowersMaintained",
     "ReserveEnded",
     "ResultConfirmed",
     "ScoutMoved",
@@ -311,6 +312,7 @@ class PowerManifested(Event):
     marker: str | None
     marker_value: int
     applies: bool
+    weapon: str | None = None  # Objuration Mechanicum on one weapon of a vehicle
 
 
 @dataclass(frozen=True, slots=True)
@@ -498,6 +500,18 @@ class CardBonusUsed(Event):
     card: str
 
 
+@dataclass(frozen=True, slots=True)
+class PowersMaintained(Event):
+    """The side's persistent powers at the start of the Order phase: the markers kept (their
+    psykers pay the cost again: ``SuppressedPlaced`` follows) and those discarded, their
+    effects ended [L2760-L2772]. Markers are named ``psyker|power``."""
+
+    kind: ClassVar[str] = "powers_maintained"
+    side: str
+    kept: tuple[str, ...]
+    dropped: tuple[str, ...]
+
+
 EVENT_CODEC = TaggedCodec(
     "event",
     (
@@ -541,6 +555,7 @@ EVENT_CODEC = TaggedCodec(
         HandDrawn,
         CardPlayed,
         CardBonusUsed,
+        PowersMaintained,
         *UNDO_EVENTS,  # the log's undo bookkeeping: a log with an undo is stored and read back
     ),
 )

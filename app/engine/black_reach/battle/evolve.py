@@ -29,6 +29,7 @@ from app.engine.black_reach.battle.events import (
     OverwatchAnswered,
     PowerLost,
     PowerManifested,
+    PowersMaintained,
     ReserveEnded,
     ResultConfirmed,
     ScoutingEnded,
@@ -48,6 +49,7 @@ from app.engine.black_reach.battle.events import (
     UnitShot,
     UnitSniped,
 )
+from app.engine.black_reach.battle.powers import marker_from
 from app.engine.black_reach.battle.setup import parse_setup
 from app.engine.black_reach.battle.state import BattleState, PendingMove, Stage, UnitState
 from app.engine.black_reach.board import Square
@@ -185,6 +187,8 @@ def evolve(state: BattleState, event: Event) -> BattleState:
             reserve_done=frozenset(),
             keep_initiative=None,
             # the first turn's deal, then the refill of the last Reserve phase [L2073-L2077]
+            # the sides whose psykers have persistent powers to maintain [L2760-L2772]
+            to_maintain=frozenset(state.units[m.psyker].side for m in state.powers.values()),
             to_draw=frozenset(
                 s
                 for s in (event.initiative, event.other)
@@ -221,11 +225,19 @@ def evolve(state: BattleState, event: Event) -> BattleState:
         return replace(state, lost_powers=state.lost_powers | {(event.unit, event.power)})
     if isinstance(event, InitiativeKept):
         return replace(state, keep_initiative=event.side)
+    if isinstance(event, PowerManifested) and event.applies:
+        # a persistent power leaves its marker; manifested again, the marker moves [L2753]
+        marker = marker_from(state, event.unit, event.power, event.target, event.weapon)
+        if marker is not None:
+            state = replace(state, powers={**state.powers, marker.key: marker})
     if isinstance(
         event, UnitShot | AssaultResolved | UnitSniped | TemplatePlaced | PowerManifested
     ):
         rolls = {**state.rolls, event.unit: state.rolls.get(event.unit, 0) + 1}
         return replace(state, rolls=rolls)
+    if isinstance(event, PowersMaintained):
+        powers = {k: m for k, m in state.powers.items() if k not in event.dropped}
+        return replace(state, powers=powers, to_maintain=state.to_maintain - {event.side})
     if isinstance(event, ArmourSaved | BurstDeclared):
         return state
     if isinstance(event, DestructionDealt):
@@ -261,6 +273,12 @@ def evolve(state: BattleState, event: Event) -> BattleState:
         if event.destroyed:
             gid = next(g.id for g in state.groups.values() if event.unit in g.units)
             state = replace(state, groups={**state.groups, gid: state.groups[gid].lose(event.unit)})
+            # a destroyed psyker's markers go, their effects end [L2755-L2757]; so do the
+            # markers on a destroyed unit
+            powers = {
+                k: m for k, m in state.powers.items() if event.unit not in (m.psyker, m.target)
+            }
+            state = replace(state, powers=powers)
         return state
     if isinstance(event, SuppressedPlaced):
         return _unit(state, event.unit, suppressed=state.units[event.unit].suppressed + event.count)

@@ -39,6 +39,7 @@ from app.engine.black_reach.battle.commands import (
     EndReserve,
     EndScouting,
     Hold,
+    MaintainPowers,
     Manifest,
     Move,
     Overwatch,
@@ -94,6 +95,14 @@ from app.engine.black_reach.battle.events import (
     UnitSniped,
 )
 from app.engine.black_reach.battle.evolve import evolve, placement_of
+from app.engine.black_reach.battle.powers import (
+    PERSISTENT_POWERS,
+    enfeebled,
+    maintain_powers,
+    perfect_timing,
+    silenced,
+    warpath_bonus,
+)
 from app.engine.black_reach.battle.setup import SEATS, BattleSetup, Deploy, parse_setup
 from app.engine.black_reach.battle.state import (
     BattleState,
@@ -202,6 +211,7 @@ __all__ = [
     "PLAYED_POWERS",
     "RULE_BOOK",
     "SYSTEM_ID",
+    "TARGETED_POWERS",
     "BlackReachRuleBook",
     "ShotPlan",
     "assault_request",
@@ -656,6 +666,8 @@ def _place_orders(out: _Out, command: PlaceOrders, side: str, seat: str) -> None
         raise refuse("orders_placed", "your tokens are already placed for this turn")
     if side in state.to_draw:
         raise refuse("draw_cards_first", "draw your Action cards first (draw_cards)")
+    if side in state.to_maintain:
+        raise refuse("maintain_first", "maintain or drop your persistent powers first")
     pool = list(state.turn.pools[side])
     units: set[str] = set()
     placed: list[SecretOrder] = []
@@ -1265,6 +1277,14 @@ def _arc_and_range(
             )
 
 
+def _not_silenced(state: BattleState, u: UnitState, weapon: str | None = None) -> None:
+    """Objuration Mechanicum: no Shooting Action, Alternative ones included (a vehicle's
+    silenced weapon only) [L3031-L3036]."""
+    if silenced(state, u.uid, weapon):
+        what = f"{u.uid}'s {weapon}" if weapon else u.uid
+        raise refuse("objuration", f"{what} cannot shoot: Objuration Mechanicum [L3031-L3036]")
+
+
 def plan_shot(
     state: BattleState,
     shooter: UnitState,
@@ -1282,6 +1302,7 @@ def plan_shot(
     assert target.placement is not None
     tclass = target.counter.unit_class
     face = _arms(shooter, weapon)
+    _not_silenced(state, shooter, face.weapon)
     cv = face.cv.get(tclass)
     if cv is None:
         raise refuse("cannot_attack", f"{shooter.uid} has an X against {tclass.value} [L445-L465]")
@@ -1312,6 +1333,9 @@ def plan_shot(
         if side == "front" and target.face.has(Ability.FRONT_ARMOUR):
             armour = FRONT_ARMOUR
     bonuses += card_bonus(state, shooter.uid, SHOT_BONUS)  # a card's Alternative Bonus
+    # Perfect Timing: no reducing obstacles, no terrain defence bonus [L3011-L3015]
+    timed = perfect_timing(state, shooter.uid)
+    terrain = 0 if timed else state.board.defence_bonus(target.placement.squares, tclass)
     request = OddsRequest(
         Kind.SUPPRESSION_FIRE if suppression else Kind.SHOT,
         Attacker(
@@ -1319,11 +1343,11 @@ def plan_shot(
             bonuses=bonuses,
             dice=2 if face.has(Ability.TWIN_LINKED) else 1,
             suppressed=shooter.suppressed,
-            penalties=los.penalty,
+            penalties=(0 if timed else los.penalty) + enfeebled(state, shooter.uid),
         ),
         Target(
             dv=target.face.dv,
-            defence_bonus=state.board.defence_bonus(target.placement.squares, tclass) + armour,
+            defence_bonus=terrain + armour,
         ),
         Situation(long_range=long_range),
     )
@@ -1411,7 +1435,7 @@ def _saved(out: _Out, target: UnitState, piercing: bool) -> bool:
         return False
     start = len(out.roller.records)
     die = out.roller.d6(f"armour save of {target.uid}", stage="save")
-    result = die - SUPPRESSED_PENALTY * target.suppressed
+    result = die - SUPPRESSED_PENALTY * target.suppressed - enfeebled(out.state, target.uid)
     saved = result >= save.value
     out.emit(ArmourSaved(target.uid, take_roll(out.roller, start), save.value, result, saved))
     return saved
@@ -1561,6 +1585,7 @@ def plan_snipe(state: BattleState, sniper: UnitState, target: UnitState) -> Snip
     obstacles, not the long range nor the CV [L1328-L1329] (rulings)."""
     if not sniper.face.has(Ability.SNIPER):
         raise refuse("no_sniper", f"{sniper.uid} has no Sniper")
+    _not_silenced(state, sniper)
     if target.side == sniper.side:
         raise refuse("own_unit", "you cannot shoot your own units")
     _standing(target)
@@ -1595,7 +1620,7 @@ def _snipe(out: _Out, command: Snipe, side: str) -> None:
     plan = plan_snipe(out.state, u, target)
     start = len(out.roller.records)
     die = out.roller.d6(f"sniper shot by {u.uid}", stage="shot")
-    penalties = SUPPRESSED_PENALTY * plan.suppressed + plan.obstacles
+    penalties = SUPPRESSED_PENALTY * plan.suppressed + plan.obstacles + enfeebled(out.state, u.uid)
     result = die - penalties
     effect = sniper_effect(result)
     out.emit(
@@ -1719,6 +1744,7 @@ def plan_template(
     if ref is None:
         name = "Tir Indirect" if indirect else "Tir Direct"
         raise refuse("no_template", f"{u.uid} has no {name}")
+    _not_silenced(state, u)
     template = state.catalogue.templates.get(template_name(ref.param))
     if template is None:
         raise refuse("no_template", f"{u.uid}'s template {ref.param!r} is not in the data")
@@ -1787,7 +1813,8 @@ def template_request(
         Attacker(
             cv=cv,
             suppressed=shooter.suppressed if plan.shooter_suppressed else 0,
-            penalties=plan.penalties,
+            penalties=plan.penalties
+            + (enfeebled(state, shooter.uid) if plan.shooter_suppressed else 0),
         ),
         Target(
             dv=target.face.dv,
@@ -1879,7 +1906,19 @@ def _template_attacks(
 
 # -- psychic powers -------------------------------------------------------------------------------
 
-PLAYED_POWERS = frozenset({PowerEffect.ENDURANCE, PowerEffect.SCRIERS_GAZE, PowerEffect.DA_KRUNCH})
+PLAYED_POWERS = (
+    frozenset({PowerEffect.ENDURANCE, PowerEffect.SCRIERS_GAZE, PowerEffect.DA_KRUNCH})
+    | PERSISTENT_POWERS
+)
+# the powers placed on a unit within range and sight (note §2.8)
+TARGETED_POWERS = frozenset(
+    {
+        PowerEffect.ENDURANCE,
+        PowerEffect.ENFEEBLE,
+        PowerEffect.PERFECT_TIMING,
+        PowerEffect.OBJURATION,
+    }
+)
 KRUNCH_DICE = 2  # Da Krunch: 2 dice added, the defence class ignored [L2960-L2970]
 WEIRDBOY_SHARE_RANGE = 2  # a Weirdboy's extra marker may go on Ork infantry within 2 squares
 
@@ -1891,12 +1930,15 @@ def power_problem(
     target_id: str | None,
     at: Intercase | None = None,
     facing: str = "N",
+    weapon: str | None = None,
 ) -> tuple[RecruitmentOption, UnitState | None]:
     """Check a manifestation: a psyker, a power of its kind on its tile, one the match plays
-    and not lost, its target in range and sight (note §2.8) [L2713-L2741]."""
+    and not lost, its target in range and sight (note §2.8) [L2713-L2741]; Objuration
+    Mechanicum on a vehicle with several weapons names the ``weapon`` it silences."""
     kind = u.counter.psyker
     if kind is None or not u.face.has(Ability.PSYKER):
         raise refuse("no_psyker", f"{u.uid} is no psyker")
+    _not_silenced(state, u)  # a power is an Alternative Shooting Action [L2723-L2725]
     option = state.catalogue.options.get(option_id)
     if option is None or option_id not in _group_of(state, u.uid).options or option.power is None:
         raise refuse("no_such_power", f"{option_id!r} is not a psychic power on {u.uid}'s tile")
@@ -1912,15 +1954,18 @@ def power_problem(
         raise refuse("no_perils_pool", "the data holds no Perils of the Warp markers to draw")
     if power.effect is PowerEffect.DA_KRUNCH:
         _krunch_problem(state, u, option, at, facing)
-    if power.effect is not PowerEffect.ENDURANCE:
+    if power.effect not in TARGETED_POWERS:
         if target_id is not None:
             raise refuse("no_target", f"{option_id} takes no target", kind=RefusalKind.INPUT)
+        if weapon is not None:
+            raise refuse("no_weapon", f"{option_id} names no weapon", kind=RefusalKind.INPUT)
         return option, None
     if target_id is None:
         raise refuse("target_needed", f"{option_id} needs a target", kind=RefusalKind.INPUT)
     target = _standing(_unit(state, target_id))
-    if target.side != u.side:
+    if target.side != u.side and power.effect is PowerEffect.ENDURANCE:
         raise refuse("enemy_unit", "Endurance heals an allied unit [L2993-L2998]")
+    _power_weapon(target, power.effect, weapon)
     origin = _shooting_from(state, u)
     assert target.placement is not None
     if power.range is not None and distance(origin.squares, target.placement.squares) > (
@@ -1939,9 +1984,28 @@ def power_problem(
         clear = los.sight is Sight.CLEAR
         if not los.can_shoot or (power.line_of_sight == "clear" and not clear):
             raise refuse("no_line_of_sight", f"{option_id} needs a clear line of sight")
-    if target.status.face is not FaceKind.REDUCED or target.counter.face(FaceKind.INTACT) is None:
+    if power.effect is PowerEffect.ENDURANCE and (
+        target.status.face is not FaceKind.REDUCED or target.counter.face(FaceKind.INTACT) is None
+    ):
         raise refuse("not_reduced", f"{target.uid} shows no reduced face to heal")
     return option, target
+
+
+def _power_weapon(target: UnitState, effect: PowerEffect, weapon: str | None) -> None:
+    """Objuration Mechanicum on a vehicle with several weapons goes on the working weapon the
+    psyker chooses [L3034-L3036]; on any other unit (or another power) no weapon is named."""
+    several = effect is PowerEffect.OBJURATION and len(target.face.weapons) > 1
+    if not several:
+        if weapon is not None:
+            raise refuse("no_weapon", "name a weapon only for Objuration on a vehicle with several")
+        return
+    names = [w.name for w in working_weapons(target)]
+    if weapon not in names:
+        raise refuse(
+            "weapon_needed",
+            f"name one of {target.uid}'s weapons for the marker: {', '.join(names)}",
+            kind=RefusalKind.INPUT,
+        )
 
 
 def _krunch_problem(
@@ -2070,7 +2134,9 @@ def _manifest(out: _Out, command: Manifest, side: str) -> None:
     u = _reveal(out, command.unit, side)
     _able(u, out.state)
     at = None if command.x is None or command.y is None else Intercase(command.x, command.y)
-    option, target = power_problem(out.state, u, command.power, command.target, at, command.facing)
+    option, target = power_problem(
+        out.state, u, command.power, command.target, at, command.facing, command.weapon
+    )
     power = option.power
     assert power is not None
     assert power.effect is not None
@@ -2098,7 +2164,7 @@ def _manifest(out: _Out, command: Manifest, side: str) -> None:
     level = u.counter.psyker_level
     start = len(out.roller.records)
     die = out.roller.d6(f"perils of the warp for {u.uid}", stage="perils")
-    result = die + level - SUPPRESSED_PENALTY * me.suppressed
+    result = die + level - SUPPRESSED_PENALTY * me.suppressed - enfeebled(out.state, me.uid)
     marker: PerilsMarker | None = None
     if me.counter.psyker is PsykerKind.LIBRARIAN:
         perils = str(librarian_perils(result))
@@ -2125,6 +2191,7 @@ def _manifest(out: _Out, command: Manifest, side: str) -> None:
             None if marker is None else marker.effect.value,
             0 if marker is None else marker.value,
             applies,
+            command.weapon,
         )
     )
     if applies and power.effect is PowerEffect.DA_KRUNCH:
@@ -2261,7 +2328,8 @@ def assault_request(
             assault_bonus=ability.param if ability and isinstance(ability.param, int) else 0,
             support=support,
             suppressed=u.suppressed,
-            bonuses=card_bonus(state, u.uid, ASSAULT_BONUS),
+            bonuses=card_bonus(state, u.uid, ASSAULT_BONUS) + warpath_bonus(state, u.uid),
+            penalties=enfeebled(state, u.uid),
         ),
         Target(
             cv=tface.cv_against(u.counter.unit_class) or 0,
@@ -2271,7 +2339,8 @@ def assault_request(
             ),
             has_assault=t_ability is not None,
             suppressed=target.suppressed,
-            bonuses=card_bonus(state, target.uid, ASSAULT_BONUS),
+            bonuses=card_bonus(state, target.uid, ASSAULT_BONUS) + warpath_bonus(state, target.uid),
+            penalties=enfeebled(state, target.uid),
         ),
     )
 
@@ -2539,6 +2608,8 @@ def decide(state: BattleState, command: Tagged, actor: str, dice: Roller) -> Dec
             _end_reserve(out, side)
         case DrawCards():
             draw_cards(out, command, side, actor)
+        case MaintainPowers():
+            maintain_powers(out, command, side)
         case PlayCard():
             play_card(out, command, side)
         case _:

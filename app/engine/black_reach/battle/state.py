@@ -18,7 +18,7 @@ from app.engine.black_reach.movement import BoardUnit, Placement
 from app.engine.black_reach.scenario import Scenario
 from app.engine.black_reach.turn import Phase, Token, TurnState, due
 
-__all__ = ["BattleState", "SecretOrder", "Stage", "UnitState"]
+__all__ = ["BattleState", "PowerMarker", "SecretOrder", "Stage", "UnitState"]
 
 
 class Stage(StrEnum):
@@ -114,6 +114,23 @@ class PendingMove:
     embark: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class PowerMarker:
+    """A persistent psychic power's marker [L2743-L2772]: the psyker that controls it, the
+    power (its option id) and what it does, the unit it lies on (the psyker's own for
+    Warpath) and, for Objuration Mechanicum on a vehicle with several weapons, the weapon."""
+
+    psyker: str
+    power: str
+    effect: str
+    target: str
+    weapon: str | None = None
+
+    @property
+    def key(self) -> str:
+        return f"{self.psyker}|{self.power}"
+
+
 @dataclass(frozen=True)
 class BattleState:
     stage: Stage = Stage.SETUP
@@ -145,6 +162,10 @@ class BattleState:
     discards: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     to_draw: frozenset[str] = frozenset()  # sides to discard and draw before placing tokens
     readied: Mapping[str, str] = field(default_factory=dict)  # unit -> card played as its bonus
+    # persistent psychic powers [L2743-L2772]: the markers in play ("psyker|power" -> marker)
+    # and the sides that decide which to maintain before placing their tokens
+    powers: Mapping[str, PowerMarker] = field(default_factory=dict)
+    to_maintain: frozenset[str] = frozenset()
 
     # -- helpers ------------------------------------------------------------------------------
 

@@ -28,6 +28,7 @@ from app.engine.black_reach.battle.commands import (
     EndReserve,
     EndScouting,
     Hold,
+    MaintainPowers,
     Manifest,
     Move,
     Overwatch,
@@ -45,6 +46,7 @@ from app.engine.black_reach.battle.events import UnitMoved
 from app.engine.black_reach.battle.evolve import evolve, placement_of
 from app.engine.black_reach.battle.rules import (
     PLAYED_POWERS,
+    TARGETED_POWERS,
     ShotPlan,
     assault_request,
     assault_start_problem,
@@ -208,11 +210,34 @@ def render(state: BattleState, viewer: Viewer) -> JsonObject:
             for g in state.groups.values()
         ],
         "cards": _cards_view(state, side),
+        "powers": _markers(state),
         "vp": dict(state.vp),
         "winner": state.winner,
         "reason": state.reason,
         "confirmed": sorted(state.confirmed),
     }
+
+
+def _markers(state: BattleState, side: str | None = None) -> list[JsonObject]:
+    """The persistent powers' markers in play (public), or those of ``side``'s psykers, each
+    with what maintaining it costs."""
+    out: list[JsonObject] = []
+    for m in state.powers.values():
+        if side is not None and state.units[m.psyker].side != side:
+            continue
+        option = state.catalogue.options.get(m.power)
+        cost = option.power.cost if option is not None and option.power is not None else 0
+        out.append(
+            {
+                "psyker": m.psyker,
+                "power": m.power,
+                "effect": m.effect,
+                "unit": m.target,
+                "weapon": m.weapon,
+                "cost": cost,
+            }
+        )
+    return out
 
 
 def _card_entry(state: BattleState, copy: str) -> JsonObject:
@@ -298,6 +323,8 @@ def _legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
     if state.stage is not Stage.BATTLE or turn is None:
         return []
     if turn.phase is Phase.ORDER:
+        if side in state.to_maintain:
+            return [{"command": _cmd(MaintainPowers()), "markers": _markers(state, side)}]
         if side in state.to_draw:
             hand = list(state.hands.get(side, ()))
             return [{"command": _cmd(DrawCards()), "hand": hand}]
@@ -388,6 +415,8 @@ def _powers(state: BattleState, u: UnitState) -> list[JsonObject]:
         targets: list[str | None] = [None]
         if power.effect is PowerEffect.ENDURANCE:
             targets = [t.uid for t in state.on_board() if t.side == u.side]
+        elif power.effect in TARGETED_POWERS:
+            targets = [t.uid for t in state.on_board() if not t.wreck]
         weirdboy = u.counter.psyker is PsykerKind.WEIRDBOY
         odds = perils_odds(u.counter.psyker_level, u.suppressed + power.cost, weirdboy)
         template = state.catalogue.templates.get(power.template or "")
@@ -407,18 +436,25 @@ def _powers(state: BattleState, u: UnitState) -> list[JsonObject]:
             )
             continue
         for tid in targets:
-            try:
-                power_problem(state, u, option_id, tid)
-            except Refusal:
-                continue
-            out.append(
-                {
-                    "command": _cmd(Manifest(u.uid, option_id, tid)),
-                    "effect": str(power.effect),
-                    "cost": power.cost,
-                    "perils": {k: str(v) for k, v in sorted(odds.items())},
-                }
+            t = state.units[tid] if tid is not None else None
+            several = (
+                power.effect is PowerEffect.OBJURATION and t is not None and len(t.face.weapons) > 1
             )
+            weapons = [w.name for w in working_weapons(t)] if several and t else [None]
+            for weapon in weapons:
+                try:
+                    power_problem(state, u, option_id, tid, weapon=weapon)
+                except Refusal:
+                    continue
+                out.append(
+                    {
+                        "command": _cmd(Manifest(u.uid, option_id, tid, weapon=weapon)),
+                        "effect": str(power.effect),
+                        "cost": power.cost,
+                        "persistent": power.persistent,
+                        "perils": {k: str(v) for k, v in sorted(odds.items())},
+                    }
+                )
     return out
 
 
