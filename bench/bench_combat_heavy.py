@@ -133,8 +133,8 @@ CASES: dict[str, dict[str, Any]] = {
         },
     },
     # Feel No Pain that differs between the models (the Captain's 4+, better than his
-    # bodyguard's): the pending mortal wounds past the bodyguard are followed through the
-    # Taylor coefficients of their generating function (_SoftCharacterChain); refused before.
+    # bodyguard's): the pending mortal wounds past the bodyguard are followed by their first
+    # counts thinned by the Captain's Feel No Pain (_TwoFeelNoPainChain); refused before.
     "mixed FNP: 20 x D6, SH1 LH DW, D3 vs 18 W3 + sgt + Captain FNP4+": {
         "attacks": [{"models": 20, "weapon": w(attacks="D6", abilities=ALL, damage="D3")}],
         "target": _mixed(captain_fnp=4),
@@ -154,8 +154,8 @@ CASES: dict[str, dict[str, Any]] = {
         "attacks": [{"models": 20, "weapon": w(attacks="D6", abilities=SH2, damage="D3")}],
         "target": {"models": 10, "toughness": 4, "save": 4, "wounds": 3, "feel_no_pain": 5},
     },
-    # Still refused, not an honest limit: the Captain's Feel No Pain worse than his
-    # bodyguard's (here none), so the pending mortal wounds on the bodyguard cannot be capped.
+    # The Captain's Feel No Pain worse than his bodyguard's (here none): the same chain (its
+    # identity holds either way); refused before.
     "mixed FNP: 20 x D6, SH1 LH DW, D3 vs 18 W3 FNP5+ + sgt + Captain (none)": {
         "attacks": [{"models": 20, "weapon": w(attacks="D6", abilities=ALL, damage="D3")}],
         "target": _mixed(captain_fnp=None),

@@ -161,9 +161,9 @@ def estimate_work(request: CombatRequest) -> int:
     states = (layout.B + 1) * (layout.C + 1)
     max_w = max(s.wounds for s in layout.bodyguard + layout.characters)
     cap = layout.total_wounds if layout.uniform_feel_no_pain() else None
-    # a CHARACTER of better Feel No Pain (_SoftCharacterChain): the pending counts followed
-    # one by one stop at the bodyguard's wounds; past it, C Taylor coefficients per state
-    soft = cap is None and _SoftCharacterChain.applies(layout)
+    # CHARACTERs of another Feel No Pain (_TwoFeelNoPainChain): the pending counts followed
+    # one by one stop at the bodyguard's wounds; past it, C more counts per state
+    soft = cap is None and _TwoFeelNoPainChain.applies(layout)
     if soft:
         cap = layout.B
     total = 0
@@ -185,8 +185,8 @@ def estimate_work(request: CombatRequest) -> int:
 
 _SPLIT = "split it into smaller attacks (fewer models per line, or one weapon at a time)"
 _MIXED_FNP = (
-    "Devastating Wounds against models whose Feel No Pain differs, where the CHARACTER's is "
-    "not the better one: too many outcomes to follow in about a second"
+    "Devastating Wounds against models whose Feel No Pain differs within the bodyguard or "
+    "between its CHARACTERs: too many outcomes to follow in about a second"
 )
 _MIXED_FNP_ADVICE = "analyse the models of each Feel No Pain separately, or fewer attacks at a time"
 
@@ -406,6 +406,10 @@ class _Kernel(NamedTuple):
 class _Chain:
     """The target's state distribution: key = m * NS + b * NC + c -> integer weight."""
 
+    # drop the pending counts that guaranteed progress makes certain to destroy the unit
+    # (only where a count past :meth:`remaining` means "destroyed")
+    pruned = True
+
     def __init__(self, layout: Layout, uniform_fnp: bool, budget: _Budget) -> None:
         self.layout = layout
         self.NC = layout.C + 1
@@ -573,7 +577,7 @@ class _Chain:
         # change nothing). With ``t`` live attacks to come, a state ``d`` wounds before such a
         # model ends at least ``min(t, d)`` further along: the pending counts that would then
         # cover every remaining wound are destroyed already, and are not carried.
-        prune = (capped or simple) and not w.rules.precision
+        prune = self.pruned and (capped or simple) and not w.rules.precision
         stall_gap = self._stall_gaps(losses, q1, s_min) if prune else []
         line_states = [b * nc for b in range(layout.B + 1)]
         line_states += [layout.B * nc + c for c in range(1, layout.C + 1)]
@@ -633,7 +637,9 @@ class _Chain:
             cells = sum(_kept_cells(rem[i], stall_gap[i], top, not capped) for i in states)
             ahead = cells * width * (1 + final_den.bit_length() // 256) + top * inject
         else:
-            pending = self.total_wounds // 2 + 1 if capped else 1 if simple else top * 4 + 1
+            # capped: at most the counts kept per state (all of a unit's wounds, half on average)
+            cells = min(self.total_wounds // 2 + 1, max(rem))
+            pending = cells if capped else 1 if simple else top * 4 + 1
             ahead = top * (ns * pending * width * (1 + final_den.bit_length() // 256) // 2 + inject)
         if self.budget.spent + ahead > WORK_BUDGET:
             raise self.budget.refuse()
@@ -812,9 +818,9 @@ def _comb_up(r: int, i: int) -> int:
 
 
 class _HardChain(_Chain):
-    """The general chain for :class:`_SoftCharacterChain`: mortal wounds thinned by the
+    """The general chain for :class:`_TwoFeelNoPainChain`: mortal wounds thinned by the
     bodyguard's Feel No Pain as they are made, and only the pending counts that stay on the
-    bodyguard line (``m < B - b``) carried; the others are followed by :class:`_TaylorChain`."""
+    bodyguard line (``m < B - b``) carried; the others are followed by :class:`_CountChain`."""
 
     def __init__(self, layout: Layout, budget: _Budget) -> None:
         super().__init__(layout, True, budget)
@@ -825,166 +831,95 @@ class _HardChain(_Chain):
         return [max(big - idx // self.NC, 0) for idx in range(self.NS)]
 
 
-class _TaylorChain:
-    """For :class:`_SoftCharacterChain`: per line state ``s``, the pending mortal wounds'
-    generating function ``G_s(z)`` read at ``z = w = (1 - q) + q y`` as a polynomial in ``y``
-    truncated after ``y**(C - 1)`` (``q`` the chance that a pending wound, already past the
-    bodyguard's Feel No Pain, is not negated by the CHARACTER's). Adding ``m`` pending
-    wounds multiplies by ``w**m``: the pending dimension is ``C`` coefficients, not every
-    count. Weights are integers over ``den``: ``w = (a + b y) / d``."""
+class _CountChain(_Chain):
+    """For :class:`_TwoFeelNoPainChain`: the pending mortal wounds thinned by the CHARACTERs'
+    Feel No Pain as they are made, their counts followed modulo ``y**C`` (from ``C`` on they
+    are dropped, not folded into "destroyed"): per line state ``s`` the first ``C``
+    coefficients of their generating function ``G_s(y)``, which is all the CHARACTERs' share
+    of the answer needs. Nothing is pruned (a count says nothing about the bodyguard)."""
 
-    def __init__(self, layout: Layout, q: Fraction, budget: _Budget) -> None:
-        self.layout = layout
-        self.NC = layout.C + 1
-        self.wiped = layout.B * self.NC + layout.C
-        self.deg = layout.C
-        self.a = q.denominator - q.numerator
-        self.b = q.numerator
-        self.d = q.denominator
-        self.v: dict[int, list[int]] = {0: [1] + [0] * (self.deg - 1)}
-        self.den = 1
-        self.budget = budget
+    pruned = False
 
-    def apply_weapon(self, w: _Weapon, kernel: _Kernel) -> None:
-        """Every attack of ``w`` (Horner's scheme over the live attacks, as
-        :meth:`_Chain.apply_weapon`), with each transition's pending wounds as ``w**m``; the
-        operator is scaled by ``d**M`` (``M`` the most pending wounds one attack adds) so
-        that every weight stays an integer. Nothing is pruned: however many wounds are
-        pending, the CHARACTER may survive them."""
-        if kernel.qq == 0:
-            return
-        h, h_den, g = _live_counts(w.per_model, kernel.r0, kernel.q, w.entry.models, None)
-        top = len(h) - 1
-        wiped, deg, a, b, d = self.wiped, self.deg, self.a, self.b, self.d
-        grouped: dict[int, list[tuple[int, list[tuple[int, int]]]]] = {}
-        m_top = 0
+    def __init__(self, layout: Layout, budget: _Budget) -> None:
+        super().__init__(layout, True, budget)
 
-        def row(idx: int) -> list[tuple[int, list[tuple[int, int]]]]:
-            got = grouped.get(idx)
-            if got is None:
-                got = grouped[idx] = _by_shift(kernel.live_row(idx), wiped)
-            return got
+    def remaining(self) -> list[int]:
+        """``C`` counts per line state (none once the unit is destroyed)."""
+        cap = self.layout.C
+        return [0 if idx == self.wiped else cap for idx in range(self.NS)]
 
-        reach = {0} | set(self.v)
-        todo = list(reach)
-        while todo:  # every line state reachable from the start (a few dozen)
-            idx = todo.pop()
-            for m_add, targets in row(idx):
-                m_top = max(m_top, m_add)
-                for dst, _ in targets:
-                    if dst not in reach:
-                        reach.add(dst)
-                        todo.append(dst)
-        lam = d**m_top
-        scaled = {
-            idx: [(m_add, [(dst, wt * d ** (m_top - m_add)) for dst, wt in ts]) for m_add, ts in r]
-            for idx, r in grouped.items()
-        }
-        gl = g * lam
-        coef = [0] * (top + 1)
-        scale = 1
-        for t in range(top, -1, -1):
-            coef[t] = h[t] * scale
-            scale *= gl
-        final_den = self.den * h_den * scale // gl  # den * h_den * (g * lam)**top
-        # The coefficients of the Horner sum at step t (and of the products by (a + b y) in
-        # it, whose sum at y = 1 is at most the transition's d**m_top) are at most
-        # den * u[t]: the slots start narrow and widen, as in :meth:`_Chain.apply_weapon`.
-        widths = [(_bits(self.den * u) + 8) // 8 for u in _horner_bounds(coef, kernel.qq * lam)]
-
-        def width_for(t: int) -> int:
-            return widths[max(t - 8, 0)]
-
-        step = width_for(top)
-        slot = step * 8
-        mask = (1 << (deg * slot)) - 1
-        # Refuse at once what the budget would stop later (every reachable state at every
-        # step, charged as in the loop)
-        per_step = sum(len(ts) + 2 for r in scaled.values() for _, ts in r)
-        if self.budget.spent + (top + 1) * per_step * deg * (1 + widths[0] // 32) > WORK_BUDGET:
-            raise self.budget.refuse()
-        start = {idx: _pack(cs, step) for idx, cs in self.v.items()}
-        acc: dict[int, int] = {}
-        for t in range(top, -1, -1):
-            if widths[t] > step:
-                new = width_for(t)
-                acc = {i: _repack(x, deg, step, new) for i, x in acc.items()}
-                start = {i: _repack(x, deg, step, new) for i, x in start.items()}
-                step = new
-                slot = step * 8
-                mask = (1 << (deg * slot)) - 1
-            nxt: dict[int, int] = defaultdict(int)
-            updates = 0
-            for idx, packed in acc.items():
-                cur, cur_m = packed, 0
-                for m_add, targets in scaled[idx]:
-                    while cur_m < m_add:  # times (a + b y), truncated after y**(deg - 1)
-                        cur = ((cur * a if a > 1 else cur) + ((cur * b) << slot)) & mask
-                        cur_m += 1
-                    for dst, wt in targets:
-                        nxt[dst] += cur * wt
-                    updates += len(targets) + 2
-            c = coef[t]
-            if c:
-                for idx, packed in start.items():
-                    nxt[idx] += packed * c
-            acc = nxt
-            self.budget.spend(updates * deg, slot)
-        self.v = {idx: _unpack(x, deg, step) for idx, x in acc.items()}
-        self.den = final_den
-        g_all = math.gcd(self.den, *(x for cs in self.v.values() for x in cs))
-        if g_all > 1:
-            self.v = {idx: [x // g_all for x in cs] for idx, cs in self.v.items()}
-            self.den //= g_all
-        _check_digits(self.den.bit_length())
+    def coefficients(self) -> dict[int, list[int]]:
+        """Line state -> the ``C`` coefficients of ``G_s(y)``, over :attr:`den`."""
+        out: dict[int, list[int]] = {}
+        cap = self.layout.C
+        for key, weight in self.v.items():
+            m, idx = divmod(key, self.NS)
+            if idx != self.wiped and m < cap and weight:
+                out.setdefault(idx, [0] * cap)[m] += weight
+        return out
 
 
-class _SoftCharacterChain:
-    """A unit whose CHARACTER line negates more mortal wounds than its bodyguard line (every
-    bodyguard model with one Feel No Pain, every CHARACTER with another, better one), with
-    Devastating Wounds. The pending mortal wounds go to the bodyguard first, spilling over
-    (RULINGS 9, 11), then to the CHARACTERs; they cannot be capped, since the CHARACTER's
-    Feel No Pain may negate any number of them, and carrying every count was the cost of
-    :class:`_Chain` here (3 s for the mixed unit of issue 18).
+class _TwoFeelNoPainChain:
+    """A unit whose CHARACTER line has another Feel No Pain than its bodyguard line (every
+    bodyguard model with one Feel No Pain, every CHARACTER with another, better or worse),
+    with Devastating Wounds. The pending mortal wounds go to the bodyguard first, spilling
+    over (RULINGS 9, 11), then to the CHARACTERs; they cannot be capped, since a Feel No Pain
+    may negate any number of them.
 
-    Each mortal wound is thinned by the bodyguard's Feel No Pain as it is made (``p_b``);
-    one that reaches a CHARACTER is then kept with probability ``q = p_c / p_b`` (the two
-    thinnings make ``p_c``). After the normal damage, from line state ``s`` with ``R`` wounds
-    left on the bodyguard and ``m`` pending: the bodyguard takes ``min(m, R)``, and the
-    CHARACTERs ``Bin(m - R, q)`` of the rest. So:
+    A raw mortal wound is lost with probability ``p_b`` on the bodyguard, ``p_c`` on a
+    CHARACTER. From a line state ``s`` with ``R`` bodyguard wounds left and ``H_s(z)`` the
+    generating function of the raw pending count, the bodyguard takes ``min(m, R)`` of the
+    ``m`` wounds left after its own Feel No Pain, and the CHARACTERs' share has the
+    generating function (in ``y``, one wound lost per power)
+    ``w**-R (G_s(w) - sum_{m < R} P_s(m) w**m)``, with ``G_s(x) = H_s(1 - p_b + p_b x)``
+    (``P_s`` its coefficients: the counts thinned by the bodyguard's Feel No Pain),
+    ``w = 1 - q + q y`` and ``q = p_c / p_b``. This is an identity of polynomials (the
+    residues of ``H_s`` at ``1 - p_b`` and ``1 - p_c``, where the mortal wounds' walk
+    changes Feel No Pain), valid for ``q`` below or above 1, and
+    ``G_s(w) = H_s(1 - p_c + p_c y)`` is the generating function of the counts thinned by
+    the CHARACTERs' Feel No Pain. So:
 
-    - the counts ``m < R`` are followed exactly by :class:`_HardChain` (capped at ``R``);
-    - the rest only through ``sum_{m >= R} P(s, m) Bin(m - R, q)``, whose generating function
-      in ``y`` is ``w**-R (G_s(w) - sum_{m < R} P(s, m) w**m)`` with ``w = 1 - q + q y``:
-      :class:`_TaylorChain` follows ``G_s(w)`` truncated after the CHARACTERs' wounds.
-    Both are exact; the answer is their combination (:meth:`final`)."""
+    - the counts ``m < R`` thinned by ``p_b`` are followed exactly by :class:`_HardChain`;
+    - the first ``C`` coefficients of ``G_s(w)`` by :class:`_CountChain` (counts thinned by
+      ``p_c`` as they are made, modulo ``y**C``).
+    Both are exact; the answer is their combination (:meth:`final`), in integers (``1 - q``
+    is negative when the CHARACTERs' Feel No Pain is the worse one: signed, not packed)."""
 
     def __init__(self, layout: Layout, budget: _Budget) -> None:
         self.layout = layout
         self.low = _HardChain(layout, budget)
-        p_b = _fnp_lose(layout.bodyguard[0].feel_no_pain)
-        self.q = _fnp_lose(layout.characters[0].feel_no_pain) / p_b
-        self.high = _TaylorChain(layout, self.q, budget)
+        self.high = _CountChain(layout, budget)
+        self.p_b = _fnp_lose(layout.bodyguard[0].feel_no_pain)
+        self.p_c = _fnp_lose(layout.characters[0].feel_no_pain)
+        q = self.p_c / self.p_b
+        self.a = q.denominator - q.numerator  # w = (a + b y) / d; a < 0 when q > 1
+        self.b = q.numerator
+        self.d = q.denominator
         self.den = 1
 
     @staticmethod
     def applies(layout: Layout) -> bool:
-        """Bodyguard and CHARACTERs each of one Feel No Pain, the CHARACTERs' better."""
+        """Bodyguard and CHARACTERs each of one Feel No Pain, the two different."""
         if not layout.characters or not layout.bodyguard:
             return False
         body = {s.feel_no_pain for s in layout.bodyguard}
         chars = {s.feel_no_pain for s in layout.characters}
         if len(body) != 1 or len(chars) != 1:
             return False
-        return _fnp_lose(chars.pop()) < _fnp_lose(body.pop())
+        return _fnp_lose(chars.pop()) != _fnp_lose(body.pop())
 
     def apply_weapon(
         self, w: _Weapon, situation: Situation, outcome: dict[tuple[int, int], int], total: int
     ) -> None:
-        # the Taylor chain first: its work is known in advance, a refusal comes at once; both
-        # chains step through the same rows, built once
+        """``outcome``: one attack with its mortal wounds thinned by the bodyguard's Feel No
+        Pain (the hard chain's); the count chain's are thinned by the CHARACTERs'."""
         kernel = self.low._kernel(w, situation, outcome, total)
-        self.high.apply_weapon(w, kernel)
+        if w.rules.devastating:
+            outcome_c, total_c = _attack_outcome(w, _thin(w.damage, self.p_c))
+            kernel_c = self.high._kernel(w, situation, outcome_c, total_c)
+        else:  # no mortal wound: both chains step through the same rows
+            outcome_c, total_c, kernel_c = outcome, total, kernel
+        self.high.apply_weapon(w, situation, outcome_c, total_c, kernel_c)
         self.low.apply_weapon(w, situation, outcome, total, kernel)
 
     def apply_mortal_wounds(self) -> None:
@@ -992,7 +927,7 @@ class _SoftCharacterChain:
 
     def final(self) -> dict[tuple[int, int], int]:
         """(b, c) -> weight over :attr:`den`: the pending wounds kept on the bodyguard
-        (exact counts), then those past it read from the Taylor coefficients."""
+        (exact counts), then those past it read from the count chain's coefficients."""
         layout, low, high = self.layout, self.low, self.high
         nc, ns = low.NC, low.NS
         big, cap = layout.B, layout.C
@@ -1000,10 +935,11 @@ class _SoftCharacterChain:
         for key, weight in low.v.items():
             m, idx = divmod(key, ns)
             # only the counts that stay on the bodyguard (``m < R``): a chain step that adds
-            # no mortal wound does not drop the others (they are the Taylor chain's)
+            # no mortal wound does not drop the others (they are the count chain's)
             if weight and m < big - idx // nc:
                 by_state[idx][m] = weight
-        a, b, d = high.a, high.b, high.d
+        g_high = high.coefficients()
+        a, b, d = self.a, self.b, self.d
         exact_w: dict[tuple[int, int], int] = defaultdict(int)  # over low.den
         for idx, counts in by_state.items():
             sb, sc = divmod(idx, nc)
@@ -1018,7 +954,7 @@ class _SoftCharacterChain:
         up = high.den * d**d_top * a**a_top
         for pos, weight in exact_w.items():
             weights[pos] += weight * up
-        for idx in set(by_state) | set(high.v):
+        for idx in set(by_state) | set(g_high):
             sb, sc = divmod(idx, nc)
             if sc >= cap:
                 continue
@@ -1032,7 +968,7 @@ class _SoftCharacterChain:
                 poly[0] += counts.get(m, 0) * d ** (rem - 1 - m)
             d_pow = max(rem - 1, 0)
             low_den = low.den * d**d_pow
-            g_s = high.v.get(idx, [0] * high.deg)
+            g_s = g_high.get(idx, [0] * cap)
             # the difference over high.den * low_den
             diff = [g_s[j] * low_den - (poly[j] * high.den if rem else 0) for j in range(keep)]
             # times w**-R = d**R (a + b y)**-R = d**R a**-R sum_i C(R + i - 1, i) (-b / a)**i y**i,
@@ -1046,10 +982,14 @@ class _SoftCharacterChain:
                 num = sum(inv[i] * diff[j - i] for i in range(j + 1))
                 if num:
                     weights[(big, sc + j)] += num * lift
+        if den < 0:  # a < 0 to an odd power: the same fractions, signs moved
+            den = -den
+            weights = defaultdict(int, {k: -x for k, x in weights.items()})
         kept = sum(weights.values())
         wiped = (big, cap)
         weights[wiped] += den - kept
         weights = {k: x for k, x in weights.items() if x}
+        assert all(x > 0 for x in weights.values())
         g = math.gcd(den, *weights.values())
         self.den = den // g
         _check_digits(self.den.bit_length())
@@ -1317,12 +1257,12 @@ def analyze(request: CombatRequest) -> CombatAnalysis:
         _Weapon(entry, weapon_rules(entry.weapon, target, situation), situation)
         for entry in request.attacks
     ]
-    chain: _Chain | _LineChain | _SoftCharacterChain
+    chain: _Chain | _LineChain | _TwoFeelNoPainChain
     soft = not uniform and any(w.rules.devastating for w in weapons)
     if _LineChain.applies(layout):
         chain = _LineChain(layout, budget)
-    elif soft and _SoftCharacterChain.applies(layout):
-        chain = _SoftCharacterChain(layout, budget)
+    elif soft and _TwoFeelNoPainChain.applies(layout):
+        chain = _TwoFeelNoPainChain(layout, budget)
     else:
         chain = _Chain(layout, uniform, budget)
         if soft:  # every pending count carried: the player is told why it may be refused
