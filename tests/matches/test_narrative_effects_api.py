@@ -10,7 +10,7 @@ from typing import Any
 from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session
 
-from tests.matches.conftest import FakeArmies, Game, finish_turn
+from tests.matches.conftest import FakeArmies, Game, finish_turn, setup_battle
 from tests.matches.test_narrative_expansions import blitz_to_bombardment, hide_and_deploy
 from tests.matches.test_narrative_match import new_narrative_game, to_phase
 
@@ -96,3 +96,40 @@ def test_a_fortress_attacked_and_firing_with_the_servers_dice(
     assert len([d for d in fired["roll"]["dice"] if d["stage"] == "hit"]) == 12  # 4 x Heavy 3
     assert sum(d["damage"] for d in fired["damage"]) == before - wounds(view)
     g.b.send(shot, status=422)  # each weapon fires once a phase
+
+
+def test_night_fight_grav_wave_and_support_fire_in_only_war(
+    user_client: Callable[[str], TestClient], armies: FakeArmies, db: Session
+) -> None:
+    """The *Grav-wave generator* takes 2 from the charge roll against a unit its controller
+    reported by it [L609]; *Support fire* rolls at the end of its controller's Shooting
+    phase, 5+: D3 mortal wounds [L615] (ruling 94)."""
+    g = new_narrative_game(user_client, armies, db, "only-war", {"combat_zone": "night-fight"})
+    setup_battle(g, first="B")
+    # B's Command phase: its Boyz by marker 1, its Kommandos by marker 2: identified as a
+    # Grav-wave generator (3) and Support fire (6)
+    g.b.send({"type": "report_objective", "marker": "1", "units": [{"unit": "b2"}]})
+    g.b.send({"type": "report_objective", "marker": "2", "units": [{"unit": "b3"}]})
+    view = g.b.send({"type": "end_phase"}, dice=[3, 6])["view"]
+    assert view["combat_zone"]["mysterious_objectives"] == {"1": "grav-wave", "2": "support-fire"}
+    to_phase(g, "B", "shooting")
+    # a marker that is not Support fire, an own unit: refused, nothing rolled
+    g.b.send({"type": "support_fire", "targets": {"1": "a3"}}, status=409)
+    g.b.send({"type": "support_fire", "targets": {"2": "b1"}}, status=409)
+    g.a.send({"type": "support_fire", "targets": {"2": "b1"}}, status=409)  # not A's turn
+    before = sum(next(u for u in g.a.view()["units"] if u["id"] == "a4")["wounds"])
+    view = g.b.send({"type": "support_fire", "targets": {"2": "a4"}}, dice=[5, 2])["view"]
+    assert view["phase"] == "charge"  # at the end of the Shooting phase: it ends
+    after = sum(next(u for u in view["units"] if u["id"] == "a4")["wounds"])
+    assert before - after == 2
+    fired = [e for e in log_events(g, "mortal_wounds_inflicted") if e["source"] == "support_fire"]
+    assert [(e["target"], e["mortal_wounds"]) for e in fired] == [("a4", 2)]
+    finish_turn(g)
+    # A charges the Boyz B reported by the Grav-wave generator: 4 + 4 - 2 = 6
+    to_phase(g, "A", "charge")
+    g.a.send({"type": "declare_charge", "unit": "a3", "targets": ["b2"]}, dice=[4, 4])
+    too_far = g.a.send(
+        {"type": "complete_charge", "unit": "a3", "success": True, "needed": 7}, status=409
+    )
+    assert "was 6" in str(too_far)
+    g.a.send({"type": "complete_charge", "unit": "a3", "success": True, "needed": 6})

@@ -35,6 +35,7 @@ __all__ = [
     "DeadlyDemise",
     "DeclareCharge",
     "DeclareFormations",
+    "DeclarePowerLevels",
     "DeployUnit",
     "Disembark",
     "DisembarkFromDestroyedTransport",
@@ -394,6 +395,15 @@ class RefuseUndo(Command):
 
 
 @dataclass(frozen=True, slots=True)
+class DeclarePowerLevels(Command):
+    """A narrative mission counting Power Level: the Power Level of each of your units, 1 to
+    100, before the Attacker is chosen (battle/power_levels.py)."""
+
+    kind: ClassVar[str] = "declare_power_levels"
+    levels: Mapping[str, int]
+
+
+@dataclass(frozen=True, slots=True)
 class PlaceTokens(Command):
     """Hidden deployment: one token per unit set up now (a transport, not its passengers),
     ``None`` for a decoy; ``reserves``: units that start in Reserve instead."""
@@ -657,7 +667,18 @@ class BuildingShoots(Command):
     within_18: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class SupportFire(Command):
+    """Night Fight's *Support fire* [L615] at the end of your Shooting phase: for each marker
+    you control identified as Support fire, the enemy unit within 36" it aims at (``targets``:
+    marker -> unit); a D6 each, on 5+ D3 mortal wounds; then the phase ends."""
+
+    kind: ClassVar[str] = "support_fire"
+    targets: Mapping[str, str]
+
+
 EXPANSION_COMMANDS: tuple[type[Command], ...] = (
+    SupportFire,
     AttackBuilding,
     BuildingShoots,
     PlaceBuilding,
@@ -676,6 +697,7 @@ EXPANSION_COMMANDS: tuple[type[Command], ...] = (
 
 
 NARRATIVE_COMMANDS: tuple[type[Command], ...] = (
+    DeclarePowerLevels,
     PlaceTokens,
     DeployForces,
     GoToGround,

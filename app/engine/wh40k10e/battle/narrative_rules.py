@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from app.engine.match.codec import Tagged
-from app.engine.match.dice import take_roll
+from app.engine.match.dice import Roll, take_roll
 from app.engine.narrative8e.battle import AlarmCause, AlarmState, may_cull, reserve_roll
 from app.engine.narrative8e.objectives import Sabotage
 from app.engine.narrative8e.pack import Evaluator, ReserveMode, Side
@@ -33,8 +33,10 @@ from app.engine.narrative8e.victory import (
     evaluate,
 )
 from app.engine.narrative8e.zones import fog_of_war_delayed
+from app.engine.roller import DieRecord
 from app.engine.wh40k10e.battle import narrative_expansion_rules as expansion
 from app.engine.wh40k10e.battle import narrative_skies as skies
+from app.engine.wh40k10e.battle import narrative_zones
 from app.engine.wh40k10e.battle.commands import (
     AssaultReturn,
     AttemptSabotage,
@@ -110,6 +112,12 @@ from app.engine.wh40k10e.battle.narrative_guards import actor_side as _side
 from app.engine.wh40k10e.battle.narrative_guards import attacker as _attacker
 from app.engine.wh40k10e.battle.narrative_guards import need_narrative as _n
 from app.engine.wh40k10e.battle.narrative_zones import zone_of
+from app.engine.wh40k10e.battle.power_levels import (
+    POWER_COMMANDS,
+    army_value,
+    sentry_limit,
+    unit_value,
+)
 from app.engine.wh40k10e.battle.setup import Seat, other
 from app.engine.wh40k10e.battle.state import (
     BattleState,
@@ -197,7 +205,7 @@ def _heads_to_deploy(s: BattleState, seat: Seat) -> list[str]:
 
 
 def _value(s: BattleState, seat: Seat) -> int:
-    return sum(s.specs[u.id].points for u in s.units_of(seat))
+    return army_value(s, seat)  # points, or Power Level (rulings 1, 85)
 
 
 # -- set-up flow -----------------------------------------------------------------------------
@@ -368,11 +376,12 @@ def _deploy_forces(b: Builder, cmd: DeployForces) -> None:
             raise refuse(Code.BAD_COMMAND, f"set up {allowed} sentry unit(s)")
         for u in cmd.units:
             spec = b.state.specs[u]
-            if spec.models > rule.max_models or spec.points > rule.max_points:
+            limit, measure = sentry_limit(n)
+            if spec.models > rule.max_models or unit_value(b.state, u) > limit:
                 raise refuse(
                     Code.BAD_COMMAND,
                     f"{spec.name}: sentries are up to {rule.max_models} models and "
-                    f"{rule.max_points} points",
+                    f"{limit} {measure}",
                 )
     groups = tuple(i for u in cmd.units for i in b.state.group(u))
     rgroups = tuple(i for u in cmd.reserves for i in b.state.group(u))
@@ -398,7 +407,7 @@ def deploy_suggestion(s: BattleState, seat: Seat) -> DeployForces:
         fit = [
             u
             for u in heads
-            if s.specs[u].models <= rule.max_models and s.specs[u].points <= rule.max_points
+            if s.specs[u].models <= rule.max_models and unit_value(s, u) <= sentry_limit(n)[0]
         ]
         units = fit[:allowed]
     elif n.step in ("defender_patrol", "attacker_patrol"):
@@ -680,6 +689,18 @@ def _timing_checks(
         if any(i == strat and t in group for _, i, t in n.aimed):
             # "the first time an enemy unit moves into" the First Line [L397]
             raise refuse(Code.BAD_COMMAND, f"{strat}: that unit has met the mines already")
+    if (
+        strat == "covered-advance"
+        and target is not None
+        and (
+            target not in s.units
+            or s.units[target].owner is not b.actor
+            or not s.on_battlefield(target)
+            or s.units[target].move is not None
+        )
+    ):
+        # "just before the Advance roll of a unit" [L383]: one of yours yet to move (ruling 95)
+        raise refuse(Code.BAD_COMMAND, f"{strat}: name one of your units about to Advance")
     if strat == "entrenchments" and (
         target is None or target not in s.units or s.units[target].owner is not b.actor
     ):
@@ -740,6 +761,29 @@ def truncate_turn(b: Builder) -> None:
     seat = b.state.active
     while b.state.stage is Stage.BATTLE and b.state.active is seat and b.state.charge is None:
         end_phase(b)
+
+
+def advance_roll(b: Builder, unit: str) -> Roll | None:
+    """*Covered Advance* [L383]: the Advance roll of the unit the player named with it, just
+    before this move, counts as a 6 (``None``: the die is rolled) (ruling 95)."""
+    s = b.state
+    n = s.narrative
+    if n is None or not any(
+        seat is b.actor and sid == "covered-advance" and r == s.round and s.phase is Phase.MOVEMENT
+        for seat, sid, _, r in n.spent
+    ):
+        return None
+    last = next(
+        (t for seat, sid, t in reversed(n.aimed) if seat is b.actor and sid == "covered-advance"),
+        None,
+    )
+    if last is None or last not in s.group(unit):
+        return None
+    strat = n.mission.stratagem("covered-advance")
+    value = strat.params.get("value", 6) if isinstance(strat.params, dict) else 6
+    face = value if isinstance(value, int) and 1 <= value <= 6 else 6
+    record = DieRecord(0, "advance (Covered Advance)", 6, face, outcome="covered advance")
+    return Roll(None, (record,))
 
 
 def before_shoot(b: Builder, unit: str, targets: Sequence[str]) -> None:
@@ -1181,7 +1225,7 @@ def _facts(s: BattleState, n: NarrativeState) -> Facts:
             sum(u.models_alive for u in s.units_of(defender) if _on_table(s, u.id))
         )
     if ev is Evaluator.ESCAPE:
-        escaped = {u: s.specs[u].points for u in n.escaped}
+        escaped = {u: unit_value(s, u) for u in n.escaped}
         return EscapeFacts(escaped, _value(s, defender))
     if ev is Evaluator.UNITS_DESTROYED:
         return PatrolFacts(
@@ -1255,4 +1299,6 @@ COMMANDS: dict[type[Tagged], Callable[[Builder, Any], None]] = {
     EscapeUnit: _escape,
     ReportZones: _report_zones,
     **expansion.COMMANDS,
+    **narrative_zones.COMMANDS,
+    **POWER_COMMANDS,
 }

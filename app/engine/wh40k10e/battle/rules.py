@@ -19,7 +19,7 @@ from app.engine.match.events import Event
 from app.engine.match.log import Decision
 from app.engine.match.missions import Mission
 from app.engine.roller import Roller
-from app.engine.wh40k10e.battle import narrative_rules
+from app.engine.wh40k10e.battle import narrative_rules, narrative_zones
 from app.engine.wh40k10e.battle.commands import (
     COMMAND_CODEC,
     ArriveFromReserves,
@@ -517,7 +517,7 @@ def _move(b: Builder, cmd: Move) -> None:
     roll = None
     losses: tuple[Any, ...] = ()
     if mode is MoveMode.ADVANCE:
-        roll = b.roll(1, 6, "advance")
+        roll = narrative_rules.advance_roll(b, cmd.unit) or b.roll(1, 6, "advance")
     elif mode is MoveMode.FALL_BACK:
         tests = _desperate_escape_tests(b, cmd, alive)
         if tests:
@@ -1056,10 +1056,11 @@ def _complete_charge(b: Builder, cmd: CompleteCharge) -> None:
             Code.CHARGE_IN_PROGRESS, f"the charge in progress is {s.specs[charge.unit].name}'s"
         )
     no_pending(b, charge=False)
-    if cmd.success and cmd.needed is not None and charge.roll < cmd.needed:
+    roll = charge.roll + narrative_zones.charge_modifier(s)  # a combat zone's Grav-wave
+    if cmd.success and cmd.needed is not None and roll < cmd.needed:
         raise refuse(
             Code.CHARGE_ROLL_TOO_LOW,
-            f'the charge roll was {charge.roll}: it cannot cover {cmd.needed}"',
+            f'the charge roll was {roll}: it cannot cover {cmd.needed}"',
         )
     targets = tuple(t for t in charge.targets if s.units[t].alive)
     b.emit(ChargeMoveMade(s.group(charge.unit), cmd.success, targets if cmd.success else ()))
