@@ -24,6 +24,7 @@ __all__ = [
     "EndDeployment",
     "EndReserve",
     "EndScouting",
+    "Flame",
     "Hold",
     "KeptPower",
     "MaintainPowers",
@@ -179,6 +180,17 @@ class TemplateFire(Command):
     y: int
     facing: str = "N"
     indirect: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Flame(Command):
+    """Lance-Flammes (an Alternative Shooting Action): reveal the unit's token and lay its
+    flamer template from its square pointing ``facing`` (N, E, S, W); every unit it reaches
+    is attacked and takes 1 Suppressed marker [L1214-L1258]."""
+
+    kind: ClassVar[str] = "flame"
+    unit: str
+    facing: str = "N"
 
 
 @dataclass(frozen=True, slots=True)
@@ -375,6 +387,7 @@ COMMAND_CODEC = TaggedCodec(
         Snipe,
         VehicleFire,
         TemplateFire,
+        Flame,
         Manifest,
         Overwatch,
         PassOverwatch,

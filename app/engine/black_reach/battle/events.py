@@ -30,6 +30,7 @@ __all__ = [
     "DamageLocated",
     "DeploymentEnded",
     "DestructionDealt",
+    "FlamerFired",
     "ForcedMove",
     "HandDrawn",
     "InitiativeKept",
@@ -501,6 +502,21 @@ class CardBonusUsed(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class FlamerFired(Event):
+    """A flamer's template laid from the shooter's square: the squares it covers, those the
+    flame reaches and the units it attacks, one by one in this order (a ``UnitShot`` each,
+    then its Suppressed marker) [L1214-L1258]."""
+
+    kind: ClassVar[str] = "flamer_fired"
+    unit: str
+    template: str
+    facing: str
+    squares: tuple[Step, ...]
+    reached: tuple[Step, ...]
+    targets: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class PowersMaintained(Event):
     """The side's persistent powers at the start of the Order phase: the markers kept (their
     psykers pay the cost again: ``SuppressedPlaced`` follows) and those discarded, their
@@ -556,6 +572,7 @@ EVENT_CODEC = TaggedCodec(
         CardPlayed,
         CardBonusUsed,
         PowersMaintained,
+        FlamerFired,
         *UNDO_EVENTS,  # the log's undo bookkeeping: a log with an undo is stored and read back
     ),
 )

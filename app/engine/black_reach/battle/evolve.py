@@ -19,6 +19,7 @@ from app.engine.black_reach.battle.events import (
     DamageLocated,
     DeploymentEnded,
     DestructionDealt,
+    FlamerFired,
     ForcedMove,
     HandDrawn,
     InitiativeKept,
@@ -231,7 +232,8 @@ def evolve(state: BattleState, event: Event) -> BattleState:
         if marker is not None:
             state = replace(state, powers={**state.powers, marker.key: marker})
     if isinstance(
-        event, UnitShot | AssaultResolved | UnitSniped | TemplatePlaced | PowerManifested
+        event,
+        UnitShot | AssaultResolved | UnitSniped | TemplatePlaced | PowerManifested | FlamerFired,
     ):
         rolls = {**state.rolls, event.unit: state.rolls.get(event.unit, 0) + 1}
         return replace(state, rolls=rolls)

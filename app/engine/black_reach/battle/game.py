@@ -22,6 +22,7 @@ from app.engine.black_reach.battle.commands import (
     Command,
     CreateBattle,
     DoubleShot,
+    Flame,
     Manifest,
     Move,
     PlaceOrders,
@@ -58,7 +59,18 @@ SEED_SCHEME = "auspex-black-reach-roll/1"
 # fire_at) draws the same dice (rulings 86)
 ACTIVATION_KINDS = frozenset(
     c.kind
-    for c in (Move, Shoot, VehicleFire, TemplateFire, DoubleShot, Snipe, Burst, Manifest, Assault)
+    for c in (
+        Move,
+        Shoot,
+        VehicleFire,
+        TemplateFire,
+        Flame,
+        DoubleShot,
+        Snipe,
+        Burst,
+        Manifest,
+        Assault,
+    )
 )
 
 

@@ -38,6 +38,7 @@ from app.engine.black_reach.battle.commands import (
     EndDeployment,
     EndReserve,
     EndScouting,
+    Flame,
     Hold,
     MaintainPowers,
     Manifest,
@@ -66,6 +67,7 @@ from app.engine.black_reach.battle.events import (
     DamageLocated,
     DeploymentEnded,
     DestructionDealt,
+    FlamerFired,
     ForcedMove,
     InitiativeKept,
     MoveDeclared,
@@ -95,6 +97,7 @@ from app.engine.black_reach.battle.events import (
     UnitSniped,
 )
 from app.engine.black_reach.battle.evolve import evolve, placement_of
+from app.engine.black_reach.battle.flamer import plan_flame
 from app.engine.black_reach.battle.powers import (
     PERSISTENT_POWERS,
     enfeebled,
@@ -1858,6 +1861,86 @@ def _template_fire(out: _Out, command: TemplateFire, side: str) -> None:
     _template_attacks(out, u.uid, plan, targets)
 
 
+def _flame(out: _Out, command: Flame, side: str) -> None:
+    """Lance-Flammes: the template laid from the shooter's square; each unit it reaches,
+    friend or foe, is attacked once with the template's CV against its class (an X: not
+    attacked) − 2 per Suppressed marker on the shooter − the obstacles of its line, against
+    its DV and terrain bonus (a heavy vehicle from a side), then takes 1 Suppressed marker if
+    it still stands [L1214-L1258] (rulings 100)."""
+    u = _reveal(out, command.unit, side)
+    _able(u, out.state)
+    plan = plan_flame(out.state, u, command.facing)
+    template = plan.template
+
+    def steps(squares: frozenset[Square]) -> tuple[Step, ...]:
+        return tuple(Step(sq.x, sq.y) for sq in sorted(squares, key=lambda q: (q.y, q.x)))
+
+    out.emit(
+        FlamerFired(
+            u.uid,
+            template.id,
+            command.facing,
+            steps(plan.squares),
+            steps(plan.reached),
+            tuple(uid for uid, _ in plan.targets),
+        )
+    )
+    piercing = template.has(Ability.PIERCING)
+    for uid, penalty in plan.targets:
+        target = out.state.units[uid]
+        shooter = out.state.units[u.uid]
+        if not target.alive or target.placement is None:
+            continue
+        tclass = target.counter.unit_class
+        cv = template.cv.get(tclass)
+        if cv is None:
+            continue  # an X against its class
+        request = OddsRequest(
+            Kind.SHOT,
+            Attacker(
+                cv=cv,
+                suppressed=shooter.suppressed,
+                penalties=penalty + enfeebled(out.state, shooter.uid),
+            ),
+            Target(
+                dv=target.face.dv,
+                defence_bonus=out.state.board.defence_bonus(target.placement.squares, tclass),
+            ),
+            Situation(),
+        )
+        mark = len(out.roller.records)
+        die = out.roller.d6(f"flamer of {u.uid} on {uid}", stage="shot")
+        final = shot_final(die, request)
+        dv = target_dv(request.target)
+        outcome = shot_outcome(final, dv)
+        out.emit(
+            UnitShot(
+                u.uid,
+                uid,
+                False,
+                take_roll(out.roller, mark),
+                cv,
+                modified_cv(request.attacker, request.kind),
+                final_penalty(request.attacker, request.situation),
+                False,
+                str(Sight.REDUCED if penalty else Sight.CLEAR),
+                dv,
+                final,
+                str(outcome),
+                0,
+                f"flamer:{template.id}",
+                0,
+                "side" if tclass is UnitClass.HEAVY_VEHICLE else "",
+            )
+        )
+        if outcome is ShotOutcome.STEP:
+            _hurt(out, target, 1, piercing, u.uid)
+        elif outcome is ShotOutcome.COUP_DOUBLE:
+            _hurt(out, target, 2, piercing, u.uid)
+        if out.state.units[uid].alive:
+            out.emit(SuppressedPlaced(uid, 1))
+
+
 def _template_attacks(
     out: _Out, shooter: str, plan: TemplatePlan, targets: Sequence[UnitState]
 ) -> None:
@@ -2590,6 +2673,9 @@ def decide(state: BattleState, command: Tagged, actor: str, dice: Roller) -> Dec
             _after_activation(out)
         case TemplateFire():
             _template_fire(out, command, side)
+            _after_activation(out)
+        case Flame():
+            _flame(out, command, side)
             _after_activation(out)
         case Manifest():
             _manifest(out, command, side)

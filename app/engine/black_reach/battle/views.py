@@ -27,6 +27,7 @@ from app.engine.black_reach.battle.commands import (
     EndDeployment,
     EndReserve,
     EndScouting,
+    Flame,
     Hold,
     MaintainPowers,
     Manifest,
@@ -44,6 +45,7 @@ from app.engine.black_reach.battle.commands import (
 )
 from app.engine.black_reach.battle.events import UnitMoved
 from app.engine.black_reach.battle.evolve import evolve, placement_of
+from app.engine.black_reach.battle.flamer import plan_flame
 from app.engine.black_reach.battle.rules import (
     PLAYED_POWERS,
     TARGETED_POWERS,
@@ -396,6 +398,7 @@ def _legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
         if u.face.has(Ability.SNIPER):
             actions.extend(_snipes(state, u))
         actions.extend(_templates(state, u))
+        actions.extend(_flames(state, u))
         actions.extend(_powers(state, u))
     return actions
 
@@ -455,6 +458,27 @@ def _powers(state: BattleState, u: UnitState) -> list[JsonObject]:
                         "perils": {k: str(v) for k, v in sorted(odds.items())},
                     }
                 )
+    return out
+
+
+def _flames(state: BattleState, u: UnitState) -> list[JsonObject]:
+    """Lance-Flammes: each way the template may point, with the squares the flame reaches
+    and the units it attacks (friends included)."""
+    if not u.face.has(Ability.FLAMER):
+        return []
+    out: list[JsonObject] = []
+    for facing in QUARTERS:
+        try:
+            plan = plan_flame(state, u, facing)
+        except Refusal:
+            continue
+        out.append(
+            {
+                "command": _cmd(Flame(u.uid, facing)),
+                "reached": sorted([sq.x, sq.y] for sq in plan.reached),
+                "targets": [uid for uid, _ in plan.targets],
+            }
+        )
     return out
 
 
