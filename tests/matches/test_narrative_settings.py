@@ -309,7 +309,7 @@ def test_an_uploaded_packs_expansion_is_offered_and_played_with_its_numbers(
     # the expansions the pack does not carry are the shipped ones, as for any scenario
     from app.matches.systems import wh40k10e
 
-    mission = wh40k10e.owned_missions(db, alice.user_id)["night-bridge"]  # type: ignore[attr-defined]
+    mission = wh40k10e.owned_missions(db, alice.user_id)["night-bridge"]
     offered = wh40k10e.mission_expansions(mission)
     assert sorted(offered) == sorted(
         ["planetstrike", "cities-of-death", "stronghold-assault", "death-from-the-skies"]
@@ -360,3 +360,140 @@ def test_a_pack_with_a_bad_expansions_block_is_refused_with_each_path(
     errors = refusal(upload(alice, skies | {"expansions": [dfts]}))
     assert errors == {"expansions[0].params.dogfight_rear": "a whole number from -3 to 3"}
     assert alice.get("/api/v1/matches/mission-packs/mine").json() == []
+
+
+# -- Power Level ---------------------------------------------------------------------------------
+
+
+def declare(p: Player, levels: dict[str, Any], status: int = 200) -> dict[str, Any]:
+    return p.send({"type": "declare_power_levels", "levels": levels}, status=status)
+
+
+def test_power_level_is_entered_before_the_roll_off_and_chooses_the_attacker(
+    user_client: Callable[[str], TestClient], armies: FakeArmies, db: Session
+) -> None:
+    """Patrol counting Power Level: by points (725 v 605) the Attacker is rolled for; by the
+    Power Levels entered (7 v 30, at least 4/3) B attacks with no die."""
+    g = new_narrative_game(user_client, armies, db, "patrol", {"value_measure": "power"})
+    a_units = [f"a{i}" for i in range(1, 8)]
+    b_units = [f"b{i}" for i in range(1, 7)]
+    offered = [a for a in g.a.actions() if a["command"]["type"] == "declare_power_levels"]
+    assert [a["choices"]["units"] for a in offered] == [a_units]
+    # the roll-off waits for both players' levels; a refusal rolls nothing
+    refused = g.a.send({"type": "roll_off"}, dice=[6, 1], status=422)
+    assert "declare_power_levels" in refused["detail"]
+    assert "a1" in refused["detail"]
+    # every unit once, 1 to 100, only one's own
+    for bad in (
+        dict.fromkeys(a_units[:-1], 1),  # one missing
+        dict.fromkeys(a_units, 1) | {"b1": 2},  # not A's
+        dict.fromkeys(a_units, 1) | {"a1": 0},
+        dict.fromkeys(a_units, 1) | {"a1": 101},
+    ):
+        assert "Power Level" in declare(g.a, bad, 422)["detail"]
+    assert declare(g.a, dict.fromkeys(a_units, 1) | {"a1": "²"}, 422)  # not a number: the codec
+    assert declare(g.a, dict.fromkeys(a_units, 1) | {"a1": 1.5}, 422)
+    assert declare(g.a, dict.fromkeys(a_units, 1) | {"a1": True}, 422)
+    view = declare(g.a, dict.fromkeys(a_units, 2))["view"]
+    view = declare(g.a, dict.fromkeys(a_units, 1))["view"]  # corrected
+    assert view["narrative"]["power_levels"] == dict.fromkeys(a_units, 1)
+    refused = g.a.send({"type": "roll_off"}, dice=[6, 1], status=422)
+    assert "player B" in refused["detail"]
+    assert "b1" in refused["detail"]
+    view = declare(g.b, dict.fromkeys(b_units, 5))["view"]
+    assert view["narrative"]["power_levels"] == dict.fromkeys(a_units, 1) | dict.fromkeys(
+        b_units, 5
+    )
+    view = g.a.send({"type": "roll_off"}, dice=[])["view"]  # no die: the ratio decides
+    assert view["narrative"]["attacker"] == "B"
+    (roles,) = [
+        e["event"]
+        for e in g.a.client.get(g.a.base + "/log").json()["entries"]
+        if e["event"]["type"] == "narrative_roles_chosen"
+    ]
+    assert (roles["reason"], roles["values"]) == ("ratio", [7, 30])
+    # entered before the Attacker is chosen only
+    assert "before the Attacker" in declare(g.a, dict.fromkeys(a_units, 1), 409)["detail"]
+    assert not [a for a in g.a.actions() if a["command"]["type"] == "declare_power_levels"]
+
+
+def test_power_level_sets_the_sentries_limit_and_points_matches_take_no_levels(
+    user_client: Callable[[str], TestClient], armies: FakeArmies, db: Session
+) -> None:
+    """Sabotage counting Power Level: the Boyz (10 models, 12 PL) are over the sentries' 10 PL,
+    which by points (199) they are not; a match counting points refuses levels."""
+    g = new_narrative_game(user_client, armies, db, "sabotage", {"value_measure": "power"})
+    declare(g.a, {f"a{i}": 10 for i in range(1, 8)})
+    declare(g.b, {"b1": 3, "b2": 12, "b3": 5, "b4": 5, "b5": 10, "b6": 4})
+    view = g.a.send({"type": "roll_off"}, dice=[])["view"]  # 70 v 39: A attacks
+    assert view["narrative"]["attacker"] == "A"
+    for p in (g.a, g.b):
+        p.send({"type": "declare_formations", "formation": {}})
+    refused = g.b.send(
+        {"type": "deploy_forces", "units": ["b2"], "reserves": ["b1", "b3", "b4", "b5", "b6"]},
+        status=422,
+    )
+    assert refused["detail"] == "Boyz: sentries are up to 10 models and 10 Power Level"
+    hint = next(a["command"] for a in g.b.actions() if a["command"]["type"] == "deploy_forces")
+    assert "b2" not in hint["units"]
+    g.b.send({"type": "deploy_forces", "units": ["b3"], "reserves": ["b1", "b2", "b4", "b5", "b6"]})
+
+    g = new_narrative_game(user_client, armies, db, "sabotage", None, ("Cid", "Dee"))
+    refused = declare(g.a, {f"a{i}": 10 for i in range(1, 8)}, 422)
+    assert refused["detail"] == "this match counts points, not Power Level"
+    assert not [a for a in g.a.actions() if a["command"]["type"] == "declare_power_levels"]
+
+
+def test_power_levels_entered_through_the_page_form(
+    browser: Callable[[str], TestClient], armies: FakeArmies
+) -> None:
+    """The match page's form takes one number per unit ("power_<unit>"); a unit left out or a
+    number that is not 1 to 100 (a Unicode digit included) is refused naming it; the panel
+    shows each army's total and the timeline says who entered them."""
+    from tests.matches.test_pages_narrative import (
+        find_form,
+        hidden_fields,
+        page,
+        submit,
+        timeline,
+    )
+
+    alice, bob = browser("Alice"), browser("Bob")
+    r = alice.post(
+        "/api/v1/matches",
+        json={
+            "army_id": armies.ready(alice, marines()),
+            "mission": "patrol",
+            "options": {"value_measure": "power"},
+        },
+    )
+    assert r.status_code == 201, r.text
+    created = r.json()
+    r = bob.post(
+        "/api/v1/matches/join",
+        json={"code": created["invitation"]["code"], "army_id": armies.ready(bob, orks())},
+    )
+    assert r.status_code == 200, r.text
+    a = Player(alice, created["id"], "A")
+    root = page(a)
+    assert root.css_first("#narrative-value-measure").text() == "Power Level"
+    form = find_form(root, "declare_power_levels")
+    inputs = [i.attributes["name"] for i in form.css("#power-levels input[type=number]")]
+    assert inputs == [f"power_a{i}" for i in range(1, 8)]
+    typed = {f"power_a{i}": str(i) for i in range(1, 8)}
+    for bad in ({"power_a3": "²"}, {"power_a3": "0"}, {"power_a3": "101"}, {"power_a3": ""}):
+        body = {**typed, **bad}
+        fields = {k: v for k, v in body.items() if v}
+        r = alice.post(
+            form.attributes["action"],
+            data={**hidden_fields(form), **fields},
+            headers=HX,
+        )
+        assert r.headers.get("x-match-refusal") is not None, bad
+        assert "a3" in html(r).css_first("#match-error").text(), bad
+    root = submit(a, form, typed)
+    assert root.css_first("#narrative-power-levels").text() == "Alice (you): 28"
+    assert any("entered the Power Levels of their units" in t for t in timeline(root))
+    # the form shows the levels entered, to correct them
+    form = find_form(page(a), "declare_power_levels")
+    assert form.css_first("input[name=power_a7]").attributes["value"] == "7"

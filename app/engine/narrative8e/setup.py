@@ -24,6 +24,7 @@ from app.engine.narrative8e.pack import (
 from app.engine.roller import Roller
 
 __all__ = [
+    "MAX_POWER_LEVEL",
     "MAX_ROLL_OFFS",
     "MAX_TOKENS",
     "BombardmentHit",
@@ -36,6 +37,7 @@ __all__ = [
     "Reveal",
     "RoleChoice",
     "RollOff",
+    "check_power_levels",
     "choose_roles",
     "dawn_raid_modifier",
     "first_turn",
@@ -46,6 +48,8 @@ __all__ = [
 
 MAX_ROLL_OFFS = 50
 MAX_TOKENS = 64
+MAX_POWER_LEVEL = 100
+"""A unit's Power Level as a player enters it: 1 to 100 (docs/rulings/narrative-8e.md, 85)."""
 
 
 class NarrativeError(EngineError):
@@ -114,6 +118,30 @@ def choose_roles(mission: Mission, value_a: int, value_b: int, roller: Roller) -
         return RoleChoice(high, "ratio")
     ro = roll_off(roller, "who attacks")
     return RoleChoice(ro.winner, "roll_off", ro)
+
+
+def check_power_levels(units: Iterable[str], levels: Mapping[str, object]) -> dict[str, int]:
+    """The Power Levels a player enters for their ``units`` (value measure ``"power"``,
+    rulings 1 and 85): every unit once, each a whole number from 1 to
+    :data:`MAX_POWER_LEVEL`; the levels by unit, or :class:`NarrativeError` saying what is
+    wrong (units not theirs, values out of bounds, units missing)."""
+    own = list(units)
+    strangers = sorted(str(u) for u in levels if u not in own)
+    if strangers:
+        raise NarrativeError(f"not your units: {', '.join(strangers[:10])}")
+    bad = sorted(
+        str(u)
+        for u, v in levels.items()
+        if not isinstance(v, int) or isinstance(v, bool) or not 1 <= v <= MAX_POWER_LEVEL
+    )
+    if bad:
+        raise NarrativeError(
+            f"a Power Level is a whole number from 1 to {MAX_POWER_LEVEL}: {', '.join(bad[:10])}"
+        )
+    missing = [u for u in own if u not in levels]
+    if missing:
+        raise NarrativeError(f"enter the Power Level of every unit: {', '.join(missing[:10])}")
+    return {u: v for u in own if isinstance(v := levels[u], int)}
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,7 @@ from app.engine.match.dice import Roll
 from app.engine.match.events import Event, Undone, UndoRefused, UndoRequested
 from app.engine.roller import DieRecord
 from app.engine.wh40k10e.battle.narrative import NARRATIVE_EVENTS
+from app.engine.wh40k10e.battle.power_levels import POWER_EVENTS
 from app.engine.wh40k10e.battle.setup import MatchSetup, Seat
 from app.engine.wh40k10e.battle.state import (
     DieLoss,
@@ -645,5 +646,6 @@ EVENT_CODEC = TaggedCodec(
         ResultConfirmed,
         ResultDisputed,
         *NARRATIVE_EVENTS,
+        *POWER_EVENTS,
     ],
 )

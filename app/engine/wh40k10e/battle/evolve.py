@@ -105,6 +105,7 @@ from app.engine.wh40k10e.battle.narrative_expansions import EXPANSION_HANDLERS
 from app.engine.wh40k10e.battle.narrative_expansions import (
     stratagem_used as expansion_stratagem_used,
 )
+from app.engine.wh40k10e.battle.power_levels import POWER_HANDLERS
 from app.engine.wh40k10e.battle.setup import Seat, other
 from app.engine.wh40k10e.battle.state import (
     BattleState,
@@ -1019,6 +1020,7 @@ _HANDLERS: dict[type[Event], Callable[[BattleState, Any], BattleState]] = {
     ObjectiveIdentified: _objective_identified,
     NarrativeEvaluated: _evaluated,
     **EXPANSION_HANDLERS,
+    **POWER_HANDLERS,
     SetupStepStarted: _setup_step,
     RollOffMade: _roll_off,
     ObjectivePlaced: _objective_placed,

@@ -107,6 +107,8 @@ class NarrativeState:
     dawn_raid_rounds: int = 0
     # the expansion the mission is played with (narrative_expansions.py; None: none)
     expansion: ExpansionState | None = None
+    # the units' Power Levels the players entered (value measure "power": power_levels.py)
+    power: Mapping[str, int] = field(default_factory=dict)
 
     def used(self, seat: Seat, stratagem: str) -> int:
         """CP ``seat`` spent on ``stratagem`` (0: never used)."""

@@ -33,6 +33,7 @@ from app.engine.wh40k10e.battle.commands import (
     DeadlyDemise,
     DeclareCharge,
     DeclareFormations,
+    DeclarePowerLevels,
     DeployUnit,
     Disembark,
     DisembarkFromDestroyedTransport,
@@ -71,6 +72,7 @@ from app.engine.wh40k10e.battle.narrative_expansion_rules import expansion_candi
 from app.engine.wh40k10e.battle.narrative_expansions import expansion_view
 from app.engine.wh40k10e.battle.narrative_rules import deploy_suggestion
 from app.engine.wh40k10e.battle.objectives import control, control_levels
+from app.engine.wh40k10e.battle.power_levels import may_declare
 from app.engine.wh40k10e.battle.rules import decide, shock_tests_pending
 from app.engine.wh40k10e.battle.setup import Seat
 from app.engine.wh40k10e.battle.state import (
@@ -434,6 +436,7 @@ def narrative_view(state: BattleState, viewer: Viewer) -> JsonObject:
         # the match's settings, as recorded at creation (rulings 1-2, 84)
         "value_measure": n.value_measure,
         "troops_keywords": list(n.rules.sentries.troops_keywords),
+        "power_levels": dict(n.power),  # public, as the armies are (value measure "power")
         "step": n.step,
         "attacker": _seat(state.attacker),
         "deployer": _seat(n.deployer),
@@ -510,6 +513,10 @@ def narrative_actions(state: BattleState, seat: Seat) -> list[JsonObject]:
         {state.group(u.id)[0] for u in state.units_of(seat) if u.location is Location.TO_DEPLOY}
     )
     candidates: list[Tagged] = []
+    if may_declare(state):  # Power Level: entered (or corrected) before the roles are chosen
+        units = [u.id for u in state.units_of(seat)]
+        entered = {u: n.power[u] for u in units if u in n.power}
+        out.append(_hint(DeclarePowerLevels(levels=entered), units=units))
     if state.stage is Stage.NARRATIVE and state.next_seat is seat:
         if n.step == "hidden_deployment":
             tokens = {str(i + 1): u for i, u in enumerate(pending)}

@@ -18,6 +18,7 @@ from app.engine.combat import to_jsonable
 from app.engine.match.missions import Mission
 from app.engine.narrative8e.match import combat_zones
 from app.engine.narrative8e.pack import TROOPS_KEYWORDS
+from app.engine.narrative8e.setup import MAX_POWER_LEVEL
 from app.engine.wh40k10e.battle import Battle, Seat
 from app.engine.wh40k10e.battle.narrative_zones import zone_of
 from app.matches import service
@@ -185,7 +186,15 @@ def _narrative_inputs(form: FormData, kind: str, cmd: dict[str, Any]) -> None:
     the units held back, "decoy": decoy tokens), the units deployed ("deploy": the rest of the
     command's units go to reserve), the units going to ground, a mission Stratagem's CP and
     target, the hiding place searched, the units in each line of Blitz."""
-    if kind == "place_tokens":
+    if kind == "declare_power_levels":  # "power_<unit>": its Power Level, 1 to 100
+        levels: dict[str, int] = {}
+        for key, typed in form.multi_items():
+            if key.startswith("power_") and isinstance(typed, str):
+                level = parse_int(typed.strip(), 1, MAX_POWER_LEVEL)
+                if level is not None:  # a unit left out is named by the refusal
+                    levels[key.removeprefix("power_")[:64]] = level
+        cmd["levels"] = dict(list(levels.items())[:100])
+    elif kind == "place_tokens":
         reserves = _texts(form, "reserve")
         tokens: dict[str, str | None] = {}
         for key, value in form.multi_items():
@@ -409,8 +418,7 @@ def _settings_fields(mission: Mission) -> list[OptionField]:
             ],
             default="",
             help=_(
-                "Patrol's Troops, the sentry unit, Reconnaissance in Force and the +2 of "
-                "sustained assault count these units as Troops."
+                "Patrol's Troops units and the +2 of sustained assault count these units as Troops."
             ),
         ),
     ]

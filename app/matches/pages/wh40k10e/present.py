@@ -249,6 +249,8 @@ class ActionForm:
     buildings: list[tuple[str, str]] = field(default_factory=list)
     weapons: list[tuple[str, str]] = field(default_factory=list)
     arcs: list[tuple[str, str]] = field(default_factory=list)
+    # Power Level (a narrative mission counting it): the levels entered so far, by unit
+    levels: dict[str, int] = field(default_factory=dict)
 
     @property
     def command_json(self) -> str:
@@ -964,6 +966,7 @@ def _describe(
 NARRATIVE_KINDS = (
     frozenset(
         {
+            "declare_power_levels",
             "place_tokens",
             "deploy_forces",
             "go_to_ground",
@@ -1233,6 +1236,23 @@ def _evaluation(ev: Mapping[str, Any], attacker: str | None, defender: str | Non
     )
 
 
+def power_total(
+    levels: Mapping[str, int],
+    units: Sequence[Mapping[str, Any]],
+    names: Mapping[str, str],
+    me: str,
+) -> str:
+    """The Power Levels entered, as each army's total ("Alice (you): 7 · Bob: 30")."""
+    owners = {str(u["id"]): str(u["owner"]) for u in units}
+    totals: dict[str, int] = {}
+    for uid, level in levels.items():
+        seat = owners.get(str(uid), "")
+        totals[seat] = totals.get(seat, 0) + int(level)
+    return " · ".join(
+        f"{seat_label(seat, names, me)}: {total}" for seat, total in sorted(totals.items())
+    )
+
+
 def narrative_form(
     action: Mapping[str, Any],
     view: Mapping[str, Any],
@@ -1259,8 +1279,12 @@ def narrative_form(
         expansion_form(form, view, names)
         return form
     form.dice = kind in NARRATIVE_ROLLING
-    form.primary = kind in {"place_tokens", "deploy_forces", "bombard"}
-    if kind in ("place_tokens", "deploy_forces"):
+    form.primary = kind in {"declare_power_levels", "place_tokens", "deploy_forces", "bombard"}
+    if kind == "declare_power_levels":  # one number per unit, the ones entered shown
+        entered = cmd.get("levels") or {}
+        form.units = [(str(u), names.get(str(u), str(u))) for u in choices.get("units") or ()]
+        form.levels = {str(u): int(v) for u, v in entered.items() if isinstance(v, int)}
+    elif kind in ("place_tokens", "deploy_forces"):
         offered = [*(cmd.get("units") or ()), *(cmd.get("reserves") or ())]
         units = [str(u) for u in choices.get("units") or offered]
         form.units = [(u, names.get(u, u)) for u in units]
@@ -1345,6 +1369,8 @@ def narrative_label(
     stratagems: Mapping[str, MissionStratagem],
 ) -> str:
     unit = names.get(str(cmd.get("unit")), str(cmd.get("unit", "")))
+    if kind == "declare_power_levels":
+        return _("Enter my units' Power Levels")
     if kind == "place_tokens":
         return _("Place my hidden deployment tokens")
     if kind == "deploy_forces":
@@ -1411,6 +1437,12 @@ def describe_narrative(
         return seat_label(None if seat is None else str(seat), names, me)
 
     kind = ev.get("type")
+    if kind == "narrative_power_levels_declared":
+        levels = ev.get("levels") or {}
+        return _("{seat} entered the Power Levels of their units: {levels}.").format(
+            seat=who(ev.get("seat")),
+            levels=", ".join(f"{u(k)} {v}" for k, v in levels.items()),
+        )
     if kind == "narrative_roles_chosen":
         text = _("{seat} is the Attacker ({reason}).").format(
             seat=who(ev.get("attacker")), reason=tr(ROLE_REASONS, ev.get("reason"))
