@@ -4,11 +4,13 @@ computation they replaced, measured in the same run.
 Run: ``.venv/bin/python bench/bench_pen_heavy.py``. For each case it times
 :func:`app.engine.pen.analysis.analyze` (median of three cold runs) and the serialisation of
 its answer, and the plain computation (a binomial per count of hits for every thinning, then
-the even allocation per count of wounds to save, or the sequential squad states for two save
-groups, as before issue 18) with its check that the distributions of models destroyed and
-wounds lost are identical (the plain one computes no stage distributions: the ratio flatters
-it). A refused case is also timed with the work bound lifted (the plain sequential states
-are not run then: minutes). Times are CPU seconds. Exits non-zero when a case (analysis +
+the even allocation per count of wounds to save, as before issue 18; for two save groups the
+counts method the wound layers replaced, a Horner scheme over the models for every count,
+with its bound lifted: the sequential squad states take minutes at these sizes, and
+tests/engine/pen/test_wound_layers.py checks both against them on smaller squads) with its
+check that the distributions of models destroyed and wounds lost are identical (the plain
+one computes no stage distributions: the ratio flatters it). A refused case is also timed
+with the work bounds lifted. Times are CPU seconds. Exits non-zero when a case (analysis +
 serialisation) takes more than ``TARGET`` seconds, is refused, or differs.
 """
 
@@ -26,7 +28,7 @@ from app.engine.combat import to_jsonable
 from app.engine.distributions import Dist
 from app.engine.errors import ProfileError
 from app.engine.pen import analysis as pen_analysis
-from app.engine.pen.allocation import damage_of, initial_state, models_of
+from app.engine.pen.allocation import damage_of, initial_state, models_of, two_allocations
 from app.engine.pen.attack import plan_attack
 from app.engine.pen.names import parse_rules
 from app.engine.pen.profiles import AttackRequest, Situation, Unit, Weapon, WeaponType
@@ -64,10 +66,22 @@ CASES = {
         Unit(models=20, toughness=4, wounds=2, save=3),
         Situation(),
     ),
-    "30 x 9 rending shots vs 30 x W2 Sv3": AttackRequest(
+    "30 x 9 rending shots vs 30 x W2 Sv3 (refused before)": AttackRequest(
         Unit(models=30, bs=4),
         Weapon(type=WeaponType.ASSAULT, shots=9, strength=5, ap=4, properties=RENDING),
         Unit(models=30, toughness=4, wounds=2, save=3),
+        Situation(),
+    ),
+    "30 x 9 rending shots vs 10 x W3 Sv3 (refused before)": AttackRequest(
+        Unit(models=30, bs=4),
+        Weapon(type=WeaponType.ASSAULT, shots=9, strength=5, ap=4, properties=RENDING),
+        Unit(models=10, toughness=4, wounds=3, save=3),
+        Situation(),
+    ),
+    "30 x 9 rending shots vs one W10 model Sv3": AttackRequest(
+        Unit(models=30, bs=4),
+        Weapon(type=WeaponType.ASSAULT, shots=9, strength=5, ap=4, properties=RENDING),
+        Unit(models=1, toughness=4, wounds=10, save=3),
         Situation(),
     ),
 }
@@ -110,6 +124,9 @@ def plain(req: AttackRequest) -> tuple[Dist, Dist]:
     hits = pen_analysis.hits_distribution(plan.hit)
     through = _per_count(hits, pen_analysis._cover_pass(plan.cover))
     groups = pen_analysis.save_groups(plan)
+    if len(groups) == 2 and target.wounds > 1:  # the counts method, bound lifted
+        first, second = ((g.probability, g.loss) for g in groups)
+        return two_allocations(target.models, target.wounds, through, first, second, layers=False)
     if len(groups) > 1:  # the sequential allocations, bound lifted (as before issue 18)
         final, _ = pen_analysis._sequential_allocations(
             initial_state(target.models, target.wounds), through, groups
@@ -134,6 +151,8 @@ def _unbounded(req: AttackRequest) -> float:
     """CPU seconds of the exact analysis of a refused case with the work bounds lifted."""
     bounds = pen_analysis.MAX_TWO_GROUP_WORK, pen_analysis.MAX_SEQUENTIAL_WORK
     pen_analysis.MAX_TWO_GROUP_WORK = pen_analysis.MAX_SEQUENTIAL_WORK = 10**18
+    layers = pen_analysis.MAX_LAYERS_WORK
+    pen_analysis.MAX_LAYERS_WORK = 10**18
     try:
         clear_caches()
         start = time.process_time()
@@ -141,6 +160,7 @@ def _unbounded(req: AttackRequest) -> float:
         return time.process_time() - start
     finally:
         pen_analysis.MAX_TWO_GROUP_WORK, pen_analysis.MAX_SEQUENTIAL_WORK = bounds
+        pen_analysis.MAX_LAYERS_WORK = layers
         clear_caches()
 
 

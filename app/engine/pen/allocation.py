@@ -287,26 +287,27 @@ def _spread_outcome(state: State, wounds: int, loss: Dist) -> tuple[tuple[int, .
     return tuple(destroyed), tuple(lost)
 
 
-@lru_cache(maxsize=65536)
-def _spread_sure(state: State, wounds: int, per_wound: int) -> tuple[int, int]:
-    """(models destroyed, W lost) of :func:`_spread_outcome` when every wound takes exactly
-    ``per_wound`` W (Rending, PA2 with no save left, no Feel No Pain): one outcome."""
-    alive = models_of(state)
-    q, r = divmod(wounds, alive)
+def _sure_outcomes(state: State, counts: int, per_wound: int) -> list[tuple[int, int]]:
+    """(models destroyed, W lost) of :func:`_spread_outcome` for ``0 .. counts - 1`` wounds
+    when every wound takes exactly ``per_wound`` W (Rending, PA2 with no save left, no Feel No
+    Pain): one outcome per count. The ``k``-th wound of an even spread goes to the
+    ``k % alive``-th living model, fewest W left first [L1396] (its ``k // alive + 1``-th
+    wound), so each count is the one before plus one wound."""
+    order = [i + 1 for i, n in enumerate(state) for _ in range(n)]  # W left, fewest first
+    alive = len(order)
+    out: list[tuple[int, int]] = []
     destroyed = lost = 0
-    extra = r
-    for i, count in enumerate(state):
-        if not count:
-            continue
-        more = min(extra, count)
-        extra -= more
-        for received, n in ((q + 1, more), (q, count - more)):
-            if n:
-                taken = min(i + 1, received * per_wound)
-                lost += n * taken
-                if taken == i + 1:
-                    destroyed += n
-    return destroyed, lost
+    for k in range(counts):
+        out.append((destroyed, lost))
+        w = order[k % alive]
+        before = per_wound * (k // alive)  # W this wound's model took before it
+        if before < w:
+            if before + per_wound >= w:
+                lost += w - before
+                destroyed += 1
+            else:
+                lost += per_wound
+    return out
 
 
 _BASE = MAX_MODELS + 1  # a digit per W left: more than the models of any squad
@@ -409,6 +410,175 @@ def _rows_of_spread(
         packed[key] = packed.get(key, 0) + value
 
 
+def _shear_line(c: list[int], lower: int, w0: int, w1: int, powers: _Powers) -> list[int]:
+    """One line of :func:`_one_more_wound`: ``c[a]`` weighs ``a`` models at the higher level
+    and ``len(c) - 1 - a`` at the lower one; each model at the higher level drops one level
+    with weight ``w1`` (stays: ``w0``), and the lower level is scaled by ``lower`` per model.
+
+    ``b[j] = sum_(a >= j) c[a] lower^(L - a) C(a, j) w0^j w1^(a - j)``: the weights scaled by
+    ``lower^(L - a) w1^a``, a Taylor shift by one (additions only), then ``w0^j / w1^j``.
+    """
+    size = len(c) - 1
+    top = size
+    while top >= 0 and not c[top]:
+        top -= 1
+    if top < 0:
+        return c
+    lo_pow, w0_pow, w1_pow = powers
+    if w1 == 0:
+        return [c[j] * (lo_pow[size - j] * w0_pow[j]) if c[j] else 0 for j in range(size + 1)]
+    d = c[: top + 1]
+    for a in range(top + 1):
+        factor = lo_pow[size - a] * w1_pow[a]
+        if factor != 1 and d[a]:
+            d[a] *= factor
+    for i in range(top):
+        for j in range(top - 1, i - 1, -1):
+            if d[j + 1]:
+                d[j] += d[j + 1]
+    if w1 != 1:
+        d = [x // w1_pow[j] if x else 0 for j, x in enumerate(d)]
+    if w0 != 1:
+        d = [x * w0_pow[j] if x else 0 for j, x in enumerate(d)]
+    return d + [0] * (size - top)
+
+
+_Powers = tuple[list[int], list[int], list[int]]
+
+
+def _one_more_wound(
+    table: dict[State, int],
+    models: int,
+    wounds: int,
+    w0: int,
+    w1: int,
+    keep: Callable[[int], int] | None = None,
+) -> dict[State, int]:
+    """Every living model of every state of ``table`` receives one more wound of a group
+    whose wound takes one W with weight ``w1`` and none with ``w0`` (total ``t = w0 + w1``):
+    the substitution ``x_0 -> t x_0``, ``x_w -> w0 x_w + w1 x_(w-1)`` of the states'
+    generating function (models independent [L1407]), done one level at a time from the
+    lowest (each a shear along the lines of two adjacent levels). Weights over ``t^models``
+    times the table's.
+
+    ``keep(alive)``: the bits of a packed row still needed by a state with ``alive`` living
+    models (the higher ones are dropped once the lowest level is done: only it removes
+    models)."""
+    t = w0 + w1
+    for level in range(1, wounds + 1):
+        lower = t if level == 1 else 1
+        powers = (
+            [lower**i for i in range(models + 1)],
+            [w0**i for i in range(models + 1)],
+            [w1**i for i in range(models + 1)],
+        )
+        hi = level - 1  # index in the state of the level, and of the one below (hi - 1)
+        lines: dict[State, list[int]] = {}
+        for state, value in table.items():
+            if level == 1:
+                size = models - sum(state[1:])
+                fixed = (*state[1:], size)
+            else:
+                size = state[hi - 1] + state[hi]
+                fixed = (*state[: hi - 1], *state[hi + 1 :], size)
+            line = lines.get(fixed)
+            if line is None:
+                line = lines[fixed] = [0] * (size + 1)
+            line[state[hi]] += value
+        out: dict[State, int] = {}
+        for fixed, line in lines.items():
+            size = fixed[-1]
+            shifted = _shear_line(line, lower, w0, w1, powers)
+            for a, value in enumerate(shifted):
+                if not value:
+                    continue
+                if level == 1:
+                    out[(a, *fixed[:-1])] = value
+                else:
+                    out[(*fixed[: hi - 1], size - a, a, *fixed[hi - 1 : -1])] = value
+        table = out
+        if level == 1 and keep is not None:
+            table = _kept_rows(table, keep)
+    return table
+
+
+def _kept_rows(table: dict[State, int], keep: Callable[[int], int]) -> dict[State, int]:
+    """The rows of ``table`` cut to ``keep(alive)`` bits (empty rows left out)."""
+    out: dict[State, int] = {}
+    for state, value in table.items():
+        bits = keep(sum(state))
+        if value.bit_length() > bits:
+            value &= (1 << bits) - 1
+        if value:
+            out[state] = value
+    return out
+
+
+def _rows_by_wound_layers(
+    models: int,
+    wounds: int,
+    joint: Sequence[Sequence[int]],
+    loss: Dist,
+    slot: int,
+    sure_wipe: int | None,
+) -> dict[State, int]:
+    """``R(s, .)`` of :func:`two_allocations` (the rows ``J(k1, .)`` summed over the first
+    group's counts ``k1`` into the squad states ``s`` they leave), for a first group whose
+    wound takes at most one W: packed rows over ``J``'s total times
+    ``t ** (models * (k1_max // models + 1))``.
+
+    ``k1 = q * models + r`` wounds spread evenly over the unhurt squad give ``q + 1`` wounds to
+    ``r`` models and ``q`` to the others: the squad after ``r`` wounds (``P_r``: each of ``r``
+    models received one) with one more wound on every model, ``q`` times (``T``,
+    :func:`_one_more_wound`, linear in the state distribution). So ``sum_(q, r) J(q, r) T^q
+    P_r = U_0 + T(U_1 + T(U_2 + ...))`` with ``U_q = sum_r J(q, r) P_r`` (states of one
+    line): ``k1_max / models`` applications of ``T`` instead of a Horner scheme over the
+    models for every ``q``.
+
+    ``sure_wipe``: when every second-group wound takes at least one W, a state with ``a``
+    living models is wiped by ``a * sure_wipe`` second-group wounds or more, whatever
+    happens to it later (``T`` never brings a model back): those slots are dropped as soon as
+    they appear (the wipe's weight is what the rows miss of the total).
+    """
+    lw, t = _weights_of(loss)
+    w0 = lw[0]
+    w1 = lw[1] if len(lw) > 1 else 0
+    n_max = len(joint) - 1
+    top = n_max // models
+    step = slot // 8
+    keep = None if sure_wipe is None else (lambda alive: alive * sure_wipe * slot)
+    table: dict[State, int] = {}
+    t_pow = [t**i for i in range(models + 1)]
+    coef = [
+        [math.comb(r, j) * w1**j * w0 ** (r - j) * t_pow[models - r] for j in range(r + 1)]
+        for r in range(models)
+    ]
+    for q in range(top, -1, -1):
+        if table:
+            table = _one_more_wound(table, models, wounds, w0, w1, keep)
+        line = [0] * (models + 1)
+        for r in range(models):
+            k1 = q * models + r
+            if k1 > n_max:
+                break
+            jrow = joint[k1]
+            if not any(jrow):
+                continue
+            acc = int.from_bytes(b"".join(x.to_bytes(step, "little") for x in jrow), "little")
+            for j, weight in enumerate(coef[r]):
+                if weight:
+                    line[j] += acc * weight
+        scale = t_pow[models] ** (top - q)
+        for j, value in enumerate(line):
+            if value:
+                state = tuple(
+                    j if i == wounds - 2 else models - j if i == wounds - 1 else 0
+                    for i in range(wounds)
+                )
+                table[state] = table.get(state, 0) + value * scale
+    return table if keep is None else _kept_rows(table, keep)
+
+
 def _decoded(key: int, wounds: int) -> State:
     digits = []
     for _ in range(wounds):
@@ -417,12 +587,30 @@ def _decoded(key: int, wounds: int) -> State:
     return tuple(digits)
 
 
+def _first_counts(h: Sequence[int], a: int, b: int) -> list[int]:
+    """``sum_n h[n] C(n, k) a^k b^(n - k)`` for every ``k``: the weights of the first
+    group's count (every ``J(k, .)`` summed), by Horner's scheme over ``n`` on one packed
+    integer (``sum_n h[n] (b + a z)^n``); no coefficient exceeds ``sum_n h[n] (a + b)^n``."""
+    slot = sum(x * (a + b) ** n for n, x in enumerate(h)).bit_length() + 1
+    acc = 0
+    for x in reversed(h):
+        acc = acc * b + ((acc * a) << slot) + x
+    mask = (1 << slot) - 1
+    out = []
+    for _ in range(len(h)):
+        out.append(acc & mask)
+        acc >>= slot
+    return out
+
+
 def two_allocations(
     models: int,
     wounds: int,
     hits: Dist,
     first: tuple[Fraction, Dist],
     second: tuple[Fraction, Dist],
+    *,
+    layers: bool = True,
 ) -> tuple[Dist, Dist]:
     """(models destroyed, wounds lost) when each of ``hits`` becomes a wound of the first
     group (probability, W lost per wound), of the second, or nothing, and the first group is
@@ -435,6 +623,12 @@ def two_allocations(
     ``k1`` (``R(s, k2)``), and the second allocation from ``s`` is needed only as counts
     (models destroyed and W lost, :func:`_spread_outcome`), never as states. Every weight
     is an integer over one common total.
+
+    ``R`` is summed by wound layers (:func:`_rows_by_wound_layers`: "one more wound on every
+    model" applied ``k1_max / models`` times) when a first-group wound takes at most one W
+    and ``layers`` is true; otherwise by a Horner scheme over the models for every
+    ``k1 // models`` (:func:`_rows_of_spread`, the counts method: cheaper for a single model
+    of many W, and the oracle of the layers in the tests).
     """
     (p1, loss1), (p2, loss2) = first, second
     p = p1 + p2
@@ -451,37 +645,64 @@ def two_allocations(
     # W (even spread): a wipe, whatever their number. Those counts share one slot, ``cap``.
     cap = models * wounds if loss2.min >= 1 else n_max + 1
     width = min(n_max, cap) + 1
-    # J[k1][k2] over wounds_total * c**n_max
+    # J[k1][k2] over wounds_total * c**n_max: h(n) C(n, k1) a^k1 b^k2 with n = k1 + k2
+    h = [dense[n - lo] * c ** (n_max - n) if n >= lo else 0 for n in range(n_max + 1)]
+    marginal = _first_counts(h, a, b) if n_max >= cap else []
     joint: list[list[int]] = []
     for k1 in range(n_max + 1):
-        row = [0] * (n_max - k1 + 1)
-        for k2 in range(len(row)):
+        row = [0] * min(n_max - k1 + 1, width)
+        ak = a_pow[k1]
+        for k2 in range(min(len(row), cap)):
             n = k1 + k2
-            if n >= lo and dense[n - lo]:
-                row[k2] = dense[n - lo] * c ** (n_max - n) * math.comb(n, k1) * a_pow[k1]
-                row[k2] *= b_pow[k2]
-        if len(row) > width:  # k2 >= cap: the squad is wiped, whatever k2 (see below)
-            row[cap:] = [sum(row[cap:])]
+            if h[n]:
+                row[k2] = h[n] * (math.comb(n, k1) * ak * b_pow[k2])
+        if n_max - k1 >= cap:  # k2 >= cap: the squad is wiped, whatever k2 (see below)
+            row[cap] = marginal[k1] - sum(row[:cap])
         joint.append(row)
-    common = lcm(*(_first_total(models, wounds, k1, loss1) for k1 in range(n_max + 1)))
+    # a power of two common to every weight (the split's denominator and the wounds' total
+    # often share one): dropped, so every slot below is that much narrower
+    every = 0
+    for row in joint:
+        for x in row:
+            every |= x
+    zeros = (every & -every).bit_length() - 1 if every else 0
+    if zeros:
+        joint = [[x >> zeros for x in row] for row in joint]
+    joint_total = (wounds_total * c**n_max) >> zeros  # the weights' sum, exactly
     # R(s, k2) for every k2 packed into one integer per state (Kronecker substitution): one
     # big-integer operation moves every k2 at once; no slot exceeds the total.
-    slot = -(-((wounds_total * c**n_max * common).bit_length() + 1) // 8) * 8
-    packed: dict[int, int] = {}
-    for q in range(n_max // models + 1):
-        _rows_of_spread(packed, models, wounds, q, joint, loss1, common, slot)
-    step = slot // 8
-    rows: dict[State, list[int]] = {}
-    for key, value in packed.items():
-        raw = value.to_bytes(width * step, "little")
-        rows[_decoded(key, wounds)] = [
-            int.from_bytes(raw[i : i + step], "little") for i in range(0, len(raw), step)
-        ]
     _, t2 = _weights_of(loss2)
-    sure = loss2.min == loss2.max  # every second-group wound takes the same W: t2 == 1
     t2_pow = [t2**k for k in range(n_max + 1)]
     destroyed = [0] * (models + 1)
     lost = [0] * (models * wounds + 1)
+    if layers and loss1.max <= 1:  # a first-group wound takes at most one W: wound layers
+        _, t1 = _weights_of(loss1)
+        final = joint_total * t1 ** (models * (n_max // models + 1))
+        slot = -(-(final.bit_length() + 1) // 8) * 8
+        sure_wipe = -(-wounds // loss2.min) if loss2.min >= 1 else None
+        by_state = _rows_by_wound_layers(models, wounds, joint, loss1, slot, sure_wipe)
+        wiped = final  # what the rows miss of the total: the sure wipes they dropped
+    else:
+        common = lcm(*(_first_total(models, wounds, k1, loss1) for k1 in range(n_max + 1)))
+        slot = -(-((joint_total * common).bit_length() + 1) // 8) * 8
+        packed: dict[int, int] = {}
+        for q in range(n_max // models + 1):
+            _rows_of_spread(packed, models, wounds, q, joint, loss1, common, slot)
+        by_state = {_decoded(key, wounds): value for key, value in packed.items()}
+        wiped = 0
+    step = slot // 8
+    rows: dict[State, list[int]] = {}
+    for state, value in by_state.items():
+        raw = value.to_bytes(-(-value.bit_length() // slot) * step, "little")
+        rows[state] = [
+            int.from_bytes(raw[i : i + step], "little") for i in range(0, len(raw), step)
+        ]
+        if wiped:
+            wiped -= sum(rows[state])
+    if wiped:
+        destroyed[models] += wiped * t2_pow[n_max]
+        lost[models * wounds] += wiped * t2_pow[n_max]
+    sure = loss2.min == loss2.max  # every second-group wound takes the same W: t2 == 1
     for state, row in rows.items():
         d1 = models - models_of(state)
         l1 = damage_of(state, models, wounds)
@@ -491,9 +712,9 @@ def two_allocations(
             lost[l1] += x
             continue
         if sure:  # one outcome per count, over a total of 1
-            for k2, weight in enumerate(row):
+            for k2, (jd, jl) in enumerate(_sure_outcomes(state, len(row), loss2.min)):
+                weight = row[k2]
                 if weight:
-                    jd, jl = _spread_sure(state, k2, loss2.min)
                     destroyed[d1 + jd] += weight
                     lost[l1 + jl] += weight
             continue
