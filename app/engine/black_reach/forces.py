@@ -464,6 +464,8 @@ class Equipment:
     mv_bonus: int = 0
     order_tokens: int = 0  # Boss / Planning: +1 numbered token [L2621-L2623]
     armour_save: ArmourSave | None = None
+    template: str | None = None  # Grenades, Tankbusta Bombs: the template a marker throws
+    range: int | None = None  # and how many intercases away it may land (Portée Limitée)
 
 
 @dataclass(frozen=True)

@@ -173,6 +173,8 @@ _EQUIPMENT = frozenset(
         "dv_bonus",
         "mv_bonus",
         "order_tokens",
+        "template",
+        "range",
         "armour_save",
     }
 )
@@ -437,6 +439,8 @@ def _option(r: _Reader, raw: Any, where: str) -> RecruitmentOption | None:
             mv_bonus=r.integer(e, "mv_bonus", at, 0, 5, 0),
             order_tokens=r.integer(e, "order_tokens", at, 0, 3, 0),
             armour_save=_armour(r, e.get("armour_save"), f"{at}.armour_save"),
+            template=r.text(e, "template", at, most=8) if "template" in e else None,
+            range=r.integer(e, "range", at, 1, MAX_TEMPLATE_REACH) if "range" in e else None,
         )
     if obj.get("ordnance") is not None:
         at = f"{where}.ordnance"

@@ -25,6 +25,7 @@ __all__ = [
     "EndReserve",
     "EndScouting",
     "Flame",
+    "Grenade",
     "Hold",
     "KeptPower",
     "MaintainPowers",
@@ -190,6 +191,21 @@ class Flame(Command):
 
     kind: ClassVar[str] = "flame"
     unit: str
+    facing: str = "N"
+
+
+@dataclass(frozen=True, slots=True)
+class Grenade(Command):
+    """Grenades or Tankbusta Bombs (an Alternative Shooting Action of infantry): reveal the
+    unit's token and throw one marker of the equipment ``option`` its group holds: its
+    template on the intercase (``x``, ``y``), turned to ``facing``, never scattering; every
+    unit under it is attacked [L2515-L2564]."""
+
+    kind: ClassVar[str] = "grenade"
+    unit: str
+    option: str
+    x: int
+    y: int
     facing: str = "N"
 
 
@@ -388,6 +404,7 @@ COMMAND_CODEC = TaggedCodec(
         VehicleFire,
         TemplateFire,
         Flame,
+        Grenade,
         Manifest,
         Overwatch,
         PassOverwatch,

@@ -32,6 +32,7 @@ __all__ = [
     "DestructionDealt",
     "FlamerFired",
     "ForcedMove",
+    "GrenadeThrown",
     "HandDrawn",
     "InitiativeKept",
     "MoveDeclared",
@@ -517,6 +518,22 @@ class FlamerFired(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class GrenadeThrown(Event):
+    """A Grenade or Tankbusta Bomb marker used (``group``'s ``option``, one marker for good):
+    its template on the intercase, the squares it covers and the units under it, attacked one
+    by one in this order [L2515-L2564]."""
+
+    kind: ClassVar[str] = "grenade_thrown"
+    unit: str
+    group: str
+    option: str
+    template: str
+    at: Step
+    squares: tuple[Step, ...]
+    targets: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class PowersMaintained(Event):
     """The side's persistent powers at the start of the Order phase: the markers kept (their
     psykers pay the cost again: ``SuppressedPlaced`` follows) and those discarded, their
@@ -573,6 +590,7 @@ EVENT_CODEC = TaggedCodec(
         CardBonusUsed,
         PowersMaintained,
         FlamerFired,
+        GrenadeThrown,
         *UNDO_EVENTS,  # the log's undo bookkeeping: a log with an undo is stored and read back
     ),
 )

@@ -21,6 +21,7 @@ from app.engine.black_reach.battle.events import (
     DestructionDealt,
     FlamerFired,
     ForcedMove,
+    GrenadeThrown,
     HandDrawn,
     InitiativeKept,
     MoveDeclared,
@@ -233,8 +234,18 @@ def evolve(state: BattleState, event: Event) -> BattleState:
             state = replace(state, powers={**state.powers, marker.key: marker})
     if isinstance(
         event,
-        UnitShot | AssaultResolved | UnitSniped | TemplatePlaced | PowerManifested | FlamerFired,
+        UnitShot
+        | AssaultResolved
+        | UnitSniped
+        | TemplatePlaced
+        | PowerManifested
+        | FlamerFired
+        | GrenadeThrown,
     ):
+        if isinstance(event, GrenadeThrown):  # one marker used for good [L2486-L2490]
+            key = f"{event.group}|{event.option}"
+            used = {**state.equipment_used, key: state.equipment_used.get(key, 0) + 1}
+            state = replace(state, equipment_used=used)
         rolls = {**state.rolls, event.unit: state.rolls.get(event.unit, 0) + 1}
         return replace(state, rolls=rolls)
     if isinstance(event, PowersMaintained):

@@ -39,6 +39,7 @@ from app.engine.black_reach.battle.commands import (
     EndReserve,
     EndScouting,
     Flame,
+    Grenade,
     Hold,
     MaintainPowers,
     Manifest,
@@ -69,6 +70,7 @@ from app.engine.black_reach.battle.events import (
     DestructionDealt,
     FlamerFired,
     ForcedMove,
+    GrenadeThrown,
     InitiativeKept,
     MoveDeclared,
     OrderRevealed,
@@ -98,6 +100,7 @@ from app.engine.black_reach.battle.events import (
 )
 from app.engine.black_reach.battle.evolve import evolve, placement_of
 from app.engine.black_reach.battle.flamer import plan_flame
+from app.engine.black_reach.battle.grenades import plan_grenade
 from app.engine.black_reach.battle.powers import (
     PERSISTENT_POWERS,
     enfeebled,
@@ -1941,6 +1944,30 @@ def _flame(out: _Out, command: Flame, side: str) -> None:
             out.emit(SuppressedPlaced(uid, 1))
 
 
+def _throw(out: _Out, command: Grenade, side: str) -> None:
+    """Grenades / Tankbusta Bombs: one marker used for good, the template on the intercase,
+    never scattering, every unit under it but the thrower attacked with its CVs − 2 per
+    Suppressed marker on the thrower, no obstacle penalty (rulings 101) [L2515-L2564]."""
+    u = _reveal(out, command.unit, side)
+    _able(u, out.state)
+    at = Intercase(command.x, command.y)
+    plan = plan_grenade(out.state, u, command.option, at, command.facing)
+    targets = template_targets(out.state, plan.squares, u.uid)
+    out.emit(
+        GrenadeThrown(
+            u.uid,
+            plan.group,
+            plan.option,
+            plan.template.id,
+            Step(at.x, at.y, command.facing),
+            tuple(Step(sq.x, sq.y) for sq in sorted(plan.squares, key=lambda q: (q.y, q.x))),
+            tuple(t.uid for t in targets),
+        )
+    )
+    thrown = TemplatePlan(plan.template, False, 0, False, 0, str(Sight.CLEAR))
+    _template_attacks(out, u.uid, thrown, targets)
+
+
 def _template_attacks(
     out: _Out, shooter: str, plan: TemplatePlan, targets: Sequence[UnitState]
 ) -> None:
@@ -2676,6 +2703,9 @@ def decide(state: BattleState, command: Tagged, actor: str, dice: Roller) -> Dec
             _after_activation(out)
         case Flame():
             _flame(out, command, side)
+            _after_activation(out)
+        case Grenade():
+            _throw(out, command, side)
             _after_activation(out)
         case Manifest():
             _manifest(out, command, side)

@@ -166,6 +166,8 @@ class BattleState:
     # and the sides that decide which to maintain before placing their tokens
     powers: Mapping[str, PowerMarker] = field(default_factory=dict)
     to_maintain: frozenset[str] = frozenset()
+    # equipment markers used for good [L2486-L2492]: "<group>|<option>" -> markers used
+    equipment_used: Mapping[str, int] = field(default_factory=dict)
 
     # -- helpers ------------------------------------------------------------------------------
 

@@ -28,6 +28,7 @@ from app.engine.black_reach.battle.commands import (
     EndReserve,
     EndScouting,
     Flame,
+    Grenade,
     Hold,
     MaintainPowers,
     Manifest,
@@ -46,6 +47,7 @@ from app.engine.black_reach.battle.commands import (
 from app.engine.black_reach.battle.events import UnitMoved
 from app.engine.black_reach.battle.evolve import evolve, placement_of
 from app.engine.black_reach.battle.flamer import plan_flame
+from app.engine.black_reach.battle.grenades import grenade_options, markers_left
 from app.engine.black_reach.battle.rules import (
     PLAYED_POWERS,
     TARGETED_POWERS,
@@ -399,6 +401,7 @@ def _legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
             actions.extend(_snipes(state, u))
         actions.extend(_templates(state, u))
         actions.extend(_flames(state, u))
+        actions.extend(_grenades(state, u))
         actions.extend(_powers(state, u))
     return actions
 
@@ -458,6 +461,31 @@ def _powers(state: BattleState, u: UnitState) -> list[JsonObject]:
                         "perils": {k: str(v) for k, v in sorted(odds.items())},
                     }
                 )
+    return out
+
+
+def _grenades(state: BattleState, u: UnitState) -> list[JsonObject]:
+    """Grenades / Tankbusta Bombs the unit may throw: the option, the markers left, the
+    template's squares (offsets from the intercase, facing N) and the range in intercases."""
+    if u.placement is None:
+        return []
+    out: list[JsonObject] = []
+    for group, option_id in grenade_options(state, u):
+        option = state.catalogue.options[option_id]
+        e = option.equipment
+        assert e is not None
+        template = state.catalogue.templates.get(e.template or "")
+        if template is None or (e.restriction and u.counter.unit_class not in e.restriction):
+            continue
+        out.append(
+            {
+                "command": _cmd(Grenade(u.uid, option_id, 0, 0)),
+                "markers": markers_left(state, group, option_id),
+                "template": template.id,
+                "cells": [list(c) for c in template.cells],
+                "range": e.range,
+            }
+        )
     return out
 
 
