@@ -415,6 +415,14 @@ def test_power_level_is_entered_before_the_roll_off_and_chooses_the_attacker(
     # entered before the Attacker is chosen only
     assert "before the Attacker" in declare(g.a, dict.fromkeys(a_units, 1), 409)["detail"]
     assert not [a for a in g.a.actions() if a["command"]["type"] == "declare_power_levels"]
+    # exported and imported: the same battle, its levels and the Attacker they chose
+    exported = g.a.client.get(g.a.base + "/export").json()
+    r = g.a.client.post("/api/v1/matches/import", json=exported)
+    assert r.status_code == 201, r.text
+    theirs, mine = Player(g.a.client, r.json()["id"], "A").view(), g.a.view()
+    for v in (mine, theirs):
+        v.pop("version")
+    assert theirs == mine
 
 
 def test_power_level_sets_the_sentries_limit_and_points_matches_take_no_levels(
