@@ -200,3 +200,30 @@ def test_refused_building_commands_roll_nothing() -> None:
         )
     assert (len(bt.log_json("A")), bt.state.rolls) == (before, rolls)
     assert bt.state.units["b1"].models_alive == 5
+
+
+def test_a_weapon_fired_at_a_building_is_used_for_the_phase() -> None:
+    """Each weapon is used once a phase [L1401-1405], whatever it shoots (ruling 91)."""
+    bt = stronghold()
+    to_phase(bt, "A", Phase.SHOOTING)
+    attack = {
+        "type": "attack_building",
+        "unit": "a2",
+        "building": "fortress-1",
+        "attacks": [{"models": 5, "weapon": LASCANNON}],
+    }
+    bt.execute_json(attack, "A", dice=[1, 1, 1, 1, 1])  # five misses
+    bt.execute_json({"type": "shoot", "unit": "a2", "targets": ["b1"]}, "A")
+    again = {
+        "type": "resolve_attack",
+        "attacker": "a2",
+        "target": "b1",
+        "damage": [1],
+        "weapons": [{"unit": "a2", "weapon": "Lascannon", "models": 1}],
+    }
+    assert "Lascannon" in refused(bt, again, "A")
+    bunker = {**attack, "building": "bunker-1", "attacks": [{"models": 1, "weapon": LASCANNON}]}
+    assert "Lascannon" in refused(bt, bunker, "A", dice=[1])
+    # a part that is not the unit's is refused before any die
+    other = {**attack, "attacks": [{"models": 1, "unit": "a1", "weapon": LASCANNON}]}
+    assert "not a part" in refused(bt, {**other, "building": "bunker-1"}, "A")

@@ -32,7 +32,7 @@ from app.engine.match.dice import take_roll
 from app.engine.narrative8e.pack import Side, WeaponProfile
 from app.engine.roller import DieRecord
 from app.engine.wh40k10e.battle.commands import AttackBuilding, BuildingShoots
-from app.engine.wh40k10e.battle.eligibility import shoot_problem
+from app.engine.wh40k10e.battle.eligibility import shoot_problem, weapons_refusal
 from app.engine.wh40k10e.battle.errors import Code, refuse
 from app.engine.wh40k10e.battle.evolve import apply_damage
 from app.engine.wh40k10e.battle.flow import (
@@ -56,7 +56,7 @@ from app.engine.wh40k10e.battle.narrative_expansions import (
 )
 from app.engine.wh40k10e.battle.narrative_guards import actor_side
 from app.engine.wh40k10e.battle.narrative_guards import need_narrative as _n
-from app.engine.wh40k10e.battle.state import BattleState, ModelDamage, Phase
+from app.engine.wh40k10e.battle.state import BattleState, ModelDamage, Phase, WeaponUse
 from app.engine.wh40k10e.live import resolve
 from app.engine.wh40k10e.profiles import MAX_WOUNDS, request_from_dict
 
@@ -148,12 +148,23 @@ def _attack_building(b: Builder, cmd: AttackBuilding) -> None:
     if not isinstance(entries, list) or not entries:
         raise refuse(Code.BAD_COMMAND, "attacks: the weapons, [{models, weapon}, ...]")
     attacks: list[Any] = []
-    for i, entry in enumerate(entries):
-        weapon = entry.get("weapon") if isinstance(entry, dict) else None
-        if not isinstance(weapon, dict) or weapon.get("kind") != kind:
+    uses: list[WeaponUse] = []
+    for i, raw in enumerate(entries):
+        weapon = raw.get("weapon") if isinstance(raw, dict) else None
+        if not isinstance(raw, dict) or not isinstance(weapon, dict) or weapon.get("kind") != kind:
             raise refuse(
                 Code.BAD_COMMAND, f"attacks[{i}]: a {kind} weapon in the {phase.title()} phase"
             )
+        # the weapon used, for the match's once-per-phase (an Attached unit's part: "unit";
+        # a weapon of several profiles: "group")
+        entry = dict(raw)
+        part, group = entry.pop("unit", cmd.unit), entry.pop("group", None)
+        models = entry.get("models")
+        name = str(weapon.get("name", "weapon"))
+        group = str(group) if isinstance(group, str) and group else name
+        if not isinstance(part, str) or not isinstance(models, int) or isinstance(models, bool):
+            raise refuse(Code.BAD_COMMAND, f"attacks[{i}]: models (a number) and unit (a part)")
+        uses.append(WeaponUse(part, group, models, name if name != group else ""))
         if kind == "melee":  # enemy models hit it automatically in the Fight phase [L701]
             abilities = weapon.get("abilities", [])
             abilities = list(abilities) if isinstance(abilities, list) else abilities
@@ -163,6 +174,9 @@ def _attack_building(b: Builder, cmd: AttackBuilding) -> None:
             # one (no hit roll; the wound and save rolls and damage are the weapon's)
             weapon = {**weapon, "kind": "ranged", "abilities": abilities, "skill": None}
         attacks.append({**entry, "weapon": weapon})
+    refusal = weapons_refusal(s, cmd.unit, tuple(uses))
+    if refusal is not None:  # each weapon once a phase, as any attack [L1401-1405]
+        raise refusal
     spec = x.structure(building.kind) or {}
     situation: dict[str, Any] = {}
     n = _n(b)
@@ -207,7 +221,11 @@ def _attack_building(b: Builder, cmd: AttackBuilding) -> None:
     names = ", ".join(str(a["weapon"].get("name", "weapon")) for a in attacks)[:200]
     hits = int(resolution.totals.get("hits", 0))
     roll = take_roll(b.roller, start)
-    b.emit(BuildingAttacked(cmd.unit, building.id, phase, roll, hits, wounds, demolitions, names))
+    b.emit(
+        BuildingAttacked(
+            cmd.unit, building.id, phase, roll, hits, wounds, demolitions, names, tuple(uses)
+        )
+    )
     if wounds:
         destroyed = wounds >= building.wounds
         b.emit(BuildingDamaged(building.id, wounds, "attacks", demolitions, destroyed))

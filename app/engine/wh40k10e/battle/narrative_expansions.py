@@ -31,7 +31,7 @@ from app.engine.match.dice import Roll
 from app.engine.match.events import Event
 from app.engine.narrative8e.pack import Expansion
 from app.engine.wh40k10e.battle.setup import Seat
-from app.engine.wh40k10e.battle.state import Location, ModelDamage
+from app.engine.wh40k10e.battle.state import Location, ModelDamage, WeaponUse
 
 if TYPE_CHECKING:
     from app.engine.wh40k10e.battle.state import BattleState
@@ -391,6 +391,7 @@ class BuildingAttacked(Event):
     wounds: int
     demolitions: int = 0
     weapons: str = ""
+    uses: tuple[WeaponUse, ...] = ()  # each used once a phase, as in any attack
 
 
 @dataclass(frozen=True, slots=True)
@@ -693,7 +694,13 @@ def _medical(state: BattleState, e: MedicalRolled) -> BattleState:
 
 
 def _attacked(state: BattleState, e: BuildingAttacked) -> BattleState:
-    new = dataclasses.replace(state, rolls=state.rolls + 1)
+    units = dict(state.units)
+    for i in state.group(e.unit):  # the weapons used this phase, as an attack on a unit
+        u = units[i]
+        units[i] = dataclasses.replace(
+            u, weapons_used=u.weapons_used + e.uses, attacks=u.attacks + 1
+        )
+    new = dataclasses.replace(state, units=units, rolls=state.rolls + 1)
     mark = (state.round, state.active, e.phase, e.unit, e.building)
     return _set(new, attacks_on=(*_x(state).attacks_on, mark))
 
