@@ -151,3 +151,46 @@ def test_a_pack_expansion_must_be_one_the_engine_plays_and_keywords_are_capitals
         "rules.sentries.max_power",
     }
     assert "planetstrike, cities-of-death" in found["expansions[0].id"]
+
+
+@pytest.mark.parametrize(
+    ("troops", "back"),
+    [(None, ("a1",)), (["BATTLELINE"], ()), (["INFANTRY"], ("a1",))],
+)
+def test_sustained_assault_gives_its_plus_two_to_the_matchs_troops_only(
+    troops: list[str] | None, back: tuple[str, ...]
+) -> None:
+    """Meat Grinder: a1 (INFANTRY, not BATTLELINE) shot down rolls 2 to return: +2 as Troops
+    by the pack's keywords or INFANTRY, none when the match narrows Troops to BATTLELINE."""
+    from app.engine.wh40k10e.battle import Battle, BattleOptions, MatchSetup
+    from app.engine.wh40k10e.battle.state import Phase
+    from tests.engine.narrative8e.test_match_play_more import (
+        MISSIONS,
+        end_turn,
+        shoot_down,
+        small,
+        to_phase,
+    )
+
+    att, dfn = small()
+    mission = apply_settings(MISSIONS["meat-grinder"], troops_keywords=troops)
+    bt = Battle.create(
+        MatchSetup(
+            {Seat.A: att, Seat.B: dfn}, "strike_force", mission, BattleOptions(starting_cp=3)
+        )
+    )
+    bt.execute_json({"type": "roll_off"}, "A", dice=[])  # 350 v 200 points: A attacks
+    for seat in "AB":
+        bt.execute_json({"type": "declare_formations", "formation": {}}, seat)
+    bt.execute_json({"type": "place_tokens", "tokens": {"t1": "b1", "t2": "b2"}}, "B")
+    bt.execute_json({"type": "deploy_forces", "units": ["a1", "a2"]}, "A")
+    bt.execute_json({"type": "go_to_ground", "units": []}, "B")
+    bt.execute_json({"type": "bombard"}, "A", dice=[1, 1])
+    bt.execute_json({"type": "roll_off"}, "A", dice=[2])  # the Attacker first
+    end_turn(bt, "A")
+    shoot_down(bt, "b1", "a1", [1] * 5)
+    end_turn(bt, "B")
+    to_phase(bt, "A", Phase.MOVEMENT)
+    bt.execute_json({"type": "assault_return"}, "A", dice=[2])
+    assert bt.state.narrative is not None
+    assert bt.state.narrative.returned == back
