@@ -36,6 +36,7 @@ __all__ = [
     "PassOverwatch",
     "PlaceOrders",
     "PlayCard",
+    "ReadyRepair",
     "RefuseUndo",
     "ReserveMove",
     "ScoutMove",
@@ -348,6 +349,18 @@ class PlayCard(Command):
 
 
 @dataclass(frozen=True, slots=True)
+class ReadyRepair(Command):
+    """Ready a Mekaniak (``modifier`` -1 or +1, -2 or +2 with a Grot Oiler) or a Techmarine
+    (``pick`` "low" or "high": the die kept of two) for the next location roll of an allied
+    heavy vehicle near him [L1831-L1859], [L1890-L1902]; sent again, it replaces the last."""
+
+    kind: ClassVar[str] = "ready_repair"
+    unit: str
+    modifier: int = 0
+    pick: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class KeptPower:
     """A persistent power kept in play: the psyker and the power (its option id)."""
 
@@ -415,6 +428,7 @@ COMMAND_CODEC = TaggedCodec(
         DrawCards,
         PlayCard,
         MaintainPowers,
+        ReadyRepair,
         ConfirmResult,
         Undo,
         ApproveUndo,

@@ -43,6 +43,8 @@ __all__ = [
     "PowerLost",
     "PowerManifested",
     "PowersMaintained",
+    "RepairReadied",
+    "RepairUsed",
     "ReserveEnded",
     "ResultConfirmed",
     "ScoutMoved",
@@ -534,6 +536,30 @@ class GrenadeThrown(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class RepairReadied(Event):
+    """A Mekaniak's change (``modifier``) or a Techmarine's choice (``pick``) announced for
+    the next location roll of an allied heavy vehicle near him."""
+
+    kind: ClassVar[str] = "repair_readied"
+    unit: str
+    modifier: int = 0
+    pick: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class RepairUsed(Event):
+    """A readied mechanic acts on ``vehicle``'s location roll (his Activated marker, and the
+    Grot Oiler's, follow in ``UnitsActivated``)."""
+
+    kind: ClassVar[str] = "repair_used"
+    unit: str
+    vehicle: str
+    modifier: int = 0
+    pick: str = ""
+    oiler: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class PowersMaintained(Event):
     """The side's persistent powers at the start of the Order phase: the markers kept (their
     psykers pay the cost again: ``SuppressedPlaced`` follows) and those discarded, their
@@ -591,6 +617,8 @@ EVENT_CODEC = TaggedCodec(
         PowersMaintained,
         FlamerFired,
         GrenadeThrown,
+        RepairReadied,
+        RepairUsed,
         *UNDO_EVENTS,  # the log's undo bookkeeping: a log with an undo is stored and read back
     ),
 )

@@ -32,6 +32,8 @@ from app.engine.black_reach.battle.events import (
     PowerLost,
     PowerManifested,
     PowersMaintained,
+    RepairReadied,
+    RepairUsed,
     ReserveEnded,
     ResultConfirmed,
     ScoutingEnded,
@@ -248,6 +250,10 @@ def evolve(state: BattleState, event: Event) -> BattleState:
             state = replace(state, equipment_used=used)
         rolls = {**state.rolls, event.unit: state.rolls.get(event.unit, 0) + 1}
         return replace(state, rolls=rolls)
+    if isinstance(event, RepairReadied):
+        return replace(state, repairs={**state.repairs, event.unit: (event.modifier, event.pick)})
+    if isinstance(event, RepairUsed):
+        return replace(state, repairs={k: v for k, v in state.repairs.items() if k != event.unit})
     if isinstance(event, PowersMaintained):
         powers = {k: m for k, m in state.powers.items() if k not in event.dropped}
         return replace(state, powers=powers, to_maintain=state.to_maintain - {event.side})

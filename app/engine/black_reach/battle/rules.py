@@ -48,6 +48,7 @@ from app.engine.black_reach.battle.commands import (
     PassOverwatch,
     PlaceOrders,
     PlayCard,
+    ReadyRepair,
     ReserveMove,
     ScoutMove,
     Shoot,
@@ -79,6 +80,7 @@ from app.engine.black_reach.battle.events import (
     OverwatchAnswered,
     PowerLost,
     PowerManifested,
+    RepairUsed,
     ReserveEnded,
     ResultConfirmed,
     ScoutingEnded,
@@ -109,6 +111,7 @@ from app.engine.black_reach.battle.powers import (
     silenced,
     warpath_bonus,
 )
+from app.engine.black_reach.battle.repairs import find_repair, ready_repair
 from app.engine.black_reach.battle.setup import SEATS, BattleSetup, Deploy, parse_setup
 from app.engine.black_reach.battle.state import (
     BattleState,
@@ -1385,8 +1388,19 @@ def _locate(out: _Out, target: UnitState, attacker: str, modifier: int) -> Damag
     damage_set = out.state.catalogue.damage_sets.get(set_id or "")
     if damage_set is None:
         raise refuse("no_damage_set", f"{target.uid} has no Damage set to roll on [L666-L668]")
+    # a readied Mekaniak (and Grot Oiler) or Techmarine acts first (rulings 102)
+    repair = find_repair(out.state, target)
+    if repair is not None:
+        out.emit(RepairUsed(repair.unit, target.uid, repair.modifier, repair.pick, repair.oiler))
+        helpers = (repair.unit,) if repair.oiler is None else (repair.unit, repair.oiler)
+        out.emit(UnitsActivated(helpers))
+        modifier += repair.modifier
     start = len(out.roller.records)
-    die = out.roller.d6(f"damage location on {target.uid} by {attacker}", stage="location")
+    label = f"damage location on {target.uid} by {attacker}"
+    die = out.roller.d6(label, stage="location")
+    if repair is not None and repair.pick:  # the Techmarine's extra die, his side keeps one
+        other = out.roller.d6(label, stage="location")
+        die = min(die, other) if repair.pick == "low" else max(die, other)
     result = damage_location(die, modifier)
     face = damage_set.face(result)
     return DamageLocated(
@@ -2726,6 +2740,8 @@ def decide(state: BattleState, command: Tagged, actor: str, dice: Roller) -> Dec
             draw_cards(out, command, side, actor)
         case MaintainPowers():
             maintain_powers(out, command, side)
+        case ReadyRepair():
+            ready_repair(out, command, side)
         case PlayCard():
             play_card(out, command, side)
         case _:

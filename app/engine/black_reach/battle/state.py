@@ -168,6 +168,8 @@ class BattleState:
     to_maintain: frozenset[str] = frozenset()
     # equipment markers used for good [L2486-L2492]: "<group>|<option>" -> markers used
     equipment_used: Mapping[str, int] = field(default_factory=dict)
+    # mechanics readied for an allied heavy vehicle's location roll: unit -> (modifier, pick)
+    repairs: Mapping[str, tuple[int, str]] = field(default_factory=dict)
 
     # -- helpers ------------------------------------------------------------------------------
 

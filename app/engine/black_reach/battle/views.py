@@ -37,6 +37,7 @@ from app.engine.black_reach.battle.commands import (
     PassOverwatch,
     PlaceOrders,
     PlayCard,
+    ReadyRepair,
     ReserveMove,
     ScoutMove,
     Shoot,
@@ -310,7 +311,26 @@ def legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
     side = state.seats.get(seat)
     if state.stage is not Stage.BATTLE or side is None or state.scouting:
         return actions
-    return actions + _card_actions(state, side)
+    return actions + _card_actions(state, side) + _repair_actions(state, side)
+
+
+def _repair_actions(state: BattleState, side: str) -> list[JsonObject]:
+    """Readying a Mekaniak (his change of the roll) or a Techmarine (the die kept) for an
+    allied heavy vehicle's next location roll; ``readied``: what he is readied with now."""
+    out: list[JsonObject] = []
+    for u in state.units.values():
+        if u.side != side or not u.alive:
+            continue
+        readied = state.repairs.get(u.uid)
+        now = None if readied is None else {"modifier": readied[0], "pick": readied[1]}
+        if u.face.has(Ability.MEKANIAK):
+            entry: JsonObject = {"modifiers": [-2, -1, 1, 2]}
+        elif u.face.has(Ability.TECHMARINE):
+            entry = {"picks": ["low", "high"]}
+        else:
+            continue
+        out.append({"command": _cmd(ReadyRepair(u.uid)), **entry, "readied": now})
+    return out
 
 
 def _legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
