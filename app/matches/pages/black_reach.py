@@ -29,6 +29,7 @@ from app.core.i18n import gettext as _
 from app.core.i18n import lazy
 from app.engine.black_reach import SYSTEM_ID
 from app.matches.pages import Choice, OptionField, PageInput, PagePost, PageSystem, generic
+from app.matches.pages import black_reach_cards as cards
 from app.matches.pages.black_reach_fire import (
     share_candidates,
     shared_perils,
@@ -414,6 +415,10 @@ class ActionForm:
     perils_shared: list[Odds] = field(default_factory=list)  # ... with a marker shared
     sharers: list[tuple[str, str]] = field(default_factory=list)  # a Weirdboy's (id, name)
     cost: int = 0  # manifest: Suppressed markers
+    picks: list[tuple[str, str]] = field(default_factory=list)  # cards: checkboxes (value, label)
+    pick_name: str = ""  # draw_cards: "discard"; maintain_powers: "keep"
+    bonus_units: list[tuple[str, str]] = field(default_factory=list)  # play_card: (id, name)
+    card_text: str = ""  # play_card as a Battle Event: its text
 
     @property
     def command_json(self) -> str:
@@ -423,7 +428,7 @@ class ActionForm:
     def detailed(self) -> bool:
         """Whether the form has inputs or odds to show (else it is a single button)."""
         return bool(self.squares or self.paths or self.odds or self.aims or self.weapons) or bool(
-            self.template or self.perils
+            self.template or self.perils or self.pick_name or self.bonus_units or self.card_text
         )
 
     @property
@@ -432,9 +437,13 @@ class ActionForm:
         after = str(self.command.get("after") or "")  # En Alerte: one form per step
         into = str(self.command.get("embark") or "")  # a move into a transport
         power = str(self.command.get("power") or "")  # manifest: one form per power, target
+        weapon = str(self.command.get("weapon") or "")  # ... and per weapon (Objuration)
+        card = str(self.command.get("card") or "")  # play_card: one form per card and use
+        if card:
+            extra = str(self.command.get("use") or "")
         if self.command.get("indirect"):
             extra = "ind"
-        parts = (self.kind, self.unit, power, self.target or into, after, extra)
+        parts = (self.kind, self.unit, power, card, self.target or into, weapon, after, extra)
         return _slug("-".join(p for p in parts if p))
 
 
@@ -587,6 +596,10 @@ def _label(
         return _("{unit}: Tir Direct (template)").format(unit=unit)
     if kind == "manifest":
         power = names.get(str(cmd.get("power")), str(cmd.get("power") or ""))
+        if cmd.get("target") and cmd.get("weapon"):
+            return _("{unit} manifests {power} on {target} ({weapon})").format(
+                unit=unit, power=power, target=target, weapon=weapon_label(str(cmd["weapon"]))
+            )
         if cmd.get("target"):
             return _("{unit} manifests {power} on {target}").format(
                 unit=unit, power=power, target=target
@@ -670,6 +683,20 @@ def action_forms(
         cmd = dict(entry.get("command") or {})
         kind = str(cmd.get("type") or "")
         if not kind or kind in UNDO_ANSWERS:
+            continue
+        if kind in cards.CARD_KINDS:
+            made = cards.card_form(entry, cmd, names, view)
+            forms.append(
+                ActionForm(
+                    kind=kind,
+                    label=made.label,
+                    command=cmd,
+                    picks=made.picks,
+                    pick_name=made.pick_name,
+                    bonus_units=made.units,
+                    card_text=made.text,
+                )
+            )
             continue
         if kind == "place_orders":
             tokens: list[tuple[str, str]] = []
@@ -848,6 +875,8 @@ def build_command(form: FormData, cmd: dict[str, Any]) -> dict[str, Any]:
             share = form.get("share")
             if isinstance(share, str) and share:
                 cmd["share"] = share[:200]
+    elif kind in cards.CARD_KINDS:
+        cards.read_form(form, cmd)
     elif kind == "place_orders":
         orders = []
         for key, value in form.multi_items():
@@ -903,6 +932,8 @@ def describe(ev: Mapping[str, Any], names: Mapping[str, str], sides: Mapping[str
     unit = names.get(str(ev.get("unit")), str(ev.get("unit") or ""))
     target = names.get(str(ev.get("target")), str(ev.get("target") or ""))
     side = sides.get(str(ev.get("side")), str(ev.get("side") or ""))
+    if kind in cards.EVENT_KINDS:
+        return cards.describe(ev, names, sides) or kind
     if kind == "battle_created":
         return _("The battle is set up.")
     if kind == "unit_deployed":
@@ -1196,6 +1227,8 @@ def _names(view: Mapping[str, Any], state: Any = None) -> dict[str, str]:
         for oid, option in scenario.catalogue.options.items():
             if getattr(option, "power", None) is not None:
                 out.setdefault(str(oid), str(option.name))
+    for card in getattr(getattr(state, "catalogue", None), "cards", None) or ():
+        out.setdefault(f"card:{card.id}", str(card.name))  # the timeline's draws
     return out
 
 
@@ -1281,6 +1314,7 @@ def context(page: PageInput) -> dict[str, Any]:
         "br_words": _Words(),
         "timeline": timeline(log, names, page.names, board.view.get("seats") or {}),
         "facings": FACINGS,
+        "br_names": names,  # units and powers (a power marker on a unit card)
     }
 
 
@@ -1294,6 +1328,9 @@ class _Words:
 
     def face(self, key: object) -> str:
         return tr(FACES, key)
+
+    def bonus(self, bonus: object, value: object) -> str:
+        return cards.bonus_label(bonus, value)
 
 
 # -- the hot-seat forms -------------------------------------------------------------------------
