@@ -110,6 +110,8 @@ def test_a_fortress_shoots_with_the_packs_profiles_and_bs() -> None:
         "B",
     )  # not in the Shooting phase yet
     to_phase(bt, "B", Phase.SHOOTING)
+    fortress = bt.view("B")["narrative"]["expansion"]["buildings"][1]
+    assert fortress["weapons"] == {"icarus-lascannon": 2, "missile-silo": 1, "heavy-bolter": 2}
     shot = {
         "type": "building_shoots",
         "building": "fortress-1",

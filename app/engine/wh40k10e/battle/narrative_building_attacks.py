@@ -23,7 +23,6 @@ a datasheet rule of the attacker's own).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -53,6 +52,7 @@ from app.engine.wh40k10e.battle.narrative_expansions import (
     BuildingDamaged,
     BuildingFired,
     ExpansionState,
+    building_weapons,
 )
 from app.engine.wh40k10e.battle.narrative_guards import actor_side
 from app.engine.wh40k10e.battle.narrative_guards import need_narrative as _n
@@ -60,7 +60,7 @@ from app.engine.wh40k10e.battle.state import BattleState, ModelDamage, Phase, We
 from app.engine.wh40k10e.live import resolve
 from app.engine.wh40k10e.profiles import MAX_WOUNDS, request_from_dict
 
-__all__ = ["COMMANDS", "building_weapons"]
+__all__ = ["COMMANDS"]
 
 BUILDING_KEYWORDS = ("BUILDING", "FORTIFICATION")
 # a building firing: the target stands for one model that no attack can destroy; the match
@@ -87,24 +87,6 @@ def _building(x: ExpansionState, building: str) -> Building:
 
 def _number(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def building_weapons(x: ExpansionState, b: Building) -> dict[str, int]:
-    """The weapons ``b`` carries, by id, with how many of each: the structure's own (a
-    Bastion's four heavy bolters, a Fortress's two Icarus lascannons and missile silo), the
-    emplacement's chosen gun, a Fortress's extra heavy bolters (``heavy-bolter:N``)."""
-    spec = x.structure(b.kind) or {}
-    out: dict[str, int] = {}
-    own = spec.get("weapons")
-    for w in own if isinstance(own, list) else []:
-        out[str(w)] = out.get(str(w), 0) + 1
-    if b.weapon is not None:
-        m = re.fullmatch(r"heavy-bolter:([0-9])", b.weapon)
-        if m is None:
-            out[b.weapon] = out.get(b.weapon, 0) + 1
-        elif int(m.group(1)):
-            out["heavy-bolter"] = out.get("heavy-bolter", 0) + int(m.group(1))
-    return out
 
 
 def _resolve(b: Builder, request: Mapping[str, Any]) -> tuple[Any, tuple[DieRecord, ...]]:

@@ -22,6 +22,7 @@ Readings where the seed is silent: docs/rulings/narrative-8e.md (61-70, 76-80).
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -41,6 +42,7 @@ __all__ = [
     "EXPANSION_HANDLERS",
     "Building",
     "ExpansionState",
+    "building_weapons",
     "expansion_of",
     "expansion_view",
     "stratagem_used",
@@ -158,6 +160,24 @@ def wounds_lost(state: BattleState, unit: str) -> int:
 def medical_pending(state: BattleState, x: ExpansionState, unit: str) -> int:
     """The wounds ``unit`` lost that no *Medical Centre* roll was made for yet (ruling 76)."""
     return max(0, wounds_lost(state, unit) - x.medical_covered.get(unit, 0))
+
+
+def building_weapons(x: ExpansionState, b: Building) -> dict[str, int]:
+    """The weapons ``b`` carries, by id, with how many of each: the structure's own (a
+    Bastion's four heavy bolters, a Fortress's two Icarus lascannons and missile silo), the
+    emplacement's chosen gun, a Fortress's extra heavy bolters (``heavy-bolter:N``)."""
+    spec = x.structure(b.kind) or {}
+    out: dict[str, int] = {}
+    own = spec.get("weapons")
+    for w in own if isinstance(own, list) else []:
+        out[str(w)] = out.get(str(w), 0) + 1
+    if b.weapon is not None:
+        m = re.fullmatch(r"heavy-bolter:([0-9])", b.weapon)
+        if m is None:
+            out[b.weapon] = out.get(b.weapon, 0) + 1
+        elif int(m.group(1)):
+            out["heavy-bolter"] = out.get("heavy-bolter", 0) + int(m.group(1))
+    return out
 
 
 def expansion_of(options: Mapping[str, RawJson]) -> ExpansionState | None:
@@ -792,6 +812,7 @@ def expansion_view(state: BattleState, x: ExpansionState, viewer: str | None) ->
                 "models_inside": sum(m for _, m in living_occupants(state, b)),
                 "occupants": [u for u, _ in living_occupants(state, b)],
                 "weapon": b.weapon,
+                "weapons": building_weapons(x, b),  # what it fires (ruling 91)
                 "destroyed": b.destroyed,
                 "garrison_due": sum(m for _, m in b.garrison_due),
             }
