@@ -229,3 +229,19 @@ def test_a_weapon_fired_at_a_building_is_used_for_the_phase() -> None:
     # a part that is not the unit's is refused before any die
     other = {**attack, "attacks": [{"models": 1, "unit": "a1", "weapon": LASCANNON}]}
     assert "not a part" in refused(bt, {**other, "building": "bunker-1"}, "A")
+
+
+def test_an_attack_on_a_building_is_bounded() -> None:
+    """Every input has bounds: 10 models at 10D6+100 attacks each are refused before any die."""
+    bt = stronghold()
+    to_phase(bt, "A", Phase.SHOOTING)
+    rolls = bt.state.rolls
+    huge = {**LASCANNON, "attacks": "10D6+100"}
+    attack = {
+        "type": "attack_building",
+        "unit": "a1",
+        "building": "fortress-1",
+        "attacks": [{"models": 10, "weapon": huge}],
+    }
+    assert "at most 400 attacks" in refused(bt, attack, "A")
+    assert bt.state.rolls == rolls

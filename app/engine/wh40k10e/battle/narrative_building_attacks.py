@@ -63,6 +63,7 @@ from app.engine.wh40k10e.profiles import MAX_WOUNDS, request_from_dict
 __all__ = ["COMMANDS"]
 
 BUILDING_KEYWORDS = ("BUILDING", "FORTIFICATION")
+MAX_ATTACKS = 400  # the most attacks (at their dice's maximum) one command rolls
 # a building firing: the target stands for one model that no attack can destroy; the match
 # allocates each failed save's damage to the unit's models itself (flow.allocate)
 _SPONGE_WOUNDS = MAX_WOUNDS
@@ -92,7 +93,11 @@ def _number(value: object) -> int | None:
 def _resolve(b: Builder, request: Mapping[str, Any]) -> tuple[Any, tuple[DieRecord, ...]]:
     start = len(b.roller.records)
     try:
-        resolution = resolve(request_from_dict(request), b.roller)
+        parsed = request_from_dict(request)
+        most = sum(e.models * e.weapon.attacks.max for e in parsed.attacks)
+        if most > MAX_ATTACKS:  # every input has bounds: the dice stay in the log
+            raise refuse(Code.BAD_COMMAND, f"at most {MAX_ATTACKS} attacks in one command")
+        resolution = resolve(parsed, b.roller)
     except ProfileError as exc:
         problems = "; ".join(f"{f}: {m}" if f else m for f, m in exc.errors) or str(exc)
         raise refuse(Code.BAD_COMMAND, f"attacks: {problems}") from None
