@@ -58,7 +58,7 @@ def test_both_players_resolve_their_dogfight_attacks_then_shoot_ground_targets()
     bt.execute_json({"type": "dogfight_pass"}, "A")
     # the Interceptor may still shoot a ground target, with the same weapon [L899]
     bt.execute_json({"type": "shoot", "unit": "b9", "targets": ["a1"]}, "B")
-    bt.execute_json(attack("b9", "a1", [1]), "B")
+    bt.execute_json({**attack("b9", "a1", [1]), "weapons": []}, "B")  # the whole unit's
     assert bt.state.units["a1"].models_alive == 4
     replays(bt)
 

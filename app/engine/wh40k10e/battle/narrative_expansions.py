@@ -745,7 +745,11 @@ def _dogfight_shot(state: BattleState, e: DogfightShot) -> BattleState:
     for i in e.aircraft:
         u = units[i]
         units[i] = dataclasses.replace(
-            u, targets=u.targets - set(e.target), weapons_used=(), all_weapons_used=False
+            u,
+            targets=u.targets - set(e.target),
+            weapons_used=(),
+            all_weapons_used=False,
+            attacks=0,
         )
     new = dataclasses.replace(state, units=units)
     mark = (state.round, state.active, e.aircraft[0])
