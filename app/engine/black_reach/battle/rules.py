@@ -229,6 +229,7 @@ __all__ = [
     "burst_problem",
     "damage_set_of",
     "decide",
+    "has_overwatch",
     "overwatch_steps",
     "plan_shot",
     "plan_snipe",
@@ -236,6 +237,7 @@ __all__ = [
     "power_problem",
     "template_request",
     "template_targets",
+    "watch_shots",
     "working_weapons",
 ]
 
@@ -834,7 +836,7 @@ def overwatch_steps(
         w
         for w in state.present_units()
         if w.side != u.side
-        and w.face.has(Ability.OVERWATCH)
+        and has_overwatch(w)
         and w.uid not in state.activated
         and w.uid not in state.acted
     ]
@@ -845,12 +847,42 @@ def overwatch_steps(
     for k in range(1, len(steps) + 1):
         probe = evolve(state, UnitMoved(u.uid, steps[:k], 0))
         for w in watchers:
-            try:
-                plan_shot(probe, probe.units[w.uid], probe.units[u.uid], False)
-            except Refusal:
+            if not watch_shots(probe, probe.units[w.uid], probe.units[u.uid], False):
                 continue
             out.setdefault(w.uid, []).append(k)
     return out
+
+
+def has_overwatch(w: UnitState) -> bool:
+    """En Alerte on the face the unit shows, or on one of a heavy vehicle's working weapons."""
+    return w.face.has(Ability.OVERWATCH) or any(
+        weapon.ability(Ability.OVERWATCH) is not None for weapon in working_weapons(w)
+    )
+
+
+def watch_shots(
+    state: BattleState, w: UnitState, target: UnitState, suppression: bool
+) -> list[WeaponShot | None]:
+    """What an En Alerte shot of ``w`` at ``target`` fires (empty: it cannot): the unit's
+    shot (``None``), or a heavy vehicle's working weapons that can shoot it, those with En
+    Alerte on the weapon or all of them when the face has it: one Shooting Action
+    (rulings 103)."""
+    if not w.face.weapons:
+        try:
+            plan_shot(state, w, target, suppression)
+        except Refusal:
+            return []
+        return [None]
+    shots: list[WeaponShot | None] = []
+    for weapon in working_weapons(w):
+        if not (w.face.has(Ability.OVERWATCH) or weapon.ability(Ability.OVERWATCH)):
+            continue
+        try:
+            plan_shot(state, w, target, suppression, weapon)
+        except Refusal:
+            continue
+        shots.append(WeaponShot(weapon.name, target.uid, suppression))
+    return shots
 
 
 def _check_fire(state: BattleState, u: UnitState, command: Move, path: Sequence[Placement]) -> None:
@@ -970,7 +1002,7 @@ def _overwatch(out: _Out, command: Overwatch, side: str) -> None:
         out.state.units[pending.unit],
         _placements(out.state.units[pending.unit], pending.path),
     )
-    if not w.face.has(Ability.OVERWATCH):
+    if not has_overwatch(w):
         raise refuse("no_overwatch", f"{w.uid} has no En Alerte")
     if w.uid in out.state.activated or w.uid in out.state.acted:
         raise refuse("activated", f"{w.uid} was activated this turn: no En Alerte [L1203]")
@@ -1017,7 +1049,12 @@ def _resolve(out: _Out, p: PendingMove, watch: tuple[str, int, bool] | None) -> 
             done = at
         if what == 1 and watch is not None:
             before = len(out.state.units[u.uid].status.damage.markers)
-            _fire(out, out.state.units[watch[0]], u.uid, watch[2])
+            watcher = out.state.units[watch[0]]
+            if watcher.face.weapons:  # every weapon that can, one Shooting Action
+                fired = watch_shots(out.state, watcher, out.state.units[u.uid], watch[2])
+                _vehicle_shots(out, watcher, [s for s in fired if s is not None])
+            else:
+                _fire(out, watcher, u.uid, watch[2])
             out.emit(UnitsActivated((watch[0],)))
             watched = True
             if not out.state.units[u.uid].alive or _stopped(out.state.units[u.uid], before):

@@ -63,11 +63,12 @@ from app.engine.black_reach.battle.rules import (
     power_problem,
     scout_end_problem,
     scout_mover,
+    watch_shots,
     working_weapons,
 )
 from app.engine.black_reach.battle.state import BattleState, Stage, UnitState
 from app.engine.black_reach.board import UnitClass
-from app.engine.black_reach.forces import Ability, PowerEffect, PsykerKind, weapon_lost
+from app.engine.black_reach.forces import Ability, PowerEffect, PsykerKind, Weapon, weapon_lost
 from app.engine.black_reach.movement import Mover, Placement, Reach, cheapest_paths
 from app.engine.black_reach.odds import outcome_odds
 from app.engine.black_reach.pipeline import modified_cv
@@ -623,6 +624,10 @@ def _scout_actions(state: BattleState, side: str) -> list[JsonObject]:
     return out
 
 
+def _weapon_named(u: UnitState, name: str) -> Weapon:
+    return next(w for w in u.face.weapons if w.name == name)
+
+
 def _overwatch_actions(state: BattleState, side: str) -> list[JsonObject]:
     """A declared move waits: its reactor may fire En Alerte with each unit that could, after
     each step it could (the square, the odds), or let the move go on."""
@@ -638,20 +643,28 @@ def _overwatch_actions(state: BattleState, side: str) -> list[JsonObject]:
         for k in steps:
             probe = evolve(state, UnitMoved(mover.uid, p.path[:k], 0))
             for suppression in (False, True):
-                try:
-                    plan = plan_shot(probe, probe.units[wid], probe.units[mover.uid], suppression)
-                except Refusal:
+                fired = watch_shots(probe, probe.units[wid], probe.units[mover.uid], suppression)
+                if not fired:
                     continue
+                weapon = fired[0]
+                plan = plan_shot(
+                    probe,
+                    probe.units[wid],
+                    probe.units[mover.uid],
+                    suppression,
+                    None if weapon is None else _weapon_named(w, weapon.weapon),
+                )
                 odds = {key: str(v) for key, v in outcome_odds(plan.request).items()}
                 step = p.path[k - 1]
-                out.append(
-                    {
-                        "command": _cmd(Overwatch(w.uid, k, suppression)),
-                        "target": mover.uid,
-                        "square": [step.x, step.y],
-                        "odds": odds,
-                    }
-                )
+                entry: JsonObject = {
+                    "command": _cmd(Overwatch(w.uid, k, suppression)),
+                    "target": mover.uid,
+                    "square": [step.x, step.y],
+                    "odds": odds,
+                }
+                if weapon is not None:  # a heavy vehicle: the odds of its first weapon
+                    entry["weapons"] = [f.weapon for f in fired if f is not None]
+                out.append(entry)
     out.append({"command": _cmd(PassOverwatch()), "target": mover.uid})
     return out
 
