@@ -1,0 +1,361 @@
+"""The hot lane of tournament night (issue 21, ``app.matches.api.HotRoute``): a command and a
+refresh with a bearer token the process has already checked are answered without FastAPI's
+dependency solving, and answered exactly as FastAPI answers them; anything the lane does not
+recognise goes to FastAPI with its body replayed, and gets FastAPI's own answer.
+
+Two apps over the same database (the test's transaction): ``plain`` as ``create_app`` builds
+it, ``hot`` with the lane installed as ``app.asgi`` installs it.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+from sqlalchemy import Connection, Engine
+from sqlalchemy.orm import Session
+
+from app.accounts.models import User
+from app.accounts.schemas import TokenCreate
+from app.accounts.service import create_token, token_grants
+from app.main import API_PREFIX
+from app.matches import api, events, service
+from app.matches.models import Match, MatchStatus, OpponentKind
+from tests.conftest import _TestDatabase
+from tests.matches.conftest import _snapshot, marines, orks
+from tests.matches.streams import next_move
+
+# the answer's headers that differ between two answers of the same content
+VARYING = {"server-timing", "set-cookie", "date"}
+
+
+@pytest.fixture
+def apps(app_settings: Any, engine: Engine, connection: Connection) -> dict[str, FastAPI]:
+    from app.main import create_app
+
+    plain = create_app(app_settings, database=_TestDatabase(engine, connection))  # type: ignore[arg-type]
+    hot = create_app(app_settings, database=_TestDatabase(engine, connection))  # type: ignore[arg-type]
+    api.hot_lane(hot, API_PREFIX)
+    token_grants.clear()
+    return {"plain": plain, "hot": hot}
+
+
+def _lane(app: FastAPI) -> dict[str, api.HotRoute]:
+    return {r.kind: r for r in app.router.routes if isinstance(r, api.HotRoute)}
+
+
+def _match(db: Session, users: list[User], secret: str) -> int:
+    match = Match(
+        mission_id="only-war",
+        battle_size="strike_force",
+        status=MatchStatus.OPEN,
+        opponent_kind=OpponentKind.USER,
+        created_by_id=users[0].id,
+        player_a_id=users[0].id,
+        secret=secret,
+        army_a=_snapshot(marines()),
+        version=0,
+    )
+    db.add(match)
+    db.flush()
+    service.join(db, match, _snapshot(orks()), user=users[1])
+    return match.id
+
+
+@pytest.fixture
+def table(db: Session) -> dict[str, Any]:
+    """Two users with API tokens, and two started matches between them with the same secret
+    (the same dice): the twin played through each app."""
+    users = [
+        User(
+            email=f"hot-{seat}-{secrets.token_hex(3)}@example.com",
+            display_name=f"P{seat}",
+            password_hash="x",
+        )
+        for seat in "AB"
+    ]
+    db.add_all(users)
+    db.flush()
+    tokens = {
+        seat: create_token(db, u, TokenCreate(name="hot")).secret
+        for seat, u in zip("AB", users, strict=True)
+    }
+    secret = secrets.token_hex(32)
+    ids = {"plain": _match(db, users, secret), "hot": _match(db, users, secret)}
+    db.commit()
+    return {"tokens": tokens, "ids": ids, "users": users}
+
+
+def _clients(app: FastAPI, tokens: dict[str, str]) -> dict[str, TestClient]:
+    out = {}
+    for seat, token in tokens.items():
+        client = TestClient(app, base_url="http://testserver")
+        client.headers["Authorization"] = f"Bearer {token}"
+        out[seat] = client
+    return out
+
+
+def _without(data: Any, key: str) -> Any:
+    if isinstance(data, dict):
+        return {k: _without(v, key) for k, v in data.items() if k != key}
+    if isinstance(data, list):
+        return [_without(v, key) for v in data]
+    return data
+
+
+def _headers(response: Any) -> dict[str, str]:
+    return {k: v for k, v in response.headers.items() if k not in VARYING}
+
+
+def test_a_game_through_the_lane_answers_what_fastapi_answers(
+    apps: dict[str, FastAPI], table: dict[str, Any]
+) -> None:
+    """Twin matches, the same commands: one through FastAPI, one through the lane. Every
+    command's answer and every refresh (200 with its ETag, then 304) is the same, but for the
+    match id and the events' time stamps."""
+    clients = {name: _clients(app, table["tokens"]) for name, app in apps.items()}
+    ids = table["ids"]
+    for name in apps:  # a first request checks each token in the database (and caches it)
+        for seat in "AB":
+            assert clients[name][seat].get(f"/api/v1/matches/{ids[name]}").status_code == 200
+    version = 2
+    views = {
+        name: clients[name]["A"].get(f"/api/v1/matches/{ids[name]}").json()["view"] for name in apps
+    }
+    assert views["plain"] == views["hot"]
+    etags: dict[str, dict[str, str]] = {"plain": {}, "hot": {}}
+    for _ in range(40):
+        move = next_move(views["plain"])
+        assert move is not None
+        seat, command, dice = move
+        body: dict[str, Any] = {"expected_version": version, "command": command}
+        if dice is not None:
+            body["dice"] = dice
+        answers = {
+            name: clients[name][seat].post(f"/api/v1/matches/{ids[name]}/commands", json=body)
+            for name in apps
+        }
+        assert answers["plain"].status_code == answers["hot"].status_code == 200
+        assert _headers(answers["plain"]) == _headers(answers["hot"])
+        results = {name: a.json() for name, a in answers.items()}
+        assert _without(results["plain"], "at") == _without(results["hot"], "at")
+        version = results["hot"]["version"]
+        views = {name: r["view"] for name, r in results.items()}
+        other = "B" if seat == "A" else "A"
+        for name in apps:
+            url = f"/api/v1/matches/{ids[name]}"
+            sent = {"If-None-Match": etags[name][other]} if other in etags[name] else {}
+            refresh = clients[name][other].get(url, headers=sent)
+            assert refresh.status_code == 200  # a new version: the old ETag is stale
+            etags[name][other] = refresh.headers["etag"]
+            again = clients[name][other].get(
+                url, headers={"If-None-Match": refresh.headers["etag"]}
+            )
+            assert again.status_code == 304
+            assert again.content == b""
+            assert again.headers["etag"] == refresh.headers["etag"]
+            data = refresh.json()
+            assert data["version"] == version
+            assert data["seat"] == other
+            views[f"{name}-{other}"] = data["view"]
+        assert views["plain-" + other] == views["hot-" + other]
+    lane = _lane(apps["hot"])
+    assert lane["command"].served == 40
+    # every refresh and its 304, and the three first reads: the token cache is the process's,
+    # so the plain app's first requests (run first) checked the tokens for both apps
+    assert lane["get"].served == 80 + 3
+    assert not _lane(apps["plain"])
+
+
+def _same(apps: dict[str, FastAPI], table: dict[str, Any], send: Callable[..., Any]) -> Any:
+    """The request ``send(client, match_id)`` through both apps: the same answer."""
+    answers = {}
+    for name, app in apps.items():
+        client = _clients(app, table["tokens"])["A"]
+        answers[name] = send(client, table["ids"]["plain"])
+    plain, hot = answers["plain"], answers["hot"]
+    assert (plain.status_code, _headers(plain), plain.content) == (
+        hot.status_code,
+        _headers(hot),
+        hot.content,
+    )
+    return hot
+
+
+@pytest.mark.parametrize(
+    ("label", "send", "status"),
+    [
+        (
+            "stale version",
+            lambda c, m: c.post(
+                f"/api/v1/matches/{m}/commands",
+                json={"expected_version": 0, "command": {"type": "end_phase"}},
+            ),
+            409,
+        ),
+        ("no such match", lambda c, m: c.get(f"/api/v1/matches/{m + 1000}"), 404),
+        (
+            "no such match, command",
+            lambda c, m: c.post(
+                f"/api/v1/matches/{m + 1000}/commands",
+                json={"expected_version": 2, "command": {"type": "end_phase"}},
+            ),
+            404,
+        ),
+        ("an id beyond any row", lambda c, m: c.get("/api/v1/matches/99999999999"), 404),
+        (
+            "a malformed body",
+            lambda c, m: c.post(
+                f"/api/v1/matches/{m}/commands",
+                content=b'{"expected_version": 2,',
+                headers={"Content-Type": "application/json"},
+            ),
+            400,
+        ),
+        (
+            "a field too many",
+            lambda c, m: c.post(
+                f"/api/v1/matches/{m}/commands",
+                json={"expected_version": 2, "command": {"type": "x"}, "extra": 1},
+            ),
+            422,
+        ),
+        (
+            "a field missing",
+            lambda c, m: c.post(f"/api/v1/matches/{m}/commands", json={"command": {"type": "x"}}),
+            422,
+        ),
+        ("not an object", lambda c, m: c.post(f"/api/v1/matches/{m}/commands", json=[1]), 422),
+        ("no body", lambda c, m: c.post(f"/api/v1/matches/{m}/commands"), 422),
+        (
+            "a version as text",
+            lambda c, m: c.post(
+                f"/api/v1/matches/{m}/commands",
+                json={"expected_version": "2", "command": {"type": "nonsense"}},
+            ),
+            422,
+        ),
+        (
+            "another content type",
+            lambda c, m: c.post(
+                f"/api/v1/matches/{m}/commands",
+                content=b'{"expected_version": 2, "command": {"type": "nonsense"}}',
+                headers={"Content-Type": "text/plain"},
+            ),
+            422,
+        ),
+        (
+            "an unknown command",
+            lambda c, m: c.post(
+                f"/api/v1/matches/{m}/commands",
+                json={"expected_version": 2, "command": {"type": "nonsense"}},
+            ),
+            422,
+        ),
+        (
+            "a query",
+            lambda c, m: c.post(
+                f"/api/v1/matches/{m}/commands?actions=maybe",
+                json={"expected_version": 2, "command": {"type": "x"}},
+            ),
+            422,
+        ),
+        (
+            "an If-None-Match too long",
+            lambda c, m: c.get(f"/api/v1/matches/{m}", headers={"If-None-Match": "x" * 1001}),
+            422,
+        ),
+        (
+            "a bad guest token",
+            lambda c, m: c.get(f"/api/v1/matches/{m}", headers={"X-Guest-Token": "nope"}),
+            200,
+        ),
+        (
+            "an unknown bearer token",
+            lambda c, m: c.get(
+                f"/api/v1/matches/{m}", headers={"Authorization": "Bearer apx_nothing"}
+            ),
+            401,
+        ),
+        (
+            "another scheme",
+            lambda c, m: c.get(f"/api/v1/matches/{m}", headers={"Authorization": "Basic eDp5"}),
+            404,
+        ),
+        ("a HEAD", lambda c, m: c.head(f"/api/v1/matches/{m}"), 405),
+        (
+            "a trailing slash",
+            lambda c, m: c.get(f"/api/v1/matches/{m}/", follow_redirects=False),
+            307,
+        ),
+    ],
+)
+def test_what_the_lane_does_not_serve_is_answered_as_fastapi_answers_it(
+    apps: dict[str, FastAPI],
+    table: dict[str, Any],
+    label: str,
+    send: Callable[..., Any],
+    status: int,
+) -> None:
+    for app in apps.values():  # the tokens checked and cached: the lane may serve them
+        _clients(app, table["tokens"])["A"].get(f"/api/v1/matches/{table['ids']['plain']}")
+    answer = _same(apps, table, send)
+    assert answer.status_code == status, (label, answer.text)
+
+
+def test_a_token_not_yet_checked_goes_through_fastapi_then_the_lane(
+    apps: dict[str, FastAPI], table: dict[str, Any]
+) -> None:
+    client = _clients(apps["hot"], table["tokens"])["B"]
+    url = f"/api/v1/matches/{table['ids']['hot']}"
+    lane = _lane(apps["hot"])
+    assert client.get(url).status_code == 200
+    assert lane["get"].served == 0  # checked in the database by FastAPI's dependency
+    assert client.get(url).status_code == 200
+    assert lane["get"].served == 1
+
+
+def test_a_revoked_token_is_refused_by_the_lane_at_once(
+    apps: dict[str, FastAPI], table: dict[str, Any], db: Session
+) -> None:
+    from app.accounts.models import ApiToken
+    from app.accounts.service import revoke_token
+    from app.core import security
+
+    client = _clients(apps["hot"], table["tokens"])["A"]
+    url = f"/api/v1/matches/{table['ids']['hot']}"
+    assert client.get(url).status_code == 200
+    assert client.get(url).status_code == 200
+    assert _lane(apps["hot"])["get"].served == 1
+    token = db.query(ApiToken).filter_by(token_digest=security.digest(table["tokens"]["A"])).one()
+    revoke_token(db, table["users"][0], token.id)
+    db.commit()
+    refused = client.get(url)
+    assert refused.status_code == 401
+    assert _lane(apps["hot"])["get"].served == 1
+
+
+def test_a_write_through_the_lane_wakes_the_streams(
+    apps: dict[str, FastAPI], table: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    hub = events.hub_for(apps["hot"])
+    woken: list[tuple[int, int]] = []
+    monkeypatch.setattr(hub, "publish", lambda match_id, version: woken.append((match_id, version)))
+    clients = _clients(apps["hot"], table["tokens"])
+    match_id = table["ids"]["hot"]
+    view = clients["A"].get(f"/api/v1/matches/{match_id}").json()["view"]
+    clients["B"].get(f"/api/v1/matches/{match_id}")
+    move = next_move(view)
+    assert move is not None
+    seat, command, dice = move
+    body: dict[str, Any] = {"expected_version": 2, "command": command}
+    if dice is not None:
+        body["dice"] = dice
+    answer = clients[seat].post(f"/api/v1/matches/{match_id}/commands", json=body)
+    assert answer.status_code == 200
+    assert _lane(apps["hot"])["command"].served == 1
+    assert woken == [(match_id, answer.json()["version"])]
