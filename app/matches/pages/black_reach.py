@@ -30,6 +30,7 @@ from app.core.i18n import lazy
 from app.engine.black_reach import SYSTEM_ID
 from app.matches.pages import Choice, OptionField, PageInput, PagePost, PageSystem, generic
 from app.matches.pages import black_reach_cards as cards
+from app.matches.pages import black_reach_gear as gear
 from app.matches.pages.black_reach_fire import (
     share_candidates,
     shared_perils,
@@ -75,6 +76,8 @@ DICE_KINDS = frozenset(
         "vehicle_fire",
         "template_fire",
         "manifest",
+        "flame",
+        "grenade",
     }
 )
 FIRE_KINDS = frozenset(DICE_KINDS - {"assault", "manifest"})
@@ -419,6 +422,9 @@ class ActionForm:
     pick_name: str = ""  # draw_cards: "discard"; maintain_powers: "keep"
     bonus_units: list[tuple[str, str]] = field(default_factory=list)  # play_card: (id, name)
     card_text: str = ""  # play_card as a Battle Event: its text
+    setting: str = ""  # ready_repair: the field posted ("modifier" or "pick")
+    settings: list[tuple[str, str]] = field(default_factory=list)  # its (value, label)
+    note: str = ""  # ready_repair: what the mechanic is readied with now
 
     @property
     def command_json(self) -> str:
@@ -427,8 +433,12 @@ class ActionForm:
     @property
     def detailed(self) -> bool:
         """Whether the form has inputs or odds to show (else it is a single button)."""
-        return bool(self.squares or self.paths or self.odds or self.aims or self.weapons) or bool(
-            self.template or self.perils or self.pick_name or self.bonus_units or self.card_text
+        return (
+            bool(self.squares or self.paths or self.odds or self.aims or self.weapons)
+            or bool(
+                self.template or self.perils or self.pick_name or self.bonus_units or self.card_text
+            )
+            or bool(self.settings)
         )
 
     @property
@@ -441,6 +451,9 @@ class ActionForm:
         card = str(self.command.get("card") or "")  # play_card: one form per card and use
         if card:
             extra = str(self.command.get("use") or "")
+        if self.kind == "flame":  # one form per direction
+            extra = str(self.command.get("facing") or "")
+        power = power or str(self.command.get("option") or "")  # grenade: one per option
         if self.command.get("indirect"):
             extra = "ind"
         parts = (self.kind, self.unit, power, card, self.target or into, weapon, after, extra)
@@ -590,6 +603,11 @@ def _label(
         return _("{unit}: Rafale, its CV split between targets").format(unit=unit)
     if kind == "vehicle_fire":
         return _("{unit} fires its weapons").format(unit=unit)
+    if kind == "grenade":
+        option = names.get(str(cmd.get("option")), str(cmd.get("option") or ""))
+        return _("{unit} throws {option} ({n} left)").format(
+            unit=unit, option=option, n=cmd.get("left")
+        )
     if kind == "template_fire":
         if cmd.get("indirect"):
             return _("{unit}: Tir Indirect (template)").format(unit=unit)
@@ -684,6 +702,22 @@ def action_forms(
         kind = str(cmd.get("type") or "")
         if not kind or kind in UNDO_ANSWERS:
             continue
+        if kind in gear.GEAR_KINDS:
+            geared = gear.gear_form(entry, cmd, names)
+            forms.append(
+                ActionForm(
+                    kind=kind,
+                    label=geared.label,
+                    command=cmd,
+                    unit=str(cmd.get("unit") or ""),
+                    aims=[Aim(t, n) for t, n in geared.targets],
+                    dice=kind in DICE_KINDS,
+                    setting=geared.setting,
+                    settings=geared.settings,
+                    note=geared.note,
+                )
+            )
+            continue
         if kind in cards.CARD_KINDS:
             made = cards.card_form(entry, cmd, names, view)
             forms.append(
@@ -748,11 +782,18 @@ def action_forms(
         sharers = (
             share_candidates(state, unit, cost) if kind == "manifest" and state is not None else []
         )
-        templated = kind == "template_fire" or (kind == "manifest" and "cells" in entry)
+        templated = kind in ("template_fire", "grenade") or (
+            kind == "manifest" and "cells" in entry
+        )
         forms.append(
             ActionForm(
                 kind=kind,
-                label=_label(kind, {**cmd, "target": target, "aboard": mine.aboard}, names, where),
+                label=_label(
+                    kind,
+                    {**cmd, "target": target, "aboard": mine.aboard, "left": entry.get("markers")},
+                    names,
+                    where,
+                ),
                 command=cmd,
                 unit=unit,
                 target=target if kind != "pass_overwatch" else "",
@@ -869,7 +910,9 @@ def build_command(form: FormData, cmd: dict[str, Any]) -> dict[str, Any]:
         first = form.get("first")  # the weapon fired first (the others in the form's order)
         shots.sort(key=lambda shot: shot["weapon"] != first)
         cmd["shots"] = shots[:MAX_ORDERS]
-    elif kind in ("template_fire", "manifest"):
+    elif kind in gear.GEAR_KINDS:
+        gear.read_form(form, cmd)
+    elif kind in ("template_fire", "manifest", "grenade"):
         _place(form, cmd)
         if kind == "manifest":
             share = form.get("share")
@@ -934,6 +977,8 @@ def describe(ev: Mapping[str, Any], names: Mapping[str, str], sides: Mapping[str
     side = sides.get(str(ev.get("side")), str(ev.get("side") or ""))
     if kind in cards.EVENT_KINDS:
         return cards.describe(ev, names, sides) or kind
+    if kind in gear.EVENT_KINDS:
+        return gear.describe(ev, names, _at) or kind
     if kind == "battle_created":
         return _("The battle is set up.")
     if kind == "unit_deployed":
@@ -1213,7 +1258,7 @@ class Board:
                         ids = entry["targets"].setdefault(c.target, [])
                         if f"form-{f.slug}" not in ids:
                             ids.append(f"form-{f.slug}")
-            elif f.kind in ("double_shot", "burst"):
+            elif f.kind in ("double_shot", "burst", "flame"):
                 for aim in f.aims:
                     entry["targets"].setdefault(aim.target, []).append(f"form-{f.slug}")
         return json.dumps(out, separators=(",", ":"))
@@ -1225,8 +1270,8 @@ def _names(view: Mapping[str, Any], state: Any = None) -> dict[str, str]:
     scenario = getattr(state, "scenario", None)
     if scenario is not None:
         for oid, option in scenario.catalogue.options.items():
-            if getattr(option, "power", None) is not None:
-                out.setdefault(str(oid), str(option.name))
+            if getattr(option, "power", None) is not None or getattr(option, "equipment", None):
+                out.setdefault(str(oid), str(option.name))  # a power, a grenade
     for card in getattr(getattr(state, "catalogue", None), "cards", None) or ():
         out.setdefault(f"card:{card.id}", str(card.name))  # the timeline's draws
     return out

@@ -1,0 +1,130 @@
+"""The Black Reach page's words and fields for the flamer, the grenades and the mechanics
+(issue 16): Lance-Flammes (one form per direction, the units the flame reaches named, friends
+included), Grenades and Tankbusta Bombs (a template placed on an intercase as Tir Direct is,
+the markers left named), and a Mekaniak's or a Techmarine's readying (a select of the change
+or the die kept, what he is readied with now), with the timeline sentences of their events.
+``black_reach.action_forms`` asks :func:`gear_form` for these commands and
+``black_reach.build_command`` reads their fields with :func:`read_form`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from starlette.datastructures import FormData
+
+from app.core.i18n import gettext as _
+from app.core.i18n import lazy
+
+__all__ = ["EVENT_KINDS", "GEAR_KINDS", "GearForm", "describe", "gear_form", "read_form"]
+
+GEAR_KINDS = frozenset({"flame", "ready_repair"})
+EVENT_KINDS = frozenset({"flamer_fired", "grenade_thrown", "repair_readied", "repair_used"})
+DIRECTIONS = {"N": lazy("north"), "E": lazy("east"), "S": lazy("south"), "W": lazy("west")}
+PICKS = {"low": lazy("keep the low die of two"), "high": lazy("keep the high die of two")}
+MODIFIERS = (-2, -1, 1, 2)
+
+
+def _direction(facing: object) -> str:
+    text = DIRECTIONS.get(str(facing))
+    return _(text) if text is not None else str(facing)
+
+
+def _readied(modifier: object, pick: object) -> str:
+    """A Techmarine's die kept, or a Mekaniak's change ("+1")."""
+    if isinstance(pick, str) and pick in PICKS:
+        return _(PICKS[pick])
+    return f"{modifier:+d}" if isinstance(modifier, int) else "?"
+
+
+@dataclass(frozen=True, slots=True)
+class GearForm:
+    """What a flame or a readying form shows beyond the button."""
+
+    label: str
+    targets: list[tuple[str, str]] = field(default_factory=list)  # flame: (id, name)
+    setting: str = ""  # ready_repair: the field posted ("modifier" or "pick")
+    settings: list[tuple[str, str]] = field(default_factory=list)  # its (value, label)
+    note: str = ""  # ready_repair: what he is readied with now
+
+
+def gear_form(
+    entry: Mapping[str, Any], cmd: Mapping[str, Any], names: Mapping[str, str]
+) -> GearForm:
+    kind = str(cmd.get("type") or "")
+    unit = names.get(str(cmd.get("unit")), str(cmd.get("unit") or ""))
+    if kind == "flame":
+        targets = [(str(t), names.get(str(t), str(t))) for t in entry.get("targets") or ()]
+        return GearForm(
+            _("{unit}: Lance-Flammes, direction {direction}").format(
+                unit=unit, direction=_direction(cmd.get("facing"))
+            ),
+            targets=targets,
+        )
+    now = entry.get("readied")
+    note = (
+        _("Readied now: {change}.").format(change=_readied(now.get("modifier"), now.get("pick")))
+        if isinstance(now, Mapping)
+        else ""
+    )
+    if entry.get("picks"):
+        settings = [(str(p), _(PICKS.get(str(p), str(p)))) for p in entry.get("picks") or ()]
+        setting = "pick"
+    else:
+        settings = [(str(m), f"{int(m):+d}") for m in entry.get("modifiers") or MODIFIERS]
+        setting = "modifier"
+    return GearForm(
+        _("{unit}: ready for an allied heavy vehicle's next location roll").format(unit=unit),
+        setting=setting,
+        settings=settings,
+        note=note,
+    )
+
+
+def read_form(form: FormData, cmd: dict[str, Any]) -> None:
+    """A readying's change or die into its command (the battle checks it)."""
+    if cmd.get("type") != "ready_repair":
+        return
+    modifier = form.get("modifier")
+    if isinstance(modifier, str) and modifier.strip() in {str(m) for m in MODIFIERS}:
+        cmd["modifier"] = int(modifier.strip())
+    pick = form.get("pick")
+    if isinstance(pick, str) and pick in PICKS:
+        cmd["pick"] = pick
+
+
+def describe(ev: Mapping[str, Any], names: Mapping[str, str], square: Any) -> str | None:
+    """The sentence of a flamer, grenade or mechanic event (``None``: not one of them);
+    ``square(step)`` words a square."""
+    kind = str(ev.get("type") or "")
+    unit = names.get(str(ev.get("unit")), str(ev.get("unit") or ""))
+    under = ", ".join(names.get(str(t), str(t)) for t in ev.get("targets") or ())
+    if kind == "flamer_fired":
+        text = _("{unit} fires its flamer, direction {direction} (template {template}).").format(
+            unit=unit, direction=_direction(ev.get("facing")), template=ev.get("template")
+        )
+        more = _("It reaches: {units}.").format(units=under) if under else _("It reaches nobody.")
+        return f"{text} {more}"
+    if kind == "grenade_thrown":
+        option = names.get(str(ev.get("option")), str(ev.get("option") or ""))
+        text = _("{unit} throws {option} on {square}.").format(
+            unit=unit, option=option, square=square(ev.get("at"))
+        )
+        more = _("Under it: {units}.").format(units=under) if under else _("Nobody is under it.")
+        return f"{text} {more}"
+    if kind == "repair_readied":
+        return _("{unit} is readied for a location roll: {change}.").format(
+            unit=unit, change=_readied(ev.get("modifier"), ev.get("pick"))
+        )
+    if kind == "repair_used":
+        vehicle = names.get(str(ev.get("vehicle")), str(ev.get("vehicle") or ""))
+        text = _("{unit} acts on the location roll of {vehicle}: {change}.").format(
+            unit=unit, vehicle=vehicle, change=_readied(ev.get("modifier"), ev.get("pick"))
+        )
+        if ev.get("oiler"):
+            oiler = names.get(str(ev.get("oiler")), str(ev.get("oiler")))
+            text += " " + _("With {oiler}'s help.").format(oiler=oiler)
+        return text
+    return None

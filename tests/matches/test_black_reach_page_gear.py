@@ -1,0 +1,118 @@
+"""The Black Reach page's controls for brengine's flamer, grenades and mechanics (issue 16,
+``app/matches/pages/black_reach_gear.py``): Lance-Flammes one form per direction naming the
+units the flame reaches (friends too), tapped from a target and fired with the dice by hand;
+a grenade's template placed on an intercase as Tir Direct is, its markers left named; a
+Mekaniak readied with the change chosen in a select; and their timeline sentences. The
+battles are the engine tests' own (tests/engine/black_reach/battle/test_flamer.py,
+test_grenades.py, test_repairs.py), played with two browsers over the page's forms."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from starlette.datastructures import FormData
+
+from app.matches.pages import black_reach
+from app.matches.systems import black_reach as system
+from tests.engine.black_reach.battle import test_flamer as flamer
+from tests.engine.black_reach.battle import test_grenades as grenades
+from tests.engine.black_reach.battle import test_repairs as repairs
+from tests.matches.test_pages_black_reach import page_of, place_orders, post_form, slug, two_players
+
+
+def lines(page: Any) -> list[str]:
+    return [li.text() for li in page.css("#timeline li")]
+
+
+def played_on(monkeypatch: pytest.MonkeyPatch, made: Any) -> None:
+    monkeypatch.setattr(system, "sample_setup", lambda *args, **kw: made)
+
+
+def test_a_flame_from_the_page(
+    browser: Callable[[str], TestClient], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    played_on(monkeypatch, flamer.setup())
+    alice, bob, match_id = two_players(browser, deployment="sample")
+    place_orders(bob, match_id, (flamer.SHOOTAS, flamer.NOB))
+    place_orders(alice, match_id, (flamer.TACTICAL, flamer.SERGEANT))
+    page = page_of(bob, match_id)
+    west = page.css_first(f"#form-flame-{slug(flamer.SHOOTAS)}-W")
+    assert west.css_first("p.form-title").text() == "Sample shootas: Lance-Flammes, direction west"
+    reached = west.css_first(".flame-targets").text()
+    assert reached == (
+        "The flame reaches (friends too): Sample sergeant, Sample tactical squad, Sample boyz"
+    )
+    assert west.css_first("details.hand-dice") is not None
+    assert west.css_first("button[type=submit]").text().strip() == "Fire"
+    # a tap on the Sergeant opens the flames that reach him
+    taps = json.loads(page.css_first("#br-play").attributes["data-taps"])
+    assert (
+        f"form-flame-{slug(flamer.SHOOTAS)}-W" in taps[flamer.SHOOTAS]["targets"][flamer.SERGEANT]
+    )
+    ids = [f.attributes["id"] for f in page.css("form.action-flame")]
+    assert len(ids) == len(set(ids)) >= 2  # one form per direction
+    after = post_form(
+        bob, match_id, f"#form-flame-{slug(flamer.SHOOTAS)}-W", page=page, dice="4 1 6"
+    )
+    assert after.css_first("#match-error") is None
+    said = lines(after)
+    assert any(
+        "Sample shootas fires its flamer, direction west (template F). It reaches: "
+        "Sample sergeant, Sample tactical squad, Sample boyz." in t
+        for t in said
+    ), said
+
+
+def test_a_grenade_from_the_page(
+    browser: Callable[[str], TestClient], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    played_on(monkeypatch, grenades.setup())
+    alice, bob, match_id = two_players(browser, deployment="sample")
+    place_orders(bob, match_id, (grenades.BOYZ2, grenades.NOB))
+    place_orders(alice, match_id, (grenades.TACTICAL, grenades.SERGEANT))
+    page = page_of(alice, match_id)
+    css = f"#form-grenade-{slug(grenades.TACTICAL)}-test-grenades"
+    form = page.css_first(css)
+    assert form is not None, [f.attributes.get("id") for f in page.css("form")]
+    assert form.css_first("p.form-title").text().endswith("(1 left)")
+    template = form.css_first(".template")
+    assert "within 3 intercases of the thrower" in template.text()
+    assert json.loads(template.attributes["data-squares"])["N"]
+    assert form.css_first("button[type=submit]").text().strip() == "Throw"
+    after = post_form(alice, match_id, css, page=page, x="5", y="4", facing="N", dice="1 2")
+    assert after.css_first("#match-error") is None
+    said = lines(after)
+    assert any(" on (5, 4). Under it: Sample shootas, Sample boyz." in t for t in said), said
+    assert after.css_first(css) is None  # its only marker is used
+
+
+def test_a_mekaniak_is_readied_from_the_page(
+    browser: Callable[[str], TestClient], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    played_on(monkeypatch, repairs.setup("mekaniak"))
+    alice, bob, match_id = two_players(browser, deployment="sample")
+    place_orders(bob, match_id, (repairs.SHOOTAS, repairs.NOB))
+    place_orders(alice, match_id, (repairs.TANK, repairs.SERGEANT, repairs.TACTICAL))
+    page = page_of(alice, match_id)
+    css = f"#form-ready-repair-{slug(repairs.SERGEANT)}"
+    form = page.css_first(css)
+    assert form is not None, [f.attributes.get("id") for f in page.css("form")]
+    options = [o.attributes["value"] for o in form.css('select[name="modifier"] option')]
+    assert options == ["-2", "-1", "1", "2"]
+    assert form.css_first(".readied-now") is None
+    after = post_form(alice, match_id, css, page=page, modifier="-1")
+    assert after.css_first("#match-error") is None
+    assert any("Sample sergeant is readied for a location roll: -1." in t for t in lines(after))
+    assert after.css_first(f"{css} .readied-now").text() == "Readied now: -1."
+
+
+def test_a_readying_form_reads_only_known_choices() -> None:
+    cmd = {"type": "ready_repair", "unit": "tm", "modifier": 0, "pick": ""}
+    form = FormData([("modifier", "²"), ("pick", "middle")])
+    assert black_reach.build_command(form, dict(cmd)) == cmd
+    form = FormData([("pick", "high")])
+    assert black_reach.build_command(form, dict(cmd))["pick"] == "high"
