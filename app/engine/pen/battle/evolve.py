@@ -241,7 +241,7 @@ def evolve(state: BattleState, event: Event) -> BattleState:
                 state = replace(state, deploy_next=_next_deployer(state, u[unit].seat))
             return state
         case ScoutMoved(unit=unit, inches=inches):
-            return state.with_unit(replace(u[unit], moved=inches, activated=True))
+            return state.with_unit(replace(u[unit], moved=inches, activated=True, scouted=True))
         case TurnStarted(round=round_, turn=turn):
             state = replace(state, round=round_, turn=turn, phase=Phase.START, active_unit=None)
             active = state.active_seat

@@ -267,6 +267,8 @@ def _create(out: _Out, cmd: CreateBattle) -> None:
     setup = cmd.setup
     if setup.seed_moves is None:  # recorded: a replay never depends on a default (B37)
         setup = replace(setup, seed_moves=True)
+    if setup.first_turn_protection is None:  # recorded likewise (B8)
+        setup = replace(setup, first_turn_protection=True)
     out.emit(BattleCreated(setup))
 
 
@@ -577,6 +579,22 @@ def rapid_move(state: BattleState, unit: UnitState) -> int:
     """The farthest ``unit`` goes at a rapid move (B37): what "its maximum rapid move" reads
     for the first-turn protection [L1337]."""
     return _move_limit(state, unit, Speed.RAPID)
+
+
+def first_turn_target(state: BattleState, target: UnitState) -> UnitState:
+    """``target`` as the shooter's BS modifiers and the hidden rule read it: during the first
+    player's first turn, an enemy squad that has not moved and made no scout move counts as
+    having made its maximum rapid move [L1337] (B37); in the alternation mode, during the
+    whole first round, whoever shoots (pen rulings B8, as dynamics D3). A battle recorded
+    before (``first_turn_protection`` None) reads the real move."""
+    setup = state.setup
+    if setup is None or not setup.first_turn_protection or state.round != 1:
+        return target
+    if not state.alternation and state.turn != 0:
+        return target
+    if target.speed is not None or target.scouted:
+        return target
+    return replace(target, speed=Speed.RAPID, moved=rapid_move(state, target))
 
 
 def _loose_first(state: BattleState, actor: str, unit: str) -> None:
@@ -971,13 +989,14 @@ def _shoot(out: _Out, cmd: Shoot, actor: str) -> None:
         speed = passenger_speed(s, carrier)  # [L282], [L309]
         snaps = speed is Speed.RAPID or s.gone_to_ground(me) or me.shaken
     moved = speed not in (None, Speed.STATIONARY)
+    seen = first_turn_target(s, them)  # its move as the BS modifiers read it [L1337]
     situation: dict[str, Any] = {
         "half_range": cmd.half_range,
         "stationary": not moved,
         "snap_fire": snaps,
         "night": s.night,
         "range_inches": cmd.range_inches,
-        "target_moved": them.moved if them.speed is not Speed.STATIONARY else 0,
+        "target_moved": seen.moved if seen.speed is not Speed.STATIONARY else 0,
         "target_gone_to_ground": s.gone_to_ground(them),
     }
     if cmd.template_hits is not None:
@@ -992,14 +1011,14 @@ def _shoot(out: _Out, cmd: Shoot, actor: str) -> None:
     target = dict(_spec_profile(s, them))
     if them.is_vehicle:
         target = _vehicle_target(s, them, cmd.facing)
-        situation["target_rapid_move"] = them.speed is Speed.RAPID
+        situation["target_rapid_move"] = seen.speed is Speed.RAPID
     else:
         target["models"] = them.models
         if cmd.cover_save is not None:
             target["cover_save"] = cmd.cover_save
             # hidden: did not shoot, in cover, no rapid move over 12 ps [L1099-L1108]
             situation["target_hidden"] = not them.shot and not (
-                them.speed is Speed.RAPID and them.moved > 12
+                seen.speed is Speed.RAPID and seen.moved > 12
             )
     attacker = _shooter(spec.profile, firing) if me.is_vehicle else spec.profile
     attacker = dict(attacker) | {"models": firing}

@@ -86,6 +86,10 @@ class BattleSetup:
     # [L1444] (pen rulings B37); None (a log recorded before) keeps the flat limits it was
     # played with: 6/12 ps, a vehicle 12/36. Creating a battle records True unless told False.
     seed_moves: bool | None = None
+    # the first-turn protection in the classic and alternation turns [L1337] (pen rulings
+    # B8): None (a log recorded before) shoots at the targets' real moves, as it was played.
+    # Creating a battle records True unless told False.
+    first_turn_protection: bool | None = None
 
     def army(self, seat: str) -> ArmySpec:
         return next(a for a in self.armies if a.seat == seat)

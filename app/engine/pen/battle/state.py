@@ -81,6 +81,7 @@ class UnitState:
     # this turn's actions
     speed: Speed | None = None  # its last movement (read by the enemy's BS modifiers)
     moved: int = 0
+    scouted: bool = False  # made a scout move before turn 1 [L457] (the first turn, [L1337])
     arrived_deep_strike: bool = False
     activated: bool = False
     shot: bool = False
