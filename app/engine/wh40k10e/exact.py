@@ -996,6 +996,414 @@ class _TwoFeelNoPainChain:
         return {k: x // g for k, x in weights.items()}
 
 
+def _virtual_rows(
+    w: _Weapon,
+    situation: Situation,
+    model: ModelSlot,
+    q1: int,
+    outcome: dict[tuple[int, int], int],
+    r0: int,
+    pos: int,
+) -> list[tuple[int, int, int]]:
+    """The live transitions ``(next position, mortal wounds added, weight)`` of one attack
+    from position ``pos`` of a line of models like ``model`` (a model ends every ``W``
+    wounds), over ``total * q1**k_max`` as :meth:`_Chain._kernel`'s rows (``q1`` a multiple
+    of the model's own total; ``r0``, the weight of "nothing happens", left out)."""
+    weights, tot = _wound_loss(model, w, situation)
+    scale = q1 // tot
+    size = model.wounds
+    k_max = max(k for k, _ in outcome)
+    powers: list[dict[int, int]] = [{pos: 1}]
+    for _ in range(k_max):
+        acc: dict[int, int] = defaultdict(int)
+        for at, wt in powers[-1].items():
+            end = (at // size + 1) * size
+            for loss, wl in weights.items():
+                acc[min(at + loss, end)] += wt * wl * scale
+        powers.append(acc)
+    merged: dict[tuple[int, int], int] = defaultdict(int)
+    for (k, m), pw in outcome.items():
+        pad = pw * q1 ** (k_max - k)
+        for at, wt in powers[k].items():
+            merged[(at, m)] += wt * pad
+    merged[(pos, 0)] -= r0
+    return [(at, m, wt) for (at, m), wt in merged.items() if wt]
+
+
+def _signed_cells(packed: int, count: int, slot: int) -> list[int]:
+    """The ``count`` cells of ``slot`` bits of ``packed`` read as balanced digits:
+    ``packed`` holds a polynomial with signed coefficients evaluated at ``2**slot``, modulo
+    ``2**(count * slot)`` (each coefficient below ``2**(slot - 1)`` in size)."""
+    packed &= (1 << (count * slot)) - 1
+    half = 1 << (slot - 1)
+    mask = (1 << slot) - 1
+    cells = []
+    carry = 0
+    for _ in range(count):
+        x = (packed & mask) + carry
+        packed >>= slot
+        carry = int(x >= half)
+        cells.append(x - (carry << slot))
+    return cells
+
+
+def _cells(packed: int, step: int) -> list[int]:
+    """Every slot of ``step`` bytes that ``packed`` occupies."""
+    return _unpack(packed, _slots(packed, step), step)
+
+
+def _poly_mul(a: list[int], b: list[int], n: int) -> list[int]:
+    """``a * b`` truncated after ``y**(n - 1)``."""
+    out = [0] * n
+    for i, x in enumerate(a[:n]):
+        if x:
+            for j, z in enumerate(b[: n - i]):
+                out[i + j] += x * z
+    return out
+
+
+class _PrefixSplitChain:
+    """One weapon (no Precision) into a unit of two Feel No Pains, answered by
+    :class:`_TwoFeelNoPainChain`'s identity, with the line split: the bodyguard starts with
+    its main models (all alike: the *prefix*, ``P`` wounds), then a short *tail* (the other
+    bodyguard groups, the CHARACTERs). The general chains step every line state through
+    every live attack (about 120 for issue 18's mixed unit); but on the prefix every live
+    attack takes a wound or adds a pending one, so a path leaves the prefix (or stops
+    mattering: its counts are followed modulo ``K``) within ``P + K`` live attacks, and only
+    the tail needs every step:
+
+    - *forward* on the prefix: the paths after exactly ``s`` live attacks from the first
+      model, ``s <= P + K``, and the flux into the tail at each ``s``;
+    - *backward* on the tail: ``R_s = c_s f + A R_(s+1)``, the value of a tail state entered
+      at the ``s``-th live attack (``c_s`` the weight of exactly ``s`` live attacks in all,
+      ``f`` the read-out); the answer is ``sum_s flux_s . R_s`` plus the paths that end on
+      the prefix.
+
+    The bodyguard's counts (thinned by its Feel No Pain, ``e = b + m < B``): the paths that
+    end on the prefix are those of a line of identical models (:class:`_LineChain`, exact
+    for ``e < B``) less the same line's paths that reach position ``P``; both reach it
+    through the same prefix, so one forward pass gives both fluxes (the real rows and the
+    line's from the last two models). Only paths with fewer than ``B - P`` pending wounds
+    can end on the bodyguard past ``P``: ``K = B - P``. The CHARACTERs' counts (thinned by
+    theirs, modulo ``y**C``: ``K = C``): the prefix's own read-out is accumulated on the
+    way. The read-outs are :class:`_TwoFeelNoPainChain`'s (``w**(b - B)`` on the bodyguard,
+    ``y**c`` on a CHARACTER), in integers over ``a**(B + C - 1)``."""
+
+    def __init__(self, layout: Layout, main_wounds: int, budget: _Budget) -> None:
+        self.layout = layout
+        self.two = _TwoFeelNoPainChain(layout, budget)
+        self.budget = budget
+        self.P = main_wounds
+        self.main = layout.bodyguard[0]
+        self.den = 1
+        self.weights: dict[tuple[int, int], int] | None = None  # None: the general chains
+
+    @staticmethod
+    def applies(layout: Layout, request: CombatRequest) -> bool:
+        """One weapon without Precision, two Feel No Pains (bodyguard, CHARACTERs)."""
+        if len(request.attacks) != 1 or not _TwoFeelNoPainChain.applies(layout):
+            return False
+        wr = weapon_rules(request.attacks[0].weapon, request.target, request.situation)
+        return not wr.precision
+
+    def _forward(
+        self,
+        rows: Callable[[int], list[tuple[int, int, int]]],
+        cells: int,
+        step: int,
+        steps: int,
+        last: int,
+        reach: int = 0,
+        coef: list[int] | None = None,
+        side_rows: Callable[[int], list[tuple[int, int, int]]] | None = None,
+    ) -> tuple[list[dict[int, int]], list[dict[int, int]], dict[int, int]]:
+        """Paths on the prefix after ``s = 1 .. steps`` live attacks from the first model,
+        their pending counts below ``cells`` (slots of ``step`` bytes), ``last`` the most
+        live attacks. Returns per ``s`` the flux into the tail (line states), the flux past
+        ``P`` of ``side_rows`` (a line of identical models, from the prefix's last ``reach``
+        models, those one attack can take past ``P``: positions), and with ``coef``
+        ``sum_s coef[s] * paths_s`` per prefix state."""
+        nc, big_p = self.layout.C + 1, self.P
+        bits = step * 8
+        mask = (1 << (cells * bits)) - 1
+        edge = big_p - reach * self.main.wounds  # where one attack can pass ``P`` from
+        phi: dict[int, int] = {0: 1}
+        flux: list[dict[int, int]] = [{}]
+        side: list[dict[int, int]] = [{}]
+        acc: dict[int, int] = defaultdict(int)
+        if coef is not None:
+            acc[0] += coef[0]
+        # per state: its transitions grouped by the pending wounds they add, each target
+        # marked as staying on the prefix or not
+        grouped: dict[int, list[tuple[int, list[tuple[int, int, bool]]]]] = {}
+
+        def moves(idx: int) -> list[tuple[int, list[tuple[int, int, bool]]]]:
+            got = grouped.get(idx)
+            if got is None:
+                by_m: dict[int, list[tuple[int, int, bool]]] = defaultdict(list)
+                for dst, m_add, wt in rows(idx):
+                    if m_add < cells:
+                        by_m[m_add].append((dst, wt, dst // nc < big_p))
+                got = grouped[idx] = [(m * bits, ts) for m, ts in sorted(by_m.items())]
+            return got
+
+        for s in range(1, steps + 1):
+            if not phi:
+                break
+            nxt: dict[int, int] = defaultdict(int)
+            out: dict[int, int] = defaultdict(int)
+            out_side: dict[int, int] = defaultdict(int)
+            updates = 0
+            for idx, x in phi.items():
+                for sh, targets in moves(idx):
+                    y = x << sh if sh else x
+                    for dst, wt, stays in targets:
+                        if stays:
+                            nxt[dst] += y * wt
+                        else:
+                            out[dst] += y * wt
+                    updates += len(targets)
+                if side_rows is not None and idx // nc >= edge:
+                    for pos, m_add, wt in side_rows(idx // nc):
+                        if pos >= big_p and m_add < cells:
+                            out_side[pos] += (x << (m_add * bits)) * wt
+            phi = {i: v for i, x in nxt.items() if (v := x & mask)}
+            flux.append({i: v for i, x in out.items() if (v := x & mask)})
+            side.append({i: v for i, x in out_side.items() if (v := x & mask)})
+            if coef is not None and coef[s]:
+                for i, x in phi.items():
+                    acc[i] += x * coef[s]
+            self.budget.spend(updates, cells * bits)
+        # every live attack on the prefix moves a path on: none is left unless the attacks
+        # ran out first (those end on the prefix, read out above or by the line chain)
+        assert not phi or steps == last
+        return flux, side, dict(acc)
+
+    def _backward(
+        self,
+        states: list[int],
+        moves: dict[int, list[tuple[int, int, int]]],
+        readout: dict[int, int],
+        coef: list[int],
+        cells: dict[int, int],
+        step: int,
+        keep_to: int,
+    ) -> list[dict[int, int]]:
+        """``R_s = coef[s] * readout + A R_(s+1)`` on the tail ``states``, ``s = top .. 1``
+        (kept for ``s <= keep_to``); ``moves[i]``: ``(dst, slots to shift, weight)``; each
+        value modulo ``y**cells[i]`` (slots of ``step`` bytes)."""
+        bits = step * 8
+        masks = {i: (1 << (cells[i] * bits)) - 1 for i in states}
+        value: dict[int, int] = {}
+        kept: list[dict[int, int]] = [{} for _ in range(keep_to + 1)]
+        per_step = sum(len(m) for m in moves.values())
+        for s in range(len(coef) - 1, 0, -1):
+            c = coef[s]
+            nxt: dict[int, int] = {}
+            for i in states:
+                x = c * readout[i]
+                for dst, sh, wt in moves[i]:
+                    v = value.get(dst)
+                    if v:
+                        x += (v << (sh * bits)) * wt
+                nxt[i] = x & masks[i]
+            value = nxt
+            if s <= keep_to:
+                kept[s] = value
+            self.budget.spend(per_step, max(cells.values(), default=1) * bits)
+        return kept
+
+    def apply_weapon(
+        self, w: _Weapon, situation: Situation, outcome: dict[tuple[int, int], int], total: int
+    ) -> None:
+        layout, two = self.layout, self.two
+        big, cap, nc = layout.B, layout.C, layout.C + 1
+        big_p = self.P
+        tail_b = big - big_p  # bodyguard wounds past the prefix
+        a, b, d = two.a, two.b, two.d
+        kernel = two.low._kernel(w, situation, outcome, total)
+        main_null = kernel.null_w[list(kernel.losses).index(self._main_profile())]
+        if main_null != kernel.s_min:  # a worse save in the tail: prefix paths may stall
+            self.two.apply_weapon(w, situation, outcome, total)
+            return
+        self.weights = {}
+        # -- the bodyguard's counts (thinned by its Feel No Pain) -------------------------
+        line = _LineChain.virtual(self.main, big, self.budget)
+        line.apply_weapon(w, situation, outcome, total)
+        out_b: dict[int, Fraction] = {
+            e: Fraction(x, line.den) for (e, _), x in line.final().items() if e < big
+        }
+        if tail_b and kernel.qq:
+            h, h_den, g = _live_counts(w.per_model, kernel.r0, kernel.q, w.entry.models, None)
+            top = len(h) - 1
+            coef = [h[t] * g ** (top - t) for t in range(top + 1)]
+            steps = min(top, big_p + tail_b)
+            f_step = (kernel.qq.bit_length() * steps + 16) // 8
+            k_max = max(k for k, _ in outcome)  # wounds to save of one attack
+            side_cache: dict[int, list[tuple[int, int, int]]] = {}
+
+            def side_rows(pos: int) -> list[tuple[int, int, int]]:
+                got = side_cache.get(pos)
+                if got is None:
+                    got = side_cache[pos] = _virtual_rows(
+                        w, situation, self.main, kernel.q1, outcome, kernel.r0, pos
+                    )
+                return got
+
+            flux, side, _ = self._forward(
+                kernel.live_row, tail_b, f_step, steps, top, k_max, None, side_rows
+            )
+            b_step = (_bits(max(_horner_bounds(coef, kernel.qq))) + 16) // 8
+            # the bodyguard past P: a move adds the wounds it takes plus the pending ones
+            real_states = [p * nc for p in range(big_p, big)]
+            real_moves = {
+                i: [
+                    (dst, dst // nc - i // nc + m, wt)
+                    for dst, m, wt in kernel.live_row(i)
+                    if dst % nc == 0 and dst // nc < big and dst // nc - i // nc + m < big - i // nc
+                ]
+                for i in real_states
+            }
+            line_states = list(range(big_p, big))
+            line_moves = {
+                p: [(q, q - p + m, wt) for q, m, wt in side_rows(p) if q - p + m < big - p]
+                for p in line_states
+            }
+            ones = dict.fromkeys(real_states + line_states, 1)
+            real = self._backward(
+                real_states,
+                real_moves,
+                ones,
+                coef,
+                {i: big - i // nc for i in real_states},
+                b_step,
+                len(flux) - 1,
+            )
+            virt = self._backward(
+                line_states,
+                line_moves,
+                ones,
+                coef,
+                {p: big - p for p in line_states},
+                b_step,
+                len(flux) - 1,
+            )
+            hit: dict[int, int] = defaultdict(int)
+            for s in range(1, len(flux)):
+                for idx, x in flux[s].items():
+                    pos = idx // nc
+                    if idx % nc == 0 and pos < big and real[s].get(idx):
+                        n = big - pos
+                        got = _poly_mul(_cells(x, f_step), _cells(real[s][idx], b_step), n)
+                        for j, v in enumerate(got):
+                            hit[pos + j] += v
+                for pos, x in side[s].items():
+                    if pos < big and virt[s].get(pos):
+                        n = big - pos
+                        got = _poly_mul(_cells(x, f_step), _cells(virt[s][pos], b_step), n)
+                        for j, v in enumerate(got):
+                            hit[pos + j] -= v
+            hit_den = h_den * g**top
+            for e, x in hit.items():
+                if x:
+                    out_b[e] = out_b.get(e, Fraction(0)) + Fraction(x, hit_den)
+        # -- the CHARACTERs' counts (thinned by theirs), read out --------------------------
+        f_den = a ** (big + cap - 1)
+
+        def readout(idx: int) -> list[int]:
+            """``w**(b - B)`` on the bodyguard, ``y**c`` on a CHARACTER, times ``f_den``."""
+            pos, c = divmod(idx, nc)
+            if pos < big:
+                n = big - pos
+                return [
+                    d**n * a**pos * _comb_up(n, i) * (-b) ** i * a ** (cap - 1 - i)
+                    for i in range(cap)
+                ]
+            return [f_den if j == c else 0 for j in range(cap)]
+
+        total_y = [Fraction(0)] * cap
+        if w.rules.devastating:
+            outcome_c, total_c = _attack_outcome(w, _thin(w.damage, two.p_c))
+        else:
+            outcome_c, total_c = outcome, total
+        kernel_c = two.high._kernel(w, situation, outcome_c, total_c)
+        if kernel_c.qq:
+            h, h_den, g = _live_counts(w.per_model, kernel_c.r0, kernel_c.q, w.entry.models, None)
+            top = len(h) - 1
+            coef = [h[t] * g ** (top - t) for t in range(top + 1)]
+            qq = kernel_c.qq
+            steps = min(top, big_p + cap)
+            grow = sum(coef[t] * qq**t for t in range(steps + 1))
+            f_step = (grow.bit_length() + 16) // 8
+            flux, _, acc = self._forward(kernel_c.live_row, cap, f_step, steps, top, 0, coef)
+            tail = [p * nc for p in range(big_p, big)] + [big * nc + c for c in range(cap)]
+            outs = {i: readout(i) for i in tail}
+            f_max = max(abs(x) for i in range(big + 1) for x in readout(min(i, big) * nc))
+            b_step = (_bits(max(_horner_bounds(coef, qq))) + _bits(f_max) + 24) // 8
+            bits = b_step * 8
+            packed_out = {
+                i: sum(x << (j * bits) for j, x in enumerate(o)) & ((1 << (cap * bits)) - 1)
+                for i, o in outs.items()
+            }
+            tail_set = set(tail)
+            moves = {
+                i: [
+                    (dst, m, wt)
+                    for dst, m, wt in kernel_c.live_row(i)
+                    if dst in tail_set and m < cap
+                ]
+                for i in tail
+            }
+            values = self._backward(
+                tail, moves, packed_out, coef, dict.fromkeys(tail, cap), b_step, len(flux) - 1
+            )
+            sums = [0] * cap
+            for idx, x in acc.items():  # the paths that end on the prefix
+                for j, v in enumerate(_poly_mul(_cells(x, f_step), readout(idx), cap)):
+                    sums[j] += v
+            for s in range(1, len(flux)):
+                for idx, x in flux[s].items():
+                    val = values[s].get(idx)
+                    if val:
+                        got = _poly_mul(_cells(x, f_step), _signed_cells(val, cap, bits), cap)
+                        for j, v in enumerate(got):
+                            sums[j] += v
+            total_y = [Fraction(x, h_den * g**top * f_den) for x in sums]
+        # the CHARACTERs' share: the whole read-out less the bodyguard's counts, read alike
+        for e, p in out_b.items():
+            for j, v in enumerate(readout(e * nc)):
+                total_y[j] -= p * Fraction(v, f_den)
+        probs: dict[tuple[int, int], Fraction] = {(e, 0): p for e, p in out_b.items() if p}
+        for j, p in enumerate(total_y):
+            if p:
+                probs[(big, j)] = p
+        den = 1
+        for p in probs.values():
+            den = den * p.denominator // math.gcd(den, p.denominator)
+        _check_digits(den.bit_length())
+        weights = {k: p.numerator * (den // p.denominator) for k, p in probs.items()}
+        rest = den - sum(weights.values())
+        if rest:
+            weights[(big, cap)] = rest
+        assert all(x > 0 for x in weights.values())
+        self.weights, self.den = weights, den
+
+    def _main_profile(self) -> tuple[int, int | None, int | None]:
+        s = self.main
+        return (s.save, s.invulnerable_save, s.feel_no_pain)
+
+    def apply_mortal_wounds(self) -> None:
+        """Nothing to do here: :meth:`apply_weapon` places them."""
+
+    def final(self) -> dict[tuple[int, int], int]:
+        """(b, c) -> weight over :attr:`den`."""
+        if self.weights is None:
+            out = self.two.final()
+            self.den = self.two.den
+            return out
+        return self.weights
+
+
 class _LineChain:
     """The state of a target whose models are all alike (one line, no CHARACTER): ``(r, e)``,
     ``r`` the wounds lost by the model at the head of the line, ``e`` the wounds lost along
@@ -1019,6 +1427,22 @@ class _LineChain:
         self.v: dict[int, int] = {0: 1}  # r * B + e -> weight; "destroyed": den - the rest
         self.den = 1
         self.budget = budget
+
+    @classmethod
+    def virtual(cls, model: ModelSlot, length: int, budget: _Budget) -> _LineChain:
+        """A line of models like ``model``, ``length`` wounds long (at least two models' worth
+        is meant: a bodyguard continued with its first models' profile, exact for positions
+        below ``length``; :class:`_PrefixSplitChain`)."""
+        chain = cls.__new__(cls)
+        chain.model = model
+        chain.W = model.wounds
+        chain.B = length
+        chain.single = False
+        chain.R = chain.W
+        chain.v = {0: 1}
+        chain.den = 1
+        chain.budget = budget
+        return chain
 
     @staticmethod
     def applies(layout: Layout) -> bool:
@@ -1257,10 +1681,12 @@ def analyze(request: CombatRequest) -> CombatAnalysis:
         _Weapon(entry, weapon_rules(entry.weapon, target, situation), situation)
         for entry in request.attacks
     ]
-    chain: _Chain | _LineChain | _TwoFeelNoPainChain
+    chain: _Chain | _LineChain | _TwoFeelNoPainChain | _PrefixSplitChain
     soft = not uniform and any(w.rules.devastating for w in weapons)
     if _LineChain.applies(layout):
         chain = _LineChain(layout, budget)
+    elif soft and _PrefixSplitChain.applies(layout, request):
+        chain = _PrefixSplitChain(layout, target.models * target.wounds, budget)
     elif soft and _TwoFeelNoPainChain.applies(layout):
         chain = _TwoFeelNoPainChain(layout, budget)
     else:
