@@ -116,3 +116,17 @@ def test_a_readying_form_reads_only_known_choices() -> None:
     assert black_reach.build_command(form, dict(cmd)) == cmd
     form = FormData([("pick", "high")])
     assert black_reach.build_command(form, dict(cmd))["pick"] == "high"
+
+
+def test_en_alerte_by_a_heavy_vehicle_names_the_weapons_that_fire() -> None:
+    entry = {
+        "command": {"type": "overwatch", "unit": "tank", "after": 1, "suppression": False},
+        "target": "boyz",
+        "square": [3, 4],
+        "odds": {"miss": "1/2", "step": "1/2"},
+        "weapons": ["main_1", "secondary_1"],
+    }
+    forms, _orders = black_reach.action_forms([entry], {"tank": "Tank", "boyz": "Boyz"})
+    assert forms[0].note == "With: main weapon 1, secondary weapon 1"
+    plain = {k: v for k, v in entry.items() if k != "weapons"}
+    assert black_reach.action_forms([plain], {})[0][0].note == ""

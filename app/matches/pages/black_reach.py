@@ -819,6 +819,13 @@ def action_forms(
                 ),
                 sharers=[(uid, names.get(uid, uid)) for uid in sharers],
                 cost=cost,
+                note=(  # En Alerte by a heavy vehicle: every weapon that can fires
+                    _("With: {weapons}").format(
+                        weapons=", ".join(weapon_label(str(w)) for w in entry["weapons"])
+                    )
+                    if kind == "overwatch" and entry.get("weapons")
+                    else ""
+                ),
             )
         )
         if moving and mine.transports:
