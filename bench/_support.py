@@ -22,18 +22,21 @@ import tempfile
 import time
 import uuid
 from collections import Counter
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 import httpx  # noqa: E402
+import orjson  # noqa: E402
 import psycopg  # noqa: E402
 from psycopg import sql  # noqa: E402
 
+T = TypeVar("T")
 ADMIN = os.environ.get("W40K_PG_ADMIN_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
 
 
@@ -262,7 +265,7 @@ class Phone:
         if self.streams is None:
             self.streams = await asyncio.open_connection(self.host, self.port)
         reader, writer = self.streams
-        payload = b"" if body is None else json.dumps(body).encode()
+        payload = b"" if body is None else orjson.dumps(body)
         head = f"{method} {path} HTTP/1.1\r\nHost: {self.host}\r\n"
         if token is not None:
             head += f"Authorization: Bearer {token}\r\n"
@@ -288,6 +291,16 @@ class Phone:
         if self.streams is not None:
             self.streams[1].close()
             self.streams = None
+
+
+def run(main: Coroutine[Any, Any, T]) -> T:
+    """``asyncio.run(main)`` on uvloop when it is installed (it is, with uvicorn[standard]): the
+    load generator's event loop costs less CPU on the cores it shares with the server."""
+    try:
+        import uvloop
+    except ImportError:
+        return asyncio.run(main)
+    return uvloop.run(main)
 
 
 # -- the players ------------------------------------------------------------------------------
@@ -457,81 +470,131 @@ async def sse(
     """One phone's stream of ``table``'s match until ``done``, as an EventSource holds it: it
     reconnects with ``Last-Event-ID`` after the ``retry:`` delay the server asked for when the
     stream ends (at most ``attempts`` connections, unbounded if ``None``). ``ready`` is set at
-    the first ``version`` event."""
+    the first ``version`` event.
+
+    Lean on purpose (the load generator shares the server's two cores): one task reads each
+    connection in large chunks and splits the events itself; ``done`` cancels it, instead of
+    racing every line read against ``done`` (a future and a wait per line cost more CPU than
+    the server's own delivery of the event)."""
     host, _, port = (st.base or base).removeprefix("http://").partition(":")
-    last: int | None = None
+    state = _SseState()
     tries = 0
-    while not done.is_set() and (attempts is None or tries < attempts):
-        tries += 1
-        retry = 2.0
-        try:
-            reader, writer = await asyncio.open_connection(host, int(port))
-        except OSError:
-            st.statuses[-1] += 1
-            await asyncio.sleep(1)
-            continue
-        try:
-            resume = f"Last-Event-ID: {last}\r\n" if last is not None else ""
-            writer.write(
-                (
-                    f"GET /api/v1/matches/{table.match_id}/events?timeout=600 HTTP/1.1\r\n"
-                    f"Host: {host}\r\nAccept: text/event-stream\r\n{resume}"
-                    f"Authorization: Bearer {table.tokens[st.seat]}\r\n\r\n"
-                ).encode()
-            )
-            status = int((await reader.readuntil(b"\r\n\r\n")).split()[1])
-            if status != 200:
-                st.statuses[status] += 1
-            else:
-                st.opened += 1
-                last, retry = await _events(reader, st, ready, done, last, retry)
-        except (OSError, asyncio.IncompleteReadError, ValueError, IndexError):
-            st.statuses[-2] += 1
-        finally:
-            writer.close()
-        if not done.is_set():
-            await asyncio.sleep(retry)
+    stopping = asyncio.ensure_future(done.wait())
+    try:
+        while not done.is_set() and (attempts is None or tries < attempts):
+            tries += 1
+            state.retry = 2.0
+            try:
+                reader, writer = await asyncio.open_connection(host, int(port))
+            except OSError:
+                st.statuses[-1] += 1
+                await asyncio.sleep(1)
+                continue
+            reading = asyncio.ensure_future(_connection(reader, writer, table, st, ready, state))
+            try:
+                await asyncio.wait({reading, stopping}, return_when="FIRST_COMPLETED")
+            finally:
+                if not reading.done():
+                    reading.cancel()
+                    await asyncio.gather(reading, return_exceptions=True)
+                writer.close()
+            if not done.is_set():
+                await asyncio.sleep(state.retry)
+    finally:
+        stopping.cancel()
+
+
+@dataclass
+class _SseState:
+    last: int | None = None  # the last version received (Last-Event-ID)
+    retry: float = 2.0  # the reconnection delay the server asked for, s
+
+
+async def _connection(
+    reader: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
+    table: Table,
+    st: Stream,
+    ready: asyncio.Event,
+    state: _SseState,
+) -> None:
+    """One connection of a stream: the request, then its events until the server ends it."""
+    host = writer.get_extra_info("peername")[0]
+    resume = f"Last-Event-ID: {state.last}\r\n" if state.last is not None else ""
+    writer.write(
+        (
+            f"GET /api/v1/matches/{table.match_id}/events?timeout=600 HTTP/1.1\r\n"
+            f"Host: {host}\r\nAccept: text/event-stream\r\n{resume}"
+            f"Authorization: Bearer {table.tokens[st.seat]}\r\n\r\n"
+        ).encode()
+    )
+    try:
+        head = await reader.readuntil(b"\r\n\r\n")
+        status = int(head.split()[1])
+        if status != 200:
+            st.statuses[status] += 1
+            return
+        st.opened += 1
+        chunked = b"transfer-encoding: chunked" in head.lower()
+        await _events(reader, st, ready, state, chunked)
+    except (OSError, asyncio.IncompleteReadError, ValueError, IndexError):
+        st.statuses[-2] += 1
 
 
 async def _events(
     reader: asyncio.StreamReader,
     st: Stream,
     ready: asyncio.Event,
-    done: asyncio.Event,
-    last: int | None,
-    retry: float,
-) -> tuple[int | None, float]:
-    """One connection's events until it ends or ``done``: (the last version, the retry delay)."""
+    state: _SseState,
+    chunked: bool,
+) -> None:
+    """The events of one connection until the server ends it (``retried`` counts that)."""
+    body = b""
+    raw = b""
+    while True:
+        data = await reader.read(65536)
+        if not data:
+            st.retried += 1  # the server ended the stream: reconnect
+            return
+        if chunked:  # HTTP/1.1 chunked transfer coding: take the chunks' payloads
+            raw += data
+            while True:
+                size_end = raw.find(b"\r\n")
+                if size_end < 0:
+                    break
+                size = int(raw[:size_end].split(b";")[0], 16)
+                if size == 0:
+                    st.retried += 1
+                    return
+                if len(raw) < size_end + 2 + size + 2:
+                    break
+                body += raw[size_end + 2 : size_end + 2 + size]
+                raw = raw[size_end + 2 + size + 2 :]
+        else:
+            body += data
+        *complete, body = body.split(b"\n\n")
+        for event in complete:
+            _event(event, st, ready, state)
+
+
+def _event(event: bytes, st: Stream, ready: asyncio.Event, state: _SseState) -> None:
     ident: int | None = None
     kind = ""
-    waiter = asyncio.ensure_future(done.wait())
-    try:
-        while True:
-            read = asyncio.ensure_future(reader.readline())
-            finished, _ = await asyncio.wait({read, waiter}, return_when="FIRST_COMPLETED")
-            if read not in finished:
-                read.cancel()
-                return last, retry
-            line = read.result()
-            if not line:
-                st.retried += 1  # the server ended the stream: reconnect
-                return last, retry
-            if line.startswith(b"id: "):
-                ident = int(line[4:])
-            elif line.startswith(b"event: "):
-                kind = line[7:].strip().decode()
-            elif line.startswith(b"retry: "):
-                retry = int(line[7:].strip() or 3000) / 1000
-            elif line == b"\n" and ident is not None:
-                if kind == "entry":
-                    st.entries.append(ident)
-                elif kind == "version":
-                    st.versions.append((ident, time.monotonic()))
-                    last = ident
-                    ready.set()
-                ident, kind = None, ""
-    finally:
-        waiter.cancel()
+    for line in event.split(b"\n"):
+        if line.startswith(b"id: "):
+            ident = int(line[4:])
+        elif line.startswith(b"event: "):
+            kind = line[7:].strip().decode()
+        elif line.startswith(b"retry: "):
+            state.retry = int(line[7:].strip() or 3000) / 1000
+    if ident is None:
+        return
+    if kind == "entry":
+        st.entries.append(ident)
+    elif kind == "version":
+        st.versions.append((ident, time.monotonic()))
+        state.last = ident
+        ready.set()
 
 
 @dataclass

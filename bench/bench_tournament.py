@@ -25,6 +25,11 @@ receive exactly its seat's copy of the log, in order, each entry once: checked a
 processes, from ``/proc``; a cycle is a write, its refresh and both stream reads): the
 stable figure on a machine shared with other jobs. Ratios against the baseline are printed.
 
+The load generator runs in this process on the same two cores, so it is kept lean (uvloop,
+one keep-alive connection per phone, orjson, streams read in large chunks by one task each):
+its own CPU per write is printed beside the server's ("load generator ... ms CPU per write",
+from ``time.process_time``) so that a reader can tell how much of the machine it took.
+
 Exits non-zero only on lost or doubled events, or a 5xx other than 503; it prints whether the
 issue's targets (served >= 95 %, write p95 < 50 ms, SSE delivery p95 < 200 ms) were met and
 the machine's load average, since other jobs share these cores. Without a Postgres server it
@@ -35,7 +40,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import random
 import sys
 import time
@@ -47,6 +51,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
+import orjson  # noqa: E402
 from _support import (  # noqa: E402
     Phone,
     Stream,
@@ -63,6 +68,7 @@ from _support import (  # noqa: E402
     store_matches,
 )
 from _support import check_streams as support_check_streams  # noqa: E402
+from _support import run as run_loop  # noqa: E402
 
 GRACE = 3.0  # seconds the streams stay open after the last write, for its events
 
@@ -142,7 +148,7 @@ async def play_match(
                 )
                 run.statuses[code] += 1
                 if code == 200:
-                    body = json.loads(data)
+                    body = orjson.loads(data)
                     view, table.version = body["view"], body["version"]
                 else:
                     await asyncio.sleep(think)
@@ -161,7 +167,7 @@ async def play_match(
             run.statuses[code] += 1
             if code == 200:
                 run.writes.append(time.perf_counter() - t0)
-                result = json.loads(data)
+                result = orjson.loads(data)
                 table.version, view = result["version"], result["view"]
                 written.append((table.version, time.monotonic()))
                 if phones:  # the other phone refreshes
@@ -217,7 +223,7 @@ def measured(
     server: Any, base: str, tables: list[list[Table]], think: float, seconds: float, *, phones: bool
 ) -> Run:
     cpu0, own0 = server_cpu(server), time.process_time()
-    run = asyncio.run(load(base, tables, think, seconds, phones=phones))
+    run = run_loop(load(base, tables, think, seconds, phones=phones))
     run.server_cpu = server_cpu(server) - cpu0
     run.client_cpu = time.process_time() - own0
     return run
@@ -245,7 +251,7 @@ async def cycle_profile(base: str, server: Any, matches: list[Table], k: int) ->
                 _, _, data = await phones["A"].request(
                     "GET", f"/api/v1/matches/{table.match_id}", token=table.tokens["A"]
                 )
-                body = json.loads(data)
+                body = orjson.loads(data)
                 state["view"], table.version = body["view"], body["version"]
             move = next_move(state["view"])
             assert move is not None, "the game ended during the profile"
@@ -257,7 +263,7 @@ async def cycle_profile(base: str, server: Any, matches: list[Table], k: int) ->
                 "POST", f"/api/v1/matches/{table.match_id}/commands", payload, table.tokens[seat]
             )
             assert code == 200, (code, data[:200])
-            result = json.loads(data)
+            result = orjson.loads(data)
             table.version, state["view"] = result["version"], result["view"]
             if refresh:
                 other = "B" if seat == "A" else "A"
@@ -382,10 +388,10 @@ def main(argv: list[str]) -> int:
             f"scratch database {name}: {len(every)} matches, 2 workers up "
             f"({time.perf_counter() - t0:.1f} s); {load_average()}"
         )
-        asyncio.run(load(base, warm, 0.2, 2.0, phones=True))  # warm-up: imports, caches
+        run_loop(load(base, warm, 0.2, 2.0, phones=True))  # warm-up: imports, caches
         if args.cycles > 0:
             cycles = max(5, min(args.cycles, 50))
-            asyncio.run(cycle_profile(base, server, [m for t in profiled for m in t], cycles))
+            run_loop(cycle_profile(base, server, [m for t in profiled for m in t], cycles))
         runs = [
             (f"writes only: {tables_n} x {think:g} s", baseline, think, False),
             (f"phones: {tables_n} x {think:g} s", case1, think, True),
