@@ -505,10 +505,14 @@ def _one_more_wound(
 def _kept_rows(table: dict[State, int], keep: Callable[[int], int]) -> dict[State, int]:
     """The rows of ``table`` cut to ``keep(alive)`` bits (empty rows left out)."""
     out: dict[State, int] = {}
+    masks: dict[int, int] = {}
     for state, value in table.items():
         bits = keep(sum(state))
         if value.bit_length() > bits:
-            value &= (1 << bits) - 1
+            mask = masks.get(bits)
+            if mask is None:
+                mask = masks[bits] = (1 << bits) - 1
+            value &= mask
         if value:
             out[state] = value
     return out

@@ -327,7 +327,9 @@ MAX_TWO_GROUP_WORK = 6_500_000
 # a sure second group as one outcome per count): 15 x W2 under 135 Rending hits 0.05 s,
 # 20 x W2 under 180 0.19 s, 10 x W3 under 90 0.05 s, one W5 model (invulnerable 5+) under
 # 300 0.34-0.5 s; refused: 8 x W5 (invulnerable 5+) under 72 1.6 s, 30 x W2 under 270
-# 1.4 s, 20 x W3 under 180 1.6 s.
+# 1.4 s, 20 x W3 under 180 1.6 s. Since the wound layers (MAX_LAYERS_WORK below) this
+# counts method only answers what it does more cheaply (one model of many W, a first group
+# whose wound can take two W); 30 x W2 under 270 Rending hits goes by layers (0.2-0.3 s).
 # The bound keeps every accepted request under about 0.5 s (issue 18, ADR 0005); an attack
 # beyond it that the sequential states' own bound accepts (accepted before) is answered too
 # (one W3 model or two under 300 hits: 0.36 s; 1.6 s by the sequential states).
