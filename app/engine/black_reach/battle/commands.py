@@ -18,6 +18,7 @@ __all__ = [
     "Command",
     "ConfirmResult",
     "CreateBattle",
+    "Demolish",
     "DeployUnit",
     "DoubleShot",
     "DrawCards",
@@ -140,6 +141,7 @@ class Move(Command):
     fire_after: int | None = None
     flip: str | None = None  # Changement d'état: "start" or "end" of the move
     embark: str | None = None  # infantry: get into this transport at the end of the move
+    demolish: str | None = None  # Démolisseur: the structure it damages at the end of it
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,6 +210,17 @@ class Grenade(Command):
     x: int
     y: int
     facing: str = "N"
+
+
+@dataclass(frozen=True, slots=True)
+class Demolish(Command):
+    """Destruction: reveal the unit's token and make its Shooting Action at a ``structure``
+    itself (a terrain element's id, ``wreck:<unit>`` for a wreck), rolling its Destruction
+    dice [L1174-L1194]. (Démolisseur is asked with the move: ``Move.demolish``.)"""
+
+    kind: ClassVar[str] = "demolish"
+    unit: str
+    structure: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -319,6 +332,7 @@ class ReserveMove(Command):
     unit: str
     path: tuple[Step, ...]
     embark: str | None = None
+    demolish: str | None = None  # Démolisseur: the structure it damages at the end of it
 
 
 @dataclass(frozen=True, slots=True)
@@ -418,6 +432,7 @@ COMMAND_CODEC = TaggedCodec(
         TemplateFire,
         Flame,
         Grenade,
+        Demolish,
         Manifest,
         Overwatch,
         PassOverwatch,

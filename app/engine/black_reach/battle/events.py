@@ -28,6 +28,7 @@ __all__ = [
     "CardPlayed",
     "CardsDrawn",
     "DamageLocated",
+    "Demolished",
     "DeploymentEnded",
     "DestructionDealt",
     "FlamerFired",
@@ -213,6 +214,7 @@ class MoveDeclared(Event):
     fire_after: int | None = None
     flip: str | None = None
     embark: str | None = None
+    demolish: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -368,11 +370,12 @@ class DestructionDealt(Event):
     total, and whether it reached the wreck's structure value and is removed [L1186-L1194]."""
 
     kind: ClassVar[str] = "destruction_dealt"
-    wreck: str
+    wreck: str  # a wreck's unit, or a board structure's element id
     points: int
     total: int
     removed: bool
     by: str = ""
+    roll: Roll | None = None  # the Destruction / Démolisseur dice (none when crushed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -560,6 +563,17 @@ class RepairUsed(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class Demolished(Event):
+    """A unit made its Destruction roll at a structure as its Shooting Action, or its
+    Démolisseur roll after its Movement Action (the points follow in ``DestructionDealt``)."""
+
+    kind: ClassVar[str] = "demolished"
+    unit: str
+    structure: str
+    how: str  # "shot" or "demolisher"
+
+
+@dataclass(frozen=True, slots=True)
 class PowersMaintained(Event):
     """The side's persistent powers at the start of the Order phase: the markers kept (their
     psykers pay the cost again: ``SuppressedPlaced`` follows) and those discarded, their
@@ -619,6 +633,7 @@ EVENT_CODEC = TaggedCodec(
         GrenadeThrown,
         RepairReadied,
         RepairUsed,
+        Demolished,
         *UNDO_EVENTS,  # the log's undo bookkeeping: a log with an undo is stored and read back
     ),
 )

@@ -17,6 +17,7 @@ from app.engine.black_reach.battle.events import (
     CardPlayed,
     CardsDrawn,
     DamageLocated,
+    Demolished,
     DeploymentEnded,
     DestructionDealt,
     FlamerFired,
@@ -261,7 +262,14 @@ def evolve(state: BattleState, event: Event) -> BattleState:
         return state
     if isinstance(event, DestructionDealt):
         state = replace(state, destruction={**state.destruction, event.wreck: event.total})
-        return _unit(state, event.wreck, placement=None) if event.removed else state
+        if not event.removed:
+            return state
+        if event.wreck in state.units:  # a wreck is removed [L1192-L1194]
+            return _unit(state, event.wreck, placement=None)
+        return replace(state, ruined=state.ruined | {event.wreck})
+    if isinstance(event, Demolished):
+        rolls = {**state.rolls, event.unit: state.rolls.get(event.unit, 0) + 1}
+        return replace(state, acted=state.acted | {event.unit}, rolls=rolls)
     if isinstance(event, DamageLocated):
         u = state.units[event.unit]
         damage = u.status.damage.take(DamageMarker(event.marker), event.number)
@@ -276,6 +284,7 @@ def evolve(state: BattleState, event: Event) -> BattleState:
             event.fire_after,
             event.flip,
             event.embark,
+            event.demolish,
         )
         return replace(state, pending=pending)
     if isinstance(event, OverwatchAnswered):

@@ -32,6 +32,7 @@ from app.engine.black_reach.battle.commands import (
     Burst,
     ConfirmResult,
     CreateBattle,
+    Demolish,
     DeployUnit,
     DoubleShot,
     DrawCards,
@@ -67,6 +68,7 @@ from app.engine.black_reach.battle.events import (
     BattleEnded,
     BurstDeclared,
     DamageLocated,
+    Demolished,
     DeploymentEnded,
     DestructionDealt,
     FlamerFired,
@@ -119,6 +121,12 @@ from app.engine.black_reach.battle.state import (
     SecretOrder,
     Stage,
     UnitState,
+)
+from app.engine.black_reach.battle.structures import (
+    destruction_dice,
+    roll_destruction,
+    structure_holding,
+    structure_of,
 )
 from app.engine.black_reach.board import Intercase, Square, UnitClass
 from app.engine.black_reach.forces import (
@@ -815,6 +823,8 @@ def _move(out: _Out, command: Move, side: str) -> None:
             _check_move(out.state, u, path)
             end = evolve(end, UnitMoved(u.uid, tuple(_step_of(q) for q in path), 0))
         _embark_problem(end, u.uid, command.embark)
+    if command.demolish is not None:  # Démolisseur: checked where the move ends, before any die
+        _demolisher_problem(out.state, u, command.demolish, command.path, command.embark)
     if command.path or (command.flip is None and command.embark is None) or command.fire_at:
         if _declared(out, u, command, side):
             return  # the other side's En Alerte first
@@ -823,6 +833,89 @@ def _move(out: _Out, command: Move, side: str) -> None:
         _flip(out, u.uid)
     if command.embark is not None:
         _embark(out, u.uid, command.embark)
+    if command.demolish is not None:
+        _demolisher(out, u.uid, command.demolish)
+
+
+def _demolisher_problem(
+    state: BattleState, u: UnitState, structure: str, path: Sequence[Step], embark: str | None
+) -> None:
+    """Démolisseur [L1746-L1753]: the unit has it, does not get into a transport, and its
+    Movement Action ends next to (or in) the structure (rulings 104)."""
+    if destruction_dice(u.face.ability(Ability.DEMOLISHER)) == 0:
+        raise refuse("no_demolisher", f"{u.uid} has no Démolisseur")
+    if embark is not None:
+        raise refuse("demolish_embark", "a unit getting into a transport demolishes nothing")
+    element = structure_of(state, structure)
+    if element is None:
+        raise refuse("no_structure", f"there is no structure {structure!r} standing")
+    end = _placements(u, path)[-1] if path else u.placement
+    if end is None:
+        raise refuse("not_on_board", f"{u.uid} is not on the battlefield")
+    near = {n for sq in end.squares for n in (sq, *sq.neighbours())}
+    if not near & element.squares:
+        raise refuse("not_adjacent", f"the move does not end next to {structure}")
+
+
+def _demolisher(out: _Out, uid: str, structure: str) -> None:
+    """The Démolisseur's dice at the end of its Movement Action (a unit the move cost its
+    life, or whose structure fell meanwhile, rolls nothing)."""
+    u = out.state.units[uid]
+    element = structure_of(out.state, structure)
+    if not u.alive or u.placement is None or element is None:
+        return
+    out.emit(Demolished(uid, structure, "demolisher"))
+    roll_destruction(out, element, destruction_dice(u.face.ability(Ability.DEMOLISHER)), uid)
+
+
+def _destruction_after(out: _Out, u: UnitState, target: UnitState, dice: int) -> None:
+    """Destruction (N): an attack at a unit inside a structure, once resolved, deals the
+    structure its dice [L1174-L1194] (rulings 104)."""
+    if dice == 0:
+        return
+    element = structure_holding(out.state, target)
+    if element is not None:
+        roll_destruction(out, element, dice, u.uid)
+
+
+def _demolish(out: _Out, command: Demolish, side: str) -> None:
+    """Destruction: the unit's Shooting Action at a structure itself: its dice at once
+    [L1183-L1194]; sight, arc and range as a shot's, only vehicles in the way (rulings 104)."""
+    u = _reveal(out, command.unit, side)
+    _able(u, out.state)
+    state = out.state
+    _not_silenced(state, u)
+    dice = destruction_dice(u.face.ability(Ability.DESTRUCTION))
+    if dice == 0:
+        raise refuse("no_destruction", f"{u.uid} has no Destruction")
+    element = structure_of(state, command.structure)
+    if element is None:
+        raise refuse("no_structure", f"there is no structure {command.structure!r} standing")
+    origin = _shooting_from(state, u)
+    arc_ref = u.face.ability(Ability.LIMITED_ARC)
+    if arc_ref is not None:
+        arc = Arc.NARROW if str(arc_ref.param) == "90" else Arc.HALF
+        if not any(
+            in_arc(o, origin.facing, sq, arc) for o in origin.squares for sq in element.squares
+        ):
+            raise refuse("out_of_arc", f"{command.structure} is outside the arc of {u.uid}")
+    range_ref = u.face.ability(Ability.LIMITED_RANGE)
+    reach = range_ref.param if range_ref is not None else None
+    if isinstance(reach, int) and distance(origin.squares, element.squares) > reach:
+        raise refuse("out_of_range", f"{command.structure} is beyond {reach} squares")
+    los = best_line_of_sight(
+        state.board,
+        origin.squares,
+        element.squares,
+        shooter_class=u.counter.unit_class,
+        target_class=UnitClass.HEAVY_VEHICLE,  # only vehicles stand in the way
+        blockers=_blockers(state, {u.uid, u.embarked_in or ""}),
+        embarked_shooter=u.embarked_in is not None,
+    )
+    if not los.can_shoot:
+        raise refuse("no_line_of_sight", f"no line of sight to {command.structure}")
+    out.emit(Demolished(u.uid, command.structure, "shot"))
+    roll_destruction(out, element, dice, u.uid)
 
 
 def overwatch_steps(
@@ -980,6 +1073,7 @@ def _declared(out: _Out, u: UnitState, command: Move, side: str) -> bool:
             command.fire_after,
             "end" if command.flip == "end" else None,
             command.embark,
+            command.demolish,
         )
     )
     return True
@@ -1077,6 +1171,8 @@ def _resolve(out: _Out, p: PendingMove, watch: tuple[str, int, bool] | None) -> 
             _flip(out, u.uid)
     if p.embark is not None:
         _embark(out, u.uid, p.embark)
+    if p.demolish is not None:
+        _demolisher(out, u.uid, p.demolish)
     _after_activation(out)
 
 
@@ -1568,6 +1664,8 @@ def _fire(
         _hurt(out, target, 1, piercing, u.uid)
     elif outcome == ShotOutcome.COUP_DOUBLE:
         _hurt(out, target, 2, piercing, u.uid)
+    arms = _arms(u, weapon)
+    _destruction_after(out, u, target, destruction_dice(arms.ability(Ability.DESTRUCTION)))
 
 
 def _shoot(out: _Out, command: Shoot, side: str) -> None:
@@ -2625,6 +2723,7 @@ def _assault(out: _Out, command: Assault, side: str) -> None:
             target.face.has(Ability.ASSAULT_PIERCING),
             target.uid,
         )
+    _destruction_after(out, u, target, destruction_dice(face.ability(Ability.DESTRUCTION)))
 
 
 # -- reserve and end of turn ---------------------------------------------------------------------
@@ -2648,12 +2747,16 @@ def _reserve_move(out: _Out, command: ReserveMove, side: str) -> None:
         raise refuse("had_order", f"{u.uid} had an Order token: no Reserve move [L703-L708]")
     if u.uid in state.activated or u.uid in state.acted:
         raise refuse("activated", f"{u.uid} has already acted this turn")
+    if command.demolish is not None:
+        _demolisher_problem(state, u, command.demolish, command.path, command.embark)
     if command.path or command.embark is None:
         path = _placements(u, command.path)
         cost = _check_move(state, u, path)
         out.emit(UnitMoved(u.uid, tuple(_step_of(p) for p in path), cost, reserve=True))
     if command.embark is not None:
         _embark(out, u.uid, command.embark)
+    if command.demolish is not None:
+        _demolisher(out, u.uid, command.demolish)
 
 
 def _holders(state: BattleState) -> dict[str, str | None]:
@@ -2757,6 +2860,9 @@ def decide(state: BattleState, command: Tagged, actor: str, dice: Roller) -> Dec
             _after_activation(out)
         case Grenade():
             _throw(out, command, side)
+            _after_activation(out)
+        case Demolish():
+            _demolish(out, command, side)
             _after_activation(out)
         case Manifest():
             _manifest(out, command, side)

@@ -112,6 +112,7 @@ class PendingMove:
     fire_after: int | None = None
     flip: str | None = None  # "end" only: a start flip is made when the move is declared
     embark: str | None = None
+    demolish: str | None = None  # Démolisseur at the end of the move: the structure
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,6 +171,7 @@ class BattleState:
     equipment_used: Mapping[str, int] = field(default_factory=dict)
     # mechanics readied for an allied heavy vehicle's location roll: unit -> (modifier, pick)
     repairs: Mapping[str, tuple[int, str]] = field(default_factory=dict)
+    ruined: frozenset[str] = frozenset()  # board structures destroyed (their element ids)
 
     # -- helpers ------------------------------------------------------------------------------
 
