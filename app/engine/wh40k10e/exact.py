@@ -1115,6 +1115,7 @@ class _PrefixSplitChain:
         last: int,
         reach: int = 0,
         coef: list[int] | None = None,
+        acc_step: int = 0,
         side_rows: Callable[[int], list[tuple[int, int, int]]] | None = None,
     ) -> tuple[list[dict[int, int]], list[dict[int, int]], dict[int, int]]:
         """Paths on the prefix after ``s = 1 .. steps`` live attacks from the first model,
@@ -1122,7 +1123,7 @@ class _PrefixSplitChain:
         live attacks. Returns per ``s`` the flux into the tail (line states), the flux past
         ``P`` of ``side_rows`` (a line of identical models, from the prefix's last ``reach``
         models, those one attack can take past ``P``: positions), and with ``coef``
-        ``sum_s coef[s] * paths_s`` per prefix state."""
+        ``sum_s coef[s] * paths_s`` per prefix state (slots of ``acc_step`` bytes)."""
         nc, big_p = self.layout.C + 1, self.P
         bits = step * 8
         mask = (1 << (cells * bits)) - 1
@@ -1170,9 +1171,9 @@ class _PrefixSplitChain:
             phi = {i: v for i, x in nxt.items() if (v := x & mask)}
             flux.append({i: v for i, x in out.items() if (v := x & mask)})
             side.append({i: v for i, x in out_side.items() if (v := x & mask)})
-            if coef is not None and coef[s]:
+            if coef is not None and coef[s]:  # in slots of ``acc_step`` bytes
                 for i, x in phi.items():
-                    acc[i] += x * coef[s]
+                    acc[i] += _repack(x, cells, step, acc_step) * coef[s]
             self.budget.spend(updates, cells * bits)
         # every live attack on the prefix moves a path on: none is left unless the attacks
         # ran out first (those end on the prefix, read out above or by the line chain)
@@ -1251,7 +1252,7 @@ class _PrefixSplitChain:
                 return got
 
             flux, side, _ = self._forward(
-                kernel.live_row, tail_b, f_step, steps, top, k_max, None, side_rows
+                kernel.live_row, tail_b, f_step, steps, top, reach=k_max, side_rows=side_rows
             )
             b_step = (_bits(max(_horner_bounds(coef, kernel.qq))) + 16) // 8
             # the bodyguard past P: a move adds the wounds it takes plus the pending ones
@@ -1334,8 +1335,11 @@ class _PrefixSplitChain:
             qq = kernel_c.qq
             steps = min(top, big_p + cap)
             grow = sum(coef[t] * qq**t for t in range(steps + 1))
-            f_step = (grow.bit_length() + 16) // 8
-            flux, _, acc = self._forward(kernel_c.live_row, cap, f_step, steps, top, 0, coef)
+            a_step = (grow.bit_length() + 16) // 8
+            f_step = (qq.bit_length() * steps + 16) // 8
+            flux, _, acc = self._forward(
+                kernel_c.live_row, cap, f_step, steps, top, coef=coef, acc_step=a_step
+            )
             tail = [p * nc for p in range(big_p, big)] + [big * nc + c for c in range(cap)]
             outs = {i: readout(i) for i in tail}
             f_max = max(abs(x) for i in range(big + 1) for x in readout(min(i, big) * nc))
@@ -1359,7 +1363,7 @@ class _PrefixSplitChain:
             )
             sums = [0] * cap
             for idx, x in acc.items():  # the paths that end on the prefix
-                for j, v in enumerate(_poly_mul(_cells(x, f_step), readout(idx), cap)):
+                for j, v in enumerate(_poly_mul(_cells(x, a_step), readout(idx), cap)):
                     sums[j] += v
             for s in range(1, len(flux)):
                 for idx, x in flux[s].items():
