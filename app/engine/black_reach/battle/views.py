@@ -21,6 +21,7 @@ from app.engine.black_reach.battle.commands import (
     Assault,
     Burst,
     ConfirmResult,
+    Demolish,
     DeployUnit,
     DoubleShot,
     DrawCards,
@@ -67,6 +68,7 @@ from app.engine.black_reach.battle.rules import (
     working_weapons,
 )
 from app.engine.black_reach.battle.state import BattleState, Stage, UnitState
+from app.engine.black_reach.battle.structures import structure_key, structures
 from app.engine.black_reach.board import UnitClass
 from app.engine.black_reach.forces import Ability, PowerEffect, PsykerKind, Weapon, weapon_lost
 from app.engine.black_reach.movement import Mover, Placement, Reach, cheapest_paths
@@ -217,11 +219,33 @@ def render(state: BattleState, viewer: Viewer) -> JsonObject:
         ],
         "cards": _cards_view(state, side),
         "powers": _markers(state),
+        "structures": _structures_view(state),
         "vp": dict(state.vp),
         "winner": state.winner,
         "reason": state.reason,
         "confirmed": sorted(state.confirmed),
     }
+
+
+def _structures_view(state: BattleState) -> list[JsonObject]:
+    """The structures of the battlefield (buildings and wrecks with a value), their
+    Destruction points and whether they stand (rulings 104)."""
+    standing = structures(state)
+    out: list[JsonObject] = []
+    for e in state.board.elements:
+        if e.structure is None:
+            continue
+        key = structure_key(e)
+        out.append(
+            {
+                "id": e.id,
+                "value": e.structure,
+                "points": state.destruction.get(key, 0),
+                "standing": e.id in standing,
+                "squares": sorted([sq.x, sq.y] for sq in e.squares),
+            }
+        )
+    return out
 
 
 def _markers(state: BattleState, side: str | None = None) -> list[JsonObject]:
@@ -423,6 +447,10 @@ def _legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
         actions.extend(_templates(state, u))
         actions.extend(_flames(state, u))
         actions.extend(_grenades(state, u))
+        if u.face.has(Ability.DESTRUCTION) and structures(state):
+            actions.append(
+                {"command": _cmd(Demolish(u.uid, "")), "structures": sorted(structures(state))}
+            )
         actions.extend(_powers(state, u))
     return actions
 

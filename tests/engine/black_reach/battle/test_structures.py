@@ -127,6 +127,8 @@ def test_a_demolisher_ends_its_move_next_to_the_bunker_and_destroys_it() -> None
     # a destroyed structure takes no more points
     assert structure_of(battle.state, "bunker") is None
     assert structure_of(battle.state, "hut") is not None
+    view = {v["id"]: (v["points"], v["standing"]) for v in battle.view(B)["structures"]}
+    assert view == {"bunker": (2, False), "hut": (0, True)}
 
 
 def test_bad_demolitions_are_refused_before_any_die() -> None:
@@ -152,6 +154,8 @@ def test_destruction_after_a_shot_at_a_unit_inside_a_structure() -> None:
 
 def test_destruction_as_a_shooting_action_at_the_structure_itself() -> None:
     battle = ordered({"id": "destruction", "param": 2})
+    entry = next(a for a in battle.actions(A) if a["command"]["type"] == "demolish")
+    assert entry["structures"] == ["bunker", "hut"]
     new = battle.execute_json(
         {"type": "demolish", "unit": TACTICAL, "structure": "bunker"}, A, dice=[3, 5]
     )
