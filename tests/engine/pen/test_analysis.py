@@ -526,7 +526,9 @@ def test_sequential_allocations_match_brute_force(models: int, wounds: int, hits
 
 
 def test_too_large_sequential_allocation_is_refused() -> None:
-    big = replace(MARINE, models=50, wounds=2, save=3)
+    # 25 x 4 Perforant shots into 50 x W2 Sv3+ is answered since the wound layers (issue 18);
+    # with an invulnerable save the second group is not sure: still beyond the bound
+    big = replace(MARINE, models=50, wounds=2, save=3, invulnerable_save=5)
     cannon = Weapon(
         name="c",
         type=WeaponType.ASSAULT,
