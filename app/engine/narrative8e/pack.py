@@ -651,7 +651,7 @@ def _check_structure(
                 c.add(f"{q}.{key}", "a list of 1 to 8 weapon ids")
                 continue
             for k, w in enumerate(items):
-                if w not in weapons:
+                if not isinstance(w, str) or w not in weapons:
                     c.add(f"{q}.{key}[{k}]", "one of this expansion's weapons")
         elif bounds is not None:
             if not (

@@ -137,6 +137,18 @@ def test_every_expansion_field_the_match_reads_is_checked_with_its_path() -> Non
     assert err.value.path == "expansion"  # the codec: a field missing
 
 
+@pytest.mark.parametrize("weapon", [["heavy-bolter"], {"id": "heavy-bolter"}, 3, None])
+def test_a_buildings_weapon_that_is_not_an_id_is_refused_with_its_path(weapon: object) -> None:
+    # a list or an object here was hashed against the weapon ids: a 500 on upload
+    planetstrike = expansion("planetstrike")
+    planetstrike["structures"][0]["weapons"] = [weapon]
+    with pytest.raises(PackError) as err:
+        check_expansion(planetstrike)
+    assert dict(err.value.errors) == {
+        "expansion.structures[0].weapons[0]": "one of this expansion's weapons"
+    }
+
+
 def test_a_pack_expansion_must_be_one_the_engine_plays_and_keywords_are_capitals() -> None:
     data = raw()
     data["expansions"][0]["id"] = "zone-mortalis"
