@@ -1703,20 +1703,37 @@ def _vehicle_fire(out: _Out, command: VehicleFire, side: str) -> None:
     _vehicle_shots(out, u, list(command.shots))
 
 
+def shots_of(u: UnitState, w: Weapon) -> int:
+    """How many shots a weapon fires in the vehicle's Shooting Action: 2 with Double Tir on
+    the weapon or on the face (at two different targets [L1196-L1200]), else 1."""
+    double = w.ability(Ability.DOUBLE_SHOT) is not None or u.face.has(Ability.DOUBLE_SHOT)
+    return 2 if double else 1
+
+
 def _vehicle_shots(out: _Out, u: UnitState, shots: list[WeaponShot]) -> None:
     """A heavy vehicle's Shooting Action: each named weapon once, one after the other, each
     at its own target [L563-L577]. Every shot is checked before the first die (a refusal
     rolls nothing); each is read after the ones before it."""
-    if not 1 <= len(shots) <= len(u.face.weapons):
+    most = sum(shots_of(u, w) for w in u.face.weapons)
+    if not 1 <= len(shots) <= most:
         raise refuse(
             "bad_weapons",
-            f"name 1 to {len(u.face.weapons)} weapons, each once",
+            f"name 1 to {len(u.face.weapons)} weapons, each once (twice with Double Tir)",
             kind=RefusalKind.INPUT,
         )
-    names = [s.weapon for s in shots]
-    if len(set(names)) != len(names):
-        raise refuse("weapon_twice", "each weapon fires once in a Shooting Action [L563-L577]")
     weapons = [_weapon(u, s.weapon) for s in shots]
+    for w in {w.name: w for w in weapons}.values():
+        mine = [s for s in shots if s.weapon == w.name]
+        if len(mine) > shots_of(u, w):
+            raise refuse("weapon_twice", "each weapon fires once in a Shooting Action [L563-L577]")
+        if len(mine) == 2 and (
+            mine[0].target == mine[1].target or mine[0].suppression != mine[1].suppression
+        ):
+            # Double Tir: two different targets, both shots of one kind (rulings 69, 105)
+            raise refuse(
+                "double_shot_targets",
+                f"{w.name}'s Double Tir fires at two different targets, both shots of one kind",
+            )
     for s, w in zip(shots, weapons, strict=True):
         plan_shot(out.state, u, _unit(out.state, s.target), s.suppression, w)
     for s, w in zip(shots, weapons, strict=True):

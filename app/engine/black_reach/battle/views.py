@@ -64,6 +64,7 @@ from app.engine.black_reach.battle.rules import (
     power_problem,
     scout_end_problem,
     scout_mover,
+    shots_of,
     watch_shots,
     working_weapons,
 )
@@ -623,8 +624,8 @@ def _vehicle_fire(state: BattleState, u: UnitState) -> list[JsonObject]:
                 targets.append(
                     {"target": t.uid, "suppression": suppression, **_shot_entry(state, t, plan)}
                 )
-        if targets:
-            weapons.append({"weapon": w.name, "targets": targets})
+        if targets:  # "shots": 2 with Double Tir, at two different targets
+            weapons.append({"weapon": w.name, "shots": shots_of(u, w), "targets": targets})
     if not weapons:
         return []
     return [{"command": _cmd(VehicleFire(u.uid, ())), "weapons": weapons}]
