@@ -230,6 +230,7 @@ class WeaponShot:
     weapon: str
     target: str
     suppression: bool = False
+    share: int | None = None  # Rafale: the part of the weapon's modified CV given to it
 
 
 @dataclass(frozen=True, slots=True)

@@ -253,6 +253,7 @@ class BurstDeclared(Event):
     unit: str
     modified_cv: int
     shares: tuple[BurstShare, ...]
+    weapon: str | None = None  # a heavy vehicle's weapon with Rafale
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,6 +30,7 @@ from app.engine.black_reach.battle.commands import (
     COMMAND_CODEC,
     Assault,
     Burst,
+    BurstShare,
     ConfirmResult,
     CreateBattle,
     Demolish,
@@ -1714,7 +1715,7 @@ def _vehicle_shots(out: _Out, u: UnitState, shots: list[WeaponShot]) -> None:
     """A heavy vehicle's Shooting Action: each named weapon once, one after the other, each
     at its own target [L563-L577]. Every shot is checked before the first die (a refusal
     rolls nothing); each is read after the ones before it."""
-    most = sum(shots_of(u, w) for w in u.face.weapons)
+    most = sum(MAX_BURST if _has_burst(u, w) else shots_of(u, w) for w in u.face.weapons)
     if not 1 <= len(shots) <= most:
         raise refuse(
             "bad_weapons",
@@ -1722,8 +1723,12 @@ def _vehicle_shots(out: _Out, u: UnitState, shots: list[WeaponShot]) -> None:
             kind=RefusalKind.INPUT,
         )
     weapons = [_weapon(u, s.weapon) for s in shots]
+    totals: dict[str, int] = {}
     for w in {w.name: w for w in weapons}.values():
         mine = [s for s in shots if s.weapon == w.name]
+        if any(s.share is not None for s in mine):
+            totals[w.name] = _weapon_burst(out.state, u, w, mine)
+            continue
         if len(mine) > shots_of(u, w):
             raise refuse("weapon_twice", "each weapon fires once in a Shooting Action [L563-L577]")
         if len(mine) == 2 and (
@@ -1736,10 +1741,52 @@ def _vehicle_shots(out: _Out, u: UnitState, shots: list[WeaponShot]) -> None:
             )
     for s, w in zip(shots, weapons, strict=True):
         plan_shot(out.state, u, _unit(out.state, s.target), s.suppression, w)
+    declared: set[str] = set()
     for s, w in zip(shots, weapons, strict=True):
+        if s.share is not None and w.name not in declared:  # announced before its first die
+            declared.add(w.name)
+            split = tuple(BurstShare(x.target, x.share or 0) for x in shots if x.weapon == w.name)
+            out.emit(BurstDeclared(u.uid, totals[w.name], split, w.name))
         if not out.state.units[s.target].alive or not out.state.units[u.uid].alive:
             continue  # a target an earlier shot destroyed; the declared shot is lost
-        _fire(out, out.state.units[u.uid], s.target, s.suppression, weapon=w)
+        _fire(out, out.state.units[u.uid], s.target, s.suppression, share=s.share, weapon=w)
+
+
+def _has_burst(u: UnitState, w: Weapon) -> bool:
+    return w.ability(Ability.BURST) is not None or u.face.has(Ability.BURST)
+
+
+def _weapon_burst(state: BattleState, u: UnitState, w: Weapon, mine: list[WeaponShot]) -> int:
+    """A weapon's Rafale inside the vehicle's Shooting Action: every shot of the weapon has a
+    share, 2 to 8 different targets of one class within 2 squares of each other, no
+    suppression fire, each share at least +1, adding up to the weapon's modified CV
+    [L1296-L1317] (rulings 70, 105). Returns that modified CV."""
+    if not _has_burst(u, w):
+        raise refuse("no_burst", f"{u.uid}'s {w.name} has no Rafale")
+    if any(s.share is None or s.share < 1 for s in mine):
+        raise refuse("burst_share", "each target of a Rafale gets at least +1 [L1298-L1301]")
+    if not 2 <= len(mine) <= MAX_BURST:
+        raise refuse(
+            "burst_targets",
+            f"a Rafale splits its CV between 2 and {MAX_BURST} targets",
+            kind=RefusalKind.INPUT,
+        )
+    ids = [s.target for s in mine]
+    if len(set(ids)) != len(ids):
+        raise refuse("same_target", "a Rafale names each target once")
+    if any(s.suppression for s in mine):
+        raise refuse("burst_suppression", "a Rafale is no suppression fire")
+    targets = [_unit(state, t) for t in ids]
+    why = burst_problem(state, targets)
+    if why is not None:
+        raise refuse(why, "the targets of a Rafale are of one type, within 2 squares")
+    plans = [plan_shot(state, u, t, False, w) for t in targets]
+    total = modified_cv(plans[0].request.attacker, Kind.SHOT)
+    if sum(s.share or 0 for s in mine) != total:
+        raise refuse(
+            "burst_total", f"the shares must add up to the modified CV, {total}", modified_cv=total
+        )
+    return total
 
 
 @dataclass(frozen=True, slots=True)

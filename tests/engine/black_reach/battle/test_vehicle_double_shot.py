@@ -1,6 +1,7 @@
-"""Double Tir on a heavy vehicle's weapon (issue 16, rulings 105): in the vehicle's Shooting
-Action that weapon fires twice, at two different targets, one roll each [L563-L577],
-[L1196-L1200].
+"""Double Tir and Rafale on a heavy vehicle's weapon (issue 16, rulings 105): in the vehicle's
+Shooting Action a Double Tir weapon fires twice, at two different targets, one roll each
+[L563-L577], [L1196-L1200]; a Rafale weapon splits its modified CV between targets of one
+class within 2 squares of each other [L1296-L1317].
 
 The board and forces of ``test_heavy_vehicles``: the sample battle tank on (2, 3) facing N,
 its main weapon (CV 3 against infantry) here given Double Tir; the Orks' Nob (DV 5, a Hit
@@ -92,3 +93,50 @@ def test_double_tir_needs_two_different_targets_and_no_third_shot() -> None:
     # a weapon without Double Tir still fires once
     twice = fire(("secondary_1", BOYZ1), ("secondary_1", NOB))
     assert refused(battle, twice).code == "weapon_twice"
+
+
+def burst_ready() -> BlackReachBattle:
+    base = setup()
+    catalogue = copy.deepcopy(base.catalogue)
+    assert isinstance(catalogue, dict)
+    tank = next(c for c in catalogue["counters"] if c["id"] == "sample-um-battle-tank")
+    tank["faces"][0]["weapons"][0]["abilities"].append({"id": "burst"})
+    battle = BlackReachBattle.create(
+        BattleSetup(base.scenario, catalogue, base.boards, base.seats, base.deployment)
+    )
+    battle.execute_json({"type": "place_orders", "orders": [order(SHOOTAS, 1), order(NOB, 2)]}, B)
+    battle.execute_json({"type": "place_orders", "orders": [order(TANK, 1)]}, A)
+    battle.execute_json({"type": "hold", "unit": SHOOTAS}, B)
+    return battle
+
+
+def split(*shares: tuple[str, int]) -> dict[str, Any]:
+    return {
+        "type": "vehicle_fire",
+        "unit": TANK,
+        "shots": [{"weapon": "main_1", "target": t, "share": cv} for t, cv in shares],
+    }
+
+
+def test_a_rafale_weapon_splits_its_modified_cv_in_the_vehicles_action() -> None:
+    battle = burst_ready()
+    new = battle.execute_json(split((BOYZ1, 2), (BOYZ2, 1)), A, dice=[2, 3])
+    declared = next(e.event for e in new if e.event.kind == "burst_declared")
+    assert (declared.weapon, declared.modified_cv) == ("main_1", 3)  # CV 3 against infantry
+    shots = [
+        (e.event.target, e.event.cv, e.event.final) for e in new if isinstance(e.event, UnitShot)
+    ]
+    assert shots == [(BOYZ1, 2, 4), (BOYZ2, 1, 4)]
+
+
+def test_bad_weapon_rafales_are_refused_before_any_die() -> None:
+    battle = burst_ready()
+    assert refused(battle, split((BOYZ1, 2), (BOYZ2, 2))).code == "burst_total"
+    assert refused(battle, split((BOYZ1, 2), (NOB, 1))).code == "burst_spread"
+    assert refused(battle, split((BOYZ1, 3), (BOYZ2, 0))).code == "burst_share"
+    single = {
+        "type": "vehicle_fire",
+        "unit": TANK,
+        "shots": [{"weapon": "secondary_1", "target": BOYZ1, "share": 1}],
+    }
+    assert refused(battle, single).code == "no_burst"
