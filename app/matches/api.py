@@ -363,7 +363,7 @@ def get_match(
     # it, a 200 built from it and the version's snapshot, no ORM instance, no second query;
     # outside a transaction (a read only: no BEGIN, no COMMIT).
     autocommit_reads(db)
-    row: Any = db.execute(_READ, {"match_id": match_id}).one_or_none()
+    row: Any = reads.core_rows(db, _READ, {"match_id": match_id}).one_or_none()
     seat = None if row is None else service.seat_of(row, who)
     if row is None or seat is None:
         raise MatchNotFound()
@@ -639,7 +639,7 @@ def event_reader(request: Request, match_id: int, who: service.Caller) -> events
             return found
         with database.sessions() as db:
             autocommit_reads(db)  # a read only: no BEGIN, no COMMIT
-            row = db.execute(_STREAM_ROW, {"match_id": match_id}).one_or_none()
+            row = reads.core_rows(db, _STREAM_ROW, {"match_id": match_id}).one_or_none()
             if row is None:
                 return Fetched(None, {}, None)
             if row.version == 0:

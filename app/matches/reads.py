@@ -27,11 +27,11 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import Executable, Result, Row, bindparam, select
 from sqlalchemy.orm import Session
 
 from app.engine.match import CodecError, Envelope, LogError, TaggedCodec, visible_to
@@ -302,8 +302,24 @@ _ROWS = (
 )
 
 
+def _select(db: Session, statement: Executable, params: dict[str, Any]) -> Sequence[Row[Any]]:
+    """``statement``'s rows as :func:`core_rows` reads them."""
+    return core_rows(db, statement, params).all()
+
+
+def core_rows(db: Session, statement: Executable, params: dict[str, Any]) -> Result[Any]:
+    """``db.execute(statement, params)`` for a select of plain columns, run on the session's
+    connection as a Core statement: the ORM's execution (its compile state, its result
+    loading) costs more than the query itself for the hot reads of a cycle (issue 21:
+    measured 290 -> 170 us of CPU for the refresh's select on Postgres). Pending ORM changes
+    are flushed first, as ``Session.execute`` would."""
+    if db.autoflush:
+        db.flush()
+    return db.connection().execute(statement, params)
+
+
 def _rows(db: Session, match_id: int, after: int, upto: int, codec: TaggedCodec) -> list[Envelope]:
-    rows = db.execute(_ROWS, {"match_id": match_id, "after": after, "upto": upto}).all()
+    rows = _select(db, _ROWS, {"match_id": match_id, "after": after, "upto": upto})
     return [Envelope.from_json(envelope_json(r), codec) for r in rows]
 
 
@@ -379,7 +395,7 @@ def _caught_up(
     log = _log_of(clone)
     if log is None or log is _log_of(held):
         return None  # a façade this does not know how to extend without touching ``held``
-    rows = db.execute(_ROWS, {"match_id": match.id, "after": start - 1, "upto": version}).all()
+    rows = _select(db, _ROWS, {"match_id": match.id, "after": start - 1, "upto": version})
     if len(rows) != version - start + 1:
         return None
     if envelope_json(rows[0]) != log.envelope(start - 1).to_json(codec):
