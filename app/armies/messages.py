@@ -68,6 +68,14 @@ MESSAGES: Mapping[str, str] = {
         "{limit} in all."
     ),
     "wargear-invalid.unavailable": lazy("{datasheet} cannot take {wargear} while {condition}."),
+    "wargear-invalid.required": lazy(
+        "{datasheet} takes {count} of {wargear} ({option}): the catalogue requires at least "
+        "{limit}."
+    ),
+    "wargear-invalid.required-while": lazy(
+        "{datasheet} takes {count} of {wargear} ({option}): the catalogue requires at least "
+        "{limit} while {condition}."
+    ),
     "leader-attachment-illegal.no-such-unit": lazy(
         "{datasheet} is attached to unit {target_number}, which is not in the army."
     ),
@@ -149,6 +157,7 @@ FIXES: Mapping[str, str] = {
     "wargear-invalid.unavailable": lazy(
         "Remove {wargear}, or change the unit so that this no longer holds: {condition}."
     ),
+    "wargear-invalid.required": lazy("Add {missing} of {wargear} ({option})."),
     "leader-attachment-illegal": lazy("Attach {datasheet} to one of: {allowed}."),
     "leader-attachment-illegal.not-a-leader": lazy("Detach {datasheet}."),
     "leader-attachment-illegal.bodyguard-taken": lazy(

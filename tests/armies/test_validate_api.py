@@ -163,6 +163,7 @@ ELSEWHERE = {
     "data-restriction": "test_a_restriction_of_the_catalogues_data",
     "category-limit-exceeded": "test_a_category_limit_by_battle_size",
     "category-minimum-not-met": "test_a_category_minimum_and_a_hidden_choice",
+    "warlord-not-eligible": "test_an_ally_is_not_the_warlord_where_the_data_hides_it",
 }
 
 
@@ -180,6 +181,32 @@ DEATH_GUARD = (
     ("bsdata-wh40k-10e", "Library - Titans.cat"),
     ("bsdata-wh40k-10e", "Unaligned Forces.cat"),
 )
+
+
+def test_an_ally_is_not_the_warlord_where_the_data_hides_it(
+    client: TestClient, alice: dict
+) -> None:
+    """A Chaos Knight in a Death Guard list (real data): the Chaos Knights library hides its
+    Warlord entry unless it is the primary catalogue (ruling D19)."""
+    data = Path(__file__).resolve().parents[3] / "shared" / "data"
+    if not data.is_dir():
+        pytest.skip(f"the BSData files are not present at {data}")
+    files = [("files", (name, (data / folder / name).read_bytes())) for folder, name in DEATH_GUARD]
+    imported = client.post("/api/v1/catalogs/import", files=files, headers=alice)
+    assert imported.status_code == 201, imported.text
+    slug = imported.json()["catalogues"][0]["slug"]
+    body = {"catalog": slug, "faction": "Death Guard", "detachment": "Flyblown Host"}
+    units = [unit("Typhus"), unit("Knight Tyrant", warlord=True)]
+    answer = check(client, {**body, "units": units}, headers=alice)
+    found = [v for v in answer["violations"] if v["code"] == "warlord-not-eligible"]
+    assert [v["unit"] for v in found] == [1]
+    assert found[0]["message"] == (
+        "Knight Tyrant (#2) cannot be the Warlord of a Death Guard army: the catalogue offers "
+        "it as an ally only."
+    )
+    units = [unit("Typhus", warlord=True), unit("Knight Tyrant")]
+    answer = check(client, {**body, "units": units}, headers=alice)
+    assert not [v for v in answer["violations"] if v["code"] == "warlord-not-eligible"]
 
 
 def test_a_unit_the_detachment_excludes(client: TestClient, alice: dict) -> None:

@@ -125,14 +125,21 @@ def build_catalogue(
     sheet_names = {i: s.name for s in sheets for i in root_of[s.id].ids}
     detachment_names = {i: d.name for d in found for i in d.ids}
     limits_reader = RestrictionReader(builder, reader.context(None), sheet_names, detachment_names)
+    in_detachments = [(d.name, reader.context(d)) for d in found]
     for i, s in enumerate(sheets):
         builder.sheet_steps = 0
         try:
             restrictions = limits_reader.read(root_of[s.id])
+            # wargear a Detachment unlocks (ruling D20)
+            extra, unlocked = limits_reader.unlocked(root_of[s.id], in_detachments)
         except WorkLimitExceeded:
             if builder.steps > limits.max_steps:
                 raise
             continue  # reported when the datasheet was read
+        if extra:
+            s = replace(s, wargear_options=(*s.wargear_options, *extra))
+            restrictions = (*restrictions, *(r for r in unlocked if r not in restrictions))
+            sheets[i] = replace(s, restrictions=restrictions)
         limit = limits_reader.limit(root_of[s.id], s.name) if s.max_in_roster is None else None
         if limit is not None:
             most, rules = limit
@@ -185,6 +192,7 @@ def build_catalogue(
         detachments=tuple(detachments),
         source=source,
         limits=army_limits,
+        required_options=True,  # the options' minimums read as ruling D20 says
     )
 
 

@@ -697,9 +697,12 @@ class Builder:
         path: set[tuple[str, str]],
         *,
         in_choice: bool,
+        optional: bool = False,
     ) -> None:
         """Walk one entry or group. ``in_choice``: inside an item of a wargear option (its
-        mandatory parts belong to that item, not to the model's default wargear)."""
+        mandatory parts belong to that item, not to the model's default wargear);
+        ``optional``: inside an entry the unit may not take (a group's ``min`` there binds
+        only a unit that takes it, ruling D20)."""
         if depth > self.limits.max_depth:
             self.report.warning(
                 IssueCode.TOO_DEEP,
@@ -763,9 +766,18 @@ class Builder:
             if self.constraint(node, "min") is None and self.constraint(node, "max") is None:
                 # A plain container (e.g. "Wargear"): its entries stand on their own.
                 for m in members:
-                    self.walk(m, sheet, model, comp, depth + 1, path, in_choice=in_choice)
+                    self.walk(
+                        m,
+                        sheet,
+                        model,
+                        comp,
+                        depth + 1,
+                        path,
+                        in_choice=in_choice,
+                        optional=optional,
+                    )
                 return
-            self.option(node, members, sheet, model)
+            self.option(node, members, sheet, model, in_choice=in_choice or optional)
             default_id = node.default_selection_id()
             for m in members:
                 self.walk(m, sheet, model, comp, depth + 1, path, in_choice=True)
@@ -811,7 +823,100 @@ class Builder:
                     node, sheet, model, MAX_MODELS if most is None else min(most, MAX_MODELS)
                 )
         for child in self.children(node):
-            self.walk(child, sheet, model, comp, depth + 1, path, in_choice=in_choice)
+            self.walk(
+                child,
+                sheet,
+                model,
+                comp,
+                depth + 1,
+                path,
+                in_choice=in_choice,
+                optional=optional or not mandatory,
+            )
+
+    def raised_min(self, node: Node, ctx: Context | None = None) -> int:
+        """``node``'s ``min`` selections (scope ``parent``) after the modifiers that change it
+        in ``ctx`` (the builder's own by default), ruling D20: a modifier applies when its
+        conditions hold, counting the entry itself as not taken. A condition on the entry
+        itself ("fewer than N of it") may only say "required until taken": it is read so when
+        it holds below the value set (taken N times, the requirement is met either way)."""
+        c = ctx or self.ctx
+        ids = node.ids
+        if c.count is None:
+            c = c.with_counter(lambda _scope, child: 0.0 if child in ids else None)
+        found = 0
+        mods: list[tuple[Element, tuple[Element, ...]]] | None = None
+        for con in node.constraints():
+            if con.get("type") != "min" or con.get("field") != "selections":
+                continue
+            if (con.get("scope") or "") != "parent":
+                continue
+            try:
+                value = float(con.get("value") or "0")
+            except ValueError:
+                continue
+            cid = con.get("id") or ""
+            if mods is None:
+                mods = list(node.modifiers())
+            for m, groups in mods:
+                if not cid or m.get("field") != cid or m.find("repeats") is not None:
+                    continue
+                try:
+                    amount = float(m.get("value") or "0")
+                except ValueError:
+                    continue
+                kind = m.get("type")
+                after = (
+                    amount
+                    if kind == "set"
+                    else value + amount
+                    if kind == "increment"
+                    else value - amount
+                    if kind == "decrement"
+                    else None
+                )
+                if after is None or not self._self_bound(m, groups, ids, after):
+                    continue
+                if self.applies(m, groups, ids, c) is True:
+                    value = after
+                    census = self.ws.census
+                    if census is not None:  # "until taken": the validator checks the count
+                        for h in (*groups, m):
+                            for cond in h.iter("condition"):
+                                if (cond.get("childId") or "") in ids:
+                                    census.deferred(cond)
+            found = max(found, int(max(value, 0)))
+        return min(found, MAX_MODELS)
+
+    @staticmethod
+    def _self_bound(
+        modifier: Element, groups: tuple[Element, ...], ids: frozenset[str], after: float
+    ) -> bool:
+        """Whether every condition of ``modifier`` that counts the entry itself is "fewer than
+        V of it" with V at least ``after`` (so "required until taken N times" is "at least
+        N"); other readings of a count of itself are not made."""
+        for holder in (*groups, modifier):
+            for c in holder.iter("condition"):
+                if (c.get("childId") or "") not in ids:
+                    continue
+                try:
+                    bound = float(c.get("value") or "")
+                except ValueError:
+                    return False
+                if c.get("type") != "lessThan" or bound < after:
+                    return False
+        return True
+
+    def maybe_hidden(self, node: Node) -> bool:
+        """Whether a "hidden" modifier of ``node`` depends on what the builder does not know
+        here (the Detachment, the rest of the roster, the bearer)."""
+        for h, _ in node.holders():
+            for m, groups in iter_modifiers(h):
+                if m.get("field") != "hidden" or m.get("type") != "set":
+                    continue
+                if m.get("value") == "true" and self.applies(m, groups, node.ids) is None:
+                    return True
+        return False
 
     def warlord_hidden(self, root: Node) -> bool:
         """Whether the datasheet's own "Warlord" entries are all hidden in this catalogue's
@@ -902,7 +1007,15 @@ class Builder:
         cap = self._option_max(node, ("unit",))  # raised by its modifiers (D16)
         return _Choice(node.name.strip(), self.gives(node, 0), int(self.pts(node)), cap)
 
-    def option(self, group: Node, members: list[Node], sheet: _Sheet, model: Leaf | None) -> None:
+    def option(
+        self,
+        group: Node,
+        members: list[Node],
+        sheet: _Sheet,
+        model: Leaf | None,
+        *,
+        in_choice: bool = False,
+    ) -> None:
         choices: list[WargearChoice] = []
         for m in self._flatten(members, 0):
             c = self.choice(m)
@@ -914,7 +1027,14 @@ class Builder:
                 )
         if not choices:
             return
-        lo = self.constraint(group, "min") or 0
+        # what the player must pick: the group's minimum, less what its members' own minimums
+        # fill (BattleScribe selects those itself; the roster does not record them); none for
+        # a group inside a choice (it binds only a unit that takes that choice), ruling D20
+        # a group the data may hide here: its requirement binds only where it is shown (read
+        # as a list restriction by the restriction reader)
+        filled = sum(max(self.constraint(m, "min") or 0, 0) for m in self._flatten(members, 0))
+        required = 0 if in_choice or self.maybe_hidden(group) else self.raised_min(group)
+        lo = max(required - filled, 0)
         most = self._option_max(group) if self._max(group) > 0 else 0
         hi = MAX_MODELS if most is None else min(most, MAX_MODELS)
         if hi == 0:

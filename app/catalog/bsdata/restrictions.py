@@ -31,6 +31,8 @@ from app.engine.wh40k10e.army.catalog import (
     Restriction,
     RestrictionSeverity,
     RosterCondition,
+    WargearChoice,
+    WargearOption,
 )
 from app.engine.wh40k10e.army.names import name_key
 
@@ -87,6 +89,7 @@ class _Where:
     root: Node
     node: Node
     parent_is_unit: bool
+    on_root: bool = False  # no entry between the datasheet and ``node`` (groups only)
 
 
 class RestrictionReader:
@@ -115,6 +118,7 @@ class RestrictionReader:
         # "this unit is the Warlord" flag): category id -> the datasheets carrying it.
         self.flags = _warlord_flags(builder, sheet_names)
         self.sizes = battle_sizes(builder.ws)  # battle size entry id -> its label
+        self.detachment_ids = frozenset(detachment_names)
 
     def carries(self, node: Node) -> bool:
         """Whether a message modifier sits on ``node`` or below it (through links too): the
@@ -194,6 +198,10 @@ class RestrictionReader:
             if term is False:
                 self.read_count += 1
                 continue  # never raised in a matched-play list (Crusade, Boarding Actions...)
+            if hides and where.node is not root and where.node.is_group:
+                if isinstance(term, RosterCondition):
+                    self._hidden_group(where, term, found)
+                continue  # always hidden: the builder does not offer it
             wargear = "" if where.node is root or where.node.is_group else where.node.name.strip()
             if hides and (term is True or _only_detachments(term)):
                 continue  # decided at import, or a detachment variant (D8)
@@ -271,6 +279,103 @@ class RestrictionReader:
         for rule in rules:
             if rule not in found and len(found) < MAX_PER_SHEET:
                 found.append(rule)
+
+    def _hidden_group(self, where: _Where, term: RosterCondition, found: list[Restriction]) -> None:
+        """An option group the data hides while ``term`` holds (ruling D20): each of its
+        choices is unavailable then, and the group's requirement (its ``min``, e.g. "a Mark of
+        Chaos" where the group is shown) binds while it does not hold. A requirement is read
+        only for a group on the datasheet itself (not inside one model type of a unit, whose
+        number of carriers the roster does not record)."""
+        names = self._choice_names(where.node)
+        if not names:
+            self.skipped += 1
+            return
+        rules = [Restriction(when=term, wargear=n, unavailable=True, entry=True) for n in names]
+        required = self.b.raised_min(where.node)
+        if required > 0 and where.on_root:
+            rules.append(
+                Restriction(
+                    when=_negate(term),
+                    severity=RestrictionSeverity.WARNING,
+                    wargear=(where.node.name.strip() or "Wargear")[:200],
+                    required=required,
+                    choices=tuple(names),
+                )
+            )
+        self.read_count += 1
+        census = self.b.ws.census
+        if census is not None:
+            for c in self._pending:
+                census.deferred(c)
+        for rule in rules:
+            if rule not in found and len(found) < MAX_PER_SHEET:
+                found.append(rule)
+
+    # -- choices a Detachment unlocks (ruling D20) --------------------------------------
+
+    def unlocked(
+        self, root: Node, detachments: Sequence[tuple[str, Context]]
+    ) -> tuple[tuple[WargearOption, ...], tuple[Restriction, ...]]:
+        """Wargear the data hides on the datasheet unless some Detachments are chosen (an
+        Agents of the Imperium detachment's upgrades): offered as an option, unavailable in
+        the other Detachments, and required where the data raises its ``min`` there."""
+        if not detachments:
+            return (), ()
+        ids = self.detachment_ids
+        options: list[WargearOption] = []
+        rules: list[Restriction] = []
+        model = root.name.strip()[:200] if root.type == "model" else ""
+        for child in self.b.children(root):
+            if child.is_group or child.type == "model" or not self.b.hidden(child):
+                continue
+            if not any(
+                (c.get("childId") or "") in ids
+                for m, g in child.modifiers()
+                if m.get("field") == "hidden" and m.get("value") == "false"
+                for h in (*g, m)
+                for c in h.iter("condition")
+            ):
+                continue
+            shown = [(name, ctx) for name, ctx in detachments if not self.b.hidden(child, ctx)]
+            name = child.name.strip()[:200]
+            if not shown or not name or len(shown) == len(detachments):
+                continue
+            choice = self.b.choice(child)
+            most = self.b.constraint(child, "max")
+            options.append(
+                WargearOption(
+                    name=name,
+                    model=model,
+                    choices=(
+                        WargearChoice(
+                            name, tuple(w[:200] for w in choice.weapons), choice.points, None
+                        ),
+                    ),
+                    max=max(1, min(most if most is not None and most > 0 else 1, 200)),
+                )
+            )
+            elsewhere = _all(
+                [
+                    RosterCondition.count(CountOf.DETACHMENT, Compare.FEWER_THAN, 1, d)
+                    for d, _ in shown
+                ]
+            )
+            assert isinstance(elsewhere, RosterCondition)
+            rules.append(Restriction(when=elsewhere, wargear=name, unavailable=True, entry=True))
+            for d, ctx in shown:
+                required = self.b.raised_min(child, ctx)
+                if required > 0:
+                    rules.append(
+                        Restriction(
+                            when=RosterCondition.count(CountOf.DETACHMENT, Compare.AT_LEAST, 1, d),
+                            severity=RestrictionSeverity.WARNING,
+                            wargear=name,
+                            required=required,
+                            choices=(name,),
+                        )
+                    )
+            self.read_count += 1
+        return tuple(options), tuple(rules)
 
     def _choice_names(self, node: Node) -> list[str]:
         """The choice an entry is, or the choices of an option group (one level of groups)."""
@@ -525,12 +630,14 @@ class RestrictionReader:
         ) -> Iterator[tuple[_Where, Element, tuple[Element, ...]]]:
             # "parent" from an entry one below the datasheet is the unit; from a group, it is
             # the entry holding the group (a model type), whose count is not the unit's
-            where = _Where(root, node, parent_is_unit=entries == 1 and not node.is_group)
+            where = _Where(
+                root, node, parent_is_unit=entries == 1 and not node.is_group, on_root=entries == 0
+            )
             for m, groups in node.modifiers():
                 if (
                     _is_message(m)
                     or (node is root and _hides_by_roster(m, groups))
-                    or (node is not root and not node.is_group and _hides(m))
+                    or (node is not root and _hides(m))
                     or (node is not root and _lowered_cap(node, m) is not None)
                 ):
                     yield where, m, groups

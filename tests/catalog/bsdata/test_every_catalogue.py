@@ -24,11 +24,13 @@ from app.engine.wh40k10e.army import (
     Code,
     Datasheet,
     Enhancement,
+    Restriction,
     Roster,
     RosterUnit,
     name_key,
     validate,
 )
+from app.engine.wh40k10e.army.offer import decided
 
 DATA = Path(__file__).resolve().parents[4] / "shared" / "data"
 FOLDERS = ("bsdata-wh40k-10e", "bsdata-wh40k-10e-more")
@@ -281,6 +283,10 @@ def pick(cat: Catalogue, files: Files, detachments: list[str]) -> Pick:
             continue
         if not all(s.available_in(d) for d in detachments) or s.variants:
             continue
+        if any(o.min > 0 and o.default is None for o in s.wargear_options) or any(
+            _may_require(s, r, d) for r in s.restrictions for d in detachments
+        ):
+            continue  # its list needs a wargear choice (ruling D20): not a plain unit
         assert s.points_for(s.min_models) == plain, s.name
         cost[s.id] = plain
         if s.epic_hero:
@@ -296,8 +302,26 @@ def eligible(e: Enhancement, sheet: Datasheet) -> bool:
     return e.eligibility is None or e.eligibility.matches((*sheet.all_keywords(), sheet.name))
 
 
+def _may_require(sheet: Datasheet, r: Restriction, detachment: str) -> bool:
+    """Whether ``r`` is a requirement (ruling D20) that may bind ``sheet`` in ``detachment``."""
+    keys = frozenset(name_key(k) for k in sheet.all_keywords())
+    return bool(r.required) and decided(r.when, keys, detachment) is not False
+
+
 def two_detachments(cat: Catalogue) -> list[str]:
-    return [d.name for d in cat.detachments if d.enhancements][:2]
+    """Two detachments with enhancements, not one that requires wargear of every unit of
+    some datasheet (a Mark of Chaos in Pactbound Zealots, ruling D20): the lists below take
+    no wargear."""
+    return [
+        d.name
+        for d in cat.detachments
+        if d.enhancements
+        and not any(
+            r.required and decided(r.when, frozenset(), d.name) is True
+            for s in cat.datasheets
+            for r in s.restrictions
+        )
+    ][:2]
 
 
 def enhancement_for(

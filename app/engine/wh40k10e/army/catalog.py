@@ -653,9 +653,20 @@ class Restriction:
     # Read from one entry of the datasheet (a choice it hides, or whose allowance it lowers:
     # ruling D16): not certain for a choice two options offer (which one the unit took?).
     entry: bool = False
+    # A requirement (BattleScribe's ``min``, ruling D20): while ``when`` holds, the unit takes
+    # at least ``required`` of ``choices`` (``wargear`` names the option); 0: not one.
+    required: int = 0
+    choices: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         _check_name(self.wargear, "wargear", allow_empty=True)
+        _check_range(self.required, "required", 0, MAX_MODELS)
+        if len(self.choices) > MAX_CONDITION_NAMES:
+            raise CatalogueError("choices", f"at most {MAX_CONDITION_NAMES}")
+        for i, n in enumerate(self.choices):
+            _check_name(n, f"choices[{i}]")
+        if self.required and not self.choices:
+            raise CatalogueError("choices", "a requirement names its choices")
 
 
 @dataclass(frozen=True, slots=True)
@@ -916,6 +927,10 @@ class Catalogue:
     rule_system: str = RULE_SYSTEM
     source: str = ""
     limits: tuple[ArmyLimit, ...] = ()
+    # The wargear options' ``min`` are the data's requirements as ruling D20 reads them (what
+    # the player must pick); a document imported before that reading has raw minimums, which
+    # are not checked until its files are imported again.
+    required_options: bool = False
     _index: _Index | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -1081,7 +1096,8 @@ def merge_catalogues(
     dets: list[Detachment] = []
     seen_dets: set[tuple[str, str]] = set()
     limits: list[ArmyLimit] = []
-    for c in catalogues:
+    cats = list(catalogues)
+    for c in cats:
         limits.extend(x for x in c.limits if x not in limits)
         for f in c.factions:
             if f not in factions:
@@ -1102,4 +1118,5 @@ def merge_catalogues(
         detachments=tuple(dets),
         source=source,
         limits=tuple(limits),
+        required_options=all(c.required_options for c in cats),
     )

@@ -50,6 +50,7 @@ from app.engine.wh40k10e.army.catalog import (
     CountOf,
     Datasheet,
     Enhancement,
+    Restriction,
     RestrictionSeverity,
     RosterCondition,
     UnitFacts,
@@ -144,6 +145,10 @@ MESSAGES: Mapping[str, str] = {
     "wargear-invalid.alternatives": "{datasheet} takes {count} of {wargear}, which are "
     "alternatives ({options}): at most {limit} in all.",
     "wargear-invalid.unavailable": "{datasheet} cannot take {wargear} while {condition}.",
+    "wargear-invalid.required": "{datasheet} takes {count} of {wargear} ({option}): the "
+    "catalogue requires at least {limit}.",
+    "wargear-invalid.required-while": "{datasheet} takes {count} of {wargear} ({option}): "
+    "the catalogue requires at least {limit} while {condition}.",
     "leader-attachment-illegal.no-such-unit": "{datasheet} is attached to unit {target_number}, "
     "which is not in the army.",
     "leader-attachment-illegal.self": "{datasheet} is attached to itself.",
@@ -204,6 +209,7 @@ FIXES: Mapping[str, str] = {
     "wargear-invalid.alternatives": "Keep at most {limit} of {wargear}.",
     "wargear-invalid.unavailable": "Remove {wargear}, or change the unit so that this no "
     "longer holds: {condition}.",
+    "wargear-invalid.required": "Add {missing} of {wargear} ({option}).",
     "leader-attachment-illegal": "Attach {datasheet} to one of: {allowed}.",
     "leader-attachment-illegal.not-a-leader": "Detach {datasheet}.",
     "leader-attachment-illegal.bodyguard-taken": "Attach {datasheet} to another Bodyguard unit.",
@@ -514,8 +520,59 @@ def _overcommitted(
     return reach_items, reach_options, demand, capacity
 
 
-def _check_wargear(out: _Collector, i: int, unit: RosterUnit, sheet: Datasheet, models: int) -> int:
-    """Check a unit's wargear; return the points it adds."""
+def _certain_models(sheet: Datasheet, models: int, model: str) -> int:
+    """How many models of type ``model`` a unit of ``models`` models certainly has, whatever
+    the roster's reading (B3): its minimum, or what the other types cannot hold."""
+    key = name_key(model)
+    mine = next((m for m in sheet.models if name_key(m.name) == key), None)
+    if mine is None:
+        return 0
+    others = sum(m.max for m in sheet.models if m is not mine)
+    return max(mine.min, min(mine.max, models - others))
+
+
+def _check_required(
+    out: _Collector, i: int, unit: RosterUnit, sheet: Datasheet, models: int
+) -> None:
+    """An option the data requires ("at least N" on each model of its type, BattleScribe's
+    ``min``) with no default to fill it: the unit takes at least N x the models of that type it
+    certainly has (ruling D20). A choice several options offer counts for each of them (the
+    roster counts per unit), so a shortfall is certain."""
+    for opt in sheet.wargear_options:
+        if opt.min <= 0 or opt.default is not None:
+            continue
+        carriers = _certain_models(sheet, models, opt.model) if opt.model else 1
+        need = min(opt.min * carriers, MAX_PER_NAME)
+        if need <= 0:
+            continue
+        keys = {name_key(c.name) for c in opt.choices}
+        have = sum(n for w, n in unit.wargear.items() if name_key(w) in keys)
+        if have >= need:
+            continue
+        out.add(
+            Code.WARGEAR_INVALID,
+            i,
+            {
+                "datasheet": _unit_ref(unit, i),
+                "option": opt.name,
+                "wargear": _listing([c.name for c in opt.choices]),
+                "count": have,
+                "limit": need,
+                "missing": need - have,
+            },
+            message_id="wargear-invalid.required",
+            fix_id="wargear-invalid.required",
+            severity=Severity.WARNING,
+        )
+
+
+def _check_wargear(
+    out: _Collector, i: int, unit: RosterUnit, sheet: Datasheet, models: int, required: bool
+) -> int:
+    """Check a unit's wargear; return the points it adds. ``required``: the catalogue's
+    option minimums are requirements (ruling D20)."""
+    if required:
+        _check_required(out, i, unit, sheet, models)
     if not unit.wargear:
         return 0
     limits = _wargear_limits(sheet, models)
@@ -698,7 +755,7 @@ def validate(roster: Roster, catalogue: Catalogue) -> ValidationResult:
                 {"datasheet": ref, "models": models, "allowed": _allowed_sizes(sheet)},
             )
         base = _tier_points(sheet, models)
-        wargear_points = _check_wargear(out, i, unit, sheet, models)
+        wargear_points = _check_wargear(out, i, unit, sheet, models, catalogue.required_options)
         unit_results.append(UnitResult(i, sheet.name, models, base, wargear_points, 0))
 
     # -- enhancements [L4333-4341] --
@@ -1049,6 +1106,9 @@ def _check_restrictions(
         seen: set[tuple[str, str]] = set()
         defaults: frozenset[str] | None = None
         for r in sheet.restrictions:
+            if r.required:
+                _check_required_while(out, i, unit, r, facts, army)
+                continue
             taken = RosterCondition.count(CountOf.WARGEAR, Compare.AT_LEAST, 1, r.wargear)
             if r.wargear and not taken.holds(facts, army):
                 continue
@@ -1090,6 +1150,36 @@ def _check_restrictions(
                 else Severity.WARNING,
                 condition=r.when,
             )
+
+
+def _check_required_while(
+    out: _Collector, i: int, unit: RosterUnit, r: Restriction, facts: UnitFacts, army: ArmyFacts
+) -> None:
+    """A requirement the data sets while a condition holds (a Detachment, the bearer...):
+    at least ``r.required`` of its choices (ruling D20)."""
+    if not r.when.holds(facts, army):
+        return
+    keys = {name_key(c) for c in r.choices}
+    have = sum(n for w, n in unit.wargear.items() if name_key(w) in keys)
+    if have >= r.required:
+        return
+    out.add(
+        Code.WARGEAR_INVALID,
+        i,
+        {
+            "datasheet": _unit_ref(unit, i),
+            "option": r.wargear,
+            "wargear": _listing(r.choices),
+            "count": have,
+            "limit": r.required,
+            "missing": r.required - have,
+            "condition": str(r.when),
+        },
+        message_id="wargear-invalid.required-while",
+        fix_id="wargear-invalid.required",
+        severity=Severity.WARNING,
+        condition=r.when,
+    )
 
 
 def _admitted_ally(catalogue: Catalogue, faction: str, sheet: Datasheet) -> bool:
