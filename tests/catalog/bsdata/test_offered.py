@@ -80,3 +80,51 @@ def test_a_daemon_prince_is_not_offered_chaos_undivided(csm: Catalogue) -> None:
     assert [(v.code.value, v.message_id) for v in validate(roster, csm).errors] == [
         ("wargear-invalid", "wargear-invalid.unavailable")
     ]
+
+
+def test_a_mark_of_chaos_where_the_data_shows_it(csm: Catalogue) -> None:
+    """Chaos - Chaos Space Marines.cat, group "Mark of Chaos" (5581-5d38-90b8-f8cd): hidden in
+    the Army Roster while the roster holds no "Pactbound Zealots" (53dd-68f7-7c1f-3e5d) and the
+    bearer is no Daemon Prince; its min (d4ae-1dc8-3dfe-e03a, 0) is set to 1 while the bearer
+    has fewer than 1 of it: a Mark is required wherever the group is shown (ruling D20)."""
+    root = fromstring(
+        (DATA / "bsdata-wh40k-10e-more" / "Chaos - Chaos Space Marines.cat").read_bytes()
+    )
+    for el in root.iter():
+        el.tag = el.tag.split("}", 1)[-1]
+    by_id = {e.get("id"): e for e in root.iter() if e.get("id")}
+    group = by_id["5581-5d38-90b8-f8cd"]
+    box = group.find("constraints")
+    assert box is not None
+    (minimum,) = [c for c in box if c.get("type") == "min"]
+    assert (minimum.get("id"), minimum.get("value")) == ("d4ae-1dc8-3dfe-e03a", "0")
+    own = group.find("modifiers")
+    assert own is not None
+    raise_ = next(m for m in own if m.get("field") == "d4ae-1dc8-3dfe-e03a")
+    assert raise_.get("value") == "1"
+    assert {(c.get("type"), c.get("childId")) for c in raise_.iter("condition")} >= {
+        ("lessThan", "5581-5d38-90b8-f8cd")
+    }
+    hide = next(m for m in own if m.get("field") == "hidden")
+    named = {by_id.get(c.get("childId"), c).get("name") for c in hide.iter("condition")}
+    assert "Pactbound Zealots" in named
+    marks = [e.get("name") or "" for e in group.iter("selectionEntry")]
+    zealots, other = "Pactbound Zealots", "Veterans of the Long War"
+    lord = csm.datasheet("Chaos Lord")
+    assert lord is not None
+    assert not {name_key(m) for m in marks} & unavailable_choices(lord, zealots)
+    assert {name_key(m) for m in marks} <= unavailable_choices(lord, other)
+
+    def check(det: str, wargear: dict[str, int]) -> list[tuple[str, str]]:
+        roster = Roster(
+            faction="Heretic Astartes",
+            detachment=det,
+            battle_size=BattleSize.STRIKE_FORCE,
+            units=(RosterUnit("Chaos Lord", warlord=True, wargear=wargear),),
+        )
+        return [(v.severity.value, v.message_id) for v in validate(roster, csm).violations]
+
+    assert check(zealots, {}) == [("warning", "wargear-invalid.required-while")]
+    assert check(zealots, {"Khorne": 1}) == []
+    assert check(other, {}) == []
+    assert check(other, {"Khorne": 1}) == [("error", "wargear-invalid.unavailable")]
