@@ -335,8 +335,8 @@ def legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
     Action cards it may play."""
     actions = _legal_actions(state, seat)
     side = state.seats.get(seat)
-    if state.stage is not Stage.BATTLE or side is None or state.scouting:
-        return actions
+    if state.stage is not Stage.BATTLE or side is None or state.scouting or state.pending:
+        return actions  # a declared move waits for its En Alerte answer: nothing else
     return actions + _card_actions(state, side) + _repair_actions(state, side)
 
 
