@@ -191,3 +191,62 @@ def test_an_objuration_form_per_weapon_names_the_weapon() -> None:
     )
     assert forms[0].label == "Librarian manifests Objuration on Tank (main weapon 1)"
     assert forms[0].slug != forms[1].slug
+
+
+def test_on_the_hot_seat_the_hand_off_screen_hides_both_hands(
+    browser: Callable[[str], TestClient], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Alice draws on the shared device; the hand-off screen names no card of hers, and
+    Bruno's board shows his own draw, never her cards."""
+    from tests.matches.test_pages_black_reach_actions import hand_over, hot_seat_on
+
+    dealt_with = decks.setup()
+    monkeypatch.setattr(system, "sample_setup", lambda *args, **kw: dealt_with)
+    alice, match_id = hot_seat_on(browser)
+    page = page_of(alice, match_id)
+    if page.css_first("#hand-off") is not None:  # the seat that draws first holds the device
+        page = post_form(alice, match_id, "#hand-off-form", page=page)
+    first = page.css_first("#playing-as").text()
+    page = post_form(alice, match_id, "form.action-draw_cards", page=page)
+    held = hand(page)
+    assert len(held) == 2
+    if page.css_first("#form-place-orders") is not None:  # her tokens, when they may go now
+        units = [
+            s.attributes["name"].removeprefix("order.")
+            for s in page.css("#form-place-orders select")
+        ]
+        page = place_orders(alice, match_id, tuple(units[:2]), page=page)
+    # she may still play her cards, but the battle waits on the other player: the device goes
+    # over (it stayed with her while she held a card)
+    assert page.css_first("#hand-off") is not None, [
+        f.attributes.get("id") for f in page.css("form")
+    ]
+    for card in held:
+        assert card.partition("#")[0] not in page.html
+    assert "card-hand" not in page.html
+    other = "Bruno" if first.endswith("Alice") else "Alice"
+    after = hand_over(alice, match_id, page, other)
+    assert after.css_first("form.action-draw_cards") is not None
+    for card in held:
+        assert card not in after.html
+
+
+def test_a_card_to_play_is_not_a_move_owed() -> None:
+    from app.matches.systems.black_reach import hot_seat
+
+    card = {"command": {"type": "play_card", "card": "um-aim#1", "use": "event"}}
+    ready = {"command": {"type": "ready_repair", "unit": "mek"}, "modifiers": [-1, 1]}
+    draw = {"command": {"type": "draw_cards", "discard": []}, "hand": []}
+    assert black_reach.waiting_on({}, [card, ready]) is None
+    assert black_reach.waiting_on({}, [card, draw]) == "Your move"
+
+    class Game:
+        def __init__(self, actions: dict[str, list[Any]]) -> None:
+            self.actions = actions
+
+        def legal_actions(self, seat: str) -> list[Any]:
+            return self.actions[seat]
+
+    assert hot_seat.to_play(Game({"A": [card], "B": [draw]})) == "B"
+    assert hot_seat.to_play(Game({"A": [card, draw], "B": [draw]})) == "A"
+    assert hot_seat.to_play(Game({"A": [card], "B": [ready]})) is None

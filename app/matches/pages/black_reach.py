@@ -947,7 +947,7 @@ def waiting_on(view: Mapping[str, Any] | None, actions: Sequence[Mapping[str, An
     kinds = {str((a.get("command") or {}).get("type")) for a in actions}
     if kinds & UNDO_ANSWERS:
         return _("An undo to approve or refuse")
-    if kinds:
+    if hot_seat_rules.waits_on(actions):  # a card to play is not a move owed
         return _("Your move")
     return None
 

@@ -34,10 +34,19 @@ __all__ = [
     "seat_state",
     "start",
     "to_play",
+    "waits_on",
 ]
 
 SEATS = ("A", "B")
 MAX_NAME = 60
+#: commands a seat may send at many moments without the battle waiting for them (an Action
+#: card played, a mechanic readied): a seat with only these is not the one to play
+OPTIONAL_KINDS = frozenset({"play_card", "ready_repair"})
+
+
+def waits_on(actions: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether these legal actions hold one the battle waits for (not only optional ones)."""
+    return any(str((a.get("command") or {}).get("type")) not in OPTIONAL_KINDS for a in actions)
 
 
 def is_hot_seat(match: Match) -> bool:
@@ -55,13 +64,14 @@ def offers_hot_seat(match: Match) -> bool:
 
 def to_play(game: Any, known: dict[str, Sequence[Mapping[str, Any]]] | None = None) -> str | None:
     """The seat the battle waits on (seat A first when both may act, e.g. the Order phase);
-    ``None`` when neither may. ``known``: the legal actions already read, by seat (those read
-    here are added to it)."""
+    ``None`` when neither may. A seat that may only play a card or ready a mechanic
+    (:data:`OPTIONAL_KINDS`) is not waited on: the device goes to the other one. ``known``:
+    the legal actions already read, by seat (those read here are added to it)."""
     known = {} if known is None else known
     for seat in SEATS:
         if seat not in known:
             known[seat] = game.legal_actions(seat)
-        if known[seat]:
+        if waits_on(known[seat]):
             return seat
     return None
 
