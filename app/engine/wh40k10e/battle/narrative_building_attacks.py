@@ -28,8 +28,9 @@ from typing import Any
 
 from app.engine.errors import EngineError, ProfileError
 from app.engine.match.dice import take_roll
+from app.engine.match.errors import Refusal
 from app.engine.narrative8e.pack import Side, WeaponProfile
-from app.engine.roller import DieRecord
+from app.engine.roller import DieRecord, Roller
 from app.engine.wh40k10e.battle.commands import AttackBuilding, BuildingShoots
 from app.engine.wh40k10e.battle.eligibility import shoot_problem, weapons_refusal
 from app.engine.wh40k10e.battle.errors import Code, refuse
@@ -56,11 +57,12 @@ from app.engine.wh40k10e.battle.narrative_expansions import (
 )
 from app.engine.wh40k10e.battle.narrative_guards import actor_side
 from app.engine.wh40k10e.battle.narrative_guards import need_narrative as _n
+from app.engine.wh40k10e.battle.setup import Seat
 from app.engine.wh40k10e.battle.state import BattleState, ModelDamage, Phase, WeaponUse
 from app.engine.wh40k10e.live import resolve
 from app.engine.wh40k10e.profiles import MAX_WOUNDS, request_from_dict
 
-__all__ = ["COMMANDS"]
+__all__ = ["COMMANDS", "building_attack_hints", "building_shoot_hints"]
 
 BUILDING_KEYWORDS = ("BUILDING", "FORTIFICATION")
 MAX_ATTACKS = 400  # the most attacks (at their dice's maximum) one command rolls
@@ -109,18 +111,20 @@ def _resolve(b: Builder, request: Mapping[str, Any]) -> tuple[Any, tuple[DieReco
 # -- a unit attacks a building ---------------------------------------------------------------
 
 
-def _attack_building(b: Builder, cmd: AttackBuilding) -> None:
+def _attack_checks(b: Builder, unit: str, building_id: str) -> tuple[ExpansionState, Building, str]:
+    """What an attack on a building needs before its weapons are read: the expansion, the
+    enemy building standing, the phase's kind of weapon (ranged, melee)."""
     x = _expansion(b)
     need_battle(b)
-    building = _building(x, cmd.building)
+    building = _building(x, building_id)
     s = b.state
-    need_own(b, cmd.unit)
-    need_alive(b, cmd.unit)
+    need_own(b, unit)
+    need_alive(b, unit)
     if building.controller is b.actor:
         raise refuse(Code.BAD_TARGET, f"{building.id} is yours: attack an enemy building")
     if s.phase is Phase.SHOOTING:
         need_active(b)
-        problem = shoot_problem(s, cmd.unit)
+        problem = shoot_problem(s, unit)
         if problem is not None and problem[0] is not Code.ALREADY_SHOT:
             raise refuse(*problem)
         kind = "ranged"
@@ -128,9 +132,42 @@ def _attack_building(b: Builder, cmd: AttackBuilding) -> None:
         kind = "melee"
     else:
         raise refuse(Code.WRONG_PHASE, "a building is attacked in the Shooting or Fight phase")
+    if (s.round, s.active, str(s.phase), unit, building.id) in x.attacks_on:
+        raise refuse(Code.BAD_COMMAND, f"{s.specs[unit].name} attacked {building.id} already")
+    return x, building, kind
+
+
+def building_attack_hints(state: BattleState, seat: Seat) -> list[AttackBuilding]:
+    """The attacks on a building ``seat`` may make now, one per (unit, enemy building), with
+    no weapon named: the page lists the unit's weapons left (``attacks`` is the form's)."""
+    n = state.narrative
+    x = n.expansion if n is not None else None
+    if x is None or x.id not in (PLANETSTRIKE, STRONGHOLD):
+        return []
+    out: list[AttackBuilding] = []
+    heads = sorted(
+        u.id
+        for u in state.units_of(seat)
+        if state.on_battlefield(u.id) and state.group(u.id)[0] == u.id and u.alive
+    )
+    for unit in heads:
+        if state.units[unit].all_weapons_used:
+            continue
+        for bld in x.buildings:
+            if bld.destroyed or bld.controller is seat:
+                continue
+            try:
+                _attack_checks(Builder(state, seat, Roller(0)), unit, bld.id)
+            except Refusal:
+                continue
+            out.append(AttackBuilding(unit, bld.id))
+    return out
+
+
+def _attack_building(b: Builder, cmd: AttackBuilding) -> None:
+    x, building, kind = _attack_checks(b, cmd.unit, cmd.building)
+    s = b.state
     phase = str(s.phase)
-    if (s.round, s.active, phase, cmd.unit, building.id) in x.attacks_on:
-        raise refuse(Code.BAD_COMMAND, f"{s.specs[cmd.unit].name} attacked {building.id} already")
     entries = cmd.attacks
     if not isinstance(entries, list) or not entries:
         raise refuse(Code.BAD_COMMAND, "attacks: the weapons, [{models, weapon}, ...]")
@@ -245,20 +282,61 @@ def _emplacement_modifier(
     return down or 0
 
 
-def _building_shoots(b: Builder, cmd: BuildingShoots) -> None:
+def _shoot_checks(
+    b: Builder, building_id: str, weapon: str
+) -> tuple[ExpansionState, Building, dict[str, int]]:
+    """What a building's shot needs before its target is read: the phase, the building of
+    the player's, the weapon it carries, not fired yet this phase."""
     x = _expansion(b)
     need_phase(b, Phase.SHOOTING)
     need_active(b)
-    building = _building(x, cmd.building)
+    building = _building(x, building_id)
     s = b.state
     if building.controller is not b.actor:
         raise refuse(Code.NOT_YOUR_CHOICE, f"{building.id} is not yours")
     carried = building_weapons(x, building)
-    if cmd.weapon not in carried:
+    if weapon not in carried:
         names = ", ".join(sorted(carried)) or "none"
-        raise refuse(Code.BAD_COMMAND, f"{building.id} carries no {cmd.weapon!r} ({names})")
-    if (s.round, s.active, building.id, cmd.weapon) in x.fired:
-        raise refuse(Code.BAD_COMMAND, f"{building.id}'s {cmd.weapon} has fired this phase")
+        raise refuse(Code.BAD_COMMAND, f"{building.id} carries no {weapon!r} ({names})")
+    if (s.round, s.active, building.id, weapon) in x.fired:
+        raise refuse(Code.BAD_COMMAND, f"{building.id}'s {weapon} has fired this phase")
+    return x, building, dict(carried)
+
+
+def building_shoot_hints(state: BattleState, seat: Seat) -> list[BuildingShoots]:
+    """The shots ``seat``'s buildings may fire now, one per (building, weapon) not fired this
+    phase, aimed at the first enemy unit on the battlefield (the page offers the others and
+    asks for the target's save; ``save`` 7 here is a placeholder)."""
+    n = state.narrative
+    x = n.expansion if n is not None else None
+    if x is None or x.id not in (PLANETSTRIKE, STRONGHOLD):
+        return []
+    enemies = sorted(
+        u.id
+        for u in state.units.values()
+        if u.owner is not seat and u.alive and state.on_battlefield(u.id)
+    )
+    if not enemies:
+        return []
+    out: list[BuildingShoots] = []
+    for bld in x.buildings:
+        if bld.destroyed or bld.controller is not seat:
+            continue
+        spec = x.structure(bld.kind) or {}
+        if _number(spec.get("skill")) is None:
+            continue  # no BS: it does not shoot (a Bunker)
+        for weapon in sorted(building_weapons(x, bld)):
+            try:
+                _shoot_checks(Builder(state, seat, Roller(0)), bld.id, weapon)
+            except Refusal:
+                continue
+            out.append(BuildingShoots(bld.id, weapon, state.group(enemies[0])[0], 7))
+    return out
+
+
+def _building_shoots(b: Builder, cmd: BuildingShoots) -> None:
+    x, building, carried = _shoot_checks(b, cmd.building, cmd.weapon)
+    s = b.state
     target = need_unit(b, cmd.target)
     if target.owner is b.actor:
         raise refuse(Code.BAD_TARGET, "a building shoots an enemy unit")

@@ -34,7 +34,15 @@ from app.engine.wh40k10e.battle.narrative import ObjectiveIdentified
 from app.engine.wh40k10e.battle.setup import Seat
 from app.engine.wh40k10e.battle.state import BattleState, Phase
 
-__all__ = ["COMMANDS", "MYSTERIOUS_TABLE", "charge_modifier", "identify_objectives", "zone_of"]
+__all__ = [
+    "COMMANDS",
+    "MYSTERIOUS_TABLE",
+    "charge_modifier",
+    "identify_objectives",
+    "support_fire_hint",
+    "support_fire_markers",
+    "zone_of",
+]
 
 MYSTERIOUS_TABLE = "mysterious_objectives"
 SABOTAGED = "sabotaged"
@@ -152,6 +160,35 @@ def _support_fire(b: Builder, cmd: SupportFire) -> None:
         damage = tuple(allocate(b.state, unit, (), mortal_wounds=mortal, ignores=fnp))
         b.emit(MortalWoundsInflicted("support_fire", unit, roll, mortal, damage, fnp.roll))
     end_phase(b)
+
+
+def support_fire_markers(s: BattleState, seat: Seat) -> list[str]:
+    """The markers identified as *Support fire* that ``seat`` controls (ruling 94)."""
+    return sorted(
+        m
+        for m, result in s.mysterious.items()
+        if result == SUPPORT_FIRE and m in s.markers and s.markers[m].controller is seat
+    )
+
+
+def support_fire_hint(s: BattleState, seat: Seat) -> SupportFire | None:
+    """*Support fire* offered to ``seat`` now: in its Shooting phase, each of its Support fire
+    markers aimed at the first enemy unit on the battlefield (the page offers the others).
+    ``None``: not now."""
+    zone = zone_of(s)
+    if zone is None or MYSTERIOUS_TABLE not in zone.tables:
+        return None
+    if s.phase is not Phase.SHOOTING or s.active is not seat:
+        return None
+    markers = support_fire_markers(s, seat)
+    enemies = sorted(
+        u.id
+        for u in s.units.values()
+        if u.owner is not seat and u.alive and s.on_battlefield(u.id) and s.group(u.id)[0] == u.id
+    )
+    if not markers or not enemies:
+        return None
+    return SupportFire(dict.fromkeys(markers, enemies[0]))
 
 
 COMMANDS: dict[type[Any], Any] = {SupportFire: _support_fire}

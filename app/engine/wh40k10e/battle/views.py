@@ -68,13 +68,18 @@ from app.engine.wh40k10e.battle.eligibility import (
     shoot_target_problem,
 )
 from app.engine.wh40k10e.battle.flow import Builder
+from app.engine.wh40k10e.battle.narrative_building_attacks import (
+    building_attack_hints,
+    building_shoot_hints,
+)
 from app.engine.wh40k10e.battle.narrative_expansion_rules import expansion_candidates
 from app.engine.wh40k10e.battle.narrative_expansions import expansion_view
 from app.engine.wh40k10e.battle.narrative_rules import deploy_suggestion
+from app.engine.wh40k10e.battle.narrative_zones import support_fire_hint
 from app.engine.wh40k10e.battle.objectives import control, control_levels
 from app.engine.wh40k10e.battle.power_levels import may_declare
 from app.engine.wh40k10e.battle.rules import decide, shock_tests_pending
-from app.engine.wh40k10e.battle.setup import Seat
+from app.engine.wh40k10e.battle.setup import Seat, other
 from app.engine.wh40k10e.battle.state import (
     BattleState,
     Formation,
@@ -387,6 +392,9 @@ def _battle_actions(
             ]
             out.append(_hint(Fight(u), targets=targets))
     out.extend(_stratagem_actions(state, seat, mine, enemies))
+    support = support_fire_hint(state, seat)  # a combat zone's Support fire (ruling 94)
+    if support is not None and ok(support):
+        out.append(_hint(support))
     return out
 
 
@@ -499,6 +507,12 @@ def _mission_targets(state: BattleState, seat: Seat, strat: str) -> list[str]:
         return sorted(n.reserves)
     if strat == "extra-explosives":
         return sorted({u for u, _ in n.attempts})
+    if strat == "covered-advance":  # one of yours yet to move (ruling 95)
+        return [
+            u.id
+            for u in state.units_of(seat)
+            if state.on_battlefield(u.id) and u.alive and u.move is None
+        ]
     if strat in ("sustained-bombardment", "intensive-bombardment", "foxholes", "night-vision"):
         return alive
     return []
@@ -557,6 +571,21 @@ def narrative_actions(state: BattleState, seat: Seat) -> list[JsonObject]:
             candidates.append(UseMissionStratagem(strat.id, cp))
     if n.expansion is not None:
         candidates += expansion_candidates(state, n.expansion, seat)
+        # the match's attacks on and by buildings (ruling 91): their weapons are the page's
+        out += [_hint(c) for c in building_attack_hints(state, seat)]
+        shots = building_shoot_hints(state, seat)
+        if shots:  # one hint: the guns and the targets are the form's choices
+            profiles = {w.id: w for w in n.expansion.expansion.weapons}
+            guns = [f"{c.building}|{c.weapon}" for c in shots]
+            near: dict[str, JsonValue] = {
+                f"{c.building}|{c.weapon}": profiles[c.weapon].min_range
+                for c in shots
+                if c.weapon in profiles and profiles[c.weapon].min_range is not None
+            }
+            foes: list[JsonValue] = [
+                u for u in _heads(state, other(seat)) if state.on_battlefield(u)
+            ]
+            out.append(_hint(shots[0], guns=list[JsonValue](guns), targets=foes, min_range=near))
     for c in candidates:
         if _ok(state, c, seat):
             out.append(_hint(c))

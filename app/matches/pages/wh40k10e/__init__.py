@@ -4,13 +4,13 @@ Formations, Stratagems, unit cards, objectives and timeline wording (``present``
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from fastapi import Response
 from starlette.datastructures import FormData
 
-from app.core.errors import AppError
+from app.core.errors import AppError, InvalidInput
 from app.core.i18n import gettext as _
 from app.core.i18n import lazy, ngettext
 from app.core.ids import parse_int
@@ -282,6 +282,7 @@ def context(page: PageInput) -> dict[str, Any]:
         "narrative": None,
         "combat_zone": None,
         "expansion": None,
+        "building_attacks": [],
     }
     if battle is None:
         return ctx
@@ -311,6 +312,13 @@ def context(page: PageInput) -> dict[str, Any]:
         objectives=present.objective_rows(view),
         in_battle=view["stage"] == "battle",
     )
+    snapshots = {Seat.A: match.army_a, Seat.B: match.army_b}
+    for form in ctx["forms"]:
+        if form.kind == "building_shoots":  # the targets' saves, proposed from the army data
+            form.saves = _saves(snapshots, battle, [uid for uid, _n in form.enemies])
+    ctx["building_attacks"] = building_attack_cards(
+        actions, view, lambda uid: _weapon_rows(battle, match, uid, view["phase"])
+    )
     if expansion is not None:
         names = {
             u["id"]: present.group_name(u, {x["id"]: x for x in view["units"]})
@@ -339,6 +347,112 @@ def context(page: PageInput) -> dict[str, Any]:
             ),
         }
     return ctx
+
+
+def _saves(snapshots: Mapping[Seat, Any], battle: Battle, units: list[str]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for uid in units:
+        if uid not in battle.state.units:
+            continue
+        owner = battle.state.units[uid].owner
+        snap = armies.snapshot_unit(snapshots.get(owner), owner, uid) or {}
+        save = (snap.get("profile") or {}).get("save")
+        if isinstance(save, int) and not isinstance(save, bool) and 2 <= save <= 7:
+            out[uid] = save
+    return out
+
+
+def building_attack_cards(
+    actions: Sequence[Mapping[str, Any]],
+    view: Mapping[str, Any],
+    weapons: Callable[[str], list[dict[str, Any]]],
+) -> list[dict[str, Any]]:
+    """One card per unit the engine lets attack an enemy building now (attack_building,
+    ruling 91): the buildings it may attack and the weapons of the phase it has left."""
+    units = {u["id"]: u for u in view["units"]}
+    found = (view.get("narrative") or {}).get("expansion") or {}
+    kinds = {b["id"]: b["kind"] for b in found.get("buildings", ())}
+    out: dict[str, dict[str, Any]] = {}
+    for action in actions:
+        cmd = action["command"]
+        if cmd.get("type") != "attack_building" or cmd.get("unit") not in units:
+            continue
+        uid, bid = str(cmd["unit"]), str(cmd["building"])
+        card = out.get(uid)
+        if card is None:
+            rows = [w for w in weapons(uid) if w["left"] > 0]
+            if not rows:
+                continue  # nothing left to fire this phase
+            card = out[uid] = {
+                "unit": units[uid],
+                "name": present.group_name(units[uid], units),
+                "buildings": [],
+                "weapons": rows,
+            }
+        label = tr(expansion_page.BUILDINGS, kinds.get(bid, ""))
+        card["buildings"].append((bid, f"{bid} ({label})" if bid in kinds else bid))
+    return list(out.values())
+
+
+def building_attack(post: PagePost) -> Response:
+    """A unit's attack on an enemy building (attack_building, ruling 91): the weapons ticked
+    are read from the army data (their profiles are the server's, never the form's), rolled
+    by the match with its seeded dice (``do=dice``: the dice rolled by hand)."""
+    from app.matches.web import parse_dice  # the shared form helpers
+
+    form = post.form
+    attacker = str(form.get("attacker") or "")[:64]
+    building = str(form.get("building") or "")[:64]
+    try:
+        battle = service.load_battle(post.db, post.match)
+    except AppError as exc:
+        return post.error(exc)
+    state = battle.state
+    if attacker not in state.units:
+        return post.error(InvalidInput(_("Unknown attacking unit.")))
+    snapshots = {Seat.A: post.match.army_a, Seat.B: post.match.army_b}
+    kind = "melee" if str(state.phase) == "fight" else "ranged"
+    rows = [w for w in combat.unit_weapons(snapshots, state, attacker) if w["kind"] == kind]
+    entries: list[dict[str, Any]] = []
+    for value in form.getlist("weapon")[:8]:
+        if not isinstance(value, str) or "|" not in value:
+            continue
+        part, _sep, name = value.partition("|")
+        row = next((w for w in rows if w["unit"] == part and w["name"] == name), None)
+        if row is None:
+            return post.error(InvalidInput(_("No weapon {name} in that unit.").format(name=name)))
+        models = _int(form.get(f"models|{value}"))
+        if models is None or not 1 <= models <= row["models"]:
+            return post.error(
+                InvalidInput(
+                    _("{weapon}: 1 to {n} models (those that carry it).").format(
+                        weapon=name, n=row["models"]
+                    )
+                )
+            )
+        weapon = {
+            k: row[k] for k in ("name", "kind", "attacks", "skill", "strength", "ap", "damage")
+        }
+        weapon["range"] = row.get("range")
+        weapon["abilities"] = list(row.get("abilities", ()))
+        entries.append(
+            {"unit": part, "group": combat.weapon_id(row), "models": models, "weapon": weapon}
+        )
+    if not entries:
+        return post.error(InvalidInput(_("Pick at least one weapon.")))
+    cmd = {"type": "attack_building", "unit": attacker, "building": building, "attacks": entries}
+    dice = parse_dice(form.get("dice")) if form.get("do") == "dice" else None
+    try:
+        with post.db.begin_nested():
+            service.execute(
+                post.db, post.match, post.seat, cmd, expected_version=post.version, dice=dice
+            )
+    except CommandRefused as exc:
+        return post.refused(exc)
+    except AppError as exc:
+        post.db.rollback()
+        return post.error(exc)
+    return post.page()
 
 
 def _zone_name(raw: Mapping[str, Any], zone_id: str) -> str:
@@ -552,7 +666,11 @@ PAGE = PageSystem(
     waiting_on=present.waiting_on,
     build_command=build_command,
     confirmation=confirmation,
-    posts={"formation": declare_formation, "combat": combat_form},
+    posts={
+        "formation": declare_formation,
+        "combat": combat_form,
+        "building_attack": building_attack,
+    },
     new_match_fields={_SYSTEM.id: new_match_fields},
     sentence=_sentence,
 )

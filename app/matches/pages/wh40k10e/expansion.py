@@ -41,6 +41,8 @@ EXPANSION_KINDS = frozenset(
         "dogfight_pass",
         "trigger_trap",
         "medical_roll",
+        "building_shoots",
+        "support_fire",
     }
 )
 # the commands whose dice the players may roll by hand
@@ -59,6 +61,12 @@ BUILDINGS = {
 WEAPONS = {
     "icarus-lascannon": lazy("Icarus lascannon"),
     "quad-gun": lazy("Quad-gun"),
+}
+# every weapon a building may fire (building_shoots), the emplacements' guns among them
+GUNS = {
+    **WEAPONS,
+    "heavy-bolter": lazy("heavy bolter"),
+    "missile-silo": lazy("Missile silo"),
 }
 ARCS = {
     "front": lazy("front (head-on)"),
@@ -267,8 +275,20 @@ def stratagem_targets(
     return []
 
 
-def expansion_form(form: Any, view: Mapping[str, Any], names: Mapping[str, str]) -> None:
-    """Fill the inputs of an expansion command's form (``form``: a present.ActionForm)."""
+def gun_label(gun: str) -> str:
+    """A building's weapon as a choice: "bastion-1: heavy bolter" (``gun``: building|weapon)."""
+    building, _sep, weapon = gun.partition("|")
+    return f"{building}: {tr(GUNS, weapon)}"
+
+
+def expansion_form(
+    form: Any,
+    view: Mapping[str, Any],
+    names: Mapping[str, str],
+    action_choices: Mapping[str, Any] | None = None,
+) -> None:
+    """Fill the inputs of an expansion command's form (``form``: a present.ActionForm;
+    ``action_choices``: the engine's choices offered with the command)."""
     cmd = form.command
     kind = form.kind
     x = (view.get("narrative") or {}).get("expansion") or {}
@@ -362,6 +382,33 @@ def expansion_form(form: Any, view: Mapping[str, Any], names: Mapping[str, str])
         form.label = _("Your booby-trapped ruin: an enemy unit moved into it")
         form.enemies = table(False)
         form.fields.append("advanced")
+        return
+    if kind == "building_shoots":  # the gun and the target are choices; the save is asked
+        choices = action_choices or {}
+        for key in ("building", "weapon", "target", "save"):
+            cmd.pop(key, None)
+        form.label = _("A building of yours shoots (the match rolls)")
+        form.dice = False
+        near = choices.get("min_range") or {}
+        form.guns = [(str(g), gun_label(str(g))) for g in choices.get("guns") or ()]
+        form.near = {gun_label(str(g)): int(r) for g, r in near.items()}
+        offered = {str(t) for t in choices.get("targets") or ()}
+        leaders = _leaders(units)  # shot through their Bodyguard unit
+        form.enemies = [(u, n) for u, n in table(False) if u in offered and u not in leaders]
+        form.fields += ["save", "toughness"]
+        return
+    if kind == "support_fire":  # each marker aims at an enemy unit of the player's choice
+        form.label = _("Support fire, then end the Shooting phase")
+        form.markers = sorted(str(m) for m in (cmd.get("targets") or {}))
+        leaders = _leaders(units)
+        form.enemies = [(u, n) for u, n in table(False) if u not in leaders]
+        cmd.pop("targets", None)
+
+
+def _leaders(units: Any) -> set[str]:
+    """The Leaders of a living Bodyguard: their Attached unit is named by its Bodyguard."""
+    alive = {u["id"] for u in units if not u["destroyed"]}
+    return {u["id"] for u in units if u.get("bodyguard") in alive and u["id"] in alive}
 
 
 def _aircraft(units: Any, uid: str) -> bool:
@@ -405,6 +452,24 @@ def expansion_inputs(form: FormData, kind: str, cmd: dict[str, Any]) -> None:
     if kind == "damage_building":
         cmd["wounds"] = parse_int(form.get("wounds"), 0, 60) or 0
         cmd["demolitions"] = parse_int(form.get("demolitions"), 0, 60) or 0
+    if kind == "building_shoots":
+        gun = _one(form, "gun", 130)
+        if gun is not None:
+            building, _sep, weapon = gun.partition("|")
+            cmd["building"], cmd["weapon"] = building[:64], weapon[:64]
+        for name in ("save", "invulnerable_save", "toughness"):
+            number = parse_int(form.get(name), 0, 99)  # out of the rules' range: the refusal
+            if number is not None:
+                cmd[name] = number
+            else:
+                cmd.pop(name, None)
+        cmd["within_18"] = bool(form.get("within_18"))
+    if kind == "support_fire":  # "aim_<marker>": the enemy unit the marker aims at
+        aims: dict[str, str] = {}
+        for key, aim in form.multi_items():
+            if key.startswith("aim_") and isinstance(aim, str) and aim.strip():
+                aims[key.removeprefix("aim_")[:16]] = aim.strip()[:64]
+        cmd["targets"] = dict(list(aims.items())[:20])
     if kind == "firestorm":
         cmd["attacks"] = parse_int(form.get("attacks"), 0, 12) or 0
         hits: dict[str, list[str]] = {}
@@ -498,6 +563,48 @@ def describe_expansion(ev: Mapping[str, Any], units: Mapping[str, str], who: Any
         )
     if kind == "expansion_dogfight_pass":
         return _("Dogfight: {seat} passes.").format(seat=who(ev.get("seat")))
+    if kind == "expansion_building_attacked":
+        text = _("{unit} attacks {building} ({weapons}): {hits} hits, {n} wounds lost.").format(
+            unit=u(ev.get("unit")),
+            building=ev.get("building"),
+            weapons=ev.get("weapons") or "-",
+            hits=ev.get("hits"),
+            n=ev.get("wounds"),
+        )
+        if ev.get("demolitions"):
+            text += " " + _("Demolitions: {n} of them.").format(n=ev.get("demolitions"))
+        return text
+    if kind == "expansion_building_fired":
+        lost = sum(int(d.get("damage") or 0) for d in ev.get("damage") or ())
+        text = _("{building} fires its {weapon} at {target}: {hits} hits, {n} wounds lost.").format(
+            building=ev.get("building"),
+            weapon=tr(GUNS, ev.get("weapon")),
+            target=u(ev.get("target")),
+            hits=ev.get("hits"),
+            n=lost,
+        )
+        if ev.get("modifier"):
+            text += " " + _("{mod} to hit.").format(mod=f"{int(ev.get('modifier') or 0):+d}")
+        return text
+    if kind == "expansion_dogfight_targeted":
+        return _("Dogfight: {aircraft} may now attack {target}.").format(
+            aircraft=u((ev.get("aircraft") or [""])[0]), target=u((ev.get("target") or [""])[0])
+        )
+    if kind == "expansion_dogfight_shot":
+        return _(
+            "Dogfight: {aircraft} made its attack on {target}; its weapons may shoot ground "
+            "targets again."
+        ).format(
+            aircraft=u((ev.get("aircraft") or [""])[0]), target=u((ev.get("target") or [""])[0])
+        )
+    if kind == "expansion_one_shot_fired":
+        return _("{unit} fired its One Shot weapons ({weapons}): spent until re-armed.").format(
+            unit=u(ev.get("unit")), weapons=", ".join(str(w) for w in ev.get("weapons") or ())
+        )
+    if kind == "expansion_aircraft_rearmed":
+        return _("{unit} is re-armed: {weapons} may fire again.").format(
+            unit=u(ev.get("unit")), weapons=", ".join(str(w) for w in ev.get("weapons") or ())
+        )
     if kind == "expansion_planetfall":
         return _("Planetary Assault: the Attacker's units wait in orbit or the landing zone.")
     if kind == "expansion_medical_rolled":

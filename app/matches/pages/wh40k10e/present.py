@@ -251,6 +251,12 @@ class ActionForm:
     arcs: list[tuple[str, str]] = field(default_factory=list)
     # Power Level (a narrative mission counting it): the levels entered so far, by unit
     levels: dict[str, int] = field(default_factory=dict)
+    # a building's shot: its guns ("building|weapon"), those with a minimum range (inches),
+    # the targets' saves from the army data (proposed); Support fire: its markers
+    guns: list[tuple[str, str]] = field(default_factory=list)
+    near: dict[str, int] = field(default_factory=dict)
+    saves: dict[str, int] = field(default_factory=dict)
+    markers: list[str] = field(default_factory=list)
 
     @property
     def command_json(self) -> str:
@@ -272,8 +278,8 @@ def action_forms(
     for action in actions:
         cmd = dict(action["command"])
         kind = str(cmd.get("type"))
-        if kind in ("declare_formations", "approve_undo", "refuse_undo"):
-            continue  # their own forms
+        if kind in ("declare_formations", "approve_undo", "refuse_undo", "attack_building"):
+            continue  # their own forms (a building attacked: the attack cards)
         unit = names.get(str(cmd.get("unit")), str(cmd.get("unit", "")))
         if kind in NARRATIVE_KINDS:
             one = kind in UNIT_CHOICE or kind in EXPANSION_MERGED
@@ -553,6 +559,10 @@ def profile_stats(w: Mapping[str, Any]) -> list[tuple[str, str, str]]:
 # -- the last roll ------------------------------------------------------------------------------
 
 
+# the events whose dice the banner shows die by die (the attacks the match rolled)
+DICE_SHOWN = frozenset({"expansion_building_attacked", "expansion_building_fired"})
+
+
 @dataclass(frozen=True, slots=True)
 class RollLine:
     kind: str  # the event's type: roll_off_made, attack_resolved, ...
@@ -608,7 +618,10 @@ def last_rolls(
             )
         elif ev.get("roll"):  # a charge, a Battle-shock test, a Hazardous test...
             said = describe(ev, units, names, me, actor=entry.get("actor"))
-            if said:
+            if said and kind in DICE_SHOWN:  # an attack the match rolled: its dice
+                dice = [dict(d) for d in (ev.get("roll") or {}).get("dice") or ()]
+                lines.append(RollLine(kind, said, dice[:MAX_DICE_SHOWN]))
+            elif said:
                 lines.append(RollLine(kind, said))
     return (int(batch[0]["seq"]) if lines else 0), lines
 
@@ -851,6 +864,13 @@ def _describe(
         return _("Hazardous tests of {units}: {dice}.").format(
             units=us(ev["units"]), dice=_dice(ev.get("roll"))
         )
+    if kind == "mortal_wounds_inflicted" and ev.get("source") == "support_fire":
+        n = int(ev.get("mortal_wounds") or 0)
+        return ngettext(
+            "Support fire at {target} ({dice}): {n} mortal wound.",
+            "Support fire at {target} ({dice}): {n} mortal wounds.",
+            n,
+        ).format(target=u(ev.get("target")), dice=_dice(ev.get("roll")), n=n)
     if kind == "mortal_wounds_inflicted":
         n = int(ev.get("mortal_wounds") or 0)
         return ngettext(
@@ -1060,6 +1080,7 @@ STRATAGEM_TARGETS = {
     "forced-march": "arrived",
     "proximity-mines": "enemy",
     "entrenchments": "own",
+    "covered-advance": "unmoved",
 }
 
 
@@ -1276,7 +1297,7 @@ def narrative_form(
 
     form = ActionForm(label=narrative_label(kind, cmd, names, stratagems), command=cmd, kind=kind)
     if kind in EXPANSION_KINDS:
-        expansion_form(form, view, names)
+        expansion_form(form, view, names, choices)
         return form
     form.dice = kind in NARRATIVE_ROLLING
     form.primary = kind in {"declare_power_levels", "place_tokens", "deploy_forces", "bombard"}
@@ -1317,6 +1338,8 @@ def narrative_form(
         sid = str(cmd.get("stratagem"))
         form.targets = stratagem_targets(sid, view, names)
         form.target_kind = STRATAGEM_TARGETS.get(sid, "")
+        if form.target_kind == "unmoved" and not form.targets:
+            form.target_kind = ""  # nobody left to Advance: used with no unit named
         if form.target_kind:  # the engine's hint is the select's first choice
             form.command.pop("target", None)
         if not form.target_kind and stratagem_target_kind(sid):
@@ -1349,6 +1372,17 @@ def stratagem_targets(
             if (u["owner"] == me) == (what == "own")
             and (u["location"] == "battlefield" or (what == "own" and u["location"] == "to_deploy"))
             and not u["destroyed"]
+        ]
+    if what == "unmoved":  # Covered Advance: one of yours yet to move (ruling 95)
+        me = view.get("viewer")
+        return [
+            (u["id"], names[u["id"]])
+            for u in view.get("units", ())
+            if u["owner"] == me
+            and u["location"] == "battlefield"
+            and not u["destroyed"]
+            and u.get("move") is None
+            and u.get("bodyguard") is None
         ]
     if what == "saboteur":
         tried = {str(u) for u, _r in n.get("sabotage_attempts", ())}
