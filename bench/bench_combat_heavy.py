@@ -105,7 +105,8 @@ CASES: dict[str, dict[str, Any]] = {
         "target": {"models": 1, "toughness": 11, "save": 3, "wounds": 30, "feel_no_pain": 6},
     },
     # The full scope: 30 models of more than two wounds with every ability, and a
-    # unit with a sergeant of another save and an attached CHARACTER (the general chain).
+    # unit with a sergeant of another save and an attached CHARACTER (the line split at the
+    # end of the main models: _PrefixSplitChain).
     "30 x D6+3, SH1 LH DW, D6+1 vs 30 x W3 FNP5+": {
         "attacks": [{"models": 30, "weapon": w(attacks="D6+3", abilities=ALL, damage="D6+1")}],
         "target": {"models": 30, "toughness": 4, "save": 4, "wounds": 3, "feel_no_pain": 5},
@@ -134,7 +135,8 @@ CASES: dict[str, dict[str, Any]] = {
     },
     # Feel No Pain that differs between the models (the Captain's 4+, better than his
     # bodyguard's): the pending mortal wounds past the bodyguard are followed by their first
-    # counts thinned by the Captain's Feel No Pain (_TwoFeelNoPainChain); refused before.
+    # counts thinned by the Captain's Feel No Pain (_TwoFeelNoPainChain's identity, on the
+    # split line of _PrefixSplitChain); refused before.
     "mixed FNP: 20 x D6, SH1 LH DW, D3 vs 18 W3 + sgt + Captain FNP4+": {
         "attacks": [{"models": 20, "weapon": w(attacks="D6", abilities=ALL, damage="D3")}],
         "target": _mixed(captain_fnp=4),

@@ -1091,20 +1091,34 @@ class _PrefixSplitChain:
 
     def __init__(self, layout: Layout, main_wounds: int, budget: _Budget) -> None:
         self.layout = layout
-        self.two = _TwoFeelNoPainChain(layout, budget)
+        uniform = layout.uniform_feel_no_pain()
+        # one Feel No Pain: the general chain (its kernel; and the answer when it must);
+        # two: the two chains of :class:`_TwoFeelNoPainChain` likewise
+        self.two: _TwoFeelNoPainChain | None = None
+        self.general: _Chain
+        if uniform:
+            self.general = _Chain(layout, True, budget)
+        else:
+            self.two = _TwoFeelNoPainChain(layout, budget)
+            self.general = self.two.low
+        self.delegate = False
         self.budget = budget
         self.P = main_wounds
         self.main = layout.bodyguard[0]
         self.den = 1
-        self.weights: dict[tuple[int, int], int] | None = None  # None: the general chains
+        self.weights: dict[tuple[int, int], int] = {}
 
     @staticmethod
     def applies(layout: Layout, request: CombatRequest) -> bool:
-        """One weapon without Precision, two Feel No Pains (bodyguard, CHARACTERs)."""
-        if len(request.attacks) != 1 or not _TwoFeelNoPainChain.applies(layout):
+        """One weapon with Devastating Wounds and without Precision, into a unit of one Feel
+        No Pain (not all alike: :class:`_LineChain` otherwise) or of two (bodyguard,
+        CHARACTERs)."""
+        if len(request.attacks) != 1 or _LineChain.applies(layout):
             return False
         wr = weapon_rules(request.attacks[0].weapon, request.target, request.situation)
-        return not wr.precision
+        if wr.precision or not wr.devastating:
+            return False
+        return layout.uniform_feel_no_pain() or _TwoFeelNoPainChain.applies(layout)
 
     def _forward(
         self,
@@ -1214,100 +1228,141 @@ class _PrefixSplitChain:
             self.budget.spend(per_step, max(cells.values(), default=1) * bits)
         return kept
 
+    def _line_counts(
+        self,
+        w: _Weapon,
+        situation: Situation,
+        outcome: dict[tuple[int, int], int],
+        total: int,
+        kernel: _Kernel,
+        end: int,
+    ) -> dict[int, Fraction]:
+        """P(the unit ends ``e`` wounds down the line, pending mortal wounds (thinned as they
+        are made) included) for ``e < end``: a line of identical models, corrected by the
+        paths that reach position ``P`` (the real tail's less the line's)."""
+        nc, big_p = self.layout.C + 1, self.P
+        line = _LineChain.virtual(self.main, end, self.budget)
+        line.apply_weapon(w, situation, outcome, total)
+        out: dict[int, Fraction] = {
+            e: Fraction(x, line.den) for (e, _), x in line.final().items() if e < end
+        }
+        if end <= big_p or not kernel.qq:
+            return out
+        h, h_den, g = _live_counts(w.per_model, kernel.r0, kernel.q, w.entry.models, None)
+        top = len(h) - 1
+        coef = [h[t] * g ** (top - t) for t in range(top + 1)]
+        cells = end - big_p
+        steps = min(top, big_p + cells)
+        f_step = (_bits(kernel.qq**steps) + 16) // 8  # a path's weights: at most qq**s
+        k_max = max(k for k, _ in outcome)  # wounds to save of one attack
+        side_cache: dict[int, list[tuple[int, int, int]]] = {}
+
+        def side_rows(pos: int) -> list[tuple[int, int, int]]:
+            got = side_cache.get(pos)
+            if got is None:
+                got = side_cache[pos] = _virtual_rows(
+                    w, situation, self.main, kernel.q1, outcome, kernel.r0, pos
+                )
+            return got
+
+        def at(idx: int) -> int:  # wounds down the line (no Precision: b < B or c = 0)
+            return idx // nc + idx % nc
+
+        flux, side, _ = self._forward(
+            kernel.live_row, cells, f_step, steps, top, reach=k_max, side_rows=side_rows
+        )
+        b_step = (_bits(max(_horner_bounds(coef, kernel.qq))) + 16) // 8
+        # past P: a move adds the wounds it takes plus the pending ones
+        big = self.layout.B
+        real_states = [p * nc if p < big else big * nc + p - big for p in range(big_p, end)]
+        real_moves = {
+            i: [
+                (dst, at(dst) - at(i) + m, wt)
+                for dst, m, wt in kernel.live_row(i)
+                if at(dst) - at(i) + m < end - at(i)
+            ]
+            for i in real_states
+        }
+        line_states = list(range(big_p, end))
+        line_moves = {
+            p: [(q, q - p + m, wt) for q, m, wt in side_rows(p) if q - p + m < end - p]
+            for p in line_states
+        }
+        real = self._backward(
+            real_states,
+            real_moves,
+            dict.fromkeys(real_states, 1),
+            coef,
+            {i: end - at(i) for i in real_states},
+            b_step,
+            len(flux) - 1,
+        )
+        virt = self._backward(
+            line_states,
+            line_moves,
+            dict.fromkeys(line_states, 1),
+            coef,
+            {p: end - p for p in line_states},
+            b_step,
+            len(flux) - 1,
+        )
+        hit: dict[int, int] = defaultdict(int)
+        for s in range(1, len(flux)):
+            for idx, x in flux[s].items():
+                pos = at(idx)
+                if pos < end and real[s].get(idx):
+                    got = _poly_mul(_cells(x, f_step), _cells(real[s][idx], b_step), end - pos)
+                    for j, v in enumerate(got):
+                        hit[pos + j] += v
+            for pos, x in side[s].items():
+                if pos < end and virt[s].get(pos):
+                    got = _poly_mul(_cells(x, f_step), _cells(virt[s][pos], b_step), end - pos)
+                    for j, v in enumerate(got):
+                        hit[pos + j] -= v
+        hit_den = h_den * g**top
+        for e, x in hit.items():
+            if x:
+                out[e] = out.get(e, Fraction(0)) + Fraction(x, hit_den)
+        return out
+
+    def _settle(self, probs: dict[tuple[int, int], Fraction]) -> None:
+        """The answer's weights over one denominator, "destroyed" what the rest leave."""
+        layout = self.layout
+        probs = {k: p for k, p in probs.items() if p}
+        den = 1
+        for p in probs.values():
+            den = den * p.denominator // math.gcd(den, p.denominator)
+        _check_digits(den.bit_length())
+        weights = {k: p.numerator * (den // p.denominator) for k, p in probs.items()}
+        rest = den - sum(weights.values())
+        if rest:
+            weights[(layout.B, layout.C)] = rest
+        assert all(x > 0 for x in weights.values())
+        self.weights, self.den = weights, den
+
     def apply_weapon(
         self, w: _Weapon, situation: Situation, outcome: dict[tuple[int, int], int], total: int
     ) -> None:
-        layout, two = self.layout, self.two
+        layout = self.layout
         big, cap, nc = layout.B, layout.C, layout.C + 1
         big_p = self.P
-        tail_b = big - big_p  # bodyguard wounds past the prefix
-        a, b, d = two.a, two.b, two.d
-        kernel = two.low._kernel(w, situation, outcome, total)
+        kernel = self.general._kernel(w, situation, outcome, total)
         main_null = kernel.null_w[list(kernel.losses).index(self._main_profile())]
         if main_null != kernel.s_min:  # a worse save in the tail: prefix paths may stall
-            self.two.apply_weapon(w, situation, outcome, total)
+            self.delegate = True
+            if self.two is None:
+                self.general.apply_weapon(w, situation, outcome, total, kernel)
+            else:
+                self.two.apply_weapon(w, situation, outcome, total)
             return
-        self.weights = {}
+        if self.two is None:  # one Feel No Pain: the line's counts are the answer
+            counts = self._line_counts(w, situation, outcome, total, kernel, big + cap)
+            self._settle({(min(e, big), max(e - big, 0)): p for e, p in counts.items()})
+            return
+        two = self.two
+        a, b, d = two.a, two.b, two.d
         # -- the bodyguard's counts (thinned by its Feel No Pain) -------------------------
-        line = _LineChain.virtual(self.main, big, self.budget)
-        line.apply_weapon(w, situation, outcome, total)
-        out_b: dict[int, Fraction] = {
-            e: Fraction(x, line.den) for (e, _), x in line.final().items() if e < big
-        }
-        if tail_b and kernel.qq:
-            h, h_den, g = _live_counts(w.per_model, kernel.r0, kernel.q, w.entry.models, None)
-            top = len(h) - 1
-            coef = [h[t] * g ** (top - t) for t in range(top + 1)]
-            steps = min(top, big_p + tail_b)
-            f_step = (kernel.qq.bit_length() * steps + 16) // 8
-            k_max = max(k for k, _ in outcome)  # wounds to save of one attack
-            side_cache: dict[int, list[tuple[int, int, int]]] = {}
-
-            def side_rows(pos: int) -> list[tuple[int, int, int]]:
-                got = side_cache.get(pos)
-                if got is None:
-                    got = side_cache[pos] = _virtual_rows(
-                        w, situation, self.main, kernel.q1, outcome, kernel.r0, pos
-                    )
-                return got
-
-            flux, side, _ = self._forward(
-                kernel.live_row, tail_b, f_step, steps, top, reach=k_max, side_rows=side_rows
-            )
-            b_step = (_bits(max(_horner_bounds(coef, kernel.qq))) + 16) // 8
-            # the bodyguard past P: a move adds the wounds it takes plus the pending ones
-            real_states = [p * nc for p in range(big_p, big)]
-            real_moves = {
-                i: [
-                    (dst, dst // nc - i // nc + m, wt)
-                    for dst, m, wt in kernel.live_row(i)
-                    if dst % nc == 0 and dst // nc < big and dst // nc - i // nc + m < big - i // nc
-                ]
-                for i in real_states
-            }
-            line_states = list(range(big_p, big))
-            line_moves = {
-                p: [(q, q - p + m, wt) for q, m, wt in side_rows(p) if q - p + m < big - p]
-                for p in line_states
-            }
-            ones = dict.fromkeys(real_states + line_states, 1)
-            real = self._backward(
-                real_states,
-                real_moves,
-                ones,
-                coef,
-                {i: big - i // nc for i in real_states},
-                b_step,
-                len(flux) - 1,
-            )
-            virt = self._backward(
-                line_states,
-                line_moves,
-                ones,
-                coef,
-                {p: big - p for p in line_states},
-                b_step,
-                len(flux) - 1,
-            )
-            hit: dict[int, int] = defaultdict(int)
-            for s in range(1, len(flux)):
-                for idx, x in flux[s].items():
-                    pos = idx // nc
-                    if idx % nc == 0 and pos < big and real[s].get(idx):
-                        n = big - pos
-                        got = _poly_mul(_cells(x, f_step), _cells(real[s][idx], b_step), n)
-                        for j, v in enumerate(got):
-                            hit[pos + j] += v
-                for pos, x in side[s].items():
-                    if pos < big and virt[s].get(pos):
-                        n = big - pos
-                        got = _poly_mul(_cells(x, f_step), _cells(virt[s][pos], b_step), n)
-                        for j, v in enumerate(got):
-                            hit[pos + j] -= v
-            hit_den = h_den * g**top
-            for e, x in hit.items():
-                if x:
-                    out_b[e] = out_b.get(e, Fraction(0)) + Fraction(x, hit_den)
+        out_b = self._line_counts(w, situation, outcome, total, kernel, big)
         # -- the CHARACTERs' counts (thinned by theirs), read out --------------------------
         f_den = a ** (big + cap - 1)
 
@@ -1335,8 +1390,8 @@ class _PrefixSplitChain:
             qq = kernel_c.qq
             steps = min(top, big_p + cap)
             grow = sum(coef[t] * qq**t for t in range(steps + 1))
-            a_step = (grow.bit_length() + 16) // 8
-            f_step = (qq.bit_length() * steps + 16) // 8
+            f_step = (_bits(qq**steps) + 16) // 8  # a path's weights: at most qq**s
+            a_step = max((grow.bit_length() + 16) // 8, f_step)
             flux, _, acc = self._forward(
                 kernel_c.live_row, cap, f_step, steps, top, coef=coef, acc_step=a_step
             )
@@ -1377,33 +1432,27 @@ class _PrefixSplitChain:
         for e, p in out_b.items():
             for j, v in enumerate(readout(e * nc)):
                 total_y[j] -= p * Fraction(v, f_den)
-        probs: dict[tuple[int, int], Fraction] = {(e, 0): p for e, p in out_b.items() if p}
+        probs: dict[tuple[int, int], Fraction] = {(e, 0): p for e, p in out_b.items()}
         for j, p in enumerate(total_y):
-            if p:
-                probs[(big, j)] = p
-        den = 1
-        for p in probs.values():
-            den = den * p.denominator // math.gcd(den, p.denominator)
-        _check_digits(den.bit_length())
-        weights = {k: p.numerator * (den // p.denominator) for k, p in probs.items()}
-        rest = den - sum(weights.values())
-        if rest:
-            weights[(big, cap)] = rest
-        assert all(x > 0 for x in weights.values())
-        self.weights, self.den = weights, den
+            probs[(big, j)] = p
+        self._settle(probs)
 
     def _main_profile(self) -> tuple[int, int | None, int | None]:
         s = self.main
         return (s.save, s.invulnerable_save, s.feel_no_pain)
 
     def apply_mortal_wounds(self) -> None:
-        """Nothing to do here: :meth:`apply_weapon` places them."""
+        """Nothing to do here (:meth:`apply_weapon` places them) unless the general chain
+        answers."""
+        if self.delegate and self.two is None:
+            self.general.apply_mortal_wounds()
 
     def final(self) -> dict[tuple[int, int], int]:
         """(b, c) -> weight over :attr:`den`."""
-        if self.weights is None:
-            out = self.two.final()
-            self.den = self.two.den
+        if self.delegate:
+            chain = self.general if self.two is None else self.two
+            out = chain.final()
+            self.den = chain.den
             return out
         return self.weights
 
@@ -1689,7 +1738,7 @@ def analyze(request: CombatRequest) -> CombatAnalysis:
     soft = not uniform and any(w.rules.devastating for w in weapons)
     if _LineChain.applies(layout):
         chain = _LineChain(layout, budget)
-    elif soft and _PrefixSplitChain.applies(layout, request):
+    elif _PrefixSplitChain.applies(layout, request):
         chain = _PrefixSplitChain(layout, target.models * target.wounds, budget)
     elif soft and _TwoFeelNoPainChain.applies(layout):
         chain = _TwoFeelNoPainChain(layout, budget)
