@@ -26,7 +26,14 @@ Method (integer weights over one common denominator, reduced between weapons):
 3. After every weapon, the pending mortal wounds are applied, spilling over (RULINGS 9, 11).
    When every model has the same Feel No Pain, mortal wounds are thinned by it as they are
    generated and a pending count that covers every remaining wound is folded into "destroyed"
-   (exact, and much smaller); otherwise each is checked against the model it lands on.
+   (exact, and much smaller); with one Feel No Pain on the bodyguard and another on the
+   CHARACTERs, two chains of counts (one per Feel No Pain) are combined by an identity of
+   generating functions (:class:`_TwoFeelNoPainChain`); otherwise each is checked against
+   the model it lands on.
+4. One weapon into a unit whose models are not all alike: the line is split at the end of
+   its main models (:class:`_PrefixSplitChain`): a forward pass on them (a path leaves them
+   within a few dozen live attacks) and a backward pass on the short tail; a line of
+   identical models gives the counts of the paths that never leave them.
 
 Work is bounded: static size limits first (:func:`_check_budget`), then a budget counted
 while the chain runs (big-by-big products and the serialisation of the answer included), and
