@@ -276,3 +276,43 @@ def test_the_dogfight_one_shot_and_rearm_events_read_as_sentences() -> None:
         "defence-emplacement-1 fires its Icarus lascannon at Dakkajet: 1 hits, 4 wounds lost. "
         "+1 to hit."
     )
+
+
+def test_only_war_in_night_fight_a_strategic_reserve_is_delayed_by_the_fog_once(
+    browser: Callable[[str], TestClient], armies: FakeArmies
+) -> None:
+    """Night Fight's *Fog of War* [L591] in Only War (ruling 96): the battle records the units
+    that rolled it, so the first arrival rolls a D6 (1-2: delayed to the next turn), the
+    second none."""
+    g = new_game(browser, armies, "only-war", {"combat_zone": "night-fight"})
+    setup_battle(g, {"A": {"reserves": [["a5", "strategic"]]}})
+    finish_turn(g)
+    finish_turn(g)
+    to_phase(g, "A", "movement")
+    # round 2: the Hellblasters arrive by Strategic Reserves; the fog's D6, 2: delayed
+    view = g.a.send({"type": "arrive", "unit": "a5"}, dice=[2])["view"]
+    assert next(u for u in view["units"] if u["id"] == "a5")["location"] == "reserves"
+    (fog,) = log_events(g, "narrative_fog_of_war")
+    assert (fog["units"], fog["delayed"], fog["must_arrive"]) == (["a5"], True, 3)
+    assert fog["roll"]["dice"][0]["value"] == 2
+    said = "Hellblaster Squad is delayed by the fog of war (2): it arrives next turn."
+    assert said in timeline(page(g.a)), timeline(page(g.a))
+    finish_turn(g)
+    finish_turn(g)
+    to_phase(g, "A", "movement")
+    view = g.a.send({"type": "arrive", "unit": "a5"}, dice=[])["view"]  # no second fog roll
+    assert next(u for u in view["units"] if u["id"] == "a5")["location"] == "battlefield"
+    assert len(log_events(g, "narrative_fog_of_war")) == 1
+
+
+def test_only_war_without_night_fight_rolls_no_fog(
+    browser: Callable[[str], TestClient], armies: FakeArmies
+) -> None:
+    g = new_game(browser, armies, "only-war", {})
+    setup_battle(g, {"A": {"reserves": [["a5", "strategic"]]}})
+    finish_turn(g)
+    finish_turn(g)
+    to_phase(g, "A", "movement")
+    view = g.a.send({"type": "arrive", "unit": "a5"}, dice=[])["view"]
+    assert next(u for u in view["units"] if u["id"] == "a5")["location"] == "battlefield"
+    assert log_events(g, "narrative_fog_of_war") == []

@@ -870,7 +870,6 @@ def _mission_stratagem(state: BattleState, e: MissionStratagemUsed) -> BattleSta
 
 
 def _fog_of_war(state: BattleState, e: FogOfWarRolled) -> BattleState:
-    n = _nv(state)
     new = _replace(state, rolls=state.rolls + 1)
     if e.delayed:  # back into Reserve, to arrive in its next turn [L591]
         new = _with_units(
@@ -884,7 +883,9 @@ def _fog_of_war(state: BattleState, e: FogOfWarRolled) -> BattleState:
         )
         if new.trigger is not None and new.trigger.unit in e.units:
             new = _replace(new, trigger=None)
-    return _n(new, fog_rolled=n.fog_rolled | set(e.units))
+    if state.narrative is None:  # Only War: the battle's own record (ruling 96)
+        return _replace(new, fog_rolled=state.fog_rolled | set(e.units))
+    return _n(new, fog_rolled=_nv(state).fog_rolled | set(e.units))
 
 
 def _stratagem_dice(state: BattleState, e: StratagemDiceRolled) -> BattleState:

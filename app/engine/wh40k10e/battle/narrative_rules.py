@@ -139,6 +139,7 @@ __all__ = [
     "end_of_turn",
     "evaluate_end",
     "extra_turn_due",
+    "fog_on_core_arrivals",
     "report_spy_unplaced",
 ]
 
@@ -997,24 +998,26 @@ def _no_late_arrivals(b: Builder) -> None:
             )
 
 
-def _fog_on_core_arrivals(b: Builder) -> None:
+def fog_on_core_arrivals(b: Builder) -> None:
     """Night Fight's fog of war [L591] on a unit arriving by the 10th edition's own rules in
     this command (Deep Strike, Strategic Reserves, Rapid Ingress): the first time, a D6; on
     1-2 it goes back into Reserve and arrives in its next turn (``must_arrive``: the next
     round, when it arrived in its own turn). The scenario's reserves roll theirs in
-    ``reserve_roll`` (rulings 55, 74)."""
+    ``reserve_roll`` (rulings 55, 74). In Only War, the battle keeps the units that rolled
+    (ruling 96)."""
     s = b.state
     n = s.narrative
     zone = zone_of(s)
-    if n is None or zone is None or "fog_of_war_delayed_up_to" not in zone.params:
+    if zone is None or "fog_of_war_delayed_up_to" not in zone.params:
         return
+    rolled = n.fog_rolled if n is not None else s.fog_rolled
     if any(
         o.event.kind.startswith(("narrative_", "expansion_")) for o in b.out
     ):  # a scenario's or an expansion's own arrival
         return
     for emitted in list(b.out):
         e = emitted.event
-        if not isinstance(e, UnitArrived) or e.units[0] in n.fog_rolled:
+        if not isinstance(e, UnitArrived) or e.units[0] in rolled:
             continue
         start = len(b.roller.records)
         delayed = fog_of_war_delayed(zone, b.roller, e.units[0])
@@ -1070,7 +1073,7 @@ def track_destroyed(b: Builder) -> None:
     hook checks what the scenario says of the 10th edition's own reserves: no late arrival
     where the scenario forbids it, and Night Fight's fog on their arrival (rulings 74)."""
     _no_late_arrivals(b)
-    _fog_on_core_arrivals(b)
+    fog_on_core_arrivals(b)
     _gone_to_ground_acts(b)
     n = b.state.narrative
     s = b.state

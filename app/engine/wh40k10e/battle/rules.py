@@ -1269,6 +1269,8 @@ def decide(state: BattleState, command: Tagged, actor: str, dice: Roller) -> Dec
     handler(b, command)
     if b.state.narrative is not None:
         narrative_rules.track_destroyed(b)
+    else:  # Only War in a combat zone: Night Fight's fog of war on an arrival (ruling 96)
+        narrative_rules.fog_on_core_arrivals(b)
     finish(b)
     return Decision(tuple(b.out), b.state)
 

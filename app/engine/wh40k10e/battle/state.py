@@ -344,6 +344,9 @@ class BattleState:
     narrative: NarrativeState | None = None
     # a combat zone's mysterious objectives: marker -> the result it was identified as
     mysterious: Mapping[str, str] = field(default_factory=dict)
+    # Night Fight's fog of war outside a narrative mission (Only War): the units that rolled
+    # it on their first arrival [L591] (a narrative mission keeps its own, narrative.fog_rolled)
+    fog_rolled: frozenset[str] = frozenset()
 
     # -- reading helpers --------------------------------------------------------------------
 
