@@ -63,11 +63,16 @@
       var form = document.getElementById(id);
       if (!form) return;
       form.classList.add("chosen");
-      // a heavy vehicle: each silent weapon that may fire at the target takes it
-      form.querySelectorAll('select[name^="shot."]').forEach(function (sel) {
-        if (sel.value) return;
-        var opt = sel.querySelector('option[value="0|' + CSS.escape(target) + '"]');
-        if (opt) { sel.value = opt.value; syncWeapon(sel); }
+      // a heavy vehicle: each weapon that may fire at the target and does not yet takes it
+      // in its first silent select (a Double Tir weapon has two, for two different targets)
+      form.querySelectorAll("fieldset.weapon").forEach(function (box) {
+        var value = "0|" + target;
+        var sels = Array.prototype.slice.call(box.querySelectorAll('select[name^="shot."]'));
+        if (sels.some(function (sel) { return sel.value === value; })) return;
+        var free = sels.filter(function (sel) { return !sel.value; })[0];
+        if (!free || !free.querySelector('option[value="' + CSS.escape(value) + '"]')) return;
+        free.value = value;
+        syncWeapon(free);
       });
     });
     var first = document.getElementById(ids[0]);
@@ -154,12 +159,17 @@
       preview(form);
     }
   });
-  // a heavy vehicle's weapon: once a target is chosen, only that shot's odds stay shown
+  // a heavy vehicle's weapon: once its targets are chosen, only those shots' odds stay shown
+  // (two selects for a weapon with Double Tir)
   function syncWeapon(sel) {
     var box = sel.closest("fieldset.weapon");
     if (!box) return;
+    var chosen = [];
+    box.querySelectorAll('select[name^="shot."]').forEach(function (s) {
+      if (s.value) chosen.push(s.value);
+    });
     box.querySelectorAll(".weapon-choice").forEach(function (div) {
-      div.hidden = !!sel.value && div.dataset.value !== sel.value;
+      div.hidden = chosen.length > 0 && chosen.indexOf(div.dataset.value) < 0;
     });
   }
   document.addEventListener("change", function (event) {

@@ -21,7 +21,14 @@ from app.matches.systems import black_reach as system
 from tests.engine.black_reach.battle import test_flamer as flamer
 from tests.engine.black_reach.battle import test_grenades as grenades
 from tests.engine.black_reach.battle import test_repairs as repairs
-from tests.matches.test_pages_black_reach import page_of, place_orders, post_form, slug, two_players
+from tests.matches.test_pages_black_reach import (
+    fields,
+    page_of,
+    place_orders,
+    post_form,
+    slug,
+    two_players,
+)
 
 
 def lines(page: Any) -> list[str]:
@@ -130,3 +137,48 @@ def test_en_alerte_by_a_heavy_vehicle_names_the_weapons_that_fire() -> None:
     assert forms[0].note == "With: main weapon 1, secondary weapon 1"
     plain = {k: v for k, v in entry.items() if k != "weapons"}
     assert black_reach.action_forms([plain], {})[0][0].note == ""
+
+
+def test_a_double_tir_weapon_of_a_heavy_vehicle_takes_two_targets(
+    browser: Callable[[str], TestClient], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """brengine's Double Tir on a vehicle's weapon: two target selects of one name; both
+    shots are posted and fired in the one action."""
+    from starlette.datastructures import FormData as Posted
+
+    from tests.engine.black_reach.battle import test_vehicle_double_shot as double
+
+    played_on(monkeypatch, double.double_setup())
+    alice, bob, match_id = two_players(browser, deployment="sample")
+    place_orders(bob, match_id, (double.SHOOTAS, double.NOB))
+    place_orders(alice, match_id, (double.TANK,))
+    post_form(bob, match_id, f"#form-hold-{slug(double.SHOOTAS)}")
+    page = page_of(alice, match_id)
+    fire = page.css_first(f"#form-vehicle-fire-{slug(double.TANK)}")
+    main = fire.css_first('fieldset.weapon[data-weapon="main_1"]')
+    assert main.attributes["data-shots"] == "2"
+    assert len(main.css('select[name="shot.main_1"]')) == 2
+    assert len(fire.css('select[name="shot.secondary_1"]')) == 1
+    entry = {"command": {"type": "vehicle_fire", "unit": double.TANK, "shots": []}}
+    posted = Posted(
+        [
+            ("shot.main_1", f"0|{double.BOYZ1}"),
+            ("shot.main_1", f"0|{double.BOYZ2}"),
+            ("shot.secondary_1", ""),
+        ]
+    )
+    assert black_reach.build_command(posted, dict(entry["command"]))["shots"] == [
+        {"weapon": "main_1", "target": double.BOYZ1, "suppression": False},
+        {"weapon": "main_1", "target": double.BOYZ2, "suppression": False},
+    ]
+    data = {k: v for k, v in fields(fire).items() if not k.startswith("shot.")} | {"dice": "1 2"}
+    body: dict[str, Any] = data | {
+        "shot.main_1": [f"0|{double.BOYZ1}", f"0|{double.BOYZ2}"]
+    }  # two values of one name, as the two selects post them
+    r = alice.post(str(fire.attributes["action"]), data=body, headers={"HX-Request": "true"})
+    assert r.status_code == 200, r.text
+    from tests.support.web import html
+
+    assert html(r).css_first("#match-error") is None, html(r).css_first("#match-error").text()
+    said = lines(page_of(alice, match_id))
+    assert sum("fires its main weapon 1 at Sample boyz" in t for t in said) == 2, said

@@ -365,6 +365,7 @@ class WeaponAim:
     weapon: str
     label: str
     choices: list[ShotChoice]
+    shots: int = 1  # 2 with Double Tir: two targets (two selects of the same name)
 
     @property
     def slug(self) -> str:
@@ -546,7 +547,8 @@ def _weapons(entry: Mapping[str, Any], names: Mapping[str, str]) -> list[WeaponA
                 )
             )
         weapon = str(w.get("weapon"))
-        out.append(WeaponAim(weapon, weapon_label(weapon), choices))
+        shots = 2 if w.get("shots") == 2 else 1  # Double Tir: two different targets
+        out.append(WeaponAim(weapon, weapon_label(weapon), choices, shots))
     return out
 
 
