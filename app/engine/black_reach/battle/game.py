@@ -12,6 +12,7 @@ book. It has the members of :class:`app.engine.match.game.MatchGame`::
 from __future__ import annotations
 
 import secrets
+from collections.abc import Sequence
 from dataclasses import replace
 
 from app.engine.black_reach.battle.commands import (
@@ -23,6 +24,7 @@ from app.engine.black_reach.battle.commands import (
     CreateBattle,
     Demolish,
     DoubleShot,
+    DrawCards,
     Flame,
     Grenade,
     Manifest,
@@ -41,12 +43,14 @@ from app.engine.black_reach.battle.state import BattleState, Stage
 from app.engine.black_reach.battle.views import legal_actions, render
 from app.engine.match.battle import BattleGame, decode_command
 from app.engine.match.codec import JsonObject
-from app.engine.match.events import Viewer
+from app.engine.match.errors import Refusal, RefusalKind
+from app.engine.match.events import Envelope, Viewer
 from app.engine.match.game import GameStage, GameStatus
 from app.engine.match.log import RuleBook
 
 __all__ = [
     "ACTIVATION_KINDS",
+    "MATCH_DICE_KINDS",
     "SEED_SCHEME",
     "BlackReachBattle",
     "command_from_json",
@@ -76,6 +80,11 @@ ACTIVATION_KINDS = frozenset(
         Assault,
     )
 )
+
+# the commands whose dice the match always rolls from the seat's own seed, never given by hand:
+# a draw's dice pick secret cards from a deck whose order the forces file tells, so dice given
+# by hand would let the drawer choose the hand, unseen by the opponent (rulings 94)
+MATCH_DICE_KINDS = frozenset({DrawCards.kind})
 
 
 def command_from_json(data: object) -> Command:
@@ -147,6 +156,30 @@ class BlackReachBattle(BattleGame[BattleState, Command, BattleSetup]):
             return command
         return PlaceOrders(
             tuple(o if o.nonce else replace(o, nonce=secrets.token_hex(16)) for o in command.orders)
+        )
+
+    def execute(
+        self,
+        command: Command,
+        actor: str,
+        *,
+        expected_version: int | None = None,
+        seed: int | None = None,
+        dice: Sequence[int] | None = None,
+        at: str | None = None,
+    ) -> list[Envelope]:
+        """Run ``command`` (:meth:`BattleGame.execute`); the dice of a command of
+        :data:`MATCH_DICE_KINDS` given by hand are refused (422) before anything is rolled."""
+        if dice is not None and command.kind in MATCH_DICE_KINDS:
+            raise Refusal(
+                "match_dice_only",
+                f"{command.kind} is always rolled by the match from your seat's own seed: "
+                "dice given by hand would choose the cards (rulings 94)",
+                kind=RefusalKind.INPUT,
+                details={"field": "dice"},
+            )
+        return super().execute(
+            command, actor, expected_version=expected_version, seed=seed, dice=dice, at=at
         )
 
     def status(self) -> GameStatus:

@@ -107,16 +107,19 @@ def order(unit: str, number: int) -> dict[str, Any]:
 
 
 def draw(
-    battle: BlackReachBattle, seat: str, dice: list[int], discard: tuple[str, ...] = ()
+    battle: BlackReachBattle, seat: str, seed: int, discard: tuple[str, ...] = ()
 ) -> list[Envelope]:
-    return battle.execute_json({"type": "draw_cards", "discard": list(discard)}, seat, dice=dice)
+    """A draw is always rolled by the match (rulings 94): from a seed, never dice by hand."""
+    return battle.execute_json({"type": "draw_cards", "discard": list(discard)}, seat, seed=seed)
 
 
 def dealt(**kw: Any) -> BlackReachBattle:
     """Turn 1: the Ultramarines hold Aim #1 and Run, the Orks Tuff #1 and Brawl."""
     battle = BlackReachBattle.create(setup(**kw))
-    draw(battle, A, [1, 5])  # 4 cards: die 1 -> the 1st; then 3 left: die 5 -> the 2nd
-    draw(battle, B, [1, 6])  # 3 cards: die 1 -> the 1st; then 2 left: die 6 -> the 2nd
+    new = draw(battle, A, 14)  # 4 cards: die 1 -> the 1st; then 3 left: die 5 -> the 2nd
+    assert events(new, "cards_drawn")[0].roll.values == (1, 5)
+    new = draw(battle, B, 28)  # 3 cards: die 1 -> the 1st; then 2 left: die 6 -> the 2nd
+    assert events(new, "cards_drawn")[0].roll.values == (1, 6)
     return battle
 
 
@@ -240,7 +243,7 @@ def test_tokens_wait_for_the_deal_and_the_hand_stays_secret() -> None:
     assert refused(battle, A, {"type": "draw_cards"}).code == "no_draw"
 
 
-def test_the_deal_by_hand_and_the_refill_after_the_reserve_phase() -> None:
+def test_the_deal_and_the_refill_after_the_reserve_phase() -> None:
     battle = ordered()
     assert [c["card"] for c in battle.view(A)["cards"]["hand"]] == ["um-aim#1", "um-run#1"]
     assert [c["card"] for c in battle.view(B)["cards"]["hand"]] == ["ork-save#1", "ork-brawl#1"]
@@ -251,7 +254,8 @@ def test_the_deal_by_hand_and_the_refill_after_the_reserve_phase() -> None:
     assert battle.view(None)["turn"]["number"] == 2
     assert battle.view(None)["cards"]["sides"]["ultramarines"]["to_draw"]
     # discard Run, draw 1: left um-aim#2 and um-shield#1, die 2 -> the 2nd
-    new = draw(battle, A, [2], discard=("um-run#1",))
+    new = draw(battle, A, 1, discard=("um-run#1",))
+    assert events(new, "cards_drawn")[0].roll.values == (2,)
     assert events(new, "cards_drawn")[0].drawn == ("um-shield#1",)
     assert [c["card"] for c in battle.view(A)["cards"]["hand"]] == ["um-aim#1", "um-shield#1"]
     assert battle.view(B)["cards"]["sides"]["ultramarines"] == {
@@ -262,9 +266,35 @@ def test_the_deal_by_hand_and_the_refill_after_the_reserve_phase() -> None:
     }
     # a card not in the hand cannot be discarded
     assert (
-        refused(battle, B, {"type": "draw_cards", "discard": ["um-aim#2"]}, dice=[1]).code
+        refused(battle, B, {"type": "draw_cards", "discard": ["um-aim#2"]}, seed=1).code
         == "not_in_hand"
     )
+
+
+def test_a_draw_refuses_dice_given_by_hand_and_rolls_nothing() -> None:
+    """The deck's order is the forces file's: dice given by hand would pick the drawer's cards,
+    and the other seat never sees them (rulings 94). Refused before any die, whatever the dice
+    (even too few or none), on the first deal and on a refill; the seeded draw then runs."""
+    battle = BlackReachBattle.create(setup())
+    for dice in ([1, 5], [2, 2], [6], []):
+        refusal = refused(battle, A, {"type": "draw_cards"}, dice=dice)
+        assert (refusal.code, refusal.kind) == ("match_dice_only", "input")
+        assert refusal.details == {"field": "dice"}
+    assert battle.view(A)["cards"]["sides"]["ultramarines"]["to_draw"] is True
+    assert battle.view(A)["cards"]["hand"] == []
+    new = draw(battle, A, 14)
+    assert events(new, "cards_drawn")[0].roll.seed == 14
+    # a refill with a discard: refused by hand too, the hand unchanged
+    battle = ordered()
+    for unit, seat in ((BOYZ1, B), (TACTICAL, A), (NOB, B), (SERGEANT, A)):
+        battle.execute_json({"type": "hold", "unit": unit}, seat)
+    battle.execute_json({"type": "end_reserve"}, B)
+    battle.execute_json({"type": "end_reserve"}, A)
+    assert battle.view(A)["cards"]["sides"]["ultramarines"]["to_draw"] is True
+    refusal = refused(battle, A, {"type": "draw_cards", "discard": ["um-run#1"]}, dice=[2])
+    assert refusal.code == "match_dice_only"
+    assert battle.state.hands["ultramarines"] == ("um-aim#1", "um-run#1")
+    assert draw(battle, A, 1, discard=("um-run#1",))
 
 
 def test_an_empty_deck_takes_the_discards_back() -> None:
