@@ -16,6 +16,7 @@
   function clear() {
     document.querySelectorAll("#br-play .hl, #br-play .selected, #br-play .target, #br-play .chosen")
       .forEach(function (el) { el.classList.remove("hl", "selected", "target", "chosen"); });
+    document.querySelectorAll("#br-preview rect.flame").forEach(function (el) { el.remove(); });
   }
   function openForms(unit) {
     document.querySelectorAll("#br-play details.unit-forms").forEach(function (d) {
@@ -76,7 +77,30 @@
       });
     });
     var first = document.getElementById(ids[0]);
+    // the first flame among them that reaches the target: its squares on the board
+    flamePreview(ids.map(function (id) { return document.getElementById(id); })
+      .filter(function (f) { return f && f.dataset.reached; })[0]);
     if (first) first.scrollIntoView({ behavior: "smooth", block: "center" });
+  }
+  // a Lance-Flammes form chosen: the squares its flame reaches drawn on the board
+  function flamePreview(form) {
+    var g = document.getElementById("br-preview");
+    if (!g || !form || !form.dataset.reached) return;
+    while (g.firstChild) g.removeChild(g.firstChild);
+    var cells = [];
+    try { cells = JSON.parse(form.dataset.reached); } catch (e) { cells = []; }
+    var ns = "http://www.w3.org/2000/svg";
+    cells.forEach(function (c) {
+      var rect = document.createElementNS(ns, "rect");
+      rect.setAttribute("class", "flame");
+      rect.setAttribute("x", c[0] + 0.04);
+      rect.setAttribute("y", c[1] + 0.04);
+      rect.setAttribute("width", 0.92);
+      rect.setAttribute("height", 0.92);
+      rect.setAttribute("fill", "#ff3b00");
+      rect.setAttribute("fill-opacity", "0.4");
+      g.appendChild(rect);
+    });
   }
 
   // a template (Tir Direct / Indirect, Da Krunch): "Place it on the board" arms its form;

@@ -8,6 +8,7 @@ editor (the tile form with its Damage set field) and a shared set's play forms."
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -275,5 +276,40 @@ def test_the_content_editor_and_a_shared_set_on_a_phone(app, browser) -> None:  
         form = page.locator("#play-0")
         expect(form).to_be_visible()
         big_enough(page, "#play-shared button")
+    finally:
+        page.context.close()
+
+
+def test_a_flame_is_previewed_on_the_board_when_its_target_is_tapped(
+    app, browser, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    """The Shootas with a flamer: a tap on them, then on the Sergeant, opens the flames that
+    reach him and draws the squares of the first one on the board (the page fits at 375 px)."""
+    from app.matches.systems import black_reach as system
+    from tests.engine.black_reach.battle import test_flamer as flamer
+    from tests.matches.test_pages_black_reach import page_of, place_orders, two_players
+
+    monkeypatch.setattr(system, "sample_setup", lambda *args, **kw: flamer.setup())
+    alice, bob, match_id = two_players(lambda name: _client(app, f"{name}3"), deployment="sample")
+    place_orders(bob, match_id, (flamer.SHOOTAS, flamer.NOB))
+    place_orders(alice, match_id, (flamer.TACTICAL, flamer.SERGEANT))
+    page = show(browser, page_of(bob, match_id).html, PHONE)
+    try:
+        assert_fits(page)
+        page.locator(f"#counter-{slug(flamer.SHOOTAS)}").click()
+        page.locator(f"#counter-{slug(flamer.SERGEANT)}").click()
+        chosen = page.locator("form.action-flame.chosen")
+        expect(chosen.first).to_be_visible()
+        reached = json.loads(chosen.first.get_attribute("data-reached") or "[]")
+        assert reached
+        drawn = page.evaluate(
+            """() => Array.from(document.querySelectorAll("#br-preview rect.flame"))
+                .map(r => [Math.round(parseFloat(r.getAttribute("x"))),
+                           Math.round(parseFloat(r.getAttribute("y")))])"""
+        )
+        assert sorted(drawn) == sorted(reached)
+        # another unit tapped: the preview goes
+        page.locator(f"#counter-{slug(flamer.NOB)}").click()
+        assert page.locator("#br-preview rect").count() == 0
     finally:
         page.context.close()

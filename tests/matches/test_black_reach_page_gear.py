@@ -182,3 +182,15 @@ def test_a_double_tir_weapon_of_a_heavy_vehicle_takes_two_targets(
     assert html(r).css_first("#match-error") is None, html(r).css_first("#match-error").text()
     said = lines(page_of(alice, match_id))
     assert sum("fires its main weapon 1 at Sample boyz" in t for t in said) == 2, said
+
+
+def test_a_vehicle_rafale_names_its_weapon_in_the_timeline() -> None:
+    ev = {"type": "burst_declared", "unit": "tank", "weapon": "main_1", "modified_cv": 3,
+          "shares": [{"target": "a", "cv": 2}, {"target": "b", "cv": 1}]}  # fmt: skip
+    assert black_reach.describe(ev, {"tank": "Tank"}, {}) == (
+        "Tank announces a Rafale with its main weapon 1: its CV 3 split between 2 targets."
+    )
+    plain = {k: v for k, v in ev.items() if k != "weapon"}
+    assert black_reach.describe(plain, {"tank": "Tank"}, {}) == (
+        "Tank announces a Rafale: its CV 3 split between 2 targets."
+    )

@@ -426,6 +426,11 @@ class ActionForm:
     setting: str = ""  # ready_repair: the field posted ("modifier" or "pick")
     settings: list[tuple[str, str]] = field(default_factory=list)  # its (value, label)
     note: str = ""  # ready_repair: what the mechanic is readied with now
+    reached: list[list[int]] = field(default_factory=list)  # flame: the squares it reaches
+
+    @property
+    def reached_json(self) -> str:
+        return json.dumps(self.reached, separators=(",", ":"))
 
     @property
     def command_json(self) -> str:
@@ -717,6 +722,11 @@ def action_forms(
                     setting=geared.setting,
                     settings=geared.settings,
                     note=geared.note,
+                    reached=[
+                        [int(sq[0]), int(sq[1])]
+                        for sq in entry.get("reached") or ()
+                        if isinstance(sq, list | tuple) and len(sq) == 2
+                    ],
                 )
             )
             continue
@@ -1069,6 +1079,16 @@ def describe(ev: Mapping[str, Any], names: Mapping[str, str], sides: Mapping[str
             return _("{unit} fires En Alerte after step {n}.").format(unit=unit, n=ev.get("after"))
         return _("{side} lets the move go on without En Alerte.").format(side=side)
     if kind == "burst_declared":
+        if ev.get("weapon"):  # a heavy vehicle's weapon with Rafale
+            return _(
+                "{unit} announces a Rafale with its {weapon}: its CV {cv} split between {n} "
+                "targets."
+            ).format(
+                unit=unit,
+                weapon=weapon_label(str(ev["weapon"])),
+                cv=ev.get("modified_cv"),
+                n=len(ev.get("shares") or ()),
+            )
         return _("{unit} announces a Rafale: its CV {cv} split between {n} targets.").format(
             unit=unit, cv=ev.get("modified_cv"), n=len(ev.get("shares") or ())
         )
