@@ -1131,60 +1131,69 @@ class _PrefixSplitChain:
         self,
         rows: Callable[[int], list[tuple[int, int, int]]],
         cells: int,
-        step: int,
+        qq: int,
         steps: int,
         last: int,
         reach: int = 0,
         coef: list[int] | None = None,
         acc_step: int = 0,
         side_rows: Callable[[int], list[tuple[int, int, int]]] | None = None,
-    ) -> tuple[list[dict[int, int]], list[dict[int, int]], dict[int, int]]:
+    ) -> tuple[list[dict[int, int]], list[dict[int, int]], dict[int, int], list[int]]:
         """Paths on the prefix after ``s = 1 .. steps`` live attacks from the first model,
-        their pending counts below ``cells`` (slots of ``step`` bytes), ``last`` the most
-        live attacks. Returns per ``s`` the flux into the tail (line states), the flux past
-        ``P`` of ``side_rows`` (a line of identical models, from the prefix's last ``reach``
-        models, those one attack can take past ``P``: positions), and with ``coef``
-        ``sum_s coef[s] * paths_s`` per prefix state (slots of ``acc_step`` bytes)."""
+        their pending counts below ``cells``, ``last`` the most live attacks; a path's
+        weights after ``s`` of them are at most ``qq**s``, so its slots widen as the steps
+        go. Returns per ``s`` the flux into the tail (line states), the flux past ``P`` of
+        ``side_rows`` (a line of identical models, from the prefix's last ``reach`` models,
+        those one attack can take past ``P``: positions), with ``coef``
+        ``sum_s coef[s] * paths_s`` per prefix state (slots of ``acc_step`` bytes), and the
+        slot width (bytes) of each step's fluxes."""
         nc, big_p = self.layout.C + 1, self.P
-        bits = step * 8
-        mask = (1 << (cells * bits)) - 1
         edge = big_p - reach * self.main.wounds  # where one attack can pass ``P`` from
         phi: dict[int, int] = {0: 1}
         flux: list[dict[int, int]] = [{}]
         side: list[dict[int, int]] = [{}]
+        wid = [1]
         acc: dict[int, int] = defaultdict(int)
         if coef is not None:
             acc[0] += coef[0]
-        # per state: its transitions grouped by the pending wounds they add, each target
-        # marked as staying on the prefix or not
-        grouped: dict[int, list[tuple[int, list[tuple[int, int, bool]]]]] = {}
+        # per state: its transitions grouped by the pending wounds they add, split into
+        # those that stay on the prefix and those that leave it
+        grouped: dict[int, list[tuple[int, list[tuple[int, int]], list[tuple[int, int]]]]] = {}
 
-        def moves(idx: int) -> list[tuple[int, list[tuple[int, int, bool]]]]:
+        def moves(idx: int) -> list[tuple[int, list[tuple[int, int]], list[tuple[int, int]]]]:
             got = grouped.get(idx)
             if got is None:
-                by_m: dict[int, list[tuple[int, int, bool]]] = defaultdict(list)
+                by_m: dict[int, tuple[list[tuple[int, int]], list[tuple[int, int]]]] = {}
                 for dst, m_add, wt in rows(idx):
                     if m_add < cells:
-                        by_m[m_add].append((dst, wt, dst // nc < big_p))
-                got = grouped[idx] = [(m * bits, ts) for m, ts in sorted(by_m.items())]
+                        stay, leave = by_m.setdefault(m_add, ([], []))
+                        (stay if dst // nc < big_p else leave).append((dst, wt))
+                got = grouped[idx] = [(m, st, lv) for m, (st, lv) in sorted(by_m.items())]
             return got
 
+        step = 0
+        bits = mask = 0
         for s in range(1, steps + 1):
             if not phi:
                 break
+            # slots for the next eight steps' weights
+            need = (_bits(qq ** min(steps, (s + 7) // 8 * 8)) + 16) // 8
+            if need > step:
+                phi = {i: _repack(x, cells, step, need) for i, x in phi.items()} if step else phi
+                step, bits = need, need * 8
+                mask = (1 << (cells * bits)) - 1
             nxt: dict[int, int] = defaultdict(int)
             out: dict[int, int] = defaultdict(int)
             out_side: dict[int, int] = defaultdict(int)
             updates = 0
             for idx, x in phi.items():
-                for sh, targets in moves(idx):
-                    y = x << sh if sh else x
-                    for dst, wt, stays in targets:
-                        if stays:
-                            nxt[dst] += y * wt
-                        else:
-                            out[dst] += y * wt
-                    updates += len(targets)
+                for m_add, stay, leave in moves(idx):
+                    y = x << (m_add * bits) if m_add else x
+                    for dst, wt in stay:
+                        nxt[dst] += y * wt
+                    for dst, wt in leave:
+                        out[dst] += y * wt
+                    updates += len(stay) + len(leave)
                 if side_rows is not None and idx // nc >= edge:
                     for pos, m_add, wt in side_rows(idx // nc):
                         if pos >= big_p and m_add < cells:
@@ -1192,6 +1201,7 @@ class _PrefixSplitChain:
             phi = {i: v for i, x in nxt.items() if (v := x & mask)}
             flux.append({i: v for i, x in out.items() if (v := x & mask)})
             side.append({i: v for i, x in out_side.items() if (v := x & mask)})
+            wid.append(step)
             if coef is not None and coef[s]:  # in slots of ``acc_step`` bytes
                 for i, x in phi.items():
                     acc[i] += _repack(x, cells, step, acc_step) * coef[s]
@@ -1199,7 +1209,7 @@ class _PrefixSplitChain:
         # every live attack on the prefix moves a path on: none is left unless the attacks
         # ran out first (those end on the prefix, read out above or by the line chain)
         assert not phi or steps == last
-        return flux, side, dict(acc)
+        return flux, side, dict(acc), wid
 
     def _backward(
         self,
@@ -1260,7 +1270,6 @@ class _PrefixSplitChain:
         coef = [h[t] * g ** (top - t) for t in range(top + 1)]
         cells = end - big_p
         steps = min(top, big_p + cells)
-        f_step = (_bits(kernel.qq**steps) + 16) // 8  # a path's weights: at most qq**s
         k_max = max(k for k, _ in outcome)  # wounds to save of one attack
         side_cache: dict[int, list[tuple[int, int, int]]] = {}
 
@@ -1275,8 +1284,8 @@ class _PrefixSplitChain:
         def at(idx: int) -> int:  # wounds down the line (no Precision: b < B or c = 0)
             return idx // nc + idx % nc
 
-        flux, side, _ = self._forward(
-            kernel.live_row, cells, f_step, steps, top, reach=k_max, side_rows=side_rows
+        flux, side, _, wid = self._forward(
+            kernel.live_row, cells, kernel.qq, steps, top, reach=k_max, side_rows=side_rows
         )
         b_step = (_bits(max(_horner_bounds(coef, kernel.qq))) + 16) // 8
         # past P: a move adds the wounds it takes plus the pending ones
@@ -1318,12 +1327,12 @@ class _PrefixSplitChain:
             for idx, x in flux[s].items():
                 pos = at(idx)
                 if pos < end and real[s].get(idx):
-                    got = _poly_mul(_cells(x, f_step), _cells(real[s][idx], b_step), end - pos)
+                    got = _poly_mul(_cells(x, wid[s]), _cells(real[s][idx], b_step), end - pos)
                     for j, v in enumerate(got):
                         hit[pos + j] += v
             for pos, x in side[s].items():
                 if pos < end and virt[s].get(pos):
-                    got = _poly_mul(_cells(x, f_step), _cells(virt[s][pos], b_step), end - pos)
+                    got = _poly_mul(_cells(x, wid[s]), _cells(virt[s][pos], b_step), end - pos)
                     for j, v in enumerate(got):
                         hit[pos + j] -= v
         hit_den = h_den * g**top
@@ -1397,10 +1406,10 @@ class _PrefixSplitChain:
             qq = kernel_c.qq
             steps = min(top, big_p + cap)
             grow = sum(coef[t] * qq**t for t in range(steps + 1))
-            f_step = (_bits(qq**steps) + 16) // 8  # a path's weights: at most qq**s
-            a_step = max((grow.bit_length() + 16) // 8, f_step)
-            flux, _, acc = self._forward(
-                kernel_c.live_row, cap, f_step, steps, top, coef=coef, acc_step=a_step
+            # at least as wide as the paths' own slots (their last width)
+            a_step = max(grow.bit_length(), _bits(qq ** ((steps + 7) // 8 * 8))) // 8 + 3
+            flux, _, acc, wid = self._forward(
+                kernel_c.live_row, cap, qq, steps, top, coef=coef, acc_step=a_step
             )
             tail = [p * nc for p in range(big_p, big)] + [big * nc + c for c in range(cap)]
             outs = {i: readout(i) for i in tail}
@@ -1431,7 +1440,7 @@ class _PrefixSplitChain:
                 for idx, x in flux[s].items():
                     val = values[s].get(idx)
                     if val:
-                        got = _poly_mul(_cells(x, f_step), _signed_cells(val, cap, bits), cap)
+                        got = _poly_mul(_cells(x, wid[s]), _signed_cells(val, cap, bits), cap)
                         for j, v in enumerate(got):
                             sums[j] += v
             total_y = [Fraction(x, h_den * g**top * f_den) for x in sums]
