@@ -128,6 +128,7 @@ from app.engine.black_reach.battle.structures import (
     roll_destruction,
     structure_holding,
     structure_of,
+    template_destruction,
 )
 from app.engine.black_reach.board import Intercase, Square, UnitClass
 from app.engine.black_reach.forces import (
@@ -2075,6 +2076,7 @@ def _template_fire(out: _Out, command: TemplateFire, side: str) -> None:
         )
     )
     _template_attacks(out, u.uid, plan, targets)
+    template_destruction(out, template, squares, u.uid)
 
 
 def _flame(out: _Out, command: Flame, side: str) -> None:
@@ -2155,6 +2157,7 @@ def _flame(out: _Out, command: Flame, side: str) -> None:
             _hurt(out, target, 2, piercing, u.uid)
         if out.state.units[uid].alive:
             out.emit(SuppressedPlaced(uid, 1))
+    template_destruction(out, template, plan.reached, u.uid)
 
 
 def _throw(out: _Out, command: Grenade, side: str) -> None:
@@ -2179,6 +2182,7 @@ def _throw(out: _Out, command: Grenade, side: str) -> None:
     )
     thrown = TemplatePlan(plan.template, False, 0, False, 0, str(Sight.CLEAR))
     _template_attacks(out, u.uid, thrown, targets)
+    template_destruction(out, plan.template, plan.squares, u.uid)
 
 
 def _template_attacks(
@@ -2433,6 +2437,7 @@ def _krunch(out: _Out, u: UnitState, option: RecruitmentOption, at: Intercase, f
             _hurt(out, target, 1, False, u.uid)
         elif outcome is ShotOutcome.COUP_DOUBLE:
             _hurt(out, target, 2, False, u.uid)
+    template_destruction(out, template, squares, u.uid)
 
 
 def _perils_pool(state: BattleState) -> list[PerilsMarker]:

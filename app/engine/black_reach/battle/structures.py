@@ -14,9 +14,10 @@ from typing import Protocol
 
 from app.engine.black_reach.battle.events import DestructionDealt
 from app.engine.black_reach.battle.state import BattleState, UnitState
-from app.engine.black_reach.board import TerrainElement
-from app.engine.black_reach.forces import AbilityRef
+from app.engine.black_reach.board import Square, TerrainElement
+from app.engine.black_reach.forces import Ability, AbilityRef
 from app.engine.black_reach.tables import DESTRUCTION_SUCCESS, structure_destroyed
+from app.engine.black_reach.templates import Template
 from app.engine.match.dice import take_roll
 from app.engine.match.events import Event
 from app.engine.roller import Roller
@@ -29,6 +30,8 @@ __all__ = [
     "structure_key",
     "structure_of",
     "structures",
+    "structures_under",
+    "template_destruction",
 ]
 
 MAX_DESTRUCTION_DICE = 10
@@ -69,6 +72,14 @@ def structure_holding(state: BattleState, u: UnitState) -> TerrainElement | None
     return None
 
 
+def structures_under(state: BattleState, squares: frozenset[Square]) -> list[TerrainElement]:
+    """The structures standing with a square under a template, even partly (a board's
+    building or a wreck), by element id."""
+    return sorted(
+        (e for e in structures(state).values() if e.squares & squares), key=lambda e: e.id
+    )
+
+
 def destruction_dice(ref: AbilityRef | None) -> int:
     """The dice of a Destruction or Démolisseur symbol (0: none)."""
     if ref is None or not isinstance(ref.param, int):
@@ -90,3 +101,16 @@ def roll_destruction(out: Out, element: TerrainElement, dice: int, by: str) -> N
     total = out.state.destruction.get(key, 0) + points
     removed = structure_destroyed(total, element.structure)
     out.emit(DestructionDealt(key, points, total, removed, by, take_roll(out.roller, start)))
+
+
+def template_destruction(out: Out, template: Template, squares: frozenset[Square], by: str) -> None:
+    """A template whose data holds Destruction (N) hits every structure under it, even
+    partly, once, after the units under it are resolved: N dice at each, in order of their
+    ids [L1174-L1194], [L1397-L1405] (rulings 106). Without the ability it rolls nothing."""
+    ref = next((a for a in template.abilities if a.ability == Ability.DESTRUCTION), None)
+    dice = destruction_dice(ref)
+    if dice == 0:
+        return
+    for element in structures_under(out.state, squares):
+        if element.id in structures(out.state):  # not fallen meanwhile
+            roll_destruction(out, element, dice, by)
