@@ -36,6 +36,7 @@ from app.catalog.bsdata import import_files  # noqa: E402
 from app.engine.wh40k10e.army import (  # noqa: E402
     BattleSize,
     Catalogue,
+    Datasheet,
     Roster,
     RosterUnit,
     load_catalogues,
@@ -147,9 +148,28 @@ def strike_force(catalogue: Catalogue) -> Roster:
     for s in sheets:
         cost = s.points[-1].points
         if s is not lead and total + cost <= 2000:
-            units.append(RosterUnit(s.name, models=s.points[-1].max_models))
+            units.append(
+                RosterUnit(s.name, models=s.points[-1].max_models, wargear=_required_picks(s))
+            )
             total += cost
     return Roster(faction, detachment.name, BattleSize.STRIKE_FORCE, tuple(units))
+
+
+def _required_picks(sheet: Datasheet) -> dict[str, int]:
+    """The first choice of each option the unit must fill (ruling D20), as a player's list
+    holds them: the list is complete, so the validation measured reports nothing."""
+    picks: dict[str, int] = {}
+    size = sheet.points[-1].max_models
+    for o in sheet.wargear_options:
+        if o.min > 0 and o.default is None:
+            carriers = 1
+            for m in sheet.models:
+                if m.name == o.model:  # the models of that type the unit certainly has
+                    others = sum(x.max for x in sheet.models if x is not m)
+                    carriers = max(m.min, min(m.max, size - others))
+            name = o.choices[0].name
+            picks[name] = picks.get(name, 0) + o.min * carriers
+    return picks
 
 
 def bench_everything() -> None:

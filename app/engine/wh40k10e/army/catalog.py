@@ -890,6 +890,11 @@ class _Index:
     # keywords the data admits as allies in an army of a faction, made on first use:
     # faction key -> keys (ruling D18)
     allies: dict[str, frozenset[str]] = field(default_factory=dict)
+    # the options a unit must fill (ruling D20), with their choices' keys, made on first use:
+    # datasheet id -> options
+    required: dict[str, tuple[tuple[WargearOption, frozenset[str]], ...]] = field(
+        default_factory=dict
+    )
 
 
 def _build_index(cat: Catalogue) -> _Index:
@@ -980,6 +985,21 @@ class Catalogue:
         if found is None:
             found = sheet.in_detachment(detachment)
             self.index.in_detachment[key] = found
+        return found
+
+    def required_of(self, sheet: Datasheet) -> tuple[tuple[WargearOption, frozenset[str]], ...]:
+        """The options of ``sheet`` a unit must fill, with the keys of their choices (none
+        unless :attr:`required_options`; ruling D20), made once per datasheet."""
+        if not self.required_options:
+            return ()
+        found = self.index.required.get(sheet.id)
+        if found is None:
+            found = tuple(
+                (o, frozenset(name_key(c.name) for c in o.choices))
+                for o in sheet.wargear_options
+                if o.min > 0 and o.default is None
+            )
+            self.index.required[sheet.id] = found
         return found
 
     def datasheet_by_id(self, datasheet_id: str) -> Datasheet | None:

@@ -54,6 +54,7 @@ from app.engine.wh40k10e.army.catalog import (
     RestrictionSeverity,
     RosterCondition,
     UnitFacts,
+    WargearOption,
 )
 from app.engine.wh40k10e.army.names import closest, name_key
 from app.engine.wh40k10e.army.roster import Roster, RosterUnit
@@ -532,21 +533,29 @@ def _certain_models(sheet: Datasheet, models: int, model: str) -> int:
 
 
 def _check_required(
-    out: _Collector, i: int, unit: RosterUnit, sheet: Datasheet, models: int
+    out: _Collector,
+    i: int,
+    unit: RosterUnit,
+    sheet: Datasheet,
+    models: int,
+    required: Sequence[tuple[WargearOption, frozenset[str]]],
 ) -> None:
     """An option the data requires ("at least N" on each model of its type, BattleScribe's
     ``min``) with no default to fill it: the unit takes at least N x the models of that type it
     certainly has (ruling D20). A choice several options offer counts for each of them (the
     roster counts per unit), so a shortfall is certain."""
-    for opt in sheet.wargear_options:
-        if opt.min <= 0 or opt.default is not None:
-            continue
+    taken: dict[str, int] | None = None
+    for opt, keys in required:
         carriers = _certain_models(sheet, models, opt.model) if opt.model else 1
         need = min(opt.min * carriers, MAX_PER_NAME)
         if need <= 0:
             continue
-        keys = {name_key(c.name) for c in opt.choices}
-        have = sum(n for w, n in unit.wargear.items() if name_key(w) in keys)
+        if taken is None:
+            taken = {}
+            for w, n in unit.wargear.items():
+                k = name_key(w)
+                taken[k] = taken.get(k, 0) + n
+        have = sum(taken.get(k, 0) for k in keys) if taken else 0
         if have >= need:
             continue
         out.add(
@@ -567,12 +576,17 @@ def _check_required(
 
 
 def _check_wargear(
-    out: _Collector, i: int, unit: RosterUnit, sheet: Datasheet, models: int, required: bool
+    out: _Collector,
+    i: int,
+    unit: RosterUnit,
+    sheet: Datasheet,
+    models: int,
+    required: Sequence[tuple[WargearOption, frozenset[str]]] = (),
 ) -> int:
-    """Check a unit's wargear; return the points it adds. ``required``: the catalogue's
-    option minimums are requirements (ruling D20)."""
+    """Check a unit's wargear; return the points it adds. ``required``: the options the
+    unit must fill (ruling D20)."""
     if required:
-        _check_required(out, i, unit, sheet, models)
+        _check_required(out, i, unit, sheet, models, required)
     if not unit.wargear:
         return 0
     limits = _wargear_limits(sheet, models)
@@ -755,7 +769,7 @@ def validate(roster: Roster, catalogue: Catalogue) -> ValidationResult:
                 {"datasheet": ref, "models": models, "allowed": _allowed_sizes(sheet)},
             )
         base = _tier_points(sheet, models)
-        wargear_points = _check_wargear(out, i, unit, sheet, models, catalogue.required_options)
+        wargear_points = _check_wargear(out, i, unit, sheet, models, catalogue.required_of(sheet))
         unit_results.append(UnitResult(i, sheet.name, models, base, wargear_points, 0))
 
     # -- enhancements [L4333-4341] --
