@@ -292,6 +292,8 @@ def _crush(out: _Out, before: BattleState, event: UnitMoved | ForcedMove) -> Non
     u = before.units[event.unit]
     if u.counter.unit_class is not UnitClass.HEAVY_VEHICLE or u.placement is None:
         return
+    if isinstance(event, ForcedMove) and event.why == ASSAULT_INTO_WRECK:
+        return  # its 1 point is the assault's (rulings 107)
     steps = event.path if isinstance(event, UnitMoved) else (event.to,)
     entered: set[Square] = set()
     facing = u.placement.facing
@@ -2639,6 +2641,40 @@ def _retreat(out: _Out, defender: UnitState, start: Square, attacker: str) -> No
     )
 
 
+ASSAULT_INTO_WRECK = "takes the defender's square, onto its wreck"
+ASSAULT_INTO_WRECK_POINTS = 1  # [L1645-L1647], [L1659-L1660]
+
+
+def vehicle_assault_problem(u: UnitState, target: UnitState) -> bool:
+    """A vehicle's assault on infantry (its outcome may push the defender to a square its
+    owner chooses [L1676-L1700]): not played yet (rulings 107)."""
+    return (
+        u.counter.unit_class is not UnitClass.INFANTRY
+        and target.counter.unit_class is UnitClass.INFANTRY
+    )
+
+
+def _heavy_takes_the_square(out: _Out, uid: str, gone: UnitState, entry: Placement) -> None:
+    """A heavy vehicle that beat a vehicle takes its square [L1643-L1647], [L1651-L1662]: a
+    light vehicle's, whether its wreck lies there or it was removed; a heavy vehicle's only
+    when it lies there as a wreck not forbidden to heavy vehicles. The wreck takes 1
+    Destruction point (not the points of driving into a wreck, rulings 81). The move into
+    the square was checked with the assault, the defender's squares left free (rulings 107)."""
+    if gone.alive:
+        return  # beaten but standing: the attacker stays on its start square
+    terrain = gone.wreck_terrain()
+    if terrain is None:  # removed, no wreck face
+        if gone.counter.unit_class is not UnitClass.HEAVY_VEHICLE:
+            out.emit(ForcedMove(uid, _step_of(entry), "takes the defender's square"))
+        return
+    if terrain.forbids(UnitClass.HEAVY_VEHICLE):
+        return
+    out.emit(ForcedMove(uid, _step_of(entry), ASSAULT_INTO_WRECK))
+    total = out.state.destruction.get(gone.uid, 0) + ASSAULT_INTO_WRECK_POINTS
+    removed = terrain.structure is not None and structure_destroyed(total, terrain.structure)
+    out.emit(DestructionDealt(gone.uid, ASSAULT_INTO_WRECK_POINTS, total, removed, uid))
+
+
 def assault_request(
     state: BattleState, u: UnitState, target: UnitState, support: int = 0
 ) -> OddsRequest:
@@ -2681,7 +2717,9 @@ def assault_start_problem(
     (``None``: it would not). The assault's other checks are the unit's and the target's."""
     if u.placement is None or target.placement is None:
         return "unit_gone"
-    entry = Placement(target.placement.anchor, (path[-1] if path else u.placement).facing)
+    last = path[-1] if path else u.placement
+    # a vehicle's footprint goes with it: a 2-square one's front onto the defender's square
+    entry = Placement(target.placement.anchor, last.facing, last.footprint)
     bonus = card_bonus(state, u.uid, MOVE_BONUS)
     mover = Mover(state.mover(u.uid), u.face.mv, bonus, assault_target=target.uid)
     check = check_path(state.board, mover, state.board_units(), [*path, entry])
@@ -2703,21 +2741,27 @@ def _assault(out: _Out, command: Assault, side: str) -> None:
     ability = face.ability(Ability.ASSAULT)
     if ability is None:
         raise refuse("no_assault", f"{u.uid} has no Assaut: it cannot assault [L1500-L1506]")
-    if u.counter.unit_class is not UnitClass.INFANTRY:
-        raise refuse("not_supported", "assaults by vehicles are not supported yet")
     if u.embarked_in is not None:
         raise refuse("not_supported", "assaults from a transport are not supported yet")
     target = _standing(_unit(state, command.target))
     if target.side == side:
         raise refuse("own_unit", "you cannot assault your own units")
     tclass = target.counter.unit_class
+    if vehicle_assault_problem(u, target):
+        raise refuse(
+            "not_supported",
+            "a vehicle's assault on infantry pushes it to a square its owner chooses: "
+            "not played yet (rulings 107)",
+        )
     cv = face.cv_against(tclass)
     if cv is None:
         raise refuse("cannot_attack", f"{u.uid} has an X against {tclass.value} [L1492-L1496]")
     assert target.placement is not None
     assert u.placement is not None
     path = _placements(u, command.path) if command.path else []
-    entry = Placement(target.placement.anchor, (path[-1] if path else u.placement).facing)
+    last = path[-1] if path else u.placement
+    # a vehicle's footprint goes with it: a 2-square one's front onto the defender's square
+    entry = Placement(target.placement.anchor, last.facing, last.footprint)
     cost = _check_move(state, u, [*path, entry], assault_target=target.uid)
     start = path[-1] if path else u.placement
     if not _free(state, start.anchor, {u.uid}):
@@ -2784,6 +2828,8 @@ def _assault(out: _Out, command: Assault, side: str) -> None:
         gone = out.state.units[target.uid]
         if tclass is UnitClass.INFANTRY and (not gone.alive or gone.placement != target.placement):
             out.emit(ForcedMove(u.uid, _step_of(entry), "takes the defender's square"))
+        elif u.counter.unit_class is UnitClass.HEAVY_VEHICLE:
+            _heavy_takes_the_square(out, u.uid, gone, entry)
     elif outcome is AssaultOutcome.DEFENDER_WINS:
         _hurt(
             out,
