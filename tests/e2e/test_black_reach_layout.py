@@ -9,6 +9,7 @@ editor (the tile form with its Damage set field) and a shared set's play forms."
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -27,6 +28,18 @@ PHONE: dict[str, Any] = {
 }
 DESKTOP: dict[str, Any] = {"locale": "en-GB", "viewport": {"width": 1280, "height": 900}}
 STYLES = ("app.css", "matches.css", "black-reach.css")
+
+
+@pytest.fixture(autouse=True)
+def _fresh_scenarios() -> Iterator[None]:
+    """The tests here replace the sample set-up the match system reads: its cached scenarios
+    are dropped afterwards (a later sample match reads the shipped one again)."""
+    yield
+    from app.matches.systems import black_reach as system
+
+    system._scenario.cache_clear()
+    system._shipped_content_id.cache_clear()
+
 
 OVERFLOW = """() => {
     document.querySelectorAll("details").forEach(d => { d.open = true; });

@@ -9,7 +9,7 @@ battle set up as the engine's card tests set it (tests/engine/black_reach/battle
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -20,6 +20,16 @@ from app.matches.pages import black_reach, black_reach_cards
 from app.matches.systems import black_reach as system
 from tests.engine.black_reach.battle import test_cards as decks
 from tests.matches.test_pages_black_reach import page_of, place_orders, post_form, slug, two_players
+
+
+@pytest.fixture(autouse=True)
+def _fresh_scenarios() -> Iterator[None]:
+    """The tests here replace the sample set-up the system reads: its cached scenarios are
+    dropped afterwards, so that a later test's sample match reads the shipped one again."""
+    yield
+    system._scenario.cache_clear()
+    system._shipped_content_id.cache_clear()
+
 
 ALICE_CARDS = ("um-aim", "um-run", "um-shield")
 BOB_CARDS = ("ork-save", "ork-brawl")

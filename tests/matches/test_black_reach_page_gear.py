@@ -9,7 +9,7 @@ test_grenades.py, test_repairs.py), played with two browsers over the page's for
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -29,6 +29,15 @@ from tests.matches.test_pages_black_reach import (
     slug,
     two_players,
 )
+
+
+@pytest.fixture(autouse=True)
+def _fresh_scenarios() -> Iterator[None]:
+    """The tests here replace the sample set-up the system reads: its cached scenarios are
+    dropped afterwards, so that a later test's sample match reads the shipped one again."""
+    yield
+    system._scenario.cache_clear()
+    system._shipped_content_id.cache_clear()
 
 
 def lines(page: Any) -> list[str]:
