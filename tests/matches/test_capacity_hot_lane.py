@@ -217,6 +217,15 @@ def _same(apps: dict[str, FastAPI], table: dict[str, Any], send: Callable[..., A
             400,
         ),
         (
+            "a body nested too deep to parse",
+            lambda c, m: c.post(
+                f"/api/v1/matches/{m}/commands",
+                content=b'{"expected_version": 2, "command": ' + b"[" * 5000 + b"]" * 5000 + b"}",
+                headers={"Content-Type": "application/json"},
+            ),
+            400,
+        ),
+        (
             "a field too many",
             lambda c, m: c.post(
                 f"/api/v1/matches/{m}/commands",
