@@ -1841,9 +1841,11 @@ def _snipe(out: _Out, command: Snipe, side: str) -> None:
     target = _unit(out.state, command.target)
     plan = plan_snipe(out.state, u, target)
     start = len(out.roller.records)
+    bonus = card_bonus(out.state, u.uid, SHOT_BONUS)  # a card's shooting bonus (rulings 108)
+    note_use(out, u.uid, SHOT_BONUS)
     die = out.roller.d6(f"sniper shot by {u.uid}", stage="shot")
     penalties = SUPPRESSED_PENALTY * plan.suppressed + plan.obstacles + enfeebled(out.state, u.uid)
-    result = die - penalties
+    result = die + bonus - penalties
     effect = sniper_effect(result)
     out.emit(
         UnitSniped(
@@ -2034,6 +2036,8 @@ def template_request(
         Kind.SHOT,
         Attacker(
             cv=cv,
+            # a card's shooting bonus counts for an Alternative Shooting Action (rulings 108)
+            bonuses=card_bonus(state, shooter.uid, SHOT_BONUS) if plan.shooter_suppressed else 0,
             suppressed=shooter.suppressed if plan.shooter_suppressed else 0,
             penalties=plan.penalties
             + (enfeebled(state, shooter.uid) if plan.shooter_suppressed else 0),
@@ -2119,6 +2123,7 @@ def _flame(out: _Out, command: Flame, side: str) -> None:
             Kind.SHOT,
             Attacker(
                 cv=cv,
+                bonuses=card_bonus(out.state, shooter.uid, SHOT_BONUS),
                 suppressed=shooter.suppressed,
                 penalties=penalty + enfeebled(out.state, shooter.uid),
             ),
@@ -2128,6 +2133,7 @@ def _flame(out: _Out, command: Flame, side: str) -> None:
             ),
             Situation(),
         )
+        note_use(out, u.uid, SHOT_BONUS)
         mark = len(out.roller.records)
         die = out.roller.d6(f"flamer of {u.uid} on {uid}", stage="shot")
         final = shot_final(die, request)
@@ -2201,6 +2207,8 @@ def _template_attacks(
         request = template_request(out.state, u, target, plan)
         if request is None:
             continue  # an X against its class
+        if plan.shooter_suppressed:
+            note_use(out, u.uid, SHOT_BONUS)
         mark = len(out.roller.records)
         die = out.roller.d6(f"template of {u.uid} on {target.uid}", stage="shot")
         final = shot_final(die, request)
@@ -2404,7 +2412,9 @@ def _krunch(out: _Out, u: UnitState, option: RecruitmentOption, at: Intercase, f
             for _ in range(KRUNCH_DICE)
         ]
         penalty = SUPPRESSED_PENALTY * me.suppressed
-        final = sum(dice) - penalty
+        bonus = card_bonus(out.state, u.uid, SHOT_BONUS)  # a card's shooting bonus (rulings 108)
+        note_use(out, u.uid, SHOT_BONUS)
+        final = sum(dice) + bonus - penalty
         tclass = target.counter.unit_class
         dv = target.face.dv + out.state.board.defence_bonus(target.placement.squares, tclass)
         double_six = dice == [6, 6]

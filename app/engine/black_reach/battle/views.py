@@ -12,6 +12,7 @@ from fractions import Fraction
 
 from app.engine.black_reach.battle.cards import (
     MOVE_BONUS,
+    SHOT_BONUS,
     card_bonus,
     card_named,
     play_card_check,
@@ -713,7 +714,7 @@ def _snipes(state: BattleState, u: UnitState) -> list[JsonObject]:
             plan = plan_snipe(state, u, t)
         except Refusal:
             continue  # not infantry, no line of sight, out of arc or range
-        odds = sniper_odds(plan.suppressed, plan.obstacles)
+        odds = sniper_odds(plan.suppressed, plan.obstacles, card_bonus(state, u.uid, SHOT_BONUS))
         out.append({"command": _cmd(Snipe(u.uid, t.uid)), "odds": _named(odds)})
     return out
 
