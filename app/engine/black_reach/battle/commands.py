@@ -142,6 +142,9 @@ class Move(Command):
     flip: str | None = None  # Changement d'état: "start" or "end" of the move
     embark: str | None = None  # infantry: get into this transport at the end of the move
     demolish: str | None = None  # Démolisseur: the structure it damages at the end of it
+    # Lance-Flammes during the move (its template's Tir en Mouvement -2), pointing N/E/S/W,
+    # after fire_after steps, instead of fire_at (rulings 109)
+    flame: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

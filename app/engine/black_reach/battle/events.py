@@ -215,6 +215,7 @@ class MoveDeclared(Event):
     flip: str | None = None
     embark: str | None = None
     demolish: str | None = None
+    flame: str | None = None  # a flamer fired during the move instead of fire_at
 
 
 @dataclass(frozen=True, slots=True)

@@ -285,6 +285,7 @@ def evolve(state: BattleState, event: Event) -> BattleState:
             event.flip,
             event.embark,
             event.demolish,
+            event.flame,
         )
         return replace(state, pending=pending)
     if isinstance(event, OverwatchAnswered):

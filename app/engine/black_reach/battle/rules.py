@@ -829,7 +829,8 @@ def _move(out: _Out, command: Move, side: str) -> None:
         _embark_problem(end, u.uid, command.embark)
     if command.demolish is not None:  # Démolisseur: checked where the move ends, before any die
         _demolisher_problem(out.state, u, command.demolish, command.path, command.embark)
-    if command.path or (command.flip is None and command.embark is None) or command.fire_at:
+    moving_fire = command.fire_at is not None or command.flame is not None
+    if command.path or (command.flip is None and command.embark is None) or moving_fire:
         if _declared(out, u, command, side):
             return  # the other side's En Alerte first
         _move_along(out, u, command)
@@ -983,12 +984,16 @@ def watch_shots(
 
 
 def _check_fire(state: BattleState, u: UnitState, command: Move, path: Sequence[Placement]) -> None:
-    """A Tir en Mouvement asked with a move, checked before the move is declared."""
-    if command.fire_at is None:
+    """A Tir en Mouvement (``fire_at``) or a flamer (``flame``) asked with a move, checked
+    where it is fired before any die."""
+    if command.fire_at is not None and command.flame is not None:
+        raise refuse("fire_or_flame", "a move fires once: fire_at or flame", kind=RefusalKind.INPUT)
+    if command.fire_at is None and command.flame is None:
         if command.fire_after is not None:
             raise refuse("no_target", "fire_after needs fire_at", kind=RefusalKind.INPUT)
         return
-    _on_move_guns(u)
+    if command.fire_at is not None:
+        _on_move_guns(u)
     after = len(path) if command.fire_after is None else command.fire_after
     if not 0 <= after <= len(path):
         raise refuse(
@@ -996,7 +1001,11 @@ def _check_fire(state: BattleState, u: UnitState, command: Move, path: Sequence[
         )
     steps = tuple(_step_of(p) for p in path)
     probe = evolve(state, UnitMoved(u.uid, steps[:after], 0)) if after else state
-    _moving_shots(probe, probe.units[u.uid], command.fire_at)
+    if command.flame is not None:
+        plan_flame(probe, probe.units[u.uid], command.flame)
+    else:
+        assert command.fire_at is not None
+        _moving_shots(probe, probe.units[u.uid], command.fire_at)
 
 
 def _on_move_guns(u: UnitState) -> list[tuple[Weapon | None, int]]:
@@ -1078,6 +1087,7 @@ def _declared(out: _Out, u: UnitState, command: Move, side: str) -> bool:
             "end" if command.flip == "end" else None,
             command.embark,
             command.demolish,
+            command.flame,
         )
     )
     return True
@@ -1132,7 +1142,7 @@ def _resolve(out: _Out, p: PendingMove, watch: tuple[str, int, bool] | None) -> 
     start = out.state
     cost = {len(path): _check_move(start, u, path), 0: 0}
     cuts: list[tuple[int, int]] = []
-    if p.fire_at is not None:
+    if p.fire_at is not None or p.flame is not None:
         cuts.append((len(path) if p.fire_after is None else p.fire_after, 0))
     if watch is not None:
         cuts.append((watch[1], 1))
@@ -1158,6 +1168,12 @@ def _resolve(out: _Out, p: PendingMove, watch: tuple[str, int, bool] | None) -> 
             if not out.state.units[u.uid].alive or _stopped(out.state.units[u.uid], before):
                 _after_activation(out)
                 return
+        elif p.flame is not None:
+            try:
+                _flame_from(out, out.state.units[u.uid], p.flame, FLAMER_MOVING_PENALTY)
+            except Refusal:
+                if not watched:
+                    raise
         elif p.fire_at is not None:
             try:
                 _fire_on_move(out, out.state.units[u.uid], p.fire_at)
@@ -1258,22 +1274,20 @@ def _move_along(out: _Out, u: UnitState, command: Move) -> None:
     path = _placements(u, command.path)
     cost = _check_move(out.state, u, path)
     steps = tuple(_step_of(p) for p in path)
-    if command.fire_at is None:
-        if command.fire_after is not None:
-            raise refuse("no_target", "fire_after needs fire_at", kind=RefusalKind.INPUT)
+    _check_fire(out.state, u, command, path)  # before any die (a flame or a shot on the move)
+    if command.fire_at is None and command.flame is None:
         out.emit(UnitMoved(u.uid, steps, cost))
         return
-    _on_move_guns(u)
     after = len(path) if command.fire_after is None else command.fire_after
-    if not 0 <= after <= len(path):
-        raise refuse(
-            "bad_fire_after", f"fire_after is 0 to {len(path)} steps", kind=RefusalKind.INPUT
-        )
     # the move's cost is known; it is logged in two parts around the shot
     first = _check_move(out.state, u, path[:after]) if after else 0
     if after:
         out.emit(UnitMoved(u.uid, steps[:after], first))
-    _fire_on_move(out, out.state.units[u.uid], command.fire_at)
+    if command.flame is not None:
+        _flame_from(out, out.state.units[u.uid], command.flame, FLAMER_MOVING_PENALTY)
+    else:
+        assert command.fire_at is not None
+        _fire_on_move(out, out.state.units[u.uid], command.fire_at)
     if after < len(path):
         out.emit(UnitMoved(u.uid, steps[after:], cost - first))
 
@@ -2093,7 +2107,16 @@ def _flame(out: _Out, command: Flame, side: str) -> None:
     it still stands [L1214-L1258] (rulings 100)."""
     u = _reveal(out, command.unit, side)
     _able(u, out.state)
-    plan = plan_flame(out.state, u, command.facing)
+    _flame_from(out, u, command.facing)
+
+
+FLAMER_MOVING_PENALTY = 2  # the flamer's template brings Tir en Mouvement (-2) [L1223-L1224]
+
+
+def _flame_from(out: _Out, u: UnitState, facing: str, moving_penalty: int = 0) -> None:
+    """The flamer's attacks from where ``u`` stands (during a move: ``moving_penalty`` off
+    the template's CV, rulings 109)."""
+    plan = plan_flame(out.state, u, facing)
     template = plan.template
 
     def steps(squares: frozenset[Square]) -> tuple[Step, ...]:
@@ -2103,7 +2126,7 @@ def _flame(out: _Out, command: Flame, side: str) -> None:
         FlamerFired(
             u.uid,
             template.id,
-            command.facing,
+            facing,
             steps(plan.squares),
             steps(plan.reached),
             tuple(uid for uid, _ in plan.targets),
@@ -2124,6 +2147,7 @@ def _flame(out: _Out, command: Flame, side: str) -> None:
             Attacker(
                 cv=cv,
                 bonuses=card_bonus(out.state, shooter.uid, SHOT_BONUS),
+                moving_penalty=moving_penalty,
                 suppressed=shooter.suppressed,
                 penalties=penalty + enfeebled(out.state, shooter.uid),
             ),

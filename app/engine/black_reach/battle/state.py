@@ -113,6 +113,7 @@ class PendingMove:
     flip: str | None = None  # "end" only: a start flip is made when the move is declared
     embark: str | None = None
     demolish: str | None = None  # Démolisseur at the end of the move: the structure
+    flame: str | None = None  # a flamer fired during the move, its direction
 
 
 @dataclass(frozen=True, slots=True)
