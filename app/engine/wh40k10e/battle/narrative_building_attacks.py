@@ -8,11 +8,13 @@ from the command's logged seed (or the dice given by hand) and is kept in the ev
 
 - ``attack_building``: a unit's attacks on an enemy building (its T, Sv and wounds left from
   the pack): ranged in its Shooting phase; melee in the Fight phase, where they hit
-  automatically [L701, L709, L837]; *Sappers* adds 1 to the wound rolls [L861-L863] and
-  *Demolitions* makes each Attacker wound roll of 6+ against a Bunker or Fortress one mortal
-  wound more [L809-L813].
+  automatically [L701, L709, L837]; *Sappers* adds 1 to the wound rolls of the unit it named
+  in the Fight phase it was used [L861-L863] and *Demolitions* makes each Attacker wound roll
+  of 6+ against a Bunker or Fortress one mortal wound more [L809-L813]. The event keeps the
+  request rolled (the profiles, the building, the situation) for the opponent (ruling 99).
 - ``building_shoots``: one of a building's weapons (every copy it carries), at the pack's
-  profile and BS, at an enemy unit in its controller's Shooting phase; a Defence Emplacement
+  profile and BS, at an enemy unit in its controller's Shooting phase (each failed save's
+  damage is the expression's dice and constant, ruling 99); a Defence Emplacement
   has +1 to hit against a unit that can FLY or arrived from orbit in the Attacker's previous
   turn and -1 against the others [L709]; a missile silo cannot fire at a unit within 18"
   [L849].
@@ -60,7 +62,13 @@ from app.engine.wh40k10e.battle.narrative_guards import need_narrative as _n
 from app.engine.wh40k10e.battle.setup import Seat
 from app.engine.wh40k10e.battle.state import BattleState, ModelDamage, Phase, WeaponUse
 from app.engine.wh40k10e.live import resolve
-from app.engine.wh40k10e.profiles import MAX_WOUNDS, request_from_dict
+from app.engine.wh40k10e.profiles import (
+    MAX_WOUNDS,
+    CombatRequest,
+    Situation,
+    request_from_dict,
+)
+from app.engine.wh40k10e.rules import WeaponRules, damage_after_modifiers, weapon_rules
 
 __all__ = ["COMMANDS", "building_attack_hints", "building_shoot_hints"]
 
@@ -92,7 +100,10 @@ def _number(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def _resolve(b: Builder, request: Mapping[str, Any]) -> tuple[Any, tuple[DieRecord, ...]]:
+def _resolve(
+    b: Builder, request: Mapping[str, Any]
+) -> tuple[CombatRequest, Any, tuple[DieRecord, ...]]:
+    """The request parsed (bounded), rolled with the match's roller, and the dice it took."""
     start = len(b.roller.records)
     try:
         parsed = request_from_dict(request)
@@ -105,7 +116,7 @@ def _resolve(b: Builder, request: Mapping[str, Any]) -> tuple[Any, tuple[DieReco
         raise refuse(Code.BAD_COMMAND, f"attacks: {problems}") from None
     except EngineError as exc:
         raise refuse(Code.BAD_COMMAND, str(exc)) from None
-    return resolution, tuple(b.roller.records[start:])
+    return parsed, resolution, tuple(b.roller.records[start:])
 
 
 # -- a unit attacks a building ---------------------------------------------------------------
@@ -203,17 +214,7 @@ def _attack_building(b: Builder, cmd: AttackBuilding) -> None:
         raise refusal
     spec = x.structure(building.kind) or {}
     situation: dict[str, Any] = {}
-    n = _n(b)
-    if (
-        kind == "melee"
-        and any(
-            seat is b.actor and sid == "sappers" and r == s.round for seat, sid, _, r in n.spent
-        )
-        and any(
-            seat is b.actor and sid == "sappers" and t in s.group(cmd.unit)
-            for seat, sid, t in n.aimed
-        )
-    ):
+    if kind == "melee" and building.kind in ("bunker", "fortress") and _sappers(s, x, cmd.unit):
         params = next((st.params for st in x.expansion.stratagems if st.id == "sappers"), {})
         mod = _number(params.get("modifier") if isinstance(params, dict) else None)
         situation["wound_modifier"] = 1 if mod is None else mod  # Sappers [L861-L863]
@@ -229,7 +230,7 @@ def _attack_building(b: Builder, cmd: AttackBuilding) -> None:
         "situation": situation,
     }
     start = len(b.roller.records)
-    resolution, dice = _resolve(b, request)
+    _, resolution, dice = _resolve(b, request)
     demolitions = 0
     if (
         kind == "melee"
@@ -247,12 +248,30 @@ def _attack_building(b: Builder, cmd: AttackBuilding) -> None:
     roll = take_roll(b.roller, start)
     b.emit(
         BuildingAttacked(
-            cmd.unit, building.id, phase, roll, hits, wounds, demolitions, names, tuple(uses)
+            cmd.unit,
+            building.id,
+            phase,
+            roll,
+            hits,
+            wounds,
+            demolitions,
+            names,
+            tuple(uses),
+            request,  # the profiles rolled, for the opponent to check (ruling 99)
         )
     )
     if wounds:
         destroyed = wounds >= building.wounds
         b.emit(BuildingDamaged(building.id, wounds, "attacks", demolitions, destroyed))
+
+
+def _sappers(s: BattleState, x: ExpansionState, unit: str) -> bool:
+    """*Sappers* was used on ``unit`` (or a part of its Attached unit) in this very phase:
+    this round, this player's turn, the Fight phase [L861-L863] (ruling 99); the stratagem
+    names a unit of its user's only, so the unit's owner used it."""
+    group = set(s.group(unit))
+    here = (s.round, s.active, str(s.phase))
+    return any((r, a, p) == here and t in group for r, a, p, t in x.sappers)
 
 
 # -- a building shoots -----------------------------------------------------------------------
@@ -384,25 +403,35 @@ def _building_shoots(b: Builder, cmd: BuildingShoots) -> None:
         "situation": {"hit_modifier": modifier} if modifier else {},
     }
     start = len(b.roller.records)
-    resolution, dice = _resolve(b, request)
-    fixed = str(weapon["damage"])
-    damages = _failed_save_damage(dice, int(fixed) if fixed.isascii() and fixed.isdigit() else None)
+    parsed, resolution, dice = _resolve(b, request)
+    entry = parsed.attacks[0]
+    rules = weapon_rules(entry.weapon, parsed.target, parsed.situation)
+    damages = _failed_save_damage(dice, rules, parsed.situation)
     damage = _allocate_with_fnp(b, cmd.target, damages)
     hits = int(resolution.totals.get("hits", 0))
     roll = take_roll(b.roller, start)
     b.emit(BuildingFired(building.id, cmd.weapon, cmd.target, roll, hits, modifier, damage))
 
 
-def _failed_save_damage(dice: Sequence[DieRecord], fixed: int | None) -> list[int]:
-    """The damage of each failed save, in order: the weapon's fixed damage, or the damage
-    dice rolled after it."""
-    out: list[int] = []
+def _failed_save_damage(
+    dice: Sequence[DieRecord], rules: WeaponRules, situation: Situation
+) -> list[int]:
+    """The damage of each failed save, in order, as the pipeline reckons it: the damage
+    expression's dice rolled right after that save plus its constant ("D6+1": the die and
+    1; Melta's too), then the situation's damage modifiers (never below 1)."""
+    constant = rules.damage.constant + (rules.melta.constant if rules.melta is not None else 0)
+    rolled: list[int] = []
+    after_failed_save = False
     for d in dice:
-        if d.stage == "save" and d.outcome == "failed":
-            out.append(fixed if fixed is not None else 0)
-        elif d.stage == "damage" and fixed is None and out:
-            out[-1] += d.value
-    return out
+        if d.stage == "save":
+            after_failed_save = d.outcome == "failed"
+            if after_failed_save:
+                rolled.append(constant)
+        elif d.stage == "damage" and after_failed_save:
+            rolled[-1] += d.value  # a D3 is recorded as its result (1..3)
+        else:  # a Devastating Wounds die follows a wound roll, not a save
+            after_failed_save = False
+    return [damage_after_modifiers(r, situation) for r in rolled]
 
 
 def _allocate_with_fnp(b: Builder, target: str, damages: list[int]) -> tuple[ModelDamage, ...]:

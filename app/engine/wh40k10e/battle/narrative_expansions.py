@@ -127,6 +127,8 @@ class ExpansionState:
     # Dogfight picks whose shot was made, as (round, active, aircraft) (ruling 93)
     one_shots: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     dogfight_shots: tuple[tuple[int, Seat | None, str], ...] = ()
+    # Sappers as used: (round, active, phase, unit named): +1 to wound that phase (ruling 99)
+    sappers: tuple[tuple[int, Seat | None, str, str], ...] = ()
 
     @property
     def id(self) -> str:
@@ -412,6 +414,7 @@ class BuildingAttacked(Event):
     demolitions: int = 0
     weapons: str = ""
     uses: tuple[WeaponUse, ...] = ()  # each used once a phase, as in any attack
+    request: RawJson = None  # the profiles rolled, target and situation (ruling 99)
 
 
 @dataclass(frozen=True, slots=True)
@@ -689,7 +692,8 @@ def stratagem_used(
     state: BattleState, seat: Seat, stratagem: str, cp: int, target: str | None
 ) -> BattleState:
     """An expansion stratagem's lasting mark: *Evasive Manoeuvres* (-1 to the aircraft's hit
-    rolls until the end of the turn [L915]), *Refuel, Rearm, Repair* (its tier [L919])."""
+    rolls until the end of the turn [L915]), *Refuel, Rearm, Repair* (its tier [L919]),
+    *Sappers* (the unit, round, turn and phase it was used in [L861-L863])."""
     n = state.narrative
     if n is None or n.expansion is None or target is None:
         return state
@@ -698,6 +702,9 @@ def stratagem_used(
         return _set(state, evasive=(*x.evasive, (state.round, state.active, target)))
     if stratagem == "refuel-rearm-repair":
         return _set(state, refuelled={**x.refuelled, target: cp})
+    if stratagem == "sappers":  # that unit, this phase [L861-L863] (ruling 99)
+        use = (state.round, state.active, str(state.phase), target)
+        return _set(state, sappers=(*x.sappers, use))
     return state
 
 
