@@ -203,3 +203,26 @@ def test_a_vehicle_rafale_names_its_weapon_in_the_timeline() -> None:
     assert black_reach.describe(plain, {"tank": "Tank"}, {}) == (
         "Tank announces a Rafale: its CV 3 split between 2 targets."
     )
+
+
+def test_a_destruction_form_picks_the_structure_and_says_it() -> None:
+    entry = {
+        "command": {"type": "demolish", "unit": "nob", "structure": ""},
+        "structures": ["ruin", "wreck:tank"],
+    }
+    names = {"nob": "Nob", "tank": "Tank"}
+    forms, _orders = black_reach.action_forms([entry], names)
+    (form,) = forms
+    assert form.label == "Nob: Destruction at a structure"
+    assert form.settings == [("ruin", "ruin"), ("wreck:tank", "the wreck of Tank")]
+    assert form.dice  # its Destruction dice, by hand if the players roll them
+    posted = black_reach.build_command(FormData([("structure", "wreck:tank")]), dict(form.command))
+    assert posted["structure"] == "wreck:tank"
+    said = {"type": "demolished", "unit": "nob", "structure": "wreck:tank", "how": "shot"}
+    assert (
+        black_reach.describe(said, names, {}) == "Nob rolls its Destruction at the wreck of Tank."
+    )
+    said["how"] = "demolisher"
+    assert black_reach.describe(said, names, {}) == (
+        "Nob demolishes the wreck of Tank at the end of its move."
+    )

@@ -78,6 +78,7 @@ DICE_KINDS = frozenset(
         "manifest",
         "flame",
         "grenade",
+        "demolish",
     }
 )
 FIRE_KINDS = frozenset(DICE_KINDS - {"assault", "manifest"})

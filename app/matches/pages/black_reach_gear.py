@@ -18,10 +18,20 @@ from starlette.datastructures import FormData
 from app.core.i18n import gettext as _
 from app.core.i18n import lazy
 
-__all__ = ["EVENT_KINDS", "GEAR_KINDS", "GearForm", "describe", "gear_form", "read_form"]
+__all__ = [
+    "EVENT_KINDS",
+    "GEAR_KINDS",
+    "GearForm",
+    "describe",
+    "gear_form",
+    "read_form",
+    "structure_label",
+]
 
-GEAR_KINDS = frozenset({"flame", "ready_repair"})
-EVENT_KINDS = frozenset({"flamer_fired", "grenade_thrown", "repair_readied", "repair_used"})
+GEAR_KINDS = frozenset({"flame", "ready_repair", "demolish"})
+EVENT_KINDS = frozenset(
+    {"flamer_fired", "grenade_thrown", "repair_readied", "repair_used", "demolished"}
+)
 DIRECTIONS = {"N": lazy("north"), "E": lazy("east"), "S": lazy("south"), "W": lazy("west")}
 PICKS = {"low": lazy("keep the low die of two"), "high": lazy("keep the high die of two")}
 MODIFIERS = (-2, -1, 1, 2)
@@ -63,6 +73,14 @@ def gear_form(
             ),
             targets=targets,
         )
+    if kind == "demolish":  # Destruction as a Shooting Action at a structure
+        return GearForm(
+            _("{unit}: Destruction at a structure").format(unit=unit),
+            setting="structure",
+            settings=[
+                (str(k), structure_label(str(k), names)) for k in entry.get("structures") or ()
+            ],
+        )
     now = entry.get("readied")
     note = (
         _("Readied now: {change}.").format(change=_readied(now.get("modifier"), now.get("pick")))
@@ -83,8 +101,22 @@ def gear_form(
     )
 
 
+def structure_label(key: str, names: Mapping[str, str]) -> str:
+    """A structure: a board element's id, or ``wreck:<unit>`` for a wreck."""
+    if key.startswith("wreck:"):
+        unit = key.removeprefix("wreck:")
+        return _("the wreck of {unit}").format(unit=names.get(unit, unit))
+    return key
+
+
 def read_form(form: FormData, cmd: dict[str, Any]) -> None:
-    """A readying's change or die into its command (the battle checks it)."""
+    """A readying's change or die, or the structure aimed at, into its command (the battle
+    checks them)."""
+    if cmd.get("type") == "demolish":
+        structure = form.get("structure")
+        if isinstance(structure, str) and structure:
+            cmd["structure"] = structure[:200]
+        return
     if cmd.get("type") != "ready_repair":
         return
     modifier = form.get("modifier")
@@ -114,6 +146,15 @@ def describe(ev: Mapping[str, Any], names: Mapping[str, str], square: Any) -> st
         )
         more = _("Under it: {units}.").format(units=under) if under else _("Nobody is under it.")
         return f"{text} {more}"
+    if kind == "demolished":
+        structure = structure_label(str(ev.get("structure") or ""), names)
+        if ev.get("how") == "demolisher":
+            return _("{unit} demolishes {structure} at the end of its move.").format(
+                unit=unit, structure=structure
+            )
+        return _("{unit} rolls its Destruction at {structure}.").format(
+            unit=unit, structure=structure
+        )
     if kind == "repair_readied":
         return _("{unit} is readied for a location roll: {change}.").format(
             unit=unit, change=_readied(ev.get("modifier"), ev.get("pick"))
