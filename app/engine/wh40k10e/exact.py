@@ -65,6 +65,7 @@ from app.engine.wh40k10e.rules import (
     choose_save,
     fnp_negates,
     outcome_weights,
+    save_fail_weights,
     weapon_rules,
 )
 
@@ -384,7 +385,7 @@ class _Budget:
 def _wound_loss(slot: ModelSlot, w: _Weapon, situation: Situation) -> tuple[dict[int, int], int]:
     """Weights of the wounds one wound-to-save makes ``slot`` lose (0 if saved), uncapped."""
     choice = choose_save(slot.save, slot.invulnerable_save, w.rules.weapon, situation)
-    p_fail = 1 - Fraction(choice.successes, 6)
+    p_fail = Fraction(*save_fail_weights(choice, situation.reroll_saves))
     if p_fail == 0:
         return {0: 1}, 1
     lost = _thin(w.damage, _fnp_lose(slot.feel_no_pain))
@@ -1785,7 +1786,7 @@ def analyze(request: CombatRequest) -> CombatAnalysis:
         )
         first = _first_slot(layout, w.rules.precision)
         choice = choose_save(first.save, first.invulnerable_save, w.rules.weapon, situation)
-        p_unsaved = 1 - Fraction(choice.successes, 6)
+        p_unsaved = Fraction(*save_fail_weights(choice, situation.reroll_saves))
         p_token = p_succ + (0 if w.rules.devastating else p_crit)
         stages["failed_saves"].append(
             w.stage(Dist.bernoulli(p_token * p_unsaved), Dist.bernoulli(p_unsaved), budget)

@@ -26,6 +26,7 @@ from app.engine.wh40k10e.rules import (
     fnp_negates,
     save_succeeds,
     should_reroll,
+    should_reroll_save,
     weapon_rules,
 )
 
@@ -171,6 +172,8 @@ class _Live:
         choice = choose_save(slot.save, slot.invulnerable_save, wr.weapon, situation)
         u = roller.d6(f"{name}: {choice.kind} save ({slot.group}, {choice.target}+)", stage="save")
         saved = save_succeeds(u, choice)
+        if should_reroll_save(situation.reroll_saves, u, saved):  # the first die stays as original
+            saved = save_succeeds(roller.reroll(), choice)
         roller.annotate(modifier=choice.modifier, outcome="saved" if saved else "failed")
         if saved:
             self.step("saves", f"{name}: saved by {slot.group}", start)

@@ -34,6 +34,7 @@ __all__ = [
     "MAX_MODELS_PER_ENTRY",
     "MAX_TARGET_MODELS",
     "MAX_WOUNDS",
+    "SAVE_REROLLS",
     "AttackEntry",
     "CombatRequest",
     "RerollPolicy",
@@ -80,6 +81,9 @@ class RerollPolicy(StrEnum):
         """The broader of two policies (a die is re-rolled at most once anyway [L666])."""
         return self if self.rank >= other.rank else other
 
+
+# the re-rolls a saving throw can have (a save has no critical result to keep)
+SAVE_REROLLS = frozenset({RerollPolicy.NONE, RerollPolicy.ONES, RerollPolicy.FAILED})
 
 _REROLL_RANK = {
     RerollPolicy.NONE: 0,
@@ -304,6 +308,8 @@ class Situation:
     reroll_hits: RerollPolicy = RerollPolicy.NONE
     reroll_wounds: RerollPolicy = RerollPolicy.NONE
     twin_linked_reroll: RerollPolicy = RerollPolicy.FAILED
+    # saving throws re-rolled: 1s (Scatter field) or failed ones (Evasive Manoeuvres)
+    reroll_saves: RerollPolicy = RerollPolicy.NONE
     overwatch: bool = False
     go_to_ground: bool = False
     smokescreen: bool = False
@@ -325,6 +331,12 @@ class Situation:
             self.twin_linked_reroll in (RerollPolicy.FAILED, RerollPolicy.NON_CRITICAL),
             "twin_linked_reroll",
             "must be 'failed' or 'non_critical'",
+            p,
+        )
+        _check(
+            self.reroll_saves in SAVE_REROLLS,
+            "reroll_saves",
+            "must be 'none', 'ones' or 'failed' (a save has no critical result)",
             p,
         )
         _raise_if(p)
@@ -424,7 +436,7 @@ _SITUATION_INTS = (
     "damage_modifier",
     "damage_reduction",
 )
-_SITUATION_POLICIES = ("reroll_hits", "reroll_wounds", "twin_linked_reroll")
+_SITUATION_POLICIES = ("reroll_hits", "reroll_wounds", "twin_linked_reroll", "reroll_saves")
 SITUATION_FIELDS = frozenset(_SITUATION_BOOLS + _SITUATION_INTS + _SITUATION_POLICIES)
 REQUEST_FIELDS = frozenset({"attacks", "target", "situation"})
 

@@ -38,8 +38,10 @@ __all__ = [
     "hit_modifier",
     "hit_rule",
     "outcome_weights",
+    "save_fail_weights",
     "save_succeeds",
     "should_reroll",
+    "should_reroll_save",
     "weapon_rules",
     "wound_modifier",
     "wound_rule",
@@ -237,6 +239,33 @@ class SaveChoice:
 def save_succeeds(unmodified: int, choice: SaveChoice) -> bool:
     """An unmodified 1 always fails; an unmodified 6 is not automatic (RULINGS 4)."""
     return unmodified != 1 and unmodified + choice.modifier >= choice.target
+
+
+def should_reroll_save(policy: RerollPolicy, unmodified: int, saved: bool) -> bool:
+    """Whether a saving throw is re-rolled: ``ONES`` re-rolls an unmodified 1 (Scatter field
+    [narrative L613]), ``FAILED`` a failed save (Evasive Manoeuvres [narrative L913-L915]);
+    before modifiers, at most once per die [L666-L677]. Situation refuses the other policies."""
+    if policy is RerollPolicy.ONES:
+        return unmodified == 1
+    if policy is RerollPolicy.FAILED:
+        return not saved
+    return False
+
+
+def save_fail_weights(choice: SaveChoice, policy: RerollPolicy) -> tuple[int, int]:
+    """Exact (failed, total) weights of one saving throw with its re-roll, found by
+    enumerating the faces through :func:`save_succeeds` and :func:`should_reroll_save`
+    (total 6 with no re-roll, so the numbers without one are unchanged)."""
+    if policy is RerollPolicy.NONE:
+        return 6 - choice.successes, 6
+    failed = 0
+    for first in FACES:
+        saved = save_succeeds(first, choice)
+        if should_reroll_save(policy, first, saved):
+            failed += sum(1 for second in FACES if not save_succeeds(second, choice))
+        elif not saved:
+            failed += 6
+    return failed, 36
 
 
 def choose_save(

@@ -157,7 +157,13 @@ class _W:
         best = arm
         if inv is not None:
             best = max(best, sum(1 for u in range(2, 7) if u + min(1, sit.save_modifier) >= inv))
-        return Fraction(best, 6)
+        single = Fraction(best, 6)
+        # a saving throw's re-roll, die by die: the first die, then (when re-rolled) a second
+        if sit.reroll_saves is RerollPolicy.ONES:  # a 1 never saves: it is rolled again
+            return single + Fraction(1, 6) * single
+        if sit.reroll_saves is RerollPolicy.FAILED:  # a failure is rolled again
+            return single + (1 - single) * single
+        return single
 
     def damage_outcomes(self) -> list[tuple[int, Fraction]]:
         base = _dice_outcomes(self.damage)

@@ -43,7 +43,7 @@ from app.engine.combat import CombatAnalysis, ExtraValue
 from app.engine.distributions import Dist
 from app.engine.errors import ProfileError
 from app.engine.wh40k10e.allocation import Layout, ModelSlot
-from app.engine.wh40k10e.profiles import AttackEntry, CombatRequest, Situation
+from app.engine.wh40k10e.profiles import AttackEntry, CombatRequest, RerollPolicy, Situation
 from app.engine.wh40k10e.rules import (
     FACES,
     WeaponRules,
@@ -64,6 +64,19 @@ MAX_TOTAL_HITS = 600
 
 _ZERO = Dist.constant(0)
 _ONE = Dist.constant(1)
+
+
+def _save_fail(successes: int, reroll: RerollPolicy) -> Fraction:
+    """P(a save fails), re-roll included, by closed form (independent of the engine's face
+    enumeration): an unmodified 1 always fails, so re-rolling 1s turns 1/6 of the failures
+    into a second roll; re-rolling failures fails twice."""
+    fail = 1 - Fraction(successes, 6)
+    if reroll is RerollPolicy.ONES:
+        return fail - Fraction(1, 6) + Fraction(1, 6) * fail
+    if reroll is RerollPolicy.FAILED:
+        return fail * fail
+    assert reroll is RerollPolicy.NONE
+    return fail
 
 
 def _fnp_lose(fnp: int | None) -> Fraction:
@@ -240,7 +253,7 @@ class _Chain:
     ) -> tuple[dict[int, int], int]:
         """Weights of the wounds one wound-to-save makes ``slot`` lose (0 if saved)."""
         choice = choose_save(slot.save, slot.invulnerable_save, w.rules.weapon, situation)
-        p_fail = 1 - Fraction(choice.successes, 6)
+        p_fail = _save_fail(choice.successes, situation.reroll_saves)
         if p_fail == 0:
             return {0: 1}, 1
         lost = _thin(w.damage, _fnp_lose(slot.feel_no_pain))
@@ -497,7 +510,7 @@ def analyze(request: CombatRequest) -> CombatAnalysis:
         )
         first = _first_slot(layout, w.rules.precision)
         choice = choose_save(first.save, first.invulnerable_save, w.rules.weapon, situation)
-        p_unsaved = 1 - Fraction(choice.successes, 6)
+        p_unsaved = _save_fail(choice.successes, situation.reroll_saves)
         p_token = p_succ + (0 if w.rules.devastating else p_crit)
         stages["failed_saves"].append(
             w.stage(Dist.bernoulli(p_token * p_unsaved), Dist.bernoulli(p_unsaved), budget)
