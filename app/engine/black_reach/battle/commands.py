@@ -198,6 +198,9 @@ class Flame(Command):
     kind: ClassVar[str] = "flame"
     unit: str
     facing: str = "N"
+    # aboard a transport of several squares: the one the flame starts from (rulings 111)
+    x: int | None = None
+    y: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from app.engine.black_reach.battle.powers import silenced
 from app.engine.black_reach.battle.state import BattleState, UnitState
 from app.engine.black_reach.board import Square
-from app.engine.black_reach.forces import Ability
+from app.engine.black_reach.forces import Ability, Role
 from app.engine.black_reach.los import Arc, Blocker, in_arc, line_of_sight
 from app.engine.black_reach.templates import QUARTERS, Template, template_name, turn_direction
 from app.engine.match.errors import Refusal, RefusalKind
@@ -48,10 +48,13 @@ def _refuse(code: str, message: str, kind: RefusalKind = RefusalKind.RULES) -> R
     return Refusal(code, message, kind=kind)
 
 
-def plan_flame(state: BattleState, u: UnitState, facing: str) -> FlamePlan:
+def plan_flame(
+    state: BattleState, u: UnitState, facing: str, origin: Square | None = None
+) -> FlamePlan:
     """Check a flamer's Alternative Shooting Action and find the units it reaches: every unit
-    but the shooter with a reached square, friend or foe, each with the smallest obstacle
-    penalty of its reached squares."""
+    but the shooter (and its transport) with a reached square, friend or foe, each with the
+    smallest obstacle penalty of its reached squares. A unit aboard a transport fires from
+    ``origin``, one of the transport's squares [L2040-L2042] (rulings 111)."""
     ref = u.face.ability(Ability.FLAMER)
     if ref is None:
         raise _refuse("no_flamer", f"{u.uid} has no Lance-Flammes")
@@ -62,17 +65,46 @@ def plan_flame(state: BattleState, u: UnitState, facing: str) -> FlamePlan:
         raise _refuse("bad_facing", "a template faces N, E, S or W", RefusalKind.INPUT)
     if silenced(state, u.uid):
         raise _refuse("objuration", f"{u.uid} cannot shoot: Objuration Mechanicum [L3031-L3036]")
-    if u.placement is None:
-        raise _refuse("not_supported", "a flamer is not fired from a transport yet")
-    origin = u.placement.anchor
+    carrier = u.embarked_in or ""
+    if u.embarked_in is not None:
+        if u.counter.role is Role.HEAVY_WEAPON and not u.face.has(Ability.SHOOT_ON_MOVE):
+            raise _refuse(
+                "heavy_weapon_aboard",
+                "heavy-weapon infantry shoots from a transport only with Tir en Mouvement "
+                "[L2043-L2046]",
+            )
+        placement = state.units[u.embarked_in].placement
+        assert placement is not None
+        if origin is None and len(placement.squares) == 1:
+            origin = placement.anchor
+        if origin is None or origin not in placement.squares:
+            raise _refuse(
+                "flame_square",
+                "name the square of the transport the flame starts from (x, y) [L2040-L2042]",
+                RefusalKind.INPUT,
+            )
+    else:
+        placement = u.placement
+        assert placement is not None
+        if origin is not None and origin != placement.anchor:
+            raise _refuse(
+                "flame_square",
+                "only a unit aboard a transport names the square its flame starts from",
+                RefusalKind.INPUT,
+            )
+        origin = placement.anchor
     board = state.board
-    squares = (flame_squares(template, origin, facing) & board.squares) - u.placement.squares
+    squares = (flame_squares(template, origin, facing) & board.squares) - placement.squares
     arc_ref = u.face.ability(Ability.LIMITED_ARC)
     if arc_ref is not None:  # the template points inside the arc [L1226-L1230]
         arc = Arc.NARROW if str(arc_ref.param) == "90" else Arc.HALF
-        if not any(in_arc(origin, u.placement.facing, sq, arc) for sq in squares):
+        if not any(in_arc(origin, placement.facing, sq, arc) for sq in squares):
             raise _refuse("out_of_arc", f"the flame points outside the {arc.value}° arc")
-    standing = [t for t in state.on_board() if t.placement is not None and t.uid != u.uid]
+    standing = [
+        t
+        for t in state.on_board()
+        if t.placement is not None and t.uid != u.uid and t.uid != carrier
+    ]
     penalty: dict[Square, int] = {}
     for sq in squares:
         blockers = [

@@ -2107,16 +2107,21 @@ def _flame(out: _Out, command: Flame, side: str) -> None:
     it still stands [L1214-L1258] (rulings 100)."""
     u = _reveal(out, command.unit, side)
     _able(u, out.state)
-    _flame_from(out, u, command.facing)
+    if (command.x is None) != (command.y is None):
+        raise refuse("flame_square", "name both x and y, or neither", kind=RefusalKind.INPUT)
+    origin = None if command.x is None or command.y is None else Square(command.x, command.y)
+    _flame_from(out, u, command.facing, origin=origin)
 
 
 FLAMER_MOVING_PENALTY = 2  # the flamer's template brings Tir en Mouvement (-2) [L1223-L1224]
 
 
-def _flame_from(out: _Out, u: UnitState, facing: str, moving_penalty: int = 0) -> None:
-    """The flamer's attacks from where ``u`` stands (during a move: ``moving_penalty`` off
-    the template's CV, rulings 109)."""
-    plan = plan_flame(out.state, u, facing)
+def _flame_from(
+    out: _Out, u: UnitState, facing: str, moving_penalty: int = 0, origin: Square | None = None
+) -> None:
+    """The flamer's attacks from where ``u`` stands, or from ``origin`` aboard a transport
+    (rulings 111; during a move: ``moving_penalty`` off the template's CV, rulings 109)."""
+    plan = plan_flame(out.state, u, facing, origin)
     template = plan.template
 
     def steps(squares: frozenset[Square]) -> tuple[Step, ...]:

@@ -117,7 +117,7 @@ def refused(battle: BlackReachBattle, seat: str, command: dict[str, Any], **kw: 
 
 def test_the_flame_attacks_every_unit_it_reaches_friend_or_foe_and_suppresses_them() -> None:
     battle = ordered()
-    entry = next(a for a in battle.actions(B) if a["command"] == {**flame(), "facing": "W"})
+    entry = next(a for a in battle.actions(B) if a["command"] == {**flame(), "x": None, "y": None})
     assert entry["targets"] == [SERGEANT, TACTICAL, BOYZ1]  # reading order
     assert entry["reached"] == [[2, 2], [2, 3], [2, 4], [3, 3], [4, 3]]
     new = battle.execute_json(flame(), B, dice=[4, 1, 6])
