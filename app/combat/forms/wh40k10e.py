@@ -82,6 +82,7 @@ SITUATION_INTS = (  # name, label, lowest value (the highest is p.MAX_MODIFIER)
 SITUATION_CHOICES = (
     ("reroll_hits", lazy("Re-roll hits"), ("none", "ones", "failed", "non_critical")),
     ("reroll_wounds", lazy("Re-roll wounds"), ("none", "ones", "failed", "non_critical")),
+    ("reroll_saves", lazy("Re-roll saves"), ("none", "ones", "failed")),
     ("twin_linked_reroll", lazy("Twin-linked re-rolls"), ("failed", "non_critical")),
 )
 CHOICE_LABELS = {
@@ -93,6 +94,7 @@ CHOICE_LABELS = {
 SITUATION_DEFAULTS = {
     "reroll_hits": "none",
     "reroll_wounds": "none",
+    "reroll_saves": "none",
     "twin_linked_reroll": "failed",
 }
 

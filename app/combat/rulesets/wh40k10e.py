@@ -123,6 +123,10 @@ class Wh40k10eSituation(StrictRequest):
     damage_reduction: Annotated[int, Field(ge=0, le=p.MAX_MODIFIER)] = 0
     reroll_hits: Reroll = "none"
     reroll_wounds: Reroll = "none"
+    reroll_saves: Literal["none", "ones", "failed"] = Field(
+        default="none",
+        description="Saving throws re-rolled: unmodified 1s, or failed saves.",
+    )
     twin_linked_reroll: Literal["failed", "non_critical"] = Field(
         default="failed",
         description="What Twin-linked re-rolls: failed wound rolls, or every non-critical one.",
