@@ -25,7 +25,7 @@ from app.engine import registry, systems
 from app.engine.combat import CombatResolution
 from app.engine.errors import RollerError
 from app.engine.narrative8e.setup import dawn_raid_modifier
-from app.engine.narrative8e.zones import night_fight_modifier
+from app.engine.narrative8e.zones import Arc, dogfight_modifier, night_fight_modifier
 from app.engine.roller import Roller
 from app.engine.wh40k10e.battle import Ability, Seat
 from app.engine.wh40k10e.battle.narrative import moved as narrative_moved
@@ -38,6 +38,7 @@ from app.engine.wh40k10e.battle.state import (
     Phase,
     WeaponUse,
 )
+from app.engine.wh40k10e.profiles import RerollPolicy
 from app.matches.exceptions import InvalidAttack, NoWeaponData
 from app.matches.systems.wh40k10e.armies import snapshot_unit
 
@@ -479,6 +480,7 @@ def build_request(
     plunging = _plunging_fire(state, target, situation.pop("plunging_fire", False))
     night = _night_fight(state, situation.pop("night_fight_distance", None))
     relay = _targeting_relay(state, attacker, situation.pop("targeting_relay", None))
+    scatter = _scatter_field(state, target, situation.pop("scatter_field", None))
     if plunging:
         for entry in entries:
             if entry["weapon"]["kind"] == "ranged":
@@ -519,9 +521,20 @@ def build_request(
         merged["reroll_hits"] = "ones"
     if _entrenched(state, target):
         merged["save_modifier"] = int(merged.get("save_modifier", 0)) + 1
-    dogfight = _dogfight(state, attacker, target)
+    dogfight = _dogfight(state, attacker, target) + _evasive_hit(state, attacker)
     if dogfight:
         merged["hit_modifier"] = int(merged.get("hit_modifier", 0)) + dogfight
+    # saving throws re-rolled: Scatter field's 1s [L613] (rulings 98), Evasive Manoeuvres'
+    # failures [L913-L915]; the broader of the two (and of the one stated) counts
+    stated = merged.get("reroll_saves", "none")
+    if isinstance(stated, str) and stated in set(RerollPolicy):  # else the engine's 422
+        reroll = RerollPolicy(stated)
+        if scatter:
+            reroll = reroll.combine(RerollPolicy.ONES)
+        if _evasive_saves(state, target):
+            reroll = reroll.combine(RerollPolicy.FAILED)
+        if reroll is not RerollPolicy.NONE:
+            merged["reroll_saves"] = reroll.value
     return BuiltAttack(
         request={"attacks": entries, "target": tgt, "situation": merged},
         slots=tuple(order),
@@ -626,6 +639,58 @@ def _targeting_relay(state: BattleState, attacker: str, stated: object) -> bool:
     return True
 
 
+SCATTER = "scatter-field"
+
+
+def _scatter_field(state: BattleState, target: str, stated: object) -> bool:
+    """Night Fight's *Scatter field* [L613]: the attacker states the marker the target unit is
+    within 3" of (``scatter_field``; the match sees no table); if the marker was identified as
+    a Scatter field and the target's player (the attacker's opponent) controls it, the target
+    re-rolls saving throws of 1, in any phase (rulings 98)."""
+    if stated is None:
+        return False
+    owner = state.units[target].owner
+    marker = state.markers.get(str(stated)) if isinstance(stated, str) else None
+    problem = None
+    if marker is None:
+        problem = "no such objective marker"
+    elif state.mysterious.get(marker.id) != SCATTER:
+        problem = "that marker is not an identified Scatter field"
+    elif marker.controller is not owner:
+        problem = "the target's player does not control that marker"
+    if problem is not None:
+        raise InvalidAttack(
+            f"scatter_field: {problem}.",
+            errors=[{"field": "situation.scatter_field", "message": problem, "type": "value"}],
+        )
+    return True
+
+
+def _evasive_turn(state: BattleState, unit: str) -> bool:
+    """*Evasive Manoeuvres* was used on one of ``unit``'s parts in this turn [L913-L915]."""
+    n = state.narrative
+    if n is None or n.expansion is None or state.active is None:
+        return False
+    parts = set(state.group(unit))
+    return any(
+        r == state.round and active is state.active and aircraft in parts
+        for r, active, aircraft in n.expansion.evasive
+    )
+
+
+def _evasive_hit(state: BattleState, attacker: str) -> int:
+    """*Evasive Manoeuvres*: -1 to the aircraft's hit rolls until the end of the turn it was
+    used in [L915], in every attack it makes, its Dogfight shot included (once: the pick's
+    own modifier is taken by its arc, :func:`_dogfight`) (rulings 98)."""
+    return -1 if _evasive_turn(state, attacker) else 0
+
+
+def _evasive_saves(state: BattleState, target: str) -> bool:
+    """*Evasive Manoeuvres*: the aircraft re-rolls failed saves in the phase it was used in
+    [L913]: the Shooting phase of that turn (the Dogfight is played in it, rulings 68)."""
+    return state.phase is Phase.SHOOTING and _evasive_turn(state, target)
+
+
 def _entrenched(state: BattleState, target: str) -> bool:
     """Blitz's *Entrenchments*: +1 to the unit's saving throws against shooting attacks until
     it moves [L393] (rulings 71); the moves of past turns already ended it."""
@@ -658,14 +723,17 @@ def _gone_to_ground(state: BattleState, attacker: str) -> str | None:
 def _dogfight(state: BattleState, attacker: str, target: str) -> int:
     """Death from the Skies: an AIRCRAFT shooting the enemy AIRCRAFT it picked in this
     turn's Dogfight adds that pick's modifier to its hit rolls (by the target's arc: rear -2,
-    front +1, side 0; -1 more after *Evasive Manoeuvres*) [L887-L895, L915] (rulings 68, 71).
+    front +1, side 0) [L887-L895] (rulings 68, 71); *Evasive Manoeuvres*' -1 is added by
+    :func:`_evasive_hit` for every attack of the turn, so it is taken from the arc here, not
+    from the pick (which includes it when the stratagem came first) [L915] (rulings 98).
     The 10th edition's cap of -1/+1 then applies to the total."""
     n = state.narrative
     if n is None or n.expansion is None or state.phase is not Phase.SHOOTING:
         return 0
     shooters, targets = set(state.group(attacker)), set(state.group(target))
+    expansion = n.expansion.expansion
     return sum(
-        p.modifier
+        dogfight_modifier(expansion, Arc(p.arc))
         for p in n.expansion.picks
         if p.round == state.round
         and p.active is state.active
