@@ -145,9 +145,22 @@ def test_evasive_manoeuvres_re_rolls_failed_saves_and_costs_a_hit(
     assert mine.json()["request"]["situation"].get("hit_modifier", 0) == 0
     # Bob's jet is not the one that used it: its saves are not re-rolled
     assert "reroll_saves" not in mine.json()["request"]["situation"]
+    # Bob answers with it on his jet, after his own pick was shot: Alice's shot now has the
+    # re-roll, and Bob's jet takes -1 to hit in its other attacks of this turn
+    g.b.send({"type": "use_mission_stratagem", "stratagem": "evasive-manoeuvres", "target": jet_b})
+    mine = _preview(g.a, jet_a, jet_b, "Storm bolter")
+    assert mine.json()["request"]["situation"]["reroll_saves"] == "failed"
     resolve(g.a, jet_a, jet_b, "Storm bolter", None)
+    (shot,) = [e for e in log_events(g, "attack_resolved") if e["attacker"] == jet_a]
+    assert shot["request"]["situation"]["reroll_saves"] == "failed"
     g.b.send({"type": "dogfight_pass"})
     g.a.send({"type": "dogfight_pass"})
+    g.b.send({"type": "shoot", "unit": jet_b, "targets": ["a3"]})
+    ground = _preview(g.b, jet_b, "a3", "Storm bolter")
+    assert ground.status_code == 200, ground.text
+    assert ground.json()["request"]["situation"]["hit_modifier"] == -1
+    # the ground unit shot at is not the aircraft: no re-roll
+    assert "reroll_saves" not in ground.json()["request"]["situation"]
     finish_turn(g)
     # Alice's turn (a new turn): the -1 to hit and the re-roll are over
     to_phase(g, "A", "shooting")
