@@ -83,3 +83,14 @@ def test_page_offers_the_save_re_roll(client) -> None:
     assert options == ["none", "ones", "failed"]
     chosen = [o.attributes.get("value") for o in select.css("option") if "selected" in o.attributes]
     assert chosen == ["ones"]
+
+
+def test_a_bad_save_re_roll_on_the_page_is_an_error_by_the_field(client) -> None:
+    assert FORM.field_for(["situation", "reroll_saves"]) == "s.reroll_saves"
+    response = client.get(url([*BOLT_QUERY, ("s.reroll_saves", "non_critical")]))
+    assert response.status_code == 200
+    tree = html(response)
+    node = tree.css_first("#err-s-reroll_saves")
+    assert node is not None
+    assert "hidden" not in node.attributes
+    assert node.text().strip()
