@@ -172,3 +172,17 @@ def test_live_seeded_same_dice_every_time() -> None:
         if d.stage == "save" and d.rerolled:
             assert d.original is not None
             assert d.original < 4
+
+
+@pytest.mark.parametrize("policy", ["ones", "failed"])
+def test_seeded_live_rolls_agree_with_the_exact_mean(policy: str) -> None:
+    req = request(
+        TORRENT, models=10, target={"models": 10, "save": 3}, situation={"reroll_saves": policy}
+    )
+    exact_mean = float(analyze(req).stages["failed_saves"].mean())
+    n = 2000
+    total = sum(resolve(req, Roller(seed)).totals["failed_saves"] for seed in range(n))
+    # 10 wounds to save at most, variance below 2.5: the mean of 2000 within 0.1 (> 5 sd)
+    assert abs(total / n - exact_mean) < 0.1
+    none = request(TORRENT, models=10, target={"models": 10, "save": 3})
+    assert exact_mean < float(analyze(none).stages["failed_saves"].mean()) - 0.5
