@@ -66,7 +66,7 @@ def legal_units() -> list[dict[str, Any]]:
         {"datasheet": "Intercessor Squad", "models": 5},
         {"datasheet": "Rhino"},
         {"datasheet": "Redemptor Dreadnought"},
-        {"datasheet": "Hellblaster Squad", "models": 5},
+        {"datasheet": "Hellblaster Squad", "models": 5, "wargear": {"Bolt pistol": 1}},
     ]
 
 

@@ -248,7 +248,7 @@ SAMPLES: tuple[Sample, ...] = (
                 RosterUnit("Scout Squad", 5),
                 RosterUnit("Tactical Squad", 10),
                 RosterUnit("Rhino"),
-                RosterUnit("Hellblaster Squad", 5),
+                RosterUnit("Hellblaster Squad", 5, wargear={"Bolt pistol": 1}),
                 RosterUnit("Lieutenant"),
             ),
             name="Gladius strike group",
