@@ -23,6 +23,7 @@ from app.core.middleware import (
     SecurityHeaders,
     ServerTiming,
 )
+from app.matches.api import hot_lane
 from app.web.context import RequestContext
 from app.web.reload import reload_redirects
 from app.web.templating import render
@@ -75,6 +76,7 @@ def create_app(settings: Settings | None = None, database: Database | None = Non
     for router in hot_routes_first(features.api_routers()):
         api.include_router(router)
     app.include_router(api)
+    hot_lane(app, API_PREFIX)  # issue 21: a command and a refresh without dependency solving
     pages = features.web_routers()
     before, after = reload_redirects(pages)  # a reload after a form post: 303, never 405
     for router in (before, *pages, after):

@@ -3,8 +3,8 @@ refresh with a bearer token the process has already checked are answered without
 dependency solving, and answered exactly as FastAPI answers them; anything the lane does not
 recognise goes to FastAPI with its body replayed, and gets FastAPI's own answer.
 
-Two apps over the same database (the test's transaction): ``plain`` as ``create_app`` builds
-it, ``hot`` with the lane installed as ``app.asgi`` installs it.
+Two apps over the same database (the test's transaction): ``hot`` as ``create_app`` builds it
+(with the lane, as every other test's app), ``plain`` the same with the lane taken out.
 """
 
 from __future__ import annotations
@@ -39,13 +39,25 @@ def apps(app_settings: Any, engine: Engine, connection: Connection) -> dict[str,
 
     plain = create_app(app_settings, database=_TestDatabase(engine, connection))  # type: ignore[arg-type]
     hot = create_app(app_settings, database=_TestDatabase(engine, connection))  # type: ignore[arg-type]
-    api.hot_lane(hot, API_PREFIX)
+    plain.router.routes[:] = [r for r in plain.router.routes if not isinstance(r, api.HotRoute)]
     token_grants.clear()
     return {"plain": plain, "hot": hot}
 
 
 def _lane(app: FastAPI) -> dict[str, api.HotRoute]:
     return {r.kind: r for r in app.router.routes if isinstance(r, api.HotRoute)}
+
+
+def test_create_app_installs_the_lane_first(app: FastAPI) -> None:
+    """Every app ``create_app`` builds (the server's, every test's) has the lane as its first
+    two routes, for the API's prefix."""
+    first = app.router.routes[:2]
+    assert all(isinstance(r, api.HotRoute) for r in first)
+    assert {r.path_format for r in first} == {  # type: ignore[attr-defined]
+        f"{API_PREFIX}/matches/{{match_id}}",
+        f"{API_PREFIX}/matches/{{match_id}}/commands",
+    }
+    assert len(_lane(app)) == 2
 
 
 def _match(db: Session, users: list[User], secret: str) -> int:
