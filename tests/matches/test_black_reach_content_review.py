@@ -389,3 +389,72 @@ def test_a_join_drops_the_frozen_documents_too(
     assert kept["scenario"]["name"] == "Raid on the relay"
     assert live(mid).state.scenario is not None
     assert alice.get(f"{MATCHES}/{mid}/content").json()["content_set"] == "Night raid"
+
+
+# -- a revoked share link creates nothing; the trimmed forces keep their factions' cards ----
+
+
+def test_a_revoked_links_scenario_creates_no_match_by_its_id(
+    user_client: Callable[[str], TestClient],
+) -> None:
+    from tests.matches.test_black_reach_shared_sets import play_shared, share
+
+    alice, bob, carol = user_client("Alice"), user_client("Bob"), user_client("Carol")
+    row = my_set(alice)
+    mid = missions(alice)[0]["id"]
+    token = share(alice, row["id"])
+    created = play_shared(bob, token, scenario="sample-relay")
+    assert created["mission"] == mid
+    # while the link is valid, the id alone is still not Bob's: only the link creates
+    r = bob.post(MATCHES, json={"ruleset": "black-reach", "mission": mid})
+    assert r.status_code == 422, r.text
+    assert r.json()["errors"][0]["field"] == "mission"
+    assert alice.delete(f"{CONTENT}/{row['id']}/share").status_code in (200, 204)
+    play_shared(bob, token, 404, scenario="sample-relay")
+    r = bob.post(MATCHES, json={"ruleset": "black-reach", "mission": mid})
+    assert r.status_code == 422, r.text
+    # nor is it listed among his missions (it was his open match's, kept for its join)
+    assert [m["id"] for m in missions(bob)] == []
+    # his open match is still joined and played on its frozen content
+    joined = join(carol, created)
+    assert joined["mission"] == mid
+    assert joined["status"] != "open"
+    # Alice's own set still creates by id (her set's mission, not a frozen shared one)
+    assert create(alice, mid)["mission"] == mid
+
+
+def test_a_frozen_mission_of_ones_own_set_still_creates() -> None:
+    made = sample_setup("sample-relay", deployment=())
+    common = {"set_name": "Night raid", "width": 12, "height": 12}
+    mine = content.mission_for(made.scenario, made.catalogue, made.boards, set_id=3, **common)
+    kept = content.mission_for(
+        made.scenario, made.catalogue, made.boards, set_id=None, joins_only=True, **common
+    )
+    assert mine.id == kept.id  # the same content, the same id
+    assert content.creatable(mine)
+    assert not content.creatable(kept)
+
+
+def test_the_trimmed_forces_keep_only_their_factions_cards() -> None:
+    made = sample_setup("sample-relay", deployment=())
+    scenario = json.loads(json.dumps(made.scenario))
+    catalogue = json.loads(json.dumps(made.catalogue))
+    catalogue["cards"] = [
+        {"id": "waaagh", "name": "Waaagh", "faction": "orks", "bonus": "shooting", "value": 1},
+        {
+            "id": "litany",
+            "name": "Litany",
+            "faction": "ultramarines",
+            "bonus": "shooting",
+            "value": 1,
+        },
+        {"id": "dakka", "name": "Dakka", "faction": "orks", "bonus": "movement", "value": 2},
+    ]
+    scenario["sides"][0]["army"] = scenario["sides"][1]["army"]  # both sides play the Orks
+    _, forces, _ = content.trimmed(scenario, catalogue, made.boards)
+    assert [c["id"] for c in forces["cards"]] == ["waaagh", "dakka"]
+    # both factions played: every card kept; no cards in the file, none added
+    _, both, _ = content.trimmed(made.scenario, catalogue, made.boards)
+    assert [c["id"] for c in both["cards"]] == ["waaagh", "litany", "dakka"]
+    _, none, _ = content.trimmed(made.scenario, made.catalogue, made.boards)
+    assert "cards" not in none

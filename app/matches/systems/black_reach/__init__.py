@@ -39,7 +39,7 @@ from app.engine.match import Mission
 from app.engine.match.game import MatchGame
 from app.engine.match.missions import MISSIONS_DIR, load_missions
 from app.engine.match.seats import Seat
-from app.matches.exceptions import ArmyUnusable, InvalidLog
+from app.matches.exceptions import ArmyUnusable, InvalidLog, UnknownMission
 from app.matches.systems import Imported, MatchSystem, SetupInput
 from app.matches.systems.black_reach import content
 from app.matches.systems.black_reach.game import EVENT_CODEC, BlackReachMatch
@@ -168,6 +168,13 @@ def own_force(
     creator's own (``owned_missions`` found it for them); ``db`` and ``user`` (seat A's
     creator) count their open content-set matches: 422 past ``content.MAX_OPEN``."""
     own = content.content_of(mission)
+    if seat is Seat.A and not content.creatable(mission):
+        # frozen from a set shared by link: kept for its open match's join, not a new match
+        raise UnknownMission(
+            f"There is no mission {mission.id!r}: a scenario shared by link is played "
+            "through its link.",
+            errors=[{"field": "mission", "message": "unknown mission", "type": "unknown"}],
+        )
     waiting = False
     if own is not None and seat is Seat.A and db is not None and user is not None:
         content.lock_owner(db, user.id)  # the count holds until the creation commits

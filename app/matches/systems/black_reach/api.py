@@ -167,6 +167,8 @@ def content_missions(user: CurrentUser, db: DbSession) -> list[ContentMissionOut
     }
     out = []
     for mission in content.owned_missions(db, user.id).values():
+        if not content.creatable(mission):
+            continue  # a shared link's scenario kept for its open match's join
         own = content.content_of(mission) or {}
         scenario = own.get("scenario") if isinstance(own.get("scenario"), dict) else {}
         assert isinstance(scenario, dict)

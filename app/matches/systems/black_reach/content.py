@@ -18,10 +18,11 @@ by the route that creates the match): frozen and trimmed the same way, naming no
 
 What a match keeps of a set is trimmed first (:func:`trimmed`), since the opponent, a
 spectator and an export reader all read the log's set-up: the scenario, only the boards it
-places, and only the forces of the factions its sides play (their counters, tiles and options,
-the counters those name and the Damage sets they name; the templates and the Perils of the Warp
-pool, which belong to no faction, whole), every free-text ``note`` left out. The mission id is
-made from the trimmed content, so an edit of what a match never uses keeps its id.
+places, and only the forces of the factions its sides play (their counters, tiles, options and
+Action cards, the counters those name and the Damage sets they name; the templates and the
+Perils of the Warp pool, which belong to no faction, whole), every free-text ``note`` left
+out. The mission id is made from the trimmed content, so an edit of what a match never uses
+keeps its id.
 
 A user has at most :data:`MAX_OPEN` content-set matches nobody has joined yet (422 past it):
 each keeps its frozen content until the join. The count is taken with the creator's row
@@ -54,6 +55,7 @@ __all__ = [
     "PREFIX",
     "content_id",
     "content_of",
+    "creatable",
     "is_content",
     "lock_owner",
     "mission_for",
@@ -107,8 +109,9 @@ def _items(doc: Mapping[str, Any], part: str) -> list[Any]:
 
 
 def _trim_forces(forces: Any, factions: set[str]) -> Any:
-    """The forces of ``factions``: their tiles and options, their counters and those the
-    kept tiles and options name, the Damage sets those name; templates and perils whole."""
+    """The forces of ``factions``: their tiles, options and Action cards, their counters and
+    those the kept tiles and options name, the Damage sets those name; templates and perils
+    whole."""
     if not isinstance(forces, Mapping):
         return forces
     out = _without_note(forces)
@@ -117,6 +120,8 @@ def _trim_forces(forces: Any, factions: set[str]) -> Any:
         return isinstance(item, Mapping) and item.get("faction") in factions
 
     holders = {part: [i for i in _items(forces, part) if mine(i)] for part in ("tiles", "options")}
+    if "cards" in forces:
+        out["cards"] = [c for c in _items(forces, "cards") if mine(c)]
     named = {
         str(c)
         for items in holders.values()
@@ -209,9 +214,12 @@ def mission_for(
     width: int,
     height: int,
     label: str = "",
+    joins_only: bool = False,
 ) -> Mission:
     """The mission offering ``scenario``: its name says the set, its options hold the content
-    (``scenario``, ``forces``, ``boards``) and where it comes from (``set``, ``name``)."""
+    (``scenario``, ``forces``, ``boards``) and where it comes from (``set``, ``name``).
+    ``joins_only``: offered only so that an open match on it may be joined (``joins_only`` in
+    the content: no new match is created on it, see :func:`creatable`)."""
     sides = [s for s in scenario.get("sides", ()) if isinstance(s, Mapping)]
     points = max([int(s.get("points", 0) or 0) for s in sides] or [1]) or 1
     name = f"{set_name}: {scenario.get('name') or scenario.get('id')}"
@@ -245,10 +253,19 @@ def mission_for(
                 "scenario": dict(scenario),
                 "forces": forces,
                 "boards": boards,
-            },
+            }
+            | ({"joins_only": True} if joins_only else {}),
         },
     }
     return load_mission(data)
+
+
+def creatable(mission: Mission) -> bool:
+    """Whether a new match may be created on ``mission``: not on a mission frozen from a set
+    shared by link (the link may be revoked since; its own route offers the set's current
+    missions while it is valid), only on a joinable open match's."""
+    own = content_of(mission)
+    return own is None or not own.get("joins_only")
 
 
 def set_missions(row: ContentSet, *, shared: bool = False) -> tuple[Mission, ...]:
@@ -323,7 +340,9 @@ def _open(owner_id: int) -> tuple[Any, ...]:
 
 def _frozen(db: Session, owner_id: int, known: frozenset[str] = frozenset()) -> dict[str, Mission]:
     """The missions frozen in the owner's Black Reach matches nobody has joined yet, but
-    those of ``known`` (offered already: their matches' snapshots are not read)."""
+    those of ``known`` (offered already: their matches' snapshots are not read). Those that
+    came from a set shared by link (their frozen ``set`` is None) are offered for the join
+    only (``joins_only``: :func:`creatable` is false), so a revoked link creates nothing."""
     wanted: dict[str, int] = {}
     for match_id, mission_id in db.execute(
         select(Match.id, Match.mission_id).where(*_open(owner_id)).order_by(Match.id)
@@ -347,16 +366,18 @@ def _frozen(db: Session, owner_id: int, known: frozenset[str] = frozenset()) -> 
             continue
         board = frozen.get("board") if isinstance(frozen.get("board"), Mapping) else {}
         assert isinstance(board, Mapping)
+        set_id = frozen.get("set") if isinstance(frozen.get("set"), int) else None
         try:
             mission = mission_for(
                 scenario,
                 frozen.get("forces"),
                 frozen.get("boards"),
                 set_name=str(frozen.get("name") or ""),
-                set_id=frozen.get("set") if isinstance(frozen.get("set"), int) else None,
+                set_id=set_id,
                 width=int(board.get("width", 1) or 1),
                 height=int(board.get("height", 1) or 1),
                 label=f"match {match_id}",
+                joins_only=set_id is None,
             )
         except (MissionError, TypeError, ValueError):
             continue
