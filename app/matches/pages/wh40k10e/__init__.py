@@ -36,6 +36,7 @@ from app.matches.pages.wh40k10e import present
 from app.matches.present import localized, tr
 from app.matches.systems.wh40k10e import SYSTEM as _SYSTEM
 from app.matches.systems.wh40k10e import armies, combat, mission_expansions
+from app.web.templating import is_htmx
 
 __all__ = ["PAGE", "SITUATION_FLAGS", "attack_forms", "build_command", "formation_defaults"]
 
@@ -277,6 +278,7 @@ def context(page: PageInput) -> dict[str, Any]:
         "situation_flags": SITUATION_FLAGS,
         "odds": page.extra.get("odds"),
         "resolution": page.extra.get("resolution"),
+        "attack_error": page.extra.get("attack_error"),  # a select of the attack form refused
         "rolls": (0, []),
         "objectives": [],
         "narrative": None,
@@ -344,6 +346,16 @@ def context(page: PageInput) -> dict[str, Any]:
                 if result == "targeting-relay"
                 and m in battle.state.markers
                 and str(battle.state.markers[m].controller) == me
+            ),
+            # the Scatter fields the opponent (the target's player) controls: its units near
+            # one re-roll saving throws of 1, in any phase (rulings 98)
+            "scatter_fields": sorted(
+                m
+                for m, result in battle.state.mysterious.items()
+                if result == "scatter-field"
+                and m in battle.state.markers
+                and battle.state.markers[m].controller is not None
+                and str(battle.state.markers[m].controller) != me
             ),
         }
     return ctx
@@ -609,7 +621,27 @@ def _attack_inputs(form: FormData) -> tuple[str, str, list[dict[str, Any]], dict
     relay = form.get("targeting_relay")
     if isinstance(relay, str) and relay:  # near a Targeting relay (checked by the match)
         situation["targeting_relay"] = relay[:16]
+    scatter = form.get("scatter_field")
+    if isinstance(scatter, str) and scatter:  # the target near a Scatter field (checked too)
+        situation["scatter_field"] = scatter[:16]
     return attacker, target, picks, situation
+
+
+# the attack form's selects whose refusal is shown at the select (the match's field names,
+# ``situation.<name>``; the template words each one)
+SITUATION_FIELDS = ("scatter_field",)
+
+
+def _situation_error(
+    exc: AppError, attacker: str, situation: Mapping[str, Any]
+) -> dict[str, str] | None:
+    """The attack form's select a refusal names, with the value posted in it (``None``: a
+    refusal the banner shows alone)."""
+    for e in exc.errors or []:
+        name = str(e.get("field") or "").removeprefix("situation.")
+        if name in SITUATION_FIELDS and name in situation:
+            return {"unit": attacker, "field": name, "value": str(situation[name])}
+    return None
 
 
 def combat_form(post: PagePost) -> Response:
@@ -624,6 +656,9 @@ def combat_form(post: PagePost) -> Response:
         try:
             result = service.preview(db, match, seat, attacker, target, picks, situation)
         except AppError as exc:
+            field = _situation_error(exc, attacker, situation)
+            if field is not None and is_htmx(post.request):  # shown where the odds go
+                return post.page(attack_error=field, block="odds", template="body.html")
             return post.error(exc)
         odds = {"attacker": attacker, "target": target, **result}
         return post.page(odds=odds, block="odds", template="body.html")
@@ -644,6 +679,9 @@ def combat_form(post: PagePost) -> Response:
         return post.refused(exc)
     except AppError as exc:
         db.rollback()
+        field = _situation_error(exc, attacker, situation)
+        if field is not None and is_htmx(post.request):  # the banner, and the select's own
+            return post.page(error=exc.detail, attack_error=field)
         return post.error(exc)
     summary = to_jsonable(resolution)
     assert isinstance(summary, dict)
