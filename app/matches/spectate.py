@@ -62,7 +62,7 @@ from app.matches.invitations import match_secret
 from app.matches.models import STATUS_LABELS, Match, MatchStatus, OpponentKind
 from app.matches.pages import page_systems
 from app.matches.pages.generic import describe
-from app.matches.present import mission_label
+from app.matches.present import mission_label, seat_a_snapshot
 from app.matches.schemas import PlayerOut
 from app.web.templating import render, templates
 
@@ -565,7 +565,9 @@ def _page_context(
         "match": out,
         "token": token,
         "status_label": _(STATUS_LABELS[MatchStatus(match.status)]),
-        "mission_label": mission_label(match.mission_id, match.battle_size, match.rule_system),
+        "mission_label": mission_label(
+            match.mission_id, match.battle_size, match.rule_system, seat_a_snapshot(match)
+        ),
         "headline": head,
         "board": board_,
         "timeline": timeline(

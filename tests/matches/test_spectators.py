@@ -24,6 +24,10 @@ from app.core import security
 from app.matches import events, reads, spectate
 from app.matches.models import Match
 from tests.matches.conftest import Game, finish_turn, league_game, setup_battle, wipe_out_b
+from tests.matches.test_black_reach_content import create as br_create
+from tests.matches.test_black_reach_content import join as br_join
+from tests.matches.test_black_reach_content import missions, my_set
+from tests.matches.test_black_reach_content import with_router as with_router
 from tests.matches.test_black_reach_match import (  # noqa: F401
     BOLTER,
     BOYZ1,
@@ -441,8 +445,14 @@ def test_the_page_is_read_only_and_live(new_game: Callable[..., Game], client: T
     assert page.css_first("#spectate-timeline-title").text() == "Chronologie"
     public = [e for e in g.a.client.get(f"{g.a.base}/log").json()["entries"] if not e["audience"]]
     assert len(public) < g.a.version  # the formations' declarations are each seat's own
+    # every public entry but the bookkeeping the players' timeline leaves out too ("")
+    from app.matches.pages import page_systems
+
+    own = page_systems()[match["ruleset"]].sentence
+    told = [e for e in public if own(e["event"], {}, {}) != ""]
+    assert 0 < len(told) < len(public)
     assert [li.attributes["id"] for li in page.css("#spectate-timeline li")] == [
-        f"spectate-entry-{e['seq']}" for e in reversed(public)
+        f"spectate-entry-{e['seq']}" for e in reversed(told)
     ]
     assert page.css("#spectate-units-A li")
     b1 = page.css_first("#spectate-unit-b1")
@@ -710,3 +720,47 @@ def test_a_spectator_never_sees_a_face_down_black_reach_token(
     # played, the token is revealed: the spectator now sees it where it saw nothing before
     units = {u["id"]: u for u in client.get(f"/api/v1/spectate/{token}").json()["view"]["units"]}
     assert units[BOYZ1]["token"] == {"kind": "numbered", "number": 1}
+
+
+# -- a Black Reach match told in its own words ------------------------------------------------
+
+
+def test_the_black_reach_sentence_hook_tells_its_events_only() -> None:
+    from app.matches.pages import black_reach as br_page
+    from app.matches.pages import page_systems
+
+    hook = page_systems()["black-reach"].sentence
+    assert hook is br_page.sentence
+    names = {"u1": "Boyz"}
+    assert hook({"type": "battle_created"}, names, {}) == "The battle is set up."
+    assert hook({"type": "unit_deployed", "unit": "u1", "to": [2, 3]}, names, {}) == (
+        br_page.describe({"type": "unit_deployed", "unit": "u1", "to": [2, 3]}, names, {})
+    )
+    assert "Boyz" in str(hook({"type": "unit_deployed", "unit": "u1", "to": [2, 3]}, names, {}))
+    # not a battle event, or an undo's (the generic words name the players): not its own
+    for kind in ("undone", "undo_requested", "order_chosen", "nothing-known"):
+        assert hook({"type": kind, "seat": "A"}, names, {"A": "Alice"}) is None
+
+
+def test_the_spectators_page_names_a_content_match_and_tells_black_reach_events(
+    user_client: Callable[[str], TestClient],
+    client: TestClient,
+    with_router: None,
+) -> None:
+    alice, bob = user_client("Alice"), user_client("Bob")
+    row = my_set(alice)
+    mid = missions(alice)[0]["id"]
+    created = br_create(alice, mid)
+    br_join(bob, created)
+    token = enable(alice, created["id"])["token"]
+    page = html(client.get(f"/spectate/{token}"))
+    text = page.text()
+    assert f"Content set {row['name']}: Raid on the relay" in text
+    assert mid not in text
+    items = [li.text(strip=True) for li in page.css("#spectate-timeline li")]
+    assert items, text
+    assert any("The battle is set up." in i for i in items), items
+    # the generic words would spell the kind ("battle created"), not the Black Reach sentence
+    log = client.get(f"/api/v1/spectate/{token}").json()["log"]
+    told = spectate.timeline(log, {}, {"A": "Alice", "B": "Bob"}, "black-reach")
+    assert told[-1].text == "The battle is set up."

@@ -45,6 +45,7 @@ from app.matches.pages.black_reach_units import (
 from app.matches.pages.generic import black_reach_fields
 from app.matches.systems.black_reach import content
 from app.matches.systems.black_reach import hot_seat as hot_seat_rules
+from app.matches.systems.black_reach.game import EVENT_CODEC
 
 if TYPE_CHECKING:
     from fastapi import Response
@@ -1509,6 +1510,22 @@ def new_match_fields(mission: Mission) -> list[OptionField]:
     ]
 
 
+def sentence(
+    ev: Mapping[str, Any], names: Mapping[str, str], players: Mapping[str, str]
+) -> str | None:
+    """The page's ``sentence`` hook (the spectators' timeline): a Black Reach event in the
+    words of :func:`describe`, a side named by its id (the hook knows no seat's side);
+    ``None`` for an event that is not one of the battle's (an undo's: the generic words)."""
+    kind = str(ev.get("type") or ev.get("event") or "")
+    if kind not in _KINDS:
+        return None
+    return describe(ev, names, {})
+
+
+# the battle's events but the undo's, which the generic words tell with the players' names
+_KINDS = frozenset(EVENT_CODEC.kinds) - {"undone", "undo_requested", "undo_refused"}
+
+
 PAGE = PageSystem(
     id=SYSTEM_ID,
     label=lazy("Heroes of Black Reach — the board game"),
@@ -1518,4 +1535,5 @@ PAGE = PageSystem(
     build_command=build_command,
     posts={"hot-seat": start_hot_seat, "hot-seat-act": hot_seat_act, "hand-off": hand_off},
     new_match_fields={SYSTEM_ID: new_match_fields},
+    sentence=sentence,
 )
