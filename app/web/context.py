@@ -8,6 +8,12 @@ that session (``security.session_csrf_token``), so a token planted in the CSRF c
 else is worthless once logged in; without one (log in, register), the signed double-submit token
 issued in a cookie the first time a visitor comes. ``app.accounts.deps`` checks the submitted
 token against ``request.state.csrf_token``, the one expected value.
+
+A JSON API call that authenticates with a bearer token gets no CSRF token at all (an empty
+``request.state.csrf_token``, no cookie minted, no ``Set-Cookie``): ``current_user`` then reads
+the token and never the session cookie, so no CSRF check applies to it, and the phones of
+tournament night, which keep no cookies, would otherwise be sent a fresh token on every call
+(issue 21). A call without one (cookie session, anonymous) and every page are treated as before.
 """
 
 from __future__ import annotations
@@ -22,6 +28,9 @@ from app.core.i18n import DEFAULT_LOCALE, LOCALES, negotiate
 
 CSRF_COOKIE = "auspex_csrf"
 LANG_COOKIE = "auspex_lang"
+# The JSON API's routes (``app.main.API_PREFIX`` + "/"; the API's HTML page, ``/api/docs``, is
+# not under it): a bearer token there authenticates the call without the session cookie.
+BEARER_API_PREFIX = "/api/v1/"
 
 
 def _cookies(scope: Scope) -> dict[str, str]:
@@ -35,6 +44,21 @@ def _header(scope: Scope, name: bytes) -> str | None:
         if key == name:
             return str(value.decode("latin-1"))
     return None
+
+
+def bearer_api_call(scope: Scope) -> bool:
+    """A JSON API call that ``app.accounts.deps.current_user`` authenticates by its bearer token
+    alone, valid or not (an invalid one is a 401): its first ``Authorization`` header is read as
+    FastAPI's ``HTTPBearer`` reads it (scheme ``Bearer`` in any case, non-blank credentials).
+    Anything else (no header, another scheme, ``Bearer`` alone) falls back to the session
+    cookie, whose unsafe calls need the CSRF token."""
+    if not scope["path"].startswith(BEARER_API_PREFIX):
+        return False
+    for key, value in scope.get("headers", []):
+        if key == b"authorization":
+            scheme, _, credentials = value.decode("latin-1").partition(" ")
+            return scheme.lower() == "bearer" and bool(credentials.strip())
+    return False
 
 
 class RequestContext:
@@ -52,6 +76,10 @@ class RequestContext:
         state["locale"] = (
             lang if lang in LOCALES else negotiate(_header(scope, b"accept-language"))
         ) or DEFAULT_LOCALE
+        if bearer_api_call(scope):
+            state["csrf_token"] = ""  # never the expected value of a submitted token
+            await self.app(scope, receive, send)
+            return
         secret = self.settings.secret_key
         session = cookies.get(self.settings.session_cookie)
         token = cookies.get(CSRF_COOKIE)
