@@ -116,7 +116,27 @@ async def _send_problem(
 
 # A JSON escape of U+0000 that is not itself an escaped backslash followed by "u0000".
 _JSON_NUL = re.compile(rb"(?<!\\)(?:\\\\)*\\u0000")
-_TEXT_BODIES = ("application/json", "application/x-www-form-urlencoded")
+_FORM = "application/x-www-form-urlencoded"
+
+
+def _body_kind(scope: Scope) -> str | None:
+    """How the app will read the body: ``"json"``, ``"form"``, or ``None`` (not as text).
+
+    As Starlette and FastAPI read it: the first ``Content-Type`` header counts; a body without
+    one, ``application/json`` and any ``application/*+json`` are parsed as JSON."""
+    for name, value in scope.get("headers", []):
+        if name == b"content-type":
+            media = value.decode("latin-1").split(";", 1)[0].strip().lower()
+            break
+    else:
+        return "json"
+    if media == _FORM:
+        return "form"
+    if media == "application/json" or (
+        media.startswith("application/") and media.endswith("+json")
+    ):
+        return "json"
+    return None
 
 
 class NoNulCharacters:
@@ -138,11 +158,8 @@ class NoNulCharacters:
         if "\x00" in scope.get("path", "") or b"%00" in query or b"\x00" in query:
             await _refuse_nul(send)
             return
-        content_type = ""
-        for name, value in scope.get("headers", []):
-            if name == b"content-type":
-                content_type = value.decode("latin-1").lower()
-        if not content_type.startswith(_TEXT_BODIES):
+        kind = None if scope.get("method") in ("GET", "HEAD") else _body_kind(scope)
+        if kind is None:
             await self.app(scope, receive, send)
             return
         messages = []
@@ -152,7 +169,7 @@ class NoNulCharacters:
             if message["type"] != "http.request" or not message.get("more_body", False):
                 break
         body = b"".join(m.get("body", b"") for m in messages if m["type"] == "http.request")
-        escaped = _JSON_NUL.search(body) if "json" in content_type else b"%00" in body.lower()
+        escaped = _JSON_NUL.search(body) if kind == "json" else b"%00" in body.lower()
         if escaped or b"\x00" in body:
             await _refuse_nul(send)
             return

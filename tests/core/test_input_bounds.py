@@ -7,6 +7,7 @@ import re
 import typing
 from collections.abc import Iterator
 
+import httpx
 import pytest
 from annotated_types import Ge, Gt, Le, Lt
 from fastapi.dependencies.models import Dependant
@@ -321,6 +322,26 @@ def test_ids_in_queries_are_bounded(api: TestClient) -> None:
 )
 def test_nul_in_json_text_is_refused(api: TestClient, method: str, path: str, body: dict) -> None:  # type: ignore[type-arg]
     _problem(api.request(method, path, json=body), 422, "nul-character")
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        [("content-type", "application/x+json")],
+        [("content-type", "application/json"), ("content-type", "text/plain")],
+        [("content-type", "application/merge-patch+json; charset=utf-8")],
+        [],
+    ],
+)
+def test_nul_in_json_text_is_refused_whatever_the_json_content_type(
+    api: TestClient, headers: list[tuple[str, str]]
+) -> None:
+    # FastAPI reads the first Content-Type, and any application/*+json (or none) as JSON: the
+    # check read the last one and only application/json, so such a NUL was stored
+    request = api.build_request("POST", "/api/v1/tokens", content=b'{"name": "a\\u0000b"}')
+    request.headers = httpx.Headers([*request.headers.multi_items(), *headers])
+    _problem(api.send(request), 422, "nul-character")
+    assert all("\x00" not in t["name"] for t in api.get("/api/v1/tokens").json())
 
 
 def test_a_backslash_before_u0000_is_ordinary_text(api: TestClient) -> None:
