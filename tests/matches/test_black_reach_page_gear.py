@@ -226,3 +226,97 @@ def test_a_destruction_form_picks_the_structure_and_says_it() -> None:
     assert black_reach.describe(said, names, {}) == (
         "Nob demolishes the wreck of Tank at the end of its move."
     )
+
+
+def test_a_demolisher_names_its_structure_with_the_move_and_the_page_lists_structures(
+    browser: Callable[[str], TestClient], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.engine.black_reach.battle import test_structures as structures
+
+    played_on(monkeypatch, structures.setup([structures.DEMOLISHER]))
+    alice, bob, match_id = two_players(browser, deployment="sample")
+    place_orders(bob, match_id, (structures.SHOOTAS, structures.NOB))
+    place_orders(alice, match_id, (structures.TACTICAL, structures.SERGEANT))
+    page = page_of(alice, match_id)
+    listed = {
+        li.attributes["data-structure"]: (li.attributes["data-points"], li.text())
+        for li in page.css("#br-structures li")
+    }
+    assert set(listed) == {"bunker", "hut"}
+    assert listed["bunker"][0] == "0"
+    assert "0 of 2 Destruction point(s) · standing" in listed["bunker"][1]
+    assert "(4, 3)" in listed["bunker"][1]
+    css = f"#form-move-{slug(structures.TACTICAL)}"
+    form = page.css_first(css)
+    chosen = [o.attributes.get("value") for o in form.css("select[name=demolish] option")]
+    assert chosen == ["", "bunker", "hut"]
+    assert "bunker (0 of 2 Destruction points)" in form.css_first("select[name=demolish]").text()
+    # a unit without Démolisseur is not asked
+    assert page.css_first(f"#form-move-{slug(structures.SERGEANT)} select[name=demolish]") is None
+    to = form.css_first('select[name=path] option[data-to="3,3"]').attributes["value"]
+    after = post_form(alice, match_id, css, page=page, path=str(to), demolish="bunker")
+    assert after.css_first("#match-error") is None
+    said = lines(after)
+    assert any("demolishes bunker at the end of its move." in t for t in said), said
+    # the list shows the points the dice dealt (the match's own dice: whatever they were)
+    from tests.matches.test_black_reach_match import live
+
+    dealt = {s["id"]: s["points"] for s in live(match_id).view("A")["structures"]}
+    shown = after.css_first('#br-structures li[data-structure="bunker"]').attributes
+    assert shown["data-points"] == str(dealt["bunker"])
+
+
+def test_a_move_form_posts_the_structure_and_a_flame_during_it() -> None:
+    cmd = {"type": "move", "unit": "u"}
+    posted = FormData(
+        [("path", '[[1,2,"N"]]'), ("demolish", "bunker"), ("flame", "W"), ("fire_after", "1")]
+    )
+    made = black_reach.build_command(posted, dict(cmd))
+    assert made["demolish"] == "bunker"
+    assert (made["flame"], made["fire_after"]) == ("W", 1)
+    # none chosen, a direction not a quarter turn, a step count not ASCII: nothing sent
+    for bad in (
+        [("demolish", ""), ("flame", "")],
+        [("flame", "NE"), ("fire_after", "1")],
+        [("flame", "N"), ("fire_after", "\u0663")],
+    ):
+        made = black_reach.build_command(FormData(bad), dict(cmd))
+        assert "demolish" not in made
+        assert "fire_after" not in made
+    assert black_reach.build_command(FormData([("flame", "N")]), dict(cmd))["flame"] == "N"
+    # a reserve move names a structure too, never a flame
+    reserve = black_reach.build_command(
+        FormData([("demolish", "hut"), ("flame", "N")]), {"type": "reserve_move", "unit": "u"}
+    )
+    assert reserve["demolish"] == "hut"
+    assert "flame" not in reserve
+
+
+def test_a_flame_during_a_move_from_the_page(
+    browser: Callable[[str], TestClient], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    played_on(monkeypatch, flamer.setup())
+    alice, bob, match_id = two_players(browser, deployment="sample")
+    place_orders(bob, match_id, (flamer.SHOOTAS, flamer.NOB))
+    place_orders(alice, match_id, (flamer.TACTICAL, flamer.SERGEANT))
+    page = page_of(bob, match_id)
+    css = f"#form-move-{slug(flamer.SHOOTAS)}"
+    form = page.css_first(css)
+    directions = [o.attributes.get("value") for o in form.css("select[name=flame] option")]
+    assert directions == ["", "N", "E", "S", "W"]
+    assert form.css_first("input[name=fire_after]") is not None
+    # a unit whose flamer may not fire now is not asked
+    assert page.css_first(f"#form-move-{slug(flamer.NOB)} select[name=flame]") is None
+    first = form.css_first("select[name=path] option")
+    after = post_form(
+        bob,
+        match_id,
+        css,
+        page=page,
+        path=str(first.attributes["value"]),
+        flame="W",
+        fire_after="0",
+    )
+    assert after.css_first("#match-error") is None, after.css_first("#match-error").text()
+    said = lines(after)
+    assert any("fires its flamer, direction west" in t for t in said), said

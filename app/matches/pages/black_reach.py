@@ -429,6 +429,8 @@ class ActionForm:
     settings: list[tuple[str, str]] = field(default_factory=list)  # its (value, label)
     note: str = ""  # ready_repair: what the mechanic is readied with now
     reached: list[list[int]] = field(default_factory=list)  # flame: the squares it reaches
+    demolish: list[tuple[str, str]] = field(default_factory=list)  # a move: Démolisseur's
+    flame_during: bool = False  # a move: its unit's flamer may fire during it (move.flame)
 
     @property
     def reached_json(self) -> str:
@@ -706,6 +708,11 @@ def action_forms(
     view = view or {}
     forms: list[ActionForm] = []
     orders: OrderForm | None = None
+    flamers = {  # the units whose flamer may fire now: during their move too (rulings 109)
+        str((a.get("command") or {}).get("unit"))
+        for a in actions
+        if (a.get("command") or {}).get("type") == "flame"
+    }
     for entry in actions:
         cmd = dict(entry.get("command") or {})
         kind = str(cmd.get("type") or "")
@@ -787,6 +794,11 @@ def action_forms(
         unit = str(cmd.get("unit") or "")
         mine = extras.get(unit, UnitExtras())
         moving = kind in ("move", "reserve_move")
+        standing = [
+            (str(s.get("id")), _structure_label(s, names))
+            for s in view.get("structures") or ()
+            if isinstance(s, Mapping) and s.get("standing")
+        ]
         if moving and mine.flips:
             paths.append(("", "[]", _("where it stands")))
         helpers, by_count = (
@@ -818,6 +830,8 @@ def action_forms(
                 aims=aims,
                 cv=int(entry.get("cv") or 0) if kind == "burst" else 0,
                 flips=moving and mine.flips,
+                demolish=standing if moving and mine.demolisher else [],
+                flame_during=kind == "move" and unit in flamers,
                 supporters=helpers,
                 support_odds=by_count,
                 hit_side=tr(HIT_SIDES, entry["side"]) if entry.get("side") else "",
@@ -845,6 +859,15 @@ def action_forms(
         if moving and mine.transports:
             forms.extend(_embark_forms(kind, cmd, paths, mine, names))
     return forms, orders
+
+
+def _structure_label(s: Mapping[str, Any], names: Mapping[str, str]) -> str:
+    """A structure in a Démolisseur's choice: its name and Destruction points so far."""
+    return _("{structure} ({points} of {value} Destruction points)").format(
+        structure=gear.structure_label(str(s.get("id") or ""), names),
+        points=s.get("points", 0),
+        value=s.get("value"),
+    )
 
 
 def _int(text: object, low: int, high: int) -> int | None:
@@ -904,6 +927,16 @@ def build_command(form: FormData, cmd: dict[str, Any]) -> dict[str, Any]:
         flip = form.get("flip")
         if kind == "move" and flip in ("start", "end"):
             cmd["flip"] = flip
+        demolish = form.get("demolish")  # Démolisseur: the structure named (none: empty)
+        if kind in ("move", "reserve_move") and isinstance(demolish, str) and demolish:
+            cmd["demolish"] = demolish[:200]
+        flame = form.get("flame")  # the flamer fired during the move, after some steps
+        if kind == "move" and isinstance(flame, str) and flame in QUARTER_FACINGS:
+            cmd["flame"] = flame
+            after = form.get("fire_after")
+            n = _int(after, 0, MAX_PATH) if isinstance(after, str) and after.isascii() else None
+            if n is not None:  # empty: at the end of the move
+                cmd["fire_after"] = n
         if kind == "assault":
             chosen = [v[:200] for v in form.getlist("supporter") if isinstance(v, str) and v]
             if chosen:

@@ -25,11 +25,13 @@ _STATES = (FaceKind.ACTIVE, FaceKind.INACTIVE)
 @dataclass(frozen=True, slots=True)
 class UnitExtras:
     """One unit's options on the page: ``transports`` (id -> the squares a move may end on
-    to get in), ``flips`` (Changement d'état), ``aboard`` (the transport it is in)."""
+    to get in), ``flips`` (Changement d'état), ``aboard`` (the transport it is in),
+    ``demolisher`` (Démolisseur: a move may name the structure it damages at its end)."""
 
     transports: dict[str, frozenset[tuple[int, int]]] = field(default_factory=dict)
     flips: bool = False
     aboard: str | None = None
+    demolisher: bool = False
 
 
 def _transports(state: Any, side: str) -> dict[str, frozenset[tuple[int, int]]]:
@@ -70,6 +72,7 @@ def extras_of(state: Any, side: str | None) -> dict[str, UnitExtras]:
             else {},
             flips=flips,
             aboard=u.embarked_in,
+            demolisher=u.face.has(Ability.DEMOLISHER),
         )
     return out
 
