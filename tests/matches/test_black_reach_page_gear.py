@@ -320,3 +320,69 @@ def test_a_flame_during_a_move_from_the_page(
     assert after.css_first("#match-error") is None, after.css_first("#match-error").text()
     said = lines(after)
     assert any("fires its flamer, direction west" in t for t in said), said
+
+
+def test_a_rafale_weapon_of_a_heavy_vehicle_splits_its_cv_from_the_page(
+    browser: Callable[[str], TestClient], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import copy
+
+    from app.engine.black_reach.battle import BattleSetup
+    from tests.engine.black_reach.battle import test_vehicle_double_shot as double
+
+    base = double.setup()
+    catalogue = copy.deepcopy(base.catalogue)
+    tank = next(c for c in catalogue["counters"] if c["id"] == "sample-um-battle-tank")
+    tank["faces"][0]["weapons"][0]["abilities"].append({"id": "burst"})
+    played_on(
+        monkeypatch,
+        BattleSetup(base.scenario, catalogue, base.boards, base.seats, base.deployment),
+    )
+    alice, bob, match_id = two_players(browser, deployment="sample")
+    place_orders(bob, match_id, (double.SHOOTAS, double.NOB))
+    place_orders(alice, match_id, (double.TANK,))
+    post_form(bob, match_id, f"#form-hold-{slug(double.SHOOTAS)}")
+    page = page_of(alice, match_id)
+    fire = page.css_first(f"#form-vehicle-fire-{slug(double.TANK)}")
+    main = fire.css_first('fieldset.weapon[data-weapon="main_1"]')
+    inputs = [i.attributes["name"] for i in main.css("details.weapon-burst input")]
+    assert f"burst.main_1.{double.BOYZ1}" in inputs
+    assert f"burst.main_1.{double.BOYZ2}" in inputs
+    # the weapon without Rafale offers none
+    assert fire.css_first('fieldset.weapon[data-weapon="secondary_1"] details.weapon-burst') is None
+    data = fields(fire) | {
+        f"burst.main_1.{double.BOYZ1}": "2",
+        f"burst.main_1.{double.BOYZ2}": "1",
+        "shot.main_1": f"0|{double.NOB}",  # replaced by the Rafale
+        "dice": "2 3",
+    }
+    r = alice.post(str(fire.attributes["action"]), data=data, headers={"HX-Request": "true"})
+    assert r.status_code == 200, r.text
+    from tests.support.web import html
+
+    assert html(r).css_first("#match-error") is None, html(r).css_first("#match-error").text()
+    said = lines(page_of(alice, match_id))
+    assert any(
+        "announces a Rafale with its main weapon 1: its CV 3 split between 2 targets." in t
+        for t in said
+    ), said
+
+
+def test_a_vehicle_rafale_form_posts_its_shares() -> None:
+    cmd = {"type": "vehicle_fire", "unit": "tank", "shots": []}
+    posted = FormData(
+        [
+            ("shot.main_1", "0|c"),
+            ("shot.secondary_1", "1|c"),
+            ("burst.main_1.a", "2"),
+            ("burst.main_1.b", "1"),
+            ("burst.main_1.c", "0"),
+            ("burst.main_1.d", ""),
+            ("burst.main_1.e", "\u0663"),
+        ]
+    )
+    assert black_reach.build_command(posted, dict(cmd))["shots"] == [
+        {"weapon": "secondary_1", "target": "c", "suppression": True},
+        {"weapon": "main_1", "target": "a", "suppression": False, "share": 2},
+        {"weapon": "main_1", "target": "b", "suppression": False, "share": 1},
+    ]

@@ -32,6 +32,7 @@ from app.matches.pages import Choice, OptionField, PageInput, PagePost, PageSyst
 from app.matches.pages import black_reach_cards as cards
 from app.matches.pages import black_reach_gear as gear
 from app.matches.pages.black_reach_fire import (
+    burst_weapons,
     share_candidates,
     shared_perils,
     template_squares,
@@ -368,6 +369,12 @@ class WeaponAim:
     label: str
     choices: list[ShotChoice]
     shots: int = 1  # 2 with Double Tir: two targets (two selects of the same name)
+    burst: bool = False  # Rafale: its modified CV may be split between targets instead
+
+    @property
+    def burst_targets(self) -> list[ShotChoice]:
+        """The targets a Rafale's shares may go to (no suppression fire)."""
+        return [c for c in self.choices if not c.suppression]
 
     @property
     def slug(self) -> str:
@@ -533,8 +540,11 @@ def _template(entry: Mapping[str, Any], view: Mapping[str, Any]) -> TemplateSpec
     )
 
 
-def _weapons(entry: Mapping[str, Any], names: Mapping[str, str]) -> list[WeaponAim]:
-    """A ``vehicle_fire`` entry's weapons, each with its targets (a suppression fire apart)."""
+def _weapons(
+    entry: Mapping[str, Any], names: Mapping[str, str], bursts: frozenset[str] = frozenset()
+) -> list[WeaponAim]:
+    """A ``vehicle_fire`` entry's weapons, each with its targets (a suppression fire apart);
+    those of ``bursts`` may fire a Rafale."""
     out = []
     for w in entry.get("weapons") or ():
         choices = []
@@ -557,7 +567,8 @@ def _weapons(entry: Mapping[str, Any], names: Mapping[str, str]) -> list[WeaponA
             )
         weapon = str(w.get("weapon"))
         shots = 2 if w.get("shots") == 2 else 1  # Double Tir: two different targets
-        out.append(WeaponAim(weapon, weapon_label(weapon), choices, shots))
+        burst = weapon in bursts and sum(not c.suppression for c in choices) >= 2
+        out.append(WeaponAim(weapon, weapon_label(weapon), choices, shots, burst))
     return out
 
 
@@ -837,7 +848,11 @@ def action_forms(
                 hit_side=tr(HIT_SIDES, entry["side"]) if entry.get("side") else "",
                 damage_set=str(entry.get("damage_set") or ""),
                 damage=_odds(entry.get("damage") or {}, marker_label),
-                weapons=_weapons(entry, names) if kind == "vehicle_fire" else [],
+                weapons=(
+                    _weapons(entry, names, burst_weapons(state, unit))
+                    if kind == "vehicle_fire"
+                    else []
+                ),
                 template=_template(entry, view) if templated else None,
                 perils=_odds(entry.get("perils") or {}, _perils),
                 perils_shared=(
@@ -898,7 +913,9 @@ def build_command(form: FormData, cmd: dict[str, Any]) -> dict[str, Any]:
     """A Black Reach command from its form: a deployment's square and facing, a move's or an
     assault's path (the one the page proposed for the square chosen), the Order tokens per
     unit, a heavy vehicle's shots (``shot.<weapon>``: ``"<0|1>|<target>"``, 1 for a
-    suppression fire), a template's intercase and quarter turn, a Weirdboy's ``share``."""
+    suppression fire; a Rafale's shares ``burst.<weapon>.<target>``, replacing that weapon's
+    shot), a template's intercase and quarter turn, a Weirdboy's ``share``, a move's
+    Démolisseur structure and its flame (``flame``, ``fire_after``)."""
     kind = cmd.get("type")
     if kind == "deploy":
         square = str(form.get("square") or "")
@@ -954,13 +971,25 @@ def build_command(form: FormData, cmd: dict[str, Any]) -> dict[str, Any]:
         cmd["shares"] = shares[:MAX_ORDERS]
     elif kind == "vehicle_fire":
         shots = []
+        bursts: dict[str, list[dict[str, Any]]] = {}  # Rafale: a weapon's shares by target
+        for key, value in form.multi_items():
+            if key.startswith("burst.") and isinstance(value, str) and value.isascii():
+                weapon, dot, target = key.removeprefix("burst.").partition(".")
+                n = _int(value, 1, 99) if value.strip() else None  # 0 or empty: not a target
+                if dot and weapon and target and n is not None:
+                    bursts.setdefault(weapon[:60], []).append(
+                        {"weapon": weapon[:60], "target": target[:200], "suppression": False}
+                        | {"share": n}
+                    )
         for key, value in form.multi_items():
             if not key.startswith("shot.") or not isinstance(value, str) or not value:
                 continue  # a weapon left silent
             flag, sep, target = value.partition("|")
-            if sep and flag in ("0", "1") and target:
-                weapon = key.removeprefix("shot.")[:60]
+            weapon = key.removeprefix("shot.")[:60]
+            if sep and flag in ("0", "1") and target and weapon not in bursts:
                 shots.append({"weapon": weapon, "target": target[:200], "suppression": flag == "1"})
+        for shares in bursts.values():  # a weapon's Rafale replaces its single shot
+            shots.extend(shares)
         first = form.get("first")  # the weapon fired first (the others in the form's order)
         shots.sort(key=lambda shot: shot["weapon"] != first)
         cmd["shots"] = shots[:MAX_ORDERS]

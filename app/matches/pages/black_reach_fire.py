@@ -1,6 +1,7 @@
 """What the Black Reach page shows of the heavier shooting actions beyond the battle's legal
 actions, read from the battle's state with the engine's own rules (issue 16): the squares a
-template covers on each quarter turn (for its preview on the board), the units a Weirdboy may
+template covers on each quarter turn (for its preview on the board), a heavy vehicle's weapons
+that may fire a Rafale, the units a Weirdboy may
 share a power's cost with (Ork infantry of his side within 2 squares, for a cost of 2 or more
 [L2874-L2889]) and the exact odds of his Perils of the Warp test when he does. The battle
 still checks every command; these only fill the page's forms.
@@ -12,14 +13,14 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
-from app.engine.black_reach.battle.rules import WEIRDBOY_SHARE_RANGE
+from app.engine.black_reach.battle.rules import WEIRDBOY_SHARE_RANGE, working_weapons
 from app.engine.black_reach.board import UnitClass
-from app.engine.black_reach.forces import PsykerKind
+from app.engine.black_reach.forces import Ability, PsykerKind
 from app.engine.black_reach.los import distance
 from app.engine.black_reach.tables import perils_odds
 from app.engine.black_reach.templates import QUARTERS, turn_cell
 
-__all__ = ["share_candidates", "shared_perils", "template_squares"]
+__all__ = ["burst_weapons", "share_candidates", "shared_perils", "template_squares"]
 
 
 def template_squares(cells: Sequence[Sequence[int]]) -> dict[str, list[list[int]]]:
@@ -65,3 +66,16 @@ def shared_perils(state: Any, psyker: str, cost: int) -> dict[str, Fraction]:
     another unit (one Suppressed marker fewer on him)."""
     u = state.units[psyker]
     return perils_odds(u.counter.psyker_level, u.suppressed + cost - 1, True)
+
+
+def burst_weapons(state: Any, vehicle: str) -> frozenset[str]:
+    """The working weapons of a heavy vehicle that may fire a Rafale (the weapon's own, or the
+    vehicle's face's): their shots may split the weapon's modified CV (rulings 105)."""
+    u = getattr(state, "units", {}).get(vehicle)
+    if u is None:
+        return frozenset()
+    return frozenset(
+        w.name
+        for w in working_weapons(u)
+        if w.ability(Ability.BURST) is not None or u.face.has(Ability.BURST)
+    )
