@@ -511,8 +511,10 @@ def command(
     dice: Sequence[int] | None = None,
 ) -> tuple[Outcome, Seat]:
     """:func:`execute` for ``caller`` on ``match_id`` (404 unless they play it), the match read
-    by one Core select instead of loading its ORM row (the write of the API: issue 21)."""
-    row: Any = db.execute(WRITE_ROW, {"match_id": match_id}).one_or_none()
+    by one Core select instead of loading its ORM row (the write of the API: issue 21), run on
+    the session's connection (``reads.core_rows``: no ORM execution; the transaction it begins
+    is the session's own, ``BEGIN IMMEDIATE`` on SQLite for a write session, as before)."""
+    row: Any = reads.core_rows(db, WRITE_ROW, {"match_id": match_id}).one_or_none()
     seat = None if row is None else seat_of(row, caller)
     if row is None or seat is None:
         raise MatchNotFound()
