@@ -247,3 +247,18 @@ def test_sets_are_untouched_by_a_match_on_a_shared_one(
     play_shared(bob, token, scenario="sample-relay")
     owned = db.scalars(select(ContentSet.owner_id)).all()
     assert owned == [alice.user_id]  # type: ignore[attr-defined]
+
+
+def test_a_shared_link_takes_hot_seat_as_a_json_boolean_only(
+    user_client: Callable[[str], TestClient],
+) -> None:
+    alice, bob = user_client("Alice"), user_client("Bob")
+    token = share(alice, noted_set(alice)["id"])
+    for loose in ("yes", "true", 1, "1"):
+        r = bob.post(
+            f"{CONTENT}/shared/{token}/matches",
+            json={"scenario": "sample-relay", "hot_seat": loose},
+        )
+        assert r.status_code == 422, (loose, r.text)
+    made = play_shared(bob, token, scenario="sample-relay", hot_seat=True)
+    assert made["status"] == "open"

@@ -19,7 +19,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, Depends, Path, Request
 from fastapi.responses import JSONResponse, Response
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, StrictBool
 from sqlalchemy.orm import Session
 
 from app.accounts.deps import CurrentUser, OptionalUser
@@ -194,7 +194,7 @@ class SharedMatchCreate(Strict):
         default="", max_length=64, description="The side you play (default: the first)"
     )
     opponent: Literal["user", "guest"] = "user"
-    hot_seat: bool = Field(default=False, description="Both seats on your device")
+    hot_seat: StrictBool = Field(default=False, description="Both seats on your device")
 
 
 @router.post(
