@@ -894,8 +894,8 @@ class HotRoute(BaseRoute):
                 answer: Response = get_match(request, match_id, who, db, found.if_none_match)
                 return answer
 
+        self.served += 1  # taken on here: an error it raises is answered by the app's handlers
         response = await anyio.to_thread.run_sync(run)
-        self.served += 1
         await response(scope, receive, send)
 
     async def _hand_back(
@@ -924,10 +924,16 @@ async def _read_body(receive: Receive) -> tuple[list[Message], bytes | None]:
     return messages, b"".join(m.get("body", b"") for m in messages)
 
 
+HOT_BODY_LIMIT = 64 * 1024  # a command with its dice is a few kilobytes
+
+
 def _command_request(body: bytes) -> CommandRequest | None:
     """The body as FastAPI reads a JSON body (``json.loads``, then the model in Python mode);
     ``None`` for anything it would refuse, which it then does itself (a body nested too deep
-    for ``json.loads`` included: FastAPI answers 400, not 500)."""
+    for ``json.loads`` included: FastAPI answers 400, not 500). A body longer than any real
+    command goes to FastAPI unread, so that a refused one is not parsed twice."""
+    if len(body) > HOT_BODY_LIMIT:
+        return None
     try:
         decoded = json.loads(body)
         if not isinstance(decoded, dict):
@@ -938,7 +944,10 @@ def _command_request(body: bytes) -> CommandRequest | None:
 
 
 def hot_lane(app: Any, prefix: str) -> None:
-    """Install the hot lane first among ``app``'s routes (``prefix``: the API's, ``/api/v1``)."""
+    """Install the hot lane first among ``app``'s routes (``prefix``: the API's, ``/api/v1``);
+    once only."""
+    if any(isinstance(r, HotRoute) for r in app.router.routes):
+        return
     app.router.routes.insert(0, HotRoute(app, prefix, "command"))
     app.router.routes.insert(0, HotRoute(app, prefix, "get"))
 

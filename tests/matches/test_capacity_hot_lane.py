@@ -380,3 +380,28 @@ def test_a_write_through_the_lane_wakes_the_streams(
     assert answer.status_code == 200
     assert _lane(apps["hot"])["command"].served == 1
     assert woken == [(match_id, answer.json()["version"])]
+
+
+def test_the_lane_is_installed_once(app: FastAPI) -> None:
+    from app.matches.api import HotRoute, hot_lane
+
+    hot_lane(app, "/api/v1")
+    assert sum(isinstance(r, HotRoute) for r in app.router.routes) == 2
+
+
+def test_a_refusal_answered_by_the_lane_is_counted_and_a_long_body_is_left_to_fastapi(
+    apps: dict[str, FastAPI], table: dict[str, Any]
+) -> None:
+    clients = _clients(apps["hot"], table["tokens"])
+    match_id = table["ids"]["hot"]
+    lane = _lane(apps["hot"])
+    clients["A"].get(f"/api/v1/matches/{match_id}")  # the token is checked and cached
+    url = f"/api/v1/matches/{match_id}/commands"
+    stale = clients["A"].post(url, json={"expected_version": 1, "command": {"type": "x"}})
+    assert stale.status_code in (409, 422), stale.text
+    assert lane["command"].served == 1  # taken on by the lane, refused by the app's handler
+    # longer than any real command: FastAPI reads it once and refuses it
+    long = {"expected_version": 1, "command": {"type": "x", "pad": "p" * 70_000}, "extra": 1}
+    refused = clients["A"].post(url, json=long)
+    assert refused.status_code == 422, refused.text
+    assert lane["command"].served == 1
