@@ -386,3 +386,11 @@ def test_a_vehicle_rafale_form_posts_its_shares() -> None:
         {"weapon": "main_1", "target": "a", "suppression": False, "share": 2},
         {"weapon": "main_1", "target": "b", "suppression": False, "share": 1},
     ]
+
+
+def test_the_page_reads_ascii_digits_only() -> None:
+    for text in ("\u0663", "²", "1\u0663", "+1", " 3 "):
+        expected = 3 if text == " 3 " else None
+        assert black_reach._int(text, 0, 99) == expected, text
+    posted = FormData([("square", "\u0663,2"), ("facing", "N")])
+    assert "x" not in black_reach.build_command(posted, {"type": "deploy", "unit": "u"})

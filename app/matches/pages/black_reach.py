@@ -27,6 +27,7 @@ from starlette.datastructures import FormData
 
 from app.core.i18n import gettext as _
 from app.core.i18n import lazy
+from app.core.ids import parse_int
 from app.engine.black_reach import SYSTEM_ID
 from app.matches.pages import Choice, OptionField, PageInput, PagePost, PageSystem, generic
 from app.matches.pages import black_reach_cards as cards
@@ -886,11 +887,9 @@ def _structure_label(s: Mapping[str, Any], names: Mapping[str, str]) -> str:
 
 
 def _int(text: object, low: int, high: int) -> int | None:
-    try:
-        value = int(str(text).strip())
-    except ValueError:
-        return None
-    return value if low <= value <= high else None
+    """A form's whole number in ASCII digits within ``low..high`` (``"٣"`` or ``"²"`` is
+    none)."""
+    return parse_int(text, low, high)
 
 
 def _place(form: FormData, cmd: dict[str, Any]) -> None:
@@ -951,7 +950,7 @@ def build_command(form: FormData, cmd: dict[str, Any]) -> dict[str, Any]:
         if kind == "move" and isinstance(flame, str) and flame in QUARTER_FACINGS:
             cmd["flame"] = flame
             after = form.get("fire_after")
-            n = _int(after, 0, MAX_PATH) if isinstance(after, str) and after.isascii() else None
+            n = _int(after, 0, MAX_PATH)
             if n is not None:  # empty: at the end of the move
                 cmd["fire_after"] = n
         if kind == "assault":
@@ -973,9 +972,9 @@ def build_command(form: FormData, cmd: dict[str, Any]) -> dict[str, Any]:
         shots = []
         bursts: dict[str, list[dict[str, Any]]] = {}  # Rafale: a weapon's shares by target
         for key, value in form.multi_items():
-            if key.startswith("burst.") and isinstance(value, str) and value.isascii():
+            if key.startswith("burst.") and isinstance(value, str):
                 weapon, dot, target = key.removeprefix("burst.").partition(".")
-                n = _int(value, 1, 99) if value.strip() else None  # 0 or empty: not a target
+                n = _int(value, 1, 99)  # 0 or empty: not a target
                 if dot and weapon and target and n is not None:
                     bursts.setdefault(weapon[:60], []).append(
                         {"weapon": weapon[:60], "target": target[:200], "suppression": False}
