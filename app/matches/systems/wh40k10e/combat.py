@@ -613,6 +613,29 @@ def _dawn_raid(state: BattleState, attacker: str) -> int:
 RELAY = "targeting-relay"
 
 
+def _marker_problem(
+    state: BattleState, stated: object, identity: str, label: str, owner: object, whose: str
+) -> str | None:
+    """What is wrong with a stated objective marker (``None``: nothing): it must exist, be
+    identified as ``identity`` and be controlled by ``owner`` (``whose``: the refusal if not)."""
+    marker = state.markers.get(stated) if isinstance(stated, str) else None
+    if marker is None:
+        return "no such objective marker"
+    if state.mysterious.get(marker.id) != identity:
+        return f"that marker is not an identified {label}"
+    if marker.controller is not owner:
+        return whose
+    return None
+
+
+def _refuse_marker(field: str, problem: str | None) -> None:
+    if problem is not None:
+        raise InvalidAttack(
+            f"{field}: {problem}.",
+            errors=[{"field": f"situation.{field}", "message": problem, "type": "value"}],
+        )
+
+
 def _targeting_relay(state: BattleState, attacker: str, stated: object) -> bool:
     """Night Fight's *Targeting relay* [L611]: the player states the marker its shooting unit
     is within 3" of (``targeting_relay``; the match sees no table); if the marker was
@@ -621,21 +644,12 @@ def _targeting_relay(state: BattleState, attacker: str, stated: object) -> bool:
     if stated is None:
         return False
     owner = state.units[attacker].owner
-    marker = state.markers.get(str(stated)) if isinstance(stated, str) else None
-    problem = None
-    if marker is None:
-        problem = "no such objective marker"
-    elif state.mysterious.get(marker.id) != RELAY:
-        problem = "that marker is not an identified Targeting relay"
-    elif marker.controller is not owner:
-        problem = "you do not control that marker"
-    elif state.phase is not Phase.SHOOTING:
+    problem = _marker_problem(
+        state, stated, RELAY, "Targeting relay", owner, "you do not control that marker"
+    )
+    if problem is None and state.phase is not Phase.SHOOTING:
         problem = "the relay helps shooting attacks only"
-    if problem is not None:
-        raise InvalidAttack(
-            f"targeting_relay: {problem}.",
-            errors=[{"field": "situation.targeting_relay", "message": problem, "type": "value"}],
-        )
+    _refuse_marker("targeting_relay", problem)
     return True
 
 
@@ -650,19 +664,10 @@ def _scatter_field(state: BattleState, target: str, stated: object) -> bool:
     if stated is None:
         return False
     owner = state.units[target].owner
-    marker = state.markers.get(str(stated)) if isinstance(stated, str) else None
-    problem = None
-    if marker is None:
-        problem = "no such objective marker"
-    elif state.mysterious.get(marker.id) != SCATTER:
-        problem = "that marker is not an identified Scatter field"
-    elif marker.controller is not owner:
-        problem = "the target's player does not control that marker"
-    if problem is not None:
-        raise InvalidAttack(
-            f"scatter_field: {problem}.",
-            errors=[{"field": "situation.scatter_field", "message": problem, "type": "value"}],
-        )
+    whose = "the target's player does not control that marker"
+    _refuse_marker(
+        "scatter_field", _marker_problem(state, stated, SCATTER, "Scatter field", owner, whose)
+    )
     return True
 
 
