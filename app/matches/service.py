@@ -151,6 +151,16 @@ def own_missions(db: Session, user_id: int, ruleset: str = DEFAULT_RULESET) -> d
     return dict(entry.owned_missions(db, user_id))
 
 
+def new_match_missions(
+    db: Session, user_id: int, ruleset: str = DEFAULT_RULESET
+) -> dict[str, Mission]:
+    """The missions the new-match form offers ``user_id``: the shipped ones, then those of
+    :func:`own_missions` a new match may be created on (``MatchSystem.creatable``)."""
+    entry = systems.playable(ruleset)
+    own = {k: m for k, m in own_missions(db, user_id, ruleset).items() if entry.creatable(m)}
+    return missions(ruleset) | own
+
+
 def mission_and_size(
     mission_id: str, battle_size: str, ruleset: str = DEFAULT_RULESET
 ) -> tuple[Mission, int]:

@@ -159,7 +159,7 @@ def _index(
     lists = pages.ready_lists(db, user)
     ruleset = _form_ruleset(form, lists)
     # the shipped missions, then those of the packs this user uploaded (ids never clash)
-    missions = service.missions(ruleset) | service.own_missions(db, user.id, ruleset)
+    missions = service.new_match_missions(db, user.id, ruleset)
     entry = systems.playable(ruleset)
     chosen = (form or {}).get("mission")
     mission = missions.get(str(chosen)) or missions.get(entry.default_mission)

@@ -22,6 +22,7 @@ from sqlalchemy.orm import Session
 
 from app.engine.black_reach.battle import BattleSetup
 from app.engine.black_reach.battle.setup import load_deployment, parse_setup, sample_setup
+from app.matches import service
 from app.matches.models import Match
 from app.matches.systems.black_reach import content, joined_snapshot
 from tests.matches.test_black_reach_content import (  # noqa: F401 (with_router: autouse)
@@ -395,7 +396,7 @@ def test_a_join_drops_the_frozen_documents_too(
 
 
 def test_a_revoked_links_scenario_creates_no_match_by_its_id(
-    user_client: Callable[[str], TestClient],
+    user_client: Callable[[str], TestClient], db: Session
 ) -> None:
     from tests.matches.test_black_reach_shared_sets import play_shared, share
 
@@ -413,8 +414,12 @@ def test_a_revoked_links_scenario_creates_no_match_by_its_id(
     play_shared(bob, token, 404, scenario="sample-relay")
     r = bob.post(MATCHES, json={"ruleset": "black-reach", "mission": mid})
     assert r.status_code == 422, r.text
-    # nor is it listed among his missions (it was his open match's, kept for its join)
+    # nor is it listed among his missions (it was his open match's, kept for its join), nor
+    # offered by the new-match form (MatchSystem.creatable)
     assert [m["id"] for m in missions(bob)] == []
+    bob_id = int(bob.get("/api/v1/me").json()["id"])
+    assert mid in service.own_missions(db, bob_id, "black-reach")
+    assert mid not in service.new_match_missions(db, bob_id, "black-reach")
     # his open match is still joined and played on its frozen content
     joined = join(carol, created)
     assert joined["mission"] == mid

@@ -173,6 +173,9 @@ class MatchSystem:
     mission_name: Callable[[str, Callable[[], Mapping[str, Any] | None]], str | None] = field(
         default=lambda mission_id, snapshot: None
     )
+    #: whether the new-match form offers one of ``owned_missions`` for a new match (a Black
+    #: Reach scenario frozen from a set shared by link is kept only to join its open match)
+    creatable: Callable[[Mission], bool] = field(default=lambda mission: True)
 
     def seat_snapshot(
         self,

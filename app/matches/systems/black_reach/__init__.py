@@ -389,6 +389,7 @@ SYSTEM = MatchSystem(
     export_snapshot=export_snapshot,
     own_force=own_force,
     owned_missions=content.owned_missions,
+    creatable=content.creatable,
     joined_snapshot=joined_snapshot,
     mission_name=mission_name,
 )
