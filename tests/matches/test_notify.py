@@ -56,7 +56,8 @@ def test_a_write_on_one_worker_reaches_a_stream_on_another(
         writer.headers["Authorization"] = f"Bearer {tokens[user_a]}"
 
         def listen() -> None:
-            r = reader.get(f"/api/v1/matches/{match_id}/events?since=2&timeout=4")
+            # long enough for a write on a loaded machine (a CI run on two busy cores)
+            r = reader.get(f"/api/v1/matches/{match_id}/events?since=2&timeout=10")
             got["text"] = r.text
 
         thread = threading.Thread(target=listen)
@@ -71,8 +72,11 @@ def test_a_write_on_one_worker_reaches_a_stream_on_another(
             json={"expected_version": 2, "command": {"type": "roll_off"}, "dice": [2, 5]},
         )
         assert r.status_code == 200, r.text
-        thread.join(15)
+        thread.join(30)
         assert not thread.is_alive()
+        deadline = time.monotonic() + 10  # counted before the reader worker shuts down
+        while hub.notifications < 1 and time.monotonic() < deadline:
+            time.sleep(0.05)
     assert hub.notifications >= 1  # it came through the LISTEN connection
     assert events.hub_for(writer_app).notifications == 0  # the writer had no stream open
     entries = [
