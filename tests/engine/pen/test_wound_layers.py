@@ -20,15 +20,12 @@ from app.engine.pen.allocation import (
     _spread_outcome,
     _sure_outcomes,
     allocate_exact,
-    damage_of,
     initial_state,
-    models_of,
     two_allocations,
 )
 from app.engine.pen.analysis import (
     SaveGroup,
     _cover_pass,
-    _sequential_allocations,
     analyze,
     hits_distribution,
     save_groups,
@@ -36,6 +33,7 @@ from app.engine.pen.analysis import (
 from app.engine.pen.attack import plan_attack
 from app.engine.pen.names import parse_rules
 from app.engine.pen.profiles import AttackRequest, Situation, Unit, Weapon, WeaponType
+from tests.engine.pen.test_two_allocations import sequential
 
 # a first-group wound takes at most one W (the layers' condition): weights of 0 and 1 W
 one_w = st.tuples(st.integers(0, 4), st.integers(0, 4)).filter(lambda w: sum(w) > 0)
@@ -46,21 +44,6 @@ fractions = st.builds(Fraction, st.integers(1, 5), st.integers(6, 7))
 
 def _loss(weights: tuple[int, int]) -> Dist:
     return Dist.from_weights({k: w for k, w in enumerate(weights) if w})
-
-
-def sequential(
-    models: int, wounds: int, hits: Dist, first: SaveGroup, second: SaveGroup
-) -> tuple[Dist, Dist]:
-    """(models destroyed, wounds lost) from the sequential squad states (the oracle)."""
-    final, _ = _sequential_allocations(initial_state(models, wounds), hits, [first, second])
-    destroyed: dict[int, int] = {}
-    lost: dict[int, int] = {}
-    for state, weight in final.items():
-        d = models - models_of(state)
-        lo = damage_of(state, models, wounds)
-        destroyed[d] = destroyed.get(d, 0) + weight
-        lost[lo] = lost.get(lo, 0) + weight
-    return Dist.from_weights(destroyed), Dist.from_weights(lost)
 
 
 @settings(max_examples=80, deadline=None)
