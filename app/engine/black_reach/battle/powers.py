@@ -34,6 +34,7 @@ __all__ = [
     "marker_from",
     "markers",
     "perfect_timing",
+    "perils_by_hand",
     "silenced",
     "warpath_bonus",
 ]
@@ -118,6 +119,20 @@ def warpath_bonus(state: BattleState, uid: str) -> int:
 
 def _refuse(code: str, message: str, kind: RefusalKind = RefusalKind.RULES) -> Refusal:
     return Refusal(code, message, kind=kind)
+
+
+def perils_by_hand() -> Refusal:
+    """A Librarian's Perils of the Warp marker is drawn face down from a pool whose order the
+    forces file tells: dice given by hand would choose the marker, so a manifestation that
+    draws one is refused when its dice were given by hand (rulings 124, as a card draw's
+    rulings 94). Its dice came from the player: the refusal tells nothing new."""
+    return Refusal(
+        "match_dice_only",
+        "a Perils of the Warp marker is drawn by the match: send this manifestation without "
+        "dice given by hand (rulings 124)",
+        kind=RefusalKind.INPUT,
+        details={"field": "dice"},
+    )
 
 
 def maintain_powers(out: Out, command: MaintainPowers, side: str) -> None:

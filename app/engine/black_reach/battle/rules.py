@@ -111,6 +111,7 @@ from app.engine.black_reach.battle.powers import (
     enfeebled,
     maintain_powers,
     perfect_timing,
+    perils_by_hand,
     silenced,
     warpath_bonus,
 )
@@ -2540,6 +2541,8 @@ def _manifest(out: _Out, command: Manifest, side: str) -> None:
         pool = _perils_pool(out.state)
         if perils == LibrarianPerils.DRAW_MARKER:
             assert pool, "power_problem refuses a Librarian's power without a pool"
+            if out.roller.seed is None:  # dice by hand would choose the marker (rulings 124)
+                raise perils_by_hand()
             marker = pool[_draw(out.roller, len(pool), f"perils marker for {u.uid}") - 1]
     else:
         perils = str(weirdboy_perils(result))

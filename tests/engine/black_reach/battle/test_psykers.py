@@ -20,7 +20,8 @@ import pytest
 from app.engine.black_reach.armies import validate_army
 from app.engine.black_reach.battle import BattleSetup, BlackReachBattle, Deploy, sample_setup
 from app.engine.black_reach.loaders import army_from_dict, catalogue_from_dict
-from app.engine.match.errors import Refusal
+from app.engine.match.errors import Refusal, RefusalKind
+from app.engine.roller import Roller
 
 LIBRARIAN = "ultramarines:tiles[0]/0:sample-um-librarian"
 SERGEANT = "ultramarines:tiles[1]/0:sample-um-sergeant"
@@ -135,6 +136,15 @@ def ordered(first: str = "orks") -> BlackReachBattle:
     return battle
 
 
+def seed_for(*dice: int) -> int:
+    """The first seed whose roller draws ``dice`` first."""
+    for seed in range(100_000):
+        roller = Roller(seed)
+        if all(roller.d6("test") == d for d in dice):
+            return seed
+    raise AssertionError(f"no seed draws {dice}")
+
+
 def kinds(envelopes: Any) -> list[str]:
     return [e.event.kind for e in envelopes]
 
@@ -185,8 +195,9 @@ def test_a_librarian_failing_the_test_draws_a_perils_marker(
     pick: int, marker: str, after: dict[str, Any]
 ) -> None:
     battle = reduced()
-    # 1 + 2 - 4 = -1: a marker drawn from the sample pool of 6 (the second die)
-    events = battle.execute_json(heal(), A, dice=[1, pick])
+    # 1 + 2 - 4 = -1: a marker drawn from the sample pool of 6 (the second die), always by the
+    # match's own dice (rulings 124): a seed whose first two dice are 1 and ``pick``
+    events = battle.execute_json(heal(), A, seed=seed_for(1, pick))
     manifested = next(e.event for e in events if e.event.kind == "power_manifested")
     assert (manifested.perils, manifested.marker) == ("draw_marker", marker)
     assert manifested.roll.values == (1, pick)
@@ -416,3 +427,19 @@ def test_a_gaze_by_the_side_without_the_initiative_alone_does_nothing() -> None:
     scrier = {"type": "manifest", "unit": LIBRARIAN, "power": "sample-um-scrier"}
     assert "initiative_kept" not in kinds(battle.execute_json(scrier, A, dice=[6]))
     assert battle.state.keep_initiative is None
+
+
+def test_a_perils_marker_is_never_drawn_with_dice_given_by_hand() -> None:
+    """Dice by hand would choose the face-down marker (the pool's order is the forces
+    file's): the manifestation that draws one is refused, 422, and nothing happens
+    (rulings 124); a test that draws no marker still takes its die by hand."""
+    battle = reduced()
+    version = battle.version
+    with pytest.raises(Refusal) as refused:
+        battle.execute_json(heal(), A, dice=[1, 6])
+    assert refused.value.code == "match_dice_only"
+    assert refused.value.kind is RefusalKind.INPUT  # a 422
+    assert battle.version == version
+    assert battle.state.units[LIBRARIAN].suppressed == 0
+    events = battle.execute_json(heal(), A, dice=[4])  # 4 + 2 - 4 = 2: works, no marker
+    assert next(e.event for e in events if e.event.kind == "power_manifested").perils == "works"
