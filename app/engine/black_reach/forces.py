@@ -31,6 +31,7 @@ from app.engine.black_reach.tables import (
     ArmourColour,
     DamageFace,
     DamageMarker,
+    SniperEffect,
     VehicleDamage,
     absorb_steps,
     tile_broken,
@@ -441,6 +442,9 @@ class Tile:
     slots: tuple[Slot, ...] = ()
     armour_save: ArmourSave | None = None
     damage_set: str | None = None  # heavy vehicles: the colour of their Damage-marker set
+    # a sniper table printed on the tile replaces the rulebook's [L1339-L1340]: (lowest
+    # result, effect) rows; below every row, no effect
+    sniper_table: tuple[tuple[int, SniperEffect], ...] | None = None
 
 
 class OptionType(StrEnum):

@@ -63,7 +63,13 @@ from app.engine.black_reach.forces import (
     WeaponSlot,
 )
 from app.engine.black_reach.scenario import Objective, Scenario, Side
-from app.engine.black_reach.tables import WEAPON_MARKERS, ArmourColour, DamageFace, DamageMarker
+from app.engine.black_reach.tables import (
+    WEAPON_MARKERS,
+    ArmourColour,
+    DamageFace,
+    DamageMarker,
+    SniperEffect,
+)
 from app.engine.black_reach.templates import (
     MAX_TEMPLATE_REACH,
     TEMPLATE_ABILITIES,
@@ -146,6 +152,7 @@ _TILE = frozenset(
         "slots",
         "armour_save",
         "damage_set",
+        "sniper_table",
     }
 )
 _OPTION = frozenset(
@@ -346,8 +353,36 @@ def _tile(r: _Reader, raw: Any, where: str) -> Tile | None:
         slots=tuple(slots),
         armour_save=_armour(r, obj.get("armour_save"), f"{where}.armour_save"),
         damage_set=_damage_set_ref(r, obj, where),
+        sniper_table=_sniper_table(r, obj, where),
     )
     return tile if ident and name and faction else None
+
+
+MAX_SNIPER_ROWS = 6
+
+
+def _sniper_table(
+    r: _Reader, obj: Mapping[str, Any], where: str
+) -> tuple[tuple[int, SniperEffect], ...] | None:
+    """A tile's own sniper table [L1339-L1340]: 1 to 6 rows ``{"from": N, "effect": …}``,
+    each row from its lowest modified result (-10..20, each once) up to the next row's."""
+    if obj.get("sniper_table") is None:
+        return None
+    at = f"{where}.sniper_table"
+    rows: list[tuple[int, SniperEffect]] = []
+    raw = r.items(obj, "sniper_table", where, MAX_SNIPER_ROWS)
+    if not raw:
+        r.fail(at, f"1 to {MAX_SNIPER_ROWS} rows")
+    for i, item in enumerate(raw):
+        row_at = f"{at}[{i}]"
+        row = r.obj(item, row_at, frozenset({"from", "effect"}))
+        lowest = r.integer(row, "from", row_at, -10, 20)
+        effect = r.choice(row, "effect", row_at, SniperEffect)
+        if any(lowest == seen for seen, _ in rows):
+            r.fail(f"{row_at}.from", "each row starts at a different result")
+        elif effect is not None:
+            rows.append((lowest, effect))
+    return tuple(sorted(rows, reverse=True)) or None
 
 
 def _damage_set_ref(r: _Reader, obj: Mapping[str, Any], where: str) -> str | None:

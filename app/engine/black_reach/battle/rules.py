@@ -191,6 +191,7 @@ from app.engine.black_reach.scenario import (
     sudden_death,
 )
 from app.engine.black_reach.tables import (
+    DEFAULT_SNIPER_TABLE,
     ArmourColour,
     DamageMarker,
     LibrarianPerils,
@@ -1809,11 +1810,26 @@ def _weapon_burst(state: BattleState, u: UnitState, w: Weapon, mine: list[Weapon
 
 @dataclass(frozen=True, slots=True)
 class SnipePlan:
-    """A sniper's shot before the die: its penalties (obstacles) and the line of sight."""
+    """A sniper's shot before the die: its penalties (obstacles, Enfeeble), the line of sight
+    and the table it reads (its tile's own, or the rulebook's [L1339-L1340])."""
 
     suppressed: int
     obstacles: int
     sight: str
+    enfeebled: int = 0
+    table: tuple[tuple[int, SniperEffect], ...] = DEFAULT_SNIPER_TABLE
+
+    @property
+    def penalties(self) -> int:
+        """What comes off the die: 2 per Suppressed marker, the obstacles and Enfeeble."""
+        return SUPPRESSED_PENALTY * self.suppressed + self.obstacles + self.enfeebled
+
+
+def sniper_table(state: BattleState, uid: str) -> tuple[tuple[int, SniperEffect], ...]:
+    """The sniper table printed on the unit's tile, else the rulebook's [L1331-L1340]."""
+    tile = state.catalogue.tiles.get(_group_of(state, uid).tile)
+    table = tile.sniper_table if tile is not None else None
+    return table or DEFAULT_SNIPER_TABLE
 
 
 def plan_snipe(state: BattleState, sniper: UnitState, target: UnitState) -> SnipePlan:
@@ -1844,7 +1860,13 @@ def plan_snipe(state: BattleState, sniper: UnitState, target: UnitState) -> Snip
         raise refuse(
             "no_line_of_sight", f"no line of sight to {target.uid}: {los.why}".rstrip(": ")
         )
-    return SnipePlan(sniper.suppressed, los.penalty, str(los.sight))
+    return SnipePlan(
+        sniper.suppressed,
+        los.penalty,
+        str(los.sight),
+        enfeebled(state, sniper.uid),
+        sniper_table(state, sniper.uid),
+    )
 
 
 def _snipe(out: _Out, command: Snipe, side: str) -> None:
@@ -1859,9 +1881,9 @@ def _snipe(out: _Out, command: Snipe, side: str) -> None:
     bonus = card_bonus(out.state, u.uid, SHOT_BONUS)  # a card's shooting bonus (rulings 108)
     note_use(out, u.uid, SHOT_BONUS)
     die = out.roller.d6(f"sniper shot by {u.uid}", stage="shot")
-    penalties = SUPPRESSED_PENALTY * plan.suppressed + plan.obstacles + enfeebled(out.state, u.uid)
+    penalties = plan.penalties
     result = die + bonus - penalties
-    effect = sniper_effect(result)
+    effect = sniper_effect(result, plan.table)
     out.emit(
         UnitSniped(
             u.uid,

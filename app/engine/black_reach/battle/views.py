@@ -714,7 +714,12 @@ def _snipes(state: BattleState, u: UnitState) -> list[JsonObject]:
             plan = plan_snipe(state, u, t)
         except Refusal:
             continue  # not infantry, no line of sight, out of arc or range
-        odds = sniper_odds(plan.suppressed, plan.obstacles, card_bonus(state, u.uid, SHOT_BONUS))
+        odds = sniper_odds(
+            plan.suppressed,
+            plan.obstacles + plan.enfeebled,
+            card_bonus(state, u.uid, SHOT_BONUS),
+            plan.table,
+        )
         out.append({"command": _cmd(Snipe(u.uid, t.uid)), "odds": _named(odds)})
     return out
 
