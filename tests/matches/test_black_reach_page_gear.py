@@ -18,6 +18,7 @@ from starlette.datastructures import FormData
 
 from app.matches.pages import black_reach
 from app.matches.systems import black_reach as system
+from tests.engine.black_reach.battle import test_equipment as equipment
 from tests.engine.black_reach.battle import test_flamer as flamer
 from tests.engine.black_reach.battle import test_grenades as grenades
 from tests.engine.black_reach.battle import test_repairs as repairs
@@ -124,6 +125,40 @@ def test_a_mekaniak_is_readied_from_the_page(
     assert after.css_first("#match-error") is None
     assert any("Sample sergeant is readied for a location roll: -1." in t for t in lines(after))
     assert after.css_first(f"{css} .readied-now").text() == "Readied now: -1."
+
+
+def test_equipment_markers_are_readied_from_the_page(
+    browser: Callable[[str], TestClient], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    played_on(monkeypatch, equipment.setup())
+    alice, bob, match_id = two_players(browser, deployment="sample")
+    place_orders(bob, match_id, (equipment.SHOOTAS, equipment.BOYZ1))
+    place_orders(alice, match_id, (equipment.BOLTER, equipment.TACTICAL))
+    page = page_of(alice, match_id)
+    css = f"#form-ready-equipment-{slug(equipment.BOLTER)}-sample-um-ammo"
+    form = page.css_first(css)
+    assert form is not None, [f.attributes.get("id") for f in page.css("form")]
+    assert form.css_first("p.form-title").text().endswith("use Sample ammunition (3 left)")
+    assert [o.attributes["value"] for o in form.css('select[name="count"] option')] == [
+        "1",
+        "2",
+        "3",
+    ]
+    after = post_form(alice, match_id, css, page=page, count="2")
+    assert after.css_first("#match-error") is None
+    said = lines(after)
+    assert any("readies 2 Sample ammunition marker(s) for its next action." in t for t in said), (
+        said
+    )
+    assert after.css_first(f"{css} .readied-now").text() == "Readied now: 2."
+    assert [o.attributes["value"] for o in after.css(f'{css} select[name="count"] option')] == ["1"]
+
+
+def test_an_equipment_form_reads_only_one_to_three() -> None:
+    cmd = {"type": "ready_equipment", "unit": "u", "option": "o", "count": 1}
+    for bad in ("0", "4", "²", "٣", ""):
+        assert black_reach.build_command(FormData([("count", bad)]), dict(cmd)) == cmd
+    assert black_reach.build_command(FormData([("count", "3")]), dict(cmd))["count"] == 3
 
 
 def test_a_readying_form_reads_only_known_choices() -> None:

@@ -470,6 +470,15 @@ class Equipment:
     armour_save: ArmourSave | None = None
     template: str | None = None  # Grenades, Tankbusta Bombs: the template a marker throws
     range: int | None = None  # and how many intercases away it may land (Portée Limitée)
+    dv: int | None = None  # the DV it sets (Combat Shield [L2646-L2647])
+    # what one marker adds to the roll of the action it is readied for [L2498-L2575]
+    shot_bonus: int = 0  # Ammo: +1 to a Shooting Action's die (Alternative or not)
+    assault_bonus: int = 0  # Rokkit Hammers: +1 to the assault roll
+
+    @property
+    def permanent(self) -> bool:
+        """A gift for the whole game (no marker to spend, no Alternative action)."""
+        return self.markers == 0 and not self.alternative
 
 
 @dataclass(frozen=True)

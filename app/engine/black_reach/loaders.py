@@ -183,6 +183,9 @@ _EQUIPMENT = frozenset(
         "template",
         "range",
         "armour_save",
+        "dv",
+        "shot_bonus",
+        "assault_bonus",
     }
 )
 _ORDNANCE = frozenset({"bluff_tokens", "special_tokens", "order_tokens", "extra_draw"})
@@ -476,6 +479,9 @@ def _option(r: _Reader, raw: Any, where: str) -> RecruitmentOption | None:
             armour_save=_armour(r, e.get("armour_save"), f"{at}.armour_save"),
             template=r.text(e, "template", at, most=8) if "template" in e else None,
             range=r.integer(e, "range", at, 1, MAX_TEMPLATE_REACH) if "range" in e else None,
+            dv=r.integer(e, "dv", at, 1, 20) if e.get("dv") is not None else None,
+            shot_bonus=r.integer(e, "shot_bonus", at, 0, 3, 0),
+            assault_bonus=r.integer(e, "assault_bonus", at, 0, 3, 0),
         )
     if obj.get("ordnance") is not None:
         at = f"{where}.ordnance"

@@ -1,9 +1,10 @@
-"""The Black Reach page's words and fields for the flamer, the grenades and the mechanics
-(issue 16): Lance-Flammes (one form per direction, the units the flame reaches named, friends
-included), Grenades and Tankbusta Bombs (a template placed on an intercase as Tir Direct is,
-the markers left named), and a Mekaniak's or a Techmarine's readying (a select of the change
-or the die kept, what he is readied with now), with the timeline sentences of their events.
-``black_reach.action_forms`` asks :func:`gear_form` for these commands and
+"""The Black Reach page's words and fields for the flamer, the grenades, the equipment
+markers and the mechanics (issue 16): Lance-Flammes (one form per direction, the units the
+flame reaches named, friends included), Grenades and Tankbusta Bombs (a template placed on an
+intercase as Tir Direct is, the markers left named), equipment markers announced for a unit's
+next action (a select of how many), and a Mekaniak's or a Techmarine's readying (a select of
+the change or the die kept, what he is readied with now), with the timeline sentences of their
+events. ``black_reach.action_forms`` asks :func:`gear_form` for these commands and
 ``black_reach.build_command`` reads their fields with :func:`read_form`.
 """
 
@@ -28,10 +29,19 @@ __all__ = [
     "structure_label",
 ]
 
-GEAR_KINDS = frozenset({"flame", "ready_repair", "demolish"})
+GEAR_KINDS = frozenset({"flame", "ready_repair", "demolish", "ready_equipment"})
 EVENT_KINDS = frozenset(
-    {"flamer_fired", "grenade_thrown", "repair_readied", "repair_used", "demolished"}
+    {
+        "flamer_fired",
+        "grenade_thrown",
+        "repair_readied",
+        "repair_used",
+        "demolished",
+        "equipment_readied",
+        "equipment_used",
+    }
 )
+MAX_MARKERS = 3  # identical equipment markers in one action [L2494-L2496]
 DIRECTIONS = {"N": lazy("north"), "E": lazy("east"), "S": lazy("south"), "W": lazy("west")}
 PICKS = {"low": lazy("keep the low die of two"), "high": lazy("keep the high die of two")}
 MODIFIERS = (-2, -1, 1, 2)
@@ -72,6 +82,17 @@ def gear_form(
                 unit=unit, direction=_direction(cmd.get("facing"))
             ),
             targets=targets,
+        )
+    if kind == "ready_equipment":  # equipment markers announced before the action
+        option = names.get(str(cmd.get("option")), str(cmd.get("option") or ""))
+        readied = int(entry.get("readied") or 0)
+        return GearForm(
+            _("{unit}: use {option} ({left} left)").format(
+                unit=unit, option=option, left=entry.get("left", 0)
+            ),
+            setting="count",
+            settings=[(str(n), str(n)) for n in entry.get("counts") or (1,)],
+            note=_("Readied now: {count}.").format(count=readied) if readied else "",
         )
     if kind == "demolish":  # Destruction as a Shooting Action at a structure
         return GearForm(
@@ -117,6 +138,11 @@ def read_form(form: FormData, cmd: dict[str, Any]) -> None:
         if isinstance(structure, str) and structure:
             cmd["structure"] = structure[:200]
         return
+    if cmd.get("type") == "ready_equipment":
+        count = form.get("count")
+        if isinstance(count, str) and count.strip() in {str(n) for n in range(1, MAX_MARKERS + 1)}:
+            cmd["count"] = int(count.strip())
+        return
     if cmd.get("type") != "ready_repair":
         return
     modifier = form.get("modifier")
@@ -155,6 +181,14 @@ def describe(ev: Mapping[str, Any], names: Mapping[str, str], square: Any) -> st
         return _("{unit} rolls its Destruction at {structure}.").format(
             unit=unit, structure=structure
         )
+    if kind in ("equipment_readied", "equipment_used"):
+        option = names.get(str(ev.get("option")), str(ev.get("option") or ""))
+        words = (
+            _("{unit} readies {count} {option} marker(s) for its next action.")
+            if kind == "equipment_readied"
+            else _("{unit} uses {count} {option} marker(s).")
+        )
+        return words.format(unit=unit, count=ev.get("count"), option=option)
     if kind == "repair_readied":
         return _("{unit} is readied for a location roll: {change}.").format(
             unit=unit, change=_readied(ev.get("modifier"), ev.get("pick"))

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from app.engine.black_reach.battle.commands import DrawCards, PlayCard
+from app.engine.black_reach.battle.equipment import armour_saves, gear_bonus, note_gear
 from app.engine.black_reach.battle.events import (
     CardBonusUsed,
     CardPlayed,
@@ -33,6 +34,7 @@ __all__ = [
     "ASSAULT_BONUS",
     "MOVE_BONUS",
     "SHOT_BONUS",
+    "armour_card_ready",
     "card_bonus",
     "card_named",
     "draw_cards",
@@ -55,6 +57,7 @@ class Out(Protocol):
     roller: Roller
     events: list[Emitted]
     card_uses: set[str]
+    gear_uses: set[tuple[str, str]]
 
     def emit(self, event: Event, audience: tuple[str, ...] | None = None) -> None: ...
 
@@ -69,17 +72,29 @@ def card_named(state: BattleState, copy: str) -> ActionCard | None:
 
 
 def card_bonus(state: BattleState, uid: str, kinds: frozenset[BonusKind]) -> int:
-    """The +X of the Alternative Bonus readied on ``uid`` when it is of one of ``kinds``."""
+    """The +X of the Alternative Bonus readied on ``uid`` when it is of one of ``kinds``, and
+    of the equipment markers readied for such a roll (Ammo, Rokkit Hammers: rulings 127)."""
     copy = state.readied.get(uid)
     card = card_named(state, copy) if copy is not None else None
-    return card.value if card is not None and card.bonus in kinds else 0
+    own = card.value if card is not None and card.bonus in kinds else 0
+    return own + gear_bonus(state, uid, kinds)
+
+
+def armour_card_ready(state: BattleState, uid: str) -> bool:
+    """Whether an armour-save card is readied on ``uid`` (rulings 96)."""
+    copy = state.readied.get(uid)
+    card = card_named(state, copy) if copy is not None else None
+    return card is not None and card.bonus is BonusKind.ARMOUR_SAVE
 
 
 def note_use(out: Out, uid: str, kinds: frozenset[BonusKind]) -> None:
     """The roll being made counts the bonus readied on ``uid`` (spent when the command ends:
     every roll of the one action gets it)."""
-    if card_bonus(out.state, uid, kinds):
+    copy = out.state.readied.get(uid)
+    card = card_named(out.state, copy) if copy is not None else None
+    if card is not None and card.bonus in kinds and card.value:
         out.card_uses.add(uid)
+    note_gear(out, uid, kinds)
 
 
 def use_armour_card(out: Out, uid: str) -> bool:
@@ -165,15 +180,13 @@ def play_card_check(state: BattleState, copy: str, uid: str | None, side: str) -
         raise _refuse(
             "bonus_readied", f"{uid} already has an Alternative Bonus: one per action [L2126]"
         )
-    if card.bonus is BonusKind.ARMOUR_SAVE:
-        group = next(g for g in state.groups.values() if uid in g.units)
-        tile = state.catalogue.tiles.get(group.tile)
-        save = tile.armour_save if tile is not None else None
-        if save is None or save.colour is not ArmourColour.YELLOW:
-            raise _refuse(
-                "no_yellow_save",
-                f"{uid} has no yellow armour save for this card to allow [L2149-L2151]",
-            )
+    if card.bonus is BonusKind.ARMOUR_SAVE and not any(
+        s.colour is ArmourColour.YELLOW for s in armour_saves(state, uid)
+    ):
+        raise _refuse(
+            "no_yellow_save",
+            f"{uid} has no yellow armour save for this card to allow [L2149-L2151]",
+        )
     if card.bonus in (BonusKind.SHOOTING, BonusKind.ASSAULT) and state.turn.phase is Phase.RESERVE:
         raise _refuse(
             "immutable_rule", "no Shooting Action and no Assault in the Reserve phase [L710-L714]"

@@ -37,6 +37,7 @@ __all__ = [
     "PassOverwatch",
     "PlaceOrders",
     "PlayCard",
+    "ReadyEquipment",
     "ReadyRepair",
     "RefuseUndo",
     "ReserveMove",
@@ -382,6 +383,17 @@ class ReadyRepair(Command):
 
 
 @dataclass(frozen=True, slots=True)
+class ReadyEquipment(Command):
+    """Announce ``count`` (1-3) markers of an equipment ``option`` for your ``unit``'s next
+    action, before any die [L2486-L2496] (rulings 127)."""
+
+    kind: ClassVar[str] = "ready_equipment"
+    unit: str
+    option: str
+    count: int = 1
+
+
+@dataclass(frozen=True, slots=True)
 class KeptPower:
     """A persistent power kept in play: the psyker and the power (its option id)."""
 
@@ -451,6 +463,7 @@ COMMAND_CODEC = TaggedCodec(
         PlayCard,
         MaintainPowers,
         ReadyRepair,
+        ReadyEquipment,
         ConfirmResult,
         Undo,
         ApproveUndo,

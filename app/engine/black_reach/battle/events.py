@@ -31,6 +31,8 @@ __all__ = [
     "Demolished",
     "DeploymentEnded",
     "DestructionDealt",
+    "EquipmentReadied",
+    "EquipmentUsed",
     "FlamerFired",
     "ForcedMove",
     "GrenadeThrown",
@@ -552,6 +554,29 @@ class RepairReadied(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class EquipmentReadied(Event):
+    """Markers of an equipment option (held by ``group``) announced for ``unit``'s next
+    action (rulings 127); public, as the markers on the table."""
+
+    kind: ClassVar[str] = "equipment_readied"
+    unit: str
+    group: str
+    option: str
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class EquipmentUsed(Event):
+    """The markers readied on ``unit`` changed a roll: used for good [L2488-L2490]."""
+
+    kind: ClassVar[str] = "equipment_used"
+    unit: str
+    group: str
+    option: str
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
 class RepairUsed(Event):
     """A readied mechanic acts on ``vehicle``'s location roll (his Activated marker, and the
     Grot Oiler's, follow in ``UnitsActivated``)."""
@@ -636,6 +661,8 @@ EVENT_CODEC = TaggedCodec(
         RepairReadied,
         RepairUsed,
         Demolished,
+        EquipmentReadied,
+        EquipmentUsed,
         *UNDO_EVENTS,  # the log's undo bookkeeping: a log with an undo is stored and read back
     ),
 )

@@ -6,6 +6,7 @@ from dataclasses import replace
 
 from app.engine.black_reach.armies import groups
 from app.engine.black_reach.battle.commands import Step
+from app.engine.black_reach.battle.equipment import unit_gear
 from app.engine.black_reach.battle.events import (
     ActivationEnded,
     ArmourSaved,
@@ -20,6 +21,8 @@ from app.engine.black_reach.battle.events import (
     Demolished,
     DeploymentEnded,
     DestructionDealt,
+    EquipmentReadied,
+    EquipmentUsed,
     FlamerFired,
     ForcedMove,
     GrenadeThrown,
@@ -95,6 +98,10 @@ def _created(state: BattleState, event: BattleCreated) -> BattleState:
                 face = FaceKind(d.face) if d is not None and d.face else None
                 placement = placement_of(Step(d.x, d.y, d.facing), counter.footprint) if d else None
                 units[uid] = UnitState(uid, side.id, counter, fresh_state(counter, face), placement)
+    for uid, u in units.items():  # the permanent gifts of their options (rulings 126)
+        units[uid] = replace(
+            u, gear=unit_gear(scenario.catalogue, all_groups, u.side, uid, u.counter)
+        )
     everyone = all(u.placement is not None for u in units.values())
     # each side's deck: every copy of its faction's Action cards, when the scenario deals a hand
     cards = scenario.catalogue.cards if scenario.hand_size > 0 else ()
@@ -161,6 +168,20 @@ def _cards(
     del readied[event.unit]
     state = replace(state, readied=readied)
     return _discard(state, state.units[event.unit].side, event.card)
+
+
+def _gear(state: BattleState, event: EquipmentReadied | EquipmentUsed) -> BattleState:
+    key = f"{event.group}|{event.option}"
+    mine = dict(state.gear_ready.get(event.unit, {}))
+    if isinstance(event, EquipmentReadied):
+        mine[key] = mine.get(key, 0) + event.count
+        return replace(state, gear_ready={**state.gear_ready, event.unit: mine})
+    mine.pop(key, None)
+    ready = {k: v for k, v in state.gear_ready.items() if k != event.unit}
+    if mine:
+        ready[event.unit] = mine
+    used = {**state.equipment_used, key: state.equipment_used.get(key, 0) + event.count}
+    return replace(state, gear_ready=ready, equipment_used=used)
 
 
 def evolve(state: BattleState, event: Event) -> BattleState:
@@ -251,6 +272,8 @@ def evolve(state: BattleState, event: Event) -> BattleState:
             state = replace(state, equipment_used=used)
         rolls = {**state.rolls, event.unit: state.rolls.get(event.unit, 0) + 1}
         return replace(state, rolls=rolls)
+    if isinstance(event, EquipmentReadied | EquipmentUsed):
+        return _gear(state, event)
     if isinstance(event, RepairReadied):
         return replace(state, repairs={**state.repairs, event.unit: (event.modifier, event.pick)})
     if isinstance(event, RepairUsed):
@@ -325,7 +348,8 @@ def evolve(state: BattleState, event: Event) -> BattleState:
             state = _unit(state, uid, suppressed=state.units[uid].suppressed - 1)
         for uid, card in state.readied.items():  # a bonus not used this turn is discarded
             state = _discard(state, state.units[uid].side, card)
-        return replace(state, vp=dict(event.vp), readied={})
+        # markers readied and not spent go back on their option (rulings 127)
+        return replace(state, vp=dict(event.vp), readied={}, gear_ready={})
     if isinstance(event, CardsDrawn | HandDrawn | CardPlayed | CardBonusUsed):
         return _cards(state, event)
     if isinstance(event, BattleEnded):

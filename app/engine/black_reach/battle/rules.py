@@ -19,6 +19,7 @@ from app.engine.black_reach.battle.cards import (
     ASSAULT_BONUS,
     MOVE_BONUS,
     SHOT_BONUS,
+    armour_card_ready,
     card_bonus,
     draw_cards,
     note_use,
@@ -50,6 +51,7 @@ from app.engine.black_reach.battle.commands import (
     PassOverwatch,
     PlaceOrders,
     PlayCard,
+    ReadyEquipment,
     ReadyRepair,
     ReserveMove,
     ScoutMove,
@@ -59,6 +61,15 @@ from app.engine.black_reach.battle.commands import (
     TemplateFire,
     VehicleFire,
     WeaponShot,
+)
+from app.engine.black_reach.battle.equipment import (
+    armour_saves,
+    best_save,
+    gear_dv,
+    gear_grants,
+    note_gear,
+    ready_equipment,
+    spend_gear,
 )
 from app.engine.black_reach.battle.events import (
     EVENT_CODEC,
@@ -192,7 +203,6 @@ from app.engine.black_reach.scenario import (
 )
 from app.engine.black_reach.tables import (
     DEFAULT_SNIPER_TABLE,
-    ArmourColour,
     DamageMarker,
     LibrarianPerils,
     SniperEffect,
@@ -278,6 +288,7 @@ class _Out:
         self.roller = roller
         self.events: list[Emitted] = []
         self.card_uses: set[str] = set()  # units whose readied card bonus a roll counted
+        self.gear_uses: set[tuple[str, str]] = set()  # (unit, marker option) a roll counted
 
     def emit(self, event: Event, audience: tuple[str, ...] | None = None) -> None:
         before = self.state
@@ -1509,7 +1520,8 @@ def plan_shot(
         ),
         Target(
             dv=target.face.dv,
-            defence_bonus=terrain + armour,
+            # Camo Cloak, a vehicle's armour: DV markers readied on the target (rulings 127)
+            defence_bonus=terrain + armour + gear_dv(state, target.uid),
         ),
         Situation(long_range=long_range),
     )
@@ -1519,7 +1531,8 @@ def plan_shot(
         target_dv(request.target),
         side,
         face.weapon,
-        face.has(Ability.PIERCING),
+        # Perforant: the unit's, or a vehicle's Ammo marker readied for the shot (rulings 127)
+        face.has(Ability.PIERCING) or gear_grants(state, shooter.uid, Ability.PIERCING, SHOT_BONUS),
         face.has(Ability.TERRIFYING_FIRE),
     )
 
@@ -1597,14 +1610,21 @@ def _take_steps(
 
 
 def _saved(out: _Out, target: UnitState, piercing: bool) -> bool:
-    """The armour save printed on the target's tile, tried against the steps of one shot or
-    assault unless the attack is Perforant / Perçant [L1869-L1888], [L1276-L1277]: a green
-    one always, a yellow one when an armour-save card is readied on the unit (rulings 96)."""
-    tile = out.state.catalogue.tiles.get(_group_of(out.state, target.uid).tile)
-    save = tile.armour_save if tile is not None else None
-    if save is None or piercing:
+    """The armour save printed on the target's tile or given by its equipment (rulings 128),
+    tried against the steps of one shot or assault unless the attack is Perforant / Perçant
+    [L1869-L1888], [L1276-L1277]: the best green one always, a yellow one when an armour-save
+    card is readied on the unit and the yellow save is the better (rulings 96)."""
+    saves = armour_saves(out.state, target.uid)
+    if not saves or piercing:
         return False
-    if save.colour is not ArmourColour.GREEN and not use_armour_card(out, target.uid):
+    green = best_save(saves, card=False)
+    save = green
+    if armour_card_ready(out.state, target.uid):
+        yellow = best_save(saves, card=True)
+        if yellow is not None and (green is None or yellow.value < green.value):
+            use_armour_card(out, target.uid)
+            save = yellow
+    if save is None:
         return False
     start = len(out.roller.records)
     die = out.roller.d6(f"armour save of {target.uid}", stage="save")
@@ -1643,6 +1663,7 @@ def _fire(
     if share is not None:
         req = replace(req, attacker=replace(req.attacker, cv=share, bonuses=0))
     note_use(out, u.uid, SHOT_BONUS)
+    note_gear(out, target.uid, None)  # its DV markers count against this shot
     start = len(out.roller.records)
     best = _best(out.roller, req.attacker.dice, f"shot by {u.uid}")
     final = shot_final(best, req)
@@ -2797,6 +2818,14 @@ def assault_start_problem(
     return None
 
 
+def _assault_piercing(state: BattleState, u: UnitState) -> bool:
+    """Perçant: the unit's, or a Rokkit Hammers marker readied for its assault roll
+    [L2550-L2556] (rulings 127)."""
+    return u.face.has(Ability.ASSAULT_PIERCING) or gear_grants(
+        state, u.uid, Ability.ASSAULT_PIERCING, ASSAULT_BONUS
+    )
+
+
 def _assault(out: _Out, command: Assault, side: str) -> None:
     u = _reveal(out, command.unit, side)
     _able(u, out.state)
@@ -2884,7 +2913,7 @@ def _assault(out: _Out, command: Assault, side: str) -> None:
     if outcome is AssaultOutcome.ATTACKER_WINS:
         # a beaten heavy vehicle takes a step (its location roll) and never retreats; the
         # infantry attacker stays on its start square [L1651-L1662]
-        after = _hurt(out, target, 1, face.has(Ability.ASSAULT_PIERCING), u.uid)
+        after = _hurt(out, target, 1, _assault_piercing(state, u), u.uid)
         if after.alive and tclass is UnitClass.INFANTRY:
             _retreat(out, after, start.anchor, u.uid)
         # the attacker takes the square of beaten infantry that left it or was destroyed; after
@@ -2899,7 +2928,7 @@ def _assault(out: _Out, command: Assault, side: str) -> None:
             out,
             out.state.units[u.uid],
             1,
-            target.face.has(Ability.ASSAULT_PIERCING),
+            _assault_piercing(state, target),
             target.uid,
         )
     _destruction_after(out, u, target, destruction_dice(face.ability(Ability.DESTRUCTION)))
@@ -3064,6 +3093,8 @@ def decide(state: BattleState, command: Tagged, actor: str, dice: Roller) -> Dec
             maintain_powers(out, command, side)
         case ReadyRepair():
             ready_repair(out, command, side)
+        case ReadyEquipment():
+            ready_equipment(out, command, side)
         case PlayCard():
             play_card(out, command, side)
         case _:
@@ -3073,6 +3104,7 @@ def decide(state: BattleState, command: Tagged, actor: str, dice: Roller) -> Dec
                 kind=RefusalKind.INPUT,
             )
     spend_cards(out, 0)
+    spend_gear(out)
     return Decision(tuple(out.events), out.state)
 
 

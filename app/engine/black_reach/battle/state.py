@@ -14,6 +14,7 @@ from app.engine.black_reach.armies import Catalogue
 from app.engine.black_reach.battle.commands import Step
 from app.engine.black_reach.board import Board, TerrainElement, with_elements
 from app.engine.black_reach.forces import Counter, CounterState, Face, FaceKind, Group
+from app.engine.black_reach.gear import Gear, geared
 from app.engine.black_reach.movement import BoardUnit, Placement
 from app.engine.black_reach.scenario import Scenario
 from app.engine.black_reach.turn import Phase, Token, TurnState, due
@@ -45,12 +46,14 @@ class UnitState:
     placement: Placement | None  # None: off the battlefield, or aboard ``embarked_in``
     suppressed: int = 0
     embarked_in: str | None = None
+    gear: Gear | None = None  # its permanent equipment's gifts (rulings 126)
 
     @property
     def face(self) -> Face:
+        """The face it shows, with its permanent equipment's gifts (rulings 126)."""
         f = self.counter.face(self.status.face)
         assert f is not None
-        return f
+        return geared(f, self.gear)
 
     @property
     def alive(self) -> bool:
@@ -173,6 +176,8 @@ class BattleState:
     # mechanics readied for an allied heavy vehicle's location roll: unit -> (modifier, pick)
     repairs: Mapping[str, tuple[int, str]] = field(default_factory=dict)
     ruined: frozenset[str] = frozenset()  # board structures destroyed (their element ids)
+    # equipment markers announced for a unit's next action: unit -> {"<group>|<option>": n}
+    gear_ready: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
 
     # -- helpers ------------------------------------------------------------------------------
 

@@ -39,6 +39,7 @@ from app.engine.black_reach.battle.commands import (
     PassOverwatch,
     PlaceOrders,
     PlayCard,
+    ReadyEquipment,
     ReadyRepair,
     ReserveMove,
     ScoutMove,
@@ -47,6 +48,7 @@ from app.engine.black_reach.battle.commands import (
     TemplateFire,
     VehicleFire,
 )
+from app.engine.black_reach.battle.equipment import marker_options, markers_free
 from app.engine.black_reach.battle.events import UnitMoved
 from app.engine.black_reach.battle.evolve import evolve, placement_of
 from app.engine.black_reach.battle.flamer import plan_flame
@@ -133,6 +135,10 @@ def _unit_view(state: BattleState, u: UnitState, viewer_side: str | None) -> Jso
         "wreck": u.wreck,  # lying on the battlefield as terrain
         "destruction": state.destruction.get(u.uid, 0),  # Destruction points on the wreck
         "embarked_in": u.embarked_in,
+        # equipment markers announced for its next action: option id -> markers (rulings 127)
+        "equipment": {
+            key.split("|", 1)[1]: n for key, n in state.gear_ready.get(u.uid, {}).items()
+        },
         "activated": u.uid in state.activated,
         "acted": u.uid in state.acted,
         "face_down_token": face_down,
@@ -339,7 +345,45 @@ def legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
     side = state.seats.get(seat)
     if state.stage is not Stage.BATTLE or side is None or state.scouting or state.pending:
         return actions  # a declared move waits for its En Alerte answer: nothing else
-    return actions + _card_actions(state, side) + _repair_actions(state, side)
+    return (
+        actions
+        + _card_actions(state, side)
+        + _repair_actions(state, side)
+        + _equipment_actions(state, side, actions)
+    )
+
+
+def _equipment_actions(
+    state: BattleState, side: str, actions: list[JsonObject]
+) -> list[JsonObject]:
+    """Equipment markers the side may announce for a unit's next action (rulings 127): one
+    entry per unit and option, ``counts`` the numbers of markers it may take now (1 up to
+    the markers left, at most 3 identical), ``left`` the markers free on the option. A
+    shooting marker is offered to the units that may act now; an assault marker (attacking
+    or defending) and a DV marker to every unit, an assault one never in the Reserve phase."""
+    if state.turn is None or side in state.to_draw:
+        return []
+    acting = {str((a.get("command") or {}).get("unit") or "") for a in actions}
+    out: list[JsonObject] = []
+    for u in state.present_units():
+        if u.side != side:
+            continue
+        for group, option, room in marker_options(state, u):
+            e = state.catalogue.options[option].equipment
+            assert e is not None
+            if not (e.assault_bonus or e.dv_bonus) and u.uid not in acting:
+                continue  # a shooting marker: for the unit about to act
+            if e.assault_bonus and not e.dv_bonus and state.turn.phase is Phase.RESERVE:
+                continue  # no shot and no assault in the Reserve phase [L710-L714]
+            out.append(
+                {
+                    "command": _cmd(ReadyEquipment(u.uid, option)),
+                    "counts": list(range(1, room + 1)),
+                    "left": markers_free(state, group, option),
+                    "readied": state.gear_ready.get(u.uid, {}).get(f"{group.id}|{option}", 0),
+                }
+            )
+    return out
 
 
 def _repair_actions(state: BattleState, side: str) -> list[JsonObject]:

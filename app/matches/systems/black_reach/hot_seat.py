@@ -40,8 +40,9 @@ __all__ = [
 SEATS = ("A", "B")
 MAX_NAME = 60
 #: commands a seat may send at many moments without the battle waiting for them (an Action
-#: card played, a mechanic readied): a seat with only these is not the one to play
-OPTIONAL_KINDS = frozenset({"play_card", "ready_repair"})
+#: card played, a mechanic or equipment markers readied): a seat with only these is not the
+#: one to play
+OPTIONAL_KINDS = frozenset({"play_card", "ready_repair", "ready_equipment"})
 
 
 def waits_on(actions: Sequence[Mapping[str, Any]]) -> bool:
