@@ -18,6 +18,7 @@ from starlette.datastructures import FormData
 
 from app.matches.pages import black_reach
 from app.matches.systems import black_reach as system
+from tests.engine.black_reach.battle import test_beam_and_dome as beam
 from tests.engine.black_reach.battle import test_equipment as equipment
 from tests.engine.black_reach.battle import test_flamer as flamer
 from tests.engine.black_reach.battle import test_grenades as grenades
@@ -152,6 +153,34 @@ def test_equipment_markers_are_readied_from_the_page(
     )
     assert after.css_first(f"{css} .readied-now").text() == "Readied now: 2."
     assert [o.attributes["value"] for o in after.css(f'{css} select[name="count"] option')] == ["1"]
+
+
+def test_a_killbolt_from_the_page_names_the_units_under_its_beam(
+    browser: Callable[[str], TestClient], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    played_on(monkeypatch, beam.setup())
+    alice, bob, match_id = two_players(browser, deployment="sample")
+    place_orders(bob, match_id, (beam.SHOOTAS, beam.WEIRDBOY, beam.NOB))
+    place_orders(alice, match_id, (beam.LIBRARIAN, beam.TACTICAL, beam.SERGEANT))
+    post_form(bob, match_id, f"#form-hold-{slug(beam.SHOOTAS)}")
+    post_form(alice, match_id, f"#form-hold-{slug(beam.LIBRARIAN)}")
+    page = page_of(bob, match_id)
+    css = f"#form-manifest-{slug(beam.WEIRDBOY)}-test-killbolt-{slug(beam.TACTICAL)}"
+    form = page.css_first(css)
+    assert form is not None, [f.attributes.get("id") for f in page.css("form")]
+    assert (
+        form.css_first("p.form-title")
+        .text()
+        .endswith("manifests A made-up killbolt on Sample tactical squad")
+    )
+    after = post_form(bob, match_id, css, page=page, dice="6 5 6")
+    assert after.css_first("#match-error") is None
+    said = lines(after)
+    assert any(
+        "fires A made-up killbolt at (2, 2); under the beam: Sample boyz, Sample tactical squad."
+        in t
+        for t in said
+    ), said
 
 
 def test_an_equipment_form_reads_only_one_to_three() -> None:

@@ -504,6 +504,12 @@ class PsychicPower:
     persistent: bool = False
     effect: PowerEffect | None = None  # what it does (note §2.8); None: not playable
     template: str | None = None  # a template power's template (Da Krunch)
+    # Killbolt: the CVs printed on the power's tile, absent from the seed (rulings 129)
+    cv: Mapping[UnitClass, int | None] | None = None
+    # Telekinetic Dome (its effect is lost at a page join, rulings 130): the text the players
+    # apply, and the DV bonus it gives the psyker and his side's units within ``range``
+    text: str = ""
+    dv_bonus: int = 0
 
 
 class PowerEffect(StrEnum):

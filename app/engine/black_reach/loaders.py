@@ -190,7 +190,19 @@ _EQUIPMENT = frozenset(
 )
 _ORDNANCE = frozenset({"bluff_tokens", "special_tokens", "order_tokens", "extra_draw"})
 _POWER = frozenset(
-    {"psyker", "discipline", "cost", "line_of_sight", "range", "persistent", "effect", "template"}
+    {
+        "psyker",
+        "discipline",
+        "cost",
+        "line_of_sight",
+        "range",
+        "persistent",
+        "effect",
+        "template",
+        "cv",
+        "text",
+        "dv_bonus",
+    }
 )
 
 
@@ -509,6 +521,9 @@ def _option(r: _Reader, raw: Any, where: str) -> RecruitmentOption | None:
             persistent=r.flag(p, "persistent", at),
             effect=None if p.get("effect") is None else r.choice(p, "effect", at, PowerEffect),
             template=None if p.get("template") is None else r.text(p, "template", at, most=8),
+            cv=None if p.get("cv") is None else _cv(r, p["cv"], f"{at}.cv"),
+            text=r.text(p, "text", at, most=MAX_CARD_TEXT) if p.get("text") is not None else "",
+            dv_bonus=r.integer(p, "dv_bonus", at, 0, 3, 0),
         )
     needs = {
         OptionType.EQUIPMENT: ("equipment", equipment),

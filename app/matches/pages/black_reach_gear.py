@@ -39,6 +39,7 @@ EVENT_KINDS = frozenset(
         "demolished",
         "equipment_readied",
         "equipment_used",
+        "beam_fired",
     }
 )
 MAX_MARKERS = 3  # identical equipment markers in one action [L2494-L2496]
@@ -180,6 +181,15 @@ def describe(ev: Mapping[str, Any], names: Mapping[str, str], square: Any) -> st
             )
         return _("{unit} rolls its Destruction at {structure}.").format(
             unit=unit, structure=structure
+        )
+    if kind == "beam_fired":  # Killbolt (rulings 129)
+        power = names.get(str(ev.get("power")), str(ev.get("power") or ""))
+        if under:
+            return _("{unit} fires {power} at {square}; under the beam: {units}.").format(
+                unit=unit, power=power, square=square(ev.get("at")), units=under
+            )
+        return _("{unit} fires {power} at {square}; nobody is under the beam.").format(
+            unit=unit, power=power, square=square(ev.get("at"))
         )
     if kind in ("equipment_readied", "equipment_used"):
         option = names.get(str(ev.get("option")), str(ev.get("option") or ""))

@@ -23,6 +23,7 @@ __all__ = [
     "AssaultResolved",
     "BattleCreated",
     "BattleEnded",
+    "BeamFired",
     "BurstDeclared",
     "CardBonusUsed",
     "CardPlayed",
@@ -554,6 +555,19 @@ class RepairReadied(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class BeamFired(Event):
+    """A Faisceau power (Killbolt) aimed at ``at``: the squares its line runs through and the
+    units under it, friend or foe, attacked one by one after this (rulings 129)."""
+
+    kind: ClassVar[str] = "beam_fired"
+    unit: str
+    power: str
+    at: Step
+    squares: tuple[Step, ...]
+    targets: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class EquipmentReadied(Event):
     """Markers of an equipment option (held by ``group``) announced for ``unit``'s next
     action (rulings 127); public, as the markers on the table."""
@@ -663,6 +677,7 @@ EVENT_CODEC = TaggedCodec(
         Demolished,
         EquipmentReadied,
         EquipmentUsed,
+        BeamFired,
         *UNDO_EVENTS,  # the log's undo bookkeeping: a log with an undo is stored and read back
     ),
 )

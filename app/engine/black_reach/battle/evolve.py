@@ -13,6 +13,7 @@ from app.engine.black_reach.battle.events import (
     AssaultResolved,
     BattleCreated,
     BattleEnded,
+    BeamFired,
     BurstDeclared,
     CardBonusUsed,
     CardPlayed,
@@ -281,7 +282,7 @@ def evolve(state: BattleState, event: Event) -> BattleState:
     if isinstance(event, PowersMaintained):
         powers = {k: m for k, m in state.powers.items() if k not in event.dropped}
         return replace(state, powers=powers, to_maintain=state.to_maintain - {event.side})
-    if isinstance(event, ArmourSaved | BurstDeclared):
+    if isinstance(event, ArmourSaved | BurstDeclared | BeamFired):
         return state
     if isinstance(event, DestructionDealt):
         state = replace(state, destruction={**state.destruction, event.wreck: event.total})

@@ -29,6 +29,7 @@ __all__ = [
     "PERSISTENT_POWERS",
     "WARPATH_BONUS",
     "WARPATH_RANGE",
+    "dome_bonus",
     "enfeebled",
     "maintain_powers",
     "marker_from",
@@ -45,6 +46,7 @@ PERSISTENT_POWERS = frozenset(
         PowerEffect.ENFEEBLE,
         PowerEffect.PERFECT_TIMING,
         PowerEffect.OBJURATION,
+        PowerEffect.TELEKINETIC_DOME,
     }
 )
 ENFEEBLE_PENALTY = 2  # -2 to all the unit's rolls [L2989-L2991]
@@ -115,6 +117,29 @@ def warpath_bonus(state: BattleState, uid: str) -> int:
         if distance(w.placement.squares, u.placement.squares) <= WARPATH_RANGE:
             bonus += WARPATH_BONUS
     return bonus
+
+
+def dome_bonus(state: BattleState, uid: str) -> int:
+    """Telekinetic Dome (rulings 130): the DV bonus the power's data gives the Librarian whose
+    marker it is and his side's units within the power's range of him (none given: himself
+    only), against Shooting Actions; two domes over a unit do not add up (the better)."""
+    u = state.units[uid]
+    if u.placement is None and u.embarked_in is None:
+        return 0
+    best = 0
+    for m in markers(state, PowerEffect.TELEKINETIC_DOME):
+        psyker = state.units.get(m.psyker)
+        option = state.catalogue.options.get(m.power)
+        power = option.power if option is not None else None
+        if psyker is None or power is None or psyker.side != u.side or not psyker.alive:
+            continue
+        if uid != psyker.uid:
+            if u.placement is None or psyker.placement is None:
+                continue
+            if distance(psyker.placement.squares, u.placement.squares) > (power.range or 0):
+                continue
+        best = max(best, power.dv_bonus)
+    return best
 
 
 def _refuse(code: str, message: str, kind: RefusalKind = RefusalKind.RULES) -> Refusal:

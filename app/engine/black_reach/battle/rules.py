@@ -78,6 +78,7 @@ from app.engine.black_reach.battle.events import (
     AssaultResolved,
     BattleCreated,
     BattleEnded,
+    BeamFired,
     BurstDeclared,
     DamageLocated,
     Demolished,
@@ -119,6 +120,7 @@ from app.engine.black_reach.battle.flamer import plan_flame
 from app.engine.black_reach.battle.grenades import plan_grenade
 from app.engine.black_reach.battle.powers import (
     PERSISTENT_POWERS,
+    dome_bonus,
     enfeebled,
     maintain_powers,
     perfect_timing,
@@ -165,6 +167,8 @@ from app.engine.black_reach.los import (
     Facing,
     Sight,
     best_line_of_sight,
+    centre,
+    crossings,
     distance,
     in_arc,
     is_long_range,
@@ -1520,8 +1524,12 @@ def plan_shot(
         ),
         Target(
             dv=target.face.dv,
-            # Camo Cloak, a vehicle's armour: DV markers readied on the target (rulings 127)
-            defence_bonus=terrain + armour + gear_dv(state, target.uid),
+            # Camo Cloak, a vehicle's armour: DV markers readied on the target (rulings 127);
+            # a Telekinetic Dome over it (rulings 130)
+            defence_bonus=terrain
+            + armour
+            + gear_dv(state, target.uid)
+            + dome_bonus(state, target.uid),
         ),
         Situation(long_range=long_range),
     )
@@ -2317,7 +2325,14 @@ def _template_attacks(
 # -- psychic powers -------------------------------------------------------------------------------
 
 PLAYED_POWERS = (
-    frozenset({PowerEffect.ENDURANCE, PowerEffect.SCRIERS_GAZE, PowerEffect.DA_KRUNCH})
+    frozenset(
+        {
+            PowerEffect.ENDURANCE,
+            PowerEffect.SCRIERS_GAZE,
+            PowerEffect.DA_KRUNCH,
+            PowerEffect.KILLBOLT,
+        }
+    )
     | PERSISTENT_POWERS
 )
 # the powers placed on a unit within range and sight (note §2.8)
@@ -2364,6 +2379,8 @@ def power_problem(
         raise refuse("no_perils_pool", "the data holds no Perils of the Warp markers to draw")
     if power.effect is PowerEffect.DA_KRUNCH:
         _krunch_problem(state, u, option, at, facing)
+    if power.effect is PowerEffect.KILLBOLT:
+        beam_problem(state, u, option, None if at is None else Square(at.x, at.y))
     if power.effect not in TARGETED_POWERS:
         if target_id is not None:
             raise refuse("no_target", f"{option_id} takes no target", kind=RefusalKind.INPUT)
@@ -2525,6 +2542,124 @@ def _krunch(out: _Out, u: UnitState, option: RecruitmentOption, at: Intercase, f
     template_destruction(out, template, squares, u.uid)
 
 
+def beam_problem(
+    state: BattleState, u: UnitState, option: RecruitmentOption, at: Square | None
+) -> tuple[list[UnitState], frozenset[Square]]:
+    """Killbolt, a Faisceau [L2774-L2789], [L2972-L2978]: a square on the battlefield within
+    the power's range; its CVs are the data's (rulings 129). The units under the line from
+    that square's centre to the psyker's, friend or foe, the psyker (and the transport he
+    rides) left out, nearest first: the line ignores every obstacle, terrain and unit."""
+    power = option.power
+    assert power is not None
+    if power.cv is None:
+        raise refuse("no_cv", f"{option.id} has no Combat Values in the data (rulings 129)")
+    if at is None:
+        raise refuse("square_needed", "aim the beam at a square: x and y", kind=RefusalKind.INPUT)
+    if at not in state.board.squares:
+        raise refuse("off_board", "the square must be on the battlefield", kind=RefusalKind.INPUT)
+    origin = _shooting_from(state, u)
+    span = distance(origin.squares, {at})
+    if span == 0:
+        raise refuse("own_square", "aim the beam away from the psyker", kind=RefusalKind.INPUT)
+    if power.range is not None and span > power.range:
+        raise refuse("out_of_range", f"the square is beyond {power.range} squares")
+    line = crossings(centre(at), centre(origin.anchor)).squares | {at}
+    hit: list[tuple[int, int, int, str, UnitState]] = [
+        (distance(origin.squares, p.squares), p.anchor.y, p.anchor.x, t.uid, t)
+        for t in state.on_board()
+        if t.uid not in (u.uid, u.embarked_in)
+        and (p := t.placement) is not None
+        and p.squares & line
+    ]
+    return [h[-1] for h in sorted(hit, key=lambda h: h[:4])], line
+
+
+def beam_request(
+    state: BattleState, u: UnitState, option: RecruitmentOption, target: UnitState
+) -> OddsRequest | None:
+    """One unit under the beam as a Shooting Action: 1 die + the power's CV against its class
+    (X: not attacked), the psyker's Suppressed markers, Enfeeble and a shooting bonus, against
+    its DV, its terrain bonus, a DV marker and a Telekinetic Dome (rulings 129)."""
+    power = option.power
+    assert power is not None
+    assert power.cv is not None
+    assert target.placement is not None
+    tclass = target.counter.unit_class
+    cv = power.cv.get(tclass)
+    if cv is None:
+        return None
+    terrain = state.board.defence_bonus(target.placement.squares, tclass)
+    return OddsRequest(
+        Kind.SHOT,
+        Attacker(
+            cv=cv,
+            bonuses=card_bonus(state, u.uid, SHOT_BONUS),
+            suppressed=u.suppressed,
+            penalties=enfeebled(state, u.uid),
+        ),
+        Target(
+            dv=target.face.dv,
+            defence_bonus=terrain + gear_dv(state, target.uid) + dome_bonus(state, target.uid),
+        ),
+        Situation(),
+    )
+
+
+def _beam(out: _Out, u: UnitState, option: RecruitmentOption, at: Square) -> None:
+    """Killbolt: every unit under the line is attacked once, as a Shooting Action, nearest
+    first; a Coup Double counts (note §8 item 3); a heavy vehicle is hit from a side."""
+    targets, line = beam_problem(out.state, u, option, at)
+    out.emit(
+        BeamFired(
+            u.uid,
+            option.id,
+            Step(at.x, at.y),
+            tuple(Step(q.x, q.y) for q in sorted(line, key=lambda q: (q.y, q.x))),
+            tuple(t.uid for t in targets),
+        )
+    )
+    for t in targets:
+        target = out.state.units[t.uid]
+        me = out.state.units[u.uid]
+        if not target.alive or target.placement is None or not me.alive:
+            continue
+        request = beam_request(out.state, me, option, target)
+        if request is None:
+            continue  # an X against its class
+        note_use(out, u.uid, SHOT_BONUS)
+        note_gear(out, target.uid, None)
+        mark = len(out.roller.records)
+        die = out.roller.d6(f"killbolt of {u.uid} on {target.uid}", stage="shot")
+        final = shot_final(die, request)
+        dv = target_dv(request.target)
+        outcome = shot_outcome(final, dv)
+        heavy = target.counter.unit_class is UnitClass.HEAVY_VEHICLE
+        out.emit(
+            UnitShot(
+                u.uid,
+                target.uid,
+                False,
+                take_roll(out.roller, mark),
+                request.attacker.cv,
+                modified_cv(request.attacker, request.kind),
+                final_penalty(request.attacker, request.situation),
+                False,
+                "beam",
+                dv,
+                final,
+                str(outcome),
+                0,
+                f"power:{option.id}",
+                request.attacker.bonuses,
+                "side" if heavy else "",
+            )
+        )
+        if outcome is ShotOutcome.STEP:
+            _hurt(out, target, 1, False, u.uid)
+        elif outcome is ShotOutcome.COUP_DOUBLE:
+            _hurt(out, target, 2, False, u.uid)
+
+
 def _perils_pool(state: BattleState) -> list[PerilsMarker]:
     return [m for m in state.catalogue.perils for _ in range(m.count)]
 
@@ -2612,6 +2747,9 @@ def _manifest(out: _Out, command: Manifest, side: str) -> None:
     if applies and power.effect is PowerEffect.DA_KRUNCH:
         assert at is not None
         _krunch(out, out.state.units[u.uid], option, at, command.facing)
+    elif applies and power.effect is PowerEffect.KILLBOLT:
+        assert at is not None
+        _beam(out, out.state.units[u.uid], option, Square(at.x, at.y))
     elif applies:
         _power_effect(out, power.effect, side, target)
     if perils == WeirdboyPerils.EXPLODES:

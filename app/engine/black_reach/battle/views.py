@@ -59,6 +59,8 @@ from app.engine.black_reach.battle.rules import (
     ShotPlan,
     assault_request,
     assault_start_problem,
+    beam_problem,
+    beam_request,
     burst_problem,
     damage_set_of,
     overwatch_steps,
@@ -74,7 +76,7 @@ from app.engine.black_reach.battle.rules import (
 )
 from app.engine.black_reach.battle.state import BattleState, Stage, UnitState
 from app.engine.black_reach.battle.structures import structure_key, structures
-from app.engine.black_reach.board import UnitClass
+from app.engine.black_reach.board import Intercase, UnitClass
 from app.engine.black_reach.forces import Ability, PowerEffect, PsykerKind, Weapon, weapon_lost
 from app.engine.black_reach.movement import Mover, Placement, Reach, cheapest_paths
 from app.engine.black_reach.odds import outcome_odds
@@ -265,7 +267,7 @@ def _markers(state: BattleState, side: str | None = None) -> list[JsonObject]:
         if side is not None and state.units[m.psyker].side != side:
             continue
         option = state.catalogue.options.get(m.power)
-        cost = option.power.cost if option is not None and option.power is not None else 0
+        power = option.power if option is not None else None
         out.append(
             {
                 "psyker": m.psyker,
@@ -273,7 +275,9 @@ def _markers(state: BattleState, side: str | None = None) -> list[JsonObject]:
                 "effect": m.effect,
                 "unit": m.target,
                 "weapon": m.weapon,
-                "cost": cost,
+                "cost": power.cost if power is not None else 0,
+                # Telekinetic Dome: the text the players apply (rulings 130)
+                "text": power.text if power is not None else "",
             }
         )
     return out
@@ -541,6 +545,9 @@ def _powers(state: BattleState, u: UnitState) -> list[JsonObject]:
                 }
             )
             continue
+        if power.effect is PowerEffect.KILLBOLT:
+            out.extend(_beams(state, u, option_id, odds))
+            continue
         for tid in targets:
             t = state.units[tid] if tid is not None else None
             several = (
@@ -561,6 +568,47 @@ def _powers(state: BattleState, u: UnitState) -> list[JsonObject]:
                         "perils": {k: str(v) for k, v in sorted(odds.items())},
                     }
                 )
+    return out
+
+
+def _beams(
+    state: BattleState, u: UnitState, option_id: str, perils: dict[str, Fraction]
+) -> list[JsonObject]:
+    """Killbolt aimed at each enemy unit in range (its anchor square): the units under the
+    beam, friend or foe, each with the odds of its attack (the cost paid first: its
+    Suppressed markers weaken the beam), the aimed unit's odds first (rulings 129)."""
+    option = state.catalogue.options[option_id]
+    power = option.power
+    assert power is not None
+    paid = replace(u, suppressed=u.suppressed + power.cost)
+    out: list[JsonObject] = []
+    for t in state.on_board():
+        if t.side == u.side or t.placement is None:
+            continue
+        at = t.placement.anchor
+        try:
+            power_problem(state, u, option_id, None, Intercase(at.x, at.y))
+            hit, _ = beam_problem(state, u, option, at)
+        except Refusal:
+            continue
+        targets: list[JsonObject] = []
+        for h in hit:
+            request = beam_request(state, paid, option, h)
+            if request is not None:
+                odds = {k: str(v) for k, v in outcome_odds(request).items()}
+                targets.append({"target": h.uid, "odds": odds})
+        aimed: JsonObject = next((x["odds"] for x in targets if x["target"] == t.uid), {})
+        out.append(
+            {
+                "command": _cmd(Manifest(u.uid, option_id, x=at.x, y=at.y)),
+                "effect": str(power.effect),
+                "cost": power.cost,
+                "perils": {k: str(v) for k, v in sorted(perils.items())},
+                "target": t.uid,
+                "odds": aimed,
+                "targets": targets,
+            }
+        )
     return out
 
 
