@@ -260,3 +260,20 @@ def test_a_card_to_play_is_not_a_move_owed() -> None:
     assert hot_seat.to_play(Game({"A": [card], "B": [draw]})) == "B"
     assert hot_seat.to_play(Game({"A": [card, draw], "B": [draw]})) == "A"
     assert hot_seat.to_play(Game({"A": [card], "B": [ready]})) is None
+
+
+def test_gorks_blessing_asks_for_the_discard_on_the_draw_form() -> None:
+    """After Gork's Blessing drew beyond the hand size, the draw form asks for exactly that
+    many cards to discard (rulings 131); the engine refuses any other count."""
+    view = {"cards": {"hand": [{"card": "ork-save#1", "name": "Tuff", "bonus": "armour_save"}]}}
+    actions = [
+        {
+            "command": {"type": "draw_cards", "discard": []},
+            "hand": ["ork-save#1"],
+            "discard_exactly": 1,
+        }
+    ]
+    forms, _orders = black_reach.action_forms(actions, {}, view=view)
+    assert forms[0].label == "Gork's Blessing: discard exactly 1 card(s) of your hand"
+    assert forms[0].pick_name == "discard"
+    assert forms[0].picks == [("ork-save#1", "Tuff")]

@@ -92,8 +92,14 @@ def card_form(
     hand = _hand(view)
     if kind == "draw_cards":
         held = [str(c) for c in entry.get("hand") or ()]
+        over = entry.get("discard_exactly")
+        title = (  # Gork's Blessing drew beyond the hand size (rulings 131)
+            _("Gork's Blessing: discard exactly {n} card(s) of your hand").format(n=over)
+            if over
+            else _("Draw your Action cards")
+        )
         return CardForm(
-            _("Draw your Action cards"),
+            title,
             picks=[(c, _card_name(c, hand)) for c in held],
             pick_name="discard",
         )

@@ -38,6 +38,7 @@ __all__ = [
     "card_bonus",
     "card_named",
     "draw_cards",
+    "gorks_blessing",
     "play_card",
     "play_card_check",
     "spend_cards",
@@ -124,6 +125,20 @@ def spend_cards(out: Out, start: int) -> None:
     out.card_uses.clear()
 
 
+def gorks_blessing(state: BattleState, side: str) -> int:
+    """The cards the side draws beyond its hand size, then discards (Gork's Blessing
+    [L2703-L2709], rulings 131): its ordnances' ``extra_draw``, on groups not broken."""
+    extra = 0
+    for g in state.groups.values():
+        if g.side != side or g.broken:
+            continue
+        for option_id in g.options:
+            option = state.catalogue.options.get(option_id)
+            if option is not None and option.ordnance is not None:
+                extra += option.ordnance.extra_draw
+    return extra
+
+
 def draw_cards(out: Out, command: DrawCards, side: str, seat: str) -> None:
     """Discard, then draw up to the hand size [L2073-L2077], [L755-L759]; when the deck runs
     out the discards become the deck (ruling 94)."""
@@ -136,6 +151,14 @@ def draw_cards(out: Out, command: DrawCards, side: str, seat: str) -> None:
     hand = list(state.hands[side])
     if len(command.discard) > MAX_DISCARD or len(set(command.discard)) != len(command.discard):
         raise _refuse("bad_discard", "name each card to discard once", RefusalKind.INPUT)
+    over = len(hand) - state.scenario.hand_size  # Gork's Blessing drew beyond the hand size
+    if over > 0 and len(command.discard) != over:
+        raise _refuse(
+            "discard_exactly",
+            f"Gork's Blessing: discard exactly {over} card(s) of your hand now (rulings 131)",
+            RefusalKind.INPUT,
+        )
+    size = state.scenario.hand_size + (gorks_blessing(state, side) if over <= 0 else 0)
     for copy in command.discard:
         if copy not in hand:
             raise _refuse("not_in_hand", f"{copy!r} is not in your hand")
@@ -143,7 +166,7 @@ def draw_cards(out: Out, command: DrawCards, side: str, seat: str) -> None:
     deck, discards = list(state.decks[side]), [*state.discards[side], *command.discard]
     start = len(out.roller.records)
     drawn: list[str] = []
-    while len(hand) < state.scenario.hand_size:
+    while len(hand) < size:
         if not deck:
             deck, discards = discards, []
         if not deck:

@@ -157,6 +157,10 @@ def _cards(
             discards={**state.discards, side: discards},
         )
     if isinstance(event, HandDrawn):
+        # a hand beyond its size (Gork's Blessing) must discard first: the side still draws
+        assert state.scenario is not None
+        if event.hand > state.scenario.hand_size:
+            return state
         return replace(state, to_draw=state.to_draw - {event.side})
     if isinstance(event, CardPlayed):
         side = event.side

@@ -15,6 +15,7 @@ from app.engine.black_reach.battle.cards import (
     SHOT_BONUS,
     card_bonus,
     card_named,
+    gorks_blessing,
     play_card_check,
 )
 from app.engine.black_reach.battle.commands import (
@@ -427,7 +428,14 @@ def _legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
             return [{"command": _cmd(MaintainPowers()), "markers": _markers(state, side)}]
         if side in state.to_draw:
             hand = list(state.hands.get(side, ()))
-            return [{"command": _cmd(DrawCards()), "hand": hand}]
+            entry: JsonObject = {"command": _cmd(DrawCards()), "hand": hand}
+            assert state.scenario is not None
+            over = len(hand) - state.scenario.hand_size
+            if over > 0:  # Gork's Blessing: discard that many, draw nothing (rulings 131)
+                entry["discard_exactly"] = over
+            else:
+                entry["extra_draw"] = gorks_blessing(state, side)
+            return [entry]
         if side in turn.locked:
             return []
         pool = [{"kind": str(t.kind), "number": t.number} for t in turn.pools[side]]
