@@ -458,3 +458,13 @@ def test_the_page_reads_ascii_digits_only() -> None:
         assert black_reach._int(text, 0, 99) == expected, text
     posted = FormData([("square", "\u0663,2"), ("facing", "N")])
     assert "x" not in black_reach.build_command(posted, {"type": "deploy", "unit": "u"})
+
+
+def test_the_sentences_of_da_jump() -> None:
+    names = {"wb": "Weirdboy", "nob": "Nob"}
+    jumped = {"type": "units_jumped", "unit": "wb", "units": ["wb", "nob"], "turn": 1}
+    assert black_reach.describe(jumped, names, {}) == "Weirdboy jumps off the battlefield with Nob."
+    alone = {"type": "units_jumped", "unit": "wb", "units": ["wb"], "turn": 1}
+    assert black_reach.describe(alone, names, {}) == "Weirdboy jumps off the battlefield."
+    landed = {"type": "jump_landed", "unit": "nob", "edges": ["E"]}
+    assert black_reach.describe(landed, names, {}) == "Nob comes back by the east edge."

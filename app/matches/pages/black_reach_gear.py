@@ -40,10 +40,13 @@ EVENT_KINDS = frozenset(
         "equipment_readied",
         "equipment_used",
         "beam_fired",
+        "units_jumped",
+        "jump_landed",
     }
 )
 MAX_MARKERS = 3  # identical equipment markers in one action [L2494-L2496]
 DIRECTIONS = {"N": lazy("north"), "E": lazy("east"), "S": lazy("south"), "W": lazy("west")}
+EDGES = {"N": lazy("north"), "E": lazy("east"), "S": lazy("south"), "W": lazy("west")}
 PICKS = {"low": lazy("keep the low die of two"), "high": lazy("keep the high die of two")}
 MODIFIERS = (-2, -1, 1, 2)
 
@@ -182,6 +185,16 @@ def describe(ev: Mapping[str, Any], names: Mapping[str, str], square: Any) -> st
         return _("{unit} rolls its Destruction at {structure}.").format(
             unit=unit, structure=structure
         )
+    if kind == "units_jumped":  # Da Jump (rulings 132)
+        others = [names.get(str(u), str(u)) for u in ev.get("units") or () if u != ev.get("unit")]
+        if others:
+            return _("{unit} jumps off the battlefield with {other}.").format(
+                unit=unit, other=", ".join(others)
+            )
+        return _("{unit} jumps off the battlefield.").format(unit=unit)
+    if kind == "jump_landed":
+        edges = ", ".join(_(EDGES.get(str(e), str(e))) for e in ev.get("edges") or ())
+        return _("{unit} comes back by the {edge} edge.").format(unit=unit, edge=edges)
     if kind == "beam_fired":  # Killbolt (rulings 129)
         power = names.get(str(ev.get("power")), str(ev.get("power") or ""))
         if under:

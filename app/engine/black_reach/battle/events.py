@@ -39,6 +39,7 @@ __all__ = [
     "GrenadeThrown",
     "HandDrawn",
     "InitiativeKept",
+    "JumpLanded",
     "MoveDeclared",
     "OrderRevealed",
     "OrdersCommitted",
@@ -67,6 +68,7 @@ __all__ = [
     "UnitShot",
     "UnitSniped",
     "UnitsActivated",
+    "UnitsJumped",
 ]
 
 
@@ -555,6 +557,27 @@ class RepairReadied(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class UnitsJumped(Event):
+    """Da Jump: the Weirdboy and the unit he takes leave the battlefield in ``turn``; they
+    come back in the next turn's Reserve phase (rulings 132)."""
+
+    kind: ClassVar[str] = "units_jumped"
+    unit: str
+    units: tuple[str, ...]
+    turn: int
+
+
+@dataclass(frozen=True, slots=True)
+class JumpLanded(Event):
+    """A unit back from Da Jump enters by a board edge (``edges``: the edges its first square
+    counts as), before its Movement Action (the ``unit_moved`` that follows)."""
+
+    kind: ClassVar[str] = "jump_landed"
+    unit: str
+    edges: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class BeamFired(Event):
     """A Faisceau power (Killbolt) aimed at ``at``: the squares its line runs through and the
     units under it, friend or foe, attacked one by one after this (rulings 129)."""
@@ -678,6 +701,8 @@ EVENT_CODEC = TaggedCodec(
         EquipmentReadied,
         EquipmentUsed,
         BeamFired,
+        UnitsJumped,
+        JumpLanded,
         *UNDO_EVENTS,  # the log's undo bookkeeping: a log with an undo is stored and read back
     ),
 )

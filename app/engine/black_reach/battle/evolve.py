@@ -29,6 +29,7 @@ from app.engine.black_reach.battle.events import (
     GrenadeThrown,
     HandDrawn,
     InitiativeKept,
+    JumpLanded,
     MoveDeclared,
     OrderRevealed,
     OrdersCommitted,
@@ -56,6 +57,7 @@ from app.engine.black_reach.battle.events import (
     UnitMoved,
     UnitsActivated,
     UnitShot,
+    UnitsJumped,
     UnitSniped,
 )
 from app.engine.black_reach.battle.powers import marker_from
@@ -277,6 +279,20 @@ def evolve(state: BattleState, event: Event) -> BattleState:
             state = replace(state, equipment_used=used)
         rolls = {**state.rolls, event.unit: state.rolls.get(event.unit, 0) + 1}
         return replace(state, rolls=rolls)
+    if isinstance(event, UnitsJumped):  # off the battlefield until the next turn (rulings 132)
+        for uid in event.units:
+            state = _unit(state, uid, placement=None)
+        jumped = {**state.jumped, **dict.fromkeys(event.units, (event.unit, event.turn))}
+        return replace(state, jumped=jumped)
+    if isinstance(event, JumpLanded):
+        psyker, _ = state.jumped[event.unit]
+        jumped = {k: v for k, v in state.jumped.items() if k != event.unit}
+        edges = dict(state.jump_edges)
+        if any(p == psyker for p, _ in jumped.values()):
+            edges[psyker] = event.edges  # its partner comes back by the same edge
+        else:
+            edges.pop(psyker, None)
+        return replace(state, jumped=jumped, jump_edges=edges)
     if isinstance(event, EquipmentReadied | EquipmentUsed):
         return _gear(state, event)
     if isinstance(event, RepairReadied):
@@ -336,6 +352,9 @@ def evolve(state: BattleState, event: Event) -> BattleState:
                 k: m for k, m in state.powers.items() if event.unit not in (m.psyker, m.target)
             }
             state = replace(state, powers=powers)
+            if event.unit in state.jumped:  # a jumper not back in time (rulings 132)
+                jumped = {k: v for k, v in state.jumped.items() if k != event.unit}
+                state = replace(state, jumped=jumped)
         return state
     if isinstance(event, SuppressedPlaced):
         return _unit(state, event.unit, suppressed=state.units[event.unit].suppressed + event.count)

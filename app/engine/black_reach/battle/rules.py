@@ -88,6 +88,7 @@ from app.engine.black_reach.battle.events import (
     ForcedMove,
     GrenadeThrown,
     InitiativeKept,
+    JumpLanded,
     MoveDeclared,
     OrderRevealed,
     OrdersCommitted,
@@ -113,11 +114,13 @@ from app.engine.black_reach.battle.events import (
     UnitMoved,
     UnitsActivated,
     UnitShot,
+    UnitsJumped,
     UnitSniped,
 )
 from app.engine.black_reach.battle.evolve import evolve, placement_of
 from app.engine.black_reach.battle.flamer import plan_flame
 from app.engine.black_reach.battle.grenades import plan_grenade
+from app.engine.black_reach.battle.jump import jump_partner, landing_problem, waiting_jumpers
 from app.engine.black_reach.battle.powers import (
     PERSISTENT_POWERS,
     dome_bonus,
@@ -175,6 +178,7 @@ from app.engine.black_reach.los import (
     sight_to_intercase,
 )
 from app.engine.black_reach.movement import (
+    SUPPRESSED_MV,
     Mover,
     Passenger,
     Placement,
@@ -2331,6 +2335,7 @@ PLAYED_POWERS = (
             PowerEffect.SCRIERS_GAZE,
             PowerEffect.DA_KRUNCH,
             PowerEffect.KILLBOLT,
+            PowerEffect.DA_JUMP,
         }
     )
     | PERSISTENT_POWERS
@@ -2381,6 +2386,10 @@ def power_problem(
         _krunch_problem(state, u, option, at, facing)
     if power.effect is PowerEffect.KILLBOLT:
         beam_problem(state, u, option, None if at is None else Square(at.x, at.y))
+    if power.effect is PowerEffect.DA_JUMP:  # the Weirdboy and an infantry unit (rulings 132)
+        if weapon is not None:
+            raise refuse("no_weapon", f"{option_id} names no weapon", kind=RefusalKind.INPUT)
+        return option, jump_partner(state, u, target_id)
     if power.effect not in TARGETED_POWERS:
         if target_id is not None:
             raise refuse("no_target", f"{option_id} takes no target", kind=RefusalKind.INPUT)
@@ -2660,6 +2669,58 @@ def _beam(out: _Out, u: UnitState, option: RecruitmentOption, at: Square) -> Non
             _hurt(out, target, 2, False, u.uid)
 
 
+def _jump(out: _Out, psyker: str, target: UnitState | None) -> None:
+    """Da Jump: the Weirdboy and the unit he takes leave the battlefield [L2935-L2937]; the
+    unit's token not yet played is then played with no effect (an Activated marker)."""
+    state = out.state
+    assert state.turn is not None
+    units = (psyker,) if target is None else (psyker, target.uid)
+    out.emit(UnitsJumped(psyker, units, state.turn.turn))
+    if target is not None and target.uid not in state.acted and target.uid not in state.activated:
+        out.emit(UnitsActivated((target.uid,)))
+
+
+def _jump_back(out: _Out, u: UnitState, command: ReserveMove, side: str) -> None:
+    """A unit back from Da Jump: a Movement Action whose first square is on a board edge,
+    counted in its MV (rulings 132) [L2937-L2942]."""
+    state = out.state
+    assert state.turn is not None
+    _, left = state.jumped[u.uid]
+    if left >= state.turn.turn:
+        raise refuse("not_yet", f"{u.uid} comes back in the next turn's Reserve phase [L2937]")
+    if not command.path:
+        raise refuse(
+            "path_needed",
+            "name the path, from its first square on a board edge",
+            kind=RefusalKind.INPUT,
+        )
+    if command.embark is not None or command.demolish is not None:
+        raise refuse("not_supported", "a unit back from Da Jump only moves")
+    try:
+        first = placement_of(command.path[0], u.counter.footprint)
+    except (KeyError, ValueError):
+        raise refuse(
+            "bad_facing", "a facing is N, NE, E, SE, S, SW, W or NW", kind=RefusalKind.INPUT
+        ) from None
+    edges = landing_problem(state, u, first.anchor)
+    if not all(_free(state, sq, {u.uid}) for sq in first.squares) or any(
+        e.forbids(u.counter.unit_class) for sq in first.squares for e in state.board.elements_at(sq)
+    ):
+        raise refuse("entry_taken", "its first square must be free and open to it")
+    card = card_bonus(state, u.uid, MOVE_BONUS)
+    mv = u.face.mv
+    if mv is None or mv + card - SUPPRESSED_MV * u.suppressed < 1:
+        raise refuse("cannot_move", f"{u.uid} cannot make the Movement Action back [L274-L314]")
+    placed = replace(state, units={**state.units, u.uid: replace(u, placement=first)})
+    entered = placed.units[u.uid]
+    rest = _placements(entered, command.path[1:]) if len(command.path) > 1 else []
+    # the first square entered counts in its move
+    mover = Mover(placed.mover(u.uid), mv, card - 1)
+    cost = (_check_move(placed, entered, rest, mover=mover) if rest else 0) + 1
+    out.emit(JumpLanded(u.uid, tuple(sorted(edges))))
+    out.emit(UnitMoved(u.uid, tuple(_step_of(p) for p in (first, *rest)), cost, reserve=True))
+
+
 def _perils_pool(state: BattleState) -> list[PerilsMarker]:
     return [m for m in state.catalogue.perils for _ in range(m.count)]
 
@@ -2750,6 +2811,8 @@ def _manifest(out: _Out, command: Manifest, side: str) -> None:
     elif applies and power.effect is PowerEffect.KILLBOLT:
         assert at is not None
         _beam(out, out.state.units[u.uid], option, Square(at.x, at.y))
+    elif applies and power.effect is PowerEffect.DA_JUMP:
+        _jump(out, u.uid, target)
     elif applies:
         _power_effect(out, power.effect, side, target)
     if perils == WeirdboyPerils.EXPLODES:
@@ -3087,6 +3150,9 @@ def _reserve_turn(state: BattleState, side: str) -> None:
 def _reserve_move(out: _Out, command: ReserveMove, side: str) -> None:
     state = out.state
     _reserve_turn(state, side)
+    if command.unit in state.jumped and state.units[command.unit].side == side:
+        _jump_back(out, state.units[command.unit], command, side)
+        return
     u = _present(_own(state, command.unit, side))
     order = state.secret.get(side, {}).get(u.uid)
     if order is not None and order.token.kind is not TokenKind.BLUFF:
@@ -3116,6 +3182,9 @@ def _holders(state: BattleState) -> dict[str, str | None]:
 
 def _end_reserve(out: _Out, side: str) -> None:
     _reserve_turn(out.state, side)
+    for uid in waiting_jumpers(out.state, side):  # not back: destroyed (rulings 132)
+        me = out.state.units[uid]
+        out.emit(StepsTaken(uid, 0, 0, str(me.status.face), me.status.hit_points, False, True))
     out.emit(ReserveEnded(side))
     state = out.state
     assert state.turn is not None

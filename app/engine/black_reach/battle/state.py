@@ -178,6 +178,10 @@ class BattleState:
     ruined: frozenset[str] = frozenset()  # board structures destroyed (their element ids)
     # equipment markers announced for a unit's next action: unit -> {"<group>|<option>": n}
     gear_ready: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
+    # Da Jump (rulings 132): units off the battlefield -> (the Weirdboy, the turn they left),
+    # and the board edges the first of a pair came back by (the Weirdboy -> edges)
+    jumped: Mapping[str, tuple[str, int]] = field(default_factory=dict)
+    jump_edges: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     # -- helpers ------------------------------------------------------------------------------
 

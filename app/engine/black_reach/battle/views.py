@@ -54,6 +54,7 @@ from app.engine.black_reach.battle.events import UnitMoved
 from app.engine.black_reach.battle.evolve import evolve, placement_of
 from app.engine.black_reach.battle.flamer import plan_flame
 from app.engine.black_reach.battle.grenades import grenade_options, markers_left
+from app.engine.black_reach.battle.jump import landing_problem, waiting_jumpers
 from app.engine.black_reach.battle.rules import (
     PLAYED_POWERS,
     TARGETED_POWERS,
@@ -79,7 +80,13 @@ from app.engine.black_reach.battle.state import BattleState, Stage, UnitState
 from app.engine.black_reach.battle.structures import structure_key, structures
 from app.engine.black_reach.board import Intercase, UnitClass
 from app.engine.black_reach.forces import Ability, PowerEffect, PsykerKind, Weapon, weapon_lost
-from app.engine.black_reach.movement import Mover, Placement, Reach, cheapest_paths
+from app.engine.black_reach.movement import (
+    SUPPRESSED_MV,
+    Mover,
+    Placement,
+    Reach,
+    cheapest_paths,
+)
 from app.engine.black_reach.odds import outcome_odds
 from app.engine.black_reach.pipeline import modified_cv
 from app.engine.black_reach.requests import Kind
@@ -454,6 +461,10 @@ def _legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
             if order is not None and order.token.kind is not TokenKind.BLUFF:
                 continue
             out.append(_move_entry(state, ReserveMove(u.uid, ()), u))
+        for uid in waiting_jumpers(state, side):  # back from Da Jump (rulings 132)
+            entry = _jump_entry(state, state.units[uid])
+            if entry["paths"]:
+                out.append(entry)
         out.append({"command": _cmd(EndReserve())})
         return out
     if state.pending is not None:
@@ -533,6 +544,8 @@ def _powers(state: BattleState, u: UnitState) -> list[JsonObject]:
         targets: list[str | None] = [None]
         if power.effect is PowerEffect.ENDURANCE:
             targets = [t.uid for t in state.on_board() if t.side == u.side]
+        elif power.effect is PowerEffect.DA_JUMP:  # alone, or with infantry of his ZoC
+            targets += [t.uid for t in state.on_board() if t.side == u.side and t.uid != u.uid]
         elif power.effect in TARGETED_POWERS:
             targets = [t.uid for t in state.on_board() if not t.wreck]
         weirdboy = u.counter.psyker is PsykerKind.WEIRDBOY
@@ -917,6 +930,46 @@ def _move_entry(
         paths[key] = _steps(steps)
     return {
         "command": _cmd(command),
+        "to": [list(_xy(k)) for k in sorted(paths, key=_xy)],
+        "paths": dict(sorted(paths.items(), key=lambda kv: _xy(kv[0]))),
+    }
+
+
+def _jump_entry(state: BattleState, u: UnitState) -> JsonObject:
+    """A unit back from Da Jump: the squares its Movement Action may end on, each with a
+    shortest path whose first square lies on a board edge it may enter by (rulings 132)."""
+    mv = u.face.mv
+    card = card_bonus(state, u.uid, MOVE_BONUS)
+    paths: dict[str, list[list[int | str]]] = {}
+    if mv is not None and mv + card - SUPPRESSED_MV * u.suppressed >= 1:
+        taken = {
+            sq for t in state.on_board() if t.placement is not None for sq in t.placement.squares
+        }
+        for sq in sorted(state.board.squares, key=lambda q: (q.y, q.x)):
+            first = Placement(sq)
+            if sq in taken or any(
+                e.forbids(u.counter.unit_class) for e in state.board.elements_at(sq)
+            ):
+                continue
+            try:
+                landing_problem(state, u, sq)
+            except Refusal:
+                continue
+            placed = replace(state, units={**state.units, u.uid: replace(u, placement=first)})
+            mover = Mover(placed.mover(u.uid), mv, card - 1)
+            routes: dict[Placement, tuple[Placement, ...]] = {first: (first,)}
+            for p, (reach, steps) in cheapest_paths(
+                state.board, mover, placed.board_units()
+            ).items():
+                if not reach.pushes:
+                    routes.setdefault(p, (first, *steps))
+            for p, steps in routes.items():
+                key = f"{p.anchor.x},{p.anchor.y}"
+                if key not in paths or len(steps) < len(paths[key]):
+                    paths[key] = _steps(steps)
+    return {
+        "command": _cmd(ReserveMove(u.uid, ())),
+        "jump": True,
         "to": [list(_xy(k)) for k in sorted(paths, key=_xy)],
         "paths": dict(sorted(paths.items(), key=lambda kv: _xy(kv[0]))),
     }
