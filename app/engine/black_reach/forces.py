@@ -474,6 +474,7 @@ class Equipment:
     # what one marker adds to the roll of the action it is readied for [L2498-L2575]
     shot_bonus: int = 0  # Ammo: +1 to a Shooting Action's die (Alternative or not)
     assault_bonus: int = 0  # Rokkit Hammers: +1 to the assault roll
+    hull_suppressed: int | None = None  # Grot Rigger: a Hull marker's Suppressed (1, not 2)
 
     @property
     def permanent(self) -> bool:

@@ -27,6 +27,7 @@ class Gear:
     mv_bonus: int = 0
     saves: tuple[ArmourSave, ...] = ()
     options: tuple[str, ...] = ()  # the options that give them (their ids)
+    hull_suppressed: int | None = None  # Grot Rigger: a Hull marker's Suppressed markers
 
     def __bool__(self) -> bool:
         return bool(self.grants or self.dv is not None or self.dv_bonus or self.mv_bonus)
@@ -40,7 +41,12 @@ class Gear:
             self.mv_bonus + e.mv_bonus,
             (*self.saves, *((e.armour_save,) if e.armour_save is not None else ())),
             (*self.options, option),
+            _fewer(self.hull_suppressed, e.hull_suppressed),
         )
+
+
+def _fewer(a: int | None, b: int | None) -> int | None:
+    return b if a is None else a if b is None else min(a, b)
 
 
 def _merged(own: AbilityRef | None, gift: AbilityRef) -> AbilityRef:

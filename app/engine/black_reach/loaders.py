@@ -186,6 +186,7 @@ _EQUIPMENT = frozenset(
         "dv",
         "shot_bonus",
         "assault_bonus",
+        "hull_suppressed",
     }
 )
 _ORDNANCE = frozenset({"bluff_tokens", "special_tokens", "order_tokens", "extra_draw"})
@@ -494,6 +495,11 @@ def _option(r: _Reader, raw: Any, where: str) -> RecruitmentOption | None:
             dv=r.integer(e, "dv", at, 1, 20) if e.get("dv") is not None else None,
             shot_bonus=r.integer(e, "shot_bonus", at, 0, 3, 0),
             assault_bonus=r.integer(e, "assault_bonus", at, 0, 3, 0),
+            hull_suppressed=(
+                r.integer(e, "hull_suppressed", at, 0, 2)
+                if e.get("hull_suppressed") is not None
+                else None
+            ),
         )
     if obj.get("ordnance") is not None:
         at = f"{where}.ordnance"

@@ -1615,7 +1615,11 @@ def _take_steps(
         )
     )
     if located is not None and located.marker == DamageMarker.HULL and not result.destroyed:
-        out.emit(SuppressedPlaced(target.uid, HULL_SUPPRESSED))
+        # a Grot Rigger on board: 1 Suppressed instead of 2 [L2587-L2592] (rulings 133)
+        rigger = target.gear.hull_suppressed if target.gear is not None else None
+        count = HULL_SUPPRESSED if rigger is None else rigger
+        if count:
+            out.emit(SuppressedPlaced(target.uid, count))
     if result.destroyed and out.state.passengers(target.uid):
         _disembark_all(out, target)
     return out.state.units[target.uid]

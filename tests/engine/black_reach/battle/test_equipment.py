@@ -13,6 +13,7 @@ and Perçant).
 from __future__ import annotations
 
 import copy
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -21,6 +22,7 @@ from app.engine.black_reach.battle import BattleSetup, BlackReachBattle, Deploy,
 from app.engine.black_reach.forces import Ability
 from app.engine.black_reach.loaders import catalogue_from_dict
 from app.engine.match.errors import Refusal, RefusalKind
+from tests.engine.black_reach.battle import test_heavy_vehicles as vehicles
 
 SERGEANT = "ultramarines:tiles[0]/0:sample-um-sergeant"
 TACTICAL = "ultramarines:tiles[0]/1:sample-um-tactical"
@@ -317,3 +319,37 @@ def test_the_data_reads_the_new_equipment_fields() -> None:
     catalogue["options"][-1]["equipment"]["shot_bonus"] = 9
     with pytest.raises(Exception, match="shot_bonus"):
         catalogue_from_dict(catalogue)
+
+
+def test_a_grot_rigger_makes_a_hull_marker_one_suppressed() -> None:
+    """Grot Rigger [L2587-L2592] (rulings 133): a permanent vehicle gift; the heavy-vehicle
+    test's Hull shot (the Shootas: 3, location 2) places 1 Suppressed marker, not 2."""
+    base = vehicles.setup()
+    catalogue = copy.deepcopy(base.catalogue)
+    scenario = copy.deepcopy(base.scenario)
+    assert isinstance(catalogue, dict)
+    assert isinstance(scenario, dict)
+    catalogue["options"].append(
+        {
+            "id": "test-rigger",
+            "name": "A made-up grot rigger",
+            "faction": "ultramarines",
+            "type": "equipment",
+            "cost": 1,
+            "bands": ["gold"],
+            "equipment": {"restriction": ["heavy_vehicle"], "hull_suppressed": 1},
+        }
+    )
+    armour = next(t for t in catalogue["tiles"] if t["id"] == "sample-um-armour")
+    armour["slots"] = [{"bands": ["gold"]}]
+    scenario["sides"][0]["army"]["tiles"][0]["slots"] = [{"slot": 0, "option": "test-rigger"}]
+    battle = BlackReachBattle.create(replace(base, catalogue=catalogue, scenario=scenario))
+    battle.execute_json(
+        {"type": "place_orders", "orders": [order(vehicles.SHOOTAS, 1), order(vehicles.NOB, 2)]},
+        B,
+    )
+    battle.execute_json({"type": "place_orders", "orders": [order(vehicles.TANK, 1)]}, A)
+    events = events_of(battle.execute_json(vehicles.shoot(vehicles.SHOOTAS), B, dice=[3, 2]))
+    assert next(e for e in events if e.kind == "damage_located").marker == "hull"
+    assert next(e for e in events if e.kind == "suppressed_placed").count == 1
+    assert battle.state.units[vehicles.TANK].suppressed == 1
