@@ -439,6 +439,7 @@ class ActionForm:
     reached: list[list[int]] = field(default_factory=list)  # flame: the squares it reaches
     demolish: list[tuple[str, str]] = field(default_factory=list)  # a move: Démolisseur's
     flame_during: bool = False  # a move: its unit's flamer may fire during it (move.flame)
+    faces: list[tuple[str, str]] = field(default_factory=list)  # deploy: (face, label)
 
     @property
     def reached_json(self) -> str:
@@ -836,6 +837,7 @@ def action_forms(
                 unit=unit,
                 target=target if kind != "pass_overwatch" else "",
                 squares=squares,
+                faces=[(str(k), tr(FACES, str(k))) for k in entry.get("faces") or ()],
                 paths=paths,
                 odds=_odds(entry.get("odds") or {}),
                 dice=kind in DICE_KINDS,
@@ -925,6 +927,9 @@ def build_command(form: FormData, cmd: dict[str, Any]) -> dict[str, Any]:
         facing = form.get("facing")
         if isinstance(facing, str) and facing in FACINGS:
             cmd["facing"] = facing
+        face = form.get("face")  # in ambush or not (rulings 114); the battle checks the counter
+        if isinstance(face, str) and face in FACES:
+            cmd["face"] = face
     elif kind in ("move", "reserve_move", "assault", "scout_move"):
         raw = form.get("path")
         try:
@@ -1232,6 +1237,8 @@ def describe(ev: Mapping[str, Any], names: Mapping[str, str], sides: Mapping[str
         return _("{unit} changes state: it now shows its {face}.").format(
             unit=unit, face=tr(FACES, ev.get("face"))
         )
+    if kind == "unit_spotted":  # an ambushed unit turns to its Inactive face (rulings 114)
+        return _spotted(ev, unit, names)
     if kind == "unit_embarked":
         transport = names.get(str(ev.get("transport")), str(ev.get("transport") or ""))
         return _("{unit} gets into {transport}.").format(unit=unit, transport=transport)
@@ -1250,6 +1257,20 @@ def describe(ev: Mapping[str, Any], names: Mapping[str, str], sides: Mapping[str
             )
         return _("The battle is over: a draw.")
     return generic.describe(ev, names, {})
+
+
+def _spotted(ev: Mapping[str, Any], unit: str, names: Mapping[str, str]) -> str:
+    by = names.get(str(ev.get("by")), str(ev.get("by") or ""))
+    why = ev.get("why")
+    if why == "auspex":
+        text = _("The Auspex of {by} spots {unit} in ambush.")
+    elif why == "assault":
+        text = _("{unit} is engaged in an assault: its ambush ends.")
+    elif why == "shoots":
+        text = _("{unit} leaves its ambush to shoot.")
+    else:
+        text = _("{by} spots {unit} in ambush.")
+    return text.format(by=by, unit=unit) + " " + _("It turns to its Inactive face.")
 
 
 def timeline(

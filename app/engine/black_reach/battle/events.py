@@ -63,6 +63,7 @@ __all__ = [
     "UnitMoved",
     "UnitShot",
     "UnitSniped",
+    "UnitSpotted",
     "UnitsActivated",
 ]
 
@@ -152,6 +153,21 @@ class UnitFlipped(Event):
     kind: ClassVar[str] = "unit_flipped"
     unit: str
     face: str
+
+
+@dataclass(frozen=True, slots=True)
+class UnitSpotted(Event):
+    """An ambushed unit turned to ``face`` (its Inactive face), a Forced and Null Move
+    [L1782-L1824]: ``why`` is ``"spotted"`` (by the unit ``by``, ``after`` that many squares
+    of its own move when it was moving), ``"auspex"`` (by ``by``), ``"assault"`` (engaged in
+    an assault) or ``"shoots"`` (it flips to make a Shooting Action)."""
+
+    kind: ClassVar[str] = "unit_spotted"
+    unit: str
+    face: str
+    why: str
+    by: str = ""
+    after: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -636,6 +652,7 @@ EVENT_CODEC = TaggedCodec(
         RepairReadied,
         RepairUsed,
         Demolished,
+        UnitSpotted,
         *UNDO_EVENTS,  # the log's undo bookkeeping: a log with an undo is stored and read back
     ),
 )

@@ -15,6 +15,23 @@ from dataclasses import dataclass, replace
 from itertools import combinations
 
 from app.engine.black_reach.armies import Tokens, order_tokens
+from app.engine.black_reach.battle.ambush import (
+    ASSAULT as ENGAGED,
+)
+from app.engine.black_reach.battle.ambush import (
+    SHOOTS,
+    ambushed,
+    auspex_spots,
+    spot_after_move,
+    spot_on_the_way,
+    spot_step,
+    unmask,
+    unmask_to_shoot,
+    unmasked,
+)
+from app.engine.black_reach.battle.ambush import (
+    blockers as ambush_blockers,
+)
 from app.engine.black_reach.battle.cards import (
     ASSAULT_BONUS,
     MOVE_BONUS,
@@ -102,6 +119,7 @@ from app.engine.black_reach.battle.events import (
     UnitsActivated,
     UnitShot,
     UnitSniped,
+    UnitSpotted,
 )
 from app.engine.black_reach.battle.evolve import evolve, placement_of
 from app.engine.black_reach.battle.flamer import plan_flame
@@ -276,6 +294,7 @@ class _Out:
         self.roller = roller
         self.events: list[Emitted] = []
         self.card_uses: set[str] = set()  # units whose readied card bonus a roll counted
+        self.command: Tagged | None = None  # the command being decided
 
     def emit(self, event: Event, audience: tuple[str, ...] | None = None) -> None:
         before = self.state
@@ -283,6 +302,8 @@ class _Out:
         self.events.append(Emitted(event, audience))
         if isinstance(event, UnitMoved | ForcedMove):
             _crush(self, before, event)
+        if isinstance(event, UnitMoved):
+            spot_on_the_way(self, before, event)  # an ambushed mover [L1818-L1820]
 
 
 def _crush(out: _Out, before: BattleState, event: UnitMoved | ForcedMove) -> None:
@@ -437,6 +458,7 @@ def _deploy_problems(d: Deploy, scenario: Scenario) -> list[str]:
             counter is not None
             and FaceKind(d.face) is not counter.first_face.kind
             and not counter.first_face.has(Ability.STATE_CHANGE)
+            and FaceKind(d.face) is not FaceKind.AMBUSH  # deployed in ambush [L1784-L1800]
         ):
             problems.append(
                 f"{d.unit}: only a unit with Changement d'état deploys on another face "
@@ -762,6 +784,10 @@ def _reveal(out: _Out, uid: str, side: str) -> UnitState:
         out.emit(OrderRevealed(side, uid, order.token, order.nonce))
     except TurnError as exc:
         raise refuse("bad_reveal", str(exc)) from None
+    if u.present and uid not in out.state.activated:
+        auspex_spots(out, uid)  # [L1776-L1780]
+        unmask_to_shoot(out, uid, out.command)  # [L1793-L1795]
+        u = out.state.units[uid]
     return u
 
 
@@ -942,8 +968,11 @@ def overwatch_steps(
     if not watchers:
         return out
     steps = tuple(_step_of(p) for p in path)
+    seen = spot_step(state, u.uid, steps)  # an ambushed mover is shot once spotted
     for k in range(1, len(steps) + 1):
         probe = evolve(state, UnitMoved(u.uid, steps[:k], 0))
+        if seen is not None and k >= seen:
+            probe = evolve(probe, UnitSpotted(u.uid, "inactive", "spotted"))
         for w in watchers:
             if not watch_shots(probe, probe.units[w.uid], probe.units[u.uid], False):
                 continue
@@ -1002,10 +1031,10 @@ def _check_fire(state: BattleState, u: UnitState, command: Move, path: Sequence[
     steps = tuple(_step_of(p) for p in path)
     probe = evolve(state, UnitMoved(u.uid, steps[:after], 0)) if after else state
     if command.flame is not None:
-        plan_flame(probe, probe.units[u.uid], command.flame)
+        plan_flame(probe, unmasked(probe.units[u.uid]), command.flame)
     else:
         assert command.fire_at is not None
-        _moving_shots(probe, probe.units[u.uid], command.fire_at)
+        _moving_shots(probe, unmasked(probe.units[u.uid]), command.fire_at)
 
 
 def _on_move_guns(u: UnitState) -> list[tuple[Weapon | None, int]]:
@@ -1121,6 +1150,7 @@ def _overwatch(out: _Out, command: Overwatch, side: str) -> None:
             steps=list(steps.get(w.uid, ())),
         )
     out.emit(OverwatchAnswered(side, w.uid, command.after))
+    unmask(out, w.uid, SHOOTS)  # an ambushed watcher flips to shoot [L1793-L1795]
     _resolve(out, pending, (w.uid, command.after, command.suppression))
 
 
@@ -1169,12 +1199,14 @@ def _resolve(out: _Out, p: PendingMove, watch: tuple[str, int, bool] | None) -> 
                 _after_activation(out)
                 return
         elif p.flame is not None:
+            unmask(out, u.uid, SHOOTS)
             try:
                 _flame_from(out, out.state.units[u.uid], p.flame, FLAMER_MOVING_PENALTY)
             except Refusal:
                 if not watched:
                     raise
         elif p.fire_at is not None:
+            unmask(out, u.uid, SHOOTS)
             try:
                 _fire_on_move(out, out.state.units[u.uid], p.fire_at)
             except Refusal:
@@ -1283,6 +1315,7 @@ def _move_along(out: _Out, u: UnitState, command: Move) -> None:
     first = _check_move(out.state, u, path[:after]) if after else 0
     if after:
         out.emit(UnitMoved(u.uid, steps[:after], first))
+    unmask(out, u.uid, SHOOTS)  # an ambushed unit flips to shoot [L1793-L1795]
     if command.flame is not None:
         _flame_from(out, out.state.units[u.uid], command.flame, FLAMER_MOVING_PENALTY)
     else:
@@ -1297,11 +1330,7 @@ def _hold(out: _Out, command: Hold, side: str) -> None:
 
 
 def _blockers(state: BattleState, leave_out: set[str]) -> list[Blocker]:
-    return [
-        Blocker(u.placement.squares, u.counter.unit_class)
-        for u in state.on_board()
-        if u.uid not in leave_out and u.placement is not None
-    ]
+    return ambush_blockers(state, leave_out)  # an ambushed unit blocks nothing [L1790]
 
 
 @dataclass(frozen=True, slots=True)
@@ -1458,6 +1487,8 @@ def plan_shot(
     if target.side == shooter.side:
         raise refuse("own_unit", "you cannot shoot your own units")
     _standing(target)
+    if ambushed(target):
+        raise refuse("ambushed", f"{target.uid} is in ambush: it cannot be shot [L1786]")
     origin = _shooting_from(state, shooter)
     assert target.placement is not None
     tclass = target.counter.unit_class
@@ -1825,6 +1856,8 @@ def plan_snipe(state: BattleState, sniper: UnitState, target: UnitState) -> Snip
     if target.side == sniper.side:
         raise refuse("own_unit", "you cannot shoot your own units")
     _standing(target)
+    if ambushed(target):
+        raise refuse("ambushed", f"{target.uid} is in ambush: it cannot be shot [L1786]")
     if target.counter.unit_class is not UnitClass.INFANTRY:
         raise refuse("infantry_only", "a sniper only shoots infantry [L1326-L1327]")
     origin = _shooting_from(state, sniper)
@@ -2030,7 +2063,10 @@ def template_targets(
     under = [
         u
         for u in state.on_board()
-        if u.uid != shooter and u.placement is not None and u.placement.squares & squares
+        if u.uid != shooter
+        and u.placement is not None
+        and u.placement.squares & squares
+        and not ambushed(u)  # templates pass ambushed units by [L1787], [L1408]
     ]
     return sorted(under, key=lambda u: (u.placement.anchor.y, u.placement.anchor.x, u.uid))  # type: ignore[union-attr]
 
@@ -2833,6 +2869,11 @@ def _assault(out: _Out, command: Assault, side: str) -> None:
             raise refuse("bad_supporter", f"{sid} cannot support: it {why}")
     if supporters:
         out.emit(UnitsActivated(supporters))
+    # an ambushed defender (or attacker) engaged in an assault turns Inactive [L1791-L1792]
+    unmask(out, target.uid, ENGAGED, u.uid)
+    unmask(out, u.uid, ENGAGED, target.uid)
+    u, target = out.state.units[u.uid], out.state.units[target.uid]
+    face = u.face
     request = assault_request(state, u, target, len(supporters))
     note_use(out, u.uid, ASSAULT_BONUS)
     note_use(out, target.uid, ASSAULT_BONUS)
@@ -2958,6 +2999,7 @@ def decide(state: BattleState, command: Tagged, actor: str, dice: Roller) -> Dec
     if actor not in SEATS:
         raise refuse("bad_seat", "only seats A and B act", kind=RefusalKind.FORBIDDEN)
     out = _Out(state, dice)
+    out.command = command
     if isinstance(command, CreateBattle):
         _create(out, command)
         return Decision(tuple(out.events), out.state)
@@ -2984,12 +3026,15 @@ def decide(state: BattleState, command: Tagged, actor: str, dice: Roller) -> Dec
             _place_orders(out, command, side, actor)
         case Move():
             _move(out, command, side)
+            if out.state.pending is None:
+                spot_after_move(out, command.unit)  # [L3156-L3157]
             _after_activation(out)
         case Shoot():
             _shoot(out, command, side)
             _after_activation(out)
         case Assault():
             _assault(out, command, side)
+            spot_after_move(out, command.unit)
             _after_activation(out)
         case Hold():
             _hold(out, command, side)
@@ -3027,10 +3072,13 @@ def decide(state: BattleState, command: Tagged, actor: str, dice: Roller) -> Dec
             _end_scouting(out, side)
         case Overwatch():
             _overwatch(out, command, side)
+            spot_after_move(out, state.pending.unit)  # type: ignore[union-attr]
         case PassOverwatch():
             _pass_overwatch(out, side)
+            spot_after_move(out, state.pending.unit)  # type: ignore[union-attr]
         case ReserveMove():
             _reserve_move(out, command, side)
+            spot_after_move(out, command.unit)
         case EndReserve():
             _end_reserve(out, side)
         case DrawCards():

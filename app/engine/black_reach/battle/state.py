@@ -95,7 +95,12 @@ class UnitState:
             )
         assert self.placement is not None
         return BoardUnit(
-            self.uid, self.side, self.counter.unit_class, self.placement, self.suppressed
+            self.uid,
+            self.side,
+            self.counter.unit_class,
+            self.placement,
+            self.suppressed,
+            ambushed=self.alive and self.status.face is FaceKind.AMBUSH,  # no ZoC, rulings 115
         )
 
 

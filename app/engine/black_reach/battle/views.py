@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 from fractions import Fraction
 
+from app.engine.black_reach.battle.ambush import deploy_faces, unmasked
 from app.engine.black_reach.battle.cards import (
     MOVE_BONUS,
     SHOT_BONUS,
@@ -424,13 +425,16 @@ def _legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
         if u.face.weapons:
             actions.extend(_vehicle_fire(state, u))
         for t in state.on_board():
-            if t.side == side or u.face.weapons:
+            if t.side == side:
                 continue
             if u.face.cv_against(t.counter.unit_class) is None:
                 continue
-            for suppression in (False, True):
+            # a unit whose face has weapons fires them one by one (vehicle_fire, above), but
+            # may still assault (rulings 120)
+            for suppression in (False, True) if not u.face.weapons else ():
                 try:
-                    plan = plan_shot(state, u, t, suppression)
+                    # an ambushed shooter turns Inactive first and shoots from that face
+                    plan = plan_shot(state, unmasked(u), t, suppression)
                 except Refusal:
                     continue  # no line of sight, out of arc or range, no suppressive fire
                 entry = _shot_entry(state, t, plan)
@@ -446,7 +450,9 @@ def _legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
                 if not starts:
                     continue  # no square next to it within the unit's move
                 # the odds without supporters (each one declared adds +1)
-                odds = {k: str(v) for k, v in outcome_odds(assault_request(state, u, t)).items()}
+                # an ambushed side fights on its Inactive face (rulings 114)
+                request = assault_request(state, unmasked(u), unmasked(t))
+                odds = {k: str(v) for k, v in outcome_odds(request).items()}
                 actions.append({"command": _cmd(Assault(uid, t.uid)), "odds": odds, "from": starts})
         actions.extend(_multi_shots(state, u, shots))
         if u.face.has(Ability.SNIPER):
@@ -828,7 +834,9 @@ def _setup_actions(state: BattleState, side: str) -> list[JsonObject]:
         return []
     zone = sorted([sq.x, sq.y] for sq in state.scenario.side(side).deployment)
     mine = [u for u in state.units.values() if u.side == side]
-    out: list[JsonObject] = [{"command": _cmd(DeployUnit(u.uid, 0, 0)), "zone": zone} for u in mine]
+    out: list[JsonObject] = [
+        {"command": _cmd(DeployUnit(u.uid, 0, 0)), "zone": zone, **deploy_faces(u)} for u in mine
+    ]
     if all(u.placement is not None for u in mine):
         out.append({"command": _cmd(EndDeployment())})
     return out

@@ -1,0 +1,80 @@
+"""Black Reach on the match page and the API (issue 16, rulings 114-123): ambush and
+spotting (a counter deployed in ambush, not offered as a target, spotted at the end of an
+enemy move with its timeline sentence), the deploy form's face.
+
+The battles are the engine tests' own boards, set up for a match by replacing the sample
+set-up the match system reads (``deployment=sample``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.matches.pages import black_reach
+from tests.engine.black_reach.battle import test_ambush as ambush
+from tests.matches.test_pages_black_reach import page_of, place_orders, two_players
+from tests.matches.test_pages_black_reach_actions import _form, actions, lines, played_on
+
+MATCHES = "/api/v1/matches"
+
+
+def send(client: TestClient, match_id: int, command: dict[str, Any], **kw: Any) -> Any:
+    version = client.get(f"{MATCHES}/{match_id}").json()["version"]
+    return client.post(
+        f"{MATCHES}/{match_id}/commands",
+        json={"expected_version": version, "command": command, **kw},
+    )
+
+
+def test_an_ambushed_unit_is_no_target_then_spotted_through_the_api(
+    browser: Callable[[str], TestClient], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    played_on(monkeypatch, ambush.setup())
+    alice, bob, match_id = two_players(browser, deployment="sample")
+    place_orders(alice, match_id, (ambush.TACTICAL, ambush.TANK, ambush.SERGEANT))
+    place_orders(bob, match_id, (ambush.SHOOTAS, ambush.NOB))
+    seen = alice.get(f"{MATCHES}/{match_id}").json()["view"]
+    shootas = next(u for u in seen["units"] if u["id"] == ambush.SHOOTAS)
+    assert shootas["face"] == "ambush"
+    shots = [a["command"] for a in actions(alice, match_id) if a["command"]["type"] == "shoot"]
+    assert shots
+    assert all(c["target"] != ambush.SHOOTAS for c in shots)
+    r = send(alice, match_id, {"type": "shoot", "unit": ambush.TACTICAL, "target": ambush.SHOOTAS})
+    assert r.status_code == 409, r.text
+    assert r.json()["refusal"] == "ambushed"
+    path = [{"x": 1, "y": 2}, {"x": 2, "y": 3}, {"x": 3, "y": 3}]
+    r = send(alice, match_id, {"type": "move", "unit": ambush.TACTICAL, "path": path})
+    assert r.status_code == 200, r.text
+    seen = bob.get(f"{MATCHES}/{match_id}").json()["view"]
+    assert next(u for u in seen["units"] if u["id"] == ambush.SHOOTAS)["face"] == "inactive"
+    said = lines(page_of(bob, match_id))
+    assert any(
+        "Sample tactical squad spots Sample shootas in ambush. It turns to its Inactive face." in t
+        for t in said
+    ), said
+
+
+def test_the_deploy_form_posts_its_face() -> None:
+    cmd = {"type": "deploy", "unit": "u", "x": 0, "y": 0, "facing": "N"}
+    got = black_reach.build_command(_form({"square": "2,3", "face": "ambush"}), dict(cmd))
+    assert got == cmd | {"x": 2, "y": 3, "face": "ambush"}
+    got = black_reach.build_command(_form({"square": "2,3", "face": "hidden"}), dict(cmd))
+    assert "face" not in got
+
+
+def test_the_spotting_sentences() -> None:
+    names = {"s": "Scouts", "t": "Sergeant"}
+    say = black_reach.describe
+    after = " It turns to its Inactive face."
+    assert say({"type": "unit_spotted", "unit": "s", "why": "auspex", "by": "t"}, names, {}) == (
+        "The Auspex of Sergeant spots Scouts in ambush." + after
+    )
+    assert say({"type": "unit_spotted", "unit": "s", "why": "assault", "by": "t"}, names, {}) == (
+        "Scouts is engaged in an assault: its ambush ends." + after
+    )
+    assert say({"type": "unit_spotted", "unit": "s", "why": "shoots"}, names, {}) == (
+        "Scouts leaves its ambush to shoot." + after
+    )
