@@ -1,6 +1,7 @@
 """Black Reach on the match page and the API (issue 16, rulings 114-123): ambush and
 spotting (a counter deployed in ambush, not offered as a target, spotted at the end of an
-enemy move with its timeline sentence), the deploy form's face.
+enemy move with its timeline sentence), the deploy form's face; a tank's assault on infantry
+pushing it aside.
 
 The battles are the engine tests' own boards, set up for a match by replacing the sample
 set-up the match system reads (``deployment=sample``)."""
@@ -15,6 +16,7 @@ from fastapi.testclient import TestClient
 
 from app.matches.pages import black_reach
 from tests.engine.black_reach.battle import test_ambush as ambush
+from tests.engine.black_reach.battle import test_vehicle_assaults as armour
 from tests.matches.test_pages_black_reach import page_of, place_orders, two_players
 from tests.matches.test_pages_black_reach_actions import _form, actions, lines, played_on
 
@@ -78,3 +80,26 @@ def test_the_spotting_sentences() -> None:
     assert say({"type": "unit_spotted", "unit": "s", "why": "shoots"}, names, {}) == (
         "Scouts leaves its ambush to shoot." + after
     )
+
+
+def test_a_tank_assaults_infantry_and_pushes_it_aside_through_the_api(
+    browser: Callable[[str], TestClient], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    played_on(monkeypatch, armour.shootas_in_front())
+    alice, bob, match_id = two_players(browser, deployment="sample")
+    place_orders(alice, match_id, (armour.TANK,))
+    place_orders(bob, match_id, (armour.SHOOTAS, armour.NOB))
+    offered = [
+        a for a in actions(alice, match_id)
+        if a["command"]["type"] == "assault" and a["command"]["target"] == armour.SHOOTAS
+    ]  # fmt: skip
+    assert [a["command"]["unit"] for a in offered] == [armour.TANK]
+    command = {"type": "assault", "unit": armour.TANK, "target": armour.SHOOTAS}
+    r = send(alice, match_id, command, dice=[1, 1, 5, 5])  # 5 against 5: a tie
+    assert r.status_code == 200, r.text
+    seen = bob.get(f"{MATCHES}/{match_id}").json()["view"]
+    at = {u["id"]: u["at"] for u in seen["units"]}
+    assert (at[armour.TANK]["x"], at[armour.TANK]["y"]) == (2, 3)
+    assert (at[armour.SHOOTAS]["x"], at[armour.SHOOTAS]["y"]) == (1, 2)
+    said = lines(page_of(bob, match_id))
+    assert any("Sample shootas is pushed aside to (1, 2) (a Forced Move)." in t for t in said), said

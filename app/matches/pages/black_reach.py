@@ -1239,6 +1239,10 @@ def describe(ev: Mapping[str, Any], names: Mapping[str, str], sides: Mapping[str
         )
     if kind == "unit_spotted":  # an ambushed unit turns to its Inactive face (rulings 114)
         return _spotted(ev, unit, names)
+    if kind == "forced_move" and ev.get("why") == "pushed aside by the vehicle":  # rulings 119
+        return _("{unit} is pushed aside to {square} (a Forced Move).").format(
+            unit=unit, square=_at(ev.get("to"))
+        )
     if kind == "unit_embarked":
         transport = names.get(str(ev.get("transport")), str(ev.get("transport") or ""))
         return _("{unit} gets into {transport}.").format(unit=unit, transport=transport)

@@ -32,6 +32,10 @@ from app.engine.black_reach.battle.ambush import (
 from app.engine.black_reach.battle.ambush import (
     blockers as ambush_blockers,
 )
+from app.engine.black_reach.battle.assaults_vehicle import (
+    vehicle_on_infantry,
+    vehicle_takes_and_pushes,
+)
 from app.engine.black_reach.battle.cards import (
     ASSAULT_BONUS,
     MOVE_BONUS,
@@ -2720,15 +2724,6 @@ ASSAULT_INTO_WRECK = "takes the defender's square, onto its wreck"
 ASSAULT_INTO_WRECK_POINTS = 1  # [L1645-L1647], [L1659-L1660]
 
 
-def vehicle_assault_problem(u: UnitState, target: UnitState) -> bool:
-    """A vehicle's assault on infantry (its outcome may push the defender to a square its
-    owner chooses [L1676-L1700]): not played yet (rulings 107)."""
-    return (
-        u.counter.unit_class is not UnitClass.INFANTRY
-        and target.counter.unit_class is UnitClass.INFANTRY
-    )
-
-
 def _heavy_takes_the_square(out: _Out, uid: str, gone: UnitState, entry: Placement) -> None:
     """A heavy vehicle that beat a vehicle takes its square [L1643-L1647], [L1651-L1662]: a
     light vehicle's, whether its wreck lies there or it was removed; a heavy vehicle's only
@@ -2822,12 +2817,6 @@ def _assault(out: _Out, command: Assault, side: str) -> None:
     if target.side == side:
         raise refuse("own_unit", "you cannot assault your own units")
     tclass = target.counter.unit_class
-    if vehicle_assault_problem(u, target):
-        raise refuse(
-            "not_supported",
-            "a vehicle's assault on infantry pushes it to a square its owner chooses: "
-            "not played yet (rulings 107)",
-        )
     cv = face.cv_against(tclass)
     if cv is None:
         raise refuse("cannot_attack", f"{u.uid} has an X against {tclass.value} [L1492-L1496]")
@@ -2918,6 +2907,10 @@ def _assault(out: _Out, command: Assault, side: str) -> None:
             target.face.has(Ability.ASSAULT_PIERCING),
             target.uid,
         )
+        if vehicle_on_infantry(u, target):  # the vehicle takes the square anyway (rulings 119)
+            vehicle_takes_and_pushes(out, u.uid, target.uid, entry)
+    elif vehicle_on_infantry(u, target):  # a tie [L1697-L1700]
+        vehicle_takes_and_pushes(out, u.uid, target.uid, entry)
     _destruction_after(out, u, target, destruction_dice(face.ability(Ability.DESTRUCTION)))
 
 

@@ -67,7 +67,6 @@ from app.engine.black_reach.battle.rules import (
     scout_end_problem,
     scout_mover,
     shots_of,
-    vehicle_assault_problem,
     watch_shots,
     working_weapons,
 )
@@ -441,11 +440,7 @@ def _legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
                 actions.append({"command": _cmd(Shoot(uid, t.uid, suppression)), **entry})
                 if not suppression:
                     shots.append((t, plan))
-            if (
-                u.face.has(Ability.ASSAULT)
-                and u.placement is not None
-                and not vehicle_assault_problem(u, t)
-            ):
+            if u.face.has(Ability.ASSAULT) and u.placement is not None:
                 starts = _assault_starts(state, u, t, found)
                 if not starts:
                     continue  # no square next to it within the unit's move
