@@ -676,8 +676,17 @@ def _scout_move(out: _Out, command: ScoutMove, side: str) -> None:
         raise refuse("no_scout", f"{u.uid} has no Scout")
     if u.uid in state.scouted:
         raise refuse("scouted", f"{u.uid} has made its Scout move")
-    if u.embarked_in is not None:
-        raise refuse("not_supported", "Scout moves from a transport are not supported yet")
+    if u.embarked_in is not None:  # (rulings 118)
+        raise refuse(
+            "embarked_scout", "a unit aboard a transport cannot use its own Scout [L1963-L1965]"
+        )
+    riders = sorted(p.uid for p in state.passengers(u.uid) if not p.face.has(Ability.SCOUT))
+    if riders:
+        raise refuse(
+            "scout_passengers",
+            f"a transport makes its Scout move carrying only units with Scout: {riders[0]} "
+            "has none [L1960-L1963]",
+        )
     path = _placements(u, command.path)
     cost = _check_move(state, u, path, mover=mover)
     objective = scout_end_problem(state, path[-1])
