@@ -32,6 +32,7 @@ from app.engine.black_reach.battle.ambush import (
 from app.engine.black_reach.battle.ambush import (
     blockers as ambush_blockers,
 )
+from app.engine.black_reach.battle.assaults_transport import aboard_start
 from app.engine.black_reach.battle.assaults_vehicle import (
     vehicle_on_infantry,
     vehicle_takes_and_pushes,
@@ -2722,6 +2723,17 @@ def _retreat(out: _Out, defender: UnitState, start: Square, attacker: str) -> No
         if check_path(state.board, mover, units, [to]).ok:
             out.emit(ForcedMove(defender.uid, _step_of(to), "retreat"))
             return
+    for facing in (back, back.turned(1), back.turned(-1)):  # into a transport (rulings 121)
+        sq = Square(here.x + facing.dx, here.y + facing.dy)
+        for t in state.on_board():
+            if t.side != defender.side or t.placement is None or sq not in t.placement.squares:
+                continue
+            try:
+                _embark_problem(state, defender.uid, t.uid)
+            except Refusal:
+                continue
+            out.emit(UnitEmbarked(defender.uid, t.uid))
+            return
     out.emit(
         StepsTaken(
             defender.uid, 0, 0, str(defender.status.face), defender.status.hit_points, False, True
@@ -2794,9 +2806,12 @@ def assault_start_problem(
     """Why ``u``'s assault on ``target`` along ``path`` (the placements after each step,
     empty: from where it stands) would be refused by its movement or its start square
     (``None``: it would not). The assault's other checks are the unit's and the target's."""
-    if u.placement is None or target.placement is None:
+    if u.embarked_in is not None and not path:  # from the transport's square (rulings 121)
+        return None if aboard_start(state, u, target) is not None else "not_adjacent"
+    if (u.placement is None and u.embarked_in is None) or target.placement is None:
         return "unit_gone"
     last = path[-1] if path else u.placement
+    assert last is not None
     # a vehicle's footprint goes with it: a 2-square one's front onto the defender's square
     entry = Placement(target.placement.anchor, last.facing, last.footprint)
     bonus = card_bonus(state, u.uid, MOVE_BONUS)
@@ -2804,7 +2819,7 @@ def assault_start_problem(
     check = check_path(state.board, mover, state.board_units(), [*path, entry])
     if not check.ok or check.reach is None or check.reach.pushes:
         return "illegal_move"
-    start = path[-1] if path else u.placement
+    start = path[-1] if path else last
     if not _free(state, start.anchor, {u.uid}):
         return "start_taken"
     if not any(start.anchor in s.neighbours() for s in target.placement.squares):
@@ -2820,8 +2835,6 @@ def _assault(out: _Out, command: Assault, side: str) -> None:
     ability = face.ability(Ability.ASSAULT)
     if ability is None:
         raise refuse("no_assault", f"{u.uid} has no Assaut: it cannot assault [L1500-L1506]")
-    if u.embarked_in is not None:
-        raise refuse("not_supported", "assaults from a transport are not supported yet")
     target = _standing(_unit(state, command.target))
     if target.side == side:
         raise refuse("own_unit", "you cannot assault your own units")
@@ -2830,17 +2843,25 @@ def _assault(out: _Out, command: Assault, side: str) -> None:
     if cv is None:
         raise refuse("cannot_attack", f"{u.uid} has an X against {tclass.value} [L1492-L1496]")
     assert target.placement is not None
-    assert u.placement is not None
     path = _placements(u, command.path) if command.path else []
-    last = path[-1] if path else u.placement
+    aboard = aboard_start(state, u, target) if u.embarked_in and not path else None
+    if u.embarked_in and not path and aboard is None:
+        raise refuse(
+            "not_adjacent",
+            "from inside its transport, the assault starts from a square of the transport next "
+            "to the defender [L1507-L1510], [L2034-L2038] (or give a path out of it)",
+        )
+    last = path[-1] if path else aboard or u.placement
+    assert last is not None
     # a vehicle's footprint goes with it: a 2-square one's front onto the defender's square
     entry = Placement(target.placement.anchor, last.facing, last.footprint)
-    cost = _check_move(state, u, [*path, entry], assault_target=target.uid)
-    start = path[-1] if path else u.placement
-    if not _free(state, start.anchor, {u.uid}):
-        raise refuse("start_taken", "the assault must start from a free square [L1507]")
-    if not any(start.anchor in s.neighbours() for s in target.placement.squares):
-        raise refuse("not_adjacent", "the assault start square must touch the defender")
+    start, cost = last, 1  # from the transport's square: 1 square into the defender's
+    if aboard is None:
+        cost = _check_move(state, u, [*path, entry], assault_target=target.uid)
+        if not _free(state, start.anchor, {u.uid}):
+            raise refuse("start_taken", "the assault must start from a free square [L1507]")
+        if not any(start.anchor in s.neighbours() for s in target.placement.squares):
+            raise refuse("not_adjacent", "the assault start square must touch the defender")
     if path:
         out.emit(UnitMoved(u.uid, tuple(_step_of(p) for p in path), cost - 1))
     # supporters [L1556-L1571]

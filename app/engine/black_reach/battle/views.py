@@ -11,6 +11,7 @@ from dataclasses import replace
 from fractions import Fraction
 
 from app.engine.black_reach.battle.ambush import deploy_faces, unmasked
+from app.engine.black_reach.battle.assaults_transport import aboard_start
 from app.engine.black_reach.battle.cards import (
     MOVE_BONUS,
     SHOT_BONUS,
@@ -440,7 +441,7 @@ def _legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
                 actions.append({"command": _cmd(Shoot(uid, t.uid, suppression)), **entry})
                 if not suppression:
                     shots.append((t, plan))
-            if u.face.has(Ability.ASSAULT) and u.placement is not None:
+            if u.face.has(Ability.ASSAULT) and (u.placement or u.embarked_in):
                 starts = _assault_starts(state, u, t, found)
                 if not starts:
                     continue  # no square next to it within the unit's move
@@ -780,11 +781,14 @@ def _assault_starts(
     """Where ``u`` may assault ``t`` from, nearest first: where it stands (``square`` None,
     an empty path), else each end of a move next to ``t`` from which the assault's move into
     it is legal."""
-    if t.placement is None or u.placement is None:
+    if t.placement is None or (u.placement is None and u.embarked_in is None):
         return []
     near = {n for sq in t.placement.squares for n in sq.neighbours()} - set(t.placement.squares)
     out: list[JsonObject] = []
-    if assault_start_problem(state, u, t, ()) is None:
+    aboard = aboard_start(state, u, t)  # from its transport's square (rulings 121)
+    if aboard is not None:
+        out.append({"square": [aboard.anchor.x, aboard.anchor.y], "path": []})
+    elif u.embarked_in is None and assault_start_problem(state, u, t, ()) is None:
         out.append({"square": None, "path": []})
     ends = sorted(found.items(), key=lambda kv: (kv[1][0].cost, kv[0].anchor))
     for p, (reach, path) in ends:
