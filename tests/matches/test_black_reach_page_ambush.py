@@ -1,7 +1,7 @@
 """Black Reach on the match page and the API (issue 16, rulings 114-123): ambush and
 spotting (a counter deployed in ambush, not offered as a target, spotted at the end of an
 enemy move with its timeline sentence), the deploy form's face; a tank's assault on infantry
-pushing it aside.
+pushing it aside; the other side's En Alerte against an assault's move.
 
 The battles are the engine tests' own boards, set up for a match by replacing the sample
 set-up the match system reads (``deployment=sample``)."""
@@ -16,6 +16,7 @@ from fastapi.testclient import TestClient
 
 from app.matches.pages import black_reach
 from tests.engine.black_reach.battle import test_ambush as ambush
+from tests.engine.black_reach.battle import test_transport_assaults as carried
 from tests.engine.black_reach.battle import test_vehicle_assaults as armour
 from tests.matches.test_pages_black_reach import page_of, place_orders, two_players
 from tests.matches.test_pages_black_reach_actions import _form, actions, lines, played_on
@@ -103,3 +104,31 @@ def test_a_tank_assaults_infantry_and_pushes_it_aside_through_the_api(
     assert (at[armour.SHOOTAS]["x"], at[armour.SHOOTAS]["y"]) == (1, 2)
     said = lines(page_of(bob, match_id))
     assert any("Sample shootas is pushed aside to (1, 2) (a Forced Move)." in t for t in said), said
+
+
+def test_en_alerte_against_an_assaults_move_through_the_api(
+    browser: Callable[[str], TestClient], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    played_on(monkeypatch, carried.setup({carried.NOB: (6, 1, "W")}, overwatch="sample-ork-nob"))
+    alice, bob, match_id = two_players(browser, deployment="sample")
+    place_orders(alice, match_id, (carried.TACTICAL, carried.TRANSPORT))
+    place_orders(bob, match_id, (carried.SHOOTAS, carried.NOB))
+    command = {
+        "type": "assault",
+        "unit": carried.TACTICAL,
+        "target": carried.SHOOTAS,
+        "path": [{"x": 2, "y": 2}, {"x": 3, "y": 2}],
+    }
+    r = send(alice, match_id, command)
+    assert r.status_code == 200, r.text
+    seen = bob.get(f"{MATCHES}/{match_id}").json()["view"]
+    assert seen["declared_move"]["assault"] == carried.SHOOTAS
+    said = lines(page_of(bob, match_id))
+    assert any(
+        "Sample tactical squad declares an assault on Sample shootas from (3, 2)" in t for t in said
+    ), said
+    r = send(bob, match_id, {"type": "pass_overwatch"}, dice=[6, 1, 1, 1])
+    assert r.status_code == 200, r.text
+    log = alice.get(f"{MATCHES}/{match_id}/log").json()["entries"]
+    resolved = [e["event"] for e in log if e["event"]["type"] == "assault_resolved"]
+    assert [(e["attacker_total"], e["defender_total"]) for e in resolved] == [(9, 3)]

@@ -1137,6 +1137,13 @@ def describe(ev: Mapping[str, Any], names: Mapping[str, str], sides: Mapping[str
         )
     if kind == "scouting_ended":
         return _("{side} has made its Scout moves.").format(side=side)
+    if kind == "move_declared" and ev.get("assault"):  # rulings 122
+        path = ev.get("path") or []
+        attacked = names.get(str(ev.get("assault")), str(ev.get("assault")))
+        return _(
+            "{unit} declares an assault on {target} from {square}: the other side may fire "
+            "En Alerte."
+        ).format(unit=unit, target=attacked, square=_at(path[-1]) if path else "?")
     if kind == "move_declared":
         path = ev.get("path") or []
         return _("{unit} declares a move to {square}: the other side may fire En Alerte.").format(

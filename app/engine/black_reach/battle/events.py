@@ -232,6 +232,8 @@ class MoveDeclared(Event):
     embark: str | None = None
     demolish: str | None = None
     flame: str | None = None  # a flamer fired during the move instead of fire_at
+    assault: str | None = None  # an assault's move: its target, resolved after it (rulings 122)
+    supporters: tuple[str, ...] = ()  # ... and its declared supporters
 
 
 @dataclass(frozen=True, slots=True)

@@ -287,6 +287,8 @@ def evolve(state: BattleState, event: Event) -> BattleState:
             event.embark,
             event.demolish,
             event.flame,
+            assault=event.assault,
+            supporters=event.supporters,
         )
         return replace(state, pending=pending)
     if isinstance(event, OverwatchAnswered):

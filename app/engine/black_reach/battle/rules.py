@@ -1228,6 +1228,8 @@ def _resolve(out: _Out, p: PendingMove, watch: tuple[str, int, bool] | None) -> 
                     raise
     if done < len(path):
         out.emit(UnitMoved(u.uid, steps[done:], cost[len(path)] - cost[done]))
+    if p.assault is not None:  # an assault's move (rulings 122)
+        _assault_after_watch(out, p, path[-1])
     if p.flip == "end":
         try:
             _flip_problem(out.state.units[u.uid])
@@ -1240,6 +1242,20 @@ def _resolve(out: _Out, p: PendingMove, watch: tuple[str, int, bool] | None) -> 
     if p.demolish is not None:
         _demolisher(out, u.uid, p.demolish)
     _after_activation(out)
+
+
+def _assault_after_watch(out: _Out, p: PendingMove, start: Placement) -> None:
+    """The assault of a move the other side's En Alerte shot at: made when the attacker still
+    stands with Assaut and the defender is still there; a Tir en Mouvement or an En Alerte
+    that made it impossible drops it (rulings 122) [L1517-L1525]."""
+    assert p.assault is not None
+    u, target = out.state.units[p.unit], out.state.units[p.assault]
+    if not (u.alive and u.face.has(Ability.ASSAULT)) or not target.alive:
+        return
+    if target.placement is None or u.face.cv_against(target.counter.unit_class) is None:
+        return
+    entry = Placement(target.placement.anchor, start.facing, start.footprint)
+    _fight(out, u.uid, target.uid, p.supporters, start, entry)
 
 
 def _stopped(u: UnitState, before: int) -> bool:
@@ -2862,9 +2878,7 @@ def _assault(out: _Out, command: Assault, side: str) -> None:
             raise refuse("start_taken", "the assault must start from a free square [L1507]")
         if not any(start.anchor in s.neighbours() for s in target.placement.squares):
             raise refuse("not_adjacent", "the assault start square must touch the defender")
-    if path:
-        out.emit(UnitMoved(u.uid, tuple(_step_of(p) for p in path), cost - 1))
-    # supporters [L1556-L1571]
+    # supporters [L1556-L1571], declared before the move
     zone = zone_of_control(state.board, target.board_unit())
     supporters = tuple(dict.fromkeys(command.supporters))
     if len(supporters) > MAX_SUPPORT:
@@ -2886,13 +2900,32 @@ def _assault(out: _Out, command: Assault, side: str) -> None:
         )
         if why:
             raise refuse("bad_supporter", f"{sid} cannot support: it {why}")
+    if path:
+        steps = tuple(_step_of(p) for p in path)
+        if overwatch_steps(state, u, path):  # the other side's En Alerte first (rulings 122)
+            assert state.scenario is not None
+            opponent = state.scenario.opponent(side)
+            out.emit(MoveDeclared(u.uid, side, opponent, steps, assault=target.uid,
+                                  supporters=supporters))  # fmt: skip
+            return
+        out.emit(UnitMoved(u.uid, steps, cost - 1))
+    _fight(out, u.uid, target.uid, supporters, start, entry)
+
+
+def _fight(
+    out: _Out, uid: str, tid: str, supporters: tuple[str, ...], start: Placement, entry: Placement
+) -> None:
+    """The assault once the attacker stands on its start square: the supporters' Activated
+    markers, the dice and the outcome (§4.4)."""
     if supporters:
         out.emit(UnitsActivated(supporters))
     # an ambushed defender (or attacker) engaged in an assault turns Inactive [L1791-L1792]
-    unmask(out, target.uid, ENGAGED, u.uid)
-    unmask(out, u.uid, ENGAGED, target.uid)
-    u, target = out.state.units[u.uid], out.state.units[target.uid]
+    unmask(out, tid, ENGAGED, uid)
+    unmask(out, uid, ENGAGED, tid)
+    state = out.state
+    u, target = state.units[uid], state.units[tid]
     face = u.face
+    tclass = target.counter.unit_class
     request = assault_request(state, u, target, len(supporters))
     note_use(out, u.uid, ASSAULT_BONUS)
     note_use(out, target.uid, ASSAULT_BONUS)
@@ -3057,7 +3090,8 @@ def decide(state: BattleState, command: Tagged, actor: str, dice: Roller) -> Dec
             _after_activation(out)
         case Assault():
             _assault(out, command, side)
-            spot_after_move(out, command.unit)
+            if out.state.pending is None:
+                spot_after_move(out, command.unit)
             _after_activation(out)
         case Hold():
             _hold(out, command, side)

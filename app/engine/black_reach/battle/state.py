@@ -119,6 +119,8 @@ class PendingMove:
     embark: str | None = None
     demolish: str | None = None  # Démolisseur at the end of the move: the structure
     flame: str | None = None  # a flamer fired during the move, its direction
+    assault: str | None = None  # an assault's move: its target (rulings 122)
+    supporters: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -207,6 +207,7 @@ def render(state: BattleState, viewer: Viewer) -> JsonObject:
             "unit": state.pending.unit,
             "reactor": state.pending.reactor,
             "path": [[st.x, st.y] for st in state.pending.path],
+            "assault": state.pending.assault,  # an assault's move: its target (rulings 122)
         },
         "units": [_unit_view(state, u, side) for u in state.units.values()],
         "groups": [

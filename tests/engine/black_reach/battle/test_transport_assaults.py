@@ -37,9 +37,15 @@ A, B = "A", "B"
 BOARD = {"boards": [{"name": "flat", "width": 8, "height": 8, "sample": True}]}
 
 
-def setup(deploy: dict[str, tuple[int, int, str]] | None = None) -> BattleSetup:
+def setup(
+    deploy: dict[str, tuple[int, int, str]] | None = None, *, overwatch: str | None = None
+) -> BattleSetup:
+    """The battle; ``overwatch``: a counter id given En Alerte."""
     catalogue = copy.deepcopy(sample_setup().catalogue)
     assert isinstance(catalogue, dict)
+    for c in catalogue["counters"]:
+        if c["id"] == overwatch:
+            c["faces"][0].setdefault("abilities", []).append({"id": "overwatch"})
     scenario = {
         "format": "auspex-black-reach-scenario/1",
         "id": "test-transport-assaults",
