@@ -264,6 +264,7 @@ def calculator(request: Request, user: OptionalUser, db: DbSession) -> HTMLRespo
                 form.result_kind(state),
                 form.result_notes(analysis.extra, state),
                 group_names=form.group_names(state),
+                values=lambda text: form.values(text, state),
             )
             compare = _comparison(system_id, form, state, analysis, compared, locale)
             if user is not None:
@@ -319,6 +320,7 @@ def roll(request: Request, user: OptionalUser) -> HTMLResponse:
                 form.stage_labels,
                 words=lambda text: form.words(text, state),
                 group_names=form.group_names(state),
+                values=lambda text: form.values(text, state),
             )
     context = _page_context(request, system_id, form, state, names)
     context.update(
