@@ -1,7 +1,8 @@
 """Black Reach on the match page and the API (issue 16, rulings 114-123): ambush and
 spotting (a counter deployed in ambush, not offered as a target, spotted at the end of an
 enemy move with its timeline sentence), the deploy form's face; a tank's assault on infantry
-pushing it aside; the other side's En Alerte against an assault's move.
+pushing it aside; the other side's En Alerte against an assault's move; Tir en Mouvement and
+Double Tir during a move from the move's form.
 
 The battles are the engine tests' own boards, set up for a match by replacing the sample
 set-up the match system reads (``deployment=sample``)."""
@@ -16,9 +17,16 @@ from fastapi.testclient import TestClient
 
 from app.matches.pages import black_reach
 from tests.engine.black_reach.battle import test_ambush as ambush
+from tests.engine.black_reach.battle import test_multi_shots_on_move as gunners
 from tests.engine.black_reach.battle import test_transport_assaults as carried
 from tests.engine.black_reach.battle import test_vehicle_assaults as armour
-from tests.matches.test_pages_black_reach import page_of, place_orders, two_players
+from tests.matches.test_pages_black_reach import (
+    page_of,
+    place_orders,
+    post_form,
+    slug,
+    two_players,
+)
 from tests.matches.test_pages_black_reach_actions import _form, actions, lines, played_on
 
 MATCHES = "/api/v1/matches"
@@ -132,3 +140,50 @@ def test_en_alerte_against_an_assaults_move_through_the_api(
     log = alice.get(f"{MATCHES}/{match_id}/log").json()["entries"]
     resolved = [e["event"] for e in log if e["event"]["type"] == "assault_resolved"]
     assert [(e["attacker_total"], e["defender_total"]) for e in resolved] == [(9, 3)]
+
+
+def test_double_tir_during_a_move_from_the_page(
+    browser: Callable[[str], TestClient], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    played_on(monkeypatch, gunners.gunners())
+    alice, bob, match_id = two_players(browser, deployment="sample")
+    place_orders(alice, match_id, (gunners.TACTICAL, gunners.TRANSPORT))
+    page = place_orders(bob, match_id, (gunners.SHOOTAS, gunners.NOB))
+    page = page_of(alice, match_id)
+    form = page.css_first(f"#form-move-{slug(gunners.TACTICAL)}")
+    assert form is not None
+    firing = form.css_first("fieldset.fire-during")
+    assert firing is not None
+    named = [o.attributes.get("value") for o in firing.css("select[name=fire_at] option")]
+    assert gunners.BOYZ1 in named
+    assert gunners.BOYZ2 in named
+    assert firing.css_first("select[name=fire_second]") is not None
+    path = '[[1,2,"E"],[2,1,"E"]]'  # as the page proposes it: the squad keeps its facing
+    after = post_form(
+        alice,
+        match_id,
+        f"#form-move-{slug(gunners.TACTICAL)}",
+        page=page,
+        path=path,
+        fire_at=gunners.BOYZ2,
+        fire_second=gunners.BOYZ1,
+    )
+    said = lines(after)
+    assert sum("Sample tactical squad" in t and "Sample boyz" in t for t in said) >= 2, said
+    log = alice.get(f"{MATCHES}/{match_id}/log").json()["entries"]
+    shots = [e["event"] for e in log if e["event"]["type"] == "unit_shot"]
+    assert [(s["target"], s["moving_penalty"]) for s in shots] == [
+        (gunners.BOYZ2, 1),
+        (gunners.BOYZ1, 1),
+    ]
+
+
+def test_the_move_form_posts_its_shot_on_the_move() -> None:
+    cmd = {"type": "move", "unit": "u", "path": []}
+    got = black_reach.build_command(
+        _form({"path": "[]", "fire_at": "orks:b", "fire_second": "orks:c", "fire_after": "1"}),
+        dict(cmd),
+    )
+    assert (got["fire_at"], got["fire_second"], got["fire_after"]) == ("orks:b", "orks:c", 1)
+    got = black_reach.build_command(_form({"path": "[]", "fire_at": ""}), dict(cmd))
+    assert "fire_at" not in got

@@ -440,6 +440,8 @@ class ActionForm:
     demolish: list[tuple[str, str]] = field(default_factory=list)  # a move: Démolisseur's
     flame_during: bool = False  # a move: its unit's flamer may fire during it (move.flame)
     faces: list[tuple[str, str]] = field(default_factory=list)  # deploy: (face, label)
+    fire_targets: list[tuple[str, str]] = field(default_factory=list)  # move: Tir en Mouvement
+    fire_double: bool = False  # ... with a second target (Double Tir, rulings 123)
 
     @property
     def reached_json(self) -> str:
@@ -846,6 +848,10 @@ def action_forms(
                 flips=moving and mine.flips,
                 demolish=standing if moving and mine.demolisher else [],
                 flame_during=kind == "move" and unit in flamers,
+                fire_targets=[
+                    (str(t), names.get(str(t), str(t))) for t in entry.get("fire_targets") or ()
+                ],
+                fire_double=bool(entry.get("double_shot")),
                 supporters=helpers,
                 support_odds=by_count,
                 hit_side=tr(HIT_SIDES, entry["side"]) if entry.get("side") else "",
@@ -956,6 +962,15 @@ def build_command(form: FormData, cmd: dict[str, Any]) -> dict[str, Any]:
             cmd["flame"] = flame
             after = form.get("fire_after")
             n = _int(after, 0, MAX_PATH)
+            if n is not None:  # empty: at the end of the move
+                cmd["fire_after"] = n
+        fire_at = form.get("fire_at")  # Tir en Mouvement, and Double Tir's second target
+        if kind == "move" and isinstance(fire_at, str) and fire_at and not cmd.get("flame"):
+            cmd["fire_at"] = fire_at[:200]
+            second = form.get("fire_second")
+            if isinstance(second, str) and second:
+                cmd["fire_second"] = second[:200]
+            n = _int(form.get("fire_after"), 0, MAX_PATH)
             if n is not None:  # empty: at the end of the move
                 cmd["fire_after"] = n
         if kind == "assault":

@@ -233,6 +233,8 @@ class MoveDeclared(Event):
     demolish: str | None = None
     flame: str | None = None  # a flamer fired during the move instead of fire_at
     assault: str | None = None  # an assault's move: its target, resolved after it (rulings 122)
+    fire_second: str | None = None  # Double Tir on the move (rulings 123)
+    burst: tuple[BurstShare, ...] = ()  # Rafale on the move (rulings 123)
     supporters: tuple[str, ...] = ()  # ... and its declared supporters
 
 

@@ -289,6 +289,8 @@ def evolve(state: BattleState, event: Event) -> BattleState:
             event.flame,
             assault=event.assault,
             supporters=event.supporters,
+            fire_second=event.fire_second,
+            burst=event.burst,
         )
         return replace(state, pending=pending)
     if isinstance(event, OverwatchAnswered):

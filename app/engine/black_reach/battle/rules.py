@@ -869,7 +869,7 @@ def _move(out: _Out, command: Move, side: str) -> None:
         _embark_problem(end, u.uid, command.embark)
     if command.demolish is not None:  # Démolisseur: checked where the move ends, before any die
         _demolisher_problem(out.state, u, command.demolish, command.path, command.embark)
-    moving_fire = command.fire_at is not None or command.flame is not None
+    moving_fire = command.fire_at is not None or command.flame is not None or bool(command.burst)
     if command.path or (command.flip is None and command.embark is None) or moving_fire:
         if _declared(out, u, command, side):
             return  # the other side's En Alerte first
@@ -1031,11 +1031,16 @@ def _check_fire(state: BattleState, u: UnitState, command: Move, path: Sequence[
     where it is fired before any die."""
     if command.fire_at is not None and command.flame is not None:
         raise refuse("fire_or_flame", "a move fires once: fire_at or flame", kind=RefusalKind.INPUT)
-    if command.fire_at is None and command.flame is None:
+    if command.burst and (command.fire_at is not None or command.flame is not None):
+        raise refuse("fire_or_burst", "a move fires once: a Rafale (burst) or fire_at",
+                     kind=RefusalKind.INPUT)  # fmt: skip
+    if command.fire_second is not None and command.fire_at is None:
+        raise refuse("no_target", "fire_second needs fire_at", kind=RefusalKind.INPUT)
+    if command.fire_at is None and command.flame is None and not command.burst:
         if command.fire_after is not None:
             raise refuse("no_target", "fire_after needs fire_at", kind=RefusalKind.INPUT)
         return
-    if command.fire_at is not None:
+    if command.fire_at is not None or command.burst:
         _on_move_guns(u)
     after = len(path) if command.fire_after is None else command.fire_after
     if not 0 <= after <= len(path):
@@ -1046,9 +1051,14 @@ def _check_fire(state: BattleState, u: UnitState, command: Move, path: Sequence[
     probe = evolve(state, UnitMoved(u.uid, steps[:after], 0)) if after else state
     if command.flame is not None:
         plan_flame(probe, unmasked(probe.units[u.uid]), command.flame)
+    elif command.burst:  # Rafale on the move (rulings 123)
+        _burst_checks(probe, unmasked(probe.units[u.uid]), command.burst, moving=True)
     else:
         assert command.fire_at is not None
         _moving_shots(probe, unmasked(probe.units[u.uid]), command.fire_at)
+        if command.fire_second is not None:  # Double Tir on the move (rulings 123)
+            _double_checks(probe, unmasked(probe.units[u.uid]), command.fire_at,
+                           command.fire_second, moving=True)  # fmt: skip
 
 
 def _on_move_guns(u: UnitState) -> list[tuple[Weapon | None, int]]:
@@ -1101,7 +1111,32 @@ def _moving_shots(
     return ready
 
 
-def _fire_on_move(out: _Out, u: UnitState, target_id: str) -> None:
+def _fire_on_move(
+    out: _Out,
+    u: UnitState,
+    target_id: str | None,
+    second: str | None = None,
+    burst: tuple[BurstShare, ...] = (),
+) -> None:
+    """The move's Tir en Mouvement: at ``target_id`` (and ``second`` with Double Tir), or a
+    Rafale's ``burst`` shares, each with the Tir en Mouvement penalty (rulings 123)."""
+    if burst:
+        total = _burst_checks(out.state, u, burst, moving=True)
+        out.emit(BurstDeclared(u.uid, total, burst))
+        for s in burst:  # each share is part of the CV the penalty already came off
+            mover = out.state.units[u.uid]
+            if mover.alive and out.state.units[s.target].alive:
+                _fire(out, mover, s.target, False, share=s.cv)
+        return
+    assert target_id is not None
+    _fire_once_on_move(out, u, target_id)
+    if second is not None:
+        mover = out.state.units[u.uid]
+        if mover.alive and out.state.units[second].alive:
+            _fire(out, mover, second, False, _on_move_guns(mover)[0][1])
+
+
+def _fire_once_on_move(out: _Out, u: UnitState, target_id: str) -> None:
     for gun, pen in _moving_shots(out.state, u, target_id):
         mover = out.state.units[u.uid]
         if not mover.alive or not out.state.units[target_id].alive:
@@ -1131,6 +1166,8 @@ def _declared(out: _Out, u: UnitState, command: Move, side: str) -> bool:
             command.embark,
             command.demolish,
             command.flame,
+            fire_second=command.fire_second,
+            burst=command.burst,
         )
     )
     return True
@@ -1186,7 +1223,7 @@ def _resolve(out: _Out, p: PendingMove, watch: tuple[str, int, bool] | None) -> 
     start = out.state
     cost = {len(path): _check_move(start, u, path), 0: 0}
     cuts: list[tuple[int, int]] = []
-    if p.fire_at is not None or p.flame is not None:
+    if p.fire_at is not None or p.flame is not None or p.burst:
         cuts.append((len(path) if p.fire_after is None else p.fire_after, 0))
     if watch is not None:
         cuts.append((watch[1], 1))
@@ -1219,10 +1256,10 @@ def _resolve(out: _Out, p: PendingMove, watch: tuple[str, int, bool] | None) -> 
             except Refusal:
                 if not watched:
                     raise
-        elif p.fire_at is not None:
+        elif p.fire_at is not None or p.burst:
             unmask(out, u.uid, SHOOTS)
             try:
-                _fire_on_move(out, out.state.units[u.uid], p.fire_at)
+                _fire_on_move(out, out.state.units[u.uid], p.fire_at, p.fire_second, p.burst)
             except Refusal:
                 if not watched:
                     raise
@@ -1337,7 +1374,7 @@ def _move_along(out: _Out, u: UnitState, command: Move) -> None:
     cost = _check_move(out.state, u, path)
     steps = tuple(_step_of(p) for p in path)
     _check_fire(out.state, u, command, path)  # before any die (a flame or a shot on the move)
-    if command.fire_at is None and command.flame is None:
+    if command.fire_at is None and command.flame is None and not command.burst:
         out.emit(UnitMoved(u.uid, steps, cost))
         return
     after = len(path) if command.fire_after is None else command.fire_after
@@ -1349,8 +1386,8 @@ def _move_along(out: _Out, u: UnitState, command: Move) -> None:
     if command.flame is not None:
         _flame_from(out, out.state.units[u.uid], command.flame, FLAMER_MOVING_PENALTY)
     else:
-        assert command.fire_at is not None
-        _fire_on_move(out, out.state.units[u.uid], command.fire_at)
+        unit = out.state.units[u.uid]
+        _fire_on_move(out, unit, command.fire_at, command.fire_second, command.burst)
     if after < len(path):
         out.emit(UnitMoved(u.uid, steps[after:], cost - first))
 
@@ -1949,17 +1986,79 @@ def _double_shot(out: _Out, command: DoubleShot, side: str) -> None:
     first (a unit it destroyed no longer blocks the sight)."""
     u = _reveal(out, command.unit, side)
     _able(u, out.state)
-    if not u.face.has(Ability.DOUBLE_SHOT):
-        raise refuse("no_double_shot", f"{u.uid} has no Double Tir")
     if len(command.targets) != 2:
         raise refuse("two_targets", "Double Tir shoots two targets", kind=RefusalKind.INPUT)
     first, second = command.targets
-    if first == second:
-        raise refuse("same_target", "Double Tir never shoots the same target twice [L1198-L1199]")
-    for tid in command.targets:
-        plan_shot(out.state, u, _unit(out.state, tid), command.suppression)
+    _double_checks(out.state, u, first, second, suppression=command.suppression)
     for tid in command.targets:
         _fire(out, out.state.units[u.uid], tid, command.suppression)
+
+
+def _double_checks(
+    state: BattleState,
+    u: UnitState,
+    first: str,
+    second: str,
+    *,
+    suppression: bool = False,
+    moving: bool = False,
+) -> None:
+    """Double Tir's two targets, checked before the first die [L1196-L1200]; ``moving``: on a
+    move, a unit (not a vehicle firing its weapons) with Tir en Mouvement (rulings 123)."""
+    if not u.face.has(Ability.DOUBLE_SHOT):
+        raise refuse("no_double_shot", f"{u.uid} has no Double Tir")
+    if moving and u.face.weapons:
+        raise refuse(
+            "not_supported", "a vehicle's Double Tir during a move is not played yet (rulings 123)"
+        )
+    if first == second:
+        raise refuse("same_target", "Double Tir never shoots the same target twice [L1198-L1199]")
+    for tid in (first, second):
+        plan_shot(state, u, _unit(state, tid), suppression)
+
+
+def _burst_checks(
+    state: BattleState, u: UnitState, shares: Sequence[BurstShare], *, moving: bool = False
+) -> int:
+    """A Rafale's shares checked before the first die; the modified CV they split (with the
+    Tir en Mouvement penalty taken off the CV when ``moving``, rulings 123)."""
+    if not u.face.has(Ability.BURST):
+        raise refuse("no_burst", f"{u.uid} has no Rafale")
+    if moving and u.face.weapons:
+        raise refuse(
+            "not_supported", "a vehicle's Rafale during a move is not played yet (rulings 123)"
+        )
+    if not 2 <= len(shares) <= MAX_BURST:
+        raise refuse(
+            "burst_targets",
+            f"a Rafale splits its CV between 2 and {MAX_BURST} targets",
+            kind=RefusalKind.INPUT,
+        )
+    ids = [s.target for s in shares]
+    if len(set(ids)) != len(ids):
+        raise refuse("same_target", "a Rafale names each target once")
+    if any(s.cv < 1 for s in shares):
+        raise refuse("burst_share", "each target of a Rafale gets at least +1 [L1298-L1301]")
+    targets = [_unit(state, tid) for tid in ids]
+    plans = [plan_shot(state, u, t, False) for t in targets]
+    why = burst_problem(state, targets)
+    if why == "burst_classes":
+        raise refuse(why, "the targets of a Rafale are all of one type [L1305-L1306]")
+    if why is not None:
+        raise refuse(
+            why, f"the targets of a Rafale stand within {BURST_SPREAD} squares of each other"
+        )
+    attacker = plans[0].request.attacker
+    if moving:
+        attacker = replace(attacker, moving_penalty=_on_move_guns(u)[0][1])
+    total = modified_cv(attacker, Kind.SHOT)
+    if sum(s.cv for s in shares) != total:
+        raise refuse(
+            "burst_total",
+            f"the shares must add up to the modified CV, {total}",
+            modified_cv=total,
+        )
+    return total
 
 
 def burst_problem(state: BattleState, targets: Sequence[UnitState]) -> str | None:
@@ -1981,37 +2080,8 @@ def _burst(out: _Out, command: Burst, side: str) -> None:
     obstacles [L1296-L1317]."""
     u = _reveal(out, command.unit, side)
     _able(u, out.state)
-    state = out.state
-    if not u.face.has(Ability.BURST):
-        raise refuse("no_burst", f"{u.uid} has no Rafale")
     shares = command.shares
-    if not 2 <= len(shares) <= MAX_BURST:
-        raise refuse(
-            "burst_targets",
-            f"a Rafale splits its CV between 2 and {MAX_BURST} targets",
-            kind=RefusalKind.INPUT,
-        )
-    ids = [s.target for s in shares]
-    if len(set(ids)) != len(ids):
-        raise refuse("same_target", "a Rafale names each target once")
-    if any(s.cv < 1 for s in shares):
-        raise refuse("burst_share", "each target of a Rafale gets at least +1 [L1298-L1301]")
-    targets = [_unit(state, tid) for tid in ids]
-    plans = [plan_shot(state, u, t, False) for t in targets]
-    why = burst_problem(state, targets)
-    if why == "burst_classes":
-        raise refuse(why, "the targets of a Rafale are all of one type [L1305-L1306]")
-    if why is not None:
-        raise refuse(
-            why, f"the targets of a Rafale stand within {BURST_SPREAD} squares of each other"
-        )
-    total = modified_cv(plans[0].request.attacker, Kind.SHOT)
-    if sum(s.cv for s in shares) != total:
-        raise refuse(
-            "burst_total",
-            f"the shares must add up to the modified CV, {total}",
-            modified_cv=total,
-        )
+    total = _burst_checks(out.state, u, shares)
     out.emit(BurstDeclared(u.uid, total, shares))
     for s in shares:
         _fire(out, out.state.units[u.uid], s.target, False, share=s.cv)

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 from app.engine.black_reach.armies import Catalogue
-from app.engine.black_reach.battle.commands import Step
+from app.engine.black_reach.battle.commands import BurstShare, Step
 from app.engine.black_reach.board import Board, TerrainElement, with_elements
 from app.engine.black_reach.forces import Counter, CounterState, Face, FaceKind, Group
 from app.engine.black_reach.movement import BoardUnit, Placement
@@ -120,6 +120,8 @@ class PendingMove:
     demolish: str | None = None  # Démolisseur at the end of the move: the structure
     flame: str | None = None  # a flamer fired during the move, its direction
     assault: str | None = None  # an assault's move: its target (rulings 122)
+    fire_second: str | None = None  # Double Tir on the move (rulings 123)
+    burst: tuple[BurstShare, ...] = ()  # Rafale on the move (rulings 123)
     supporters: tuple[str, ...] = ()
 
 

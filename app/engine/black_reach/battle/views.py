@@ -74,7 +74,14 @@ from app.engine.black_reach.battle.rules import (
 from app.engine.black_reach.battle.state import BattleState, Stage, UnitState
 from app.engine.black_reach.battle.structures import structure_key, structures
 from app.engine.black_reach.board import UnitClass
-from app.engine.black_reach.forces import Ability, PowerEffect, PsykerKind, Weapon, weapon_lost
+from app.engine.black_reach.forces import (
+    Ability,
+    FaceKind,
+    PowerEffect,
+    PsykerKind,
+    Weapon,
+    weapon_lost,
+)
 from app.engine.black_reach.movement import Mover, Placement, Reach, cheapest_paths
 from app.engine.black_reach.odds import outcome_odds
 from app.engine.black_reach.pipeline import modified_cv
@@ -421,7 +428,7 @@ def _legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
         if not u.present or uid in state.activated:
             continue
         found = _found(state, u) if not u.status.damage.immobilised else {}
-        actions.append(_move_entry(state, Move(uid, ()), u, found))
+        actions.append(_move_entry(state, Move(uid, ()), u, found) | _fire_on_move(state, u))
         shots: list[tuple[UnitState, ShotPlan]] = []
         if u.face.weapons:
             actions.extend(_vehicle_fire(state, u))
@@ -798,6 +805,26 @@ def _assault_starts(
         if assault_start_problem(state, u, t, path) is None:
             out.append({"square": [p.anchor.x, p.anchor.y], "path": _steps(path)})
     return out
+
+
+def _fire_on_move(state: BattleState, u: UnitState) -> JsonObject:
+    """A unit with Tir en Mouvement (not a vehicle firing its weapons): the enemy units it may
+    name to shoot during its move (each checked where it is fired), and whether it may fire
+    its Double Tir or its Rafale then (rulings 123)."""
+    if u.face.weapons or not u.face.has(Ability.SHOOT_ON_MOVE):
+        return {}
+    targets = sorted(
+        t.uid
+        for t in state.on_board()
+        if t.side != u.side
+        and t.status.face is not FaceKind.AMBUSH
+        and u.face.cv_against(t.counter.unit_class) is not None
+    )
+    return {
+        "fire_targets": targets,
+        "double_shot": u.face.has(Ability.DOUBLE_SHOT),
+        "burst": u.face.has(Ability.BURST),
+    }
 
 
 def _move_entry(
