@@ -1216,6 +1216,46 @@ class _PrefixSplitChain:
         assert not phi or steps == last
         return flux, side, acc, wid
 
+    def _divided(
+        self,
+        kernel: _Kernel,
+        h: list[int],
+        g: int,
+        extra: Iterable[list[tuple[int, int, int]]] = (),
+    ) -> tuple[int, Callable[[int], list[tuple[int, int, int]]], list[int], int]:
+        """The live rows along the line divided by the factor they all share with ``q``
+        (``extra`` rows too: the side line's), as in :meth:`_Chain.apply_weapon`: a path's
+        weights grow by ``qq / common`` per step instead of ``qq``. Returns ``common``, the
+        divided rows, the Horner coefficients ``coef[t]`` of ``t`` live attacks over those
+        rows and their denominator (``h``, ``g`` from :func:`_live_counts`)."""
+        nc = self.layout.C + 1
+        big, cap = self.layout.B, self.layout.C
+        common = kernel.q
+        for idx in [b * nc for b in range(big)] + [big * nc + c for c in range(cap)]:
+            for _, _, wt in kernel.live_row(idx):
+                common = math.gcd(common, wt)
+        for row in extra:
+            for _, _, wt in row:
+                common = math.gcd(common, wt)
+        cache: dict[int, list[tuple[int, int, int]]] = {}
+
+        def rows(idx: int) -> list[tuple[int, int, int]]:
+            got = cache.get(idx)
+            if got is None:
+                got = cache[idx] = [(d, m, wt // common) for d, m, wt in kernel.live_row(idx)]
+                assert all(wt % common == 0 for _, _, wt in kernel.live_row(idx))
+            return got
+
+        c2 = math.gcd(common, g)
+        c_up, g_up = common // c2, g // c2
+        top = len(h) - 1
+        coef = [0] * (top + 1)
+        scale = 1
+        for t in range(top, -1, -1):
+            coef[t] = h[t] * c_up**t * scale
+            scale *= g_up
+        return common, rows, coef, scale // g_up  # g_up**top
+
     def _forward_cost(
         self, rows: Callable[[int], list[tuple[int, int, int]]], cells: int, qq: int, steps: int
     ) -> int:
@@ -1263,28 +1303,28 @@ class _PrefixSplitChain:
             return out, line.den
         h, h_den, g = _live_counts(w.per_model, kernel.r0, kernel.q, w.entry.models, None)
         top = len(h) - 1
-        coef = [h[t] * g ** (top - t) for t in range(top + 1)]
         cells = end - big_p
         steps = min(top, big_p + cells)
         k_max = max(k for k, _ in outcome)  # wounds to save of one attack
-        side_cache: dict[int, list[tuple[int, int, int]]] = {}
+        side_raw = {
+            pos: _virtual_rows(w, situation, self.main, kernel.q1, outcome, kernel.r0, pos)
+            for pos in range(max(big_p - k_max * self.main.wounds, 0), end)
+        }
+        common, live_row, coef, g_top = self._divided(kernel, h, g, side_raw.values())
+        side_cache = {p: [(q, m, wt // common) for q, m, wt in r] for p, r in side_raw.items()}
+        qq = -(-kernel.qq // common)
 
         def side_rows(pos: int) -> list[tuple[int, int, int]]:
-            got = side_cache.get(pos)
-            if got is None:
-                got = side_cache[pos] = _virtual_rows(
-                    w, situation, self.main, kernel.q1, outcome, kernel.r0, pos
-                )
-            return got
+            return side_cache[pos]
 
         def at(idx: int) -> int:  # wounds down the line (no Precision: b < B or c = 0)
             return idx // nc + idx % nc
 
-        self._check_ahead(self._forward_cost(kernel.live_row, cells, kernel.qq, steps))
+        self._check_ahead(self._forward_cost(live_row, cells, qq, steps))
         flux, side, _, wid = self._forward(
-            kernel.live_row,
+            live_row,
             cells,
-            kernel.qq,
+            qq,
             steps,
             top,
             reach=k_max,
@@ -1296,7 +1336,7 @@ class _PrefixSplitChain:
         real_moves = {
             i: [
                 (dst, at(dst) - at(i) + m, wt)
-                for dst, m, wt in kernel.live_row(i)
+                for dst, m, wt in live_row(i)
                 if at(dst) - at(i) + m < end - at(i)
             ]
             for i in real_states
@@ -1338,7 +1378,7 @@ class _PrefixSplitChain:
         for e, v in enumerate(virt):
             hit[e] -= v
         # over one denominator: line.den * hit_den / their gcd
-        hit_den = h_den * g**top
+        hit_den = h_den * g_top
         common = math.gcd(line.den, hit_den)
         up_line, up_hit = hit_den // common, line.den // common
         merged = {e: x * up_line for e, x in out.items()}
@@ -1412,23 +1452,19 @@ class _PrefixSplitChain:
         if kernel_c.qq:
             h, h_den, g = _live_counts(w.per_model, kernel_c.r0, kernel_c.q, w.entry.models, None)
             top = len(h) - 1
-            coef = [h[t] * g ** (top - t) for t in range(top + 1)]
-            qq = kernel_c.qq
+            common, live_c, coef, g_top = self._divided(kernel_c, h, g)
+            qq = -(-kernel_c.qq // common)
             steps = min(top, big_p + cap)
             # the paths that end on the prefix are read out on the way (``acc``)
-            self._check_ahead(self._forward_cost(kernel_c.live_row, cap, qq, steps))
+            self._check_ahead(self._forward_cost(live_c, cap, qq, steps))
             flux, _, acc, wid = self._forward(
-                kernel_c.live_row, cap, qq, steps, top, coef=coef, readout=readout
+                live_c, cap, qq, steps, top, coef=coef, readout=readout
             )
             tail = [p * nc for p in range(big_p, big)] + [big * nc + c for c in range(cap)]
             outs = {i: readout(i) for i in tail}
             tail_set = set(tail)
             moves = {
-                i: [
-                    (dst, m, wt)
-                    for dst, m, wt in kernel_c.live_row(i)
-                    if dst in tail_set and m < cap
-                ]
+                i: [(dst, m, wt) for dst, m, wt in live_c(i) if dst in tail_set and m < cap]
                 for i in tail
             }
             sums = (
@@ -1449,7 +1485,7 @@ class _PrefixSplitChain:
             )
             for j, v in enumerate(acc):  # the paths that end on the prefix
                 sums[j] += v
-            den_y = h_den * g**top
+            den_y = h_den * g_top
         # the CHARACTERs' share: the whole read-out less the bodyguard's counts, read alike,
         # in integers over ``den_y * f_den * den_b``
         body = [0] * cap
