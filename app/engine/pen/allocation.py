@@ -664,8 +664,11 @@ def _second_by_rounds(
     nothing: their weight, ``t ** Q``, is put on its removal, so removed models need no
     place in the state. ``D(Q)``: the partial rounds of every state and ``rho`` with
     ``Q * a <= k2 < (Q + 1) * a``, grouped by the level of the last model hit (the models of
-    the levels below all receive one wound, ``j`` of that level's). Every weight is an integer
-    over ``t ** n_max`` times the rows' total; no distribution per (state, count) is built.
+    the levels below all receive one wound, ``j`` of that level's): the weights of every
+    ``j`` are packed into one integer per state, the lower levels' wounds given to the staged
+    states together (states reaching the same one share them), then each staged state's
+    ``j`` models hit once. Every weight is an integer over ``t ** n_max`` times the rows'
+    total; no distribution per (state, count) is built.
     """
     lw, t = _weights_of(loss)
     stay = lw[0]
@@ -675,6 +678,10 @@ def _second_by_rounds(
     live = [(state, row, a) for state, row, a in live if a]
     top = max(((len(row) - 1) // a for _, row, a in live), default=-1)
     plain = _binomial_rows(models, stay, drop)
+    # a slot holds any weight of the staged rows: at most the rows' total times t ** n_max
+    total = sum(sum(row) for _, row, _ in live)
+    slot = (total * t_pow[n_max]).bit_length() + 1
+    mask = (1 << slot) - 1
     acc: dict[State, int] = {}
     for q in range(top, -1, -1):
         kill = drop * t_pow[q]  # removed with q rounds to come: their wounds' weight
@@ -684,55 +691,54 @@ def _second_by_rounds(
                 acc = _hit_level(
                     acc, index, stay, kill if index == 0 else drop, killing if index == 0 else plain
                 )
-        for state, row, a in live:
-            lo = q * a
-            if lo >= len(row):
-                continue
-            below = 0
-            for index, n in enumerate(state):
+        # D(q) grouped by the level of the last model of the partial round (index): the
+        # rows' weights of its j = 0, 1, ... models hit, packed (one slot per j) and staged
+        # per state, so the models of the levels below, which all receive one wound, are hit
+        # once for every state reaching the same one, not once per (state, j)
+        for index in range(wounds):
+            stage: dict[State, int] = {}
+            for state, row, a in live:
+                n = state[index]
                 if not n:
                     continue
-                first = lo + below
+                first = q * a + sum(state[:index])
                 if first >= len(row):
-                    break
-                weights = [
-                    row[k] * t_pow[n_max - k] if row[k] else 0
-                    for k in range(first, min(first + n, len(row)))
-                ]
-                below += n
-                if not any(weights):
                     continue
-                coef = killing if index == 0 else plain
-                dropped = [0] * len(weights)
-                for j, x in enumerate(weights):
+                packed = 0
+                for k in range(min(first + n, len(row)) - 1, first - 1, -1):
+                    x = row[k]
+                    packed = (packed << slot) | (x * t_pow[n_max - k] if x else 0)
+                if packed:
+                    stage[state] = stage.get(state, 0) + packed
+            for lower in range(index):  # fewest W left first: each model one wound
+                stage = _hit_level(
+                    stage,
+                    lower,
+                    stay,
+                    kill if lower == 0 else drop,
+                    killing if lower == 0 else plain,
+                )
+            coef = killing if index == 0 else plain
+            get = acc.get
+            for st, packed in stage.items():
+                n = st[index]
+                dropped = [0] * n
+                j = 0
+                while packed:
+                    x = packed & mask
+                    packed >>= slot
                     if x:
                         for e, c in enumerate(coef[j]):
                             dropped[e] += x * c
-                # the levels below this one: every model one wound (fewest W left first)
-                base: dict[State, int] = {state: 1}
-                for lower in range(index):
-                    base = _hit_level(
-                        base,
-                        lower,
-                        stay,
-                        kill if lower == 0 else drop,
-                        killing if lower == 0 else plain,
-                    )
-                get = acc.get
-                for st, w in base.items():
-                    for e, x in enumerate(dropped):
-                        if not x:
-                            continue
-                        if index:
-                            key = (
-                                *st[: index - 1],
-                                st[index - 1] + e,
-                                st[index] - e,
-                                *st[index + 1 :],
-                            )
-                        else:
-                            key = (st[0] - e, *st[1:])
-                        acc[key] = get(key, 0) + w * x
+                    j += 1
+                for e, x in enumerate(dropped):
+                    if not x:
+                        continue
+                    if index:
+                        key = (*st[: index - 1], st[index - 1] + e, n - e, *st[index + 1 :])
+                    else:
+                        key = (n - e, *st[1:])
+                    acc[key] = get(key, 0) + x
     for state, value in acc.items():
         destroyed[models - models_of(state)] += value
         lost[damage_of(state, models, wounds)] += value
