@@ -660,6 +660,8 @@ def _scout_actions(state: BattleState, side: str) -> list[JsonObject]:
         mover = scout_mover(state, u)
         if mover is None:
             continue
+        if any(not p.face.has(Ability.SCOUT) for p in state.passengers(u.uid)):
+            continue  # a transport scouts with Scout units aboard only (rulings 118)
         found = {
             p: v
             for p, v in cheapest_paths(state.board, mover, state.board_units()).items()
