@@ -1,6 +1,7 @@
 """Black Reach on the match page and the API (issue 16, rulings 114-123): ambush and
 spotting (a counter deployed in ambush, not offered as a target, spotted at the end of an
-enemy move with its timeline sentence), the deploy form's face; a tank's assault on infantry
+enemy move with its timeline sentence), the deploy form's face (a counter deployed in ambush
+from the page); a tank's assault on infantry
 pushing it aside; the other side's En Alerte against an assault's move; Tir en Mouvement and
 Double Tir during a move from the move's form; an assault from a transport.
 
@@ -9,6 +10,7 @@ set-up the match system reads (``deployment=sample``)."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -227,3 +229,22 @@ def test_an_assault_from_a_transport_through_the_api(
     squad = next(u for u in seen["units"] if u["id"] == carried.TACTICAL)
     assert squad["embarked_in"] is None
     assert (squad["at"]["x"], squad["at"]["y"]) == (4, 3)  # out, into the beaten shootas' square
+
+
+def test_a_counter_with_an_ambush_face_is_deployed_in_ambush_from_the_page(
+    browser: Callable[[str], TestClient], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    undeployed = dataclasses.replace(ambush.setup(), deployment=())
+    played_on(monkeypatch, undeployed)
+    alice, bob, match_id = two_players(browser)
+    page = page_of(bob, match_id)
+    css = f"#form-deploy-{slug(ambush.SHOOTAS)}"
+    form = page.css_first(css)
+    assert form is not None
+    faces = [o.attributes.get("value") for o in form.css("select[name=face] option")]
+    assert faces == ["inactive", "ambush"]
+    assert page.css_first(f"#form-deploy-{slug(ambush.NOB)}").css_first("select[name=face]") is None
+    post_form(bob, match_id, css, page=page, square="5,5", face="ambush")
+    seen = alice.get(f"{MATCHES}/{match_id}").json()["view"]
+    shootas = next(u for u in seen["units"] if u["id"] == ambush.SHOOTAS)
+    assert (shootas["face"], shootas["at"]["x"], shootas["at"]["y"]) == ("ambush", 5, 5)

@@ -2,9 +2,9 @@
 [L1776-L1824], [L3142], [L3156-L3157].
 
 The board is built here: 10 x 10, flat, with one wood square (5, 5) (a terrain element:
-defence bonus 1, no obstacle). The sample Ork shootas get an Ambush face (DV 4, MV 5, CV 1
-against infantry, Embuscade) over an Inactive face (DV 4, MV 4, CV 2, Assaut) and deploy in
-ambush in the wood. The Ultramarines stand at least 3 squares away: the tactical squad on
+defence bonus 1, no obstacle). The sample Ork shootas get an Inactive face (DV 4, MV 4, CV 2,
+Assaut) and an Ambush face (DV 4, MV 5, CV 1 against infantry, Embuscade) and deploy in ambush
+in the wood. The Ultramarines stand at least 3 squares away: the tactical squad on
 (1, 1), the sergeant on (3, 2) (Auspex when a test asks), the heavy bolter on (9, 0) and the
 battle tank on (5, 2)-(5, 1) facing S.
 """
@@ -68,8 +68,8 @@ def setup(
         counters["sample-um-sergeant"]["faces"].append(hidden)
     if overwatch is not None:
         counters[overwatch]["faces"][0]["abilities"].append({"id": "overwatch"})
-    counters["sample-ork-shootas"]["faces"] = [copy.deepcopy(AMBUSH_FACE),
-                                               copy.deepcopy(INACTIVE_FACE)]  # fmt: skip
+    counters["sample-ork-shootas"]["faces"] = [copy.deepcopy(INACTIVE_FACE),
+                                               copy.deepcopy(AMBUSH_FACE)]  # fmt: skip
     if auspex is not None:
         counters["sample-um-sergeant"]["faces"][0]["abilities"].append(
             {"id": "auspex", "param": auspex}
