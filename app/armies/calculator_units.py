@@ -6,19 +6,23 @@ cannot read lists itself: this module, in the upper room, contributes them throu
 It uses the builder's public functions: :mod:`app.armies.loadout` for what a unit carries (and
 the calculator link of its weapons), :mod:`app.armies.service` for the user's own lists (another
 user's list does not exist here either) and :mod:`app.catalog.service` for the catalogues the
-user may use. A unit as the attacker fills the weapon rows with its loadout; as the target it
+user may use. A unit as the attacker fills the weapon rows with one attack of its loadout (its
+ranged weapons, or with ``mode=melee`` its melee ones; one profile per weapon, the first unless
+``pick.<loadout index>=<profile index>`` names another), on the models that carry each; as the
+target it
 fills the target with its most numerous model type and adds one model group per other profile
 (a sergeant, a leader's bodyguard...).
 
 References (the ``unit`` query parameter of ``/calculator``, with ``as=attacker|target``):
-``army:<army id>:<unit index>`` or ``sheet:<catalogue id>:<datasheet id>``.
+``army:<army id>:<unit index>``, ``sheet:<catalogue id>:<datasheet id>``, or for a PEN list
+``pen:<army id>:<unit index>`` (as the attacker with one weapon: ``weapon=<its index>``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from urllib.parse import parse_qsl, urlsplit
+from typing import Any
 
 from sqlalchemy.orm import Session
 
@@ -26,17 +30,20 @@ from app.accounts.models import User
 from app.armies import loadout
 from app.armies import service as armies
 from app.armies.exceptions import ArmyNotFound
+from app.catalog import calculator as calc
 from app.catalog import service as catalogs
 from app.catalog.exceptions import CatalogueNotFound, DatasheetNotFound
+from app.catalog.pen_units import PenUnit
 from app.combat import units
 from app.combat.exceptions import UnitNotFound
 from app.combat.units import ArmyUnits, UnitChoice
 from app.core.i18n import gettext as _
 from app.core.ids import parse_int
 from app.engine.wh40k10e import profiles as p
-from app.engine.wh40k10e.army import Datasheet
+from app.engine.wh40k10e.army import Datasheet, Weapon
 
 SYSTEM_ID = "wh40k-10e"  # the army lists and catalogues units come from
+PEN_SYSTEM_ID = "pen"  # and the PEN lists
 MAX_UNITS_LISTED = 200
 MAX_SHEETS_LISTED = 30
 
@@ -53,11 +60,40 @@ def _plus(value: int | None) -> str:
     return "" if value is None else f"{value}+"
 
 
-def _weapon_pairs(unit: _Unit) -> list[tuple[str, str]]:
-    url = loadout.unit_calculator_url(unit.sheet, unit.models, unit.wargear)
-    if url is None:
-        return []
-    return [(k, v) for k, v in parse_qsl(urlsplit(url).query) if k != "system"]
+MAX_PICKS = 40  # profile choices read from a query (a loadout has fewer weapons)
+
+
+def _options(options: Mapping[str, str]) -> tuple[str, dict[int, int]]:
+    """The attack the player chose: ``mode`` (``ranged``, the default, or ``melee``) and
+    ``pick.<loadout index>=<profile index>`` for the weapons with several profiles."""
+    mode = options.get("mode", "ranged")
+    picks: dict[int, int] = {}
+    for key, value in list(options.items())[:MAX_PICKS]:
+        if key.startswith("pick."):
+            index, profile = parse_int(key[5:], 0, 999), parse_int(value, 0, 99)
+            if index is not None and profile is not None:
+                picks[index] = profile
+    return (mode if mode in calc.KINDS else "ranged"), picks
+
+
+def _weapon_pairs(unit: _Unit, options: Mapping[str, str]) -> list[tuple[str, str]]:
+    """One attack of the unit: its ranged (or melee) weapons, one profile each, on the models
+    that carry them."""
+    mode, picks = _options(options)
+    carried = loadout.loadout(unit.sheet, unit.models, unit.wargear)
+    return calc.unit_query(carried, mode, picks)
+
+
+def _choices(carried: list[tuple[Weapon, int]]) -> dict[str, Any]:
+    """What the picker offers for one attack: the kinds of attack (``kinds``) and each
+    weapon's profiles when it has several (``profiles``)."""
+    return {
+        "kinds": tuple(calc.unit_kinds(carried)),
+        "profiles": tuple(
+            (i, w.name, tuple(calc.profile_label(w, prof) for prof in w.profiles))
+            for i, w in calc.profile_choices(carried)
+        ),
+    }
 
 
 def _target_pairs(unit: _Unit) -> list[tuple[str, str]]:
@@ -126,12 +162,80 @@ def _sheet_unit(db: Session, user: User | None, catalogue_id: str, sheet_id: str
     return _Unit(sheet, sheet.min_models, {}, sheet.name)
 
 
-def _unit_pairs(db: Session, user: User | None, ref: str, side: str) -> list[tuple[str, str]]:
+def _pen_unit(db: Session, user: User, army_id: int, index: int) -> PenUnit:
+    view = armies.get(db, user, army_id)
+    if view.pen is None or not 0 <= index < len(view.pen.units):
+        raise ArmyNotFound(str(army_id))
+    return view.pen.units[index]
+
+
+def _plus_text(value: int | None) -> str:
+    return "" if value is None else f"{value}+"
+
+
+def _pen_target_pairs(unit: PenUnit) -> list[tuple[str, str]]:
+    """The PEN calculator's target: the unit (its profile, type and rules) or the vehicle (its
+    armour, hull points, types and rules)."""
+    target = unit.target()
+    if "armour" in target:
+        armour = target["armour"]
+        return [
+            ("t.kind", "vehicle"),
+            ("t.name", unit.name[:80]),
+            ("v.front", str(armour["front"])),
+            ("v.side", str(armour["side"])),
+            ("v.rear", str(armour["rear"])),
+            ("v.hull_points", "" if target["hull_points"] is None else str(target["hull_points"])),
+            ("v.types", ", ".join(target["types"])),
+            ("v.rules", ", ".join(target["rules"])),
+        ]
+    pairs = [("t.kind", "unit"), ("t.name", unit.name[:80])]
+    for key in ("models", "ws", "toughness", "wounds", "strength", "attacks", "leadership"):
+        value = target.get(key)
+        pairs.append((f"t.{key}", "" if value is None else str(value)))
+    pairs.append(
+        ("t.initiative", "" if target.get("initiative") is None else str(target["initiative"]))
+    )
+    pairs += [
+        ("t.save", _plus_text(target.get("save"))),
+        ("t.invulnerable_save", _plus_text(target.get("invulnerable_save"))),
+        ("t.unit_type", str(target.get("unit_type") or "")),
+        ("t.rules", ", ".join(target.get("rules") or [])),
+    ]
+    return pairs
+
+
+def _pen_pairs(
+    db: Session, user: User | None, rest: str, side: str, options: Mapping[str, str]
+) -> list[tuple[str, str]]:
+    """A unit of the user's PEN list: as the attacker with one of its weapons (``weapon``,
+    the first by default), or as the target."""
+    army_id, _sep, index = rest.partition(":")
+    number, position = parse_int(army_id, 1), parse_int(index, 0, 999)
+    if user is None or number is None or position is None:
+        raise ArmyNotFound(rest)
+    unit = _pen_unit(db, user, number, position)
+    if side != "attacker":
+        return _pen_target_pairs(unit)
+    if not unit.weapons:
+        raise UnitNotFound(
+            _("“%(name)s” carries no weapon the calculator can use.") % {"name": unit.name}
+        )
+    chosen = parse_int(options.get("weapon", "0"), 0, len(unit.weapons) - 1)
+    return unit.calculator_query(unit.weapons[chosen or 0])
+
+
+def _unit_pairs(
+    db: Session, user: User | None, ref: str, side: str, options: Mapping[str, str]
+) -> list[tuple[str, str]]:
     """The calculator parameters of one side (``attacker``: weapon rows; ``target``: the target
     and its model groups) for the unit ``ref``; UnitNotFound (404) for a unit the user cannot
     reach or that carries no weapon the calculator takes."""
     kind, _sep, rest = ref.partition(":")
     try:
+        if kind == "pen":
+            pen = _pen_pairs(db, user, rest, side, options)
+            return [("system", PEN_SYSTEM_ID), *((k, v) for k, v in pen if k != "system")]
         if kind == "army" and user is not None:
             army_id, _sep, index = rest.partition(":")
             number, position = parse_int(army_id, 1), parse_int(index, 0, 999)
@@ -145,7 +249,7 @@ def _unit_pairs(db: Session, user: User | None, ref: str, side: str) -> list[tup
             raise ArmyNotFound(ref)
     except (ArmyNotFound, CatalogueNotFound, DatasheetNotFound):
         raise UnitNotFound(_("There is no such unit you can use.")) from None
-    pairs = _weapon_pairs(unit) if side == "attacker" else _target_pairs(unit)
+    pairs = _weapon_pairs(unit, options) if side == "attacker" else _target_pairs(unit)
     if not pairs:
         raise UnitNotFound(
             _("“%(name)s” carries no weapon the calculator can use.") % {"name": unit.name}
@@ -157,10 +261,24 @@ def _unit_pairs(db: Session, user: User | None, ref: str, side: str) -> list[tup
 
 
 def _army_units(db: Session, user: User) -> list[ArmyUnits]:
-    """The user's 10th-edition lists and their units (newest list first)."""
+    """The user's 10th-edition and PEN lists and their units (newest list first)."""
     out: list[ArmyUnits] = []
     listed = 0
     for view in armies.list_armies(db, user):
+        if view.pen is not None:
+            pen_units = [
+                UnitChoice(
+                    ref=f"pen:{view.army.id}:{i}",
+                    name=unit.name,
+                    detail=", ".join(w.name for w in unit.weapons),
+                    can_attack=bool(unit.weapons),
+                    weapons=tuple(w.name for w in unit.weapons),
+                )
+                for i, unit in enumerate(view.pen.units[: max(0, MAX_UNITS_LISTED - listed)])
+            ]
+            listed += len(pen_units)
+            out.append(ArmyUnits(view.army.id, view.army.name, pen_units))
+            continue
         if view.catalogue is None or view.roster is None or view.result is None:
             continue
         faction = view.catalogue.faction(view.army.faction) or view.army.faction
@@ -180,6 +298,7 @@ def _army_units(db: Session, user: User) -> list[ArmyUnits]:
                     name=f"{sheet.name} — {label}" if label else sheet.name,
                     detail=", ".join(f"{n}× {w.name}" for w, n in carried),
                     can_attack=bool(carried),
+                    **_choices(carried),
                 )
             )
             listed += 1
@@ -195,12 +314,14 @@ def _catalogue_units(db: Session, user: User | None, query: str) -> list[UnitCho
             continue
         catalogue = catalogs.parsed(db, record)
         for sheet in catalogs.search(catalogue, None, query, MAX_SHEETS_LISTED - len(found)):
+            carried = loadout.loadout(sheet, sheet.min_models, {})
             found.append(
                 UnitChoice(
                     ref=f"sheet:{record.id}:{sheet.id}",
                     name=sheet.name,
                     detail=f"{record.name} · {', '.join(sheet.faction_keywords)}",
                     can_attack=bool(sheet.weapons),
+                    **_choices(carried),
                 )
             )
         if len(found) >= MAX_SHEETS_LISTED:
@@ -218,9 +339,14 @@ class ArmiesUnitSource:
         return _catalogue_units(db, user, query)
 
     def unit_pairs(
-        self, db: Session, user: User | None, ref: str, side: str
+        self,
+        db: Session,
+        user: User | None,
+        ref: str,
+        side: str,
+        options: Mapping[str, str] | None = None,
     ) -> list[tuple[str, str]]:
-        return _unit_pairs(db, user, ref, side)
+        return _unit_pairs(db, user, ref, side, options or {})
 
 
 units.register(ArmiesUnitSource())

@@ -9,18 +9,35 @@ Query parameters (documented in docs/api-combat.md): ``a.<field>`` (attacker), `
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from types import MappingProxyType
+from collections.abc import Mapping, Sequence
+from functools import cache
 from typing import Any
 
-from app.combat.forms import FormState
+from app.combat.forms import FormState, pen_words
 from app.combat.forms.flat import FlatField, FlatForm, Section
+from app.combat.present import untranslated
 from app.combat.rulesets.pen import SYSTEM_ID
 from app.core.i18n import gettext as _
 from app.core.i18n import lazy
 from app.engine.pen import profiles as p
+from app.engine.pen.names import RULE_INFO, RuleScope, normalise
 
 F = FlatField
+# the pickers' lists (PenForm.pick_lists): the engine's names, French first, English beside
+WEAPON_RULES = "pen-weapon-rules"
+UNIT_RULES = "pen-unit-rules"
+VEHICLE_TYPES = "pen-vehicle-types"
+# the vehicle types as the engine reads them, with their French names [L217-L268]
+_VEHICLE_TYPE_NAMES = (
+    ("tank", "char d'assaut"),
+    ("open-topped", "ouvert"),
+    ("skimmer", "antigrav"),
+    ("fast", "rapide"),
+    ("walker", "marcheur"),
+    ("flyer", "volant"),
+    ("aircraft", "aéronef"),
+    ("transport", "transport"),
+)
 UNIT = ("t.kind", "unit")
 VEHICLE = ("t.kind", "vehicle")
 
@@ -64,6 +81,7 @@ ATTACKER = Section(
             "list",
             lazy("Special rules (comma-separated)"),
             wide=True,
+            pick=UNIT_RULES,
         ),
     ),
     presets="attackers",
@@ -99,6 +117,7 @@ WEAPON = Section(
             "list",
             lazy("Properties (comma-separated)"),
             wide=True,
+            pick=WEAPON_RULES,
         ),
     ),
     presets="weapons",
@@ -108,6 +127,7 @@ TARGET = Section(
     lazy("Target"),
     ("target",),
     (
+        F("t.name", (), "text", lazy("Name"), "", wide=True, placeholder=lazy("the target")),
         F(
             "t.kind",
             (),
@@ -207,6 +227,7 @@ TARGET = Section(
             lazy("Special rules (comma-separated)"),
             only_when=UNIT,
             wide=True,
+            pick=UNIT_RULES,
         ),
         F(
             "v.front",
@@ -265,6 +286,7 @@ TARGET = Section(
             "tank",
             only_when=VEHICLE,
             wide=True,
+            pick=VEHICLE_TYPES,
         ),
         F(
             "v.rules",
@@ -273,6 +295,7 @@ TARGET = Section(
             lazy("Special rules (comma-separated)"),
             only_when=VEHICLE,
             wide=True,
+            pick=UNIT_RULES,
         ),
         F(
             "v.results_this_turn",
@@ -337,29 +360,32 @@ class PenForm(FlatForm):
     system_id = SYSTEM_ID
     label = lazy("PEN")
     presets_file = "pen.json"
-    # the plan section's keys (plan_section in app/engine/pen/analysis.py), each a label in the
-    # reader's language
-    stage_labels: Mapping[str, str] = MappingProxyType(
-        {
-            "plan": lazy("Attack plan"),
-            "skill": lazy("Skill used"),
-            "to_hit": lazy("To hit"),
-            "modifiers": lazy("Modifiers"),
-            "name": lazy("Name"),
-            "value": lazy("Value"),
-            "cover_save": lazy("Cover save"),
-            "strength": lazy("Strength"),
-            "notes": lazy("Notes"),
-            "to_wound": lazy("To wound"),
-            "armour": lazy("Armour"),
-            "penetration": lazy("Penetration"),
-        }
-    )
+    # every key of the engine's stages, totals and sections, each a label in the reader's
+    # language
+    stage_labels: Mapping[str, Any] = pen_words.LABELS
     attacker_keys = re.compile(r"^[aw]\.")
     target_keys = re.compile(r"^[tv]\.")
 
     def result_kind(self, state: FormState) -> str:
         return "vehicle" if state.value("t.kind") == "vehicle" else "models"
+
+    def pick_lists(self) -> Mapping[str, Sequence[tuple[str, str]]]:
+        return _pick_lists()
+
+    def group_names(self, state: FormState) -> Mapping[str, str]:
+        """The engine's ``target`` (or ``vehicle``) as the player named it, and ``attacker``."""
+        name = state.value("t.name").strip()
+        return {
+            "target": name or _("the target"),
+            "vehicle": name or _("the vehicle"),
+            "attacker": _("the attacker"),
+        }
+
+    def words(self, text: str, state: FormState) -> str:
+        return pen_words.words(text, skill_word)
+
+    def values(self, text: str, state: FormState) -> str:
+        return pen_words.words(text, skill_word)
 
     def result_notes(self, extra: Mapping[str, Any], state: FormState) -> list[str]:
         """Why the BS (or WS) used is not the one typed: each modifier and cap of the plan."""
@@ -431,7 +457,26 @@ def skill_word(text: str) -> str:
     if m:
         return _("indirect barrage: BS capped at %(n)s") % {"n": m[1]}
     msgid = SKILL_WORDS.get(text)
-    return _(msgid) if msgid else text
+    return _(msgid) if msgid else untranslated(text)
+
+
+@cache
+def _pick_lists() -> dict[str, tuple[tuple[str, str], ...]]:
+    """The engine's vocabulary for the pickers: weapon properties and special rules (French
+    names, as the seed writes them, with the English ones), vehicle types."""
+
+    def rules(scope: RuleScope) -> tuple[tuple[str, str], ...]:
+        found = sorted(
+            ((i.french, i.english) for i in RULE_INFO.values() if i.scope is scope),
+            key=lambda pair: normalise(pair[0]),
+        )
+        return tuple(found)
+
+    return {
+        WEAPON_RULES: rules(RuleScope.WEAPON),
+        UNIT_RULES: rules(RuleScope.UNIT),
+        VEHICLE_TYPES: _VEHICLE_TYPE_NAMES,
+    }
 
 
 def _signed(value: int) -> str:
