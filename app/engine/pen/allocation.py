@@ -23,6 +23,7 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from fractions import Fraction
 from functools import lru_cache
+from itertools import accumulate
 from math import lcm
 from operator import add
 from typing import TypeVar
@@ -435,10 +436,13 @@ def _shear_line(c: list[int], lower: int, w0: int, w1: int, powers: _Powers) -> 
         factor = lo_pow[size - a] * w1_pow[a]
         if factor != 1 and d[a]:
             d[a] *= factor
+    # the Taylor shift: pass i makes d[i:] its suffix sums (d[j] += d[j + 1] downwards), on
+    # the reversed list a prefix sum, run by accumulate in C
+    rev = d[::-1]
     for i in range(top):
-        for j in range(top - 1, i - 1, -1):
-            if d[j + 1]:
-                d[j] += d[j + 1]
+        end = top + 1 - i
+        rev[:end] = accumulate(rev[:end])
+    d = rev[::-1]
     if w1 != 1:
         d = [x // w1_pow[j] if x else 0 for j, x in enumerate(d)]
     if w0 != 1:
