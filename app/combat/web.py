@@ -334,6 +334,7 @@ def roll(request: Request, user: OptionalUser) -> HTMLResponse:
     context.update(
         {
             "view": view,
+            "kind": form.result_kind(state),
             "seed": seed,
             "same_seed_url": _url("/calculator/roll", [*state.query, ("seed", str(seed))]),
             "new_roll_url": _url("/calculator/roll", state.query),

@@ -13,7 +13,7 @@ from sqlalchemy import text
 
 from app.accounts.deps import OptionalUser
 from app.core.errors import NotFound, problem
-from app.core.i18n import current_locale, lazy
+from app.core.i18n import DEFAULT_LOCALE, lazy
 from app.core.i18n import gettext as _
 from app.web import rulings
 from app.web.nav import NavItem, add_nav
@@ -29,13 +29,13 @@ def home(request: Request, user: OptionalUser) -> HTMLResponse:
 
 @router.get("/rulings")
 def rulings_index(request: Request, user: OptionalUser) -> HTMLResponse:
-    lang = current_locale.get()
+    lang = getattr(request.state, "locale", DEFAULT_LOCALE)
     return render(request, "web/rulings.html", {"pages": rulings.pages(lang), "current": None})
 
 
 @router.get("/rulings/{name}")
 def rulings_page(request: Request, user: OptionalUser, name: str) -> HTMLResponse:
-    lang = current_locale.get()
+    lang = getattr(request.state, "locale", DEFAULT_LOCALE)
     current = rulings.page(name, lang)
     if current is None:
         raise NotFound(_("No rulings page has this name."))

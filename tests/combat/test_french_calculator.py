@@ -201,3 +201,14 @@ def test_pen_pickers_offer_the_engines_names_and_add_one_once(client) -> None:  
     # the engine reads what the picker adds: a rending weapon's plan has two save groups
     page = html(client.get("/calculator?" + urlencode({**PEN, "w.properties": "Perforant"})))
     assert page.css_first("#stages") is not None
+
+
+def test_pen_vehicle_roll_counts_hull_points_not_wounds(client) -> None:  # type: ignore[no-untyped-def]
+    tree = html(client.get("/calculator/roll?" + urlencode({**PEN_VEHICLE, "seed": "2"})))
+    labels = [n.text(strip=True) for n in tree.css("#roll-summary .stat-label")]
+    assert labels == ["Hull points lost", "Vehicle destroyed"]
+    after = tree.css_first("#target-after").text()
+    assert "wound" not in after
+    unit = html(client.get("/calculator/roll?" + urlencode({**PEN, "seed": "2"})))
+    labels = [n.text(strip=True) for n in unit.css("#roll-summary .stat-label")]
+    assert labels[:2] == ["Wounds lost", "Models destroyed"]

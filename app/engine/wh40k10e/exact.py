@@ -1290,17 +1290,18 @@ class _PrefixSplitChain:
         total: int,
         kernel: _Kernel,
         end: int,
+        ahead: int = 0,
     ) -> tuple[dict[int, int], int]:
         """P(the unit ends ``e`` wounds down the line, pending mortal wounds (thinned as they
         are made) included) for ``e < end``, as integer weights over one denominator: a line
         of identical models, corrected by the paths that reach position ``P`` (the real
-        tail's less the line's)."""
+        tail's less the line's). ``ahead``: work units still to come after this (checked
+        with the forward pass's before any work)."""
         nc, big_p = self.layout.C + 1, self.P
-        line = _LineChain.virtual(self.main, end, self.budget)
-        line.apply_weapon(w, situation, outcome, total)
-        out = {e: x for (e, _), x in line.final().items() if e < end}
         if end <= big_p or not kernel.qq:
-            return out, line.den
+            line = _LineChain.virtual(self.main, end, self.budget)
+            line.apply_weapon(w, situation, outcome, total)
+            return {e: x for (e, _), x in line.final().items() if e < end}, line.den
         h, h_den, g = _live_counts(w.per_model, kernel.r0, kernel.q, w.entry.models, None)
         top = len(h) - 1
         cells = end - big_p
@@ -1320,7 +1321,13 @@ class _PrefixSplitChain:
         def at(idx: int) -> int:  # wounds down the line (no Precision: b < B or c = 0)
             return idx // nc + idx % nc
 
-        self._check_ahead(self._forward_cost(live_row, cells, qq, steps))
+        forward_cost = self._forward_cost(live_row, cells, qq, steps)
+        self._check_ahead(forward_cost + ahead)  # before the line chain: refused at once
+        line = _LineChain.virtual(self.main, end, self.budget)
+        line.reserve = forward_cost + ahead  # the line refuses what they leave no room for
+        line.apply_weapon(w, situation, outcome, total)
+        out = {e: x for (e, _), x in line.final().items() if e < end}
+        self._check_ahead(forward_cost + ahead)
         flux, side, _, wid = self._forward(
             live_row,
             cells,
@@ -1426,8 +1433,22 @@ class _PrefixSplitChain:
             return
         two = self.two
         a, b, d = two.a, two.b, two.d
+        # the CHARACTERs' pass's kernel first: its cost is checked with the bodyguard's
+        if w.rules.devastating:
+            outcome_c, total_c = _attack_outcome(w, _thin(w.damage, two.p_c))
+        else:
+            outcome_c, total_c = outcome, total
+        kernel_c = two.high._kernel(w, situation, outcome_c, total_c)
+        char_cost = 0
+        if kernel_c.qq:
+            h, h_den, g = _live_counts(w.per_model, kernel_c.r0, kernel_c.q, w.entry.models, None)
+            top = len(h) - 1
+            common, live_c, coef, g_top = self._divided(kernel_c, h, g)
+            qq = -(-kernel_c.qq // common)
+            steps = min(top, big_p + cap)
+            char_cost = self._forward_cost(live_c, cap, qq, steps)
         # -- the bodyguard's counts (thinned by its Feel No Pain) -------------------------
-        out_b, den_b = self._line_counts(w, situation, outcome, total, kernel, big)
+        out_b, den_b = self._line_counts(w, situation, outcome, total, kernel, big, char_cost)
         # -- the CHARACTERs' counts (thinned by theirs), read out --------------------------
         f_den = a ** (big + cap - 1)
 
@@ -1444,19 +1465,9 @@ class _PrefixSplitChain:
 
         sums = [0] * cap  # the whole read-out, over ``den_y * f_den``
         den_y = 1
-        if w.rules.devastating:
-            outcome_c, total_c = _attack_outcome(w, _thin(w.damage, two.p_c))
-        else:
-            outcome_c, total_c = outcome, total
-        kernel_c = two.high._kernel(w, situation, outcome_c, total_c)
         if kernel_c.qq:
-            h, h_den, g = _live_counts(w.per_model, kernel_c.r0, kernel_c.q, w.entry.models, None)
-            top = len(h) - 1
-            common, live_c, coef, g_top = self._divided(kernel_c, h, g)
-            qq = -(-kernel_c.qq // common)
-            steps = min(top, big_p + cap)
             # the paths that end on the prefix are read out on the way (``acc``)
-            self._check_ahead(self._forward_cost(live_c, cap, qq, steps))
+            self._check_ahead(char_cost)
             flux, _, acc, wid = self._forward(
                 live_c, cap, qq, steps, top, coef=coef, readout=readout
             )
@@ -1541,6 +1552,7 @@ class _LineChain:
         self.v: dict[int, int] = {0: 1}  # r * B + e -> weight; "destroyed": den - the rest
         self.den = 1
         self.budget = budget
+        self.reserve = 0  # work units still to come after this chain (checked with its own)
 
     @classmethod
     def virtual(cls, model: ModelSlot, length: int, budget: _Budget) -> _LineChain:
@@ -1556,6 +1568,7 @@ class _LineChain:
         chain.v = {0: 1}
         chain.den = 1
         chain.budget = budget
+        chain.reserve = 0
         return chain
 
     @staticmethod
@@ -1675,7 +1688,7 @@ class _LineChain:
         kept_slots = sum(b_n - t for t in range(top + 1) if t < b_n)
         inject = len(start) * _mul_units(v_bits, max(c.bit_length() for c in coef))
         ahead = width * kept_slots * (1 + final_den.bit_length() // 256) + top * inject
-        if self.budget.spent + ahead > WORK_BUDGET:
+        if self.budget.spent + ahead + self.reserve > WORK_BUDGET:
             raise self.budget.refuse()
         # per r: the live transitions grouped by the wounds they add, fewest first
         by_shift: dict[int, list[tuple[int, list[tuple[int, int]]]]] = {}
