@@ -37,6 +37,10 @@ Method (integer weights over one common denominator, reduced between weapons):
    operator); a line of identical models gives the counts of the paths that never leave
    them.
 
+The packed rows and the big sums run on GMP integers (gmpy2's ``mpz``: products, additions,
+gcds and decimal conversions several times faster than CPython's at these sizes); every value
+that leaves the module is a Python ``int``.
+
 Work is bounded: static size limits first (:func:`_check_budget`), then a budget counted
 while the chain runs (big-by-big products and the serialisation of the answer included), and
 the size of the exact fractions (:data:`MAX_EXACT_DIGITS`); beyond any of them, a ProfileError
