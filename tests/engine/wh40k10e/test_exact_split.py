@@ -230,9 +230,9 @@ def test_the_issue_s_full_scope_is_answered(
     captain_fnp: int | None, digest: str, mean: float
 ) -> None:
     # refused before (1.0-1.6 s with the bound lifted); the tail in closed form answers it
-    # in about 0.3-0.45 s here. The digests are of the previous split chain's answer with the
-    # bound lifted (checked against the plain engine on the random profiles above), which
-    # the closed form reproduces exactly; the plain engine itself needs minutes.
+    # in about 0.2-0.26 s here (GMP integers). The digests are of the previous split chain's
+    # answer with the bound lifted (checked against the plain engine on the random profiles
+    # above), which the closed form reproduces exactly; the plain engine needs minutes.
     req = request_from_dict(_full_scope(captain_fnp))
     assert split_applies(req)
     start = time.process_time()
