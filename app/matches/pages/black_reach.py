@@ -320,9 +320,15 @@ def picture_of(game: Any) -> Any:
     """The battlefield with both deployment zones and the objectives (the content library's
     drawing of the battle's own scenario)."""
     from app.blackreach.present import scenario_picture
+    from app.engine.black_reach.board import with_ruins
 
-    scenario = getattr(game.state, "scenario", None)
-    return None if scenario is None else scenario_picture(scenario)
+    state = game.state
+    scenario = getattr(state, "scenario", None)
+    if scenario is None:
+        return None
+    ruined: frozenset[str] = getattr(state, "ruined", frozenset())
+    board = with_ruins(scenario.board, ruined)  # a destroyed structure's ruin face (rulings 134)
+    return scenario_picture(scenario if board is scenario.board else replace(scenario, board=board))
 
 
 # -- the forms ----------------------------------------------------------------------------------

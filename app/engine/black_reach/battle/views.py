@@ -232,7 +232,8 @@ def render(state: BattleState, viewer: Viewer) -> JsonObject:
 
 def _structures_view(state: BattleState) -> list[JsonObject]:
     """The structures of the battlefield (buildings and wrecks with a value), their
-    Destruction points and whether they stand (rulings 104)."""
+    Destruction points, whether they stand (rulings 104) and whether a destroyed one shows
+    its ruin face (rulings 134)."""
     standing = structures(state)
     out: list[JsonObject] = []
     for e in state.board.elements:
@@ -245,10 +246,17 @@ def _structures_view(state: BattleState) -> list[JsonObject]:
                 "value": e.structure,
                 "points": state.destruction.get(key, 0),
                 "standing": e.id in standing,
+                "ruin": key in state.ruined and _has_ruin(state, e.id),  # rulings 134
                 "squares": sorted([sq.x, sq.y] for sq in e.squares),
             }
         )
     return out
+
+
+def _has_ruin(state: BattleState, element_id: str) -> bool:
+    """Whether the scenario's board element has a ruin face (shown once destroyed)."""
+    assert state.scenario is not None
+    return any(e.id == element_id and e.ruin is not None for e in state.scenario.board.elements)
 
 
 def _markers(state: BattleState, side: str | None = None) -> list[JsonObject]:
