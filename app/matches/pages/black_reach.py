@@ -1581,12 +1581,14 @@ def sentence(
     ev: Mapping[str, Any], names: Mapping[str, str], players: Mapping[str, str]
 ) -> str | None:
     """The page's ``sentence`` hook (the spectators' timeline): a Black Reach event in the
-    words of :func:`describe`, a side named by its id (the hook knows no seat's side);
-    ``None`` for an event that is not one of the battle's (an undo's: the generic words)."""
+    words of :func:`describe`, a side named by its player (``players`` holds, besides the
+    seats, each side's ``"<name> (<side>)"`` under its id when the spectators' page knows the
+    seats' sides; else the side's id); ``None`` for an event that is not one of the battle's
+    (an undo's: the generic words)."""
     kind = str(ev.get("type") or ev.get("event") or "")
     if kind not in _KINDS:
         return None
-    return describe(ev, names, {})
+    return describe(ev, names, {k: v for k, v in players.items() if k not in SEATS})
 
 
 # the battle's events but the undo's, which the generic words tell with the players' names
