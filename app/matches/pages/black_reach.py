@@ -445,6 +445,8 @@ class ActionForm:
     reached: list[list[int]] = field(default_factory=list)  # flame: the squares it reaches
     demolish: list[tuple[str, str]] = field(default_factory=list)  # a move: Démolisseur's
     flame_during: bool = False  # a move: its unit's flamer may fire during it (move.flame)
+    # a move: the units its Tir en Mouvement may aim at during it (move.fire_at, rulings 136)
+    fire_targets: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def reached_json(self) -> str:
@@ -475,8 +477,10 @@ class ActionForm:
         card = str(self.command.get("card") or "")  # play_card: one form per card and use
         if card:
             extra = str(self.command.get("use") or "")
-        if self.kind == "flame":  # one form per direction
+        if self.kind == "flame":  # one form per direction (and transport square: rulings 137)
             extra = str(self.command.get("facing") or "")
+            if self.command.get("x") is not None:
+                extra += f"-{self.command.get('x')}-{self.command.get('y')}"
         power = power or str(self.command.get("option") or "")  # grenade: one per option
         if self.command.get("indirect"):
             extra = "ind"
@@ -850,6 +854,11 @@ def action_forms(
                 flips=moving and mine.flips,
                 demolish=standing if moving and mine.demolisher else [],
                 flame_during=kind == "move" and unit in flamers,
+                fire_targets=[
+                    (str(t), names.get(str(t), str(t))) for t in entry.get("fire_at") or ()
+                ]
+                if kind == "move"
+                else [],
                 supporters=helpers,
                 support_odds=by_count,
                 hit_side=tr(HIT_SIDES, entry["side"]) if entry.get("side") else "",
@@ -953,10 +962,13 @@ def build_command(form: FormData, cmd: dict[str, Any]) -> dict[str, Any]:
         if kind in ("move", "reserve_move") and isinstance(demolish, str) and demolish:
             cmd["demolish"] = demolish[:200]
         flame = form.get("flame")  # the flamer fired during the move, after some steps
+        aim = form.get("fire_at")  # or a Tir en Mouvement at a unit (rulings 136)
         if kind == "move" and isinstance(flame, str) and flame in QUARTER_FACINGS:
             cmd["flame"] = flame
-            after = form.get("fire_after")
-            n = _int(after, 0, MAX_PATH)
+        if kind == "move" and isinstance(aim, str) and aim:
+            cmd["fire_at"] = aim[:200]  # with a flame too: the battle refuses both (422)
+        if kind == "move" and ("flame" in cmd or "fire_at" in cmd):
+            n = _int(form.get("fire_after"), 0, MAX_PATH)
             if n is not None:  # empty: at the end of the move
                 cmd["fire_after"] = n
         if kind == "assault":

@@ -49,8 +49,8 @@ from app.engine.black_reach.battle.commands import (
 )
 from app.engine.black_reach.battle.events import UnitMoved
 from app.engine.black_reach.battle.evolve import evolve, placement_of
-from app.engine.black_reach.battle.flamer import plan_flame
 from app.engine.black_reach.battle.grenades import grenade_options, markers_left
+from app.engine.black_reach.battle.offers import flame_origins, moving_fire_targets
 from app.engine.black_reach.battle.rules import (
     PLAYED_POWERS,
     TARGETED_POWERS,
@@ -427,7 +427,10 @@ def _legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
         if not u.present or uid in state.activated:
             continue
         found = _found(state, u) if not u.status.damage.immobilised else {}
-        actions.append(_move_entry(state, Move(uid, ()), u, found))
+        moving = _move_entry(state, Move(uid, ()), u, found)
+        if aims := moving_fire_targets(state, u):  # Tir en Mouvement (rulings 136)
+            moving["fire_at"] = aims
+        actions.append(moving)
         shots: list[tuple[UnitState, ShotPlan]] = []
         if u.face.weapons:
             actions.extend(_vehicle_fire(state, u))
@@ -559,14 +562,11 @@ def _flames(state: BattleState, u: UnitState) -> list[JsonObject]:
     if not u.face.has(Ability.FLAMER):
         return []
     out: list[JsonObject] = []
-    for facing in QUARTERS:
-        try:
-            plan = plan_flame(state, u, facing)
-        except Refusal:
-            continue
+    for origin, facing, plan in flame_origins(state, u):  # aboard: each square (rulings 137)
+        x, y = (None, None) if origin is None else (origin.x, origin.y)
         out.append(
             {
-                "command": _cmd(Flame(u.uid, facing)),
+                "command": _cmd(Flame(u.uid, facing, x, y)),
                 "reached": sorted([sq.x, sq.y] for sq in plan.reached),
                 "targets": [uid for uid, _ in plan.targets],
             }
