@@ -102,4 +102,7 @@ def test_a_defender_without_a_token_that_retreated_moves_in_the_reserve_phase() 
     steps = next(iter(reserve[0]["paths"].values()))
     walk = [{"x": x, "y": y, "facing": f} for x, y, f in steps]
     moved = battle.execute_json({"type": "reserve_move", "unit": BOYZ2, "path": walk}, B)
-    assert [e.event.kind for e in moved][0] == "unit_moved"
+    assert "unit_moved" in [e.event.kind for e in moved]
+    placed = battle.state.units[BOYZ2].placement
+    assert placed is not None
+    assert (placed.anchor.x, placed.anchor.y) == (walk[-1]["x"], walk[-1]["y"])
