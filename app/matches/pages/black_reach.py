@@ -1421,7 +1421,7 @@ def _hand_off(
     page: PageInput, seat: str, *, card_turn: bool = False
 ) -> tuple[Board, Sequence[Mapping[str, Any]]]:
     """The screen between two players on one device: the public view (no seat's tokens) for
-    the header only, and the public log. ``cards``: the device goes to ``seat`` for an
+    the header only, and the public log. ``card_turn``: the device goes to ``seat`` for an
     Action card out of turn (rulings 138)."""
     game = page.game
     view = game.view(None)
