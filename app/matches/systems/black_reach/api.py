@@ -8,9 +8,11 @@
   the option ``hot_seat`` with both seats on the creator's device, then
   ``GET /matches/{id}/hot-seat/{seat}`` reads a seat's view and commands while the battle
   waits on that seat (else the public view and ``hand_off``: the seat to hand the device to,
-  as the page's hand-off screen) and ``POST /matches/{id}/hot-seat/{seat}/commands`` sends
-  one. Only the creator (seat A, signed in) of such a match: anyone else, a guest seat
-  included, gets 404, as for a match they do not play.
+  as the page's hand-off screen; with ``?cards=true`` the other seat's own view and its card
+  commands, for an Action card out of turn, rulings 138) and
+  ``POST /matches/{id}/hot-seat/{seat}/commands`` sends one. Only the creator (seat A,
+  signed in) of such a match: anyone else, a guest seat included, gets 404, as for a match
+  they do not play.
 """
 
 from __future__ import annotations
