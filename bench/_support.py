@@ -167,10 +167,17 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+# What the Dockerfile's command gives uvicorn besides the address and the worker count (kept in
+# step with it by tests/core/test_asgi.py): the benchmarks measure the server production runs.
+PRODUCTION_FLAGS = ("--loop", "uvloop", "--http", "httptools", "--no-proxy-headers")
+
+
 def serve(
-    url: str, *, workers: int = 2, env: dict[str, str] | None = None
+    url: str, *, workers: int = 2, env: dict[str, str] | None = None, access_log: bool = False
 ) -> tuple[subprocess.Popen[bytes], str]:
-    """The app under uvicorn (``workers`` processes) on a free loopback port, once it answers.
+    """The app under uvicorn (``workers`` processes) on a free loopback port, once it answers,
+    run as the Dockerfile runs it (:data:`PRODUCTION_FLAGS`, no access log); ``access_log``
+    turns uvicorn's access log on (to stderr's temporary file), to measure what it costs.
 
     Its error output goes to a temporary file, never to a pipe nobody reads: over a long run
     (``soak.py``) a full pipe would block the workers' logging, and the workers with it. Two
@@ -191,9 +198,8 @@ def serve(
             str(port),
             "--workers",
             str(workers),
-            "--log-level",
-            "warning",
-            "--no-access-log",
+            *PRODUCTION_FLAGS,
+            *(("--access-log",) if access_log else ("--log-level", "warning", "--no-access-log")),
         ],
         cwd=ROOT,
         env=env,

@@ -53,10 +53,10 @@ def _captain(fnp: int | None) -> dict[str, Any]:
     }
 
 
-def _mixed(captain_fnp: int | None) -> dict[str, Any]:
-    """18 x W3 Sv4 FNP5+, a sergeant Sv3 FNP5+ and a Captain W5 Sv2 inv4."""
+def _mixed(captain_fnp: int | None, models: int = 18) -> dict[str, Any]:
+    """18 (or ``models``) x W3 Sv4 FNP5+, a sergeant Sv3 FNP5+ and a Captain W5 Sv2 inv4."""
     return {
-        "models": 18,
+        "models": models,
         "toughness": 4,
         "save": 4,
         "wounds": 3,
@@ -161,6 +161,22 @@ CASES: dict[str, dict[str, Any]] = {
     "mixed FNP: 20 x D6, SH1 LH DW, D3 vs 18 W3 FNP5+ + sgt + Captain (none)": {
         "attacks": [{"models": 20, "weapon": w(attacks="D6", abilities=ALL, damage="D3")}],
         "target": _mixed(captain_fnp=None),
+    },
+    # Issue 18's full scope: 30 models of D6+3 attacks with every ability and D6+1 damage
+    # into 28 x W3, a sergeant and a Captain, with the Captain's Feel No Pain the same as,
+    # better than or worse than his bodyguard's (the split line, the tail in closed form:
+    # app/engine/wh40k10e/tail.py); refused before.
+    "full scope: 30 x D6+3, SH1 LH DW, D6+1 vs 28 W3 + sgt + Captain FNP5+": {
+        "attacks": [{"models": 30, "weapon": w(attacks="D6+3", abilities=ALL, damage="D6+1")}],
+        "target": _mixed(captain_fnp=5, models=28),
+    },
+    "full scope: ... + Captain FNP4+": {
+        "attacks": [{"models": 30, "weapon": w(attacks="D6+3", abilities=ALL, damage="D6+1")}],
+        "target": _mixed(captain_fnp=4, models=28),
+    },
+    "full scope: ... + Captain (no FNP)": {
+        "attacks": [{"models": 30, "weapon": w(attacks="D6+3", abilities=ALL, damage="D6+1")}],
+        "target": _mixed(captain_fnp=None, models=28),
     },
 }
 

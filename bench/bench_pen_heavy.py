@@ -6,8 +6,10 @@ Run: ``.venv/bin/python bench/bench_pen_heavy.py``. For each case it times
 its answer, and the plain computation (a binomial per count of hits for every thinning, then
 the even allocation per count of wounds to save, as before issue 18; for two save groups the
 counts method the wound layers replaced, a Horner scheme over the models for every count,
-with its bound lifted: the sequential squad states take minutes at these sizes, and
-tests/engine/pen/test_wound_layers.py checks both against them on smaller squads) with its
+then a distribution of the second allocation per (state, count) instead of the rounds, with
+its bound lifted: the sequential squad states take minutes at these sizes, and
+tests/engine/pen/test_wound_layers.py and test_second_by_rounds.py check both against them
+on smaller squads) with its
 check that the distributions of models destroyed and wounds lost are identical (the plain
 one computes no stage distributions: the ratio flatters it). A refused case is also timed
 with the work bounds lifted. Times are CPU seconds. Exits non-zero when a case (analysis +
@@ -47,6 +49,18 @@ def shooting(wounds: int, save: int = 4, **target: int) -> AttackRequest:
     )
 
 
+def rending(
+    attackers: int, models: int, wounds: int, invulnerable: int | None = None
+) -> AttackRequest:
+    """``attackers`` models with 9 Rending shots each into ``models`` of ``wounds`` W, Sv3."""
+    return AttackRequest(
+        Unit(models=attackers, bs=4),
+        Weapon(type=WeaponType.ASSAULT, shots=9, strength=5, ap=4, properties=RENDING),
+        Unit(models=models, toughness=4, wounds=wounds, save=3, invulnerable_save=invulnerable),
+        Situation(),
+    )
+
+
 CASES = {
     "30 x 9 shots vs 30 x W1 Sv4": shooting(1),
     "30 x 9 shots vs 30 x W2 Sv4": shooting(2),
@@ -78,12 +92,13 @@ CASES = {
         Unit(models=10, toughness=4, wounds=3, save=3),
         Situation(),
     ),
-    "30 x 9 rending shots vs one W10 model Sv3": AttackRequest(
-        Unit(models=30, bs=4),
-        Weapon(type=WeaponType.ASSAULT, shots=9, strength=5, ap=4, properties=RENDING),
-        Unit(models=1, toughness=4, wounds=10, save=3),
-        Situation(),
-    ),
+    "30 x 9 rending shots vs one W10 model Sv3": rending(30, 1, 10),
+    # Rending's PA2 wounds into an invulnerable save: a second group whose wound may be saved
+    "30 x 9 rending shots vs one W10 model Sv3 inv5": rending(30, 1, 10, 5),
+    "30 x 9 rending shots vs 10 x W3 Sv3 inv5": rending(30, 10, 3, 5),
+    "20 x 9 rending shots vs 20 x W2 Sv3 inv5 (refused before)": rending(20, 20, 2, 5),
+    "30 x 9 rending shots vs 30 x W2 Sv3 inv5": rending(30, 30, 2, 5),
+    "20 x 9 rending shots vs 20 x W3 Sv3": rending(20, 20, 3),
 }
 
 
@@ -126,7 +141,9 @@ def plain(req: AttackRequest) -> tuple[Dist, Dist]:
     groups = pen_analysis.save_groups(plan)
     if len(groups) == 2 and target.wounds > 1:  # the counts method, bound lifted
         first, second = ((g.probability, g.loss) for g in groups)
-        return two_allocations(target.models, target.wounds, through, first, second, layers=False)
+        return two_allocations(
+            target.models, target.wounds, through, first, second, layers=False, rounds=False
+        )
     if len(groups) > 1:  # the sequential allocations, bound lifted (as before issue 18)
         final, _ = pen_analysis._sequential_allocations(
             initial_state(target.models, target.wounds), through, groups

@@ -24,6 +24,7 @@ from sqlalchemy import Connection
 
 from app.core.config import get_settings
 from app.core.db import make_engine
+from app.core.migrate import hold_setup_lock
 from app.models import Base
 
 config = context.config
@@ -88,6 +89,9 @@ def _run(connection: Connection) -> None:
             transactional_ddl=True,
         )
         with context.begin_transaction():
+            # before Alembic reads the version table: a replica migrating at the same time
+            # commits first, and this run then finds the schema at head
+            hold_setup_lock(connection)
             context.run_migrations()
             _check_foreign_keys(connection)
 

@@ -6,7 +6,10 @@ cannot read lists itself: this module, in the upper room, contributes them throu
 It uses the builder's public functions: :mod:`app.armies.loadout` for what a unit carries (and
 the calculator link of its weapons), :mod:`app.armies.service` for the user's own lists (another
 user's list does not exist here either) and :mod:`app.catalog.service` for the catalogues the
-user may use. A unit as the attacker fills the weapon rows with its loadout; as the target it
+user may use. A unit as the attacker fills the weapon rows with one attack of its loadout (its
+ranged weapons, or with ``mode=melee`` its melee ones; one profile per weapon, the first unless
+``pick.<loadout index>=<profile index>`` names another), on the models that carry each; as the
+target it
 fills the target with its most numerous model type and adds one model group per other profile
 (a sergeant, a leader's bodyguard...).
 
@@ -18,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from urllib.parse import parse_qsl, urlsplit
+from typing import Any
 
 from sqlalchemy.orm import Session
 
@@ -26,6 +29,7 @@ from app.accounts.models import User
 from app.armies import loadout
 from app.armies import service as armies
 from app.armies.exceptions import ArmyNotFound
+from app.catalog import calculator as calc
 from app.catalog import service as catalogs
 from app.catalog.exceptions import CatalogueNotFound, DatasheetNotFound
 from app.combat import units
@@ -34,7 +38,7 @@ from app.combat.units import ArmyUnits, UnitChoice
 from app.core.i18n import gettext as _
 from app.core.ids import parse_int
 from app.engine.wh40k10e import profiles as p
-from app.engine.wh40k10e.army import Datasheet
+from app.engine.wh40k10e.army import Datasheet, Weapon
 
 SYSTEM_ID = "wh40k-10e"  # the army lists and catalogues units come from
 MAX_UNITS_LISTED = 200
@@ -53,11 +57,40 @@ def _plus(value: int | None) -> str:
     return "" if value is None else f"{value}+"
 
 
-def _weapon_pairs(unit: _Unit) -> list[tuple[str, str]]:
-    url = loadout.unit_calculator_url(unit.sheet, unit.models, unit.wargear)
-    if url is None:
-        return []
-    return [(k, v) for k, v in parse_qsl(urlsplit(url).query) if k != "system"]
+MAX_PICKS = 40  # profile choices read from a query (a loadout has fewer weapons)
+
+
+def _options(options: Mapping[str, str]) -> tuple[str, dict[int, int]]:
+    """The attack the player chose: ``mode`` (``ranged``, the default, or ``melee``) and
+    ``pick.<loadout index>=<profile index>`` for the weapons with several profiles."""
+    mode = options.get("mode", "ranged")
+    picks: dict[int, int] = {}
+    for key, value in list(options.items())[:MAX_PICKS]:
+        if key.startswith("pick."):
+            index, profile = parse_int(key[5:], 0, 999), parse_int(value, 0, 99)
+            if index is not None and profile is not None:
+                picks[index] = profile
+    return (mode if mode in calc.KINDS else "ranged"), picks
+
+
+def _weapon_pairs(unit: _Unit, options: Mapping[str, str]) -> list[tuple[str, str]]:
+    """One attack of the unit: its ranged (or melee) weapons, one profile each, on the models
+    that carry them."""
+    mode, picks = _options(options)
+    carried = loadout.loadout(unit.sheet, unit.models, unit.wargear)
+    return calc.unit_query(carried, mode, picks)
+
+
+def _choices(carried: list[tuple[Weapon, int]]) -> dict[str, Any]:
+    """What the picker offers for one attack: the kinds of attack (``kinds``) and each
+    weapon's profiles when it has several (``profiles``)."""
+    return {
+        "kinds": tuple(calc.unit_kinds(carried)),
+        "profiles": tuple(
+            (i, w.name, tuple(calc.profile_label(w, prof) for prof in w.profiles))
+            for i, w in calc.profile_choices(carried)
+        ),
+    }
 
 
 def _target_pairs(unit: _Unit) -> list[tuple[str, str]]:
@@ -126,7 +159,9 @@ def _sheet_unit(db: Session, user: User | None, catalogue_id: str, sheet_id: str
     return _Unit(sheet, sheet.min_models, {}, sheet.name)
 
 
-def _unit_pairs(db: Session, user: User | None, ref: str, side: str) -> list[tuple[str, str]]:
+def _unit_pairs(
+    db: Session, user: User | None, ref: str, side: str, options: Mapping[str, str]
+) -> list[tuple[str, str]]:
     """The calculator parameters of one side (``attacker``: weapon rows; ``target``: the target
     and its model groups) for the unit ``ref``; UnitNotFound (404) for a unit the user cannot
     reach or that carries no weapon the calculator takes."""
@@ -145,7 +180,7 @@ def _unit_pairs(db: Session, user: User | None, ref: str, side: str) -> list[tup
             raise ArmyNotFound(ref)
     except (ArmyNotFound, CatalogueNotFound, DatasheetNotFound):
         raise UnitNotFound(_("There is no such unit you can use.")) from None
-    pairs = _weapon_pairs(unit) if side == "attacker" else _target_pairs(unit)
+    pairs = _weapon_pairs(unit, options) if side == "attacker" else _target_pairs(unit)
     if not pairs:
         raise UnitNotFound(
             _("“%(name)s” carries no weapon the calculator can use.") % {"name": unit.name}
@@ -180,6 +215,7 @@ def _army_units(db: Session, user: User) -> list[ArmyUnits]:
                     name=f"{sheet.name} — {label}" if label else sheet.name,
                     detail=", ".join(f"{n}× {w.name}" for w, n in carried),
                     can_attack=bool(carried),
+                    **_choices(carried),
                 )
             )
             listed += 1
@@ -195,12 +231,14 @@ def _catalogue_units(db: Session, user: User | None, query: str) -> list[UnitCho
             continue
         catalogue = catalogs.parsed(db, record)
         for sheet in catalogs.search(catalogue, None, query, MAX_SHEETS_LISTED - len(found)):
+            carried = loadout.loadout(sheet, sheet.min_models, {})
             found.append(
                 UnitChoice(
                     ref=f"sheet:{record.id}:{sheet.id}",
                     name=sheet.name,
                     detail=f"{record.name} · {', '.join(sheet.faction_keywords)}",
                     can_attack=bool(sheet.weapons),
+                    **_choices(carried),
                 )
             )
         if len(found) >= MAX_SHEETS_LISTED:
@@ -218,9 +256,14 @@ class ArmiesUnitSource:
         return _catalogue_units(db, user, query)
 
     def unit_pairs(
-        self, db: Session, user: User | None, ref: str, side: str
+        self,
+        db: Session,
+        user: User | None,
+        ref: str,
+        side: str,
+        options: Mapping[str, str] | None = None,
     ) -> list[tuple[str, str]]:
-        return _unit_pairs(db, user, ref, side)
+        return _unit_pairs(db, user, ref, side, options or {})
 
 
 units.register(ArmiesUnitSource())

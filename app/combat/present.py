@@ -6,6 +6,7 @@ system; templates only lay it out.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -23,14 +24,19 @@ from app.engine.combat import (
 )
 from app.engine.distributions import Dist
 
+log = logging.getLogger(__name__)
+
 
 def lazy_pgettext(context: str, message: str) -> tuple[str, str]:
     """Mark a message with its context for extraction; translate it later with ``pgettext``."""
     return (context, message)
 
 
-# a stage's label: a msgid, or (context, msgid) where one English word has two French meanings
-STAGE_LABELS: dict[str, str | tuple[str, str]] = {
+# a label: a msgid, (context, msgid) where one English word has two French meanings, or a
+# function returning the translated text (a label built from others: "Hits (strike back)")
+Label = str | tuple[str, str] | Callable[[], str]
+
+STAGE_LABELS: dict[str, Label] = {
     "attacks": lazy("Attacks"),
     "hits": lazy("Hits"),
     "wounds": lazy("Wounds"),
@@ -96,16 +102,32 @@ def percent(p: Fraction, locale: str) -> str:
     return format_percent(float(p), format=_percent_pattern(locale, decimals), locale=locale)
 
 
-def translate(msgid: str | tuple[str, str]) -> str:
-    """A msgid, or a (context, msgid) pair, in the current locale."""
+def translate(msgid: Label) -> str:
+    """A msgid, a (context, msgid) pair or a label function, in the current locale."""
     if isinstance(msgid, tuple):
         return pgettext(*msgid)
+    if callable(msgid):
+        return msgid()
     return _(msgid)
+
+
+def unlabelled(name: str) -> str:
+    """A key of an engine no label names: shown as humanised English, logged. Every key an
+    engine writes must have a label (tests replace this function with one that fails)."""
+    log.warning("calculator: no label for the engine key %r", name)
+    return name.replace("_", " ").capitalize()
+
+
+def untranslated(text: str) -> str:
+    """An engine text of a shape its rule system's presenter does not know: shown as the
+    engine wrote it (never lost), logged (tests replace this function with one that fails)."""
+    log.warning("calculator: no translation for the engine text %r", text)
+    return text
 
 
 def stage_label(name: str, extra_labels: Mapping[str, Any] | None = None) -> str:
     msgid = (extra_labels or {}).get(name) or STAGE_LABELS.get(name)
-    return translate(msgid) if msgid else name.replace("_", " ").capitalize()
+    return translate(msgid) if msgid else unlabelled(name)
 
 
 READABLE_DIGITS = 4  # a fraction whose numerator and denominator fit in this many digits
@@ -254,6 +276,7 @@ def analysis_view(
     notes: Sequence[str] = (),
     *,
     group_names: Mapping[str, str] | None = None,
+    values: Words | None = None,
 ) -> AnalysisView:
     """The page's view of an analysis. ``kind`` ``"vehicle"``: the target is one vehicle, so
     the damage is hull points and "models destroyed" is the vehicle destroyed (one chart).
@@ -292,7 +315,7 @@ def analysis_view(
         extra=[
             (
                 stage_label(k, extra_labels),
-                extra_node(_named_groups(v, group_names or {}), locale, extra_labels),
+                extra_node(_named_groups(v, group_names or {}), locale, extra_labels, values),
             )
             for k, v in analysis.extra.items()
         ],
@@ -387,12 +410,15 @@ OUTCOME_WORDS: dict[str, tuple[str, str]] = {
 }
 
 
-def outcome_word(outcome: str) -> str:
-    msgid = OUTCOME_WORDS.get(outcome)
-    return translate(msgid) if msgid else outcome
-
-
 Words = Callable[[str], str]
+
+
+def outcome_word(outcome: str, words: Words | None = None) -> str:
+    """A die's outcome in the locale: the shared words, else the rule system's ``words``."""
+    msgid = OUTCOME_WORDS.get(outcome)
+    if msgid:
+        return translate(msgid)
+    return words(outcome) if words is not None else untranslated(outcome)
 
 
 def _same(text: str) -> str:
@@ -428,6 +454,7 @@ def resolution_view(
     *,
     words: Words = _same,
     group_names: Mapping[str, str] | None = None,
+    values: Words | None = None,
 ) -> ResolutionView:
     """The roll page's view. ``words`` translates the engine's step texts and die labels (the
     rule system's presenter knows their shapes); ``group_names`` names the target's groups
@@ -443,7 +470,7 @@ def resolution_view(
             original=d.original,
             face=d.face if d.sides == 3 else None,
             modifier=d.modifier,
-            outcome=outcome_word(d.outcome) if d.outcome else "",
+            outcome=outcome_word(d.outcome, words) if d.outcome else "",
             tone=_tone(d.outcome, getattr(d, "stage", ""), d.label),
         )
         for d in resolution.dice
@@ -466,7 +493,7 @@ def resolution_view(
         models_remaining=after.models_remaining,
         wiped=after.wiped,
         extra=[
-            (stage_label(k, extra_labels), extra_node(v, locale, extra_labels))
+            (stage_label(k, extra_labels), extra_node(v, locale, extra_labels, values))
             for k, v in resolution.extra.items()
         ],
     )
@@ -484,11 +511,17 @@ class Node:
     items: tuple[tuple[str, Node], ...] = ()
 
 
-def extra_node(value: Any, locale: str, extra_labels: Mapping[str, str] | None = None) -> Node:
+def extra_node(
+    value: Any,
+    locale: str,
+    extra_labels: Mapping[str, Any] | None = None,
+    values: Words | None = None,
+) -> Node:
     """Any ``extra`` value of a result (see ``app.engine.combat.ExtraValue``) as a Node.
 
     A fraction between 0 and 1 is shown as a percentage (they are probabilities in practice),
-    always with its exact value next to it."""
+    always with its exact value next to it. A text goes through the rule system's ``values``
+    (the engine writes English: a note, a penetration mode...)."""
     if isinstance(value, Dist):
         at_least = dict(value.at_least_table())
         return Node(
@@ -516,12 +549,12 @@ def extra_node(value: Any, locale: str, extra_labels: Mapping[str, str] | None =
     if value is None:
         return Node("text", text="—")
     if isinstance(value, str):
-        return Node("text", text=value)
+        return Node("text", text=values(value) if values is not None else value)
     if isinstance(value, Mapping):
         return Node(
             "map",
             items=tuple(
-                (stage_label(str(k), extra_labels), extra_node(v, locale, extra_labels))
+                (stage_label(str(k), extra_labels), extra_node(v, locale, extra_labels, values))
                 for k, v in value.items()
             ),
         )
@@ -529,7 +562,8 @@ def extra_node(value: Any, locale: str, extra_labels: Mapping[str, str] | None =
         return Node(
             "list",
             items=tuple(
-                (str(i + 1), extra_node(v, locale, extra_labels)) for i, v in enumerate(value)
+                (str(i + 1), extra_node(v, locale, extra_labels, values))
+                for i, v in enumerate(value)
             ),
         )
     return Node("text", text=str(value))

@@ -10,6 +10,7 @@ Without a source, the calculator offers no units and a ``unit=`` reference is a 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -38,6 +39,9 @@ class UnitChoice:
     name: str
     detail: str
     can_attack: bool
+    kinds: tuple[str, ...] = ()  # the attacks it can make ("ranged", "melee"): one at a time
+    # its weapons with several profiles: (loadout index, weapon name, profile names)
+    profiles: tuple[tuple[int, str, tuple[str, ...]], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,10 +57,16 @@ class UnitSource(Protocol):
     def catalogue_units(self, db: Session, user: User | None, query: str) -> list[UnitChoice]: ...
 
     def unit_pairs(
-        self, db: Session, user: User | None, ref: str, side: str
+        self,
+        db: Session,
+        user: User | None,
+        ref: str,
+        side: str,
+        options: Mapping[str, str] | None = None,
     ) -> list[tuple[str, str]]:
         """``[("system", ...), *the side's parameters]``; UnitNotFound (404) when the user
-        cannot reach the unit or it carries no weapon the calculator takes."""
+        cannot reach the unit or it carries no weapon the calculator takes. ``options``: the
+        attack chosen (``mode``: ``ranged`` or ``melee``; ``pick.<i>``: a weapon's profile)."""
         ...
 
 
@@ -82,8 +92,14 @@ def catalogue_units(db: Session, user: User | None, query: str) -> list[UnitChoi
     return [] if source is None else source.catalogue_units(db, user, query)
 
 
-def unit_pairs(db: Session, user: User | None, ref: str, side: str) -> list[tuple[str, str]]:
+def unit_pairs(
+    db: Session,
+    user: User | None,
+    ref: str,
+    side: str,
+    options: Mapping[str, str] | None = None,
+) -> list[tuple[str, str]]:
     source = _source()
     if source is None:
         raise UnitNotFound(_("There is no such unit you can use."))
-    return source.unit_pairs(db, user, ref, side)
+    return source.unit_pairs(db, user, ref, side, options or {})

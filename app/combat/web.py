@@ -202,7 +202,14 @@ def _page_context(
 
 
 # one-tap edits of the page that need the database: a saved profile or a unit put in place
-EDIT_KEYS = ("use", "unit", "as")
+EDIT_KEYS = ("use", "unit", "as", "mode")
+
+
+def _edit_key(key: str) -> bool:
+    """A parameter of a one-tap edit (``pick.<i>``: a unit's weapon profile), not of the page."""
+    return key in EDIT_KEYS or key.startswith("pick.")
+
+
 SIDES = {"attacker": ProfileKind.ATTACKER, "target": ProfileKind.TARGET}
 
 
@@ -212,7 +219,7 @@ def _reused(
     """The query after ``use=<profile id>`` or ``unit=<ref>&as=attacker|target`` (None: no such
     edit). A profile or unit the user cannot reach is a 404."""
     given = dict(params)
-    current = [(k, v) for k, v in params if k not in (*EDIT_KEYS, COMPARE_KEY)]
+    current = [(k, v) for k, v in params if not _edit_key(k) and k != COMPARE_KEY]
     if given.get("use"):
         profile_id = parse_int(given["use"], 1, 2**31 - 1)
         if user is None or profile_id is None:
@@ -220,7 +227,8 @@ def _reused(
         return profiles.apply(profiles.get(db, user, profile_id), current)
     if given.get("unit"):
         side = SIDES.get(given.get("as", ""), ProfileKind.ATTACKER)
-        pairs = units.unit_pairs(db, user, given["unit"], side)
+        options = {k: v for k, v in params if k == "mode" or k.startswith("pick.")}
+        pairs = units.unit_pairs(db, user, given["unit"], side, options)
         return profiles.replace_part(side, pairs, current)
     return None
 
@@ -264,6 +272,7 @@ def calculator(request: Request, user: OptionalUser, db: DbSession) -> HTMLRespo
                 form.result_kind(state),
                 form.result_notes(analysis.extra, state),
                 group_names=form.group_names(state),
+                values=lambda text: form.values(text, state),
             )
             compare = _comparison(system_id, form, state, analysis, compared, locale)
             if user is not None:
@@ -319,6 +328,7 @@ def roll(request: Request, user: OptionalUser) -> HTMLResponse:
                 form.stage_labels,
                 words=lambda text: form.words(text, state),
                 group_names=form.group_names(state),
+                values=lambda text: form.values(text, state),
             )
     context = _page_context(request, system_id, form, state, names)
     context.update(
@@ -405,7 +415,7 @@ def pick_unit(request: Request, user: OptionalUser, db: DbSession) -> HTMLRespon
     current calculation as the attacker or as the target."""
     params = _params(request)
     q = dict(params).get("q", "").strip()[:80]
-    current = [(k, v) for k, v in params if k not in ("q", *EDIT_KEYS)]
+    current = [(k, v) for k, v in params if k != "q" and not _edit_key(k)]
 
     def put(ref: str, side: str) -> str:
         return _url("/calculator", [*current, ("unit", ref), ("as", side)])

@@ -878,7 +878,8 @@ def manage_spectators(
     game_id: int,
     action: Annotated[str, Form(max_length=10)] = "",
 ) -> HTMLResponse:
-    """Enable, rotate or disable the spectator link of the match that plays the game: 404 for a
+    """Enable (a player: agree, ruling S19), rotate or disable the spectator link of the match
+    that plays the game: 404 for a
     game one may not see or that no match plays, 403 for anyone ``spectate.may_manage`` refuses
     (a club member who neither plays it nor organises the league)."""
     service.game_view(db, league_id, game_id, user)  # 404 unless the viewer sees the game
@@ -890,12 +891,15 @@ def manage_spectators(
     if action not in SPECTATOR_ACTIONS:
         raise InvalidInput(_("Choose enable, rotate or disable."))
     hub = events.hub_for(request.app)
+    caller = Caller.of(user)
     if action == "enable":
-        spectate.enable(db, match)
+        spectate.agree(db, match, caller)  # an organiser turns it on; a player agrees (S19)
     elif action == "rotate":
+        if match.spectate_digest is None:
+            raise spectate.SpectateLinkOff()
         spectate.rotate(db, hub, match)
     else:
-        spectate.disable(db, hub, match)
+        spectate.withdraw(db, hub, match, caller)
     return _after_action(request, db, league_id, game_id, user, None)
 
 

@@ -70,6 +70,9 @@ class Match(TimestampMixin, Base):
     # is stored, NULL while the link is disabled.
     spectate_digest: Mapped[str | None] = mapped_column(String(64), unique=True)
     spectate_nonce: Mapped[int] = mapped_column(default=0, server_default="0")
+    # Which seats agreed to spectators (bit 1 seat A, bit 2 seat B): the link turns on once both
+    # have, unless the organiser turns it on (ruling S19).
+    spectate_consent: Mapped[int] = mapped_column(default=0, server_default="0")
     # The army snapshots taken when each side joined (see app.matches.armies); loaded only
     # when needed (joining, an attack, the page), not for every command.
     army_a: Mapped[dict[str, Any] | None] = deferred(mapped_column(JSON))

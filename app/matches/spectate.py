@@ -1,9 +1,13 @@
 """Spectators: a read-only link to a match (issue 21).
 
-Either player of a match (a guest seat included), its creator, or an organiser of the league
-whose game it plays (a club admin or owner: the leagues feature says who, through the port
-``app.matches.league_games``) may enable a spectator link, rotate it (the old link stops
-working at once) or disable it; anyone else gets 404, whether the match exists or not.
+**Who turns it on.** The link is on when the organiser turns it on, or when both players have
+agreed (ruling S19, docs/rulings/leagues-service.md): each seat's agreement is kept in
+``matches.spectate_consent`` (a bit per seat), so a player is never watched without having said
+yes. The organiser is a league organiser of the game the match plays (a club admin or owner:
+the leagues feature says who, through the port ``app.matches.league_games``) or a creator who
+holds no seat. Either player, or the organiser, may turn it off at any time (a player's "off"
+withdraws that player's agreement), or rotate it while it is on (the old link stops working at
+once); anyone else gets 404, whether the match exists or not.
 Whoever holds the link sees the match as a spectator: the engine's ``view(None)`` and the
 public entries of the log (those with no audience), i.e. only what both players have
 revealed, never a secret of either seat (ADR 0010). Nothing a spectator sends can write: the
@@ -51,7 +55,7 @@ from app.accounts.deps import OptionalUser
 from app.core import security
 from app.core.db import Database
 from app.core.deps import DbSession
-from app.core.errors import PROBLEM_JSON, NotFound
+from app.core.errors import PROBLEM_JSON, Conflict, NotFound
 from app.core.i18n import current_locale, lazy
 from app.core.i18n import gettext as _
 from app.core.ids import parse_int
@@ -70,6 +74,8 @@ __all__ = [
     "BoardUnit",
     "SpectatorLink",
     "SpectatorMatch",
+    "agree",
+    "agreed_seats",
     "disable",
     "enable",
     "match_for_token",
@@ -78,6 +84,7 @@ __all__ = [
     "rotate",
     "router",
     "spectate_token",
+    "withdraw",
 ]
 
 router = APIRouter(tags=["spectators"])
@@ -92,6 +99,12 @@ class SpectateLinkNotFound(NotFound):
     """No match has this spectator link (never had, or it was rotated or disabled)."""
 
     code, title = "spectate-link-not-found", lazy("This spectator link is invalid or revoked")
+
+
+class SpectateLinkOff(Conflict):
+    """Rotating a link that is off: there is nothing to replace (turn it on first)."""
+
+    code, title = "spectate-link-off", lazy("The spectator link is off: turn it on first")
 
 
 # -- the token --------------------------------------------------------------------------------
@@ -121,10 +134,13 @@ def match_for_token(db: Session, token: str) -> Match:
 
 
 class SpectatorLink(BaseModel):
-    """A match's spectator link: ``token`` and its URLs while enabled, all ``None`` when not."""
+    """A match's spectator link: ``token`` and its URLs while enabled, all ``None`` when not;
+    ``agreed`` the seats whose players said yes (the link turns on when both have, or when the
+    organiser turns it on)."""
 
     match_id: int
     enabled: bool
+    agreed: list[str] = []
     token: str | None = None
     page_url: str | None = None
     api_url: str | None = None
@@ -162,11 +178,50 @@ def _wake_spectators(db: Session, hub: events.Hub, match_id: int) -> None:
     service.after_commit(db, lambda: hub.publish(match_id, 0))
 
 
+SEAT_BITS = {"A": 1, "B": 2}
+BOTH = 3
+
+
+def held_bits(match: Match, caller: service.Caller) -> int:
+    """The seats ``caller`` plays, as consent bits (0 for an organiser who plays none)."""
+    seat = service.seat_of(match, caller)
+    bits = SEAT_BITS[str(seat)] if seat is not None else 0
+    if caller.user_id is not None and match.player_b_id == caller.user_id:
+        bits |= SEAT_BITS["B"]  # one account at both seats (its own hot seat)
+    return bits
+
+
+def agreed_seats(match: Match) -> list[str]:
+    return [seat for seat, bit in SEAT_BITS.items() if match.spectate_consent & bit]
+
+
 def enable(db: Session, match: Match) -> None:
     """Enable the link (the same token if it already is)."""
     if match.spectate_digest is None:
         match.spectate_digest = security.digest(spectate_token(match))
         db.flush()
+
+
+def agree(db: Session, match: Match, caller: service.Caller) -> None:
+    """The caller says yes: a player's agreement is kept, and the link turns on once both
+    seats have agreed; the organiser (no seat) turns it on alone."""
+    bits = held_bits(match, caller)
+    if not bits:
+        enable(db, match)
+        return
+    match.spectate_consent |= bits
+    db.flush()
+    if match.spectate_consent & BOTH == BOTH:
+        enable(db, match)
+
+
+def withdraw(db: Session, hub: events.Hub, match: Match, caller: service.Caller) -> None:
+    """The caller says no: the link goes off (its spectators' streams end); a player's
+    agreement is withdrawn, the organiser's "off" withdraws both."""
+    bits = held_bits(match, caller)
+    match.spectate_consent &= ~(bits or BOTH) & BOTH
+    db.flush()
+    disable(db, hub, match)
 
 
 def rotate(db: Session, hub: events.Hub, match: Match) -> None:
@@ -188,12 +243,14 @@ def disable(db: Session, hub: events.Hub, match: Match) -> None:
 
 
 def _link(request: Request, match: Match) -> SpectatorLink:
+    agreed = agreed_seats(match)
     if match.spectate_digest is None:
-        return SpectatorLink(match_id=match.id, enabled=False)
+        return SpectatorLink(match_id=match.id, enabled=False, agreed=agreed)
     token = spectate_token(match)
     return SpectatorLink(
         match_id=match.id,
         enabled=True,
+        agreed=agreed,
         token=token,
         page_url=str(request.url_for("spectate_page", token=token)),
         api_url=str(request.url_for("spectate_match", token=token)),
@@ -222,23 +279,27 @@ def get_link(request: Request, match_id: int, who: Who, db: DbSession) -> Specta
 @router.put(
     "/matches/{match_id}/spectators",
     response_model=SpectatorLink,
-    summary="Enable the spectator link (unchanged if it already is)",
+    summary=(
+        "Agree to a spectator link: on once both players agreed, or at once for the organiser"
+    ),
     responses=_MANAGE,
 )
 def enable_link(request: Request, match_id: int, who: Who, db: DbSession) -> SpectatorLink:
     match = _managed(db, match_id, who)
-    enable(db, match)
+    agree(db, match, who)
     return _link(request, match)
 
 
 @router.post(
     "/matches/{match_id}/spectators/rotate",
     response_model=SpectatorLink,
-    summary="A new spectator link (the old one stops working; enables it if it was not)",
-    responses=_MANAGE,
+    summary="A new spectator link while it is on (the old one stops working)",
+    responses={**_MANAGE, 409: {"description": "The link is off", **_PROBLEM}},
 )
 def rotate_link(request: Request, match_id: int, who: Who, db: DbSession) -> SpectatorLink:
     match = _managed(db, match_id, who)
+    if match.spectate_digest is None:
+        raise SpectateLinkOff()
     rotate(db, events.hub_for(request.app), match)
     return _link(request, match)
 
@@ -246,11 +307,11 @@ def rotate_link(request: Request, match_id: int, who: Who, db: DbSession) -> Spe
 @router.delete(
     "/matches/{match_id}/spectators",
     status_code=status.HTTP_204_NO_CONTENT,
-    summary="Disable the spectator link (its spectators' streams end)",
+    summary="Disable the spectator link and withdraw your agreement (its streams end)",
     responses=_MANAGE,
 )
 def disable_link(request: Request, match_id: int, who: Who, db: DbSession) -> None:
-    disable(db, events.hub_for(request.app), _managed(db, match_id, who))
+    withdraw(db, events.hub_for(request.app), _managed(db, match_id, who), who)
 
 
 # -- what a spectator reads -------------------------------------------------------------------

@@ -822,6 +822,11 @@ class SpectatorPanel:
     url: str | None
     notice: str | None = None
     open: bool = False
+    # while off (ruling S19): the caller agreed and waits for the opponent, or the opponent
+    # agreed and waits for the caller; the organiser (no seat) turns it on alone
+    waiting: bool = False
+    asked: bool = False
+    organiser: bool = False
 
 
 def spectator_panel(
@@ -838,13 +843,19 @@ def spectator_panel(
         return None
     unfold = notice is not None
     if match.spectate_digest is None:
-        return SpectatorPanel(False, None, notice, unfold)
+        mine = spectate.held_bits(match, caller)
+        theirs = match.spectate_consent & ~mine & spectate.BOTH
+        waiting = bool(mine) and match.spectate_consent & mine == mine
+        return SpectatorPanel(
+            False, None, notice, unfold, waiting=waiting, asked=bool(theirs), organiser=not mine
+        )
     url = str(request.url_for("spectate_page", token=spectate.spectate_token(match)))
     return SpectatorPanel(True, url, notice, unfold)
 
 
 SPECTATOR_NOTICES = {
     "enable": lazy("The spectator link is on: share it."),
+    "agreed": lazy("You agreed: the link turns on when your opponent agrees too."),
     "rotate": lazy("New spectator link: the old one no longer works."),
     "disable": lazy("The spectator link is off: its spectators no longer follow the match."),
 }
@@ -863,11 +874,15 @@ def _manage_spectators(
         raise MatchNotFound()
     hub = events.hub_for(request.app)
     if action == "enable":
-        spectate.enable(db, match)
+        spectate.agree(db, match, caller)
+        if match.spectate_digest is None:
+            action = "agreed"
     elif action == "rotate":
+        if match.spectate_digest is None:
+            raise spectate.SpectateLinkOff()
         spectate.rotate(db, hub, match)
     else:
-        spectate.disable(db, hub, match)
+        spectate.withdraw(db, hub, match, caller)
     if not is_htmx(request):
         return htmx_redirect(request, f"/matches/{match_id}#spectators-body")
     panel = spectator_panel(request, db, match, caller, notice=_(SPECTATOR_NOTICES[action]))
@@ -881,7 +896,7 @@ def _manage_spectators(
 
 @router.post("/matches/{match_id}/spectators")
 def enable_spectators(request: Request, db: WebDb, user: OptionalUser, match_id: int) -> Response:
-    """Turn the spectator link on (the same link if it already is)."""
+    """Agree to the spectator link: on once both players agreed (at once for the organiser)."""
     return _manage_spectators(request, db, user, match_id, "enable")
 
 
@@ -893,7 +908,8 @@ def rotate_spectators(request: Request, db: WebDb, user: OptionalUser, match_id:
 
 @router.post("/matches/{match_id}/spectators/disable")
 def disable_spectators(request: Request, db: WebDb, user: OptionalUser, match_id: int) -> Response:
-    """Turn the spectator link off (turned on again, it is a new link)."""
+    """Turn the spectator link off and withdraw the caller's agreement (turned on again, it is
+    a new link)."""
     return _manage_spectators(request, db, user, match_id, "disable")
 
 

@@ -84,7 +84,8 @@ def test_a_match_keeps_only_what_its_scenario_uses(
     assert "note" not in setup.catalogue
     assert "note" not in setup.boards
     assert all("note" not in b for b in setup.boards["boards"])
-    tok = alice.put(f"{MATCHES}/{mid}/spectators").json()["token"]
+    alice.put(f"{MATCHES}/{mid}/spectators")  # both players agree (ruling S19)
+    tok = bob.put(f"{MATCHES}/{mid}/spectators").json()["token"]
     anon = TestClient(alice.app)
     seen = {
         "bob match": bob.get(f"{MATCHES}/{mid}"),

@@ -77,9 +77,10 @@ def test_a_move_form_posts_its_tir_en_mouvement() -> None:
         FormData([("fire_at", "t")]), {"type": "reserve_move", "unit": "u"}
     )
     assert "fire_at" not in reserve
-    # both asked: both posted, the battle refuses them (a move fires once)
+    # both asked: the flame is sent (a move fires once, rulings 123)
     both = black_reach.build_command(FormData([("fire_at", "t"), ("flame", "N")]), dict(cmd))
-    assert (both["fire_at"], both["flame"]) == ("t", "N")
+    assert both["flame"] == "N"
+    assert "fire_at" not in both
 
 
 def test_a_flame_aboard_a_two_square_transport_has_a_form_per_square() -> None:

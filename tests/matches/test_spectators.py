@@ -54,6 +54,15 @@ def enable(client: TestClient, match_id: int) -> dict[str, Any]:
     return dict(r.json())
 
 
+def both_agree(g: Any) -> dict[str, Any]:
+    """Both players agree (ruling S19): the first yes waits for the second."""
+    first = enable(g.a.client, g.match_id)
+    assert (first["enabled"], first["agreed"]) == (False, ["A"])
+    link = enable(g.b.client, g.match_id)
+    assert (link["enabled"], link["agreed"]) == (True, ["A", "B"])
+    return link
+
+
 def spectator_material(web: TestClient, token: str) -> dict[str, str]:
     """Everything a spectator can get with the link, by name (all answered 200)."""
     out: dict[str, str] = {}
@@ -94,12 +103,17 @@ def test_players_and_the_creator_manage_the_link_and_nobody_else(
         "page_url": None,
         "api_url": None,
         "events_url": None,
+        "agreed": [],
     }
-    link = enable(g.a.client, g.match_id)
+    asked = enable(g.a.client, g.match_id)  # one player's yes is not enough (ruling S19)
+    assert (asked["enabled"], asked["token"], asked["agreed"]) == (False, None, ["A"])
+    assert g.b.client.get(base).json()["agreed"] == ["A"]  # the opponent sees the request
+    link = enable(g.b.client, g.match_id)
     assert link["enabled"]
     assert len(link["token"]) >= 40
     assert link["page_url"].endswith(f"/spectate/{link['token']}")
     assert enable(g.b.client, g.match_id)["token"] == link["token"]  # idempotent
+    assert enable(g.a.client, g.match_id)["token"] == link["token"]
     # only the digest is stored
     row = db.get(Match, g.match_id)
     assert row is not None
@@ -272,7 +286,7 @@ def test_a_rotated_or_disabled_link_is_dead(
 ) -> None:
     g = new_game()
     base = f"/api/v1/matches/{g.match_id}/spectators"
-    first = enable(g.a.client, g.match_id)["token"]
+    first = both_agree(g)["token"]
     assert client.get(f"/api/v1/spectate/{first}").status_code == 200
     r = g.b.client.post(base + "/rotate")
     assert r.status_code == 200, r.text
@@ -281,7 +295,7 @@ def test_a_rotated_or_disabled_link_is_dead(
     assert g.b.client.delete(base).status_code == 204
     assert g.b.client.delete(base).status_code == 204  # already off: still fine
     assert g.a.client.get(base).json()["enabled"] is False
-    third = enable(g.a.client, g.match_id)["token"]
+    third = both_agree(g)["token"]
     assert third not in (first, second)  # re-enabled: a new link, the revoked ones stay dead
     for dead in (first, second, "x" * 43, "y" * 500):
         for path in (
@@ -297,9 +311,33 @@ def test_a_rotated_or_disabled_link_is_dead(
     assert client.get(f"/api/v1/spectate/{third}").status_code == 200
 
 
+def test_either_player_withdraws_and_a_link_that_is_off_is_not_rotated(
+    new_game: Callable[..., Game], client: TestClient, db: Session
+) -> None:
+    """Ruling S19: a player's "off" withdraws only that player's yes; turned on again once the
+    other agrees anew, it is a new link. Nothing to rotate while off (409)."""
+    g = new_game()
+    base = f"/api/v1/matches/{g.match_id}/spectators"
+    r = g.a.client.post(base + "/rotate")
+    assert r.status_code == 409, r.text
+    assert r.json()["type"].endswith("/spectate-link-off")
+    first = both_agree(g)["token"]
+    assert g.a.client.delete(base).status_code == 204
+    off = g.b.client.get(base).json()
+    assert (off["enabled"], off["agreed"]) == (False, ["B"])
+    assert client.get(f"/api/v1/spectate/{first}").status_code == 404
+    again = enable(g.a.client, g.match_id)
+    assert again["enabled"]
+    assert again["token"] != first
+    row = db.get(Match, g.match_id)
+    assert row is not None
+    db.refresh(row)
+    assert row.spectate_consent == spectate.BOTH
+
+
 def test_a_revoked_links_stream_ends_gone(new_game: Callable[..., Game], app: Any) -> None:
     g = new_game()
-    token = enable(g.a.client, g.match_id)["token"]
+    token = both_agree(g)["token"]
     reader = spectate.spectator_reader(app.state.db, g.match_id, security.digest(token))
     update = reader.present(reader.fetch(), 0)
     assert not update.gone
@@ -338,7 +376,7 @@ def test_a_spectator_reads_with_etag_and_one_render_per_version(
     new_game: Callable[..., Game], app: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     g = new_game()
-    token = enable(g.a.client, g.match_id)["token"]
+    token = both_agree(g)["token"]
     g.a.send({"type": "roll_off"}, dice=[6, 1])
     renders: list[int] = []
     real = spectate.spectator_match
@@ -371,7 +409,7 @@ def test_a_spectator_reads_with_etag_and_one_render_per_version(
 
 
 def test_an_open_match_can_be_watched_before_the_opponent_joins(
-    user_client: Callable[[str], TestClient], armies: Any, client: TestClient
+    user_client: Callable[[str], TestClient], armies: Any, client: TestClient, db: Session
 ) -> None:
     from tests.matches.conftest import marines
 
@@ -382,7 +420,15 @@ def test_an_open_match_can_be_watched_before_the_opponent_joins(
     )
     assert r.status_code == 201, r.text
     match_id = r.json()["id"]
-    token = enable(alice, match_id)["token"]
+    # the opponent has not joined: Alice's yes waits for theirs (ruling S19)
+    asked = enable(alice, match_id)
+    assert (asked["enabled"], asked["agreed"]) == (False, ["A"])
+    # a league organiser may turn it on before anyone joins: what spectators then see
+    row = db.get(Match, match_id)
+    assert row is not None
+    spectate.enable(db, row)
+    db.commit()
+    token = spectate.spectate_token(row)
     data = client.get(f"/api/v1/spectate/{token}").json()
     assert (data["version"], data["view"], data["log"], data["status"]) == (0, None, [], "open")
     sse = parse(client.get(f"/api/v1/spectate/{token}/events?timeout=0").text)
@@ -394,7 +440,7 @@ def test_an_open_match_can_be_watched_before_the_opponent_joins(
 
 def test_a_spectator_cannot_write(new_game: Callable[..., Game], client: TestClient) -> None:
     g = new_game()
-    token = enable(g.a.client, g.match_id)["token"]
+    token = both_agree(g)["token"]
     g.a.send({"type": "roll_off"}, dice=[6, 1])
     version = g.a.version
     command = {"expected_version": version, "command": {"type": "place_objective"}}
@@ -424,7 +470,7 @@ def test_a_spectator_cannot_write(new_game: Callable[..., Game], client: TestCli
 
 def test_the_page_is_read_only_and_live(new_game: Callable[..., Game], client: TestClient) -> None:
     g = new_game()
-    token = enable(g.a.client, g.match_id)["token"]
+    token = both_agree(g)["token"]
     setup_battle(g)
     wipe_out_b(g)
     r = client.get(f"/spectate/{token}", headers={"Accept-Language": "fr"})
@@ -470,7 +516,7 @@ def test_a_spectator_never_sees_a_battle_formation_before_the_reveal(
     new_game: Callable[..., Game], client: TestClient
 ) -> None:
     g = new_game()
-    token = enable(g.a.client, g.match_id)["token"]
+    token = both_agree(g)["token"]
     _to_formations(g)
     g.a.send({"type": "declare_formations", "formation": SECRET})
 
@@ -551,10 +597,7 @@ def test_a_spectator_never_sees_a_hidden_order_before_its_reveal(
     client: TestClient,
 ) -> None:
     g = dyn_game()
-    base = f"/api/v1/matches/{g.match_id}/spectators"
-    r = g.b.client.put(base)
-    assert r.status_code == 200, r.text
-    token = r.json()["token"]
+    token = both_agree(g)["token"]
     set_up(g)
     view = g.a.view()
     starter = g.a if view["active_seat"] in ("A", None) else g.b
@@ -613,7 +656,7 @@ def test_a_classic_pen_battle_is_all_public(
     client: TestClient,
 ) -> None:
     g = pen_game()
-    token = enable(g.a.client, g.match_id)["token"]
+    token = both_agree(g)["token"]
     set_up(g)
     g.a.send({"type": "start_turn"}, dice=[1])
     g.a.send({"type": "move", "unit": "a1", "speed": "stationary"})
@@ -671,7 +714,7 @@ def test_a_spectator_never_sees_a_face_down_black_reach_token(
     client: TestClient,
 ) -> None:
     g = br_game()
-    token = enable(g.a.client, g.match_id)["token"]
+    token = both_agree(g)["token"]
     br_deploy(g)
     g.b.send(
         {
@@ -752,7 +795,8 @@ def test_the_spectators_page_names_a_content_match_and_tells_black_reach_events(
     mid = missions(alice)[0]["id"]
     created = br_create(alice, mid)
     br_join(bob, created)
-    token = enable(alice, created["id"])["token"]
+    enable(alice, created["id"])
+    token = enable(bob, created["id"])["token"]
     page = html(client.get(f"/spectate/{token}"))
     text = page.text()
     assert f"Content set {row['name']}: Raid on the relay" in text
@@ -771,7 +815,7 @@ def test_the_black_reach_timeline_names_a_side_by_its_player(
     client: TestClient,
 ) -> None:
     g = br_game()
-    token = enable(g.a.client, g.match_id)["token"]
+    token = both_agree(g)["token"]
     br_deploy(g)
     out = client.get(f"/api/v1/spectate/{token}").json()
     a, b = out["players"]["A"]["name"], out["players"]["B"]["name"]

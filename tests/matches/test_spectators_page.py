@@ -2,9 +2,10 @@
 
 One panel for every rule system, outside the live state block: whether the link is on, the
 link (shown again whenever the page is: it is derived from the match, only its digest is
-stored), a copy button, and enable / new link / disable forms that answer the panel to htmx
-and go back to the page (303) without it. Whoever ``spectate.may_manage`` allows sees it (both
-players, a guest seat included); anyone else gets the match's 404.
+stored), a copy button, and agree / new link / disable forms that answer the panel to htmx
+and go back to the page (303) without it. The link turns on once both players agreed (ruling
+S19). Whoever ``spectate.may_manage`` allows sees it (both players, a guest seat included);
+anyone else gets the match's 404.
 """
 
 from __future__ import annotations
@@ -104,6 +105,26 @@ def is_off(box: Any) -> bool:
     )
 
 
+def is_waiting(box: Any) -> bool:
+    """The caller agreed; the link waits for the opponent's yes (ruling S19)."""
+    return (
+        box.attributes["data-enabled"] == "false"
+        and box.css_first("#spectators-waiting") is not None
+        and box.css_first("#spectators-enable-form") is None
+        and box.css_first("#spectators-disable-form") is not None
+    )
+
+
+def turn_on(first: TestClient, second: TestClient, match_id: int) -> Any:
+    """Both players agree from their pages; the second's answered panel (the link on)."""
+    assert is_waiting(act(first, match_id, "enable"))
+    asked = panel(second, match_id)
+    assert asked.css_first("#spectators-asked") is not None
+    box = act(second, match_id, "enable")
+    assert box.attributes["data-enabled"] == "true"
+    return box
+
+
 # -- the whole round: enable, share, rotate, disable ------------------------------------------
 
 
@@ -121,8 +142,14 @@ def test_a_player_enables_rotates_and_disables_the_link_and_the_opponent_sees_it
     assert state.css_first("#spectators") is None
     assert is_off(panel(bob, match_id))
 
-    # alice enables: the answered panel is unfolded, with the link and a copy button
+    # alice agrees: the link waits for bob's yes; bob is asked, agrees, and the answered panel
+    # is unfolded, with the link and a copy button
     box = act(alice, match_id, "enable")
+    assert is_waiting(box)
+    assert "open" in box.attributes
+    assert spectate_status(outsider, "x" * 43) == (404, 404)
+    assert panel(bob, match_id).css_first("#spectators-asked") is not None
+    box = act(bob, match_id, "enable")
     assert box.attributes["data-enabled"] == "true"
     assert "open" in box.attributes
     assert box.css_first("#spectators-notice") is not None
@@ -156,18 +183,19 @@ def test_a_player_enables_rotates_and_disables_the_link_and_the_opponent_sees_it
     assert spectate_status(outsider, token_of(second)) == (200, 200)
     assert link_of(panel(alice, match_id)) == second
 
-    # alice turns it off without htmx: back to the page, at the panel
+    # alice turns it off without htmx (withdrawing her yes): back to the page, at the panel
     r = act(alice, match_id, "disable", htmx=False)
     assert r.status_code == 303, r.text
     assert r.headers["location"] == f"/matches/{match_id}#spectators-body"
     assert spectate_status(outsider, token_of(second)) == (404, 404)
     assert is_off(panel(alice, match_id))
-    assert is_off(panel(bob, match_id))
+    assert panel(alice, match_id).css_first("#spectators-asked") is not None  # bob's yes stays
+    assert is_waiting(panel(bob, match_id))
     fresh = html(alice.get(f"/matches/{match_id}"))
     assert fresh.css_first("#spectators-body") is not None  # the anchor the 303 names
 
-    # turned on again, it is a new link: a revoked one never comes back
-    third = link_of(act(bob, match_id, "enable"))
+    # turned on again (alice agrees anew), it is a new link: a revoked one never comes back
+    third = link_of(act(alice, match_id, "enable"))
     assert third not in (first, second)
     assert spectate_status(outsider, token_of(first)) == (404, 404)
     assert spectate_status(outsider, token_of(third)) == (200, 200)
@@ -177,7 +205,7 @@ def test_enabling_twice_keeps_the_link(
     browser: Callable[[str], TestClient], armies: FakeArmies
 ) -> None:
     alice, bob, match_id = start_match(browser, armies)
-    first = link_of(act(alice, match_id, "enable"))
+    first = link_of(turn_on(alice, bob, match_id))
     r = bob.post(f"/matches/{match_id}/spectators", headers=HX)
     assert r.status_code == 200, r.text
     assert link_of(LexborHTMLParser(r.text).css_first("#spectators")) == first
@@ -191,10 +219,10 @@ def test_a_plain_form_without_its_csrf_token_changes_nothing(
     r = no_token.post(f"/matches/{match_id}/spectators", data={}, follow_redirects=False)
     assert r.status_code == 403, r.text
     assert is_off(panel(alice, match_id))
-    # the same form with the page's token: enabled, back to the page
+    # the same form with the page's token: agreed, back to the page
     r = act(alice, match_id, "enable", htmx=False)
     assert r.status_code == 303, r.text
-    assert panel(alice, match_id).attributes["data-enabled"] == "true"
+    assert is_waiting(panel(alice, match_id))
 
 
 # -- who may -----------------------------------------------------------------------------------
@@ -203,8 +231,8 @@ def test_a_plain_form_without_its_csrf_token_changes_nothing(
 def test_a_stranger_gets_a_404_and_changes_nothing(
     browser: Callable[[str], TestClient], armies: FakeArmies, app: Any
 ) -> None:
-    alice, _bob, match_id = start_match(browser, armies)
-    link = link_of(act(alice, match_id, "enable"))
+    alice, bob, match_id = start_match(browser, armies)
+    link = link_of(turn_on(alice, bob, match_id))
     carol = browser("Carol")
     r = carol.get(f"/matches/{match_id}")
     assert r.status_code == 404
@@ -246,9 +274,11 @@ def test_a_guest_seat_manages_the_link_as_spectate_may_manage_says(
         follow_redirects=False,
     )
     assert r.status_code == 303, r.text
-    # the guest (seat B, no account) sees the panel and turns the link on
-    box = act(guest, match_id, "enable")
-    shared = link_of(box)
+    # the guest (seat B, no account) sees the panel and agrees, as alice does
+    assert is_waiting(act(guest, match_id, "enable"))
+    assert panel(alice, match_id).css_first("#spectators-asked") is not None
+    shared = link_of(act(alice, match_id, "enable"))
+    assert link_of(panel(guest, match_id)) == shared
     assert link_of(panel(alice, match_id)) == shared
     # the same browser without the seat's cookie is nobody's seat
     stranger = TestClient(app, base_url="http://testserver")
@@ -283,8 +313,8 @@ def test_the_panel_is_on_the_page_of_every_rule_system(
 ) -> None:
     alice, bob, match_id = make(browser, armies)
     assert is_off(panel(bob, match_id))
-    link = link_of(act(alice, match_id, "enable"))
-    assert link_of(panel(bob, match_id)) == link
+    link = link_of(turn_on(alice, bob, match_id))
+    assert link_of(panel(alice, match_id)) == link
     assert bob.get(link.removeprefix("http://testserver")).status_code == 200
 
 
@@ -299,7 +329,8 @@ def test_the_panel_is_there_before_the_opponent_joins(
     )
     match_id = int(r.headers["location"].rsplit("/", 1)[1])
     assert is_off(panel(alice, match_id))
-    assert link_of(act(alice, match_id, "enable"))
+    # her yes is kept: the link turns on when the opponent joins and agrees (ruling S19)
+    assert is_waiting(act(alice, match_id, "enable"))
 
 
 # -- reloads, French ----------------------------------------------------------------------------
@@ -317,14 +348,18 @@ def test_a_reload_of_an_action_goes_back_to_the_match_page(
 
 
 def test_the_panel_in_french(browser: Callable[[str], TestClient], armies: FakeArmies) -> None:
-    alice, _bob, match_id = start_match(browser, armies)
-    r = alice.patch("/api/v1/me", json={"preferred_language": "fr"})
-    assert r.status_code == 200, r.text
+    alice, bob, match_id = start_match(browser, armies)
+    for player in (alice, bob):
+        r = player.patch("/api/v1/me", json={"preferred_language": "fr"})
+        assert r.status_code == 200, r.text
     box = panel(alice, match_id)
     assert box.css_first("summary").text(strip=True).startswith("Spectateurs")
     assert "La partie n'a pas de lien de spectateur." in box.text()
-    assert box.css_first("#spectators-enable").text(strip=True) == "Activer un lien de spectateur"
+    assert box.css_first("#spectators-enable").text(strip=True) == "Accepter un lien de spectateur"
     box = act(alice, match_id, "enable")
+    assert "quand votre adversaire" in box.css_first("#spectators-notice").text()
+    assert box.css_first("#spectators-disable").text(strip=True) == "Retirer mon accord"
+    box = act(bob, match_id, "enable")
     assert "Le lien de spectateur est activé" in box.css_first("#spectators-notice").text()
     assert box.css_first("#copy-spectator-link").text(strip=True) == "Copier"
     assert box.css_first("#spectators-state").text(strip=True) == "lien activé"
@@ -342,8 +377,8 @@ def test_the_spectators_timeline_tells_events_in_the_players_words(
 ) -> None:
     """The spectators' timeline uses the sentences of the match's rule system (its page's
     ``sentence`` hook), not the events' kinds ("battle created")."""
-    alice, _bob, match_id = start_match(browser, armies)
-    token = token_of(link_of(act(alice, match_id, "enable")))
+    alice, bob, match_id = start_match(browser, armies)
+    token = token_of(link_of(turn_on(alice, bob, match_id)))
     log = alice.get(f"/api/v1/matches/{match_id}/log").json()
     kinds = {str(e["event"]["type"]) for e in log["entries"]}
     assert kinds, log

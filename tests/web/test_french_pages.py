@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import pytest
 from babel.messages.pofile import read_po
@@ -28,6 +29,7 @@ from selectolax.lexbor import LexborHTMLParser
 from app import features
 from app.core.config import ROOT
 from app.web.context import LANG_COOKIE
+from tests.combat.test_french_calculator import poison
 from tests.matches.conftest import FakeArmies, marines, orks
 from tests.support.web import csrf, html, register
 
@@ -327,7 +329,9 @@ def world(app: Any, db: Any, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     )
     assert r.status_code == 200, r.text
 
-    # the match's spectator link
+    # the match's spectator link: both players agree (ruling S19)
+    r = bruno.put(f"/api/v1/matches/{ids['match_id']}/spectators")
+    assert r.status_code == 200, r.text
     r = amelie.put(f"/api/v1/matches/{ids['match_id']}/spectators")
     assert r.status_code == 200, r.text
     ids["spectate"] = str(r.json()["page_url"]).rsplit("/", 1)[1]
@@ -346,8 +350,8 @@ def _urls(ids: dict[str, Any]) -> dict[str, list[str]]:
         "/register": [],  # a logged-in user is sent home: seen by the visitor below
         "/login": [],
         "/account": ["/account"],
-        "/calculator": [f"/calculator?system={s}" for s in systems],
-        "/calculator/roll": [f"/calculator/roll?system={s}" for s in systems],
+        "/calculator": [f"/calculator?system={s}" for s in systems] + CALCULATOR_STATES,
+        "/calculator/roll": [f"/calculator/roll?system={s}" for s in systems] + ROLL_STATES,
         "/calculator/units": ["/calculator/units", "/calculator/units?q=Captain"],
         "/catalogs": ["/catalogs"],
         "/catalogs/import": ["/catalogs/import"],
@@ -386,6 +390,64 @@ def _urls(ids: dict[str, Any]) -> dict[str, list[str]]:
     }
 
 
+# beyond the default states: the states whose words come from the engines (issue 18): a PEN
+# vehicle, a melee and the saves table; rolls with dice of both systems; a comparison
+_BOLTERS = [
+    ("w0.models", "10"),
+    ("w0.name", "Bolt rifle"),
+    ("w0.attacks", "2"),
+    ("w0.skill", "3+"),
+    ("w0.strength", "4"),
+    ("w0.ap", "-1"),
+    ("w0.damage", "1"),
+    ("w0.abilities", "Lethal Hits, Sustained Hits 1, Devastating Wounds"),
+    ("t.models", "5"),
+    ("t.toughness", "4"),
+    ("t.save", "3+"),
+    ("t.wounds", "2"),
+    ("t.feel_no_pain", "5+"),
+]
+_PEN_STATES = [
+    {"t.kind": "vehicle", "v.front": "10", "w.strength": "8"},
+    {"w.kind": "melee", "w.type": "melee", "t.attacks": "2", "t.strength": "4"},
+    {"w.properties": "Perforant", "t.wounds": "2", "t.cover_save": "5+", "t.feel_no_pain": "on"},
+]
+CALCULATOR_STATES = [
+    "/calculator?" + urlencode({"system": "pen", **state}) for state in _PEN_STATES
+] + [
+    "/calculator?"
+    + urlencode(
+        [("system", "wh40k-10e"), *_BOLTERS, ("vs", urlencode({**dict(_BOLTERS), "w0.ap": "-2"}))]
+    )
+]
+ROLL_STATES = [
+    "/calculator/roll?" + urlencode({"system": "pen", **state, "seed": str(seed)})
+    for state in _PEN_STATES
+    for seed in (1, 2)
+] + [
+    "/calculator/roll?" + urlencode([("system", "wh40k-10e"), *_BOLTERS, ("seed", str(seed))])
+    for seed in (1, 2)
+]
+
+
+def _engine_words() -> set[str]:
+    """The engines' keys as the page would show them without a label ("Glancing hits",
+    "P destroyed"): English that is in no catalogue, searched like the catalogue's (less the
+    words French shares: "Crash", PEN's French rule names)."""
+    from app.combat.forms import pen_words
+    from app.combat.present import OUTCOME_WORDS, STAGE_LABELS, translate
+    from app.core.i18n import current_locale
+
+    labels = {**STAGE_LABELS, **OUTCOME_WORDS, **{k: pen_words.LABELS[k] for k in pen_words.LABELS}}
+    token = current_locale.set("fr")
+    try:
+        french = {translate(label) for label in labels.values()}
+    finally:
+        current_locale.reset(token)
+    shown = {k.replace("_", " ").capitalize() for k in labels} | {k for k in labels if " " in k}
+    return shown - french
+
+
 def _page_routes() -> set[str]:
     return {
         route.path_format
@@ -395,11 +457,14 @@ def _page_routes() -> set[str]:
     } - set(NOT_PAGES)
 
 
-def test_every_page_is_french(world: dict[str, Any], app: Any) -> None:
+def test_every_page_is_french(
+    world: dict[str, Any], app: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     ids = world["ids"]
     urls = _urls(ids)
     assert _page_routes() - set(urls) == set(), "a page this test does not look at"
-    matchers = _matchers(_english_ids())
+    matchers = _matchers(_english_ids() | _engine_words())
+    fell_back = poison(monkeypatch)  # an engine key or text with no message fails the page
     found: dict[str, list[str]] = {}
     amelie: TestClient = world["amelie"]
     for path in sorted(u for group in urls.values() for u in group):
@@ -416,6 +481,7 @@ def test_every_page_is_french(world: dict[str, Any], app: Any) -> None:
         assert response.status_code == 200, (path, response.status_code)
         if leaked := leaks(response.text, matchers):
             found[f"{path} (visitor)"] = leaked
+    assert fell_back == []
     assert found == {}, "English left on French pages:\n" + "\n".join(
         f"{path}: {english}" for path, leaked in found.items() for english in leaked
     )

@@ -22,13 +22,14 @@ from app.catalog.bsdata.files import Document, ImportLimits
 from app.catalog.bsdata.leaders import canonical_leader_targets
 from app.catalog.bsdata.model import Node, Workspace
 from app.catalog.bsdata.report import IssueCode, Reporter
-from app.catalog.bsdata.restrictions import RestrictionReader
+from app.catalog.bsdata.restrictions import RestrictionReader, only_detachments
 from app.engine.wh40k10e.army.catalog import (
     ArmyLimit,
     Catalogue,
     Datasheet,
     Detachment,
     Enhancement,
+    Restriction,
     slug,
 )
 from app.engine.wh40k10e.army.names import name_key
@@ -145,6 +146,10 @@ def build_catalogue(
             most, rules = limit
             s = replace(s, max_in_roster=most)
             restrictions = (*restrictions, *(r for r in rules if r not in restrictions))
+        if restrictions:
+            # a choice hidden in some Detachments that the datasheet does not offer (e.g. a
+            # Detachment's "Tank Ace" marker, not wargear) is already unknown wargear (D21)
+            restrictions = tuple(r for r in restrictions if _offered_or_kept(s, r))
         if restrictions or limit is not None:
             sheets[i] = replace(s, restrictions=restrictions)
 
@@ -241,3 +246,12 @@ def _root_nodes(builder: Builder, doc: Document) -> Iterator[Node]:
             elem, tdoc = found
             if elem.tag in ("selectionEntry", "selectionEntryGroup"):
                 yield Node(elem, tdoc, link, doc)
+
+
+def _offered_or_kept(sheet: Datasheet, r: Restriction) -> bool:
+    """Whether ``r`` is kept: every restriction except a choice the data hides by the
+    Detachment alone that no option of ``sheet`` offers (ruling D21)."""
+    if not (r.unavailable and r.entry and r.wargear and only_detachments(r.when)):
+        return True
+    key = name_key(r.wargear)
+    return any(name_key(c.name) == key for o in sheet.wargear_options for c in o.choices)

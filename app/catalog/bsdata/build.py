@@ -935,6 +935,10 @@ class Builder:
         value = self.constraint(node, "max")
         return INF if value is None or value < 0 else value
 
+    def option_max(self, node: Node) -> int | None:
+        """The most of ``node`` its parent may hold in any loadout (see :meth:`_option_max`)."""
+        return self._option_max(node)
+
     def _option_max(self, node: Node, scopes: tuple[str, ...] = ("parent",)) -> int | None:
         """The most a wargear entry or option allows in any loadout (ruling D16): its ``max``
         constraint raised by the modifiers that may apply to it (``increment``, or ``set`` to
@@ -1043,6 +1047,11 @@ class Builder:
         default = next(
             (m.name.strip() for m in members if default_id and default_id in m.ids), None
         )
+        if default_id is not None and default is None:
+            # the data names a default that no member is (an id left behind by an edit of the
+            # file): the datasheet's default settles the pick, which the roster does not
+            # record; not a requirement on the list (ruling D21)
+            lo = 0
         sheet.options.append(
             WargearOption(
                 name=(group.name.strip() or "Wargear")[:200],

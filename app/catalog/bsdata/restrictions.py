@@ -36,7 +36,7 @@ from app.engine.wh40k10e.army.catalog import (
 )
 from app.engine.wh40k10e.army.names import name_key
 
-__all__ = ["MESSAGE_FIELDS", "RestrictionReader", "battle_sizes"]
+__all__ = ["MESSAGE_FIELDS", "RestrictionReader", "battle_sizes", "only_detachments"]
 
 MESSAGE_FIELDS = {"error": RestrictionSeverity.ERROR, "warning": RestrictionSeverity.WARNING}
 COMPARES = {
@@ -90,6 +90,11 @@ class _Where:
     node: Node
     parent_is_unit: bool
     on_root: bool = False  # no entry between the datasheet and ``node`` (groups only)
+    # the model type (the first entry below the datasheet) ``node`` is inside, and whether
+    # ``parent`` from ``node`` is that model; a count inside it is the unit's when the unit
+    # has at most one such model (ruling D21)
+    model: Node | None = None
+    parent_is_model: bool = False
 
 
 class RestrictionReader:
@@ -119,6 +124,8 @@ class RestrictionReader:
         self.flags = _warlord_flags(builder, sheet_names)
         self.sizes = battle_sizes(builder.ws)  # battle size entry id -> its label
         self.detachment_ids = frozenset(detachment_names)
+        self._singles: dict[tuple[str, str], bool] = {}
+        self._elsewhere: dict[tuple[str, str, str, str], frozenset[str]] = {}
 
     def carries(self, node: Node) -> bool:
         """Whether a message modifier sits on ``node`` or below it (through links too): the
@@ -138,7 +145,8 @@ class RestrictionReader:
             return _hides(m) or (m.get("field") in caps and _lowers(m))
 
         found = any(
-            _is_message(m) or (loadout(m) and self._on_unit(m)) for m in elem.iter("modifier")
+            _is_message(m) or (loadout(m) and self._on_unit(m)) or self._by_detachment(m)
+            for m in elem.iter("modifier")
         ) or any(
             self._on_unit(g) and any(loadout(m) for m in g.iter("modifier"))
             for g in elem.iter("modifierGroup")
@@ -151,6 +159,17 @@ class RestrictionReader:
                     break
         self._carries[id(elem)] = found
         return found
+
+    def _by_detachment(self, m: Element) -> bool:
+        """Whether ``m`` hides its entry by a condition on the chosen Detachment (a choice
+        hidden in some Detachments, ruling D21)."""
+        if not _hides(m):
+            return False
+        ids = self.detachment_ids
+        return any(
+            (c.get("childId") or "") in ids and (c.get("scope") or "") in ARMY_SCOPES
+            for c in m.iter("condition")
+        )
 
     def _on_unit(self, holder: Element) -> bool:
         """Whether one of ``holder``'s own conditions may count what a unit holds (not the
@@ -203,8 +222,10 @@ class RestrictionReader:
                     self._hidden_group(where, term, found)
                 continue  # always hidden: the builder does not offer it
             wargear = "" if where.node is root or where.node.is_group else where.node.name.strip()
-            if hides and (term is True or _only_detachments(term)):
+            if hides and (term is True or (only_detachments(term) and not wargear)):
                 continue  # decided at import, or a detachment variant (D8)
+            # a choice hidden in some Detachments is kept (ruling D21): refused there, and
+            # not offered there (the builder decides the Detachment where it offers choices)
             if term is True:
                 if not wargear:
                     self.skipped += 1  # always raised for every unit: not a list condition
@@ -292,7 +313,7 @@ class RestrictionReader:
             return
         rules = [Restriction(when=term, wargear=n, unavailable=True, entry=True) for n in names]
         required = self.b.raised_min(where.node)
-        if required > 0 and where.on_root:
+        if required > 0 and (where.on_root or self._exactly_one(where)):
             rules.append(
                 Restriction(
                     when=_negate(term),
@@ -626,12 +647,24 @@ class RestrictionReader:
 
     def _modifiers(self, root: Node) -> Iterator[tuple[_Where, Element, tuple[Element, ...]]]:
         def walk(
-            node: Node, depth: int, entries: int, path: frozenset[tuple[str, str]]
+            node: Node,
+            depth: int,
+            entries: int,
+            path: frozenset[tuple[str, str]],
+            model: Node | None = None,
         ) -> Iterator[tuple[_Where, Element, tuple[Element, ...]]]:
             # "parent" from an entry one below the datasheet is the unit; from a group, it is
             # the entry holding the group (a model type), whose count is not the unit's
+            parent_is_model = model is not None and (
+                (entries == 2 and not node.is_group) or (entries == 1 and node.is_group)
+            )
             where = _Where(
-                root, node, parent_is_unit=entries == 1 and not node.is_group, on_root=entries == 0
+                root,
+                node,
+                parent_is_unit=entries == 1 and not node.is_group,
+                on_root=entries == 0,
+                model=model,
+                parent_is_model=parent_is_model,
             )
             for m, groups in node.modifiers():
                 if (
@@ -651,8 +684,15 @@ class RestrictionReader:
                     child.is_group and name_key(child.name).endswith("enhancements")
                 ):
                     continue
+                below = model
+                if entries == 0 and not child.is_group:
+                    below = child if child.type == "model" else None
                 yield from walk(
-                    child, depth + 1, entries + (0 if child.is_group else 1), path | {key}
+                    child,
+                    depth + 1,
+                    entries + (0 if child.is_group else 1),
+                    path | {key},
+                    below,
                 )
 
         yield from walk(root, 0, 0, frozenset({(root.doc.id, root.id)}))
@@ -715,19 +755,42 @@ class RestrictionReader:
             or (scope == "parent" and where.parent_is_unit)
             or (scope == "self" and where.node is where.root)
         )
+        one_model = upper = False
         if not in_unit:
             # A count inside one model (or one entry) of the unit is at most the unit's: "fewer
             # than N in the model" certainly holds when the unit has fewer than N (D16).
             upper = compare in (Compare.FEWER_THAN, Compare.AT_MOST) or (
                 compare is Compare.EQUAL and value == 0
             )
-            if not (self._per_model and upper and scope in MODEL_SCOPES and child != "model"):
+            # ... and it is the unit's when the unit has at most one model of that type and
+            # nothing else in the unit offers what is counted (ruling D21)
+            one_model = (
+                where.model is not None
+                and child != "model"
+                and (
+                    (scope == "parent" and where.parent_is_model)
+                    or scope in where.model.ids
+                    or scope in ("model", "model-or-unit")
+                    or (scope == "self" and where.node is where.model)
+                )
+                and self._single(where.model)
+            )
+            if not one_model and not (
+                self._per_model and upper and scope in MODEL_SCOPES and child != "model"
+            ):
                 return None
         if child == "model":
             return self._deferred(c, RosterCondition.count(CountOf.MODELS, compare, value))
         names = self._entry_names(child, where)
         if not names:
             return None
+        if (
+            one_model
+            and where.model is not None
+            and not (self._per_model and upper and scope in MODEL_SCOPES)
+            and any(name_key(n) in self._names_elsewhere(where.root, where.model) for n in names)
+        ):
+            return None  # the unit's count may include another model's
         return self._deferred(
             c,
             RosterCondition(
@@ -739,6 +802,53 @@ class RestrictionReader:
                 names=tuple(names) if len(names) > 1 else (),
             ),
         )
+
+    def _exactly_one(self, where: _Where) -> bool:
+        """Whether ``where`` is a group of a model type every unit holds exactly once (a
+        Sergeant): its requirement binds that one model, which the unit's count shows (a
+        shortfall in the unit is one in the model; ruling D21)."""
+        model = where.model
+        return (
+            model is not None
+            and where.parent_is_model
+            and where.node.is_group
+            and (self.b.constraint(model, "min") or 0) >= 1
+            and self._single(model)
+        )
+
+    def _single(self, model: Node) -> bool:
+        """Whether a unit holds at most one model of type ``model`` in any loadout."""
+        key = (model.doc.id, model.id)
+        found = self._singles.get(key)
+        if found is None:
+            found = self.b.option_max(model) == 1
+            self._singles[key] = found
+        return found
+
+    def _names_elsewhere(self, root: Node, model: Node) -> frozenset[str]:
+        """The names (``name_key``) of the entries of the datasheet ``root`` outside the model
+        type ``model``: what a count inside that model cannot tell apart in the unit."""
+        key = (root.doc.id, root.id, model.doc.id, model.id)
+        found = self._elsewhere.get(key)
+        if found is not None:
+            return found
+        names: set[str] = set()
+        skip = (model.doc.id, model.id)
+        stack = [(root, 0)]
+        seen: set[tuple[str, str]] = set()
+        while stack:
+            node, depth = stack.pop()
+            for child in self.b.children(node):
+                k = (child.doc.id, child.id)
+                if k == skip or k in seen or depth >= MAX_DEPTH:
+                    continue
+                seen.add(k)
+                if not child.is_group:
+                    names.add(name_key(child.name))
+                stack.append((child, depth + 1))
+        found = frozenset(names)
+        self._elsewhere[key] = found
+        return found
 
     def _deferred(self, c: Element, term: Term) -> Term:
         """``term``; once its restriction is kept, the census is told that ``c`` is decided
@@ -845,7 +955,7 @@ def _negate(c: RosterCondition) -> RosterCondition:
 
 
 def _only_detachments_term(term: Term) -> bool:
-    return isinstance(term, bool) or (term is not None and _only_detachments(term))
+    return isinstance(term, bool) or (term is not None and only_detachments(term))
 
 
 def _any_known(parts: Sequence[Term]) -> Term:
@@ -924,12 +1034,13 @@ def _hides_by_roster(m: Element, groups: tuple[Element, ...] = ()) -> bool:
     )
 
 
-def _only_detachments(term: RosterCondition | bool) -> bool:
+def only_detachments(term: RosterCondition | bool) -> bool:
+    """Whether ``term`` reads nothing but which Detachment the roster has chosen."""
     if isinstance(term, bool):
         return False
     if term.op is ConditionOp.COUNT:
         return term.of is CountOf.DETACHMENT
-    return all(_only_detachments(a) for a in term.args)
+    return all(only_detachments(a) for a in term.args)
 
 
 def _all(parts: Sequence[Term]) -> Term:

@@ -78,7 +78,8 @@ class CalculatorForm(ABC):
     system_id: str
     label: str  # a msgid: the system's tab on the page
     presets_file: str = ""
-    stage_labels: Mapping[str, str] = {}  # stage name -> msgid, beyond the shared ones
+    # stage name -> msgid, (context, msgid) or label function, beyond the shared ones
+    stage_labels: Mapping[str, Any] = {}
     # which query parameters describe the attacker and which the target (a saved attacker or
     # target, or a unit put in one of the two places, replaces only those)
     takes_units = False  # the calculator can fill it from a unit of an army list or a catalogue
@@ -129,6 +130,11 @@ class CalculatorForm(ABC):
     def words(self, text: str, state: FormState) -> str:
         """A step text or die label of the engine's live roll in the current locale (the
         engine writes English): the system knows the shapes it writes. Unknown: unchanged."""
+        return text
+
+    def values(self, text: str, state: FormState) -> str:
+        """A text value of the engine's ``extra`` sections (a note, a mode, a winner) in the
+        current locale. Default: unchanged (names the player typed)."""
         return text
 
     def presets(self) -> Mapping[str, Any]:

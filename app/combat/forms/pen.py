@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from types import MappingProxyType
 from typing import Any
 
-from app.combat.forms import FormState
+from app.combat.forms import FormState, pen_words
 from app.combat.forms.flat import FlatField, FlatForm, Section
+from app.combat.present import untranslated
 from app.combat.rulesets.pen import SYSTEM_ID
 from app.core.i18n import gettext as _
 from app.core.i18n import lazy
@@ -108,6 +108,7 @@ TARGET = Section(
     lazy("Target"),
     ("target",),
     (
+        F("t.name", (), "text", lazy("Name"), "", wide=True, placeholder=lazy("the target")),
         F(
             "t.kind",
             (),
@@ -337,29 +338,29 @@ class PenForm(FlatForm):
     system_id = SYSTEM_ID
     label = lazy("PEN")
     presets_file = "pen.json"
-    # the plan section's keys (plan_section in app/engine/pen/analysis.py), each a label in the
-    # reader's language
-    stage_labels: Mapping[str, str] = MappingProxyType(
-        {
-            "plan": lazy("Attack plan"),
-            "skill": lazy("Skill used"),
-            "to_hit": lazy("To hit"),
-            "modifiers": lazy("Modifiers"),
-            "name": lazy("Name"),
-            "value": lazy("Value"),
-            "cover_save": lazy("Cover save"),
-            "strength": lazy("Strength"),
-            "notes": lazy("Notes"),
-            "to_wound": lazy("To wound"),
-            "armour": lazy("Armour"),
-            "penetration": lazy("Penetration"),
-        }
-    )
+    # every key of the engine's stages, totals and sections, each a label in the reader's
+    # language
+    stage_labels: Mapping[str, Any] = pen_words.LABELS
     attacker_keys = re.compile(r"^[aw]\.")
     target_keys = re.compile(r"^[tv]\.")
 
     def result_kind(self, state: FormState) -> str:
         return "vehicle" if state.value("t.kind") == "vehicle" else "models"
+
+    def group_names(self, state: FormState) -> Mapping[str, str]:
+        """The engine's ``target`` (or ``vehicle``) as the player named it, and ``attacker``."""
+        name = state.value("t.name").strip()
+        return {
+            "target": name or _("the target"),
+            "vehicle": name or _("the vehicle"),
+            "attacker": _("the attacker"),
+        }
+
+    def words(self, text: str, state: FormState) -> str:
+        return pen_words.words(text, skill_word)
+
+    def values(self, text: str, state: FormState) -> str:
+        return pen_words.words(text, skill_word)
 
     def result_notes(self, extra: Mapping[str, Any], state: FormState) -> list[str]:
         """Why the BS (or WS) used is not the one typed: each modifier and cap of the plan."""
@@ -431,7 +432,7 @@ def skill_word(text: str) -> str:
     if m:
         return _("indirect barrage: BS capped at %(n)s") % {"n": m[1]}
     msgid = SKILL_WORDS.get(text)
-    return _(msgid) if msgid else text
+    return _(msgid) if msgid else untranslated(text)
 
 
 def _signed(value: int) -> str:

@@ -3,7 +3,8 @@ labels in English with numbers inside (``"Bolt rifle: 1 wounds"``); each shape i
 read back here and rebuilt from a translatable message, with plurals that agree
 ("1 wound", "2 wounds") and the target's groups named as the player named them.
 
-A text of an unknown shape is shown as the engine wrote it (never lost).
+A text of an unknown shape is shown as the engine wrote it (never lost), through
+:func:`app.combat.present.untranslated` (a test failure).
 """
 
 from __future__ import annotations
@@ -11,36 +12,52 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 
+from app.combat.present import untranslated
 from app.core.i18n import gettext as _
-from app.core.i18n import ngettext
+from app.core.i18n import lazy, ngettext
 
 Rebuild = Callable[[re.Match[str], Callable[[str], str]], str]
 
 
-def _n(singular: str, plural: str, count: str, **values: object) -> str:
+def _n(message: Callable[[int], str], count: str, **values: object) -> str:
+    """``message(n)`` (a plain ``ngettext`` call, so that the extractor sees both forms) with
+    ``n`` and ``values`` filled in."""
     n = int(count)
-    return ngettext(singular, plural, n) % {"n": n, **values}
+    return message(n) % {"n": n, **values}
 
 
 def _attacks(m: re.Match[str], group: Callable[[str], str]) -> str:
-    return _n("%(name)s: %(n)d attack", "%(name)s: %(n)d attacks", m["n"], name=m["name"])
+    return _n(
+        lambda k: ngettext("%(name)s: %(n)d attack", "%(name)s: %(n)d attacks", k),
+        m["n"],
+        name=m["name"],
+    )
 
 
 def _hits(m: re.Match[str], group: Callable[[str], str]) -> str:
-    text = _n("%(name)s: %(n)d hit", "%(name)s: %(n)d hits", m["n"], name=m["name"])
+    text = _n(
+        lambda k: ngettext("%(name)s: %(n)d hit", "%(name)s: %(n)d hits", k), m["n"], name=m["name"]
+    )
     if m["crits"]:
         text += " " + _("(%(n)s critical)") % {"n": m["crits"]}
     if m["auto"]:
         text += ", " + _n(
-            "%(n)d wound automatically (Lethal Hits)",
-            "%(n)d wounds automatically (Lethal Hits)",
+            lambda k: ngettext(
+                "%(n)d wound automatically (Lethal Hits)",
+                "%(n)d wounds automatically (Lethal Hits)",
+                k,
+            ),
             m["auto"],
         )
     return text
 
 
 def _wounds(m: re.Match[str], group: Callable[[str], str]) -> str:
-    text = _n("%(name)s: %(n)d wound", "%(name)s: %(n)d wounds", m["n"], name=m["name"])
+    text = _n(
+        lambda k: ngettext("%(name)s: %(n)d wound", "%(name)s: %(n)d wounds", k),
+        m["n"],
+        name=m["name"],
+    )
     if m["dev"]:
         text += ", " + _("%(n)s critical into mortal wounds") % {"n": m["dev"]}
     return text
@@ -64,7 +81,7 @@ def _failed(m: re.Match[str], group: Callable[[str], str]) -> str:
         "group": group(m["group"]),
         "damage": m["dmg"],
     }
-    text += ", " + _n("%(n)d wound lost", "%(n)d wounds lost", m["lost"])
+    text += ", " + _n(lambda k: ngettext("%(n)d wound lost", "%(n)d wounds lost", k), m["lost"])
     if m["killed"]:
         text += " - " + _("model destroyed")
     return text
@@ -72,16 +89,21 @@ def _failed(m: re.Match[str], group: Callable[[str], str]) -> str:
 
 def _mortals(m: re.Match[str], group: Callable[[str], str]) -> str:
     return (
-        _n("%(name)s: %(n)d mortal wound", "%(name)s: %(n)d mortal wounds", m["n"], name=m["name"])
+        _n(
+            lambda k: ngettext("%(name)s: %(n)d mortal wound", "%(name)s: %(n)d mortal wounds", k),
+            m["n"],
+            name=m["name"],
+        )
         + ", "
-        + _n("%(n)d wound lost", "%(n)d wounds lost", m["lost"])
+        + _n(lambda k: ngettext("%(n)d wound lost", "%(n)d wounds lost", k), m["lost"])
     )
 
 
 def _hazardous(m: re.Match[str], group: Callable[[str], str]) -> str:
     return _n(
-        "%(name)s: %(n)d Hazardous test failed",
-        "%(name)s: %(n)d Hazardous tests failed",
+        lambda k: ngettext(
+            "%(name)s: %(n)d Hazardous test failed", "%(name)s: %(n)d Hazardous tests failed", k
+        ),
         m["n"],
         name=m["name"],
     )
@@ -130,30 +152,30 @@ SHAPES: tuple[tuple[re.Pattern[str], Rebuild], ...] = (
     # die labels
     (
         re.compile(r"^(?P<name>.+): attacks \(model (?P<k>\d+)\)$"),
-        _label("%(name)s: attacks (model %(k)s)"),
+        _label(lazy("%(name)s: attacks (model %(k)s)")),
     ),
     (
         re.compile(r"^(?P<name>.+): Rapid Fire \(model (?P<k>\d+)\)$"),
-        _label("%(name)s: Rapid Fire (model %(k)s)"),
+        _label(lazy("%(name)s: Rapid Fire (model %(k)s)")),
     ),
-    (re.compile(r"^(?P<name>.+): hit roll$"), _label("%(name)s: hit roll")),
-    (re.compile(r"^(?P<name>.+): wound roll$"), _label("%(name)s: wound roll")),
-    (re.compile(r"^(?P<name>.+): Sustained Hits$"), _label("%(name)s: Sustained Hits")),
+    (re.compile(r"^(?P<name>.+): hit roll$"), _label(lazy("%(name)s: hit roll"))),
+    (re.compile(r"^(?P<name>.+): wound roll$"), _label(lazy("%(name)s: wound roll"))),
+    (re.compile(r"^(?P<name>.+): Sustained Hits$"), _label(lazy("%(name)s: Sustained Hits"))),
     (
         re.compile(r"^(?P<name>.+): Devastating Wounds damage$"),
-        _label("%(name)s: Devastating Wounds damage"),
+        _label(lazy("%(name)s: Devastating Wounds damage")),
     ),
-    (re.compile(r"^(?P<name>.+): damage$"), _label("%(name)s: damage")),
+    (re.compile(r"^(?P<name>.+): damage$"), _label(lazy("%(name)s: damage"))),
     (
         re.compile(r"^(?P<name>.+): armour save \((?P<group>.+), (?P<target>\d+)\+\)$"),
-        _label("%(name)s: armour save (%(group)s, %(target)s+)"),
+        _label(lazy("%(name)s: armour save (%(group)s, %(target)s+)")),
     ),
     (
         re.compile(r"^(?P<name>.+): invulnerable save \((?P<group>.+), (?P<target>\d+)\+\)$"),
-        _label("%(name)s: invulnerable save (%(group)s, %(target)s+)"),
+        _label(lazy("%(name)s: invulnerable save (%(group)s, %(target)s+)")),
     ),
-    (re.compile(r"^Feel No Pain (?P<target>\d+)\+$"), _label("Feel No Pain %(target)s+")),
-    (re.compile(r"^(?P<name>.+): Hazardous test$"), _label("%(name)s: Hazardous test")),
+    (re.compile(r"^Feel No Pain (?P<target>\d+)\+$"), _label(lazy("Feel No Pain %(target)s+"))),
+    (re.compile(r"^(?P<name>.+): Hazardous test$"), _label(lazy("%(name)s: Hazardous test"))),
 )
 
 
@@ -167,4 +189,4 @@ def words(text: str, group_names: Mapping[str, str]) -> str:
         m = pattern.match(text)
         if m:
             return rebuild(m, group)
-    return text
+    return untranslated(text)

@@ -20,7 +20,7 @@ The exact path works on a squad *state*: ``state[i]`` is the number of living mo
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from fractions import Fraction
 from functools import lru_cache
 from math import lcm
@@ -607,6 +607,137 @@ def _first_counts(h: Sequence[int], a: int, b: int) -> list[int]:
     return out
 
 
+# ------------------------------------------------------------------------------------------
+# the second allocation by rounds (a second group whose wound takes at most one W)
+# ------------------------------------------------------------------------------------------
+
+
+def _binomial_rows(n: int, stay: int, drop: int) -> list[list[int]]:
+    """``rows[m][e] = C(m, e) stay^(m - e) drop^e`` for ``m <= n``."""
+    out: list[list[int]] = []
+    for m in range(n + 1):
+        out.append([math.comb(m, e) * stay ** (m - e) * drop**e for e in range(m + 1)])
+    return out
+
+
+def _hit_level(
+    table: dict[State, int], index: int, stay: int, drop: int, coef: list[list[int]]
+) -> dict[State, int]:
+    """Every model of ``table``'s states with ``index + 1`` W left receives one wound: it
+    stays (weight ``stay``) or loses one W (``drop``; from one W left: removed)."""
+    out: dict[State, int] = {}
+    get = out.get
+    for state, value in table.items():
+        n = state[index]
+        if not n:
+            out[state] = get(state, 0) + value
+            continue
+        row = coef[n]
+        for e in range(n + 1):
+            if index:
+                key = (*state[: index - 1], state[index - 1] + e, n - e, *state[index + 1 :])
+            else:
+                key = (n - e, *state[1:])
+            out[key] = get(key, 0) + value * row[e]
+    return out
+
+
+def _second_by_rounds(
+    rows: Mapping[State, Sequence[int]],
+    models: int,
+    wounds: int,
+    loss: Dist,
+    n_max: int,
+    destroyed: list[int],
+    lost: list[int],
+) -> None:
+    """Add to ``destroyed`` / ``lost`` the second allocation of :func:`two_allocations` from
+    every (state, count) of ``rows`` (``R(s, k2)``, weighed by ``t ** (n_max - k2)``), for a
+    group whose wound takes one W or none (``t``: its total).
+
+    ``k2 = Q * a + rho`` wounds spread evenly over the ``a`` living models, fewest W left
+    first [L1396]: one wound to each of the ``rho`` models with the fewest W left (a
+    partial round), then ``Q`` wounds to every one of the ``a`` (``Q`` rounds). The rounds are
+    summed by Horner's scheme over ``Q``, ``sum_Q T^Q D(Q)``, on squad states: ``T`` gives
+    one wound to every living model, so only the state matters, not the count. A model
+    removed with ``Q`` rounds still to come would receive ``Q`` more wounds that change
+    nothing: their weight, ``t ** Q``, is put on its removal, so removed models need no
+    place in the state. ``D(Q)``: the partial rounds of every state and ``rho`` with
+    ``Q * a <= k2 < (Q + 1) * a``, grouped by the level of the last model hit (the models of
+    the levels below all receive one wound, ``j`` of that level's). Every weight is an integer
+    over ``t ** n_max`` times the rows' total; no distribution per (state, count) is built.
+    """
+    lw, t = _weights_of(loss)
+    stay = lw[0]
+    drop = lw[1] if len(lw) > 1 else 0
+    t_pow = [t**i for i in range(n_max + 1)]
+    live = [(state, row, models_of(state)) for state, row in rows.items() if any(row)]
+    live = [(state, row, a) for state, row, a in live if a]
+    top = max(((len(row) - 1) // a for _, row, a in live), default=-1)
+    plain = _binomial_rows(models, stay, drop)
+    acc: dict[State, int] = {}
+    for q in range(top, -1, -1):
+        kill = drop * t_pow[q]  # removed with q rounds to come: their wounds' weight
+        killing = _binomial_rows(min(models, n_max // q) if q else models, stay, kill)
+        if acc:
+            for index in range(wounds):  # fewest W left first: each model hit once
+                acc = _hit_level(
+                    acc, index, stay, kill if index == 0 else drop, killing if index == 0 else plain
+                )
+        for state, row, a in live:
+            lo = q * a
+            if lo >= len(row):
+                continue
+            below = 0
+            for index, n in enumerate(state):
+                if not n:
+                    continue
+                first = lo + below
+                if first >= len(row):
+                    break
+                weights = [
+                    row[k] * t_pow[n_max - k] if row[k] else 0
+                    for k in range(first, min(first + n, len(row)))
+                ]
+                below += n
+                if not any(weights):
+                    continue
+                coef = killing if index == 0 else plain
+                dropped = [0] * len(weights)
+                for j, x in enumerate(weights):
+                    if x:
+                        for e, c in enumerate(coef[j]):
+                            dropped[e] += x * c
+                # the levels below this one: every model one wound (fewest W left first)
+                base: dict[State, int] = {state: 1}
+                for lower in range(index):
+                    base = _hit_level(
+                        base,
+                        lower,
+                        stay,
+                        kill if lower == 0 else drop,
+                        killing if lower == 0 else plain,
+                    )
+                get = acc.get
+                for st, w in base.items():
+                    for e, x in enumerate(dropped):
+                        if not x:
+                            continue
+                        if index:
+                            key = (
+                                *st[: index - 1],
+                                st[index - 1] + e,
+                                st[index] - e,
+                                *st[index + 1 :],
+                            )
+                        else:
+                            key = (st[0] - e, *st[1:])
+                        acc[key] = get(key, 0) + w * x
+    for state, value in acc.items():
+        destroyed[models - models_of(state)] += value
+        lost[damage_of(state, models, wounds)] += value
+
+
 def two_allocations(
     models: int,
     wounds: int,
@@ -615,6 +746,7 @@ def two_allocations(
     second: tuple[Fraction, Dist],
     *,
     layers: bool = True,
+    rounds: bool = True,
 ) -> tuple[Dist, Dist]:
     """(models destroyed, wounds lost) when each of ``hits`` becomes a wound of the first
     group (probability, W lost per wound), of the second, or nothing, and the first group is
@@ -707,6 +839,7 @@ def two_allocations(
         destroyed[models] += wiped * t2_pow[n_max]
         lost[models * wounds] += wiped * t2_pow[n_max]
     sure = loss2.min == loss2.max  # every second-group wound takes the same W: t2 == 1
+    by_rounds = rounds and not sure and loss2.max <= 1
     for state, row in rows.items():
         d1 = models - models_of(state)
         l1 = damage_of(state, models, wounds)
@@ -714,6 +847,8 @@ def two_allocations(
             x = sum(row) * t2_pow[n_max]
             destroyed[d1] += x
             lost[l1] += x
+            continue
+        if by_rounds:
             continue
         if sure:  # one outcome per count, over a total of 1
             for k2, (jd, jl) in enumerate(_sure_outcomes(state, len(row), loss2.min)):
@@ -733,6 +868,8 @@ def two_allocations(
             for j, v in enumerate(gl):
                 if v:
                     lost[l1 + j] += x * v
+    if by_rounds:
+        _second_by_rounds(rows, models, wounds, loss2, n_max, destroyed, lost)
     return (
         Dist.from_weights({k: x for k, x in enumerate(destroyed) if x}),
         Dist.from_weights({k: x for k, x in enumerate(lost) if x}),

@@ -32,8 +32,10 @@ Method (integer weights over one common denominator, reduced between weapons):
    the model it lands on.
 4. One weapon into a unit whose models are not all alike: the line is split at the end of
    its main models (:class:`_PrefixSplitChain`): a forward pass on them (a path leaves them
-   within a few dozen live attacks) and a backward pass on the short tail; a line of
-   identical models gives the counts of the paths that never leave them.
+   within a few dozen live attacks), the short tail in closed form (:mod:`.tail`: the
+   live attacks past those steps through a polynomial that annihilates the tail's
+   operator); a line of identical models gives the counts of the paths that never leave
+   them.
 
 Work is bounded: static size limits first (:func:`_check_budget`), then a budget counted
 while the chain runs (big-by-big products and the serialisation of the answer included), and
@@ -68,6 +70,7 @@ from app.engine.wh40k10e.rules import (
     save_fail_weights,
     weapon_rules,
 )
+from app.engine.wh40k10e.tail import tail_sum
 
 __all__ = ["MAX_EXACT_DIGITS", "WORK_BUDGET", "analyze", "estimate_work"]
 
@@ -257,6 +260,9 @@ def _check_budget(request: CombatRequest) -> None:
             f"up to {total_attacks} attacks and {total_hits} hits in all; at most "
             f"{MAX_TOTAL_ATTACKS} attacks and {MAX_TOTAL_HITS} hits per request",
         )
+    layout = Layout(request.target)
+    if not _LineChain.applies(layout) and _PrefixSplitChain.applies(layout, request):
+        return  # it checks its own cost from the kernel (_PrefixSplitChain._forward_cost)
     work = estimate_work(request)
     if work > WORK_BUDGET * PRECHECK_FACTOR:
         raise _too_large("far too many outcomes to follow in about a second")
@@ -1038,36 +1044,9 @@ def _virtual_rows(
     return [(at, m, wt) for (at, m), wt in merged.items() if wt]
 
 
-def _signed_cells(packed: int, count: int, slot: int) -> list[int]:
-    """The ``count`` cells of ``slot`` bits of ``packed`` read as balanced digits:
-    ``packed`` holds a polynomial with signed coefficients evaluated at ``2**slot``, modulo
-    ``2**(count * slot)`` (each coefficient below ``2**(slot - 1)`` in size)."""
-    packed &= (1 << (count * slot)) - 1
-    half = 1 << (slot - 1)
-    mask = (1 << slot) - 1
-    cells = []
-    carry = 0
-    for _ in range(count):
-        x = (packed & mask) + carry
-        packed >>= slot
-        carry = int(x >= half)
-        cells.append(x - (carry << slot))
-    return cells
-
-
 def _cells(packed: int, step: int) -> list[int]:
     """Every slot of ``step`` bytes that ``packed`` occupies."""
     return _unpack(packed, _slots(packed, step), step)
-
-
-def _poly_mul(a: list[int], b: list[int], n: int) -> list[int]:
-    """``a * b`` truncated after ``y**(n - 1)``."""
-    out = [0] * n
-    for i, x in enumerate(a[:n]):
-        if x:
-            for j, z in enumerate(b[: n - i]):
-                out[i + j] += x * z
-    return out
 
 
 class _PrefixSplitChain:
@@ -1082,10 +1061,12 @@ class _PrefixSplitChain:
 
     - *forward* on the prefix: the paths after exactly ``s`` live attacks from the first
       model, ``s <= P + K``, and the flux into the tail at each ``s``;
-    - *backward* on the tail: ``R_s = c_s f + A R_(s+1)``, the value of a tail state entered
-      at the ``s``-th live attack (``c_s`` the weight of exactly ``s`` live attacks in all,
-      ``f`` the read-out); the answer is ``sum_s flux_s . R_s`` plus the paths that end on
-      the prefix.
+    - on the tail, ``sum_s flux_s . R_s`` with ``R_s = sum_(t >= s) c_t A**(t - s) f`` the
+      value of a tail state entered at the ``s``-th live attack (``c_t`` the weight of
+      exactly ``t`` live attacks in all, ``f`` the read-out), by :func:`.tail.tail_sum`: a
+      forward pass over the first ``P + K`` steps, the rest (up to every live attack the
+      weapon can make) in closed form through a polynomial that annihilates ``A``; plus
+      the paths that end on the prefix, read out on the way.
 
     The bodyguard's counts (thinned by its Feel No Pain, ``e = b + m < B``): the paths that
     end on the prefix are those of a line of identical models (:class:`_LineChain`, exact
@@ -1137,16 +1118,18 @@ class _PrefixSplitChain:
         last: int,
         reach: int = 0,
         coef: list[int] | None = None,
-        acc_step: int = 0,
+        readout: Callable[[int], list[int]] | None = None,
         side_rows: Callable[[int], list[tuple[int, int, int]]] | None = None,
-    ) -> tuple[list[dict[int, int]], list[dict[int, int]], dict[int, int], list[int]]:
+    ) -> tuple[list[dict[int, int]], list[dict[int, int]], list[int], list[int]]:
         """Paths on the prefix after ``s = 1 .. steps`` live attacks from the first model,
         their pending counts below ``cells``, ``last`` the most live attacks; a path's
         weights after ``s`` of them are at most ``qq**s``, so its slots widen as the steps
         go. Returns per ``s`` the flux into the tail (line states), the flux past ``P`` of
         ``side_rows`` (a line of identical models, from the prefix's last ``reach`` models,
         those one attack can take past ``P``: positions), with ``coef``
-        ``sum_s coef[s] * paths_s`` per prefix state (slots of ``acc_step`` bytes), and the
+        ``sum_s coef[s] * (paths_s . readout)`` (each path's cells times the read-out of its
+        state, truncated after ``cells``: reduced to ``cells`` values before the big
+        ``coef[s]`` multiplies them), and the
         slot width (bytes) of each step's fluxes."""
         nc, big_p = self.layout.C + 1, self.P
         edge = big_p - reach * self.main.wounds  # where one attack can pass ``P`` from
@@ -1154,9 +1137,18 @@ class _PrefixSplitChain:
         flux: list[dict[int, int]] = [{}]
         side: list[dict[int, int]] = [{}]
         wid = [1]
-        acc: dict[int, int] = defaultdict(int)
+        acc = [0] * cells
+        reads: dict[int, list[int]] = {}
+
+        def read(idx: int) -> list[int]:
+            got = reads.get(idx)
+            if got is None:
+                assert readout is not None
+                got = reads[idx] = readout(idx)[:cells]
+            return got
+
         if coef is not None:
-            acc[0] += coef[0]
+            acc = [coef[0] * v for v in read(0)]
         # per state: its transitions grouped by the pending wounds they add, split into
         # those that stay on the prefix and those that leave it
         grouped: dict[int, list[tuple[int, list[tuple[int, int]], list[tuple[int, int]]]]] = {}
@@ -1195,56 +1187,100 @@ class _PrefixSplitChain:
                     for dst, wt in leave:
                         out[dst] += y * wt
                     updates += len(stay) + len(leave)
-                if side_rows is not None and idx // nc >= edge:
-                    for pos, m_add, wt in side_rows(idx // nc):
-                        if pos >= big_p and m_add < cells:
-                            out_side[pos] += (x << (m_add * bits)) * wt
+            if side_rows is not None:
+                for idx, x in phi.items():
+                    if idx // nc >= edge:
+                        for pos, m_add, wt in side_rows(idx // nc):
+                            if pos >= big_p and m_add < cells:
+                                out_side[pos] += (x << (m_add * bits)) * wt
             phi = {i: v for i, x in nxt.items() if (v := x & mask)}
             flux.append({i: v for i, x in out.items() if (v := x & mask)})
             side.append({i: v for i, x in out_side.items() if (v := x & mask)})
             wid.append(step)
-            if coef is not None and coef[s]:  # in slots of ``acc_step`` bytes
+            if coef is not None and coef[s]:
+                red = [0] * cells
                 for i, x in phi.items():
-                    acc[i] += _repack(x, cells, step, acc_step) * coef[s]
+                    f = read(i)
+                    for k, v in enumerate(_unpack(x, cells, step)):
+                        if v:
+                            for j in range(cells - k):
+                                if f[j]:
+                                    red[k + j] += v * f[j]
+                c = coef[s]
+                for j, v in enumerate(red):
+                    if v:
+                        acc[j] += c * v
             self.budget.spend(updates, cells * bits)
         # every live attack on the prefix moves a path on: none is left unless the attacks
         # ran out first (those end on the prefix, read out above or by the line chain)
         assert not phi or steps == last
-        return flux, side, dict(acc), wid
+        return flux, side, acc, wid
 
-    def _backward(
+    def _divided(
         self,
-        states: list[int],
-        moves: dict[int, list[tuple[int, int, int]]],
-        readout: dict[int, int],
-        coef: list[int],
-        cells: dict[int, int],
-        step: int,
-        keep_to: int,
-    ) -> list[dict[int, int]]:
-        """``R_s = coef[s] * readout + A R_(s+1)`` on the tail ``states``, ``s = top .. 1``
-        (kept for ``s <= keep_to``); ``moves[i]``: ``(dst, slots to shift, weight)``; each
-        value modulo ``y**cells[i]`` (slots of ``step`` bytes)."""
-        bits = step * 8
-        masks = {i: (1 << (cells[i] * bits)) - 1 for i in states}
-        value: dict[int, int] = {}
-        kept: list[dict[int, int]] = [{} for _ in range(keep_to + 1)]
-        per_step = sum(len(m) for m in moves.values())
-        for s in range(len(coef) - 1, 0, -1):
-            c = coef[s]
-            nxt: dict[int, int] = {}
-            for i in states:
-                x = c * readout[i]
-                for dst, sh, wt in moves[i]:
-                    v = value.get(dst)
-                    if v:
-                        x += (v << (sh * bits)) * wt
-                nxt[i] = x & masks[i]
-            value = nxt
-            if s <= keep_to:
-                kept[s] = value
-            self.budget.spend(per_step, max(cells.values(), default=1) * bits)
-        return kept
+        kernel: _Kernel,
+        h: list[int],
+        g: int,
+        extra: Iterable[list[tuple[int, int, int]]] = (),
+    ) -> tuple[int, Callable[[int], list[tuple[int, int, int]]], list[int], int]:
+        """The live rows along the line divided by the factor they all share with ``q``
+        (``extra`` rows too: the side line's), as in :meth:`_Chain.apply_weapon`: a path's
+        weights grow by ``qq / common`` per step instead of ``qq``. Returns ``common``, the
+        divided rows, the Horner coefficients ``coef[t]`` of ``t`` live attacks over those
+        rows and their denominator (``h``, ``g`` from :func:`_live_counts`)."""
+        nc = self.layout.C + 1
+        big, cap = self.layout.B, self.layout.C
+        common = kernel.q
+        for idx in [b * nc for b in range(big)] + [big * nc + c for c in range(cap)]:
+            for _, _, wt in kernel.live_row(idx):
+                common = math.gcd(common, wt)
+        for row in extra:
+            for _, _, wt in row:
+                common = math.gcd(common, wt)
+        cache: dict[int, list[tuple[int, int, int]]] = {}
+
+        def rows(idx: int) -> list[tuple[int, int, int]]:
+            got = cache.get(idx)
+            if got is None:
+                got = cache[idx] = [(d, m, wt // common) for d, m, wt in kernel.live_row(idx)]
+                assert all(wt % common == 0 for _, _, wt in kernel.live_row(idx))
+            return got
+
+        c2 = math.gcd(common, g)
+        c_up, g_up = common // c2, g // c2
+        top = len(h) - 1
+        coef = [0] * (top + 1)
+        scale = 1
+        for t in range(top, -1, -1):
+            coef[t] = h[t] * c_up**t * scale
+            scale *= g_up
+        return common, rows, coef, scale // g_up  # g_up**top
+
+    def _forward_cost(
+        self, rows: Callable[[int], list[tuple[int, int, int]]], cells: int, qq: int, steps: int
+    ) -> int:
+        """Work units :meth:`_forward` may spend (the budget's measure), an upper bound: after
+        ``s`` live attacks a path is between ``s`` and ``s * reach`` wounds down the line
+        (``reach`` the most one live attack takes), each state with the first model's
+        transitions, in slots that widen as the steps go. Checked before the pass, so that
+        an attack too large for it is refused at once."""
+        row = rows(0)
+        width = max(len(row), 1)
+        nc = self.layout.C + 1
+        reach = max((dst // nc + dst % nc for dst, _, _ in row), default=1) or 1
+        qq_bits = qq.bit_length()
+        total = 0
+        for s in range(1, steps + 1):
+            active = min(self.P, s * reach) - s + 1
+            if active <= 0:
+                break
+            bits = qq_bits * min(steps, (s + 7) // 8 * 8) + 16
+            total += active * width * (1 + cells * bits // 256)
+        return total
+
+    def _check_ahead(self, units: int) -> None:
+        if self.budget.spent + units > WORK_BUDGET:
+            raise self.budget.refuse()
 
     def _line_counts(
         self,
@@ -1254,48 +1290,53 @@ class _PrefixSplitChain:
         total: int,
         kernel: _Kernel,
         end: int,
-    ) -> dict[int, Fraction]:
+    ) -> tuple[dict[int, int], int]:
         """P(the unit ends ``e`` wounds down the line, pending mortal wounds (thinned as they
-        are made) included) for ``e < end``: a line of identical models, corrected by the
-        paths that reach position ``P`` (the real tail's less the line's)."""
+        are made) included) for ``e < end``, as integer weights over one denominator: a line
+        of identical models, corrected by the paths that reach position ``P`` (the real
+        tail's less the line's)."""
         nc, big_p = self.layout.C + 1, self.P
         line = _LineChain.virtual(self.main, end, self.budget)
         line.apply_weapon(w, situation, outcome, total)
-        out: dict[int, Fraction] = {
-            e: Fraction(x, line.den) for (e, _), x in line.final().items() if e < end
-        }
+        out = {e: x for (e, _), x in line.final().items() if e < end}
         if end <= big_p or not kernel.qq:
-            return out
+            return out, line.den
         h, h_den, g = _live_counts(w.per_model, kernel.r0, kernel.q, w.entry.models, None)
         top = len(h) - 1
-        coef = [h[t] * g ** (top - t) for t in range(top + 1)]
         cells = end - big_p
         steps = min(top, big_p + cells)
         k_max = max(k for k, _ in outcome)  # wounds to save of one attack
-        side_cache: dict[int, list[tuple[int, int, int]]] = {}
+        side_raw = {
+            pos: _virtual_rows(w, situation, self.main, kernel.q1, outcome, kernel.r0, pos)
+            for pos in range(max(big_p - k_max * self.main.wounds, 0), end)
+        }
+        common, live_row, coef, g_top = self._divided(kernel, h, g, side_raw.values())
+        side_cache = {p: [(q, m, wt // common) for q, m, wt in r] for p, r in side_raw.items()}
+        qq = -(-kernel.qq // common)
 
         def side_rows(pos: int) -> list[tuple[int, int, int]]:
-            got = side_cache.get(pos)
-            if got is None:
-                got = side_cache[pos] = _virtual_rows(
-                    w, situation, self.main, kernel.q1, outcome, kernel.r0, pos
-                )
-            return got
+            return side_cache[pos]
 
         def at(idx: int) -> int:  # wounds down the line (no Precision: b < B or c = 0)
             return idx // nc + idx % nc
 
+        self._check_ahead(self._forward_cost(live_row, cells, qq, steps))
         flux, side, _, wid = self._forward(
-            kernel.live_row, cells, kernel.qq, steps, top, reach=k_max, side_rows=side_rows
+            live_row,
+            cells,
+            qq,
+            steps,
+            top,
+            reach=k_max,
+            side_rows=side_rows,
         )
-        b_step = (_bits(max(_horner_bounds(coef, kernel.qq))) + 16) // 8
         # past P: a move adds the wounds it takes plus the pending ones
         big = self.layout.B
         real_states = [p * nc if p < big else big * nc + p - big for p in range(big_p, end)]
         real_moves = {
             i: [
                 (dst, at(dst) - at(i) + m, wt)
-                for dst, m, wt in kernel.live_row(i)
+                for dst, m, wt in live_row(i)
                 if at(dst) - at(i) + m < end - at(i)
             ]
             for i in real_states
@@ -1305,52 +1346,59 @@ class _PrefixSplitChain:
             p: [(q, q - p + m, wt) for q, m, wt in side_rows(p) if q - p + m < end - p]
             for p in line_states
         }
-        real = self._backward(
+        spend = self.budget.spend
+        real_cells = {i: end - at(i) for i in real_states}
+        hit = tail_sum(
             real_states,
             real_moves,
-            dict.fromkeys(real_states, 1),
+            {i: [1] for i in real_states},
             coef,
-            {i: end - at(i) for i in real_states},
-            b_step,
-            len(flux) - 1,
+            real_cells,
+            {i: at(i) for i in real_states},
+            [
+                {i: _cells(x, wid[s]) for i, x in fl.items() if i in real_cells}
+                for s, fl in enumerate(flux)
+            ],
+            spend,
         )
-        virt = self._backward(
+        line_cells = {p: end - p for p in line_states}
+        virt = tail_sum(
             line_states,
             line_moves,
-            dict.fromkeys(line_states, 1),
+            {p: [1] for p in line_states},
             coef,
-            {p: end - p for p in line_states},
-            b_step,
-            len(flux) - 1,
+            line_cells,
+            {p: p for p in line_states},
+            [
+                {p: _cells(x, wid[s]) for p, x in fl.items() if p in line_cells}
+                for s, fl in enumerate(side)
+            ],
+            spend,
         )
-        hit: dict[int, int] = defaultdict(int)
-        for s in range(1, len(flux)):
-            for idx, x in flux[s].items():
-                pos = at(idx)
-                if pos < end and real[s].get(idx):
-                    got = _poly_mul(_cells(x, wid[s]), _cells(real[s][idx], b_step), end - pos)
-                    for j, v in enumerate(got):
-                        hit[pos + j] += v
-            for pos, x in side[s].items():
-                if pos < end and virt[s].get(pos):
-                    got = _poly_mul(_cells(x, wid[s]), _cells(virt[s][pos], b_step), end - pos)
-                    for j, v in enumerate(got):
-                        hit[pos + j] -= v
-        hit_den = h_den * g**top
-        for e, x in hit.items():
+        for e, v in enumerate(virt):
+            hit[e] -= v
+        # over one denominator: line.den * hit_den / their gcd
+        hit_den = h_den * g_top
+        common = math.gcd(line.den, hit_den)
+        up_line, up_hit = hit_den // common, line.den // common
+        merged = {e: x * up_line for e, x in out.items()}
+        for e, x in enumerate(hit):
             if x:
-                out[e] = out.get(e, Fraction(0)) + Fraction(x, hit_den)
-        return out
+                merged[e] = merged.get(e, 0) + x * up_hit
+        return merged, line.den * up_line
 
-    def _settle(self, probs: dict[tuple[int, int], Fraction]) -> None:
-        """The answer's weights over one denominator, "destroyed" what the rest leave."""
+    def _settle(self, raw: dict[tuple[int, int], int], den: int) -> None:
+        """The answer's weights (``raw`` over ``den``) reduced, "destroyed" what the rest
+        leave."""
         layout = self.layout
-        probs = {k: p for k, p in probs.items() if p}
-        den = 1
-        for p in probs.values():
-            den = den * p.denominator // math.gcd(den, p.denominator)
+        sign = -1 if den < 0 else 1  # a negative read-out denominator (``a < 0``)
+        weights = {k: x * sign for k, x in raw.items() if x}
+        den *= sign
+        g = math.gcd(den, *weights.values())
+        if g > 1:
+            weights = {k: x // g for k, x in weights.items()}
+            den //= g
         _check_digits(den.bit_length())
-        weights = {k: p.numerator * (den // p.denominator) for k, p in probs.items()}
         rest = den - sum(weights.values())
         if rest:
             weights[(layout.B, layout.C)] = rest
@@ -1373,13 +1421,13 @@ class _PrefixSplitChain:
                 self.two.apply_weapon(w, situation, outcome, total)
             return
         if self.two is None:  # one Feel No Pain: the line's counts are the answer
-            counts = self._line_counts(w, situation, outcome, total, kernel, big + cap)
-            self._settle({(min(e, big), max(e - big, 0)): p for e, p in counts.items()})
+            counts, den = self._line_counts(w, situation, outcome, total, kernel, big + cap)
+            self._settle({(min(e, big), max(e - big, 0)): x for e, x in counts.items()}, den)
             return
         two = self.two
         a, b, d = two.a, two.b, two.d
         # -- the bodyguard's counts (thinned by its Feel No Pain) -------------------------
-        out_b = self._line_counts(w, situation, outcome, total, kernel, big)
+        out_b, den_b = self._line_counts(w, situation, outcome, total, kernel, big)
         # -- the CHARACTERs' counts (thinned by theirs), read out --------------------------
         f_den = a ** (big + cap - 1)
 
@@ -1394,7 +1442,8 @@ class _PrefixSplitChain:
                 ]
             return [f_den if j == c else 0 for j in range(cap)]
 
-        total_y = [Fraction(0)] * cap
+        sums = [0] * cap  # the whole read-out, over ``den_y * f_den``
+        den_y = 1
         if w.rules.devastating:
             outcome_c, total_c = _attack_outcome(w, _thin(w.damage, two.p_c))
         else:
@@ -1403,56 +1452,51 @@ class _PrefixSplitChain:
         if kernel_c.qq:
             h, h_den, g = _live_counts(w.per_model, kernel_c.r0, kernel_c.q, w.entry.models, None)
             top = len(h) - 1
-            coef = [h[t] * g ** (top - t) for t in range(top + 1)]
-            qq = kernel_c.qq
+            common, live_c, coef, g_top = self._divided(kernel_c, h, g)
+            qq = -(-kernel_c.qq // common)
             steps = min(top, big_p + cap)
-            grow = sum(coef[t] * qq**t for t in range(steps + 1))
-            # at least as wide as the paths' own slots (their last width)
-            a_step = max(grow.bit_length(), _bits(qq ** ((steps + 7) // 8 * 8))) // 8 + 3
+            # the paths that end on the prefix are read out on the way (``acc``)
+            self._check_ahead(self._forward_cost(live_c, cap, qq, steps))
             flux, _, acc, wid = self._forward(
-                kernel_c.live_row, cap, qq, steps, top, coef=coef, acc_step=a_step
+                live_c, cap, qq, steps, top, coef=coef, readout=readout
             )
             tail = [p * nc for p in range(big_p, big)] + [big * nc + c for c in range(cap)]
             outs = {i: readout(i) for i in tail}
-            f_max = max(abs(x) for i in range(big + 1) for x in readout(min(i, big) * nc))
-            b_step = (_bits(max(_horner_bounds(coef, qq))) + _bits(f_max) + 24) // 8
-            bits = b_step * 8
-            packed_out = {
-                i: sum(x << (j * bits) for j, x in enumerate(o)) & ((1 << (cap * bits)) - 1)
-                for i, o in outs.items()
-            }
             tail_set = set(tail)
             moves = {
-                i: [
-                    (dst, m, wt)
-                    for dst, m, wt in kernel_c.live_row(i)
-                    if dst in tail_set and m < cap
-                ]
+                i: [(dst, m, wt) for dst, m, wt in live_c(i) if dst in tail_set and m < cap]
                 for i in tail
             }
-            values = self._backward(
-                tail, moves, packed_out, coef, dict.fromkeys(tail, cap), b_step, len(flux) - 1
+            sums = (
+                tail_sum(
+                    tail,
+                    moves,
+                    outs,
+                    coef,
+                    dict.fromkeys(tail, cap),
+                    dict.fromkeys(tail, 0),
+                    [
+                        {i: _cells(x, wid[s]) for i, x in fl.items() if i in tail_set}
+                        for s, fl in enumerate(flux)
+                    ],
+                    self.budget.spend,
+                )
+                or [0] * cap
             )
-            sums = [0] * cap
-            for idx, x in acc.items():  # the paths that end on the prefix
-                for j, v in enumerate(_poly_mul(_cells(x, a_step), readout(idx), cap)):
-                    sums[j] += v
-            for s in range(1, len(flux)):
-                for idx, x in flux[s].items():
-                    val = values[s].get(idx)
-                    if val:
-                        got = _poly_mul(_cells(x, wid[s]), _signed_cells(val, cap, bits), cap)
-                        for j, v in enumerate(got):
-                            sums[j] += v
-            total_y = [Fraction(x, h_den * g**top * f_den) for x in sums]
-        # the CHARACTERs' share: the whole read-out less the bodyguard's counts, read alike
-        for e, p in out_b.items():
+            for j, v in enumerate(acc):  # the paths that end on the prefix
+                sums[j] += v
+            den_y = h_den * g_top
+        # the CHARACTERs' share: the whole read-out less the bodyguard's counts, read alike,
+        # in integers over ``den_y * f_den * den_b``
+        body = [0] * cap
+        for e, x in out_b.items():
             for j, v in enumerate(readout(e * nc)):
-                total_y[j] -= p * Fraction(v, f_den)
-        probs: dict[tuple[int, int], Fraction] = {(e, 0): p for e, p in out_b.items()}
-        for j, p in enumerate(total_y):
-            probs[(big, j)] = p
-        self._settle(probs)
+                if v:
+                    body[j] += x * v
+        raw: dict[tuple[int, int], int] = {(e, 0): x * den_y * f_den for e, x in out_b.items()}
+        for j in range(cap):
+            raw[(big, j)] = sums[j] * den_b - body[j] * den_y
+        self._settle(raw, den_y * f_den * den_b)
 
     def _main_profile(self) -> tuple[int, int | None, int | None]:
         s = self.main

@@ -445,8 +445,9 @@ class ActionForm:
     reached: list[list[int]] = field(default_factory=list)  # flame: the squares it reaches
     demolish: list[tuple[str, str]] = field(default_factory=list)  # a move: Démolisseur's
     flame_during: bool = False  # a move: its unit's flamer may fire during it (move.flame)
-    # a move: the units its Tir en Mouvement may aim at during it (move.fire_at, rulings 136)
-    fire_targets: list[tuple[str, str]] = field(default_factory=list)
+    faces: list[tuple[str, str]] = field(default_factory=list)  # deploy: (face, label)
+    fire_targets: list[tuple[str, str]] = field(default_factory=list)  # move: Tir en Mouvement
+    fire_double: bool = False  # ... with a second target (Double Tir, rulings 123)
 
     @property
     def reached_json(self) -> str:
@@ -846,6 +847,7 @@ def action_forms(
                 unit=unit,
                 target=target if kind != "pass_overwatch" else "",
                 squares=squares,
+                faces=[(str(k), tr(FACES, str(k))) for k in entry.get("faces") or ()],
                 paths=paths,
                 odds=_odds(entry.get("odds") or {}),
                 dice=kind in DICE_KINDS,
@@ -855,10 +857,9 @@ def action_forms(
                 demolish=standing if moving and mine.demolisher else [],
                 flame_during=kind == "move" and unit in flamers,
                 fire_targets=[
-                    (str(t), names.get(str(t), str(t))) for t in entry.get("fire_at") or ()
-                ]
-                if kind == "move"
-                else [],
+                    (str(t), names.get(str(t), str(t))) for t in entry.get("fire_targets") or ()
+                ],
+                fire_double=bool(entry.get("double_shot")),
                 supporters=helpers,
                 support_odds=by_count,
                 hit_side=tr(HIT_SIDES, entry["side"]) if entry.get("side") else "",
@@ -940,6 +941,9 @@ def build_command(form: FormData, cmd: dict[str, Any]) -> dict[str, Any]:
         facing = form.get("facing")
         if isinstance(facing, str) and facing in FACINGS:
             cmd["facing"] = facing
+        face = form.get("face")  # in ambush or not (rulings 114); the battle checks the counter
+        if isinstance(face, str) and face in FACES:
+            cmd["face"] = face
     elif kind in ("move", "reserve_move", "assault", "scout_move"):
         raw = form.get("path")
         try:
@@ -962,12 +966,18 @@ def build_command(form: FormData, cmd: dict[str, Any]) -> dict[str, Any]:
         if kind in ("move", "reserve_move") and isinstance(demolish, str) and demolish:
             cmd["demolish"] = demolish[:200]
         flame = form.get("flame")  # the flamer fired during the move, after some steps
-        aim = form.get("fire_at")  # or a Tir en Mouvement at a unit (rulings 136)
         if kind == "move" and isinstance(flame, str) and flame in QUARTER_FACINGS:
             cmd["flame"] = flame
-        if kind == "move" and isinstance(aim, str) and aim:
-            cmd["fire_at"] = aim[:200]  # with a flame too: the battle refuses both (422)
-        if kind == "move" and ("flame" in cmd or "fire_at" in cmd):
+            after = form.get("fire_after")
+            n = _int(after, 0, MAX_PATH)
+            if n is not None:  # empty: at the end of the move
+                cmd["fire_after"] = n
+        fire_at = form.get("fire_at")  # Tir en Mouvement, and Double Tir's second target
+        if kind == "move" and isinstance(fire_at, str) and fire_at and not cmd.get("flame"):
+            cmd["fire_at"] = fire_at[:200]
+            second = form.get("fire_second")
+            if isinstance(second, str) and second:
+                cmd["fire_second"] = second[:200]
             n = _int(form.get("fire_after"), 0, MAX_PATH)
             if n is not None:  # empty: at the end of the move
                 cmd["fire_after"] = n
@@ -1150,6 +1160,13 @@ def describe(ev: Mapping[str, Any], names: Mapping[str, str], sides: Mapping[str
         )
     if kind == "scouting_ended":
         return _("{side} has made its Scout moves.").format(side=side)
+    if kind == "move_declared" and ev.get("assault"):  # rulings 122
+        path = ev.get("path") or []
+        attacked = names.get(str(ev.get("assault")), str(ev.get("assault")))
+        return _(
+            "{unit} declares an assault on {target} from {square}: the other side may fire "
+            "En Alerte."
+        ).format(unit=unit, target=attacked, square=_at(path[-1]) if path else "?")
     if kind == "move_declared":
         path = ev.get("path") or []
         return _("{unit} declares a move to {square}: the other side may fire En Alerte.").format(
@@ -1250,6 +1267,12 @@ def describe(ev: Mapping[str, Any], names: Mapping[str, str], sides: Mapping[str
         return _("{unit} changes state: it now shows its {face}.").format(
             unit=unit, face=tr(FACES, ev.get("face"))
         )
+    if kind == "unit_spotted":  # an ambushed unit turns to its Inactive face (rulings 114)
+        return _spotted(ev, unit, names)
+    if kind == "forced_move" and ev.get("why") == "pushed aside by the vehicle":  # rulings 119
+        return _("{unit} is pushed aside to {square} (a Forced Move).").format(
+            unit=unit, square=_at(ev.get("to"))
+        )
     if kind == "unit_embarked":
         transport = names.get(str(ev.get("transport")), str(ev.get("transport") or ""))
         return _("{unit} gets into {transport}.").format(unit=unit, transport=transport)
@@ -1268,6 +1291,20 @@ def describe(ev: Mapping[str, Any], names: Mapping[str, str], sides: Mapping[str
             )
         return _("The battle is over: a draw.")
     return generic.describe(ev, names, {})
+
+
+def _spotted(ev: Mapping[str, Any], unit: str, names: Mapping[str, str]) -> str:
+    by = names.get(str(ev.get("by")), str(ev.get("by") or ""))
+    why = ev.get("why")
+    if why == "auspex":
+        text = _("The Auspex of {by} spots {unit} in ambush.")
+    elif why == "assault":
+        text = _("{unit} is engaged in an assault: its ambush ends.")
+    elif why == "shoots":
+        text = _("{unit} leaves its ambush to shoot.")
+    else:
+        text = _("{by} spots {unit} in ambush.")
+    return text.format(by=by, unit=unit) + " " + _("It turns to its Inactive face.")
 
 
 def timeline(

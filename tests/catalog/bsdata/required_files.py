@@ -2,13 +2,17 @@
 of :mod:`interplay_files`: our own names and invented numbers, no rules text.
 
 - "Boss" (a Character model) must pick an "Arm" ("Claw" or "Blade": ``min`` 1, no default);
-  its "Sidearm" group is filled by its member's own ``min`` (nothing to pick).
+  its "Sidearm" group is filled by its member's own ``min`` (nothing to pick); its "Hand"
+  group (``min`` 1) names a default no member is (an id left behind by an edit, ruling D21).
 - The "Oath" group (a shared group: "Oath of Iron", "Oath of Fire") is hidden unless the
   Detachment is "Oathsworn" or the bearer is a "Champion"; its ``min`` is set to 1 while the
   bearer has fewer than 1 of it (a Mark of Chaos' shape): required wherever it is shown.
 - "Hunter's Mark" (15 points) is hidden on the Boss unless the Detachment is "Hunt", where its
   ``min`` is set to 1 (the shape of an Agents of the Imperium detachment's upgrades).
-- "Champion" (a Character with the Champion keyword) links the Oath group.
+- "Banner" (on the Boss) is hidden while the Detachment is "Oathsworn" (ruling D21).
+- "Champion" (a Character with the Champion keyword) links the Oath group, and so does the
+  "Squad Leader" (one per unit) of the "Squad" (a Leader and 2-4 Troopers): the requirement
+  binds that one model (ruling D21).
 - A "Kit" package holds a "Grip" group with ``min`` 1: it binds only a unit taking the Kit.
 """
 
@@ -67,6 +71,20 @@ _CAT = """<?xml version="1.0" encoding="UTF-8"?>
             </modifierGroup>
           </modifierGroups>
         </selectionEntry>
+        <selectionEntry id="e-banner" name="Banner" type="upgrade">
+          <!--gun Banner-->
+          <constraints>
+            <constraint id="k-banner" type="max" value="1" field="selections" scope="parent"/>
+          </constraints>
+          <modifiers>
+            <modifier type="set" value="true" field="hidden">
+              <conditions>
+                <condition type="atLeast" value="1" field="selections" scope="roster"
+                  childId="d-oath" includeChildSelections="true"/>
+              </conditions>
+            </modifier>
+          </modifiers>
+        </selectionEntry>
         <selectionEntry id="e-kit" name="Kit" type="upgrade">
           <constraints>
             <constraint id="k-kit" type="max" value="1" field="selections" scope="parent"/>
@@ -107,6 +125,20 @@ _CAT = """<?xml version="1.0" encoding="UTF-8"?>
             </selectionEntry>
           </selectionEntries>
         </selectionEntryGroup>
+        <selectionEntryGroup id="g-hand" name="Hand" defaultSelectionEntryId="e-gone">
+          <constraints>
+            <constraint id="k-hand-min" type="min" value="1" field="selections" scope="parent"/>
+            <constraint id="k-hand-max" type="max" value="1" field="selections" scope="parent"/>
+          </constraints>
+          <selectionEntries>
+            <selectionEntry id="e-fist" name="Fist" type="upgrade">
+              <!--gun Fist-->
+            </selectionEntry>
+            <selectionEntry id="e-whip" name="Whip" type="upgrade">
+              <!--gun Whip-->
+            </selectionEntry>
+          </selectionEntries>
+        </selectionEntryGroup>
         <selectionEntryGroup id="g-side" name="Sidearm">
           <constraints>
             <constraint id="k-side-min" type="min" value="1" field="selections" scope="parent"/>
@@ -127,6 +159,30 @@ _CAT = """<?xml version="1.0" encoding="UTF-8"?>
         </selectionEntryGroup>
       </selectionEntryGroups>
       <costs><cost name="pts" typeId="pts" value="70"/></costs>
+    </selectionEntry>
+    <selectionEntry id="e-squad" name="Squad" type="unit">
+      <categoryLinks>
+        <categoryLink id="cl6" targetId="c-fac" primary="false"/>
+      </categoryLinks>
+      <selectionEntries>
+        <selectionEntry id="e-lead" name="Squad Leader" type="model">
+          <constraints>
+            <constraint id="k-lead-min" type="min" value="1" field="selections" scope="parent"/>
+            <constraint id="k-lead-max" type="max" value="1" field="selections" scope="parent"/>
+          </constraints>
+          <entryLinks>
+            <entryLink id="l-lead-oath" name="Oath" targetId="g-oath"
+              type="selectionEntryGroup"/>
+          </entryLinks>
+        </selectionEntry>
+        <selectionEntry id="e-trooper" name="Trooper" type="model">
+          <constraints>
+            <constraint id="k-tr-min" type="min" value="2" field="selections" scope="parent"/>
+            <constraint id="k-tr-max" type="max" value="4" field="selections" scope="parent"/>
+          </constraints>
+        </selectionEntry>
+      </selectionEntries>
+      <costs><cost name="pts" typeId="pts" value="50"/></costs>
     </selectionEntry>
     <selectionEntry id="e-champ" name="Champion" type="model">
       <categoryLinks>

@@ -60,8 +60,18 @@ def test_an_option_without_a_default_must_be_filled(required: Catalogue) -> None
     assert boss is not None
     mins = {o.name: o.min for o in boss.wargear_options}
     # Arm: min 1, no default. Sidearm: filled by its Pistol's own min. Grip: inside the Kit,
-    # which the unit may not take. Oath: hidden in some armies, read as a restriction.
-    assert mins == {"Kit": 0, "Grip": 0, "Arm": 1, "Sidearm": 0, "Oath": 0, "Hunter's Mark": 0}
+    # which the unit may not take. Oath: hidden in some armies, read as a restriction. Hand:
+    # min 1 with a default no member is: settled by the datasheet (D21), nothing to pick.
+    assert mins == {
+        "Kit": 0,
+        "Grip": 0,
+        "Arm": 1,
+        "Hand": 0,
+        "Banner": 0,
+        "Sidearm": 0,
+        "Oath": 0,
+        "Hunter's Mark": 0,
+    }
     result = check(required, "Plain Host", RosterUnit("Boss", warlord=True))
     assert found(result.violations) == [("warning", "wargear-invalid.required", 0)]
     (v,) = result.violations
@@ -123,6 +133,54 @@ def test_a_choice_a_detachment_unlocks(required: Catalogue) -> None:
     assert ok.points == 70 + 15
     elsewhere = check(required, "Plain Host", marked)
     assert found(elsewhere.violations) == [("error", "wargear-invalid.unavailable", 0)]
+
+
+def test_a_requirement_on_one_model_of_a_squad(required: Catalogue) -> None:
+    # the Oath group on the Squad Leader (one per Squad) is required where it is shown (D21):
+    # the unit's count of its choices is that model's
+    squad = required.datasheet("Squad")
+    assert squad is not None
+    assert [(m.name, m.min, m.max) for m in squad.models] == [
+        ("Squad Leader", 1, 1),
+        ("Trooper", 2, 4),
+    ]
+    assert "oath of iron" in unavailable_choices(squad, "Plain Host")
+    assert "oath of iron" not in unavailable_choices(squad, "Oathsworn")
+    lead = RosterUnit("Boss", warlord=True, wargear=ARM)
+    plain = check(required, "Plain Host", lead, RosterUnit("Squad", models=5))
+    assert plain.violations == ()
+    sworn = check(required, "Oathsworn", lead, RosterUnit("Squad", models=5))
+    assert found(sworn.violations) == [
+        ("warning", "wargear-invalid.required-while", 0),  # the Boss' own Oath
+        ("warning", "wargear-invalid.required-while", 1),
+    ]
+    sworn_taken = check(
+        required,
+        "Oathsworn",
+        RosterUnit("Boss", warlord=True, wargear={**ARM, "Oath of Fire": 1}),
+        RosterUnit("Squad", models=5, wargear={"Oath of Iron": 1}),
+    )
+    assert sworn_taken.violations == ()
+
+
+def test_a_choice_hidden_in_a_detachment(required: Catalogue) -> None:
+    # the Banner is hidden while the Detachment is Oathsworn (D21): offered elsewhere,
+    # neither offered nor accepted there
+    boss = required.datasheet("Boss")
+    assert boss is not None
+    assert "banner" not in unavailable_choices(boss, "Plain Host")
+    assert "banner" in unavailable_choices(boss, "Oathsworn")
+    banner = {**ARM, "Banner": 1}
+    plain = check(required, "Plain Host", RosterUnit("Boss", warlord=True, wargear=banner))
+    assert plain.violations == ()
+    sworn = check(
+        required,
+        "Oathsworn",
+        RosterUnit("Boss", warlord=True, wargear={**banner, "Oath of Iron": 1}),
+    )
+    assert found(sworn.violations) == [("error", "wargear-invalid.unavailable", 0)]
+    (v,) = sworn.violations
+    assert v.message == ("Boss (#1) cannot take Banner while the Detachment is Oathsworn.")
 
 
 def test_the_census_counts_them_decided() -> None:
@@ -202,3 +260,99 @@ def test_the_vindicares_micromelta_round_in_its_detachment(agents: Catalogue) ->
     assert with_it.units[1].points == base_points + 45
     elsewhere = check(agents, other, lead, taken, faction="Agents of the Imperium")
     assert ("error", "wargear-invalid.unavailable", 1) in found(elsewhere.violations)
+
+
+# -- a default the data names but no member is (ruling D21) ---------------------------------
+
+SM_CORE = (
+    "Warhammer 40,000.gst",
+    "Imperium - Space Marines.cat",
+    "Imperium - Agents of the Imperium.cat",
+    "Imperium - Imperial Knights - Library.cat",
+    "Library - Astartes Heresy Legends.cat",
+    "Library - Titans.cat",
+    "Unaligned Forces.cat",
+)
+
+
+@pytest.fixture(scope="module")
+def space_marines() -> Catalogue:
+    if not (DATA / "bsdata-wh40k-10e").is_dir():
+        pytest.skip(f"the BSData files are not present at {DATA}")
+    files = [(n, (DATA / "bsdata-wh40k-10e" / n).read_bytes()) for n in SM_CORE]
+    result = import_files(files)
+    return next(c for c in result.catalogues if c.name.endswith("Space Marines"))
+
+
+def _group_members(group: Element) -> set[str]:
+    ids: set[str] = set()
+    for box in ("selectionEntries", "entryLinks", "selectionEntryGroups"):
+        inner = group.find(box)
+        for child in inner if inner is not None else ():
+            ids |= {child.get("id") or "", child.get("targetId") or ""}
+    return ids - {""}
+
+
+def _group_min(group: Element) -> int:
+    return max(
+        (
+            int(float(c.get("value") or 0))
+            for c in group.iter("constraint")
+            if c.get("type") == "min" and c.get("field") == "selections"
+        ),
+        default=0,
+    )
+
+
+def test_a_default_no_member_is_settles_the_pick(space_marines: Catalogue) -> None:
+    # Imperium - Space Marines.cat, read here without the importer: the Chaplain with Jump
+    # Pack (23f1-2df2-7085-cf41) has a "Weapon" group (68df-cc7a-f4ab-4114) with min 1 whose
+    # defaultSelectionEntryId is no member's id (nor any id of the file); the Hellblaster
+    # Sergeant's "Pistol Option" (adf2-4bf1-bc97-2b18) has min 1 and names no default at all
+    root = _read("bsdata-wh40k-10e", "Imperium - Space Marines.cat")
+    by_id = {e.get("id"): e for e in root.iter() if e.get("id")}
+    weapon = by_id["68df-cc7a-f4ab-4114"]
+    assert weapon.get("name") == "Weapon"
+    assert weapon in list(by_id["23f1-2df2-7085-cf41"].iter("selectionEntryGroup"))
+    dangling = weapon.get("defaultSelectionEntryId")
+    assert dangling
+    assert dangling not in by_id
+    assert dangling not in _group_members(weapon)
+    assert _group_min(weapon) == 1
+    pistol = by_id["adf2-4bf1-bc97-2b18"]
+    assert pistol.get("defaultSelectionEntryId") is None
+    assert _group_min(pistol) == 1
+    # how many groups of the file require a pick and name a default no member is
+    groups = [g for g in root.iter("selectionEntryGroup") if _group_min(g) >= 1]
+    stale = [
+        g
+        for g in groups
+        if g.get("defaultSelectionEntryId")
+        and g.get("defaultSelectionEntryId") not in _group_members(g)
+    ]
+    assert (len(groups), len(stale)) == (272, 35)
+
+    detachment = space_marines.detachments_of("Adeptus Astartes")[0].name
+    chaplain = space_marines.datasheet("Chaplain with Jump Pack")
+    assert chaplain is not None
+    (opt,) = [o for o in chaplain.wargear_options if o.name == "Weapon"]
+    assert opt.min == 0
+    assert opt.default is None
+    res = check(
+        space_marines,
+        detachment,
+        RosterUnit("Chaplain with Jump Pack", warlord=True),
+        faction="Adeptus Astartes",
+    )
+    assert "wargear-invalid.required" not in {v.message_id for v in res.violations}
+    # a group that names no default still asks for its pick
+    squad = check(
+        space_marines,
+        detachment,
+        RosterUnit("Chaplain with Jump Pack", warlord=True),
+        RosterUnit("Hellblaster Squad"),
+        faction="Adeptus Astartes",
+    )
+    assert [(v.message_id, v.unit, v.severity.value) for v in squad.violations] == [
+        ("wargear-invalid.required", 1, "warning")
+    ]

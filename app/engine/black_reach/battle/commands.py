@@ -128,6 +128,14 @@ class PlaceOrders(Command):
 
 
 @dataclass(frozen=True, slots=True)
+class BurstShare:
+    """The part of the modified CV a Rafale gives one target (at least +1)."""
+
+    target: str
+    cv: int
+
+
+@dataclass(frozen=True, slots=True)
 class Move(Command):
     """Reveal the unit's token and make a Movement Action along ``path``. A unit with Tir en
     Mouvement may shoot ``fire_at`` once during the move, after ``fire_after`` steps (default:
@@ -145,6 +153,8 @@ class Move(Command):
     # Lance-Flammes during the move (its template's Tir en Mouvement -2), pointing N/E/S/W,
     # after fire_after steps, instead of fire_at (rulings 109)
     flame: str | None = None
+    fire_second: str | None = None  # Double Tir on the move: its second target (rulings 123)
+    burst: tuple[BurstShare, ...] = ()  # Rafale on the move, instead of fire_at (rulings 123)
 
 
 @dataclass(frozen=True, slots=True)
@@ -289,14 +299,6 @@ class Snipe(Command):
     kind: ClassVar[str] = "snipe"
     unit: str
     target: str
-
-
-@dataclass(frozen=True, slots=True)
-class BurstShare:
-    """The part of the modified CV a Rafale gives one target (at least +1)."""
-
-    target: str
-    cv: int
 
 
 @dataclass(frozen=True, slots=True)

@@ -63,6 +63,7 @@ __all__ = [
     "UnitMoved",
     "UnitShot",
     "UnitSniped",
+    "UnitSpotted",
     "UnitsActivated",
 ]
 
@@ -155,6 +156,21 @@ class UnitFlipped(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class UnitSpotted(Event):
+    """An ambushed unit turned to ``face`` (its Inactive face), a Forced and Null Move
+    [L1782-L1824]: ``why`` is ``"spotted"`` (by the unit ``by``, ``after`` that many squares
+    of its own move when it was moving), ``"auspex"`` (by ``by``), ``"assault"`` (engaged in
+    an assault) or ``"shoots"`` (it flips to make a Shooting Action)."""
+
+    kind: ClassVar[str] = "unit_spotted"
+    unit: str
+    face: str
+    why: str
+    by: str = ""
+    after: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class UnitShot(Event):
     """A Shooting Action: the numbers of the §3.7 pipeline and its outcome."""
 
@@ -216,6 +232,10 @@ class MoveDeclared(Event):
     embark: str | None = None
     demolish: str | None = None
     flame: str | None = None  # a flamer fired during the move instead of fire_at
+    assault: str | None = None  # an assault's move: its target, resolved after it (rulings 122)
+    fire_second: str | None = None  # Double Tir on the move (rulings 123)
+    burst: tuple[BurstShare, ...] = ()  # Rafale on the move (rulings 123)
+    supporters: tuple[str, ...] = ()  # ... and its declared supporters
 
 
 @dataclass(frozen=True, slots=True)
@@ -636,6 +656,7 @@ EVENT_CODEC = TaggedCodec(
         RepairReadied,
         RepairUsed,
         Demolished,
+        UnitSpotted,
         *UNDO_EVENTS,  # the log's undo bookkeeping: a log with an undo is stored and read back
     ),
 )

@@ -53,6 +53,7 @@ from app.engine.black_reach.battle.events import (
     UnitsActivated,
     UnitShot,
     UnitSniped,
+    UnitSpotted,
 )
 from app.engine.black_reach.battle.powers import marker_from
 from app.engine.black_reach.battle.setup import parse_setup
@@ -220,7 +221,7 @@ def evolve(state: BattleState, event: Event) -> BattleState:
         return replace(state, acted=state.acted | {event.unit})
     if isinstance(event, UnitEmbarked):
         return _unit(state, event.unit, placement=None, embarked_in=event.transport)
-    if isinstance(event, UnitFlipped):
+    if isinstance(event, UnitFlipped | UnitSpotted):
         u = state.units[event.unit]
         return _unit(state, event.unit, status=replace(u.status, face=FaceKind(event.face)))
     if isinstance(event, SuppressedRemoved):
@@ -286,6 +287,10 @@ def evolve(state: BattleState, event: Event) -> BattleState:
             event.embark,
             event.demolish,
             event.flame,
+            assault=event.assault,
+            supporters=event.supporters,
+            fire_second=event.fire_second,
+            burst=event.burst,
         )
         return replace(state, pending=pending)
     if isinstance(event, OverwatchAnswered):

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from app.engine.black_reach.battle.powers import silenced
 from app.engine.black_reach.battle.state import BattleState, UnitState
 from app.engine.black_reach.board import Square
-from app.engine.black_reach.forces import Ability, Role
+from app.engine.black_reach.forces import Ability, FaceKind, Role
 from app.engine.black_reach.los import Arc, Blocker, in_arc, line_of_sight
 from app.engine.black_reach.templates import QUARTERS, Template, template_name, turn_direction
 from app.engine.match.errors import Refusal, RefusalKind
@@ -103,7 +103,10 @@ def plan_flame(
     standing = [
         t
         for t in state.on_board()
-        if t.placement is not None and t.uid != u.uid and t.uid != carrier
+        if t.placement is not None
+        and t.uid != u.uid
+        and t.uid != carrier
+        and t.status.face is not FaceKind.AMBUSH  # templates pass it by [L1787]
     ]
     penalty: dict[Square, int] = {}
     for sq in squares:

@@ -24,11 +24,9 @@ def moving_fire_targets(state: BattleState, u: UnitState) -> list[str]:
     """The enemy units a Tir en Mouvement of ``u`` may aim at during its move (rulings 136):
     none without the ability (on the face, or on a working weapon of a heavy vehicle
     [L572-L577]); else every enemy unit on the battlefield (no wreck) that the unit, or one
-    of those weapons, has a CV against. Whether it can be shot is known only where the shot
-    is fired (sight, arc, range after ``fire_after`` steps): the move checks it before any
-    die and refuses it otherwise."""
-    if u.placement is None or u.embarked_in is not None:
-        return []
+    of those weapons, has a CV against (a unit aboard a transport too: it fires once out).
+    Whether it can be shot is known only where the shot is fired (sight, arc, range after
+    ``fire_after`` steps): the move checks it before any die and refuses it otherwise."""
     if u.face.weapons:
         guns = [
             w

@@ -15,6 +15,28 @@ from dataclasses import dataclass, replace
 from itertools import combinations
 
 from app.engine.black_reach.armies import Tokens, order_tokens
+from app.engine.black_reach.battle.ambush import (
+    ASSAULT as ENGAGED,
+)
+from app.engine.black_reach.battle.ambush import (
+    SHOOTS,
+    ambushed,
+    auspex_spots,
+    spot_after_move,
+    spot_on_the_way,
+    spot_step,
+    unmask,
+    unmask_to_shoot,
+    unmasked,
+)
+from app.engine.black_reach.battle.ambush import (
+    blockers as ambush_blockers,
+)
+from app.engine.black_reach.battle.assaults_transport import aboard_start
+from app.engine.black_reach.battle.assaults_vehicle import (
+    vehicle_on_infantry,
+    vehicle_takes_and_pushes,
+)
 from app.engine.black_reach.battle.cards import (
     ASSAULT_BONUS,
     MOVE_BONUS,
@@ -102,6 +124,7 @@ from app.engine.black_reach.battle.events import (
     UnitsActivated,
     UnitShot,
     UnitSniped,
+    UnitSpotted,
 )
 from app.engine.black_reach.battle.evolve import evolve, placement_of
 from app.engine.black_reach.battle.flamer import plan_flame
@@ -276,6 +299,7 @@ class _Out:
         self.roller = roller
         self.events: list[Emitted] = []
         self.card_uses: set[str] = set()  # units whose readied card bonus a roll counted
+        self.command: Tagged | None = None  # the command being decided
 
     def emit(self, event: Event, audience: tuple[str, ...] | None = None) -> None:
         before = self.state
@@ -283,6 +307,8 @@ class _Out:
         self.events.append(Emitted(event, audience))
         if isinstance(event, UnitMoved | ForcedMove):
             _crush(self, before, event)
+        if isinstance(event, UnitMoved):
+            spot_on_the_way(self, before, event)  # an ambushed mover [L1818-L1820]
 
 
 def _crush(out: _Out, before: BattleState, event: UnitMoved | ForcedMove) -> None:
@@ -437,6 +463,7 @@ def _deploy_problems(d: Deploy, scenario: Scenario) -> list[str]:
             counter is not None
             and FaceKind(d.face) is not counter.first_face.kind
             and not counter.first_face.has(Ability.STATE_CHANGE)
+            and FaceKind(d.face) is not FaceKind.AMBUSH  # deployed in ambush [L1784-L1800]
         ):
             problems.append(
                 f"{d.unit}: only a unit with Changement d'état deploys on another face "
@@ -650,8 +677,17 @@ def _scout_move(out: _Out, command: ScoutMove, side: str) -> None:
         raise refuse("no_scout", f"{u.uid} has no Scout")
     if u.uid in state.scouted:
         raise refuse("scouted", f"{u.uid} has made its Scout move")
-    if u.embarked_in is not None:
-        raise refuse("not_supported", "Scout moves from a transport are not supported yet")
+    if u.embarked_in is not None:  # (rulings 118)
+        raise refuse(
+            "embarked_scout", "a unit aboard a transport cannot use its own Scout [L1963-L1965]"
+        )
+    riders = sorted(p.uid for p in state.passengers(u.uid) if not p.face.has(Ability.SCOUT))
+    if riders:
+        raise refuse(
+            "scout_passengers",
+            f"a transport makes its Scout move carrying only units with Scout: {riders[0]} "
+            "has none [L1960-L1963]",
+        )
     path = _placements(u, command.path)
     cost = _check_move(state, u, path, mover=mover)
     objective = scout_end_problem(state, path[-1])
@@ -762,6 +798,10 @@ def _reveal(out: _Out, uid: str, side: str) -> UnitState:
         out.emit(OrderRevealed(side, uid, order.token, order.nonce))
     except TurnError as exc:
         raise refuse("bad_reveal", str(exc)) from None
+    if u.present and uid not in out.state.activated:
+        auspex_spots(out, uid)  # [L1776-L1780]
+        unmask_to_shoot(out, uid, out.command)  # [L1793-L1795]
+        u = out.state.units[uid]
     return u
 
 
@@ -829,7 +869,7 @@ def _move(out: _Out, command: Move, side: str) -> None:
         _embark_problem(end, u.uid, command.embark)
     if command.demolish is not None:  # Démolisseur: checked where the move ends, before any die
         _demolisher_problem(out.state, u, command.demolish, command.path, command.embark)
-    moving_fire = command.fire_at is not None or command.flame is not None
+    moving_fire = command.fire_at is not None or command.flame is not None or bool(command.burst)
     if command.path or (command.flip is None and command.embark is None) or moving_fire:
         if _declared(out, u, command, side):
             return  # the other side's En Alerte first
@@ -942,8 +982,11 @@ def overwatch_steps(
     if not watchers:
         return out
     steps = tuple(_step_of(p) for p in path)
+    seen = spot_step(state, u.uid, steps)  # an ambushed mover is shot once spotted
     for k in range(1, len(steps) + 1):
         probe = evolve(state, UnitMoved(u.uid, steps[:k], 0))
+        if seen is not None and k >= seen:
+            probe = evolve(probe, UnitSpotted(u.uid, "inactive", "spotted"))
         for w in watchers:
             if not watch_shots(probe, probe.units[w.uid], probe.units[u.uid], False):
                 continue
@@ -988,11 +1031,16 @@ def _check_fire(state: BattleState, u: UnitState, command: Move, path: Sequence[
     where it is fired before any die."""
     if command.fire_at is not None and command.flame is not None:
         raise refuse("fire_or_flame", "a move fires once: fire_at or flame", kind=RefusalKind.INPUT)
-    if command.fire_at is None and command.flame is None:
+    if command.burst and (command.fire_at is not None or command.flame is not None):
+        raise refuse("fire_or_burst", "a move fires once: a Rafale (burst) or fire_at",
+                     kind=RefusalKind.INPUT)  # fmt: skip
+    if command.fire_second is not None and command.fire_at is None:
+        raise refuse("no_target", "fire_second needs fire_at", kind=RefusalKind.INPUT)
+    if command.fire_at is None and command.flame is None and not command.burst:
         if command.fire_after is not None:
             raise refuse("no_target", "fire_after needs fire_at", kind=RefusalKind.INPUT)
         return
-    if command.fire_at is not None:
+    if command.fire_at is not None or command.burst:
         _on_move_guns(u)
     after = len(path) if command.fire_after is None else command.fire_after
     if not 0 <= after <= len(path):
@@ -1002,10 +1050,15 @@ def _check_fire(state: BattleState, u: UnitState, command: Move, path: Sequence[
     steps = tuple(_step_of(p) for p in path)
     probe = evolve(state, UnitMoved(u.uid, steps[:after], 0)) if after else state
     if command.flame is not None:
-        plan_flame(probe, probe.units[u.uid], command.flame)
+        plan_flame(probe, unmasked(probe.units[u.uid]), command.flame)
+    elif command.burst:  # Rafale on the move (rulings 123)
+        _burst_checks(probe, unmasked(probe.units[u.uid]), command.burst, moving=True)
     else:
         assert command.fire_at is not None
-        _moving_shots(probe, probe.units[u.uid], command.fire_at)
+        _moving_shots(probe, unmasked(probe.units[u.uid]), command.fire_at)
+        if command.fire_second is not None:  # Double Tir on the move (rulings 123)
+            _double_checks(probe, unmasked(probe.units[u.uid]), command.fire_at,
+                           command.fire_second, moving=True)  # fmt: skip
 
 
 def _on_move_guns(u: UnitState) -> list[tuple[Weapon | None, int]]:
@@ -1058,7 +1111,32 @@ def _moving_shots(
     return ready
 
 
-def _fire_on_move(out: _Out, u: UnitState, target_id: str) -> None:
+def _fire_on_move(
+    out: _Out,
+    u: UnitState,
+    target_id: str | None,
+    second: str | None = None,
+    burst: tuple[BurstShare, ...] = (),
+) -> None:
+    """The move's Tir en Mouvement: at ``target_id`` (and ``second`` with Double Tir), or a
+    Rafale's ``burst`` shares, each with the Tir en Mouvement penalty (rulings 123)."""
+    if burst:
+        total = _burst_checks(out.state, u, burst, moving=True)
+        out.emit(BurstDeclared(u.uid, total, burst))
+        for s in burst:  # each share is part of the CV the penalty already came off
+            mover = out.state.units[u.uid]
+            if mover.alive and out.state.units[s.target].alive:
+                _fire(out, mover, s.target, False, share=s.cv)
+        return
+    assert target_id is not None
+    _fire_once_on_move(out, u, target_id)
+    if second is not None:
+        mover = out.state.units[u.uid]
+        if mover.alive and out.state.units[second].alive:
+            _fire(out, mover, second, False, _on_move_guns(mover)[0][1])
+
+
+def _fire_once_on_move(out: _Out, u: UnitState, target_id: str) -> None:
     for gun, pen in _moving_shots(out.state, u, target_id):
         mover = out.state.units[u.uid]
         if not mover.alive or not out.state.units[target_id].alive:
@@ -1088,6 +1166,8 @@ def _declared(out: _Out, u: UnitState, command: Move, side: str) -> bool:
             command.embark,
             command.demolish,
             command.flame,
+            fire_second=command.fire_second,
+            burst=command.burst,
         )
     )
     return True
@@ -1121,6 +1201,7 @@ def _overwatch(out: _Out, command: Overwatch, side: str) -> None:
             steps=list(steps.get(w.uid, ())),
         )
     out.emit(OverwatchAnswered(side, w.uid, command.after))
+    unmask(out, w.uid, SHOOTS)  # an ambushed watcher flips to shoot [L1793-L1795]
     _resolve(out, pending, (w.uid, command.after, command.suppression))
 
 
@@ -1142,7 +1223,7 @@ def _resolve(out: _Out, p: PendingMove, watch: tuple[str, int, bool] | None) -> 
     start = out.state
     cost = {len(path): _check_move(start, u, path), 0: 0}
     cuts: list[tuple[int, int]] = []
-    if p.fire_at is not None or p.flame is not None:
+    if p.fire_at is not None or p.flame is not None or p.burst:
         cuts.append((len(path) if p.fire_after is None else p.fire_after, 0))
     if watch is not None:
         cuts.append((watch[1], 1))
@@ -1169,19 +1250,23 @@ def _resolve(out: _Out, p: PendingMove, watch: tuple[str, int, bool] | None) -> 
                 _after_activation(out)
                 return
         elif p.flame is not None:
+            unmask(out, u.uid, SHOOTS)
             try:
                 _flame_from(out, out.state.units[u.uid], p.flame, FLAMER_MOVING_PENALTY)
             except Refusal:
                 if not watched:
                     raise
-        elif p.fire_at is not None:
+        elif p.fire_at is not None or p.burst:
+            unmask(out, u.uid, SHOOTS)
             try:
-                _fire_on_move(out, out.state.units[u.uid], p.fire_at)
+                _fire_on_move(out, out.state.units[u.uid], p.fire_at, p.fire_second, p.burst)
             except Refusal:
                 if not watched:
                     raise
     if done < len(path):
         out.emit(UnitMoved(u.uid, steps[done:], cost[len(path)] - cost[done]))
+    if p.assault is not None:  # an assault's move (rulings 122)
+        _assault_after_watch(out, p, path[-1])
     if p.flip == "end":
         try:
             _flip_problem(out.state.units[u.uid])
@@ -1194,6 +1279,20 @@ def _resolve(out: _Out, p: PendingMove, watch: tuple[str, int, bool] | None) -> 
     if p.demolish is not None:
         _demolisher(out, u.uid, p.demolish)
     _after_activation(out)
+
+
+def _assault_after_watch(out: _Out, p: PendingMove, start: Placement) -> None:
+    """The assault of a move the other side's En Alerte shot at: made when the attacker still
+    stands with Assaut and the defender is still there; a Tir en Mouvement or an En Alerte
+    that made it impossible drops it (rulings 122) [L1517-L1525]."""
+    assert p.assault is not None
+    u, target = out.state.units[p.unit], out.state.units[p.assault]
+    if not (u.alive and u.face.has(Ability.ASSAULT)) or not target.alive:
+        return
+    if target.placement is None or u.face.cv_against(target.counter.unit_class) is None:
+        return
+    entry = Placement(target.placement.anchor, start.facing, start.footprint)
+    _fight(out, u.uid, target.uid, p.supporters, start, entry)
 
 
 def _stopped(u: UnitState, before: int) -> bool:
@@ -1275,7 +1374,7 @@ def _move_along(out: _Out, u: UnitState, command: Move) -> None:
     cost = _check_move(out.state, u, path)
     steps = tuple(_step_of(p) for p in path)
     _check_fire(out.state, u, command, path)  # before any die (a flame or a shot on the move)
-    if command.fire_at is None and command.flame is None:
+    if command.fire_at is None and command.flame is None and not command.burst:
         out.emit(UnitMoved(u.uid, steps, cost))
         return
     after = len(path) if command.fire_after is None else command.fire_after
@@ -1283,11 +1382,12 @@ def _move_along(out: _Out, u: UnitState, command: Move) -> None:
     first = _check_move(out.state, u, path[:after]) if after else 0
     if after:
         out.emit(UnitMoved(u.uid, steps[:after], first))
+    unmask(out, u.uid, SHOOTS)  # an ambushed unit flips to shoot [L1793-L1795]
     if command.flame is not None:
         _flame_from(out, out.state.units[u.uid], command.flame, FLAMER_MOVING_PENALTY)
     else:
-        assert command.fire_at is not None
-        _fire_on_move(out, out.state.units[u.uid], command.fire_at)
+        unit = out.state.units[u.uid]
+        _fire_on_move(out, unit, command.fire_at, command.fire_second, command.burst)
     if after < len(path):
         out.emit(UnitMoved(u.uid, steps[after:], cost - first))
 
@@ -1297,11 +1397,7 @@ def _hold(out: _Out, command: Hold, side: str) -> None:
 
 
 def _blockers(state: BattleState, leave_out: set[str]) -> list[Blocker]:
-    return [
-        Blocker(u.placement.squares, u.counter.unit_class)
-        for u in state.on_board()
-        if u.uid not in leave_out and u.placement is not None
-    ]
+    return ambush_blockers(state, leave_out)  # an ambushed unit blocks nothing [L1790]
 
 
 @dataclass(frozen=True, slots=True)
@@ -1458,6 +1554,8 @@ def plan_shot(
     if target.side == shooter.side:
         raise refuse("own_unit", "you cannot shoot your own units")
     _standing(target)
+    if ambushed(target):
+        raise refuse("ambushed", f"{target.uid} is in ambush: it cannot be shot [L1786]")
     origin = _shooting_from(state, shooter)
     assert target.placement is not None
     tclass = target.counter.unit_class
@@ -1825,6 +1923,8 @@ def plan_snipe(state: BattleState, sniper: UnitState, target: UnitState) -> Snip
     if target.side == sniper.side:
         raise refuse("own_unit", "you cannot shoot your own units")
     _standing(target)
+    if ambushed(target):
+        raise refuse("ambushed", f"{target.uid} is in ambush: it cannot be shot [L1786]")
     if target.counter.unit_class is not UnitClass.INFANTRY:
         raise refuse("infantry_only", "a sniper only shoots infantry [L1326-L1327]")
     origin = _shooting_from(state, sniper)
@@ -1886,17 +1986,79 @@ def _double_shot(out: _Out, command: DoubleShot, side: str) -> None:
     first (a unit it destroyed no longer blocks the sight)."""
     u = _reveal(out, command.unit, side)
     _able(u, out.state)
-    if not u.face.has(Ability.DOUBLE_SHOT):
-        raise refuse("no_double_shot", f"{u.uid} has no Double Tir")
     if len(command.targets) != 2:
         raise refuse("two_targets", "Double Tir shoots two targets", kind=RefusalKind.INPUT)
     first, second = command.targets
-    if first == second:
-        raise refuse("same_target", "Double Tir never shoots the same target twice [L1198-L1199]")
-    for tid in command.targets:
-        plan_shot(out.state, u, _unit(out.state, tid), command.suppression)
+    _double_checks(out.state, u, first, second, suppression=command.suppression)
     for tid in command.targets:
         _fire(out, out.state.units[u.uid], tid, command.suppression)
+
+
+def _double_checks(
+    state: BattleState,
+    u: UnitState,
+    first: str,
+    second: str,
+    *,
+    suppression: bool = False,
+    moving: bool = False,
+) -> None:
+    """Double Tir's two targets, checked before the first die [L1196-L1200]; ``moving``: on a
+    move, a unit (not a vehicle firing its weapons) with Tir en Mouvement (rulings 123)."""
+    if not u.face.has(Ability.DOUBLE_SHOT):
+        raise refuse("no_double_shot", f"{u.uid} has no Double Tir")
+    if moving and u.face.weapons:
+        raise refuse(
+            "not_supported", "a vehicle's Double Tir during a move is not played yet (rulings 123)"
+        )
+    if first == second:
+        raise refuse("same_target", "Double Tir never shoots the same target twice [L1198-L1199]")
+    for tid in (first, second):
+        plan_shot(state, u, _unit(state, tid), suppression)
+
+
+def _burst_checks(
+    state: BattleState, u: UnitState, shares: Sequence[BurstShare], *, moving: bool = False
+) -> int:
+    """A Rafale's shares checked before the first die; the modified CV they split (with the
+    Tir en Mouvement penalty taken off the CV when ``moving``, rulings 123)."""
+    if not u.face.has(Ability.BURST):
+        raise refuse("no_burst", f"{u.uid} has no Rafale")
+    if moving and u.face.weapons:
+        raise refuse(
+            "not_supported", "a vehicle's Rafale during a move is not played yet (rulings 123)"
+        )
+    if not 2 <= len(shares) <= MAX_BURST:
+        raise refuse(
+            "burst_targets",
+            f"a Rafale splits its CV between 2 and {MAX_BURST} targets",
+            kind=RefusalKind.INPUT,
+        )
+    ids = [s.target for s in shares]
+    if len(set(ids)) != len(ids):
+        raise refuse("same_target", "a Rafale names each target once")
+    if any(s.cv < 1 for s in shares):
+        raise refuse("burst_share", "each target of a Rafale gets at least +1 [L1298-L1301]")
+    targets = [_unit(state, tid) for tid in ids]
+    plans = [plan_shot(state, u, t, False) for t in targets]
+    why = burst_problem(state, targets)
+    if why == "burst_classes":
+        raise refuse(why, "the targets of a Rafale are all of one type [L1305-L1306]")
+    if why is not None:
+        raise refuse(
+            why, f"the targets of a Rafale stand within {BURST_SPREAD} squares of each other"
+        )
+    attacker = plans[0].request.attacker
+    if moving:
+        attacker = replace(attacker, moving_penalty=_on_move_guns(u)[0][1])
+    total = modified_cv(attacker, Kind.SHOT)
+    if sum(s.cv for s in shares) != total:
+        raise refuse(
+            "burst_total",
+            f"the shares must add up to the modified CV, {total}",
+            modified_cv=total,
+        )
+    return total
 
 
 def burst_problem(state: BattleState, targets: Sequence[UnitState]) -> str | None:
@@ -1918,37 +2080,8 @@ def _burst(out: _Out, command: Burst, side: str) -> None:
     obstacles [L1296-L1317]."""
     u = _reveal(out, command.unit, side)
     _able(u, out.state)
-    state = out.state
-    if not u.face.has(Ability.BURST):
-        raise refuse("no_burst", f"{u.uid} has no Rafale")
     shares = command.shares
-    if not 2 <= len(shares) <= MAX_BURST:
-        raise refuse(
-            "burst_targets",
-            f"a Rafale splits its CV between 2 and {MAX_BURST} targets",
-            kind=RefusalKind.INPUT,
-        )
-    ids = [s.target for s in shares]
-    if len(set(ids)) != len(ids):
-        raise refuse("same_target", "a Rafale names each target once")
-    if any(s.cv < 1 for s in shares):
-        raise refuse("burst_share", "each target of a Rafale gets at least +1 [L1298-L1301]")
-    targets = [_unit(state, tid) for tid in ids]
-    plans = [plan_shot(state, u, t, False) for t in targets]
-    why = burst_problem(state, targets)
-    if why == "burst_classes":
-        raise refuse(why, "the targets of a Rafale are all of one type [L1305-L1306]")
-    if why is not None:
-        raise refuse(
-            why, f"the targets of a Rafale stand within {BURST_SPREAD} squares of each other"
-        )
-    total = modified_cv(plans[0].request.attacker, Kind.SHOT)
-    if sum(s.cv for s in shares) != total:
-        raise refuse(
-            "burst_total",
-            f"the shares must add up to the modified CV, {total}",
-            modified_cv=total,
-        )
+    total = _burst_checks(out.state, u, shares)
     out.emit(BurstDeclared(u.uid, total, shares))
     for s in shares:
         _fire(out, out.state.units[u.uid], s.target, False, share=s.cv)
@@ -2030,7 +2163,10 @@ def template_targets(
     under = [
         u
         for u in state.on_board()
-        if u.uid != shooter and u.placement is not None and u.placement.squares & squares
+        if u.uid != shooter
+        and u.placement is not None
+        and u.placement.squares & squares
+        and not ambushed(u)  # templates pass ambushed units by [L1787], [L1408]
     ]
     return sorted(under, key=lambda u: (u.placement.anchor.y, u.placement.anchor.x, u.uid))  # type: ignore[union-attr]
 
@@ -2673,6 +2809,17 @@ def _retreat(out: _Out, defender: UnitState, start: Square, attacker: str) -> No
         if check_path(state.board, mover, units, [to]).ok:
             out.emit(ForcedMove(defender.uid, _step_of(to), "retreat"))
             return
+    for facing in (back, back.turned(1), back.turned(-1)):  # into a transport (rulings 121)
+        sq = Square(here.x + facing.dx, here.y + facing.dy)
+        for t in state.on_board():
+            if t.side != defender.side or t.placement is None or sq not in t.placement.squares:
+                continue
+            try:
+                _embark_problem(state, defender.uid, t.uid)
+            except Refusal:
+                continue
+            out.emit(UnitEmbarked(defender.uid, t.uid))
+            return
     out.emit(
         StepsTaken(
             defender.uid, 0, 0, str(defender.status.face), defender.status.hit_points, False, True
@@ -2682,15 +2829,6 @@ def _retreat(out: _Out, defender: UnitState, start: Square, attacker: str) -> No
 
 ASSAULT_INTO_WRECK = "takes the defender's square, onto its wreck"
 ASSAULT_INTO_WRECK_POINTS = 1  # [L1645-L1647], [L1659-L1660]
-
-
-def vehicle_assault_problem(u: UnitState, target: UnitState) -> bool:
-    """A vehicle's assault on infantry (its outcome may push the defender to a square its
-    owner chooses [L1676-L1700]): not played yet (rulings 107)."""
-    return (
-        u.counter.unit_class is not UnitClass.INFANTRY
-        and target.counter.unit_class is UnitClass.INFANTRY
-    )
 
 
 def _heavy_takes_the_square(out: _Out, uid: str, gone: UnitState, entry: Placement) -> None:
@@ -2754,9 +2892,12 @@ def assault_start_problem(
     """Why ``u``'s assault on ``target`` along ``path`` (the placements after each step,
     empty: from where it stands) would be refused by its movement or its start square
     (``None``: it would not). The assault's other checks are the unit's and the target's."""
-    if u.placement is None or target.placement is None:
+    if u.embarked_in is not None and not path:  # from the transport's square (rulings 121)
+        return None if aboard_start(state, u, target) is not None else "not_adjacent"
+    if (u.placement is None and u.embarked_in is None) or target.placement is None:
         return "unit_gone"
     last = path[-1] if path else u.placement
+    assert last is not None
     # a vehicle's footprint goes with it: a 2-square one's front onto the defender's square
     entry = Placement(target.placement.anchor, last.facing, last.footprint)
     bonus = card_bonus(state, u.uid, MOVE_BONUS)
@@ -2764,7 +2905,7 @@ def assault_start_problem(
     check = check_path(state.board, mover, state.board_units(), [*path, entry])
     if not check.ok or check.reach is None or check.reach.pushes:
         return "illegal_move"
-    start = path[-1] if path else u.placement
+    start = path[-1] if path else last
     if not _free(state, start.anchor, {u.uid}):
         return "start_taken"
     if not any(start.anchor in s.neighbours() for s in target.placement.squares):
@@ -2780,36 +2921,34 @@ def _assault(out: _Out, command: Assault, side: str) -> None:
     ability = face.ability(Ability.ASSAULT)
     if ability is None:
         raise refuse("no_assault", f"{u.uid} has no Assaut: it cannot assault [L1500-L1506]")
-    if u.embarked_in is not None:
-        raise refuse("not_supported", "assaults from a transport are not supported yet")
     target = _standing(_unit(state, command.target))
     if target.side == side:
         raise refuse("own_unit", "you cannot assault your own units")
     tclass = target.counter.unit_class
-    if vehicle_assault_problem(u, target):
-        raise refuse(
-            "not_supported",
-            "a vehicle's assault on infantry pushes it to a square its owner chooses: "
-            "not played yet (rulings 107)",
-        )
     cv = face.cv_against(tclass)
     if cv is None:
         raise refuse("cannot_attack", f"{u.uid} has an X against {tclass.value} [L1492-L1496]")
     assert target.placement is not None
-    assert u.placement is not None
     path = _placements(u, command.path) if command.path else []
-    last = path[-1] if path else u.placement
+    aboard = aboard_start(state, u, target) if u.embarked_in and not path else None
+    if u.embarked_in and not path and aboard is None:
+        raise refuse(
+            "not_adjacent",
+            "from inside its transport, the assault starts from a square of the transport next "
+            "to the defender [L1507-L1510], [L2034-L2038] (or give a path out of it)",
+        )
+    last = path[-1] if path else aboard or u.placement
+    assert last is not None
     # a vehicle's footprint goes with it: a 2-square one's front onto the defender's square
     entry = Placement(target.placement.anchor, last.facing, last.footprint)
-    cost = _check_move(state, u, [*path, entry], assault_target=target.uid)
-    start = path[-1] if path else u.placement
-    if not _free(state, start.anchor, {u.uid}):
-        raise refuse("start_taken", "the assault must start from a free square [L1507]")
-    if not any(start.anchor in s.neighbours() for s in target.placement.squares):
-        raise refuse("not_adjacent", "the assault start square must touch the defender")
-    if path:
-        out.emit(UnitMoved(u.uid, tuple(_step_of(p) for p in path), cost - 1))
-    # supporters [L1556-L1571]
+    start, cost = last, 1  # from the transport's square: 1 square into the defender's
+    if aboard is None:
+        cost = _check_move(state, u, [*path, entry], assault_target=target.uid)
+        if not _free(state, start.anchor, {u.uid}):
+            raise refuse("start_taken", "the assault must start from a free square [L1507]")
+        if not any(start.anchor in s.neighbours() for s in target.placement.squares):
+            raise refuse("not_adjacent", "the assault start square must touch the defender")
+    # supporters [L1556-L1571], declared before the move
     zone = zone_of_control(state.board, target.board_unit())
     supporters = tuple(dict.fromkeys(command.supporters))
     if len(supporters) > MAX_SUPPORT:
@@ -2831,8 +2970,32 @@ def _assault(out: _Out, command: Assault, side: str) -> None:
         )
         if why:
             raise refuse("bad_supporter", f"{sid} cannot support: it {why}")
+    if path:
+        steps = tuple(_step_of(p) for p in path)
+        if overwatch_steps(state, u, path):  # the other side's En Alerte first (rulings 122)
+            assert state.scenario is not None
+            opponent = state.scenario.opponent(side)
+            out.emit(MoveDeclared(u.uid, side, opponent, steps, assault=target.uid,
+                                  supporters=supporters))  # fmt: skip
+            return
+        out.emit(UnitMoved(u.uid, steps, cost - 1))
+    _fight(out, u.uid, target.uid, supporters, start, entry)
+
+
+def _fight(
+    out: _Out, uid: str, tid: str, supporters: tuple[str, ...], start: Placement, entry: Placement
+) -> None:
+    """The assault once the attacker stands on its start square: the supporters' Activated
+    markers, the dice and the outcome (§4.4)."""
     if supporters:
         out.emit(UnitsActivated(supporters))
+    # an ambushed defender (or attacker) engaged in an assault turns Inactive [L1791-L1792]
+    unmask(out, tid, ENGAGED, uid)
+    unmask(out, uid, ENGAGED, tid)
+    state = out.state
+    u, target = state.units[uid], state.units[tid]
+    face = u.face
+    tclass = target.counter.unit_class
     request = assault_request(state, u, target, len(supporters))
     note_use(out, u.uid, ASSAULT_BONUS)
     note_use(out, target.uid, ASSAULT_BONUS)
@@ -2877,6 +3040,10 @@ def _assault(out: _Out, command: Assault, side: str) -> None:
             target.face.has(Ability.ASSAULT_PIERCING),
             target.uid,
         )
+        if vehicle_on_infantry(u, target):  # the vehicle takes the square anyway (rulings 119)
+            vehicle_takes_and_pushes(out, u.uid, target.uid, entry)
+    elif vehicle_on_infantry(u, target):  # a tie [L1697-L1700]
+        vehicle_takes_and_pushes(out, u.uid, target.uid, entry)
     _destruction_after(out, u, target, destruction_dice(face.ability(Ability.DESTRUCTION)))
 
 
@@ -2958,6 +3125,7 @@ def decide(state: BattleState, command: Tagged, actor: str, dice: Roller) -> Dec
     if actor not in SEATS:
         raise refuse("bad_seat", "only seats A and B act", kind=RefusalKind.FORBIDDEN)
     out = _Out(state, dice)
+    out.command = command
     if isinstance(command, CreateBattle):
         _create(out, command)
         return Decision(tuple(out.events), out.state)
@@ -2984,12 +3152,16 @@ def decide(state: BattleState, command: Tagged, actor: str, dice: Roller) -> Dec
             _place_orders(out, command, side, actor)
         case Move():
             _move(out, command, side)
+            if out.state.pending is None:
+                spot_after_move(out, command.unit)  # [L3156-L3157]
             _after_activation(out)
         case Shoot():
             _shoot(out, command, side)
             _after_activation(out)
         case Assault():
             _assault(out, command, side)
+            if out.state.pending is None:
+                spot_after_move(out, command.unit)
             _after_activation(out)
         case Hold():
             _hold(out, command, side)
@@ -3027,10 +3199,13 @@ def decide(state: BattleState, command: Tagged, actor: str, dice: Roller) -> Dec
             _end_scouting(out, side)
         case Overwatch():
             _overwatch(out, command, side)
+            spot_after_move(out, state.pending.unit)  # type: ignore[union-attr]
         case PassOverwatch():
             _pass_overwatch(out, side)
+            spot_after_move(out, state.pending.unit)  # type: ignore[union-attr]
         case ReserveMove():
             _reserve_move(out, command, side)
+            spot_after_move(out, command.unit)
         case EndReserve():
             _end_reserve(out, side)
         case DrawCards():

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 from app.engine.black_reach.armies import Catalogue
-from app.engine.black_reach.battle.commands import Step
+from app.engine.black_reach.battle.commands import BurstShare, Step
 from app.engine.black_reach.board import Board, TerrainElement, with_elements, with_ruins
 from app.engine.black_reach.forces import Counter, CounterState, Face, FaceKind, Group
 from app.engine.black_reach.movement import BoardUnit, Placement
@@ -95,7 +95,12 @@ class UnitState:
             )
         assert self.placement is not None
         return BoardUnit(
-            self.uid, self.side, self.counter.unit_class, self.placement, self.suppressed
+            self.uid,
+            self.side,
+            self.counter.unit_class,
+            self.placement,
+            self.suppressed,
+            ambushed=self.alive and self.status.face is FaceKind.AMBUSH,  # no ZoC, rulings 115
         )
 
 
@@ -114,6 +119,10 @@ class PendingMove:
     embark: str | None = None
     demolish: str | None = None  # Démolisseur at the end of the move: the structure
     flame: str | None = None  # a flamer fired during the move, its direction
+    assault: str | None = None  # an assault's move: its target (rulings 122)
+    fire_second: str | None = None  # Double Tir on the move (rulings 123)
+    burst: tuple[BurstShare, ...] = ()  # Rafale on the move (rulings 123)
+    supporters: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

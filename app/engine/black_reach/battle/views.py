@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import replace
 from fractions import Fraction
 
+from app.engine.black_reach.battle.ambush import deploy_faces, unmasked
+from app.engine.black_reach.battle.assaults_transport import aboard_start
 from app.engine.black_reach.battle.cards import (
     MOVE_BONUS,
     SHOT_BONUS,
@@ -66,14 +68,20 @@ from app.engine.black_reach.battle.rules import (
     scout_end_problem,
     scout_mover,
     shots_of,
-    vehicle_assault_problem,
     watch_shots,
     working_weapons,
 )
 from app.engine.black_reach.battle.state import BattleState, Stage, UnitState
 from app.engine.black_reach.battle.structures import structure_key, structures
 from app.engine.black_reach.board import UnitClass
-from app.engine.black_reach.forces import Ability, PowerEffect, PsykerKind, Weapon, weapon_lost
+from app.engine.black_reach.forces import (
+    Ability,
+    FaceKind,
+    PowerEffect,
+    PsykerKind,
+    Weapon,
+    weapon_lost,
+)
 from app.engine.black_reach.movement import Mover, Placement, Reach, cheapest_paths
 from app.engine.black_reach.odds import outcome_odds
 from app.engine.black_reach.pipeline import modified_cv
@@ -206,6 +214,7 @@ def render(state: BattleState, viewer: Viewer) -> JsonObject:
             "unit": state.pending.unit,
             "reactor": state.pending.reactor,
             "path": [[st.x, st.y] for st in state.pending.path],
+            "assault": state.pending.assault,  # an assault's move: its target (rulings 122)
         },
         "units": [_unit_view(state, u, side) for u in state.units.values()],
         "groups": [
@@ -427,37 +436,35 @@ def _legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
         if not u.present or uid in state.activated:
             continue
         found = _found(state, u) if not u.status.damage.immobilised else {}
-        moving = _move_entry(state, Move(uid, ()), u, found)
-        if aims := moving_fire_targets(state, u):  # Tir en Mouvement (rulings 136)
-            moving["fire_at"] = aims
-        actions.append(moving)
+        actions.append(_move_entry(state, Move(uid, ()), u, found) | _fire_on_move(state, u))
         shots: list[tuple[UnitState, ShotPlan]] = []
         if u.face.weapons:
             actions.extend(_vehicle_fire(state, u))
         for t in state.on_board():
-            if t.side == side or u.face.weapons:
+            if t.side == side:
                 continue
             if u.face.cv_against(t.counter.unit_class) is None:
                 continue
-            for suppression in (False, True):
+            # a unit whose face has weapons fires them one by one (vehicle_fire, above), but
+            # may still assault (rulings 120)
+            for suppression in (False, True) if not u.face.weapons else ():
                 try:
-                    plan = plan_shot(state, u, t, suppression)
+                    # an ambushed shooter turns Inactive first and shoots from that face
+                    plan = plan_shot(state, unmasked(u), t, suppression)
                 except Refusal:
                     continue  # no line of sight, out of arc or range, no suppressive fire
                 entry = _shot_entry(state, t, plan)
                 actions.append({"command": _cmd(Shoot(uid, t.uid, suppression)), **entry})
                 if not suppression:
                     shots.append((t, plan))
-            if (
-                u.face.has(Ability.ASSAULT)
-                and u.placement is not None
-                and not vehicle_assault_problem(u, t)
-            ):
+            if u.face.has(Ability.ASSAULT) and (u.placement or u.embarked_in):
                 starts = _assault_starts(state, u, t, found)
                 if not starts:
                     continue  # no square next to it within the unit's move
                 # the odds without supporters (each one declared adds +1)
-                odds = {k: str(v) for k, v in outcome_odds(assault_request(state, u, t)).items()}
+                # an ambushed side fights on its Inactive face (rulings 114)
+                request = assault_request(state, unmasked(u), unmasked(t))
+                odds = {k: str(v) for k, v in outcome_odds(request).items()}
                 actions.append({"command": _cmd(Assault(uid, t.uid)), "odds": odds, "from": starts})
         actions.extend(_multi_shots(state, u, shots))
         if u.face.has(Ability.SNIPER):
@@ -787,11 +794,14 @@ def _assault_starts(
     """Where ``u`` may assault ``t`` from, nearest first: where it stands (``square`` None,
     an empty path), else each end of a move next to ``t`` from which the assault's move into
     it is legal."""
-    if t.placement is None or u.placement is None:
+    if t.placement is None or (u.placement is None and u.embarked_in is None):
         return []
     near = {n for sq in t.placement.squares for n in sq.neighbours()} - set(t.placement.squares)
     out: list[JsonObject] = []
-    if assault_start_problem(state, u, t, ()) is None:
+    aboard = aboard_start(state, u, t)  # from its transport's square (rulings 121)
+    if aboard is not None:
+        out.append({"square": [aboard.anchor.x, aboard.anchor.y], "path": []})
+    elif u.embarked_in is None and assault_start_problem(state, u, t, ()) is None:
         out.append({"square": None, "path": []})
     ends = sorted(found.items(), key=lambda kv: (kv[1][0].cost, kv[0].anchor))
     for p, (reach, path) in ends:
@@ -800,6 +810,26 @@ def _assault_starts(
         if assault_start_problem(state, u, t, path) is None:
             out.append({"square": [p.anchor.x, p.anchor.y], "path": _steps(path)})
     return out
+
+
+def _fire_on_move(state: BattleState, u: UnitState) -> JsonObject:
+    """A unit with Tir en Mouvement: the enemy units it may name to shoot during its move
+    (each checked where it is fired; no wreck, no ambushed unit; a heavy vehicle's Tir en
+    Mouvement weapons too, rulings 136), and whether it may fire its Double Tir or its
+    Rafale then (rulings 123: not a vehicle firing its weapons)."""
+    targets = [
+        t
+        for t in moving_fire_targets(state, u)
+        if state.units[t].status.face is not FaceKind.AMBUSH
+    ]
+    if not targets:
+        return {}
+    own = not u.face.weapons
+    return {
+        "fire_targets": targets,
+        "double_shot": own and u.face.has(Ability.DOUBLE_SHOT),
+        "burst": own and u.face.has(Ability.BURST),
+    }
 
 
 def _move_entry(
@@ -836,7 +866,9 @@ def _setup_actions(state: BattleState, side: str) -> list[JsonObject]:
         return []
     zone = sorted([sq.x, sq.y] for sq in state.scenario.side(side).deployment)
     mine = [u for u in state.units.values() if u.side == side]
-    out: list[JsonObject] = [{"command": _cmd(DeployUnit(u.uid, 0, 0)), "zone": zone} for u in mine]
+    out: list[JsonObject] = [
+        {"command": _cmd(DeployUnit(u.uid, 0, 0)), "zone": zone, **deploy_faces(u)} for u in mine
+    ]
     if all(u.placement is not None for u in mine):
         out.append({"command": _cmd(EndDeployment())})
     return out

@@ -1,6 +1,7 @@
 """What the legal actions offer for a Tir en Mouvement and a flamer aboard a transport of
 several squares (issue 16, rulings 136 and 137): the move of a unit with Tir en Mouvement
-lists the enemy units it may aim at (``fire_at``), and a unit aboard a two-square transport
+lists the enemy units it may aim at (``fire_targets``, rulings 123; a heavy vehicle's Tir en
+Mouvement weapons too), and a unit aboard a two-square transport
 gets one flame per square of the transport and direction, each with its ``x``, ``y``.
 
 The battles are those of test_battle_rules (the sample relay: the Orks' buggy with Tir en
@@ -15,6 +16,7 @@ from typing import Any
 from app.engine.black_reach.battle.offers import moving_fire_targets
 from tests.engine.black_reach.battle import test_battle_rules as rules
 from tests.engine.black_reach.battle import test_flamer_aboard as aboard
+from tests.engine.black_reach.battle import test_heavy_vehicles as heavy
 
 
 def entry(actions: list[dict[str, Any]], kind: str, unit: str) -> dict[str, Any]:
@@ -31,8 +33,8 @@ def test_the_move_of_a_unit_with_tir_en_mouvement_lists_its_targets() -> None:
     enemies = sorted(
         u.uid for u in battle.state.on_board() if u.side == "ultramarines" and not u.wreck
     )
-    assert move["fire_at"] == enemies
-    assert rules.TRANSPORT in move["fire_at"]
+    assert move["fire_targets"] == enemies
+    assert rules.TRANSPORT in move["fire_targets"]
     # the Boyz have no Tir en Mouvement: their move would offer none
     assert moving_fire_targets(battle.state, battle.state.units[rules.BOYZ1]) == []
     assert "6,8" in move["paths"]
@@ -62,11 +64,30 @@ def test_a_wreck_or_a_class_it_has_no_cv_against_is_not_offered() -> None:
     )
     assert battle.state.units[rules.TRANSPORT].wreck
     assert rules.TRANSPORT not in moving_fire_targets(battle.state, buggy)
-    # a unit aboard a transport is not on the battlefield: nothing to offer from there
+    # a unit without Tir en Mouvement, aboard or not: nothing to offer
     flamed = aboard.aboard()
     tactical = flamed.state.units[aboard.TACTICAL]
     assert tactical.embarked_in is not None
     assert moving_fire_targets(flamed.state, tactical) == []
+
+
+def test_a_heavy_vehicle_with_a_tir_en_mouvement_weapon_is_offered_its_targets() -> None:
+    battle = heavy.ordered()
+    battle.execute_json({"type": "hold", "unit": heavy.SHOOTAS}, heavy.B)
+    move = entry(battle.actions(heavy.A), "move", heavy.TANK)
+    # its secondary weapon has Tir en Mouvement and a CV against every class; no Double Tir
+    # nor Rafale on the move for a vehicle firing its weapons (rulings 123)
+    assert heavy.SHOOTAS in move["fire_targets"]
+    assert heavy.NOB in move["fire_targets"]
+    assert (move["double_shot"], move["burst"]) == (False, False)
+    chosen = {
+        "type": "move",
+        "unit": heavy.TANK,
+        "path": [{"x": 2, "y": 2, "facing": "N"}],
+        "fire_at": heavy.SHOOTAS,
+    }
+    new = battle.execute_json(chosen, heavy.A, dice=[4])
+    assert [e.event.kind for e in new][-2:] == ["unit_shot", "steps_taken"]
 
 
 def test_a_flamer_aboard_a_two_square_transport_is_offered_from_each_square() -> None:

@@ -7,14 +7,19 @@ relay objective covers (3, 5) to (4, 6); the crater at (5, 3) is Difficult Groun
 from __future__ import annotations
 
 import copy
+import dataclasses
 from typing import Any
 
 import pytest
 
 from app.engine.black_reach.battle import BattleSetup, BlackReachBattle, sample_setup
-from app.engine.black_reach.battle.rules import scout_mover
+from app.engine.black_reach.battle.game import command_from_json
+from app.engine.black_reach.battle.rules import decide, scout_mover
+from app.engine.black_reach.battle.state import BattleState
+from app.engine.black_reach.battle.views import legal_actions
 from app.engine.black_reach.movement import Mover, check_path
 from app.engine.match.errors import Refusal
+from app.engine.roller import Roller
 
 SERGEANT = "ultramarines:tiles[0]/0:sample-um-sergeant"
 TACTICAL = "ultramarines:tiles[0]/1:sample-um-tactical"
@@ -115,3 +120,47 @@ def test_without_scouts_the_first_turn_starts_at_once() -> None:
     battle = BlackReachBattle.create(sample_setup())
     assert battle.state.scouting == ()
     assert battle.state.turn is not None
+
+
+TRANSPORT = "ultramarines:tiles[0].slots[1]/0:sample-um-transport"
+
+
+def _aboard(state: BattleState, *units: str) -> BattleState:
+    """``units`` put aboard the transport by hand (the match deploys nobody aboard yet)."""
+    moved = {u: dataclasses.replace(state.units[u], placement=None, embarked_in=TRANSPORT)
+             for u in units}  # fmt: skip
+    return dataclasses.replace(state, units={**state.units, **moved})
+
+
+def _refused(state: BattleState, seat: str, command: dict[str, Any]) -> Refusal:
+    with pytest.raises(Refusal) as info:
+        decide(state, command_from_json(command), seat, Roller(1))
+    return info.value
+
+
+def test_scout_from_a_transport_rulings_118() -> None:
+    battle = BlackReachBattle.create(
+        with_scouts({"sample-um-sergeant": 3, "sample-um-transport": 4, "sample-ork-shootas": 2})
+    )
+    battle.execute_json({"type": "end_scouting"}, B)
+    # a unit aboard never uses its own Scout [L1963-L1965]
+    state = _aboard(battle.state, SERGEANT)
+    move = {"type": "scout_move", "unit": SERGEANT, "path": path((0, 2))}
+    assert _refused(state, A, move).code == "embarked_scout"
+    assert all(a["command"].get("unit") != SERGEANT for a in legal_actions(state, A))
+    # the transport carries only units with Scout on its Scout move [L1960-L1963]
+    offered = next(
+        a
+        for a in legal_actions(state, A)
+        if a["command"]["type"] == "scout_move" and a["command"]["unit"] == TRANSPORT
+    )
+    steps = next(iter(offered["paths"].values()))
+    go = {
+        "type": "scout_move",
+        "unit": TRANSPORT,
+        "path": [{"x": s[0], "y": s[1], "facing": s[2]} for s in steps],
+    }
+    decide(state, command_from_json(go), A, Roller(1))  # the sergeant: Scout
+    err = _refused(_aboard(state, TACTICAL), A, go)
+    assert err.code == "scout_passengers"
+    assert TACTICAL in err.message

@@ -1,8 +1,9 @@
 """Vehicle assaults in the Black Reach battle (issue 16, rulings 107): a vehicle with Assaut
 assaults a vehicle; a heavy vehicle that wins takes the square of the beaten light vehicle
 (its wreck takes 1 Destruction point) [L1639-L1662]; a beaten vehicle attacker takes its
-step and stays [L1665-L1685]. A vehicle's assault on infantry (the defender pushed to a
-square its owner chooses) is not played yet: refused before any die and not offered.
+step and stays [L1665-L1685]. A vehicle's assault on infantry (rulings 119): the infantry
+retreats when beaten, and is pushed aside when it wins or ties, the vehicle taking its
+square [L1676-L1700].
 
 The board is built here: 8 x 8, no terrain. The sample battle tank, given Assaut (+1), stands
 on (1, 3) facing E (its rear square (0, 3)); the sample Ork buggy (DV 5, CV 0 against heavy
@@ -13,12 +14,15 @@ says otherwise; the Ork mob far away.
 from __future__ import annotations
 
 import copy
+import dataclasses
 from typing import Any
 
 import pytest
 
 from app.engine.black_reach.battle import BattleSetup, BlackReachBattle, Deploy, sample_setup
+from app.engine.black_reach.battle.assaults_vehicle import push_square
 from app.engine.black_reach.battle.events import DestructionDealt, ForcedMove
+from app.engine.black_reach.board import Square
 from app.engine.match.errors import Refusal
 
 TANK = "ultramarines:tiles[0]/0:sample-um-battle-tank"
@@ -169,7 +173,7 @@ def test_a_beaten_heavy_vehicle_attacker_takes_its_step_and_stays() -> None:
     assert battle.state.units[BUGGY].alive
 
 
-def test_a_vehicle_assault_on_infantry_is_refused_before_any_die_and_not_offered() -> None:
+def test_a_vehicle_assault_on_infantry_is_offered() -> None:
     battle = BlackReachBattle.create(setup(buggy_assault=True, squad=True))
     mine = [order(TANK, 1), order(SERGEANT, 2), order(HEAVY, 3)]
     battle.execute_json({"type": "place_orders", "orders": mine}, A)
@@ -180,16 +184,90 @@ def test_a_vehicle_assault_on_infantry_is_refused_before_any_die_and_not_offered
         for a in battle.actions(B)
         if a["command"]["type"] == "assault" and a["command"]["unit"] == BUGGY
     }
-    assert targets == {TANK}  # the Tactical squad next to it is infantry: not offered
-    command = {"type": "assault", "unit": BUGGY, "target": TACTICAL}
-    refusal = refused(battle, B, command, dice=[6, 6, 1])
-    assert refusal.code == "not_supported"
-    assert "push" in refusal.message
+    assert {TANK, TACTICAL} <= targets  # the Tactical squad next to it too (rulings 119)
 
 
-def test_a_tank_assault_on_infantry_is_not_supported() -> None:
+TANK_ON_SHOOTAS = {"type": "assault", "unit": TANK, "target": SHOOTAS}
+
+
+def shootas_in_front() -> BattleSetup:
+    """The shootas right in front of the tank on (2, 3), the buggy away on (7, 5)."""
+    made = setup()
+    spots = {BUGGY: Deploy(BUGGY, 7, 5, "W"), SHOOTAS: Deploy(SHOOTAS, 2, 3, "W")}
+    deployment = tuple(spots.get(d.unit, d) for d in made.deployment)
+    return dataclasses.replace(made, deployment=deployment)
+
+
+def facing_the_shootas() -> BlackReachBattle:
+    battle = BlackReachBattle.create(shootas_in_front())
+    battle.execute_json({"type": "place_orders", "orders": [order(TANK, 1)]}, A)
+    battle.execute_json({"type": "place_orders", "orders": [order(SHOOTAS, 1), order(NOB, 2)]}, B)
+    return battle
+
+
+def test_a_tank_beating_infantry_takes_the_square_it_retreats_from() -> None:
+    battle = facing_the_shootas()
+    assert any(
+        a["command"] == {**TANK_ON_SHOOTAS, "path": [], "supporters": []} for a in battle.actions(A)
+    )
+    # best of 6 and 1 + CV 3 + Assaut 1 = 10 against the shootas' best of 1 and 1 + 0 = 1
+    new = battle.execute_json(TANK_ON_SHOOTAS, A, dice=[6, 1, 1, 1])
+    moves = [(e.event.unit, e.event.to.x, e.event.to.y, e.event.why) for e in new
+             if isinstance(e.event, ForcedMove)]  # fmt: skip
+    # the retreat straight back from the tank's front square (1, 3), then the tank in
+    assert moves == [(SHOOTAS, 3, 3, "retreat"), (TANK, 2, 3, "takes the defender's square")]
+    assert battle.state.units[TANK].placement.squares == {  # type: ignore[union-attr]
+        Square(2, 3),
+        Square(1, 3),
+    }
+
+
+def test_on_a_tie_the_tank_takes_the_square_and_pushes_the_infantry_aside() -> None:
+    battle = facing_the_shootas()
+    # 1 + 3 + 1 = 5 against 5 + 0 = 5: a tie, no step [L1697-L1700]
+    new = battle.execute_json(TANK_ON_SHOOTAS, A, dice=[1, 1, 5, 5])
+    assert [e.event.kind for e in new][-3:] == ["assault_resolved", "forced_move", "forced_move"]
+    moves = [(e.event.unit, e.event.to.x, e.event.to.y, e.event.why) for e in new
+             if isinstance(e.event, ForcedMove)]  # fmt: skip
+    # the first free square next to it in reading order
+    assert moves == [
+        (SHOOTAS, 1, 2, "pushed aside by the vehicle"),
+        (TANK, 2, 3, "takes the defender's square"),
+    ]
+    assert str(battle.state.units[SHOOTAS].status.face) == "intact"
+
+
+def test_a_tank_beaten_by_infantry_takes_its_step_and_still_takes_the_square() -> None:
+    battle = facing_the_shootas()
+    # 5 against 6: the shootas win; the tank's location die 3 [L1676-L1685]
+    new = battle.execute_json(TANK_ON_SHOOTAS, A, dice=[1, 1, 6, 6, 3])
+    kinds = [e.event.kind for e in new]
+    assert kinds.index("damage_located") < kinds.index("forced_move")
+    assert anchor(battle, TANK) == (2, 3)
+    assert anchor(battle, SHOOTAS) == (1, 2)
+
+
+def test_the_push_square_and_nowhere_to_go() -> None:
+    battle = facing_the_shootas()
+    state = battle.state
+    shootas = state.units[SHOOTAS]
+    under = frozenset({Square(2, 3), Square(1, 3)})
+    assert push_square(state, shootas, under) == Square(1, 2)
+    row = frozenset({Square(1, 2), Square(2, 2), Square(3, 2)})
+    assert push_square(state, shootas, under | row) == Square(3, 3)
+    around = frozenset(Square(2, 3).neighbours())
+    assert push_square(state, shootas, under | around) is None
+
+
+def test_a_unit_whose_face_has_weapons_is_offered_its_assaults() -> None:
+    # the tank fires its weapons one by one (vehicle_fire), and may still assault (rulings 120)
     battle = ordered()
-    command = {"type": "assault", "unit": TANK, "target": SHOOTAS}
-    refusal = refused(battle, A, command, dice=[6, 6, 1])
-    assert refusal.code == "not_supported"
-    assert "push" in refusal.message
+    offered = {
+        a["command"]["target"]
+        for a in battle.actions(A)
+        if a["command"]["type"] == "assault" and a["command"]["unit"] == TANK
+    }
+    assert offered == {BUGGY, SHOOTAS}
+    kinds = {a["command"]["type"] for a in battle.actions(A)}
+    assert "vehicle_fire" in kinds
+    assert "shoot" not in kinds  # never a single shot of the whole face
