@@ -14,7 +14,8 @@ fills the target with its most numerous model type and adds one model group per 
 (a sergeant, a leader's bodyguard...).
 
 References (the ``unit`` query parameter of ``/calculator``, with ``as=attacker|target``):
-``army:<army id>:<unit index>`` or ``sheet:<catalogue id>:<datasheet id>``.
+``army:<army id>:<unit index>``, ``sheet:<catalogue id>:<datasheet id>``, or for a PEN list
+``pen:<army id>:<unit index>`` (as the attacker with one weapon: ``weapon=<its index>``).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from app.armies.exceptions import ArmyNotFound
 from app.catalog import calculator as calc
 from app.catalog import service as catalogs
 from app.catalog.exceptions import CatalogueNotFound, DatasheetNotFound
+from app.catalog.pen_units import PenUnit
 from app.combat import units
 from app.combat.exceptions import UnitNotFound
 from app.combat.units import ArmyUnits, UnitChoice
@@ -41,6 +43,7 @@ from app.engine.wh40k10e import profiles as p
 from app.engine.wh40k10e.army import Datasheet, Weapon
 
 SYSTEM_ID = "wh40k-10e"  # the army lists and catalogues units come from
+PEN_SYSTEM_ID = "pen"  # and the PEN lists
 MAX_UNITS_LISTED = 200
 MAX_SHEETS_LISTED = 30
 
@@ -159,6 +162,69 @@ def _sheet_unit(db: Session, user: User | None, catalogue_id: str, sheet_id: str
     return _Unit(sheet, sheet.min_models, {}, sheet.name)
 
 
+def _pen_unit(db: Session, user: User, army_id: int, index: int) -> PenUnit:
+    view = armies.get(db, user, army_id)
+    if view.pen is None or not 0 <= index < len(view.pen.units):
+        raise ArmyNotFound(str(army_id))
+    return view.pen.units[index]
+
+
+def _plus_text(value: int | None) -> str:
+    return "" if value is None else f"{value}+"
+
+
+def _pen_target_pairs(unit: PenUnit) -> list[tuple[str, str]]:
+    """The PEN calculator's target: the unit (its profile, type and rules) or the vehicle (its
+    armour, hull points, types and rules)."""
+    target = unit.target()
+    if "armour" in target:
+        armour = target["armour"]
+        return [
+            ("t.kind", "vehicle"),
+            ("t.name", unit.name[:80]),
+            ("v.front", str(armour["front"])),
+            ("v.side", str(armour["side"])),
+            ("v.rear", str(armour["rear"])),
+            ("v.hull_points", "" if target["hull_points"] is None else str(target["hull_points"])),
+            ("v.types", ", ".join(target["types"])),
+            ("v.rules", ", ".join(target["rules"])),
+        ]
+    pairs = [("t.kind", "unit"), ("t.name", unit.name[:80])]
+    for key in ("models", "ws", "toughness", "wounds", "strength", "attacks", "leadership"):
+        value = target.get(key)
+        pairs.append((f"t.{key}", "" if value is None else str(value)))
+    pairs.append(
+        ("t.initiative", "" if target.get("initiative") is None else str(target["initiative"]))
+    )
+    pairs += [
+        ("t.save", _plus_text(target.get("save"))),
+        ("t.invulnerable_save", _plus_text(target.get("invulnerable_save"))),
+        ("t.unit_type", str(target.get("unit_type") or "")),
+        ("t.rules", ", ".join(target.get("rules") or [])),
+    ]
+    return pairs
+
+
+def _pen_pairs(
+    db: Session, user: User | None, rest: str, side: str, options: Mapping[str, str]
+) -> list[tuple[str, str]]:
+    """A unit of the user's PEN list: as the attacker with one of its weapons (``weapon``,
+    the first by default), or as the target."""
+    army_id, _sep, index = rest.partition(":")
+    number, position = parse_int(army_id, 1), parse_int(index, 0, 999)
+    if user is None or number is None or position is None:
+        raise ArmyNotFound(rest)
+    unit = _pen_unit(db, user, number, position)
+    if side != "attacker":
+        return _pen_target_pairs(unit)
+    if not unit.weapons:
+        raise UnitNotFound(
+            _("“%(name)s” carries no weapon the calculator can use.") % {"name": unit.name}
+        )
+    chosen = parse_int(options.get("weapon", "0"), 0, len(unit.weapons) - 1)
+    return unit.calculator_query(unit.weapons[chosen or 0])
+
+
 def _unit_pairs(
     db: Session, user: User | None, ref: str, side: str, options: Mapping[str, str]
 ) -> list[tuple[str, str]]:
@@ -167,6 +233,9 @@ def _unit_pairs(
     reach or that carries no weapon the calculator takes."""
     kind, _sep, rest = ref.partition(":")
     try:
+        if kind == "pen":
+            pen = _pen_pairs(db, user, rest, side, options)
+            return [("system", PEN_SYSTEM_ID), *((k, v) for k, v in pen if k != "system")]
         if kind == "army" and user is not None:
             army_id, _sep, index = rest.partition(":")
             number, position = parse_int(army_id, 1), parse_int(index, 0, 999)
@@ -192,10 +261,24 @@ def _unit_pairs(
 
 
 def _army_units(db: Session, user: User) -> list[ArmyUnits]:
-    """The user's 10th-edition lists and their units (newest list first)."""
+    """The user's 10th-edition and PEN lists and their units (newest list first)."""
     out: list[ArmyUnits] = []
     listed = 0
     for view in armies.list_armies(db, user):
+        if view.pen is not None:
+            pen_units = [
+                UnitChoice(
+                    ref=f"pen:{view.army.id}:{i}",
+                    name=unit.name,
+                    detail=", ".join(w.name for w in unit.weapons),
+                    can_attack=bool(unit.weapons),
+                    weapons=tuple(w.name for w in unit.weapons),
+                )
+                for i, unit in enumerate(view.pen.units[: max(0, MAX_UNITS_LISTED - listed)])
+            ]
+            listed += len(pen_units)
+            out.append(ArmyUnits(view.army.id, view.army.name, pen_units))
+            continue
         if view.catalogue is None or view.roster is None or view.result is None:
             continue
         faction = view.catalogue.faction(view.army.faction) or view.army.faction

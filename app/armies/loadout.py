@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from app.catalog.calculator import calculator_url as calculator_url
 from app.catalog.calculator import profile_calculator_url as profile_calculator_url
+from app.catalog.calculator import unit_kinds, unit_profiles
 from app.catalog.pen_units import PenUnit, PenWeapon
 from app.core.i18n import gettext as _
 from app.core.i18n import ngettext
@@ -277,10 +278,25 @@ def describe(sheet: Datasheet, models: int, wargear: Mapping[str, int]) -> str:
     return f"{head}: {text}" if text else head
 
 
+def unit_calculator_urls(
+    sheet: Datasheet, models: int, wargear: Mapping[str, int]
+) -> list[tuple[str, str]]:
+    """The calculator with one attack of the unit per kind it can make (``ranged`` first, then
+    ``melee``): a unit shoots or fights, never both at once, and each weapon with several
+    profiles fires its first (the calculator's unit picker offers the others)."""
+    carried = loadout(sheet, models, wargear)
+    out = []
+    for kind in unit_kinds(carried):
+        url = calculator_url(unit_profiles(carried, kind))
+        if url is not None:
+            out.append((kind, url))
+    return out
+
+
 def unit_calculator_url(sheet: Datasheet, models: int, wargear: Mapping[str, int]) -> str | None:
-    """The calculator with every weapon the unit carries."""
-    profiles = [(p, n) for w, n in loadout(sheet, models, wargear) for p in w.profiles]
-    return calculator_url(profiles)
+    """The calculator with the unit's first kind of attack (its shooting when it has any)."""
+    urls = unit_calculator_urls(sheet, models, wargear)
+    return urls[0][1] if urls else None
 
 
 def pen_calculator_url(unit: PenUnit, weapon: PenWeapon) -> str:

@@ -138,7 +138,7 @@ class UnitRow:
     wargear: list[loadout.WargearRow] = field(default_factory=list)
     carried: list[tuple[str, int]] = field(default_factory=list)
     described: str = ""
-    calculator_url: str | None = None
+    calculator_urls: list[tuple[str, str]] = field(default_factory=list)
     attached_here: list[int] = field(default_factory=list)
 
     @property
@@ -192,7 +192,7 @@ def _unit_rows(v: service.ArmyView) -> list[UnitRow]:
             ]
             row.carried = [(w.name, n) for w, n in loadout.loadout(sheet, result.models, wargear)]
             row.described = loadout.describe(sheet, result.models, wargear)
-            row.calculator_url = loadout.unit_calculator_url(sheet, result.models, wargear)
+            row.calculator_urls = loadout.unit_calculator_urls(sheet, result.models, wargear)
             ally = not any(name_key(k) == name_key(faction) for k in sheet.faction_keywords)
             if not ally and (sheet.character or any(not e.characters_only for e in enhancements)):
                 # an ally is offered no Enhancement of the army's Detachment (ruling D19)

@@ -42,6 +42,8 @@ class UnitChoice:
     kinds: tuple[str, ...] = ()  # the attacks it can make ("ranged", "melee"): one at a time
     # its weapons with several profiles: (loadout index, weapon name, profile names)
     profiles: tuple[tuple[int, str, tuple[str, ...]], ...] = ()
+    # a system whose attack is one weapon (PEN): the weapons to choose from, by index
+    weapons: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

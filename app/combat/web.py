@@ -202,7 +202,7 @@ def _page_context(
 
 
 # one-tap edits of the page that need the database: a saved profile or a unit put in place
-EDIT_KEYS = ("use", "unit", "as", "mode")
+EDIT_KEYS = ("use", "unit", "as", "mode", "weapon")
 
 
 def _edit_key(key: str) -> bool:
@@ -227,7 +227,7 @@ def _reused(
         return profiles.apply(profiles.get(db, user, profile_id), current)
     if given.get("unit"):
         side = SIDES.get(given.get("as", ""), ProfileKind.ATTACKER)
-        options = {k: v for k, v in params if k == "mode" or k.startswith("pick.")}
+        options = {k: v for k, v in params if k in ("mode", "weapon") or k.startswith("pick.")}
         pairs = units.unit_pairs(db, user, given["unit"], side, options)
         return profiles.replace_part(side, pairs, current)
     return None
@@ -334,6 +334,7 @@ def roll(request: Request, user: OptionalUser) -> HTMLResponse:
     context.update(
         {
             "view": view,
+            "kind": form.result_kind(state),
             "seed": seed,
             "same_seed_url": _url("/calculator/roll", [*state.query, ("seed", str(seed))]),
             "new_roll_url": _url("/calculator/roll", state.query),

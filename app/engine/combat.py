@@ -18,8 +18,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import lru_cache
 from typing import TypeAlias
+
+from gmpy2 import mpz
 
 from app.engine.distributions import Dist
 from app.engine.roller import DieRecord
@@ -113,15 +114,7 @@ class CombatResolution:
 # -- serialisation ---------------------------------------------------------------------------
 
 
-_DIRECT_BITS = 2000  # about 600 digits: under any limit ``sys.set_int_max_str_digits`` allows
-
-
-@lru_cache(maxsize=256)
-def _power_of_ten(exponent: int) -> int:
-    """``10**exponent``, computed once per exponent: the splits of :func:`_decimal` meet the
-    same few exponents again for every large value of an answer."""
-    power: int = 10**exponent
-    return power
+_DIRECT_BITS = 1000  # about 300 digits: str() is as fast, and under any digit limit allowed
 
 
 def _decimal(n: int) -> str:
@@ -129,13 +122,10 @@ def _decimal(n: int) -> str:
     guard against quadratic conversions of untrusted input), and an exact probability of a
     large attack can be longer. The engines bound their fractions (``MAX_EXACT_DIGITS`` in
     :mod:`app.engine.wh40k10e.exact`); this keeps serialisation total whatever the size."""
-    if n < 0:
-        return "-" + _decimal(-n)
     if n.bit_length() <= _DIRECT_BITS:
         return str(n)
-    half = int(n.bit_length() * 0.30103) // 2  # about half of its decimal digits
-    high, low = divmod(n, _power_of_ten(half))
-    return _decimal(high) + _decimal(low).rjust(half, "0")
+    text: str = mpz(n).digits()  # GMP's conversion: subquadratic, no digit limit
+    return text
 
 
 Denominators: TypeAlias = dict[int, str]

@@ -14,6 +14,8 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from fractions import Fraction
 
+from gmpy2 import mpz, pack, unpack
+
 __all__ = ["Dist", "convolve_weights", "power_weights"]
 
 _KRONECKER_MIN = 48  # use big-integer multiplication once len(a) * len(b) exceeds this
@@ -76,17 +78,25 @@ def power_weights(a: Sequence[int], n: int, cut: int | None = None) -> list[int]
     out = [0] * start if cut is None else [0] * min(start, cut)
     if length == 0:
         return out
-    a0 = core[0]
+    if length == full and n > 1:
+        # every coefficient: one power of the packed polynomial (Kronecker substitution),
+        # GMP's squarings being much faster than the recurrence's many small products; a
+        # coefficient is at most sum(core) ** n, so slots of that many bits hold each one
+        slot = (sum(core) ** n).bit_length() + 1
+        raw = unpack(pack(core, slot) ** n, slot)
+        return out + [int(x) for x in raw] + [0] * (length - len(raw))
+    # GMP integers inside (faster products and exact divisions), Python integers out
+    a0 = mpz(core[0])
     g = [a0**n]
     d = len(core) - 1
     for k in range(1, length):
-        acc = 0
+        acc = mpz(0)
         for j in range(1, min(k, d) + 1):
             c = (n + 1) * j - k
             if c and core[j]:
                 acc += c * core[j] * g[k - j]
         g.append(acc // (k * a0))
-    return out + g
+    return out + [int(x) for x in g]
 
 
 _DICE_PRIMES = (3, 5, 7)  # with 2: every prime factor of a product of D2, D3, D6, D10 sides

@@ -136,5 +136,8 @@ def rotate_invitation(db: Session, match: Match, seat: str) -> Match:
         raise SeatTaken()
     match.invite_nonce += 1
     issue_invitation(match)
+    # whoever held the old guest link may have agreed to spectators for seat B: the next
+    # holder has not (ruling S19)
+    match.spectate_consent &= 1
     db.flush()
     return match

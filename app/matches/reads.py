@@ -31,9 +31,11 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
-from sqlalchemy import Executable, Result, Row, bindparam, select
+from sqlalchemy import Executable, bindparam, select
+from sqlalchemy.exc import MultipleResultsFound
 from sqlalchemy.orm import Session
 
+from app.core.db import DriverStatement
 from app.engine.match import CodecError, Envelope, LogError, TaggedCodec, visible_to
 from app.engine.match import Match as MatchLog
 from app.engine.match.game import MatchGame
@@ -302,20 +304,49 @@ _ROWS = (
 )
 
 
-def _select(db: Session, statement: Executable, params: dict[str, Any]) -> Sequence[Row[Any]]:
+def _select(db: Session, statement: Executable, params: dict[str, Any]) -> Sequence[Any]:
     """``statement``'s rows as :func:`core_rows` reads them."""
     return core_rows(db, statement, params).all()
 
 
-def core_rows(db: Session, statement: Executable, params: dict[str, Any]) -> Result[Any]:
+class Rows:
+    """The rows of a :func:`core_rows` read (what its callers use of a ``Result``)."""
+
+    __slots__ = ("_rows",)
+
+    def __init__(self, rows: list[Any]) -> None:
+        self._rows = rows
+
+    def all(self) -> list[Any]:
+        return self._rows
+
+    def one_or_none(self) -> Any:
+        if len(self._rows) > 1:
+            raise MultipleResultsFound("Multiple rows were found when one or none was required")
+        return self._rows[0] if self._rows else None
+
+
+# The hot statements' driver forms, by statement (module-level statements: a few; an ad-hoc
+# statement past the bound runs through SQLAlchemy rather than being kept for ever)
+_DRIVER: dict[Executable, DriverStatement] = {}
+_DRIVER_MAX = 64
+
+
+def core_rows(db: Session, statement: Executable, params: dict[str, Any]) -> Rows:
     """``db.execute(statement, params)`` for a select of plain columns, run on the session's
-    connection as a Core statement: the ORM's execution (its compile state, its result
-    loading) costs more than the query itself for the hot reads of a cycle (issue 21:
-    measured 290 -> 170 us of CPU for the refresh's select on Postgres). Pending ORM changes
-    are flushed first, as ``Session.execute`` would."""
+    connection without the ORM's execution (its compile state, its result loading: 290 ->
+    170 us of CPU for the refresh's select on Postgres) and, on Postgres, without SQLAlchemy's
+    execution either (:class:`app.core.db.DriverStatement`: 100 -> 23 us; issue 21). Rows
+    have the columns' values as attributes, as Core rows do. Pending ORM changes are flushed
+    first, as ``Session.execute`` would."""
     if db.autoflush:
         db.flush()
-    return db.connection().execute(statement, params)
+    driver = _DRIVER.get(statement)
+    if driver is None:
+        if len(_DRIVER) >= _DRIVER_MAX:
+            return Rows(list(db.connection().execute(statement, params).all()))
+        driver = _DRIVER.setdefault(statement, DriverStatement(statement))
+    return Rows(driver.rows(db.connection(), params))
 
 
 def _rows(db: Session, match_id: int, after: int, upto: int, codec: TaggedCodec) -> list[Envelope]:

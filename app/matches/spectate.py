@@ -182,13 +182,31 @@ SEAT_BITS = {"A": 1, "B": 2}
 BOTH = 3
 
 
+def _seat_b_unreachable(match: Match) -> bool:
+    """Seat B is taken and nobody but seat A can ever speak for it: a hot-seat match (its
+    creator plays both seats on one device) or an imported log (no account, no guest link)."""
+    return (
+        match.status != MatchStatus.OPEN
+        and match.player_b_id is None
+        and match.guest_digest is None
+    )
+
+
 def held_bits(match: Match, caller: service.Caller) -> int:
-    """The seats ``caller`` plays, as consent bits (0 for an organiser who plays none)."""
+    """The seats ``caller`` speaks for, as consent bits (0 for an organiser who plays none)."""
     seat = service.seat_of(match, caller)
     bits = SEAT_BITS[str(seat)] if seat is not None else 0
     if caller.user_id is not None and match.player_b_id == caller.user_id:
-        bits |= SEAT_BITS["B"]  # one account at both seats (its own hot seat)
+        bits |= SEAT_BITS["B"]  # one account at both seats
+    if bits == SEAT_BITS["A"] and _seat_b_unreachable(match):
+        bits = BOTH  # the hot seat's creator holds seat B too
     return bits
+
+
+def _locked(db: Session, match: Match) -> None:
+    """Read the row again under a row lock (Postgres): two players answering at once must not
+    write their agreements from one stale read (one "off" lost, a link left on)."""
+    db.refresh(match, with_for_update=True)
 
 
 def agreed_seats(match: Match) -> list[str]:
@@ -205,6 +223,7 @@ def enable(db: Session, match: Match) -> None:
 def agree(db: Session, match: Match, caller: service.Caller) -> None:
     """The caller says yes: a player's agreement is kept, and the link turns on once both
     seats have agreed; the organiser (no seat) turns it on alone."""
+    _locked(db, match)
     bits = held_bits(match, caller)
     if not bits:
         enable(db, match)
@@ -218,6 +237,7 @@ def agree(db: Session, match: Match, caller: service.Caller) -> None:
 def withdraw(db: Session, hub: events.Hub, match: Match, caller: service.Caller) -> None:
     """The caller says no: the link goes off (its spectators' streams end); a player's
     agreement is withdrawn, the organiser's "off" withdraws both."""
+    _locked(db, match)
     bits = held_bits(match, caller)
     match.spectate_consent &= ~(bits or BOTH) & BOTH
     db.flush()
@@ -226,6 +246,7 @@ def withdraw(db: Session, hub: events.Hub, match: Match, caller: service.Caller)
 
 def rotate(db: Session, hub: events.Hub, match: Match) -> None:
     """A new token: the old link stops working (its open streams end)."""
+    _locked(db, match)
     match.spectate_nonce += 1
     match.spectate_digest = security.digest(spectate_token(match))
     db.flush()

@@ -13,8 +13,8 @@ from sqlalchemy import text
 
 from app.accounts.deps import OptionalUser
 from app.core.errors import NotFound, problem
+from app.core.i18n import DEFAULT_LOCALE, lazy
 from app.core.i18n import gettext as _
-from app.core.i18n import lazy
 from app.web import rulings
 from app.web.nav import NavItem, add_nav
 from app.web.templating import render
@@ -29,15 +29,17 @@ def home(request: Request, user: OptionalUser) -> HTMLResponse:
 
 @router.get("/rulings")
 def rulings_index(request: Request, user: OptionalUser) -> HTMLResponse:
-    return render(request, "web/rulings.html", {"pages": rulings.pages(), "current": None})
+    lang = getattr(request.state, "locale", DEFAULT_LOCALE)
+    return render(request, "web/rulings.html", {"pages": rulings.pages(lang), "current": None})
 
 
 @router.get("/rulings/{name}")
 def rulings_page(request: Request, user: OptionalUser, name: str) -> HTMLResponse:
-    current = rulings.page(name)
+    lang = getattr(request.state, "locale", DEFAULT_LOCALE)
+    current = rulings.page(name, lang)
     if current is None:
         raise NotFound(_("No rulings page has this name."))
-    return render(request, "web/rulings.html", {"pages": rulings.pages(), "current": current})
+    return render(request, "web/rulings.html", {"pages": rulings.pages(lang), "current": current})
 
 
 add_nav(

@@ -1,7 +1,10 @@
 """The rulings page: how Auspex reads the rules where they are silent or ambiguous.
 
 Each rule system's readings live in ``docs/rulings/<name>.md`` (our own wording), rendered here
-with raw HTML disabled.
+with raw HTML disabled. A translation lives beside it in ``docs/rulings/<language>/<name>.md``
+and is served to readers of that language; a page not translated yet is served in English,
+marked so (``lang``). A test keeps each translation's rulings and citations those of the English
+page, so a ruling added in English without its translation fails the suite.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ class RulingsPage:
     name: str
     title: str
     html: str
+    lang: str = "en"  # the language the page is written in (English when not translated)
 
 
 def _title(text: str, name: str) -> str:
@@ -34,22 +38,31 @@ def _title(text: str, name: str) -> str:
 
 
 @cache
-def _render(name: str, mtime_ns: int) -> RulingsPage:
-    text = (RULINGS_DIR / f"{name}.md").read_text(encoding="utf-8")
-    return RulingsPage(name=name, title=_title(text, name), html=_markdown.render(text))
+def _render(path_text: str, name: str, lang: str, mtime_ns: int) -> RulingsPage:
+    text = (RULINGS_DIR / path_text).read_text(encoding="utf-8")
+    return RulingsPage(name=name, title=_title(text, name), html=_markdown.render(text), lang=lang)
 
 
-def page(name: str) -> RulingsPage | None:
-    if not _NAME.match(name):
+def source(name: str, lang: str = "en") -> tuple[str, str] | None:
+    """The file serving page ``name`` to a reader of ``lang`` (relative to the rulings
+    directory) and the language it is written in; ``None`` for no such page."""
+    if not _NAME.match(name) or not (RULINGS_DIR / f"{name}.md").is_file():
         return None
-    path = RULINGS_DIR / f"{name}.md"
-    if not path.is_file():
+    if lang != "en" and _NAME.match(lang) and (RULINGS_DIR / lang / f"{name}.md").is_file():
+        return f"{lang}/{name}.md", lang
+    return f"{name}.md", "en"
+
+
+def page(name: str, lang: str = "en") -> RulingsPage | None:
+    found = source(name, lang)
+    if found is None:
         return None
-    return _render(name, path.stat().st_mtime_ns)
+    relative, written = found
+    return _render(relative, name, written, (RULINGS_DIR / relative).stat().st_mtime_ns)
 
 
-def pages() -> list[RulingsPage]:
+def pages(lang: str = "en") -> list[RulingsPage]:
     if not RULINGS_DIR.is_dir():
         return []
-    found = (page(path.stem) for path in sorted(RULINGS_DIR.glob("*.md")))
+    found = (page(path.stem, lang) for path in sorted(RULINGS_DIR.glob("*.md")))
     return [p for p in found if p is not None and p.name != "README"]

@@ -6,8 +6,9 @@ Create Date: 2026-11-26 10:30:00
 
 Issue 21 (ruling S19): the spectator link turns on when both players agreed, or when the
 organiser turns it on. ``matches.spectate_consent`` keeps a bit per seat (1: A, 2: B). A link
-already on, turned on by one player before this revision, stays on: both agreements are recorded
-for it. Run down, the column goes and the links stay as they are.
+already on was turned on by one player alone, or by an organiser (which cannot be told apart):
+it is turned off, as a rotation would (its nonce moves on), and no agreement is recorded, so
+both players, or the organiser, turn it on again. Run down, the column goes.
 """
 
 from collections.abc import Sequence
@@ -26,7 +27,10 @@ def upgrade() -> None:
         batch.add_column(
             sa.Column("spectate_consent", sa.Integer(), nullable=False, server_default="0")
         )
-    op.execute("UPDATE matches SET spectate_consent = 3 WHERE spectate_digest IS NOT NULL")
+    op.execute(
+        "UPDATE matches SET spectate_digest = NULL, spectate_nonce = spectate_nonce + 1"
+        " WHERE spectate_digest IS NOT NULL"
+    )
 
 
 def downgrade() -> None:

@@ -81,12 +81,14 @@ def test_calculator_rows_are_capped() -> None:
     assert len(rows) == MAX_ATTACK_ENTRIES
 
 
-def test_the_calculator_accepts_the_link(client) -> None:  # type: ignore[no-untyped-def]
-    url = loadout.unit_calculator_url(sheet("Captain"), 1, {"Power fist": 1})
-    assert url is not None
-    response = client.get(url)
-    assert response.status_code == 200
-    assert 'value="Power fist"' in response.text
+def test_the_calculator_accepts_the_links(client) -> None:  # type: ignore[no-untyped-def]
+    urls = dict(loadout.unit_calculator_urls(sheet("Captain"), 1, {"Power fist": 1}))
+    assert list(urls) == ["ranged", "melee"]
+    for kind, url in urls.items():
+        response = client.get(url)
+        assert response.status_code == 200, kind
+    assert 'value="Power fist"' in client.get(urls["melee"]).text
+    assert "Power+fist" not in urls["ranged"]  # a unit shoots or fights, never both at once
 
 
 def test_pen_calculator_url() -> None:
@@ -192,16 +194,26 @@ def test_the_loadout_as_players_read_it() -> None:
     assert loadout.describe(sheet("Nobz"), 5, {"Ammo Runt": 2}).endswith("; 2× Ammo Runt")
 
 
-def test_the_calculator_link_carries_the_choices() -> None:
-    url = loadout.unit_calculator_url(
-        sheet("Intercessor Squad"), 5, {"Plasma pistol": 1, "Power weapon": 1}
-    )
-    assert url is not None
+def _rows(url: str) -> dict[str, dict[str, str]]:
     rows: dict[str, dict[str, str]] = {}
     for k, v in parse_qsl(urlsplit(url).query):
         row, _sep, field = k.partition(".")
-        rows.setdefault(row, {})[field] = v
-    models = {r["name"]: r["models"] for r in rows.values() if "name" in r and "models" in r}
-    assert models["Bolt Rifle"] == "4"
-    assert models["Power weapon"] == "1"
-    assert any(name.startswith("Plasma pistol") for name in models), models
+        if row.startswith("w"):
+            rows.setdefault(row, {})[field] = v
+    return rows
+
+
+def test_the_calculator_links_carry_the_choices_one_attack_each() -> None:
+    urls = dict(
+        loadout.unit_calculator_urls(
+            sheet("Intercessor Squad"), 5, {"Plasma pistol": 1, "Power weapon": 1}
+        )
+    )
+    shooting = {r["name"]: r for r in _rows(urls["ranged"]).values()}
+    assert shooting["Bolt Rifle"]["models"] == "4"
+    assert {r["kind"] for r in shooting.values()} == {"ranged"}
+    pistols = [name for name in shooting if name.startswith("Plasma pistol")]
+    assert len(pistols) == 1, shooting  # one profile of the plasma pistol, not both
+    melee = {r["name"]: r for r in _rows(urls["melee"]).values()}
+    assert melee["Power weapon"]["models"] == "1"
+    assert {r["kind"] for r in melee.values()} == {"melee"}

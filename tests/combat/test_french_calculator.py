@@ -5,7 +5,7 @@ so ``make messages`` lists it), and no engine key is ever shown as humanised Eng
 from __future__ import annotations
 
 import ast
-from urllib.parse import urlencode
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import pytest
 from babel.messages.extract import extract_from_file
@@ -164,3 +164,51 @@ def test_pen_labels_are_messages_the_extractor_sees() -> None:
     # keys built from others
     assert pen_words.translate(pen_words.LABELS["counter_hits"]) == "Hits (strike back)"
     assert pen_words.translate(pen_words.LABELS["wound AP2 mortelle"]) == "Mortelle wound, AP 2"
+
+
+# -- the PEN pickers ---------------------------------------------------------------------------
+
+
+def test_pen_pickers_offer_the_engines_names_and_add_one_once(client) -> None:  # type: ignore[no-untyped-def]
+    """PEN's special rules, weapon properties and vehicle types were free text in the engine's
+    exact spelling: each now has a picker of the engine's names (French, with the English
+    beside them, both searched)."""
+    tree = html(client.get("/calculator?" + urlencode(PEN)))
+    pick = tree.css_first("#f-w-properties-pick")
+    assert pick is not None
+    weapon = {
+        o.attributes["value"]: o.text() for o in tree.css(f"#{pick.attributes['list']} option")
+    }
+    assert weapon["Perforant"] == "Rending"
+    assert weapon["Anti-véhicule"] == "Anti-vehicle"
+    rules = tree.css_first("#f-t-rules-pick").attributes["list"]
+    unit = {o.attributes["value"] for o in tree.css(f"#{rules} option")}
+    assert {"Insensible à la douleur", "Sans peur"} <= unit
+    assert not unit & set(weapon)  # a weapon's properties are not a unit's rules
+    types = tree.css_first("#f-v-types-pick").attributes["list"]
+    assert {o.attributes["value"] for o in tree.css(f"#{types} option")} >= {"tank", "walker"}
+    query = {**PEN, "w.properties": "Assommant", "w.properties.pick": "Perforant"}
+    response = client.get("/calculator?" + urlencode(query), follow_redirects=False)
+    assert response.status_code == 303
+    values = dict(parse_qsl(urlsplit(response.headers["location"]).query))
+    assert values["w.properties"] == "Assommant, Perforant"
+    assert "w.properties.pick" not in values
+    again = {**PEN, "w.properties": "Perforant", "w.properties.pick": "perforant"}
+    response = client.get("/calculator?" + urlencode(again), follow_redirects=False)
+    assert dict(parse_qsl(urlsplit(response.headers["location"]).query))["w.properties"] == (
+        "Perforant"
+    )
+    # the engine reads what the picker adds: a rending weapon's plan has two save groups
+    page = html(client.get("/calculator?" + urlencode({**PEN, "w.properties": "Perforant"})))
+    assert page.css_first("#stages") is not None
+
+
+def test_pen_vehicle_roll_counts_hull_points_not_wounds(client) -> None:  # type: ignore[no-untyped-def]
+    tree = html(client.get("/calculator/roll?" + urlencode({**PEN_VEHICLE, "seed": "2"})))
+    labels = [n.text(strip=True) for n in tree.css("#roll-summary .stat-label")]
+    assert labels == ["Hull points lost", "Vehicle destroyed"]
+    after = tree.css_first("#target-after").text()
+    assert "wound" not in after
+    unit = html(client.get("/calculator/roll?" + urlencode({**PEN, "seed": "2"})))
+    labels = [n.text(strip=True) for n in unit.css("#roll-summary .stat-label")]
+    assert labels[:2] == ["Wounds lost", "Models destroyed"]

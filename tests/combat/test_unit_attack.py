@@ -80,3 +80,60 @@ def test_odd_choices_are_ignored_not_errors(client: TestClient, starter_loaded) 
         rows = _rows(response)
         assert rows, odd
         assert all(r["kind"] == "ranged" for r in rows.values()), (odd, rows)
+
+
+# -- a PEN list fills the PEN form ---------------------------------------------------------------
+
+PEN_UNIT = {
+    "name": "Tactiques",
+    "points": "150",
+    "models": "10",
+    "kind": "unit",
+    "unit_type": "infantry",
+    **dict.fromkeys(("ws", "bs", "strength", "toughness", "initiative"), "4"),
+    "wounds": "1",
+    "attacks": "1",
+    "leadership": "8",
+    "save": "3+",
+}
+
+
+def test_a_unit_of_my_pen_list_fills_the_pen_form(
+    client: TestClient, other_client: TestClient, alice: dict, bob: dict
+) -> None:
+    from tests.support.web import csrf
+
+    token = csrf(client, "/armies")
+    r = client.post(
+        "/armies",
+        data={"csrf_token": token, "rule_system": "pen", "name": "Compagnie"},
+        follow_redirects=False,
+    )
+    assert r.status_code == 303, r.text
+    army_id = int(r.headers["location"].rsplit("/", 1)[1])
+    r = client.post(
+        f"/armies/{army_id}/units",
+        data={"csrf_token": token, **PEN_UNIT},
+        follow_redirects=False,
+    )
+    assert r.status_code == 303, r.text
+    tree = html(client.get(f"/calculator/units?{QUERY}"))
+    choice = next(
+        c for c in tree.css("li.unit-choice") if c.attributes["data-ref"].startswith("pen:")
+    )
+    ref = choice.attributes["data-ref"]
+    assert "Tactiques" in choice.text()
+    as_target = client.get(f"/calculator?{QUERY}&unit={ref}&as=target", follow_redirects=False)
+    values = dict(parse_qsl(urlsplit(as_target.headers["location"]).query))
+    assert values["system"] == "pen"
+    assert values["t.name"] == "Tactiques"
+    assert values["t.models"] == "10"
+    assert values["t.save"] == "3+"
+    assert values["t.toughness"] == "4"
+    page = client.get(as_target.headers["location"])
+    assert page.status_code == 200
+    assert html(page).css_first("#stages") is not None  # the PEN form computes it
+    unarmed = client.get(f"/calculator?{QUERY}&unit={ref}&as=attacker", follow_redirects=False)
+    assert unarmed.status_code == 404  # no weapon: nothing to attack with
+    stolen = other_client.get(f"/calculator?unit={ref}&as=target", follow_redirects=False)
+    assert stolen.status_code == 404

@@ -116,6 +116,15 @@ def test_production_runs_uvicorn_without_an_access_log_on_uvloop_and_httptools()
         assert f" {flag}" in cmd, flag
 
 
+def test_compose_keeps_the_access_log_off_unless_asked() -> None:
+    import yaml
+
+    env = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]["app"][
+        "environment"
+    ]
+    assert env["UVICORN_ACCESS_LOG"] == "${ACCESS_LOG:-false}"
+
+
 def test_auspex_serve_has_no_access_log_unless_asked(monkeypatch: pytest.MonkeyPatch) -> None:
     import uvicorn
 

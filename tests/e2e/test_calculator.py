@@ -102,3 +102,25 @@ def test_phone_in_french_picker_compare_and_pen_without_htmx_errors(browser, liv
         assert [e for e in errors if "htmx" in e] == []
     finally:
         context.close()
+
+
+def test_pen_pickers_in_a_browser(browser, live_server) -> None:  # type: ignore[no-untyped-def]
+    """Issue 18: PEN's rules from a picker (French or English names), no htmx error."""
+    context = browser.new_context(base_url=live_server, locale="fr-FR")
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    try:
+        page.goto("/calculator?system=pen")
+        page.fill("#f-w-properties", "")
+        page.locator("#f-w-properties-pick").fill("Perforant")
+        page.locator("#f-w-properties-pick").dispatch_event("change")
+        expect(page.locator("#f-w-properties")).to_have_value("Perforant")
+        page.select_option("#f-t-kind", "vehicle")
+        page.locator("#f-v-types-pick").fill("walker")
+        page.locator("#f-v-types-pick").dispatch_event("change")
+        expect(page.locator("#f-v-types")).to_have_value(re.compile(r"walker$"))
+        expect(page.locator("#stages")).to_be_visible()
+        assert [e for e in errors if "htmx" in e] == []
+    finally:
+        context.close()

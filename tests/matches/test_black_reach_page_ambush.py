@@ -1,14 +1,16 @@
 """Black Reach on the match page and the API (issue 16, rulings 114-123): ambush and
 spotting (a counter deployed in ambush, not offered as a target, spotted at the end of an
-enemy move with its timeline sentence), the deploy form's face; a tank's assault on infantry
+enemy move with its timeline sentence), the deploy form's face (a counter deployed in ambush
+from the page); a tank's assault on infantry
 pushing it aside; the other side's En Alerte against an assault's move; Tir en Mouvement and
-Double Tir during a move from the move's form.
+Double Tir during a move from the move's form; an assault from a transport.
 
 The battles are the engine tests' own boards, set up for a match by replacing the sample
 set-up the match system reads (``deployment=sample``)."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -187,3 +189,62 @@ def test_the_move_form_posts_its_shot_on_the_move() -> None:
     assert (got["fire_at"], got["fire_second"], got["fire_after"]) == ("orks:b", "orks:c", 1)
     got = black_reach.build_command(_form({"path": "[]", "fire_at": ""}), dict(cmd))
     assert "fire_at" not in got
+
+
+def test_an_assault_from_a_transport_through_the_api(
+    browser: Callable[[str], TestClient], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    played_on(monkeypatch, carried.setup())
+    alice, bob, match_id = two_players(browser, deployment="sample")
+    place_orders(alice, match_id, (carried.TACTICAL, carried.TRANSPORT))
+    place_orders(bob, match_id, (carried.SHOOTAS, carried.NOB))
+    # turn 1: the squad gets into the transport next to it; everyone else holds
+    get_in = {"type": "move", "unit": carried.TACTICAL, "path": [], "embark": carried.TRANSPORT}
+    for client, command in (
+        (alice, get_in),
+        (bob, {"type": "hold", "unit": carried.SHOOTAS}),
+        (alice, {"type": "hold", "unit": carried.TRANSPORT}),
+        (bob, {"type": "hold", "unit": carried.NOB}),
+        (alice, {"type": "end_reserve"}),
+        (bob, {"type": "end_reserve"}),
+    ):
+        r = send(client, match_id, command)
+        assert r.status_code == 200, (command, r.text)
+    # turn 2: the Orks have the initiative
+    place_orders(bob, match_id, (carried.SHOOTAS, carried.NOB))
+    place_orders(alice, match_id, (carried.TACTICAL, carried.TRANSPORT))
+    r = send(bob, match_id, {"type": "hold", "unit": carried.SHOOTAS})
+    assert r.status_code == 200, r.text
+    offered = [
+        a
+        for a in actions(alice, match_id)
+        if a["command"]["type"] == "assault" and a["command"]["target"] == carried.SHOOTAS
+    ]
+    assert offered
+    assert offered[0]["from"][0] == {"square": [3, 3], "path": []}
+    command = {"type": "assault", "unit": carried.TACTICAL, "target": carried.SHOOTAS}
+    r = send(alice, match_id, command, dice=[6, 1, 1, 1])
+    assert r.status_code == 200, r.text
+    seen = bob.get(f"{MATCHES}/{match_id}").json()["view"]
+    squad = next(u for u in seen["units"] if u["id"] == carried.TACTICAL)
+    assert squad["embarked_in"] is None
+    assert (squad["at"]["x"], squad["at"]["y"]) == (4, 3)  # out, into the beaten shootas' square
+
+
+def test_a_counter_with_an_ambush_face_is_deployed_in_ambush_from_the_page(
+    browser: Callable[[str], TestClient], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    undeployed = dataclasses.replace(ambush.setup(), deployment=())
+    played_on(monkeypatch, undeployed)
+    alice, bob, match_id = two_players(browser)
+    page = page_of(bob, match_id)
+    css = f"#form-deploy-{slug(ambush.SHOOTAS)}"
+    form = page.css_first(css)
+    assert form is not None
+    faces = [o.attributes.get("value") for o in form.css("select[name=face] option")]
+    assert faces == ["inactive", "ambush"]
+    assert page.css_first(f"#form-deploy-{slug(ambush.NOB)}").css_first("select[name=face]") is None
+    post_form(bob, match_id, css, page=page, square="5,5", face="ambush")
+    seen = alice.get(f"{MATCHES}/{match_id}").json()["view"]
+    shootas = next(u for u in seen["units"] if u["id"] == ambush.SHOOTAS)
+    assert (shootas["face"], shootas["at"]["x"], shootas["at"]["y"]) == ("ambush", 5, 5)

@@ -838,3 +838,72 @@ def test_the_black_reach_timeline_names_a_side_by_its_player(
     )
     assert any(t.text == "Bob (orks) has deployed." for t in told)
     assert any(t.text == "Alice (ultramarines) has deployed." for t in told)
+
+
+def test_the_hot_seat_creator_agrees_for_both_seats(
+    user_client: Callable[[str], TestClient], with_router: None
+) -> None:
+    """Ruling S19: in a hot-seat match nobody but its creator can speak for seat B."""
+    alice = user_client("Alice")
+    my_set(alice)
+    mid = br_create(alice, missions(alice)[0]["id"], hot_seat=True)["id"]
+    base = f"/api/v1/matches/{mid}/spectators"
+    asked = alice.put(base).json()  # before seat B is taken: seat B's yes is still to come
+    assert (asked["enabled"], asked["agreed"]) == (False, ["A"])
+    r = alice.post(f"/api/v1/matches/{mid}/hot-seat", json={"name": "Carol"})
+    assert r.status_code == 200, r.text
+    link = alice.put(base).json()
+    assert (link["enabled"], link["agreed"]) == (True, ["A", "B"])
+    assert alice.post(base + "/rotate").status_code == 200
+
+
+def test_a_new_invitation_withdraws_seat_bs_agreement(
+    user_client: Callable[[str], TestClient], armies: Any, client: TestClient, db: Session
+) -> None:
+    """Whoever held the old guest link may have agreed for seat B; the next guest has not."""
+    from tests.matches.conftest import marines
+
+    alice = user_client("Alice")
+    r = alice.post(
+        "/api/v1/matches",
+        json={"army_id": armies.ready(alice, marines()), "opponent": "guest"},
+    )
+    assert r.status_code == 201, r.text
+    created = r.json()
+    guest_token = created["invitation"]["guest_url"].rsplit("/", 1)[1]
+    base = f"/api/v1/matches/{created['id']}/spectators"
+    r = client.put(base, headers={"X-Guest-Token": guest_token})
+    assert (r.status_code, r.json()["agreed"]) == (200, ["B"])
+    r = alice.post(f"/api/v1/matches/{created['id']}/invitation")
+    assert r.status_code == 200, r.text
+    assert alice.get(base).json()["agreed"] == []
+
+
+def test_agreeing_and_withdrawing_lock_the_row(
+    new_game: Callable[..., Game], sent_sql: list[str]
+) -> None:
+    """Two players answering at once must not write from one stale read (Postgres: FOR
+    UPDATE; SQLite serialises its writers)."""
+    g = new_game()
+    base = f"/api/v1/matches/{g.match_id}/spectators"
+    sent_sql.clear()
+    assert g.a.client.put(base).status_code == 200
+    assert g.b.client.delete(base).status_code == 204
+    locks = [s for s in sent_sql if "FOR UPDATE" in s.upper() and "matches" in s]
+    assert len(locks) == 2, sent_sql
+
+
+@pytest.fixture
+def sent_sql(engine: Any, database_url: str) -> Any:
+    from sqlalchemy import event
+
+    if not database_url.startswith("postgresql"):
+        pytest.skip("Postgres only: SQLite has no row locks (its writers are serialised)")
+    found: list[str] = []
+
+    def record(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        found.append(statement)
+
+    event.listen(engine, "before_cursor_execute", record)
+    yield found
+    event.remove(engine, "before_cursor_execute", record)

@@ -9,8 +9,9 @@ gettext (or a translation that was lost).
 
 Two kinds of text are not the page's own words and are not searched: catalogue data (datasheet,
 ability, wargear and keyword names, English proper names by design), which the templates mark
-``translate="no"``, and documents that exist only in English (the rulings), which they mark
-``lang="en"``. A rulings page must then say so in French: that gap is asserted, not hidden.
+``translate="no"``, and documents that exist only in English, which they mark ``lang="en"``
+(a rulings page not translated yet, with a notice in French). Every rulings page is translated
+today (docs/rulings/fr/), and the test asserts it.
 """
 
 from __future__ import annotations
@@ -40,8 +41,7 @@ NOT_PAGES = {
 }
 READ_ATTRIBUTES = ("title", "placeholder", "aria-label", "alt")
 _PLACEHOLDER = re.compile(r"%\([a-z_]+\)[sd]|%%|\{[a-z_]+\}")
-NOT_SEARCHED = '[translate="no"], [lang="en"]'  # catalogue data, English-only documents
-ENGLISH_ONLY_NOTICE = "Cette page n'existe pour l'instant qu'en anglais."
+NOT_SEARCHED = '[translate="no"], [lang="en"], code'  # data, English documents, identifiers
 
 
 def _english_ids() -> set[str]:
@@ -474,7 +474,7 @@ def test_every_page_is_french(
         if leaked := leaks(response.text, matchers):
             found[path] = leaked
         if path.startswith("/rulings/"):
-            assert _english_only_notice(response.text), path
+            assert _french_rulings(response.text), path
     visitor = TestClient(app, base_url="http://testserver", cookies={LANG_COOKIE: "fr"})
     for path in ("/", "/login", "/register", f"/matches/guest/{ids['guest']}", "/rulings"):
         response = visitor.get(path, headers={"Accept-Language": "fr"})
@@ -487,25 +487,22 @@ def test_every_page_is_french(
     )
 
 
-def _english_only_notice(page: str) -> bool:
-    """The page says, in French, that its document exists only in English (issue 18: the
-    rulings are not translated yet), and that document is marked as English."""
+def _french_rulings(page: str) -> bool:
+    """The rulings page is the French translation (docs/rulings/fr/), marked as French, with no
+    notice that it exists only in English (issue 18)."""
     tree = LexborHTMLParser(page)
-    notice = tree.css_first("#rulings-english-only")
     article = tree.css_first("#rulings-content")
     return (
-        notice is not None
-        and " ".join(notice.text().split()) == ENGLISH_ONLY_NOTICE
+        tree.css_first("#rulings-english-only") is None
         and article is not None
-        and article.attributes.get("lang") == "en"
+        and article.attributes.get("lang") == "fr"
     )
 
 
-def test_every_rulings_page_says_in_french_it_is_english_only(
-    world: dict[str, Any], app: Any
-) -> None:
-    """The rulings' bodies are English documents nobody has translated yet: a French reader is
-    told so on every one of them (and the English reader is not)."""
+def test_every_rulings_page_is_in_french(world: dict[str, Any], app: Any) -> None:
+    """Every rulings page has its French translation, which a French reader gets (and the
+    English reader the English page); tests/web/test_rulings_translations.py keeps each
+    translation's rulings and citations those of the English page."""
     from app.web.rulings import pages
 
     names = [p.name for p in pages()]
@@ -514,10 +511,11 @@ def test_every_rulings_page_says_in_french_it_is_english_only(
     for name in names:
         response = amelie.get(f"/rulings/{name}")
         assert response.status_code == 200, name
-        assert _english_only_notice(response.text), name
+        assert _french_rulings(response.text), name
     english = TestClient(app, base_url="http://testserver", cookies={LANG_COOKIE: "en"})
-    page = english.get(f"/rulings/{names[0]}", headers={"Accept-Language": "en"})
-    assert LexborHTMLParser(page.text).css_first("#rulings-english-only") is None
+    page = LexborHTMLParser(english.get(f"/rulings/{names[0]}").text)
+    assert page.css_first("#rulings-english-only") is None
+    assert page.css_first("#rulings-content").attributes.get("lang") == "en"  # type: ignore[union-attr]
 
 
 def test_every_message_has_a_french_translation_is_kept() -> None:

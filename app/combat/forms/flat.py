@@ -44,6 +44,9 @@ class FlatField:
     max: int | None = None
     wide: bool = False
     placeholder: str = ""
+    # a "list" field with a picker: the id of its list of names (FlatForm.pick_lists); the
+    # query's ``<name>.pick`` adds one name to the field (once)
+    pick: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +106,11 @@ class FlatForm(CalculatorForm):
 
     # -- reading the query ------------------------------------------------------------------
 
+    def pick_lists(self) -> Mapping[str, Sequence[tuple[str, str]]]:
+        """The pickers' lists by id: (the name the engine reads, what else it is called, e.g.
+        its English name), searched together. Default: none."""
+        return {}
+
     def parse(self, params: Sequence[tuple[str, str]]) -> FormState:
         given = last_values(params)
         state = FormState(system_id=self.system_id)
@@ -127,6 +135,13 @@ class FlatForm(CalculatorForm):
                 if preset is not None:
                     self._apply_preset(section, preset, values)
         for f in self.fields():
+            picked = given.get(f"{f.name}.pick", "").strip() if f.pick else ""
+            if picked:  # the picker: add the name to the field's list, once
+                edited = True
+                have = parse_list(values[f.name])
+                if picked.casefold() not in (h.casefold() for h in have):
+                    values[f.name] = ", ".join([*have, picked])
+        for f in self.fields():
             if f.kind == "bool":
                 values[f.name] = "on" if values[f.name] not in ("", "0", "off", "false") else ""
         state.values = values
@@ -143,7 +158,8 @@ class FlatForm(CalculatorForm):
             "sections": [
                 (s, [(pid, p["name"]) for pid, p in self._section_presets(s).items()])
                 for s in self.sections
-            ]
+            ],
+            "pick_lists": self.pick_lists(),
         }
         state.request = self._request(state)
         return state

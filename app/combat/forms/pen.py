@@ -9,7 +9,8 @@ Query parameters (documented in docs/api-combat.md): ``a.<field>`` (attacker), `
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from functools import cache
 from typing import Any
 
 from app.combat.forms import FormState, pen_words
@@ -19,8 +20,24 @@ from app.combat.rulesets.pen import SYSTEM_ID
 from app.core.i18n import gettext as _
 from app.core.i18n import lazy
 from app.engine.pen import profiles as p
+from app.engine.pen.names import RULE_INFO, RuleScope, normalise
 
 F = FlatField
+# the pickers' lists (PenForm.pick_lists): the engine's names, French first, English beside
+WEAPON_RULES = "pen-weapon-rules"
+UNIT_RULES = "pen-unit-rules"
+VEHICLE_TYPES = "pen-vehicle-types"
+# the vehicle types as the engine reads them, with their French names [L217-L268]
+_VEHICLE_TYPE_NAMES = (
+    ("tank", "char d'assaut"),
+    ("open-topped", "ouvert"),
+    ("skimmer", "antigrav"),
+    ("fast", "rapide"),
+    ("walker", "marcheur"),
+    ("flyer", "volant"),
+    ("aircraft", "aéronef"),
+    ("transport", "transport"),
+)
 UNIT = ("t.kind", "unit")
 VEHICLE = ("t.kind", "vehicle")
 
@@ -64,6 +81,7 @@ ATTACKER = Section(
             "list",
             lazy("Special rules (comma-separated)"),
             wide=True,
+            pick=UNIT_RULES,
         ),
     ),
     presets="attackers",
@@ -99,6 +117,7 @@ WEAPON = Section(
             "list",
             lazy("Properties (comma-separated)"),
             wide=True,
+            pick=WEAPON_RULES,
         ),
     ),
     presets="weapons",
@@ -208,6 +227,7 @@ TARGET = Section(
             lazy("Special rules (comma-separated)"),
             only_when=UNIT,
             wide=True,
+            pick=UNIT_RULES,
         ),
         F(
             "v.front",
@@ -266,6 +286,7 @@ TARGET = Section(
             "tank",
             only_when=VEHICLE,
             wide=True,
+            pick=VEHICLE_TYPES,
         ),
         F(
             "v.rules",
@@ -274,6 +295,7 @@ TARGET = Section(
             lazy("Special rules (comma-separated)"),
             only_when=VEHICLE,
             wide=True,
+            pick=UNIT_RULES,
         ),
         F(
             "v.results_this_turn",
@@ -346,6 +368,9 @@ class PenForm(FlatForm):
 
     def result_kind(self, state: FormState) -> str:
         return "vehicle" if state.value("t.kind") == "vehicle" else "models"
+
+    def pick_lists(self) -> Mapping[str, Sequence[tuple[str, str]]]:
+        return _pick_lists()
 
     def group_names(self, state: FormState) -> Mapping[str, str]:
         """The engine's ``target`` (or ``vehicle``) as the player named it, and ``attacker``."""
@@ -433,6 +458,25 @@ def skill_word(text: str) -> str:
         return _("indirect barrage: BS capped at %(n)s") % {"n": m[1]}
     msgid = SKILL_WORDS.get(text)
     return _(msgid) if msgid else untranslated(text)
+
+
+@cache
+def _pick_lists() -> dict[str, tuple[tuple[str, str], ...]]:
+    """The engine's vocabulary for the pickers: weapon properties and special rules (French
+    names, as the seed writes them, with the English ones), vehicle types."""
+
+    def rules(scope: RuleScope) -> tuple[tuple[str, str], ...]:
+        found = sorted(
+            ((i.french, i.english) for i in RULE_INFO.values() if i.scope is scope),
+            key=lambda pair: normalise(pair[0]),
+        )
+        return tuple(found)
+
+    return {
+        WEAPON_RULES: rules(RuleScope.WEAPON),
+        UNIT_RULES: rules(RuleScope.UNIT),
+        VEHICLE_TYPES: _VEHICLE_TYPE_NAMES,
+    }
 
 
 def _signed(value: int) -> str:

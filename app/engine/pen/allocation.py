@@ -23,8 +23,12 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from fractions import Fraction
 from functools import lru_cache
+from itertools import accumulate
 from math import lcm
+from operator import add
 from typing import TypeVar
+
+from gmpy2 import mpz, pack, unpack
 
 from app.engine.distributions import Dist
 from app.engine.pen.procedures import Dice
@@ -432,10 +436,13 @@ def _shear_line(c: list[int], lower: int, w0: int, w1: int, powers: _Powers) -> 
         factor = lo_pow[size - a] * w1_pow[a]
         if factor != 1 and d[a]:
             d[a] *= factor
+    # the Taylor shift: pass i makes d[i:] its suffix sums (d[j] += d[j + 1] downwards), on
+    # the reversed list a prefix sum, run by accumulate in C
+    rev = d[::-1]
     for i in range(top):
-        for j in range(top - 1, i - 1, -1):
-            if d[j + 1]:
-                d[j] += d[j + 1]
+        end = top + 1 - i
+        rev[:end] = accumulate(rev[:end])
+    d = rev[::-1]
     if w1 != 1:
         d = [x // w1_pow[j] if x else 0 for j, x in enumerate(d)]
     if w0 != 1:
@@ -459,11 +466,37 @@ def _one_more_wound(
     the substitution ``x_0 -> t x_0``, ``x_w -> w0 x_w + w1 x_(w-1)`` of the states'
     generating function (models independent [L1407]), done one level at a time from the
     lowest (each a shear along the lines of two adjacent levels). Weights over ``t^models``
-    times the table's.
+    times the table's. Worked on integer keys (:func:`_one_more_wound_keyed`).
 
     ``keep(alive)``: the bits of a packed row still needed by a state with ``alive`` living
     models (the higher ones are dropped once the lowest level is done: only it removes
     models)."""
+    keyed = {_keyed(state, models): value for state, value in table.items()}
+    after = _one_more_wound_keyed(keyed, models, wounds, w0, w1, keep)
+    return {_decoded(key // _BASE, wounds): value for key, value in after.items()}
+
+
+def _keyed(state: State, models: int) -> int:
+    """A squad state as the integer key of :func:`_one_more_wound_keyed`: digit 0 (base
+    ``_BASE``) the models removed, digit ``w`` the models with ``w`` W left."""
+    key = models - sum(state)
+    for i, n in enumerate(state):
+        key += n * _BASE ** (i + 1)
+    return key
+
+
+def _one_more_wound_keyed(
+    table: dict[int, int],
+    models: int,
+    wounds: int,
+    w0: int,
+    w1: int,
+    keep: Callable[[int], int] | None = None,
+) -> dict[int, int]:
+    """:func:`_one_more_wound` on integer keys (:func:`_keyed`): the removed models are a
+    digit, so every level's lines are two adjacent digits (the key with both zeroed names the
+    line, the digits always summing to ``models``), read and written with integer arithmetic
+    instead of tuples. The same integers."""
     t = w0 + w1
     for level in range(1, wounds + 1):
         lower = t if level == 1 else 1
@@ -472,33 +505,41 @@ def _one_more_wound(
             [w0**i for i in range(models + 1)],
             [w1**i for i in range(models + 1)],
         )
-        hi = level - 1  # index in the state of the level, and of the one below (hi - 1)
-        lines: dict[State, list[int]] = {}
-        for state, value in table.items():
-            if level == 1:
-                size = models - sum(state[1:])
-                fixed = (*state[1:], size)
-            else:
-                size = state[hi - 1] + state[hi]
-                fixed = (*state[: hi - 1], *state[hi + 1 :], size)
+        low_unit = _BASE ** (level - 1)
+        high_unit = low_unit * _BASE
+        lines: dict[int, list[int]] = {}
+        for key, value in table.items():
+            high, rest = divmod(key // low_unit, _BASE)
+            high, n_high = divmod(high, _BASE)
+            n_low = rest
+            fixed = key - n_low * low_unit - n_high * high_unit
             line = lines.get(fixed)
             if line is None:
-                line = lines[fixed] = [0] * (size + 1)
-            line[state[hi]] += value
-        out: dict[State, int] = {}
+                line = lines[fixed] = [0] * (n_low + n_high + 1)
+            line[n_high] += value
+        out: dict[int, int] = {}
         for fixed, line in lines.items():
-            size = fixed[-1]
+            size = len(line) - 1
             shifted = _shear_line(line, lower, w0, w1, powers)
+            base = fixed + size * low_unit
+            step = high_unit - low_unit
             for a, value in enumerate(shifted):
-                if not value:
-                    continue
-                if level == 1:
-                    out[(a, *fixed[:-1])] = value
-                else:
-                    out[(*fixed[: hi - 1], size - a, a, *fixed[hi - 1 : -1])] = value
+                if value:
+                    out[base + a * step] = value
         table = out
         if level == 1 and keep is not None:
-            table = _kept_rows(table, keep)
+            kept: dict[int, int] = {}
+            masks: dict[int, int] = {}
+            for key, value in table.items():
+                bits = keep(models - key % _BASE)
+                if value.bit_length() > bits:
+                    mask = masks.get(bits)
+                    if mask is None:
+                        mask = masks[bits] = (1 << bits) - 1
+                    value &= mask
+                if value:
+                    kept[key] = value
+            table = kept
     return table
 
 
@@ -549,9 +590,8 @@ def _rows_by_wound_layers(
     w1 = lw[1] if len(lw) > 1 else 0
     n_max = len(joint) - 1
     top = n_max // models
-    step = slot // 8
     keep = None if sure_wipe is None else (lambda alive: alive * sure_wipe * slot)
-    table: dict[State, int] = {}
+    table: dict[int, int] = {}  # states as keys of _keyed
     t_pow = [t**i for i in range(models + 1)]
     coef = [
         [math.comb(r, j) * w1**j * w0 ** (r - j) * t_pow[models - r] for j in range(r + 1)]
@@ -559,7 +599,7 @@ def _rows_by_wound_layers(
     ]
     for q in range(top, -1, -1):
         if table:
-            table = _one_more_wound(table, models, wounds, w0, w1, keep)
+            table = _one_more_wound_keyed(table, models, wounds, w0, w1, keep)
         line = [0] * (models + 1)
         for r in range(models):
             k1 = q * models + r
@@ -568,19 +608,23 @@ def _rows_by_wound_layers(
             jrow = joint[k1]
             if not any(jrow):
                 continue
-            acc = int.from_bytes(b"".join(x.to_bytes(step, "little") for x in jrow), "little")
+            acc = pack(jrow, slot)
             for j, weight in enumerate(coef[r]):
                 if weight:
                     line[j] += acc * weight
         scale = t_pow[models] ** (top - q)
         for j, value in enumerate(line):
             if value:
-                state = tuple(
-                    j if i == wounds - 2 else models - j if i == wounds - 1 else 0
-                    for i in range(wounds)
+                key = _keyed(
+                    tuple(
+                        j if i == wounds - 2 else models - j if i == wounds - 1 else 0
+                        for i in range(wounds)
+                    ),
+                    models,
                 )
-                table[state] = table.get(state, 0) + value * scale
-    return table if keep is None else _kept_rows(table, keep)
+                table[key] = table.get(key, 0) + value * scale
+    states = {_decoded(key // _BASE, wounds): value for key, value in table.items()}
+    return states if keep is None else _kept_rows(states, keep)
 
 
 def _decoded(key: int, wounds: int) -> State:
@@ -621,24 +665,23 @@ def _binomial_rows(n: int, stay: int, drop: int) -> list[list[int]]:
 
 
 def _hit_level(
-    table: dict[State, int], index: int, stay: int, drop: int, coef: list[list[int]]
-) -> dict[State, int]:
-    """Every model of ``table``'s states with ``index + 1`` W left receives one wound: it
-    stays (weight ``stay``) or loses one W (``drop``; from one W left: removed)."""
-    out: dict[State, int] = {}
+    table: dict[int, int], index: int, stay: int, drop: int, coef: list[list[int]]
+) -> dict[int, int]:
+    """Every model of ``table``'s states (keys of :func:`_keyed`) with ``index + 1`` W left
+    receives one wound: it stays (weight ``stay``) or loses one W (``drop``; from one W left:
+    removed)."""
+    out: dict[int, int] = {}
     get = out.get
-    for state, value in table.items():
-        n = state[index]
+    unit = _BASE ** (index + 1)
+    move = unit - unit // _BASE  # one model a level down
+    for key, value in table.items():
+        n = key // unit % _BASE
         if not n:
-            out[state] = get(state, 0) + value
+            out[key] = get(key, 0) + value
             continue
-        row = coef[n]
-        for e in range(n + 1):
-            if index:
-                key = (*state[: index - 1], state[index - 1] + e, n - e, *state[index + 1 :])
-            else:
-                key = (n - e, *state[1:])
-            out[key] = get(key, 0) + value * row[e]
+        for e, c in enumerate(coef[n]):
+            k = key - e * move
+            out[k] = get(k, 0) + value * c
     return out
 
 
@@ -664,8 +707,11 @@ def _second_by_rounds(
     nothing: their weight, ``t ** Q``, is put on its removal, so removed models need no
     place in the state. ``D(Q)``: the partial rounds of every state and ``rho`` with
     ``Q * a <= k2 < (Q + 1) * a``, grouped by the level of the last model hit (the models of
-    the levels below all receive one wound, ``j`` of that level's). Every weight is an integer
-    over ``t ** n_max`` times the rows' total; no distribution per (state, count) is built.
+    the levels below all receive one wound, ``j`` of that level's): the weights of every
+    ``j`` are packed into one integer per state, the lower levels' wounds given to the staged
+    states together (states reaching the same one share them), then each staged state's
+    ``j`` models hit once. Every weight is an integer over ``t ** n_max`` times the rows'
+    total; no distribution per (state, count) is built.
     """
     lw, t = _weights_of(loss)
     stay = lw[0]
@@ -675,7 +721,25 @@ def _second_by_rounds(
     live = [(state, row, a) for state, row, a in live if a]
     top = max(((len(row) - 1) // a for _, row, a in live), default=-1)
     plain = _binomial_rows(models, stay, drop)
-    acc: dict[State, int] = {}
+    # a slot holds any weight of the staged rows: at most the rows' total times t ** n_max
+    total = sum(sum(row) for _, row, _ in live)
+    slot = (total * t_pow[n_max]).bit_length() + 1
+    # each state's rows weighed once, and listed under the rounds q and levels where its
+    # partial round has a count (q * a + the models of the levels below < the row's length)
+    parts: list[list[list[tuple[int, list[int], int, int]]]] = [
+        [[] for _ in range(wounds)] for _ in range(top + 1)
+    ]
+    for state, row, a in live:
+        scaled = [x * t_pow[n_max - k] if x else 0 for k, x in enumerate(row)]
+        key = _keyed(state, models)
+        below = 0
+        for index, n in enumerate(state):
+            if n:
+                for q in range((len(row) - 1 - below) // a + 1):
+                    first = q * a + below
+                    parts[q][index].append((key, scaled, first, min(first + n, len(row))))
+            below += n
+    acc: dict[int, int] = {}  # squad states as keys of _keyed
     for q in range(top, -1, -1):
         kill = drop * t_pow[q]  # removed with q rounds to come: their wounds' weight
         killing = _binomial_rows(min(models, n_max // q) if q else models, stay, kill)
@@ -684,57 +748,41 @@ def _second_by_rounds(
                 acc = _hit_level(
                     acc, index, stay, kill if index == 0 else drop, killing if index == 0 else plain
                 )
-        for state, row, a in live:
-            lo = q * a
-            if lo >= len(row):
-                continue
-            below = 0
-            for index, n in enumerate(state):
-                if not n:
-                    continue
-                first = lo + below
-                if first >= len(row):
-                    break
-                weights = [
-                    row[k] * t_pow[n_max - k] if row[k] else 0
-                    for k in range(first, min(first + n, len(row)))
-                ]
-                below += n
-                if not any(weights):
-                    continue
-                coef = killing if index == 0 else plain
-                dropped = [0] * len(weights)
-                for j, x in enumerate(weights):
+        # D(q) grouped by the level of the last model of the partial round (index): the
+        # rows' weights of its j = 0, 1, ... models hit, packed (one slot per j) and staged
+        # per state, so the models of the levels below, which all receive one wound, are hit
+        # once for every state reaching the same one, not once per (state, j)
+        for index in range(wounds):
+            stage: dict[int, int] = {}
+            for key, scaled, first, end in parts[q][index]:
+                packed = pack(scaled[first:end], slot)
+                if packed:
+                    stage[key] = stage.get(key, 0) + packed
+            for lower in range(index):  # fewest W left first: each model one wound
+                stage = _hit_level(
+                    stage,
+                    lower,
+                    stay,
+                    kill if lower == 0 else drop,
+                    killing if lower == 0 else plain,
+                )
+            coef = killing if index == 0 else plain
+            get = acc.get
+            unit = _BASE ** (index + 1)
+            move = unit - unit // _BASE
+            for st, packed in stage.items():
+                n = st // unit % _BASE
+                dropped = [0] * n
+                for j, x in enumerate(unpack(packed, slot)):
+                    if x:  # dropped[e] += x * coef[j][e], the loop in C
+                        dropped[: j + 1] = map(add, dropped, map(x.__mul__, coef[j]))
+                for e, x in enumerate(dropped):
                     if x:
-                        for e, c in enumerate(coef[j]):
-                            dropped[e] += x * c
-                # the levels below this one: every model one wound (fewest W left first)
-                base: dict[State, int] = {state: 1}
-                for lower in range(index):
-                    base = _hit_level(
-                        base,
-                        lower,
-                        stay,
-                        kill if lower == 0 else drop,
-                        killing if lower == 0 else plain,
-                    )
-                get = acc.get
-                for st, w in base.items():
-                    for e, x in enumerate(dropped):
-                        if not x:
-                            continue
-                        if index:
-                            key = (
-                                *st[: index - 1],
-                                st[index - 1] + e,
-                                st[index] - e,
-                                *st[index + 1 :],
-                            )
-                        else:
-                            key = (st[0] - e, *st[1:])
-                        acc[key] = get(key, 0) + w * x
-    for state, value in acc.items():
-        destroyed[models - models_of(state)] += value
+                        key = st - e * move
+                        acc[key] = get(key, 0) + x
+    for key, value in acc.items():
+        state = _decoded(key // _BASE, wounds)
+        destroyed[key % _BASE] += value
         lost[damage_of(state, models, wounds)] += value
 
 
@@ -802,8 +850,9 @@ def two_allocations(
         for x in row:
             every |= x
     zeros = (every & -every).bit_length() - 1 if every else 0
-    if zeros:
-        joint = [[x >> zeros for x in row] for row in joint]
+    # GMP integers from here on (their sums and products of thousands of bits and more are
+    # several times faster than CPython's); back to int in the answer
+    joint = [[mpz(x >> zeros) for x in row] for row in joint]
     joint_total = (wounds_total * c**n_max) >> zeros  # the weights' sum, exactly
     # R(s, k2) for every k2 packed into one integer per state (Kronecker substitution): one
     # big-integer operation moves every k2 at once; no slot exceeds the total.
@@ -826,13 +875,9 @@ def two_allocations(
             _rows_of_spread(packed, models, wounds, q, joint, loss1, common, slot)
         by_state = {_decoded(key, wounds): value for key, value in packed.items()}
         wiped = 0
-    step = slot // 8
     rows: dict[State, list[int]] = {}
     for state, value in by_state.items():
-        raw = value.to_bytes(-(-value.bit_length() // slot) * step, "little")
-        rows[state] = [
-            int.from_bytes(raw[i : i + step], "little") for i in range(0, len(raw), step)
-        ]
+        rows[state] = unpack(value, slot)
         if wiped:
             wiped -= sum(rows[state])
     if wiped:
@@ -871,6 +916,6 @@ def two_allocations(
     if by_rounds:
         _second_by_rounds(rows, models, wounds, loss2, n_max, destroyed, lost)
     return (
-        Dist.from_weights({k: x for k, x in enumerate(destroyed) if x}),
-        Dist.from_weights({k: x for k, x in enumerate(lost) if x}),
+        Dist.from_weights({k: int(x) for k, x in enumerate(destroyed) if x}),
+        Dist.from_weights({k: int(x) for k, x in enumerate(lost) if x}),
     )

@@ -367,16 +367,19 @@ MAX_TWO_GROUP_WORK = 6_500_000
 # (one W3 model or two under 300 hits: 0.36 s; 1.6 s by the sequential states).
 
 
-MAX_LAYERS_WORK = 400_000_000
+MAX_LAYERS_WORK = 450_000_000
 # Two allocations by wound layers (two_allocations with ``layers``, a first group whose wound
 # takes at most one W): ``hits / models`` applications of "one more wound on every model" to
 # every squad state, each a shear per level along lines of up to ``models`` states, on rows of
 # ``width`` counts of the second group of about ``hits`` bits each; then the second allocation
 # from every (state, count): one outcome when every second-group wound takes the same W,
-# otherwise a distribution per pair. Units are about a nanosecond of CPU here (fitted on
-# 30 x W2 under 270 Rending hits: 0.23 s estimated, 0.2-0.25 s measured; 20 x W3 under 180:
-# 0.6 / 0.65 s; one W10 model under 300: 0.11 / 0.1 s), so the bound keeps every request it
-# accepts under about 0.45 s (issue 18). The cheaper method by these estimates is used
+# otherwise a distribution per pair. Units are about a nanosecond of CPU here, refitted on
+# GMP integers and integer state keys (the layers' term halved; estimated / measured: 30 x W2
+# under 270 Rending hits 0.15 / 0.18 s; 20 x W3 under 180 0.41 / 0.39 s, refused before;
+# 22 x W2 with an invulnerable 5+ under 198 0.30 / 0.23 s; 8 x W3 invulnerable 5+ under 270
+# 0.33 / 0.45 s; refused: 30 x W2 invulnerable 5+ under 270 1.08 / 0.8 s, 22 x W3 under 198
+# 0.66 / 0.51 s), so the bound keeps every request it accepts under about 0.45 s (issue
+# 18). The cheaper method by these estimates is used
 # (one unit of the counts method, below, is about COUNTS_UNIT_NS nanoseconds here): a
 # request the counts method's own bound accepts is never refused.
 COUNTS_UNIT_NS = 25
@@ -388,7 +391,7 @@ def _layers_work(through: Dist, target: Unit, second: Dist) -> int:
     models, wounds = target.models, target.wounds
     states = math.comb(min(models, hits) + wounds, wounds)
     width = min(hits, models * wounds) + 1 if second.min >= 1 else hits + 1
-    layers = (hits // models) * wounds * states * (3000 + (models // 3 + 1) * width * hits // 8)
+    layers = (hits // models) * wounds * states * (1500 + (models // 3 + 1) * width * hits // 16)
     if second.min == second.max:  # the second allocation: one outcome per (state, count)
         return layers + states * width * 1000
     return layers + _rounds_work(through, target, second)

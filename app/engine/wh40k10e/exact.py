@@ -37,6 +37,10 @@ Method (integer weights over one common denominator, reduced between weapons):
    operator); a line of identical models gives the counts of the paths that never leave
    them.
 
+The packed rows and the big sums run on GMP integers (gmpy2's ``mpz``: products, additions,
+gcds and decimal conversions several times faster than CPython's at these sizes); every value
+that leaves the module is a Python ``int``.
+
 Work is bounded: static size limits first (:func:`_check_budget`), then a budget counted
 while the chain runs (big-by-big products and the serialisation of the answer included), and
 the size of the exact fractions (:data:`MAX_EXACT_DIGITS`); beyond any of them, a ProfileError
@@ -54,7 +58,9 @@ import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from fractions import Fraction
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
+
+from gmpy2 import bit_mask, divexact, gcd, mpz, unpack
 
 from app.engine.combat import CombatAnalysis, ExtraValue
 from app.engine.distributions import Dist, power_weights
@@ -89,6 +95,8 @@ MAX_TOTAL_HITS = 2400
 # guard), and no reader needs one; the float beside each fraction is what a player reads.
 MAX_EXACT_DIGITS = 4000
 _MAX_EXACT_BITS = int(MAX_EXACT_DIGITS * math.log2(10))  # fewer bits: at most that many digits
+
+Key = TypeVar("Key")
 
 _ZERO = Dist.constant(0)
 _ONE = Dist.constant(1)
@@ -349,8 +357,11 @@ def _by_shift(
 
 
 def _pack(values: list[int], step: int) -> int:
-    """One integer holding ``values`` in slots of ``step`` bytes, the first lowest."""
-    return int.from_bytes(b"".join(x.to_bytes(step, "little") for x in values), "little")
+    """One integer holding ``values`` in slots of ``step`` bytes, the first lowest: a GMP
+    integer (``mpz``), as every packed row of the chains is, for GMP's faster arithmetic on
+    big integers; the values read back (:func:`_unpack`) are Python integers."""
+    packed: int = mpz.from_bytes(b"".join(x.to_bytes(step, "little") for x in values), "little")
+    return packed
 
 
 def _unpack(packed: int, count: int, step: int) -> list[int]:
@@ -363,9 +374,24 @@ def _repack(packed: int, count: int, old: int, new: int) -> int:
     """``packed`` (``count`` slots of ``old`` bytes) in slots of ``new`` >= ``old`` bytes."""
     raw = packed.to_bytes(count * old, "little")
     pad = bytes(new - old)
-    return int.from_bytes(
+    out: int = mpz.from_bytes(
         b"".join(raw[i : i + old] + pad for i in range(0, count * old, old)), "little"
     )
+    return out
+
+
+def _mask(bits: int) -> int:
+    """``2**bits - 1`` as a GMP integer (the packed rows' masks)."""
+    mask: int = bit_mask(bits)
+    return mask
+
+
+def _lowest_terms(den: int, weights: dict[Key, int]) -> tuple[int, dict[Key, int]]:
+    """``den`` and ``weights`` divided by their gcd, by GMP (its gcd and exact divisions are
+    subquadratic, CPython's are not: the weights are thousands of digits long); Python
+    integers out."""
+    g = gcd(den, *weights.values())
+    return int(divexact(den, g)), {k: int(divexact(x, g)) for k, x in weights.items()}
 
 
 class _Budget:
@@ -702,7 +728,7 @@ class _Chain:
                     elif n > 0 and x:
                         cut = masks.get((n, step))
                         if cut is None:
-                            cut = masks[(n, step)] = (1 << (n * bits)) - 1
+                            cut = masks[(n, step)] = _mask(n * bits)
                         acc[dst] = x & cut
             else:
                 acc = nxt
@@ -807,10 +833,7 @@ class _Chain:
 
     def _reduce(self) -> None:
         self.v = {k: w for k, w in self.v.items() if w}
-        g = math.gcd(self.den, *self.v.values())
-        if g > 1:
-            self.v = {k: w // g for k, w in self.v.items()}
-            self.den //= g
+        self.den, self.v = _lowest_terms(self.den, self.v)
         # The common denominator of the answer: reduced, it is often much shorter than the
         # one the steps work over (whose cost the budget counts), so it is checked here.
         _check_digits(self.den.bit_length())
@@ -1004,10 +1027,9 @@ class _TwoFeelNoPainChain:
         weights[wiped] += den - kept
         weights = {k: x for k, x in weights.items() if x}
         assert all(x > 0 for x in weights.values())
-        g = math.gcd(den, *weights.values())
-        self.den = den // g
+        self.den, weights = _lowest_terms(den, weights)
         _check_digits(self.den.bit_length())
-        return {k: x // g for k, x in weights.items()}
+        return weights
 
 
 def _virtual_rows(
@@ -1148,6 +1170,7 @@ class _PrefixSplitChain:
             return got
 
         if coef is not None:
+            coef = [mpz(c) for c in coef]  # GMP integers: big-by-medium products below
             acc = [coef[0] * v for v in read(0)]
         # per state: its transitions grouped by the pending wounds they add, split into
         # those that stay on the prefix and those that leave it
@@ -1174,7 +1197,7 @@ class _PrefixSplitChain:
             if need > step:
                 phi = {i: _repack(x, cells, step, need) for i, x in phi.items()} if step else phi
                 step, bits = need, need * 8
-                mask = (1 << (cells * bits)) - 1
+                mask = _mask(cells * bits)
             nxt: dict[int, int] = defaultdict(int)
             out: dict[int, int] = defaultdict(int)
             out_side: dict[int, int] = defaultdict(int)
@@ -1201,7 +1224,7 @@ class _PrefixSplitChain:
                 red = [0] * cells
                 for i, x in phi.items():
                     f = read(i)
-                    for k, v in enumerate(_unpack(x, cells, step)):
+                    for k, v in enumerate(unpack(x, bits)[:cells]):
                         if v:
                             for j in range(cells - k):
                                 if f[j]:
@@ -1214,7 +1237,7 @@ class _PrefixSplitChain:
         # every live attack on the prefix moves a path on: none is left unless the attacks
         # ran out first (those end on the prefix, read out above or by the line chain)
         assert not phi or steps == last
-        return flux, side, acc, wid
+        return flux, side, [int(v) for v in acc], wid
 
     def _divided(
         self,
@@ -1290,17 +1313,18 @@ class _PrefixSplitChain:
         total: int,
         kernel: _Kernel,
         end: int,
+        ahead: int = 0,
     ) -> tuple[dict[int, int], int]:
         """P(the unit ends ``e`` wounds down the line, pending mortal wounds (thinned as they
         are made) included) for ``e < end``, as integer weights over one denominator: a line
         of identical models, corrected by the paths that reach position ``P`` (the real
-        tail's less the line's)."""
+        tail's less the line's). ``ahead``: work units still to come after this (checked
+        with the forward pass's before any work)."""
         nc, big_p = self.layout.C + 1, self.P
-        line = _LineChain.virtual(self.main, end, self.budget)
-        line.apply_weapon(w, situation, outcome, total)
-        out = {e: x for (e, _), x in line.final().items() if e < end}
         if end <= big_p or not kernel.qq:
-            return out, line.den
+            line = _LineChain.virtual(self.main, end, self.budget)
+            line.apply_weapon(w, situation, outcome, total)
+            return {e: x for (e, _), x in line.final().items() if e < end}, line.den
         h, h_den, g = _live_counts(w.per_model, kernel.r0, kernel.q, w.entry.models, None)
         top = len(h) - 1
         cells = end - big_p
@@ -1320,7 +1344,13 @@ class _PrefixSplitChain:
         def at(idx: int) -> int:  # wounds down the line (no Precision: b < B or c = 0)
             return idx // nc + idx % nc
 
-        self._check_ahead(self._forward_cost(live_row, cells, qq, steps))
+        forward_cost = self._forward_cost(live_row, cells, qq, steps)
+        self._check_ahead(forward_cost + ahead)  # before the line chain: refused at once
+        line = _LineChain.virtual(self.main, end, self.budget)
+        line.reserve = forward_cost + ahead  # the line refuses what they leave no room for
+        line.apply_weapon(w, situation, outcome, total)
+        out = {e: x for (e, _), x in line.final().items() if e < end}
+        self._check_ahead(forward_cost + ahead)
         flux, side, _, wid = self._forward(
             live_row,
             cells,
@@ -1394,10 +1424,7 @@ class _PrefixSplitChain:
         sign = -1 if den < 0 else 1  # a negative read-out denominator (``a < 0``)
         weights = {k: x * sign for k, x in raw.items() if x}
         den *= sign
-        g = math.gcd(den, *weights.values())
-        if g > 1:
-            weights = {k: x // g for k, x in weights.items()}
-            den //= g
+        den, weights = _lowest_terms(den, weights)
         _check_digits(den.bit_length())
         rest = den - sum(weights.values())
         if rest:
@@ -1426,8 +1453,22 @@ class _PrefixSplitChain:
             return
         two = self.two
         a, b, d = two.a, two.b, two.d
+        # the CHARACTERs' pass's kernel first: its cost is checked with the bodyguard's
+        if w.rules.devastating:
+            outcome_c, total_c = _attack_outcome(w, _thin(w.damage, two.p_c))
+        else:
+            outcome_c, total_c = outcome, total
+        kernel_c = two.high._kernel(w, situation, outcome_c, total_c)
+        char_cost = 0
+        if kernel_c.qq:
+            h, h_den, g = _live_counts(w.per_model, kernel_c.r0, kernel_c.q, w.entry.models, None)
+            top = len(h) - 1
+            common, live_c, coef, g_top = self._divided(kernel_c, h, g)
+            qq = -(-kernel_c.qq // common)
+            steps = min(top, big_p + cap)
+            char_cost = self._forward_cost(live_c, cap, qq, steps)
         # -- the bodyguard's counts (thinned by its Feel No Pain) -------------------------
-        out_b, den_b = self._line_counts(w, situation, outcome, total, kernel, big)
+        out_b, den_b = self._line_counts(w, situation, outcome, total, kernel, big, char_cost)
         # -- the CHARACTERs' counts (thinned by theirs), read out --------------------------
         f_den = a ** (big + cap - 1)
 
@@ -1444,19 +1485,9 @@ class _PrefixSplitChain:
 
         sums = [0] * cap  # the whole read-out, over ``den_y * f_den``
         den_y = 1
-        if w.rules.devastating:
-            outcome_c, total_c = _attack_outcome(w, _thin(w.damage, two.p_c))
-        else:
-            outcome_c, total_c = outcome, total
-        kernel_c = two.high._kernel(w, situation, outcome_c, total_c)
         if kernel_c.qq:
-            h, h_den, g = _live_counts(w.per_model, kernel_c.r0, kernel_c.q, w.entry.models, None)
-            top = len(h) - 1
-            common, live_c, coef, g_top = self._divided(kernel_c, h, g)
-            qq = -(-kernel_c.qq // common)
-            steps = min(top, big_p + cap)
             # the paths that end on the prefix are read out on the way (``acc``)
-            self._check_ahead(self._forward_cost(live_c, cap, qq, steps))
+            self._check_ahead(char_cost)
             flux, _, acc, wid = self._forward(
                 live_c, cap, qq, steps, top, coef=coef, readout=readout
             )
@@ -1541,6 +1572,7 @@ class _LineChain:
         self.v: dict[int, int] = {0: 1}  # r * B + e -> weight; "destroyed": den - the rest
         self.den = 1
         self.budget = budget
+        self.reserve = 0  # work units still to come after this chain (checked with its own)
 
     @classmethod
     def virtual(cls, model: ModelSlot, length: int, budget: _Budget) -> _LineChain:
@@ -1556,6 +1588,7 @@ class _LineChain:
         chain.v = {0: 1}
         chain.den = 1
         chain.budget = budget
+        chain.reserve = 0
         return chain
 
     @staticmethod
@@ -1675,7 +1708,7 @@ class _LineChain:
         kept_slots = sum(b_n - t for t in range(top + 1) if t < b_n)
         inject = len(start) * _mul_units(v_bits, max(c.bit_length() for c in coef))
         ahead = width * kept_slots * (1 + final_den.bit_length() // 256) + top * inject
-        if self.budget.spent + ahead > WORK_BUDGET:
+        if self.budget.spent + ahead + self.reserve > WORK_BUDGET:
             raise self.budget.refuse()
         # per r: the live transitions grouped by the wounds they add, fewest first
         by_shift: dict[int, list[tuple[int, list[tuple[int, int]]]]] = {}
@@ -1710,7 +1743,7 @@ class _LineChain:
                 for r, x in start.items():
                     nxt[r] += x * c
                 self.budget.spend(len(start) * _mul_units(v_bits, c.bit_length()), 0)
-            mask = (1 << (keep * slot)) - 1  # e >= B - t: destroyed (what the rest leave)
+            mask = _mask(keep * slot)  # e >= B - t: destroyed (what the rest leave)
             acc = {r: x & mask for r, x in nxt.items()}
             self.budget.spend(updates * keep, slot)
         out: dict[int, int] = {}
@@ -1726,10 +1759,7 @@ class _LineChain:
         """Nothing to do: the pending mortal wounds are already part of ``e``."""
 
     def _reduce(self) -> None:
-        g = math.gcd(self.den, *self.v.values())
-        if g > 1:
-            self.v = {k: x // g for k, x in self.v.items()}
-            self.den //= g
+        self.den, self.v = _lowest_terms(self.den, self.v)
         _check_digits(self.den.bit_length())
 
     def final(self) -> dict[tuple[int, int], int]:

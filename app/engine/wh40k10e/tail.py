@@ -31,6 +31,8 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable
 
+from gmpy2 import bit_mask, mpz, pack, unpack
+
 __all__ = ["annihilator", "tail_sum"]
 
 Move = tuple[int, int, int]  # (destination state, cells to shift, weight): backward
@@ -69,18 +71,15 @@ def annihilator(
 
 
 def _unpack_bits(x: int, count: int, bits: int) -> list[int]:
-    mask = (1 << bits) - 1
-    out = []
-    for _ in range(count):
-        out.append(x & mask)
-        x >>= bits
-    return out
+    """The ``count`` slots of ``bits`` bits of ``x`` (GMP integers)."""
+    out: list[int] = unpack(x, bits)[:count]
+    return out + [0] * (count - len(out))
 
 
 def _pack_bits(values: list[int], bits: int) -> int:
-    x = 0
-    for v in reversed(values):
-        x = (x << bits) | v
+    """``values`` in slots of ``bits`` bits, the first lowest, as a GMP integer (``mpz``:
+    the forward values are big, and GMP's arithmetic on them is faster than CPython's)."""
+    x: int = pack(values, bits) if values else mpz(0)
     return x
 
 
@@ -120,7 +119,7 @@ def tail_sum(
         bound = bound * row_max + sum(sum(v) for v in flux[s].values())
         most = max(most, bound)
     bits = most.bit_length() + 1
-    masks = {i: (1 << (cells[i] * bits)) - 1 for i in states}
+    masks = {i: bit_mask(cells[i] * bits) for i in states}
     per_step = sum(len(m) for m in fwd.values())
     out = [0] * n_out
     x_now: dict[int, int] = {}
@@ -149,7 +148,7 @@ def tail_sum(
             _read(red, _unpack_bits(x, cells[i], bits), tail[i], pos[i], cells[i])
         for e, v in enumerate(red):
             out[e] += v
-    return out
+    return [int(v) for v in out]  # Python integers out of GMP's
 
 
 def _read(out: list[int], xs: list[int], f: list[int], at: int, n: int) -> None:

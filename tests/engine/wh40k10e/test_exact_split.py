@@ -15,6 +15,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from app.engine.errors import ProfileError
 from app.engine.wh40k10e import analyze, exact
 from app.engine.wh40k10e.allocation import Layout
 from app.engine.wh40k10e.profiles import CombatRequest, request_from_dict
@@ -229,9 +230,9 @@ def test_the_issue_s_full_scope_is_answered(
     captain_fnp: int | None, digest: str, mean: float
 ) -> None:
     # refused before (1.0-1.6 s with the bound lifted); the tail in closed form answers it
-    # in about 0.3-0.45 s here. The digests are of the previous split chain's answer with the
-    # bound lifted (checked against the plain engine on the random profiles above), which
-    # the closed form reproduces exactly; the plain engine itself needs minutes.
+    # in about 0.2-0.26 s here (GMP integers). The digests are of the previous split chain's
+    # answer with the bound lifted (checked against the plain engine on the random profiles
+    # above), which the closed form reproduces exactly; the plain engine needs minutes.
     req = request_from_dict(_full_scope(captain_fnp))
     assert split_applies(req)
     start = time.process_time()
@@ -239,3 +240,19 @@ def test_the_issue_s_full_scope_is_answered(
     assert time.process_time() - start < 2.0  # CPU; generous for -n 2 on a shared machine
     assert _digest(got) == digest
     assert round(float(got.damage.mean()), 9) == mean
+
+
+@pytest.mark.parametrize(("models", "wounds"), [(50, 3), (30, 4), (24, 6)])
+def test_a_split_line_too_large_is_refused_before_the_work(models: int, wounds: int) -> None:
+    # the forward pass's cost, the CHARACTERs' pass's and the line chain's are checked
+    # together before any of them runs: a refusal in milliseconds, not after most of a second
+    raw = _full_scope(4)
+    raw["target"] = {**raw["target"], "models": models, "wounds": wounds}
+    req = request_from_dict(raw)
+    assert split_applies(req)
+    start = time.process_time()
+    with pytest.raises(ProfileError) as err:
+        analyze(req)
+    assert time.process_time() - start < 0.5
+    assert err.value.field == "attacks"
+    assert "too large to analyse exactly" in err.value.message

@@ -48,6 +48,7 @@ from app.engine.match.events import Event
 __all__ = [
     "SPOT_IN_TERRAIN",
     "ambushed",
+    "as_spotted",
     "auspex_spots",
     "blockers",
     "deploy_faces",
@@ -195,6 +196,14 @@ def spot_step(state: BattleState, uid: str, path: tuple[object, ...]) -> int | N
         if spotter_of(probe, probe.units[uid]) is not None:
             return k
     return None
+
+
+def as_spotted(state: BattleState, uid: str) -> BattleState:
+    """The state with the ambushed ``uid`` turned to its Inactive face (a probe)."""
+    u = state.units[uid]
+    if not ambushed(u):
+        return state
+    return evolve(state, UnitSpotted(uid, str(revealed_face(u)), SPOTTED))
 
 
 def spot_after_move(out: Out, mover: str) -> None:

@@ -21,6 +21,7 @@ from app.engine.black_reach.battle.ambush import (
 from app.engine.black_reach.battle.ambush import (
     SHOOTS,
     ambushed,
+    as_spotted,
     auspex_spots,
     spot_after_move,
     spot_on_the_way,
@@ -124,7 +125,6 @@ from app.engine.black_reach.battle.events import (
     UnitsActivated,
     UnitShot,
     UnitSniped,
-    UnitSpotted,
 )
 from app.engine.black_reach.battle.evolve import evolve, placement_of
 from app.engine.black_reach.battle.flamer import plan_flame
@@ -986,7 +986,7 @@ def overwatch_steps(
     for k in range(1, len(steps) + 1):
         probe = evolve(state, UnitMoved(u.uid, steps[:k], 0))
         if seen is not None and k >= seen:
-            probe = evolve(probe, UnitSpotted(u.uid, "inactive", "spotted"))
+            probe = as_spotted(probe, u.uid)
         for w in watchers:
             if not watch_shots(probe, probe.units[w.uid], probe.units[u.uid], False):
                 continue

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 from fractions import Fraction
 
-from app.engine.black_reach.battle.ambush import deploy_faces, unmasked
+from app.engine.black_reach.battle.ambush import as_spotted, deploy_faces, spot_step, unmasked
 from app.engine.black_reach.battle.assaults_transport import aboard_start
 from app.engine.black_reach.battle.cards import (
     MOVE_BONUS,
@@ -214,7 +214,8 @@ def render(state: BattleState, viewer: Viewer) -> JsonObject:
             "unit": state.pending.unit,
             "reactor": state.pending.reactor,
             "path": [[st.x, st.y] for st in state.pending.path],
-            "assault": state.pending.assault,  # an assault's move: its target (rulings 122)
+            # an assault's move: its target (rulings 122)
+            **({"assault": state.pending.assault} if state.pending.assault else {}),
         },
         "units": [_unit_view(state, u, side) for u in state.units.values()],
         "groups": [
@@ -664,6 +665,8 @@ def _scout_actions(state: BattleState, side: str) -> list[JsonObject]:
         mover = scout_mover(state, u)
         if mover is None:
             continue
+        if any(not p.face.has(Ability.SCOUT) for p in state.passengers(u.uid)):
+            continue  # a transport scouts with Scout units aboard only (rulings 118)
         found = {
             p: v
             for p, v in cheapest_paths(state.board, mover, state.board_units()).items()
@@ -688,10 +691,13 @@ def _overwatch_actions(state: BattleState, side: str) -> list[JsonObject]:
     mover = state.units[p.unit]
     path = [placement_of(s, mover.counter.footprint) for s in p.path]
     out: list[JsonObject] = []
+    seen = spot_step(state, mover.uid, p.path)  # an ambushed mover, spotted on the way
     for wid, steps in overwatch_steps(state, mover, path).items():
         w = state.units[wid]
         for k in steps:
             probe = evolve(state, UnitMoved(mover.uid, p.path[:k], 0))
+            if seen is not None and k >= seen:
+                probe = as_spotted(probe, mover.uid)
             for suppression in (False, True):
                 fired = watch_shots(probe, probe.units[wid], probe.units[mover.uid], suppression)
                 if not fired:

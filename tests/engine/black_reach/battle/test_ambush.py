@@ -2,9 +2,9 @@
 [L1776-L1824], [L3142], [L3156-L3157].
 
 The board is built here: 10 x 10, flat, with one wood square (5, 5) (a terrain element:
-defence bonus 1, no obstacle). The sample Ork shootas get an Ambush face (DV 4, MV 5, CV 1
-against infantry, Embuscade) over an Inactive face (DV 4, MV 4, CV 2, Assaut) and deploy in
-ambush in the wood. The Ultramarines stand at least 3 squares away: the tactical squad on
+defence bonus 1, no obstacle). The sample Ork shootas get an Inactive face (DV 4, MV 4, CV 2,
+Assaut) and an Ambush face (DV 4, MV 5, CV 1 against infantry, Embuscade) and deploy in ambush
+in the wood. The Ultramarines stand at least 3 squares away: the tactical squad on
 (1, 1), the sergeant on (3, 2) (Auspex when a test asks), the heavy bolter on (9, 0) and the
 battle tank on (5, 2)-(5, 1) facing S.
 """
@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from app.engine.black_reach.battle import BattleSetup, BlackReachBattle, Deploy, sample_setup
+from app.engine.black_reach.battle.ambush import spotter_of
 from app.engine.black_reach.battle.events import UnitSpotted
 from app.engine.match.errors import Refusal
 
@@ -48,12 +49,27 @@ INACTIVE_FACE = {"kind": "inactive", "dv": 4, "mv": 4,
                  "abilities": [{"id": "assault"}], "on_step_loss": "destroy"}  # fmt: skip
 
 
-def setup(*, auspex: int | None = None, shootas_at: tuple[int, int] = (5, 5)) -> BattleSetup:
+def setup(
+    *,
+    auspex: int | None = None,
+    shootas_at: tuple[int, int] = (5, 5),
+    sergeant_ambush: bool = False,
+    overwatch: str | None = None,
+) -> BattleSetup:
+    """The battle; ``sergeant_ambush``: the sergeant gets an Ambush face and deploys on it;
+    ``overwatch``: a counter id given En Alerte."""
     catalogue = copy.deepcopy(sample_setup().catalogue)
     assert isinstance(catalogue, dict)
     counters = {c["id"]: c for c in catalogue["counters"]}
-    counters["sample-ork-shootas"]["faces"] = [copy.deepcopy(AMBUSH_FACE),
-                                               copy.deepcopy(INACTIVE_FACE)]  # fmt: skip
+    if sergeant_ambush:
+        hidden = copy.deepcopy(counters["sample-um-sergeant"]["faces"][0])
+        hidden["kind"] = "ambush"
+        hidden["abilities"] = [{"id": "ambush"}]
+        counters["sample-um-sergeant"]["faces"].append(hidden)
+    if overwatch is not None:
+        counters[overwatch]["faces"][0]["abilities"].append({"id": "overwatch"})
+    counters["sample-ork-shootas"]["faces"] = [copy.deepcopy(INACTIVE_FACE),
+                                               copy.deepcopy(AMBUSH_FACE)]  # fmt: skip
     if auspex is not None:
         counters["sample-um-sergeant"]["faces"][0]["abilities"].append(
             {"id": "auspex", "param": auspex}
@@ -85,7 +101,7 @@ def setup(*, auspex: int | None = None, shootas_at: tuple[int, int] = (5, 5)) ->
     }
     deployment = (
         Deploy(TANK, 5, 2, "S"),
-        Deploy(SERGEANT, 3, 2, "S"),
+        Deploy(SERGEANT, 3, 2, "S", "ambush" if sergeant_ambush else None),
         Deploy(TACTICAL, 1, 1, "S"),
         Deploy(HEAVY, 9, 0, "S"),
         Deploy(SHOOTAS, *shootas_at, "N", "ambush"),
@@ -236,3 +252,31 @@ def test_an_ambushed_unit_blocks_no_line_of_sight_and_its_face_is_what_both_see(
     assert (mine["face"], mine["dv"], mine["mv"]) == ("ambush", 4, 5)
     assert mine["token"] is None
     assert mine["face_down_token"] is True
+
+
+def test_two_ambushed_units_spot_each_other() -> None:
+    # the shootas in the open on (4, 4), next to the ambushed sergeant
+    battle = ordered((TACTICAL, TANK), sergeant_ambush=True, shootas_at=(4, 4))
+    state = battle.state
+    assert face(battle, SERGEANT) == "ambush"
+    shootas, sergeant = state.units[SHOOTAS], state.units[SERGEANT]
+    assert spotter_of(state, shootas, [sergeant]) == SERGEANT
+    assert spotter_of(state, sergeant, [shootas]) == SHOOTAS
+    tank = state.units[TANK]
+    assert spotter_of(state, shootas, [tank]) is None  # a heavy vehicle never spots
+
+
+def test_en_alerte_shoots_a_moving_ambushed_unit_once_it_is_spotted() -> None:
+    battle = ordered(overwatch="sample-um-heavy-bolter")
+    battle.execute_json({"type": "hold", "unit": TACTICAL}, A)
+    path = ((6, 5), (7, 5))
+    new = battle.execute_json(move(SHOOTAS, *path), B, dice=[])
+    assert [e.event.kind for e in new] == ["order_revealed", "move_declared"]
+    steps = {
+        a["command"]["after"] for a in battle.actions(A) if a["command"]["type"] == "overwatch"
+    }
+    assert steps == {1, 2}  # spotted on its first square: a target from there on
+    # the heavy bolter: 1 + CV 3 = 4 against DV 4, a step
+    new = battle.execute_json({"type": "overwatch", "unit": HEAVY, "after": 1}, A, dice=[1])
+    kinds = [e.event.kind for e in new]
+    assert kinds.index("unit_spotted") < kinds.index("unit_shot")

@@ -161,6 +161,8 @@ def test_scout_from_a_transport_rulings_118() -> None:
         "path": [{"x": s[0], "y": s[1], "facing": s[2]} for s in steps],
     }
     decide(state, command_from_json(go), A, Roller(1))  # the sergeant: Scout
-    err = _refused(_aboard(state, TACTICAL), A, go)
+    crowded = _aboard(state, TACTICAL)
+    assert all(a["command"].get("unit") != TRANSPORT for a in legal_actions(crowded, A))
+    err = _refused(crowded, A, go)
     assert err.code == "scout_passengers"
     assert TACTICAL in err.message
