@@ -620,15 +620,22 @@ def timeline(
     units: Mapping[str, str],
     players: Mapping[str, str],
     rule_system: str,
+    sides: Mapping[str, Any] | None = None,
 ) -> list[TimelineEntry]:
     """The public log, newest first, in the sentences the players' page uses: the match's rule
     system's own (its page's ``sentence`` hook; ``""`` leaves bookkeeping out), else the generic
-    page's words."""
+    page's words. ``sides``: the view's ``seats`` (seat -> side) of a system whose sides are not
+    its seats (Black Reach): its hook is given each side's player too, ``"<name> (<side>)"``
+    under the side's id, so that its sentences name a side by its player."""
     page = page_systems().get(rule_system)
     own = page.sentence if page is not None else None
+    told_players = dict(players)
+    for seat, side in (sides or {}).items():
+        if isinstance(side, str) and side and side not in players:
+            told_players[side] = f"{players.get(seat) or seat} ({side})"
     out: list[TimelineEntry] = []
     for entry in reversed(log):
-        told = own(entry["event"], units, players) if own is not None else None
+        told = own(entry["event"], units, told_players) if own is not None else None
         if told == "":
             continue
         text = told or describe(entry["event"], units, players)
@@ -657,6 +664,7 @@ def _page_context(
             {u.id: u.name for seat in ("A", "B") for u in board_[seat]},
             names,
             match.rule_system,
+            view.get("seats") if isinstance(view.get("seats"), Mapping) else None,
         ),
     }
 

@@ -810,6 +810,36 @@ def test_the_spectators_page_names_a_content_match_and_tells_black_reach_events(
     assert told[-1].text == "The battle is set up."
 
 
+def test_the_black_reach_timeline_names_a_side_by_its_player(
+    br_game: Callable[..., PenGame],  # noqa: F811
+    client: TestClient,
+) -> None:
+    g = br_game()
+    token = both_agree(g)["token"]
+    br_deploy(g)
+    out = client.get(f"/api/v1/spectate/{token}").json()
+    a, b = out["players"]["A"]["name"], out["players"]["B"]["name"]
+    assert out["view"]["seats"] == {"A": "ultramarines", "B": "orks"}
+    items = [
+        li.text(strip=True)
+        for li in html(client.get(f"/spectate/{token}")).css("#spectate-timeline li")
+    ]
+    assert any(f"{a} (ultramarines) has deployed." in i for i in items), items
+    assert any(f"{b} (orks) has deployed." in i for i in items), items
+    # the hook alone: a side its players do not name stays its id; seats are no side
+    from app.matches.pages import black_reach as br_page
+
+    ended = {"type": "deployment_ended", "side": "orks"}
+    assert br_page.sentence(ended, {}, {"A": "Alice", "B": "Bob"}) == "orks has deployed."
+    named = {"A": "Alice", "B": "Bob", "orks": "Bob (orks)"}
+    assert br_page.sentence(ended, {}, named) == "Bob (orks) has deployed."
+    told = spectate.timeline(
+        out["log"], {}, {"A": "Alice", "B": "Bob"}, "black-reach", out["view"]["seats"]
+    )
+    assert any(t.text == "Bob (orks) has deployed." for t in told)
+    assert any(t.text == "Alice (ultramarines) has deployed." for t in told)
+
+
 def test_the_hot_seat_creator_agrees_for_both_seats(
     user_client: Callable[[str], TestClient], with_router: None
 ) -> None:

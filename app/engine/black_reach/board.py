@@ -154,6 +154,8 @@ class TerrainElement:
     forbidden_to: frozenset[UnitClass] = frozenset()
     barricade: int = 0
     structure: int | None = None  # Destruction points to destroy it [L894-L905]
+    # a structure's ruin face (its terrain symbols once destroyed [L894-L905]; rulings 134)
+    ruin: TerrainElement | None = None
 
     def bonus_for(self, unit_class: UnitClass) -> int:
         """Its defence bonus for a unit of that class (the colour must match) [L806-L813]."""
@@ -326,6 +328,7 @@ class Placed:
                 forbidden_to=e.forbidden_to,
                 barricade=e.barricade,
                 structure=e.structure,
+                ruin=e.ruin,
             )
             for e in self.board.elements
         )
@@ -420,6 +423,31 @@ def _replace_squares(
         forbidden_to=e.forbidden_to,
         barricade=e.barricade,
         structure=e.structure,
+        ruin=e.ruin,
+    )
+
+
+def with_ruins(board: Board, ruined: frozenset[str]) -> Board:
+    """The board with each destroyed structure of ``ruined`` (element ids) that has a ruin
+    face turned over: its squares and intercases keep their place, its terrain symbols are
+    the ruin's (rulings 134); one without a ruin face stays as printed. Cached."""
+    if not ruined or not any(e.ruin is not None and e.id in ruined for e in board.elements):
+        return board
+    return _with_ruins(board, ruined)
+
+
+@lru_cache(maxsize=64)
+def _with_ruins(board: Board, ruined: frozenset[str]) -> Board:
+    return replace(
+        board,
+        elements=tuple(
+            replace(
+                e.ruin, id=e.id, squares=e.squares, intercases=e.intercases, structure=e.structure
+            )
+            if e.ruin is not None and e.id in ruined
+            else e
+            for e in board.elements
+        ),
     )
 
 
@@ -626,6 +654,7 @@ _ELEMENT_FIELDS = frozenset(
         "forbidden_to",
         "barricade",
         "structure",
+        "ruin",
     }
 )
 _EDGE_FIELDS = frozenset(
@@ -678,6 +707,7 @@ def _element(
     structure = None
     if obj.get("structure") is not None:
         structure = r.integer(obj, "structure", where, 1, 20)
+    ruin = _ruin(r, obj, where, board=squares is not None, structure=structure)
     element = TerrainElement(
         id=ident,
         squares=cells,
@@ -691,8 +721,43 @@ def _element(
         forbidden_to=r.choices(obj, "forbidden_to", where, UnitClass),
         barricade=r.integer(obj, "barricade", where, 0, 10, 0),
         structure=structure,
+        ruin=ruin,
     )
     return element if ident and cells else None
+
+
+def _ruin(
+    r: Reader, obj: Mapping[str, Any], where: str, *, board: bool, structure: int | None
+) -> TerrainElement | None:
+    """A board structure's ruin face (rulings 134): its terrain symbols, an element's fields
+    without ``id``, ``squares``, ``intercases``, ``structure`` and ``ruin``. A wreck has none
+    (it is removed), nor has an element that is no structure."""
+    raw = obj.get("ruin")
+    if raw is None:
+        return None
+    here = f"{where}.ruin"
+    if not board:
+        r.fail(here, "unknown field (a wreck is removed, it has no ruin face)")
+        return None
+    if structure is None:
+        r.fail(here, "a ruin face needs a structure value")
+        return None
+    if not isinstance(raw, dict):
+        r.fail(here, "an object")
+        return None
+    for key in ("id", "squares", "intercases", "structure", "ruin"):
+        if key in raw:
+            r.fail(f"{here}.{key}", "unknown field")
+    placeholder = {k: v for k, v in raw.items() if k not in ("structure", "ruin")} | {
+        "id": "ruin",
+        "squares": [[0, 0]],
+    }
+    ruin = _element(r, placeholder, here, None)
+    if ruin is not None and (ruin.impassable or ruin.forbidden_to):
+        # units may stand inside when it falls: a ruin they could not be in is refused
+        r.fail(here, "a ruin face may not be impassable or forbidden to any unit")
+        return None
+    return ruin
 
 
 def _edge_element(

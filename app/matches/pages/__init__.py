@@ -150,7 +150,9 @@ class PageSystem:
       systems it shows, e.g. Black Reach's side and deployment). Whether a seat picks an army
       list is the system's (``MatchSystem.own_force``), not the page's;
     - ``sentence(event, names, players)``: an event of the system's own log as a sentence
-      (``None``: not one it knows; ``""``: bookkeeping a timeline leaves out). The generic page
+      (``None``: not one it knows; ``""``: bookkeeping a timeline leaves out); ``players``: the
+      players' names by seat, and on the spectators' page by side too when the view says
+      each seat's side (``seats``, ``spectate.timeline``). The generic page
       asks it when it shows a game this page does not accept (the PEN battle's shots and moves
       in a Dynamics match), the spectators' page for every match: the log of a system reads in
       the system's own words wherever it is shown.

@@ -320,9 +320,15 @@ def picture_of(game: Any) -> Any:
     """The battlefield with both deployment zones and the objectives (the content library's
     drawing of the battle's own scenario)."""
     from app.blackreach.present import scenario_picture
+    from app.engine.black_reach.board import with_ruins
 
-    scenario = getattr(game.state, "scenario", None)
-    return None if scenario is None else scenario_picture(scenario)
+    state = game.state
+    scenario = getattr(state, "scenario", None)
+    if scenario is None:
+        return None
+    ruined: frozenset[str] = getattr(state, "ruined", frozenset())
+    board = with_ruins(scenario.board, ruined)  # a destroyed structure's ruin face (rulings 134)
+    return scenario_picture(scenario if board is scenario.board else replace(scenario, board=board))
 
 
 # -- the forms ----------------------------------------------------------------------------------
@@ -472,8 +478,10 @@ class ActionForm:
         card = str(self.command.get("card") or "")  # play_card: one form per card and use
         if card:
             extra = str(self.command.get("use") or "")
-        if self.kind == "flame":  # one form per direction
+        if self.kind == "flame":  # one form per direction (and transport square: rulings 137)
             extra = str(self.command.get("facing") or "")
+            if self.command.get("x") is not None:
+                extra += f"-{self.command.get('x')}-{self.command.get('y')}"
         power = power or str(self.command.get("option") or "")  # grenade: one per option
         if self.command.get("indirect"):
             extra = "ind"
@@ -1339,6 +1347,12 @@ class Board:
     forms: list[ActionForm]
     orders: OrderForm | None
     next_name: str = ""  # hand-off: who takes the device
+    # hot seat, an Action card out of turn (rulings 138): on the hand-off screen, the next
+    # board is that player's cards turn; on the board, the other player who may play a card
+    # now (seat, name), or the cards turn's player to hand the device back to (seat, name)
+    cards: bool = False
+    card_offer: tuple[str, str] | None = None
+    back_to: tuple[str, str] | None = None
 
     @property
     def on_board(self) -> list[Counter]:
@@ -1440,15 +1454,39 @@ def _board(
     return board, log
 
 
-def _hand_off(page: PageInput, seat: str) -> tuple[Board, Sequence[Mapping[str, Any]]]:
+def _hand_off(
+    page: PageInput, seat: str, *, card_turn: bool = False
+) -> tuple[Board, Sequence[Mapping[str, Any]]]:
     """The screen between two players on one device: the public view (no seat's tokens) for
-    the header only, and the public log."""
+    the header only, and the public log. ``card_turn``: the device goes to ``seat`` for an
+    Action card out of turn (rulings 138)."""
     game = page.game
     view = game.view(None)
     name = page.names.get(seat) or seat
     url = f"/matches/{page.match.id}/hot-seat-act"
-    board = Board("hand_off", seat, True, url, view, None, [], [], None, next_name=name)
+    board = Board(
+        "hand_off", seat, True, url, view, None, [], [], None, next_name=name, cards=card_turn
+    )
     return board, game.log_json(None)
+
+
+def _other(seat: str) -> str:
+    return SEATS[1] if seat == SEATS[0] else SEATS[0]
+
+
+def _card_offer(
+    page: PageInput, board: Board, known: dict[str, Sequence[Mapping[str, Any]]]
+) -> Board:
+    """On a hot-seat board, the other player's Action cards (rulings 138): when they may
+    play one now (a defender's assault bonus before the attacker's assault, a Battle Event),
+    a button hands them the device first."""
+    other = _other(board.me)
+    actions = known.get(other)
+    if actions is None:
+        actions = known[other] = page.game.legal_actions(other)
+    if not any((a.get("command") or {}).get("type") == "play_card" for a in actions):
+        return board
+    return replace(board, card_offer=(other, page.names.get(other) or other))
 
 
 @dataclass(frozen=True, slots=True)
@@ -1483,9 +1521,21 @@ def context(page: PageInput) -> dict[str, Any]:
         known = {page.seat: page.actions}  # the legal actions are the costly part (moves)
         waiting = to_play(page.game, known)
         holder = page.extra.get("holder")
-        if waiting is None or waiting in (holder, _last_actor(page.game)):
+        passed = page.extra.get("pass_to")  # the device handed over on purpose (rulings 138)
+        card_turn = bool(page.extra.get("cards"))
+        if passed in SEATS:
+            board, log = _hand_off(page, str(passed), card_turn=card_turn)
+        elif card_turn and holder in SEATS and holder != waiting and waiting is not None:
+            # the other player's cards turn: their own board (their hand, their tokens), to
+            # play a card out of turn, then the device goes back
+            board, log = _board(page, str(holder), hot=True, known=known)
+            back = (waiting, page.names.get(waiting) or waiting)
+            board = replace(board, back_to=back)
+        elif waiting is None or waiting in (holder, _last_actor(page.game)):
             shown = waiting or str(holder or "A")
             board, log = _board(page, shown, hot=True, known=known)
+            if waiting is not None and page.game.status().stage != "ended":
+                board = _card_offer(page, board, known)
         else:
             board, log = _hand_off(page, waiting)
     else:
@@ -1582,8 +1632,21 @@ def hand_off(post: PagePost) -> Response:
     if seat not in SEATS:
         return _not_hot(post)
     # ``resolution``: the shared page renders this answer instead of redirecting to a page
-    # that would ask again (a browser without JS)
-    return post.page(holder=seat, resolution=HAND_OFF)
+    # that would ask again (a browser without JS); ``cards``: the other player's cards turn
+    card_turn = post.form.get("cards") == "1"
+    return post.page(holder=seat, cards=card_turn, resolution=HAND_OFF)
+
+
+def pass_device(post: PagePost) -> Response:
+    """'Let <name> play an Action card first' (``cards=1``) or 'Done: hand the device back':
+    the hand-off screen for ``seat``, whoever the battle waits on (rulings 138)."""
+    if post.seat != "A" or not hot_seat(post.match):
+        return _not_hot(post)
+    seat = str(post.form.get("seat") or "")
+    if seat not in SEATS:
+        return _not_hot(post)
+    card_turn = post.form.get("cards") == "1"
+    return post.page(pass_to=seat, cards=card_turn, resolution=HAND_OFF)
 
 
 # -- the new-match form -------------------------------------------------------------------------
@@ -1622,12 +1685,14 @@ def sentence(
     ev: Mapping[str, Any], names: Mapping[str, str], players: Mapping[str, str]
 ) -> str | None:
     """The page's ``sentence`` hook (the spectators' timeline): a Black Reach event in the
-    words of :func:`describe`, a side named by its id (the hook knows no seat's side);
-    ``None`` for an event that is not one of the battle's (an undo's: the generic words)."""
+    words of :func:`describe`, a side named by its player (``players`` holds, besides the
+    seats, each side's ``"<name> (<side>)"`` under its id when the spectators' page knows the
+    seats' sides; else the side's id); ``None`` for an event that is not one of the battle's
+    (an undo's: the generic words)."""
     kind = str(ev.get("type") or ev.get("event") or "")
     if kind not in _KINDS:
         return None
-    return describe(ev, names, {})
+    return describe(ev, names, {k: v for k, v in players.items() if k not in SEATS})
 
 
 # the battle's events but the undo's, which the generic words tell with the players' names
@@ -1641,7 +1706,12 @@ PAGE = PageSystem(
     context=context,
     waiting_on=waiting_on,
     build_command=build_command,
-    posts={"hot-seat": start_hot_seat, "hot-seat-act": hot_seat_act, "hand-off": hand_off},
+    posts={
+        "hot-seat": start_hot_seat,
+        "hot-seat-act": hot_seat_act,
+        "hand-off": hand_off,
+        "pass-device": pass_device,
+    },
     new_match_fields={SYSTEM_ID: new_match_fields},
     sentence=sentence,
 )

@@ -81,12 +81,14 @@ def gear_form(
     unit = names.get(str(cmd.get("unit")), str(cmd.get("unit") or ""))
     if kind == "flame":
         targets = [(str(t), names.get(str(t), str(t))) for t in entry.get("targets") or ()]
-        return GearForm(
-            _("{unit}: Lance-Flammes, direction {direction}").format(
-                unit=unit, direction=_direction(cmd.get("facing"))
-            ),
-            targets=targets,
+        label = _("{unit}: Lance-Flammes, direction {direction}").format(
+            unit=unit, direction=_direction(cmd.get("facing"))
         )
+        if cmd.get("x") is not None:  # aboard a transport of several squares (rulings 137)
+            label = _("{flame}, from the transport's square ({x}, {y})").format(
+                flame=label, x=cmd.get("x"), y=cmd.get("y")
+            )
+        return GearForm(label, targets=targets)
     if kind == "ready_equipment":  # equipment markers announced before the action
         option = names.get(str(cmd.get("option")), str(cmd.get("option") or ""))
         readied = int(entry.get("readied") or 0)

@@ -12,7 +12,7 @@ from enum import StrEnum
 
 from app.engine.black_reach.armies import Catalogue
 from app.engine.black_reach.battle.commands import BurstShare, Step
-from app.engine.black_reach.board import Board, TerrainElement, with_elements
+from app.engine.black_reach.board import Board, TerrainElement, with_elements, with_ruins
 from app.engine.black_reach.forces import Counter, CounterState, Face, FaceKind, Group
 from app.engine.black_reach.gear import Gear, geared
 from app.engine.black_reach.movement import BoardUnit, Placement
@@ -196,9 +196,11 @@ class BattleState:
 
     @property
     def board(self) -> Board:
-        """The battlefield, with the wrecks lying on it as terrain elements [L633-L637]."""
+        """The battlefield, with the wrecks lying on it as terrain elements [L633-L637] and
+        the destroyed structures on their ruin faces (rulings 134)."""
         assert self.scenario is not None
-        return with_elements(self.scenario.board, self.wreck_elements())
+        board = with_ruins(self.scenario.board, self.ruined)
+        return with_elements(board, self.wreck_elements())
 
     def wreck_elements(self) -> tuple[TerrainElement, ...]:
         return tuple(t for u in self.units.values() if (t := u.wreck_terrain()) is not None)

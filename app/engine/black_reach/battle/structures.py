@@ -4,8 +4,9 @@ Action or an Assault at a unit inside a structure or at the structure itself, an
 
 A structure is a terrain element with a ``structure`` value: a board's building, or a wreck
 (its wreck face's terrain). Its points are kept under the element's id, a wreck's under its
-unit's; at its value a wreck is removed, a board's structure is destroyed (its ruin face is
-not in the data: it stays as printed, and takes no more points).
+unit's; at its value a wreck is removed, a board's structure is destroyed and takes no more
+points: the board turns it over to its ruin face when the data gives one (rulings 134,
+``board.with_ruins``), else it stays as printed.
 """
 
 from __future__ import annotations

@@ -54,9 +54,9 @@ from app.engine.black_reach.battle.commands import (
 from app.engine.black_reach.battle.equipment import marker_options, markers_free
 from app.engine.black_reach.battle.events import UnitMoved
 from app.engine.black_reach.battle.evolve import evolve, placement_of
-from app.engine.black_reach.battle.flamer import plan_flame
 from app.engine.black_reach.battle.grenades import grenade_options, markers_left
 from app.engine.black_reach.battle.jump import landing_problem, waiting_jumpers
+from app.engine.black_reach.battle.offers import flame_origins, moving_fire_targets
 from app.engine.black_reach.battle.rules import (
     PLAYED_POWERS,
     TARGETED_POWERS,
@@ -258,7 +258,8 @@ def render(state: BattleState, viewer: Viewer) -> JsonObject:
 
 def _structures_view(state: BattleState) -> list[JsonObject]:
     """The structures of the battlefield (buildings and wrecks with a value), their
-    Destruction points and whether they stand (rulings 104)."""
+    Destruction points, whether they stand (rulings 104) and whether a destroyed one shows
+    its ruin face (rulings 134)."""
     standing = structures(state)
     out: list[JsonObject] = []
     for e in state.board.elements:
@@ -271,10 +272,17 @@ def _structures_view(state: BattleState) -> list[JsonObject]:
                 "value": e.structure,
                 "points": state.destruction.get(key, 0),
                 "standing": e.id in standing,
+                "ruin": key in state.ruined and _has_ruin(state, e.id),  # rulings 134
                 "squares": sorted([sq.x, sq.y] for sq in e.squares),
             }
         )
     return out
+
+
+def _has_ruin(state: BattleState, element_id: str) -> bool:
+    """Whether the scenario's board element has a ruin face (shown once destroyed)."""
+    assert state.scenario is not None
+    return any(e.id == element_id and e.ruin is not None for e in state.scenario.board.elements)
 
 
 def _markers(state: BattleState, side: str | None = None) -> list[JsonObject]:
@@ -675,14 +683,11 @@ def _flames(state: BattleState, u: UnitState) -> list[JsonObject]:
     if not u.face.has(Ability.FLAMER):
         return []
     out: list[JsonObject] = []
-    for facing in QUARTERS:
-        try:
-            plan = plan_flame(state, u, facing)
-        except Refusal:
-            continue
+    for origin, facing, plan in flame_origins(state, u):  # aboard: each square (rulings 137)
+        x, y = (None, None) if origin is None else (origin.x, origin.y)
         out.append(
             {
-                "command": _cmd(Flame(u.uid, facing)),
+                "command": _cmd(Flame(u.uid, facing, x, y)),
                 "reached": sorted([sq.x, sq.y] for sq in plan.reached),
                 "targets": [uid for uid, _ in plan.targets],
             }
@@ -932,22 +937,22 @@ def _assault_starts(
 
 
 def _fire_on_move(state: BattleState, u: UnitState) -> JsonObject:
-    """A unit with Tir en Mouvement (not a vehicle firing its weapons): the enemy units it may
-    name to shoot during its move (each checked where it is fired), and whether it may fire
-    its Double Tir or its Rafale then (rulings 123)."""
-    if u.face.weapons or not u.face.has(Ability.SHOOT_ON_MOVE):
+    """A unit with Tir en Mouvement: the enemy units it may name to shoot during its move
+    (each checked where it is fired; no wreck, no ambushed unit; a heavy vehicle's Tir en
+    Mouvement weapons too, rulings 136), and whether it may fire its Double Tir or its
+    Rafale then (rulings 123: not a vehicle firing its weapons)."""
+    targets = [
+        t
+        for t in moving_fire_targets(state, u)
+        if state.units[t].status.face is not FaceKind.AMBUSH
+    ]
+    if not targets:
         return {}
-    targets = sorted(
-        t.uid
-        for t in state.on_board()
-        if t.side != u.side
-        and t.status.face is not FaceKind.AMBUSH
-        and u.face.cv_against(t.counter.unit_class) is not None
-    )
+    own = not u.face.weapons
     return {
         "fire_targets": targets,
-        "double_shot": u.face.has(Ability.DOUBLE_SHOT),
-        "burst": u.face.has(Ability.BURST),
+        "double_shot": own and u.face.has(Ability.DOUBLE_SHOT),
+        "burst": own and u.face.has(Ability.BURST),
     }
 
 

@@ -8,16 +8,18 @@
   the option ``hot_seat`` with both seats on the creator's device, then
   ``GET /matches/{id}/hot-seat/{seat}`` reads a seat's view and commands while the battle
   waits on that seat (else the public view and ``hand_off``: the seat to hand the device to,
-  as the page's hand-off screen) and ``POST /matches/{id}/hot-seat/{seat}/commands`` sends
-  one. Only the creator (seat A, signed in) of such a match: anyone else, a guest seat
-  included, gets 404, as for a match they do not play.
+  as the page's hand-off screen; with ``?cards=true`` the other seat's own view and its card
+  commands, for an Action card out of turn, rulings 138) and
+  ``POST /matches/{id}/hot-seat/{seat}/commands`` sends one. Only the creator (seat A,
+  signed in) of such a match: anyone else, a guest seat included, gets 404, as for a match
+  they do not play.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Body, Depends, Path, Request
+from fastapi import APIRouter, Body, Depends, Path, Query, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field, StrictBool
 from sqlalchemy.orm import Session
@@ -301,18 +303,33 @@ def start_hot_seat(
     summary="One seat's view and commands, for the hot-seat device",
     responses=_HOT,
 )
-def hot_seat_state(match_id: int, seat: SeatName, user: CurrentUser, db: MatchDb) -> JSONResponse:
+def hot_seat_state(
+    match_id: int,
+    seat: SeatName,
+    user: CurrentUser,
+    db: MatchDb,
+    cards: Annotated[
+        bool,
+        Query(
+            description="The player of this seat took the device to play an Action card out "
+            "of turn: their own view and only the commands sent without the battle waiting "
+            "on them (play_card, ready_repair)"
+        ),
+    ] = False,
+) -> JSONResponse:
     """While the battle waits on ``seat`` (``to_play``; or on nobody once it has ended):
     what ``seat`` sees (its own face-down tokens, never the other seat's) and may send, with
     ``hand_off`` null. Asked for the other seat: the public view (neither seat's tokens), no
     actions and ``hand_off``, the seat to hand the device to, as the page's hand-off screen;
-    ask for that seat once its player holds the device."""
+    ask for that seat once its player holds the device. With ``cards=true`` (after a hand-off
+    screen, as the page's "Let <name> play an Action card first"), the other seat's own view
+    and its card and mechanic commands, ``hand_off`` null (rulings 138)."""
     match, mine = _mine(db, match_id, user)
     if mine != "A" or not hot_seat.is_hot_seat(match):
         raise MatchNotFound()
     battle = service.load_battle(db, match)
     end_transaction(db)
-    shown = hot_seat.seat_state(battle, seat)
+    shown = hot_seat.seat_state(battle, seat, cards=cards)
     return JSONResponse({"version": match.version, "seat": seat, **shown})
 
 

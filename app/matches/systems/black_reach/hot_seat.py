@@ -78,18 +78,32 @@ def to_play(game: Any, known: dict[str, Sequence[Mapping[str, Any]]] | None = No
 
 
 def seat_state(
-    game: Any, seat: str, known: dict[str, Sequence[Mapping[str, Any]]] | None = None
+    game: Any,
+    seat: str,
+    known: dict[str, Sequence[Mapping[str, Any]]] | None = None,
+    *,
+    cards: bool = False,
 ) -> dict[str, Any]:
     """What the hot-seat device shows when ``seat`` is asked for: ``to_play``, and either that
     seat's ``view`` and ``actions`` (``hand_off`` ``None``) when the battle waits on it (or
     on nobody once it has ended), or the public view, no actions and ``hand_off``: the seat
-    to hand the device to (``None`` when nobody may act and the battle goes on)."""
+    to hand the device to (``None`` when nobody may act and the battle goes on). ``cards``:
+    the player of ``seat`` took the device to play an Action card out of turn (rulings 138):
+    that seat's view and only its optional commands (:data:`OPTIONAL_KINDS`)."""
     known = {} if known is None else known
     waiting = to_play(game, known)
     ended = game.status().stage == "ended"
     if waiting == seat or (waiting is None and ended):
         actions = known[seat] if seat in known else game.legal_actions(seat)
         return {"to_play": waiting, "hand_off": None, "view": game.view(seat), "actions": actions}
+    if cards and not ended:
+        # the other player took the device to play a card out of turn (rulings 138): their
+        # own view and only what they may send without the battle waiting on them
+        actions = known[seat] if seat in known else game.legal_actions(seat)
+        optional = [
+            a for a in actions if str((a.get("command") or {}).get("type")) in OPTIONAL_KINDS
+        ]
+        return {"to_play": waiting, "hand_off": None, "view": game.view(seat), "actions": optional}
     return {"to_play": waiting, "hand_off": waiting, "view": game.view(None), "actions": []}
 
 
