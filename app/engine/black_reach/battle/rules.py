@@ -2434,36 +2434,63 @@ def _template_attacks(
             continue  # an X against its class
         if plan.shooter_suppressed:
             note_use(out, u.uid, SHOT_BONUS)
-        mark = len(out.roller.records)
-        die = out.roller.d6(f"template of {u.uid} on {target.uid}", stage="shot")
-        final = shot_final(die, request)
-        dv = target_dv(request.target)
-        outcome = shot_outcome(final, dv)
-        heavy = target.counter.unit_class is UnitClass.HEAVY_VEHICLE
-        out.emit(
-            UnitShot(
-                u.uid,
-                target.uid,
-                False,
-                take_roll(out.roller, mark),
-                request.attacker.cv,
-                modified_cv(request.attacker, request.kind),
-                final_penalty(request.attacker, request.situation),
-                False,
-                plan.sight,
-                dv,
-                final,
-                str(outcome),
-                0,
-                f"template:{template.id}",
-                0,
-                "side" if heavy else "",
-            )
+        _one_die_attack(
+            out,
+            u.uid,
+            target,
+            request,
+            label=f"template of {u.uid} on {target.uid}",
+            sight=plan.sight,
+            source=f"template:{template.id}",
+            bonuses=0,
+            piercing=piercing,
         )
-        if outcome is ShotOutcome.STEP:
-            _hurt(out, target, 1, piercing, u.uid)
-        elif outcome is ShotOutcome.COUP_DOUBLE:
-            _hurt(out, target, 2, piercing, u.uid)
+
+
+def _one_die_attack(
+    out: _Out,
+    attacker: str,
+    target: UnitState,
+    request: OddsRequest,
+    *,
+    label: str,
+    sight: str,
+    source: str,
+    bonuses: int,
+    piercing: bool,
+) -> None:
+    """One die at one unit under an area attack (a template, a Killbolt's beam): rolled, logged
+    as a shot from a side, and its steps taken."""
+    mark = len(out.roller.records)
+    die = out.roller.d6(label, stage="shot")
+    final = shot_final(die, request)
+    dv = target_dv(request.target)
+    outcome = shot_outcome(final, dv)
+    heavy = target.counter.unit_class is UnitClass.HEAVY_VEHICLE
+    out.emit(
+        UnitShot(
+            attacker,
+            target.uid,
+            False,
+            take_roll(out.roller, mark),
+            request.attacker.cv,
+            modified_cv(request.attacker, request.kind),
+            final_penalty(request.attacker, request.situation),
+            False,
+            sight,
+            dv,
+            final,
+            str(outcome),
+            0,
+            source,
+            bonuses,
+            "side" if heavy else "",
+        )
+    )
+    if outcome is ShotOutcome.STEP:
+        _hurt(out, target, 1, piercing, attacker)
+    elif outcome is ShotOutcome.COUP_DOUBLE:
+        _hurt(out, target, 2, piercing, attacker)
 
 
 # -- psychic powers -------------------------------------------------------------------------------
@@ -2777,36 +2804,17 @@ def _beam(out: _Out, u: UnitState, option: RecruitmentOption, at: Square) -> Non
             continue  # an X against its class
         note_use(out, u.uid, SHOT_BONUS)
         note_gear(out, target.uid, None)
-        mark = len(out.roller.records)
-        die = out.roller.d6(f"killbolt of {u.uid} on {target.uid}", stage="shot")
-        final = shot_final(die, request)
-        dv = target_dv(request.target)
-        outcome = shot_outcome(final, dv)
-        heavy = target.counter.unit_class is UnitClass.HEAVY_VEHICLE
-        out.emit(
-            UnitShot(
-                u.uid,
-                target.uid,
-                False,
-                take_roll(out.roller, mark),
-                request.attacker.cv,
-                modified_cv(request.attacker, request.kind),
-                final_penalty(request.attacker, request.situation),
-                False,
-                "beam",
-                dv,
-                final,
-                str(outcome),
-                0,
-                f"power:{option.id}",
-                request.attacker.bonuses,
-                "side" if heavy else "",
-            )
+        _one_die_attack(
+            out,
+            u.uid,
+            target,
+            request,
+            label=f"killbolt of {u.uid} on {target.uid}",
+            sight="beam",
+            source=f"power:{option.id}",
+            bonuses=request.attacker.bonuses,
+            piercing=False,
         )
-        if outcome is ShotOutcome.STEP:
-            _hurt(out, target, 1, False, u.uid)
-        elif outcome is ShotOutcome.COUP_DOUBLE:
-            _hurt(out, target, 2, False, u.uid)
 
 
 def _jump(out: _Out, psyker: str, target: UnitState | None) -> None:
