@@ -516,10 +516,13 @@ def extra_node(
     locale: str,
     extra_labels: Mapping[str, Any] | None = None,
     values: Words | None = None,
+    *,
+    count: bool = False,
 ) -> Node:
     """Any ``extra`` value of a result (see ``app.engine.combat.ExtraValue``) as a Node.
 
     A fraction between 0 and 1 is shown as a percentage (they are probabilities in practice),
+    unless it is an expected count (``count``: a key named ``expected...``, "0.4 casualties"),
     always with its exact value next to it. A text goes through the rule system's ``values``
     (the engine writes English: a note, a penetration mode...)."""
     if isinstance(value, Dist):
@@ -542,7 +545,7 @@ def extra_node(
     if isinstance(value, bool):
         return Node("text", text=_("yes") if value else _("no"))
     if isinstance(value, Fraction):
-        shown = percent(value, locale) if 0 <= value <= 1 else number(value, locale)
+        shown = percent(value, locale) if 0 <= value <= 1 and not count else number(value, locale)
         return Node("text", text=shown, exact=fraction_to_str(value))
     if isinstance(value, int | float):
         return Node("text", text=number(value, locale))
@@ -554,7 +557,12 @@ def extra_node(
         return Node(
             "map",
             items=tuple(
-                (stage_label(str(k), extra_labels), extra_node(v, locale, extra_labels, values))
+                (
+                    stage_label(str(k), extra_labels),
+                    extra_node(
+                        v, locale, extra_labels, values, count=str(k).startswith("expected")
+                    ),
+                )
                 for k, v in value.items()
             ),
         )

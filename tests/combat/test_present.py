@@ -65,6 +65,16 @@ def test_extra_sections_render_generic_values() -> None:
     assert values["Ok"].text == "yes"
 
 
+def test_an_expected_count_is_a_number_not_a_percentage() -> None:
+    """PEN's melee block: "expected sweeping advance casualties" of 2/5 is 0.4 models."""
+    node = present.extra_node(
+        {"expected_sweep_casualties": Fraction(2, 5), "p_sweep": Fraction(2, 5)}, "en"
+    )
+    shown = {label: n.text for label, n in node.items}
+    assert shown["Expected sweep casualties"] == "0.4"
+    assert shown["P sweep"] == "40%"
+
+
 def test_die_tones_are_from_the_attackers_side() -> None:
     assert present._tone("critical hit") == "good"
     assert present._tone("no wound") == "bad"
