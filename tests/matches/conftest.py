@@ -418,36 +418,43 @@ def _snapshot(roster: Any) -> dict[str, Any]:
     )
 
 
+def started_match(s: Session, names: Sequence[str]) -> tuple[Match, list[User]]:
+    """Two new users and a 10th-edition match between them, joined (version 2), flushed in
+    ``s``; the caller commits."""
+    import secrets
+
+    users = [
+        User(
+            email=f"{name.replace(' ', '-')}-{secrets.token_hex(4)}@example.com",
+            display_name=name,
+            password_hash="x",
+        )
+        for name in names
+    ]
+    s.add_all(users)
+    s.flush()
+    match = Match(
+        mission_id="only-war",
+        battle_size="strike_force",
+        status=MatchStatus.OPEN,
+        opponent_kind=OpponentKind.USER,
+        created_by_id=users[0].id,
+        player_a_id=users[0].id,
+        secret=secrets.token_hex(32),
+        army_a=_snapshot(marines()),
+        version=0,
+    )
+    s.add(match)
+    s.flush()
+    service.join(s, match, _snapshot(orks()), user=users[1])
+    return match, users
+
+
 @pytest.fixture
 def committed_match(engine: Engine) -> Iterator[tuple[int, list[int]]]:
     """A started match (version 2) committed to the database; removed afterwards."""
-    import secrets
-
     with Session(engine) as s:
-        users = [
-            User(
-                email=f"{name}-{secrets.token_hex(4)}@example.com",
-                display_name=name,
-                password_hash="x",
-            )
-            for name in ("Writer A", "Writer B")
-        ]
-        s.add_all(users)
-        s.flush()
-        match = Match(
-            mission_id="only-war",
-            battle_size="strike_force",
-            status=MatchStatus.OPEN,
-            opponent_kind=OpponentKind.USER,
-            created_by_id=users[0].id,
-            player_a_id=users[0].id,
-            secret=secrets.token_hex(32),
-            army_a=_snapshot(marines()),
-            version=0,
-        )
-        s.add(match)
-        s.flush()
-        service.join(s, match, _snapshot(orks()), user=users[1])
+        match, users = started_match(s, ("Writer A", "Writer B"))
         s.commit()
         match_id, user_ids = match.id, [u.id for u in users]
     reads.cache.clear()

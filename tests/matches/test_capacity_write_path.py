@@ -6,7 +6,6 @@ stored. On SQLite and on Postgres (the suite's two runs)."""
 from __future__ import annotations
 
 import dataclasses
-import secrets
 from typing import Any
 
 import pytest
@@ -15,36 +14,16 @@ from sqlalchemy import cast as sa_cast
 from sqlalchemy.engine.interfaces import CacheStats
 from sqlalchemy.orm import Session
 
-from app.accounts.models import User
 from app.engine.match import Envelope
 from app.matches import reads, service, systems, writes
 from app.matches.exceptions import WriteConflict
-from app.matches.models import Match, MatchEvent, MatchStatus, OpponentKind
-from tests.matches.conftest import _snapshot, marines, orks
+from app.matches.models import Match, MatchEvent
+from tests.matches.conftest import started_match
 from tests.matches.streams import next_move
 
 
 def _started(db: Session) -> tuple[int, dict[str, service.Caller]]:
-    users = [
-        User(email=f"w-{s}-{secrets.token_hex(3)}@example.com", display_name=s, password_hash="x")
-        for s in "AB"
-    ]
-    db.add_all(users)
-    db.flush()
-    match = Match(
-        mission_id="only-war",
-        battle_size="strike_force",
-        status=MatchStatus.OPEN,
-        opponent_kind=OpponentKind.USER,
-        created_by_id=users[0].id,
-        player_a_id=users[0].id,
-        secret=secrets.token_hex(32),
-        army_a=_snapshot(marines()),
-        version=0,
-    )
-    db.add(match)
-    db.flush()
-    service.join(db, match, _snapshot(orks()), user=users[1])
+    match, users = started_match(db, ("w-A", "w-B"))
     db.commit()
     return match.id, {"A": service.Caller(users[0].id), "B": service.Caller(users[1].id)}
 
