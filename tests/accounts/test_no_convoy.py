@@ -43,8 +43,19 @@ def committed_token(engine: Engine) -> Iterator[tuple[int, str]]:
 
 @pytest.fixture
 def live_app(app_settings: Settings, database_url: str, engine: Engine) -> Iterator[Database]:
+    # Every request is admitted at once (the admission queue is not what is under test: on a
+    # slow machine, requests queued behind the default 8 slots waited past its 1 s and got 503).
+    settings = Settings.model_validate(
+        app_settings.model_dump()
+        | {
+            "max_in_flight": REQUESTS,
+            "admission_wait_seconds": 10.0,
+            "db_pool_size": REQUESTS + 4,
+            "threads": REQUESTS + 4,
+        }
+    )
     database = Database(database_url, pool_size=REQUESTS + 4, pool_timeout=10)
-    database.app = create_app(app_settings, database=database)  # type: ignore[attr-defined]
+    database.app = create_app(settings, database=database)  # type: ignore[attr-defined]
     yield database
     database.engine.dispose()
 
