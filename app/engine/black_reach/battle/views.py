@@ -411,7 +411,7 @@ def _equipment_actions(
             e = state.catalogue.options[option].equipment
             assert e is not None
             if e.bonuses:  # a Boss Pole: one entry per bonus the owner may name (rulings 147)
-                out.extend(_pole_entries(state, u, group, option, room))
+                out.extend(_pole_entries(state, u, group, option, room, u.uid in acting))
                 continue
             if not (e.assault_bonus or e.dv_bonus) and u.uid not in acting:
                 continue  # a shooting marker: for the unit about to act
@@ -429,11 +429,11 @@ def _equipment_actions(
 
 
 def _pole_entries(
-    state: BattleState, u: UnitState, group: Group, option: str, room: int
+    state: BattleState, u: UnitState, group: Group, option: str, room: int, acting: bool
 ) -> list[JsonObject]:
     """A Boss Pole's markers for a unit in its Character's aura: Dakka (never in the Reserve
-    phase, where no die it changes is rolled), Boss (one marker gives the save) and Zag;
-    Grim (a reroll) is not offered."""
+    phase, where no die it changes is rolled), Boss (one marker gives the save) and Zag (to
+    a unit that may act now: its move); Grim (a reroll) is not offered."""
     assert state.turn is not None
     e = state.catalogue.options[option].equipment
     assert e is not None
@@ -443,6 +443,8 @@ def _pole_entries(
         if bonus is PoleBonus.GRIM:
             continue
         if bonus is PoleBonus.DAKKA and state.turn.phase is Phase.RESERVE:
+            continue
+        if bonus is PoleBonus.ZAG and not acting:
             continue
         readied = mine.get(f"{group.id}|{option}|{bonus.value}", 0)
         if bonus is PoleBonus.BOSS and readied:

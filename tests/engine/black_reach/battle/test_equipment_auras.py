@@ -147,7 +147,9 @@ def test_a_boss_pole_marker_serves_units_within_three_squares_of_its_character()
         if a["command"]["type"] == "ready_equipment"
     }
     for unit in (NOB, BOYZ1, SHOOTAS):  # the Nob himself, 1 and 3 squares from him
-        assert {(unit, "dakka"), (unit, "boss"), (unit, "zag")} <= offers
+        assert {(unit, "dakka"), (unit, "boss")} <= offers
+    assert (BOYZ1, "zag") in offers  # Zag for the unit that may move now only
+    assert (NOB, "zag") not in offers
     assert not any(u == BOYZ2 for u, _ in offers)  # 4 squares away
     assert not any(b == "grim" for _, b in offers)  # the reroll is not played
     for command, code, kind in [
