@@ -6,6 +6,7 @@ the Nob on (4, 5), his tile holding the made-up Boss Pole and Kombi Weapon."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
 
 import pytest
@@ -80,6 +81,11 @@ def test_a_kombi_weapon_from_the_page(
     flame = page.css_first(f"#form-kombi-{slug(auras.NOB)}-test-kombi-N")
     assert flame is not None, [f.attributes.get("id") for f in page.css("form")]
     assert "Lance-Flammes, direction north (3 left)" in flame.css_first("p.form-title").text()
+    reached = flame.css_first(".flame-targets").text()
+    assert reached == "The flame reaches (friends too): Sample heavy-weapon team"
+    taps = json.loads(page.css_first("#br-play").attributes["data-taps"])
+    flame_id = f"form-kombi-{slug(auras.NOB)}-test-kombi-N"
+    assert flame_id in taps[auras.NOB]["targets"][auras.BOLTER]  # a tap on the bolter opens it
     css = f"#form-kombi-{slug(auras.NOB)}-test-kombi-direct"
     direct = page.css_first(css)
     assert direct is not None

@@ -1424,8 +1424,8 @@ class Board:
                         ids = entry["targets"].setdefault(c.target, [])
                         if f"form-{f.slug}" not in ids:
                             ids.append(f"form-{f.slug}")
-            elif f.kind in ("double_shot", "burst", "flame"):
-                for aim in f.aims:
+            elif f.kind in ("double_shot", "burst", "flame", "kombi"):
+                for aim in f.aims:  # a Kombi Weapon's flames name theirs (its Tir Direct none)
                     entry["targets"].setdefault(aim.target, []).append(f"form-{f.slug}")
         return json.dumps(out, separators=(",", ":"))
 
