@@ -156,6 +156,9 @@ class Move(Command):
     flame: str | None = None
     fire_second: str | None = None  # Double Tir on the move: its second target (rulings 123)
     burst: tuple[BurstShare, ...] = ()  # Rafale on the move, instead of fire_at (rulings 123)
+    # a heavy vehicle's Tir en Mouvement weapons, as vehicle_fire's shots (Double Tir, Rafale),
+    # instead of fire_at (rulings 140)
+    weapons: tuple[WeaponShot, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
-from app.engine.black_reach.battle.commands import BurstShare, Step
+from app.engine.black_reach.battle.commands import BurstShare, Step, WeaponShot
 from app.engine.black_reach.battle.setup import BattleSetup
 from app.engine.black_reach.battle.state import SecretOrder
 from app.engine.black_reach.turn import Token
@@ -240,6 +240,7 @@ class MoveDeclared(Event):
     assault: str | None = None  # an assault's move: its target, resolved after it (rulings 122)
     fire_second: str | None = None  # Double Tir on the move (rulings 123)
     burst: tuple[BurstShare, ...] = ()  # Rafale on the move (rulings 123)
+    weapons: tuple[WeaponShot, ...] = ()  # a vehicle's weapons on the move (rulings 140)
     supporters: tuple[str, ...] = ()  # ... and its declared supporters
 
 

@@ -335,6 +335,7 @@ def evolve(state: BattleState, event: Event) -> BattleState:
             supporters=event.supporters,
             fire_second=event.fire_second,
             burst=event.burst,
+            weapons=event.weapons,
         )
         return replace(state, pending=pending)
     if isinstance(event, OverwatchAnswered):

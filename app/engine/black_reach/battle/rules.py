@@ -10,7 +10,7 @@ end-of-turn check). Readings where the rules are silent: docs/rulings/black-reac
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import combinations
 
@@ -890,7 +890,12 @@ def _move(out: _Out, command: Move, side: str) -> None:
         _embark_problem(end, u.uid, command.embark)
     if command.demolish is not None:  # Démolisseur: checked where the move ends, before any die
         _demolisher_problem(out.state, u, command.demolish, command.path, command.embark)
-    moving_fire = command.fire_at is not None or command.flame is not None or bool(command.burst)
+    moving_fire = (
+        command.fire_at is not None
+        or command.flame is not None
+        or bool(command.burst)
+        or bool(command.weapons)
+    )
     if command.path or (command.flip is None and command.embark is None) or moving_fire:
         if _declared(out, u, command, side):
             return  # the other side's En Alerte first
@@ -1055,13 +1060,20 @@ def _check_fire(state: BattleState, u: UnitState, command: Move, path: Sequence[
     if command.burst and (command.fire_at is not None or command.flame is not None):
         raise refuse("fire_or_burst", "a move fires once: a Rafale (burst) or fire_at",
                      kind=RefusalKind.INPUT)  # fmt: skip
+    if command.weapons and (
+        command.fire_at is not None or command.flame is not None or command.burst
+    ):
+        raise refuse("fire_or_weapons", "a move fires once: its weapons or fire_at",
+                     kind=RefusalKind.INPUT)  # fmt: skip
     if command.fire_second is not None and command.fire_at is None:
         raise refuse("no_target", "fire_second needs fire_at", kind=RefusalKind.INPUT)
-    if command.fire_at is None and command.flame is None and not command.burst:
+    if not _fires_on_move(command):
         if command.fire_after is not None:
             raise refuse("no_target", "fire_after needs fire_at", kind=RefusalKind.INPUT)
         return
-    if command.fire_at is not None or command.burst:
+    if command.weapons and not u.face.weapons:
+        raise refuse("no_weapons", f"{u.uid} lists no weapons: it fires with fire_at")
+    if command.fire_at is not None or command.burst or command.weapons:
         _on_move_guns(u)
     after = len(path) if command.fire_after is None else command.fire_after
     if not 0 <= after <= len(path):
@@ -1074,12 +1086,61 @@ def _check_fire(state: BattleState, u: UnitState, command: Move, path: Sequence[
         plan_flame(probe, unmasked(probe.units[u.uid]), command.flame)
     elif command.burst:  # Rafale on the move (rulings 123)
         _burst_checks(probe, unmasked(probe.units[u.uid]), command.burst, moving=True)
+    elif command.weapons:  # a vehicle's weapons on the move (rulings 140)
+        mover = unmasked(probe.units[u.uid])
+        _vehicle_checks(probe, mover, command.weapons, _move_penalties(mover))
     else:
         assert command.fire_at is not None
-        _moving_shots(probe, unmasked(probe.units[u.uid]), command.fire_at)
-        if command.fire_second is not None:  # Double Tir on the move (rulings 123)
-            _double_checks(probe, unmasked(probe.units[u.uid]), command.fire_at,
-                           command.fire_second, moving=True)  # fmt: skip
+        mover = unmasked(probe.units[u.uid])
+        _moving_shots(probe, mover, command.fire_at)
+        if command.fire_second is not None and mover.face.weapons:  # rulings 140
+            pair = _vehicle_pair(probe, mover, command.fire_at, command.fire_second)
+            _vehicle_checks(probe, mover, pair, _move_penalties(mover))
+        elif command.fire_second is not None:  # Double Tir on the move (rulings 123)
+            _double_checks(probe, mover, command.fire_at, command.fire_second, moving=True)
+
+
+def _fires_on_move(command: Move | PendingMove) -> bool:
+    """Whether the move fires during it: a Tir en Mouvement, a Rafale, a vehicle's weapons or
+    a flamer."""
+    return (
+        command.fire_at is not None
+        or command.flame is not None
+        or bool(command.burst)
+        or bool(command.weapons)
+    )
+
+
+def _vehicle_pair(state: BattleState, u: UnitState, first: str, second: str) -> list[WeaponShot]:
+    """``fire_at`` and ``fire_second`` of a heavy vehicle on the move (rulings 140): each Tir
+    en Mouvement weapon that can shoot ``first`` does, then each of those with Double Tir (on
+    the weapon or the face) that can shoot ``second`` fires its second shot at it."""
+    if first == second:
+        raise refuse("same_target", "Double Tir never shoots the same target twice [L1198-L1199]")
+    shots = [WeaponShot(w.name, first) for w, _ in _moving_shots(state, u, first) if w]
+    doubles = [w for w, _ in _on_move_guns(u) if w is not None and shots_of(u, w) == 2]
+    if not doubles:
+        raise refuse("no_double_shot", f"{u.uid} has no Tir en Mouvement weapon with Double Tir")
+    target = _unit(state, second)
+    first_refusal: Refusal | None = None
+    seconds: list[WeaponShot] = []
+    for w in doubles:
+        try:
+            plan_shot(state, u, target, False, w)
+        except Refusal as exc:
+            first_refusal = first_refusal or exc
+            continue
+        seconds.append(WeaponShot(w.name, second))
+    if not seconds:
+        assert first_refusal is not None
+        raise first_refusal
+    return shots + seconds
+
+
+def _move_penalties(u: UnitState) -> dict[str, int]:
+    """A heavy vehicle's weapons that fire on the move, each with its Tir en Mouvement
+    penalty (rulings 140)."""
+    return {w.name: pen for w, pen in _on_move_guns(u) if w is not None}
 
 
 def _on_move_guns(u: UnitState) -> list[tuple[Weapon | None, int]]:
@@ -1138,9 +1199,15 @@ def _fire_on_move(
     target_id: str | None,
     second: str | None = None,
     burst: tuple[BurstShare, ...] = (),
+    weapons: tuple[WeaponShot, ...] = (),
 ) -> None:
     """The move's Tir en Mouvement: at ``target_id`` (and ``second`` with Double Tir), or a
-    Rafale's ``burst`` shares, each with the Tir en Mouvement penalty (rulings 123)."""
+    Rafale's ``burst`` shares, each with the Tir en Mouvement penalty (rulings 123); or a
+    heavy vehicle's ``weapons``, one Shooting Action of its Tir en Mouvement weapons, each
+    with its own penalty (rulings 140)."""
+    if weapons:
+        _vehicle_shots(out, u, list(weapons), _move_penalties(u))
+        return
     if burst:
         total = _burst_checks(out.state, u, burst, moving=True)
         out.emit(BurstDeclared(u.uid, total, burst))
@@ -1150,6 +1217,9 @@ def _fire_on_move(
                 _fire(out, mover, s.target, False, share=s.cv)
         return
     assert target_id is not None
+    if second is not None and u.face.weapons:  # a vehicle's Double Tir weapons (rulings 140)
+        _vehicle_shots(out, u, _vehicle_pair(out.state, u, target_id, second), _move_penalties(u))
+        return
     _fire_once_on_move(out, u, target_id)
     if second is not None:
         mover = out.state.units[u.uid]
@@ -1189,6 +1259,7 @@ def _declared(out: _Out, u: UnitState, command: Move, side: str) -> bool:
             command.flame,
             fire_second=command.fire_second,
             burst=command.burst,
+            weapons=command.weapons,
         )
     )
     return True
@@ -1244,7 +1315,7 @@ def _resolve(out: _Out, p: PendingMove, watch: tuple[str, int, bool] | None) -> 
     start = out.state
     cost = {len(path): _check_move(start, u, path), 0: 0}
     cuts: list[tuple[int, int]] = []
-    if p.fire_at is not None or p.flame is not None or p.burst:
+    if _fires_on_move(p):
         cuts.append((len(path) if p.fire_after is None else p.fire_after, 0))
     if watch is not None:
         cuts.append((watch[1], 1))
@@ -1277,10 +1348,12 @@ def _resolve(out: _Out, p: PendingMove, watch: tuple[str, int, bool] | None) -> 
             except Refusal:
                 if not watched:
                     raise
-        elif p.fire_at is not None or p.burst:
+        elif p.fire_at is not None or p.burst or p.weapons:
             unmask(out, u.uid, SHOOTS)
             try:
-                _fire_on_move(out, out.state.units[u.uid], p.fire_at, p.fire_second, p.burst)
+                _fire_on_move(
+                    out, out.state.units[u.uid], p.fire_at, p.fire_second, p.burst, p.weapons
+                )
             except Refusal:
                 if not watched:
                     raise
@@ -1395,7 +1468,7 @@ def _move_along(out: _Out, u: UnitState, command: Move) -> None:
     cost = _check_move(out.state, u, path)
     steps = tuple(_step_of(p) for p in path)
     _check_fire(out.state, u, command, path)  # before any die (a flame or a shot on the move)
-    if command.fire_at is None and command.flame is None and not command.burst:
+    if not _fires_on_move(command):
         out.emit(UnitMoved(u.uid, steps, cost))
         return
     after = len(path) if command.fire_after is None else command.fire_after
@@ -1408,7 +1481,9 @@ def _move_along(out: _Out, u: UnitState, command: Move) -> None:
         _flame_from(out, out.state.units[u.uid], command.flame, FLAMER_MOVING_PENALTY)
     else:
         unit = out.state.units[u.uid]
-        _fire_on_move(out, unit, command.fire_at, command.fire_second, command.burst)
+        _fire_on_move(
+            out, unit, command.fire_at, command.fire_second, command.burst, command.weapons
+        )
     if after < len(path):
         out.emit(UnitMoved(u.uid, steps[after:], cost - first))
 
@@ -1865,10 +1940,37 @@ def shots_of(u: UnitState, w: Weapon) -> int:
     return 2 if double else 1
 
 
-def _vehicle_shots(out: _Out, u: UnitState, shots: list[WeaponShot]) -> None:
+def _vehicle_shots(
+    out: _Out, u: UnitState, shots: list[WeaponShot], penalties: Mapping[str, int] | None = None
+) -> None:
     """A heavy vehicle's Shooting Action: each named weapon once, one after the other, each
     at its own target [L563-L577]. Every shot is checked before the first die (a refusal
-    rolls nothing); each is read after the ones before it."""
+    rolls nothing); each is read after the ones before it. ``penalties``: during a move, the
+    Tir en Mouvement penalty of each weapon that may fire (rulings 140)."""
+    totals = _vehicle_checks(out.state, u, shots, penalties)
+    weapons = [_weapon(u, s.weapon) for s in shots]
+    declared: set[str] = set()
+    for s, w in zip(shots, weapons, strict=True):
+        if s.share is not None and w.name not in declared:  # announced before its first die
+            declared.add(w.name)
+            split = tuple(BurstShare(x.target, x.share or 0) for x in shots if x.weapon == w.name)
+            out.emit(BurstDeclared(u.uid, totals[w.name], split, w.name))
+        if not out.state.units[s.target].alive or not out.state.units[u.uid].alive:
+            continue  # a target an earlier shot destroyed; the declared shot is lost
+        # a Rafale's share already had the penalty taken off the CV it splits
+        pen = 0 if s.share is not None or penalties is None else penalties[w.name]
+        _fire(out, out.state.units[u.uid], s.target, s.suppression, pen, share=s.share, weapon=w)
+
+
+def _vehicle_checks(
+    state: BattleState,
+    u: UnitState,
+    shots: Sequence[WeaponShot],
+    penalties: Mapping[str, int] | None = None,
+) -> dict[str, int]:
+    """Every shot of a heavy vehicle's Shooting Action checked before the first die; the
+    modified CV each Rafale weapon splits. During a move (``penalties``) only the weapons
+    with Tir en Mouvement fire, none a suppression fire (rulings 140)."""
     most = sum(MAX_BURST if _has_burst(u, w) else shots_of(u, w) for w in u.face.weapons)
     if not 1 <= len(shots) <= most:
         raise refuse(
@@ -1877,11 +1979,23 @@ def _vehicle_shots(out: _Out, u: UnitState, shots: list[WeaponShot]) -> None:
             kind=RefusalKind.INPUT,
         )
     weapons = [_weapon(u, s.weapon) for s in shots]
+    if penalties is not None:  # during a move (rulings 140)
+        for s, w in zip(shots, weapons, strict=True):
+            if w.name not in penalties:
+                raise refuse(
+                    "no_shoot_on_move",
+                    f"{w.name} has no Tir en Mouvement: it does not fire on the move [L572-L577]",
+                )
+            if s.suppression:
+                raise refuse(
+                    "move_suppression", "a shot on the move is no suppression fire (rulings 140)"
+                )
     totals: dict[str, int] = {}
     for w in {w.name: w for w in weapons}.values():
         mine = [s for s in shots if s.weapon == w.name]
         if any(s.share is not None for s in mine):
-            totals[w.name] = _weapon_burst(out.state, u, w, mine)
+            pen = 0 if penalties is None else penalties[w.name]
+            totals[w.name] = _weapon_burst(state, u, w, mine, pen)
             continue
         if len(mine) > shots_of(u, w):
             raise refuse("weapon_twice", "each weapon fires once in a Shooting Action [L563-L577]")
@@ -1894,27 +2008,22 @@ def _vehicle_shots(out: _Out, u: UnitState, shots: list[WeaponShot]) -> None:
                 f"{w.name}'s Double Tir fires at two different targets, both shots of one kind",
             )
     for s, w in zip(shots, weapons, strict=True):
-        plan_shot(out.state, u, _unit(out.state, s.target), s.suppression, w)
-    declared: set[str] = set()
-    for s, w in zip(shots, weapons, strict=True):
-        if s.share is not None and w.name not in declared:  # announced before its first die
-            declared.add(w.name)
-            split = tuple(BurstShare(x.target, x.share or 0) for x in shots if x.weapon == w.name)
-            out.emit(BurstDeclared(u.uid, totals[w.name], split, w.name))
-        if not out.state.units[s.target].alive or not out.state.units[u.uid].alive:
-            continue  # a target an earlier shot destroyed; the declared shot is lost
-        _fire(out, out.state.units[u.uid], s.target, s.suppression, share=s.share, weapon=w)
+        plan_shot(state, u, _unit(state, s.target), s.suppression, w)
+    return totals
 
 
 def _has_burst(u: UnitState, w: Weapon) -> bool:
     return w.ability(Ability.BURST) is not None or u.face.has(Ability.BURST)
 
 
-def _weapon_burst(state: BattleState, u: UnitState, w: Weapon, mine: list[WeaponShot]) -> int:
+def _weapon_burst(
+    state: BattleState, u: UnitState, w: Weapon, mine: list[WeaponShot], moving_penalty: int = 0
+) -> int:
     """A weapon's Rafale inside the vehicle's Shooting Action: every shot of the weapon has a
     share, 2 to 8 different targets of one class within 2 squares of each other, no
     suppression fire, each share at least +1, adding up to the weapon's modified CV
-    [L1296-L1317] (rulings 70, 105). Returns that modified CV."""
+    [L1296-L1317] (rulings 70, 105), its Tir en Mouvement penalty taken off during a move
+    (rulings 140). Returns that modified CV."""
     if not _has_burst(u, w):
         raise refuse("no_burst", f"{u.uid}'s {w.name} has no Rafale")
     if any(s.share is None or s.share < 1 for s in mine):
@@ -1935,7 +2044,10 @@ def _weapon_burst(state: BattleState, u: UnitState, w: Weapon, mine: list[Weapon
     if why is not None:
         raise refuse(why, "the targets of a Rafale are of one type, within 2 squares")
     plans = [plan_shot(state, u, t, False, w) for t in targets]
-    total = modified_cv(plans[0].request.attacker, Kind.SHOT)
+    attacker = plans[0].request.attacker
+    if moving_penalty:
+        attacker = replace(attacker, moving_penalty=moving_penalty)
+    total = modified_cv(attacker, Kind.SHOT)
     if sum(s.share or 0 for s in mine) != total:
         raise refuse(
             "burst_total", f"the shares must add up to the modified CV, {total}", modified_cv=total
@@ -2064,13 +2176,10 @@ def _double_checks(
     moving: bool = False,
 ) -> None:
     """Double Tir's two targets, checked before the first die [L1196-L1200]; ``moving``: on a
-    move, a unit (not a vehicle firing its weapons) with Tir en Mouvement (rulings 123)."""
+    move, a unit (not a vehicle firing its weapons, rulings 140) with Tir en Mouvement
+    (rulings 123)."""
     if not u.face.has(Ability.DOUBLE_SHOT):
         raise refuse("no_double_shot", f"{u.uid} has no Double Tir")
-    if moving and u.face.weapons:
-        raise refuse(
-            "not_supported", "a vehicle's Double Tir during a move is not played yet (rulings 123)"
-        )
     if first == second:
         raise refuse("same_target", "Double Tir never shoots the same target twice [L1198-L1199]")
     for tid in (first, second):
@@ -2082,12 +2191,14 @@ def _burst_checks(
 ) -> int:
     """A Rafale's shares checked before the first die; the modified CV they split (with the
     Tir en Mouvement penalty taken off the CV when ``moving``, rulings 123)."""
-    if not u.face.has(Ability.BURST):
-        raise refuse("no_burst", f"{u.uid} has no Rafale")
     if moving and u.face.weapons:
         raise refuse(
-            "not_supported", "a vehicle's Rafale during a move is not played yet (rulings 123)"
+            "weapons_on_move",
+            "a vehicle's Rafale on the move names its weapons' shares (weapons, rulings 140)",
+            kind=RefusalKind.INPUT,
         )
+    if not u.face.has(Ability.BURST):
+        raise refuse("no_burst", f"{u.uid} has no Rafale")
     if not 2 <= len(shares) <= MAX_BURST:
         raise refuse(
             "burst_targets",

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 from app.engine.black_reach.armies import Catalogue
-from app.engine.black_reach.battle.commands import BurstShare, Step
+from app.engine.black_reach.battle.commands import BurstShare, Step, WeaponShot
 from app.engine.black_reach.board import Board, TerrainElement, with_elements, with_ruins
 from app.engine.black_reach.forces import Counter, CounterState, Face, FaceKind, Group
 from app.engine.black_reach.gear import Gear, geared
@@ -125,6 +125,7 @@ class PendingMove:
     assault: str | None = None  # an assault's move: its target (rulings 122)
     fire_second: str | None = None  # Double Tir on the move (rulings 123)
     burst: tuple[BurstShare, ...] = ()  # Rafale on the move (rulings 123)
+    weapons: tuple[WeaponShot, ...] = ()  # a vehicle's weapons on the move (rulings 140)
     supporters: tuple[str, ...] = ()
 
 

@@ -56,7 +56,7 @@ from app.engine.black_reach.battle.events import UnitMoved
 from app.engine.black_reach.battle.evolve import evolve, placement_of
 from app.engine.black_reach.battle.grenades import grenade_options, markers_left
 from app.engine.black_reach.battle.jump import landing_problem, waiting_jumpers
-from app.engine.black_reach.battle.offers import flame_origins, moving_fire_targets
+from app.engine.black_reach.battle.offers import flame_origins, moving_fire_targets, moving_guns
 from app.engine.black_reach.battle.rules import (
     PLAYED_POWERS,
     TARGETED_POWERS,
@@ -940,7 +940,8 @@ def _fire_on_move(state: BattleState, u: UnitState) -> JsonObject:
     """A unit with Tir en Mouvement: the enemy units it may name to shoot during its move
     (each checked where it is fired; no wreck, no ambushed unit; a heavy vehicle's Tir en
     Mouvement weapons too, rulings 136), and whether it may fire its Double Tir or its
-    Rafale then (rulings 123: not a vehicle firing its weapons)."""
+    Rafale then (rulings 123); a heavy vehicle's Double Tir when one of its Tir en Mouvement
+    weapons has it (rulings 140; its Rafale is sent with ``weapons`` through the API)."""
     targets = [
         t
         for t in moving_fire_targets(state, u)
@@ -949,9 +950,12 @@ def _fire_on_move(state: BattleState, u: UnitState) -> JsonObject:
     if not targets:
         return {}
     own = not u.face.weapons
+    double = u.face.has(Ability.DOUBLE_SHOT) or any(
+        w.has(Ability.DOUBLE_SHOT) for w in moving_guns(u)
+    )
     return {
         "fire_targets": targets,
-        "double_shot": own and u.face.has(Ability.DOUBLE_SHOT),
+        "double_shot": double,
         "burst": own and u.face.has(Ability.BURST),
     }
 
