@@ -8,6 +8,7 @@ from collections.abc import Callable
 import pytest
 from fastapi.testclient import TestClient
 
+from tests.engine.black_reach.battle import test_deploy_aboard as aboard
 from tests.engine.black_reach.battle import test_vehicle_multi_shots_on_move as tanks
 from tests.matches.test_black_reach_page_ambush import send
 from tests.matches.test_pages_black_reach import (
@@ -82,3 +83,33 @@ def test_a_tanks_rafale_during_a_move_through_the_api(
     seen = bob.get(f"{MATCHES}/{match_id}").json()["view"]
     at = next(u["at"] for u in seen["units"] if u["id"] == tanks.TANK)
     assert (at["x"], at["y"]) == (2, 2)
+
+
+def test_a_squad_is_deployed_aboard_its_transport_from_the_page(
+    browser: Callable[[str], TestClient],
+) -> None:
+    alice, bob, match_id = two_players(browser)  # the players deploy
+    page = page_of(alice, match_id)
+    ids = [str(f.attributes.get("id") or "") for f in page.css("form")]
+    assert not [i for i in ids if i.startswith("form-deploy-aboard")]  # no transport placed
+    post_form(alice, match_id, f"#form-deploy-{slug(aboard.TRANSPORT)}", square="5,1", facing="S")
+    page = page_of(alice, match_id)
+    css = f"#form-deploy-aboard-{slug(aboard.TACTICAL)}-{slug(aboard.TRANSPORT)}"
+    form = page.css_first(css)
+    assert form is not None, [f.attributes.get("id") for f in page.css("form")]
+    assert "Deploy Sample tactical squad aboard Sample transport" in form.text()
+    after = post_form(alice, match_id, css, page=page)
+    said = lines(after)
+    assert any("Sample tactical squad is deployed aboard Sample transport." in t for t in said), (
+        said
+    )
+    assert after.css_first(f"#aboard-{slug(aboard.TACTICAL)}") is not None
+    # through the API, a full transport refuses before anything changes
+    r = send(alice, match_id, aboard.aboard(aboard.SERGEANT))
+    assert r.status_code == 200, r.text
+    r = send(alice, match_id, aboard.aboard(aboard.BOLTER))
+    assert r.status_code == 409, r.text
+    assert r.json()["refusal"] == "transport_full"
+    seen = bob.get(f"{MATCHES}/{match_id}").json()["view"]
+    squad = next(u for u in seen["units"] if u["id"] == aboard.TACTICAL)
+    assert (squad["embarked_in"], squad["at"]) == (aboard.TRANSPORT, None)

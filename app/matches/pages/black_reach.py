@@ -472,7 +472,8 @@ class ActionForm:
     def slug(self) -> str:
         extra = "sup" if self.command.get("suppression") else ""
         after = str(self.command.get("after") or "")  # En Alerte: one form per step
-        into = str(self.command.get("embark") or "")  # a move into a transport
+        # a move into a transport, a deployment aboard one (rulings 141)
+        into = str(self.command.get("embark") or self.command.get("transport") or "")
         power = str(self.command.get("power") or "")  # manifest: one form per power, target
         weapon = str(self.command.get("weapon") or "")  # ... and per weapon (Objuration)
         card = str(self.command.get("card") or "")  # play_card: one form per card and use
@@ -630,6 +631,9 @@ def _label(
         return _("No En Alerte: {target} moves on").format(target=target)
     if kind == "embark":
         return _("{unit} gets into {transport}").format(unit=unit, transport=target)
+    if kind == "deploy_aboard":
+        transport = names.get(str(cmd.get("transport")), str(cmd.get("transport") or ""))
+        return _("Deploy {unit} aboard {transport}").format(unit=unit, transport=transport)
     if kind in ("move", "reserve_move") and cmd.get("aboard"):
         aboard = names.get(str(cmd.get("aboard")), str(cmd.get("aboard")))
         return _("{unit} gets out of {transport}").format(unit=unit, transport=aboard)
@@ -1093,6 +1097,9 @@ def describe(ev: Mapping[str, Any], names: Mapping[str, str], sides: Mapping[str
         return _("The battle is set up.")
     if kind == "unit_deployed":
         return _("{unit} is deployed on {square}.").format(unit=unit, square=_at(ev.get("to")))
+    if kind == "unit_deployed_aboard":
+        transport = names.get(str(ev.get("transport")), str(ev.get("transport") or ""))
+        return _("{unit} is deployed aboard {transport}.").format(unit=unit, transport=transport)
     if kind == "deployment_ended":
         return _("{side} has deployed.").format(side=side)
     if kind == "turn_started":

@@ -19,6 +19,7 @@ __all__ = [
     "ConfirmResult",
     "CreateBattle",
     "Demolish",
+    "DeployAboard",
     "DeployUnit",
     "DoubleShot",
     "DrawCards",
@@ -93,6 +94,18 @@ class DeployUnit(Command):
     x: int
     y: int
     facing: str = "N"
+    face: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DeployAboard(Command):
+    """Set-up: put one of your infantry counters aboard one of your transports already on the
+    battlefield (it starts the battle embarked, within the transport's capacity), on the face
+    it shows (``None``: its first); rulings 141."""
+
+    kind: ClassVar[str] = "deploy_aboard"
+    unit: str
+    transport: str
     face: str | None = None
 
 
@@ -443,6 +456,7 @@ COMMAND_CODEC = TaggedCodec(
     (
         CreateBattle,
         DeployUnit,
+        DeployAboard,
         EndDeployment,
         PlaceOrders,
         Move,

@@ -62,6 +62,7 @@ __all__ = [
     "TurnEnded",
     "TurnStarted",
     "UnitDeployed",
+    "UnitDeployedAboard",
     "UnitEmbarked",
     "UnitFlipped",
     "UnitMoved",
@@ -85,6 +86,16 @@ class UnitDeployed(Event):
     kind: ClassVar[str] = "unit_deployed"
     unit: str
     to: Step
+    face: str
+
+
+@dataclass(frozen=True, slots=True)
+class UnitDeployedAboard(Event):
+    """A counter deployed aboard a transport of its side: it starts embarked (rulings 141)."""
+
+    kind: ClassVar[str] = "unit_deployed_aboard"
+    unit: str
+    transport: str
     face: str
 
 
@@ -675,6 +686,7 @@ EVENT_CODEC = TaggedCodec(
     (
         BattleCreated,
         UnitDeployed,
+        UnitDeployedAboard,
         DeploymentEnded,
         TurnStarted,
         OrdersPlaced,

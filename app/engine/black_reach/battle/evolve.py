@@ -52,6 +52,7 @@ from app.engine.black_reach.battle.events import (
     TurnEnded,
     TurnStarted,
     UnitDeployed,
+    UnitDeployedAboard,
     UnitEmbarked,
     UnitFlipped,
     UnitMoved,
@@ -199,7 +200,10 @@ def evolve(state: BattleState, event: Event) -> BattleState:
         u = state.units[event.unit]
         placed = placement_of(event.to, u.counter.footprint)
         status = fresh_state(u.counter, FaceKind(event.face))
-        return _unit(state, event.unit, placement=placed, status=status)
+        return _unit(state, event.unit, placement=placed, status=status, embarked_in=None)
+    if isinstance(event, UnitDeployedAboard):  # rulings 141
+        status = fresh_state(state.units[event.unit].counter, FaceKind(event.face))
+        return _unit(state, event.unit, placement=None, status=status, embarked_in=event.transport)
     if isinstance(event, DeploymentEnded):
         return replace(state, deployed=state.deployed | {event.side})
     if isinstance(event, ScoutingStarted):

@@ -58,6 +58,7 @@ from app.engine.black_reach.battle.commands import (
     ConfirmResult,
     CreateBattle,
     Demolish,
+    DeployAboard,
     DeployUnit,
     DoubleShot,
     DrawCards,
@@ -132,6 +133,7 @@ from app.engine.black_reach.battle.events import (
     TurnEnded,
     TurnStarted,
     UnitDeployed,
+    UnitDeployedAboard,
     UnitEmbarked,
     UnitFlipped,
     UnitMoved,
@@ -282,6 +284,7 @@ __all__ = [
     "burst_problem",
     "damage_set_of",
     "decide",
+    "deploy_aboard_problem",
     "has_overwatch",
     "overwatch_steps",
     "plan_shot",
@@ -575,12 +578,60 @@ def _deploy(out: _Out, command: DeployUnit, side: str) -> None:
     out.emit(UnitDeployed(u.uid, step, face))
 
 
+def _deploy_aboard(out: _Out, command: DeployAboard, side: str) -> None:
+    state = out.state
+    _stage(state, Stage.SETUP)
+    if side in state.deployed:
+        raise refuse("deployment_ended", "you have ended your deployment")
+    u = _own(state, command.unit, side)
+    _own(state, command.transport, side)
+    face = deploy_aboard_problem(state, u.uid, command.transport, command.face)
+    out.emit(UnitDeployedAboard(u.uid, command.transport, str(face)))
+
+
+def deploy_aboard_problem(
+    state: BattleState, uid: str, transport_id: str, face_name: str | None = None
+) -> FaceKind:
+    """Check an infantry counter deployed aboard a transport of its side standing on the
+    battlefield (in its zone, as deployed), within the transport's capacity as a unit getting
+    in [L2017-L2032]: it starts the battle embarked (rulings 141). Not in ambush (an ambushed
+    unit stands hidden on the battlefield [L1784-L1800]); not into a transport on its Flight
+    face [L2030-L2032]. Returns the face it deploys on."""
+    u = state.units[uid]
+    assert state.scenario is not None
+    problems = _deploy_problems(Deploy(uid, 0, 0, "N", face_name), state.scenario)
+    if problems:
+        raise _bad_deployment(problems)
+    face = FaceKind(face_name) if face_name is not None else u.counter.first_face.kind
+    if face is FaceKind.AMBUSH:
+        raise refuse("ambush_aboard", "a unit in ambush is deployed on the battlefield [L1784]")
+    if u.counter.unit_class is not UnitClass.INFANTRY:
+        raise refuse("not_infantry", "only infantry gets into a transport [L2017-L2019]")
+    transport = state.units[transport_id]
+    if transport.uid == uid or transport.placement is None or not transport.alive:
+        raise refuse("transport_not_deployed", f"deploy {transport_id} on the battlefield first")
+    ability = transport.face.ability(Ability.TRANSPORT)
+    if ability is None or not isinstance(ability.param, int):
+        raise refuse("not_a_transport", f"{transport_id} has no Transport capacity")
+    if transport.status.face is FaceKind.FLIGHT:
+        raise refuse("transport_flying", "nobody gets into a transport on its Flight face")
+    aboard = [
+        Passenger(p.status.face is FaceKind.REDUCED, p.counter.character, p.counter.large)
+        for p in state.passengers(transport_id)
+        if p.uid != uid  # deployed again aboard: it does not count twice
+    ]
+    me = Passenger(face is FaceKind.REDUCED, u.counter.character, u.counter.large)
+    if not transport_has_room(ability.param, False, aboard, me):
+        raise refuse("transport_full", f"no room for {uid} in {transport_id}")
+    return face
+
+
 def _end_deployment(out: _Out, side: str) -> None:
     state = out.state
     _stage(state, Stage.SETUP)
     if side in state.deployed:
         raise refuse("deployment_ended", "you have ended your deployment")
-    missing = sorted(u.uid for u in state.units.values() if u.side == side and not u.placement)
+    missing = sorted(u.uid for u in state.units.values() if u.side == side and not u.present)
     if missing:
         raise refuse(
             "not_deployed", f"deploy every counter first: {', '.join(missing)}", missing=missing
@@ -3530,6 +3581,8 @@ def decide(state: BattleState, command: Tagged, actor: str, dice: Roller) -> Dec
     match command:
         case DeployUnit():
             _deploy(out, command, side)
+        case DeployAboard():
+            _deploy_aboard(out, command, side)
         case EndDeployment():
             _end_deployment(out, side)
         case PlaceOrders():

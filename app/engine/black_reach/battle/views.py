@@ -26,6 +26,7 @@ from app.engine.black_reach.battle.commands import (
     Burst,
     ConfirmResult,
     Demolish,
+    DeployAboard,
     DeployUnit,
     DoubleShot,
     DrawCards,
@@ -67,6 +68,7 @@ from app.engine.black_reach.battle.rules import (
     beam_request,
     burst_problem,
     damage_set_of,
+    deploy_aboard_problem,
     overwatch_steps,
     plan_shot,
     plan_snipe,
@@ -1028,8 +1030,21 @@ def _xy(key: str) -> tuple[int, int]:
     return int(x), int(y)
 
 
+def _room_at_deployment(state: BattleState, u: UnitState, t: UnitState) -> bool:
+    """May ``u`` be deployed aboard ``t`` now, on its first face (rulings 141)?"""
+    if u.uid == t.uid or t.placement is None:
+        return False
+    try:
+        deploy_aboard_problem(state, u.uid, t.uid)
+    except Refusal:
+        return False
+    return True
+
+
 def _setup_actions(state: BattleState, side: str) -> list[JsonObject]:
-    """Set-up: deploy (or move) each counter in the zone; end once all are placed."""
+    """Set-up: deploy (or move) each counter in the zone, or an infantry counter aboard a
+    transport of its side already placed with room for it (rulings 141); end once all are
+    placed."""
     if side in state.deployed or state.scenario is None:
         return []
     zone = sorted([sq.x, sq.y] for sq in state.scenario.side(side).deployment)
@@ -1037,6 +1052,12 @@ def _setup_actions(state: BattleState, side: str) -> list[JsonObject]:
     out: list[JsonObject] = [
         {"command": _cmd(DeployUnit(u.uid, 0, 0)), "zone": zone, **deploy_faces(u)} for u in mine
     ]
-    if all(u.placement is not None for u in mine):
+    out += [
+        {"command": _cmd(DeployAboard(u.uid, t.uid))}
+        for u in mine
+        for t in mine
+        if u.embarked_in != t.uid and _room_at_deployment(state, u, t)
+    ]
+    if all(u.present for u in mine):
         out.append({"command": _cmd(EndDeployment())})
     return out
