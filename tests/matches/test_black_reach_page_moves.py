@@ -4,11 +4,13 @@ the move's form, its Rafale during a move through the API (rulings 140)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
 from tests.engine.black_reach.battle import test_deploy_aboard as aboard
+from tests.engine.black_reach.battle import test_vehicle_assaults as armour
 from tests.engine.black_reach.battle import test_vehicle_multi_shots_on_move as tanks
 from tests.matches.test_black_reach_page_ambush import send
 from tests.matches.test_pages_black_reach import (
@@ -113,3 +115,34 @@ def test_a_squad_is_deployed_aboard_its_transport_from_the_page(
     seen = bob.get(f"{MATCHES}/{match_id}").json()["view"]
     squad = next(u for u in seen["units"] if u["id"] == aboard.TACTICAL)
     assert (squad["embarked_in"], squad["at"]) == (aboard.TRANSPORT, None)
+
+
+def test_the_owner_chooses_its_retreat_square_from_the_page(
+    browser: Callable[[str], TestClient], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    played_on(monkeypatch, armour.shootas_in_front())
+    alice, bob, match_id = two_players(browser, deployment="sample")
+    place_orders(alice, match_id, (armour.TANK,))
+    place_orders(bob, match_id, (armour.SHOOTAS, armour.NOB))
+    r = send(alice, match_id, armour.TANK_ON_SHOOTAS, dice=[6, 1, 1, 1])
+    assert r.status_code == 200, r.text
+    page = page_of(bob, match_id)
+    said = lines(page)
+    assert any("Sample shootas must leave its square" in t for t in said), said
+    ids = [str(f.attributes.get("id") or "") for f in page.css("form")]
+    offered = [i for i in ids if i.startswith("form-choose-square")]
+    assert len(offered) == 3, ids
+    first = page.css_first(f"#{offered[0]}")
+    assert "Sample shootas retreats to (3, 3) (the first open square)" in first.text()
+    assert not [i for i in ids_of(page_of(alice, match_id)) if i.startswith("form-choose")]
+    css = f"#form-choose-square-{slug(armour.SHOOTAS)}-3-4"
+    post_form(bob, match_id, css, page=page)
+    seen = alice.get(f"{MATCHES}/{match_id}").json()["view"]
+    at = {u["id"]: u["at"] for u in seen["units"]}
+    assert (at[armour.SHOOTAS]["x"], at[armour.SHOOTAS]["y"]) == (3, 4)
+    assert (at[armour.TANK]["x"], at[armour.TANK]["y"]) == (2, 3)
+    assert seen["square_awaited"] is None
+
+
+def ids_of(page: Any) -> list[str]:
+    return [str(f.attributes.get("id") or "") for f in page.css("form")]

@@ -479,6 +479,8 @@ class ActionForm:
         card = str(self.command.get("card") or "")  # play_card: one form per card and use
         if card:
             extra = str(self.command.get("use") or "")
+        if self.kind == "choose_square":  # one form per square offered (rulings 142)
+            extra = f"{self.command.get('x')}-{self.command.get('y')}"
         if self.kind == "flame":  # one form per direction (and transport square: rulings 137)
             extra = str(self.command.get("facing") or "")
             if self.command.get("x") is not None:
@@ -631,6 +633,17 @@ def _label(
         return _("No En Alerte: {target} moves on").format(target=target)
     if kind == "embark":
         return _("{unit} gets into {transport}").format(unit=unit, transport=target)
+    if kind == "choose_square":  # the owner's square for its unit (rulings 142)
+        square = _square(int(cmd.get("x") or 0), int(cmd.get("y") or 0))
+        if cmd.get("why") == "retreat":
+            text = _("{unit} retreats to {square}").format(unit=unit, square=square)
+        else:
+            text = _("{unit} is pushed aside to {square}").format(unit=unit, square=square)
+        return (
+            _("{choice} (the first open square)").format(choice=text)
+            if cmd.get("default")
+            else text
+        )
     if kind == "deploy_aboard":
         transport = names.get(str(cmd.get("transport")), str(cmd.get("transport") or ""))
         return _("Deploy {unit} aboard {transport}").format(unit=unit, transport=transport)
@@ -843,7 +856,14 @@ def action_forms(
                 kind=kind,
                 label=_label(
                     kind,
-                    {**cmd, "target": target, "aboard": mine.aboard, "left": entry.get("markers")},
+                    {
+                        **cmd,
+                        "target": target,
+                        "aboard": mine.aboard,
+                        "left": entry.get("markers"),
+                        "why": entry.get("why"),
+                        "default": entry.get("default"),
+                    },
                     names,
                     where,
                 ),
@@ -1276,6 +1296,8 @@ def describe(ev: Mapping[str, Any], names: Mapping[str, str], sides: Mapping[str
         )
     if kind == "unit_spotted":  # an ambushed unit turns to its Inactive face (rulings 114)
         return _spotted(ev, unit, names)
+    if kind == "square_awaited":  # rulings 142
+        return _("{unit} must leave its square: its owner chooses where.").format(unit=unit)
     if kind == "forced_move" and ev.get("why") == "pushed aside by the vehicle":  # rulings 119
         return _("{unit} is pushed aside to {square} (a Forced Move).").format(
             unit=unit, square=_at(ev.get("to"))

@@ -15,6 +15,7 @@ __all__ = [
     "Assault",
     "Burst",
     "BurstShare",
+    "ChooseSquare",
     "Command",
     "ConfirmResult",
     "CreateBattle",
@@ -302,6 +303,17 @@ class Overwatch(Command):
 
 
 @dataclass(frozen=True, slots=True)
+class ChooseSquare(Command):
+    """The owner's square for its unit retreating from an assault or pushed aside by a
+    vehicle, among those the battle offers (rulings 142)."""
+
+    kind: ClassVar[str] = "choose_square"
+    unit: str
+    x: int
+    y: int
+
+
+@dataclass(frozen=True, slots=True)
 class PassOverwatch(Command):
     """No En Alerte against the declared move: it is made at once."""
 
@@ -474,6 +486,7 @@ COMMAND_CODEC = TaggedCodec(
         Manifest,
         Overwatch,
         PassOverwatch,
+        ChooseSquare,
         ScoutMove,
         EndScouting,
         ReserveMove,

@@ -55,6 +55,7 @@ __all__ = [
     "ScoutMoved",
     "ScoutingEnded",
     "ScoutingStarted",
+    "SquareAwaited",
     "StepsTaken",
     "SuppressedPlaced",
     "SuppressedRemoved",
@@ -456,6 +457,22 @@ class ForcedMove(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class SquareAwaited(Event):
+    """A unit forced to move (``why``: a retreat, pushed aside by a vehicle) whose owner
+    ``side`` chooses its square among ``squares`` (the first: the battle's default); then
+    ``attacker`` takes ``entry`` (rulings 142)."""
+
+    kind: ClassVar[str] = "square_awaited"
+    unit: str
+    side: str
+    why: str
+    squares: tuple[Step, ...]
+    attacker: str
+    entry: Step
+    attacker_why: str
+
+
+@dataclass(frozen=True, slots=True)
 class ActivationEnded(Event):
     kind: ClassVar[str] = "activation_ended"
 
@@ -688,6 +705,7 @@ EVENT_CODEC = TaggedCodec(
         UnitDeployed,
         UnitDeployedAboard,
         DeploymentEnded,
+        SquareAwaited,
         TurnStarted,
         OrdersPlaced,
         OrdersCommitted,

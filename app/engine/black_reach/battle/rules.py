@@ -55,6 +55,7 @@ from app.engine.black_reach.battle.commands import (
     Assault,
     Burst,
     BurstShare,
+    ChooseSquare,
     ConfirmResult,
     CreateBattle,
     Demolish,
@@ -126,6 +127,7 @@ from app.engine.black_reach.battle.events import (
     ScoutingEnded,
     ScoutingStarted,
     ScoutMoved,
+    SquareAwaited,
     StepsTaken,
     SuppressedPlaced,
     SuppressedRemoved,
@@ -888,7 +890,7 @@ def _able(u: UnitState, state: BattleState) -> None:
 
 def _after_activation(out: _Out) -> None:
     state = out.state
-    if state.stage is not Stage.BATTLE or state.pending is not None:
+    if state.stage is not Stage.BATTLE or state.pending is not None or state.placing is not None:
         return
     assert state.turn is not None
     specials_left = any(
@@ -3213,23 +3215,57 @@ def _free(state: BattleState, sq: Square, leave_out: set[str]) -> bool:
     )
 
 
-def _retreat(out: _Out, defender: UnitState, start: Square, attacker: str) -> None:
-    """The beaten infantry retreats into one of the 3 squares opposite the attacker (straight
-    back first, then the clockwise and the anticlockwise diagonal: rulings); it is destroyed
-    when none is open or the retreat moves it inside an enemy zone of control [L1604-L1622]."""
-    state = out.state
+def retreat_squares(
+    state: BattleState, defender: UnitState, start: Square, attacker: str
+) -> list[Placement]:
+    """The open squares of the 3 opposite the attacker's start square, in the order the
+    battle offers them: straight back first, then the clockwise and the anticlockwise
+    diagonal (rulings 60). Open: the move there is legal (on the battlefield, allowed, empty,
+    not a step inside one enemy zone of control)."""
     assert defender.placement is not None
     here = defender.placement.anchor
     d = (_sign(here.x - start.x), _sign(here.y - start.y))
     back = next(f for f in Facing if (f.dx, f.dy) == d)
     units = [b for b in state.board_units() if b.id != attacker]
+    out: list[Placement] = []
     for facing in (back, back.turned(1), back.turned(-1)):
         sq = Square(here.x + facing.dx, here.y + facing.dy)
         to = Placement(sq, defender.placement.facing)
         mover = Mover(defender.board_unit(), 1)
         if check_path(state.board, mover, units, [to]).ok:
-            out.emit(ForcedMove(defender.uid, _step_of(to), "retreat"))
-            return
+            out.append(to)
+    return out
+
+
+def _retreat(
+    out: _Out, defender: UnitState, start: Square, attacker: str, entry: Placement
+) -> bool:
+    """The beaten infantry retreats into one of the 3 squares opposite the attacker, its owner
+    choosing when more than one is open (``True``: the battle waits for that choice, then the
+    attacker takes ``entry``, rulings 142); it is destroyed when none is open or the retreat
+    moves it inside an enemy zone of control [L1604-L1622]."""
+    state = out.state
+    open_squares = retreat_squares(state, defender, start, attacker)
+    if len(open_squares) > 1:
+        out.emit(
+            SquareAwaited(
+                defender.uid,
+                defender.side,
+                "retreat",
+                tuple(_step_of(p) for p in open_squares),
+                attacker,
+                _step_of(entry),
+                "takes the defender's square",
+            )
+        )
+        return True
+    if open_squares:
+        out.emit(ForcedMove(defender.uid, _step_of(open_squares[0]), "retreat"))
+        return False
+    assert defender.placement is not None
+    here = defender.placement.anchor
+    d = (_sign(here.x - start.x), _sign(here.y - start.y))
+    back = next(f for f in Facing if (f.dx, f.dy) == d)
     for facing in (back, back.turned(1), back.turned(-1)):  # into a transport (rulings 121)
         sq = Square(here.x + facing.dx, here.y + facing.dy)
         for t in state.on_board():
@@ -3240,12 +3276,35 @@ def _retreat(out: _Out, defender: UnitState, start: Square, attacker: str) -> No
             except Refusal:
                 continue
             out.emit(UnitEmbarked(defender.uid, t.uid))
-            return
+            return False
     out.emit(
         StepsTaken(
             defender.uid, 0, 0, str(defender.status.face), defender.status.hit_points, False, True
         )
     )
+    return False
+
+
+def _choose_square(out: _Out, command: ChooseSquare, side: str) -> None:
+    """The owner's square for its unit forced to move, one of those offered; then the
+    attacker takes the square it was to take (rulings 142)."""
+    p = out.state.placing
+    if p is None:
+        raise refuse("no_square_awaited", "no unit waits for its square")
+    if side != p.side:
+        raise refuse("not_your_turn", "the unit's owner chooses its square")
+    if command.unit != p.unit:
+        raise refuse("wrong_unit", f"the square awaited is {p.unit}'s", kind=RefusalKind.INPUT)
+    chosen = next((s for s in p.squares if (s.x, s.y) == (command.x, command.y)), None)
+    if chosen is None:
+        raise refuse(
+            "bad_square",
+            f"{p.unit} may go to {', '.join(f'({s.x}, {s.y})' for s in p.squares)}",
+            kind=RefusalKind.INPUT,
+            squares=[[s.x, s.y] for s in p.squares],
+        )
+    out.emit(ForcedMove(p.unit, chosen, p.why))
+    out.emit(ForcedMove(p.attacker, p.entry, p.attacker_why))
 
 
 ASSAULT_INTO_WRECK = "takes the defender's square, onto its wreck"
@@ -3452,8 +3511,13 @@ def _fight(
         # a beaten heavy vehicle takes a step (its location roll) and never retreats; the
         # infantry attacker stays on its start square [L1651-L1662]
         after = _hurt(out, target, 1, _assault_piercing(state, u), u.uid)
-        if after.alive and tclass is UnitClass.INFANTRY:
-            _retreat(out, after, start.anchor, u.uid)
+        waits = (
+            after.alive
+            and tclass is UnitClass.INFANTRY
+            and _retreat(out, after, start.anchor, u.uid, entry)
+        )
+        if waits:
+            return  # its owner chooses its square first (rulings 142)
         # the attacker takes the square of beaten infantry that left it or was destroyed; after
         # beating a light vehicle it stays on its start square (note §8 item 12)
         gone = out.state.units[target.uid]
@@ -3574,6 +3638,8 @@ def decide(state: BattleState, command: Tagged, actor: str, dice: Roller) -> Dec
         raise refuse("battle_over", "the battle is over")
     if state.scouting and not isinstance(command, ScoutMove | EndScouting):
         raise refuse("scouting", "the Scout moves come first: move your scouts or end them")
+    if state.placing is not None and not isinstance(command, ChooseSquare):
+        raise refuse("waiting_square", "a unit forced to move waits for its owner's square first")
     if state.pending is not None and not isinstance(command, Overwatch | PassOverwatch):
         raise refuse(
             "waiting_overwatch", "a declared move waits for the other side's En Alerte first"
@@ -3597,8 +3663,13 @@ def decide(state: BattleState, command: Tagged, actor: str, dice: Roller) -> Dec
             _after_activation(out)
         case Assault():
             _assault(out, command, side)
-            if out.state.pending is None:
+            if out.state.pending is None and out.state.placing is None:
                 spot_after_move(out, command.unit)
+            _after_activation(out)
+        case ChooseSquare():
+            attacker = state.placing.attacker if state.placing is not None else ""
+            _choose_square(out, command, side)
+            spot_after_move(out, attacker)  # the assault's move, now done [L3156-L3157]
             _after_activation(out)
         case Hold():
             _hold(out, command, side)
@@ -3636,10 +3707,12 @@ def decide(state: BattleState, command: Tagged, actor: str, dice: Roller) -> Dec
             _end_scouting(out, side)
         case Overwatch():
             _overwatch(out, command, side)
-            spot_after_move(out, state.pending.unit)  # type: ignore[union-attr]
+            if out.state.placing is None:
+                spot_after_move(out, state.pending.unit)  # type: ignore[union-attr]
         case PassOverwatch():
             _pass_overwatch(out, side)
-            spot_after_move(out, state.pending.unit)  # type: ignore[union-attr]
+            if out.state.placing is None:
+                spot_after_move(out, state.pending.unit)  # type: ignore[union-attr]
         case ReserveMove():
             _reserve_move(out, command, side)
             spot_after_move(out, command.unit)

@@ -24,6 +24,7 @@ from app.engine.black_reach.battle.commands import (
     COMMAND_CODEC,
     Assault,
     Burst,
+    ChooseSquare,
     ConfirmResult,
     Demolish,
     DeployAboard,
@@ -235,6 +236,14 @@ def render(state: BattleState, viewer: Viewer) -> JsonObject:
             # an assault's move: its target (rulings 122)
             **({"assault": state.pending.assault} if state.pending.assault else {}),
         },
+        "square_awaited": None  # a unit forced to move waits for its owner's square
+        if state.placing is None
+        else {
+            "unit": state.placing.unit,
+            "side": state.placing.side,
+            "why": state.placing.why,
+            "squares": [[st.x, st.y] for st in state.placing.squares],
+        },
         "units": [_unit_view(state, u, side) for u in state.units.values()],
         "groups": [
             {
@@ -347,7 +356,7 @@ def _card_actions(state: BattleState, side: str) -> list[JsonObject]:
     on the units that may take it (none yet readied; an armour-save card only on units with a
     yellow save; no shooting or assault bonus in the Reserve phase)."""
     turn = state.turn
-    if turn is None or side in state.to_draw or state.pending is not None:
+    if turn is None or side in state.to_draw or state.pending is not None or state.placing:
         return []
     out: list[JsonObject] = []
     for copy in state.hands.get(side, ()):
@@ -375,8 +384,15 @@ def legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
     Action cards it may play."""
     actions = _legal_actions(state, seat)
     side = state.seats.get(seat)
-    if state.stage is not Stage.BATTLE or side is None or state.scouting or state.pending:
-        return actions  # a declared move waits for its En Alerte answer: nothing else
+    if (
+        state.stage is not Stage.BATTLE
+        or side is None
+        or state.scouting
+        or state.pending
+        or state.placing
+    ):
+        return actions  # a declared move waits for its En Alerte answer (or a unit for its
+        # owner's square): nothing else
     return (
         actions
         + _card_actions(state, side)
@@ -487,6 +503,14 @@ def _legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
                 out.append(entry)
         out.append({"command": _cmd(EndReserve())})
         return out
+    if state.placing is not None:  # a unit forced to move waits for its square (rulings 142)
+        p = state.placing
+        if side != p.side:
+            return []
+        return [
+            {"command": _cmd(ChooseSquare(p.unit, s.x, s.y)), "why": p.why, "default": n == 0}
+            for n, s in enumerate(p.squares)
+        ]
     if state.pending is not None:
         return _overwatch_actions(state, side)
     # activation: the unit whose token is due, and any unplayed Special token
