@@ -116,3 +116,27 @@ def test_one_open_square_is_taken_without_asking() -> None:
     assert "square_awaited" not in kinds
     assert kinds[-2:] == ["forced_move", "forced_move"]
     assert anchor(battle, SHOOTAS) == (3, 3)
+
+
+def test_after_an_en_alerte_answer_the_assault_waits_for_the_retreat_square() -> None:
+    """An assault's move that waited for En Alerte (rulings 122): the retreat's square is
+    chosen after the answer, then the attacker takes the square and the turn goes on."""
+    from tests.engine.black_reach.battle import test_assault_overwatch as watch
+
+    battle = watch.watched()
+    battle.execute_json(watch.ASSAULT, A, dice=[])
+    new = battle.execute_json(
+        {"type": "overwatch", "unit": NOB, "after": 1}, B, dice=[1, 6, 1, 1, 1]
+    )
+    awaited = new[-1].event
+    assert isinstance(awaited, SquareAwaited)
+    assert awaited.unit == watch.SHOOTAS
+    assert battle.state.pending is None
+    assert battle.state.active_seat == B  # the Orks choose, though the move was the Marines'
+    last = awaited.squares[-1]
+    done = battle.execute_json(choose(last.x, last.y, watch.SHOOTAS), B)
+    moves = [(e.event.unit, e.event.to.x, e.event.to.y) for e in done
+             if isinstance(e.event, ForcedMove)]  # fmt: skip
+    assert moves == [(watch.SHOOTAS, last.x, last.y), (watch.TACTICAL, 4, 3)]
+    assert battle.state.placing is None
+    assert battle.state.active_seat is not None
