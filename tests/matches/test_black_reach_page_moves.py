@@ -20,7 +20,7 @@ from tests.matches.test_pages_black_reach import (
     slug,
     two_players,
 )
-from tests.matches.test_pages_black_reach_actions import lines, played_on
+from tests.matches.test_pages_black_reach_actions import lines, played_on, taps_of
 
 MATCHES = "/api/v1/matches"
 
@@ -136,6 +136,10 @@ def test_the_owner_chooses_its_retreat_square_from_the_page(
     assert "Sample shootas retreats to (3, 3) (the first open square)" in first.text()
     assert not [i for i in ids_of(page_of(alice, match_id)) if i.startswith("form-choose")]
     css = f"#form-choose-square-{slug(armour.SHOOTAS)}-3-4"
+    # on a phone: tap the shootas, then one of the squares offered
+    tapped = taps_of(page)[armour.SHOOTAS]["squares"]
+    assert sorted(tapped) == ["3,2", "3,3", "3,4"]
+    assert tapped["3,4"]["form"] == css.removeprefix("#")
     post_form(bob, match_id, css, page=page)
     seen = alice.get(f"{MATCHES}/{match_id}").json()["view"]
     at = {u["id"]: u["at"] for u in seen["units"]}

@@ -1431,6 +1431,9 @@ class Board:
             elif f.kind in ("move", "reserve_move", "scout_move"):
                 for key, path, _label in f.paths:
                     entry["squares"].setdefault(key, {"form": f"form-{f.slug}", "value": path})
+            elif f.kind == "choose_square":  # the owner's square: a tap on it (rulings 142)
+                key = f"{f.command.get('x')},{f.command.get('y')}"
+                entry["squares"][key] = {"form": f"form-{f.slug}", "value": key}
             elif f.kind in ("shoot", "assault", "snipe", "overwatch", "embark", "manifest"):
                 if f.target:
                     entry["targets"].setdefault(f.target, []).append(f"form-{f.slug}")
