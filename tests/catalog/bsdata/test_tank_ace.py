@@ -7,6 +7,7 @@ the XML, not through the importer."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from xml.etree.ElementTree import Element
 
@@ -248,3 +249,63 @@ def test_a_tank_ace_survives_our_text_and_json_exports(
     assert validate(back, space_marines).violations == ()
     assert validate(back, space_marines).points == result.points
     assert import_json(export_json(army, space_marines)) == army
+
+
+def test_a_new_recruit_json_list_with_a_tank_ace_is_read(
+    space_marines: Catalogue, facts: FileFacts
+) -> None:
+    """A roster JSON as New Recruit writes it: the Warlord entry inside the Tank Ace choice, the
+    Enhancement an item of the Detachment's own group ("<Detachment> Enhancements")."""
+    det = facts.detachments[0]
+    group = f"{det} Enhancements"
+    sheet = space_marines.datasheet(VEHICLE)
+    assert sheet is not None
+    defaults = [  # what the vehicle carries anyway, listed by New Recruit too
+        {"name": w, "type": "upgrade", "number": 1} for w in sheet.models[0].default_wargear
+    ]
+    ace = {
+        "name": VEHICLE,
+        "type": "model",
+        "number": 1,
+        "selections": [
+            {
+                "name": TANK_ACE,
+                "type": "upgrade",
+                "number": 1,
+                "selections": [{"name": "Warlord", "type": "upgrade", "number": 1}],
+            },
+            {"name": facts.enhancement, "type": "upgrade", "number": 1, "group": group},
+            *defaults,
+        ],
+    }
+    doc = {
+        "roster": {
+            "name": "Hunters",
+            "costLimits": [{"name": "pts", "value": 2000}],
+            "forces": [
+                {
+                    "name": "Army Roster",
+                    "catalogueName": "Imperium - Space Marines",
+                    "selections": [
+                        {
+                            "name": "Battle Size",
+                            "type": "upgrade",
+                            "selections": [{"name": "2. Strike Force (2000 Point limit)"}],
+                        },
+                        {"name": "Detachment", "type": "upgrade", "selections": [{"name": det}]},
+                        ace,
+                    ],
+                }
+            ],
+        }
+    }
+    found = matching.match(formats.parse(json.dumps(doc)), space_marines)
+    assert found.problems == []
+    assert found.roster is not None
+    [unit] = found.roster.units
+    assert (dict(unit.wargear), unit.enhancements, unit.warlord) == (
+        {TANK_ACE: 1},
+        (facts.enhancement,),
+        True,
+    )
+    assert validate(found.roster, space_marines).violations == ()
