@@ -600,7 +600,7 @@ def scenario_from_form(form: FormData, existing: dict[str, Any] | None) -> dict[
             continue
         old = old_by_row[k] if k < len(old_by_row) and isinstance(old_by_row[k], dict) else {}
         objective = copy.deepcopy(old)
-        objective["id"] = ident
+        objective["id"] = _kept(form, f"{at}.id", old.get("id"))
         objective["squares"] = _squares(_rect(form, f"{at}.squares"), old.get("squares"))
         _put(objective, "vp", _number(form.text(f"{at}.vp")))
         _put(objective, "wins", True if form.text(f"{at}.wins") else None)

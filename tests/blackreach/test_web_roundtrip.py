@@ -244,9 +244,15 @@ def test_a_sides_tiles_keep_their_slots_order_and_repeats() -> None:
             {"tile": "mob", "slots": [{"option": "b"}]},
         ],
     }
-    scenario = {"id": "s", "sides": [{"id": "orks", "army": army}, {"id": "ultramarines"}]}
+    scenario = {
+        "id": "s",
+        "sides": [{"id": "orks", "army": army}, {"id": "ultramarines"}],
+        "objectives": [{"id": " hill ", "squares": [[1, 2]], "vp": 1}],
+    }
     fields = forms.scenario_fields(scenario)
-    assert forms.scenario_from_form(_as_sent(fields), scenario)["sides"][0]["army"] == army
+    again = forms.scenario_from_form(_as_sent(fields), scenario)
+    assert again["sides"][0]["army"] == army
+    assert again["objectives"][0]["id"] == " hill "  # its spaces kept, as shown
     fields["sides[0].tiles"] = ["boss", "new"]
     built = forms.scenario_from_form(_as_sent(fields), scenario)["sides"][0]["army"]
     assert built["tiles"] == [army["tiles"][1], {"tile": "new", "slots": []}]
