@@ -128,18 +128,24 @@ class Weapon:
 
     def __post_init__(self) -> None:
         p: list[ProfileError] = []
-        _check(isinstance(self.name, str) and len(self.name) <= MAX_NAME, "name", "too long", p)
+        _check(isinstance(self.name, str) and len(self.name) <= MAX_NAME, "name", N_("too long"), p)
         _check(
             self.skill is None or _int_in(self.skill, 2, 6),
             "skill",
-            "must be 2..6 (the number before '+'), or null for a Torrent weapon",
+            N_("must be 2..6 (the number before '+'), or null for a Torrent weapon"),
             p,
         )
         if self.skill is None and not self.has(AbilityKind.TORRENT):
             p.append(ProfileError("skill", N_("only a Torrent weapon may have no skill")))
-        _check(_int_in(self.strength, 1, MAX_STRENGTH), "strength", f"must be 1..{MAX_STRENGTH}", p)
-        _check(_int_in(self.ap, -6, 0), "ap", "must be 0 or negative (down to -6)", p)
-        _check(self.range is None or _int_in(self.range, 1, 120), "range", "must be 1..120", p)
+        _check(
+            _int_in(self.strength, 1, MAX_STRENGTH),
+            "strength",
+            N_("must be 1..%(most)s"),
+            p,
+            most=MAX_STRENGTH,
+        )
+        _check(_int_in(self.ap, -6, 0), "ap", N_("must be 0 or negative (down to -6)"), p)
+        _check(self.range is None or _int_in(self.range, 1, 120), "range", N_("must be 1..120"), p)
         kinds = [a.kind for a in self.abilities]
         for kind in set(kinds):
             if kind is not AbilityKind.ANTI and kinds.count(kind) > 1:
@@ -202,11 +208,15 @@ class TargetGroup:
         _check(
             isinstance(self.name, str) and 0 < len(self.name) <= MAX_NAME,
             "name",
-            "must be 1..80 characters",
+            N_("must be 1..80 characters"),
             p,
         )
         _check(
-            _int_in(self.models, 1, MAX_GROUP_MODELS), "models", f"must be 1..{MAX_GROUP_MODELS}", p
+            _int_in(self.models, 1, MAX_GROUP_MODELS),
+            "models",
+            N_("must be 1..%(most)s"),
+            p,
+            most=MAX_GROUP_MODELS,
         )
         _profile_checks(self, p)
         _raise_if(p)
@@ -218,26 +228,29 @@ class TargetGroup:
 
 
 def _profile_checks(obj: Target | TargetGroup, p: list[ProfileError]) -> None:
-    _check(_int_in(obj.wounds, 1, MAX_WOUNDS), "wounds", f"must be 1..{MAX_WOUNDS}", p)
-    _check(_int_in(obj.save, 2, 7), "save", "must be 2..7 (the number before '+')", p)
+    _check(
+        _int_in(obj.wounds, 1, MAX_WOUNDS), "wounds", N_("must be 1..%(most)s"), p, most=MAX_WOUNDS
+    )
+    _check(_int_in(obj.save, 2, 7), "save", N_("must be 2..7 (the number before '+')"), p)
     _check(
         obj.invulnerable_save is None or _int_in(obj.invulnerable_save, 2, 6),
         "invulnerable_save",
-        "must be 2..6 or null",
+        N_("must be 2..6 or null"),
         p,
     )
     _check(
         obj.feel_no_pain is None or _int_in(obj.feel_no_pain, 2, 6),
         "feel_no_pain",
-        "must be 2..6 or null",
+        N_("must be 2..6 or null"),
         p,
     )
     _check(
         len(obj.keywords) <= MAX_KEYWORDS
         and all(isinstance(k, str) and 0 < len(k) <= MAX_NAME for k in obj.keywords),
         "keywords",
-        f"at most {MAX_KEYWORDS} non-empty keywords",
+        N_("at most %(most)s non-empty keywords"),
         p,
+        most=MAX_KEYWORDS,
     )
 
 
@@ -261,11 +274,16 @@ class Target:
         _check(
             _int_in(self.models, 1, MAX_TARGET_MODELS),
             "models",
-            f"must be 1..{MAX_TARGET_MODELS}",
+            N_("must be 1..%(most)s"),
             p,
+            most=MAX_TARGET_MODELS,
         )
         _check(
-            _int_in(self.toughness, 1, MAX_TOUGHNESS), "toughness", f"must be 1..{MAX_TOUGHNESS}", p
+            _int_in(self.toughness, 1, MAX_TOUGHNESS),
+            "toughness",
+            N_("must be 1..%(most)s"),
+            p,
+            most=MAX_TOUGHNESS,
         )
         _profile_checks(self, p)
         _check(
@@ -339,22 +357,26 @@ class Situation:
             _check(
                 _int_in(getattr(self, name), -MAX_MODIFIER, MAX_MODIFIER),
                 name,
-                f"must be -{MAX_MODIFIER}..{MAX_MODIFIER}",
+                N_("must be -%(most)s..%(most)s"),
                 p,
+                most=MAX_MODIFIER,
             )
         _check(
-            _int_in(self.damage_reduction, 0, MAX_MODIFIER), "damage_reduction", "must be 0..6", p
+            _int_in(self.damage_reduction, 0, MAX_MODIFIER),
+            "damage_reduction",
+            N_("must be 0..6"),
+            p,
         )
         _check(
             self.twin_linked_reroll in (RerollPolicy.FAILED, RerollPolicy.NON_CRITICAL),
             "twin_linked_reroll",
-            "must be 'failed' or 'non_critical'",
+            N_("must be 'failed' or 'non_critical'"),
             p,
         )
         _check(
             self.reroll_saves in SAVE_REROLLS,
             "reroll_saves",
-            "must be 'none', 'ones' or 'failed' (a save has no critical result)",
+            N_("must be 'none', 'ones' or 'failed' (a save has no critical result)"),
             p,
         )
         _raise_if(p)
@@ -369,7 +391,7 @@ class AttackEntry:
 
     def __post_init__(self) -> None:
         if not _int_in(self.models, 1, MAX_MODELS_PER_ENTRY):
-            raise ProfileError("models", f"must be 1..{MAX_MODELS_PER_ENTRY}")
+            raise ProfileError("models", N_("must be 1..%(most)s"), most=MAX_MODELS_PER_ENTRY)
 
 
 @dataclass(frozen=True, slots=True)
@@ -385,8 +407,9 @@ class CombatRequest:
         _check(
             1 <= len(self.attacks) <= MAX_ATTACK_ENTRIES,
             "attacks",
-            f"give 1..{MAX_ATTACK_ENTRIES} attack entries",
+            N_("give 1..%(most)s attack entries"),
             p,
+            most=MAX_ATTACK_ENTRIES,
         )
         if self.situation.target_not_visible:
             for i, entry in enumerate(self.attacks):
