@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from app.core.errors import Conflict, InvalidInput, NotFound
 from app.core.i18n import lazy
-from app.engine.errors import Message, RollerError
+from app.engine.errors import N_, Message, RollerError
 
 
 class RuleSystemNotFound(NotFound):
@@ -28,6 +28,13 @@ class InvalidCombatRequest(InvalidInput):
 
 class TooManyDice(RollerError):
     """A live resolution would roll more dice than one request may."""
+
+    def __init__(self, limit: int) -> None:
+        self.template = Message(
+            N_("this resolution needs more than %(limit)s dice: use fewer attacks"),
+            {"limit": limit},
+        )
+        super().__init__(str(self.template))
 
 
 class ProfileNotFound(NotFound):

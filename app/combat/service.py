@@ -158,6 +158,8 @@ def invalid(
 def _engine_error(exc: EngineError, field: str = "") -> InvalidCombatRequest:
     if isinstance(exc, ProfileError):
         return invalid(profile_errors(exc), exc.templates)
+    if isinstance(exc, TooManyDice):
+        return invalid([field_error(field, str(exc), type(exc).__name__)], [exc.template])
     return invalid([field_error(field, str(exc), type(exc).__name__)])
 
 
@@ -202,9 +204,7 @@ class BoundedRoller(Roller):
     def _count(self) -> None:
         self._rolled += 1
         if self._rolled > self.limit:
-            raise TooManyDice(
-                f"this resolution needs more than {self.limit} dice: use fewer attacks"
-            )
+            raise TooManyDice(self.limit)
 
     # every fresh die goes through roll() or reroll(); their arguments pass through untouched
     def roll(self, *args: Any, **kwargs: Any) -> int:

@@ -188,3 +188,19 @@ def test_the_engines_profile_errors_are_french_too(client) -> None:  # type: ign
     heavy = {**BOLT_RIFLES, "t.models": "10", "t.wounds": "30"}
     assert "the unit has 300 wounds in all; at most 200" in _errors(client, heavy)
     assert "l'unité a 300 PV en tout ; au plus 200" in _errors(client, heavy, **FR)
+
+
+def test_too_many_dice_is_refused_in_english_with_its_message_kept() -> None:
+    from app.combat import service
+    from app.combat.exceptions import TooManyDice
+
+    refused = service._engine_error(TooManyDice(500))
+    (error,) = refused.errors or []
+    assert error["message"] == "this resolution needs more than 500 dice: use fewer attacks"
+    (template,) = refused.templates
+    assert template is not None
+    if not _french_known(template.msgid):
+        pytest.fail("the French pairs of /tmp/briefs/engmsg-po.txt are not merged yet")
+    assert template.render(translations("fr").gettext) == (
+        "cette résolution demande plus de 500 dés : utilisez moins d'attaques"
+    )
