@@ -30,6 +30,8 @@ from app.engine.black_reach.forces import (
     Tile,
     TileKind,
 )
+from app.engine.black_reach.gear import Gear
+from app.engine.black_reach.gear import order_tokens as gear_order_tokens
 from app.engine.black_reach.templates import TEMPLATE_ABILITIES, Template, template_name
 
 __all__ = [
@@ -44,7 +46,10 @@ __all__ = [
     "Violation",
     "army_cost",
     "groups",
+    "option_holders",
     "order_tokens",
+    "serves",
+    "unit_gear",
     "validate_army",
     "walk",
 ]
@@ -141,22 +146,75 @@ def army_cost(army: Army, catalogue: Catalogue) -> int:
     return total + sum(o.cost for _, o, _ in _options(army, catalogue))
 
 
+def option_holders(
+    catalogue: Catalogue, groups: Mapping[str, Group], side: str, uid: str
+) -> list[Group]:
+    """The groups whose options ``uid`` may use: its own, and its side's command tiles
+    [L2473-L2484], [L2395-L2404] (as the grenades, rulings 101)."""
+    own = [g for g in groups.values() if uid in g.units]
+    command = [
+        g
+        for g in groups.values()
+        if g.side == side
+        and g not in own
+        and (tile := catalogue.tiles.get(g.tile)) is not None
+        and tile.kind is TileKind.COMMAND
+    ]
+    return own + command
+
+
+def serves(catalogue: Catalogue, group: Group, option_id: str, uid: str, counter: Counter) -> bool:
+    """Whether the option in ``group``'s slot serves the unit: a Personalisation its tile's
+    Character only [L2617-L2619]; an Equipment option a unit of a class it allows."""
+    option = catalogue.options.get(option_id)
+    e = option.equipment if option is not None else None
+    if option is None or e is None:
+        return False
+    if option.type is OptionType.PERSONALISATION:
+        return counter.character and uid in group.units
+    return not e.restriction or counter.unit_class in e.restriction
+
+
+def unit_gear(
+    catalogue: Catalogue, groups: Mapping[str, Group], side: str, uid: str, counter: Counter
+) -> Gear | None:
+    """The permanent gifts of the options serving the unit (``None``: none; rulings 126); an
+    aura (Waaagh! Banner) is counted at each roll, where the units stand
+    (:func:`.battle.equipment.banner_bonus`)."""
+    gear = Gear()
+    for g in option_holders(catalogue, groups, side, uid):
+        for option_id in g.options:
+            option = catalogue.options.get(option_id)
+            e = option.equipment if option is not None else None
+            if e is None or not e.permanent or e.aura is not None:
+                continue
+            if not serves(catalogue, g, option_id, uid, counter):
+                continue
+            gear = gear.add(option_id, e)
+    return gear if gear.options else None
+
+
+def _broken(where: str, broken: frozenset[str]) -> bool:
+    """Whether the tile at ``where`` is broken, or attached under a broken tile."""
+    return any(where == b or where.startswith(b + ".") for b in broken)
+
+
 def order_tokens(army: Army, catalogue: Catalogue, broken: frozenset[str] = frozenset()) -> Tokens:
     """The Order tokens the army takes at the start of an Order phase [L153-L160]: the stars of
-    its tiles, the Ordre / Ordre Personnel of their counters on their first face, the Boss
-    options; Special and Bluff tokens from the ordnances. A broken tile (its path in ``broken``)
-    gives nothing, nor do its options [L639-L647]."""
+    its tiles, the Boss options; the Ordre / Ordre Personnel its units show on their first
+    face, an Ordre Personnel an option grants them included (Machine Spirit: the count of
+    :func:`.gear.order_tokens`, which the match reads too; rulings 146, 151); Special and
+    Bluff tokens from the ordnances. The units are those its groups field (a counter an option
+    replaces gives nothing). A broken tile (its path in ``broken``) gives nothing, nor do its
+    options [L639-L647]."""
     numbered = special = bluff = 0
     for where, fielded, _ in walk(army):
-        if any(where == b or where.startswith(b + ".") for b in broken):
+        if _broken(where, broken):
             continue
         tile = catalogue.tiles.get(fielded.tile)
         if tile is None:
             continue
         numbered += tile.order_stars
-        for cid in tile.counters:
-            counter = catalogue.counters.get(cid)
-            numbered += counter.order_tokens() if counter else 0
         for filled in fielded.slots:
             option = catalogue.options.get(filled.option or "")
             if option is None:
@@ -167,9 +225,15 @@ def order_tokens(army: Army, catalogue: Catalogue, broken: frozenset[str] = froz
                 numbered += option.ordnance.order_tokens
                 special += option.ordnance.special_tokens
                 bluff += option.ordnance.bluff_tokens
-            for cid in option.counters:
-                counter = catalogue.counters.get(cid)
-                numbered += counter.order_tokens() if counter else 0
+    fielded_groups = {g.id: g for g in groups(army, catalogue, "")}
+    for group in fielded_groups.values():
+        if _broken(group.id.removeprefix(":"), broken):
+            continue
+        for uid in group.units:
+            counter = catalogue.counters.get(uid.rsplit(":", 1)[-1])
+            if counter is not None:
+                gear = unit_gear(catalogue, fielded_groups, "", uid, counter)
+                numbered += gear_order_tokens(counter, gear)
     return Tokens(numbered, special, bluff)
 
 

@@ -241,6 +241,17 @@ class Face:
     def has(self, ability: Ability) -> bool:
         return self.ability(ability) is not None
 
+    def order_tokens(self) -> int:
+        """Numbered tokens the face gives: its Ordre stars and 1 for Ordre Personnel
+        [L1926-L1942]."""
+        total = 0
+        orders = self.ability(Ability.ORDERS)
+        if orders is not None:
+            total += orders.param if isinstance(orders.param, int) else 1
+        if self.has(Ability.PERSONAL_ORDER):
+            total += 1
+        return total
+
 
 class PsykerKind(StrEnum):
     LIBRARIAN = "librarian"
@@ -279,15 +290,7 @@ class Counter:
         """Numbered tokens the counter gives on ``face``: its Ordre stars and 1 for Ordre
         Personnel [L1926-L1942]."""
         f = self.face(face) if face else self.first_face
-        if f is None:
-            return 0
-        total = 0
-        orders = f.ability(Ability.ORDERS)
-        if orders is not None:
-            total += orders.param if isinstance(orders.param, int) else 1
-        if f.has(Ability.PERSONAL_ORDER):
-            total += 1
-        return total
+        return f.order_tokens() if f is not None else 0
 
 
 # -- step losses ------------------------------------------------------------------------------

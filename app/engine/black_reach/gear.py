@@ -12,9 +12,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from app.engine.black_reach.forces import AbilityRef, ArmourSave, Equipment, Face, FaceKind
+from app.engine.black_reach.forces import (
+    AbilityRef,
+    ArmourSave,
+    Counter,
+    Equipment,
+    Face,
+    FaceKind,
+)
 
-__all__ = ["Gear", "geared"]
+__all__ = ["Gear", "geared", "order_tokens"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,3 +82,12 @@ def geared(face: Face, gear: Gear | None) -> Face:
     dv = (face.dv if gear.dv is None else gear.dv) + gear.dv_bonus
     mv = None if face.mv is None else face.mv + gear.mv_bonus
     return replace(face, abilities=tuple(abilities), dv=dv, mv=mv)
+
+
+def order_tokens(counter: Counter, gear: Gear | None, face: FaceKind | None = None) -> int:
+    """Numbered Order tokens the unit gives on ``face`` (its first when None): those of the
+    face it shows, its gifts included, so an Ordre Personnel an option grants (Machine Spirit)
+    gives its token as a printed one does (rulings 146, 151) [L1926-L1942]. The army's count
+    before the battle and the match's Order phase both read it."""
+    f = counter.face(face) if face else counter.first_face
+    return geared(f, gear).order_tokens() if f is not None else 0

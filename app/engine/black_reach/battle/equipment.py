@@ -29,7 +29,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Protocol
 
-from app.engine.black_reach.armies import Catalogue
+from app.engine.black_reach.armies import option_holders as _holders
+from app.engine.black_reach.armies import serves as _serves
+from app.engine.black_reach.armies import unit_gear
 from app.engine.black_reach.battle.commands import ReadyEquipment
 from app.engine.black_reach.battle.events import EquipmentReadied, EquipmentUsed, UnitMoved
 from app.engine.black_reach.battle.state import BattleState, Stage, UnitState
@@ -38,14 +40,10 @@ from app.engine.black_reach.forces import (
     Ability,
     AbilityRef,
     ArmourSave,
-    Counter,
     Equipment,
     Group,
-    OptionType,
     PoleBonus,
-    TileKind,
 )
-from app.engine.black_reach.gear import Gear
 from app.engine.black_reach.los import distance
 from app.engine.black_reach.tables import ArmourColour
 from app.engine.black_reach.turn import Phase
@@ -90,51 +88,6 @@ class Out(Protocol):
 
 def _refuse(code: str, message: str, kind: RefusalKind = RefusalKind.RULES) -> Refusal:
     return Refusal(code, message, kind=kind)
-
-
-def _holders(catalogue: Catalogue, groups: Mapping[str, Group], side: str, uid: str) -> list[Group]:
-    """The groups whose options ``uid`` may use: its own, and its side's command tiles
-    [L2473-L2484], [L2395-L2404] (as the grenades, rulings 101)."""
-    own = [g for g in groups.values() if uid in g.units]
-    command = [
-        g
-        for g in groups.values()
-        if g.side == side
-        and g not in own
-        and (tile := catalogue.tiles.get(g.tile)) is not None
-        and tile.kind is TileKind.COMMAND
-    ]
-    return own + command
-
-
-def _serves(catalogue: Catalogue, group: Group, option_id: str, uid: str, counter: Counter) -> bool:
-    """Whether the option in ``group``'s slot serves the unit: a Personalisation its tile's
-    Character only [L2617-L2619]; an Equipment option a unit of a class it allows."""
-    option = catalogue.options.get(option_id)
-    e = option.equipment if option is not None else None
-    if option is None or e is None:
-        return False
-    if option.type is OptionType.PERSONALISATION:
-        return counter.character and uid in group.units
-    return not e.restriction or counter.unit_class in e.restriction
-
-
-def unit_gear(
-    catalogue: Catalogue, groups: Mapping[str, Group], side: str, uid: str, counter: Counter
-) -> Gear | None:
-    """The permanent gifts of the options serving the unit (``None``: none); an aura (Waaagh!
-    Banner) is counted at each roll, where the units stand (:func:`banner_bonus`)."""
-    gear = Gear()
-    for g in _holders(catalogue, groups, side, uid):
-        for option_id in g.options:
-            option = catalogue.options.get(option_id)
-            e = option.equipment if option is not None else None
-            if e is None or not e.permanent or e.aura is not None:
-                continue
-            if not _serves(catalogue, g, option_id, uid, counter):
-                continue
-            gear = gear.add(option_id, e)
-    return gear if gear.options else None
 
 
 def _character(state: BattleState, group: Group) -> UnitState | None:

@@ -196,6 +196,7 @@ from app.engine.black_reach.forces import (
     apply_step,
     weapon_lost,
 )
+from app.engine.black_reach.gear import order_tokens as unit_order_tokens
 from app.engine.black_reach.los import (
     Arc,
     Blocker,
@@ -651,41 +652,25 @@ def _end_deployment(out: _Out, side: str) -> None:
 
 def _pool(state: BattleState, side: str) -> tuple[Token, ...]:
     """The tokens ``side`` takes this Order phase [L153-L160]: broken groups give nothing
-    [L639-L647]; a counter's own Ordre / Ordre Personnel count on the face it shows now, and
-    not at all once it is destroyed [L1926-L1931]."""
+    [L639-L647]; a counter's own Ordre / Ordre Personnel count on the face it shows now (an
+    Ordre Personnel its option grants included: Machine Spirit, rulings 146), and not at all
+    once it is destroyed [L1926-L1931]."""
     assert state.scenario is not None
     broken = frozenset(
         g.id.split(":", 1)[1] for g in state.groups.values() if g.side == side and g.broken
     )
     tokens = order_tokens(state.scenario.side(side).army, state.catalogue, broken)
-    lost = sum(
-        u.counter.order_tokens() - (u.counter.order_tokens(u.status.face) if u.alive else 0)
+    lost = sum(  # one count with the army's: gifts included (rulings 146, 151)
+        unit_order_tokens(u.counter, u.gear)
+        - (unit_order_tokens(u.counter, u.gear, u.status.face) if u.alive else 0)
         for u in state.units.values()
         if u.side == side and not _group_of(state, u.uid).broken
     )
-    numbered = max(0, tokens.numbered - lost) + _granted_orders(state, side)
+    numbered = max(0, tokens.numbered - lost)
     return (
         tuple(Token(TokenKind.NUMBERED, n) for n in range(1, numbered + 1))
         + (Token(TokenKind.SPECIAL),) * tokens.special
         + (Token(TokenKind.BLUFF),) * tokens.bluff
-    )
-
-
-def _granted_orders(state: BattleState, side: str) -> int:
-    """The numbered tokens of an Ordre Personnel an option grants (Machine Spirit
-    [L2594-L2596]) to a unit whose printed face lacks it, standing and its group not broken
-    [L1933-L1942] (rulings 146)."""
-    return sum(
-        1
-        for u in state.units.values()
-        if u.side == side
-        and u.alive
-        and u.gear is not None
-        and any(a.ability is Ability.PERSONAL_ORDER for a in u.gear.grants)
-        and (printed := u.counter.face(u.status.face)) is not None
-        and not printed.has(Ability.PERSONAL_ORDER)
-        and u.face.has(Ability.PERSONAL_ORDER)
-        and not _group_of(state, u.uid).broken
     )
 
 
