@@ -583,7 +583,40 @@ def _deploy(out: _Out, command: DeployUnit, side: str) -> None:
     if problems:
         raise _bad_deployment(problems)
     face = d.face if d.face is not None else str(u.counter.first_face.kind)
-    out.emit(UnitDeployed(u.uid, step, face))
+    event = UnitDeployed(u.uid, step, face)
+    _carries_its_passengers(evolve(state, event), u.uid)
+    out.emit(event)
+
+
+def _carries_its_passengers(state: BattleState, transport_id: str) -> None:
+    """A transport deployed again carries the units deployed aboard it (rulings 141) only
+    as they could get in: never on its Flight face, and within the capacity of the face it
+    now shows [L2017-L2032]; otherwise the deployment is refused (the passengers stay where
+    they are until their owner deploys them elsewhere)."""
+    passengers = state.passengers(transport_id)
+    if not passengers:
+        return
+    transport = state.units[transport_id]
+    names = ", ".join(p.uid for p in passengers)
+    if transport.status.face is FaceKind.FLIGHT:
+        raise refuse(
+            "transport_flying",
+            f"{transport_id} carries {names}: nobody rides a transport on its Flight face",
+        )
+    ability = transport.face.ability(Ability.TRANSPORT)
+    aboard: list[Passenger] = []
+    for p in passengers:
+        me = Passenger(p.status.face is FaceKind.REDUCED, p.counter.character, p.counter.large)
+        if (
+            ability is None
+            or not isinstance(ability.param, int)
+            or not transport_has_room(ability.param, False, aboard, me)
+        ):
+            raise refuse(
+                "transport_full",
+                f"{transport_id} on that face has no room for {names}: deploy them first",
+            )
+        aboard.append(me)
 
 
 def _deploy_aboard(out: _Out, command: DeployAboard, side: str) -> None:
@@ -3584,7 +3617,10 @@ def _fight(
             and _retreat(out, after, start.anchor, u.uid, entry)
         )
         if waits:
-            return  # its owner chooses its square first (rulings 142)
+            # its owner chooses its square first (rulings 142); the Destruction dice are the
+            # attack's and are rolled now, at the structure the defender stood in
+            _destruction_after(out, u, target, destruction_dice(face.ability(Ability.DESTRUCTION)))
+            return
         # the attacker takes the square of beaten infantry that left it or was destroyed; after
         # beating a light vehicle it stays on its start square (note §8 item 12)
         gone = out.state.units[target.uid]
