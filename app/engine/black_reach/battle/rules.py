@@ -1294,13 +1294,21 @@ def _fire_on_move(
     second: str | None = None,
     burst: tuple[BurstShare, ...] = (),
     weapons: tuple[WeaponShot, ...] = (),
+    watched: bool = False,
 ) -> None:
     """The move's Tir en Mouvement: at ``target_id`` (and ``second`` with Double Tir), or a
     Rafale's ``burst`` shares, each with the Tir en Mouvement penalty (rulings 123); or a
     heavy vehicle's ``weapons``, one Shooting Action of its Tir en Mouvement weapons, each
-    with its own penalty (rulings 140)."""
+    with its own penalty (rulings 140). After an En Alerte shot (``watched``) the named
+    weapons it destroyed (or the face it flipped to no longer shows) are left out: only
+    their shots are lost (rulings 122, 140)."""
     if weapons:
-        _vehicle_shots(out, u, list(weapons), _move_penalties(u))
+        shots = list(weapons)
+        if watched:
+            shots = [s for s in shots if _working(u, s.weapon)]
+            if not shots:
+                return  # every weapon named was lost to the En Alerte shot
+        _vehicle_shots(out, u, shots, _move_penalties(u))
         return
     if burst:
         total = _burst_checks(out.state, u, burst, moving=True)
@@ -1446,7 +1454,13 @@ def _resolve(out: _Out, p: PendingMove, watch: tuple[str, int, bool] | None) -> 
             unmask(out, u.uid, SHOOTS)
             try:
                 _fire_on_move(
-                    out, out.state.units[u.uid], p.fire_at, p.fire_second, p.burst, p.weapons
+                    out,
+                    out.state.units[u.uid],
+                    p.fire_at,
+                    p.fire_second,
+                    p.burst,
+                    p.weapons,
+                    watched,
                 )
             except Refusal:
                 if not watched:
@@ -1653,6 +1667,14 @@ def working_weapons(u: UnitState) -> list[Weapon]:
     """A heavy vehicle's weapons that no Damage marker destroyed [L683-L692]."""
     weapons = u.face.weapons
     return [w for w in weapons if not weapon_lost(weapons, w, u.status.damage)]
+
+
+def _working(u: UnitState, name: str) -> bool:
+    """Whether the face the unit shows has the weapon ``name``, not destroyed."""
+    return any(
+        w.name == name and not weapon_lost(u.face.weapons, w, u.status.damage)
+        for w in u.face.weapons
+    )
 
 
 def _weapon(u: UnitState, name: str) -> Weapon:

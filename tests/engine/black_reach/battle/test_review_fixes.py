@@ -14,6 +14,8 @@ from app.engine.match.errors import Refusal
 from tests.engine.black_reach.battle import test_ambush as ambush
 from tests.engine.black_reach.battle import test_deploy_aboard as aboard_tests
 from tests.engine.black_reach.battle import test_equipment_auras as eq
+from tests.engine.black_reach.battle import test_heavy_vehicles as heavy
+from tests.engine.black_reach.battle import test_vehicle_multi_shots_on_move as multi
 from tests.engine.black_reach.battle.test_structures import (
     BOYZ1,
     DESTRUCTION,
@@ -147,3 +149,51 @@ def test_an_ordre_personnel_unit_may_carry_a_bluff() -> None:
     orders.append({"unit": ambush.TANK, "kind": "bluff", "nonce": "n-tank"})
     battle.execute_json({"type": "place_orders", "orders": orders}, A)
     assert battle.state.secret["ultramarines"][ambush.TANK].token.kind is TokenKind.BLUFF
+
+
+# -- rulings 122/140: a weapon lost to En Alerte loses only its own shot ------------------------
+
+
+def test_a_weapon_lost_to_en_alerte_loses_only_its_shot_on_the_move() -> None:
+    """The tank moves two squares and fires main_1 and secondary_1 after the second; the
+    Shootas' En Alerte shot after the first destroys main_1 (location 5): secondary_1 still
+    fires its shot, main_1's is lost."""
+    battle = BlackReachBattle.create(
+        multi.gunned(base=heavy.setup(shootas=(5, 2), shootas_abilities=("overwatch",)))
+    )
+    battle.execute_json(
+        {
+            "type": "place_orders",
+            "orders": [heavy.order(heavy.NOB, 1), heavy.order(heavy.SHOOTAS, 2)],
+        },
+        B,
+    )
+    battle.execute_json({"type": "place_orders", "orders": [heavy.order(heavy.TANK, 1)]}, A)
+    battle.execute_json({"type": "hold", "unit": heavy.NOB}, B)
+    command = {
+        "type": "move",
+        "unit": heavy.TANK,
+        "path": [{"x": 2, "y": 2, "facing": "N"}, {"x": 2, "y": 1, "facing": "N"}],
+        "fire_after": 2,
+        "weapons": [multi.shot("main_1", heavy.BOYZ1), multi.shot("secondary_1", heavy.BOYZ2)],
+    }
+    declared = battle.execute_json(command, A, dice=[])
+    assert declared[-1].event.kind == "move_declared"
+    # En Alerte: 4 + CV 4 against DV 8 is a step; location 5 destroys main_1; then the tank's
+    # one remaining shot, a 5
+    answered = battle.execute_json(
+        {"type": "overwatch", "unit": heavy.SHOOTAS, "after": 1}, B, dice=[4, 5, 5]
+    )
+    located = next(e.event for e in answered if e.event.kind == "damage_located")
+    assert (located.marker, located.number) == ("main_weapon", 1)
+    shots = [
+        (e.event.unit, e.event.target, e.event.weapon)
+        for e in answered
+        if e.event.kind == "unit_shot"
+    ]
+    assert shots == [
+        (heavy.SHOOTAS, heavy.TANK, None),
+        (heavy.TANK, heavy.BOYZ2, "secondary_1"),
+    ]
+    assert battle.state.units[heavy.TANK].placement is not None
+    assert battle.state.units[heavy.TANK].placement.anchor == (2, 1)
