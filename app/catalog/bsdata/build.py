@@ -164,6 +164,9 @@ class Builder:
         # Which datasheets (by id) link each Enhancements group.
         self.enhancement_bearers: dict[tuple[str, str], set[str]] = {}
         self.walked: dict[str, _Walked] = {}
+        self._kids: dict[tuple[int, str], list[tuple[Node | None, Element | None]]] = {}
+        # _has_models(node, depth) by (entry, link, depth): (answer, work it cost)
+        self._models: dict[tuple[int, int, int], tuple[bool, int]] = {}
 
     # -- generic access ---------------------------------------------------------------
 
@@ -179,30 +182,60 @@ class Builder:
         if self.steps > self.limits.max_steps or self.sheet_steps > self.limits.max_steps_per_sheet:
             raise WorkLimitExceeded
 
+    def _charge(self, cost: int) -> None:
+        """Count ``cost`` units of work at once (a memoised answer is charged what computing
+        it cost), stopping where counting them one by one would have."""
+        room = min(
+            self.limits.max_steps - self.steps,
+            self.limits.max_steps_per_sheet - self.sheet_steps,
+        )
+        if cost > room:
+            self.steps += max(room, 0) + 1
+            self.sheet_steps += max(room, 0) + 1
+            raise WorkLimitExceeded
+        self.steps += cost
+        self.sheet_steps += cost
+
+    def _children_of(
+        self, holder: Element, doc: Document
+    ) -> list[tuple[Node | None, Element | None]]:
+        """What :meth:`children` meets in one holder, in order, resolved once: ``(node, None)``
+        for a child yielded, ``(None, link)`` for a link that does not resolve (resolved again
+        when met, to report it), ``(None, None)`` for a link to something else."""
+        key = (id(holder), doc.id)
+        found = self._kids.get(key)
+        if found is not None:
+            return found
+        items: list[tuple[Node | None, Element | None]] = []
+        for box_name, tag in (
+            ("selectionEntries", "selectionEntry"),
+            ("selectionEntryGroups", "selectionEntryGroup"),
+        ):
+            box = holder.find(box_name)
+            if box is not None:
+                items.extend((Node(child, doc), None) for child in box.findall(tag))
+        box = holder.find("entryLinks")
+        if box is not None:
+            for link in box.findall("entryLink"):
+                target = self.ws.resolve(link.get("targetId") or "", doc)
+                if target is None:
+                    items.append((None, link))
+                elif target[0].tag in ("selectionEntry", "selectionEntryGroup"):
+                    items.append((Node(target[0], target[1], link, doc), None))
+                else:
+                    items.append((None, None))
+        self._kids[key] = items
+        return items
+
     def children(self, node: Node) -> Iterator[Node]:
         self._step()
         for holder, doc in node.holders():
-            for box_name, tag in (
-                ("selectionEntries", "selectionEntry"),
-                ("selectionEntryGroups", "selectionEntryGroup"),
-            ):
-                box = holder.find(box_name)
-                if box is not None:
-                    for child in box.findall(tag):
-                        self._step()
-                        yield Node(child, doc)
-            box = holder.find("entryLinks")
-            if box is None:
-                continue
-            for link in box.findall("entryLink"):
+            for child, unresolved in self._children_of(holder, doc):
                 self._step()
-                target = self.resolve(link, doc)
-                if target is None:
-                    continue
-                elem, tdoc = target
-                if elem.tag not in ("selectionEntry", "selectionEntryGroup"):
-                    continue
-                yield Node(elem, tdoc, link, doc)
+                if child is not None:
+                    yield child
+                elif unresolved is not None:
+                    self.resolve(unresolved, doc)  # reported the first time only
 
     def resolve(self, link: Element, doc: Document) -> tuple[Element, Document] | None:
         target_id = link.get("targetId") or ""
@@ -237,11 +270,13 @@ class Builder:
     def _hidden_elem(
         self, elems: list[Element], self_ids: frozenset[str], ctx: Context | None = None
     ) -> bool:
-        state = any(e.get("hidden") == "true" for e in elems)
+        state = False
         for e in elems:
-            for m, groups in iter_modifiers(e):
-                if m.get("field") != "hidden" or m.get("type") != "set":
-                    continue
+            if e.get("hidden") == "true":
+                state = True
+                break
+        for e in elems:
+            for m, groups in self.ws.hide_modifiers(e):
                 if self.applies(m, groups, self_ids, ctx) is True:
                     state = m.get("value") == "true"
         return state
@@ -911,9 +946,7 @@ class Builder:
         """Whether a "hidden" modifier of ``node`` depends on what the builder does not know
         here (the Detachment, the rest of the roster, the bearer)."""
         for h, _ in node.holders():
-            for m, groups in iter_modifiers(h):
-                if m.get("field") != "hidden" or m.get("type") != "set":
-                    continue
+            for m, groups in self.ws.hide_modifiers(h):
                 if m.get("value") == "true" and self.applies(m, groups, node.ids) is None:
                     return True
         return False
@@ -985,7 +1018,15 @@ class Builder:
             return False
         if not node.is_group and node.type == "model":
             return True
-        return any(self._has_models(m, depth + 1) for m in self.children(node))
+        key = (id(node.elem), id(node.link), depth)
+        known = self._models.get(key)
+        if known is not None:
+            self._charge(known[1])
+            return known[0]
+        before = self.steps
+        found = any(self._has_models(m, depth + 1) for m in self.children(node))
+        self._models[key] = (found, self.steps - before)
+        return found
 
     def gives(self, node: Node, depth: int) -> list[str]:
         """Weapon names an entry gives (itself, or the weapons inside it), else its name."""
