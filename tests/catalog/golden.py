@@ -85,6 +85,15 @@ SCENARIOS: dict[str, tuple[tuple[Path, ...], Callable[[], list[tuple[str, bytes]
         (CORE,),
         _named(CORE, "Warhammer 40,000.gst", "Imperium - Space Marines.cat"),
     ),
+    # two chapters without their parent: the same missing links met by two builders
+    "chapters-without-parent": (
+        (CORE, MORE),
+        lambda: [
+            ("Warhammer 40,000.gst", (CORE / "Warhammer 40,000.gst").read_bytes()),
+            ("Imperium - Blood Angels.cat", (MORE / "Imperium - Blood Angels.cat").read_bytes()),
+            ("Imperium - Space Wolves.cat", (MORE / "Imperium - Space Wolves.cat").read_bytes()),
+        ],
+    ),
     # no game system: categories, profile types and costs it defines are unknown
     "orks-without-game-system": ((CORE,), _named(CORE, "Orks.cat")),
 }

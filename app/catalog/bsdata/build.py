@@ -169,8 +169,13 @@ class Builder:
         # Which datasheets (by id) link each Enhancements group.
         self.enhancement_bearers: dict[tuple[str, str], set[str]] = {}
         self.walked: dict[str, _Walked] = {}
-        self._kids: dict[tuple[int, str], list[tuple[Node | None, Element | None]]] = {}
-        # _has_models(node, depth) by (entry, link, depth): (answer, work it cost)
+        # what children() meets in a holder, by (holder, document): shared by the builders of
+        # one import (it does not read the primary catalogue, and reports nothing itself)
+        self._kids: dict[tuple[int, str], list[tuple[Node | None, Element | None]]] = ws.memo(
+            "children"
+        )
+        # _has_models(node, depth) by (entry, link, depth): (answer, work it cost); per
+        # builder, as the links it meets that do not resolve are reported per catalogue
         self._models: dict[tuple[int, int, int], tuple[bool, int]] = {}
 
     # -- generic access ---------------------------------------------------------------

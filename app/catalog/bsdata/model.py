@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
-from typing import Protocol
+from typing import Any, Protocol
 from xml.etree.ElementTree import Element
 
 from app.catalog.bsdata.files import Document
@@ -140,6 +140,7 @@ class Workspace:
         self._chains: dict[str, tuple[Document, ...]] = {}
         self._resolved: dict[tuple[str, str], tuple[Element, Document] | None] = {}
         self._hiding: dict[int, list[tuple[Element, tuple[Element, ...]]]] = {}
+        self._memos: dict[str, dict[Any, Any]] = {}
         self.battle_size_labels: dict[str, str] | None = None  # see restrictions.battle_sizes
         # each condition decided in a context without a counter: context -> id -> value (the
         # data and such a context never change during an import)
@@ -212,6 +213,11 @@ class Workspace:
                 break
         self._resolved[key] = result
         return result
+
+    def memo(self, name: str) -> dict[Any, Any]:
+        """A cache named ``name`` that lives as long as this import (keys may be ids of the
+        documents' elements, which live as long)."""
+        return self._memos.setdefault(name, {})
 
     def hide_modifiers(self, elem: Element) -> list[tuple[Element, tuple[Element, ...]]]:
         """The modifiers of ``elem`` that set ``hidden`` (see :func:`iter_modifiers`)."""
