@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
+from typing import cast
 from xml.etree.ElementTree import Element
 
 from app.catalog.bsdata.composition import (
@@ -147,6 +148,20 @@ class _Choice:
     max_in_roster: int | None = None
 
 
+class _Recorder:
+    """Stands for the :class:`Reporter` while a value is read once for the whole import: it
+    keeps the calls, which are replayed to each catalogue's reporter."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, tuple[object, ...], dict[str, object]]] = []
+
+    def warning(self, *args: object, **kwargs: object) -> None:
+        self.calls.append(("warning", args, kwargs))
+
+    def grouped(self, *args: object, **kwargs: object) -> None:
+        self.calls.append(("grouped", args, kwargs))
+
+
 class Builder:
     """Builds the catalogue of one primary (non-library) catalogue document."""
 
@@ -177,6 +192,12 @@ class Builder:
         # _has_models(node, depth) by (entry, link, depth): (answer, work it cost); per
         # builder, as the links it meets that do not resolve are reported per catalogue
         self._models: dict[tuple[int, int, int], tuple[bool, int]] = {}
+        self._weapon_profiles: dict[
+            tuple[int, str, str, str, str],
+            tuple[
+                WeaponProfile | None, tuple[tuple[str, tuple[object, ...], dict[str, object]], ...]
+            ],
+        ] = ws.memo("weapon-profiles")
 
     # -- generic access ---------------------------------------------------------------
 
@@ -511,6 +532,25 @@ class Builder:
         return weapon
 
     def weapon_profile(
+        self, el: Element, doc: Document, name: str, pkind: str, entry: str
+    ) -> WeaponProfile | None:
+        """The weapon profile of ``el``. Read once per import: the catalogues built after the
+        first get the same value and the same issues reported, in the same order."""
+        key = (id(el), doc.id, name, pkind, entry)
+        known = self._weapon_profiles.get(key)
+        if known is None:
+            real, recorder = self.report, _Recorder()
+            self.report = cast(Reporter, recorder)
+            try:
+                found = self._read_weapon_profile(el, doc, name, pkind, entry)
+            finally:
+                self.report = real
+            known = self._weapon_profiles[key] = (found, tuple(recorder.calls))
+        for method, args, kwargs in known[1]:
+            getattr(self.report, method)(*args, **kwargs)
+        return known[0]
+
+    def _read_weapon_profile(
         self, el: Element, doc: Document, name: str, pkind: str, entry: str
     ) -> WeaponProfile | None:
         ch = _characteristics(el)
