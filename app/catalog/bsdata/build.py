@@ -189,9 +189,11 @@ class Builder:
         self._kids: dict[tuple[int, str], list[tuple[Node | None, Element | None]]] = ws.memo(
             "children"
         )
-        # _has_models(node, depth) by (entry, link, depth): (answer, work it cost); per
-        # builder, as the links it meets that do not resolve are reported per catalogue
-        self._models: dict[tuple[int, int, int], tuple[bool, int]] = {}
+        # _has_models(node, depth) by (entry, link, depth): (answer, work it cost), shared by
+        # the builders of one import when no link that does not resolve was met (those are
+        # reported per catalogue)
+        self._models: dict[tuple[int, int, int], tuple[bool, int]] = ws.memo("has-models")
+        self._unresolved_met = 0  # links met by children() that do not resolve
         self._weapon_profiles: dict[
             tuple[int, str, str, str, str],
             tuple[
@@ -266,6 +268,7 @@ class Builder:
                 if child is not None:
                     yield child
                 elif unresolved is not None:
+                    self._unresolved_met += 1
                     self.resolve(unresolved, doc)  # reported the first time only
 
     def resolve(self, link: Element, doc: Document) -> tuple[Element, Document] | None:
@@ -1073,9 +1076,10 @@ class Builder:
         if known is not None:
             self._charge(known[1])
             return known[0]
-        before = self.steps
+        before, met = self.steps, self._unresolved_met
         found = any(self._has_models(m, depth + 1) for m in self.children(node))
-        self._models[key] = (found, self.steps - before)
+        if self._unresolved_met == met:
+            self._models[key] = (found, self.steps - before)
         return found
 
     def gives(self, node: Node, depth: int) -> list[str]:
