@@ -50,6 +50,7 @@ from app.engine.black_reach.forces import (
     Ordnance,
     PerilsEffect,
     PerilsMarker,
+    PoleBonus,
     PowerEffect,
     PsychicPower,
     PsykerKind,
@@ -93,6 +94,7 @@ __all__ = [
 CATALOGUE_FORMAT = "auspex-black-reach-forces/1"
 SCENARIO_FORMAT = "auspex-black-reach-scenario/1"
 MAX_JSON_BYTES = 512 * 1024
+MAX_AURA = 12  # squares around a Character (Boss Pole 3, Waaagh! Banner 2): a bound
 MAX_ITEMS = 200  # counters, tiles or options in a catalogue
 MAX_FACES = 4
 MAX_NAME = 120
@@ -187,6 +189,8 @@ _EQUIPMENT = frozenset(
         "shot_bonus",
         "assault_bonus",
         "hull_suppressed",
+        "aura",
+        "bonuses",
     }
 )
 _ORDNANCE = frozenset({"bluff_tokens", "special_tokens", "order_tokens", "extra_draw"})
@@ -465,6 +469,22 @@ def _damage_set(r: _Reader, raw: Any, where: str) -> DamageSet | None:
     return DamageSet(ident, tuple(faces))
 
 
+def _bonuses(r: _Reader, e: Mapping[str, Any], where: str) -> tuple[PoleBonus, ...]:
+    """A Boss Pole's bonuses, each named once (note §8 item 28)."""
+    out: list[PoleBonus] = []
+    for i, item in enumerate(r.items(e, "bonuses", where, len(PoleBonus))):
+        try:
+            bonus = PoleBonus(item)
+        except (ValueError, TypeError):
+            r.fail(f"{where}.bonuses[{i}]", "dakka, boss, zag or grim")
+            continue
+        if bonus in out:
+            r.fail(f"{where}.bonuses[{i}]", "each bonus once")
+            continue
+        out.append(bonus)
+    return tuple(out)
+
+
 def _option(r: _Reader, raw: Any, where: str) -> RecruitmentOption | None:
     obj = r.obj(raw, where, _OPTION)
     ident = r.text(obj, "id", where)
@@ -500,6 +520,8 @@ def _option(r: _Reader, raw: Any, where: str) -> RecruitmentOption | None:
                 if e.get("hull_suppressed") is not None
                 else None
             ),
+            aura=r.integer(e, "aura", at, 0, MAX_AURA) if e.get("aura") is not None else None,
+            bonuses=_bonuses(r, e, at),
         )
     if obj.get("ordnance") is not None:
         at = f"{where}.ordnance"

@@ -15,10 +15,12 @@ __all__ = [
     "Assault",
     "Burst",
     "BurstShare",
+    "ChooseSquare",
     "Command",
     "ConfirmResult",
     "CreateBattle",
     "Demolish",
+    "DeployAboard",
     "DeployUnit",
     "DoubleShot",
     "DrawCards",
@@ -29,6 +31,7 @@ __all__ = [
     "Grenade",
     "Hold",
     "KeptPower",
+    "Kombi",
     "MaintainPowers",
     "Manifest",
     "Move",
@@ -97,6 +100,18 @@ class DeployUnit(Command):
 
 
 @dataclass(frozen=True, slots=True)
+class DeployAboard(Command):
+    """Set-up: put one of your infantry counters aboard one of your transports already on the
+    battlefield (it starts the battle embarked, within the transport's capacity), on the face
+    it shows (``None``: its first); rulings 141."""
+
+    kind: ClassVar[str] = "deploy_aboard"
+    unit: str
+    transport: str
+    face: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class EndDeployment(Command):
     """Set-up: every counter of yours is placed; the battle starts when both sides are."""
 
@@ -156,6 +171,9 @@ class Move(Command):
     flame: str | None = None
     fire_second: str | None = None  # Double Tir on the move: its second target (rulings 123)
     burst: tuple[BurstShare, ...] = ()  # Rafale on the move, instead of fire_at (rulings 123)
+    # a heavy vehicle's Tir en Mouvement weapons, as vehicle_fire's shots (Double Tir, Rafale),
+    # instead of fire_at (rulings 140)
+    weapons: tuple[WeaponShot, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,6 +248,22 @@ class Grenade(Command):
 
 
 @dataclass(frozen=True, slots=True)
+class Kombi(Command):
+    """A Kombi Weapon marker of ``option`` (an Alternative Shooting Action of its Character):
+    its Tir Direct (B) on the intercase (``x``, ``y``) turned to ``facing``, at most 6
+    intercases away, or with ``flame`` its Lance-Flammes (M) pointing ``facing`` (``x``,
+    ``y``: aboard a transport of several squares, the square it starts from) [L2668-L2675]."""
+
+    kind: ClassVar[str] = "kombi"
+    unit: str
+    option: str
+    flame: bool = False
+    facing: str = "N"
+    x: int | None = None
+    y: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Demolish(Command):
     """Destruction: reveal the unit's token and make its Shooting Action at a ``structure``
     itself (a terrain element's id, ``wreck:<unit>`` for a wreck), rolling its Destruction
@@ -283,6 +317,17 @@ class Overwatch(Command):
     unit: str
     after: int
     suppression: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ChooseSquare(Command):
+    """The owner's square for its unit retreating from an assault or pushed aside by a
+    vehicle, among those the battle offers (rulings 142)."""
+
+    kind: ClassVar[str] = "choose_square"
+    unit: str
+    x: int
+    y: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -387,12 +432,14 @@ class ReadyRepair(Command):
 @dataclass(frozen=True, slots=True)
 class ReadyEquipment(Command):
     """Announce ``count`` (1-3) markers of an equipment ``option`` for your ``unit``'s next
-    action, before any die [L2486-L2496] (rulings 127)."""
+    action, before any die [L2486-L2496] (rulings 127); a Boss Pole's marker names the
+    ``bonus`` it gives (dakka, boss, zag: note §8 item 28)."""
 
     kind: ClassVar[str] = "ready_equipment"
     unit: str
     option: str
     count: int = 1
+    bonus: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -440,6 +487,7 @@ COMMAND_CODEC = TaggedCodec(
     (
         CreateBattle,
         DeployUnit,
+        DeployAboard,
         EndDeployment,
         PlaceOrders,
         Move,
@@ -453,10 +501,12 @@ COMMAND_CODEC = TaggedCodec(
         TemplateFire,
         Flame,
         Grenade,
+        Kombi,
         Demolish,
         Manifest,
         Overwatch,
         PassOverwatch,
+        ChooseSquare,
         ScoutMove,
         EndScouting,
         ReserveMove,

@@ -45,6 +45,7 @@ from app.engine.black_reach.battle.events import (
     ScoutingEnded,
     ScoutingStarted,
     ScoutMoved,
+    SquareAwaited,
     StepsTaken,
     SuppressedPlaced,
     SuppressedRemoved,
@@ -52,6 +53,7 @@ from app.engine.black_reach.battle.events import (
     TurnEnded,
     TurnStarted,
     UnitDeployed,
+    UnitDeployedAboard,
     UnitEmbarked,
     UnitFlipped,
     UnitMoved,
@@ -63,7 +65,13 @@ from app.engine.black_reach.battle.events import (
 )
 from app.engine.black_reach.battle.powers import marker_from
 from app.engine.black_reach.battle.setup import parse_setup
-from app.engine.black_reach.battle.state import BattleState, PendingMove, Stage, UnitState
+from app.engine.black_reach.battle.state import (
+    BattleState,
+    PendingMove,
+    PendingSquare,
+    Stage,
+    UnitState,
+)
 from app.engine.black_reach.board import Square
 from app.engine.black_reach.cards import deck_of
 from app.engine.black_reach.forces import FaceKind, fresh_state
@@ -180,11 +188,13 @@ def _cards(
 
 def _gear(state: BattleState, event: EquipmentReadied | EquipmentUsed) -> BattleState:
     key = f"{event.group}|{event.option}"
+    # a Boss Pole's markers are readied per bonus; the option counts them all as used
+    ready_key = f"{key}|{event.bonus}" if event.bonus else key
     mine = dict(state.gear_ready.get(event.unit, {}))
     if isinstance(event, EquipmentReadied):
-        mine[key] = mine.get(key, 0) + event.count
+        mine[ready_key] = mine.get(ready_key, 0) + event.count
         return replace(state, gear_ready={**state.gear_ready, event.unit: mine})
-    mine.pop(key, None)
+    mine.pop(ready_key, None)  # a Kombi Weapon's marker was never readied: nothing to pop
     ready = {k: v for k, v in state.gear_ready.items() if k != event.unit}
     if mine:
         ready[event.unit] = mine
@@ -199,7 +209,10 @@ def evolve(state: BattleState, event: Event) -> BattleState:
         u = state.units[event.unit]
         placed = placement_of(event.to, u.counter.footprint)
         status = fresh_state(u.counter, FaceKind(event.face))
-        return _unit(state, event.unit, placement=placed, status=status)
+        return _unit(state, event.unit, placement=placed, status=status, embarked_in=None)
+    if isinstance(event, UnitDeployedAboard):  # rulings 141
+        status = fresh_state(state.units[event.unit].counter, FaceKind(event.face))
+        return _unit(state, event.unit, placement=None, status=status, embarked_in=event.transport)
     if isinstance(event, DeploymentEnded):
         return replace(state, deployed=state.deployed | {event.side})
     if isinstance(event, ScoutingStarted):
@@ -335,6 +348,7 @@ def evolve(state: BattleState, event: Event) -> BattleState:
             supporters=event.supporters,
             fire_second=event.fire_second,
             burst=event.burst,
+            weapons=event.weapons,
         )
         return replace(state, pending=pending)
     if isinstance(event, OverwatchAnswered):
@@ -366,7 +380,20 @@ def evolve(state: BattleState, event: Event) -> BattleState:
     if isinstance(event, UnitsActivated):
         return replace(state, activated=state.activated | set(event.units))
     if isinstance(event, ForcedMove):
+        if state.placing is not None and state.placing.unit == event.unit:
+            state = replace(state, placing=None)  # the owner's square (rulings 142)
         return _moved(state, event.unit, event.to)
+    if isinstance(event, SquareAwaited):
+        placing = PendingSquare(
+            event.unit,
+            event.side,
+            event.why,
+            event.squares,
+            event.attacker,
+            event.entry,
+            event.attacker_why,
+        )
+        return replace(state, placing=placing)
     if isinstance(event, ActivationEnded):
         assert state.turn is not None
         return replace(state, turn=end_activation(state.turn))

@@ -24,8 +24,10 @@ from app.engine.black_reach.battle.commands import (
     COMMAND_CODEC,
     Assault,
     Burst,
+    ChooseSquare,
     ConfirmResult,
     Demolish,
+    DeployAboard,
     DeployUnit,
     DoubleShot,
     DrawCards,
@@ -35,6 +37,7 @@ from app.engine.black_reach.battle.commands import (
     Flame,
     Grenade,
     Hold,
+    Kombi,
     MaintainPowers,
     Manifest,
     Move,
@@ -51,12 +54,17 @@ from app.engine.black_reach.battle.commands import (
     TemplateFire,
     VehicleFire,
 )
-from app.engine.black_reach.battle.equipment import marker_options, markers_free
+from app.engine.black_reach.battle.equipment import (
+    kombi_left,
+    kombi_options,
+    marker_options,
+    markers_free,
+)
 from app.engine.black_reach.battle.events import UnitMoved
 from app.engine.black_reach.battle.evolve import evolve, placement_of
 from app.engine.black_reach.battle.grenades import grenade_options, markers_left
 from app.engine.black_reach.battle.jump import landing_problem, waiting_jumpers
-from app.engine.black_reach.battle.offers import flame_origins, moving_fire_targets
+from app.engine.black_reach.battle.offers import flame_origins, moving_fire_targets, moving_guns
 from app.engine.black_reach.battle.rules import (
     PLAYED_POWERS,
     TARGETED_POWERS,
@@ -67,6 +75,7 @@ from app.engine.black_reach.battle.rules import (
     beam_request,
     burst_problem,
     damage_set_of,
+    deploy_aboard_problem,
     overwatch_steps,
     plan_shot,
     plan_snipe,
@@ -83,6 +92,8 @@ from app.engine.black_reach.board import Intercase, UnitClass
 from app.engine.black_reach.forces import (
     Ability,
     FaceKind,
+    Group,
+    PoleBonus,
     PowerEffect,
     PsykerKind,
     Weapon,
@@ -153,7 +164,8 @@ def _unit_view(state: BattleState, u: UnitState, viewer_side: str | None) -> Jso
         "wreck": u.wreck,  # lying on the battlefield as terrain
         "destruction": state.destruction.get(u.uid, 0),  # Destruction points on the wreck
         "embarked_in": u.embarked_in,
-        # equipment markers announced for its next action: option id -> markers (rulings 127)
+        # equipment markers announced for its next action: option id (a Boss Pole's
+        # "option|bonus") -> markers (rulings 127, 147)
         "equipment": {
             key.split("|", 1)[1]: n for key, n in state.gear_ready.get(u.uid, {}).items()
         },
@@ -232,6 +244,14 @@ def render(state: BattleState, viewer: Viewer) -> JsonObject:
             "path": [[st.x, st.y] for st in state.pending.path],
             # an assault's move: its target (rulings 122)
             **({"assault": state.pending.assault} if state.pending.assault else {}),
+        },
+        "square_awaited": None  # a unit forced to move waits for its owner's square
+        if state.placing is None
+        else {
+            "unit": state.placing.unit,
+            "side": state.placing.side,
+            "why": state.placing.why,
+            "squares": [[st.x, st.y] for st in state.placing.squares],
         },
         "units": [_unit_view(state, u, side) for u in state.units.values()],
         "groups": [
@@ -345,7 +365,7 @@ def _card_actions(state: BattleState, side: str) -> list[JsonObject]:
     on the units that may take it (none yet readied; an armour-save card only on units with a
     yellow save; no shooting or assault bonus in the Reserve phase)."""
     turn = state.turn
-    if turn is None or side in state.to_draw or state.pending is not None:
+    if turn is None or side in state.to_draw or state.pending is not None or state.placing:
         return []
     out: list[JsonObject] = []
     for copy in state.hands.get(side, ()):
@@ -373,8 +393,15 @@ def legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
     Action cards it may play."""
     actions = _legal_actions(state, seat)
     side = state.seats.get(seat)
-    if state.stage is not Stage.BATTLE or side is None or state.scouting or state.pending:
-        return actions  # a declared move waits for its En Alerte answer: nothing else
+    if (
+        state.stage is not Stage.BATTLE
+        or side is None
+        or state.scouting
+        or state.pending
+        or state.placing
+    ):
+        return actions  # a declared move waits for its En Alerte answer (or a unit for its
+        # owner's square): nothing else
     return (
         actions
         + _card_actions(state, side)
@@ -401,6 +428,9 @@ def _equipment_actions(
         for group, option, room in marker_options(state, u):
             e = state.catalogue.options[option].equipment
             assert e is not None
+            if e.bonuses:  # a Boss Pole: one entry per bonus the owner may name (rulings 147)
+                out.extend(_pole_entries(state, u, group, option, room, u.uid in acting))
+                continue
             if not (e.assault_bonus or e.dv_bonus) and u.uid not in acting:
                 continue  # a shooting marker: for the unit about to act
             if e.assault_bonus and not e.dv_bonus and state.turn.phase is Phase.RESERVE:
@@ -413,6 +443,40 @@ def _equipment_actions(
                     "readied": state.gear_ready.get(u.uid, {}).get(f"{group.id}|{option}", 0),
                 }
             )
+    return out
+
+
+def _pole_entries(
+    state: BattleState, u: UnitState, group: Group, option: str, room: int, acting: bool
+) -> list[JsonObject]:
+    """A Boss Pole's markers for a unit in its Character's aura: Dakka (never in the Reserve
+    phase, where no die it changes is rolled), Boss (one marker gives the save) and Zag (to
+    a unit that may act now: its move); Grim (a reroll) is not offered."""
+    assert state.turn is not None
+    e = state.catalogue.options[option].equipment
+    assert e is not None
+    mine = state.gear_ready.get(u.uid, {})
+    out: list[JsonObject] = []
+    for bonus in e.bonuses:
+        if bonus is PoleBonus.GRIM:
+            continue
+        if bonus is PoleBonus.DAKKA and state.turn.phase is Phase.RESERVE:
+            continue
+        if bonus is PoleBonus.ZAG and not acting:
+            continue
+        readied = mine.get(f"{group.id}|{option}|{bonus.value}", 0)
+        if bonus is PoleBonus.BOSS and readied:
+            continue  # one Boss marker gives the save
+        counts = [1] if bonus is PoleBonus.BOSS else list(range(1, room + 1))
+        out.append(
+            {
+                "command": _cmd(ReadyEquipment(u.uid, option, 1, bonus.value)),
+                "counts": counts,
+                "left": markers_free(state, group, option),
+                "readied": readied,
+                "bonus": bonus.value,
+            }
+        )
     return out
 
 
@@ -485,6 +549,14 @@ def _legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
                 out.append(entry)
         out.append({"command": _cmd(EndReserve())})
         return out
+    if state.placing is not None:  # a unit forced to move waits for its square (rulings 142)
+        p = state.placing
+        if side != p.side:
+            return []
+        return [
+            {"command": _cmd(ChooseSquare(p.unit, s.x, s.y)), "why": p.why, "default": n == 0}
+            for n, s in enumerate(p.squares)
+        ]
     if state.pending is not None:
         return _overwatch_actions(state, side)
     # activation: the unit whose token is due, and any unplayed Special token
@@ -540,6 +612,7 @@ def _legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
         actions.extend(_templates(state, u))
         actions.extend(_flames(state, u))
         actions.extend(_grenades(state, u))
+        actions.extend(_kombis(state, u))
         if u.face.has(Ability.DESTRUCTION) and structures(state):
             actions.append(
                 {"command": _cmd(Demolish(u.uid, "")), "structures": sorted(structures(state))}
@@ -674,6 +747,46 @@ def _grenades(state: BattleState, u: UnitState) -> list[JsonObject]:
                 "range": e.range,
             }
         )
+    return out
+
+
+def _kombis(state: BattleState, u: UnitState) -> list[JsonObject]:
+    """A Kombi Weapon's markers (rulings 150): its Tir Direct (B), placed as a template is
+    (its squares, CVs and Portée Limitée in intercases), and its Lance-Flammes (M), one entry
+    per way the flame may point, with the squares it reaches and the units it attacks."""
+    out: list[JsonObject] = []
+    for group, option in kombi_options(state, u, Ability.DIRECT_FIRE):
+        e = state.catalogue.options[option].equipment
+        assert e is not None
+        ref = next(a for a in e.grants if a.ability is Ability.DIRECT_FIRE)
+        template = state.catalogue.templates.get(template_name(ref.param))
+        if template is None:
+            continue
+        out.append(
+            {
+                "command": _cmd(Kombi(u.uid, option, False, "N", 0, 0)),
+                "markers": kombi_left(state, group, option),
+                "template": template.id,
+                "cells": [list(c) for c in template.cells],
+                "cv": {str(k): v for k, v in template.cv.items()},
+                "facings": list(QUARTERS),
+                "range": e.range,
+            }
+        )
+    for group, option in kombi_options(state, u, Ability.FLAMER):
+        e = state.catalogue.options[option].equipment
+        assert e is not None
+        ref = next(a for a in e.grants if a.ability is Ability.FLAMER)
+        for origin, facing, plan in flame_origins(state, u, ref):
+            x, y = (None, None) if origin is None else (origin.x, origin.y)
+            out.append(
+                {
+                    "command": _cmd(Kombi(u.uid, option, True, facing, x, y)),
+                    "markers": kombi_left(state, group, option),
+                    "reached": sorted([sq.x, sq.y] for sq in plan.reached),
+                    "targets": [uid for uid, _ in plan.targets],
+                }
+            )
     return out
 
 
@@ -940,7 +1053,8 @@ def _fire_on_move(state: BattleState, u: UnitState) -> JsonObject:
     """A unit with Tir en Mouvement: the enemy units it may name to shoot during its move
     (each checked where it is fired; no wreck, no ambushed unit; a heavy vehicle's Tir en
     Mouvement weapons too, rulings 136), and whether it may fire its Double Tir or its
-    Rafale then (rulings 123: not a vehicle firing its weapons)."""
+    Rafale then (rulings 123); a heavy vehicle's Double Tir when one of its Tir en Mouvement
+    weapons has it (rulings 140; its Rafale is sent with ``weapons`` through the API)."""
     targets = [
         t
         for t in moving_fire_targets(state, u)
@@ -949,9 +1063,12 @@ def _fire_on_move(state: BattleState, u: UnitState) -> JsonObject:
     if not targets:
         return {}
     own = not u.face.weapons
+    double = u.face.has(Ability.DOUBLE_SHOT) or any(
+        w.has(Ability.DOUBLE_SHOT) for w in moving_guns(u)
+    )
     return {
         "fire_targets": targets,
-        "double_shot": own and u.face.has(Ability.DOUBLE_SHOT),
+        "double_shot": double,
         "burst": own and u.face.has(Ability.BURST),
     }
 
@@ -1024,8 +1141,21 @@ def _xy(key: str) -> tuple[int, int]:
     return int(x), int(y)
 
 
+def _room_at_deployment(state: BattleState, u: UnitState, t: UnitState) -> bool:
+    """May ``u`` be deployed aboard ``t`` now, on its first face (rulings 141)?"""
+    if u.uid == t.uid or t.placement is None:
+        return False
+    try:
+        deploy_aboard_problem(state, u.uid, t.uid)
+    except Refusal:
+        return False
+    return True
+
+
 def _setup_actions(state: BattleState, side: str) -> list[JsonObject]:
-    """Set-up: deploy (or move) each counter in the zone; end once all are placed."""
+    """Set-up: deploy (or move) each counter in the zone, or an infantry counter aboard a
+    transport of its side already placed with room for it (rulings 141); end once all are
+    placed."""
     if side in state.deployed or state.scenario is None:
         return []
     zone = sorted([sq.x, sq.y] for sq in state.scenario.side(side).deployment)
@@ -1033,6 +1163,12 @@ def _setup_actions(state: BattleState, side: str) -> list[JsonObject]:
     out: list[JsonObject] = [
         {"command": _cmd(DeployUnit(u.uid, 0, 0)), "zone": zone, **deploy_faces(u)} for u in mine
     ]
-    if all(u.placement is not None for u in mine):
+    out += [
+        {"command": _cmd(DeployAboard(u.uid, t.uid))}
+        for u in mine
+        for t in mine
+        if u.embarked_in != t.uid and _room_at_deployment(state, u, t)
+    ]
+    if all(u.present for u in mine):
         out.append({"command": _cmd(EndDeployment())})
     return out
