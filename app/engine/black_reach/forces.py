@@ -475,6 +475,12 @@ class Equipment:
     shot_bonus: int = 0  # Ammo: +1 to a Shooting Action's die (Alternative or not)
     assault_bonus: int = 0  # Rokkit Hammers: +1 to the assault roll
     hull_suppressed: int | None = None  # Grot Rigger: a Hull marker's Suppressed (1, not 2)
+    # a marker rerolls one roll, the holder's or the opponent's, after it is seen: Purity Seals
+    # [L2541-L2548], the Boss Pole's Grim [L2638-L2644] (rulings 153)
+    reroll: bool = False
+    # a Personalisation serving the units within this many squares of its Character too (the
+    # Boss Pole's 3 [L2627-L2630]); None: its Character only [L2617-L2619]
+    aura: int | None = None
 
     @property
     def permanent(self) -> bool:

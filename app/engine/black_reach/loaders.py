@@ -187,6 +187,8 @@ _EQUIPMENT = frozenset(
         "shot_bonus",
         "assault_bonus",
         "hull_suppressed",
+        "reroll",
+        "aura",
     }
 )
 _ORDNANCE = frozenset({"bluff_tokens", "special_tokens", "order_tokens", "extra_draw"})
@@ -500,6 +502,8 @@ def _option(r: _Reader, raw: Any, where: str) -> RecruitmentOption | None:
                 if e.get("hull_suppressed") is not None
                 else None
             ),
+            reroll=r.flag(e, "reroll", at),
+            aura=r.integer(e, "aura", at, 1, 12) if e.get("aura") is not None else None,
         )
     if obj.get("ordnance") is not None:
         at = f"{where}.ordnance"
