@@ -59,8 +59,7 @@ def notice(
         roller = names.get(str(roll.get("roller")), str(roll.get("roller") or ""))
         side = sides.get(str(roll.get("side")), str(roll.get("side") or ""))
         return _(
-            "The {roll} of {unit} rolled {dice}: {side} may reroll it or keep it before it "
-            "applies."
+            "The {roll} of {unit} rolled {dice}: {side} may reroll it or keep it before it applies."
         ).format(
             roll=_roll_word(roll.get("event")),
             unit=roller,
