@@ -15,8 +15,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.engine.black_reach.board import UnitClass
-from app.engine.black_reach.forces import FaceKind, Faction, Role, StepLoss, TileKind
-from app.engine.black_reach.loaders import SCENARIO_FORMAT
+from app.engine.black_reach.cards import MAX_CARD_TEXT
+from app.engine.black_reach.forces import (
+    FaceKind,
+    Faction,
+    OptionType,
+    PowerEffect,
+    PsykerKind,
+    Role,
+    StepLoss,
+    TileKind,
+)
+from app.engine.black_reach.loaders import MAX_SNIPER_ROWS, SCENARIO_FORMAT
+from app.engine.black_reach.tables import ArmourColour, SniperEffect
 
 CLASSES: tuple[str, ...] = tuple(c.value for c in UnitClass)
 FACTIONS: tuple[str, ...] = tuple(f.value for f in Faction)
@@ -24,8 +35,29 @@ FACE_KINDS: tuple[str, ...] = tuple(k.value for k in FaceKind)
 ROLES: tuple[str, ...] = tuple(r.value for r in Role)
 STEP_LOSSES: tuple[str, ...] = tuple(s.value for s in StepLoss)
 TILE_KINDS: tuple[str, ...] = tuple(k.value for k in TileKind)
+OPTION_TYPES: tuple[str, ...] = tuple(t.value for t in OptionType)
+POWER_EFFECTS: tuple[str, ...] = tuple(e.value for e in PowerEffect)
+PSYKERS: tuple[str, ...] = tuple(k.value for k in PsykerKind)
+SIGHTS: tuple[str, ...] = ("none", "clear", "clear_or_reduced")  # the loader's three
+ARMOUR_COLOURS: tuple[str, ...] = tuple(c.value for c in ArmourColour)
+SNIPER_EFFECTS: tuple[str, ...] = tuple(e.value for e in SniperEffect)
 FORM_FACES = 2
 FORM_OBJECTIVES = 3
+FORM_SNIPER_ROWS = MAX_SNIPER_ROWS  # every row a tile's table may have
+POWER_TEXT = MAX_CARD_TEXT  # a power's text (Telekinetic Dome), as the loader bounds it
+# the numbers of an option's equipment, ordnance and power that the form shows as fields
+EQUIPMENT_NUMBERS = (
+    "markers",
+    "dv",
+    "dv_bonus",
+    "mv_bonus",
+    "order_tokens",
+    "shot_bonus",
+    "assault_bonus",
+    "range",
+    "hull_suppressed",
+)
+ORDNANCE_NUMBERS = ("bluff_tokens", "special_tokens", "order_tokens", "extra_draw")
 
 
 class FormData:
@@ -90,6 +122,55 @@ def _ability_params(abilities: Any) -> str:
     )
 
 
+def _abilities_of(form: FormData, name: str, params_name: str, old: Any) -> list[dict[str, Any]]:
+    """The abilities chosen in a multi-select, each with its number from the values field, in
+    the order the item listed them (a browser sends the select's order), new ones after."""
+    params = _params(form.text(params_name))
+    before = [a.get("id") for a in _list(old) if isinstance(a, dict)]
+    chosen = sorted(
+        dict.fromkeys(form.values(name)),
+        key=lambda a: before.index(a) if a in before else len(before),
+    )
+    return [{"id": a, "param": params[a]} if a in params else {"id": a} for a in chosen]
+
+
+def _blank(value: Any) -> Any:
+    return "" if value is None else value
+
+
+def _cv_of(form: FormData, at: str) -> dict[str, int | str | None]:
+    return {c: _number(form.text(f"{at}.{c}")) for c in CLASSES}
+
+
+def _cv_fields(cv: Any, at: str) -> dict[str, Any]:
+    values = _dict(cv)
+    return {f"{at}.{c}": _blank(values.get(c)) for c in CLASSES}
+
+
+def _armour_of(form: FormData, at: str) -> dict[str, Any] | None:
+    """An armour save (``{"value": 4, "colour": "green"}``); both fields blank: none."""
+    armour: dict[str, Any] = {}
+    _put(armour, "value", _number(form.text(f"{at}.value")))
+    _put(armour, "colour", form.text(f"{at}.colour"))
+    return armour or None
+
+
+def _armour_fields(armour: Any, at: str) -> dict[str, Any]:
+    values = _dict(armour)
+    return {f"{at}.value": _blank(values.get("value")), f"{at}.colour": values.get("colour", "")}
+
+
+def _words(raw: str) -> list[str]:
+    """``blue, gold``: the band colour names of a tile or an option."""
+    return [w.strip() for w in raw.replace(";", ",").split(",") if w.strip()]
+
+
+def _text_block(raw: str) -> str:
+    """A textarea's text with the browser's CRLF line ends as one character each, so that the
+    loader counts what the field's ``maxlength`` counted."""
+    return raw.replace("\r\n", "\n").replace("\r", "\n")
+
+
 def find(items: Any, ident: str) -> tuple[int, dict[str, Any] | None]:
     """The index and item with that id in a list (the list's length and None if none)."""
     if not isinstance(items, list):
@@ -124,11 +205,7 @@ def counter_from_form(form: FormData, existing: dict[str, Any] | None) -> dict[s
         face["dv"] = _number(form.text(f"{at}.dv"))
         face["mv"] = _number(form.text(f"{at}.mv"))  # blank: the blue "X"
         face["cv"] = {c: _number(form.text(f"{at}.cv.{c}")) for c in CLASSES}
-        params = _params(form.text(f"{at}.params"))
-        abilities = [
-            {"id": a, "param": params[a]} if a in params else {"id": a}
-            for a in form.values(f"{at}.abilities")
-        ]
+        abilities = _abilities_of(form, f"{at}.abilities", f"{at}.params", face.get("abilities"))
         _put(face, "abilities", abilities or None)
         _put(face, "on_step_loss", form.text(f"{at}.on_step_loss"))
         faces.append(face)
@@ -176,7 +253,33 @@ def tile_from_form(form: FormData, existing: dict[str, Any] | None) -> dict[str,
     _put(tile, "victory_points", _number(form.text("victory_points")))
     _put(tile, "order_stars", _number(form.text("order_stars")))
     _put(tile, "damage_set", form.text("damage_set"))  # its heavy vehicles' Damage set
+    _put(tile, "armour_save", _armour_of(form, "armour_save"))
+    _put(tile, "sniper_table", _sniper_table(form, tile.get("sniper_table")))
     return tile
+
+
+def _sniper_table(form: FormData, old: Any) -> list[Any] | None:
+    """The rows typed (a row left blank is no row), then any the form could not show; no row
+    at all: no table of the tile's own (the rulebook's applies, rulings 125)."""
+    rows: list[Any] = []
+    for i in range(FORM_SNIPER_ROWS):
+        at = f"sniper_table[{i}]"
+        row: dict[str, Any] = {}
+        _put(row, "from", _number(form.text(f"{at}.from")))
+        _put(row, "effect", form.text(f"{at}.effect"))
+        if row:
+            rows.append(row)
+    rest = old[FORM_SNIPER_ROWS:] if isinstance(old, list) else []
+    return (rows + rest) or None
+
+
+def _sniper_fields(table: Any) -> dict[str, Any]:
+    fields: dict[str, Any] = {}
+    for i, row in enumerate(_list(table)[:FORM_SNIPER_ROWS]):
+        if isinstance(row, dict):
+            fields[f"sniper_table[{i}].from"] = _blank(row.get("from"))
+            fields[f"sniper_table[{i}].effect"] = row.get("effect", "")
+    return fields
 
 
 def tile_fields(tile: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -197,6 +300,103 @@ def tile_fields(tile: Mapping[str, Any] | None) -> dict[str, Any]:
         )
     }
     fields["counters"] = _list(tile.get("counters"))
+    fields.update(_armour_fields(tile.get("armour_save"), "armour_save"))
+    fields.update(_sniper_fields(tile.get("sniper_table")))
+    return fields
+
+
+# -- options ------------------------------------------------------------------------------------
+
+
+def _equipment(form: FormData, old: Any, needed: bool) -> dict[str, Any] | None:
+    """The option's equipment (rulings 126-128): kept whole when the option's type needs it,
+    dropped when every field is blank and the type does not."""
+    block = copy.deepcopy(_dict(old))
+    for key in EQUIPMENT_NUMBERS:
+        _put(block, key, _number(form.text(f"equipment.{key}")))
+    _put(block, "restriction", form.values("equipment.restriction") or None)
+    _put(block, "alternative", True if form.text("equipment.alternative") else None)
+    grants = _abilities_of(form, "equipment.grants", "equipment.grants.params", block.get("grants"))
+    _put(block, "grants", grants or None)
+    _put(block, "template", form.text("equipment.template"))
+    _put(block, "armour_save", _armour_of(form, "equipment.armour_save"))
+    return block if block or needed else None
+
+
+def _ordnance(form: FormData, old: Any, needed: bool) -> dict[str, Any] | None:
+    block = copy.deepcopy(_dict(old))
+    for key in ORDNANCE_NUMBERS:
+        _put(block, key, _number(form.text(f"ordnance.{key}")))
+    return block if block or needed else None
+
+
+def _power(form: FormData, old: Any, needed: bool) -> dict[str, Any] | None:
+    """A psychic power: its CVs (Killbolt, a Faisceau: rulings 129; every class blank: none,
+    which the match refuses as ``no_cv``), its text and DV bonus (Telekinetic Dome, 130)."""
+    block = copy.deepcopy(_dict(old))
+    for key in ("psyker", "discipline", "line_of_sight", "effect", "template"):
+        _put(block, key, form.text(f"power.{key}"))
+    for key in ("cost", "range", "dv_bonus"):
+        _put(block, key, _number(form.text(f"power.{key}")))
+    _put(block, "persistent", True if form.text("power.persistent") else None)
+    cv = _cv_of(form, "power.cv")
+    _put(block, "cv", cv if any(v is not None for v in cv.values()) else None)
+    _put(block, "text", _text_block(form.text("power.text")))
+    return block if block or needed else None
+
+
+def option_from_form(form: FormData, existing: dict[str, Any] | None) -> dict[str, Any]:
+    option = copy.deepcopy(existing) if existing else {}
+    option["id"] = form.text("id")
+    option["name"] = form.text("name")
+    option["faction"] = form.text("faction")
+    kind = form.text("type")
+    option["type"] = kind
+    option["cost"] = _number(form.text("cost"))
+    _put(option, "bands", _words(form.text("bands")) or None)
+    _put(option, "counters", form.values("counters") or None)
+    _put(option, "replaces", form.values("replaces") or None)
+    _put(option, "damage_set", form.text("damage_set"))
+    gear = kind in (OptionType.EQUIPMENT.value, OptionType.PERSONALISATION.value)
+    _put(option, "equipment", _equipment(form, option.get("equipment"), gear))
+    ordnance = kind == OptionType.ORDNANCE.value
+    _put(option, "ordnance", _ordnance(form, option.get("ordnance"), ordnance))
+    power = kind == OptionType.PSYCHIC_POWER.value
+    _put(option, "power", _power(form, option.get("power"), power))
+    return option
+
+
+def option_fields(option: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The option form's fields filled from an option (to edit it)."""
+    if not option:
+        return {}
+    fields: dict[str, Any] = {
+        k: _blank(option.get(k)) for k in ("id", "name", "faction", "type", "cost", "damage_set")
+    }
+    bands = _list(option.get("bands"))
+    fields["bands"] = ", ".join(str(b) for b in bands)
+    fields["counters"] = _list(option.get("counters"))
+    fields["replaces"] = _list(option.get("replaces"))
+    equipment = _dict(option.get("equipment"))
+    for key in EQUIPMENT_NUMBERS:
+        fields[f"equipment.{key}"] = _blank(equipment.get(key))
+    fields["equipment.restriction"] = _list(equipment.get("restriction"))
+    fields["equipment.alternative"] = equipment.get("alternative") is True
+    grants = _list(equipment.get("grants"))
+    fields["equipment.grants"] = [a.get("id") for a in grants if isinstance(a, dict)]
+    fields["equipment.grants.params"] = _ability_params(grants)
+    fields["equipment.template"] = _blank(equipment.get("template"))
+    fields.update(_armour_fields(equipment.get("armour_save"), "equipment.armour_save"))
+    ordnance = _dict(option.get("ordnance"))
+    for key in ORDNANCE_NUMBERS:
+        fields[f"ordnance.{key}"] = _blank(ordnance.get(key))
+    power = _dict(option.get("power"))
+    for key in ("psyker", "discipline", "line_of_sight", "effect", "template", "text"):
+        fields[f"power.{key}"] = _blank(power.get(key))
+    for key in ("cost", "range", "dv_bonus"):
+        fields[f"power.{key}"] = _blank(power.get(key))
+    fields["power.persistent"] = power.get("persistent") is True
+    fields.update(_cv_fields(power.get("cv"), "power.cv"))
     return fields
 
 
@@ -343,6 +543,35 @@ def _side_fields() -> tuple[str, ...]:
     return sides + objectives
 
 
+def _option_fields() -> tuple[str, ...]:
+    equipment = (
+        *EQUIPMENT_NUMBERS,
+        "restriction",
+        "alternative",
+        "grants",
+        "template",
+        "armour_save",
+    )
+    power = (
+        "psyker",
+        "discipline",
+        "cost",
+        "line_of_sight",
+        "range",
+        "persistent",
+        "effect",
+        "template",
+        "cv",
+        "text",
+        "dv_bonus",
+    )
+    return (
+        *(f"equipment.{k}" for k in equipment),
+        *(f"ordnance.{k}" for k in ORDNANCE_NUMBERS),
+        *(f"power.{k}" for k in power),
+    )
+
+
 # What each form shows beside a field: the fields (and everything inside them), and the
 # places whose own problem (not their insides') is shown where the form draws them.
 SHOWN: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
@@ -362,8 +591,25 @@ SHOWN: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
             "victory_points",
             "order_stars",
             "damage_set",
+            "armour_save",
+            "sniper_table",
         ),
         ("",),
+    ),
+    "option": (
+        (
+            "id",
+            "name",
+            "faction",
+            "type",
+            "cost",
+            "bands",
+            "counters",
+            "replaces",
+            "damage_set",
+            *_option_fields(),
+        ),
+        ("", "equipment", "ordnance", "power"),
     ),
     "scenario": (
         (

@@ -1,9 +1,10 @@
 """Pages of the Black Reach content library: the list, a set's editors, read-only views.
 
 Each document has a JSON editor checked by the engine's readers on save, the problems listed
-beside it with their paths; friendly forms add or change one counter, tile or scenario; each
-board (and each scenario's battlefield) is drawn as SVG. Every form posts to a real URL with
-its CSRF token; a save names the version the page showed (a stale one is refused with 409).
+beside it with their paths; friendly forms add or change one counter, tile, option or
+scenario; each board (and each scenario's battlefield) is drawn as SVG. Every form posts to
+a real URL with its CSRF token; a save names the version the page showed (a stale one is
+refused with 409).
 """
 
 from __future__ import annotations
@@ -109,6 +110,7 @@ def _page(
     doc_errors: dict[str, list[tuple[str, str]]] | None = None,
     counter: tuple[dict[str, Any], forms.Located] | None = None,
     tile: tuple[dict[str, Any], forms.Located] | None = None,
+    option: tuple[dict[str, Any], forms.Located] | None = None,
     scenario: tuple[dict[str, Any], forms.Located] | None = None,
     notice: str | None = None,
     pick: dict[str, str | None] | None = None,
@@ -123,6 +125,9 @@ def _page(
     if tile is None:
         _i, found = forms.find(docs.forces.get("tiles"), pick.get("tile") or "")
         tile = (forms.tile_fields(found), none)
+    if option is None:
+        _i, found = forms.find(docs.forces.get("options"), pick.get("option") or "")
+        option = (forms.option_fields(found), none)
     if scenario is None:
         _i, found = forms.find(docs.scenarios, pick.get("scenario") or "")
         scenario = (forms.scenario_fields(found), none)
@@ -141,6 +146,8 @@ def _page(
         "counter_errors": counter[1],
         "tile_form": tile[0],
         "tile_errors": tile[1],
+        "option_form": option[0],
+        "option_errors": option[1],
         "scenario_form": scenario[0],
         "scenario_errors": scenario[1],
         "notice": notice,
@@ -151,10 +158,22 @@ def _page(
         "roles": forms.ROLES,
         "step_losses": forms.STEP_LOSSES,
         "tile_kinds": forms.TILE_KINDS,
+        "option_types": forms.OPTION_TYPES,
+        "power_effects": forms.POWER_EFFECTS,
+        "psykers": forms.PSYKERS,
+        "sights": forms.SIGHTS,
+        "armour_colours": forms.ARMOUR_COLOURS,
+        "sniper_effects": forms.SNIPER_EFFECTS,
+        "sniper_rows": range(forms.FORM_SNIPER_ROWS),
+        "power_text_most": forms.POWER_TEXT,
+        "equipment_numbers": forms.EQUIPMENT_NUMBERS,
+        "ordnance_numbers": forms.ORDNANCE_NUMBERS,
         "form_faces": range(forms.FORM_FACES),
         "form_objectives": range(forms.FORM_OBJECTIVES),
         "counter_ids": _ids(docs.forces, "counters"),
         "tile_ids": _ids(docs.forces, "tiles"),
+        "option_ids": _ids(docs.forces, "options"),
+        "template_ids": _ids(docs.forces, "templates"),
         "damage_set_ids": _ids(docs.forces, "damage_sets"),
         "scenario_ids": [str(s.get("id", "")) for s in docs.scenarios if isinstance(s, dict)],
         "board_names": _board_names(docs.boards),
@@ -246,10 +265,12 @@ def set_page(
     set_id: SetId,
     counter: Pick = None,
     tile: Pick = None,
+    option: Pick = None,
     scenario: Pick = None,
 ) -> HTMLResponse:
     view = service.get(db, user, set_id)
-    return _page(request, view, pick={"counter": counter, "tile": tile, "scenario": scenario})
+    pick = {"counter": counter, "tile": tile, "option": option, "scenario": scenario}
+    return _page(request, view, pick=pick)
 
 
 def _version(form: forms.FormData) -> int:
@@ -408,7 +429,7 @@ def _item_form(
     form: forms.FormData,
     kind: str,
 ) -> HTMLResponse:
-    """Add or change one counter, tile or scenario (by its id) from its form."""
+    """Add or change one counter, tile, option or scenario (by its id) from its form."""
     view = service.get(db, user, set_id)
     docs: Documents = view.documents
     ident = form.text("id")
@@ -418,11 +439,15 @@ def _item_form(
         prefix = f"scenarios[{index}]"
         changes: dict[str, Any] = {"scenarios": _scenarios_with(view, index, item)}
     else:
-        part = "counters" if kind == "counter" else "tiles"
+        part = f"{kind}s"
         items = docs.forces.get(part)
         items = list(items) if isinstance(items, list) else []
         index, existing = forms.find(items, ident)
-        build = forms.counter_from_form if kind == "counter" else forms.tile_from_form
+        build = {
+            "counter": forms.counter_from_form,
+            "tile": forms.tile_from_form,
+            "option": forms.option_from_form,
+        }[kind]
         item = build(form, existing)
         if index < len(items):
             items[index] = item
@@ -433,6 +458,7 @@ def _item_form(
     fields = {
         "counter": forms.counter_fields,
         "tile": forms.tile_fields,
+        "option": forms.option_fields,
         "scenario": forms.scenario_fields,
     }[kind](item)
 
@@ -454,6 +480,13 @@ def save_tile(
     request: Request, db: DbSession, user: WebUser, set_id: SetId, form: Form
 ) -> HTMLResponse:
     return _item_form(request, db, user, set_id, form, "tile")
+
+
+@router.post(HOME + "/{set_id}/options")
+def save_option(
+    request: Request, db: DbSession, user: WebUser, set_id: SetId, form: Form
+) -> HTMLResponse:
+    return _item_form(request, db, user, set_id, form, "option")
 
 
 @router.post(HOME + "/{set_id}/scenario-form")

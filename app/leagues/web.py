@@ -838,6 +838,11 @@ class SpectatorPanel:
     match_id: int
     enabled: bool
     url: str | None  # the spectators' page while the link is enabled
+    # while off (ruling S19): the viewer agreed and waits for the opponent, or the opponent
+    # agreed and waits for the viewer; an organiser (no seat) turns it on alone
+    waiting: bool = False
+    asked: bool = False
+    organiser: bool = False
 
 
 def tracked_match(db: Session, game_id: int) -> Match | None:
@@ -861,7 +866,15 @@ def spectator_panel(
     if match is None or not spectate.may_manage(db, match, Caller.of(viewer)):
         return None
     if match.spectate_digest is None:
-        return SpectatorPanel(match.id, False, None)
+        consent = spectate.consent_of(match, Caller.of(viewer))
+        return SpectatorPanel(
+            match.id,
+            False,
+            None,
+            waiting=consent.waiting,
+            asked=consent.asked,
+            organiser=consent.organiser,
+        )
     url = str(request.url_for("spectate_page", token=spectate.spectate_token(match)))
     return SpectatorPanel(match.id, True, url)
 

@@ -76,6 +76,7 @@ __all__ = [
     "SpectatorMatch",
     "agree",
     "agreed_seats",
+    "consent_of",
     "disable",
     "enable",
     "match_for_token",
@@ -207,6 +208,24 @@ def _locked(db: Session, match: Match) -> None:
     """Read the row again under a row lock (Postgres): two players answering at once must not
     write their agreements from one stale read (one "off" lost, a link left on)."""
     db.refresh(match, with_for_update=True)
+
+
+@dataclass(frozen=True, slots=True)
+class Consent:
+    """Where a link that is off stands for one caller (ruling S19): ``waiting`` when the caller
+    agreed and the opponent has not yet, ``asked`` when the opponent agreed and waits for the
+    caller, ``organiser`` when the caller holds no seat (and turns the link on alone)."""
+
+    waiting: bool
+    asked: bool
+    organiser: bool
+
+
+def consent_of(match: Match, caller: service.Caller) -> Consent:
+    mine = held_bits(match, caller)
+    theirs = match.spectate_consent & ~mine & BOTH
+    waiting = bool(mine) and match.spectate_consent & mine == mine
+    return Consent(waiting=waiting, asked=bool(mine) and bool(theirs), organiser=not mine)
 
 
 def agreed_seats(match: Match) -> list[str]:

@@ -843,11 +843,15 @@ def spectator_panel(
         return None
     unfold = notice is not None
     if match.spectate_digest is None:
-        mine = spectate.held_bits(match, caller)
-        theirs = match.spectate_consent & ~mine & spectate.BOTH
-        waiting = bool(mine) and match.spectate_consent & mine == mine
+        consent = spectate.consent_of(match, caller)
         return SpectatorPanel(
-            False, None, notice, unfold, waiting=waiting, asked=bool(theirs), organiser=not mine
+            False,
+            None,
+            notice,
+            unfold,
+            waiting=consent.waiting,
+            asked=consent.asked,
+            organiser=consent.organiser,
         )
     url = str(request.url_for("spectate_page", token=spectate.spectate_token(match)))
     return SpectatorPanel(True, url, notice, unfold)

@@ -281,6 +281,39 @@ def test_the_league_game_page_manages_the_link(
     )
 
 
+def test_the_league_game_page_says_who_has_agreed(league_table: LeagueTable) -> None:
+    """A player's "agree" on the league game page says it waits for the opponent; the
+    opponent's page says they are asked; withdrawing is offered (ruling S19)."""
+    t = league_table
+    page = f"/leagues/{t.league_id}/games/{t.game_id}"
+
+    def post(who: TestClient, what: str) -> Any:
+        data = {"csrf_token": csrf(who, page), "action": what}
+        return who.post(f"{page}/spectators", data=data, follow_redirects=False)
+
+    doc = html(t.g.a.client.get(page))
+    assert doc.css_first("#spectators-enable").text() == "Agree to a spectator link"
+    assert doc.css_first("#spectators-waiting") is None
+    assert post(t.g.a.client, "enable").status_code == 303
+    doc = html(t.g.a.client.get(page))
+    assert doc.css_first("#spectators").attributes["data-enabled"] == "false"
+    assert doc.css_first("#spectators-waiting") is not None
+    assert doc.css_first("#spectators-disable").text() == "Withdraw my agreement"
+    other = html(t.g.b.client.get(page))
+    assert other.css_first("#spectators-asked") is not None
+    assert other.css_first("#spectators-waiting") is None
+    organiser = html(t.organiser.get(page))  # no seat: turns it on alone, nothing to wait on
+    assert organiser.css_first("#spectators-enable").text() == "Enable a spectator link"
+    assert organiser.css_first("#spectators-asked") is None
+    # withdrawn: back to the start for both
+    assert post(t.g.a.client, "disable").status_code == 303
+    assert html(t.g.b.client.get(page)).css_first("#spectators-asked") is None
+    assert post(t.g.b.client, "enable").status_code == 303
+    assert post(t.g.a.client, "enable").status_code == 303
+    doc = html(t.g.a.client.get(page))
+    assert doc.css_first("#spectators").attributes["data-enabled"] == "true"
+
+
 def test_a_rotated_or_disabled_link_is_dead(
     new_game: Callable[..., Game], client: TestClient
 ) -> None:

@@ -25,7 +25,6 @@ from fractions import Fraction
 from functools import lru_cache
 from itertools import accumulate
 from math import lcm
-from operator import add
 from typing import TypeVar
 
 from gmpy2 import mpz, pack, unpack
@@ -516,7 +515,7 @@ def _one_more_wound_keyed(
             line = lines.get(fixed)
             if line is None:
                 line = lines[fixed] = [0] * (n_low + n_high + 1)
-            line[n_high] += value
+            line[n_high] = value  # one state per (line, n_high): no sum, no copy
         out: dict[int, int] = {}
         for fixed, line in lines.items():
             size = len(line) - 1
@@ -740,6 +739,9 @@ def _second_by_rounds(
                     parts[q][index].append((key, scaled, first, min(first + n, len(row))))
             below += n
     acc: dict[int, int] = {}  # squad states as keys of _keyed
+    ones = [1] * (models + 1)
+    stay_pow = [stay**i for i in range(models + 1)]
+    shear_powers: dict[int, _Powers] = {}  # by round (level 0: the kill weight), -1 above
     for q in range(top, -1, -1):
         kill = drop * t_pow[q]  # removed with q rounds to come: their wounds' weight
         killing = _binomial_rows(min(models, n_max // q) if q else models, stay, kill)
@@ -766,16 +768,25 @@ def _second_by_rounds(
                     kill if lower == 0 else drop,
                     killing if lower == 0 else plain,
                 )
-            coef = killing if index == 0 else plain
+            # dropped[e] = sum_j x[j] C(j, e) stay^(j - e) hit^e: a shear of the j models hit
+            # (additions only, :func:`_shear_line`), not a product per (j, e)
+            hit = kill if index == 0 else drop
+            powers = shear_powers.get(q if index == 0 else -1)
+            if powers is None:  # a state staged at q has at most n_max // q living models
+                size = min(models, n_max // q) if q and index == 0 else models
+                powers = shear_powers[q if index == 0 else -1] = (
+                    ones,
+                    [hit**i for i in range(size + 1)],
+                    stay_pow,
+                )
             get = acc.get
             unit = _BASE ** (index + 1)
             move = unit - unit // _BASE
             for st, packed in stage.items():
                 n = st // unit % _BASE
-                dropped = [0] * n
-                for j, x in enumerate(unpack(packed, slot)):
-                    if x:  # dropped[e] += x * coef[j][e], the loop in C
-                        dropped[: j + 1] = map(add, dropped, map(x.__mul__, coef[j]))
+                xs = unpack(packed, slot)
+                xs += [0] * (n - len(xs))
+                dropped = _shear_line(xs, 1, hit, stay, powers)
                 for e, x in enumerate(dropped):
                     if x:
                         key = st - e * move
