@@ -149,3 +149,31 @@ def test_the_page_shows_the_roll_waiting_and_the_answers(
     said = [li.text() for li in done.css("#timeline li")]
     assert any("rerolls it with Made-up Purity Seals: " in t for t in said), said
     assert any("is asked whether to reroll the shot of " in t for t in said), said
+
+
+def test_the_page_offers_a_power_used_again_and_words_it() -> None:
+    """A Librarian's Perils marker "again" (rulings 157): the page's forms are the power's
+    manifestation and a button to decline, the notice and the timeline say it."""
+    from app.matches.pages import black_reach
+    from app.matches.pages import black_reach_rerolls as rerolls
+    from tests.engine.black_reach.battle import test_psykers as psy
+
+    battle = psy.reduced()
+    gaze = {"type": "manifest", "unit": psy.LIBRARIAN, "power": "sample-um-scrier"}
+    events = battle.execute_json(gaze, "A", seed=psy.seed_for(1, 6))
+    view = battle.view("A")
+    names = black_reach._names(view, battle.state)
+    forms, _ = black_reach.action_forms(battle.actions("A"), names, state=battle.state, view=view)
+    assert [f.kind for f in forms] == ["manifest", "decline_power"]
+    assert forms[0].unit == psy.LIBRARIAN
+    assert forms[1].label == "Do not use the power again"
+    librarian, power = names[psy.LIBRARIAN], names["sample-um-scrier"]
+    sides = {"ultramarines": "Alice (ultramarines)"}
+    assert rerolls.notice(view, names, sides) == (
+        f"{librarian} may use {power} again at once, paying its cost."
+    )
+    offered = next(e for e in battle.log_json("B") if e["seq"] == events[-1].seq)
+    assert black_reach.describe(offered["event"], names, sides) == (
+        f"{librarian} may use {power} again."
+    )
+    assert black_reach.action_forms(battle.actions("B"), names)[0] == []

@@ -179,7 +179,12 @@ def markers_left(state: BattleState, group: Group, option_id: str) -> int:
     if e is None:
         return 0
     key = f"{group.id}|{option_id}"
-    readied = sum(r.get(key, 0) for r in state.gear_ready.values())
+    readied = sum(  # a Boss Pole's markers are readied with their bonus: "<key>|<bonus>"
+        n
+        for r in state.gear_ready.values()
+        for k, n in r.items()
+        if k == key or k.startswith(f"{key}|")
+    )
     return max(0, e.markers - state.equipment_used.get(key, 0) - readied)
 
 
