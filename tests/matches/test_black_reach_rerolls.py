@@ -143,11 +143,12 @@ def test_the_page_shows_the_roll_waiting_and_the_answers(
     theirs = page_of(bob, match_id)
     assert "may reroll it or keep it" in theirs.css_first("#br-notice").text()
     assert theirs.css_first("form.action-keep_roll") is None
-    done = post_form(alice, match_id, "form.action-reroll", page=after)
+    assert after.css_first("form.action-reroll details.hand-dice") is not None
+    done = post_form(alice, match_id, "form.action-reroll", page=after, dice="6")
     assert done.css_first("#match-error") is None
     assert done.css_first("#br-notice") is None
     said = [li.text() for li in done.css("#timeline li")]
-    assert any("rerolls it with Made-up Purity Seals: " in t for t in said), said
+    assert any("rerolls it with Made-up Purity Seals: 6." in t for t in said), said
     assert any("is asked whether to reroll the shot of " in t for t in said), said
 
 

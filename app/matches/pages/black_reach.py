@@ -83,9 +83,12 @@ DICE_KINDS = frozenset(
         "flame",
         "grenade",
         "demolish",
+        # a reroll's new dice and the dice after the roll (rulings 155)
+        "reroll",
+        "keep_roll",
     }
 )
-FIRE_KINDS = frozenset(DICE_KINDS - {"assault", "manifest"})
+FIRE_KINDS = frozenset(DICE_KINDS - {"assault", "manifest", "reroll", "keep_roll"})
 QUARTER_FACINGS = ("N", "E", "S", "W")  # a template turns by quarter turns
 UNDO_ANSWERS = frozenset({"approve_undo", "refuse_undo"})
 FACINGS = ("N", "NE", "E", "SE", "S", "SW", "W", "NW")
