@@ -165,10 +165,18 @@ def involved_units(event: object, acting: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+GRIM = "grim"  # the Boss Pole's bonus that rerolls [L2638-L2644]
+
+
 def _reroll_option(state: BattleState, option_id: str) -> Equipment | None:
+    """The option's equipment when its markers reroll: ``reroll`` (Purity Seals), or a Boss
+    Pole whose ``bonuses`` name Grim (its other bonuses are readied before the action)."""
     option = state.catalogue.options.get(option_id)
     e = option.equipment if option is not None else None
-    return e if e is not None and e.reroll and e.markers > 0 else None
+    if e is None or e.markers == 0:
+        return None
+    grim = GRIM in getattr(e, "bonuses", ())  # the Boss Pole's bonuses, when the data has them
+    return e if e.reroll or grim else None
 
 
 def markers_left(state: BattleState, group: Group, option_id: str) -> int:
