@@ -20,6 +20,7 @@ convolution powers use GMP too), so the ratios compare the chains, not the integ
 
 from __future__ import annotations
 
+import os
 import signal
 import statistics
 import sys
@@ -213,6 +214,8 @@ def _alarm(signum: int, frame: object) -> None:
 
 def main() -> int:
     signal.signal(signal.SIGVTALRM, _alarm)
+    # CPU times, but a busy machine still slows them (shared caches): say how busy it was
+    print("load average at start: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     print(f"{'case':<48} {'ours':>10} {'+ json':>9} {'plain':>12} {'ratio':>8}")
     bad = False
     for name, raw in CASES.items():
@@ -279,6 +282,7 @@ def main() -> int:
             print(f"{'':<48} still refused with the bound lifted ({err.message[:50]}...)")
         finally:
             exact.WORK_BUDGET = budget
+    print("load average at end: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     return 1 if bad else 0
 
 

@@ -717,7 +717,13 @@ def _json_item(
     if key == "warlord":
         unit.warlord = True
         return
-    if key in {"enhancement", "enhancements"} or _primary(sel).casefold().startswith("enhancement"):
+    group = str(sel.get("group") or "").strip().casefold()
+    if (
+        key == "enhancement"
+        or key.endswith("enhancements")  # "Enhancements", "Headhunter Task Force Enhancements"
+        or group.endswith("enhancements")  # an item of such a group (New Recruit's "group")
+        or _primary(sel).casefold().startswith("enhancement")
+    ):
         if kids:
             for ci, kid in enumerate(kids):
                 unit.enhancements.append(

@@ -63,9 +63,19 @@ def _points(value: int) -> str:
 
 def text_order(roster: Roster, catalogue: Catalogue) -> list[int]:
     """The roster indices in the order the text lists them (by section, then as built)."""
-    faction = catalogue.faction(roster.faction) or roster.faction
-    sheets = [catalogue.datasheet(u.datasheet, faction) for u in roster.units]
+    sheets = _sheets(roster, catalogue)
     return sorted(range(len(sheets)), key=lambda i: (SECTIONS.index(section(sheets[i])), i))
+
+
+def _sheets(roster: Roster, catalogue: Catalogue) -> list[Datasheet | None]:
+    """The units' datasheets with the keywords their taken choices add (a Tank Ace is listed
+    with the Characters, ruling D22)."""
+    faction = catalogue.faction(roster.faction) or roster.faction
+    out: list[Datasheet | None] = []
+    for u in roster.units:
+        sheet = catalogue.datasheet(u.datasheet, faction)
+        out.append(catalogue.with_choices(sheet, u.wargear) if sheet is not None else None)
+    return out
 
 
 def _weapon_lines(
@@ -149,7 +159,7 @@ def _reads_back(
 
 def export_text(roster: Roster, catalogue: Catalogue, result: ValidationResult) -> str:
     faction = catalogue.faction(roster.faction) or roster.faction
-    sheets = [catalogue.datasheet(u.datasheet, faction) for u in roster.units]
+    sheets = _sheets(roster, catalogue)
     order = text_order(roster, catalogue)
     number = {ri: n for n, ri in enumerate(order, 1)}
     title = roster.name.strip() or f"{faction} army"

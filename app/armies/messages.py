@@ -76,6 +76,9 @@ MESSAGES: Mapping[str, str] = {
         "{datasheet} takes {count} of {wargear} ({option}): the catalogue requires at least "
         "{limit} while {condition}."
     ),
+    "wargear-invalid.roster": lazy(
+        "{wargear} is taken {count} times in the army ({units}); at most {limit} allowed."
+    ),
     "leader-attachment-illegal.no-such-unit": lazy(
         "{datasheet} is attached to unit {target_number}, which is not in the army."
     ),
@@ -158,6 +161,7 @@ FIXES: Mapping[str, str] = {
         "Remove {wargear}, or change the unit so that this no longer holds: {condition}."
     ),
     "wargear-invalid.required": lazy("Add {missing} of {wargear} ({option})."),
+    "wargear-invalid.roster": lazy("Remove {excess} {wargear} from these units."),
     "leader-attachment-illegal": lazy("Attach {datasheet} to one of: {allowed}."),
     "leader-attachment-illegal.not-a-leader": lazy("Detach {datasheet}."),
     "leader-attachment-illegal.bodyguard-taken": lazy(

@@ -179,12 +179,16 @@ def _unit_rows(v: service.ArmyView) -> list[UnitRow]:
         )
         if sheet is not None:
             wargear = dict(unit.get("wargear") or {})
+            # the unit as it is in the Detachment, with the keywords its taken choices add (a
+            # Tank Ace is a Character: Warlord and Enhancements are offered, ruling D22)
+            effective = cat.with_choices(
+                cat.datasheet_in(sheet, v.army.detachment or None), wargear
+            )
+            row.sheet = effective
             # choices the data hides on this unit whatever it takes (its keywords in the
             # Detachment, the Detachment itself) are not offered; one already taken stays
             # listed so that it can be removed (the validator reports it)
-            hidden = unavailable_choices(
-                cat.datasheet_in(sheet, v.army.detachment or None), v.army.detachment or None
-            )
+            hidden = unavailable_choices(effective, v.army.detachment or None)
             row.wargear = [
                 r
                 for r in loadout.wargear_rows(sheet, result.models, wargear)
@@ -194,10 +198,20 @@ def _unit_rows(v: service.ArmyView) -> list[UnitRow]:
             row.described = loadout.describe(sheet, result.models, wargear)
             row.calculator_urls = loadout.unit_calculator_urls(sheet, result.models, wargear)
             ally = not any(name_key(k) == name_key(faction) for k in sheet.faction_keywords)
-            if not ally and (sheet.character or any(not e.characters_only for e in enhancements)):
-                # an ally is offered no Enhancement of the army's Detachment (ruling D19)
+            keys = (*effective.all_keywords(), effective.name)
+            if not ally and (
+                effective.character or any(not e.characters_only for e in enhancements)
+            ):
+                # an ally is offered no Enhancement of the army's Detachment (ruling D19); a unit
+                # that is no Character only those the data offers it (its keywords)
                 row.enhancement_options = [
-                    e for e in enhancements if sheet.character or not e.characters_only
+                    e
+                    for e in enhancements
+                    if effective.character
+                    or (
+                        not e.characters_only
+                        and (e.eligibility is None or e.eligibility.matches(keys))
+                    )
                 ]
             if sheet.leader_of:
                 allowed = {name_key(n) for n in sheet.leader_of}

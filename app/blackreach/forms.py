@@ -1,9 +1,12 @@
-"""The friendly forms: a counter, a tile or a scenario typed in fields instead of JSON.
+"""The friendly forms: a counter, a tile, an option or a scenario typed in fields, not JSON.
 
 Each form's field names are the JSON paths of what they fill, relative to the item
-(``faces[0].dv``, ``sides[1].points``), so that the engine's located problems land beside the
-field they are about. A form only changes the fields it shows: saving over an existing item
-(same id) keeps everything else it had (a face's weapons, a tile's slots, a side's options).
+(``faces[0].dv``, ``sides[1].points``, ``sniper_table[2].effect``, ``power.cv.infantry``), so
+that the engine's located problems land beside the field they are about. A field left blank
+drops its key (the loader's default applies); a block of an option (its equipment, ordnance or
+power) is dropped when all its fields are blank, unless the option's type needs it. A form
+only changes the fields it shows: saving over an existing item (same id) keeps everything
+else it had (a face's weapons, a tile's slots, a side's options).
 A number that is not one is passed to the engine as typed, which names the field it refuses.
 """
 

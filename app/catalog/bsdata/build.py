@@ -71,6 +71,9 @@ UNIT_PROFILE = "unit"
 ABILITIES_PROFILE = "abilities"
 TRANSPORT_PROFILE = "transport"
 CATEGORY_CHANGES = ("add", "remove", "set-primary")  # "set-primary" adds the category too
+# A choice's modifier adding a category with one of these scopes adds a keyword to the unit
+# that takes it (ruling D22).
+UNIT_CATEGORY_SCOPES = frozenset({"root-entry", "unit"})
 RANGED_PROFILE = "ranged weapons"
 MELEE_PROFILE = "melee weapons"
 
@@ -140,6 +143,8 @@ class _Choice:
     weapons: list[str]
     points: int
     max_per_unit: int | None
+    keywords: tuple[str, ...] = ()
+    max_in_roster: int | None = None
 
 
 class Builder:
@@ -996,8 +1001,8 @@ class Builder:
             return [weapon.name]
         out: list[str] = []
         for child in self.children(node):
-            if self.hidden(child):
-                continue
+            if self.hidden(child) or name_key(child.name) == "warlord":
+                continue  # a Warlord entry (inside "Tank Ace Character") is no wargear
             if not child.is_group:
                 out.extend(self.gives(child, depth + 1))
                 continue
@@ -1009,7 +1014,36 @@ class Builder:
 
     def choice(self, node: Node) -> _Choice:
         cap = self._option_max(node, ("unit",))  # raised by its modifiers (D16)
-        return _Choice(node.name.strip(), self.gives(node, 0), int(self.pts(node)), cap)
+        return _Choice(
+            node.name.strip(),
+            self.gives(node, 0),
+            int(self.pts(node)),
+            cap,
+            self.adds(node),
+            self.roster_limit(node),  # the most an army may take (D23)
+        )
+
+    def adds(self, node: Node) -> tuple[str, ...]:
+        """The keywords a unit gains by taking ``node`` (ruling D22): its modifiers that add a
+        category to the unit (scope ``root-entry``), unconditioned or with conditions decided
+        true here; Faction keywords and BattleScribe's plumbing categories are not read."""
+        out: list[str] = []
+        for m, groups in node.modifiers():
+            if m.get("field") != "category" or m.get("type") not in ("add", "set-primary"):
+                continue
+            if (m.get("scope") or "") not in UNIT_CATEGORY_SCOPES:
+                continue
+            if self.applies(m, groups, node.ids) is not True:
+                continue
+            cname = self.category_name(m.get("value") or "").strip()[:200]
+            if (
+                cname
+                and not cname.startswith(FACTION_PREFIX)
+                and name_key(cname) not in NON_KEYWORDS
+                and cname not in out
+            ):
+                out.append(cname)
+        return tuple(out)
 
     def option(
         self,
@@ -1026,7 +1060,12 @@ class Builder:
             if c.name and all(name_key(x.name) != name_key(c.name) for x in choices):
                 choices.append(
                     WargearChoice(
-                        c.name[:200], tuple(w[:200] for w in c.weapons), c.points, c.max_per_unit
+                        c.name[:200],
+                        tuple(w[:200] for w in c.weapons),
+                        c.points,
+                        c.max_per_unit,
+                        c.keywords,
+                        c.max_in_roster,
                     )
                 )
         if not choices:
@@ -1077,13 +1116,22 @@ class Builder:
         if not node.name.strip():
             return
         c = self.choice(node)
-        if not self._worth_offering(node):
+        if not c.keywords and not self._worth_offering(node):
             return
         sheet.options.append(
             WargearOption(
                 name=c.name[:200],
                 model=model.name[:200] if model else "",
-                choices=(WargearChoice(c.name[:200], tuple(c.weapons), c.points, c.max_per_unit),),
+                choices=(
+                    WargearChoice(
+                        c.name[:200],
+                        tuple(c.weapons),
+                        c.points,
+                        c.max_per_unit,
+                        c.keywords,
+                        c.max_in_roster,
+                    ),
+                ),
                 min=0,
                 max=max(1, min(limit, MAX_MODELS)),
             )

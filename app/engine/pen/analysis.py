@@ -9,7 +9,7 @@ Every per-die step comes from :mod:`app.engine.pen.attack` (the plan) and is enu
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import cache, lru_cache
@@ -235,17 +235,15 @@ def infantry_exact(request: AttackRequest) -> InfantryResult:
         # at least every attack the sequential states answered within their bound
         # by wound layers when the first group's wound takes at most one W and that is the
         # cheaper method (one model of many W: the counts are)
-        counts_work = _two_group_work(through, target, groups[1].loss)
-        by_layers = _layers_work(through, target, groups[1].loss)
-        layers = groups[0].loss.max <= 1 and by_layers < counts_work * COUNTS_UNIT_NS
-        if by_layers > MAX_LAYERS_WORK if layers else counts_work > MAX_TWO_GROUP_WORK:
-            _check_size(plan, through, len(groups))
+        layers, within = _two_group_method(through.max, target.models, target.wounds, groups)
+        if not within:
+            _check_size(plan, through, groups)
         first, second = ((g.probability, g.loss) for g in groups)
         destroyed, lost = two_allocations(
             target.models, target.wounds, through, first, second, layers=layers
         )
         return InfantryResult(destroyed, lost, stages, target.models, target.wounds)
-    _check_size(plan, through, len(groups))
+    _check_size(plan, through, groups)
     final, _total = _sequential_allocations(start, through, groups)
     return InfantryResult(
         Dist.from_weights(_tally(final, lambda st: target.models - models_of(st))),
@@ -385,16 +383,40 @@ MAX_LAYERS_WORK = 450_000_000
 COUNTS_UNIT_NS = 25
 
 
-def _layers_work(through: Dist, target: Unit, second: Dist) -> int:
-    """Work units (about a nanosecond each) of :func:`two_allocations` by wound layers."""
-    hits = through.max
-    models, wounds = target.models, target.wounds
-    states = math.comb(min(models, hits) + wounds, wounds)
+def _first_states(hits: int, models: int, wounds: int, most: int) -> int:
+    """How many squad states the first allocation of at most ``hits`` wounds can leave on an
+    unhurt squad, a wound taking at most ``most`` W (an upper bound).
+
+    ``k = q * models + r`` wounds give ``q + 1`` to ``r`` models and ``q`` to the others
+    [L1396], so with ``Q, R = divmod(hits, models)`` every model has lost at most ``D(Q)``
+    W (``D(m) = min(W, most * m)``), except at most ``R`` of them, which lost at most
+    ``D(Q + 1)``: the squads of ``models`` damages up to ``D(Q)``, and those with ``j``
+    models (1 to ``R``) past it."""
+    q, r = divmod(hits, models)
+    low = min(wounds, most * q)
+    extra = min(wounds, most * (q + 1)) - low
+    count = math.comb(models + low, low)
+    if extra:
+        for j in range(1, r + 1):
+            count += math.comb(models - j + low, low) * math.comb(j + extra - 1, j)
+    return count
+
+
+def _layers_work(hits: int, models: int, wounds: int, second: Dist) -> int:
+    """Work units (about a nanosecond each) of :func:`two_allocations` by wound layers (a
+    first-group wound takes at most one W).
+
+    The squad states are those the first allocation can leave (:func:`_first_states`): far
+    fewer than every squad when the hits are few for the models' W (measured, CPU, with the
+    bound lifted: 30 x W5 under 45 Rending hits 7 ms, with an invulnerable save 35 ms; 20 x
+    W4 under 45 hits 15 / 80 ms; 10 x W5 under 45 hits 37 / 173 ms; 30 x W4 under 90 hits
+    153 ms, still refused: estimated 0.96 s)."""
+    states = _first_states(hits, models, wounds, 1)
     width = min(hits, models * wounds) + 1 if second.min >= 1 else hits + 1
     layers = (hits // models) * wounds * states * (1500 + (models // 3 + 1) * width * hits // 16)
     if second.min == second.max:  # the second allocation: one outcome per (state, count)
         return layers + states * width * 1000
-    return layers + _rounds_work(through, target, second)
+    return layers + _rounds_work(hits, models, wounds, second, states)
 
 
 def _by_rounds(second: Dist) -> bool:
@@ -403,7 +425,7 @@ def _by_rounds(second: Dist) -> bool:
     return second.min == 0 and second.max == 1
 
 
-def _rounds_work(through: Dist, target: Unit, second: Dist) -> int:
+def _rounds_work(hits: int, models: int, wounds: int, second: Dist, states: int) -> int:
     """Nanoseconds (about, here) of the second allocation of :func:`two_allocations` from every
     (state, count): by rounds when :func:`_by_rounds`, otherwise a distribution per pair.
 
@@ -411,10 +433,8 @@ def _rounds_work(through: Dist, target: Unit, second: Dist) -> int:
     of the state), and Horner's steps over the rounds on every state (fitted, CPU, on 30 x W2
     under 270 Rending hits into an invulnerable save: 0.8 s estimated, 0.5 s measured; 15 x W3
     under 135: 0.5 / 0.4 s; 20 x W2 under 180: 0.19 / 0.12 s; one W10 model under 270: 0.02 /
-    0.02 s; 5 x W4 under 270: 0.13 / 0.17 s)."""
-    hits = through.max
-    models, wounds = target.models, target.wounds
-    states = math.comb(min(models, hits) + wounds, wounds)
+    0.02 s; 5 x W4 under 270: 0.13 / 0.17 s). ``states``: the squad states the first
+    allocation leaves, as its method counts them."""
     if _by_rounds(second):
         partial = 150 * states * (hits + 1) * min(models, hits + 1)
         steps = 800 * states * (hits // max(1, models // 2) + 1) * wounds
@@ -423,33 +443,87 @@ def _rounds_work(through: Dist, target: Unit, second: Dist) -> int:
     return states * width * (hits + 1) * wounds * 120
 
 
-def _two_group_work(through: Dist, target: Unit, second: Dist) -> int:
+def _two_group_work(hits: int, models: int, wounds: int, second: Dist) -> int:
     """Work units of :func:`two_allocations`; the states are those the first allocation can
     reach (at most ``hits`` models touched), and when every wound of the second group takes
     a W its counts from ``models x W`` on are one (a wipe). The second allocation by rounds
     is counted from :func:`_rounds_work` (``COUNTS_UNIT_NS`` nanoseconds a unit)."""
-    hits = through.max
-    states = math.comb(min(target.models, hits) + target.wounds, target.wounds)
-    width = min(hits, target.models * target.wounds) + 1 if second.min >= 1 else hits + 1
+    states = math.comb(min(models, hits) + wounds, wounds)
+    width = min(hits, models * wounds) + 1 if second.min >= 1 else hits + 1
     pairs = states * (hits + 1) * width
     if _by_rounds(second):
-        return pairs * (hits + 1) // 100 + _rounds_work(through, target, second) // COUNTS_UNIT_NS
-    return pairs * (hits + 1) // 100 + pairs * target.wounds * (hits + 1) // 200
+        rounds = _rounds_work(hits, models, wounds, second, states)
+        return pairs * (hits + 1) // 100 + rounds // COUNTS_UNIT_NS
+    return pairs * (hits + 1) // 100 + pairs * wounds * (hits + 1) // 200
 
 
-def _check_size(plan: AttackPlan, through: Dist, groups: int) -> None:
-    """Refuse the rare attacks too large for the exact sequential allocations (bounded work)."""
+def _two_group_method(
+    hits: int, models: int, wounds: int, groups: Sequence[SaveGroup]
+) -> tuple[bool, bool]:
+    """(by wound layers, within that method's bound) for two save groups: the layers when
+    the first group's wound takes at most one W and they are the cheaper method by the
+    estimates (one model of many W: the counts are)."""
+    first, second = groups
+    counts_work = _two_group_work(hits, models, wounds, second.loss)
+    by_layers = _layers_work(hits, models, wounds, second.loss)
+    layers = first.loss.max <= 1 and by_layers < counts_work * COUNTS_UNIT_NS
+    if layers:
+        return True, by_layers <= MAX_LAYERS_WORK
+    return False, counts_work <= MAX_TWO_GROUP_WORK
+
+
+def _sequential_within(hits: int, models: int, wounds: int, groups: int) -> bool:
+    """Whether the sequential squad states of ``groups`` allocations stay within their bound."""
+    states = math.comb(models + wounds, wounds)
+    work: int = states * (hits // 2 + 1) ** (groups - 1) * (hits + 1)
+    return work <= MAX_SEQUENTIAL_WORK
+
+
+def _accepted(hits: int, models: int, wounds: int, groups: Sequence[SaveGroup]) -> bool:
+    """Whether :func:`infantry_exact` answers ``hits`` hits allocated in ``groups`` on
+    ``models`` x ``wounds`` W: the method two groups use within its bound, or the sequential
+    states within theirs."""
+    if len(groups) == 2 and _two_group_method(hits, models, wounds, groups)[1]:
+        return True
+    return _sequential_within(hits, models, wounds, len(groups))
+
+
+def _check_size(plan: AttackPlan, through: Dist, groups: Sequence[SaveGroup]) -> None:
+    """Refuse the rare attacks too large for an exact analysis in several allocations (bounded
+    work), saying what the exact analysis does answer: the most hits (as a number of the
+    attacking models, whose hits add up) and the largest target squad (pen rulings 42)."""
     target = plan.request.target
     assert isinstance(target, Unit)
-    states = math.comb(target.models + target.wounds, target.wounds)
-    work = states * (through.max // 2 + 1) ** (groups - 1) * (through.max + 1)
-    if work > MAX_SEQUENTIAL_WORK:
-        raise ProfileError(
-            "target.models",
-            f"too large for an exact analysis ({target.models} models of {target.wounds} W "
-            f"taking up to {through.max} hits in {groups} separate allocations); "
-            "analyse fewer shots or models at a time",
-        )
+    hits, models, wounds = through.max, target.models, target.wounds
+    if _accepted(hits, models, wounds, groups):
+        return
+    raise ProfileError("target.models", _too_large(plan, hits, groups))
+
+
+def _too_large(plan: AttackPlan, hits: int, groups: Sequence[SaveGroup]) -> str:
+    """The refusal of :func:`_check_size`, with the largest attack answered exactly."""
+    target = plan.request.target
+    assert isinstance(target, Unit)
+    models, wounds = target.models, target.wounds
+    message = (
+        f"too large for an exact analysis ({models} models of {wounds} W taking up to {hits} "
+        f"hits in {len(groups)} separate allocations: wounds saved differently, such as "
+        "Rending's AP2 ones, are allocated one after the other)"
+    )
+    advice: list[str] = []
+    attackers = plan.request.attacker.models
+    per_model = -(-hits // attackers)  # the hits of one attacking model (they add up)
+    size = (models, wounds, groups)
+    answered = (k for k in range(attackers - 1, 0, -1) if _accepted(k * per_model, *size))
+    most = next(answered, 0)
+    if most:
+        advice.append(f"at most {most} of the {attackers} attacking models at a time")
+    fewer = next((m for m in range(models - 1, 1, -1) if _accepted(hits, m, *size[1:])), 0)
+    if fewer:
+        advice.append(f"a target of at most {fewer} models")
+    if not advice:
+        return f"{message}; analyse fewer shots or models at a time"
+    return f"{message}; it is answered exactly with {' or '.join(advice)}"
 
 
 def _sequential_allocations(

@@ -307,6 +307,27 @@ def _live_counts(
     return h, den, g
 
 
+def _horner_coefficients(h: list[int], c_up: int, g_up: int) -> tuple[list[int], int]:
+    """``coef[t] = h[t] * c_up**t * g_up**(top - t)`` (``top = len(h) - 1``) and
+    ``g_up**top``: the Horner coefficients of the live attacks over the divided rows. The
+    powers are built once, incrementally, on GMP integers (a power per ``t`` of Python
+    integers cost several milliseconds for the 270 live attacks of issue 18's heavy cases);
+    Python integers out."""
+    top = len(h) - 1
+    cu, gu = mpz(c_up), mpz(g_up)
+    ups = [mpz(1)]
+    for _ in range(top):
+        ups.append(ups[-1] * cu)
+    coef = [0] * (top + 1)
+    scale = mpz(1)
+    for t in range(top, -1, -1):
+        if h[t]:
+            coef[t] = int(h[t] * ups[t] * scale)
+        if t:
+            scale *= gu
+    return coef, int(scale)
+
+
 def _horner_bounds(coef: list[int], qq: int) -> list[int]:
     """``u[t] = sum_{s >= t} coef[s] qq**(s - t)``: with live rows of sum at most ``qq``,
     the weights of the Horner sum at step ``t`` are at most ``u[t]`` times those of the
@@ -658,12 +679,8 @@ class _Chain:
                     ]
         c2 = math.gcd(common, g)
         c_up, g_up = common // c2, g // c2
-        coef = [0] * (top + 1)
-        scale = 1
-        for t in range(top, -1, -1):
-            coef[t] = h[t] * c_up**t * scale
-            scale *= g_up
-        final_den = den_v * h_den * scale // g_up  # den_v * h_den * g_up**top
+        coef, g_top = _horner_coefficients(h, c_up, g_up)
+        final_den = den_v * h_den * g_top
         widths = [(_bits(den_v * u) + 8) // 8 for u in _horner_bounds(coef, -(-qq // common))]
         step = width_for(top)
         packed_start = {idx: _pack(counts, step) for idx, counts in packed_rows.items()}
@@ -1271,13 +1288,8 @@ class _PrefixSplitChain:
 
         c2 = math.gcd(common, g)
         c_up, g_up = common // c2, g // c2
-        top = len(h) - 1
-        coef = [0] * (top + 1)
-        scale = 1
-        for t in range(top, -1, -1):
-            coef[t] = h[t] * c_up**t * scale
-            scale *= g_up
-        return common, rows, coef, scale // g_up  # g_up**top
+        coef, g_top = _horner_coefficients(h, c_up, g_up)
+        return common, rows, coef, g_top
 
     def _forward_cost(
         self, rows: Callable[[int], list[tuple[int, int, int]]], cells: int, qq: int, steps: int
@@ -1679,17 +1691,13 @@ class _LineChain:
             }
         c2 = math.gcd(common, g)
         c_up, g_up = common // c2, g // c2
-        coef = [0] * (top + 1)
-        scale = 1
-        for t in range(top, -1, -1):
-            coef[t] = h[t] * c_up**t * scale
-            scale *= g_up
+        coef, g_top = _horner_coefficients(h, c_up, g_up)
         # Horner: acc_t = acc_{t+1} A' + coef[t] v, over den * h_den * g_up**top at the end.
         # acc_t is multiplied by A' t more times and every live attack adds at least one to
         # ``e``: its entries at e >= B - t end destroyed, so only B - t slots are kept (half
         # the work of keeping B). Its weights are at most den * u[t] (_horner_bounds): the
         # slots start narrow and widen as the steps go (repacked every few steps).
-        final_den = self.den * h_den * scale // g_up  # den * h_den * g_up**top
+        final_den = self.den * h_den * g_top
         widths = [(_bits(self.den * u) + 8) // 8 for u in _horner_bounds(coef, -(-qq // common))]
 
         def width_for(t: int) -> int:

@@ -17,8 +17,8 @@ Schema versions: 2 added what a datasheet becomes in each detachment
 with defaults, so it reads as a catalogue without detachment changes whose limits come from the
 Battleline / Dedicated Transport / Epic Hero flags (re-import the files to get the rest).
 Later fields of version 2 (datasheet ``restrictions``, ``legends``, the catalogue's ``limits``
-on the units of a keyword in the army, :class:`ArmyLimit`) have empty defaults, so documents
-written before them still load.
+on the units of a keyword in the army, :class:`ArmyLimit`; a wargear choice's ``keywords``
+and ``max_in_roster``) have empty defaults, so documents written before them still load.
 """
 
 from __future__ import annotations
@@ -255,17 +255,27 @@ class PointsTier:
 @dataclass(frozen=True, slots=True)
 class WargearChoice:
     """One item of a wargear option: its name, the weapons it gives, the points it adds per
-    selection and, when the data caps it, how many a unit may take."""
+    selection and, when the data caps it, how many a unit may take. ``keywords``: the
+    keywords the unit gains while it takes this choice (ruling D22: a vehicle made a
+    Character by the "Tank Ace Character" choice); ``max_in_roster``: how many the whole army
+    may take, when the data caps it (ruling D23: at most 3 Tank Aces)."""
 
     name: str
     weapons: tuple[str, ...] = ()
     points: int = 0
     max_per_unit: int | None = None
+    keywords: tuple[str, ...] = ()
+    max_in_roster: int | None = None
 
     def __post_init__(self) -> None:
         _check_name(self.name, "name")
         _check_range(self.points, "points", 0, MAX_POINTS)
         _check_range(self.max_per_unit, "max_per_unit", 0, MAX_MODELS)
+        _check_range(self.max_in_roster, "max_in_roster", 0, MAX_UNITS_OF_A_KIND)
+        if len(self.keywords) > MAX_CONDITION_NAMES:
+            raise CatalogueError("keywords", f"at most {MAX_CONDITION_NAMES}")
+        for i, k in enumerate(self.keywords):
+            _check_name(k, f"keywords[{i}]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -835,6 +845,49 @@ class Datasheet:
     def all_keywords(self) -> tuple[str, ...]:
         return self.keywords + self.faction_keywords
 
+    def choice_keywords(self) -> dict[str, tuple[str, ...]]:
+        """The choices (``name_key`` forms) that add keywords to the unit, with those
+        keywords (ruling D22)."""
+        out: dict[str, tuple[str, ...]] = {}
+        for o in self.wargear_options:
+            for c in o.choices:
+                if c.keywords:
+                    key = name_key(c.name)
+                    out[key] = tuple(dict.fromkeys((*out.get(key, ()), *c.keywords)))
+        return out
+
+    def roster_caps(self) -> dict[str, tuple[str, int]]:
+        """The choices (``name_key`` forms) the whole army may take only so many times, with
+        their name and that number (the lowest when several options offer one, ruling D23)."""
+        out: dict[str, tuple[str, int]] = {}
+        for o in self.wargear_options:
+            for c in o.choices:
+                if c.max_in_roster is not None:
+                    key = name_key(c.name)
+                    prev = out.get(key)
+                    if prev is None or c.max_in_roster < prev[1]:
+                        out[key] = (c.name, c.max_in_roster)
+        return out
+
+    def with_keywords(self, added: Iterable[str]) -> Datasheet:
+        """This datasheet with ``added`` keywords (those a taken choice gives, ruling D22),
+        and the Character / Battleline / Dedicated Transport / Epic Hero flags they carry.
+        Unchanged when nothing is new."""
+        have = {name_key(k) for k in self.keywords}
+        new = [k for k in dict.fromkeys(added) if name_key(k) not in have]
+        if not new:
+            return self
+        keywords = (*self.keywords, *new)
+        keys = {name_key(k) for k in keywords}
+        return replace(
+            self,
+            keywords=keywords,
+            character=self.character or "character" in keys,
+            epic_hero=self.epic_hero or "epic hero" in keys,
+            battleline=self.battleline or "battleline" in keys,
+            dedicated_transport=self.dedicated_transport or "dedicated transport" in keys,
+        )
+
     def points_for(self, models: int) -> int | None:
         """The unit's points with ``models`` models, or ``None`` if no tier covers that size."""
         for tier in self.points:
@@ -895,6 +948,12 @@ class _Index:
     required: dict[str, tuple[tuple[WargearOption, frozenset[str]], ...]] = field(
         default_factory=dict
     )
+    # the choices that add keywords to a unit (ruling D22), made on first use:
+    # datasheet id -> choice key -> keywords
+    choice_keywords: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)
+    # the choices an army may take only so many times (ruling D23), made on first use:
+    # datasheet id -> choice key -> (name, limit)
+    roster_caps: dict[str, dict[str, tuple[str, int]]] = field(default_factory=dict)
 
 
 def _build_index(cat: Catalogue) -> _Index:
@@ -985,6 +1044,33 @@ class Catalogue:
         if found is None:
             found = sheet.in_detachment(detachment)
             self.index.in_detachment[key] = found
+        return found
+
+    def with_choices(self, sheet: Datasheet, wargear: Mapping[str, int]) -> Datasheet:
+        """``sheet`` (as it is in the roster's Detachment) for a unit that takes ``wargear``:
+        with the keywords its taken choices add (ruling D22). Unchanged when it takes none."""
+        if not wargear:
+            return sheet
+        adding = self.index.choice_keywords.get(sheet.id)
+        if adding is None:
+            adding = sheet.choice_keywords()
+            self.index.choice_keywords[sheet.id] = adding
+        if not adding:
+            return sheet
+        added = [
+            k
+            for name, count in wargear.items()
+            if count > 0
+            for k in adding.get(name_key(name), ())
+        ]
+        return sheet.with_keywords(added) if added else sheet
+
+    def roster_caps_of(self, sheet: Datasheet) -> dict[str, tuple[str, int]]:
+        """:meth:`Datasheet.roster_caps`, made once per datasheet."""
+        found = self.index.roster_caps.get(sheet.id)
+        if found is None:
+            found = sheet.roster_caps()
+            self.index.roster_caps[sheet.id] = found
         return found
 
     def required_of(self, sheet: Datasheet) -> tuple[tuple[WargearOption, frozenset[str]], ...]:

@@ -56,6 +56,11 @@ def export_text(
         lines.append(roster.detachment)
     grouped: dict[str, list[int]] = {s: [] for s in _SECTIONS}
     sheets = [catalogue.datasheet(u.datasheet, faction) for u in roster.units]
+    # with the keywords their taken choices add: a Tank Ace is a Character (ruling D22)
+    sheets = [
+        catalogue.with_choices(s, u.wargear) if s is not None else None
+        for s, u in zip(sheets, roster.units, strict=True)
+    ]
     for i, sheet in enumerate(sheets):
         grouped[_section(sheet)].append(i)
     for section in _SECTIONS:

@@ -25,6 +25,9 @@ The rules checked, with their seed lines (``wh40k-10e-core-2.md`` §2.10):
 - a unit size its datasheet allows, wargear its options allow [L3080-3091]: each item within
   its own limit, and the items of one option (alternatives: "one of the following") within the
   option's slots, shared between options that offer the same item;
+- the keywords a taken choice adds to its unit, used by every check below (a vehicle made a
+  Character by "Tank Ace Character" takes an Enhancement and may be the Warlord, ruling D22),
+  and a choice the whole army may take only so often (``wargear-invalid.roster``, D23);
 - the data's limits on the units of a keyword in the whole army, units or points, which may
   depend on the battle size (allies' points caps, "Assigned Agents" counts: a category's
   constraints, :class:`~.catalog.ArmyLimit`, ``category-limit-exceeded``);
@@ -150,6 +153,8 @@ MESSAGES: Mapping[str, str] = {
     "catalogue requires at least {limit}.",
     "wargear-invalid.required-while": "{datasheet} takes {count} of {wargear} ({option}): "
     "the catalogue requires at least {limit} while {condition}.",
+    "wargear-invalid.roster": "{wargear} is taken {count} times in the army ({units}); "
+    "at most {limit} allowed.",
     "leader-attachment-illegal.no-such-unit": "{datasheet} is attached to unit {target_number}, "
     "which is not in the army.",
     "leader-attachment-illegal.self": "{datasheet} is attached to itself.",
@@ -211,6 +216,7 @@ FIXES: Mapping[str, str] = {
     "wargear-invalid.unavailable": "Remove {wargear}, or change the unit so that this no "
     "longer holds: {condition}.",
     "wargear-invalid.required": "Add {missing} of {wargear} ({option}).",
+    "wargear-invalid.roster": "Remove {excess} {wargear} from these units.",
     "leader-attachment-illegal": "Attach {datasheet} to one of: {allowed}.",
     "leader-attachment-illegal.not-a-leader": "Detach {datasheet}.",
     "leader-attachment-illegal.bodyguard-taken": "Attach {datasheet} to another Bodyguard unit.",
@@ -725,6 +731,9 @@ def validate(roster: Roster, catalogue: Catalogue) -> ValidationResult:
                     },
                 )
             sheet = catalogue.datasheet_in(sheet, det_name)
+        if sheet is not None and unit.wargear:
+            # the keywords its taken choices add (a Tank Ace made a Character, ruling D22)
+            sheet = catalogue.with_choices(sheet, unit.wargear)
         sheets.append(sheet)
         if sheet is None:
             near = closest(unit.datasheet, faction_names or [d.name for d in catalogue.datasheets])
@@ -771,6 +780,9 @@ def validate(roster: Roster, catalogue: Catalogue) -> ValidationResult:
         base = _tier_points(sheet, models)
         wargear_points = _check_wargear(out, i, unit, sheet, models, catalogue.required_of(sheet))
         unit_results.append(UnitResult(i, sheet.name, models, base, wargear_points, 0))
+
+    # -- choices the whole army may take only so many times (ruling D23) --
+    _check_roster_caps(out, roster, sheets, catalogue)
 
     # -- enhancements [L4333-4341] --
     enhancement_units: list[int] = []
@@ -969,6 +981,56 @@ def validate(roster: Roster, catalogue: Catalogue) -> ValidationResult:
         units=tuple(unit_results),
         violations=tuple(out.items),
     )
+
+
+def _check_roster_caps(
+    out: _Collector, roster: Roster, sheets: Sequence[Datasheet | None], catalogue: Catalogue
+) -> None:
+    """The data's limit on a choice in the whole army (BattleScribe's ``max`` in the roster,
+    ruling D23: at most 3 "Tank Ace Character"): the units that take a capped choice are
+    counted, each as many times as it takes it; over the limit, the first unit past it is
+    named."""
+    found: dict[str, tuple[str, int]] = {}
+    takers: dict[str, list[tuple[int, int]]] = {}
+    for i, (unit, sheet) in enumerate(zip(roster.units, sheets, strict=True)):
+        if sheet is None or not unit.wargear:
+            continue
+        caps = catalogue.roster_caps_of(sheet)
+        if not caps:
+            continue
+        for wname, count in unit.wargear.items():
+            key = name_key(wname)
+            cap = caps.get(key)
+            if cap is None or count <= 0:
+                continue
+            prev = found.get(key)
+            if prev is None or cap[1] < prev[1]:
+                found[key] = cap
+            takers.setdefault(key, []).append((i, count))
+    for key, (name, limit) in found.items():
+        units = takers[key]
+        total = sum(n for _, n in units)
+        if total <= limit:
+            continue
+        seen, first = 0, units[-1][0]
+        for i, n in units:
+            seen += n
+            if seen > limit:
+                first = i
+                break
+        out.add(
+            Code.WARGEAR_INVALID,
+            first,
+            {
+                "wargear": name,
+                "count": total,
+                "limit": limit,
+                "excess": total - limit,
+                "units": ", ".join(_unit_ref(roster.units[i], i) for i, _ in units),
+            },
+            message_id="wargear-invalid.roster",
+            fix_id="wargear-invalid.roster",
+        )
 
 
 def _army_facts(
