@@ -53,6 +53,7 @@ __all__ = [
     "Ordnance",
     "PerilsEffect",
     "PerilsMarker",
+    "PoleBonus",
     "PowerEffect",
     "PsychicPower",
     "PsykerKind",
@@ -455,6 +456,16 @@ class OptionType(StrEnum):
     ORDNANCE = "ordnance"  # army-wide [L2691-L2709]
 
 
+class PoleBonus(StrEnum):
+    """What a Boss Pole marker gives, chosen by its owner as it is spent (note §8 item 28)
+    [L2625-L2644]."""
+
+    DAKKA = "dakka"  # +1 to any die roll
+    BOSS = "boss"  # an automatic armour save 4+
+    ZAG = "zag"  # +1 MV
+    GRIM = "grim"  # reroll any roll (the rerolls are not played yet)
+
+
 @dataclass(frozen=True)
 class Equipment:
     """Single-use markers (announced before the action and its dice, at most 3 identical per
@@ -476,11 +487,13 @@ class Equipment:
     assault_bonus: int = 0  # Rokkit Hammers: +1 to the assault roll
     hull_suppressed: int | None = None  # Grot Rigger: a Hull marker's Suppressed (1, not 2)
     # a marker rerolls one roll, the holder's or the opponent's, after it is seen: Purity Seals
-    # [L2541-L2548], the Boss Pole's Grim [L2638-L2644] (rulings 153)
+    # [L2541-L2548] (the Boss Pole's Grim: ``bonuses``) (rulings 153)
     reroll: bool = False
-    # a Personalisation serving the units within this many squares of its Character too (the
-    # Boss Pole's 3 [L2627-L2630]); None: its Character only [L2617-L2619]
+    # a Character's aura: the allied units within ``aura`` squares of him are served (Boss
+    # Pole 3 [L2625-L2630], Waaagh! Banner 2 [L2685-L2689]); None: his tile's rule
     aura: int | None = None
+    # Boss Pole: the bonuses a marker may give, one chosen per use (note §8 item 28)
+    bonuses: tuple[PoleBonus, ...] = ()
 
     @property
     def permanent(self) -> bool:

@@ -50,6 +50,7 @@ from app.engine.black_reach.forces import (
     Ordnance,
     PerilsEffect,
     PerilsMarker,
+    PoleBonus,
     PowerEffect,
     PsychicPower,
     PsykerKind,
@@ -93,6 +94,7 @@ __all__ = [
 CATALOGUE_FORMAT = "auspex-black-reach-forces/1"
 SCENARIO_FORMAT = "auspex-black-reach-scenario/1"
 MAX_JSON_BYTES = 512 * 1024
+MAX_AURA = 12  # squares around a Character (Boss Pole 3, Waaagh! Banner 2): a bound
 MAX_ITEMS = 200  # counters, tiles or options in a catalogue
 MAX_FACES = 4
 MAX_NAME = 120
@@ -189,6 +191,7 @@ _EQUIPMENT = frozenset(
         "hull_suppressed",
         "reroll",
         "aura",
+        "bonuses",
     }
 )
 _ORDNANCE = frozenset({"bluff_tokens", "special_tokens", "order_tokens", "extra_draw"})
@@ -467,6 +470,22 @@ def _damage_set(r: _Reader, raw: Any, where: str) -> DamageSet | None:
     return DamageSet(ident, tuple(faces))
 
 
+def _bonuses(r: _Reader, e: Mapping[str, Any], where: str) -> tuple[PoleBonus, ...]:
+    """A Boss Pole's bonuses, each named once (note §8 item 28)."""
+    out: list[PoleBonus] = []
+    for i, item in enumerate(r.items(e, "bonuses", where, len(PoleBonus))):
+        try:
+            bonus = PoleBonus(item)
+        except (ValueError, TypeError):
+            r.fail(f"{where}.bonuses[{i}]", "dakka, boss, zag or grim")
+            continue
+        if bonus in out:
+            r.fail(f"{where}.bonuses[{i}]", "each bonus once")
+            continue
+        out.append(bonus)
+    return tuple(out)
+
+
 def _option(r: _Reader, raw: Any, where: str) -> RecruitmentOption | None:
     obj = r.obj(raw, where, _OPTION)
     ident = r.text(obj, "id", where)
@@ -503,7 +522,8 @@ def _option(r: _Reader, raw: Any, where: str) -> RecruitmentOption | None:
                 else None
             ),
             reroll=r.flag(e, "reroll", at),
-            aura=r.integer(e, "aura", at, 1, 12) if e.get("aura") is not None else None,
+            aura=r.integer(e, "aura", at, 0, MAX_AURA) if e.get("aura") is not None else None,
+            bonuses=_bonuses(r, e, at),
         )
     if obj.get("ordnance") is not None:
         at = f"{where}.ordnance"

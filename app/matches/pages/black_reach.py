@@ -82,6 +82,7 @@ DICE_KINDS = frozenset(
         "manifest",
         "flame",
         "grenade",
+        "kombi",
         "demolish",
         # a reroll's new dice and the dice after the roll (rulings 155)
         "reroll",
@@ -482,7 +483,12 @@ class ActionForm:
         card = str(self.command.get("card") or "")  # play_card: one form per card and use
         if card:
             extra = str(self.command.get("use") or "")
-        if self.kind == "flame":  # one form per direction (and transport square: rulings 137)
+        if self.kind == "ready_equipment" and self.command.get("bonus"):
+            extra = str(self.command.get("bonus"))  # a Boss Pole: one form per bonus
+        if self.kind == "kombi":  # a Kombi Weapon: its Tir Direct, or a flame per direction
+            extra = "direct" if not self.command.get("flame") else "flame"
+        if self.kind == "flame" or (self.kind == "kombi" and self.command.get("flame")):
+            # one form per direction (and transport square: rulings 137)
             extra = str(self.command.get("facing") or "")
             if self.command.get("x") is not None:
                 extra += f"-{self.command.get('x')}-{self.command.get('y')}"
@@ -648,6 +654,11 @@ def _label(
         return _("{unit} throws {option} ({n} left)").format(
             unit=unit, option=option, n=cmd.get("left")
         )
+    if kind == "kombi":  # its Tir Direct (its Lance-Flammes is a gear form)
+        option = names.get(str(cmd.get("option")), str(cmd.get("option") or ""))
+        return _("{unit}: {option}, Tir Direct (template, {n} left)").format(
+            unit=unit, option=option, n=cmd.get("left")
+        )
     if kind == "template_fire":
         if cmd.get("indirect"):
             return _("{unit}: Tir Indirect (template)").format(unit=unit)
@@ -747,7 +758,7 @@ def action_forms(
         kind = str(cmd.get("type") or "")
         if not kind or kind in UNDO_ANSWERS:
             continue
-        if kind in gear.GEAR_KINDS:
+        if kind in gear.GEAR_KINDS or (kind == "kombi" and cmd.get("flame")):
             geared = gear.gear_form(entry, cmd, names)
             forms.append(
                 ActionForm(
@@ -837,7 +848,7 @@ def action_forms(
         sharers = (
             share_candidates(state, unit, cost) if kind == "manifest" and state is not None else []
         )
-        templated = kind in ("template_fire", "grenade") or (
+        templated = kind in ("template_fire", "grenade", "kombi") or (
             kind == "manifest" and "cells" in entry
         )
         forms.append(
@@ -1028,7 +1039,9 @@ def build_command(form: FormData, cmd: dict[str, Any]) -> dict[str, Any]:
         cmd["shots"] = shots[:MAX_ORDERS]
     elif kind in gear.GEAR_KINDS:
         gear.read_form(form, cmd)
-    elif kind in ("template_fire", "manifest", "grenade"):
+    elif kind in ("template_fire", "manifest", "grenade") or (
+        kind == "kombi" and not cmd.get("flame")
+    ):
         _place(form, cmd)
         if kind == "manifest":
             share = form.get("share")
@@ -1419,8 +1432,8 @@ class Board:
                         ids = entry["targets"].setdefault(c.target, [])
                         if f"form-{f.slug}" not in ids:
                             ids.append(f"form-{f.slug}")
-            elif f.kind in ("double_shot", "burst", "flame"):
-                for aim in f.aims:
+            elif f.kind in ("double_shot", "burst", "flame", "kombi"):
+                for aim in f.aims:  # a Kombi Weapon's flames name theirs (its Tir Direct none)
                     entry["targets"].setdefault(aim.target, []).append(f"form-{f.slug}")
         return json.dumps(out, separators=(",", ":"))
 

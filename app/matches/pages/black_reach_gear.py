@@ -48,6 +48,12 @@ MAX_MARKERS = 3  # identical equipment markers in one action [L2494-L2496]
 DIRECTIONS = {"N": lazy("north"), "E": lazy("east"), "S": lazy("south"), "W": lazy("west")}
 EDGES = {"N": lazy("north"), "E": lazy("east"), "S": lazy("south"), "W": lazy("west")}
 PICKS = {"low": lazy("keep the low die of two"), "high": lazy("keep the high die of two")}
+# a Boss Pole marker's bonus, named by its owner (rulings 147)
+POLE_BONUSES = {
+    "dakka": lazy("Dakka: +1 to a die"),
+    "boss": lazy("Boss: automatic armour save 4+"),
+    "zag": lazy("Zag: +1 MV"),
+}
 MODIFIERS = (-2, -1, 1, 2)
 
 
@@ -74,11 +80,30 @@ class GearForm:
     note: str = ""  # ready_repair: what he is readied with now
 
 
+def _bonus(bonus: object) -> str:
+    text = POLE_BONUSES.get(str(bonus))
+    return _(text) if text is not None else str(bonus)
+
+
 def gear_form(
     entry: Mapping[str, Any], cmd: Mapping[str, Any], names: Mapping[str, str]
 ) -> GearForm:
     kind = str(cmd.get("type") or "")
     unit = names.get(str(cmd.get("unit")), str(cmd.get("unit") or ""))
+    if kind == "kombi":  # a Kombi Weapon marker's Lance-Flammes (rulings 150)
+        targets = [(str(t), names.get(str(t), str(t))) for t in entry.get("targets") or ()]
+        option = names.get(str(cmd.get("option")), str(cmd.get("option") or ""))
+        label = _("{unit}: {option}, Lance-Flammes, direction {direction} ({left} left)").format(
+            unit=unit,
+            option=option,
+            direction=_direction(cmd.get("facing")),
+            left=entry.get("markers", 0),
+        )
+        if cmd.get("x") is not None:
+            label = _("{flame}, from the transport's square ({x}, {y})").format(
+                flame=label, x=cmd.get("x"), y=cmd.get("y")
+            )
+        return GearForm(label, targets=targets)
     if kind == "flame":
         targets = [(str(t), names.get(str(t), str(t))) for t in entry.get("targets") or ()]
         label = _("{unit}: Lance-Flammes, direction {direction}").format(
@@ -92,6 +117,8 @@ def gear_form(
     if kind == "ready_equipment":  # equipment markers announced before the action
         option = names.get(str(cmd.get("option")), str(cmd.get("option") or ""))
         readied = int(entry.get("readied") or 0)
+        if cmd.get("bonus"):  # a Boss Pole: the bonus is the entry's (rulings 147)
+            option = _("{option}, {bonus}").format(option=option, bonus=_bonus(cmd["bonus"]))
         return GearForm(
             _("{unit}: use {option} ({left} left)").format(
                 unit=unit, option=option, left=entry.get("left", 0)
@@ -208,6 +235,8 @@ def describe(ev: Mapping[str, Any], names: Mapping[str, str], square: Any) -> st
         )
     if kind in ("equipment_readied", "equipment_used"):
         option = names.get(str(ev.get("option")), str(ev.get("option") or ""))
+        if ev.get("bonus"):  # a Boss Pole marker's bonus (rulings 147)
+            option = _("{option}, {bonus}").format(option=option, bonus=_bonus(ev["bonus"]))
         words = (
             _("{unit} readies {count} {option} marker(s) for its next action.")
             if kind == "equipment_readied"

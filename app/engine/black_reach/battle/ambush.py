@@ -30,6 +30,7 @@ from app.engine.black_reach.battle.commands import (
     DoubleShot,
     Flame,
     Grenade,
+    Kombi,
     Manifest,
     Shoot,
     Snipe,
@@ -77,6 +78,7 @@ SHOOTING = (
     TemplateFire,
     Flame,
     Grenade,
+    Kombi,
     Demolish,
     Manifest,
 )

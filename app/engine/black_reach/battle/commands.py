@@ -31,6 +31,7 @@ __all__ = [
     "Hold",
     "KeepRoll",
     "KeptPower",
+    "Kombi",
     "MaintainPowers",
     "Manifest",
     "Move",
@@ -233,6 +234,22 @@ class Grenade(Command):
 
 
 @dataclass(frozen=True, slots=True)
+class Kombi(Command):
+    """A Kombi Weapon marker of ``option`` (an Alternative Shooting Action of its Character):
+    its Tir Direct (B) on the intercase (``x``, ``y``) turned to ``facing``, at most 6
+    intercases away, or with ``flame`` its Lance-Flammes (M) pointing ``facing`` (``x``,
+    ``y``: aboard a transport of several squares, the square it starts from) [L2668-L2675]."""
+
+    kind: ClassVar[str] = "kombi"
+    unit: str
+    option: str
+    flame: bool = False
+    facing: str = "N"
+    x: int | None = None
+    y: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Demolish(Command):
     """Destruction: reveal the unit's token and make its Shooting Action at a ``structure``
     itself (a terrain element's id, ``wreck:<unit>`` for a wreck), rolling its Destruction
@@ -390,12 +407,14 @@ class ReadyRepair(Command):
 @dataclass(frozen=True, slots=True)
 class ReadyEquipment(Command):
     """Announce ``count`` (1-3) markers of an equipment ``option`` for your ``unit``'s next
-    action, before any die [L2486-L2496] (rulings 127)."""
+    action, before any die [L2486-L2496] (rulings 127); a Boss Pole's marker names the
+    ``bonus`` it gives (dakka, boss, zag: note §8 item 28)."""
 
     kind: ClassVar[str] = "ready_equipment"
     unit: str
     option: str
     count: int = 1
+    bonus: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -482,6 +501,7 @@ COMMAND_CODEC = TaggedCodec(
         TemplateFire,
         Flame,
         Grenade,
+        Kombi,
         Demolish,
         Manifest,
         Overwatch,

@@ -624,17 +624,20 @@ class EquipmentReadied(Event):
     group: str
     option: str
     count: int
+    bonus: str = ""  # a Boss Pole marker's bonus (dakka, boss, zag)
 
 
 @dataclass(frozen=True, slots=True)
 class EquipmentUsed(Event):
-    """The markers readied on ``unit`` changed a roll: used for good [L2488-L2490]."""
+    """The markers readied on ``unit`` changed a roll: used for good [L2488-L2490]; or a
+    Kombi Weapon's marker (``count`` 1) spent on the Alternative action that follows."""
 
     kind: ClassVar[str] = "equipment_used"
     unit: str
     group: str
     option: str
     count: int
+    bonus: str = ""  # a Boss Pole marker's bonus (dakka, boss, zag)
 
 
 @dataclass(frozen=True, slots=True)

@@ -190,11 +190,13 @@ def _cards(
 
 def _gear(state: BattleState, event: EquipmentReadied | EquipmentUsed) -> BattleState:
     key = f"{event.group}|{event.option}"
+    # a Boss Pole's markers are readied per bonus; the option counts them all as used
+    ready_key = f"{key}|{event.bonus}" if event.bonus else key
     mine = dict(state.gear_ready.get(event.unit, {}))
     if isinstance(event, EquipmentReadied):
-        mine[key] = mine.get(key, 0) + event.count
+        mine[ready_key] = mine.get(ready_key, 0) + event.count
         return replace(state, gear_ready={**state.gear_ready, event.unit: mine})
-    mine.pop(key, None)
+    mine.pop(ready_key, None)  # a Kombi Weapon's marker was never readied: nothing to pop
     ready = {k: v for k, v in state.gear_ready.items() if k != event.unit}
     if mine:
         ready[event.unit] = mine

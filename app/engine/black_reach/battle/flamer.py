@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from app.engine.black_reach.battle.powers import silenced
 from app.engine.black_reach.battle.state import BattleState, UnitState
 from app.engine.black_reach.board import Square
-from app.engine.black_reach.forces import Ability, FaceKind, Role
+from app.engine.black_reach.forces import Ability, AbilityRef, FaceKind, Role
 from app.engine.black_reach.los import Arc, Blocker, in_arc, line_of_sight
 from app.engine.black_reach.templates import QUARTERS, Template, template_name, turn_direction
 from app.engine.match.errors import Refusal, RefusalKind
@@ -49,13 +49,18 @@ def _refuse(code: str, message: str, kind: RefusalKind = RefusalKind.RULES) -> R
 
 
 def plan_flame(
-    state: BattleState, u: UnitState, facing: str, origin: Square | None = None
+    state: BattleState,
+    u: UnitState,
+    facing: str,
+    origin: Square | None = None,
+    kombi: AbilityRef | None = None,
 ) -> FlamePlan:
     """Check a flamer's Alternative Shooting Action and find the units it reaches: every unit
     but the shooter (and its transport) with a reached square, friend or foe, each with the
     smallest obstacle penalty of its reached squares. A unit aboard a transport fires from
-    ``origin``, one of the transport's squares [L2040-L2042] (rulings 111)."""
-    ref = u.face.ability(Ability.FLAMER)
+    ``origin``, one of the transport's squares [L2040-L2042] (rulings 111). ``kombi``: the
+    Lance-Flammes a Kombi Weapon marker gives, not the face's (rulings 150)."""
+    ref = kombi if kombi is not None else u.face.ability(Ability.FLAMER)
     if ref is None:
         raise _refuse("no_flamer", f"{u.uid} has no Lance-Flammes")
     template = state.catalogue.templates.get(template_name(ref.param))

@@ -13,7 +13,7 @@ from app.engine.black_reach.battle.flamer import FlamePlan, plan_flame
 from app.engine.black_reach.battle.rules import working_weapons
 from app.engine.black_reach.battle.state import BattleState, UnitState
 from app.engine.black_reach.board import Square, UnitClass
-from app.engine.black_reach.forces import Ability
+from app.engine.black_reach.forces import Ability, AbilityRef
 from app.engine.black_reach.templates import QUARTERS
 from app.engine.match.errors import Refusal
 
@@ -53,11 +53,14 @@ def moving_fire_targets(state: BattleState, u: UnitState) -> list[str]:
     )
 
 
-def flame_origins(state: BattleState, u: UnitState) -> list[tuple[Square | None, str, FlamePlan]]:
+def flame_origins(
+    state: BattleState, u: UnitState, kombi: AbilityRef | None = None
+) -> list[tuple[Square | None, str, FlamePlan]]:
     """Each way a flamer may be laid now, as ``(origin, facing, plan)``: from the unit's
     square (``origin`` ``None``: the command names none), or, aboard a transport of several
     squares, from each of its squares (rulings 111, 137), in reading order, each direction
-    N, E, S, W; those the rules refuse are left out."""
+    N, E, S, W; those the rules refuse are left out. ``kombi``: a Kombi Weapon marker's
+    Lance-Flammes instead of the face's (rulings 150)."""
     origins: list[Square | None] = [None]
     if u.embarked_in is not None:
         carrier = state.units[u.embarked_in].placement
@@ -67,7 +70,7 @@ def flame_origins(state: BattleState, u: UnitState) -> list[tuple[Square | None,
     for origin in origins:
         for facing in QUARTERS:
             try:
-                plan = plan_flame(state, u, facing, origin)
+                plan = plan_flame(state, u, facing, origin, kombi)
             except Refusal:
                 continue
             out.append((origin, facing, plan))

@@ -69,6 +69,7 @@ from app.engine.black_reach.battle.commands import (
     Grenade,
     Hold,
     KeepRoll,
+    Kombi,
     MaintainPowers,
     Manifest,
     Move,
@@ -90,12 +91,16 @@ from app.engine.black_reach.battle.commands import (
 )
 from app.engine.black_reach.battle.equipment import (
     armour_saves,
+    banner_bonus,
     best_save,
     gear_dv,
     gear_grants,
+    kombi_weapon,
     note_gear,
+    note_pole_save,
     ready_equipment,
     spend_gear,
+    use_kombi,
 )
 from app.engine.black_reach.battle.events import (
     EVENT_CODEC,
@@ -625,11 +630,29 @@ def _pool(state: BattleState, side: str) -> tuple[Token, ...]:
         for u in state.units.values()
         if u.side == side and not _group_of(state, u.uid).broken
     )
-    numbered = max(0, tokens.numbered - lost)
+    numbered = max(0, tokens.numbered - lost) + _granted_orders(state, side)
     return (
         tuple(Token(TokenKind.NUMBERED, n) for n in range(1, numbered + 1))
         + (Token(TokenKind.SPECIAL),) * tokens.special
         + (Token(TokenKind.BLUFF),) * tokens.bluff
+    )
+
+
+def _granted_orders(state: BattleState, side: str) -> int:
+    """The numbered tokens of an Ordre Personnel an option grants (Machine Spirit
+    [L2594-L2596]) to a unit whose printed face lacks it, standing and its group not broken
+    [L1933-L1942] (rulings 146)."""
+    return sum(
+        1
+        for u in state.units.values()
+        if u.side == side
+        and u.alive
+        and u.gear is not None
+        and any(a.ability is Ability.PERSONAL_ORDER for a in u.gear.grants)
+        and (printed := u.counter.face(u.status.face)) is not None
+        and not printed.has(Ability.PERSONAL_ORDER)
+        and u.face.has(Ability.PERSONAL_ORDER)
+        and not _group_of(state, u.uid).broken
     )
 
 
@@ -1760,6 +1783,7 @@ def _saved(out: _Out, target: UnitState, piercing: bool) -> bool:
             save = yellow
     if save is None:
         return False
+    note_pole_save(out, target.uid, save)  # a Boss marker's 4+ is used by it (rulings 147)
     start = len(out.roller.records)
     die = out.roller.d6(f"armour save of {target.uid}", stage="save")
     result = die - SUPPRESSED_PENALTY * target.suppressed - enfeebled(out.state, target.uid)
@@ -2185,13 +2209,26 @@ class TemplatePlan:
 
 
 def plan_template(
-    state: BattleState, u: UnitState, at: Intercase, facing: str, indirect: bool
+    state: BattleState,
+    u: UnitState,
+    at: Intercase,
+    facing: str,
+    indirect: bool,
+    option: str | None = None,
 ) -> TemplatePlan:
     """Check a Tir Direct (clear or reduced sight to the intercase, its obstacles taken off
     each attack, no range limit nor long range [L1381-L1416]) or a Tir Indirect (no sight
-    needed, obstacles ignored [L1438-L1477])."""
+    needed, obstacles ignored [L1438-L1477]); ``option``: a Kombi Weapon marker's Tir Direct
+    (B) with its Portée Limitée in intercases [L2668-L2675] (rulings 150)."""
     ability = Ability.INDIRECT_FIRE if indirect else Ability.DIRECT_FIRE
     ref = u.face.ability(ability)
+    reach: int | None = None
+    if option is not None:
+        if indirect:
+            raise refuse(
+                "kombi_direct", "a Kombi Weapon gives Tir Direct only", kind=RefusalKind.INPUT
+            )
+        _, ref, reach = kombi_weapon(state, u, option, ability)
     if ref is None:
         name = "Tir Indirect" if indirect else "Tir Direct"
         raise refuse("no_template", f"{u.uid} has no {name}")
@@ -2206,6 +2243,10 @@ def plan_template(
             "off_board", "the intercase must be on the battlefield", kind=RefusalKind.INPUT
         )
     origin = _shooting_from(state, u)
+    if reach is not None:  # Portée Limitée: intercases from a corner of its square [L1278-L1287]
+        corners = [c for sq in origin.squares for c in sq.corners()]
+        if min(max(abs(c.x - at.x), abs(c.y - at.y)) for c in corners) > reach:
+            raise refuse("out_of_range", f"the intercase is beyond {reach} intercases")
     arc_ref = u.face.ability(Ability.LIMITED_ARC)
     if arc_ref is not None:  # the arc holds for Alternative actions too [L1159-L1168]
         arc = Arc.NARROW if str(arc_ref.param) == "90" else Arc.HALF
@@ -2288,23 +2329,30 @@ def _template_fire(out: _Out, command: TemplateFire, side: str) -> None:
     _able(u, out.state)
     at = Intercase(command.x, command.y)
     plan = plan_template(out.state, u, at, command.facing, command.indirect)
+    _place_template(out, u, plan, at, command.facing)
+
+
+def _place_template(
+    out: _Out, u: UnitState, plan: TemplatePlan, at: Intercase, facing: str
+) -> None:
+    """A template placed (a Tir Indirect's scattering), its attacks and its destruction."""
     template = plan.template
     start = len(out.roller.records)
     landed = at
     if plan.indirect and template.dispersion is not None:
         die = out.roller.d6(f"dispersion of {u.uid}'s template", stage="dispersion")
-        landed = landing(template, at, command.facing, die, plan.distance, plan.spotter)
+        landed = landing(template, at, facing, die, plan.distance, plan.spotter)
     roll = take_roll(out.roller, start)
-    squares = template.squares(landed, command.facing) & out.state.board.squares
+    squares = template.squares(landed, facing) & out.state.board.squares
     targets = template_targets(out.state, squares, u.uid)
     out.emit(
         TemplatePlaced(
             u.uid,
             template.id,
             plan.indirect,
-            Step(at.x, at.y, command.facing),
+            Step(at.x, at.y, facing),
             roll,
-            Step(landed.x, landed.y, command.facing),
+            Step(landed.x, landed.y, facing),
             tuple(Step(sq.x, sq.y) for sq in sorted(squares, key=lambda q: (q.y, q.x))),
             tuple(t.uid for t in targets),
             plan.penalties,
@@ -2329,15 +2377,45 @@ def _flame(out: _Out, command: Flame, side: str) -> None:
     _flame_from(out, u, command.facing, origin=origin)
 
 
+def _kombi(out: _Out, command: Kombi, side: str) -> None:
+    """A Kombi Weapon marker (rulings 150) [L2668-L2675]: checked as the Tir Direct (B) or
+    the Lance-Flammes (M) it gives, one marker used for good, then that Alternative Shooting
+    Action made as the face's own would be."""
+    u = _reveal(out, command.unit, side)
+    _able(u, out.state)
+    if command.flame:
+        if (command.x is None) != (command.y is None):
+            raise refuse("flame_square", "name both x and y, or neither", kind=RefusalKind.INPUT)
+        origin = None if command.x is None or command.y is None else Square(command.x, command.y)
+        group, ref, _ = kombi_weapon(out.state, u, command.option, Ability.FLAMER)
+        plan_flame(out.state, u, command.facing, origin, ref)  # checked before the marker goes
+        use_kombi(out, u.uid, group.id, command.option)
+        _flame_from(out, out.state.units[u.uid], command.facing, origin=origin, ref=ref)
+        return
+    if command.x is None or command.y is None:
+        raise refuse("intercase_needed", "name the intercase (x, y)", kind=RefusalKind.INPUT)
+    at = Intercase(command.x, command.y)
+    plan = plan_template(out.state, u, at, command.facing, False, command.option)
+    group, _, _ = kombi_weapon(out.state, u, command.option, Ability.DIRECT_FIRE)
+    use_kombi(out, u.uid, group.id, command.option)
+    _place_template(out, out.state.units[u.uid], plan, at, command.facing)
+
+
 FLAMER_MOVING_PENALTY = 2  # the flamer's template brings Tir en Mouvement (-2) [L1223-L1224]
 
 
 def _flame_from(
-    out: _Out, u: UnitState, facing: str, moving_penalty: int = 0, origin: Square | None = None
+    out: _Out,
+    u: UnitState,
+    facing: str,
+    moving_penalty: int = 0,
+    origin: Square | None = None,
+    ref: AbilityRef | None = None,
 ) -> None:
     """The flamer's attacks from where ``u`` stands, or from ``origin`` aboard a transport
-    (rulings 111; during a move: ``moving_penalty`` off the template's CV, rulings 109)."""
-    plan = plan_flame(out.state, u, facing, origin)
+    (rulings 111; during a move: ``moving_penalty`` off the template's CV, rulings 109);
+    ``ref``: a Kombi Weapon's Lance-Flammes instead of the face's (rulings 150)."""
+    plan = plan_flame(out.state, u, facing, origin, ref)
     template = plan.template
 
     def steps(squares: frozenset[Square]) -> tuple[Step, ...]:
@@ -3155,7 +3233,9 @@ def assault_request(
             assault_bonus=ability.param if ability and isinstance(ability.param, int) else 0,
             support=support,
             suppressed=u.suppressed,
-            bonuses=card_bonus(state, u.uid, ASSAULT_BONUS) + warpath_bonus(state, u.uid),
+            bonuses=card_bonus(state, u.uid, ASSAULT_BONUS)
+            + warpath_bonus(state, u.uid)
+            + banner_bonus(state, u.uid),
             penalties=enfeebled(state, u.uid),
         ),
         Target(
@@ -3166,7 +3246,9 @@ def assault_request(
             ),
             has_assault=t_ability is not None,
             suppressed=target.suppressed,
-            bonuses=card_bonus(state, target.uid, ASSAULT_BONUS) + warpath_bonus(state, target.uid),
+            bonuses=card_bonus(state, target.uid, ASSAULT_BONUS)
+            + warpath_bonus(state, target.uid)
+            + banner_bonus(state, target.uid),
             penalties=enfeebled(state, target.uid),
         ),
     )
@@ -3633,6 +3715,9 @@ def _decide(
             _after_activation(out)
         case Grenade():
             _throw(out, command, side)
+            _after_activation(out)
+        case Kombi():
+            _kombi(out, command, side)
             _after_activation(out)
         case Demolish():
             _demolish(out, command, side)

@@ -37,6 +37,7 @@ from app.engine.black_reach.battle.commands import (
     Grenade,
     Hold,
     KeepRoll,
+    Kombi,
     MaintainPowers,
     Manifest,
     Move,
@@ -54,7 +55,12 @@ from app.engine.black_reach.battle.commands import (
     TemplateFire,
     VehicleFire,
 )
-from app.engine.black_reach.battle.equipment import marker_options, markers_free
+from app.engine.black_reach.battle.equipment import (
+    kombi_left,
+    kombi_options,
+    marker_options,
+    markers_free,
+)
 from app.engine.black_reach.battle.events import EVENT_CODEC, UnitMoved
 from app.engine.black_reach.battle.evolve import evolve, placement_of
 from app.engine.black_reach.battle.grenades import grenade_options, markers_left
@@ -87,6 +93,8 @@ from app.engine.black_reach.board import Intercase, UnitClass
 from app.engine.black_reach.forces import (
     Ability,
     FaceKind,
+    Group,
+    PoleBonus,
     PowerEffect,
     PsykerKind,
     Weapon,
@@ -157,7 +165,8 @@ def _unit_view(state: BattleState, u: UnitState, viewer_side: str | None) -> Jso
         "wreck": u.wreck,  # lying on the battlefield as terrain
         "destruction": state.destruction.get(u.uid, 0),  # Destruction points on the wreck
         "embarked_in": u.embarked_in,
-        # equipment markers announced for its next action: option id -> markers (rulings 127)
+        # equipment markers announced for its next action: option id (a Boss Pole's
+        # "option|bonus") -> markers (rulings 127, 147)
         "equipment": {
             key.split("|", 1)[1]: n for key, n in state.gear_ready.get(u.uid, {}).items()
         },
@@ -471,6 +480,9 @@ def _equipment_actions(
         for group, option, room in marker_options(state, u):
             e = state.catalogue.options[option].equipment
             assert e is not None
+            if e.bonuses:  # a Boss Pole: one entry per bonus the owner may name (rulings 147)
+                out.extend(_pole_entries(state, u, group, option, room, u.uid in acting))
+                continue
             if not (e.assault_bonus or e.dv_bonus) and u.uid not in acting:
                 continue  # a shooting marker: for the unit about to act
             if e.assault_bonus and not e.dv_bonus and state.turn.phase is Phase.RESERVE:
@@ -483,6 +495,41 @@ def _equipment_actions(
                     "readied": state.gear_ready.get(u.uid, {}).get(f"{group.id}|{option}", 0),
                 }
             )
+    return out
+
+
+def _pole_entries(
+    state: BattleState, u: UnitState, group: Group, option: str, room: int, acting: bool
+) -> list[JsonObject]:
+    """A Boss Pole's markers for a unit in its Character's aura: Dakka (never in the Reserve
+    phase, where no die it changes is rolled), Boss (one marker gives the save) and Zag (to
+    a unit that may act now: its move); Grim (a reroll) is offered after a roll instead
+    (``rerolls``, rulings 153)."""
+    assert state.turn is not None
+    e = state.catalogue.options[option].equipment
+    assert e is not None
+    mine = state.gear_ready.get(u.uid, {})
+    out: list[JsonObject] = []
+    for bonus in e.bonuses:
+        if bonus is PoleBonus.GRIM:
+            continue
+        if bonus is PoleBonus.DAKKA and state.turn.phase is Phase.RESERVE:
+            continue
+        if bonus is PoleBonus.ZAG and not acting:
+            continue
+        readied = mine.get(f"{group.id}|{option}|{bonus.value}", 0)
+        if bonus is PoleBonus.BOSS and readied:
+            continue  # one Boss marker gives the save
+        counts = [1] if bonus is PoleBonus.BOSS else list(range(1, room + 1))
+        out.append(
+            {
+                "command": _cmd(ReadyEquipment(u.uid, option, 1, bonus.value)),
+                "counts": counts,
+                "left": markers_free(state, group, option),
+                "readied": readied,
+                "bonus": bonus.value,
+            }
+        )
     return out
 
 
@@ -610,6 +657,7 @@ def _legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
         actions.extend(_templates(state, u))
         actions.extend(_flames(state, u))
         actions.extend(_grenades(state, u))
+        actions.extend(_kombis(state, u))
         if u.face.has(Ability.DESTRUCTION) and structures(state):
             actions.append(
                 {"command": _cmd(Demolish(u.uid, "")), "structures": sorted(structures(state))}
@@ -744,6 +792,46 @@ def _grenades(state: BattleState, u: UnitState) -> list[JsonObject]:
                 "range": e.range,
             }
         )
+    return out
+
+
+def _kombis(state: BattleState, u: UnitState) -> list[JsonObject]:
+    """A Kombi Weapon's markers (rulings 150): its Tir Direct (B), placed as a template is
+    (its squares, CVs and Portée Limitée in intercases), and its Lance-Flammes (M), one entry
+    per way the flame may point, with the squares it reaches and the units it attacks."""
+    out: list[JsonObject] = []
+    for group, option in kombi_options(state, u, Ability.DIRECT_FIRE):
+        e = state.catalogue.options[option].equipment
+        assert e is not None
+        ref = next(a for a in e.grants if a.ability is Ability.DIRECT_FIRE)
+        template = state.catalogue.templates.get(template_name(ref.param))
+        if template is None:
+            continue
+        out.append(
+            {
+                "command": _cmd(Kombi(u.uid, option, False, "N", 0, 0)),
+                "markers": kombi_left(state, group, option),
+                "template": template.id,
+                "cells": [list(c) for c in template.cells],
+                "cv": {str(k): v for k, v in template.cv.items()},
+                "facings": list(QUARTERS),
+                "range": e.range,
+            }
+        )
+    for group, option in kombi_options(state, u, Ability.FLAMER):
+        e = state.catalogue.options[option].equipment
+        assert e is not None
+        ref = next(a for a in e.grants if a.ability is Ability.FLAMER)
+        for origin, facing, plan in flame_origins(state, u, ref):
+            x, y = (None, None) if origin is None else (origin.x, origin.y)
+            out.append(
+                {
+                    "command": _cmd(Kombi(u.uid, option, True, facing, x, y)),
+                    "markers": kombi_left(state, group, option),
+                    "reached": sorted([sq.x, sq.y] for sq in plan.reached),
+                    "targets": [uid for uid, _ in plan.targets],
+                }
+            )
     return out
 
 

@@ -52,7 +52,10 @@ def setup(first: str = "orks", ork_option: dict[str, Any] | None = None) -> Batt
     scenario = copy.deepcopy(base.scenario)
     assert isinstance(catalogue, dict)
     assert isinstance(scenario, dict)
-    catalogue["options"].extend([SEALS, ORK_SEALS, POLE])
+    made = [SEALS, ORK_SEALS, POLE]
+    if ork_option is not None:  # a variant of one of them replaces it
+        made = [ork_option if o["id"] == ork_option["id"] else o for o in made]
+    catalogue["options"].extend(made)
     um, orks = scenario["sides"]
     um["army"]["tiles"][0]["slots"][0]["option"] = "test-seals"  # instead of the Ammo
     if ork_option is not None:
@@ -355,3 +358,25 @@ def test_the_power_used_again_pays_its_cost_and_tests_the_perils_again() -> None
     with pytest.raises(Refusal) as refused:  # once: his token is played
         battle.execute_json(gaze, A, dice=[5])
     assert refused.value.code in ("no_order", "not_your_turn")
+
+
+def test_a_boss_pole_whose_bonuses_name_grim_rerolls_and_shares_its_markers() -> None:
+    """The Boss Pole of rulings 147 (Dakka, Boss, Zag, Grim): Grim rerolls (rulings 156), one
+    of the same 3 markers."""
+    pole = {**POLE, "equipment": {"markers": 3, "aura": 3, "bonuses": ["dakka", "grim"]}}
+    battle = BlackReachBattle.create(setup("ultramarines", pole))
+    battle.execute_json(
+        {"type": "place_orders", "orders": [eq.order(eq.SHOOTAS, 1), eq.order(eq.BOYZ1, 2)]}, B
+    )
+    battle.execute_json(
+        {"type": "place_orders", "orders": [eq.order(eq.BOLTER, 1), eq.order(eq.TACTICAL, 2)]}, A
+    )
+    battle.execute_json({"type": "hold", "unit": eq.BOLTER}, A)
+    battle.execute_json({"type": "hold", "unit": eq.SHOOTAS}, B)
+    shot = {"type": "shoot", "unit": eq.TACTICAL, "target": eq.BOYZ2}
+    battle.execute_json(shot, A, dice=[6])
+    battle.execute_json(KEEP, A)
+    assert battle.state.reroll is not None
+    assert battle.state.reroll.side == "orks"
+    battle.execute_json(seals(ORK_GROUP, "test-pole"), B, dice=[1])
+    assert battle.state.equipment_used == {f"{ORK_GROUP}|test-pole": 1}
