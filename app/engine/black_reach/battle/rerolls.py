@@ -36,7 +36,7 @@ from app.engine.black_reach.battle.events import (
 )
 from app.engine.black_reach.battle.state import BattleState, RerollAnswer
 from app.engine.black_reach.board import Square
-from app.engine.black_reach.forces import Equipment, Group, OptionType, TileKind
+from app.engine.black_reach.forces import Equipment, Group, OptionType, PoleBonus, TileKind
 from app.engine.black_reach.los import distance
 from app.engine.match.dice import Roll
 from app.engine.match.events import Event
@@ -165,9 +165,6 @@ def involved_units(event: object, acting: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-GRIM = "grim"  # the Boss Pole's bonus that rerolls [L2638-L2644]
-
-
 def _reroll_option(state: BattleState, option_id: str) -> Equipment | None:
     """The option's equipment when its markers reroll: ``reroll`` (Purity Seals), or a Boss
     Pole whose ``bonuses`` name Grim (its other bonuses are readied before the action)."""
@@ -175,8 +172,7 @@ def _reroll_option(state: BattleState, option_id: str) -> Equipment | None:
     e = option.equipment if option is not None else None
     if e is None or e.markers == 0:
         return None
-    grim = GRIM in getattr(e, "bonuses", ())  # the Boss Pole's bonuses, when the data has them
-    return e if e.reroll or grim else None
+    return e if e.reroll or PoleBonus.GRIM in e.bonuses else None
 
 
 def markers_left(state: BattleState, group: Group, option_id: str) -> int:
