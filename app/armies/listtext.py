@@ -68,13 +68,17 @@ def text_order(roster: Roster, catalogue: Catalogue) -> list[int]:
 
 
 def _sheets(roster: Roster, catalogue: Catalogue) -> list[Datasheet | None]:
-    """The units' datasheets with the keywords their taken choices add (a Tank Ace is listed
-    with the Characters, ruling D22)."""
+    """The units' datasheets as in the Detachment, with the keywords their taken choices add
+    (a Tank Ace is listed with the Characters, ruling D22; not where the Detachment makes the
+    choice unavailable)."""
     faction = catalogue.faction(roster.faction) or roster.faction
+    det = roster.detachment or None
     out: list[Datasheet | None] = []
     for u in roster.units:
         sheet = catalogue.datasheet(u.datasheet, faction)
-        out.append(catalogue.with_choices(sheet, u.wargear) if sheet is not None else None)
+        if sheet is not None:
+            sheet = catalogue.with_choices(catalogue.datasheet_in(sheet, det), u.wargear, det)
+        out.append(sheet)
     return out
 
 

@@ -181,14 +181,13 @@ def _unit_rows(v: service.ArmyView) -> list[UnitRow]:
             wargear = dict(unit.get("wargear") or {})
             # the unit as it is in the Detachment, with the keywords its taken choices add (a
             # Tank Ace is a Character: Warlord and Enhancements are offered, ruling D22)
-            effective = cat.with_choices(
-                cat.datasheet_in(sheet, v.army.detachment or None), wargear
-            )
+            det = v.army.detachment or None
+            effective = cat.with_choices(cat.datasheet_in(sheet, det), wargear, det)
             row.sheet = effective
             # choices the data hides on this unit whatever it takes (its keywords in the
             # Detachment, the Detachment itself) are not offered; one already taken stays
             # listed so that it can be removed (the validator reports it)
-            hidden = unavailable_choices(effective, v.army.detachment or None)
+            hidden = unavailable_choices(effective, det)
             row.wargear = [
                 r
                 for r in loadout.wargear_rows(sheet, result.models, wargear)

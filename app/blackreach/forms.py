@@ -2,17 +2,23 @@
 
 Each form's field names are the JSON paths of what they fill, relative to the item
 (``faces[0].dv``, ``sides[1].points``, ``sniper_table[2].effect``, ``power.cv.infantry``), so
-that the engine's located problems land beside the field they are about. A field left blank
-drops its key (the loader's default applies); a block of an option (its equipment, ordnance or
-power) is dropped when all its fields are blank, unless the option's type needs it. A form
-only changes the fields it shows: saving over an existing item (same id) keeps everything
-else it had (a face's weapons, a tile's slots, a side's options).
-A number that is not one is passed to the engine as typed, which names the field it refuses.
+that the engine's located problems land beside the field they are about. An optional field
+left blank drops its key (the loader's default applies); a field every item has (an id, a
+name, a faction, a type, a cost) is written even blank, as ``""`` or ``null``, for the engine
+to name it. An option keeps only the block its type uses (equipment for equipment and
+personalisation, ordnance, power) and drops the others, whatever they held; the block its type
+uses is written even when its fields are blank. A form only changes the fields it shows:
+saving over an existing item (same id) keeps everything else it had (a face's weapons, a
+tile's slots, a side's options), and a field sent back as it was shown keeps the stored value
+exactly, even one the field cannot spell (a band name with a comma, a name with spaces around
+it, an ability value with ``=`` in it). A number that is not one (``3.5``, ``٣``, ``1_0``) is
+passed to the engine as typed, which names the field it refuses.
 """
 
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -73,6 +79,10 @@ class FormData:
     def text(self, name: str) -> str:
         return self._single.get(name, "").strip()
 
+    def raw(self, name: str) -> str:
+        """The value exactly as sent (an id with spaces around it finds its item)."""
+        return self._single.get(name, "")
+
     def values(self, name: str) -> list[str]:
         return [v for v in self._multi.get(name, ()) if v]
 
@@ -85,14 +95,22 @@ def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+_INTEGER = re.compile(r"[+-]?[0-9]{1,12}")
+
+
 def _number(raw: str) -> int | str | None:
-    """Blank: None; a whole number: itself; anything else: the text, for the engine to refuse."""
+    """Blank: None; a whole number in ASCII digits: itself; anything else (``٣``, ``1_0``,
+    which Python's ``int`` would read): the text, for the engine to refuse."""
     if not raw:
         return None
-    try:
-        return int(raw)
-    except ValueError:
-        return raw
+    return int(raw) if _INTEGER.fullmatch(raw) else raw
+
+
+def _kept(form: FormData, name: str, old: Any) -> str:
+    """The text typed, or the stored text when the field came back as it was shown (the form
+    strips the spaces around what is typed; a stored name keeps its own)."""
+    typed = form.text(name)
+    return old if isinstance(old, str) and old.strip() == typed else typed
 
 
 def _put(target: dict[str, Any], key: str, value: Any) -> None:
@@ -127,8 +145,18 @@ def _ability_params(abilities: Any) -> str:
 
 def _abilities_of(form: FormData, name: str, params_name: str, old: Any) -> list[dict[str, Any]]:
     """The abilities chosen in a multi-select, each with its number from the values field, in
-    the order the item listed them (a browser sends the select's order), new ones after."""
-    params = _params(form.text(params_name))
+    the order the item listed them (a browser sends the select's order), new ones after. The
+    values field sent back as it was shown keeps each stored value exactly (a text value
+    ``"3"`` stays a text, one with ``,`` or ``=`` in it stays whole)."""
+    typed = form.text(params_name)
+    if typed == _ability_params(old).strip():
+        params = {
+            a["id"]: a["param"]
+            for a in _list(old)
+            if isinstance(a, dict) and a.get("param") is not None and "id" in a
+        }
+    else:
+        params = _params(typed)
     before = [a.get("id") for a in _list(old) if isinstance(a, dict)]
     chosen = sorted(
         dict.fromkeys(form.values(name)),
@@ -143,6 +171,24 @@ def _blank(value: Any) -> Any:
 
 def _cv_of(form: FormData, at: str) -> dict[str, int | str | None]:
     return {c: _number(form.text(f"{at}.{c}")) for c in CLASSES}
+
+
+def _cv_kept(form: FormData, at: str, old: Any) -> dict[str, Any]:
+    """The CVs typed; the stored ones exactly when every field came back as shown (a class
+    left out, ``{}`` for a wreck, stays left out rather than written ``null``)."""
+    cv = _cv_of(form, at)
+    same = isinstance(old, dict) and set(old) <= set(CLASSES)
+    if same and all(cv[c] == old.get(c) for c in CLASSES):
+        return copy.deepcopy(old)
+    return cv
+
+
+def _chosen(form: FormData, name: str, old: Any) -> list[str]:
+    """The ids chosen in a multi-select, in the stored list's order and with its repeats (a
+    mob of two Boyz counters: a select can show each id once only), new ones after."""
+    chosen = form.values(name)
+    before = [i for i in _list(old) if isinstance(i, str)]
+    return [i for i in before if i in chosen] + [i for i in chosen if i not in before]
 
 
 def _cv_fields(cv: Any, at: str) -> dict[str, Any]:
@@ -168,10 +214,40 @@ def _words(raw: str) -> list[str]:
     return [w.strip() for w in raw.replace(";", ",").split(",") if w.strip()]
 
 
+def _bands_text(bands: Any) -> str:
+    return ", ".join(str(b) for b in _list(bands))
+
+
+def _bands_of(form: FormData, old: Any) -> list[Any] | None:
+    """The bands typed; the stored ones exactly when the field came back as it was shown (a
+    band name with a comma in it is not split, a band left as it was stays in its place)."""
+    typed = form.text("bands")
+    if isinstance(old, list) and typed == _bands_text(old).strip():
+        return old
+    return _words(typed) or None
+
+
 def _text_block(raw: str) -> str:
     """A textarea's text with the browser's CRLF line ends as one character each, so that the
     loader counts what the field's ``maxlength`` counted."""
     return raw.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def item_id(form: FormData, existing: Mapping[str, Any] | None) -> str:
+    """The id typed: the stored one exactly when it was sent back as shown (spaces around it
+    and all), so that saving edits that item instead of adding a second one."""
+    if existing is not None and existing.get("id") == form.raw("id"):
+        return form.raw("id")
+    return form.text("id")
+
+
+def find_typed(items: Any, form: FormData) -> tuple[int, dict[str, Any] | None]:
+    """The item the form's id names: the one with that id exactly as sent (an id with spaces
+    around it, typed in the JSON editor), else the one with the id typed, spaces stripped."""
+    index, found = find(items, form.raw("id"))
+    if found is not None:
+        return index, found
+    return find(items, form.text("id"))
 
 
 def find(items: Any, ident: str) -> tuple[int, dict[str, Any] | None]:
@@ -189,8 +265,8 @@ def find(items: Any, ident: str) -> tuple[int, dict[str, Any] | None]:
 
 def counter_from_form(form: FormData, existing: dict[str, Any] | None) -> dict[str, Any]:
     counter = copy.deepcopy(existing) if existing else {}
-    counter["id"] = form.text("id")
-    counter["name"] = form.text("name")
+    counter["id"] = item_id(form, existing)
+    counter["name"] = _kept(form, "name", counter.get("name"))
     counter["faction"] = form.text("faction")
     counter["class"] = form.text("class")
     _put(counter, "role", form.text("role"))
@@ -207,7 +283,7 @@ def counter_from_form(form: FormData, existing: dict[str, Any] | None) -> dict[s
         face["kind"] = kind
         face["dv"] = _number(form.text(f"{at}.dv"))
         face["mv"] = _number(form.text(f"{at}.mv"))  # blank: the blue "X"
-        face["cv"] = {c: _number(form.text(f"{at}.cv.{c}")) for c in CLASSES}
+        face["cv"] = _cv_kept(form, f"{at}.cv", face.get("cv"))
         abilities = _abilities_of(form, f"{at}.abilities", f"{at}.params", face.get("abilities"))
         _put(face, "abilities", abilities or None)
         _put(face, "on_step_loss", form.text(f"{at}.on_step_loss"))
@@ -246,12 +322,12 @@ def counter_fields(counter: Mapping[str, Any] | None) -> dict[str, Any]:
 
 def tile_from_form(form: FormData, existing: dict[str, Any] | None) -> dict[str, Any]:
     tile = copy.deepcopy(existing) if existing else {}
-    tile["id"] = form.text("id")
-    tile["name"] = form.text("name")
+    tile["id"] = item_id(form, existing)
+    tile["name"] = _kept(form, "name", tile.get("name"))
     tile["faction"] = form.text("faction")
     _put(tile, "kind", form.text("kind"))
     tile["cost"] = _number(form.text("cost"))
-    tile["counters"] = form.values("counters")
+    tile["counters"] = _chosen(form, "counters", tile.get("counters"))
     _put(tile, "breaking_point", _number(form.text("breaking_point")))
     _put(tile, "victory_points", _number(form.text("victory_points")))
     _put(tile, "order_stars", _number(form.text("order_stars")))
@@ -317,7 +393,8 @@ def _equipment(form: FormData, old: Any, needed: bool) -> dict[str, Any] | None:
     block = copy.deepcopy(_dict(old))
     for key in EQUIPMENT_NUMBERS:
         _put(block, key, _number(form.text(f"equipment.{key}")))
-    _put(block, "restriction", form.values("equipment.restriction") or None)
+    restriction = _chosen(form, "equipment.restriction", block.get("restriction"))
+    _put(block, "restriction", restriction or None)
     _put(block, "alternative", True if form.text("equipment.alternative") else None)
     grants = _abilities_of(form, "equipment.grants", "equipment.grants.params", block.get("grants"))
     _put(block, "grants", grants or None)
@@ -337,35 +414,57 @@ def _power(form: FormData, old: Any, needed: bool) -> dict[str, Any] | None:
     """A psychic power: its CVs (Killbolt, a Faisceau: rulings 129; every class blank: none,
     which the match refuses as ``no_cv``), its text and DV bonus (Telekinetic Dome, 130)."""
     block = copy.deepcopy(_dict(old))
-    for key in ("psyker", "discipline", "line_of_sight", "effect", "template"):
+    for key in ("psyker", "line_of_sight", "effect", "template"):
         _put(block, key, form.text(f"power.{key}"))
+    _put(block, "discipline", _kept(form, "power.discipline", block.get("discipline")))
     for key in ("cost", "range", "dv_bonus"):
         _put(block, key, _number(form.text(f"power.{key}")))
     _put(block, "persistent", True if form.text("power.persistent") else None)
-    cv = _cv_of(form, "power.cv")
-    _put(block, "cv", cv if any(v is not None for v in cv.values()) else None)
-    _put(block, "text", _text_block(form.text("power.text")))
+    old_cv = block.get("cv")
+    cv = _cv_kept(form, "power.cv", old_cv)
+    if cv != old_cv and not any(v is not None for v in cv.values()):
+        _put(block, "cv", None)
+    else:
+        _put(block, "cv", cv)
+    old_text = block.get("text")
+    typed = _text_block(form.text("power.text"))
+    same = isinstance(old_text, str) and _text_block(old_text).strip() == typed
+    _put(block, "text", old_text if same else typed)
     return block if block or needed else None
 
 
+# the block each type of option uses (the engine reads a block whatever the type: a power
+# left on an ordnance option would still be manifested)
+BLOCK_OF_TYPE: dict[str, str | None] = {
+    OptionType.SUPPORT.value: None,
+    OptionType.EQUIPMENT.value: "equipment",
+    OptionType.PERSONALISATION.value: "equipment",
+    OptionType.ORDNANCE.value: "ordnance",
+    OptionType.PSYCHIC_POWER.value: "power",
+}
+
+
 def option_from_form(form: FormData, existing: dict[str, Any] | None) -> dict[str, Any]:
+    """The option typed. A known type keeps only its own block (switching a power to ordnance
+    drops the power); a type the engine does not know keeps every block as typed, for the
+    engine to refuse the type without the form losing anything."""
     option = copy.deepcopy(existing) if existing else {}
-    option["id"] = form.text("id")
-    option["name"] = form.text("name")
+    option["id"] = item_id(form, existing)
+    option["name"] = _kept(form, "name", option.get("name"))
     option["faction"] = form.text("faction")
     kind = form.text("type")
     option["type"] = kind
     option["cost"] = _number(form.text("cost"))
-    _put(option, "bands", _words(form.text("bands")) or None)
-    _put(option, "counters", form.values("counters") or None)
-    _put(option, "replaces", form.values("replaces") or None)
+    _put(option, "bands", _bands_of(form, option.get("bands")))
+    _put(option, "counters", _chosen(form, "counters", option.get("counters")) or None)
+    _put(option, "replaces", _chosen(form, "replaces", option.get("replaces")) or None)
     _put(option, "damage_set", form.text("damage_set"))
-    gear = kind in (OptionType.EQUIPMENT.value, OptionType.PERSONALISATION.value)
-    _put(option, "equipment", _equipment(form, option.get("equipment"), gear))
-    ordnance = kind == OptionType.ORDNANCE.value
-    _put(option, "ordnance", _ordnance(form, option.get("ordnance"), ordnance))
-    power = kind == OptionType.PSYCHIC_POWER.value
-    _put(option, "power", _power(form, option.get("power"), power))
+    builders = {"equipment": _equipment, "ordnance": _ordnance, "power": _power}
+    known = kind in BLOCK_OF_TYPE
+    for block, build in builders.items():
+        used = BLOCK_OF_TYPE.get(kind) == block
+        value = build(form, option.get(block), used) if used or not known else None
+        _put(option, block, value)
     return option
 
 
@@ -376,8 +475,7 @@ def option_fields(option: Mapping[str, Any] | None) -> dict[str, Any]:
     fields: dict[str, Any] = {
         k: _blank(option.get(k)) for k in ("id", "name", "faction", "type", "cost", "damage_set")
     }
-    bands = _list(option.get("bands"))
-    fields["bands"] = ", ".join(str(b) for b in bands)
+    fields["bands"] = _bands_text(option.get("bands"))
     fields["counters"] = _list(option.get("counters"))
     fields["replaces"] = _list(option.get("replaces"))
     equipment = _dict(option.get("equipment"))
@@ -435,21 +533,21 @@ def _squares(rect: dict[str, Any] | None, old: Any) -> list[Any]:
 
 
 def _army(side_id: str, tiles: list[str], old: Any) -> dict[str, Any]:
-    """The tiles chosen, each keeping what fills its slots if the side fielded it already."""
+    """The tiles chosen: each one the side fielded already kept with what fills its slots, in
+    its place and as often as it was fielded (a select shows each tile once), new ones after."""
     fielded = old.get("tiles") if isinstance(old, dict) else None
-    before = {
-        f.get("tile"): f
-        for f in (fielded if isinstance(fielded, list) else [])
-        if isinstance(f, dict)
-    }
-    return {"faction": side_id, "tiles": [before.get(t) or {"tile": t, "slots": []} for t in tiles]}
+    before = [f for f in (fielded if isinstance(fielded, list) else []) if isinstance(f, dict)]
+    known = {f.get("tile") for f in before}
+    kept = [f for f in before if f.get("tile") in tiles]
+    added = [{"tile": t, "slots": []} for t in dict.fromkeys(tiles) if t not in known]
+    return {"faction": side_id, "tiles": kept + added}
 
 
 def scenario_from_form(form: FormData, existing: dict[str, Any] | None) -> dict[str, Any]:
     scenario: dict[str, Any] = copy.deepcopy(existing) if existing else {}
     scenario["format"] = SCENARIO_FORMAT
-    scenario["id"] = form.text("id")
-    scenario["name"] = form.text("name")
+    scenario["id"] = item_id(form, existing)
+    scenario["name"] = _kept(form, "name", scenario.get("name"))
     scenario["turns"] = _number(form.text("turns"))
     scenario["hand_size"] = _number(form.text("hand_size"))
     _put(scenario, "vp_to_win", _number(form.text("vp_to_win")))

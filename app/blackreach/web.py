@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from typing import Annotated, Any
+from urllib.parse import quote
 
 from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import HTMLResponse
@@ -432,9 +433,8 @@ def _item_form(
     """Add or change one counter, tile, option or scenario (by its id) from its form."""
     view = service.get(db, user, set_id)
     docs: Documents = view.documents
-    ident = form.text("id")
     if kind == "scenario":
-        index, existing = forms.find(docs.scenarios, ident)
+        index, existing = forms.find_typed(docs.scenarios, form)
         item = forms.scenario_from_form(form, existing)
         prefix = f"scenarios[{index}]"
         changes: dict[str, Any] = {"scenarios": _scenarios_with(view, index, item)}
@@ -442,7 +442,7 @@ def _item_form(
         part = f"{kind}s"
         items = docs.forces.get(part)
         items = list(items) if isinstance(items, list) else []
-        index, existing = forms.find(items, ident)
+        index, existing = forms.find_typed(items, form)
         build = {
             "counter": forms.counter_from_form,
             "tile": forms.tile_from_form,
@@ -465,6 +465,8 @@ def _item_form(
     def on_error(_view: service.ContentView, problems: list[tuple[str, str]]) -> dict[str, Any]:
         return {kind: (fields, forms.locate(problems, prefix, kind))}
 
+    # the id as saved, encoded: one with &, # or a line break still names its item
+    ident = quote(str(item.get("id", "")), safe="")
     return _save(request, db, user, set_id, form, changes, on_error, f"?{kind}={ident}#{kind}-form")
 
 

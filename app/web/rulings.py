@@ -37,10 +37,21 @@ def _title(text: str, name: str) -> str:
     return name
 
 
+def _html(text: str) -> str:
+    """The page as HTML, every ruling under its own number: CommonMark numbers a list's items
+    from its first, so the unused numbers between two rulings (140-142, then 146) would shift
+    every later ruling's displayed number away from the one the code and tests cite."""
+    tokens = _markdown.parse(text)
+    for token in tokens:
+        if token.type == "list_item_open" and token.info.isdigit():
+            token.attrSet("value", str(int(token.info)))
+    return str(_markdown.renderer.render(tokens, _markdown.options, {}))
+
+
 @cache
 def _render(path_text: str, name: str, lang: str, mtime_ns: int) -> RulingsPage:
     text = (RULINGS_DIR / path_text).read_text(encoding="utf-8")
-    return RulingsPage(name=name, title=_title(text, name), html=_markdown.render(text), lang=lang)
+    return RulingsPage(name=name, title=_title(text, name), html=_html(text), lang=lang)
 
 
 def source(name: str, lang: str = "en") -> tuple[str, str] | None:

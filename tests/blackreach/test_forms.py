@@ -88,15 +88,8 @@ def test_the_fields_of_an_item_fill_its_form_again() -> None:
         ),
         counter,
     )
-    assert again == {
-        **counter,
-        "faces": [
-            {
-                **counter["faces"][0],
-                "cv": {"infantry": 2, "light_vehicle": None, "heavy_vehicle": None},
-            }
-        ],
-    }
+    # sent back as shown: the same counter (the classes left out stay left out, issue 16)
+    assert again == counter
 
 
 def test_problems_go_beside_their_field_or_with_their_path_elsewhere() -> None:

@@ -108,6 +108,9 @@ def test_a_tank_assaults_infantry_and_pushes_it_aside_through_the_api(
     command = {"type": "assault", "unit": armour.TANK, "target": armour.SHOOTAS}
     r = send(alice, match_id, command, dice=[1, 1, 5, 5])  # 5 against 5: a tie
     assert r.status_code == 200, r.text
+    # the Orks choose where their shootas are pushed: the first open square (rulings 142)
+    r = send(bob, match_id, {"type": "choose_square", "unit": armour.SHOOTAS, "x": 1, "y": 2})
+    assert r.status_code == 200, r.text
     seen = bob.get(f"{MATCHES}/{match_id}").json()["view"]
     at = {u["id"]: u["at"] for u in seen["units"]}
     assert (at[armour.TANK]["x"], at[armour.TANK]["y"]) == (2, 3)
@@ -224,6 +227,9 @@ def test_an_assault_from_a_transport_through_the_api(
     assert offered[0]["from"][0] == {"square": [3, 3], "path": []}
     command = {"type": "assault", "unit": carried.TACTICAL, "target": carried.SHOOTAS}
     r = send(alice, match_id, command, dice=[6, 1, 1, 1])
+    assert r.status_code == 200, r.text
+    # the Orks choose where their shootas retreat: straight back, offered first (rulings 142)
+    r = send(bob, match_id, {"type": "choose_square", "unit": carried.SHOOTAS, "x": 5, "y": 3})
     assert r.status_code == 200, r.text
     seen = bob.get(f"{MATCHES}/{match_id}").json()["view"]
     squad = next(u for u in seen["units"] if u["id"] == carried.TACTICAL)

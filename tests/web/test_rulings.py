@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from app.web import rulings
-from tests.support.web import html
+from tests.support.web import HTMLParser, html
 
 
 def test_rulings_index_lists_every_page(client) -> None:
@@ -32,3 +32,23 @@ def test_raw_html_in_markdown_is_escaped(tmp_path, monkeypatch) -> None:
     assert rendered is not None
     assert "<script>" not in rendered.html
     assert rendered.title == "Evil"
+
+
+def test_a_ruling_keeps_its_number_after_unused_ones(tmp_path, monkeypatch) -> None:
+    """CommonMark numbers a list from its first item: the rulings page shows each ruling under
+    the number the code and tests cite, gaps and all."""
+    (tmp_path / "gaps.md").write_text(
+        "# Gaps\n\n141. **One.**\n\n142. **Two.**\n\n146. **Three.**\n"
+    )
+    monkeypatch.setattr(rulings, "RULINGS_DIR", tmp_path)
+    rendered = rulings.page("gaps")
+    assert rendered is not None
+    items = HTMLParser(rendered.html).css("li")
+    assert [li.attributes.get("value") for li in items] == ["141", "142", "146"]
+
+
+def test_the_black_reach_page_shows_each_ruling_under_its_number(client) -> None:
+    doc = html(client.get("/rulings/black-reach"))
+    values = [int(li.attributes["value"] or 0) for li in doc.css("#rulings-content ol > li")]
+    assert 146 in values
+    assert values == sorted(values)

@@ -477,7 +477,8 @@ class ActionForm:
     def slug(self) -> str:
         extra = "sup" if self.command.get("suppression") else ""
         after = str(self.command.get("after") or "")  # En Alerte: one form per step
-        into = str(self.command.get("embark") or "")  # a move into a transport
+        # a move into a transport, a deployment aboard one (rulings 141)
+        into = str(self.command.get("embark") or self.command.get("transport") or "")
         power = str(self.command.get("power") or "")  # manifest: one form per power, target
         weapon = str(self.command.get("weapon") or "")  # ... and per weapon (Objuration)
         card = str(self.command.get("card") or "")  # play_card: one form per card and use
@@ -487,6 +488,8 @@ class ActionForm:
             extra = str(self.command.get("bonus"))  # a Boss Pole: one form per bonus
         if self.kind == "kombi":  # a Kombi Weapon: its Tir Direct, or a flame per direction
             extra = "direct" if not self.command.get("flame") else "flame"
+        if self.kind == "choose_square":  # one form per square offered (rulings 142)
+            extra = f"{self.command.get('x')}-{self.command.get('y')}"
         if self.kind == "flame" or (self.kind == "kombi" and self.command.get("flame")):
             # one form per direction (and transport square: rulings 137)
             extra = str(self.command.get("facing") or "")
@@ -642,6 +645,20 @@ def _label(
         return _("No En Alerte: {target} moves on").format(target=target)
     if kind == "embark":
         return _("{unit} gets into {transport}").format(unit=unit, transport=target)
+    if kind == "choose_square":  # the owner's square for its unit (rulings 142)
+        square = _square(int(cmd.get("x") or 0), int(cmd.get("y") or 0))
+        if cmd.get("why") == "retreat":
+            text = _("{unit} retreats to {square}").format(unit=unit, square=square)
+        else:
+            text = _("{unit} is pushed aside to {square}").format(unit=unit, square=square)
+        return (
+            _("{choice} (the first open square)").format(choice=text)
+            if cmd.get("default")
+            else text
+        )
+    if kind == "deploy_aboard":
+        transport = names.get(str(cmd.get("transport")), str(cmd.get("transport") or ""))
+        return _("Deploy {unit} aboard {transport}").format(unit=unit, transport=transport)
     if kind in ("move", "reserve_move") and cmd.get("aboard"):
         aboard = names.get(str(cmd.get("aboard")), str(cmd.get("aboard")))
         return _("{unit} gets out of {transport}").format(unit=unit, transport=aboard)
@@ -856,7 +873,14 @@ def action_forms(
                 kind=kind,
                 label=_label(
                     kind,
-                    {**cmd, "target": target, "aboard": mine.aboard, "left": entry.get("markers")},
+                    {
+                        **cmd,
+                        "target": target,
+                        "aboard": mine.aboard,
+                        "left": entry.get("markers"),
+                        "why": entry.get("why"),
+                        "default": entry.get("default"),
+                    },
                     names,
                     where,
                 ),
@@ -1114,6 +1138,9 @@ def describe(ev: Mapping[str, Any], names: Mapping[str, str], sides: Mapping[str
         return _("The battle is set up.")
     if kind == "unit_deployed":
         return _("{unit} is deployed on {square}.").format(unit=unit, square=_at(ev.get("to")))
+    if kind == "unit_deployed_aboard":
+        transport = names.get(str(ev.get("transport")), str(ev.get("transport") or ""))
+        return _("{unit} is deployed aboard {transport}.").format(unit=unit, transport=transport)
     if kind == "deployment_ended":
         return _("{side} has deployed.").format(side=side)
     if kind == "turn_started":
@@ -1290,6 +1317,8 @@ def describe(ev: Mapping[str, Any], names: Mapping[str, str], sides: Mapping[str
         )
     if kind == "unit_spotted":  # an ambushed unit turns to its Inactive face (rulings 114)
         return _spotted(ev, unit, names)
+    if kind == "square_awaited":  # rulings 142
+        return _("{unit} must leave its square: its owner chooses where.").format(unit=unit)
     if kind == "forced_move" and ev.get("why") == "pushed aside by the vehicle":  # rulings 119
         return _("{unit} is pushed aside to {square} (a Forced Move).").format(
             unit=unit, square=_at(ev.get("to"))
@@ -1423,6 +1452,9 @@ class Board:
             elif f.kind in ("move", "reserve_move", "scout_move"):
                 for key, path, _label in f.paths:
                     entry["squares"].setdefault(key, {"form": f"form-{f.slug}", "value": path})
+            elif f.kind == "choose_square":  # the owner's square: a tap on it (rulings 142)
+                key = f"{f.command.get('x')},{f.command.get('y')}"
+                entry["squares"][key] = {"form": f"form-{f.slug}", "value": key}
             elif f.kind in ("shoot", "assault", "snipe", "overwatch", "embark", "manifest"):
                 if f.target:
                     entry["targets"].setdefault(f.target, []).append(f"form-{f.slug}")

@@ -15,13 +15,20 @@ from __future__ import annotations
 from typing import Protocol
 
 from app.engine.black_reach.battle.commands import Step
-from app.engine.black_reach.battle.events import ForcedMove, StepsTaken
+from app.engine.black_reach.battle.events import ForcedMove, SquareAwaited, StepsTaken
 from app.engine.black_reach.battle.state import BattleState, UnitState
 from app.engine.black_reach.board import Square, UnitClass
 from app.engine.black_reach.movement import Placement, zone_of_control
 from app.engine.match.events import Event
 
-__all__ = ["PUSHED", "TAKES", "push_square", "vehicle_on_infantry", "vehicle_takes_and_pushes"]
+__all__ = [
+    "PUSHED",
+    "TAKES",
+    "push_square",
+    "push_squares",
+    "vehicle_on_infantry",
+    "vehicle_takes_and_pushes",
+]
 
 PUSHED = "pushed aside by the vehicle"
 TAKES = "takes the defender's square"
@@ -41,10 +48,17 @@ def vehicle_on_infantry(attacker: UnitState, defender: UnitState) -> bool:
 
 
 def push_square(state: BattleState, pushed: UnitState, under: frozenset[Square]) -> Square | None:
-    """Where ``pushed`` goes (``None``: nowhere, it is destroyed); ``under``: the squares the
-    vehicle is about to take."""
+    """Where ``pushed`` goes by default (``None``: nowhere, it is destroyed): the first of
+    :func:`push_squares`."""
+    squares = push_squares(state, pushed, under)
+    return squares[0] if squares else None
+
+
+def push_squares(state: BattleState, pushed: UnitState, under: frozenset[Square]) -> list[Square]:
+    """Where ``pushed`` may go, in reading order (none: it is destroyed); ``under``: the
+    squares the vehicle is about to take."""
     if pushed.placement is None or not pushed.face.mv:
-        return None  # MV 0 or X: destroyed if forced to move [L302-L314]
+        return []  # MV 0 or X: destroyed if forced to move [L302-L314]
     here = pushed.placement.anchor
     zones = [
         zone_of_control(state.board, e.board_unit())
@@ -55,28 +69,33 @@ def push_square(state: BattleState, pushed: UnitState, under: frozenset[Square])
         and e.placement is not None
     ]
     taken = {sq for u in state.on_board() if u.placement is not None for sq in u.placement.squares}
-    for sq in sorted(here.neighbours(), key=lambda q: (q.y, q.x)):
-        if (
-            state.board.on_board(sq)
-            and not any(e.forbids(UnitClass.INFANTRY) for e in state.board.elements_at(sq))
-            and sq not in taken
-            and sq not in under
-            and not any(sq in z for z in zones)
-        ):
-            return sq
-    return None
+    return [
+        sq
+        for sq in sorted(here.neighbours(), key=lambda q: (q.y, q.x))
+        if state.board.on_board(sq)
+        and not any(e.forbids(UnitClass.INFANTRY) for e in state.board.elements_at(sq))
+        and sq not in taken
+        and sq not in under
+        and not any(sq in z for z in zones)
+    ]
 
 
 def vehicle_takes_and_pushes(out: Out, attacker: str, defender: str, entry: Placement) -> None:
     """The vehicle (a wreck too: "wreck or not" [L1680-L1682]) takes the infantry's square,
-    the infantry pushed aside first; a vehicle removed from the battlefield takes nothing and
-    the infantry stays."""
+    the infantry pushed aside first, to the square its owner chooses when there is more than
+    one (the battle waits, rulings 142); a vehicle removed from the battlefield takes nothing
+    and the infantry stays."""
     a, d = out.state.units[attacker], out.state.units[defender]
     if a.placement is None or not (a.alive or a.wreck) or not d.alive or d.placement is None:
         return
-    spot = push_square(out.state, d, entry.squares)
-    if spot is None:
+    spots = push_squares(out.state, d, entry.squares)
+    to = Step(entry.anchor.x, entry.anchor.y, entry.facing.name)
+    if len(spots) > 1:
+        offered = tuple(Step(s.x, s.y, None) for s in spots)
+        out.emit(SquareAwaited(d.uid, d.side, PUSHED, offered, a.uid, to, TAKES))
+        return
+    if not spots:
         out.emit(StepsTaken(d.uid, 0, 0, str(d.status.face), d.status.hit_points, False, True))
     else:
-        out.emit(ForcedMove(d.uid, Step(spot.x, spot.y, None), PUSHED))
-    out.emit(ForcedMove(a.uid, Step(entry.anchor.x, entry.anchor.y, entry.facing.name), TAKES))
+        out.emit(ForcedMove(d.uid, Step(spots[0].x, spots[0].y, None), PUSHED))
+    out.emit(ForcedMove(a.uid, to, TAKES))

@@ -15,11 +15,13 @@ __all__ = [
     "Assault",
     "Burst",
     "BurstShare",
+    "ChooseSquare",
     "Command",
     "ConfirmResult",
     "CreateBattle",
     "DeclinePower",
     "Demolish",
+    "DeployAboard",
     "DeployUnit",
     "DoubleShot",
     "DrawCards",
@@ -101,6 +103,18 @@ class DeployUnit(Command):
 
 
 @dataclass(frozen=True, slots=True)
+class DeployAboard(Command):
+    """Set-up: put one of your infantry counters aboard one of your transports already on the
+    battlefield (it starts the battle embarked, within the transport's capacity), on the face
+    it shows (``None``: its first); rulings 141."""
+
+    kind: ClassVar[str] = "deploy_aboard"
+    unit: str
+    transport: str
+    face: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class EndDeployment(Command):
     """Set-up: every counter of yours is placed; the battle starts when both sides are."""
 
@@ -160,6 +174,9 @@ class Move(Command):
     flame: str | None = None
     fire_second: str | None = None  # Double Tir on the move: its second target (rulings 123)
     burst: tuple[BurstShare, ...] = ()  # Rafale on the move, instead of fire_at (rulings 123)
+    # a heavy vehicle's Tir en Mouvement weapons, as vehicle_fire's shots (Double Tir, Rafale),
+    # instead of fire_at (rulings 140)
+    weapons: tuple[WeaponShot, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -303,6 +320,17 @@ class Overwatch(Command):
     unit: str
     after: int
     suppression: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ChooseSquare(Command):
+    """The owner's square for its unit retreating from an assault or pushed aside by a
+    vehicle, among those the battle offers (rulings 142)."""
+
+    kind: ClassVar[str] = "choose_square"
+    unit: str
+    x: int
+    y: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -488,6 +516,7 @@ COMMAND_CODEC = TaggedCodec(
     (
         CreateBattle,
         DeployUnit,
+        DeployAboard,
         EndDeployment,
         PlaceOrders,
         Move,
@@ -506,6 +535,7 @@ COMMAND_CODEC = TaggedCodec(
         Manifest,
         Overwatch,
         PassOverwatch,
+        ChooseSquare,
         ScoutMove,
         EndScouting,
         ReserveMove,

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
-from app.engine.black_reach.battle.commands import BurstShare, Step
+from app.engine.black_reach.battle.commands import BurstShare, Step, WeaponShot
 from app.engine.black_reach.battle.setup import BattleSetup
 from app.engine.black_reach.battle.state import RerollAnswer, SecretOrder
 from app.engine.black_reach.turn import Token
@@ -59,6 +59,7 @@ __all__ = [
     "ScoutMoved",
     "ScoutingEnded",
     "ScoutingStarted",
+    "SquareAwaited",
     "StepsTaken",
     "SuppressedPlaced",
     "SuppressedRemoved",
@@ -66,6 +67,7 @@ __all__ = [
     "TurnEnded",
     "TurnStarted",
     "UnitDeployed",
+    "UnitDeployedAboard",
     "UnitEmbarked",
     "UnitFlipped",
     "UnitMoved",
@@ -89,6 +91,16 @@ class UnitDeployed(Event):
     kind: ClassVar[str] = "unit_deployed"
     unit: str
     to: Step
+    face: str
+
+
+@dataclass(frozen=True, slots=True)
+class UnitDeployedAboard(Event):
+    """A counter deployed aboard a transport of its side: it starts embarked (rulings 141)."""
+
+    kind: ClassVar[str] = "unit_deployed_aboard"
+    unit: str
+    transport: str
     face: str
 
 
@@ -244,6 +256,7 @@ class MoveDeclared(Event):
     assault: str | None = None  # an assault's move: its target, resolved after it (rulings 122)
     fire_second: str | None = None  # Double Tir on the move (rulings 123)
     burst: tuple[BurstShare, ...] = ()  # Rafale on the move (rulings 123)
+    weapons: tuple[WeaponShot, ...] = ()  # a vehicle's weapons on the move (rulings 140)
     supporters: tuple[str, ...] = ()  # ... and its declared supporters
 
 
@@ -445,6 +458,22 @@ class ForcedMove(Event):
     unit: str
     to: Step
     why: str
+
+
+@dataclass(frozen=True, slots=True)
+class SquareAwaited(Event):
+    """A unit forced to move (``why``: a retreat, pushed aside by a vehicle) whose owner
+    ``side`` chooses its square among ``squares`` (the first: the battle's default); then
+    ``attacker`` takes ``entry`` (rulings 142)."""
+
+    kind: ClassVar[str] = "square_awaited"
+    unit: str
+    side: str
+    why: str
+    squares: tuple[Step, ...]
+    attacker: str
+    entry: Step
+    attacker_why: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -741,7 +770,9 @@ EVENT_CODEC = TaggedCodec(
     (
         BattleCreated,
         UnitDeployed,
+        UnitDeployedAboard,
         DeploymentEnded,
+        SquareAwaited,
         TurnStarted,
         OrdersPlaced,
         OrdersCommitted,

@@ -49,6 +49,7 @@ from app.engine.black_reach.battle.events import (
     ScoutingEnded,
     ScoutingStarted,
     ScoutMoved,
+    SquareAwaited,
     StepsTaken,
     SuppressedPlaced,
     SuppressedRemoved,
@@ -56,6 +57,7 @@ from app.engine.black_reach.battle.events import (
     TurnEnded,
     TurnStarted,
     UnitDeployed,
+    UnitDeployedAboard,
     UnitEmbarked,
     UnitFlipped,
     UnitMoved,
@@ -71,6 +73,7 @@ from app.engine.black_reach.battle.state import (
     BattleState,
     PendingMove,
     PendingReroll,
+    PendingSquare,
     Stage,
     UnitState,
 )
@@ -247,7 +250,10 @@ def evolve(state: BattleState, event: Event) -> BattleState:
         u = state.units[event.unit]
         placed = placement_of(event.to, u.counter.footprint)
         status = fresh_state(u.counter, FaceKind(event.face))
-        return _unit(state, event.unit, placement=placed, status=status)
+        return _unit(state, event.unit, placement=placed, status=status, embarked_in=None)
+    if isinstance(event, UnitDeployedAboard):  # rulings 141
+        status = fresh_state(state.units[event.unit].counter, FaceKind(event.face))
+        return _unit(state, event.unit, placement=None, status=status, embarked_in=event.transport)
     if isinstance(event, DeploymentEnded):
         return replace(state, deployed=state.deployed | {event.side})
     if isinstance(event, ScoutingStarted):
@@ -385,6 +391,7 @@ def evolve(state: BattleState, event: Event) -> BattleState:
             supporters=event.supporters,
             fire_second=event.fire_second,
             burst=event.burst,
+            weapons=event.weapons,
         )
         return replace(state, pending=pending)
     if isinstance(event, OverwatchAnswered):
@@ -416,7 +423,20 @@ def evolve(state: BattleState, event: Event) -> BattleState:
     if isinstance(event, UnitsActivated):
         return replace(state, activated=state.activated | set(event.units))
     if isinstance(event, ForcedMove):
+        if state.placing is not None and state.placing.unit == event.unit:
+            state = replace(state, placing=None)  # the owner's square (rulings 142)
         return _moved(state, event.unit, event.to)
+    if isinstance(event, SquareAwaited):
+        placing = PendingSquare(
+            event.unit,
+            event.side,
+            event.why,
+            event.squares,
+            event.attacker,
+            event.entry,
+            event.attacker_why,
+        )
+        return replace(state, placing=placing)
     if isinstance(event, ActivationEnded):
         assert state.turn is not None
         return replace(state, turn=end_activation(state.turn))

@@ -13,11 +13,21 @@ from app.engine.black_reach.battle.flamer import FlamePlan, plan_flame
 from app.engine.black_reach.battle.rules import working_weapons
 from app.engine.black_reach.battle.state import BattleState, UnitState
 from app.engine.black_reach.board import Square, UnitClass
-from app.engine.black_reach.forces import Ability, AbilityRef
+from app.engine.black_reach.forces import Ability, AbilityRef, Weapon
 from app.engine.black_reach.templates import QUARTERS
 from app.engine.match.errors import Refusal
 
-__all__ = ["flame_origins", "moving_fire_targets"]
+__all__ = ["flame_origins", "moving_fire_targets", "moving_guns"]
+
+
+def moving_guns(u: UnitState) -> list[Weapon]:
+    """A heavy vehicle's working weapons that fire during its move: those with Tir en
+    Mouvement, or all of them when the face has it [L572-L577]."""
+    return [
+        w
+        for w in working_weapons(u)
+        if w.has(Ability.SHOOT_ON_MOVE) or u.face.has(Ability.SHOOT_ON_MOVE)
+    ]
 
 
 def moving_fire_targets(state: BattleState, u: UnitState) -> list[str]:
@@ -28,11 +38,7 @@ def moving_fire_targets(state: BattleState, u: UnitState) -> list[str]:
     Whether it can be shot is known only where the shot is fired (sight, arc, range after
     ``fire_after`` steps): the move checks it before any die and refuses it otherwise."""
     if u.face.weapons:
-        guns = [
-            w
-            for w in working_weapons(u)
-            if w.has(Ability.SHOOT_ON_MOVE) or u.face.has(Ability.SHOOT_ON_MOVE)
-        ]
+        guns = moving_guns(u)
 
         def armed(c: UnitClass) -> bool:
             return any(w.cv.get(c) is not None for w in guns)

@@ -10,7 +10,7 @@ end-of-turn check). Readings where the rules are silent: docs/rulings/black-reac
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import combinations
 
@@ -55,10 +55,12 @@ from app.engine.black_reach.battle.commands import (
     Assault,
     Burst,
     BurstShare,
+    ChooseSquare,
     ConfirmResult,
     CreateBattle,
     DeclinePower,
     Demolish,
+    DeployAboard,
     DeployUnit,
     DoubleShot,
     DrawCards,
@@ -137,6 +139,7 @@ from app.engine.black_reach.battle.events import (
     ScoutingEnded,
     ScoutingStarted,
     ScoutMoved,
+    SquareAwaited,
     StepsTaken,
     SuppressedPlaced,
     SuppressedRemoved,
@@ -144,6 +147,7 @@ from app.engine.black_reach.battle.events import (
     TurnEnded,
     TurnStarted,
     UnitDeployed,
+    UnitDeployedAboard,
     UnitEmbarked,
     UnitFlipped,
     UnitMoved,
@@ -303,6 +307,7 @@ __all__ = [
     "burst_problem",
     "damage_set_of",
     "decide",
+    "deploy_aboard_problem",
     "has_overwatch",
     "overwatch_steps",
     "plan_shot",
@@ -600,12 +605,60 @@ def _deploy(out: _Out, command: DeployUnit, side: str) -> None:
     out.emit(UnitDeployed(u.uid, step, face))
 
 
+def _deploy_aboard(out: _Out, command: DeployAboard, side: str) -> None:
+    state = out.state
+    _stage(state, Stage.SETUP)
+    if side in state.deployed:
+        raise refuse("deployment_ended", "you have ended your deployment")
+    u = _own(state, command.unit, side)
+    _own(state, command.transport, side)
+    face = deploy_aboard_problem(state, u.uid, command.transport, command.face)
+    out.emit(UnitDeployedAboard(u.uid, command.transport, str(face)))
+
+
+def deploy_aboard_problem(
+    state: BattleState, uid: str, transport_id: str, face_name: str | None = None
+) -> FaceKind:
+    """Check an infantry counter deployed aboard a transport of its side standing on the
+    battlefield (in its zone, as deployed), within the transport's capacity as a unit getting
+    in [L2017-L2032]: it starts the battle embarked (rulings 141). Not in ambush (an ambushed
+    unit stands hidden on the battlefield [L1784-L1800]); not into a transport on its Flight
+    face [L2030-L2032]. Returns the face it deploys on."""
+    u = state.units[uid]
+    assert state.scenario is not None
+    problems = _deploy_problems(Deploy(uid, 0, 0, "N", face_name), state.scenario)
+    if problems:
+        raise _bad_deployment(problems)
+    face = FaceKind(face_name) if face_name is not None else u.counter.first_face.kind
+    if face is FaceKind.AMBUSH:
+        raise refuse("ambush_aboard", "a unit in ambush is deployed on the battlefield [L1784]")
+    if u.counter.unit_class is not UnitClass.INFANTRY:
+        raise refuse("not_infantry", "only infantry gets into a transport [L2017-L2019]")
+    transport = state.units[transport_id]
+    if transport.uid == uid or transport.placement is None or not transport.alive:
+        raise refuse("transport_not_deployed", f"deploy {transport_id} on the battlefield first")
+    ability = transport.face.ability(Ability.TRANSPORT)
+    if ability is None or not isinstance(ability.param, int):
+        raise refuse("not_a_transport", f"{transport_id} has no Transport capacity")
+    if transport.status.face is FaceKind.FLIGHT:
+        raise refuse("transport_flying", "nobody gets into a transport on its Flight face")
+    aboard = [
+        Passenger(p.status.face is FaceKind.REDUCED, p.counter.character, p.counter.large)
+        for p in state.passengers(transport_id)
+        if p.uid != uid  # deployed again aboard: it does not count twice
+    ]
+    me = Passenger(face is FaceKind.REDUCED, u.counter.character, u.counter.large)
+    if not transport_has_room(ability.param, False, aboard, me):
+        raise refuse("transport_full", f"no room for {uid} in {transport_id}")
+    return face
+
+
 def _end_deployment(out: _Out, side: str) -> None:
     state = out.state
     _stage(state, Stage.SETUP)
     if side in state.deployed:
         raise refuse("deployment_ended", "you have ended your deployment")
-    missing = sorted(u.uid for u in state.units.values() if u.side == side and not u.placement)
+    missing = sorted(u.uid for u in state.units.values() if u.side == side and not u.present)
     if missing:
         raise refuse(
             "not_deployed", f"deploy every counter first: {', '.join(missing)}", missing=missing
@@ -880,7 +933,12 @@ def _able(u: UnitState, state: BattleState) -> None:
 
 def _after_activation(out: _Out) -> None:
     state = out.state
-    if state.stage is not Stage.BATTLE or state.pending is not None or state.again is not None:
+    if (
+        state.stage is not Stage.BATTLE
+        or state.pending is not None
+        or state.again is not None
+        or state.placing is not None
+    ):
         return
     assert state.turn is not None
     specials_left = any(
@@ -933,7 +991,12 @@ def _move(out: _Out, command: Move, side: str) -> None:
         _embark_problem(end, u.uid, command.embark)
     if command.demolish is not None:  # Démolisseur: checked where the move ends, before any die
         _demolisher_problem(out.state, u, command.demolish, command.path, command.embark)
-    moving_fire = command.fire_at is not None or command.flame is not None or bool(command.burst)
+    moving_fire = (
+        command.fire_at is not None
+        or command.flame is not None
+        or bool(command.burst)
+        or bool(command.weapons)
+    )
     if command.path or (command.flip is None and command.embark is None) or moving_fire:
         if _declared(out, u, command, side):
             return  # the other side's En Alerte first
@@ -1098,13 +1161,20 @@ def _check_fire(state: BattleState, u: UnitState, command: Move, path: Sequence[
     if command.burst and (command.fire_at is not None or command.flame is not None):
         raise refuse("fire_or_burst", "a move fires once: a Rafale (burst) or fire_at",
                      kind=RefusalKind.INPUT)  # fmt: skip
+    if command.weapons and (
+        command.fire_at is not None or command.flame is not None or command.burst
+    ):
+        raise refuse("fire_or_weapons", "a move fires once: its weapons or fire_at",
+                     kind=RefusalKind.INPUT)  # fmt: skip
     if command.fire_second is not None and command.fire_at is None:
         raise refuse("no_target", "fire_second needs fire_at", kind=RefusalKind.INPUT)
-    if command.fire_at is None and command.flame is None and not command.burst:
+    if not _fires_on_move(command):
         if command.fire_after is not None:
             raise refuse("no_target", "fire_after needs fire_at", kind=RefusalKind.INPUT)
         return
-    if command.fire_at is not None or command.burst:
+    if command.weapons and not u.face.weapons:
+        raise refuse("no_weapons", f"{u.uid} lists no weapons: it fires with fire_at")
+    if command.fire_at is not None or command.burst or command.weapons:
         _on_move_guns(u)
     after = len(path) if command.fire_after is None else command.fire_after
     if not 0 <= after <= len(path):
@@ -1117,12 +1187,61 @@ def _check_fire(state: BattleState, u: UnitState, command: Move, path: Sequence[
         plan_flame(probe, unmasked(probe.units[u.uid]), command.flame)
     elif command.burst:  # Rafale on the move (rulings 123)
         _burst_checks(probe, unmasked(probe.units[u.uid]), command.burst, moving=True)
+    elif command.weapons:  # a vehicle's weapons on the move (rulings 140)
+        mover = unmasked(probe.units[u.uid])
+        _vehicle_checks(probe, mover, command.weapons, _move_penalties(mover))
     else:
         assert command.fire_at is not None
-        _moving_shots(probe, unmasked(probe.units[u.uid]), command.fire_at)
-        if command.fire_second is not None:  # Double Tir on the move (rulings 123)
-            _double_checks(probe, unmasked(probe.units[u.uid]), command.fire_at,
-                           command.fire_second, moving=True)  # fmt: skip
+        mover = unmasked(probe.units[u.uid])
+        _moving_shots(probe, mover, command.fire_at)
+        if command.fire_second is not None and mover.face.weapons:  # rulings 140
+            pair = _vehicle_pair(probe, mover, command.fire_at, command.fire_second)
+            _vehicle_checks(probe, mover, pair, _move_penalties(mover))
+        elif command.fire_second is not None:  # Double Tir on the move (rulings 123)
+            _double_checks(probe, mover, command.fire_at, command.fire_second, moving=True)
+
+
+def _fires_on_move(command: Move | PendingMove) -> bool:
+    """Whether the move fires during it: a Tir en Mouvement, a Rafale, a vehicle's weapons or
+    a flamer."""
+    return (
+        command.fire_at is not None
+        or command.flame is not None
+        or bool(command.burst)
+        or bool(command.weapons)
+    )
+
+
+def _vehicle_pair(state: BattleState, u: UnitState, first: str, second: str) -> list[WeaponShot]:
+    """``fire_at`` and ``fire_second`` of a heavy vehicle on the move (rulings 140): each Tir
+    en Mouvement weapon that can shoot ``first`` does, then each of those with Double Tir (on
+    the weapon or the face) that can shoot ``second`` fires its second shot at it."""
+    if first == second:
+        raise refuse("same_target", "Double Tir never shoots the same target twice [L1198-L1199]")
+    shots = [WeaponShot(w.name, first) for w, _ in _moving_shots(state, u, first) if w]
+    doubles = [w for w, _ in _on_move_guns(u) if w is not None and shots_of(u, w) == 2]
+    if not doubles:
+        raise refuse("no_double_shot", f"{u.uid} has no Tir en Mouvement weapon with Double Tir")
+    target = _unit(state, second)
+    first_refusal: Refusal | None = None
+    seconds: list[WeaponShot] = []
+    for w in doubles:
+        try:
+            plan_shot(state, u, target, False, w)
+        except Refusal as exc:
+            first_refusal = first_refusal or exc
+            continue
+        seconds.append(WeaponShot(w.name, second))
+    if not seconds:
+        assert first_refusal is not None
+        raise first_refusal
+    return shots + seconds
+
+
+def _move_penalties(u: UnitState) -> dict[str, int]:
+    """A heavy vehicle's weapons that fire on the move, each with its Tir en Mouvement
+    penalty (rulings 140)."""
+    return {w.name: pen for w, pen in _on_move_guns(u) if w is not None}
 
 
 def _on_move_guns(u: UnitState) -> list[tuple[Weapon | None, int]]:
@@ -1181,9 +1300,15 @@ def _fire_on_move(
     target_id: str | None,
     second: str | None = None,
     burst: tuple[BurstShare, ...] = (),
+    weapons: tuple[WeaponShot, ...] = (),
 ) -> None:
     """The move's Tir en Mouvement: at ``target_id`` (and ``second`` with Double Tir), or a
-    Rafale's ``burst`` shares, each with the Tir en Mouvement penalty (rulings 123)."""
+    Rafale's ``burst`` shares, each with the Tir en Mouvement penalty (rulings 123); or a
+    heavy vehicle's ``weapons``, one Shooting Action of its Tir en Mouvement weapons, each
+    with its own penalty (rulings 140)."""
+    if weapons:
+        _vehicle_shots(out, u, list(weapons), _move_penalties(u))
+        return
     if burst:
         total = _burst_checks(out.state, u, burst, moving=True)
         out.emit(BurstDeclared(u.uid, total, burst))
@@ -1193,6 +1318,9 @@ def _fire_on_move(
                 _fire(out, mover, s.target, False, share=s.cv)
         return
     assert target_id is not None
+    if second is not None and u.face.weapons:  # a vehicle's Double Tir weapons (rulings 140)
+        _vehicle_shots(out, u, _vehicle_pair(out.state, u, target_id, second), _move_penalties(u))
+        return
     _fire_once_on_move(out, u, target_id)
     if second is not None:
         mover = out.state.units[u.uid]
@@ -1232,6 +1360,7 @@ def _declared(out: _Out, u: UnitState, command: Move, side: str) -> bool:
             command.flame,
             fire_second=command.fire_second,
             burst=command.burst,
+            weapons=command.weapons,
         )
     )
     return True
@@ -1287,7 +1416,7 @@ def _resolve(out: _Out, p: PendingMove, watch: tuple[str, int, bool] | None) -> 
     start = out.state
     cost = {len(path): _check_move(start, u, path), 0: 0}
     cuts: list[tuple[int, int]] = []
-    if p.fire_at is not None or p.flame is not None or p.burst:
+    if _fires_on_move(p):
         cuts.append((len(path) if p.fire_after is None else p.fire_after, 0))
     if watch is not None:
         cuts.append((watch[1], 1))
@@ -1320,10 +1449,12 @@ def _resolve(out: _Out, p: PendingMove, watch: tuple[str, int, bool] | None) -> 
             except Refusal:
                 if not watched:
                     raise
-        elif p.fire_at is not None or p.burst:
+        elif p.fire_at is not None or p.burst or p.weapons:
             unmask(out, u.uid, SHOOTS)
             try:
-                _fire_on_move(out, out.state.units[u.uid], p.fire_at, p.fire_second, p.burst)
+                _fire_on_move(
+                    out, out.state.units[u.uid], p.fire_at, p.fire_second, p.burst, p.weapons
+                )
             except Refusal:
                 if not watched:
                     raise
@@ -1438,7 +1569,7 @@ def _move_along(out: _Out, u: UnitState, command: Move) -> None:
     cost = _check_move(out.state, u, path)
     steps = tuple(_step_of(p) for p in path)
     _check_fire(out.state, u, command, path)  # before any die (a flame or a shot on the move)
-    if command.fire_at is None and command.flame is None and not command.burst:
+    if not _fires_on_move(command):
         out.emit(UnitMoved(u.uid, steps, cost))
         return
     after = len(path) if command.fire_after is None else command.fire_after
@@ -1451,7 +1582,9 @@ def _move_along(out: _Out, u: UnitState, command: Move) -> None:
         _flame_from(out, out.state.units[u.uid], command.flame, FLAMER_MOVING_PENALTY)
     else:
         unit = out.state.units[u.uid]
-        _fire_on_move(out, unit, command.fire_at, command.fire_second, command.burst)
+        _fire_on_move(
+            out, unit, command.fire_at, command.fire_second, command.burst, command.weapons
+        )
     if after < len(path):
         out.emit(UnitMoved(u.uid, steps[after:], cost - first))
 
@@ -1909,10 +2042,37 @@ def shots_of(u: UnitState, w: Weapon) -> int:
     return 2 if double else 1
 
 
-def _vehicle_shots(out: _Out, u: UnitState, shots: list[WeaponShot]) -> None:
+def _vehicle_shots(
+    out: _Out, u: UnitState, shots: list[WeaponShot], penalties: Mapping[str, int] | None = None
+) -> None:
     """A heavy vehicle's Shooting Action: each named weapon once, one after the other, each
     at its own target [L563-L577]. Every shot is checked before the first die (a refusal
-    rolls nothing); each is read after the ones before it."""
+    rolls nothing); each is read after the ones before it. ``penalties``: during a move, the
+    Tir en Mouvement penalty of each weapon that may fire (rulings 140)."""
+    totals = _vehicle_checks(out.state, u, shots, penalties)
+    weapons = [_weapon(u, s.weapon) for s in shots]
+    declared: set[str] = set()
+    for s, w in zip(shots, weapons, strict=True):
+        if s.share is not None and w.name not in declared:  # announced before its first die
+            declared.add(w.name)
+            split = tuple(BurstShare(x.target, x.share or 0) for x in shots if x.weapon == w.name)
+            out.emit(BurstDeclared(u.uid, totals[w.name], split, w.name))
+        if not out.state.units[s.target].alive or not out.state.units[u.uid].alive:
+            continue  # a target an earlier shot destroyed; the declared shot is lost
+        # a Rafale's share already had the penalty taken off the CV it splits
+        pen = 0 if s.share is not None or penalties is None else penalties[w.name]
+        _fire(out, out.state.units[u.uid], s.target, s.suppression, pen, share=s.share, weapon=w)
+
+
+def _vehicle_checks(
+    state: BattleState,
+    u: UnitState,
+    shots: Sequence[WeaponShot],
+    penalties: Mapping[str, int] | None = None,
+) -> dict[str, int]:
+    """Every shot of a heavy vehicle's Shooting Action checked before the first die; the
+    modified CV each Rafale weapon splits. During a move (``penalties``) only the weapons
+    with Tir en Mouvement fire, none a suppression fire (rulings 140)."""
     most = sum(MAX_BURST if _has_burst(u, w) else shots_of(u, w) for w in u.face.weapons)
     if not 1 <= len(shots) <= most:
         raise refuse(
@@ -1921,11 +2081,23 @@ def _vehicle_shots(out: _Out, u: UnitState, shots: list[WeaponShot]) -> None:
             kind=RefusalKind.INPUT,
         )
     weapons = [_weapon(u, s.weapon) for s in shots]
+    if penalties is not None:  # during a move (rulings 140)
+        for s, w in zip(shots, weapons, strict=True):
+            if w.name not in penalties:
+                raise refuse(
+                    "no_shoot_on_move",
+                    f"{w.name} has no Tir en Mouvement: it does not fire on the move [L572-L577]",
+                )
+            if s.suppression:
+                raise refuse(
+                    "move_suppression", "a shot on the move is no suppression fire (rulings 140)"
+                )
     totals: dict[str, int] = {}
     for w in {w.name: w for w in weapons}.values():
         mine = [s for s in shots if s.weapon == w.name]
         if any(s.share is not None for s in mine):
-            totals[w.name] = _weapon_burst(out.state, u, w, mine)
+            pen = 0 if penalties is None else penalties[w.name]
+            totals[w.name] = _weapon_burst(state, u, w, mine, pen)
             continue
         if len(mine) > shots_of(u, w):
             raise refuse("weapon_twice", "each weapon fires once in a Shooting Action [L563-L577]")
@@ -1938,27 +2110,22 @@ def _vehicle_shots(out: _Out, u: UnitState, shots: list[WeaponShot]) -> None:
                 f"{w.name}'s Double Tir fires at two different targets, both shots of one kind",
             )
     for s, w in zip(shots, weapons, strict=True):
-        plan_shot(out.state, u, _unit(out.state, s.target), s.suppression, w)
-    declared: set[str] = set()
-    for s, w in zip(shots, weapons, strict=True):
-        if s.share is not None and w.name not in declared:  # announced before its first die
-            declared.add(w.name)
-            split = tuple(BurstShare(x.target, x.share or 0) for x in shots if x.weapon == w.name)
-            out.emit(BurstDeclared(u.uid, totals[w.name], split, w.name))
-        if not out.state.units[s.target].alive or not out.state.units[u.uid].alive:
-            continue  # a target an earlier shot destroyed; the declared shot is lost
-        _fire(out, out.state.units[u.uid], s.target, s.suppression, share=s.share, weapon=w)
+        plan_shot(state, u, _unit(state, s.target), s.suppression, w)
+    return totals
 
 
 def _has_burst(u: UnitState, w: Weapon) -> bool:
     return w.ability(Ability.BURST) is not None or u.face.has(Ability.BURST)
 
 
-def _weapon_burst(state: BattleState, u: UnitState, w: Weapon, mine: list[WeaponShot]) -> int:
+def _weapon_burst(
+    state: BattleState, u: UnitState, w: Weapon, mine: list[WeaponShot], moving_penalty: int = 0
+) -> int:
     """A weapon's Rafale inside the vehicle's Shooting Action: every shot of the weapon has a
     share, 2 to 8 different targets of one class within 2 squares of each other, no
     suppression fire, each share at least +1, adding up to the weapon's modified CV
-    [L1296-L1317] (rulings 70, 105). Returns that modified CV."""
+    [L1296-L1317] (rulings 70, 105), its Tir en Mouvement penalty taken off during a move
+    (rulings 140). Returns that modified CV."""
     if not _has_burst(u, w):
         raise refuse("no_burst", f"{u.uid}'s {w.name} has no Rafale")
     if any(s.share is None or s.share < 1 for s in mine):
@@ -1979,7 +2146,10 @@ def _weapon_burst(state: BattleState, u: UnitState, w: Weapon, mine: list[Weapon
     if why is not None:
         raise refuse(why, "the targets of a Rafale are of one type, within 2 squares")
     plans = [plan_shot(state, u, t, False, w) for t in targets]
-    total = modified_cv(plans[0].request.attacker, Kind.SHOT)
+    attacker = plans[0].request.attacker
+    if moving_penalty:
+        attacker = replace(attacker, moving_penalty=moving_penalty)
+    total = modified_cv(attacker, Kind.SHOT)
     if sum(s.share or 0 for s in mine) != total:
         raise refuse(
             "burst_total", f"the shares must add up to the modified CV, {total}", modified_cv=total
@@ -2108,13 +2278,10 @@ def _double_checks(
     moving: bool = False,
 ) -> None:
     """Double Tir's two targets, checked before the first die [L1196-L1200]; ``moving``: on a
-    move, a unit (not a vehicle firing its weapons) with Tir en Mouvement (rulings 123)."""
+    move, a unit (not a vehicle firing its weapons, rulings 140) with Tir en Mouvement
+    (rulings 123)."""
     if not u.face.has(Ability.DOUBLE_SHOT):
         raise refuse("no_double_shot", f"{u.uid} has no Double Tir")
-    if moving and u.face.weapons:
-        raise refuse(
-            "not_supported", "a vehicle's Double Tir during a move is not played yet (rulings 123)"
-        )
     if first == second:
         raise refuse("same_target", "Double Tir never shoots the same target twice [L1198-L1199]")
     for tid in (first, second):
@@ -2126,12 +2293,14 @@ def _burst_checks(
 ) -> int:
     """A Rafale's shares checked before the first die; the modified CV they split (with the
     Tir en Mouvement penalty taken off the CV when ``moving``, rulings 123)."""
-    if not u.face.has(Ability.BURST):
-        raise refuse("no_burst", f"{u.uid} has no Rafale")
     if moving and u.face.weapons:
         raise refuse(
-            "not_supported", "a vehicle's Rafale during a move is not played yet (rulings 123)"
+            "weapons_on_move",
+            "a vehicle's Rafale on the move names its weapons' shares (weapons, rulings 140)",
+            kind=RefusalKind.INPUT,
         )
+    if not u.face.has(Ability.BURST):
+        raise refuse("no_burst", f"{u.uid} has no Rafale")
     if not 2 <= len(shares) <= MAX_BURST:
         raise refuse(
             "burst_targets",
@@ -3156,23 +3325,57 @@ def _free(state: BattleState, sq: Square, leave_out: set[str]) -> bool:
     )
 
 
-def _retreat(out: _Out, defender: UnitState, start: Square, attacker: str) -> None:
-    """The beaten infantry retreats into one of the 3 squares opposite the attacker (straight
-    back first, then the clockwise and the anticlockwise diagonal: rulings); it is destroyed
-    when none is open or the retreat moves it inside an enemy zone of control [L1604-L1622]."""
-    state = out.state
+def retreat_squares(
+    state: BattleState, defender: UnitState, start: Square, attacker: str
+) -> list[Placement]:
+    """The open squares of the 3 opposite the attacker's start square, in the order the
+    battle offers them: straight back first, then the clockwise and the anticlockwise
+    diagonal (rulings 60). Open: the move there is legal (on the battlefield, allowed, empty,
+    not a step inside one enemy zone of control)."""
     assert defender.placement is not None
     here = defender.placement.anchor
     d = (_sign(here.x - start.x), _sign(here.y - start.y))
     back = next(f for f in Facing if (f.dx, f.dy) == d)
     units = [b for b in state.board_units() if b.id != attacker]
+    out: list[Placement] = []
     for facing in (back, back.turned(1), back.turned(-1)):
         sq = Square(here.x + facing.dx, here.y + facing.dy)
         to = Placement(sq, defender.placement.facing)
         mover = Mover(defender.board_unit(), 1)
         if check_path(state.board, mover, units, [to]).ok:
-            out.emit(ForcedMove(defender.uid, _step_of(to), "retreat"))
-            return
+            out.append(to)
+    return out
+
+
+def _retreat(
+    out: _Out, defender: UnitState, start: Square, attacker: str, entry: Placement
+) -> bool:
+    """The beaten infantry retreats into one of the 3 squares opposite the attacker, its owner
+    choosing when more than one is open (``True``: the battle waits for that choice, then the
+    attacker takes ``entry``, rulings 142); it is destroyed when none is open or the retreat
+    moves it inside an enemy zone of control [L1604-L1622]."""
+    state = out.state
+    open_squares = retreat_squares(state, defender, start, attacker)
+    if len(open_squares) > 1:
+        out.emit(
+            SquareAwaited(
+                defender.uid,
+                defender.side,
+                "retreat",
+                tuple(_step_of(p) for p in open_squares),
+                attacker,
+                _step_of(entry),
+                "takes the defender's square",
+            )
+        )
+        return True
+    if open_squares:
+        out.emit(ForcedMove(defender.uid, _step_of(open_squares[0]), "retreat"))
+        return False
+    assert defender.placement is not None
+    here = defender.placement.anchor
+    d = (_sign(here.x - start.x), _sign(here.y - start.y))
+    back = next(f for f in Facing if (f.dx, f.dy) == d)
     for facing in (back, back.turned(1), back.turned(-1)):  # into a transport (rulings 121)
         sq = Square(here.x + facing.dx, here.y + facing.dy)
         for t in state.on_board():
@@ -3183,12 +3386,35 @@ def _retreat(out: _Out, defender: UnitState, start: Square, attacker: str) -> No
             except Refusal:
                 continue
             out.emit(UnitEmbarked(defender.uid, t.uid))
-            return
+            return False
     out.emit(
         StepsTaken(
             defender.uid, 0, 0, str(defender.status.face), defender.status.hit_points, False, True
         )
     )
+    return False
+
+
+def _choose_square(out: _Out, command: ChooseSquare, side: str) -> None:
+    """The owner's square for its unit forced to move, one of those offered; then the
+    attacker takes the square it was to take (rulings 142)."""
+    p = out.state.placing
+    if p is None:
+        raise refuse("no_square_awaited", "no unit waits for its square")
+    if side != p.side:
+        raise refuse("not_your_turn", "the unit's owner chooses its square")
+    if command.unit != p.unit:
+        raise refuse("wrong_unit", f"the square awaited is {p.unit}'s", kind=RefusalKind.INPUT)
+    chosen = next((s for s in p.squares if (s.x, s.y) == (command.x, command.y)), None)
+    if chosen is None:
+        raise refuse(
+            "bad_square",
+            f"{p.unit} may go to {', '.join(f'({s.x}, {s.y})' for s in p.squares)}",
+            kind=RefusalKind.INPUT,
+            squares=[[s.x, s.y] for s in p.squares],
+        )
+    out.emit(ForcedMove(p.unit, chosen, p.why))
+    out.emit(ForcedMove(p.attacker, p.entry, p.attacker_why))
 
 
 ASSAULT_INTO_WRECK = "takes the defender's square, onto its wreck"
@@ -3399,8 +3625,13 @@ def _fight(
         # a beaten heavy vehicle takes a step (its location roll) and never retreats; the
         # infantry attacker stays on its start square [L1651-L1662]
         after = _hurt(out, target, 1, _assault_piercing(state, u), u.uid)
-        if after.alive and tclass is UnitClass.INFANTRY:
-            _retreat(out, after, start.anchor, u.uid)
+        waits = (
+            after.alive
+            and tclass is UnitClass.INFANTRY
+            and _retreat(out, after, start.anchor, u.uid, entry)
+        )
+        if waits:
+            return  # its owner chooses its square first (rulings 142)
         # the attacker takes the square of beaten infantry that left it or was destroyed; after
         # beating a light vehicle it stays on its start square (note §8 item 12)
         gone = out.state.units[target.uid]
@@ -3659,6 +3890,8 @@ def _decide(
         raise refuse("battle_over", "the battle is over")
     if state.scouting and not isinstance(command, ScoutMove | EndScouting):
         raise refuse("scouting", "the Scout moves come first: move your scouts or end them")
+    if state.placing is not None and not isinstance(command, ChooseSquare):
+        raise refuse("waiting_square", "a unit forced to move waits for its owner's square first")
     if state.pending is not None and not isinstance(command, Overwatch | PassOverwatch):
         raise refuse(
             "waiting_overwatch", "a declared move waits for the other side's En Alerte first"
@@ -3675,6 +3908,8 @@ def _decide(
     match command:
         case DeployUnit():
             _deploy(out, command, side)
+        case DeployAboard():
+            _deploy_aboard(out, command, side)
         case EndDeployment():
             _end_deployment(out, side)
         case PlaceOrders():
@@ -3689,8 +3924,13 @@ def _decide(
             _after_activation(out)
         case Assault():
             _assault(out, command, side)
-            if out.state.pending is None:
+            if out.state.pending is None and out.state.placing is None:
                 spot_after_move(out, command.unit)
+            _after_activation(out)
+        case ChooseSquare():
+            attacker = state.placing.attacker if state.placing is not None else ""
+            _choose_square(out, command, side)
+            spot_after_move(out, attacker)  # the assault's move, now done [L3156-L3157]
             _after_activation(out)
         case Hold():
             _hold(out, command, side)
@@ -3731,10 +3971,12 @@ def _decide(
             _end_scouting(out, side)
         case Overwatch():
             _overwatch(out, command, side)
-            spot_after_move(out, state.pending.unit)  # type: ignore[union-attr]
+            if out.state.placing is None:
+                spot_after_move(out, state.pending.unit)  # type: ignore[union-attr]
         case PassOverwatch():
             _pass_overwatch(out, side)
-            spot_after_move(out, state.pending.unit)  # type: ignore[union-attr]
+            if out.state.placing is None:
+                spot_after_move(out, state.pending.unit)  # type: ignore[union-attr]
         case ReserveMove():
             _reserve_move(out, command, side)
             spot_after_move(out, command.unit)

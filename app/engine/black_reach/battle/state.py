@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 from app.engine.black_reach.armies import Catalogue
-from app.engine.black_reach.battle.commands import BurstShare, Step
+from app.engine.black_reach.battle.commands import BurstShare, Step, WeaponShot
 from app.engine.black_reach.board import Board, TerrainElement, with_elements, with_ruins
 from app.engine.black_reach.forces import Counter, CounterState, Face, FaceKind, Group
 from app.engine.black_reach.gear import Gear, geared
@@ -116,6 +116,20 @@ class UnitState:
 
 
 @dataclass(frozen=True)
+class PendingSquare:
+    """A unit forced to move, waiting for its owner's square (rulings 142): the squares it
+    may take (the first: the default), then the attacker that takes ``entry``."""
+
+    unit: str
+    side: str
+    why: str
+    squares: tuple[Step, ...]
+    attacker: str
+    entry: Step
+    attacker_why: str
+
+
+@dataclass(frozen=True)
 class PendingMove:
     """A Movement Action declared and waiting for the other side's En Alerte: the move as
     sent (its path checked), the side that moves and the side that may react."""
@@ -133,6 +147,7 @@ class PendingMove:
     assault: str | None = None  # an assault's move: its target (rulings 122)
     fire_second: str | None = None  # Double Tir on the move (rulings 123)
     burst: tuple[BurstShare, ...] = ()  # Rafale on the move (rulings 123)
+    weapons: tuple[WeaponShot, ...] = ()  # a vehicle's weapons on the move (rulings 140)
     supporters: tuple[str, ...] = ()
 
 
@@ -207,6 +222,7 @@ class BattleState:
     reason: str = ""
     confirmed: frozenset[str] = frozenset()  # seats that confirmed the result
     pending: PendingMove | None = None  # a move waiting for the other side's En Alerte
+    placing: PendingSquare | None = None  # a forced move waiting for its owner's square
     scouting: tuple[str, ...] = ()  # sides still to make their Scout moves, in order
     scouted: frozenset[str] = frozenset()  # units that made their Scout move
     destruction: Mapping[str, int] = field(default_factory=dict)  # wreck uid -> points
@@ -285,6 +301,8 @@ class BattleState:
         if turn is None or self.stage is not Stage.BATTLE:
             return None
         if turn.phase is Phase.ACTIVATION:
+            if self.placing is not None:
+                return self.seat_of(self.placing.side)
             if self.pending is not None:
                 return self.seat_of(self.pending.reactor)
             now = due(turn)

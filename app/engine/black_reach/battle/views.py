@@ -24,9 +24,11 @@ from app.engine.black_reach.battle.commands import (
     COMMAND_CODEC,
     Assault,
     Burst,
+    ChooseSquare,
     ConfirmResult,
     DeclinePower,
     Demolish,
+    DeployAboard,
     DeployUnit,
     DoubleShot,
     DrawCards,
@@ -65,7 +67,7 @@ from app.engine.black_reach.battle.events import EVENT_CODEC, UnitMoved
 from app.engine.black_reach.battle.evolve import evolve, placement_of
 from app.engine.black_reach.battle.grenades import grenade_options, markers_left
 from app.engine.black_reach.battle.jump import landing_problem, waiting_jumpers
-from app.engine.black_reach.battle.offers import flame_origins, moving_fire_targets
+from app.engine.black_reach.battle.offers import flame_origins, moving_fire_targets, moving_guns
 from app.engine.black_reach.battle.rerolls import involved_units, reroll_choices
 from app.engine.black_reach.battle.rules import (
     PLAYED_POWERS,
@@ -77,6 +79,7 @@ from app.engine.black_reach.battle.rules import (
     beam_request,
     burst_problem,
     damage_set_of,
+    deploy_aboard_problem,
     overwatch_steps,
     plan_shot,
     plan_snipe,
@@ -246,6 +249,14 @@ def render(state: BattleState, viewer: Viewer) -> JsonObject:
             # an assault's move: its target (rulings 122)
             **({"assault": state.pending.assault} if state.pending.assault else {}),
         },
+        "square_awaited": None  # a unit forced to move waits for its owner's square
+        if state.placing is None
+        else {
+            "unit": state.placing.unit,
+            "side": state.placing.side,
+            "why": state.placing.why,
+            "squares": [[st.x, st.y] for st in state.placing.squares],
+        },
         "reroll": _reroll_view(state),  # a roll waiting for a reroll or not (rulings 153)
         "power_again": None  # a Librarian may use his power again (rulings 157)
         if state.again is None
@@ -395,7 +406,7 @@ def _card_actions(state: BattleState, side: str) -> list[JsonObject]:
     on the units that may take it (none yet readied; an armour-save card only on units with a
     yellow save; no shooting or assault bonus in the Reserve phase)."""
     turn = state.turn
-    if turn is None or side in state.to_draw or state.pending is not None:
+    if turn is None or side in state.to_draw or state.pending is not None or state.placing:
         return []
     out: list[JsonObject] = []
     for copy in state.hands.get(side, ()):
@@ -427,8 +438,15 @@ def legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
     if state.stage is Stage.BATTLE and side is not None and state.again is not None:
         return _again_actions(state, side)
     actions = _legal_actions(state, seat)
-    if state.stage is not Stage.BATTLE or side is None or state.scouting or state.pending:
-        return actions  # a declared move waits for its En Alerte answer: nothing else
+    if (
+        state.stage is not Stage.BATTLE
+        or side is None
+        or state.scouting
+        or state.pending
+        or state.placing
+    ):
+        return actions  # a declared move waits for its En Alerte answer (or a unit for its
+        # owner's square): nothing else
     return (
         actions
         + _card_actions(state, side)
@@ -602,6 +620,14 @@ def _legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
                 out.append(entry)
         out.append({"command": _cmd(EndReserve())})
         return out
+    if state.placing is not None:  # a unit forced to move waits for its square (rulings 142)
+        p = state.placing
+        if side != p.side:
+            return []
+        return [
+            {"command": _cmd(ChooseSquare(p.unit, s.x, s.y)), "why": p.why, "default": n == 0}
+            for n, s in enumerate(p.squares)
+        ]
     if state.pending is not None:
         return _overwatch_actions(state, side)
     # activation: the unit whose token is due, and any unplayed Special token
@@ -1098,7 +1124,8 @@ def _fire_on_move(state: BattleState, u: UnitState) -> JsonObject:
     """A unit with Tir en Mouvement: the enemy units it may name to shoot during its move
     (each checked where it is fired; no wreck, no ambushed unit; a heavy vehicle's Tir en
     Mouvement weapons too, rulings 136), and whether it may fire its Double Tir or its
-    Rafale then (rulings 123: not a vehicle firing its weapons)."""
+    Rafale then (rulings 123); a heavy vehicle's Double Tir when one of its Tir en Mouvement
+    weapons has it (rulings 140; its Rafale is sent with ``weapons`` through the API)."""
     targets = [
         t
         for t in moving_fire_targets(state, u)
@@ -1107,9 +1134,12 @@ def _fire_on_move(state: BattleState, u: UnitState) -> JsonObject:
     if not targets:
         return {}
     own = not u.face.weapons
+    double = u.face.has(Ability.DOUBLE_SHOT) or any(
+        w.has(Ability.DOUBLE_SHOT) for w in moving_guns(u)
+    )
     return {
         "fire_targets": targets,
-        "double_shot": own and u.face.has(Ability.DOUBLE_SHOT),
+        "double_shot": double,
         "burst": own and u.face.has(Ability.BURST),
     }
 
@@ -1182,8 +1212,21 @@ def _xy(key: str) -> tuple[int, int]:
     return int(x), int(y)
 
 
+def _room_at_deployment(state: BattleState, u: UnitState, t: UnitState) -> bool:
+    """May ``u`` be deployed aboard ``t`` now, on its first face (rulings 141)?"""
+    if u.uid == t.uid or t.placement is None:
+        return False
+    try:
+        deploy_aboard_problem(state, u.uid, t.uid)
+    except Refusal:
+        return False
+    return True
+
+
 def _setup_actions(state: BattleState, side: str) -> list[JsonObject]:
-    """Set-up: deploy (or move) each counter in the zone; end once all are placed."""
+    """Set-up: deploy (or move) each counter in the zone, or an infantry counter aboard a
+    transport of its side already placed with room for it (rulings 141); end once all are
+    placed."""
     if side in state.deployed or state.scenario is None:
         return []
     zone = sorted([sq.x, sq.y] for sq in state.scenario.side(side).deployment)
@@ -1191,6 +1234,12 @@ def _setup_actions(state: BattleState, side: str) -> list[JsonObject]:
     out: list[JsonObject] = [
         {"command": _cmd(DeployUnit(u.uid, 0, 0)), "zone": zone, **deploy_faces(u)} for u in mine
     ]
-    if all(u.placement is not None for u in mine):
+    out += [
+        {"command": _cmd(DeployAboard(u.uid, t.uid))}
+        for u in mine
+        for t in mine
+        if u.embarked_in != t.uid and _room_at_deployment(state, u, t)
+    ]
+    if all(u.present for u in mine):
         out.append({"command": _cmd(EndDeployment())})
     return out

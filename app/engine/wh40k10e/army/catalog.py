@@ -1046,9 +1046,14 @@ class Catalogue:
             self.index.in_detachment[key] = found
         return found
 
-    def with_choices(self, sheet: Datasheet, wargear: Mapping[str, int]) -> Datasheet:
+    def with_choices(
+        self, sheet: Datasheet, wargear: Mapping[str, int], detachment: str | None = None
+    ) -> Datasheet:
         """``sheet`` (as it is in the roster's Detachment) for a unit that takes ``wargear``:
-        with the keywords its taken choices add (ruling D22). Unchanged when it takes none."""
+        with the keywords its taken choices add (ruling D22). A choice the data hides on this
+        unit in ``detachment`` (:func:`~.offer.unavailable_choices`: "Tank Ace Character" outside
+        Headhunter Task Force) adds nothing: the validator refuses it, and the unit is judged
+        without it. Unchanged when it takes none."""
         if not wargear:
             return sheet
         adding = self.index.choice_keywords.get(sheet.id)
@@ -1057,12 +1062,17 @@ class Catalogue:
             self.index.choice_keywords[sheet.id] = adding
         if not adding:
             return sheet
-        added = [
-            k
-            for name, count in wargear.items()
-            if count > 0
-            for k in adding.get(name_key(name), ())
+        taken = [
+            key
+            for key in dict.fromkeys(name_key(n) for n, count in wargear.items() if count > 0)
+            if key in adding
         ]
+        if not taken:
+            return sheet
+        from app.engine.wh40k10e.army.offer import unavailable_choices  # offer imports us
+
+        hidden = unavailable_choices(sheet, detachment)
+        added = [k for key in taken if key not in hidden for k in adding[key]]
         return sheet.with_keywords(added) if added else sheet
 
     def roster_caps_of(self, sheet: Datasheet) -> dict[str, tuple[str, int]]:

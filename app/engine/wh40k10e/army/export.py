@@ -56,9 +56,13 @@ def export_text(
         lines.append(roster.detachment)
     grouped: dict[str, list[int]] = {s: [] for s in _SECTIONS}
     sheets = [catalogue.datasheet(u.datasheet, faction) for u in roster.units]
-    # with the keywords their taken choices add: a Tank Ace is a Character (ruling D22)
+    # as in the Detachment, with the keywords their taken choices add: a Tank Ace is a
+    # Character (ruling D22)
+    det = roster.detachment or None
     sheets = [
-        catalogue.with_choices(s, u.wargear) if s is not None else None
+        catalogue.with_choices(catalogue.datasheet_in(s, det), u.wargear, det)
+        if s is not None
+        else None
         for s, u in zip(sheets, roster.units, strict=True)
     ]
     for i, sheet in enumerate(sheets):

@@ -732,8 +732,9 @@ def validate(roster: Roster, catalogue: Catalogue) -> ValidationResult:
                 )
             sheet = catalogue.datasheet_in(sheet, det_name)
         if sheet is not None and unit.wargear:
-            # the keywords its taken choices add (a Tank Ace made a Character, ruling D22)
-            sheet = catalogue.with_choices(sheet, unit.wargear)
+            # the keywords its taken choices add (a Tank Ace made a Character, ruling D22),
+            # not those of a choice the Detachment makes unavailable (refused below)
+            sheet = catalogue.with_choices(sheet, unit.wargear, det_name)
         sheets.append(sheet)
         if sheet is None:
             near = closest(unit.datasheet, faction_names or [d.name for d in catalogue.datasheets])

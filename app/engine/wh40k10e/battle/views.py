@@ -13,6 +13,7 @@ the same :func:`~app.engine.wh40k10e.battle.rules.decide` that would accept or r
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from app.engine.match.codec import JsonObject, JsonValue, Tagged, to_json
 from app.engine.match.errors import Refusal
@@ -79,7 +80,7 @@ from app.engine.wh40k10e.battle.narrative_zones import support_fire_hint
 from app.engine.wh40k10e.battle.objectives import control, control_levels
 from app.engine.wh40k10e.battle.power_levels import may_declare
 from app.engine.wh40k10e.battle.rules import decide, shock_tests_pending
-from app.engine.wh40k10e.battle.setup import Seat, other
+from app.engine.wh40k10e.battle.setup import Seat, UnitSpec, other
 from app.engine.wh40k10e.battle.state import (
     BattleState,
     Formation,
@@ -97,35 +98,110 @@ def _seat(s: Seat | None) -> str | None:
     return None if s is None else str(s)
 
 
+# What a unit's view takes from its spec alone, and from its own state alone, built once per
+# spec and per unit state (both immutable: a changed unit is a new ``UnitState``, and most of a
+# battle's units do not change from one version to the next) rather than on every render
+# (issue 21: the write's answer, the other seat's refresh and every catch-up render each
+# version; the sorted keywords and abilities were most of a unit's cost). Keyed by the object's
+# identity, the object held in the entry (so that its id is not reused while the entry lives),
+# bounded: past the bound the table starts again. Lists are copied out on every render, so no
+# two views ever share a mutable value.
+_PARTS_MAX = 4096
+_spec_parts: dict[int, tuple[UnitSpec, tuple[Any, ...]]] = {}
+_state_parts: dict[int, tuple[UnitState, tuple[Any, ...]]] = {}
+
+
+def _spec_part(spec: UnitSpec) -> tuple[Any, ...]:
+    found = _spec_parts.get(id(spec))
+    if found is not None and found[0] is spec:
+        return found[1]
+    part: tuple[Any, ...] = (
+        spec.name,
+        spec.datasheet,
+        tuple(sorted(spec.keywords)),
+        tuple(sorted(str(a) for a in spec.abilities)),
+        spec.points,
+        spec.oc,
+        spec.leadership,
+        spec.wounds,
+        tuple(spec.max_wounds),
+    )
+    if len(_spec_parts) >= _PARTS_MAX:
+        _spec_parts.clear()
+    _spec_parts[id(spec)] = (spec, part)
+    return part
+
+
+def _state_part(u: UnitState) -> tuple[Any, ...]:
+    found = _state_parts.get(id(u))
+    if found is not None and found[0] is u:
+        return found[1]
+    part: tuple[Any, ...] = (
+        str(u.owner),
+        len(u.wounds),
+        u.models_alive,
+        tuple(u.wounds),
+        u.alive,
+        str(u.location),
+        None if u.reserve is None else str(u.reserve),
+        None if u.move is None else str(u.move),
+        tuple(sorted(u.targets)),
+        tuple(sorted(u.attacked)),
+        tuple(_weapons_used_items(u)),
+        tuple(sorted(str(e) for e in u.effects)),
+    )
+    if len(_state_parts) >= _PARTS_MAX:
+        _state_parts.clear()
+    _state_parts[id(u)] = (u, part)
+    return part
+
+
 def _unit_view(state: BattleState, unit_id: str) -> JsonObject:
     u = state.units[unit_id]
-    spec = state.specs[unit_id]
+    (name, datasheet, keywords, abilities, points, oc, leadership, wounds, max_wounds) = _spec_part(
+        state.specs[unit_id]
+    )
+    (
+        owner,
+        models,
+        models_alive,
+        u_wounds,
+        alive,
+        location,
+        reserve,
+        move,
+        targets,
+        attacked,
+        weapons_used,
+        effects,
+    ) = _state_part(u)
     return {
         "id": u.id,
-        "owner": str(u.owner),
-        "name": spec.name,
-        "datasheet": spec.datasheet,
-        "keywords": sorted(spec.keywords),
-        "abilities": sorted(str(a) for a in spec.abilities),
-        "points": spec.points,
-        "oc": spec.oc,
-        "leadership": spec.leadership,
-        "wounds_per_model": spec.wounds,
-        "max_wounds": list(spec.max_wounds),
-        "models": len(u.wounds),
-        "models_alive": u.models_alive,
-        "wounds": list(u.wounds),
-        "destroyed": not u.alive,
-        "location": str(u.location),
-        "reserve": None if u.reserve is None else str(u.reserve),
+        "owner": owner,
+        "name": name,
+        "datasheet": datasheet,
+        "keywords": list(keywords),
+        "abilities": list(abilities),
+        "points": points,
+        "oc": oc,
+        "leadership": leadership,
+        "wounds_per_model": wounds,
+        "max_wounds": list(max_wounds),
+        "models": models,
+        "models_alive": models_alive,
+        "wounds": list(u_wounds),
+        "destroyed": not alive,
+        "location": location,
+        "reserve": reserve,
         "embarked_in": u.embarked_in,
         "leader": u.leader,
         "bodyguard": u.bodyguard,
         "hover": u.hover,
         "battle_shocked": u.battle_shocked,
-        "below_half_strength": u.alive and state.below_half_strength(unit_id),
-        "engaged_with": list(state.engaged_units(unit_id)) if u.alive else [],
-        "move": None if u.move is None else str(u.move),
+        # these two read other units (the group's losses, who is still alive): every render
+        "below_half_strength": bool(alive) and state.below_half_strength(unit_id),
+        "engaged_with": list(state.engaged_units(unit_id)) if alive else [],
+        "move": move,
         "arrived": u.arrived,
         "cannot_charge": u.cannot_charge,
         "charge_moved": u.charge_moved,
@@ -133,22 +209,22 @@ def _unit_view(state: BattleState, unit_id: str) -> JsonObject:
         "shot": u.shot,
         "fought": u.fought,
         "charge_declared": u.charge_declared,
-        "targets": sorted(u.targets),
-        "attacked": sorted(u.attacked),
-        "weapons_used": _weapons_used(u),
+        "targets": list(targets),
+        "attacked": list(attacked),
+        "weapons_used": [{"unit": p, "weapon": w, "models": n} for p, w, n in weapons_used],
         "all_weapons_used": u.all_weapons_used,
-        "effects": sorted(str(e) for e in u.effects),
+        "effects": list(effects),
         "must_arrive": u.must_arrive,
         "transport_destroyed": u.transport_destroyed,
     }
 
 
-def _weapons_used(u: UnitState) -> list[JsonObject]:
+def _weapons_used_items(u: UnitState) -> list[tuple[str, str, int]]:
     """The weapons the unit has attacked with this phase, models summed per (part, weapon)."""
     used: dict[tuple[str, str], int] = {}
     for w in u.weapons_used:
         used[w.unit, w.weapon] = used.get((w.unit, w.weapon), 0) + w.models
-    return [{"unit": p, "weapon": w, "models": n} for (p, w), n in sorted(used.items())]
+    return [(p, w, n) for (p, w), n in sorted(used.items())]
 
 
 def render(state: BattleState, viewer: Viewer) -> JsonObject:

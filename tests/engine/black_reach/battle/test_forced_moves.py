@@ -53,6 +53,11 @@ def beaten(*ork_orders: str) -> tuple[BlackReachBattle, list[Any]]:
     new = battle.execute_json(
         {"type": "assault", "unit": TACTICAL, "target": BOYZ2}, A, dice=[6, 1, 1, 1]
     )
+    awaited = next((e.event for e in new if e.event.kind == "square_awaited"), None)
+    if awaited is not None:  # the Orks take the square offered first (rulings 142)
+        first = awaited.squares[0]
+        answer = {"type": "choose_square", "unit": awaited.unit, "x": first.x, "y": first.y}
+        new = [*new, *battle.execute_json(answer, B)]
     return battle, new
 
 

@@ -256,7 +256,8 @@ def play_turn_two(t: Table) -> list[Any]:
     # -- A1: the Sergeant (CV 2, Assaut +2) assaults the Boyz at (5,6) from (4,5). By hand:
     # best of [5, 3] = 5 + 2 + 2 = 9 against the Boyz (CV 2, Assaut +2, two dice with
     # Assaut): best of [2, 4] = 4 + 2 + 2 = 8. The attacker wins: the Boyz lose a step (flip),
-    # retreat straight back to (6,7), and the Sergeant takes their square.
+    # retreat straight back to (6,7) (their owner's choice among the open squares, rulings
+    # 142), and the Sergeant takes their square.
     events = t(
         A,
         {"type": "assault", "unit": SERGEANT, "target": BOYZ2, "path": path((3, 5), (4, 5))},
@@ -268,9 +269,11 @@ def play_turn_two(t: Table) -> list[Any]:
         "unit_moved",
         "assault_resolved",
         "steps_taken",
-        "forced_move",
-        "forced_move",
+        "square_awaited",
     ]
+    assert (events[4].squares[0].x, events[4].squares[0].y) == (6, 7)  # straight back first
+    moved = t(B, {"type": "choose_square", "unit": BOYZ2, "x": 6, "y": 7})
+    assert [e.kind for e in moved] == ["forced_move", "forced_move"]
     fight = events[2]
     assert (fight.attacker_total, fight.defender_total, fight.outcome) == (9, 8, "attacker_wins")
     assert fight.roll.values == (5, 3, 2, 4)

@@ -129,6 +129,9 @@ def test_an_assault_from_the_transports_square_is_offered_and_taken() -> None:
     assert "unit_moved" not in kinds  # no square of move before the assault: it is aboard
     resolved = next(e.event for e in decision.events if e.event.kind == "assault_resolved")
     assert (resolved.start.x, resolved.start.y) == (3, 3)
+    assert kinds[-1] == "square_awaited"  # the Orks' square, straight back offered first
+    answer = {"type": "choose_square", "unit": SHOOTAS, "x": 5, "y": 3}
+    decision = run(decision.state, B, answer, [])
     moves = [(e.event.unit, e.event.to.x, e.event.to.y) for e in decision.events
              if isinstance(e.event, ForcedMove)]  # fmt: skip
     # the shootas retreat straight back from (3, 3); the squad gets out into their square

@@ -205,13 +205,24 @@ def facing_the_shootas() -> BlackReachBattle:
     return battle
 
 
+def answered(battle: BlackReachBattle, new: Any) -> list[Any]:
+    """The events, the owner's square taken (the first offered) when the battle waits for it
+    (rulings 142)."""
+    awaited = next((e.event for e in new if e.event.kind == "square_awaited"), None)
+    if awaited is None:
+        return list(new)
+    first = awaited.squares[0]
+    answer = {"type": "choose_square", "unit": awaited.unit, "x": first.x, "y": first.y}
+    return [*new, *battle.execute_json(answer, B)]
+
+
 def test_a_tank_beating_infantry_takes_the_square_it_retreats_from() -> None:
     battle = facing_the_shootas()
     assert any(
         a["command"] == {**TANK_ON_SHOOTAS, "path": [], "supporters": []} for a in battle.actions(A)
     )
     # best of 6 and 1 + CV 3 + Assaut 1 = 10 against the shootas' best of 1 and 1 + 0 = 1
-    new = battle.execute_json(TANK_ON_SHOOTAS, A, dice=[6, 1, 1, 1])
+    new = answered(battle, battle.execute_json(TANK_ON_SHOOTAS, A, dice=[6, 1, 1, 1]))
     moves = [(e.event.unit, e.event.to.x, e.event.to.y, e.event.why) for e in new
              if isinstance(e.event, ForcedMove)]  # fmt: skip
     # the retreat straight back from the tank's front square (1, 3), then the tank in
@@ -226,7 +237,9 @@ def test_on_a_tie_the_tank_takes_the_square_and_pushes_the_infantry_aside() -> N
     battle = facing_the_shootas()
     # 1 + 3 + 1 = 5 against 5 + 0 = 5: a tie, no step [L1697-L1700]
     new = battle.execute_json(TANK_ON_SHOOTAS, A, dice=[1, 1, 5, 5])
-    assert [e.event.kind for e in new][-3:] == ["assault_resolved", "forced_move", "forced_move"]
+    assert [e.event.kind for e in new][-2:] == ["assault_resolved", "square_awaited"]
+    new = answered(battle, new)
+    assert [e.event.kind for e in new][-2:] == ["forced_move", "forced_move"]
     moves = [(e.event.unit, e.event.to.x, e.event.to.y, e.event.why) for e in new
              if isinstance(e.event, ForcedMove)]  # fmt: skip
     # the first free square next to it in reading order
@@ -240,7 +253,7 @@ def test_on_a_tie_the_tank_takes_the_square_and_pushes_the_infantry_aside() -> N
 def test_a_tank_beaten_by_infantry_takes_its_step_and_still_takes_the_square() -> None:
     battle = facing_the_shootas()
     # 5 against 6: the shootas win; the tank's location die 3 [L1676-L1685]
-    new = battle.execute_json(TANK_ON_SHOOTAS, A, dice=[1, 1, 6, 6, 3])
+    new = answered(battle, battle.execute_json(TANK_ON_SHOOTAS, A, dice=[1, 1, 6, 6, 3]))
     kinds = [e.event.kind for e in new]
     assert kinds.index("damage_located") < kinds.index("forced_move")
     assert anchor(battle, TANK) == (2, 3)

@@ -97,7 +97,12 @@ def test_the_same_tank_without_the_choice_is_refused_the_enhancement_and_the_war
 def test_the_choice_is_refused_outside_its_detachment_and_not_offered_there() -> None:
     ace = RosterUnit("Tank 1", wargear={ACE: 1}, warlord=True)
     result = validate(roster(ace, detachment=OTHER), catalogue())
-    assert [v.message_id for v in result.violations] == ["wargear-invalid.unavailable"]
+    # refused, and the tank is judged without it: no Character, so no Warlord (issue 17)
+    assert sorted(v.message_id for v in result.violations) == [
+        "no-character",
+        "wargear-invalid.unavailable",
+        "warlord-not-character",
+    ]
     sheet = catalogue().datasheet("Tank 1")
     assert sheet is not None
     assert unavailable_choices(sheet, OTHER) == frozenset({"ace crew"})
