@@ -28,8 +28,9 @@ def _extract() -> Catalog:
     """Every message the code and templates use, with where each is used."""
     pybabel = Path(sys.executable).parent / "pybabel"
     # on top of babel's default keywords (gettext, ngettext, pgettext...): the markers of
-    # module-level strings, translated when shown
-    keywords = ["-k", "lazy", "-k", "lazy_pgettext:1c,2"]
+    # module-level strings, translated when shown, and the engine's no-op marker (its refusals,
+    # translated by the pages that show them: app/engine/errors.py)
+    keywords = ["-k", "lazy", "-k", "lazy_pgettext:1c,2", "-k", "N_"]
     command = [str(pybabel), "extract", "-F", "babel.cfg", *keywords, "--sort-output"]
     with tempfile.TemporaryDirectory() as scratch:
         located = Path(scratch) / "messages.pot"

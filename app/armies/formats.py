@@ -718,13 +718,12 @@ def _json_item(
         unit.warlord = True
         return
     group = str(sel.get("group") or "").strip().casefold()
-    if (
-        key == "enhancement"
-        or key.endswith("enhancements")  # "Enhancements", "Headhunter Task Force Enhancements"
-        or group.endswith("enhancements")  # an item of such a group (New Recruit's "group")
-        or _primary(sel).casefold().startswith("enhancement")
-    ):
-        if kids:
+    # "Enhancements", "Headhunter Task Force Enhancements": a container of Enhancements
+    container = key == "enhancement" or key.endswith("enhancements")
+    # an item of such a group (New Recruit's "group"): the Enhancement itself, whatever it holds
+    item = not container and group.endswith("enhancements")
+    if container or item or _primary(sel).casefold().startswith("enhancement"):
+        if kids and not item:
             for ci, kid in enumerate(kids):
                 unit.enhancements.append(
                     (str(kid.get("name") or "").strip(), f"{path}.selections[{ci}]")

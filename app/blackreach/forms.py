@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from app.core.i18n import gettext as _
 from app.engine.black_reach.board import UnitClass
 from app.engine.black_reach.cards import MAX_CARD_TEXT
 from app.engine.black_reach.forces import (
@@ -75,6 +76,11 @@ class FormData:
     def __init__(self, single: Mapping[str, str], multi: Mapping[str, Sequence[str]]) -> None:
         self._single = single
         self._multi = multi
+        # what the form itself refuses (a field it cannot read without guessing), by field
+        self.problems: list[tuple[str, str]] = []
+
+    def refuse(self, name: str, message: str) -> None:
+        self.problems.append((name, message))
 
     def text(self, name: str) -> str:
         return self._single.get(name, "").strip()
@@ -121,15 +127,30 @@ def _put(target: dict[str, Any], key: str, value: Any) -> None:
         target[key] = value
 
 
-def _params(raw: str) -> dict[str, int | str]:
-    """``assault=2, limited_range=4``: the number or letter of each ability's symbol."""
+def _params(form: FormData, name: str, chosen: Sequence[str]) -> dict[str, int | str]:
+    """``assault=2, limited_range=4``: the number or letter of each ability's symbol. A part
+    the field cannot read without guessing (no ``=``, two of them, no id or no value, an id
+    given twice, an ability not chosen) is refused beside the field, never dropped."""
     out: dict[str, int | str] = {}
-    for part in raw.replace(";", ",").split(","):
-        name, sep, value = part.partition("=")
-        if sep and name.strip() and value.strip():
-            parsed = _number(value.strip())
-            if parsed is not None:
-                out[name.strip()] = parsed
+    for part in form.text(name).replace(";", ",").split(","):
+        if not part.strip():
+            continue
+        ident, sep, value = (p.strip() for p in part.partition("="))
+        if not (sep and ident and value) or "=" in value:
+            form.refuse(
+                name,
+                _("%(part)s: write each value as id=value, the values separated by commas")
+                % {"part": part.strip()},
+            )
+        elif ident in out:
+            form.refuse(name, _("%(id)s: its value is given twice") % {"id": ident})
+        elif ident not in chosen:
+            form.refuse(
+                name, _("%(id)s: a value for an ability that is not chosen") % {"id": ident}
+            )
+        else:
+            parsed = _number(value)
+            out[ident] = value if parsed is None else parsed
     return out
 
 
@@ -148,20 +169,19 @@ def _abilities_of(form: FormData, name: str, params_name: str, old: Any) -> list
     the order the item listed them (a browser sends the select's order), new ones after. The
     values field sent back as it was shown keeps each stored value exactly (a text value
     ``"3"`` stays a text, one with ``,`` or ``=`` in it stays whole)."""
-    typed = form.text(params_name)
-    if typed == _ability_params(old).strip():
+    before = [a.get("id") for a in _list(old) if isinstance(a, dict)]
+    chosen = sorted(
+        dict.fromkeys(form.values(name)),
+        key=lambda a: before.index(a) if a in before else len(before),
+    )
+    if form.text(params_name) == _ability_params(old).strip():
         params = {
             a["id"]: a["param"]
             for a in _list(old)
             if isinstance(a, dict) and a.get("param") is not None and "id" in a
         }
     else:
-        params = _params(typed)
-    before = [a.get("id") for a in _list(old) if isinstance(a, dict)]
-    chosen = sorted(
-        dict.fromkeys(form.values(name)),
-        key=lambda a: before.index(a) if a in before else len(before),
-    )
+        params = _params(form, params_name, chosen)
     return [{"id": a, "param": params[a]} if a in params else {"id": a} for a in chosen]
 
 
@@ -580,7 +600,7 @@ def scenario_from_form(form: FormData, existing: dict[str, Any] | None) -> dict[
             continue
         old = old_by_row[k] if k < len(old_by_row) and isinstance(old_by_row[k], dict) else {}
         objective = copy.deepcopy(old)
-        objective["id"] = ident
+        objective["id"] = _kept(form, f"{at}.id", old.get("id"))
         objective["squares"] = _squares(_rect(form, f"{at}.squares"), old.get("squares"))
         _put(objective, "vp", _number(form.text(f"{at}.vp")))
         _put(objective, "wins", True if form.text(f"{at}.wins") else None)
@@ -630,7 +650,7 @@ def _under(field: str, prefix: str) -> bool:
 
 
 def _face_fields() -> tuple[str, ...]:
-    names = ("kind", "dv", "mv", "cv", "abilities", "on_step_loss")
+    names = ("kind", "dv", "mv", "cv", "abilities", "params", "on_step_loss")
     return tuple(f"faces[{i}].{n}" for i in range(FORM_FACES) for n in names)
 
 

@@ -465,6 +465,10 @@ def _item_form(
     def on_error(_view: service.ContentView, problems: list[tuple[str, str]]) -> dict[str, Any]:
         return {kind: (fields, forms.locate(problems, prefix, kind))}
 
+    if form.problems:  # a field the form could not read without guessing: nothing saved
+        located = [(f"{prefix}.{field}", message) for field, message in form.problems]
+        fields.update({field: form.text(field) for field, _message in form.problems})
+        return _page(request, view, status_code=422, **on_error(view, located))
     # the id as saved, encoded: one with &, # or a line break still names its item
     ident = quote(str(item.get("id", "")), safe="")
     return _save(request, db, user, set_id, form, changes, on_error, f"?{kind}={ident}#{kind}-form")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from app.core.errors import Conflict, InvalidInput, NotFound
 from app.core.i18n import lazy
-from app.engine.errors import RollerError
+from app.engine.errors import Message, RollerError
 
 
 class RuleSystemNotFound(NotFound):
@@ -20,6 +20,10 @@ class InvalidCombatRequest(InvalidInput):
     """An attack the rules engine refuses (ProfileError) or a request over a size limit."""
 
     status, code, title = 422, "invalid-profile", lazy("Invalid attack profile")
+
+    # for each entry of ``errors``, the engine's message to translate on a page (None: the
+    # entry's English ``message`` is all there is); never part of the problem document
+    templates: tuple[Message | None, ...] = ()
 
 
 class TooManyDice(RollerError):

@@ -27,7 +27,7 @@ from app.combat.schemas import MAX_RESOLVE_DICE, MAX_SEED
 from app.core.i18n import gettext as _
 from app.engine import registry, systems
 from app.engine.combat import CombatAnalysis, CombatResolution, to_jsonable
-from app.engine.errors import DiceExhausted, EngineError, ProfileError, RollerError
+from app.engine.errors import DiceExhausted, EngineError, Message, ProfileError, RollerError
 from app.engine.registry import RuleSystem
 from app.engine.roller import Roller
 
@@ -113,6 +113,22 @@ def profile_errors(exc: ProfileError) -> list[dict[str, Any]]:
 
 def validation_errors(exc: ValidationError) -> list[dict[str, Any]]:
     """Pydantic's errors in the same shape (no ``body`` prefix in ``field``)."""
+    return _validation_errors(exc)[0]
+
+
+def _validation_errors(
+    exc: ValidationError,
+) -> tuple[list[dict[str, Any]], list[Message | None]]:
+    """Pydantic's errors (:func:`validation_errors`) and, for each, the engine's message a
+    validator passed in its context (``template``), if any."""
+    templates: list[Message | None] = []
+    for err in exc.errors():
+        template = (err.get("ctx") or {}).get("template")
+        templates.append(template if isinstance(template, Message) else None)
+    return _validation_entries(exc), templates
+
+
+def _validation_entries(exc: ValidationError) -> list[dict[str, Any]]:
     out = []
     for err in exc.errors():
         entry = field_error(".".join(str(part) for part in err["loc"]), err["msg"], err["type"])
@@ -127,14 +143,21 @@ def validation_errors(exc: ValidationError) -> list[dict[str, Any]]:
     return out
 
 
-def invalid(errors: list[dict[str, Any]]) -> InvalidCombatRequest:
+def invalid(
+    errors: list[dict[str, Any]], templates: Sequence[Message | None] = ()
+) -> InvalidCombatRequest:
+    """The 422 of ``errors``; ``templates`` (one per entry, when known) lets a page show each
+    engine message in the reader's language, the problem document staying as it is."""
     detail = "; ".join(f"{e['field'] or 'body'}: {e['message']}" for e in errors[:10])
-    return InvalidCombatRequest(detail, errors=errors)
+    refused = InvalidCombatRequest(detail, errors=errors)
+    if len(templates) == len(errors):
+        refused.templates = tuple(templates)
+    return refused
 
 
 def _engine_error(exc: EngineError, field: str = "") -> InvalidCombatRequest:
     if isinstance(exc, ProfileError):
-        return invalid(profile_errors(exc))
+        return invalid(profile_errors(exc), exc.templates)
     return invalid([field_error(field, str(exc), type(exc).__name__)])
 
 
@@ -150,7 +173,7 @@ def validate(system_id: str, payload: Mapping[str, Any]) -> dict[str, Any]:
     try:
         model = spec.request_model.model_validate(payload)
     except ValidationError as exc:
-        raise invalid(validation_errors(exc)) from None
+        raise invalid(*_validation_errors(exc)) from None
     return engine_payload(model)
 
 

@@ -27,6 +27,7 @@ from app.core.errors import InvalidInput
 from app.core.i18n import current_locale, lazy
 from app.core.i18n import gettext as _
 from app.core.ids import parse_int
+from app.engine.errors import Message
 from app.rulesets.names import display_name
 from app.web.nav import NavItem, add_nav
 from app.web.templating import htmx_redirect, is_htmx, render
@@ -107,7 +108,12 @@ def _url(path: str, query: list[tuple[str, str]]) -> str:
     return f"{path}?{urlencode(query)}" if query else path
 
 
-def _message(err: dict[str, Any]) -> str:
+def _message(err: dict[str, Any], template: Message | None = None) -> str:
+    if template is not None:  # the engine's message, in the reader's language
+        try:
+            return template.render(_)
+        except (KeyError, TypeError, ValueError):
+            pass
     msgid = _PYDANTIC_MESSAGES.get(str(err.get("type")))
     ctx = err.get("ctx") or {}
     if msgid:
@@ -119,9 +125,11 @@ def _message(err: dict[str, Any]) -> str:
 
 
 def _add_errors(state: FormState, form: CalculatorForm, exc: InvalidCombatRequest) -> None:
-    for err in exc.errors or []:
+    errors = exc.errors or []
+    templates = exc.templates if len(exc.templates) == len(errors) else (None,) * len(errors)
+    for err, template in zip(errors, templates, strict=True):
         path = [str(p) for p in err.get("loc", [])[1:]]
-        state.add_error(form.field_for(path), _message(err))
+        state.add_error(form.field_for(path), _message(err, template))
 
 
 def _validated(system_id: str, form: CalculatorForm, state: FormState) -> dict[str, Any] | None:

@@ -6,7 +6,39 @@ Every error the engine raises on bad input derives from :class:`EngineError` (it
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+
+
+def N_(message: str) -> str:
+    """Marks ``message`` as a message id for extraction (``make messages``) without translating
+    it: the engine never imports the i18n layer; a page translates :class:`Message` itself."""
+    return message
+
+
+@dataclass(frozen=True)
+class Message:
+    """A message id (English, with ``%(name)s`` placeholders) and its values, kept so that a
+    page can show it in the reader's language (:meth:`render`); ``str()`` is the English text.
+
+    A value may itself be a :class:`Message` (a refusal's reason, its advice): rendered, and
+    translated, first. Numbers are given as the engine writes them (``"100,000"``)."""
+
+    msgid: str
+    params: Mapping[str, object] = field(default_factory=dict)
+
+    def render(self, translate: Callable[[str], str] = N_) -> str:
+        """The text, each message id through ``translate`` (English when left out)."""
+        text = translate(self.msgid)
+        if not self.params:
+            return text
+        values = {
+            k: v.render(translate) if isinstance(v, Message) else v for k, v in self.params.items()
+        }
+        return text % values
+
+    def __str__(self) -> str:
+        return self.render()
 
 
 class EngineError(ValueError):
@@ -19,13 +51,36 @@ class ProfileError(EngineError):
     ``field`` is a dotted path the API can show (``"attacks[0].weapon.skill"``); ``message`` says
     what is wrong. ``errors`` lists every (field, message) problem found, this one first, so an
     API can report them all at once (see :meth:`collect`).
+
+    ``message`` may be a message id marked with :func:`N_` and its values given as keywords
+    (``ProfileError("models", N_("must be 1..%(most)s"), most=30)``), or a :class:`Message`:
+    ``message`` stays the English text, and ``templates`` keeps, for each problem of
+    ``errors``, the :class:`Message` a page translates (an unmarked text is its own id).
     """
 
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(f"{field}: {message}")
+    def __init__(self, field: str, message: str | Message, **params: object) -> None:
+        template = message if isinstance(message, Message) else Message(message, params)
+        text = str(template)
+        super().__init__(f"{field}: {text}")
         self.field = field
-        self.message = message
-        self.errors: tuple[tuple[str, str], ...] = ((field, message),)
+        self.message = text
+        self.errors: tuple[tuple[str, str], ...] = ((field, text),)
+        self.templates = (template,)
+
+    @property
+    def templates(self) -> tuple[Message, ...]:
+        """The :class:`Message` of each problem of ``errors``, in the same order (a problem
+        whose ``errors`` were set by hand, without templates, is its own English id)."""
+        kept = self._templates
+        if len(kept) == len(self.errors) and all(
+            str(t) == m for t, (_f, m) in zip(kept, self.errors, strict=True)
+        ):
+            return kept
+        return tuple(Message(m) for _f, m in self.errors)
+
+    @templates.setter
+    def templates(self, value: tuple[Message, ...]) -> None:
+        self._templates = tuple(value)
 
     def with_prefix(self, prefix: str) -> ProfileError:
         """The same error(s) with every field path prefixed (``"target" + ".save"``)."""
@@ -38,7 +93,11 @@ class ProfileError(EngineError):
             return f"{prefix}.{field}"
 
         return ProfileError.collect(
-            [ProfileError(join(f), m) for f, m in self.errors], error_class=type(self)
+            [
+                ProfileError(join(f), t)
+                for (f, _m), t in zip(self.errors, self.templates, strict=True)
+            ],
+            error_class=type(self),
         )
 
     @classmethod
@@ -47,14 +106,17 @@ class ProfileError(EngineError):
     ) -> ProfileError:
         """One error carrying every problem of ``problems`` (which must not be empty)."""
         flat: list[tuple[str, str]] = []
+        templates: list[Message] = []
         for problem in problems:
             flat.extend(problem.errors)
+            templates.extend(problem.templates)
         if not flat:
             raise ValueError("ProfileError.collect needs at least one problem")
         klass = error_class or cls
         err = ProfileError.__new__(klass)
-        ProfileError.__init__(err, flat[0][0], flat[0][1])
+        ProfileError.__init__(err, flat[0][0], templates[0])
         err.errors = tuple(flat)
+        err.templates = tuple(templates)
         if len(flat) > 1:
             err.args = ("; ".join(f"{f}: {m}" for f, m in flat),)
         return err

@@ -19,7 +19,7 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
 
-from app.core.db import DriverStatement
+from app.core.db import AFTER_COMMIT_HOOKS, DriverStatement
 from app.core.errors import AppError
 from app.engine.match import Envelope, StaleVersion, TaggedCodec
 from app.engine.match.game import GameStatus, MatchGame
@@ -44,7 +44,7 @@ log = logging.getLogger("auspex.matches")
 
 NOTIFY_CHANNEL = "auspex_matches"  # app.matches.events.CHANNEL listens to it
 
-_HOOKS = "auspex.matches.after_commit"
+_HOOKS = AFTER_COMMIT_HOOKS  # the key app.core.db's request sessions know of
 
 
 def _on_commit(session: Session) -> None:
@@ -63,14 +63,18 @@ def _on_rollback(session: Session, previous: Any) -> None:
         session.info.pop(_HOOKS, None)
 
 
+# Listened to on every session, once: listening on each writing session (as before) cost
+# more than the write's own ORM work (issue 21: ``event.listen`` builds the instance's own
+# dispatch); a session with no hooks pays one dict lookup per commit or rollback.
+sa_event.listen(Session, "after_commit", _on_commit)
+sa_event.listen(Session, "after_soft_rollback", _on_rollback)
+
+
 def after_commit(db: Session, hook: Callable[[], None]) -> None:
     """Run ``hook`` once the session's transaction commits (dropped if it rolls back)."""
     hooks = db.info.get(_HOOKS)
     if hooks is None:
         hooks = db.info[_HOOKS] = []
-        if not sa_event.contains(db, "after_commit", _on_commit):
-            sa_event.listen(db, "after_commit", _on_commit)
-            sa_event.listen(db, "after_soft_rollback", _on_rollback)
     hooks.append(hook)
 
 

@@ -244,9 +244,15 @@ def test_a_sides_tiles_keep_their_slots_order_and_repeats() -> None:
             {"tile": "mob", "slots": [{"option": "b"}]},
         ],
     }
-    scenario = {"id": "s", "sides": [{"id": "orks", "army": army}, {"id": "ultramarines"}]}
+    scenario = {
+        "id": "s",
+        "sides": [{"id": "orks", "army": army}, {"id": "ultramarines"}],
+        "objectives": [{"id": " hill ", "squares": [[1, 2]], "vp": 1}],
+    }
     fields = forms.scenario_fields(scenario)
-    assert forms.scenario_from_form(_as_sent(fields), scenario)["sides"][0]["army"] == army
+    again = forms.scenario_from_form(_as_sent(fields), scenario)
+    assert again["sides"][0]["army"] == army
+    assert again["objectives"][0]["id"] == " hill "  # its spaces kept, as shown
     fields["sides[0].tiles"] = ["boss", "new"]
     built = forms.scenario_from_form(_as_sent(fields), scenario)["sides"][0]["army"]
     assert built["tiles"] == [army["tiles"][1], {"tile": "new", "slots": []}]
@@ -327,3 +333,72 @@ def test_an_id_with_ampersand_and_hash_is_encoded_in_its_link_and_edits_itself(a
     assert alice.post(f"{path}/options", data=shown, follow_redirects=False).status_code == 303
     saved = [o for o in _forces(alice, path)["options"] if o["id"] == ident]
     assert [o["name"] for o in saved] == ["Odder"]
+
+
+# -- ability values the field cannot read without guessing ------------------------------------
+
+
+def test_ability_values_the_field_cannot_read_are_refused_not_dropped() -> None:
+    form = _typed(
+        {
+            "id": "c",
+            "faces[0].kind": "intact",
+            "faces[0].abilities": ["assault", "burst"],
+            "faces[0].params": "assault=2, junk ; =3, burst=, burst=1=2, nope=1, assault=4, ,",
+        }
+    )
+    built = forms.counter_from_form(form, None)
+    assert built["faces"][0]["abilities"] == [{"id": "assault", "param": 2}, {"id": "burst"}]
+    assert form.problems == [
+        ("faces[0].params", "junk: write each value as id=value, the values separated by commas"),
+        ("faces[0].params", "=3: write each value as id=value, the values separated by commas"),
+        ("faces[0].params", "burst=: write each value as id=value, the values separated by commas"),
+        (
+            "faces[0].params",
+            "burst=1=2: write each value as id=value, the values separated by commas",
+        ),
+        ("faces[0].params", "nope: a value for an ability that is not chosen"),
+        ("faces[0].params", "assault: its value is given twice"),
+    ]
+    zero = forms.FormData(
+        {"faces[0].kind": "intact", "faces[0].params": "assault=0"},
+        {"faces[0].abilities": ["assault"]},
+    )
+    assert forms.counter_from_form(zero, None)["faces"][0]["abilities"] == [
+        {"id": "assault", "param": 0}
+    ]
+    assert zero.problems == []
+
+
+def test_a_counters_unreadable_values_are_shown_beside_the_field_and_nothing_saved(
+    app: Any,
+) -> None:
+    alice = _browser(app)
+    path = _copy_sample(alice)
+    before = _forces(alice, path)
+    shown = _submitted(html(alice.get(f"{path}?counter=sample-ork-boyz")), "counter-form")
+    shown["faces[0].params"] = "assault=1, 2"
+    r = alice.post(f"{path}/counters", data=shown, follow_redirects=False)
+    assert r.status_code == 422
+    assert _beside(r, "counter-form", "faces[0].params") == [
+        "2: write each value as id=value, the values separated by commas"
+    ]
+    # the page shows what was typed, to correct it
+    assert _submitted(html(r), "counter-form")["faces[0].params"] == "assault=1, 2"
+    assert _forces(alice, path) == before
+
+
+def test_an_options_unreadable_values_are_shown_beside_its_abilities(app: Any) -> None:
+    alice = _browser(app)
+    path = _copy_sample(alice)
+    shown = _submitted(html(alice.get(f"{path}?option=sample-um-ammo")), "option-form")
+    shown.update(
+        {"equipment.grants": ["assault"], "equipment.grants.params": "assault=2, piercing=1"}
+    )
+    r = alice.post(f"{path}/options", data=shown, follow_redirects=False)
+    assert r.status_code == 422
+    assert _beside(r, "option-form", "equipment.grants") == [
+        "piercing: a value for an ability that is not chosen"
+    ]
+    stored = next(o for o in _forces(alice, path)["options"] if o["id"] == "sample-um-ammo")
+    assert "grants" not in stored["equipment"]

@@ -19,6 +19,7 @@ KEYWORDS = {
     "gettext": None,
     "ngettext": (1, 2),
     "lazy": None,
+    "N_": None,
     "lazy_pgettext": ((1, "c"), 2),
     "pgettext": ((1, "c"), 2),
     "npgettext": ((1, "c"), 2, 3),

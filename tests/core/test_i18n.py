@@ -26,6 +26,7 @@ def _extracted_msgids() -> set[tuple[str | None, str]]:
             "gettext": None,
             "ngettext": (1, 2),
             "lazy": None,
+            "N_": None,
             "lazy_pgettext": ((1, "c"), 2),
             "pgettext": ((1, "c"), 2),
             "npgettext": ((1, "c"), 2, 3),

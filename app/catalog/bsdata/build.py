@@ -72,7 +72,8 @@ ABILITIES_PROFILE = "abilities"
 TRANSPORT_PROFILE = "transport"
 CATEGORY_CHANGES = ("add", "remove", "set-primary")  # "set-primary" adds the category too
 # A choice's modifier adding a category with one of these scopes adds a keyword to the unit
-# that takes it (ruling D22).
+# that takes it; scope "parent" too when the choice's nearest selection above is the root
+# entry (ruling D22).
 UNIT_CATEGORY_SCOPES = frozenset({"root-entry", "unit"})
 RANGED_PROFILE = "ranged weapons"
 MELEE_PROFILE = "melee weapons"
@@ -684,11 +685,11 @@ class Builder:
             sheet.leaves.append(leaf)
             leaf.profile = next(iter(sheet.profiles), "")
             for child in self.children(root):
-                self.walk(child, sheet, leaf, comp, 1, path, in_choice=False)
+                self.walk(child, sheet, leaf, comp, 1, path, in_choice=False, at_root=True)
             root_cost, root_mods = 0.0, []
         else:
             for child in self.children(root):
-                self.walk(child, sheet, None, comp, 1, path, in_choice=False)
+                self.walk(child, sheet, None, comp, 1, path, in_choice=False, at_root=True)
             root_cost, root_mods = self.pts(root), self.cost_modifiers(root)
         return self.finish(sheet, root_cost, root_mods)
 
@@ -703,11 +704,14 @@ class Builder:
         *,
         in_choice: bool,
         optional: bool = False,
+        at_root: bool = False,
     ) -> None:
         """Walk one entry or group. ``in_choice``: inside an item of a wargear option (its
         mandatory parts belong to that item, not to the model's default wargear);
         ``optional``: inside an entry the unit may not take (a group's ``min`` there binds
-        only a unit that takes it, ruling D20)."""
+        only a unit that takes it, ruling D20); ``at_root``: the nearest selection above is
+        the root entry (groups are no selections), so a ``parent`` scope there is the unit
+        (ruling D22)."""
         if depth > self.limits.max_depth:
             self.report.warning(
                 IssueCode.TOO_DEEP,
@@ -766,7 +770,16 @@ class Builder:
                                 in_choice=in_choice,
                             )
                         continue
-                    self.walk(m, sheet, model, group, depth + 1, path, in_choice=in_choice)
+                    self.walk(
+                        m,
+                        sheet,
+                        model,
+                        group,
+                        depth + 1,
+                        path,
+                        in_choice=in_choice,
+                        at_root=at_root,
+                    )
                 return
             if self.constraint(node, "min") is None and self.constraint(node, "max") is None:
                 # A plain container (e.g. "Wargear"): its entries stand on their own.
@@ -780,12 +793,15 @@ class Builder:
                         path,
                         in_choice=in_choice,
                         optional=optional,
+                        at_root=at_root,
                     )
                 return
-            self.option(node, members, sheet, model, in_choice=in_choice or optional)
+            self.option(
+                node, members, sheet, model, in_choice=in_choice or optional, at_root=at_root
+            )
             default_id = node.default_selection_id()
             for m in members:
-                self.walk(m, sheet, model, comp, depth + 1, path, in_choice=True)
+                self.walk(m, sheet, model, comp, depth + 1, path, in_choice=True, at_root=at_root)
                 if (
                     model is not None
                     and not in_choice
@@ -825,7 +841,11 @@ class Builder:
             elif not mandatory and self._max(node) > 0:
                 most = self._option_max(node)
                 self.option_single(
-                    node, sheet, model, MAX_MODELS if most is None else min(most, MAX_MODELS)
+                    node,
+                    sheet,
+                    model,
+                    MAX_MODELS if most is None else min(most, MAX_MODELS),
+                    at_root=at_root,
                 )
         for child in self.children(node):
             self.walk(
@@ -1012,26 +1032,30 @@ class Builder:
                     out.extend(self.gives(m, depth + 1))
         return out or [node.name.strip()]
 
-    def choice(self, node: Node) -> _Choice:
+    def choice(self, node: Node, *, at_root: bool = False) -> _Choice:
+        """``node`` as a choice; ``at_root``: its nearest selection above is the root entry."""
         cap = self._option_max(node, ("unit",))  # raised by its modifiers (D16)
         return _Choice(
             node.name.strip(),
             self.gives(node, 0),
             int(self.pts(node)),
             cap,
-            self.adds(node),
+            self.adds(node, at_root=at_root),
             self.roster_limit(node),  # the most an army may take (D23)
         )
 
-    def adds(self, node: Node) -> tuple[str, ...]:
+    def adds(self, node: Node, *, at_root: bool = False) -> tuple[str, ...]:
         """The keywords a unit gains by taking ``node`` (ruling D22): its modifiers that add a
-        category to the unit (scope ``root-entry``), unconditioned or with conditions decided
+        category (``add`` or ``set-primary``) to the unit (scope ``root-entry`` or ``unit``;
+        ``parent`` too when ``at_root``, the nearest selection above ``node`` being the root
+        entry: a Chaos Space Marines Specialism), unconditioned or with conditions decided
         true here; Faction keywords and BattleScribe's plumbing categories are not read."""
         out: list[str] = []
         for m, groups in node.modifiers():
             if m.get("field") != "category" or m.get("type") not in ("add", "set-primary"):
                 continue
-            if (m.get("scope") or "") not in UNIT_CATEGORY_SCOPES:
+            scope = m.get("scope") or ""
+            if scope not in UNIT_CATEGORY_SCOPES and not (at_root and scope == "parent"):
                 continue
             if self.applies(m, groups, node.ids) is not True:
                 continue
@@ -1053,10 +1077,11 @@ class Builder:
         model: Leaf | None,
         *,
         in_choice: bool = False,
+        at_root: bool = False,
     ) -> None:
         choices: list[WargearChoice] = []
         for m in self._flatten(members, 0):
-            c = self.choice(m)
+            c = self.choice(m, at_root=at_root)  # a group is no selection: same parent
             if c.name and all(name_key(x.name) != name_key(c.name) for x in choices):
                 choices.append(
                     WargearChoice(
@@ -1112,10 +1137,12 @@ class Builder:
             elif name_key(m.name) != "warlord":
                 yield m
 
-    def option_single(self, node: Node, sheet: _Sheet, model: Leaf | None, limit: int) -> None:
+    def option_single(
+        self, node: Node, sheet: _Sheet, model: Leaf | None, limit: int, *, at_root: bool = False
+    ) -> None:
         if not node.name.strip():
             return
-        c = self.choice(node)
+        c = self.choice(node, at_root=at_root)
         if not c.keywords and not self._worth_offering(node):
             return
         sheet.options.append(

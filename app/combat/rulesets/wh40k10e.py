@@ -38,8 +38,12 @@ def _known_ability(text: str) -> str:
     try:
         parse_ability(text)
     except UnknownAbility as exc:
+        # the engine's message rides along (not a str: never in the problem document) for the
+        # page to show it in the reader's language (service.validation_errors)
         raise PydanticCustomError(
-            "unknown_ability", str(exc.message), {"suggestion": exc.suggestion}
+            "unknown_ability",
+            str(exc.message),
+            {"suggestion": exc.suggestion, "template": exc.templates[0]},
         ) from None
     return text
 

@@ -16,7 +16,7 @@ from functools import cache, lru_cache
 
 from app.engine.combat import CombatAnalysis, ExtraValue
 from app.engine.distributions import Dist
-from app.engine.errors import ProfileError
+from app.engine.errors import N_, Message, ProfileError
 from app.engine.pen import rolls
 from app.engine.pen.allocation import (
     State,
@@ -344,8 +344,13 @@ def _check_even_size(through: Dist, target: Unit) -> None:
     if work > MAX_EVEN_WORK:
         raise ProfileError(
             "target.models",
-            f"too large for an exact analysis ({target.models} models of {target.wounds} W "
-            f"taking up to {through.max} hits); analyse fewer shots or models at a time",
+            N_(
+                "too large for an exact analysis (%(models)s models of %(wounds)s W "
+                "taking up to %(hits)s hits); analyse fewer shots or models at a time"
+            ),
+            models=target.models,
+            wounds=target.wounds,
+            hits=through.max,
         )
 
 
@@ -500,30 +505,51 @@ def _check_size(plan: AttackPlan, through: Dist, groups: Sequence[SaveGroup]) ->
     raise ProfileError("target.models", _too_large(plan, hits, groups))
 
 
-def _too_large(plan: AttackPlan, hits: int, groups: Sequence[SaveGroup]) -> str:
+def _too_large(plan: AttackPlan, hits: int, groups: Sequence[SaveGroup]) -> Message:
     """The refusal of :func:`_check_size`, with the largest attack answered exactly."""
     target = plan.request.target
     assert isinstance(target, Unit)
     models, wounds = target.models, target.wounds
-    message = (
-        f"too large for an exact analysis ({models} models of {wounds} W taking up to {hits} "
-        f"hits in {len(groups)} separate allocations: wounds saved differently, such as "
-        "Rending's AP2 ones, are allocated one after the other)"
-    )
-    advice: list[str] = []
+    size_of = {"models": models, "wounds": wounds, "hits": hits, "groups": len(groups)}
+    advice: list[Message] = []
     attackers = plan.request.attacker.models
     per_model = -(-hits // attackers)  # the hits of one attacking model (they add up)
     size = (models, wounds, groups)
     answered = (k for k in range(attackers - 1, 0, -1) if _accepted(k * per_model, *size))
     most = next(answered, 0)
     if most:
-        advice.append(f"at most {most} of the {attackers} attacking models at a time")
+        advice.append(
+            Message(
+                N_("at most %(most)s of the %(attackers)s attacking models at a time"),
+                {"most": most, "attackers": attackers},
+            )
+        )
     fewer = next((m for m in range(models - 1, 1, -1) if _accepted(hits, m, *size[1:])), 0)
     if fewer:
-        advice.append(f"a target of at most {fewer} models")
+        advice.append(Message(N_("a target of at most %(fewer)s models"), {"fewer": fewer}))
     if not advice:
-        return f"{message}; analyse fewer shots or models at a time"
-    return f"{message}; it is answered exactly with {' or '.join(advice)}"
+        return Message(
+            N_(
+                "too large for an exact analysis (%(models)s models of %(wounds)s W taking up "
+                "to %(hits)s hits in %(groups)s separate allocations: wounds saved differently, "
+                "such as Rending's AP2 ones, are allocated one after the other); analyse fewer "
+                "shots or models at a time"
+            ),
+            size_of,
+        )
+    if len(advice) == 2:
+        answer = Message(N_("%(first)s or %(second)s"), {"first": advice[0], "second": advice[1]})
+    else:
+        answer = advice[0]
+    return Message(
+        N_(
+            "too large for an exact analysis (%(models)s models of %(wounds)s W taking up "
+            "to %(hits)s hits in %(groups)s separate allocations: wounds saved differently, "
+            "such as Rending's AP2 ones, are allocated one after the other); it is answered "
+            "exactly with %(answer)s"
+        ),
+        {**size_of, "answer": answer},
+    )
 
 
 def _sequential_allocations(
@@ -922,8 +948,11 @@ def _analyze_vehicle(plan: AttackPlan) -> CombatAnalysis:
     except _TooManyStates as err:
         raise ProfileError(
             "attacker.models",
-            f"too many possible vehicle states after {err.args[0]} hits for an exact "
-            "analysis; analyse fewer shots at a time",
+            N_(
+                "too many possible vehicle states after %(hits)s hits for an exact "
+                "analysis; analyse fewer shots at a time"
+            ),
+            hits=err.args[0],
         ) from None
     masked = False
     if max(len(layer) for layer, _t in layers) <= MAX_STATES_BEFORE_MASKS:

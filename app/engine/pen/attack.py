@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
-from app.engine.errors import ProfileError
+from app.engine.errors import N_, ProfileError
 from app.engine.pen import tables
 from app.engine.pen.codes import RollCode
 from app.engine.pen.names import RULE_INFO, Rule
@@ -310,7 +310,7 @@ def _template_hits(request: AttackRequest) -> int:
 def _ranged_hit_plan(request: AttackRequest) -> tuple[HitPlan, list[str]]:
     a, w, s = request.attacker, request.weapon, request.situation
     if s.indirect and not w.has(Rule.BARRAGE):
-        raise ProfileError("situation.indirect", "only barrage weapons fire indirectly [L646]")
+        raise ProfileError("situation.indirect", N_("only barrage weapons fire indirectly [L646]"))
     bs, mods, notes = shooting_bs(request)
     per_model = shots_per_model(request)
     shooters = 1 if w.type is WeaponType.GRENADE else a.models  # one thrower per squad [L498]
@@ -358,7 +358,8 @@ def _cover(request: AttackRequest, bs: int, *, uses_bs: bool) -> tuple[int | Non
     if s.target_hidden:
         if vehicle_or_mc:
             raise ProfileError(
-                "situation.target_hidden", "vehicles and monstrous creatures cannot hide [L1108]"
+                "situation.target_hidden",
+                N_("vehicles and monstrous creatures cannot hide [L1108]"),
             )
         assert isinstance(t, Unit)
         hidden = 1 if t.unit_type in (UnitType.BIKE, UnitType.JETBIKE) else 2
@@ -698,7 +699,11 @@ def _check_hits(hit: HitPlan) -> None:
     if most > MAX_HITS:
         raise ProfileError(
             "attacker.models",
-            f"up to {most} hits: at most {MAX_HITS} per analysis; analyse fewer models at a time",
+            N_(
+                "up to %(hits)s hits: at most %(most)s per analysis; analyse fewer models at a time"
+            ),
+            hits=most,
+            most=MAX_HITS,
         )
 
 
@@ -715,7 +720,9 @@ def plan_attack(request: AttackRequest) -> AttackPlan:
     request.validate()
     s, w = request.situation, request.weapon
     if s.smash and not request.attacker.has(Rule.SMASH):
-        raise ProfileError("situation.smash", "only models with Attaques smash can smash [L372]")
+        raise ProfileError(
+            "situation.smash", N_("only models with Attaques smash can smash [L372]")
+        )
     notes: list[str] = []
     if w.type is WeaponType.GRENADE:
         notes.append("grenade: a 1 to hit on the thrower's own squad is not counted [L498]")

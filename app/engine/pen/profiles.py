@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from app.engine.errors import ProfileError
+from app.engine.errors import N_, ProfileError
 from app.engine.pen.names import Rule, RuleRef, normalise
 from app.engine.pen.tables import DamageResult, Location
 
@@ -293,12 +293,18 @@ def _check_range(
 ) -> None:
     if value is None:
         if not optional:
-            problems.append(ProfileError(name, "is required"))
+            problems.append(ProfileError(name, N_("is required")))
         return
     if isinstance(value, bool) or not isinstance(value, int):
-        problems.append(ProfileError(name, f"must be an integer, got {value!r}"))
+        problems.append(
+            ProfileError(name, N_("must be an integer, got %(value)s"), value=repr(value))
+        )
     elif not lo <= value <= hi:
-        problems.append(ProfileError(name, f"must be {lo}..{hi}, got {value}"))
+        problems.append(
+            ProfileError(
+                name, N_("must be %(lo)s..%(hi)s, got %(value)s"), lo=lo, hi=hi, value=value
+            )
+        )
 
 
 def _raise(problems: Iterable[ProfileError]) -> None:
@@ -347,12 +353,14 @@ class Weapon:
         melee = self.kind is WeaponKind.MELEE
         if melee != (self.type is WeaponType.MELEE):
             problems.append(
-                ProfileError("type", "a melee weapon has type 'melee' and a ranged one does not")
+                ProfileError(
+                    "type", N_("a melee weapon has type 'melee' and a ranged one does not")
+                )
             )
         _check_range(problems, "shots", self.shots, 1, MAX_SHOTS, optional=False)
         _check_range(problems, "salvo_moved", self.salvo_moved, 1, MAX_SHOTS)
         if self.type is WeaponType.SALVO and self.salvo_moved is None:
-            problems.append(ProfileError("type", "a salvo weapon needs X/Y, e.g. 'salvo 2/4'"))
+            problems.append(ProfileError("type", N_("a salvo weapon needs X/Y, e.g. 'salvo 2/4'")))
         _check_range(problems, "strength", self.strength, 1, 10)
         _check_range(problems, "ap", self.ap, 1, 6)
         _check_range(problems, "strength_multiplier", self.strength_multiplier, 1, 2)
@@ -360,11 +368,15 @@ class Weapon:
         _check_range(problems, "wounds_on", self.wounds_on, 2, 6)
         _check_range(problems, "strength_vs_vehicles", self.strength_vs_vehicles, 1, 10)
         if melee and self.template is not None:
-            problems.append(ProfileError("template", "templates cannot be used in melee [L1219]"))
+            problems.append(
+                ProfileError("template", N_("templates cannot be used in melee [L1219]"))
+            )
         for i, prop in enumerate(self.properties):
             if prop.info.scope.value == "unit" and not prop.info.changes_attack_dice:
                 problems.append(
-                    ProfileError(f"properties[{i}]", f"{prop.info.french} is a unit rule")
+                    ProfileError(
+                        f"properties[{i}]", N_("%(name)s is a unit rule"), name=prop.info.french
+                    )
                 )
         _raise(problems)
 
@@ -524,30 +536,39 @@ class Vehicle:
             problems, "hull_points_lost", self.hull_points_lost, 0, MAX_HULL_POINTS, optional=False
         )
         if self.hull_points is not None and 0 < self.hull_points <= self.hull_points_lost:
-            problems.append(ProfileError("hull_points_lost", "the vehicle is already destroyed"))
+            problems.append(
+                ProfileError("hull_points_lost", N_("the vehicle is already destroyed"))
+            )
         for i, result in enumerate(self.results_this_turn):
             if result in NOT_REPEATED:
                 problems.append(
                     ProfileError(
                         f"results_this_turn[{i}]",
-                        f"{result.value} does not move down when repeated [L1460]: give "
-                        "Endommagé / Très endommagé as damage_bonus and hull_points_lost",
+                        N_(
+                            "%(result)s does not move down when repeated [L1460]: give "
+                            "Endommagé / Très endommagé as damage_bonus and hull_points_lost"
+                        ),
+                        result=result.value,
                     )
                 )
             elif result in FINAL_RESULTS:
                 problems.append(
-                    ProfileError(f"results_this_turn[{i}]", "the vehicle is already destroyed")
+                    ProfileError(f"results_this_turn[{i}]", N_("the vehicle is already destroyed"))
                 )
         if len(self.results_this_turn) > MAX_RESULTS_THIS_TURN:
             problems.append(
-                ProfileError("results_this_turn", f"at most {MAX_RESULTS_THIS_TURN} results")
+                ProfileError(
+                    "results_this_turn", N_("at most %(most)s results"), most=MAX_RESULTS_THIS_TURN
+                )
             )
         if self.models != 1:
             problems.append(
                 ProfileError(
                     "models",
-                    "split the shots between the vehicles before rolling [L1291]: "
-                    "analyse one vehicle",
+                    N_(
+                        "split the shots between the vehicles before rolling [L1291]: "
+                        "analyse one vehicle"
+                    ),
                 )
             )
         _raise(problems)
@@ -619,7 +640,7 @@ class Situation:
         )
         _check_range(problems, "engaged_enemies", self.engaged_enemies, 1, MAX_MODELS)
         if self.night and self.range_inches is None:
-            problems.append(ProfileError("range_inches", "night fighting needs the range"))
+            problems.append(ProfileError("range_inches", N_("night fighting needs the range")))
         _raise(problems)
 
 
@@ -661,25 +682,29 @@ class AttackRequest:
         a, w, t = self.attacker, self.weapon, self.target
         if self.melee:
             if a.ws is None:
-                problems.append(ProfileError("attacker.ws", "a melee attack needs the WS"))
+                problems.append(ProfileError("attacker.ws", N_("a melee attack needs the WS")))
             if w.strength is None and a.strength is None:
                 problems.append(
-                    ProfileError("attacker.strength", "a melee attack needs the strength")
+                    ProfileError("attacker.strength", N_("a melee attack needs the strength"))
                 )
         else:
             if a.bs is None and w.template is not Template.FLAME:
-                problems.append(ProfileError("attacker.bs", "a ranged attack needs the BS"))
+                problems.append(ProfileError("attacker.bs", N_("a ranged attack needs the BS")))
         if isinstance(t, Unit):
             if t.toughness is None:
-                problems.append(ProfileError("target.toughness", "is required"))
+                problems.append(ProfileError("target.toughness", N_("is required")))
             if self.melee and t.ws is None:
-                problems.append(ProfileError("target.ws", "a melee attack needs the target's WS"))
+                problems.append(
+                    ProfileError("target.ws", N_("a melee attack needs the target's WS"))
+                )
             if t.is_monstrous and t.models > 1:
                 problems.append(
                     ProfileError(
                         "target.models",
-                        "split the attacks between monstrous creatures before rolling [L1291]: "
-                        "analyse one model",
+                        N_(
+                            "split the attacks between monstrous creatures before rolling "
+                            "[L1291]: analyse one model"
+                        ),
                     )
                 )
         return problems

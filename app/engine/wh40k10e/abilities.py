@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from app.engine.dice import DiceExpr
-from app.engine.errors import DiceExpressionError, ProfileError
+from app.engine.errors import N_, DiceExpressionError, Message, ProfileError
 
 __all__ = [
     "Ability",
@@ -106,13 +106,24 @@ class Ability:
 class UnknownAbility(ProfileError):
     """An ability text that is not a core weapon ability (or is malformed)."""
 
-    def __init__(self, text: str, suggestion: str | None = None, *, reason: str = "") -> None:
+    def __init__(
+        self, text: str, suggestion: str | None = None, *, reason: str | Message = ""
+    ) -> None:
         if reason:
-            message = f"{reason} in weapon ability {text!r}"
+            message = Message(
+                N_("%(reason)s in weapon ability %(text)s"),
+                {
+                    "reason": reason if isinstance(reason, Message) else Message(reason),
+                    "text": repr(text),
+                },
+            )
         else:
-            message = f"unknown weapon ability {text!r}"
+            message = Message(N_("unknown weapon ability %(text)s"), {"text": repr(text)})
         if suggestion:
-            message += f"; did you mean {suggestion!r}?"
+            message = Message(
+                N_("%(problem)s; did you mean %(suggestion)s?"),
+                {"problem": message, "suggestion": repr(suggestion)},
+            )
         super().__init__("abilities", message)
         self.text = text
         self.suggestion = suggestion
@@ -217,21 +228,21 @@ def _suggest(folded: str) -> str | None:
 def parse_ability(text: str) -> Ability:
     """Parse one ability as written on a datasheet or in BattleScribe data."""
     if not isinstance(text, str):
-        raise UnknownAbility(repr(text), reason="expected text")
+        raise UnknownAbility(repr(text), reason=Message(N_("expected text")))
     if len(text) > MAX_ABILITY_TEXT:
-        raise UnknownAbility(text[:MAX_ABILITY_TEXT] + "...", reason="too long")
+        raise UnknownAbility(text[:MAX_ABILITY_TEXT] + "...", reason=Message(N_("too long")))
     folded = _fold(text)
     if not folded:
-        raise UnknownAbility(text, reason="empty text")
+        raise UnknownAbility(text, reason=Message(N_("empty text")))
 
     anti = _ANTI.match(folded)
     if anti is not None:
         threshold = int(anti["x"])
         keyword = normalise_keyword(anti["kw"])
         if not 2 <= threshold <= 6:
-            raise UnknownAbility(text, reason="the X of Anti-KEYWORD X+ must be 2..6")
+            raise UnknownAbility(text, reason=Message(N_("the X of Anti-KEYWORD X+ must be 2..6")))
         if not keyword or not re.fullmatch(r"[A-Z0-9' ]+", keyword):
-            raise UnknownAbility(text, reason="a keyword is needed")
+            raise UnknownAbility(text, reason=Message(N_("a keyword is needed")))
         return Ability(AbilityKind.ANTI, keyword=keyword, threshold=threshold)
 
     plain = folded.replace("-", " ")
@@ -245,14 +256,22 @@ def parse_ability(text: str) -> Ability:
         try:
             x = DiceExpr.parse(param["x"])
         except DiceExpressionError as exc:
-            raise UnknownAbility(text, reason=f"bad X ({exc.message})") from None
+            raise UnknownAbility(
+                text, reason=Message(N_("bad X (%(problem)s)"), {"problem": exc.message})
+            ) from None
         if x.max > MAX_X or x.max < 1:
-            raise UnknownAbility(text, reason=f"X must be between 1 and {MAX_X}")
+            raise UnknownAbility(
+                text, reason=Message(N_("X must be between 1 and %(most)s"), {"most": MAX_X})
+            )
         return Ability(kind, x=x)
     if plain in _WITH_PARAM:
         kind = _WITH_PARAM[plain]
         raise UnknownAbility(
-            text, f"{_DISPLAY[kind]} 1", reason=f"{_DISPLAY[kind]} needs its X (e.g. 1 or D3)"
+            text,
+            f"{_DISPLAY[kind]} 1",
+            reason=Message(
+                N_("%(ability)s needs its X (e.g. 1 or D3)"), {"ability": _DISPLAY[kind]}
+            ),
         )
     raise UnknownAbility(text, _suggest(folded))
 
@@ -277,6 +296,7 @@ def parse_abilities(texts: Iterable[str | Ability]) -> tuple[Ability, ...]:
         err.message = first.message
         err.field = f"abilities[{first_index}]"
         err.errors = tuple((f"abilities[{i}]", e.message) for i, e in problems)
+        err.templates = tuple(e.templates[0] for _i, e in problems)
         err.args = ("; ".join(f"{f}: {m}" for f, m in err.errors),)
         raise err
     return tuple(out)

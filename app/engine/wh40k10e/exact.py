@@ -64,7 +64,7 @@ from gmpy2 import bit_mask, divexact, gcd, mpz, unpack
 
 from app.engine.combat import CombatAnalysis, ExtraValue
 from app.engine.distributions import Dist, power_weights
-from app.engine.errors import ProfileError
+from app.engine.errors import N_, Message, ProfileError
 from app.engine.wh40k10e.allocation import Layout, ModelSlot
 from app.engine.wh40k10e.profiles import AttackEntry, CombatRequest, Situation
 from app.engine.wh40k10e.rules import (
@@ -202,22 +202,37 @@ def estimate_work(request: CombatRequest) -> int:
     return total * (1 + steps // 256)
 
 
-_SPLIT = "split it into smaller attacks (fewer models per line, or one weapon at a time)"
-_MIXED_FNP = (
-    "Devastating Wounds against models whose Feel No Pain differs within the bodyguard or "
-    "between its CHARACTERs: too many outcomes to follow in about a second"
+_SPLIT = Message(
+    N_("split it into smaller attacks (fewer models per line, or one weapon at a time)")
 )
-_MIXED_FNP_ADVICE = "analyse the models of each Feel No Pain separately, or fewer attacks at a time"
+_MIXED_FNP = Message(
+    N_(
+        "Devastating Wounds against models whose Feel No Pain differs within the bodyguard or "
+        "between its CHARACTERs: too many outcomes to follow in about a second"
+    )
+)
+_MIXED_FNP_ADVICE = Message(
+    N_("analyse the models of each Feel No Pain separately, or fewer attacks at a time")
+)
+_TOO_MANY_OUTCOMES = Message(N_("too many outcomes to follow in about a second"))
 
 
-def _too_large(detail: str, advice: str = _SPLIT) -> ProfileError:
+def _too_large(detail: Message, advice: Message = _SPLIT) -> ProfileError:
     return ProfileError(
-        "attacks", f"this attack is too large to analyse exactly ({detail}): {advice}"
+        "attacks",
+        N_("this attack is too large to analyse exactly (%(detail)s): %(advice)s"),
+        detail=detail,
+        advice=advice,
     )
 
 
 def _too_long() -> ProfileError:
-    return _too_large(f"its exact odds would be fractions of more than {MAX_EXACT_DIGITS:,} digits")
+    return _too_large(
+        Message(
+            N_("its exact odds would be fractions of more than %(digits)s digits"),
+            {"digits": f"{MAX_EXACT_DIGITS:,}"},
+        )
+    )
 
 
 def _check_digits(bits: int) -> None:
@@ -255,25 +270,35 @@ def _check_budget(request: CombatRequest) -> None:
         if n_max > MAX_ATTACKS_PER_ENTRY:
             raise ProfileError(
                 f"attacks[{i}].models",
-                f"up to {n_max} attacks; at most {MAX_ATTACKS_PER_ENTRY} per entry",
+                N_("up to %(attacks)s attacks; at most %(most)s per entry"),
+                attacks=n_max,
+                most=MAX_ATTACKS_PER_ENTRY,
             )
         if n_max * per_attack > MAX_HITS_PER_ENTRY:
             raise ProfileError(
                 f"attacks[{i}].weapon.abilities",
-                f"up to {n_max * per_attack} hits; at most {MAX_HITS_PER_ENTRY} per entry",
+                N_("up to %(hits)s hits; at most %(most)s per entry"),
+                hits=n_max * per_attack,
+                most=MAX_HITS_PER_ENTRY,
             )
     if total_attacks > MAX_TOTAL_ATTACKS or total_hits > MAX_TOTAL_HITS:
         raise ProfileError(
             "attacks",
-            f"up to {total_attacks} attacks and {total_hits} hits in all; at most "
-            f"{MAX_TOTAL_ATTACKS} attacks and {MAX_TOTAL_HITS} hits per request",
+            N_(
+                "up to %(attacks)s attacks and %(hits)s hits in all; at most "
+                "%(most_attacks)s attacks and %(most_hits)s hits per request"
+            ),
+            attacks=total_attacks,
+            hits=total_hits,
+            most_attacks=MAX_TOTAL_ATTACKS,
+            most_hits=MAX_TOTAL_HITS,
         )
     layout = Layout(request.target)
     if not _LineChain.applies(layout) and _PrefixSplitChain.applies(layout, request):
         return  # it checks its own cost from the kernel (_PrefixSplitChain._forward_cost)
     work = estimate_work(request)
     if work > WORK_BUDGET * PRECHECK_FACTOR:
-        raise _too_large("far too many outcomes to follow in about a second")
+        raise _too_large(Message(N_("far too many outcomes to follow in about a second")))
 
 
 def _live_counts(
@@ -423,7 +448,7 @@ class _Budget:
     def __init__(self) -> None:
         self.spent = 0
         # why the refusal, said to the player (set by :func:`analyze` for a known cause)
-        self.detail = "too many outcomes to follow in about a second"
+        self.detail = _TOO_MANY_OUTCOMES
         self.advice = _SPLIT
 
     def refuse(self) -> ProfileError:

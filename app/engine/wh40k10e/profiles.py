@@ -18,7 +18,7 @@ from enum import StrEnum
 from typing import Any, TypeVar
 
 from app.engine.dice import DiceExpr
-from app.engine.errors import DiceExpressionError, ProfileError
+from app.engine.errors import N_, DiceExpressionError, ProfileError
 from app.engine.wh40k10e.abilities import (
     Ability,
     AbilityKind,
@@ -93,9 +93,13 @@ _REROLL_RANK = {
 }
 
 
-def _check(cond: bool, field_name: str, message: str, problems: list[ProfileError]) -> None:
+def _check(
+    cond: bool, field_name: str, message: str, problems: list[ProfileError], **params: object
+) -> None:
+    """Adds the problem ``message`` (a message id when marked with ``N_``, its ``params``
+    given as keywords) unless ``cond`` holds."""
     if not cond:
-        problems.append(ProfileError(field_name, message))
+        problems.append(ProfileError(field_name, message, **params))
 
 
 def _raise_if(problems: list[ProfileError]) -> None:
@@ -132,20 +136,26 @@ class Weapon:
             p,
         )
         if self.skill is None and not self.has(AbilityKind.TORRENT):
-            p.append(ProfileError("skill", "only a Torrent weapon may have no skill"))
+            p.append(ProfileError("skill", N_("only a Torrent weapon may have no skill")))
         _check(_int_in(self.strength, 1, MAX_STRENGTH), "strength", f"must be 1..{MAX_STRENGTH}", p)
         _check(_int_in(self.ap, -6, 0), "ap", "must be 0 or negative (down to -6)", p)
         _check(self.range is None or _int_in(self.range, 1, 120), "range", "must be 1..120", p)
         kinds = [a.kind for a in self.abilities]
         for kind in set(kinds):
             if kind is not AbilityKind.ANTI and kinds.count(kind) > 1:
-                p.append(ProfileError("abilities", f"{kind.value} is given twice"))
+                p.append(
+                    ProfileError("abilities", N_("%(ability)s is given twice"), ability=kind.value)
+                )
         if self.kind is WeaponKind.MELEE:
             for a in self.abilities:
                 if a.kind in _RANGED_ONLY:
-                    p.append(ProfileError("abilities", f"{a} applies to ranged weapons only"))
+                    p.append(
+                        ProfileError(
+                            "abilities", N_("%(ability)s applies to ranged weapons only"), ability=a
+                        )
+                    )
         elif self.has(AbilityKind.EXTRA_ATTACKS):
-            p.append(ProfileError("abilities", "Extra Attacks applies to melee weapons only"))
+            p.append(ProfileError("abilities", N_("Extra Attacks applies to melee weapons only")))
         _raise_if(p)
 
     def has(self, kind: AbilityKind) -> bool:
@@ -258,12 +268,18 @@ class Target:
             _int_in(self.toughness, 1, MAX_TOUGHNESS), "toughness", f"must be 1..{MAX_TOUGHNESS}", p
         )
         _profile_checks(self, p)
-        _check(len(self.groups) <= MAX_GROUPS, "groups", f"at most {MAX_GROUPS} groups", p)
+        _check(
+            len(self.groups) <= MAX_GROUPS,
+            "groups",
+            N_("at most %(most)s groups"),
+            p,
+            most=MAX_GROUPS,
+        )
         names = [g.name for g in self.groups]
         _check(
             len(set(names)) == len(names) and "main" not in names,
             "groups",
-            "group names must be unique and not 'main' (the name of the main models)",
+            N_("group names must be unique and not 'main' (the name of the main models)"),
             p,
         )
         if not p:
@@ -271,8 +287,10 @@ class Target:
             _check(
                 total <= MAX_TOTAL_WOUNDS,
                 "wounds",
-                f"the unit has {total} wounds in all; at most {MAX_TOTAL_WOUNDS}",
+                N_("the unit has %(total)s wounds in all; at most %(most)s"),
                 p,
+                total=total,
+                most=MAX_TOTAL_WOUNDS,
             )
         _raise_if(p)
         object.__setattr__(self, "keywords", tuple(normalise_keyword(k) for k in self.keywords))
@@ -376,8 +394,10 @@ class CombatRequest:
                     p.append(
                         ProfileError(
                             f"attacks[{i}].weapon.abilities",
-                            "the target is not visible: only an Indirect Fire weapon can attack"
-                            " it [L2122–L2127]",
+                            N_(
+                                "the target is not visible: only an Indirect Fire weapon can "
+                                "attack it [L2122–L2127]"
+                            ),
                         )
                     )
         _raise_if(p)

@@ -25,7 +25,7 @@ from fractions import Fraction
 
 from app.engine.dice import DiceExpr
 from app.engine.distributions import Dist
-from app.engine.errors import ProfileError
+from app.engine.errors import N_, ProfileError
 from app.engine.roller import Roller
 
 __all__ = [
@@ -65,7 +65,7 @@ _2D6 = Dist.die(6) + Dist.die(6)
 def _count_dist(n: int, p_face: int, field: str) -> Dist:
     """Successes among ``n`` D6, each succeeding on ``p_face`` of the 6 faces."""
     if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= MAX_DICE_POOL:
-        raise ProfileError(field, f"must be 0..{MAX_DICE_POOL}")
+        raise ProfileError(field, N_("must be 0..%(most)s"), most=MAX_DICE_POOL)
     return Dist.binomial(n, Fraction(p_face, 6))
 
 
@@ -86,7 +86,7 @@ def charge_needed(distance: Fraction | float | int) -> int:
     """The roll needed to cover ``distance`` inches (a roll of r moves up to r inches)."""
     d = Fraction(distance)
     if d < 0 or d > 100:
-        raise ProfileError("distance", "must be 0..100 inches")
+        raise ProfileError("distance", N_("must be 0..100 inches"))
     return max(2, math.ceil(d))
 
 
@@ -120,7 +120,7 @@ def roll_charge(roller: Roller, distance: Fraction | float | int | None = None) 
 
 def _check_ld(leadership: int) -> None:
     if isinstance(leadership, bool) or not isinstance(leadership, int) or not 2 <= leadership <= 12:
-        raise ProfileError("leadership", "must be 2..12 (the number before '+')")
+        raise ProfileError("leadership", N_("must be 2..12 (the number before '+')"))
 
 
 def battle_shock_passes(total: int, leadership: int) -> bool:
@@ -223,7 +223,7 @@ def roll_deadly_demise(roller: Roller, x: str | int | DiceExpr, units: int) -> l
     """Mortal wounds for each of ``units`` units within 6" (all 0 unless the D6 is a 6)."""
     expr = x if isinstance(x, DiceExpr) else DiceExpr.parse(x)
     if isinstance(units, bool) or not 0 <= units <= 30:
-        raise ProfileError("units", "must be 0..30")
+        raise ProfileError("units", N_("must be 0..30"))
     u = roller.d6("Deadly Demise", stage="deadly_demise")
     ok = deadly_demise_triggers(u)
     roller.annotate(outcome="explodes" if ok else "no effect")
@@ -286,7 +286,7 @@ def tank_shock_dice(strength: int, toughness: int) -> int:
     """D6 rolled: the melee weapon's S, plus two if S > the enemy unit's T."""
     for name, v in (("strength", strength), ("toughness", toughness)):
         if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= 30:
-            raise ProfileError(name, "must be 1..30")
+            raise ProfileError(name, N_("must be 1..30"))
     return strength + (2 if strength > toughness else 0)
 
 
