@@ -22,6 +22,7 @@ Cases (each printed with our time and a ratio against a baseline measured in thi
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import sys
 import time
@@ -202,9 +203,13 @@ def bench_everything() -> None:
 
 
 def main() -> int:
+    # the figures are wall-clock times: a busy shared machine slows them (the ratios to the
+    # plain parse, measured in the same run, move less)
+    print("load average at start: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     bench_validation()
     bench_import()
     bench_everything()
+    print("load average at end: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     return 0
 
 

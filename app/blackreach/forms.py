@@ -30,6 +30,7 @@ from app.engine.black_reach.forces import (
     FaceKind,
     Faction,
     OptionType,
+    PoleBonus,
     PowerEffect,
     PsykerKind,
     Role,
@@ -51,6 +52,7 @@ PSYKERS: tuple[str, ...] = tuple(k.value for k in PsykerKind)
 SIGHTS: tuple[str, ...] = ("none", "clear", "clear_or_reduced")  # the loader's three
 ARMOUR_COLOURS: tuple[str, ...] = tuple(c.value for c in ArmourColour)
 SNIPER_EFFECTS: tuple[str, ...] = tuple(e.value for e in SniperEffect)
+POLE_BONUSES: tuple[str, ...] = tuple(b.value for b in PoleBonus)
 FORM_FACES = 2
 FORM_OBJECTIVES = 3
 FORM_SNIPER_ROWS = MAX_SNIPER_ROWS  # every row a tile's table may have
@@ -66,6 +68,7 @@ EQUIPMENT_NUMBERS = (
     "assault_bonus",
     "range",
     "hull_suppressed",
+    "aura",
 )
 ORDNANCE_NUMBERS = ("bluff_tokens", "special_tokens", "order_tokens", "extra_draw")
 
@@ -420,6 +423,10 @@ def _equipment(form: FormData, old: Any, needed: bool) -> dict[str, Any] | None:
     _put(block, "grants", grants or None)
     _put(block, "template", form.text("equipment.template"))
     _put(block, "armour_save", _armour_of(form, "equipment.armour_save"))
+    # a Boss Pole's bonuses (rulings 147): none chosen drops the key, but a stored [] stays
+    old_bonuses = block.get("bonuses")
+    bonuses = _chosen(form, "equipment.bonuses", old_bonuses)
+    _put(block, "bonuses", bonuses or ([] if old_bonuses == [] else None))
     return block if block or needed else None
 
 
@@ -508,6 +515,7 @@ def option_fields(option: Mapping[str, Any] | None) -> dict[str, Any]:
     fields["equipment.grants.params"] = _ability_params(grants)
     fields["equipment.template"] = _blank(equipment.get("template"))
     fields.update(_armour_fields(equipment.get("armour_save"), "equipment.armour_save"))
+    fields["equipment.bonuses"] = _list(equipment.get("bonuses"))
     ordnance = _dict(option.get("ordnance"))
     for key in ORDNANCE_NUMBERS:
         fields[f"ordnance.{key}"] = _blank(ordnance.get(key))
@@ -672,6 +680,7 @@ def _option_fields() -> tuple[str, ...]:
         "grants",
         "template",
         "armour_save",
+        "bonuses",
     )
     power = (
         "psyker",

@@ -165,6 +165,7 @@ def _page(
         "sights": forms.SIGHTS,
         "armour_colours": forms.ARMOUR_COLOURS,
         "sniper_effects": forms.SNIPER_EFFECTS,
+        "pole_bonuses": forms.POLE_BONUSES,
         "sniper_rows": range(forms.FORM_SNIPER_ROWS),
         "power_text_most": forms.POWER_TEXT,
         "equipment_numbers": forms.EQUIPMENT_NUMBERS,

@@ -52,7 +52,7 @@ def test_a_boss_pole_marker_through_the_api_and_from_the_page(
     assert r.json()["refusal"] == "bonus_needed"
     r = send(bob, match_id, {**command, "bonus": "grim"})
     assert r.status_code == 409, r.text
-    assert r.json()["refusal"] == "not_supported"
+    assert r.json()["refusal"] == "grim_after_the_roll"  # asked after a roll (rulings 153)
     r = send(alice, match_id, {**command, "bonus": "dakka"})
     assert r.status_code in (403, 409), r.text  # not her unit
     page = page_of(bob, match_id)
@@ -93,6 +93,9 @@ def test_a_kombi_weapon_from_the_page(
     assert "within 6 intercases of the shooter" in direct.text()
     # the B template's south-east square on the heavy bolter (5, 2): 3 + CV 3 vs DV 5
     after = post_form(bob, match_id, css, page=page, x="5", y="2", facing="N", dice="3")
+    assert after.css_first("#match-error") is None
+    # the pole's Grim may reroll the Nob's die (rulings 153): Bob keeps it
+    after = post_form(bob, match_id, "form.action-keep_roll", page=after)
     assert after.css_first("#match-error") is None
     said = lines(after)
     assert any("uses 1 A made-up kombi weapon marker(s)." in t for t in said), said

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
+from typing import cast
 from xml.etree.ElementTree import Element
 
 from app.catalog.bsdata.composition import (
@@ -148,6 +149,20 @@ class _Choice:
     max_in_roster: int | None = None
 
 
+class _Recorder:
+    """Stands for the :class:`Reporter` while a value is read once for the whole import: it
+    keeps the calls, which are replayed to each catalogue's reporter."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, tuple[object, ...], dict[str, object]]] = []
+
+    def warning(self, *args: object, **kwargs: object) -> None:
+        self.calls.append(("warning", args, kwargs))
+
+    def grouped(self, *args: object, **kwargs: object) -> None:
+        self.calls.append(("grouped", args, kwargs))
+
+
 class Builder:
     """Builds the catalogue of one primary (non-library) catalogue document."""
 
@@ -170,6 +185,22 @@ class Builder:
         # Which datasheets (by id) link each Enhancements group.
         self.enhancement_bearers: dict[tuple[str, str], set[str]] = {}
         self.walked: dict[str, _Walked] = {}
+        # what children() meets in a holder, by (holder, document): shared by the builders of
+        # one import (it does not read the primary catalogue, and reports nothing itself)
+        self._kids: dict[tuple[int, str], list[tuple[Node | None, Element | None]]] = ws.memo(
+            "children"
+        )
+        # _has_models(node, depth) by (entry, link, depth): (answer, work it cost), shared by
+        # the builders of one import when no link that does not resolve was met (those are
+        # reported per catalogue)
+        self._models: dict[tuple[int, int, int], tuple[bool, int]] = ws.memo("has-models")
+        self._unresolved_met = 0  # links met by children() that do not resolve
+        self._weapon_profiles: dict[
+            tuple[int, str, str, str, str],
+            tuple[
+                WeaponProfile | None, tuple[tuple[str, tuple[object, ...], dict[str, object]], ...]
+            ],
+        ] = ws.memo("weapon-profiles")
 
     # -- generic access ---------------------------------------------------------------
 
@@ -185,30 +216,61 @@ class Builder:
         if self.steps > self.limits.max_steps or self.sheet_steps > self.limits.max_steps_per_sheet:
             raise WorkLimitExceeded
 
+    def _charge(self, cost: int) -> None:
+        """Count ``cost`` units of work at once (a memoised answer is charged what computing
+        it cost), stopping where counting them one by one would have."""
+        room = min(
+            self.limits.max_steps - self.steps,
+            self.limits.max_steps_per_sheet - self.sheet_steps,
+        )
+        if cost > room:
+            self.steps += max(room, 0) + 1
+            self.sheet_steps += max(room, 0) + 1
+            raise WorkLimitExceeded
+        self.steps += cost
+        self.sheet_steps += cost
+
+    def _children_of(
+        self, holder: Element, doc: Document
+    ) -> list[tuple[Node | None, Element | None]]:
+        """What :meth:`children` meets in one holder, in order, resolved once: ``(node, None)``
+        for a child yielded, ``(None, link)`` for a link that does not resolve (resolved again
+        when met, to report it), ``(None, None)`` for a link to something else."""
+        key = (id(holder), doc.id)
+        found = self._kids.get(key)
+        if found is not None:
+            return found
+        items: list[tuple[Node | None, Element | None]] = []
+        for box_name, tag in (
+            ("selectionEntries", "selectionEntry"),
+            ("selectionEntryGroups", "selectionEntryGroup"),
+        ):
+            box = holder.find(box_name)
+            if box is not None:
+                items.extend((Node(child, doc), None) for child in box.findall(tag))
+        box = holder.find("entryLinks")
+        if box is not None:
+            for link in box.findall("entryLink"):
+                target = self.ws.resolve(link.get("targetId") or "", doc)
+                if target is None:
+                    items.append((None, link))
+                elif target[0].tag in ("selectionEntry", "selectionEntryGroup"):
+                    items.append((Node(target[0], target[1], link, doc), None))
+                else:
+                    items.append((None, None))
+        self._kids[key] = items
+        return items
+
     def children(self, node: Node) -> Iterator[Node]:
         self._step()
         for holder, doc in node.holders():
-            for box_name, tag in (
-                ("selectionEntries", "selectionEntry"),
-                ("selectionEntryGroups", "selectionEntryGroup"),
-            ):
-                box = holder.find(box_name)
-                if box is not None:
-                    for child in box.findall(tag):
-                        self._step()
-                        yield Node(child, doc)
-            box = holder.find("entryLinks")
-            if box is None:
-                continue
-            for link in box.findall("entryLink"):
+            for child, unresolved in self._children_of(holder, doc):
                 self._step()
-                target = self.resolve(link, doc)
-                if target is None:
-                    continue
-                elem, tdoc = target
-                if elem.tag not in ("selectionEntry", "selectionEntryGroup"):
-                    continue
-                yield Node(elem, tdoc, link, doc)
+                if child is not None:
+                    yield child
+                elif unresolved is not None:
+                    self._unresolved_met += 1
+                    self.resolve(unresolved, doc)  # reported the first time only
 
     def resolve(self, link: Element, doc: Document) -> tuple[Element, Document] | None:
         target_id = link.get("targetId") or ""
@@ -243,11 +305,13 @@ class Builder:
     def _hidden_elem(
         self, elems: list[Element], self_ids: frozenset[str], ctx: Context | None = None
     ) -> bool:
-        state = any(e.get("hidden") == "true" for e in elems)
+        state = False
         for e in elems:
-            for m, groups in iter_modifiers(e):
-                if m.get("field") != "hidden" or m.get("type") != "set":
-                    continue
+            if e.get("hidden") == "true":
+                state = True
+                break
+        for e in elems:
+            for m, groups in self.ws.hide_modifiers(e):
                 if self.applies(m, groups, self_ids, ctx) is True:
                     state = m.get("value") == "true"
         return state
@@ -472,6 +536,25 @@ class Builder:
         return weapon
 
     def weapon_profile(
+        self, el: Element, doc: Document, name: str, pkind: str, entry: str
+    ) -> WeaponProfile | None:
+        """The weapon profile of ``el``. Read once per import: the catalogues built after the
+        first get the same value and the same issues reported, in the same order."""
+        key = (id(el), doc.id, name, pkind, entry)
+        known = self._weapon_profiles.get(key)
+        if known is None:
+            real, recorder = self.report, _Recorder()
+            self.report = cast(Reporter, recorder)
+            try:
+                found = self._read_weapon_profile(el, doc, name, pkind, entry)
+            finally:
+                self.report = real
+            known = self._weapon_profiles[key] = (found, tuple(recorder.calls))
+        for method, args, kwargs in known[1]:
+            getattr(self.report, method)(*args, **kwargs)
+        return known[0]
+
+    def _read_weapon_profile(
         self, el: Element, doc: Document, name: str, pkind: str, entry: str
     ) -> WeaponProfile | None:
         ch = _characteristics(el)
@@ -936,9 +1019,7 @@ class Builder:
         """Whether a "hidden" modifier of ``node`` depends on what the builder does not know
         here (the Detachment, the rest of the roster, the bearer)."""
         for h, _ in node.holders():
-            for m, groups in iter_modifiers(h):
-                if m.get("field") != "hidden" or m.get("type") != "set":
-                    continue
+            for m, groups in self.ws.hide_modifiers(h):
                 if m.get("value") == "true" and self.applies(m, groups, node.ids) is None:
                     return True
         return False
@@ -1010,7 +1091,16 @@ class Builder:
             return False
         if not node.is_group and node.type == "model":
             return True
-        return any(self._has_models(m, depth + 1) for m in self.children(node))
+        key = (id(node.elem), id(node.link), depth)
+        known = self._models.get(key)
+        if known is not None:
+            self._charge(known[1])
+            return known[0]
+        before, met = self.steps, self._unresolved_met
+        found = any(self._has_models(m, depth + 1) for m in self.children(node))
+        if self._unresolved_met == met:
+            self._models[key] = (found, self.steps - before)
+        return found
 
     def gives(self, node: Node, depth: int) -> list[str]:
         """Weapon names an entry gives (itself, or the weapons inside it), else its name."""

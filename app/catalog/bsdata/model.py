@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
-from typing import Protocol
+from typing import Any, Protocol
 from xml.etree.ElementTree import Element
 
 from app.catalog.bsdata.files import Document
@@ -138,6 +138,13 @@ class Workspace:
             (d for d in self.docs.values() if d.kind == "gameSystem"), None
         )
         self._chains: dict[str, tuple[Document, ...]] = {}
+        self._resolved: dict[tuple[str, str], tuple[Element, Document] | None] = {}
+        self._hiding: dict[int, list[tuple[Element, tuple[Element, ...]]]] = {}
+        self._memos: dict[str, dict[Any, Any]] = {}
+        self.battle_size_labels: dict[str, str] | None = None  # see restrictions.battle_sizes
+        # each condition decided in a context without a counter: context -> id -> value (the
+        # data and such a context never change during an import)
+        self._decided: dict[Context, dict[int, Tri]] = {}
         self.category_names: dict[str, str] = {}
         self.hidden_categories: set[str] = set()  # e.g. flags such as "X is the Warlord"
         self.force_names: dict[str, str] = {}
@@ -193,11 +200,36 @@ class Workspace:
         return result
 
     def resolve(self, target_id: str, doc: Document) -> tuple[Element, Document] | None:
+        key = (target_id, doc.id)
+        try:
+            return self._resolved[key]
+        except KeyError:
+            pass
+        result: tuple[Element, Document] | None = None
         for d in self.chain(doc):
             found = d.ids.get(target_id)
             if found is not None:
-                return found, d
-        return None
+                result = (found, d)
+                break
+        self._resolved[key] = result
+        return result
+
+    def memo(self, name: str) -> dict[Any, Any]:
+        """A cache named ``name`` that lives as long as this import (keys may be ids of the
+        documents' elements, which live as long)."""
+        return self._memos.setdefault(name, {})
+
+    def hide_modifiers(self, elem: Element) -> list[tuple[Element, tuple[Element, ...]]]:
+        """The modifiers of ``elem`` that set ``hidden`` (see :func:`iter_modifiers`)."""
+        key = id(elem)
+        found = self._hiding.get(key)
+        if found is None:
+            found = self._hiding[key] = [
+                (m, groups)
+                for m, groups in iter_modifiers(elem)
+                if m.get("field") == "hidden" and m.get("type") == "set"
+            ]
+        return found
 
     def is_pts(self, cost_or_field: Element | str) -> bool:
         if isinstance(cost_or_field, str):
@@ -380,11 +412,63 @@ class Workspace:
 
     def conditions_of(self, holder: Element, ctx: Context, self_ids: frozenset[str]) -> Tri:
         """All of ``holder``'s conditions and condition groups."""
-        parts: list[Tri] = []
         conds = holder.find("conditions")
+        groups = holder.find("conditionGroups")
+        if conds is None and groups is None:
+            return True
+        if ctx.count is not None or self.census is not None:
+            return self._conditions_of(conds, groups, ctx, self_ids)
+        # Without a counter a condition does not read ``self_ids``: decided once per context.
+        if self._never is None:
+            self.never_selected()  # what conditions read, computed before any is memoised
+        table = self._decided.get(ctx)
+        if table is None:
+            table = self._decided[ctx] = {}
+        return self._memo_conditions_of(conds, groups, ctx, table)
+
+    def _memo_conditions_of(
+        self,
+        conds: Element | None,
+        groups: Element | None,
+        ctx: Context,
+        table: dict[int, Tri],
+    ) -> Tri:
+        """:meth:`_conditions_of` in a context without a counter, each condition decided once
+        (``table``: id of the condition -> its value in ``ctx``); stops at the first False."""
+        return all3(self._memo_parts(conds, groups, ctx, table))
+
+    def _memo_parts(
+        self,
+        conds: Element | None,
+        groups: Element | None,
+        ctx: Context,
+        table: dict[int, Tri],
+    ) -> Iterator[Tri]:
+        if conds is not None:
+            for c in conds.findall("condition"):
+                key = id(c)
+                try:
+                    yield table[key]
+                except KeyError:
+                    v = table[key] = self.condition(c, ctx, frozenset())
+                    yield v
+        if groups is not None:
+            for g in groups:
+                parts = self._memo_parts(
+                    g.find("conditions"), g.find("conditionGroups"), ctx, table
+                )
+                yield any3(parts) if g.get("type") == "or" else all3(parts)
+
+    def _conditions_of(
+        self,
+        conds: Element | None,
+        groups: Element | None,
+        ctx: Context,
+        self_ids: frozenset[str],
+    ) -> Tri:
+        parts: list[Tri] = []
         if conds is not None:
             parts.extend(self.condition(c, ctx, self_ids) for c in conds.findall("condition"))
-        groups = holder.find("conditionGroups")
         if groups is not None:
             parts.extend(self.condition_group(g, ctx, self_ids) for g in groups)
         return all3(parts)
@@ -426,29 +510,35 @@ class Workspace:
         return total
 
 
-def iter_modifiers(holder: Element) -> Iterator[tuple[Element, tuple[Element, ...]]]:
+def iter_modifiers(holder: Element) -> list[tuple[Element, tuple[Element, ...]]]:
     """Each modifier of ``holder`` with the modifier groups around it (whose conditions also
     apply), in document order."""
+    mods = holder.find("modifiers")
+    mgroups = holder.find("modifierGroups")
+    if mods is None and mgroups is None:
+        return []
+    out: list[tuple[Element, tuple[Element, ...]]] = []
+    _walk_modifiers(mods, mgroups, (), out)
+    return out
 
-    def walk(
-        el: Element, groups: tuple[Element, ...]
-    ) -> Iterator[tuple[Element, tuple[Element, ...]]]:
-        mods = el.find("modifiers")
-        if mods is not None:
-            for m in mods.findall("modifier"):
-                yield m, groups
-        mgroups = el.find("modifierGroups")
-        if mgroups is not None:
-            for g in mgroups.findall("modifierGroup"):
-                yield from walk(g, (*groups, g))
 
-    yield from walk(holder, ())
+def _walk_modifiers(
+    mods: Element | None,
+    mgroups: Element | None,
+    groups: tuple[Element, ...],
+    out: list[tuple[Element, tuple[Element, ...]]],
+) -> None:
+    if mods is not None:
+        out.extend((m, groups) for m in mods.findall("modifier"))
+    if mgroups is not None:
+        for g in mgroups.findall("modifierGroup"):
+            _walk_modifiers(g.find("modifiers"), g.find("modifierGroups"), (*groups, g), out)
 
 
 class Node:
     """A selection entry or group as reached (target element plus the link, if any)."""
 
-    __slots__ = ("doc", "elem", "link", "link_doc")
+    __slots__ = ("_constraints", "_holders", "_ids", "doc", "elem", "link", "link_doc")
 
     def __init__(
         self,
@@ -461,6 +551,9 @@ class Node:
         self.doc = doc
         self.link = link
         self.link_doc = link_doc
+        self._ids: frozenset[str] | None = None
+        self._holders: tuple[tuple[Element, Document], ...] | None = None
+        self._constraints: tuple[Element, ...] | None = None
 
     @property
     def is_group(self) -> bool:
@@ -472,10 +565,13 @@ class Node:
 
     @property
     def ids(self) -> frozenset[str]:
-        out = {self.id}
-        if self.link is not None and self.link.get("id"):
-            out.add(self.link.get("id") or "")
-        return frozenset(out)
+        ids = self._ids
+        if ids is None:
+            out = {self.id}
+            if self.link is not None and self.link.get("id"):
+                out.add(self.link.get("id") or "")
+            ids = self._ids = frozenset(out)
+        return ids
 
     @property
     def name(self) -> str:
@@ -495,9 +591,14 @@ class Node:
 
     def holders(self) -> tuple[tuple[Element, Document], ...]:
         """The elements whose children describe this node: the target, then the link."""
-        if self.link is None:
-            return ((self.elem, self.doc),)
-        return ((self.elem, self.doc), (self.link, self.link_doc or self.doc))
+        holders = self._holders
+        if holders is None:
+            if self.link is None:
+                holders = ((self.elem, self.doc),)
+            else:
+                holders = ((self.elem, self.doc), (self.link, self.link_doc or self.doc))
+            self._holders = holders
+        return holders
 
     def children_of(self, container: str, tag: str) -> Iterator[tuple[Element, Document]]:
         for holder, doc in self.holders():
@@ -506,12 +607,19 @@ class Node:
                 for child in box.findall(tag):
                     yield child, doc
 
-    def constraints(self) -> list[Element]:
-        return [c for c, _ in self.children_of("constraints", "constraint")]
+    def constraints(self) -> tuple[Element, ...]:
+        found = self._constraints
+        if found is None:
+            found = self._constraints = tuple(
+                c for c, _ in self.children_of("constraints", "constraint")
+            )
+        return found
 
-    def modifiers(self) -> Iterator[tuple[Element, tuple[Element, ...]]]:
-        for holder, _ in self.holders():
-            yield from iter_modifiers(holder)
+    def modifiers(self) -> list[tuple[Element, tuple[Element, ...]]]:
+        holders = self.holders()
+        if len(holders) == 1:
+            return iter_modifiers(holders[0][0])
+        return iter_modifiers(holders[0][0]) + iter_modifiers(holders[1][0])
 
     def category_ids(self) -> list[str]:
         return [

@@ -927,6 +927,8 @@ class RestrictionReader:
 
 def battle_sizes(ws: Workspace) -> dict[str, str]:
     """The game system's battle size entries: id -> the roster's label ("Strike Force")."""
+    if ws.battle_size_labels is not None:  # read once per import
+        return dict(ws.battle_size_labels)
     out: dict[str, str] = {}
     for d in ws.docs.values():
         for group in d.root.iter("selectionEntryGroup"):
@@ -937,6 +939,7 @@ def battle_sizes(ws: Workspace) -> dict[str, str]:
                 label = next((v for k, v in BATTLE_SIZE_WORDS.items() if k in name), None)
                 if label is not None and e.get("id"):
                     out[e.get("id") or ""] = label
+    ws.battle_size_labels = dict(out)
     return out
 
 

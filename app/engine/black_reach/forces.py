@@ -489,6 +489,9 @@ class Equipment:
     shot_bonus: int = 0  # Ammo: +1 to a Shooting Action's die (Alternative or not)
     assault_bonus: int = 0  # Rokkit Hammers: +1 to the assault roll
     hull_suppressed: int | None = None  # Grot Rigger: a Hull marker's Suppressed (1, not 2)
+    # a marker rerolls one roll, the holder's or the opponent's, after it is seen: Purity Seals
+    # [L2541-L2548] (the Boss Pole's Grim: ``bonuses``) (rulings 153)
+    reroll: bool = False
     # a Character's aura: the allied units within ``aura`` squares of him are served (Boss
     # Pole 3 [L2625-L2630], Waaagh! Banner 2 [L2685-L2689]); None: his tile's rule
     aura: int | None = None

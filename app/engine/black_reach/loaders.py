@@ -189,6 +189,7 @@ _EQUIPMENT = frozenset(
         "shot_bonus",
         "assault_bonus",
         "hull_suppressed",
+        "reroll",
         "aura",
         "bonuses",
     }
@@ -520,6 +521,7 @@ def _option(r: _Reader, raw: Any, where: str) -> RecruitmentOption | None:
                 if e.get("hull_suppressed") is not None
                 else None
             ),
+            reroll=r.flag(e, "reroll", at),
             aura=r.integer(e, "aura", at, 0, MAX_AURA) if e.get("aura") is not None else None,
             bonuses=_bonuses(r, e, at),
         )

@@ -32,6 +32,7 @@ from app.engine.black_reach import SYSTEM_ID
 from app.matches.pages import Choice, OptionField, PageInput, PagePost, PageSystem, generic
 from app.matches.pages import black_reach_cards as cards
 from app.matches.pages import black_reach_gear as gear
+from app.matches.pages import black_reach_rerolls as rerolls
 from app.matches.pages.black_reach_fire import (
     burst_weapons,
     share_candidates,
@@ -83,9 +84,12 @@ DICE_KINDS = frozenset(
         "grenade",
         "kombi",
         "demolish",
+        # a reroll's new dice and the dice after the roll (rulings 155)
+        "reroll",
+        "keep_roll",
     }
 )
-FIRE_KINDS = frozenset(DICE_KINDS - {"assault", "manifest"})
+FIRE_KINDS = frozenset(DICE_KINDS - {"assault", "manifest", "reroll", "keep_roll"})
 QUARTER_FACINGS = ("N", "E", "S", "W")  # a template turns by quarter turns
 UNDO_ANSWERS = frozenset({"approve_undo", "refuse_undo"})
 FACINGS = ("N", "NE", "E", "SE", "S", "SW", "W", "NW")
@@ -603,6 +607,8 @@ def _label(
     names: Mapping[str, str],
     where: tuple[int, int] | None = None,
 ) -> str:
+    if kind in rerolls.KINDS:  # a reroll's answer, a power used again or not
+        return rerolls.label(kind, cmd, names)
     unit = names.get(str(cmd.get("unit")), str(cmd.get("unit") or ""))
     target = names.get(str(cmd.get("target")), str(cmd.get("target") or ""))
     labels = {
@@ -1126,6 +1132,8 @@ def describe(ev: Mapping[str, Any], names: Mapping[str, str], sides: Mapping[str
         return cards.describe(ev, names, sides) or kind
     if kind in gear.EVENT_KINDS:
         return gear.describe(ev, names, _at) or kind
+    if kind in rerolls.EVENT_KINDS:
+        return rerolls.describe(ev, names, sides)
     if kind == "battle_created":
         return _("The battle is set up.")
     if kind == "unit_deployed":
@@ -1586,8 +1594,11 @@ def context(page: PageInput) -> dict[str, Any]:
     else:
         board, log = _board(page, page.seat, hot=False)
     names = _names(board.view, getattr(page.game, "state", None))
+    seats = board.view.get("seats") or {}
+    sides = {side: f"{page.names.get(seat) or seat} ({side})" for seat, side in seats.items()}
     return {
         "br": board,
+        "br_notice": rerolls.notice(board.view, names, sides),  # a roll waiting for a reroll
         "br_hot_offer": False,
         "br_content": source,
         "br_words": _Words(),

@@ -19,6 +19,7 @@ __all__ = [
     "Command",
     "ConfirmResult",
     "CreateBattle",
+    "DeclinePower",
     "Demolish",
     "DeployAboard",
     "DeployUnit",
@@ -30,6 +31,7 @@ __all__ = [
     "Flame",
     "Grenade",
     "Hold",
+    "KeepRoll",
     "KeptPower",
     "Kombi",
     "MaintainPowers",
@@ -43,6 +45,7 @@ __all__ = [
     "ReadyEquipment",
     "ReadyRepair",
     "RefuseUndo",
+    "Reroll",
     "ReserveMove",
     "ScoutMove",
     "Shoot",
@@ -461,6 +464,32 @@ class MaintainPowers(Command):
 
 
 @dataclass(frozen=True, slots=True)
+class Reroll(Command):
+    """The answer of the side asked about a roll: reroll it with one marker of ``option``
+    (Purity Seals, a Boss Pole's Grim) held by ``group``; the new result stands (rulings
+    153-155)."""
+
+    kind: ClassVar[str] = "reroll"
+    group: str
+    option: str
+
+
+@dataclass(frozen=True, slots=True)
+class KeepRoll(Command):
+    """The answer of the side asked about a roll: it stands, the command goes on."""
+
+    kind: ClassVar[str] = "keep_roll"
+
+
+@dataclass(frozen=True, slots=True)
+class DeclinePower(Command):
+    """A Librarian's Perils marker let him use the power again: his player does not
+    (rulings 157). To use it, send the ``manifest`` of that power again."""
+
+    kind: ClassVar[str] = "decline_power"
+
+
+@dataclass(frozen=True, slots=True)
 class ConfirmResult(Command):
     kind: ClassVar[str] = "confirm_result"
 
@@ -516,6 +545,9 @@ COMMAND_CODEC = TaggedCodec(
         MaintainPowers,
         ReadyRepair,
         ReadyEquipment,
+        Reroll,
+        KeepRoll,
+        DeclinePower,
         ConfirmResult,
         Undo,
         ApproveUndo,

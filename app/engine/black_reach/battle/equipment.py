@@ -18,8 +18,9 @@
 - **A Character's auras** (rulings 147-148): a Personalisation option with an ``aura`` serves
   every allied unit within that many squares of its tile's Character, himself included: the
   Boss Pole's markers (the owner names the ``bonus`` of each: Dakka +1 to a die, Boss an
-  automatic 4+ save, Zag +1 MV; Grim, a reroll, is refused) and the Waaagh! Banner's +1 to
-  the assault roll (:func:`banner_bonus`, where the units stand at the roll).
+  automatic 4+ save, Zag +1 MV; Grim, a reroll, is asked after the roll: ``rerolls``) and
+  the Waaagh! Banner's +1 to the assault roll (:func:`banner_bonus`, where the units stand at
+  the roll).
 - **Kombi Weapon** (rulings 150): a marker for one Alternative action, its Tir Direct (B) with
   a Portée Limitée of 6 intercases or its Lance-Flammes (M) (:func:`kombi_weapon`).
 """
@@ -233,7 +234,11 @@ def _pole_bonus(e: Equipment, bonus: str | None, count: int) -> str:
     if chosen not in e.bonuses:
         raise _refuse("bad_bonus", f"the bonus is one of {names}", RefusalKind.INPUT)
     if chosen is PoleBonus.GRIM:
-        raise _refuse("not_supported", "Grim (a reroll) is not played by the match yet")
+        raise _refuse(
+            "grim_after_the_roll",
+            "a Grim marker is not readied: its holder is asked after a roll it may reroll "
+            "(rulings 153, 156)",
+        )
     if chosen is PoleBonus.BOSS and count != 1:
         raise _refuse("one_save", "one Boss marker gives the armour save: ready one")
     return chosen.value

@@ -10,9 +10,9 @@ from typing import ClassVar
 
 from app.engine.black_reach.battle.commands import BurstShare, Step, WeaponShot
 from app.engine.black_reach.battle.setup import BattleSetup
-from app.engine.black_reach.battle.state import SecretOrder
+from app.engine.black_reach.battle.state import RerollAnswer, SecretOrder
 from app.engine.black_reach.turn import Token
-from app.engine.match.codec import TaggedCodec
+from app.engine.match.codec import RawJson, TaggedCodec
 from app.engine.match.dice import Roll
 from app.engine.match.events import UNDO_EVENTS, Event
 
@@ -45,11 +45,15 @@ __all__ = [
     "OrdersCommitted",
     "OrdersPlaced",
     "OverwatchAnswered",
+    "PowerAgainDeclined",
+    "PowerAgainOffered",
     "PowerLost",
     "PowerManifested",
     "PowersMaintained",
     "RepairReadied",
     "RepairUsed",
+    "RerollAnswered",
+    "RerollOffered",
     "ReserveEnded",
     "ResultConfirmed",
     "ScoutMoved",
@@ -701,6 +705,66 @@ class PowersMaintained(Event):
     dropped: tuple[str, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class RerollOffered(Event):
+    """A command stopped at a roll that ``side`` may reroll with a Purity Seal or a Grim
+    marker (rulings 153-155): the command (JSON) and its seat, every die it drew so far, in
+    order (``originals``: the first values of rerolled dice), the answers already given, the
+    roll offered (``at``: its dice indices) and the event it makes if kept (JSON). ``roll``:
+    the dice this batch drew, with their seed. Nothing of the command applies yet."""
+
+    kind: ClassVar[str] = "reroll_offered"
+    command: RawJson
+    actor: str
+    dice: tuple[int, ...]
+    originals: tuple[tuple[int, int], ...]
+    seeded: bool
+    answers: tuple[RerollAnswer, ...]
+    side: str
+    at: tuple[int, ...]
+    event: RawJson
+    roll: Roll
+
+
+@dataclass(frozen=True, slots=True)
+class RerollAnswered(Event):
+    """``side``'s answer to the roll offered: rerolled with a marker of ``group``'s
+    ``option`` (its new dice in ``values``; the marker used for good), or kept (``option``
+    empty). The command then goes on (its events follow in this batch), or stops at the next
+    roll offered. ``roll``: the dice this answer drew, the new ones first, with their seed."""
+
+    kind: ClassVar[str] = "reroll_answered"
+    side: str
+    at: int
+    group: str
+    option: str
+    values: tuple[int, ...]
+    roll: Roll
+
+    @property
+    def rerolled(self) -> bool:
+        return bool(self.option)
+
+
+@dataclass(frozen=True, slots=True)
+class PowerAgainOffered(Event):
+    """A Librarian's Perils marker let him use ``power`` again at once, paying its cost
+    [L2846-L2851]: the battle waits for his player (rulings 157)."""
+
+    kind: ClassVar[str] = "power_again_offered"
+    unit: str
+    power: str
+
+
+@dataclass(frozen=True, slots=True)
+class PowerAgainDeclined(Event):
+    """The Librarian's player did not use the power again (rulings 157)."""
+
+    kind: ClassVar[str] = "power_again_declined"
+    unit: str
+    power: str
+
+
 EVENT_CODEC = TaggedCodec(
     "event",
     (
@@ -758,6 +822,10 @@ EVENT_CODEC = TaggedCodec(
         UnitsJumped,
         JumpLanded,
         UnitSpotted,
+        RerollOffered,
+        RerollAnswered,
+        PowerAgainOffered,
+        PowerAgainDeclined,
         *UNDO_EVENTS,  # the log's undo bookkeeping: a log with an undo is stored and read back
     ),
 )

@@ -35,11 +35,15 @@ from app.engine.black_reach.battle.events import (
     OrdersCommitted,
     OrdersPlaced,
     OverwatchAnswered,
+    PowerAgainDeclined,
+    PowerAgainOffered,
     PowerLost,
     PowerManifested,
     PowersMaintained,
     RepairReadied,
     RepairUsed,
+    RerollAnswered,
+    RerollOffered,
     ReserveEnded,
     ResultConfirmed,
     ScoutingEnded,
@@ -68,6 +72,7 @@ from app.engine.black_reach.battle.setup import parse_setup
 from app.engine.black_reach.battle.state import (
     BattleState,
     PendingMove,
+    PendingReroll,
     PendingSquare,
     Stage,
     UnitState,
@@ -202,7 +207,43 @@ def _gear(state: BattleState, event: EquipmentReadied | EquipmentUsed) -> Battle
     return replace(state, gear_ready=ready, equipment_used=used)
 
 
+_Reroll = RerollOffered | RerollAnswered | PowerAgainOffered | PowerAgainDeclined
+
+
+def _reroll(state: BattleState, event: _Reroll) -> BattleState:
+    """A roll offered for a reroll, the answer (a marker used for good: rulings 153, 156), a
+    Librarian's power to use again or not (rulings 157)."""
+    if isinstance(event, RerollOffered):
+        command, shown = event.command, event.event
+        assert isinstance(command, dict)
+        assert isinstance(shown, dict)
+        pending = PendingReroll(
+            command,
+            event.actor,
+            event.dice,
+            event.originals,
+            event.seeded,
+            event.answers,
+            event.side,
+            event.at,
+            shown,
+        )
+        return replace(state, reroll=pending)
+    if isinstance(event, RerollAnswered):
+        state = replace(state, reroll=None)
+        if not event.rerolled:
+            return state
+        key = f"{event.group}|{event.option}"
+        used = {**state.equipment_used, key: state.equipment_used.get(key, 0) + 1}
+        return replace(state, equipment_used=used)
+    if isinstance(event, PowerAgainOffered):
+        return replace(state, again=(event.unit, event.power))
+    return replace(state, again=None)
+
+
 def evolve(state: BattleState, event: Event) -> BattleState:
+    if isinstance(event, _Reroll):
+        return _reroll(state, event)
     if isinstance(event, BattleCreated):
         return _created(state, event)
     if isinstance(event, UnitDeployed):
@@ -272,6 +313,8 @@ def evolve(state: BattleState, event: Event) -> BattleState:
         return replace(state, lost_powers=state.lost_powers | {(event.unit, event.power)})
     if isinstance(event, InitiativeKept):
         return replace(state, keep_initiative=event.side)
+    if isinstance(event, PowerManifested) and state.again is not None:
+        state = replace(state, again=None)  # the power used again (rulings 157)
     if isinstance(event, PowerManifested) and event.applies:
         # a persistent power leaves its marker; manifested again, the marker moves [L2753]
         marker = marker_from(state, event.unit, event.power, event.target, event.weapon)

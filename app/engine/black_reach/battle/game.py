@@ -27,11 +27,13 @@ from app.engine.black_reach.battle.commands import (
     DrawCards,
     Flame,
     Grenade,
+    KeepRoll,
     Kombi,
     Manifest,
     Move,
     PlaceOrders,
     RefuseUndo,
+    Reroll,
     Shoot,
     Snipe,
     TemplateFire,
@@ -107,6 +109,13 @@ def roll_identity(
     unit = unit if isinstance(unit, str) else ""
     if not unit and state.pending is not None:  # no En Alerte: the declared move's own rolls
         unit = state.pending.unit
+    answered: tuple[int, ...] = ()
+    if state.reroll is not None and command.kind in (Reroll.kind, KeepRoll.kind):
+        # the answer about a paused command's roll: its unit, and how many answers came
+        # before; "reroll" and "keep_roll" draw apart, so an answer undone and given the
+        # other way learns nothing of the dice it would have drawn (rulings 155)
+        unit = state.reroll.unit
+        answered = (len(state.reroll.answers),)
     return (
         SEED_SCHEME,
         "activation" if command.kind in ACTIVATION_KINDS else command.kind,
@@ -115,6 +124,7 @@ def roll_identity(
         seat or "",
         unit,
         state.rolls.get(unit, 0),
+        *answered,
     )
 
 

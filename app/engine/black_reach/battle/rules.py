@@ -58,6 +58,7 @@ from app.engine.black_reach.battle.commands import (
     ChooseSquare,
     ConfirmResult,
     CreateBattle,
+    DeclinePower,
     Demolish,
     DeployAboard,
     DeployUnit,
@@ -69,6 +70,7 @@ from app.engine.black_reach.battle.commands import (
     Flame,
     Grenade,
     Hold,
+    KeepRoll,
     Kombi,
     MaintainPowers,
     Manifest,
@@ -79,6 +81,7 @@ from app.engine.black_reach.battle.commands import (
     PlayCard,
     ReadyEquipment,
     ReadyRepair,
+    Reroll,
     ReserveMove,
     ScoutMove,
     Shoot,
@@ -124,9 +127,13 @@ from app.engine.black_reach.battle.events import (
     OrdersCommitted,
     OrdersPlaced,
     OverwatchAnswered,
+    PowerAgainDeclined,
+    PowerAgainOffered,
     PowerLost,
     PowerManifested,
     RepairUsed,
+    RerollAnswered,
+    RerollOffered,
     ReserveEnded,
     ResultConfirmed,
     ScoutingEnded,
@@ -164,10 +171,19 @@ from app.engine.black_reach.battle.powers import (
     warpath_bonus,
 )
 from app.engine.black_reach.battle.repairs import find_repair, ready_repair
+from app.engine.black_reach.battle.rerolls import (
+    Offers,
+    Pause,
+    ScriptRoller,
+    involved_units,
+    reroll_choices,
+    seeded,
+)
 from app.engine.black_reach.battle.setup import SEATS, BattleSetup, Deploy, parse_setup
 from app.engine.black_reach.battle.state import (
     BattleState,
     PendingMove,
+    RerollAnswer,
     SecretOrder,
     Stage,
     UnitState,
@@ -272,7 +288,7 @@ from app.engine.black_reach.turn import (
 )
 from app.engine.errors import ProfileError
 from app.engine.match.codec import JsonValue, Tagged, TaggedCodec
-from app.engine.match.dice import take_roll
+from app.engine.match.dice import Roll, take_roll
 from app.engine.match.errors import Refusal, RefusalKind
 from app.engine.match.events import Emitted, Event
 from app.engine.match.log import Decision
@@ -332,8 +348,12 @@ class _Out:
         self.card_uses: set[str] = set()  # units whose readied card bonus a roll counted
         self.gear_uses: set[tuple[str, str]] = set()  # (unit, marker option) a roll counted
         self.command: Tagged | None = None  # the command being decided
+        self.offers: Offers | None = None  # the rolls a side may reroll stop it (rulings 153)
 
     def emit(self, event: Event, audience: tuple[str, ...] | None = None) -> None:
+        if self.offers is not None:
+            dice = tuple(r.value for r in self.roller.records)
+            self.offers.check(self.state, event, audience, dice)
         before = self.state
         self.state = evolve(self.state, event)
         self.events.append(Emitted(event, audience))
@@ -931,7 +951,12 @@ def _able(u: UnitState, state: BattleState) -> None:
 
 def _after_activation(out: _Out) -> None:
     state = out.state
-    if state.stage is not Stage.BATTLE or state.pending is not None or state.placing is not None:
+    if (
+        state.stage is not Stage.BATTLE
+        or state.pending is not None
+        or state.again is not None
+        or state.placing is not None
+    ):
         return
     assert state.turn is not None
     specials_left = any(
@@ -3169,8 +3194,12 @@ def _draw(roller: Roller, n: int, label: str) -> int:
 def _manifest(out: _Out, command: Manifest, side: str) -> None:
     """Manifest a power: its cost in Suppressed markers on the psyker (a Weirdboy may put one
     of them on Ork infantry within 2 squares [L2874-L2889]), the Perils of the Warp test, then
-    the power unless the Perils cancel it [L2723-L2741], [L2808-L2918]."""
-    u = _reveal(out, command.unit, side)
+    the power unless the Perils cancel it [L2723-L2741], [L2808-L2918]. A Librarian whose
+    Perils marker let him use the power again manifests it with no token (rulings 157)."""
+    if out.state.again == (command.unit, command.power):
+        u = _own(out.state, command.unit, side)
+    else:
+        u = _reveal(out, command.unit, side)
     _able(u, out.state)
     at = None if command.x is None or command.y is None else Intercase(command.x, command.y)
     option, target = power_problem(
@@ -3210,7 +3239,7 @@ def _manifest(out: _Out, command: Manifest, side: str) -> None:
         pool = _perils_pool(out.state)
         if perils == LibrarianPerils.DRAW_MARKER:
             assert pool, "power_problem refuses a Librarian's power without a pool"
-            if out.roller.seed is None:  # dice by hand would choose the marker (rulings 124)
+            if not seeded(out.roller):  # dice by hand would choose the marker (rulings 124)
                 raise perils_by_hand()
             marker = pool[_draw(out.roller, len(pool), f"perils marker for {u.uid}") - 1]
     else:
@@ -3267,6 +3296,9 @@ def _manifest(out: _Out, command: Manifest, side: str) -> None:
     now = out.state.units[u.uid]
     if now.suppressed:
         out.emit(SuppressedRemoved(u.uid, now.suppressed))
+    if marker.effect is PerilsEffect.AGAIN and now.alive:
+        # he may at once use the same power again, paying its cost [L2846-L2851]
+        out.emit(PowerAgainOffered(u.uid, option.id))
 
 
 def _power_effect(out: _Out, effect: PowerEffect, side: str, target: UnitState | None) -> None:
@@ -3745,11 +3777,149 @@ def _confirm(out: _Out, seat: str) -> None:
 # -- the rule book ------------------------------------------------------------------------------
 
 
+def _acting(state: BattleState, command: Tagged) -> str:
+    """The unit a command acts with (a declared move's, for the answer to its En Alerte)."""
+    unit = getattr(command, "unit", "")
+    if isinstance(unit, str) and unit:
+        return unit
+    return state.pending.unit if state.pending is not None else ""
+
+
+_NO_OFFERS = (
+    CreateBattle,
+    DeployUnit,
+    EndDeployment,
+    PlaceOrders,
+    DrawCards,
+    MaintainPowers,
+    ConfirmResult,
+)
+MAX_NAME = 200  # a group's or an option's id in a command
+
+
+def _offers_for(
+    state: BattleState, command: Tagged, answers: tuple[RerollAnswer, ...]
+) -> Offers | None:
+    """What watches the command's rolls for a side that may reroll them (rulings 153)."""
+    if state.stage is not Stage.BATTLE or isinstance(command, _NO_OFFERS):
+        return None
+    return Offers(answers, _acting(state, command))
+
+
+def _offered(
+    state: BattleState,
+    command: Tagged,
+    actor: str,
+    pause: Pause,
+    originals: dict[int, int],
+    dice_seeded: bool,
+    answers: tuple[RerollAnswer, ...],
+    roll: Roll,
+) -> RerollOffered:
+    """The offer of the roll ``pause`` stopped at. The command is first decided to its end
+    with that roll kept and made-up dice after it: a command the rules refuse after the roll
+    is refused now, never left waiting for an answer it could not take."""
+    probe = ScriptRoller(pause.dice, originals, Roller(0), True)
+    _decide(state, command, actor, probe, None)
+    return RerollOffered(
+        COMMAND_CODEC.encode(command),
+        actor,
+        pause.dice,
+        tuple(sorted((i, v) for i, v in originals.items() if i < len(pause.dice))),
+        dice_seeded,
+        answers,
+        pause.offer.side,
+        pause.offer.at,
+        EVENT_CODEC.encode(pause.offer.event),
+        roll,
+    )
+
+
+def _answer(
+    state: BattleState, command: Reroll | KeepRoll, actor: str, dice: Roller
+) -> Decision[BattleState]:
+    """The side asked rerolls the roll offered (one marker, its new dice drawn first) or
+    keeps it; the paused command is then decided again from the same state with its dice read
+    back, and goes on past the roll, or stops at the next roll offered (rulings 153-155)."""
+    p = state.reroll
+    if p is None:
+        raise refuse("no_reroll", "no roll waits for a reroll")
+    side = state.side_of(actor)
+    if side != p.side:
+        raise refuse(
+            "not_asked", "the other side answers about this roll", kind=RefusalKind.FORBIDDEN
+        )
+    original = COMMAND_CODEC.decode(p.command)
+    script, originals = list(p.dice), dict(p.originals)
+    group = option = ""
+    values: tuple[int, ...] = ()
+    if isinstance(command, Reroll):
+        if len(command.group) > MAX_NAME or len(command.option) > MAX_NAME:
+            raise refuse("bad_option", "that name is too long", kind=RefusalKind.INPUT)
+        shown = EVENT_CODEC.decode(p.event)
+        choices = reroll_choices(state, side, involved_units(shown, _acting(state, original)))
+        if not any(c.group == command.group and c.option == command.option for c in choices):
+            raise refuse(
+                "no_such_reroll",
+                f"{command.option!r} of {command.group!r} has no marker left that may reroll "
+                "this roll",
+                option=command.option,
+            )
+        label = f"reroll with {command.option}"
+        values = tuple(dice.d6(label, stage="reroll") for _ in p.at)
+        for i, v in zip(p.at, values, strict=True):
+            originals.setdefault(i, script[i])
+            script[i] = v
+        group, option = command.group, command.option
+    answer = RerollAnswered(side, p.at[0], group, option, values, Roll(dice.seed, ()))
+    answers = (*p.answers, RerollAnswer(p.at[0], side, bool(option)))
+    after = evolve(state, answer)
+    roller = ScriptRoller(script, originals, dice, p.seeded)
+    try:
+        decision = _decide(after, original, p.actor, roller, _offers_for(after, original, answers))
+    except Pause as pause:
+        answer = replace(answer, roll=take_roll(dice, 0))
+        is_seeded = p.seeded and (not dice.records or dice.seed is not None)
+        offered = _offered(
+            after, original, p.actor, pause, originals, is_seeded, answers, Roll(dice.seed, ())
+        )
+        return Decision((Emitted(answer), Emitted(offered)), evolve(after, offered))
+    answer = replace(answer, roll=take_roll(dice, 0))
+    return Decision((Emitted(answer), *decision.events), decision.state)
+
+
+def _decline_power(out: _Out, side: str) -> None:
+    again = out.state.again
+    if again is None:
+        raise refuse("no_power_again", "no power waits to be used again")
+    _own(out.state, again[0], side)
+    out.emit(PowerAgainDeclined(*again))
+
+
 def decide(state: BattleState, command: Tagged, actor: str, dice: Roller) -> Decision[BattleState]:
     if actor not in SEATS:
         raise refuse("bad_seat", "only seats A and B act", kind=RefusalKind.FORBIDDEN)
+    if isinstance(command, Reroll | KeepRoll):
+        return _answer(state, command, actor, dice)
+    if state.reroll is not None:
+        raise refuse(
+            "waiting_reroll",
+            "a roll waits for the answer of the side asked: reroll it or keep it",
+            side=state.reroll.side,
+        )
+    try:
+        return _decide(state, command, actor, dice, _offers_for(state, command, ()))
+    except Pause as pause:
+        offered = _offered(state, command, actor, pause, {}, seeded(dice), (), take_roll(dice, 0))
+        return Decision((Emitted(offered),), evolve(state, offered))
+
+
+def _decide(
+    state: BattleState, command: Tagged, actor: str, dice: Roller, offers: Offers | None
+) -> Decision[BattleState]:
     out = _Out(state, dice)
     out.command = command
+    out.offers = offers
     if isinstance(command, CreateBattle):
         _create(out, command)
         return Decision(tuple(out.events), out.state)
@@ -3768,6 +3938,15 @@ def decide(state: BattleState, command: Tagged, actor: str, dice: Roller) -> Dec
     if state.pending is not None and not isinstance(command, Overwatch | PassOverwatch):
         raise refuse(
             "waiting_overwatch", "a declared move waits for the other side's En Alerte first"
+        )
+    if state.again is not None and not (
+        isinstance(command, DeclinePower)
+        or (isinstance(command, Manifest) and (command.unit, command.power) == state.again)
+    ):
+        raise refuse(
+            "waiting_power_again",
+            "the Librarian may use his power again first: manifest it again or decline",
+            unit=state.again[0],
         )
     match command:
         case DeployUnit():
@@ -3856,6 +4035,9 @@ def decide(state: BattleState, command: Tagged, actor: str, dice: Roller) -> Dec
             ready_equipment(out, command, side)
         case PlayCard():
             play_card(out, command, side)
+        case DeclinePower():
+            _decline_power(out, side)
+            _after_activation(out)
         case _:
             raise refuse(
                 "unknown_command",

@@ -19,7 +19,15 @@ from app.engine.black_reach.movement import BoardUnit, Placement
 from app.engine.black_reach.scenario import Scenario
 from app.engine.black_reach.turn import Phase, Token, TurnState, due
 
-__all__ = ["BattleState", "PowerMarker", "SecretOrder", "Stage", "UnitState"]
+__all__ = [
+    "BattleState",
+    "PendingReroll",
+    "PowerMarker",
+    "RerollAnswer",
+    "SecretOrder",
+    "Stage",
+    "UnitState",
+]
 
 
 class Stage(StrEnum):
@@ -160,6 +168,41 @@ class PowerMarker:
         return f"{self.psyker}|{self.power}"
 
 
+@dataclass(frozen=True, slots=True)
+class RerollAnswer:
+    """A side's answer to the offer of a roll (``at``: its first die's index in the paused
+    command's dice): rerolled with one of its markers, or kept (rulings 153-155)."""
+
+    at: int
+    side: str
+    rerolled: bool
+
+
+@dataclass(frozen=True)
+class PendingReroll:
+    """A command stopped at a roll that a side holding Purity Seals or a Boss Pole's Grim may
+    reroll (rulings 153-155): the command as sent (JSON) and its seat, the dice it drew so far
+    in order (a rerolled die with its new value; ``originals``: (index, first value)), whether
+    they all came from seeds, the answers given so far, and the offer: the side asked, the
+    roll's dice indices and the event the roll makes (JSON, shown to both sides)."""
+
+    command: Mapping[str, object]
+    actor: str
+    dice: tuple[int, ...]
+    originals: tuple[tuple[int, int], ...]
+    seeded: bool
+    answers: tuple[RerollAnswer, ...]
+    side: str
+    at: tuple[int, ...]
+    event: Mapping[str, object]
+
+    @property
+    def unit(self) -> str:
+        """The unit of the paused command (its roll identity, its page label)."""
+        unit = self.command.get("unit")
+        return unit if isinstance(unit, str) else ""
+
+
 @dataclass(frozen=True)
 class BattleState:
     stage: Stage = Stage.SETUP
@@ -207,6 +250,11 @@ class BattleState:
     # and the board edges the first of a pair came back by (the Weirdboy -> edges)
     jumped: Mapping[str, tuple[str, int]] = field(default_factory=dict)
     jump_edges: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # a command stopped at a roll a side may reroll, waiting for its answer (rulings 153)
+    reroll: PendingReroll | None = None
+    # a Librarian's Perils marker "use the power again": (psyker, power) waiting for its
+    # player to manifest it once more or not (rulings 157)
+    again: tuple[str, str] | None = None
 
     # -- helpers ------------------------------------------------------------------------------
 
@@ -245,6 +293,10 @@ class BattleState:
         Reserve phase; ``None`` in the Order phase (both place at once) and once ended."""
         if self.scouting:
             return self.seat_of(self.scouting[0])
+        if self.reroll is not None and self.stage is Stage.BATTLE:
+            return self.seat_of(self.reroll.side)
+        if self.again is not None and self.stage is Stage.BATTLE:
+            return self.seat_of(self.units[self.again[0]].side)
         turn = self.turn
         if turn is None or self.stage is not Stage.BATTLE:
             return None

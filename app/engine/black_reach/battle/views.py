@@ -26,6 +26,7 @@ from app.engine.black_reach.battle.commands import (
     Burst,
     ChooseSquare,
     ConfirmResult,
+    DeclinePower,
     Demolish,
     DeployAboard,
     DeployUnit,
@@ -37,6 +38,7 @@ from app.engine.black_reach.battle.commands import (
     Flame,
     Grenade,
     Hold,
+    KeepRoll,
     Kombi,
     MaintainPowers,
     Manifest,
@@ -47,6 +49,7 @@ from app.engine.black_reach.battle.commands import (
     PlayCard,
     ReadyEquipment,
     ReadyRepair,
+    Reroll,
     ReserveMove,
     ScoutMove,
     Shoot,
@@ -60,11 +63,12 @@ from app.engine.black_reach.battle.equipment import (
     marker_options,
     markers_free,
 )
-from app.engine.black_reach.battle.events import UnitMoved
+from app.engine.black_reach.battle.events import EVENT_CODEC, UnitMoved
 from app.engine.black_reach.battle.evolve import evolve, placement_of
 from app.engine.black_reach.battle.grenades import grenade_options, markers_left
 from app.engine.black_reach.battle.jump import landing_problem, waiting_jumpers
 from app.engine.black_reach.battle.offers import flame_origins, moving_fire_targets, moving_guns
+from app.engine.black_reach.battle.rerolls import involved_units, reroll_choices
 from app.engine.black_reach.battle.rules import (
     PLAYED_POWERS,
     TARGETED_POWERS,
@@ -253,6 +257,10 @@ def render(state: BattleState, viewer: Viewer) -> JsonObject:
             "why": state.placing.why,
             "squares": [[st.x, st.y] for st in state.placing.squares],
         },
+        "reroll": _reroll_view(state),  # a roll waiting for a reroll or not (rulings 153)
+        "power_again": None  # a Librarian may use his power again (rulings 157)
+        if state.again is None
+        else {"unit": state.again[0], "power": state.again[1]},
         "units": [_unit_view(state, u, side) for u in state.units.values()],
         "groups": [
             {
@@ -273,6 +281,39 @@ def render(state: BattleState, viewer: Viewer) -> JsonObject:
         "winner": state.winner,
         "reason": state.reason,
         "confirmed": sorted(state.confirmed),
+    }
+
+
+def _reroll_choices(state: BattleState) -> list[JsonObject]:
+    p = state.reroll
+    assert p is not None
+    shown = EVENT_CODEC.decode(p.event)
+    unit = p.unit or (state.pending.unit if state.pending is not None else "")
+    return [
+        {"group": c.group, "option": c.option, "left": c.left}
+        for c in reroll_choices(state, p.side, involved_units(shown, unit))
+    ]
+
+
+def _reroll_view(state: BattleState) -> JsonObject | None:
+    """The roll a command stopped at (public: both sides saw the dice): the side asked, the
+    command's kind and unit, the roll's event as it stands if kept (its kind, unit, target,
+    outcome), the dice of the roll and the markers the side asked may use."""
+    p = state.reroll
+    if p is None:
+        return None
+    dice = [p.dice[i] for i in p.at]
+    event = dict(p.event)
+    return {
+        "side": p.side,
+        "command": p.command.get("type"),
+        "unit": p.unit,
+        "event": event.get("type"),
+        "roller": event.get("unit"),
+        "target": event.get("target"),
+        "outcome": event.get("outcome") or event.get("perils") or event.get("saved"),
+        "values": dice,
+        "choices": _reroll_choices(state),
     }
 
 
@@ -391,8 +432,12 @@ def _cmd(command: object) -> JsonObject:
 def legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
     """The commands ``seat`` may send now (moves with the squares they may end on), and the
     Action cards it may play."""
-    actions = _legal_actions(state, seat)
     side = state.seats.get(seat)
+    if state.stage is Stage.BATTLE and side is not None and state.reroll is not None:
+        return _reroll_actions(state, side)
+    if state.stage is Stage.BATTLE and side is not None and state.again is not None:
+        return _again_actions(state, side)
+    actions = _legal_actions(state, seat)
     if (
         state.stage is not Stage.BATTLE
         or side is None
@@ -408,6 +453,31 @@ def legal_actions(state: BattleState, seat: str) -> list[JsonObject]:
         + _repair_actions(state, side)
         + _equipment_actions(state, side, actions)
     )
+
+
+def _reroll_actions(state: BattleState, side: str) -> list[JsonObject]:
+    """A roll waits for a reroll: the side asked rerolls it with one of its markers
+    (``markers``: the option's markers left) or keeps it; nothing else (rulings 153)."""
+    p = state.reroll
+    if p is None or p.side != side:
+        return []
+    out: list[JsonObject] = [
+        {"command": _cmd(Reroll(c["group"], c["option"])), "markers": c["left"]}
+        for c in _reroll_choices(state)
+    ]
+    return [*out, {"command": _cmd(KeepRoll())}]
+
+
+def _again_actions(state: BattleState, side: str) -> list[JsonObject]:
+    """A Librarian may use his power again (rulings 157): that power's manifestations he may
+    make now (its targets, its Perils odds), or decline."""
+    assert state.again is not None
+    uid, power = state.again
+    u = state.units[uid]
+    if u.side != side:
+        return []
+    mine = [a for a in _powers(state, u) if a["command"].get("power") == power]
+    return [*mine, {"command": _cmd(DeclinePower())}]
 
 
 def _equipment_actions(
@@ -451,7 +521,8 @@ def _pole_entries(
 ) -> list[JsonObject]:
     """A Boss Pole's markers for a unit in its Character's aura: Dakka (never in the Reserve
     phase, where no die it changes is rolled), Boss (one marker gives the save) and Zag (to
-    a unit that may act now: its move); Grim (a reroll) is not offered."""
+    a unit that may act now: its move); Grim (a reroll) is offered after a roll instead
+    (``rerolls``, rulings 153)."""
     assert state.turn is not None
     e = state.catalogue.options[option].equipment
     assert e is not None

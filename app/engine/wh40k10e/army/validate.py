@@ -709,7 +709,7 @@ def validate(roster: Roster, catalogue: Catalogue) -> ValidationResult:
     # -- units --
     sheets: list[Datasheet | None] = []
     unit_results: list[UnitResult] = []
-    faction_names = [d.name for d in catalogue.datasheets_of(faction_name)]
+    faction_names: list[str] | None = None  # for suggestions, read on the first unknown name
     det_name = detachment.name if detachment is not None else None
     for i, unit in enumerate(roster.units):
         sheet = catalogue.datasheet(unit.datasheet, faction_name)
@@ -737,6 +737,8 @@ def validate(roster: Roster, catalogue: Catalogue) -> ValidationResult:
             sheet = catalogue.with_choices(sheet, unit.wargear, det_name)
         sheets.append(sheet)
         if sheet is None:
+            if faction_names is None:
+                faction_names = [d.name for d in catalogue.datasheets_of(faction_name)]
             near = closest(unit.datasheet, faction_names or [d.name for d in catalogue.datasheets])
             out.add(
                 Code.UNKNOWN_DATASHEET,
@@ -984,6 +986,23 @@ def validate(roster: Roster, catalogue: Catalogue) -> ValidationResult:
     )
 
 
+# Datasheet -> the name keys of its keywords: by id, with the sheet kept so the id is not
+# reused; bounded (a server sees a few catalogues, each with a few hundred datasheets).
+_KEYWORD_KEYS: dict[int, tuple[Datasheet, frozenset[str]]] = {}
+_KEYWORD_KEYS_MAX = 8192
+
+
+def _keyword_keys(sheet: Datasheet) -> frozenset[str]:
+    known = _KEYWORD_KEYS.get(id(sheet))
+    if known is not None and known[0] is sheet:
+        return known[1]
+    keys = frozenset(name_key(k) for k in sheet.all_keywords())
+    if len(_KEYWORD_KEYS) >= _KEYWORD_KEYS_MAX:
+        _KEYWORD_KEYS.clear()
+    _KEYWORD_KEYS[id(sheet)] = (sheet, keys)
+    return keys
+
+
 def _check_roster_caps(
     out: _Collector, roster: Roster, sheets: Sequence[Datasheet | None], catalogue: Catalogue
 ) -> None:
@@ -1050,7 +1069,7 @@ def _army_facts(
         units[n] = units.get(n, 0) + 1
         if sheet is not None:
             points = result.points
-            for k in {name_key(k) for k in sheet.all_keywords()}:
+            for k in _keyword_keys(sheet):
                 keywords[k] = keywords.get(k, 0) + 1
                 keyword_points[k] = keyword_points.get(k, 0) + points
         for e in unit.enhancements:

@@ -126,12 +126,24 @@ def refused(battle: BlackReachBattle, seat: str, command: dict[str, Any]) -> Ref
     return info.value
 
 
+def kept(battle: BlackReachBattle, envelopes: Any, *dice: int) -> list[Any]:
+    """The pole's Grim is offered after each roll it may reroll (rulings 153): every offer
+    kept, the dice after the roll given to the first answer."""
+    events = events_of(envelopes)
+    rest = list(dice)
+    while battle.state.reroll is not None:
+        seat = battle.state.seat_of(battle.state.reroll.side)
+        events += events_of(battle.execute_json({"type": "keep_roll"}, seat, dice=rest))
+        rest = []
+    return events
+
+
 ASSAULT = {"type": "assault", "unit": BOYZ1, "target": TACTICAL, "path": [{"x": 2, "y": 3}]}
 
 
 def assault_total(battle: BlackReachBattle) -> tuple[int, list[Any]]:
     # the Boyz: 6 + CV 2 + Assaut 2 (+ bonuses); the squad: 1 + CV 2 + Assaut 1
-    events = events_of(battle.execute_json(ASSAULT, B, dice=[6, 6, 1, 1]))
+    events = kept(battle, battle.execute_json(ASSAULT, B, dice=[6, 6, 1, 1]))
     resolved = next(e for e in events if e.kind == "assault_resolved")
     return resolved.attacker_total, events
 
@@ -151,12 +163,12 @@ def test_a_boss_pole_marker_serves_units_within_three_squares_of_its_character()
     assert (BOYZ1, "zag") in offers  # Zag for the unit that may move now only
     assert (NOB, "zag") not in offers
     assert not any(u == BOYZ2 for u, _ in offers)  # 4 squares away
-    assert not any(b == "grim" for _, b in offers)  # the reroll is not played
+    assert not any(b == "grim" for _, b in offers)  # the reroll is asked after a roll
     for command, code, kind in [
         (ready(BOYZ2, "dakka"), "out_of_aura", RefusalKind.RULES),
         (ready(BOYZ1, None), "bonus_needed", RefusalKind.INPUT),
         (ready(BOYZ1, "waaagh"), "bad_bonus", RefusalKind.INPUT),
-        (ready(BOYZ1, "grim"), "not_supported", RefusalKind.RULES),
+        (ready(BOYZ1, "grim"), "grim_after_the_roll", RefusalKind.RULES),
         (ready(BOYZ1, "boss", 2), "one_save", RefusalKind.RULES),
         (ready(BOYZ1, "dakka", 4), "bad_count", RefusalKind.INPUT),
     ]:
@@ -195,11 +207,8 @@ def test_a_boss_marker_gives_an_automatic_save_of_four(save_die: int, saved: boo
     battle = ordered("test-pole", first="ultramarines")
     battle.execute_json(ready(BOYZ1, "boss"), B)  # announced before the opponent's dice
     # the heavy bolter: 3 + CV 3 = 6 against the Boyz' DV 4: a step; then the 4+ save
-    events = events_of(
-        battle.execute_json(
-            {"type": "shoot", "unit": BOLTER, "target": BOYZ1}, A, dice=[3, save_die]
-        )
-    )
+    shot = battle.execute_json({"type": "shoot", "unit": BOLTER, "target": BOYZ1}, A, dice=[3])
+    events = kept(battle, shot, save_die)
     save = next(e for e in events if e.kind == "armour_save")
     assert (save.unit, save.value, save.saved) == (BOYZ1, 4, saved)
     assert ("steps_taken" in [e.kind for e in events]) is not saved
