@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from app.engine.black_reach.battle import BlackReachBattle, sample_setup
+from app.engine.black_reach.battle import BattleSetup, BlackReachBattle, sample_setup
 from app.engine.black_reach.turn import TokenKind
 from app.engine.match.errors import Refusal
 from tests.engine.black_reach.battle import test_ambush as ambush
@@ -56,7 +56,7 @@ def test_destruction_dice_rolled_when_the_beaten_infantry_chooses_its_square() -
 # -- rulings 141: a transport deployed again with its passengers -------------------------------
 
 
-def _transport_with_flight_face() -> BlackReachBattle:
+def flight_setup() -> BattleSetup:
     """The sample set-up with no deployment; the transport gets Changement d'état and a
     Flight face carrying 1."""
     s = sample_setup(deployment=())
@@ -69,7 +69,11 @@ def _transport_with_flight_face() -> BlackReachBattle:
     flight["abilities"] = [a for a in flight["abilities"] if a["id"] != "transport"]
     flight["abilities"].append({"id": "transport", "param": 1})
     t["faces"].append(flight)
-    return BlackReachBattle.create(replace(s, catalogue=cat))
+    return replace(s, catalogue=cat)
+
+
+def _transport_with_flight_face() -> BlackReachBattle:
+    return BlackReachBattle.create(flight_setup())
 
 
 def _deploy_transport(battle: BlackReachBattle, face: str | None = None) -> None:
