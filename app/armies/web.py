@@ -39,7 +39,7 @@ from app.catalog.exceptions import CatalogueNotFound
 from app.catalog.models import CatalogueRecord
 from app.catalog.pen_units import WEAPON_TYPE_CHOICES, PenUnit
 from app.core.deps import DbSession
-from app.core.i18n import DEFAULT_LOCALE, current_locale, lazy
+from app.core.i18n import DEFAULT_LOCALE, current_locale, lazy, lazy_pgettext, pgettext
 from app.core.i18n import gettext as _
 from app.core.ids import parse_int
 from app.engine.pen.profiles import UnitType, VehicleType
@@ -328,6 +328,31 @@ UNIT_TYPE_LABELS = {
     UnitType.FLYING_MONSTROUS_CREATURE: lazy("flying monstrous creature"),
     UnitType.FIRING_PLATFORM: lazy("firing platform"),
 }
+
+
+TEMPLATE_CHOICES = ("blast", "large blast", "template")  # a PEN weapon's template (§2.6)
+
+#: PEN weapon types (§2.6) and blast markers as players read them; a melee weapon's name (§2.7)
+#: is shown as the data names it
+WEAPON_TYPE_LABELS = {
+    "assault": lazy_pgettext("PEN weapon type", "assault"),
+    "pistol": lazy_pgettext("PEN weapon type", "pistol"),
+    "rapid fire": lazy_pgettext("PEN weapon type", "rapid fire"),
+    "heavy": lazy_pgettext("PEN weapon type", "heavy"),
+    "artillery": lazy_pgettext("PEN weapon type", "artillery"),
+    "grenade": lazy_pgettext("PEN weapon type", "grenade"),
+    "salvo": lazy_pgettext("PEN weapon type", "salvo"),
+    "sweep": lazy_pgettext("PEN weapon type", "sweep"),
+    "blast": lazy_pgettext("PEN weapon type", "blast"),
+    "large blast": lazy_pgettext("PEN weapon type", "large blast"),
+    "template": lazy_pgettext("PEN weapon type", "template"),
+}
+
+
+def _weapon_type_label(value: str) -> tuple[str, bool]:
+    """(label, translated?): a type in the reader's language, a melee weapon's name as is."""
+    marked = WEAPON_TYPE_LABELS.get(value)
+    return (pgettext(*marked), True) if marked else (value, False)
 
 
 @router.get("/armies")
@@ -966,7 +991,8 @@ def _pen_editor(
             "unit_types": [(t.value, UNIT_TYPE_LABELS[t]) for t in UnitType],
             "unit_type_hint": ", ".join(_(label) for label in UNIT_TYPE_LABELS.values()),
             "vehicle_types": [t.value for t in VehicleType],
-            "weapon_types": WEAPON_TYPE_CHOICES,
+            "weapon_types": [(t, *_weapon_type_label(t)) for t in WEAPON_TYPE_CHOICES],
+            "template_types": [(t, _weapon_type_label(t)[0]) for t in TEMPLATE_CHOICES],
         },
         status_code=status_code,
     )

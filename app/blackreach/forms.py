@@ -419,6 +419,9 @@ def _equipment(form: FormData, old: Any, needed: bool) -> dict[str, Any] | None:
     restriction = _chosen(form, "equipment.restriction", block.get("restriction"))
     _put(block, "restriction", restriction or None)
     _put(block, "alternative", True if form.text("equipment.alternative") else None)
+    # Purity Seals (rulings 153): unticked drops the key, but a stored false stays false
+    ticked = True if form.text("equipment.reroll") else None
+    _put(block, "reroll", ticked or (False if block.get("reroll") is False else None))
     grants = _abilities_of(form, "equipment.grants", "equipment.grants.params", block.get("grants"))
     _put(block, "grants", grants or None)
     _put(block, "template", form.text("equipment.template"))
@@ -510,6 +513,7 @@ def option_fields(option: Mapping[str, Any] | None) -> dict[str, Any]:
         fields[f"equipment.{key}"] = _blank(equipment.get(key))
     fields["equipment.restriction"] = _list(equipment.get("restriction"))
     fields["equipment.alternative"] = equipment.get("alternative") is True
+    fields["equipment.reroll"] = equipment.get("reroll") is True
     grants = _list(equipment.get("grants"))
     fields["equipment.grants"] = [a.get("id") for a in grants if isinstance(a, dict)]
     fields["equipment.grants.params"] = _ability_params(grants)
@@ -677,6 +681,7 @@ def _option_fields() -> tuple[str, ...]:
         *EQUIPMENT_NUMBERS,
         "restriction",
         "alternative",
+        "reroll",
         "grants",
         "template",
         "armour_save",

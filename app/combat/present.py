@@ -16,7 +16,7 @@ from babel import Locale
 from babel.numbers import format_decimal, format_percent
 
 from app.core.i18n import gettext as _
-from app.core.i18n import lazy, ngettext, pgettext
+from app.core.i18n import lazy, lazy_pgettext, ngettext, pgettext
 from app.engine.combat import (
     CombatAnalysis,
     CombatResolution,
@@ -25,11 +25,6 @@ from app.engine.combat import (
 from app.engine.distributions import Dist
 
 log = logging.getLogger(__name__)
-
-
-def lazy_pgettext(context: str, message: str) -> tuple[str, str]:
-    """Mark a message with its context for extraction; translate it later with ``pgettext``."""
-    return (context, message)
 
 
 # a label: a msgid, (context, msgid) where one English word has two French meanings, or a

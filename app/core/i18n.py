@@ -67,6 +67,12 @@ def lazy(message: str) -> str:
     return message
 
 
+def lazy_pgettext(context: str, message: str) -> tuple[str, str]:
+    """Mark a module-level message with its context for extraction; translate it later with
+    ``pgettext(*marked)``."""
+    return (context, message)
+
+
 def negotiate(accept_language: str | None) -> str | None:
     """The best of our locales for an ``Accept-Language`` header, or None."""
     if not accept_language:

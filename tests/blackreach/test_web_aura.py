@@ -128,3 +128,35 @@ def test_a_boss_pole_and_a_banner_are_typed_checked_and_shown_again(app: Any) ->
         "aura": 2,
         "assault_bonus": 1,
     }
+
+
+def test_purity_seals_reroll_is_a_checkbox_that_comes_back_exactly(app: Any) -> None:
+    """The ``reroll`` flag of rulings 153 (Purity Seals): ticked, true; unticked, no key; a
+    stored false stays false when the option is saved as shown."""
+    seals = {**POLE, "equipment": {"markers": 3, "reroll": True}}
+    fields = forms.option_fields(seals)
+    assert fields["equipment.reroll"] is True
+    assert forms.option_from_form(_as_sent(fields), seals) == seals
+    plain = {**POLE, "equipment": {"markers": 3, "reroll": False}}
+    assert forms.option_from_form(_as_sent(forms.option_fields(plain)), plain) == plain
+    unticked = {**fields, "equipment.reroll": False}
+    assert forms.option_from_form(_as_sent(unticked), seals)["equipment"] == {"markers": 3}
+    alice = _browser(app)
+    path = _copy_sample(alice)
+    form = {
+        **_submitted(html(alice.get(path)), "option-form"),
+        "csrf_token": csrf(alice, path),
+        "id": "my-seals",
+        "name": "Purity Seals",
+        "faction": "ultramarines",
+        "type": "equipment",
+        "cost": "2",
+        "bands": "gold",
+        "equipment.markers": "3",
+        "equipment.reroll": "true",
+    }
+    r = alice.post(f"{path}/options", data=form, follow_redirects=False)
+    assert r.status_code == 303, r.text
+    assert _item(alice, path, "options", "my-seals")["equipment"] == {"markers": 3, "reroll": True}
+    shown = _submitted(html(alice.get(f"{path}?option=my-seals")), "option-form")
+    assert shown["equipment.reroll"] == "true"
