@@ -1,5 +1,6 @@
 """Black Reach through the match (issue 16): a heavy vehicle's Double Tir during its move from
-the move's form, its Rafale during a move through the API (rulings 140)."""
+the move's form, its Rafale during a move through the API (rulings 140); the owner's square for
+a destroyed transport's passengers (rulings 143)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from fastapi.testclient import TestClient
 from tests.engine.black_reach.battle import test_deploy_aboard as aboard
 from tests.engine.black_reach.battle import test_vehicle_assaults as armour
 from tests.engine.black_reach.battle import test_vehicle_multi_shots_on_move as tanks
+from tests.engine.black_reach.battle import test_wreck_passengers as wreck
 from tests.matches.test_black_reach_page_ambush import send
 from tests.matches.test_pages_black_reach import (
     page_of,
@@ -150,3 +152,62 @@ def test_the_owner_chooses_its_retreat_square_from_the_page(
 
 def ids_of(page: Any) -> list[str]:
     return [str(f.attributes.get("id") or "") for f in page.css("form")]
+
+
+def test_the_owner_chooses_its_passengers_squares_out_of_the_wreck(
+    browser: Callable[[str], TestClient],
+) -> None:
+    alice, bob, match_id = two_players(browser)  # the players deploy
+    for unit, d in wreck.PLACES.items():
+        seat = alice if unit.startswith("ultramarines:") else bob
+        if unit in (wreck.TACTICAL, wreck.SERGEANT):
+            continue
+        command = {"type": "deploy", "unit": unit, "x": d.x, "y": d.y, "facing": d.facing}
+        assert send(seat, match_id, command).status_code == 200
+    for unit in (wreck.TACTICAL, wreck.SERGEANT):
+        r = send(alice, match_id, aboard.aboard(unit))
+        assert r.status_code == 200, r.text
+    for seat in (alice, bob):
+        assert send(seat, match_id, {"type": "end_deployment"}).status_code == 200
+    for seat, first in ((bob, wreck.ORKS), (alice, (wreck.BOLTER, wreck.TACTICAL, wreck.SERGEANT))):
+        after = place_orders(seat, match_id, first)
+        assert not after.css(".error"), after.html
+    for seat, unit in ((bob, wreck.BOYZ1), (alice, wreck.BOLTER)):
+        r = send(seat, match_id, {"type": "hold", "unit": unit})
+        assert r.status_code == 200, r.text
+    r = send(bob, match_id, wreck.SHOT, dice=[5])  # the transport is destroyed
+    assert r.status_code == 200, r.text
+    awaited = alice.get(f"{MATCHES}/{match_id}").json()["view"]["square_awaited"]
+    first = awaited["unit"]
+    assert awaited["why"] == "out of the wreck"
+    assert awaited["squares"][0] == [4, 0]
+    # the other seat may not choose
+    x, y = awaited["squares"][-1]
+    r = send(bob, match_id, {"type": "choose_square", "unit": first, "x": x, "y": y})
+    assert r.status_code == 409, r.text
+    assert r.json()["refusal"] == "not_your_turn"
+    # the board page offers each square, the first as the default
+    page = page_of(alice, match_id)
+    said = lines(page)
+    assert any("gets out of the wreck of Sample transport" in t for t in said), said
+    ids = [str(f.attributes.get("id") or "") for f in page.css("form")]
+    offered = [i for i in ids if i.startswith("form-choose-square")]
+    assert len(offered) == len(awaited["squares"]), ids
+    default = page.css_first(f"#{offered[0]}")
+    assert "gets out of the wreck to (4, 0) (the first open square)" in default.text()
+    post_form(alice, match_id, f"#form-choose-square-{slug(first)}-{x}-{y}", page=page)
+    seen = bob.get(f"{MATCHES}/{match_id}").json()["view"]
+    at = {u["id"]: u["at"] for u in seen["units"]}
+    assert (at[first]["x"], at[first]["y"]) == (x, y)
+    second = seen["square_awaited"]["unit"]
+    assert second != first
+    assert [x, y] not in seen["square_awaited"]["squares"]
+    r = send(alice, match_id, {"type": "choose_square", "unit": second, "x": 4, "y": 0})
+    assert r.status_code == 200, r.text
+    seen = bob.get(f"{MATCHES}/{match_id}").json()["view"]
+    at = {u["id"]: u["at"] for u in seen["units"]}
+    assert (at[second]["x"], at[second]["y"]) == (4, 0)
+    assert seen["square_awaited"] is None
+    log = bob.get(f"{MATCHES}/{match_id}/log").json()["entries"]
+    moved = [e["event"]["unit"] for e in log if e["event"]["type"] == "forced_move"]
+    assert moved == [first, second]

@@ -649,6 +649,8 @@ def _label(
         square = _square(int(cmd.get("x") or 0), int(cmd.get("y") or 0))
         if cmd.get("why") == "retreat":
             text = _("{unit} retreats to {square}").format(unit=unit, square=square)
+        elif cmd.get("why") == "out of the wreck":  # a destroyed transport's passenger (143)
+            text = _("{unit} gets out of the wreck to {square}").format(unit=unit, square=square)
         else:
             text = _("{unit} is pushed aside to {square}").format(unit=unit, square=square)
         return (
@@ -1317,8 +1319,17 @@ def describe(ev: Mapping[str, Any], names: Mapping[str, str], sides: Mapping[str
         )
     if kind == "unit_spotted":  # an ambushed unit turns to its Inactive face (rulings 114)
         return _spotted(ev, unit, names)
+    if kind == "square_awaited" and ev.get("why") == "out of the wreck":  # rulings 143
+        transport = names.get(str(ev.get("attacker")), str(ev.get("attacker") or ""))
+        return _("{unit} gets out of the wreck of {transport}: its owner chooses where.").format(
+            unit=unit, transport=transport
+        )
     if kind == "square_awaited":  # rulings 142
         return _("{unit} must leave its square: its owner chooses where.").format(unit=unit)
+    if kind == "forced_move" and ev.get("why") == "out of the wreck":  # rulings 143
+        return _("{unit} gets out of the wreck to {square} (a Forced Move).").format(
+            unit=unit, square=_at(ev.get("to"))
+        )
     if kind == "forced_move" and ev.get("why") == "pushed aside by the vehicle":  # rulings 119
         return _("{unit} is pushed aside to {square} (a Forced Move).").format(
             unit=unit, square=_at(ev.get("to"))

@@ -3,10 +3,10 @@ wins, or on a tie, the vehicle takes the defender's square and pushes the infant
 square next to it (a Forced Move); when the vehicle wins, the infantry takes its step and
 retreats as from any attacker, and the vehicle takes the square it left.
 
-The push square is the owner's choice in the rulebook; the match does not stop to ask it
-(as for the passengers of a destroyed transport, rulings): it takes the first square in
-reading order that is on the battlefield, open to infantry, free, not under the vehicle and
-out of every enemy zone of control. None, or an MV of 0 or X: the infantry is destroyed
+The push square is the owner's choice in the rulebook: with more than one open square the
+battle waits for it (rulings 142; as for the passengers of a destroyed transport, rulings 143),
+the first square in reading order offered as the default (on the battlefield, open to
+infantry, free, not under the vehicle, out of every enemy zone of control). None, or an MV of 0 or X: the infantry is destroyed
 [L3349-L3354], [L353-L366].
 """
 
@@ -90,7 +90,7 @@ def vehicle_takes_and_pushes(out: Out, attacker: str, defender: str, entry: Plac
         return
     spots = push_squares(out.state, d, entry.squares)
     to = Step(entry.anchor.x, entry.anchor.y, entry.facing.name)
-    if len(spots) > 1:
+    if len(spots) > 1 and out.state.placing is None:
         offered = tuple(Step(s.x, s.y, None) for s in spots)
         out.emit(SquareAwaited(d.uid, d.side, PUSHED, offered, a.uid, to, TAKES))
         return

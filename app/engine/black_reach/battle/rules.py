@@ -1560,40 +1560,72 @@ def _embark_problem(state: BattleState, uid: str, transport_id: str) -> None:
         raise refuse("transport_full", f"no room for {uid} in {transport_id}")
 
 
-def _disembark_all(out: _Out, transport: UnitState) -> None:
-    """A destroyed transport: its passengers take no step; each is set on a free square next
-    to the wreck (the engine picks the first in reading order), on its Inactive face if it has
-    one, with 1 Suppressed marker; one that cannot be placed out of every enemy zone of
-    control is destroyed [L2058-L2066] (note §8 item 35)."""
-    state = out.state
+OUT_OF_WRECK = "out of the wreck"
+
+
+def _wreck_squares(state: BattleState, transport: UnitState, p: UnitState) -> list[Step]:
+    """The squares next to the wreck where passenger ``p`` may be set, in reading order: on
+    the battlefield, allowed, free, out of every enemy zone of control [L2058-L2066]."""
     assert transport.placement is not None
     wreck = transport.placement.squares
     around = sorted({n for sq in wreck for n in sq.neighbours()} - wreck, key=lambda q: (q.y, q.x))
-    for p in state.passengers(transport.uid):
-        state = out.state
-        zones = [
-            zone_of_control(state.board, e.board_unit())
-            for e in state.on_board()
-            if e.side != p.side and e.counter.unit_class is UnitClass.INFANTRY and not e.suppressed
-        ]
-        spot = next(
-            (
-                sq
-                for sq in around
-                if state.board.on_board(sq)
-                and not any(e.forbids(p.counter.unit_class) for e in state.board.elements_at(sq))
-                and _free(state, sq, set())
-                and not any(sq in z for z in zones)
-            ),
-            None,
-        )
-        if spot is None:
+    zones = [
+        zone_of_control(state.board, e.board_unit())
+        for e in state.on_board()
+        if e.side != p.side and e.counter.unit_class is UnitClass.INFANTRY and not e.suppressed
+    ]
+    return [
+        Step(sq.x, sq.y, None)
+        for sq in around
+        if state.board.on_board(sq)
+        and not any(e.forbids(p.counter.unit_class) for e in state.board.elements_at(sq))
+        and _free(state, sq, set())
+        and not any(sq in z for z in zones)
+    ]
+
+
+def _may_await_square(state: BattleState) -> bool:
+    """The battle may wait for an owner's square (rulings 142): in an activation, with no
+    other square, reroll or power awaited."""
+    return (
+        state.stage is Stage.BATTLE
+        and state.turn is not None
+        and state.turn.phase is Phase.ACTIVATION
+        and state.placing is None
+        and state.reroll is None
+        and state.again is None
+    )
+
+
+def _out_of_the_wreck(out: _Out, uid: str) -> None:
+    """A passenger set out of the wreck: its Inactive face if it has one, 1 Suppressed."""
+    p = out.state.units[uid]
+    if p.counter.face(FaceKind.INACTIVE) is not None and p.status.face is not FaceKind.INACTIVE:
+        out.emit(UnitFlipped(p.uid, str(FaceKind.INACTIVE)))
+    out.emit(SuppressedPlaced(p.uid, 1))
+
+
+def _disembark_all(out: _Out, transport: UnitState) -> None:
+    """A destroyed transport: its passengers take no step; each is set on a free square next
+    to the wreck, on its Inactive face if it has one, with 1 Suppressed marker; one that
+    cannot be placed out of every enemy zone of control is destroyed [L2058-L2066] (note §8
+    item 35). With several squares open, the passenger's owner chooses (rulings 143): the
+    battle waits for its ``choose_square`` (the first square in reading order offered as the
+    default), then sets the next passenger. Called again after each choice."""
+    for p in out.state.passengers(transport.uid):
+        spots = _wreck_squares(out.state, transport, p)
+        if not spots:
             out.emit(StepsTaken(p.uid, 0, 0, str(p.status.face), p.status.hit_points, False, True))
             continue
-        out.emit(ForcedMove(p.uid, Step(spot.x, spot.y, None), "out of the wreck"))
-        if p.counter.face(FaceKind.INACTIVE) is not None and p.status.face is not FaceKind.INACTIVE:
-            out.emit(UnitFlipped(p.uid, str(FaceKind.INACTIVE)))
-        out.emit(SuppressedPlaced(p.uid, 1))
+        if len(spots) > 1 and _may_await_square(out.state):
+            anchor = transport.placement.anchor if transport.placement is not None else spots[0]
+            entry = Step(anchor.x, anchor.y, None)
+            out.emit(
+                SquareAwaited(p.uid, p.side, OUT_OF_WRECK, tuple(spots), transport.uid, entry, "")
+            )
+            return
+        out.emit(ForcedMove(p.uid, spots[0], OUT_OF_WRECK))
+        _out_of_the_wreck(out, p.uid)
 
 
 def _move_along(out: _Out, u: UnitState, command: Move) -> None:
@@ -3396,7 +3428,7 @@ def _retreat(
     moves it inside an enemy zone of control [L1604-L1622]."""
     state = out.state
     open_squares = retreat_squares(state, defender, start, attacker)
-    if len(open_squares) > 1:
+    if len(open_squares) > 1 and out.state.placing is None:
         out.emit(
             SquareAwaited(
                 defender.uid,
@@ -3454,6 +3486,10 @@ def _choose_square(out: _Out, command: ChooseSquare, side: str) -> None:
             squares=[[s.x, s.y] for s in p.squares],
         )
     out.emit(ForcedMove(p.unit, chosen, p.why))
+    if p.why == OUT_OF_WRECK:  # a destroyed transport's passenger (rulings 143)
+        _out_of_the_wreck(out, p.unit)
+        _disembark_all(out, out.state.units[p.attacker])  # the next passengers
+        return
     out.emit(ForcedMove(p.attacker, p.entry, p.attacker_why))
 
 
@@ -3971,9 +4007,10 @@ def _decide(
                 spot_after_move(out, command.unit)
             _after_activation(out)
         case ChooseSquare():
-            attacker = state.placing.attacker if state.placing is not None else ""
+            placing = state.placing
             _choose_square(out, command, side)
-            spot_after_move(out, attacker)  # the assault's move, now done [L3156-L3157]
+            if placing is not None and placing.why != OUT_OF_WRECK:
+                spot_after_move(out, placing.attacker)  # the assault's move, now done [L3156-L3157]
             _after_activation(out)
         case Hold():
             _hold(out, command, side)

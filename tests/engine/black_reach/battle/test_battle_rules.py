@@ -948,12 +948,15 @@ def test_the_passengers_of_a_destroyed_transport_get_out_suppressed() -> None:
     }
     events = battle.execute_json(move, B, dice=[5])
     kinds = [e.event.kind for e in events]
-    assert kinds[-3:] == ["steps_taken", "forced_move", "suppressed_placed"]
+    assert kinds[-2:] == ["steps_taken", "square_awaited"]  # its owner chooses (rulings 143)
+    events = battle.execute_json({"type": "choose_square", "unit": TACTICAL, "x": 4, "y": 0}, A)
+    kinds = [e.event.kind for e in events]
+    assert kinds[:2] == ["forced_move", "suppressed_placed"]
     tactical = battle.state.units[TACTICAL]
     assert tactical.alive
     assert tactical.embarked_in is None
     assert tactical.suppressed == 1
-    # the first free square next to the wreck (5,0)-(5,1) in reading order: (4,0)
+    # the first free square next to the wreck (5,0)-(5,1) in reading order, the default: (4,0)
     assert tactical.placement.anchor == (4, 0)
     assert str(tactical.status.face) == "intact"  # it has no Inactive face
 
