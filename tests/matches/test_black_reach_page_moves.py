@@ -89,6 +89,46 @@ def test_a_tanks_rafale_during_a_move_through_the_api(
     assert (at["x"], at["y"]) == (2, 2)
 
 
+def test_a_tanks_rafale_during_a_move_from_the_page(
+    browser: Callable[[str], TestClient], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    alice, bob, match_id = _tank_to_move(browser, monkeypatch)
+    page = page_of(alice, match_id)
+    form = page.css_first(f"#form-move-{slug(tanks.TANK)}")
+    assert form is not None
+    # the move's form names its Tir en Mouvement weapons and offers the main gun's Rafale
+    guns = [str(i.attributes.get("value")) for i in form.css("input[name=move_gun]")]
+    assert guns == ["main_1|0", "secondary_1|1"]
+    burst = form.css_first("details.move-burst")
+    assert burst is not None
+    assert burst.attributes.get("data-weapon") == "main_1"
+    assert burst.css_first(f"input[name='burst.main_1.{tanks.BOYZ1}']") is not None
+    # the Rafale splits the main gun's CV between the boyz; the secondary fires at the nob
+    shares = {f"burst.main_1.{tanks.BOYZ1}": "1", f"burst.main_1.{tanks.BOYZ2}": "1"}
+    post_form(
+        alice,
+        match_id,
+        f"#form-move-{slug(tanks.TANK)}",
+        page=page,
+        path='[[2,2,"N"]]',
+        fire_at=tanks.NOB,
+        move_gun=guns,  # type: ignore[arg-type]
+        **shares,
+    )
+    log = bob.get(f"{MATCHES}/{match_id}/log").json()["entries"]
+    declared = [e["event"] for e in log if e["event"]["type"] == "burst_declared"]
+    assert [(d["weapon"], d["modified_cv"]) for d in declared] == [("main_1", 2)]
+    shots = [e["event"] for e in log if e["event"]["type"] == "unit_shot"]
+    assert [(s["weapon"], s["target"]) for s in shots] == [
+        ("main_1", tanks.BOYZ1),
+        ("main_1", tanks.BOYZ2),
+        ("secondary_1", tanks.NOB),
+    ]
+    seen = bob.get(f"{MATCHES}/{match_id}").json()["view"]
+    at = next(u["at"] for u in seen["units"] if u["id"] == tanks.TANK)
+    assert (at["x"], at["y"]) == (2, 2)
+
+
 def test_a_squad_is_deployed_aboard_its_transport_from_the_page(
     browser: Callable[[str], TestClient],
 ) -> None:

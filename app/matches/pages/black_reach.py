@@ -35,6 +35,7 @@ from app.matches.pages import black_reach_gear as gear
 from app.matches.pages import black_reach_rerolls as rerolls
 from app.matches.pages.black_reach_fire import (
     burst_weapons,
+    move_guns,
     share_candidates,
     shared_perils,
     template_squares,
@@ -453,6 +454,9 @@ class ActionForm:
     faces: list[tuple[str, str]] = field(default_factory=list)  # deploy: (face, label)
     fire_targets: list[tuple[str, str]] = field(default_factory=list)  # move: Tir en Mouvement
     fire_double: bool = False  # ... with a second target (Double Tir, rulings 123)
+    # a heavy vehicle's move: its Tir en Mouvement weapons (name, label, Double Tir, Rafale)
+    # when one has Rafale, whose modified CV the form may split (rulings 140)
+    fire_guns: list[tuple[str, str, bool, bool]] = field(default_factory=list)
 
     @property
     def reached_json(self) -> str:
@@ -903,6 +907,12 @@ def action_forms(
                     (str(t), names.get(str(t), str(t))) for t in entry.get("fire_targets") or ()
                 ],
                 fire_double=bool(entry.get("double_shot")),
+                fire_guns=[
+                    (w, weapon_label(w), double, burst)
+                    for w, double, burst in move_guns(state, unit)
+                ]
+                if kind == "move" and entry.get("fire_targets")
+                else [],
                 supporters=helpers,
                 support_odds=by_count,
                 hit_side=tr(HIT_SIDES, entry["side"]) if entry.get("side") else "",
@@ -967,6 +977,46 @@ def _place(form: FormData, cmd: dict[str, Any]) -> None:
         cmd["facing"] = facing
 
 
+def _move_burst(form: FormData, cmd: dict[str, Any]) -> None:
+    """A heavy vehicle's Rafale during its move (rulings 140): the shares filled in
+    (``burst.<weapon>.<target>``) make the move name its weapons (``weapons``, as
+    ``vehicle_fire``'s shots): each weapon with shares splits its CV, each other Tir en
+    Mouvement weapon (``move_gun``: ``"<weapon>|<0|1>"``, 1 for Double Tir) fires at the first
+    target, a Double Tir one at the second too. No share filled in: ``fire_at`` as before."""
+    bursts: dict[str, list[dict[str, Any]]] = {}
+    for key, value in form.multi_items():
+        if key.startswith("burst.") and isinstance(value, str):
+            weapon, dot, target = key.removeprefix("burst.").partition(".")
+            n = _int(value, 1, 99)  # 0 or empty: not a target
+            if dot and weapon and target and n is not None:
+                bursts.setdefault(weapon[:60], []).append(
+                    {"weapon": weapon[:60], "target": target[:200], "share": n}
+                )
+    if not bursts:
+        return
+    first = cmd.pop("fire_at", None)
+    second = cmd.pop("fire_second", None)
+    shots: list[dict[str, Any]] = []
+    for value in form.getlist("move_gun")[:MAX_ORDERS]:
+        if not isinstance(value, str):
+            continue
+        weapon, _sep, double = value.partition("|")
+        weapon = weapon[:60]
+        if weapon in bursts:
+            shots.extend(bursts.pop(weapon))
+            continue
+        if first:
+            shots.append({"weapon": weapon, "target": first})
+        if double == "1" and second:
+            shots.append({"weapon": weapon, "target": second})
+    for shares in bursts.values():  # a weapon not listed: the battle refuses it by name
+        shots.extend(shares)
+    cmd["weapons"] = shots[:MAX_ORDERS]
+    n = _int(form.get("fire_after"), 0, MAX_PATH)
+    if n is not None:  # empty: at the end of the move
+        cmd["fire_after"] = n
+
+
 def build_command(form: FormData, cmd: dict[str, Any]) -> dict[str, Any]:
     """A Black Reach command from its form: a deployment's square and facing, a move's or an
     assault's path (the one the page proposed for the square chosen), the Order tokens per
@@ -1024,6 +1074,8 @@ def build_command(form: FormData, cmd: dict[str, Any]) -> dict[str, Any]:
             n = _int(form.get("fire_after"), 0, MAX_PATH)
             if n is not None:  # empty: at the end of the move
                 cmd["fire_after"] = n
+        if kind == "move" and not cmd.get("flame"):
+            _move_burst(form, cmd)
         if kind == "assault":
             chosen = [v[:200] for v in form.getlist("supporter") if isinstance(v, str) and v]
             if chosen:

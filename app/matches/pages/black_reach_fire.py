@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
+from app.engine.black_reach.battle.offers import moving_guns
 from app.engine.black_reach.battle.rules import WEIRDBOY_SHARE_RANGE, working_weapons
 from app.engine.black_reach.board import UnitClass
 from app.engine.black_reach.forces import Ability, PsykerKind
@@ -79,3 +80,18 @@ def burst_weapons(state: Any, vehicle: str) -> frozenset[str]:
         for w in working_weapons(u)
         if w.ability(Ability.BURST) is not None or u.face.has(Ability.BURST)
     )
+
+
+def move_guns(state: Any, vehicle: str) -> list[tuple[str, bool, bool]]:
+    """A heavy vehicle's Tir en Mouvement weapons, each with its Double Tir and its Rafale
+    (rulings 140), for the move's form to name them when one of them fires a Rafale; none when
+    no weapon of the move has Rafale (the form's ``fire_at`` then says it all)."""
+    u = getattr(state, "units", {}).get(vehicle)
+    if u is None or not u.face.weapons:
+        return []
+    bursts = burst_weapons(state, vehicle)
+    guns = [
+        (w.name, w.has(Ability.DOUBLE_SHOT) or u.face.has(Ability.DOUBLE_SHOT), w.name in bursts)
+        for w in moving_guns(u)
+    ]
+    return guns if any(burst for _name, _double, burst in guns) else []

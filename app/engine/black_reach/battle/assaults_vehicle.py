@@ -6,8 +6,8 @@ retreats as from any attacker, and the vehicle takes the square it left.
 The push square is the owner's choice in the rulebook: with more than one open square the
 battle waits for it (rulings 142; as for the passengers of a destroyed transport, rulings 143),
 the first square in reading order offered as the default (on the battlefield, open to
-infantry, free, not under the vehicle, out of every enemy zone of control). None, or an MV of 0 or X: the infantry is destroyed
-[L3349-L3354], [L353-L366].
+infantry, free, not under the vehicle, out of every enemy zone of control). None, or an MV
+of 0 or X: the infantry is destroyed [L3349-L3354], [L353-L366].
 """
 
 from __future__ import annotations

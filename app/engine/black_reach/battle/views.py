@@ -1125,7 +1125,7 @@ def _fire_on_move(state: BattleState, u: UnitState) -> JsonObject:
     (each checked where it is fired; no wreck, no ambushed unit; a heavy vehicle's Tir en
     Mouvement weapons too, rulings 136), and whether it may fire its Double Tir or its
     Rafale then (rulings 123); a heavy vehicle's Double Tir when one of its Tir en Mouvement
-    weapons has it (rulings 140; its Rafale is sent with ``weapons`` through the API)."""
+    weapons has it (rulings 140; the page's move form offers its Rafale too)."""
     targets = [
         t
         for t in moving_fire_targets(state, u)
