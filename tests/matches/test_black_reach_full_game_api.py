@@ -60,8 +60,9 @@ class ApiTable:
     """The two seats of a match; every command posted through the API, then the secrecy
     scan: no seat sees the nonce of a token the other seat placed and has not played."""
 
-    def __init__(self, g: PenGame) -> None:
+    def __init__(self, g: PenGame, outsider: TestClient) -> None:
         self.g = g
+        self.outsider = Seat(outsider, g.a.base)  # a signed-in user who holds no seat
         self.seats = {"A": g.a, "B": g.b}
         self.scans = 0
 
@@ -105,8 +106,10 @@ class ApiTable:
             state = live(self.g.match_id).state
             # the owner's log holds its nonces: the scan looks for strings that exist
             own = everything(self.seats[owner])
+            stranger = everything(self.outsider)
             for nonce in nonces:
                 assert nonce in own
+                assert nonce not in stranger
                 assert nonce not in seen, (other, nonce)
                 if sender != owner:
                     assert nonce not in response, (sender, nonce)
@@ -298,7 +301,8 @@ def test_the_sample_scenario_to_its_victory_check_through_the_api(
     user_client: Callable[[str], TestClient],
 ) -> None:
     g = two_turn_game(user_client)
-    t = ApiTable(g)
+    t = ApiTable(g, user_client("Carol"))
+    assert t.outsider.client.get(g.a.base).status_code == 404  # no spectator's door
     play_turn_one(t)
     events = play_turn_two(t)
     ended = next(e for e in events if e["type"] == "turn_ended")
