@@ -37,7 +37,7 @@ from app.engine.black_reach.forces import (
     StepLoss,
     TileKind,
 )
-from app.engine.black_reach.loaders import MAX_SNIPER_ROWS, SCENARIO_FORMAT
+from app.engine.black_reach.loaders import MAX_SNIPER_ROWS, POWER_FIELDS, SCENARIO_FORMAT
 from app.engine.black_reach.tables import ArmourColour, SniperEffect
 
 CLASSES: tuple[str, ...] = tuple(c.value for c in UnitClass)
@@ -687,23 +687,10 @@ def _option_fields() -> tuple[str, ...]:
         "armour_save",
         "bonuses",
     )
-    power = (
-        "psyker",
-        "discipline",
-        "cost",
-        "line_of_sight",
-        "range",
-        "persistent",
-        "effect",
-        "template",
-        "cv",
-        "text",
-        "dv_bonus",
-    )
     return (
         *(f"equipment.{k}" for k in equipment),
         *(f"ordnance.{k}" for k in ORDNANCE_NUMBERS),
-        *(f"power.{k}" for k in power),
+        *(f"power.{k}" for k in POWER_FIELDS),
     )
 
 

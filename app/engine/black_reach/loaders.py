@@ -82,6 +82,7 @@ from app.engine.errors import ProfileError
 __all__ = [
     "CATALOGUE_FORMAT",
     "MAX_JSON_BYTES",
+    "POWER_FIELDS",
     "SCENARIO_FORMAT",
     "army_from_dict",
     "catalogue_from_dict",
@@ -195,21 +196,21 @@ _EQUIPMENT = frozenset(
     }
 )
 _ORDNANCE = frozenset({"bluff_tokens", "special_tokens", "order_tokens", "extra_draw"})
-_POWER = frozenset(
-    {
-        "psyker",
-        "discipline",
-        "cost",
-        "line_of_sight",
-        "range",
-        "persistent",
-        "effect",
-        "template",
-        "cv",
-        "text",
-        "dv_bonus",
-    }
+# a psychic power's fields, in the order the content editor shows them
+POWER_FIELDS = (
+    "psyker",
+    "discipline",
+    "cost",
+    "line_of_sight",
+    "range",
+    "persistent",
+    "effect",
+    "template",
+    "cv",
+    "text",
+    "dv_bonus",
 )
+_POWER = frozenset(POWER_FIELDS)
 
 
 def _cv(r: _Reader, raw: Any, where: str) -> dict[UnitClass, int | None]:

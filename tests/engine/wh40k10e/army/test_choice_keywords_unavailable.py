@@ -5,10 +5,7 @@ the choice and judged as the plain vehicle it is, so the Character checks still 
 from __future__ import annotations
 
 from app.engine.wh40k10e.army import (
-    BattleSize,
     Catalogue,
-    Compare,
-    CountOf,
     Datasheet,
     Detachment,
     Enhancement,
@@ -17,20 +14,20 @@ from app.engine.wh40k10e.army import (
     ModelType,
     PointsTier,
     Restriction,
-    Roster,
-    RosterCondition,
     RosterUnit,
     WargearChoice,
     WargearOption,
     export_text,
     validate,
 )
-
-FACTION = "Test Marines"
-HUNT = "Hunting Party"
-OTHER = "Line Company"
-ACE = "Ace Crew"
-OUTSIDE_HUNT = RosterCondition.count(CountOf.DETACHMENT, Compare.FEWER_THAN, 1, HUNT)
+from tests.engine.wh40k10e.army.test_choice_keywords import (
+    ACE,
+    FACTION,
+    HUNT,
+    OTHER,
+    OUTSIDE_HUNT,
+    roster,
+)
 
 
 def catalogue() -> Catalogue:
@@ -68,10 +65,6 @@ def catalogue() -> Catalogue:
         datasheets=(tank, captain),
         detachments=(Detachment(HUNT, FACTION), Detachment(OTHER, FACTION, (relic,))),
     )
-
-
-def roster(*units: RosterUnit, detachment: str) -> Roster:
-    return Roster(FACTION, detachment, BattleSize.STRIKE_FORCE, units)
 
 
 def test_an_unavailable_ace_gives_no_character_keyword() -> None:
