@@ -60,7 +60,7 @@ from collections.abc import Callable, Iterable
 from fractions import Fraction
 from typing import NamedTuple, TypeVar
 
-from gmpy2 import bit_mask, divexact, gcd, mpz, unpack
+from gmpy2 import bit_mask, divexact, gcd, mpz, pack, unpack, xmpz
 
 from app.engine.combat import CombatAnalysis, ExtraValue
 from app.engine.distributions import Dist, power_weights
@@ -416,13 +416,17 @@ def _unpack(packed: int, count: int, step: int) -> list[int]:
     return [int.from_bytes(raw[i : i + step], "little") for i in range(0, count * step, step)]
 
 
+def _unpack_mpz(packed: int, count: int, step: int) -> list[int]:
+    """:func:`_unpack` as GMP integers (``gmpy2.unpack``: no conversion to Python integers,
+    for values that stay inside the chains)."""
+    out: list[int] = unpack(packed, step * 8)[:count]
+    return out + [0] * (count - len(out))
+
+
 def _repack(packed: int, count: int, old: int, new: int) -> int:
-    """``packed`` (``count`` slots of ``old`` bytes) in slots of ``new`` >= ``old`` bytes."""
-    raw = packed.to_bytes(count * old, "little")
-    pad = bytes(new - old)
-    out: int = mpz.from_bytes(
-        b"".join(raw[i : i + old] + pad for i in range(0, count * old, old)), "little"
-    )
+    """``packed`` (``count`` slots of ``old`` bytes) in slots of ``new`` >= ``old`` bytes
+    (``gmpy2``'s unpack and pack: several times faster than slicing the bytes in Python)."""
+    out: int = pack(unpack(packed, old * 8)[:count], new * 8)
     return out
 
 
@@ -1109,8 +1113,8 @@ def _virtual_rows(
 
 
 def _cells(packed: int, step: int) -> list[int]:
-    """Every slot of ``step`` bytes that ``packed`` occupies."""
-    return _unpack(packed, _slots(packed, step), step)
+    """Every slot of ``step`` bytes that ``packed`` occupies (GMP integers)."""
+    return _unpack_mpz(packed, _slots(packed, step), step)
 
 
 class _PrefixSplitChain:
@@ -1240,9 +1244,10 @@ class _PrefixSplitChain:
                 phi = {i: _repack(x, cells, step, need) for i, x in phi.items()} if step else phi
                 step, bits = need, need * 8
                 mask = _mask(cells * bits)
-            nxt: dict[int, int] = defaultdict(int)
-            out: dict[int, int] = defaultdict(int)
-            out_side: dict[int, int] = defaultdict(int)
+            # mutable GMP integers: the sums grow in place (each is masked into an mpz below)
+            nxt: dict[int, int] = defaultdict(xmpz)
+            out: dict[int, int] = defaultdict(xmpz)
+            out_side: dict[int, int] = defaultdict(xmpz)
             updates = 0
             for idx, x in phi.items():
                 for m_add, stay, leave in moves(idx):
@@ -1761,7 +1766,7 @@ class _LineChain:
                 start = {r: _repack(x, b_n, step, new) for r, x in start.items()}
                 step = new
             slot = step * 8
-            nxt: dict[int, int] = defaultdict(int)
+            nxt: dict[int, int] = defaultdict(xmpz)  # summed in place, masked into an mpz
             updates = 0
             for r, packed in acc.items():
                 for e_add, targets in by_shift[r]:
