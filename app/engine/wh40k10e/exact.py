@@ -259,6 +259,17 @@ def _render_units(d: Dist) -> int:
     return len(d) * (400 + 12 * _mul_units(bits, bits))
 
 
+def _answer_units(layout: Layout, parts: Iterable[Dist]) -> int:
+    """Work units of serialising the answer, counted before the chain runs so that a request
+    whose answer alone would pass the budget is refused before the work: ``parts`` (the
+    stages, already known) exactly, the chain's distributions (damage, models destroyed, per
+    group) at the longest denominator :data:`MAX_EXACT_DIGITS` lets through."""
+    values = layout.total_wounds + 1 + layout.total_models + 1
+    values += sum(n + 1 for n in layout.group_sizes().values())
+    unit = 400 + 12 * _mul_units(_MAX_EXACT_BITS, _MAX_EXACT_BITS)
+    return sum(_render_units(d) for d in parts) + values * unit
+
+
 def _check_budget(request: CombatRequest) -> None:
     """Refuse, before any work, what is certainly too large."""
     total_attacks = 0
@@ -1164,6 +1175,7 @@ class _PrefixSplitChain:
         self.main = layout.bodyguard[0]
         self.den = 1
         self.weights: dict[tuple[int, int], int] = {}
+        self.reserve = 0  # work units still to come after the chain (the answer's rendering)
 
     @staticmethod
     def applies(layout: Layout, request: CombatRequest) -> bool:
@@ -1344,7 +1356,7 @@ class _PrefixSplitChain:
         return total
 
     def _check_ahead(self, units: int) -> None:
-        if self.budget.spent + units > WORK_BUDGET:
+        if self.budget.spent + units + self.reserve > WORK_BUDGET:
             raise self.budget.refuse()
 
     def _line_counts(
@@ -1365,7 +1377,7 @@ class _PrefixSplitChain:
         nc, big_p = self.layout.C + 1, self.P
         if end <= big_p or not kernel.qq:
             line = _LineChain.virtual(self.main, end, self.budget)
-            line.apply_weapon(w, situation, outcome, total)
+            line.apply_weapon(w, situation, outcome, total, last=True)
             return {e: x for (e, _), x in line.final().items() if e < end}, line.den
         h, h_den, g = _live_counts(w.per_model, kernel.r0, kernel.q, w.entry.models, None)
         top = len(h) - 1
@@ -1389,8 +1401,9 @@ class _PrefixSplitChain:
         forward_cost = self._forward_cost(live_row, cells, qq, steps)
         self._check_ahead(forward_cost + ahead)  # before the line chain: refused at once
         line = _LineChain.virtual(self.main, end, self.budget)
-        line.reserve = forward_cost + ahead  # the line refuses what they leave no room for
-        line.apply_weapon(w, situation, outcome, total)
+        # the line refuses what they leave no room for
+        line.reserve = forward_cost + ahead + self.reserve
+        line.apply_weapon(w, situation, outcome, total, last=True)
         out = {e: x for (e, _), x in line.final().items() if e < end}
         self._check_ahead(forward_cost + ahead)
         flux, side, _, wid = self._forward(
@@ -1615,6 +1628,7 @@ class _LineChain:
         self.den = 1
         self.budget = budget
         self.reserve = 0  # work units still to come after this chain (checked with its own)
+        self.summed = False  # the state is ``e`` alone, summed over ``r`` (the last weapon)
 
     @classmethod
     def virtual(cls, model: ModelSlot, length: int, budget: _Budget) -> _LineChain:
@@ -1631,6 +1645,7 @@ class _LineChain:
         chain.den = 1
         chain.budget = budget
         chain.reserve = 0
+        chain.summed = False
         return chain
 
     @staticmethod
@@ -1682,10 +1697,18 @@ class _LineChain:
         return rows
 
     def apply_weapon(
-        self, w: _Weapon, situation: Situation, outcome: dict[tuple[int, int], int], total: int
+        self,
+        w: _Weapon,
+        situation: Situation,
+        outcome: dict[tuple[int, int], int],
+        total: int,
+        last: bool = False,
     ) -> None:
         """Every attack of one weapon, as :meth:`_Chain.apply_weapon` (live attacks counted,
-        Horner's scheme over their number), over the packed ``(r, e)`` state."""
+        Horner's scheme over their number), over the packed ``(r, e)`` state. ``last``: no
+        weapon follows, only :meth:`final` reads the state (its ``e``, summed over ``r``):
+        the live attacks are then stepped forward instead (:meth:`_forward_summed`)."""
+        assert not self.summed, "the state was summed over r: no weapon can follow"
         b_n = self.B
         weights, tot = _wound_loss(self.model, w, situation)
         k_max = max(k for k, _ in outcome)
@@ -1722,6 +1745,9 @@ class _LineChain:
         c2 = math.gcd(common, g)
         c_up, g_up = common // c2, g // c2
         coef, g_top = _horner_coefficients(h, c_up, g_up)
+        if last:
+            self._forward_summed(live, coef, -(-qq // common), h_den * g_top)
+            return
         # Horner: acc_t = acc_{t+1} A' + coef[t] v, over den * h_den * g_up**top at the end.
         # acc_t is multiplied by A' t more times and every live attack adds at least one to
         # ``e``: its entries at e >= B - t end destroyed, so only B - t slots are kept (half
@@ -1791,6 +1817,82 @@ class _LineChain:
                     out[r * b_n + e] = weight
         self.v = out
         self.den = final_den
+        self._reduce()
+
+    def _forward_summed(
+        self, live: dict[int, list[tuple[int, int, int]]], coef: list[int], qq: int, scale: int
+    ) -> None:
+        """The last weapon's ``sum_t coef[t] v A'**t`` summed over ``r`` (what :meth:`final`
+        reads), stepped forward: ``u_t = v A'**t`` has weights of at most ``den * qq**t``
+        (a few dozen bits per step) where Horner's sums carry every coefficient's thousands
+        of bits from the first step on; each ``u_t``, summed over ``r`` (narrow additions),
+        meets ``coef[t]`` once per value of ``e``. Every live attack adds at least one to
+        ``e``, so ``u_t`` is kept from ``e = t`` (slot ``j`` holds ``e = t + j``), the
+        ``B - t`` values short of "destroyed". The same integers as Horner's sum over ``r``
+        (``live``: per ``r`` its (next r, e added, weight) rows, divided; ``scale``: the
+        coefficients' denominator)."""
+        b_n = self.B
+        top = len(coef) - 1
+        by_shift: dict[int, list[tuple[int, list[tuple[int, int]]]]] = {}
+        for r, entries in live.items():
+            grouped: dict[int, list[tuple[int, int]]] = defaultdict(list)
+            for dst, e_add, wt in entries:
+                grouped[e_add].append((dst, wt))
+            by_shift[r] = sorted(grouped.items())
+        start_rows: dict[int, list[int]] = defaultdict(lambda: [0] * b_n)
+        for key, weight in self.v.items():
+            r, e = divmod(key, b_n)
+            start_rows[r][e] = weight
+        den_bits = _bits(self.den)
+
+        def width_for(t: int) -> int:
+            """Bytes per slot for ``u_t`` and the next steps' up to a multiple of eight."""
+            return (den_bits + _bits(qq ** min(top, (t + 8) // 8 * 8)) + 16) // 8
+
+        per_step = sum(len(entries) for entries in live.values())
+        ahead = sum(
+            per_step * (b_n - t - 1) * (1 + width_for(t + 1) * 8 // 256)
+            + (b_n - t) * (1 + _bits(coef[t]) // 256)
+            for t in range(min(top + 1, b_n))
+        )
+        if self.budget.spent + ahead + self.reserve > WORK_BUDGET:  # before the work
+            raise self.budget.refuse()
+        step = width_for(0)
+        u = {r: _pack(row, step) for r, row in start_rows.items()}
+        sums = [mpz(0)] * b_n  # over e: sum_t coef[t] sum_r u_t[r][e]
+        for t in range(top + 1):
+            keep = b_n - t  # slots of u_t: e = t .. B - 1
+            if keep <= 0 or not u:
+                break
+            c = coef[t]
+            if c:
+                summed = sum(u.values()) if len(u) > 1 else next(iter(u.values()))
+                for j, x in enumerate(unpack(summed, step * 8)[:keep]):
+                    if x:
+                        sums[t + j] += c * x
+                self.budget.spend(keep, _bits(c))
+            if t == top or keep == 1:
+                break
+            new = width_for(t + 1)
+            if new > step:
+                u = {r: _repack(x, keep, step, new) for r, x in u.items()}
+                step = new
+            slot = step * 8
+            nxt: dict[int, int] = defaultdict(xmpz)  # summed in place, masked into an mpz
+            for r, packed in u.items():
+                for e_add, targets in by_shift[r]:
+                    if e_add >= keep:  # past "destroyed" from every kept e
+                        break
+                    # one step on: slot j now holds e = t + 1 + j
+                    shifted = packed << ((e_add - 1) * slot) if e_add > 1 else packed
+                    for dst, wt in targets:
+                        nxt[dst] += shifted * wt
+            mask = _mask((keep - 1) * slot)
+            u = {r: v for r, x in nxt.items() if (v := x & mask)}
+            self.budget.spend(per_step * (keep - 1), slot)
+        self.v = {e: int(x) for e, x in enumerate(sums) if x}  # r = 0: final() reads e
+        self.summed = True
+        self.den = self.den * scale
         self._reduce()
 
     def apply_mortal_wounds(self) -> None:
@@ -1913,7 +2015,13 @@ def analyze(request: CombatRequest) -> CombatAnalysis:
         else:
             mortal = _ZERO
         outcome, total = _attack_outcome(w, mortal)
-        chain.apply_weapon(w, situation, outcome, total)
+        if isinstance(chain, (_LineChain, _PrefixSplitChain)):
+            # the answer's rendering, checked with the chain's own estimates before its work
+            chain.reserve = _answer_units(layout, [d for ds in stages.values() for d in ds])
+        if isinstance(chain, _LineChain):  # the last weapon's state is only read out
+            chain.apply_weapon(w, situation, outcome, total, last=w is weapons[-1])
+        else:
+            chain.apply_weapon(w, situation, outcome, total)
     if any_mortal:
         chain.apply_mortal_wounds()
     final = chain.final()
