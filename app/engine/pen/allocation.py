@@ -22,9 +22,10 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from fractions import Fraction
-from functools import lru_cache
-from itertools import accumulate
+from functools import lru_cache, reduce
+from itertools import accumulate, chain, repeat
 from math import lcm
+from operator import mul, or_, rshift
 from typing import TypeVar
 
 from gmpy2 import mpz, pack, unpack
@@ -844,26 +845,29 @@ def two_allocations(
     h = [dense[n - lo] * c ** (n_max - n) if n >= lo else 0 for n in range(n_max + 1)]
     marginal = _first_counts(h, a, b) if n_max >= cap else []
     joint: list[list[int]] = []
+    binomials = [1] * (n_max + 1)  # C(n, k1) for every n, the column of k1 (from k1 = 0)
     for k1 in range(n_max + 1):
-        row = [0] * min(n_max - k1 + 1, width)
-        ak = a_pow[k1]
-        for k2 in range(min(len(row), cap)):
-            n = k1 + k2
-            if h[n]:
-                row[k2] = h[n] * (math.comb(n, k1) * ak * b_pow[k2])
+        if k1:  # C(n, k1) = sum_(m < n) C(m, k1 - 1): one prefix sum per column, in C
+            binomials = [0, *accumulate(binomials[:-1])]
+        size = min(n_max - k1 + 1, width)
+        end = k1 + min(size, cap)
+        # h(n) C(n, k1) b^k2 a^k1 for k2 < cap (n = k1 + k2), products run by map in C
+        row = list(map(mul, h[k1:end], binomials[k1:end]))
+        if b != 1:
+            row = list(map(mul, row, b_pow))
+        if a_pow[k1] != 1:
+            row = list(map(mul, row, repeat(a_pow[k1])))
+        row += [0] * (size - len(row))
         if n_max - k1 >= cap:  # k2 >= cap: the squad is wiped, whatever k2 (see below)
             row[cap] = marginal[k1] - sum(row[:cap])
         joint.append(row)
     # a power of two common to every weight (the split's denominator and the wounds' total
     # often share one): dropped, so every slot below is that much narrower
-    every = 0
-    for row in joint:
-        for x in row:
-            every |= x
+    every = reduce(or_, chain.from_iterable(joint), 0)
     zeros = (every & -every).bit_length() - 1 if every else 0
     # GMP integers from here on (their sums and products of thousands of bits and more are
     # several times faster than CPython's); back to int in the answer
-    joint = [[mpz(x >> zeros) for x in row] for row in joint]
+    joint = [list(map(rshift, map(mpz, row), repeat(zeros))) for row in joint]
     joint_total = (wounds_total * c**n_max) >> zeros  # the weights' sum, exactly
     # R(s, k2) for every k2 packed into one integer per state (Kronecker substitution): one
     # big-integer operation moves every k2 at once; no slot exceeds the total.
