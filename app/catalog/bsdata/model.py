@@ -538,7 +538,7 @@ def _walk_modifiers(
 class Node:
     """A selection entry or group as reached (target element plus the link, if any)."""
 
-    __slots__ = ("_constraints", "_holders", "_ids", "doc", "elem", "link", "link_doc")
+    __slots__ = ("_constraints", "_holders", "_ids", "_mods", "doc", "elem", "link", "link_doc")
 
     def __init__(
         self,
@@ -554,6 +554,7 @@ class Node:
         self._ids: frozenset[str] | None = None
         self._holders: tuple[tuple[Element, Document], ...] | None = None
         self._constraints: tuple[Element, ...] | None = None
+        self._mods: list[tuple[Element, tuple[Element, ...]]] | None = None
 
     @property
     def is_group(self) -> bool:
@@ -616,10 +617,16 @@ class Node:
         return found
 
     def modifiers(self) -> list[tuple[Element, tuple[Element, ...]]]:
-        holders = self.holders()
-        if len(holders) == 1:
-            return iter_modifiers(holders[0][0])
-        return iter_modifiers(holders[0][0]) + iter_modifiers(holders[1][0])
+        """The target's modifiers, then the link's (read once per node: callers only read the
+        list; the builders of one import share the nodes children are read as)."""
+        mods = self._mods
+        if mods is None:
+            holders = self.holders()
+            mods = iter_modifiers(holders[0][0])
+            if len(holders) > 1:
+                mods = mods + iter_modifiers(holders[1][0])
+            self._mods = mods
+        return mods
 
     def category_ids(self) -> list[str]:
         return [
