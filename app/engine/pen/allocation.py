@@ -685,6 +685,9 @@ def _hit_level(
     return out
 
 
+_SHORT_LINE = 4  # lines of the partial rounds up to this long: the products, not the shear
+
+
 def _second_by_rounds(
     rows: Mapping[State, Sequence[int]],
     models: int,
@@ -717,6 +720,7 @@ def _second_by_rounds(
     stay = lw[0]
     drop = lw[1] if len(lw) > 1 else 0
     t_pow = [t**i for i in range(n_max + 1)]
+    t_rev = t_pow[::-1]  # t ** (n_max - k)
     live = [(state, row, models_of(state)) for state, row in rows.items() if any(row)]
     live = [(state, row, a) for state, row, a in live if a]
     top = max(((len(row) - 1) // a for _, row, a in live), default=-1)
@@ -730,7 +734,7 @@ def _second_by_rounds(
         [[] for _ in range(wounds)] for _ in range(top + 1)
     ]
     for state, row, a in live:
-        scaled = [x * t_pow[n_max - k] if x else 0 for k, x in enumerate(row)]
+        scaled = list(map(mul, row, t_rev))
         key = _keyed(state, models)
         below = 0
         for index, n in enumerate(state):
@@ -756,22 +760,28 @@ def _second_by_rounds(
         # per state, so the models of the levels below, which all receive one wound, are hit
         # once for every state reaching the same one, not once per (state, j)
         for index in range(wounds):
-            stage: dict[int, int] = {}
-            for key, scaled, first, end in parts[q][index]:
-                packed = pack(scaled[first:end], slot)
-                if packed:
-                    stage[key] = stage.get(key, 0) + packed
-            for lower in range(index):  # fewest W left first: each model one wound
-                stage = _hit_level(
-                    stage,
-                    lower,
-                    stay,
-                    kill if lower == 0 else drop,
-                    killing if lower == 0 else plain,
-                )
-            # dropped[e] = sum_j x[j] C(j, e) stay^(j - e) hit^e: a shear of the j models hit
-            # (additions only, :func:`_shear_line`), not a product per (j, e)
             hit = kill if index == 0 else drop
+            coef = killing if index == 0 else plain
+            staged: Iterable[tuple[int, list[int]]]
+            if index == 0:  # no level below: one entry per state, its weights as they are
+                staged = [(key, scaled[first:end]) for key, scaled, first, end in parts[q][0]]
+            else:
+                stage: dict[int, int] = {}
+                for key, scaled, first, end in parts[q][index]:
+                    packed = pack(scaled[first:end], slot)
+                    if packed:
+                        stage[key] = stage.get(key, 0) + packed
+                for lower in range(index):  # fewest W left first: each model one wound
+                    stage = _hit_level(
+                        stage,
+                        lower,
+                        stay,
+                        kill if lower == 0 else drop,
+                        killing if lower == 0 else plain,
+                    )
+                staged = [(st, unpack(packed, slot)) for st, packed in stage.items()]
+            # dropped[e] = sum_j x[j] C(j, e) stay^(j - e) hit^e: a shear of the j models hit
+            # (additions only, :func:`_shear_line`) on long lines, the products on short ones
             powers = shear_powers.get(q if index == 0 else -1)
             if powers is None:  # a state staged at q has at most n_max // q living models
                 size = min(models, n_max // q) if q and index == 0 else models
@@ -783,11 +793,15 @@ def _second_by_rounds(
             get = acc.get
             unit = _BASE ** (index + 1)
             move = unit - unit // _BASE
-            for st, packed in stage.items():
-                n = st // unit % _BASE
-                xs = unpack(packed, slot)
-                xs += [0] * (n - len(xs))
-                dropped = _shear_line(xs, 1, hit, stay, powers)
+            for st, xs in staged:
+                if len(xs) > _SHORT_LINE:
+                    dropped = _shear_line(xs, 1, hit, stay, powers)
+                else:
+                    dropped = [0] * len(xs)
+                    for j, x in enumerate(xs):
+                        if x:
+                            for e, c in enumerate(coef[j]):
+                                dropped[e] += x * c
                 for e, x in enumerate(dropped):
                     if x:
                         key = st - e * move
