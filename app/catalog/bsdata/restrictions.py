@@ -582,12 +582,8 @@ class RestrictionReader:
         ws = self.b.ws
         found: list[ArmyLimit] = []
         seen: set[str] = set()
-        entries = ws.memo("category-entries")  # each document's, listed once per import
         for doc in ws.chain(self.b.primary):
-            listed = entries.get(doc.id)
-            if listed is None:
-                listed = entries[doc.id] = list(doc.root.iter("categoryEntry"))
-            for elem in listed:
+            for elem in ws.category_entries[doc.id]:
                 cid = elem.get("id") or ""
                 keyword = self._category(cid)
                 if not cid or cid in seen or keyword is None:
