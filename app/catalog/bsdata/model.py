@@ -551,7 +551,20 @@ def _walk_modifiers(
 class Node:
     """A selection entry or group as reached (target element plus the link, if any)."""
 
-    __slots__ = ("_constraints", "_holders", "_ids", "_mods", "doc", "elem", "link", "link_doc")
+    __slots__ = (
+        "_constraints",
+        "_holders",
+        "_ids",
+        "_mods",
+        "doc",
+        "elem",
+        "id",
+        "is_group",
+        "link",
+        "link_doc",
+        "name",
+        "type",
+    )
 
     def __init__(
         self,
@@ -564,18 +577,15 @@ class Node:
         self.doc = doc
         self.link = link
         self.link_doc = link_doc
+        # read once (the walks ask for them many times; the elements never change)
+        self.is_group: bool = elem.tag == "selectionEntryGroup"
+        self.id: str = elem.get("id") or ""
+        self.name: str = (elem.get("name") or (link.get("name") if link is not None else "")) or ""
+        self.type: str = elem.get("type") or ""
         self._ids: frozenset[str] | None = None
         self._holders: tuple[tuple[Element, Document], ...] | None = None
         self._constraints: tuple[Element, ...] | None = None
         self._mods: list[tuple[Element, tuple[Element, ...]]] | None = None
-
-    @property
-    def is_group(self) -> bool:
-        return self.elem.tag == "selectionEntryGroup"
-
-    @property
-    def id(self) -> str:
-        return self.elem.get("id") or ""
 
     @property
     def ids(self) -> frozenset[str]:
@@ -586,16 +596,6 @@ class Node:
                 out.add(self.link.get("id") or "")
             ids = self._ids = frozenset(out)
         return ids
-
-    @property
-    def name(self) -> str:
-        return (
-            self.elem.get("name") or (self.link.get("name") if self.link is not None else "")
-        ) or ""
-
-    @property
-    def type(self) -> str:
-        return self.elem.get("type") or ""
 
     @property
     def statically_hidden(self) -> bool:
