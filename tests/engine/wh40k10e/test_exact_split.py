@@ -257,7 +257,7 @@ def test_the_issue_s_full_scope_is_answered(
     assert _best_cpu_seconds(lambda: analyze(req)) < 2.0
 
 
-@pytest.mark.parametrize(("models", "wounds"), [(50, 3), (30, 4), (24, 6)])
+@pytest.mark.parametrize(("models", "wounds"), [(50, 3), (40, 4), (24, 6)])
 def test_a_split_line_too_large_is_refused_before_the_work(models: int, wounds: int) -> None:
     # the forward pass's cost, the CHARACTERs' pass's and the line chain's are checked
     # together before any of them runs: a refusal in milliseconds, not after most of a second
