@@ -30,6 +30,10 @@ Method (integer weights over one common denominator, reduced between weapons):
    CHARACTERs, two chains of counts (one per Feel No Pain) are combined by an identity of
    generating functions (:class:`_TwoFeelNoPainChain`); otherwise each is checked against
    the model it lands on.
+   Into identical models (:class:`_LineChain`) the last weapon is stepped forward instead:
+   ``u_t = v A'**t`` has weights of a few dozen bits per step where Horner's sums carry the
+   coefficients' thousands of bits from the first step, and only ``e`` (summed over ``r``)
+   is read out, so each step meets its big coefficient once per value of ``e``.
 4. One weapon into a unit whose models are not all alike: the line is split at the end of
    its main models (:class:`_PrefixSplitChain`): a forward pass on them (a path leaves them
    within a few dozen live attacks), the short tail in closed form (:mod:`.tail`: the
