@@ -1245,21 +1245,24 @@ class _PrefixSplitChain:
         side: list[dict[int, int]] = [{}]
         wid = [1]
         acc = [0] * cells
-        reads: dict[int, list[int]] = {}
+        reads: dict[int, list[tuple[int, int]]] = {}
 
-        def read(idx: int) -> list[int]:
+        def read(idx: int) -> list[tuple[int, int]]:
+            """The state's read-out as (j, value) pairs, its zeros left out (j increasing)."""
             got = reads.get(idx)
             if got is None:
                 assert readout is not None
-                got = reads[idx] = readout(idx)[:cells]
+                got = reads[idx] = [(j, v) for j, v in enumerate(readout(idx)[:cells]) if v]
             return got
 
         if coef is not None:
             coef = [mpz(c) for c in coef]  # GMP integers: big-by-medium products below
-            acc = [coef[0] * v for v in read(0)]
+            for j, v in read(0):
+                acc[j] = coef[0] * v
         # per state: its transitions grouped by the pending wounds they add, split into
         # those that stay on the prefix and those that leave it
         grouped: dict[int, list[tuple[int, list[tuple[int, int]], list[tuple[int, int]]]]] = {}
+        counts: dict[int, int] = {}  # per state: its transitions (the budget's updates)
 
         def moves(idx: int) -> list[tuple[int, list[tuple[int, int]], list[tuple[int, int]]]]:
             got = grouped.get(idx)
@@ -1270,6 +1273,7 @@ class _PrefixSplitChain:
                         stay, leave = by_m.setdefault(m_add, ([], []))
                         (stay if dst // nc < big_p else leave).append((dst, wt))
                 got = grouped[idx] = [(m, st, lv) for m, (st, lv) in sorted(by_m.items())]
+                counts[idx] = sum(len(st) + len(lv) for _, st, lv in got)
             return got
 
         step = 0
@@ -1289,13 +1293,16 @@ class _PrefixSplitChain:
             out_side: dict[int, int] = defaultdict(xmpz)
             updates = 0
             for idx, x in phi.items():
-                for m_add, stay, leave in moves(idx):
+                state_moves = grouped.get(idx)
+                if state_moves is None:
+                    state_moves = moves(idx)
+                for m_add, stay, leave in state_moves:
                     y = x << (m_add * bits) if m_add else x
                     for dst, wt in stay:
                         nxt[dst] += y * wt
                     for dst, wt in leave:
                         out[dst] += y * wt
-                    updates += len(stay) + len(leave)
+                updates += counts[idx]
             if side_rows is not None:
                 for idx, x in phi.items():
                     if idx // nc >= edge:
@@ -1312,9 +1319,10 @@ class _PrefixSplitChain:
                     f = read(i)
                     for k, v in enumerate(unpack(x, bits)[:cells]):
                         if v:
-                            for j in range(cells - k):
-                                if f[j]:
-                                    red[k + j] += v * f[j]
+                            for j, fj in f:
+                                if j >= cells - k:
+                                    break
+                                red[k + j] += v * fj
                 c = coef[s]
                 for j, v in enumerate(red):
                     if v:
