@@ -21,7 +21,9 @@ in order) and that every accepted write's version reached both streams, and prin
 
 With ``W40K_TRACEMALLOC=/some/dir`` the workers trace their allocations from the first sample
 and write, at each later one, the sites of what is still alive of it (``app.core.runtime``):
-where the memory grows. Tracing slows the workers several times over: use fewer tables.
+where the memory grows. Tracing slows the workers several times over: use fewer tables. A
+worker is signalled only once it catches SIGUSR1 (a worker still starting would be killed by
+it, and its streams broken with it).
 
 Exits non-zero on any lost, doubled or undelivered event, any 5xx other than 503, a worker
 that died, or a second-half slope above ``SOAK_MAX_SLOPE_MB_PER_MIN`` (default 1.0 MB/min, i.e.
@@ -90,6 +92,20 @@ def rss_mb(pid: int) -> float | None:
     return None
 
 
+def catches_sigusr1(pid: int) -> bool:
+    """Whether the process has installed its SIGUSR1 handler (``SigCgt`` in ``/proc``): a
+    worker still importing the app has not, and the signal's default action would end it
+    (uvicorn then starts another, and the streams it held break)."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("SigCgt:"):
+                    return bool(int(line.split()[1], 16) >> (signal.SIGUSR1 - 1) & 1)
+    except (OSError, ValueError):
+        return False
+    return False
+
+
 def slope(points: list[tuple[float, float]]) -> float:
     """Least-squares slope of (seconds, MB), in MB per minute (0 with fewer than 2 points)."""
     if len(points) < 2:
@@ -112,8 +128,9 @@ async def sample_memory(
         found = {pid: rss_mb(pid) for pid in pids}
         if trace:
             for pid in pids:
-                with contextlib.suppress(OSError):
-                    os.kill(pid, signal.SIGUSR1)
+                if catches_sigusr1(pid):  # not yet: SIGUSR1's default would kill it
+                    with contextlib.suppress(OSError):
+                        os.kill(pid, signal.SIGUSR1)
         out.append((time.monotonic() - start, {p: v for p, v in found.items() if v is not None}))
         try:
             await asyncio.wait_for(done.wait(), every)
