@@ -989,21 +989,35 @@ def _warlord_flags(builder: Builder, sheet_names: Mapping[str, str]) -> dict[str
     out: dict[str, list[str]] = {}
     if not hidden:
         return {}
+    # an entry's flags, in order, read once per import (every catalogue's reader asks)
+    flags_of: dict[int, tuple[str, ...]] = ws.memo("warlord-flags")
     for sheet_id, sheet in sheet_names.items():
         for d in ws.docs.values():
             elem = d.ids.get(sheet_id)
             if elem is None or elem.tag not in ("selectionEntry", "entryLink"):
                 continue
-            for box in ("entryLinks", "selectionEntries"):
-                inner = elem.find(box)
-                for child in inner if inner is not None else ():
-                    if name_key(child.get("name") or "") != "warlord":
-                        continue
-                    for link in child.iter("categoryLink"):
-                        target = link.get("targetId") or ""
-                        if target in hidden and sheet not in out.setdefault(target, []):
-                            out[target].append(sheet)
+            flags = flags_of.get(id(elem))
+            if flags is None:
+                flags = flags_of[id(elem)] = _flags_below(elem, hidden)
+            for target in flags:
+                if sheet not in out.setdefault(target, []):
+                    out[target].append(sheet)
     return {k: tuple(v) for k, v in out.items()}
+
+
+def _flags_below(elem: Element, hidden: set[str]) -> tuple[str, ...]:
+    """The hidden categories the "Warlord" entries just below ``elem`` link, in order."""
+    found: list[str] = []
+    for box in ("entryLinks", "selectionEntries"):
+        inner = elem.find(box)
+        for child in inner if inner is not None else ():
+            if name_key(child.get("name") or "") != "warlord":
+                continue
+            for link in child.iter("categoryLink"):
+                target = link.get("targetId") or ""
+                if target in hidden:
+                    found.append(target)
+    return tuple(found)
 
 
 def _is_message(m: Element) -> bool:
