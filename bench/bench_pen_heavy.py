@@ -108,6 +108,10 @@ CASES = {
     # are counted (pen rulings 43), not every squad of 30 models of 10 W
     "5 x 9 rending shots vs 30 x W5 Sv3 inv5 (refused before)": rending(5, 30, 5, 5),
     "5 x 9 rending shots vs 30 x W10 Sv3 inv5 (refused before)": rending(5, 30, 10, 5),
+    # issue 18's full PEN scope, still refused: the squad states the two allocations follow
+    # grow as C(models + W, W) (5,456 for 30 x W3, 1,001 for 10 x W4)
+    "30 x 9 rending shots vs 30 x W3 Sv3": rending(30, 30, 3),
+    "30 x 9 rending shots vs 10 x W4 Sv3": rending(30, 10, 4),
 }
 
 

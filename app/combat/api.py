@@ -34,6 +34,7 @@ from app.combat.schemas import (
 from app.core.db import as_aware
 from app.core.deps import DbSession
 from app.core.errors import PROBLEM_JSON
+from app.core.fastjson import FastJSONResponse
 
 router = APIRouter(tags=["combat"])
 
@@ -59,14 +60,16 @@ def _limits_text(spec: CombatSpec) -> str:
 
 def _analyze(system_id: str, payload: dict[str, Any]) -> JSONResponse:
     analysis = service.analyze(system_id, payload)
-    return JSONResponse(service.analysis_json(system_id, analysis))
+    # orjson: the same bytes as the standard library's encoder, several times faster on the
+    # megabytes of a heavy answer (issue 18: 15 ms -> 1.5 ms for 6.7 MB)
+    return FastJSONResponse(service.analysis_json(system_id, analysis))
 
 
 def _resolve(
     system_id: str, payload: dict[str, Any], seed: int | None, dice: list[int] | None
 ) -> JSONResponse:
     resolution = service.resolve(system_id, payload, seed=seed, dice=dice)
-    return JSONResponse(service.resolution_json(system_id, resolution))
+    return FastJSONResponse(service.resolution_json(system_id, resolution))
 
 
 def _with_body(function: Callable[..., JSONResponse], model: type[BaseModel]) -> None:

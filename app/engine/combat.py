@@ -22,7 +22,7 @@ from typing import TypeAlias
 
 from gmpy2 import mpz
 
-from app.engine.distributions import Dist
+from app.engine.distributions import Dist, lowest_terms
 from app.engine.roller import DieRecord
 
 __all__ = [
@@ -114,7 +114,7 @@ class CombatResolution:
 # -- serialisation ---------------------------------------------------------------------------
 
 
-_DIRECT_BITS = 1000  # about 300 digits: str() is as fast, and under any digit limit allowed
+_DIRECT_BITS = 400  # about 120 digits: str() is faster below, GMP's digits() above
 
 
 def _decimal(n: int) -> str:
@@ -155,55 +155,114 @@ def fraction_to_jsonable(
     return {"exact": fraction_to_str(q, denominators), "approx": round(float(q), digits)}
 
 
-def _pair_to_str(num: int, den: int, denominators: Denominators) -> str:
-    """:func:`fraction_to_str` of ``num / den`` already in lowest terms."""
-    if den == 1:
-        return _decimal(num)
-    below = denominators.get(den)
-    if below is None:
-        below = denominators[den] = _decimal(den)
-    return f"{_decimal(num)}/{below}"
-
-
 def dist_to_jsonable(
     d: Dist, digits: int = 4, denominators: Denominators | None = None
 ) -> dict[str, Jsonable]:
     """``{"mean": {...}, "distribution": [{"value", "exact", "approx", "at_least_exact",
-    "at_least_approx"}, ...]}``. Every probability in lowest terms from integer pairs
-    (:meth:`Dist.reduced_rows`), its float as ``float(Fraction)`` computes it."""
+    "at_least_approx"}, ...]}``. Every probability in lowest terms from the integer weights
+    (:func:`~app.engine.distributions.lowest_terms`: the whole table at once), each numerator
+    written by GMP, each distinct denominator once per answer; its float is
+    ``round(float(Fraction), digits)`` (:func:`_approximations`)."""
     memo: Denominators = {} if denominators is None else denominators
-    rows: list[Jsonable] = []
-    for v, pn, pd, an, ad in d.reduced_rows():
-        rows.append(
-            {
-                "value": v,
-                "exact": _pair_to_str(pn, pd, memo),
-                "approx": round(pn / pd, digits),
-                "at_least_exact": _pair_to_str(an, ad, memo),
-                "at_least_approx": round(an / ad, digits),
-            }
-        )
-    return {"mean": fraction_to_jsonable(d.mean(), digits, memo), "distribution": rows}
+    lo, weights, total = d.dense()
+    values: list[int] = []
+    xs: list[int] = []
+    tails: list[int] = []
+    acc = total
+    for i, x in enumerate(weights):
+        if x:
+            values.append(lo + i)
+            xs.append(x)
+            tails.append(acc)
+            acc -= x
+    both = xs + tails
+    nums, keys, dens = lowest_terms(both, total)
+    below = {k: "" if den == 1 else "/" + _memo_decimal(den, memo) for k, den in dens.items()}
+    texts = [n.digits() + below[k] for n, k in zip(nums, keys, strict=True)]
+    floats = _approximations(both, total, digits)
+    n = len(values)
+    rows: list[Jsonable] = [
+        {"value": v, "exact": p, "approx": f, "at_least_exact": a, "at_least_approx": g}
+        for v, p, f, a, g in zip(values, texts[:n], floats[:n], texts[n:], floats[n:], strict=True)
+    ]
+    return {"mean": _mean_jsonable(lo, weights, total, digits, memo), "distribution": rows}
+
+
+def _mean_jsonable(
+    lo: int, weights: Sequence[int], total: int, digits: int, memo: Denominators
+) -> dict[str, Jsonable]:
+    """``fraction_to_jsonable(d.mean(), digits, memo)``, the mean ``lo + s / total`` reduced
+    by :func:`~app.engine.distributions.lowest_terms` rather than by CPython's gcd of two
+    numbers of thousands of digits (adding an integer keeps a fraction in lowest terms)."""
+    s = sum(i * x for i, x in enumerate(weights))
+    (num,), (key,), dens = lowest_terms([s], total)
+    den = dens[key]
+    top = lo * den + int(num)
+    exact = _decimal(top) if den == 1 else f"{_decimal(top)}/{_memo_decimal(den, memo)}"
+    return {"exact": exact, "approx": round((lo * total + s) / total, digits)}
+
+
+def _memo_decimal(n: int, memo: Denominators) -> str:
+    text = memo.get(n)
+    if text is None:
+        text = memo[n] = _decimal(n)
+    return text
+
+
+_FAST_DIGITS = 8  # the short path's error bound holds up to this many digits
+_TIE_MARGIN = 1e-6  # closer than this to a half: the exact rounding instead
+
+
+def _approximations(xs: Sequence[int], total: int, digits: int) -> list[float]:
+    """``[round(x / total, digits) for x in xs]`` (each ``0 <= x <= total``), the same floats,
+    without a true division of two numbers of thousands of bits per value (most of the cost).
+
+    ``round(f, digits)`` is the float nearest ``k / 10**digits``, ``k`` the integer nearest
+    ``f * 10**digits`` (ties to even, on the exact value of ``f = x / total`` correctly
+    rounded). ``x >> s`` over ``total >> s``, both under 2**53 (a float division, correctly
+    rounded), is within 2**-52 of ``x / total``; times ``10**digits`` (at most 10**8) and
+    rounded, ``y`` is within 1e-7 of ``f * 10**digits``. So when ``y`` is not within
+    :data:`_TIE_MARGIN` of a half, ``k = floor(y + 0.5)``, and ``k / 10**digits`` (a correctly
+    rounded division of two integers) is ``round(f, digits)``; otherwise, the exact
+    ``round(x / total, digits)``."""
+    if not 0 <= digits <= _FAST_DIGITS:
+        return [round(x / total, digits) for x in xs]
+    shift = max(0, total.bit_length() - 53)
+    top = total >> shift
+    power = 10**digits
+    scale = float(power)
+    near = 0.5 - _TIE_MARGIN
+    return [
+        k / power
+        if abs((y := (x >> shift) / top * scale) - (k := int(y + 0.5))) < near
+        else round(x / total, digits)
+        for x in xs
+    ]
 
 
 def to_jsonable(value: object, digits: int = 4) -> Jsonable:
     """Plain JSON-ready values (dicts, lists, str, numbers) for any result of this module."""
+    return _jsonable(value, digits, {})
+
+
+def _jsonable(value: object, digits: int, memo: Denominators) -> Jsonable:
+    """:func:`to_jsonable`, every fraction of one answer sharing ``memo`` (an analysis's
+    ``extra`` sections hold distributions of the same totals as its stages)."""
     if isinstance(value, Dist):
-        return dist_to_jsonable(value, digits)
+        return dist_to_jsonable(value, digits, memo)
     if isinstance(value, bool) or value is None or isinstance(value, str | int | float):
         return value
     if isinstance(value, Fraction):
-        return fraction_to_jsonable(value, digits)
+        return fraction_to_jsonable(value, digits, memo)
     if isinstance(value, DieRecord):
         return dict(value.as_dict())
     if isinstance(value, CombatAnalysis):
-        memo: Denominators = {}  # the stages share their denominators too
         analysis: dict[str, Jsonable] = {
             "damage": dist_to_jsonable(value.damage, digits, memo),
             "models_destroyed": dist_to_jsonable(value.models_destroyed, digits, memo),
             "wipe_probability": fraction_to_jsonable(value.wipe_probability, digits, memo),
             "stages": {k: dist_to_jsonable(d, digits, memo) for k, d in value.stages.items()},
-            "extra": {k: to_jsonable(v, digits) for k, v in value.extra.items()},
+            "extra": {k: _jsonable(v, digits, memo) for k, v in value.extra.items()},
         }
         if value.outcomes:
             analysis["outcomes"] = [
@@ -221,7 +280,7 @@ def to_jsonable(value: object, digits: int = 4) -> Jsonable:
         }
     if isinstance(value, TargetState):
         return {
-            "models": [to_jsonable(m, digits) for m in value.models],
+            "models": [_jsonable(m, digits, memo) for m in value.models],
             "wounds_lost": value.wounds_lost,
             "models_destroyed": value.models_destroyed,
             "models_remaining": value.models_remaining,
@@ -232,14 +291,14 @@ def to_jsonable(value: object, digits: int = 4) -> Jsonable:
     if isinstance(value, CombatResolution):
         return {
             "seed": value.seed,
-            "dice": [to_jsonable(r, digits) for r in value.dice],
+            "dice": [_jsonable(r, digits, memo) for r in value.dice],
             "totals": dict(value.totals),
-            "target_after": to_jsonable(value.target_after, digits),
-            "steps": [to_jsonable(s, digits) for s in value.steps],
-            "extra": {k: to_jsonable(v, digits) for k, v in value.extra.items()},
+            "target_after": _jsonable(value.target_after, digits, memo),
+            "steps": [_jsonable(s, digits, memo) for s in value.steps],
+            "extra": {k: _jsonable(v, digits, memo) for k, v in value.extra.items()},
         }
     if isinstance(value, Mapping):
-        return {str(k): to_jsonable(v, digits) for k, v in value.items()}
+        return {str(k): _jsonable(v, digits, memo) for k, v in value.items()}
     if isinstance(value, Sequence):
-        return [to_jsonable(v, digits) for v in value]
+        return [_jsonable(v, digits, memo) for v in value]
     raise TypeError(f"cannot serialise {type(value).__name__}")

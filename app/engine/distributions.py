@@ -14,9 +14,9 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from fractions import Fraction
 
-from gmpy2 import divexact, gcd, mpz, pack, remove, unpack
+from gmpy2 import bit_scan1, divexact, gcd, mpz, pack, remove, unpack
 
-__all__ = ["Dist", "convolve_weights", "power_weights"]
+__all__ = ["Dist", "convolve_weights", "lowest_terms", "power_weights"]
 
 _KRONECKER_MIN = 48  # use big-integer multiplication once len(a) * len(b) exceeds this
 # totals longer than this reduce their weights with GMP (gcd and exact division about ten
@@ -177,48 +177,79 @@ def _reduced_many(xs: Sequence[int], total: int) -> list[Fraction]:
 
 def _reduced_pairs(xs: Sequence[int], total: int) -> list[tuple[int, int]]:
     """The lowest terms ``(numerator, denominator)`` of every ``x / total`` (each ``x`` in
-    ``0 .. total``), without building a :class:`Fraction` (the serialisation of an answer
-    needs only the two integers). When ``total`` is a product of 2, 3, 5 and 7 (dice), the
-    common factor is each prime's valuation (GMP's ``remove``: repeated squaring, a few
-    subquadratic divisions) instead of a gcd of two numbers of thousands of digits; the
-    reduced denominators, one per set of exponents divided out, are computed once, by GMP's
-    exact division (a Python ``//`` of a 12,000-bit total was most of the cost). Python
-    ``int`` out."""
+    ``0 .. total``), Python ``int`` pairs (see :func:`lowest_terms`)."""
+    nums, keys, dens = lowest_terms(xs, total)
+    return [(int(n), dens[k]) for n, k in zip(nums, keys, strict=True)]
+
+
+def lowest_terms(xs: Sequence[int], total: int) -> tuple[list[mpz], list[int], dict[int, int]]:
+    """The lowest terms of every ``x / total`` (each ``x`` >= 0) of a whole table, without
+    building a :class:`Fraction` (the serialisation of an answer needs only the integers):
+    ``(numerators, keys, denominators)``, the reduced numerator of each ``x`` as a GMP integer
+    and a key of its reduced denominator ``denominators[key]`` (a Python ``int``). A table has
+    few distinct denominators (one per common factor divided out): each is computed once, by
+    GMP's exact division (a Python ``//`` of a 12,000-bit total was most of the cost).
+
+    When ``total`` is a product of 2, 3, 5 and 7 (dice), the common factor is each prime's
+    valuation (the lowest set bit for 2; GMP's ``remove``, repeated squaring, for 3, 5 and 7)
+    instead of a gcd of two numbers of thousands of digits. Each step is one pass over the
+    table (a list comprehension, not a dozen interpreted operations per value), and each
+    denominator one exact division per odd part, then a shift. Otherwise one GMP gcd per
+    value."""
+    big = mpz(total)
+    ys = [mpz(x) for x in xs]
+    dens: dict[int, int] = {}
     exps = _dice_exponents(total)
     if exps is None:
-        big = mpz(total)
-        out_g: list[tuple[int, int]] = []
-        for x in xs:
-            g = int(gcd(mpz(x), big))
-            out_g.append((x // g, total // g))
-        return out_g
-    big = mpz(total)
-    dens: dict[tuple[int, ...], int] = {}
-    out: list[tuple[int, int]] = []
-    for x in xs:
-        if x == 0:
-            out.append((0, 1))
-            continue
-        if x == total:
-            out.append((1, 1))
-            continue
-        y = mpz(x)
-        key: list[int] = []
-        for p, e in exps:
-            y, v = remove(y, p)
-            if v > e:  # more factors than the total: only ``e`` of them are common
-                y *= mpz(p) ** (v - e)
-                v = e
-            key.append(v)
-        k = tuple(key)
-        den = dens.get(k)
-        if den is None:
+        gs = [gcd(y, big) for y in ys]
+        keys = [int(g) for g in gs]
+        for g, k in zip(gs, keys, strict=True):
+            if k not in dens:
+                dens[k] = int(divexact(big, g))
+        return [divexact(y, g) for y, g in zip(ys, gs, strict=True)], keys, dens
+    zeros = [i for i, y in enumerate(ys) if not y]
+    for i in zeros:  # reduced as total / total (den 1), numerator set to 0 below
+        ys[i] = big
+    # a key packs each prime's valuation (at most its exponent in the total) in a field of
+    # its own width
+    keys = [0] * len(ys)
+    fields: list[tuple[int, int, int]] = []  # (prime, shift, width mask)
+    shift = 0
+    for p, e in exps:
+        width = e.bit_length()
+        fields.append((p, shift, (1 << width) - 1))
+        if p == 2:  # the first prime: its field at shift 0
+            keys = [v if v < e else e for v in map(bit_scan1, ys)]
+            ys = [y >> v for y, v in zip(ys, keys, strict=True)]
+        else:
+            pairs = [remove(y, p) for y in ys]
+            ys = [y for y, _ in pairs]
+            found = [v for _, v in pairs]
+            if found and max(found) > e:  # more factors than the total: ``e`` are common
+                for i, v in enumerate(found):
+                    if v > e:
+                        ys[i] *= mpz(p) ** (v - e)
+                        found[i] = e
+            keys = [k | v << shift for k, v in zip(keys, found, strict=True)]
+        shift += width
+    # the denominators: total / (2**a * odd), the exact division once per odd part (few),
+    # a shift per power of two
+    twos_mask = fields[0][2] if fields and fields[0][0] == 2 else 0
+    odd_shift = twos_mask.bit_length()
+    odd_totals: dict[int, mpz] = {}
+    for k in set(keys):
+        odd_key = k >> odd_shift
+        rest = odd_totals.get(odd_key)
+        if rest is None:
             g = mpz(1)
-            for (p, _), v in zip(exps, key, strict=True):
-                g *= mpz(p) ** v
-            den = dens[k] = int(divexact(big, g))
-        out.append((int(y), den))
-    return out
+            for p, at, mask in fields:
+                if p != 2:
+                    g *= mpz(p) ** ((k >> at) & mask)
+            rest = odd_totals[odd_key] = divexact(big, g)
+        dens[k] = int(rest >> (k & twos_mask))
+    for i in zeros:
+        ys[i] = mpz(0)
+    return ys, keys, dens
 
 
 # Python 3.12 has a constructor for a numerator and denominator known to be coprime; 3.11

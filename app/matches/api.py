@@ -31,7 +31,7 @@ from starlette.types import Message, Receive, Scope, Send
 
 from app.accounts.deps import CurrentUser, OptionalUser, OptionalViewer, Viewer
 from app.accounts.models import User
-from app.accounts.service import cached_grant_for_api_token
+from app.accounts.service import TOKEN_PREFIX, cached_grant_for_api_token, user_for_api_token
 from app.core import security
 from app.core.deps import DbSession, autocommit_reads, end_transaction
 from app.core.errors import PROBLEM_JSON
@@ -778,7 +778,11 @@ def combat_resolve(
 # checked (the same cache as ``current_viewer``), no guest token, no query, ordinary headers,
 # and for a command a JSON body that ``CommandRequest`` accepts. It then runs the very same
 # endpoint function (``get_match``, ``send_command``) with the very same session, in one trip
-# to the thread pool. Anything else (no token or one not cached, a guest seat, a query, an
+# to the thread pool. A token this process has not checked in the last few seconds (its grant
+# lasts ``TOKEN_GRANT_SECONDS``: each phone's token every 10 s on each worker) is checked in
+# that same trip and session, by the very lookup FastAPI's ``current_user`` makes
+# (``user_for_api_token``: the same query, the same deferred touch, the same cache); a token it
+# refuses goes to FastAPI, which answers its 401. Anything else (a guest seat, a query, an
 # unusual header, a body FastAPI would refuse or read differently) goes to FastAPI, untouched,
 # with the body replayed. It sits inside the whole middleware stack (admission, body limits,
 # security headers, bookkeeping) and its errors reach the same exception handlers.
@@ -833,6 +837,7 @@ class HotRoute(BaseRoute):
         self.app = app
         self.kind = kind
         self.served = 0  # requests answered here rather than by FastAPI (tests, benchmarks)
+        self.checked = 0  # of which with a token checked in the database here (not cached)
         suffix = "/commands" if kind == "command" else ""
         self.method = "POST" if kind == "command" else "GET"
         self.path_format = f"{prefix}{router.prefix}/{{match_id}}{suffix}"
@@ -861,12 +866,17 @@ class HotRoute(BaseRoute):
 
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         found = _hot_headers(scope)
-        grant = None if found is None else cached_grant_for_api_token(found.token)
-        if found is None or grant is None or (self.kind == "command" and not found.json_body):
+        if (
+            found is None
+            or (self.kind == "command" and not found.json_body)
+            or not found.token.startswith(TOKEN_PREFIX)  # FastAPI's 401, with no query
+        ):
             await self._hand_back(scope, receive, send, [])
             return
+        grant = cached_grant_for_api_token(found.token)
         match_id: int = scope["path_params"]["match_id"]
         data: CommandRequest | None = None
+        messages: list[Message] = []
         if self.kind == "command":
             messages, body = await _read_body(receive)
             data = None if body is None else _command_request(body)
@@ -875,27 +885,47 @@ class HotRoute(BaseRoute):
                 return
         # what current_viewer() leaves on the request
         state = scope.setdefault("state", {})
-        state["auth"] = "token"
-        state["token_digest"] = security.digest(found.token)
-        state["locale"] = grant.preferred_language
-        state["viewer"] = Viewer(grant.user_id, grant.display_name, grant.email)
-        who = service.Caller(grant.user_id, None)
+        if grant is not None:
+            _identify(state, found.token, grant.preferred_language)
+            state["viewer"] = Viewer(grant.user_id, grant.display_name, grant.email)
         request = Request(scope, receive)
         database = self.app.state.db
         publish = events.hub_for(self.app).publish
+        taken: list[str] = []  # "cached" or "checked", once the caller is known
 
-        def run() -> Response:
+        def run() -> Response | None:
             # get_db()'s session (committed before the answer, rolled back on an error) and
             # match_db()'s publisher, around the endpoint itself
             with contextmanager(database.session)(write=data is not None) as db:
+                if grant is not None:
+                    who = service.Caller(grant.user_id, None)
+                    taken.append("cached")
+                else:
+                    # current_user()'s check of a token not cached, in its session and trip
+                    user = user_for_api_token(db, found.token)
+                    if user is None:
+                        return None  # refused: FastAPI answers it (its 401)
+                    _identify(state, found.token, user.preferred_language)
+                    state["user"] = user
+                    state["viewer"] = Viewer(user.id, user.display_name, user.email)
+                    who = service.Caller(user.id, None)
+                    taken.append("checked")
                 service.bind_publisher(db, publish)
                 if data is not None:
                     return send_command(match_id, data, who, db, with_actions=False)
                 answer: Response = get_match(request, match_id, who, db, found.if_none_match)
                 return answer
 
-        self.served += 1  # taken on here: an error it raises is answered by the app's handlers
-        response = await anyio.to_thread.run_sync(run)
+        try:
+            response = await anyio.to_thread.run_sync(run)
+        finally:
+            # taken on here once the caller is known: an error the endpoint raises is
+            # answered by the app's handlers, and counted
+            self.served += bool(taken)
+            self.checked += taken == ["checked"]
+        if response is None:
+            await self._hand_back(scope, receive, send, messages)
+            return
         await response(scope, receive, send)
 
     async def _hand_back(
@@ -909,6 +939,13 @@ class HotRoute(BaseRoute):
             return messages.pop(0) if messages else await receive()
 
         await self.app.router(scope, replay, send)
+
+
+def _identify(state: dict[str, Any], token: str, locale: str) -> None:
+    """What ``current_user`` leaves on the request of a valid bearer token (the viewer aside)."""
+    state["auth"] = "token"
+    state["token_digest"] = security.digest(token)
+    state["locale"] = locale
 
 
 async def _read_body(receive: Receive) -> tuple[list[Message], bytes | None]:

@@ -1,9 +1,11 @@
-"""The JSON of heavy answers: the powers of ten and the shared denominators are converted once
-per answer, and the text is byte-identical to a plain ``str()`` of every fraction (the output
-before the caches) on the heavy attacks of ``bench/bench_combat_heavy.py``."""
+"""The JSON of heavy answers: the shared denominators are converted once per answer, and the
+text is byte-identical to a plain ``str()`` of every fraction (the output before the caches
+and the table-at-once builder) on the heavy attacks of ``bench/bench_combat_heavy.py`` and on
+random distributions."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import sys
 from collections.abc import Iterator, Mapping, Sequence
@@ -12,10 +14,12 @@ from fractions import Fraction
 from typing import Any, cast
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from app.engine import combat
 from app.engine.combat import CombatAnalysis, Denominators, dist_to_jsonable, to_jsonable
-from app.engine.distributions import Dist
+from app.engine.distributions import Dist, lowest_terms
 from app.engine.wh40k10e import analyze, request_from_dict
 
 ALL = ["Sustained Hits 1", "Lethal Hits", "Devastating Wounds"]
@@ -52,6 +56,31 @@ HEAVY: dict[str, dict[str, Any]] = {  # three cases of bench/bench_combat_heavy.
             }
         ],
         "target": {"models": 1, "toughness": 11, "save": 3, "wounds": 30, "feel_no_pain": 6},
+    },
+}
+
+# issue 18's full scope: 30 x D6+3 attacks, every ability, D6+1 damage, into 28 x W3 FNP5+, a
+# sergeant Sv3+ and a Captain W5 Sv2+ inv4+ FNP5+ (bench/bench_combat_heavy.py)
+FULL_SCOPE: dict[str, Any] = {
+    "attacks": [{"models": 30, "weapon": _weapon(attacks="D6+3", abilities=ALL, damage="D6+1")}],
+    "target": {
+        "models": 28,
+        "toughness": 4,
+        "save": 4,
+        "wounds": 3,
+        "feel_no_pain": 5,
+        "groups": [
+            {"name": "sgt", "models": 1, "wounds": 3, "save": 3, "feel_no_pain": 5},
+            {
+                "name": "Captain",
+                "models": 1,
+                "wounds": 5,
+                "save": 2,
+                "invulnerable_save": 4,
+                "feel_no_pain": 5,
+                "keywords": ["Character"],
+            },
+        ],
     },
 }
 
@@ -148,3 +177,131 @@ def test_a_long_integer_is_written_by_gmp_whatever_its_size() -> None:
     assert combat._decimal(-n) == "-" + first
     with _no_digit_limit():
         assert first == str(n)
+
+
+# -- issue 18: the answer built from whole tables (lowest_terms, _approximations) ------------
+#
+# The reference below is the serialisation as it was written before (every probability a
+# Fraction of the distribution's items and at-least table, its float ``round(float(q),
+# digits)``): the faster builder must give the same JSON, byte for byte.
+
+
+def _old_dist(d: Dist, digits: int) -> dict[str, Any]:
+    at_least = dict(d.at_least_table())
+    rows = [
+        {
+            "value": v,
+            "exact": _text(p),
+            "approx": round(float(p), digits),
+            "at_least_exact": _text(at_least[v]),
+            "at_least_approx": round(float(at_least[v]), digits),
+        }
+        for v, p in d.items()
+    ]
+    mean = d.mean()
+    return {
+        "mean": {"exact": _text(mean), "approx": round(float(mean), digits)},
+        "distribution": rows,
+    }
+
+
+@st.composite
+def _dists(draw: st.DrawFn) -> Dist:
+    """Distributions whose total is a product of dice primes (the valuations path, weights
+    with more factors of a prime than the total included) or anything (the gcd path), long
+    or short, starting below zero or not."""
+    lo = draw(st.integers(-5, 5))
+    if draw(st.booleans()):
+        total = (
+            2 ** draw(st.integers(0, 300))
+            * 3 ** draw(st.integers(0, 300))
+            * 5 ** draw(st.integers(0, 3))
+            * 7 ** draw(st.integers(0, 3))
+        )
+        n = draw(st.integers(1, 12))
+        cuts = sorted(draw(st.lists(st.integers(0, total), min_size=n - 1, max_size=n - 1)))
+        # some weights rich in factors of 2 and 3 (the neighbours of a rich total)
+        if total > 6**40 and draw(st.booleans()):
+            cuts.append(total // 6**40 * draw(st.integers(1, 6**20)))
+            cuts = sorted(c for c in cuts if c <= total)
+        edges = [0, *cuts, total]
+        weights = [b - a for a, b in itertools.pairwise(edges)]
+    else:
+        weights = draw(st.lists(st.integers(0, 2**400), min_size=1, max_size=12))
+    if not any(weights):
+        weights[0] = 1
+    return Dist.from_weights({lo + i: w for i, w in enumerate(weights)})
+
+
+@settings(max_examples=300, deadline=None)
+@given(_dists(), st.integers(0, 10))
+def test_a_distribution_is_written_as_before(d: Dist, digits: int) -> None:
+    with _no_digit_limit():
+        assert json.dumps(dist_to_jsonable(d, digits)) == json.dumps(_old_dist(d, digits))
+
+
+def test_exact_ties_round_to_even_as_before() -> None:
+    # 1/32 = 0.03125 and 31/32 = 0.96875: exactly halfway at four digits (round() keeps the
+    # even digit), the short path's margin sends them to the exact rounding
+    d = Dist.from_weights({0: 31, 1: 1})
+    out = cast(dict[str, Any], dist_to_jsonable(d))
+    rows = out["distribution"]
+    assert [r["approx"] for r in rows] == [0.9688, 0.0312]
+    assert [r["at_least_approx"] for r in rows] == [1.0, 0.0312]
+    assert out == _old_dist(d, 4)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.integers(1, 4000),
+    st.integers(0, 8),
+    st.integers(0, 10**8),
+    st.integers(-3, 3),
+    st.booleans(),
+)
+def test_approximations_are_round_of_the_exact_quotient(
+    bits: int, digits: int, k: int, offset: int, tie: bool
+) -> None:
+    """``round(x / total, digits)`` exactly, values a hair from a rounding tie included."""
+    total = (1 << bits) - 1 + (bits % 5)
+    k %= 10**digits + 1
+    if tie:  # within a few units of (k + 1/2) / 10**digits
+        x = (2 * k + 1) * total // (2 * 10**digits) + offset
+    else:
+        x = k * total // 10**digits + offset
+    x = min(total, max(0, x))
+    assert combat._approximations([x], total, digits) == [round(x / total, digits)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(_dists())
+def test_lowest_terms_are_the_fractions(d: Dist) -> None:
+    _, weights, total = d.dense()
+    mean_weight = sum(i * x for i, x in enumerate(weights))  # beyond the total
+    xs = [*weights, 0, total, mean_weight]
+    nums, keys, dens = lowest_terms(xs, total)
+    assert all(type(den) is int for den in dens.values())
+    got = [(int(n), dens[k]) for n, k in zip(nums, keys, strict=True)]
+    assert got == [(Fraction(x, total).numerator, Fraction(x, total).denominator) for x in xs]
+    assert lowest_terms([], total) == ([], [], {})
+
+
+def test_the_full_scope_answer_is_byte_identical_to_the_fractions() -> None:
+    """Issue 18's heaviest answer (bench/bench_combat_heavy.py, the Captain with FNP5+):
+    6.7 MB of JSON, the same as every fraction written by str()."""
+    analysis = analyze(request_from_dict(FULL_SCOPE))
+    text = json.dumps(to_jsonable(analysis))
+    with _no_digit_limit():
+        assert text == json.dumps(_plain(analysis))
+    assert len(text) > 6_000_000
+
+
+def test_lowest_terms_of_values_richer_in_a_prime_than_the_total() -> None:
+    total = 2**3 * 3**2 * 7  # 504
+    xs = [3**5, 2**7 * 5, 7**3 * 3, 0, total, 6**4 * 7**2, 11]
+    nums, keys, dens = lowest_terms(xs, total)
+    got = [(int(n), dens[k]) for n, k in zip(nums, keys, strict=True)]
+    assert got == [(Fraction(x, total).numerator, Fraction(x, total).denominator) for x in xs]
+    assert got[0] == (27, 56)
+    assert got[3] == (0, 1)
+    assert got[4] == (1, 1)

@@ -31,6 +31,8 @@ from tests.matches.streams import next_move
 
 # the answer's headers that differ between two answers of the same content
 VARYING = {"server-timing", "set-cookie", "date"}
+# what differs between the twin matches' answers of the same content (a match's own fields)
+TWIN_FIELDS = {"id", "created_at", "updated_at"}
 
 
 @pytest.fixture
@@ -333,16 +335,127 @@ def test_what_the_lane_does_not_serve_is_answered_as_fastapi_answers_it(
     assert answer.status_code == status, (label, answer.text)
 
 
-def test_a_token_not_yet_checked_goes_through_fastapi_then_the_lane(
+def test_a_token_not_yet_checked_is_checked_by_the_lane_then_cached(
     apps: dict[str, FastAPI], table: dict[str, Any]
 ) -> None:
     client = _clients(apps["hot"], table["tokens"])["B"]
     url = f"/api/v1/matches/{table['ids']['hot']}"
     lane = _lane(apps["hot"])
     assert client.get(url).status_code == 200
-    assert lane["get"].served == 0  # checked in the database by FastAPI's dependency
+    # checked in the database by the lane, in its own trip, as FastAPI's dependency would
+    assert (lane["get"].served, lane["get"].checked) == (1, 1)
     assert client.get(url).status_code == 200
-    assert lane["get"].served == 1
+    assert (lane["get"].served, lane["get"].checked) == (2, 1)  # then from the cache
+
+
+def test_a_game_with_tokens_never_cached_answers_what_fastapi_answers(
+    apps: dict[str, FastAPI], table: dict[str, Any], db: Session
+) -> None:
+    """Every request with its token's grant forgotten (as one arriving after the grant's 10 s):
+    the lane checks the token itself, and answers what FastAPI answers, command, refresh and
+    304 alike."""
+    clients = {name: _clients(app, table["tokens"]) for name, app in apps.items()}
+    ids = table["ids"]
+
+    def both(seat: str, send: Callable[[TestClient, int], Any]) -> dict[str, Any]:
+        out = {}
+        for name in apps:
+            token_grants.clear()
+            out[name] = send(clients[name][seat], ids[name])
+        plain, hot = out["plain"], out["hot"]
+        assert plain.status_code == hot.status_code
+        # an ETag names its match: the twins' differ by their ids only
+        assert ("etag" in plain.headers) == ("etag" in hot.headers)
+        assert {k: v for k, v in _headers(plain).items() if k != "etag"} == {
+            k: v for k, v in _headers(hot).items() if k != "etag"
+        }
+        if plain.content:
+            # the twins differ by their ids and time stamps only
+            shown = [
+                {k: v for k, v in _without(a.json(), "at").items() if k not in TWIN_FIELDS}
+                for a in (plain, hot)
+            ]
+            assert shown[0] == shown[1]
+        return out
+
+    first = both("A", lambda c, m: c.get(f"/api/v1/matches/{m}"))
+    assert first["hot"].status_code == 200
+    view, version = first["hot"].json()["view"], 2
+    tag: str | None = None
+    for _ in range(6):
+        move = next_move(view)
+        assert move is not None
+        seat, command, dice = move
+        body: dict[str, Any] = {"expected_version": version, "command": command}
+        if dice is not None:
+            body["dice"] = dice
+        answers = both(
+            seat, lambda c, m, body=body: c.post(f"/api/v1/matches/{m}/commands", json=body)
+        )
+        assert answers["hot"].status_code == 200, answers["hot"].text
+        result = answers["hot"].json()
+        view, version = result["view"], result["version"]
+        other = "B" if seat == "A" else "A"
+        refresh = both(other, lambda c, m: c.get(f"/api/v1/matches/{m}"))
+        assert refresh["hot"].status_code == 200
+        tag = refresh["hot"].headers["etag"]
+        tags = {ids[name]: answer.headers["etag"] for name, answer in refresh.items()}
+        same = both(
+            other,
+            lambda c, m, tags=tags: c.get(
+                f"/api/v1/matches/{m}", headers={"If-None-Match": tags[m]}
+            ),
+        )
+        assert same["hot"].status_code == 304
+    assert tag is not None
+    lane = _lane(apps["hot"])
+    assert lane["command"].served == lane["command"].checked == 6
+    assert lane["get"].served == lane["get"].checked == 1 + 6 + 6
+
+
+def test_a_token_checked_by_the_lane_has_its_use_written_after_the_response(
+    apps: dict[str, FastAPI], table: dict[str, Any], db: Session
+) -> None:
+    from app.accounts.models import ApiToken
+    from app.core import security
+
+    token = db.query(ApiToken).filter_by(token_digest=security.digest(table["tokens"]["B"])).one()
+    assert token.last_used_at is None
+    token_grants.clear()
+    client = _clients(apps["hot"], table["tokens"])["B"]
+    assert client.get(f"/api/v1/matches/{table['ids']['hot']}").status_code == 200
+    assert _lane(apps["hot"])["get"].checked == 1
+    db.refresh(token)
+    assert token.last_used_at is not None
+
+
+def test_a_refused_token_not_cached_is_answered_by_fastapi(
+    apps: dict[str, FastAPI], table: dict[str, Any], db: Session
+) -> None:
+    """A token the lane's own check refuses (revoked in the database, never cached here) is
+    handed to FastAPI with its body: FastAPI's 401, for a refresh and a command alike."""
+    from app.accounts.models import ApiToken
+    from app.accounts.service import revoke_token
+    from app.core import security
+
+    token = db.query(ApiToken).filter_by(token_digest=security.digest(table["tokens"]["A"])).one()
+    revoke_token(db, table["users"][0], token.id)
+    db.commit()
+    token_grants.clear()
+    lane = _lane(apps["hot"])
+    body = {"expected_version": 2, "command": {"type": "end_phase"}}
+    answers = {}
+    for name, app in apps.items():
+        client = _clients(app, table["tokens"])["A"]
+        match_id = table["ids"][name]
+        answers[name] = (
+            client.get(f"/api/v1/matches/{match_id}"),
+            client.post(f"/api/v1/matches/{match_id}/commands", json=body),
+        )
+    for plain, hot in zip(answers["plain"], answers["hot"], strict=True):
+        assert plain.status_code == hot.status_code == 401
+        assert (_headers(plain), plain.content) == (_headers(hot), hot.content)
+    assert lane["get"].served == lane["command"].served == 0
 
 
 def test_a_revoked_token_is_refused_by_the_lane_at_once(
@@ -356,13 +469,13 @@ def test_a_revoked_token_is_refused_by_the_lane_at_once(
     url = f"/api/v1/matches/{table['ids']['hot']}"
     assert client.get(url).status_code == 200
     assert client.get(url).status_code == 200
-    assert _lane(apps["hot"])["get"].served == 1
+    assert _lane(apps["hot"])["get"].served == 2  # checked by the lane, then cached
     token = db.query(ApiToken).filter_by(token_digest=security.digest(table["tokens"]["A"])).one()
     revoke_token(db, table["users"][0], token.id)
     db.commit()
     refused = client.get(url)
     assert refused.status_code == 401
-    assert _lane(apps["hot"])["get"].served == 1
+    assert _lane(apps["hot"])["get"].served == 2
 
 
 def test_a_write_through_the_lane_wakes_the_streams(

@@ -155,12 +155,13 @@ def build_catalogue(
 
     # A category's own limits on the army (allies' points, "Assigned Agents"...), ruling M12.
     builder.sheet_steps = 0
+    sheet_keys = [frozenset(name_key(k) for k in s.all_keywords()) for s in sheets]
     army_limits = tuple(
         lim
         for lim in limits_reader.army_limits(
             frozenset(name_key(k) for s in sheets for k in s.all_keywords())
         )
-        if not _redundant(lim, sheets)
+        if not _redundant(lim, sheets, sheet_keys)
     )
 
     by_detachment: dict[str, list[Enhancement]] = {}
@@ -201,14 +202,15 @@ def build_catalogue(
     )
 
 
-def _redundant(limit: ArmyLimit, sheets: list[Datasheet]) -> bool:
+def _redundant(limit: ArmyLimit, sheets: list[Datasheet], sheet_keys: list[frozenset[str]]) -> bool:
     """A fixed limit on the units of a keyword that only one datasheet carries, no looser
     than that datasheet's own limit of copies in any detachment (a category named after the
-    datasheet, as the Space Wolves data has): checking it would report the breach twice."""
+    datasheet, as the Space Wolves data has): checking it would report the breach twice.
+    ``sheet_keys``: the keywords of each of ``sheets`` (``name_key`` forms), read once."""
     if limit.steps or limit.points:
         return False
     key = name_key(limit.keyword)
-    carriers = [s for s in sheets if key in {name_key(k) for k in s.all_keywords()}]
+    carriers = [s for s, keys in zip(sheets, sheet_keys, strict=True) if key in keys]
     if len({name_key(s.name) for s in carriers}) != 1:
         return False
     return all(

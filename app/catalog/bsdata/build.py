@@ -200,6 +200,9 @@ class Builder:
         # reported per catalogue)
         self._models: dict[tuple[int, int, int], tuple[bool, int]] = ws.memo("has-models")
         self._unresolved_met = 0  # links met by children() that do not resolve
+        # hidden() of the entries no modifier hides or shows, by (entry, link): shared by the
+        # builders of one import
+        self._fixed_hidden: dict[tuple[int, int], bool] = ws.memo("fixed-hidden")
         self._weapon_profiles: dict[
             tuple[int, str, str, str, str],
             tuple[
@@ -327,10 +330,18 @@ class Builder:
         # in the builder's own context, once per entry as reached (the datasheet walk and the
         # restriction reader ask for the same entries)
         key = (id(node.elem), id(node.link))
+        found = self._fixed_hidden.get(key)
+        if found is not None:
+            return found
         found = self._hidden.get(key)
         if found is None:
-            found = self._hidden_elem([h for h, _ in node.holders()], node.ids, None)
-            self._hidden[key] = found
+            holders = [h for h, _ in node.holders()]
+            if any(self.ws.hide_modifiers(h) for h in holders):
+                found = self._hidden_elem(holders, node.ids, None)
+                self._hidden[key] = found
+            else:  # no modifier: the same in every catalogue, read once per import
+                found = any(h.get("hidden") == "true" for h in holders)
+                self._fixed_hidden[key] = found
         return found
 
     def roster_limit(self, node: Node, ctx: Context | None = None) -> int | None:

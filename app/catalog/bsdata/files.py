@@ -20,7 +20,7 @@ import lzma
 import struct
 import zipfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import IO, Any
@@ -266,7 +266,9 @@ class _Builder:
     """The parser's target: a C ``TreeBuilder`` that counts, strips and indexes on the way.
 
     Each element is counted against the import's budget and its depth checked as the parser
-    opens it, so a refused file stops at the element past the bound."""
+    opens it, so a refused file stops at the element past the bound. :meth:`handlers` gives
+    expat the same work as two closures over local state (issue 17: a third less time per
+    element than bound methods reading the state from ``self``)."""
 
     def __init__(self, filename: str, limits: ImportLimits, budget: Budget) -> None:
         self.filename = filename
@@ -278,43 +280,86 @@ class _Builder:
         self.root: Element | None = None
         self.ids: dict[str, Element] = {}
 
-    def expat_start(self, name: str, attributes: list[str]) -> Element:
-        """:meth:`start` called by expat itself, which names elements ``uri}local`` and lists
-        attributes flat (``ordered_attributes``): what ElementTree's parser does in Python
-        before it calls the target, less the namespace that is stripped anyway."""
-        attrib = {}
-        for i in range(0, len(attributes), 2):
-            key = attributes[i]
-            attrib["{" + key if "}" in key else key] = attributes[i + 1]
-        return self.start(name.rpartition("}")[2], attrib)
+    def _too_many_elements(self) -> LimitExceeded:
+        return LimitExceeded(
+            self.filename,
+            f"the files of this import hold more than {self.limits.max_elements} XML "
+            "elements in all",
+            limit="elements",
+            maximum=self.limits.max_elements,
+        )
+
+    def _too_deep(self) -> LimitExceeded:
+        return LimitExceeded(
+            self.filename,
+            f"XML elements nested more than {self.limits.max_xml_depth} deep",
+            limit="depth",
+            maximum=self.limits.max_xml_depth,
+        )
+
+    def _first(self, tag: str, el: Element) -> None:
+        if tag not in BATTLESCRIBE_ROOTS:
+            raise BSDataFileError(
+                self.filename, f"not a BattleScribe game system or catalogue (<{tag}>)"
+            )
+        self.root = el
+
+    def handlers(
+        self,
+    ) -> tuple[Callable[[str, dict[str, str]], Element], Callable[[str], Element]]:
+        """expat's start and end handlers, for a parser that names elements ``uri}local`` and
+        gives attributes as a dict (``ordered_attributes`` off; in document order all the
+        same): what ElementTree's parser does in Python before it calls the target, less the
+        namespace that is stripped anyway. A namespaced attribute keeps ElementTree's
+        ``{uri}local`` key. Not to be mixed with :meth:`start` and :meth:`end` in one parse
+        (the depth is the closures' own)."""
+        tree_start = self.tree.start
+        tree_end = self.tree.end
+        ids = self.ids
+        budget = self.budget
+        max_depth = self.limits.max_xml_depth
+        depth = 0
+
+        def start(name: str, attrib: dict[str, str]) -> Element:
+            nonlocal depth
+            depth += 1
+            budget.elements -= 1
+            if budget.elements < 0:
+                raise self._too_many_elements()
+            if depth > max_depth:
+                raise self._too_deep()
+            if "}" in name:
+                name = name.rpartition("}")[2]
+            if attrib and "}" in "".join(attrib):
+                attrib = {"{" + k if "}" in k else k: v for k, v in attrib.items()}
+            el = tree_start(name, attrib)
+            if self.root is None:
+                self._first(name, el)
+            eid = attrib.get("id")
+            if eid is not None and eid not in ids:
+                ids[eid] = el
+            return el
+
+        def end(name: str) -> Element:
+            nonlocal depth
+            depth -= 1
+            return tree_end(name)
+
+        return start, end
 
     def start(self, tag: str, attrib: dict[str, str]) -> Element:
+        """The target's start, for a parser without expat's handlers (ElementTree's own)."""
         self.depth += 1
         self.budget.elements -= 1
         if self.budget.elements < 0:
-            raise LimitExceeded(
-                self.filename,
-                f"the files of this import hold more than {self.limits.max_elements} XML "
-                "elements in all",
-                limit="elements",
-                maximum=self.limits.max_elements,
-            )
+            raise self._too_many_elements()
         if self.depth > self.limits.max_xml_depth:
-            raise LimitExceeded(
-                self.filename,
-                f"XML elements nested more than {self.limits.max_xml_depth} deep",
-                limit="depth",
-                maximum=self.limits.max_xml_depth,
-            )
+            raise self._too_deep()
         if tag[:1] == "{":
             tag = tag[tag.index("}") + 1 :]
         el = self.tree.start(tag, attrib)
         if self.root is None:
-            if tag not in BATTLESCRIBE_ROOTS:
-                raise BSDataFileError(
-                    self.filename, f"not a BattleScribe game system or catalogue (<{tag}>)"
-                )
-            self.root = el
+            self._first(tag, el)
         eid = attrib.get("id")
         if eid is not None and eid not in self.ids:
             self.ids[eid] = el
@@ -331,11 +376,12 @@ class _Builder:
 def _parse(filename: str, stream: _Meter, builder: _Builder) -> None:
     parser: Any = SafeET.XMLParser(target=builder, forbid_dtd=True)
     # defusedxml's handlers refuse DTDs, entities and external references on the expat parser;
-    # elements go from expat to the builder directly (a tenth faster than through ElementTree).
+    # elements go from expat to the builder directly, attributes as the dict expat builds in C
+    # (together a third faster than through ElementTree).
     expat = getattr(parser, "parser", None)
     if expat is not None and expat.ordered_attributes:
-        expat.StartElementHandler = builder.expat_start
-        expat.EndElementHandler = builder.end
+        expat.ordered_attributes = False
+        expat.StartElementHandler, expat.EndElementHandler = builder.handlers()
     try:
         while chunk := stream.read(CHUNK):
             parser.feed(chunk)

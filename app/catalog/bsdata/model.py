@@ -152,23 +152,36 @@ class Workspace:
         # Roster options ("Show Legends", "Show Agents of the Imperium"...): id -> whether it
         # is the Legends one (ruling D11).
         self.options: dict[str, bool] = {}
+        # each document's category entries, in document order (the restriction reader's
+        # army limits read them for every catalogue)
+        self.category_entries: dict[str, list[Element]] = {}
         for d in self.docs.values():
-            for e in d.root.iter("selectionEntry"):
-                oid, oname = e.get("id"), (e.get("name") or "").strip().lower()
-                if oid and oname.startswith("show ") and not oname.startswith("show/"):
-                    self.options.setdefault(oid, "legends" in oname)
-            for e in d.root.iter("categoryEntry"):
-                cid, name = e.get("id"), e.get("name")
-                if cid and name:
-                    self.category_names.setdefault(cid, name)
-                if cid and e.get("hidden") == "true":
-                    self.hidden_categories.add(cid)
-            for e in d.root.iter("forceEntry"):
-                fid, name = e.get("id"), e.get("name")
-                if fid and name:
-                    self.force_names.setdefault(fid, name)
-            for e in d.root.iter("costType"):
-                if (e.get("name") or "").strip().lower() == "pts" and e.get("id"):
+            # one walk of the tree, each tag's elements in document order (a walk per tag
+            # cost twice as much, issue 17)
+            categories: list[Element] = []
+            self.category_entries[d.id] = categories
+            for e in d.root.iter():
+                tag = e.tag
+                if tag == "selectionEntry":
+                    oid, oname = e.get("id"), (e.get("name") or "").strip().lower()
+                    if oid and oname.startswith("show ") and not oname.startswith("show/"):
+                        self.options.setdefault(oid, "legends" in oname)
+                elif tag == "categoryEntry":
+                    categories.append(e)
+                    cid, name = e.get("id"), e.get("name")
+                    if cid and name:
+                        self.category_names.setdefault(cid, name)
+                    if cid and e.get("hidden") == "true":
+                        self.hidden_categories.add(cid)
+                elif tag == "forceEntry":
+                    fid, name = e.get("id"), e.get("name")
+                    if fid and name:
+                        self.force_names.setdefault(fid, name)
+                elif (
+                    tag == "costType"
+                    and (e.get("name") or "").strip().lower() == "pts"
+                    and e.get("id")
+                ):
                     self.pts_type_ids.add(e.get("id") or "")
         self.census: CensusRecorder | None = None  # set by the census command only
         self._never: frozenset[str] | None = None
@@ -538,7 +551,20 @@ def _walk_modifiers(
 class Node:
     """A selection entry or group as reached (target element plus the link, if any)."""
 
-    __slots__ = ("_constraints", "_holders", "_ids", "doc", "elem", "link", "link_doc")
+    __slots__ = (
+        "_constraints",
+        "_holders",
+        "_ids",
+        "_mods",
+        "doc",
+        "elem",
+        "id",
+        "is_group",
+        "link",
+        "link_doc",
+        "name",
+        "type",
+    )
 
     def __init__(
         self,
@@ -551,17 +577,15 @@ class Node:
         self.doc = doc
         self.link = link
         self.link_doc = link_doc
+        # read once (the walks ask for them many times; the elements never change)
+        self.is_group: bool = elem.tag == "selectionEntryGroup"
+        self.id: str = elem.get("id") or ""
+        self.name: str = (elem.get("name") or (link.get("name") if link is not None else "")) or ""
+        self.type: str = elem.get("type") or ""
         self._ids: frozenset[str] | None = None
         self._holders: tuple[tuple[Element, Document], ...] | None = None
         self._constraints: tuple[Element, ...] | None = None
-
-    @property
-    def is_group(self) -> bool:
-        return self.elem.tag == "selectionEntryGroup"
-
-    @property
-    def id(self) -> str:
-        return self.elem.get("id") or ""
+        self._mods: list[tuple[Element, tuple[Element, ...]]] | None = None
 
     @property
     def ids(self) -> frozenset[str]:
@@ -572,16 +596,6 @@ class Node:
                 out.add(self.link.get("id") or "")
             ids = self._ids = frozenset(out)
         return ids
-
-    @property
-    def name(self) -> str:
-        return (
-            self.elem.get("name") or (self.link.get("name") if self.link is not None else "")
-        ) or ""
-
-    @property
-    def type(self) -> str:
-        return self.elem.get("type") or ""
 
     @property
     def statically_hidden(self) -> bool:
@@ -616,10 +630,16 @@ class Node:
         return found
 
     def modifiers(self) -> list[tuple[Element, tuple[Element, ...]]]:
-        holders = self.holders()
-        if len(holders) == 1:
-            return iter_modifiers(holders[0][0])
-        return iter_modifiers(holders[0][0]) + iter_modifiers(holders[1][0])
+        """The target's modifiers, then the link's (read once per node: callers only read the
+        list; the builders of one import share the nodes children are read as)."""
+        mods = self._mods
+        if mods is None:
+            holders = self.holders()
+            mods = iter_modifiers(holders[0][0])
+            if len(holders) > 1:
+                mods = mods + iter_modifiers(holders[1][0])
+            self._mods = mods
+        return mods
 
     def category_ids(self) -> list[str]:
         return [

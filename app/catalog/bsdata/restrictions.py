@@ -137,20 +137,8 @@ class RestrictionReader:
         if known is not None:
             return known
         self._carries[id(elem)] = False  # a link cycle reads as "nothing below"
-        caps = {
-            c.get("id") for c in elem.iter("constraint") if c.get("type") == "max" and c.get("id")
-        }
-
-        def loadout(m: Element) -> bool:  # a hidden choice or a lowered allowance (D16)
-            return _hides(m) or (m.get("field") in caps and _lowers(m))
-
-        found = any(
-            _is_message(m) or (loadout(m) and self._on_unit(m)) or self._by_detachment(m)
-            for m in elem.iter("modifier")
-        ) or any(
-            self._on_unit(g) and any(loadout(m) for m in g.iter("modifier"))
-            for g in elem.iter("modifierGroup")
-        )
+        own, hidden_by = self._marks(elem)
+        found = own or not self.detachment_ids.isdisjoint(hidden_by)
         if not found and depth < MAX_LINK_DEPTH:
             for link in elem.iter("entryLink"):
                 target = self.b.ws.resolve(link.get("targetId") or "", doc)
@@ -160,16 +148,39 @@ class RestrictionReader:
         self._carries[id(elem)] = found
         return found
 
-    def _by_detachment(self, m: Element) -> bool:
-        """Whether ``m`` hides its entry by a condition on the chosen Detachment (a choice
-        hidden in some Detachments, ruling D21)."""
-        if not _hides(m):
-            return False
-        ids = self.detachment_ids
-        return any(
-            (c.get("childId") or "") in ids and (c.get("scope") or "") in ARMY_SCOPES
-            for c in m.iter("condition")
+    def _marks(self, elem: Element) -> tuple[bool, frozenset[str]]:
+        """What :meth:`_carries_elem` reads in ``elem`` and below it (links not followed),
+        once per import (the readers of every catalogue ask for the same entries): whether
+        a message modifier, or a hidden choice or lowered allowance that may count what a
+        unit holds (D16), sits there; and the ids counted by the army-wide conditions of its
+        "hidden" modifiers (one of them a detachment: a choice hidden in some Detachments,
+        ruling D21)."""
+        memo = self.b.ws.memo("restriction-marks")
+        known: tuple[bool, frozenset[str]] | None = memo.get(id(elem))
+        if known is not None:
+            return known
+        caps = {
+            c.get("id") for c in elem.iter("constraint") if c.get("type") == "max" and c.get("id")
+        }
+
+        def loadout(m: Element) -> bool:  # a hidden choice or a lowered allowance (D16)
+            return _hides(m) or (m.get("field") in caps and _lowers(m))
+
+        own = any(
+            _is_message(m) or (loadout(m) and self._on_unit(m)) for m in elem.iter("modifier")
+        ) or any(
+            self._on_unit(g) and any(loadout(m) for m in g.iter("modifier"))
+            for g in elem.iter("modifierGroup")
         )
+        hidden_by = frozenset(
+            c.get("childId") or ""
+            for m in elem.iter("modifier")
+            if _hides(m)
+            for c in m.iter("condition")
+            if (c.get("scope") or "") in ARMY_SCOPES
+        )
+        known = memo[id(elem)] = (own, hidden_by)
+        return known
 
     def _on_unit(self, holder: Element) -> bool:
         """Whether one of ``holder``'s own conditions may count what a unit holds (not the
@@ -572,7 +583,7 @@ class RestrictionReader:
         found: list[ArmyLimit] = []
         seen: set[str] = set()
         for doc in ws.chain(self.b.primary):
-            for elem in doc.root.iter("categoryEntry"):
+            for elem in ws.category_entries[doc.id]:
                 cid = elem.get("id") or ""
                 keyword = self._category(cid)
                 if not cid or cid in seen or keyword is None:

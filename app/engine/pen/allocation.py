@@ -22,9 +22,10 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from fractions import Fraction
-from functools import lru_cache
-from itertools import accumulate
+from functools import lru_cache, reduce
+from itertools import accumulate, chain, repeat
 from math import lcm
+from operator import mul, or_, rshift
 from typing import TypeVar
 
 from gmpy2 import mpz, pack, unpack
@@ -684,6 +685,9 @@ def _hit_level(
     return out
 
 
+_SHORT_LINE = 4  # lines of the partial rounds up to this long: the products, not the shear
+
+
 def _second_by_rounds(
     rows: Mapping[State, Sequence[int]],
     models: int,
@@ -716,6 +720,7 @@ def _second_by_rounds(
     stay = lw[0]
     drop = lw[1] if len(lw) > 1 else 0
     t_pow = [t**i for i in range(n_max + 1)]
+    t_rev = t_pow[::-1]  # t ** (n_max - k)
     live = [(state, row, models_of(state)) for state, row in rows.items() if any(row)]
     live = [(state, row, a) for state, row, a in live if a]
     top = max(((len(row) - 1) // a for _, row, a in live), default=-1)
@@ -729,7 +734,7 @@ def _second_by_rounds(
         [[] for _ in range(wounds)] for _ in range(top + 1)
     ]
     for state, row, a in live:
-        scaled = [x * t_pow[n_max - k] if x else 0 for k, x in enumerate(row)]
+        scaled = list(map(mul, row, t_rev))
         key = _keyed(state, models)
         below = 0
         for index, n in enumerate(state):
@@ -755,22 +760,28 @@ def _second_by_rounds(
         # per state, so the models of the levels below, which all receive one wound, are hit
         # once for every state reaching the same one, not once per (state, j)
         for index in range(wounds):
-            stage: dict[int, int] = {}
-            for key, scaled, first, end in parts[q][index]:
-                packed = pack(scaled[first:end], slot)
-                if packed:
-                    stage[key] = stage.get(key, 0) + packed
-            for lower in range(index):  # fewest W left first: each model one wound
-                stage = _hit_level(
-                    stage,
-                    lower,
-                    stay,
-                    kill if lower == 0 else drop,
-                    killing if lower == 0 else plain,
-                )
-            # dropped[e] = sum_j x[j] C(j, e) stay^(j - e) hit^e: a shear of the j models hit
-            # (additions only, :func:`_shear_line`), not a product per (j, e)
             hit = kill if index == 0 else drop
+            coef = killing if index == 0 else plain
+            staged: Iterable[tuple[int, list[int]]]
+            if index == 0:  # no level below: one entry per state, its weights as they are
+                staged = [(key, scaled[first:end]) for key, scaled, first, end in parts[q][0]]
+            else:
+                stage: dict[int, int] = {}
+                for key, scaled, first, end in parts[q][index]:
+                    packed = pack(scaled[first:end], slot)
+                    if packed:
+                        stage[key] = stage.get(key, 0) + packed
+                for lower in range(index):  # fewest W left first: each model one wound
+                    stage = _hit_level(
+                        stage,
+                        lower,
+                        stay,
+                        kill if lower == 0 else drop,
+                        killing if lower == 0 else plain,
+                    )
+                staged = [(st, unpack(packed, slot)) for st, packed in stage.items()]
+            # dropped[e] = sum_j x[j] C(j, e) stay^(j - e) hit^e: a shear of the j models hit
+            # (additions only, :func:`_shear_line`) on long lines, the products on short ones
             powers = shear_powers.get(q if index == 0 else -1)
             if powers is None:  # a state staged at q has at most n_max // q living models
                 size = min(models, n_max // q) if q and index == 0 else models
@@ -782,11 +793,15 @@ def _second_by_rounds(
             get = acc.get
             unit = _BASE ** (index + 1)
             move = unit - unit // _BASE
-            for st, packed in stage.items():
-                n = st // unit % _BASE
-                xs = unpack(packed, slot)
-                xs += [0] * (n - len(xs))
-                dropped = _shear_line(xs, 1, hit, stay, powers)
+            for st, xs in staged:
+                if len(xs) > _SHORT_LINE:
+                    dropped = _shear_line(xs, 1, hit, stay, powers)
+                else:
+                    dropped = [0] * len(xs)
+                    for j, x in enumerate(xs):
+                        if x:
+                            for e, c in enumerate(coef[j]):
+                                dropped[e] += x * c
                 for e, x in enumerate(dropped):
                     if x:
                         key = st - e * move
@@ -844,26 +859,29 @@ def two_allocations(
     h = [dense[n - lo] * c ** (n_max - n) if n >= lo else 0 for n in range(n_max + 1)]
     marginal = _first_counts(h, a, b) if n_max >= cap else []
     joint: list[list[int]] = []
+    binomials = [1] * (n_max + 1)  # C(n, k1) for every n, the column of k1 (from k1 = 0)
     for k1 in range(n_max + 1):
-        row = [0] * min(n_max - k1 + 1, width)
-        ak = a_pow[k1]
-        for k2 in range(min(len(row), cap)):
-            n = k1 + k2
-            if h[n]:
-                row[k2] = h[n] * (math.comb(n, k1) * ak * b_pow[k2])
+        if k1:  # C(n, k1) = sum_(m < n) C(m, k1 - 1): one prefix sum per column, in C
+            binomials = [0, *accumulate(binomials[:-1])]
+        size = min(n_max - k1 + 1, width)
+        end = k1 + min(size, cap)
+        # h(n) C(n, k1) b^k2 a^k1 for k2 < cap (n = k1 + k2), products run by map in C
+        row = list(map(mul, h[k1:end], binomials[k1:end]))
+        if b != 1:
+            row = list(map(mul, row, b_pow))
+        if a_pow[k1] != 1:
+            row = list(map(mul, row, repeat(a_pow[k1])))
+        row += [0] * (size - len(row))
         if n_max - k1 >= cap:  # k2 >= cap: the squad is wiped, whatever k2 (see below)
             row[cap] = marginal[k1] - sum(row[:cap])
         joint.append(row)
     # a power of two common to every weight (the split's denominator and the wounds' total
     # often share one): dropped, so every slot below is that much narrower
-    every = 0
-    for row in joint:
-        for x in row:
-            every |= x
+    every = reduce(or_, chain.from_iterable(joint), 0)
     zeros = (every & -every).bit_length() - 1 if every else 0
     # GMP integers from here on (their sums and products of thousands of bits and more are
     # several times faster than CPython's); back to int in the answer
-    joint = [[mpz(x >> zeros) for x in row] for row in joint]
+    joint = [list(map(rshift, map(mpz, row), repeat(zeros))) for row in joint]
     joint_total = (wounds_total * c**n_max) >> zeros  # the weights' sum, exactly
     # R(s, k2) for every k2 packed into one integer per state (Kronecker substitution): one
     # big-integer operation moves every k2 at once; no slot exceeds the total.

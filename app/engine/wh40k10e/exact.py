@@ -30,6 +30,10 @@ Method (integer weights over one common denominator, reduced between weapons):
    CHARACTERs, two chains of counts (one per Feel No Pain) are combined by an identity of
    generating functions (:class:`_TwoFeelNoPainChain`); otherwise each is checked against
    the model it lands on.
+   Into identical models (:class:`_LineChain`) the last weapon is stepped forward instead:
+   ``u_t = v A'**t`` has weights of a few dozen bits per step where Horner's sums carry the
+   coefficients' thousands of bits from the first step, and only ``e`` (summed over ``r``)
+   is read out, so each step meets its big coefficient once per value of ``e``.
 4. One weapon into a unit whose models are not all alike: the line is split at the end of
    its main models (:class:`_PrefixSplitChain`): a forward pass on them (a path leaves them
    within a few dozen live attacks), the short tail in closed form (:mod:`.tail`: the
@@ -60,7 +64,7 @@ from collections.abc import Callable, Iterable
 from fractions import Fraction
 from typing import NamedTuple, TypeVar
 
-from gmpy2 import bit_mask, divexact, gcd, mpz, unpack
+from gmpy2 import bit_mask, divexact, gcd, mpz, pack, unpack, xmpz
 
 from app.engine.combat import CombatAnalysis, ExtraValue
 from app.engine.distributions import Dist, power_weights
@@ -153,11 +157,17 @@ class _Weapon:
         _check_digits(pm.total.bit_length() * models)
         size = len(pm) * models
         # Dist.repeat: Miller's recurrence (each coefficient a sum over the per-model
-        # weights) for a short support and many models, binary powering otherwise
+        # weights) for a short support and many models; otherwise one GMP power of the packed
+        # polynomial (power_weights), where Dist.repeat's binary powering convolves Python
+        # integers: Sustained Hits 2's mortal wounds from 30 models (127 values per model,
+        # 3,800 in all) took 1.35 s that way, 54 ms as a power
         miller = models >= 4 and len(pm) <= 4 * models
-        updates = size * len(pm) if miller else size * size // 2
-        budget.spend(updates, pm.total.bit_length() * models)
-        return pm.repeat(models)
+        budget.spend(size * len(pm), pm.total.bit_length() * models)
+        if miller or models < 2:
+            return pm.repeat(models)
+        lo, weights, _ = pm.dense()
+        power = power_weights(weights, models)
+        return Dist.from_weights({lo * models + i: x for i, x in enumerate(power) if x})
 
 
 def _weapon_bounds(request: CombatRequest, entry: AttackEntry) -> tuple[int, int, int, int]:
@@ -254,9 +264,26 @@ def _mul_units(a_bits: int, b_bits: int) -> int:
 
 def _render_units(d: Dist) -> int:
     """Work units of serialising ``d`` (two reduced fractions per value: a gcd and two decimal
-    conversions each, quadratic in the size of the total)."""
-    bits = d.total.bit_length()
-    return len(d) * (400 + 12 * _mul_units(bits, bits))
+    conversions each, quadratic in the size of the total in CPython's integers). The answer
+    is reduced and written by GMP now (``Dist.reduced_rows``, ``mpz.digits``): measured at
+    2-7 ns per unit of the CPython model on issue 18's answers (bench_combat_heavy, load 12),
+    a third of it is charged, the chains' 10-25 ns per unit."""
+    return _rows_units(len(d), d.total.bit_length())
+
+
+def _rows_units(values: int, bits: int) -> int:
+    """Work units of serialising ``values`` probabilities over a total of ``bits`` bits."""
+    return values * (400 + 12 * _mul_units(bits, bits)) // 3
+
+
+def _answer_units(layout: Layout, parts: Iterable[Dist]) -> int:
+    """Work units of serialising the answer, counted before the chain runs so that a request
+    whose answer alone would pass the budget is refused before the work: ``parts`` (the
+    stages, already known) exactly, the chain's distributions (damage, models destroyed, per
+    group) at the longest denominator :data:`MAX_EXACT_DIGITS` lets through."""
+    values = layout.total_wounds + 1 + layout.total_models + 1
+    values += sum(n + 1 for n in layout.group_sizes().values())
+    return sum(_render_units(d) for d in parts) + _rows_units(values, _MAX_EXACT_BITS)
 
 
 def _check_budget(request: CombatRequest) -> None:
@@ -296,6 +323,8 @@ def _check_budget(request: CombatRequest) -> None:
     layout = Layout(request.target)
     if not _LineChain.applies(layout) and _PrefixSplitChain.applies(layout, request):
         return  # it checks its own cost from the kernel (_PrefixSplitChain._forward_cost)
+    if _LineChain.applies(layout) and len(request.attacks) == 1:
+        return  # one weapon into identical models: the forward pass checks its own cost first
     work = estimate_work(request)
     if work > WORK_BUDGET * PRECHECK_FACTOR:
         raise _too_large(Message(N_("far too many outcomes to follow in about a second")))
@@ -325,7 +354,16 @@ def _live_counts(
         scale = wa * qr ** (amax - a)
         for j in range(a + 1):
             poly[j] += scale * math.comb(a, j) * rr ** (a - j)
-    h = power_weights(poly, models, None if limit is None else limit + 1)
+    full = amax * models + 1
+    cut = full if limit is None else min(full, limit + 1)
+    if cut == full and models > 1:
+        # every coefficient: Miller's recurrence (power_weights with a cut) for all but the
+        # last, the leading coefficient's power for the last (poly[amax] > 0): 3x faster
+        # than power_weights' one GMP power of the packed polynomial at these sizes (ten
+        # coefficients of 250-350 bits, 30 models: 2-3 ms instead of 6-8)
+        h = [*power_weights(poly, models, full - 1), poly[amax] ** models]
+    else:
+        h = power_weights(poly, models, cut)
     while len(h) > 1 and h[-1] == 0:
         h.pop()
     den: int = (per_model.total * qr**amax) ** models
@@ -416,13 +454,17 @@ def _unpack(packed: int, count: int, step: int) -> list[int]:
     return [int.from_bytes(raw[i : i + step], "little") for i in range(0, count * step, step)]
 
 
+def _unpack_mpz(packed: int, count: int, step: int) -> list[int]:
+    """:func:`_unpack` as GMP integers (``gmpy2.unpack``: no conversion to Python integers,
+    for values that stay inside the chains)."""
+    out: list[int] = unpack(packed, step * 8)[:count]
+    return out + [0] * (count - len(out))
+
+
 def _repack(packed: int, count: int, old: int, new: int) -> int:
-    """``packed`` (``count`` slots of ``old`` bytes) in slots of ``new`` >= ``old`` bytes."""
-    raw = packed.to_bytes(count * old, "little")
-    pad = bytes(new - old)
-    out: int = mpz.from_bytes(
-        b"".join(raw[i : i + old] + pad for i in range(0, count * old, old)), "little"
-    )
+    """``packed`` (``count`` slots of ``old`` bytes) in slots of ``new`` >= ``old`` bytes
+    (``gmpy2``'s unpack and pack: several times faster than slicing the bytes in Python)."""
+    out: int = pack(unpack(packed, old * 8)[:count], new * 8)
     return out
 
 
@@ -1109,8 +1151,8 @@ def _virtual_rows(
 
 
 def _cells(packed: int, step: int) -> list[int]:
-    """Every slot of ``step`` bytes that ``packed`` occupies."""
-    return _unpack(packed, _slots(packed, step), step)
+    """Every slot of ``step`` bytes that ``packed`` occupies (GMP integers)."""
+    return _unpack_mpz(packed, _slots(packed, step), step)
 
 
 class _PrefixSplitChain:
@@ -1160,6 +1202,7 @@ class _PrefixSplitChain:
         self.main = layout.bodyguard[0]
         self.den = 1
         self.weights: dict[tuple[int, int], int] = {}
+        self.reserve = 0  # work units still to come after the chain (the answer's rendering)
 
     @staticmethod
     def applies(layout: Layout, request: CombatRequest) -> bool:
@@ -1202,21 +1245,24 @@ class _PrefixSplitChain:
         side: list[dict[int, int]] = [{}]
         wid = [1]
         acc = [0] * cells
-        reads: dict[int, list[int]] = {}
+        reads: dict[int, list[tuple[int, int]]] = {}
 
-        def read(idx: int) -> list[int]:
+        def read(idx: int) -> list[tuple[int, int]]:
+            """The state's read-out as (j, value) pairs, its zeros left out (j increasing)."""
             got = reads.get(idx)
             if got is None:
                 assert readout is not None
-                got = reads[idx] = readout(idx)[:cells]
+                got = reads[idx] = [(j, v) for j, v in enumerate(readout(idx)[:cells]) if v]
             return got
 
         if coef is not None:
             coef = [mpz(c) for c in coef]  # GMP integers: big-by-medium products below
-            acc = [coef[0] * v for v in read(0)]
+            for j, v in read(0):
+                acc[j] = coef[0] * v
         # per state: its transitions grouped by the pending wounds they add, split into
         # those that stay on the prefix and those that leave it
         grouped: dict[int, list[tuple[int, list[tuple[int, int]], list[tuple[int, int]]]]] = {}
+        counts: dict[int, int] = {}  # per state: its transitions (the budget's updates)
 
         def moves(idx: int) -> list[tuple[int, list[tuple[int, int]], list[tuple[int, int]]]]:
             got = grouped.get(idx)
@@ -1227,6 +1273,7 @@ class _PrefixSplitChain:
                         stay, leave = by_m.setdefault(m_add, ([], []))
                         (stay if dst // nc < big_p else leave).append((dst, wt))
                 got = grouped[idx] = [(m, st, lv) for m, (st, lv) in sorted(by_m.items())]
+                counts[idx] = sum(len(st) + len(lv) for _, st, lv in got)
             return got
 
         step = 0
@@ -1240,18 +1287,22 @@ class _PrefixSplitChain:
                 phi = {i: _repack(x, cells, step, need) for i, x in phi.items()} if step else phi
                 step, bits = need, need * 8
                 mask = _mask(cells * bits)
-            nxt: dict[int, int] = defaultdict(int)
-            out: dict[int, int] = defaultdict(int)
-            out_side: dict[int, int] = defaultdict(int)
+            # mutable GMP integers: the sums grow in place (each is masked into an mpz below)
+            nxt: dict[int, int] = defaultdict(xmpz)
+            out: dict[int, int] = defaultdict(xmpz)
+            out_side: dict[int, int] = defaultdict(xmpz)
             updates = 0
             for idx, x in phi.items():
-                for m_add, stay, leave in moves(idx):
+                state_moves = grouped.get(idx)
+                if state_moves is None:
+                    state_moves = moves(idx)
+                for m_add, stay, leave in state_moves:
                     y = x << (m_add * bits) if m_add else x
                     for dst, wt in stay:
                         nxt[dst] += y * wt
                     for dst, wt in leave:
                         out[dst] += y * wt
-                    updates += len(stay) + len(leave)
+                updates += counts[idx]
             if side_rows is not None:
                 for idx, x in phi.items():
                     if idx // nc >= edge:
@@ -1268,9 +1319,10 @@ class _PrefixSplitChain:
                     f = read(i)
                     for k, v in enumerate(unpack(x, bits)[:cells]):
                         if v:
-                            for j in range(cells - k):
-                                if f[j]:
-                                    red[k + j] += v * f[j]
+                            for j, fj in f:
+                                if j >= cells - k:
+                                    break
+                                red[k + j] += v * fj
                 c = coef[s]
                 for j, v in enumerate(red):
                     if v:
@@ -1339,7 +1391,7 @@ class _PrefixSplitChain:
         return total
 
     def _check_ahead(self, units: int) -> None:
-        if self.budget.spent + units > WORK_BUDGET:
+        if self.budget.spent + units + self.reserve > WORK_BUDGET:
             raise self.budget.refuse()
 
     def _line_counts(
@@ -1360,7 +1412,7 @@ class _PrefixSplitChain:
         nc, big_p = self.layout.C + 1, self.P
         if end <= big_p or not kernel.qq:
             line = _LineChain.virtual(self.main, end, self.budget)
-            line.apply_weapon(w, situation, outcome, total)
+            line.apply_weapon(w, situation, outcome, total, last=True)
             return {e: x for (e, _), x in line.final().items() if e < end}, line.den
         h, h_den, g = _live_counts(w.per_model, kernel.r0, kernel.q, w.entry.models, None)
         top = len(h) - 1
@@ -1384,8 +1436,9 @@ class _PrefixSplitChain:
         forward_cost = self._forward_cost(live_row, cells, qq, steps)
         self._check_ahead(forward_cost + ahead)  # before the line chain: refused at once
         line = _LineChain.virtual(self.main, end, self.budget)
-        line.reserve = forward_cost + ahead  # the line refuses what they leave no room for
-        line.apply_weapon(w, situation, outcome, total)
+        # the line refuses what they leave no room for
+        line.reserve = forward_cost + ahead + self.reserve
+        line.apply_weapon(w, situation, outcome, total, last=True)
         out = {e: x for (e, _), x in line.final().items() if e < end}
         self._check_ahead(forward_cost + ahead)
         flux, side, _, wid = self._forward(
@@ -1610,6 +1663,7 @@ class _LineChain:
         self.den = 1
         self.budget = budget
         self.reserve = 0  # work units still to come after this chain (checked with its own)
+        self.summed = False  # the state is ``e`` alone, summed over ``r`` (the last weapon)
 
     @classmethod
     def virtual(cls, model: ModelSlot, length: int, budget: _Budget) -> _LineChain:
@@ -1626,6 +1680,7 @@ class _LineChain:
         chain.den = 1
         chain.budget = budget
         chain.reserve = 0
+        chain.summed = False
         return chain
 
     @staticmethod
@@ -1677,10 +1732,18 @@ class _LineChain:
         return rows
 
     def apply_weapon(
-        self, w: _Weapon, situation: Situation, outcome: dict[tuple[int, int], int], total: int
+        self,
+        w: _Weapon,
+        situation: Situation,
+        outcome: dict[tuple[int, int], int],
+        total: int,
+        last: bool = False,
     ) -> None:
         """Every attack of one weapon, as :meth:`_Chain.apply_weapon` (live attacks counted,
-        Horner's scheme over their number), over the packed ``(r, e)`` state."""
+        Horner's scheme over their number), over the packed ``(r, e)`` state. ``last``: no
+        weapon follows, only :meth:`final` reads the state (its ``e``, summed over ``r``):
+        the live attacks are then stepped forward instead (:meth:`_forward_summed`)."""
+        assert not self.summed, "the state was summed over r: no weapon can follow"
         b_n = self.B
         weights, tot = _wound_loss(self.model, w, situation)
         k_max = max(k for k, _ in outcome)
@@ -1717,6 +1780,9 @@ class _LineChain:
         c2 = math.gcd(common, g)
         c_up, g_up = common // c2, g // c2
         coef, g_top = _horner_coefficients(h, c_up, g_up)
+        if last:
+            self._forward_summed(live, coef, -(-qq // common), h_den * g_top)
+            return
         # Horner: acc_t = acc_{t+1} A' + coef[t] v, over den * h_den * g_up**top at the end.
         # acc_t is multiplied by A' t more times and every live attack adds at least one to
         # ``e``: its entries at e >= B - t end destroyed, so only B - t slots are kept (half
@@ -1761,7 +1827,7 @@ class _LineChain:
                 start = {r: _repack(x, b_n, step, new) for r, x in start.items()}
                 step = new
             slot = step * 8
-            nxt: dict[int, int] = defaultdict(int)
+            nxt: dict[int, int] = defaultdict(xmpz)  # summed in place, masked into an mpz
             updates = 0
             for r, packed in acc.items():
                 for e_add, targets in by_shift[r]:
@@ -1786,6 +1852,82 @@ class _LineChain:
                     out[r * b_n + e] = weight
         self.v = out
         self.den = final_den
+        self._reduce()
+
+    def _forward_summed(
+        self, live: dict[int, list[tuple[int, int, int]]], coef: list[int], qq: int, scale: int
+    ) -> None:
+        """The last weapon's ``sum_t coef[t] v A'**t`` summed over ``r`` (what :meth:`final`
+        reads), stepped forward: ``u_t = v A'**t`` has weights of at most ``den * qq**t``
+        (a few dozen bits per step) where Horner's sums carry every coefficient's thousands
+        of bits from the first step on; each ``u_t``, summed over ``r`` (narrow additions),
+        meets ``coef[t]`` once per value of ``e``. Every live attack adds at least one to
+        ``e``, so ``u_t`` is kept from ``e = t`` (slot ``j`` holds ``e = t + j``), the
+        ``B - t`` values short of "destroyed". The same integers as Horner's sum over ``r``
+        (``live``: per ``r`` its (next r, e added, weight) rows, divided; ``scale``: the
+        coefficients' denominator)."""
+        b_n = self.B
+        top = len(coef) - 1
+        by_shift: dict[int, list[tuple[int, list[tuple[int, int]]]]] = {}
+        for r, entries in live.items():
+            grouped: dict[int, list[tuple[int, int]]] = defaultdict(list)
+            for dst, e_add, wt in entries:
+                grouped[e_add].append((dst, wt))
+            by_shift[r] = sorted(grouped.items())
+        start_rows: dict[int, list[int]] = defaultdict(lambda: [0] * b_n)
+        for key, weight in self.v.items():
+            r, e = divmod(key, b_n)
+            start_rows[r][e] = weight
+        den_bits = _bits(self.den)
+
+        def width_for(t: int) -> int:
+            """Bytes per slot for ``u_t`` and the next steps' up to a multiple of eight."""
+            return (den_bits + _bits(qq ** min(top, (t + 8) // 8 * 8)) + 16) // 8
+
+        per_step = sum(len(entries) for entries in live.values())
+        ahead = sum(
+            per_step * (b_n - t - 1) * (1 + width_for(t + 1) * 8 // 256)
+            + (b_n - t) * (1 + _bits(coef[t]) // 256)
+            for t in range(min(top + 1, b_n))
+        )
+        if self.budget.spent + ahead + self.reserve > WORK_BUDGET:  # before the work
+            raise self.budget.refuse()
+        step = width_for(0)
+        u = {r: _pack(row, step) for r, row in start_rows.items()}
+        sums = [mpz(0)] * b_n  # over e: sum_t coef[t] sum_r u_t[r][e]
+        for t in range(top + 1):
+            keep = b_n - t  # slots of u_t: e = t .. B - 1
+            if keep <= 0 or not u:
+                break
+            c = coef[t]
+            if c:
+                summed = sum(u.values()) if len(u) > 1 else next(iter(u.values()))
+                for j, x in enumerate(unpack(summed, step * 8)[:keep]):
+                    if x:
+                        sums[t + j] += c * x
+                self.budget.spend(keep, _bits(c))
+            if t == top or keep == 1:
+                break
+            new = width_for(t + 1)
+            if new > step:
+                u = {r: _repack(x, keep, step, new) for r, x in u.items()}
+                step = new
+            slot = step * 8
+            nxt: dict[int, int] = defaultdict(xmpz)  # summed in place, masked into an mpz
+            for r, packed in u.items():
+                for e_add, targets in by_shift[r]:
+                    if e_add >= keep:  # past "destroyed" from every kept e
+                        break
+                    # one step on: slot j now holds e = t + 1 + j
+                    shifted = packed << ((e_add - 1) * slot) if e_add > 1 else packed
+                    for dst, wt in targets:
+                        nxt[dst] += shifted * wt
+            mask = _mask((keep - 1) * slot)
+            u = {r: v for r, x in nxt.items() if (v := x & mask)}
+            self.budget.spend(per_step * (keep - 1), slot)
+        self.v = {e: int(x) for e, x in enumerate(sums) if x}  # r = 0: final() reads e
+        self.summed = True
+        self.den = self.den * scale
         self._reduce()
 
     def apply_mortal_wounds(self) -> None:
@@ -1908,7 +2050,13 @@ def analyze(request: CombatRequest) -> CombatAnalysis:
         else:
             mortal = _ZERO
         outcome, total = _attack_outcome(w, mortal)
-        chain.apply_weapon(w, situation, outcome, total)
+        if isinstance(chain, (_LineChain, _PrefixSplitChain)):
+            # the answer's rendering, checked with the chain's own estimates before its work
+            chain.reserve = _answer_units(layout, [d for ds in stages.values() for d in ds])
+        if isinstance(chain, _LineChain):  # the last weapon's state is only read out
+            chain.apply_weapon(w, situation, outcome, total, last=w is weapons[-1])
+        else:
+            chain.apply_weapon(w, situation, outcome, total)
     if any_mortal:
         chain.apply_mortal_wounds()
     final = chain.final()

@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable
 
-from gmpy2 import bit_mask, mpz, pack, unpack
+from gmpy2 import bit_mask, mpz, pack, unpack, xmpz
 
 __all__ = ["annihilator", "tail_sum"]
 
@@ -124,7 +124,7 @@ def tail_sum(
     out = [0] * n_out
     x_now: dict[int, int] = {}
     for t in range(1, steps + 1):
-        nxt: dict[int, int] = defaultdict(int)
+        nxt: dict[int, int] = defaultdict(xmpz)  # summed in place, masked into an mpz
         for i, x in x_now.items():
             for dst, shift, wt in fwd[i]:
                 nxt[dst] += (x << (shift * bits) if shift else x) * wt

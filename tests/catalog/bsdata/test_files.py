@@ -242,10 +242,19 @@ def test_a_member_that_unzips_past_what_its_header_declares_is_refused(declared:
     content = MINIMAL_CAT[: -len(b"</catalogue>")] + b" " * 5_000_000 + b"</catalogue>"
     archive = _lying_archive(content, declared)
     assert zipfile.ZipFile(io.BytesIO(archive)).infolist()[0].file_size == declared
-    start = time.process_time()
-    with pytest.raises(BSDataFileError, match=r"cannot unzip|unzips to more than|not well-formed"):
-        read_document("lie.catz", archive, ImportLimits(max_file_bytes=10_000))
-    assert time.process_time() - start < 1
+
+    def refused() -> float:
+        start = time.process_time()
+        with pytest.raises(
+            BSDataFileError, match=r"cannot unzip|unzips to more than|not well-formed"
+        ):
+            read_document("lie.catz", archive, ImportLimits(max_file_bytes=10_000))
+        return time.process_time() - start
+
+    refused()  # warm-up: first-use costs (imports, the parser's set-up) are not the read's
+    # the best of three: process time still counts what a loaded machine costs this process
+    # (cache misses, the interpreter's own collections), and a CI run once measured over 1 s
+    assert min(refused() for _ in range(3)) < 1
 
 
 def test_a_member_declared_past_the_limit_is_refused_before_it_is_unzipped() -> None:

@@ -174,9 +174,9 @@ def test_heavy_lines_identical_to_the_general_chain(
     used: list[int] = []
     original = exact._LineChain.apply_weapon
 
-    def spy(self: exact._LineChain, *args: Any) -> None:
+    def spy(self: exact._LineChain, *args: Any, **kwargs: Any) -> None:
         used.append(1)
-        original(self, *args)
+        original(self, *args, **kwargs)
 
     with monkeypatch.context() as m:
         m.setattr(exact._LineChain, "apply_weapon", spy)

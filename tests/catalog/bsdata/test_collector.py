@@ -1,0 +1,74 @@
+"""An import runs without the cyclic garbage collector (issue 17: its scans of the import's
+live trees cost a third of the import), and leaves it as it found it."""
+
+from __future__ import annotations
+
+import gc
+import sys
+from collections.abc import Iterator
+
+import pytest
+
+from app.catalog import bsdata
+from app.catalog.bsdata import IssueCode, import_files
+from tests.catalog.conftest import fixture_files
+from tests.catalog.hostile import element_bomb
+
+WORK = (bsdata._read_all.__code__, bsdata._build.__code__)
+
+
+@pytest.fixture
+def collections() -> Iterator[list[int]]:
+    """The generations collected during an import (while it reads or builds: not the one that
+    may follow at once when it resumes the collector), the collector made eager (every 100
+    allocations) so that an import of the fixtures would meet many."""
+    seen: list[int] = []
+
+    def callback(phase: str, info: dict[str, int]) -> None:
+        if phase != "start":
+            return
+        frame = sys._getframe(1)
+        while frame is not None:
+            if frame.f_code in WORK:
+                seen.append(info["generation"])
+                return
+            frame = frame.f_back  # type: ignore[assignment]
+
+    thresholds = gc.get_threshold()
+    was_enabled = gc.isenabled()
+    gc.enable()
+    gc.set_threshold(100, 10, 10)
+    gc.callbacks.append(callback)
+    try:
+        yield seen
+    finally:
+        gc.callbacks.remove(callback)
+        gc.set_threshold(*thresholds)
+        if not was_enabled:
+            gc.disable()
+
+
+def test_no_collection_during_an_import_and_the_collector_back_after(
+    collections: list[int],
+) -> None:
+    files = fixture_files()
+    result = import_files(files)
+    assert result.ok
+    assert collections == []
+    assert gc.isenabled()
+
+
+def test_the_collector_is_back_after_an_import_stopped_by_a_limit(
+    collections: list[int],
+) -> None:
+    bomb = element_bomb(500_000)
+    result = import_files([("bomb.cat", bomb)])
+    assert {e.code for e in result.report.errors} == {IssueCode.TOO_LARGE}
+    assert collections == []
+    assert gc.isenabled()
+
+
+def test_a_collector_switched_off_stays_off(collections: list[int]) -> None:
+    gc.disable()
+    assert import_files(fixture_files()).ok
+    assert not gc.isenabled()
