@@ -285,9 +285,23 @@ class TokenGrants:
     def put(self, digest: str, grant: TokenGrant) -> None:
         with self._lock:
             self._grants.pop(digest, None)
+            # Oldest check first (a put moves its digest to the end): the grants past their
+            # ``ttl`` leave now, not when their token is used again (issue 21, the soak: the
+            # tokens of a night's finished games each held a grant until 4096 of them filled
+            # the cache, a worker's memory growing as games ended).
+            now = time.monotonic()
+            while self._grants:
+                oldest = next(iter(self._grants))
+                if now - self._grants[oldest].checked <= self.ttl:
+                    break
+                del self._grants[oldest]
             while len(self._grants) >= self.size:  # the oldest goes first
                 del self._grants[next(iter(self._grants))]
             self._grants[digest] = grant
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._grants)
 
     def forget(self, *, token_id: int | None = None, user_id: int | None = None) -> None:
         with self._lock:

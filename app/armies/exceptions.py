@@ -2,6 +2,7 @@
 
 from app.core.errors import Conflict, InvalidInput, NotFound
 from app.core.i18n import lazy
+from app.engine.errors import Message
 
 
 class ArmyNotFound(NotFound):
@@ -25,6 +26,10 @@ class InvalidArmy(InvalidInput):
     ``errors`` names each field."""
 
     status, code, title = 422, "invalid-army", lazy("Invalid army list")
+
+    # for each entry of ``errors``, the engine's message a page shows in the reader's language
+    # (None: the entry's English ``message`` is all there is); never part of the problem document
+    templates: tuple[Message | None, ...] = ()
 
 
 class ArmyNotValid(InvalidInput):

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.core.ids import parse_int
+from app.engine.errors import Message
 from app.engine.wh40k10e.army.roster import BattleSize
 
 MAX_TEXT_BYTES = 200_000  # a 3,000-point list with every wargear line is under 20 kB
@@ -86,9 +87,13 @@ class PastedUnit:
 
 @dataclass(frozen=True)
 class Problem:
+    """A line (``where``, its ``text``) not understood, or a note on it: ``message`` is the
+    English; ``template``, when the engine said it, the same message a page translates."""
+
     where: str
     text: str
     message: str
+    template: Message | None = field(default=None, compare=False)
 
 
 @dataclass

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from app.armies import loadout
 from app.armies.formats import Item, PastedList, PastedUnit, Problem
+from app.engine.errors import Message, ProfileError
 from app.engine.wh40k10e.army import (
     BattleSize,
     Catalogue,
@@ -330,7 +331,7 @@ def read_unit(
             label=pasted.label,
         )
     except RosterError as exc:
-        problems.append(Problem(pasted.where, pasted.name, str(exc)))
+        problems.append(_refused(pasted.where, pasted.name, exc))
         return None, problems, extra_enh, warlord
     return unit, problems, extra_enh, warlord
 
@@ -490,7 +491,7 @@ def match(pasted: PastedList, catalogue: Catalogue, *, skip: bool = False) -> Ma
                 label=unit.label,
             )
         except RosterError as exc:
-            problems.append(Problem(pasted_unit.where, pasted_unit.name, str(exc)))
+            problems.append(_refused(pasted_unit.where, pasted_unit.name, exc))
             continue
         index_of[pi] = len(units)
         if pasted_unit.attached:
@@ -524,9 +525,23 @@ def match(pasted: PastedList, catalogue: Catalogue, *, skip: bool = False) -> Ma
             include_legends=bool(legends),
         )
     except RosterError as exc:
-        problems.append(Problem("list", "", str(exc)))
+        problems.append(_refused("list", "", exc))
         return Matched(None, problems, notes, stated)
     return Matched(roster, problems, notes, stated)
+
+
+def _refused(where: str, text: str, exc: ProfileError) -> Problem:
+    """The problem of a unit or list the engine refuses: ``str(exc)`` (each field and its
+    message), with the same words as a message a page translates."""
+    said = [
+        Message("%(field)s: %(message)s", {"field": f, "message": t})
+        for (f, _m), t in zip(exc.errors, exc.templates, strict=True)
+    ]
+    template = said[0]
+    for more in said[1:]:
+        template = Message("%(said)s; %(more)s", {"said": template, "more": more})
+    message = str(exc)
+    return Problem(where, text, message, template if str(template) == message else None)
 
 
 def _is_legends(catalogue: Catalogue, datasheet: str, faction: str) -> bool:

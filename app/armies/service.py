@@ -53,7 +53,7 @@ from app.core import security
 from app.core.config import get_settings
 from app.core.db import as_aware, utcnow
 from app.core.i18n import gettext as _
-from app.engine.errors import ProfileError
+from app.engine.errors import Message, ProfileError
 from app.engine.wh40k10e.army import (
     BattleSize,
     Catalogue,
@@ -98,9 +98,20 @@ def profile_errors(exc: ProfileError, prefix: str = "") -> list[dict[str, Any]]:
     return out
 
 
-def invalid(errors: list[dict[str, Any]]) -> InvalidArmy:
+def invalid(errors: list[dict[str, Any]], templates: Sequence[Message | None] = ()) -> InvalidArmy:
+    """The 422 of ``errors``; ``templates`` (one per entry, when known) lets a page show each
+    engine message in the reader's language, the problem document staying as it is."""
     detail = "; ".join(f"{e['field'] or 'body'}: {e['message']}" for e in errors[:10])
-    return InvalidArmy(detail, errors=errors)
+    refused = InvalidArmy(detail, errors=errors)
+    if len(templates) == len(errors):
+        refused.templates = tuple(templates)
+    return refused
+
+
+def refused(exc: ProfileError, prefix: str = "") -> InvalidArmy:
+    """The 422 of an engine error (a roster or document value out of bounds): every problem,
+    each with the engine's message a page translates."""
+    return invalid(profile_errors(exc, prefix), exc.templates)
 
 
 # -- the view of a list ----------------------------------------------------------------------
@@ -363,13 +374,15 @@ def units_10e(raw: Sequence[Mapping[str, Any]] | Sequence[UnitIn]) -> list[dict[
         raise invalid(pydantic_errors(exc, "units")) from None
     out: list[dict[str, Any]] = []
     problems: list[dict[str, Any]] = []
+    templates: list[Message | None] = []
     for i, u in enumerate(units):
         try:
             out.append(unit_dict(roster_unit(u.model_dump())))
         except ProfileError as exc:
             problems.extend(profile_errors(exc, f"units.{i}"))
+            templates.extend(exc.templates)
     if problems:
-        raise invalid(problems)
+        raise invalid(problems, templates)
     return out
 
 
@@ -705,7 +718,7 @@ def check(db: Session, user: User | None, body: RosterCheck) -> dict[str, Any]:
             include_legends=body.include_legends,
         )
     except ProfileError as exc:  # pragma: no cover - the schema has the same bounds
-        raise invalid(profile_errors(exc)) from None
+        raise refused(exc) from None
     result = advice.refine(roster, catalogue, validate(roster, catalogue))
     return {**validation_json(result), "catalog": catalogue_ref(record)}
 

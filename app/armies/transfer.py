@@ -216,11 +216,12 @@ def import_text(
                     "text", "no unit found: is this an army list in a format we read?", "format"
                 ),
                 *problem_errors(pasted.problems[:20]),
-            ]
+            ],
+            [None, *(p.template for p in pasted.problems[:20])],
         )
     record, found = _best_match(db, user, pasted, catalog, skip_unknown)
     if found.roster is None:
-        raise service.invalid(problem_errors(found.problems))
+        raise service.invalid(problem_errors(found.problems), [p.template for p in found.problems])
     roster: Roster = found.roster
     catalogue = catalogs.parsed(db, record)
     result = validate(roster, catalogue)

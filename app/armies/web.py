@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, File, Form, Query, Request, UploadFile
@@ -42,6 +42,7 @@ from app.core.deps import DbSession
 from app.core.i18n import DEFAULT_LOCALE, current_locale, lazy, lazy_pgettext, pgettext
 from app.core.i18n import gettext as _
 from app.core.ids import parse_int
+from app.engine.errors import Message
 from app.engine.pen.profiles import UnitType, VehicleType
 from app.engine.wh40k10e.army import Datasheet, Enhancement, name_key
 from app.engine.wh40k10e.army.offer import unavailable_choices
@@ -113,8 +114,35 @@ MAX_UNDO_LEADERS = 10
 
 def _errors_of(exc: ValidationError | InvalidArmy) -> dict[str, str]:
     if isinstance(exc, InvalidArmy):
-        return {str(e.get("field") or "form"): str(e.get("message")) for e in exc.errors or []}
+        return {
+            str(e.get("field") or "form"): _said(e, t)
+            for e, t in zip(exc.errors or [], _templates(exc), strict=True)
+        }
     return field_errors(exc)
+
+
+def _templates(exc: InvalidArmy) -> tuple[Message | None, ...]:
+    """The engine's message of each entry of ``exc.errors`` (None where it gave none)."""
+    errors = exc.errors or []
+    return exc.templates if len(exc.templates) == len(errors) else (None,) * len(errors)
+
+
+def _said(entry: Mapping[str, Any], template: Message | None) -> str:
+    """An error's message in the reader's language when the engine gave its template (English
+    should a translation's placeholders not match), else the English ``message``."""
+    if template is not None:
+        try:
+            return template.render(_)
+        except (KeyError, TypeError, ValueError):
+            pass
+    return str(entry.get("message"))
+
+
+def _translated(problem: formats.Problem) -> formats.Problem:
+    """A line's problem with its message in the reader's language, when the engine said it."""
+    if problem.template is None:
+        return problem
+    return replace(problem, message=_said({"message": problem.message}, problem.template))
 
 
 def _refused(request: Request) -> int:
@@ -503,18 +531,23 @@ def import_army(
         if isinstance(exc, CatalogueNotFound):
             errors = {"catalogue": str(exc.detail)}
         else:
-            for e in exc.errors or []:
+            for e, template in zip(exc.errors or [], _templates(exc), strict=True):
                 if e.get("type") == "not_understood":
-                    lines.append(e)
+                    lines.append({**e, "message": _said(e, template)})
                 else:
-                    errors[str(e.get("field") or "document")] = str(e.get("message"))
+                    errors[str(e.get("field") or "document")] = _said(e, template)
         context = _import_context(text, errors, lines, skip)
         return render(request, "armies/import.html", context, status_code=422)
     if report.skipped or report.notes:
+        shown = replace(
+            report,
+            skipped=[_translated(p) for p in report.skipped],
+            notes=[_translated(p) for p in report.notes],
+        )
         return render(
             request,
             "armies/imported.html",
-            {"v": seen, "army": seen.army, "report": report},
+            {"v": seen, "army": seen.army, "report": shown},
             status_code=201,
         )
     return htmx_redirect(request, f"/armies/{seen.army.id}")

@@ -101,3 +101,20 @@ def test_the_cache_is_bounded_and_forgets_the_oldest() -> None:
     assert grants.get("d2") is not None
     grants.forget(user_id=2)
     assert grants.get("d2") is None
+
+
+def test_grants_past_their_ttl_leave_at_the_next_put() -> None:
+    """Issue 21 (the soak's memory): the grant of a token nobody uses any more (a finished
+    game's) does not stay until ``size`` others push it out: a later put drops every grant
+    past its ``ttl``, oldest check first, and keeps the fresh ones."""
+    grants = service.TokenGrants(ttl=60, size=4096)
+    now = time.monotonic()
+    for n in range(100):  # checked two minutes ago: stale
+        grants.put(f"old{n}", service.TokenGrant(n, n, None, "e", "n", "en", now - 120, None))
+    grants.put("fresh0", service.TokenGrant(200, 200, None, "e", "n", "en", now - 1, None))
+    assert len(grants) == 1
+    grants.put("fresh1", service.TokenGrant(201, 201, None, "e", "n", "en", now, None))
+    assert len(grants) == 2
+    assert grants.get("fresh0") is not None
+    assert grants.get("fresh1") is not None
+    assert grants.get("old5") is None

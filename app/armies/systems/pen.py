@@ -33,7 +33,7 @@ from app.catalog.pen_units import (
 from app.core.i18n import gettext as _
 from app.core.i18n import lazy
 from app.core.ids import parse_int
-from app.engine.errors import ProfileError
+from app.engine.errors import Message, ProfileError
 
 _UNITS: TypeAdapter[list[PenUnitIn]] = TypeAdapter(list[PenUnitIn])
 REFERENCES = ("embarked_in", "joins")  # unit fields naming another unit by index
@@ -152,13 +152,15 @@ def units_pen(raw: Sequence[Mapping[str, Any]] | Sequence[PenUnitIn]) -> list[di
         raise service.invalid(service.pydantic_errors(exc, "units")) from None
     out: list[dict[str, Any]] = []
     problems: list[dict[str, Any]] = []
+    templates: list[Message | None] = []
     for i, u in enumerate(units):
         try:
             out.append(pen_unit_dict(check_unit(pen_unit(u.model_dump()))))
         except ProfileError as exc:
             problems.extend(service.profile_errors(exc, f"units.{i}"))
+            templates.extend(exc.templates)
     if problems:
-        raise service.invalid(problems)
+        raise service.invalid(problems, templates)
     return out
 
 
@@ -250,7 +252,7 @@ class Pen:
         try:
             pen = PenArmy.from_dict(dict(body))
         except ProfileError as exc:
-            raise service.invalid(service.profile_errors(exc)) from None
+            raise service.refused(exc) from None
         army = Army(
             owner_id=user.id,
             name=pen.name.strip()[: service.MAX_NAME] or _("Imported list"),

@@ -160,7 +160,7 @@ class Wh40k10e:
         try:
             roster = import_json(body)
         except ProfileError as exc:
-            raise service.invalid(service.profile_errors(exc)) from None
+            raise service.refused(exc) from None
         ref = catalog if catalog is not None else roster.catalogue
         try:
             record = service.catalogue_for(db, user, ref)

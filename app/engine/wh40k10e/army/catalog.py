@@ -1011,12 +1011,13 @@ def _build_index(cat: Catalogue) -> _Index:
     )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, weakref_slot=True)
 class Catalogue:
     """Datasheets and detachments for one rule system and one or more factions.
 
     ``version`` identifies the data release (a list records it); ``source`` says where the
     numbers came from. Lookups by name are lenient (case, spaces, apostrophes) and indexed.
+    (Weakly referable: the validator keeps its readings of a catalogue while it lives.)
     """
 
     id: str

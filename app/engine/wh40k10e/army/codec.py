@@ -20,7 +20,7 @@ import typing
 from collections.abc import Mapping
 from typing import Any, TypeAlias, TypeVar, cast
 
-from app.engine.errors import ProfileError
+from app.engine.errors import N_, Message, ProfileError
 
 __all__ = ["MAX_DEPTH", "FormatError", "from_plain", "to_plain"]
 
@@ -84,20 +84,21 @@ def to_plain(obj: object) -> Plain:
     raise TypeError(f"cannot encode {type(obj).__name__}")
 
 
-def _kind(value: object) -> str:
+def _kind(value: object) -> Message:
+    """What a JSON value is, in words a page translates (``str()``: the English)."""
     if value is None:
-        return "null"
+        return Message(N_("null"))
     if isinstance(value, bool):
-        return "a boolean"
+        return Message(N_("a boolean"))
     if isinstance(value, int):
-        return "an integer"
+        return Message(N_("an integer"))
     if isinstance(value, str):
-        return "a string"
+        return Message(N_("a string"))
     if isinstance(value, list):
-        return "a list"
+        return Message(N_("a list"))
     if isinstance(value, dict):
-        return "an object"
-    return type(value).__name__
+        return Message(N_("an object"))
+    return Message(type(value).__name__)
 
 
 def _join(path: str, name: str) -> str:
@@ -106,7 +107,7 @@ def _join(path: str, name: str) -> str:
 
 def _decode(tp: Any, data: object, path: str, depth: int) -> Any:
     if depth > MAX_DEPTH:
-        raise FormatError(path or "(root)", "too deeply nested")
+        raise FormatError(path or "(root)", N_("too deeply nested"))
     origin = typing.get_origin(tp)
     if origin in (typing.Union, types.UnionType):
         args = typing.get_args(tp)
@@ -118,30 +119,35 @@ def _decode(tp: Any, data: object, path: str, depth: int) -> Any:
         raise TypeError(f"unsupported union {tp!r}")  # pragma: no cover - programming error
     if tp is type(None):
         if data is not None:
-            raise FormatError(path, f"expected null, got {_kind(data)}")
+            raise FormatError(path, N_("expected null, got %(kind)s"), kind=_kind(data))
         return None
     if tp is bool:
         if not isinstance(data, bool):
-            raise FormatError(path, f"expected a boolean, got {_kind(data)}")
+            raise FormatError(path, N_("expected a boolean, got %(kind)s"), kind=_kind(data))
         return data
     if tp is int:
         if isinstance(data, bool) or not isinstance(data, int):
-            raise FormatError(path, f"expected an integer, got {_kind(data)}")
+            raise FormatError(path, N_("expected an integer, got %(kind)s"), kind=_kind(data))
         return data
     if tp is str:
         if not isinstance(data, str):
-            raise FormatError(path, f"expected a string, got {_kind(data)}")
+            raise FormatError(path, N_("expected a string, got %(kind)s"), kind=_kind(data))
         return data
     if isinstance(tp, type) and issubclass(tp, enum.Enum):
         try:
             return tp(data)
         except ValueError:
             allowed = ", ".join(repr(m.value) for m in tp)
-            raise FormatError(path, f"expected one of {allowed}, got {data!r}") from None
+            raise FormatError(
+                path,
+                N_("expected one of %(allowed)s, got %(value)s"),
+                allowed=allowed,
+                value=repr(data),
+            ) from None
     if origin is tuple:
         args = typing.get_args(tp)
         if not isinstance(data, list):
-            raise FormatError(path, f"expected a list, got {_kind(data)}")
+            raise FormatError(path, N_("expected a list, got %(kind)s"), kind=_kind(data))
         item_type = args[0]
         return tuple(_decode(item_type, v, f"{path}[{i}]", depth + 1) for i, v in enumerate(data))
     if origin in (Mapping, dict) or tp is dict:
@@ -149,7 +155,7 @@ def _decode(tp: Any, data: object, path: str, depth: int) -> Any:
         if key_t is not str:  # pragma: no cover - programming error
             raise TypeError("only str-keyed mappings are supported")
         if not isinstance(data, dict):
-            raise FormatError(path, f"expected an object, got {_kind(data)}")
+            raise FormatError(path, N_("expected an object, got %(kind)s"), kind=_kind(data))
         return {
             k: _decode(value_t, v, _join(path, str(k)), depth + 1)
             for k, v in data.items()
@@ -162,25 +168,27 @@ def _decode(tp: Any, data: object, path: str, depth: int) -> Any:
 
 def _require_str_key(key: object, path: str) -> bool:
     if not isinstance(key, str):
-        raise FormatError(path, "object keys must be strings")
+        raise FormatError(path, N_("object keys must be strings"))
     return True
 
 
 def _decode_dataclass(cls: type[Any], data: object, path: str, depth: int) -> Any:
     if not isinstance(data, dict):
-        raise FormatError(path or "(root)", f"expected an object, got {_kind(data)}")
+        raise FormatError(
+            path or "(root)", N_("expected an object, got %(kind)s"), kind=_kind(data)
+        )
     hints = _hints(cls)
     known = {f.name for f in _fields(cls)}
     unknown = sorted(k for k in data if k not in known)
     if unknown:
-        raise FormatError(_join(path, str(unknown[0])), "unknown field")
+        raise FormatError(_join(path, str(unknown[0])), N_("unknown field"))
     kwargs: dict[str, Any] = {}
     for f in _fields(cls):
         sub = _join(path, f.name)
         if f.name in data:
             kwargs[f.name] = _decode(hints[f.name], data[f.name], sub, depth + 1)
         elif _default_of(f) is dataclasses.MISSING:
-            raise FormatError(sub, "missing")
+            raise FormatError(sub, N_("missing"))
     try:
         return cls(**kwargs)
     except ProfileError as exc:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
+from app.engine.errors import N_
 from app.engine.wh40k10e.army.catalog import Catalogue, Datasheet
 from app.engine.wh40k10e.army.codec import Plain
 from app.engine.wh40k10e.army.roster import Roster, RosterError
@@ -120,11 +121,11 @@ def import_json(data: str | bytes | Mapping[str, object]) -> Roster:
     """Read a list written by :func:`export_json` (text, bytes or parsed JSON)."""
     if isinstance(data, str | bytes):
         if len(data) > MAX_JSON_BYTES:
-            raise RosterError("(root)", f"larger than {MAX_JSON_BYTES} bytes")
+            raise RosterError("(root)", N_("larger than %(limit)s bytes"), limit=MAX_JSON_BYTES)
         try:
             parsed: object = json.loads(data)
         except (ValueError, UnicodeDecodeError) as exc:
-            raise RosterError("(root)", f"not valid JSON: {exc}") from None
+            raise RosterError("(root)", N_("not valid JSON: %(reason)s"), reason=str(exc)) from None
     else:
         parsed = dict(data)
     if isinstance(parsed, dict):

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from types import MappingProxyType
 
-from app.engine.errors import ProfileError
+from app.engine.errors import N_, ProfileError
 from app.engine.wh40k10e.army.codec import FormatError, Plain, from_plain, to_plain
 
 __all__ = [
@@ -66,9 +66,9 @@ _LABELS = {
 
 def _check_text(value: str, name: str, *, allow_empty: bool = True) -> None:
     if len(value) > MAX_NAME:
-        raise RosterError(name, f"longer than {MAX_NAME} characters")
+        raise RosterError(name, N_("longer than %(limit)s characters"), limit=MAX_NAME)
     if not allow_empty and not value.strip():
-        raise RosterError(name, "must not be empty")
+        raise RosterError(name, N_("must not be empty"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,21 +93,34 @@ class RosterUnit:
         _check_text(self.datasheet, "datasheet", allow_empty=False)
         _check_text(self.label, "label")
         if self.models is not None and not 1 <= self.models <= MAX_MODELS:
-            raise RosterError("models", f"must be between 1 and {MAX_MODELS}")
+            raise RosterError(
+                "models", N_("must be between %(low)s and %(high)s"), low=1, high=MAX_MODELS
+            )
         if len(self.enhancements) > MAX_ENHANCEMENTS_PER_UNIT:
-            raise RosterError("enhancements", f"at most {MAX_ENHANCEMENTS_PER_UNIT}")
+            raise RosterError(
+                "enhancements", N_("at most %(limit)s"), limit=MAX_ENHANCEMENTS_PER_UNIT
+            )
         for i, e in enumerate(self.enhancements):
             _check_text(e, f"enhancements[{i}]", allow_empty=False)
         if len(self.wargear) > MAX_WARGEAR_ENTRIES:
-            raise RosterError("wargear", f"at most {MAX_WARGEAR_ENTRIES} entries")
+            raise RosterError("wargear", N_("at most %(limit)s entries"), limit=MAX_WARGEAR_ENTRIES)
         for name, count in self.wargear.items():
             _check_text(name, "wargear", allow_empty=False)
             if isinstance(count, bool) or not isinstance(count, int):
-                raise RosterError(f"wargear.{name}", "must be an integer")
+                raise RosterError(f"wargear.{name}", N_("must be an integer"))
             if not 0 <= count <= MAX_MODELS:
-                raise RosterError(f"wargear.{name}", f"must be between 0 and {MAX_MODELS}")
+                raise RosterError(
+                    f"wargear.{name}",
+                    N_("must be between %(low)s and %(high)s"),
+                    low=0,
+                    high=MAX_MODELS,
+                )
         if self.attached_to is not None and not 0 <= self.attached_to < MAX_UNITS:
-            raise RosterError("attached_to", f"must be a unit index between 0 and {MAX_UNITS - 1}")
+            raise RosterError(
+                "attached_to",
+                N_("must be a unit index between 0 and %(high)s"),
+                high=MAX_UNITS - 1,
+            )
         # Freeze the mapping so the value really is immutable.
         object.__setattr__(self, "wargear", MappingProxyType(dict(self.wargear)))
 
@@ -143,12 +156,12 @@ class Roster:
 
     def __post_init__(self) -> None:
         if not isinstance(self.include_legends, bool):
-            raise RosterError("include_legends", "must be true or false")
+            raise RosterError("include_legends", N_("must be true or false"))
         _check_text(self.name, "name")
         _check_text(self.faction, "faction", allow_empty=False)
         _check_text(self.detachment, "detachment")
         if len(self.units) > MAX_UNITS:
-            raise RosterError("units", f"at most {MAX_UNITS} units")
+            raise RosterError("units", N_("at most %(limit)s units"), limit=MAX_UNITS)
         for attr in ("catalogue", "catalogue_version"):
             value = getattr(self, attr)
             if value is not None:
@@ -168,23 +181,31 @@ class Roster:
         """Read our JSON form (what :meth:`to_dict` wrote); the ``format`` and
         ``schema_version`` keys may be omitted (a hand-written request body)."""
         if not isinstance(data, dict):
-            raise RosterError("(root)", "a roster must be a JSON object")
+            raise RosterError("(root)", N_("a roster must be a JSON object"))
         body = dict(data)
         fmt = body.pop("format", ROSTER_FORMAT)
         if fmt != ROSTER_FORMAT:
-            raise RosterError("format", f"expected {ROSTER_FORMAT!r}, got {fmt!r}")
+            raise RosterError(
+                "format",
+                N_("expected %(expected)s, got %(found)s"),
+                expected=repr(ROSTER_FORMAT),
+                found=repr(fmt),
+            )
         version = body.pop("schema_version", ROSTER_SCHEMA_VERSION)
         if version != ROSTER_SCHEMA_VERSION:
             raise RosterError(
                 "schema_version",
-                f"unsupported schema version {version!r} (this is {ROSTER_SCHEMA_VERSION})",
+                N_("unsupported schema version %(version)s (this is %(current)s)"),
+                version=repr(version),
+                current=ROSTER_SCHEMA_VERSION,
             )
         units = body.get("units")
         if isinstance(units, list) and len(units) > MAX_UNITS:
-            raise RosterError("units", f"at most {MAX_UNITS} units")
+            raise RosterError("units", N_("at most %(limit)s units"), limit=MAX_UNITS)
         try:
             return from_plain(cls, body)
         except FormatError as exc:
             raise RosterError.collect(
-                [RosterError(f, m) for f, m in exc.errors], error_class=RosterError
+                [RosterError(f, t) for (f, _m), t in zip(exc.errors, exc.templates, strict=True)],
+                error_class=RosterError,
             ) from None

@@ -42,7 +42,8 @@ The rules checked, with their seed lines (``wh40k-10e-core-2.md`` §2.10):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import weakref
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from itertools import pairwise
@@ -51,7 +52,6 @@ from app.engine.wh40k10e.army.catalog import (
     ArmyFacts,
     ArmyLimit,
     Catalogue,
-    Compare,
     ConditionOp,
     CountOf,
     Datasheet,
@@ -343,6 +343,24 @@ def _unit_ref(unit: RosterUnit, index: int) -> str:
     return f"{unit.label or unit.datasheet} (#{index + 1})"
 
 
+# UnitResult is immutable: one object serves every validation that finds the same figures
+# (making one is most of what a plain unit costs). Bounded.
+_UNIT_RESULTS: dict[tuple[int, str, int, int, int, int], UnitResult] = {}
+_UNIT_RESULTS_MAX = 16384
+
+
+def _unit_result(
+    index: int, datasheet: str, models: int, base: int, wargear: int, enhancements: int
+) -> UnitResult:
+    key = (index, datasheet, models, base, wargear, enhancements)
+    found = _UNIT_RESULTS.get(key)
+    if found is None:
+        if len(_UNIT_RESULTS) >= _UNIT_RESULTS_MAX:
+            _UNIT_RESULTS.clear()
+        found = _UNIT_RESULTS[key] = UnitResult(*key)
+    return found
+
+
 class _Collector:
     def __init__(self) -> None:
         self.items: list[Violation] = []
@@ -466,6 +484,35 @@ def _option_slots(sheet: Datasheet, models: int) -> list[tuple[str, int, dict[st
     return slots
 
 
+def _only_option(slots: Sequence[tuple[str, int, dict[str, int]]]) -> dict[str, int]:
+    """For each item the options offer, the index of the option offering it, or -1 when
+    several do."""
+    only: dict[str, int] = {}
+    for j, (_, _, offered) in enumerate(slots):
+        for key in offered:
+            only[key] = j if key not in only else -1
+    return only
+
+
+def _fits(
+    taken: Mapping[str, int],
+    slots: Sequence[tuple[str, int, dict[str, int]]],
+    only: Mapping[str, int],
+) -> bool:
+    """Whether every item taken plainly fits (:func:`_overcommitted` would find ``None``):
+    each item is offered by one option only, within that option's cap for it, and each
+    option's items within its slots. ``False`` says nothing: the flow decides."""
+    used: dict[int, int] = {}
+    for key, n in taken.items():
+        j = only.get(key)
+        if j is None:
+            continue  # no option offers it: not the options' concern
+        if j < 0 or n > slots[j][2][key]:
+            return False
+        used[j] = used.get(j, 0) + n
+    return all(n <= slots[j][1] for j, n in used.items())
+
+
 def _overcommitted(
     taken: Mapping[str, int], slots: Sequence[tuple[str, int, dict[str, int]]]
 ) -> tuple[set[str], set[int], int, int] | None:
@@ -554,9 +601,8 @@ def _check_required(
     certainly has (ruling D20). A choice several options offer counts for each of them (the
     roster counts per unit), so a shortfall is certain."""
     taken: dict[str, int] | None = None
-    for opt, keys in required:
-        carriers = _certain_models(sheet, models, opt.model) if opt.model else 1
-        need = min(opt.min * carriers, MAX_PER_NAME)
+    needs = _keys_of(sheet).needs(models, required)
+    for (opt, keys), need in zip(required, needs, strict=True):
         if need <= 0:
             continue
         if taken is None:
@@ -598,7 +644,7 @@ def _check_wargear(
         _check_required(out, i, unit, sheet, models, required)
     if not unit.wargear:
         return 0
-    limits = _wargear_limits(sheet, models)
+    limits, slots, only = _keys_of(sheet).wargear_of(models)
     points = 0
     ref = _unit_ref(unit, i)
     taken: dict[str, int] = {}  # known items, each counted up to its own limit
@@ -634,8 +680,7 @@ def _check_wargear(
                 fix_id="wargear-invalid.too-many",
             )
     # alternatives: can the items, each within its own limit, all fit the options' slots?
-    slots = _option_slots(sheet, models)
-    found = _overcommitted(taken, slots) if taken else None
+    found = _overcommitted(taken, slots) if taken and not _fits(taken, slots, only) else None
     if found is not None:
         keys, options, demand, capacity = found
         out.add(
@@ -662,12 +707,57 @@ def _resolve_enhancement(
     if not found:
         return None, None
     det_key = name_key(detachment)
-    fac_dets = {name_key(d.name) for d in catalogue.detachments_of(faction)}
     for e in found:
         if name_key(e.detachment) == det_key:
             return e, None
+    fac_dets = {name_key(d.name) for d in catalogue.detachments_of(faction)}
     other = next((e for e in found if name_key(e.detachment) in fac_dets), found[0])
     return None, other
+
+
+# How validate() reads a roster unit's datasheet name in an army of a faction and detachment:
+# (the datasheet found, whether the detachment allows it, the datasheet as it is in that
+# detachment, its _SheetKeys, the options a unit must fill). Kept per catalogue while it lives
+# (_READINGS; bounded: the names are typed by players).
+_Reading = tuple[
+    Datasheet | None,
+    bool,
+    Datasheet | None,
+    "_SheetKeys | None",
+    tuple[tuple[WargearOption, frozenset[str]], ...],
+]
+_READINGS_MAX = 4096
+
+# id of a catalogue -> (a weak reference to it, its readings); an entry leaves with its
+# catalogue (the catalogues themselves are cached, and dropped, by the application)
+_READINGS: dict[int, tuple[weakref.ref[Catalogue], dict[tuple[str, str, str | None], _Reading]]]
+_READINGS = {}
+
+
+def _readings_of(catalogue: Catalogue) -> dict[tuple[str, str, str | None], _Reading]:
+    key = id(catalogue)
+    entry = _READINGS.get(key)
+    if entry is not None and entry[0]() is catalogue:
+        return entry[1]
+
+    def forget(ref: weakref.ref[Catalogue]) -> None:
+        if (found := _READINGS.get(key)) is not None and found[0] is ref:
+            del _READINGS[key]
+
+    readings: dict[tuple[str, str, str | None], _Reading] = {}
+    _READINGS[key] = (weakref.ref(catalogue, forget), readings)
+    return readings
+
+
+def _read_unit(
+    catalogue: Catalogue, name: str, faction_name: str, det_name: str | None
+) -> _Reading:
+    found = catalogue.datasheet(name, faction_name)
+    if found is None:
+        return None, True, None, None, ()
+    available = det_name is None or found.available_in(det_name)
+    sheet = catalogue.datasheet_in(found, det_name) if det_name is not None else found
+    return found, available, sheet, _keys_of(sheet), catalogue.required_of(sheet)
 
 
 def validate(roster: Roster, catalogue: Catalogue) -> ValidationResult:
@@ -714,30 +804,36 @@ def validate(roster: Roster, catalogue: Catalogue) -> ValidationResult:
     unit_results: list[UnitResult] = []
     faction_names: list[str] | None = None  # for suggestions, read on the first unknown name
     det_name = detachment.name if detachment is not None else None
+    faction_key = name_key(faction) if faction is not None else ""
+    resolved = _readings_of(catalogue)
     for i, unit in enumerate(roster.units):
-        sheet = catalogue.datasheet(unit.datasheet, faction_name)
-        ref = _unit_ref(unit, i)
-        if sheet is not None and det_name is not None:
-            if not sheet.available_in(det_name):
-                allowing = [
-                    d.name
-                    for d in catalogue.detachments_of(faction_name)
-                    if sheet.available_in(d.name)
-                ]
-                out.add(
-                    Code.DATASHEET_NOT_IN_DETACHMENT,
-                    i,
-                    {
-                        "datasheet": ref,
-                        "detachment": det_name,
-                        "suggestion": f" ({_listing(allowing, 3)})" if allowing else "",
-                    },
-                )
-            sheet = catalogue.datasheet_in(sheet, det_name)
+        seen_as = (unit.datasheet, faction_name, det_name)
+        reading: _Reading | None = resolved.get(seen_as)
+        if reading is None:
+            reading = _read_unit(catalogue, unit.datasheet, faction_name, det_name)
+            if len(resolved) >= _READINGS_MAX:
+                resolved.clear()
+            resolved[seen_as] = reading
+        found, available, sheet, keys, required = reading
+        if found is not None and det_name is not None and not available:
+            allowing = [
+                d.name for d in catalogue.detachments_of(faction_name) if found.available_in(d.name)
+            ]
+            out.add(
+                Code.DATASHEET_NOT_IN_DETACHMENT,
+                i,
+                {
+                    "datasheet": _unit_ref(unit, i),
+                    "detachment": det_name,
+                    "suggestion": f" ({_listing(allowing, 3)})" if allowing else "",
+                },
+            )
         if sheet is not None and unit.wargear:
             # the keywords its taken choices add (a Tank Ace made a Character, ruling D22),
             # not those of a choice the Detachment makes unavailable (refused below)
-            sheet = catalogue.with_choices(sheet, unit.wargear, det_name)
+            chosen = catalogue.with_choices(sheet, unit.wargear, det_name)
+            if chosen is not sheet:
+                sheet, keys = chosen, _keys_of(chosen)
         sheets.append(sheet)
         if sheet is None:
             if faction_names is None:
@@ -753,39 +849,45 @@ def validate(roster: Roster, catalogue: Catalogue) -> ValidationResult:
                 },
                 fix_id="unknown",
             )
-            unit_results.append(UnitResult(i, unit.datasheet, unit.models or 0, 0, 0, 0))
+            unit_results.append(_unit_result(i, unit.datasheet, unit.models or 0, 0, 0, 0))
             continue
+        assert keys is not None  # read with the datasheet
         if sheet.legends and not roster.include_legends:
-            out.add(Code.LEGENDS_NOT_INCLUDED, i, {"datasheet": ref})
+            out.add(Code.LEGENDS_NOT_INCLUDED, i, {"datasheet": _unit_ref(unit, i)})
         # Army Faction keyword [L4320-4321], unless the data admits the unit as an ally
         # within one of its caps (ruling D18)
         if (
             faction is not None
-            and not any(name_key(k) == name_key(faction) for k in sheet.faction_keywords)
+            and faction_key not in keys.factions
             and not _ally(catalogue, faction, sheet)
         ):
             out.add(
                 Code.FACTION_MISMATCH,
                 i,
                 {
-                    "datasheet": ref,
+                    "datasheet": _unit_ref(unit, i),
                     "faction": faction,
                     "factions": ", ".join(sheet.faction_keywords) or "none",
                 },
             )
         # Unit size [L4307-4313, L3067-3078]
         models = unit.models if unit.models is not None else sheet.min_models
-        if not sheet.min_models <= models <= sheet.max_models or (
-            sheet.points and sheet.points_for(models) is None
-        ):
+        exact = keys.points_for(models)
+        if not sheet.min_models <= models <= sheet.max_models or (sheet.points and exact is None):
             out.add(
                 Code.UNIT_SIZE_INVALID,
                 i,
-                {"datasheet": ref, "models": models, "allowed": _allowed_sizes(sheet)},
+                {
+                    "datasheet": _unit_ref(unit, i),
+                    "models": models,
+                    "allowed": _allowed_sizes(sheet),
+                },
             )
-        base = _tier_points(sheet, models)
-        wargear_points = _check_wargear(out, i, unit, sheet, models, catalogue.required_of(sheet))
-        unit_results.append(UnitResult(i, sheet.name, models, base, wargear_points, 0))
+        base = exact if exact is not None else _tier_points(sheet, models)
+        wargear_points = (
+            _check_wargear(out, i, unit, sheet, models, required) if required or unit.wargear else 0
+        )
+        unit_results.append(_unit_result(i, sheet.name, models, base, wargear_points, 0))
 
     # -- choices the whole army may take only so many times (ruling D23) --
     _check_roster_caps(out, roster, sheets, catalogue)
@@ -890,7 +992,7 @@ def validate(roster: Roster, catalogue: Catalogue) -> ValidationResult:
                 assert bearer is not None
                 sheets[i] = bearer.with_keywords(own.keywords_for(bearer))
         r = unit_results[i]
-        unit_results[i] = UnitResult(
+        unit_results[i] = _unit_result(
             r.index, r.datasheet or dname, r.models, r.base_points, r.wargear_points, enh_points
         )
     if len(enhancement_units) > MAX_ENHANCEMENTS:
@@ -996,21 +1098,176 @@ def validate(roster: Roster, catalogue: Catalogue) -> ValidationResult:
     )
 
 
-# Datasheet -> the name keys of its keywords: by id, with the sheet kept so the id is not
-# reused; bounded (a server sees a few catalogues, each with a few hundred datasheets).
-_KEYWORD_KEYS: dict[int, tuple[Datasheet, frozenset[str]]] = {}
-_KEYWORD_KEYS_MAX = 8192
+class _SheetKeys:
+    """What a validation reads of one datasheet again and again, made once per datasheet
+    object (a frozen :class:`~.catalog.Datasheet`, so nothing here goes stale): the name keys
+    of its keywords and Faction keywords, its default wargear, its restrictions' plan, and
+    per unit size its points, wargear limits, option slots and required picks. Bounded: at
+    most ``_SIZES_MAX`` unit sizes each."""
+
+    __slots__ = ("defaults", "factions", "keywords", "plan", "points", "required", "sheet", "sizes")
+
+    def __init__(self, sheet: Datasheet) -> None:
+        self.sheet = sheet
+        self.keywords = frozenset(name_key(k) for k in sheet.all_keywords())
+        self.factions = frozenset(name_key(k) for k in sheet.faction_keywords)
+        self.defaults: frozenset[str] | None = None
+        self.sizes: dict[int, _Wargear] = {}
+        self.points: dict[int, int | None] = {}
+        self.required: dict[int, list[int]] = {}
+        self.plan: tuple[tuple[Restriction, bool, RosterCondition | None], ...] | None = None
+
+    def points_for(self, models: int) -> int | None:
+        """:meth:`Datasheet.points_for`."""
+        if models in self.points:
+            return self.points[models]
+        if len(self.points) >= _SIZES_MAX:
+            self.points.clear()
+        found = self.points[models] = self.sheet.points_for(models)
+        return found
+
+    def needs(
+        self, models: int, required: Sequence[tuple[WargearOption, frozenset[str]]]
+    ) -> list[int]:
+        """For each option of ``required`` (the datasheet's, :meth:`Catalogue.required_of`), the
+        choices a unit of ``models`` models must take (ruling D20)."""
+        found = self.required.get(models)
+        if found is None:
+            if len(self.required) >= _SIZES_MAX:
+                self.required.clear()
+            found = self.required[models] = [
+                min(
+                    opt.min * (_certain_models(self.sheet, models, opt.model) if opt.model else 1),
+                    MAX_PER_NAME,
+                )
+                for opt, _keys in required
+            ]
+        return found
+
+    def default_keys(self) -> frozenset[str]:
+        if self.defaults is None:
+            self.defaults = _defaults(self.sheet)
+        return self.defaults
+
+    def wargear_of(self, models: int) -> _Wargear:
+        """:func:`_wargear_limits`, :func:`_option_slots` and :func:`_only_option` for a unit
+        of ``models`` models (read only)."""
+        found = self.sizes.get(models)
+        if found is None:
+            if len(self.sizes) >= _SIZES_MAX:
+                self.sizes.clear()
+            slots = _option_slots(self.sheet, models)
+            found = (_wargear_limits(self.sheet, models), slots, _only_option(slots))
+            self.sizes[models] = found
+        return found
+
+    def restrictions(self) -> tuple[tuple[Restriction, bool, RosterCondition | None], ...]:
+        """Each restriction of the datasheet, with whether it can never apply to one of its
+        units, whatever the roster (the checks of :func:`_check_restrictions` that read the
+        datasheet alone, rulings D16), and its condition, shared with the other datasheets
+        that have an equal one, when that condition reads the army alone."""
+        if self.plan is None:
+            sheet = self.sheet
+            plan = []
+            for r in sheet.restrictions:
+                never = False
+                if not r.required:
+                    if r.entry and _offered_twice(sheet, r.wargear):
+                        never = True  # the choice taken may be the other option's
+                    else:  # the roster does not record default wargear: not certain
+                        defaults = self.default_keys()
+                        never = bool(defaults) and _counts_a_default(r.when, defaults)
+                plan.append((r, never, None if _reads_unit(r.when) else _shared(r.when)))
+            self.plan = tuple(plan)
+        return self.plan
 
 
-def _keyword_keys(sheet: Datasheet) -> frozenset[str]:
-    known = _KEYWORD_KEYS.get(id(sheet))
-    if known is not None and known[0] is sheet:
-        return known[1]
-    keys = frozenset(name_key(k) for k in sheet.all_keywords())
-    if len(_KEYWORD_KEYS) >= _KEYWORD_KEYS_MAX:
-        _KEYWORD_KEYS.clear()
-    _KEYWORD_KEYS[id(sheet)] = (sheet, keys)
-    return keys
+_UNIT_COUNTS = frozenset({CountOf.MODELS, CountOf.WARGEAR, CountOf.UNIT_KEYWORD})
+
+
+def _reads_unit(when: RosterCondition) -> bool:
+    """Whether ``when`` reads the unit (its models, wargear or keywords), not only the army."""
+    if when.op is ConditionOp.COUNT:
+        return when.of in _UNIT_COUNTS
+    return any(_reads_unit(a) for a in when.args)
+
+
+# Conditions on the army alone, one object per value: several datasheets often carry the same
+# one ("at least 1 Gabriel Seth unit"), which a validation then checks once. Bounded.
+_SHARED: dict[RosterCondition, RosterCondition] = {}
+_SHARED_MAX = 4096
+
+
+def _shared(when: RosterCondition) -> RosterCondition:
+    found = _SHARED.get(when)
+    if found is None:
+        if len(_SHARED) >= _SHARED_MAX:
+            _SHARED.clear()
+        found = _SHARED[when] = when
+    return found
+
+
+# a unit size's wargear: (limits, option slots, the only option offering each item)
+_Wargear = tuple[
+    dict[str, tuple[str, int, int]], list[tuple[str, int, dict[str, int]]], dict[str, int]
+]
+
+
+# Datasheet -> its _SheetKeys: by id, with the sheet kept (in _SheetKeys) so the id is not
+# reused; bounded (a server sees a few catalogues, each with a few hundred datasheets, and the
+# variants a Detachment or a taken choice makes of them).
+_SHEET_KEYS: dict[int, _SheetKeys] = {}
+_SHEET_KEYS_MAX = 8192
+_SIZES_MAX = 64  # unit sizes kept per datasheet
+
+
+def _keys_of(sheet: Datasheet) -> _SheetKeys:
+    known = _SHEET_KEYS.get(id(sheet))
+    if known is not None and known.sheet is sheet:
+        return known
+    if len(_SHEET_KEYS) >= _SHEET_KEYS_MAX:
+        _SHEET_KEYS.clear()
+    known = _SHEET_KEYS[id(sheet)] = _SheetKeys(sheet)
+    return known
+
+
+class _Tally(Mapping[str, int]):
+    """The units of each keyword (name key), or their points, in the army: counted when a
+    condition asks for a keyword rather than for every keyword of every unit. The same
+    mapping as a dict of every keyword the army's units carry."""
+
+    __slots__ = ("_memo", "_points", "_rows")
+
+    def __init__(self, rows: Sequence[tuple[frozenset[str], int]], points: bool) -> None:
+        self._rows = rows
+        self._points = points
+        self._memo: dict[str, int | None] = {}
+
+    def _total(self, key: str) -> int | None:
+        if key in self._memo:
+            return self._memo[key]
+        total: int | None = None
+        for keys, points in self._rows:
+            if key in keys:
+                total = (total or 0) + (points if self._points else 1)
+        self._memo[key] = total
+        return total
+
+    def get(self, key: str, default: object = None) -> object:  # type: ignore[override]
+        total = self._total(key)
+        return default if total is None else total
+
+    def __getitem__(self, key: str) -> int:
+        total = self._total(key)
+        if total is None:
+            raise KeyError(key)
+        return total
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(dict.fromkeys(k for keys, _ in self._rows for k in keys))
+
+    def __len__(self) -> int:
+        return len({k for keys, _ in self._rows for k in keys})
 
 
 def _check_roster_caps(
@@ -1071,19 +1328,16 @@ def _army_facts(
 ) -> ArmyFacts:
     """What the data's conditions read of the army, computed once per validation."""
     units: dict[str, int] = {}
-    keywords: dict[str, int] = {}
-    keyword_points: dict[str, int] = {}
+    rows: list[tuple[frozenset[str], int]] = []
     enhancements: dict[str, int] = {}
     for unit, sheet, result in zip(roster.units, sheets, unit_results, strict=True):
         n = name_key(sheet.name if sheet is not None else unit.datasheet)
         units[n] = units.get(n, 0) + 1
         if sheet is not None:
-            points = result.points
-            for k in _keyword_keys(sheet):
-                keywords[k] = keywords.get(k, 0) + 1
-                keyword_points[k] = keyword_points.get(k, 0) + points
+            rows.append((_keys_of(sheet).keywords, result.points))
         for e in unit.enhancements:
             enhancements[name_key(e)] = enhancements.get(name_key(e), 0) + 1
+    keywords, keyword_points = _Tally(rows, points=False), _Tally(rows, points=True)
     return ArmyFacts(
         units=units,
         keywords=keywords,
@@ -1202,29 +1456,32 @@ def _check_restrictions(
 ) -> None:
     """Each restriction of a unit's datasheet whose condition holds is a violation; one with
     ``wargear`` only for a unit that takes that choice."""
-    if not any(s is not None and s.restrictions for s in sheets):
-        return
+    on_army: dict[int, bool] = {}  # id of a shared condition on the army -> whether it holds
     for i, (unit, sheet) in enumerate(zip(roster.units, sheets, strict=True)):
         if sheet is None or not sheet.restrictions:
             continue
-        models = unit.models if unit.models is not None else sheet.min_models
-        facts = UnitFacts(models=models, wargear=unit.wargear, keywords=sheet.all_keywords())
+        facts: UnitFacts | None = None  # made for the first restriction that reads it
         seen: set[tuple[str, str]] = set()
-        defaults: frozenset[str] | None = None
-        for r in sheet.restrictions:
+        for r, never, shared in _keys_of(sheet).restrictions():
+            if never and not r.required:
+                continue  # two options offer the choice, or it counts a default (D16)
+            if not r.required and r.wargear and not _takes(unit.wargear, r.wargear):
+                continue
+            if shared is not None and not r.required:  # on the army alone: checked once
+                holds = on_army.get(id(shared))
+                if holds is None:
+                    holds = on_army[id(shared)] = shared.holds(_NO_UNIT_FACTS, army)
+                if not holds:
+                    continue
+            elif facts is None:
+                models = unit.models if unit.models is not None else sheet.min_models
+                facts = UnitFacts(
+                    models=models, wargear=unit.wargear, keywords=sheet.all_keywords()
+                )
             if r.required:
-                _check_required_while(out, i, unit, r, facts, army)
+                _check_required_while(out, i, unit, r, facts or _NO_UNIT_FACTS, army)
                 continue
-            taken = RosterCondition.count(CountOf.WARGEAR, Compare.AT_LEAST, 1, r.wargear)
-            if r.wargear and not taken.holds(facts, army):
-                continue
-            if r.entry and _offered_twice(sheet, r.wargear):
-                continue  # the choice taken may be the other option's (ruling D16)
-            if defaults is None:
-                defaults = _defaults(sheet)
-            if defaults and _counts_a_default(r.when, defaults):
-                continue  # the roster does not record default wargear: not certain (D16)
-            if not r.when.holds(facts, army):
+            if shared is None and not r.when.holds(facts or _NO_UNIT_FACTS, army):
                 continue
             condition = str(r.when)
             if (r.wargear, condition) in seen:
@@ -1256,6 +1513,16 @@ def _check_restrictions(
                 else Severity.WARNING,
                 condition=r.when,
             )
+
+
+_NO_UNIT_FACTS = UnitFacts(models=0, wargear={}, keywords=())  # for a condition on the army
+
+
+def _takes(wargear: Mapping[str, int], name: str) -> bool:
+    """Whether a unit takes at least one ``name`` (the data's count of a wargear choice,
+    :meth:`RosterCondition.counted`, at least 1)."""
+    key = name_key(name)
+    return sum(n for w, n in wargear.items() if name_key(w) == key) >= 1
 
 
 def _check_required_while(

@@ -69,7 +69,8 @@ def _bad(field_name: str, message: str) -> Refusal:
     )
 
 
-@dataclass(frozen=True, slots=True)
+# weakref_slot: the views keep a part per spec while it lives (views._spec_parts)
+@dataclass(frozen=True, slots=True, weakref_slot=True)
 class UnitSpec:
     id: str
     name: str

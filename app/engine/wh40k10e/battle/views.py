@@ -12,6 +12,7 @@ the same :func:`~app.engine.wh40k10e.battle.rules.decide` that would accept or r
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterable
 from typing import Any
 
@@ -103,18 +104,67 @@ def _seat(s: Seat | None) -> str | None:
 # battle's units do not change from one version to the next) rather than on every render
 # (issue 21: the write's answer, the other seat's refresh and every catch-up render each
 # version; the sorted keywords and abilities were most of a unit's cost). Keyed by the object's
-# identity, the object held in the entry (so that its id is not reused while the entry lives),
-# bounded: past the bound the table starts again. Lists are copied out on every render, so no
-# two views ever share a mutable value.
+# identity through a weak reference: an entry leaves when its object is freed (its battle gone
+# from every cache), so the tables hold the parts of the units alive and nothing more (issue
+# 21, the soak's memory: holding their objects, the tables kept up to 4096 units of finished
+# and evicted matches alive, growing until the bound emptied them); the bound is a backstop.
+# Lists are copied out on every render, so no two views ever share a mutable value.
 _PARTS_MAX = 4096
-_spec_parts: dict[int, tuple[UnitSpec, tuple[Any, ...]]] = {}
-_state_parts: dict[int, tuple[UnitState, tuple[Any, ...]]] = {}
+
+
+class _Ref(weakref.ref):  # type: ignore[type-arg]
+    """A weak reference that knows its entry's key (the object's id)."""
+
+    __slots__ = ("key",)
+    key: int
+
+
+class _Parts:
+    """Object identity -> its part, while the object lives (see above); thread-safe."""
+
+    __slots__ = ("_drop", "_items")
+
+    def __init__(self) -> None:
+        items: dict[int, tuple[_Ref, tuple[Any, ...]]] = {}
+        self._items = items
+
+        def drop(ref: _Ref) -> None:
+            # Called while the object is being freed, before its id can be reused: the entry
+            # at that id, if it is still this reference's, is the freed object's.
+            found = items.get(ref.key)
+            if found is not None and found[0] is ref:
+                items.pop(ref.key, None)
+
+        self._drop = drop
+
+    def get(self, obj: object) -> tuple[Any, ...] | None:
+        found = self._items.get(id(obj))
+        if found is not None and found[0]() is obj:
+            return found[1]
+        return None
+
+    def put(self, obj: object, part: tuple[Any, ...]) -> None:
+        if len(self._items) >= _PARTS_MAX:
+            self._items.clear()
+        ref = _Ref(obj, self._drop)
+        ref.key = id(obj)
+        self._items[ref.key] = (ref, part)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def clear(self) -> None:
+        self._items.clear()
+
+
+_spec_parts = _Parts()
+_state_parts = _Parts()
 
 
 def _spec_part(spec: UnitSpec) -> tuple[Any, ...]:
-    found = _spec_parts.get(id(spec))
-    if found is not None and found[0] is spec:
-        return found[1]
+    found = _spec_parts.get(spec)
+    if found is not None:
+        return found
     part: tuple[Any, ...] = (
         spec.name,
         spec.datasheet,
@@ -126,16 +176,14 @@ def _spec_part(spec: UnitSpec) -> tuple[Any, ...]:
         spec.wounds,
         tuple(spec.max_wounds),
     )
-    if len(_spec_parts) >= _PARTS_MAX:
-        _spec_parts.clear()
-    _spec_parts[id(spec)] = (spec, part)
+    _spec_parts.put(spec, part)
     return part
 
 
 def _state_part(u: UnitState) -> tuple[Any, ...]:
-    found = _state_parts.get(id(u))
-    if found is not None and found[0] is u:
-        return found[1]
+    found = _state_parts.get(u)
+    if found is not None:
+        return found
     part: tuple[Any, ...] = (
         str(u.owner),
         len(u.wounds),
@@ -150,9 +198,7 @@ def _state_part(u: UnitState) -> tuple[Any, ...]:
         tuple(_weapons_used_items(u)),
         tuple(sorted(str(e) for e in u.effects)),
     )
-    if len(_state_parts) >= _PARTS_MAX:
-        _state_parts.clear()
-    _state_parts[id(u)] = (u, part)
+    _state_parts.put(u, part)
     return part
 
 
