@@ -211,11 +211,14 @@ def _unit_rows(v: service.ArmyView) -> list[UnitRow]:
             # Tank Ace is a Character: Warlord and Enhancements are offered, ruling D22)
             det = v.army.detachment or None
             effective = cat.with_choices(cat.datasheet_in(sheet, det), wargear, det)
-            row.sheet = effective
+            # shown with the keywords its Enhancement gives (ruling D25: Touched by the Warp
+            # makes it a Psyker, and its psychic choices are offered); the Enhancements it is
+            # offered are judged without them
+            row.sheet = cat.with_enhancements(effective, unit.get("enhancements") or (), det)
             # choices the data hides on this unit whatever it takes (its keywords in the
             # Detachment, the Detachment itself) are not offered; one already taken stays
             # listed so that it can be removed (the validator reports it)
-            hidden = unavailable_choices(effective, det)
+            hidden = unavailable_choices(row.sheet, det)
             row.wargear = [
                 r
                 for r in loadout.wargear_rows(sheet, result.models, wargear)

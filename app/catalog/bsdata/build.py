@@ -73,8 +73,8 @@ ABILITIES_PROFILE = "abilities"
 TRANSPORT_PROFILE = "transport"
 CATEGORY_CHANGES = ("add", "remove", "set-primary")  # "set-primary" adds the category too
 # A choice's modifier adding a category with one of these scopes adds a keyword to the unit
-# that takes it; scope "parent" too when the choice's nearest selection above is the root
-# entry (ruling D22).
+# that takes it (one removing a category removes it, D24); scope "parent" too when the
+# choice's nearest selection above is the root entry (ruling D22).
 UNIT_CATEGORY_SCOPES = frozenset({"root-entry", "unit"})
 RANGED_PROFILE = "ranged weapons"
 MELEE_PROFILE = "melee weapons"
@@ -147,6 +147,7 @@ class _Choice:
     max_per_unit: int | None
     keywords: tuple[str, ...] = ()
     max_in_roster: int | None = None
+    removed_keywords: tuple[str, ...] = ()
 
 
 class _Recorder:
@@ -184,6 +185,10 @@ class Builder:
         self.hidden_detachment_ids: set[str] = set()
         # Which datasheets (by id) link each Enhancements group.
         self.enhancement_bearers: dict[tuple[str, str], set[str]] = {}
+        # Which datasheets (by id) link each Enhancements group below one of their models (the
+        # nearest selection above it is not the root entry: its members' scope "parent" is
+        # then that model, not the unit, ruling D25).
+        self.enhancement_model_bearers: dict[tuple[str, str], set[str]] = {}
         self.walked: dict[str, _Walked] = {}
         # what children() meets in a holder, by (holder, document): shared by the builders of
         # one import (it does not read the primary catalogue, and reports nothing itself)
@@ -834,6 +839,9 @@ class Builder:
             if name_key(name).endswith("enhancements"):
                 self.enhancement_groups.setdefault(key, Node(node.elem, node.doc))
                 self.enhancement_bearers.setdefault(key, set()).add(sheet.root.id)
+                if not at_root:
+                    bearer = sheet.root.id or slug(sheet.root.name)
+                    self.enhancement_model_bearers.setdefault(key, set()).add(bearer)
                 return
             members = [m for m in self.children(node) if not self.hidden(m)]
             if any(self._has_models(m, 0) for m in members):
@@ -1136,39 +1144,59 @@ class Builder:
     def choice(self, node: Node, *, at_root: bool = False) -> _Choice:
         """``node`` as a choice; ``at_root``: its nearest selection above is the root entry."""
         cap = self._option_max(node, ("unit",))  # raised by its modifiers (D16)
+        added, removed = self.unit_categories(node, at_root=at_root)
         return _Choice(
             node.name.strip(),
             self.gives(node, 0),
             int(self.pts(node)),
             cap,
-            self.adds(node, at_root=at_root),
+            added,
             self.roster_limit(node),  # the most an army may take (D23)
+            removed,
         )
 
-    def adds(self, node: Node, *, at_root: bool = False) -> tuple[str, ...]:
-        """The keywords a unit gains by taking ``node`` (ruling D22): its modifiers that add a
-        category (``add`` or ``set-primary``) to the unit (scope ``root-entry`` or ``unit``;
-        ``parent`` too when ``at_root``, the nearest selection above ``node`` being the root
-        entry: a Chaos Space Marines Specialism), unconditioned or with conditions decided
-        true here; Faction keywords and BattleScribe's plumbing categories are not read."""
-        out: list[str] = []
+    def unit_categories(
+        self,
+        node: Node,
+        *,
+        at_root: bool = False,
+        visible_only: bool = False,
+        ctx: Context | None = None,
+    ) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The keywords a unit gains by taking ``node`` (ruling D22) and those it loses (D24):
+        its modifiers that add a category (``add`` or ``set-primary``) to the unit, or remove
+        one from it (``remove``), with scope ``root-entry`` or ``unit`` (``parent`` too when
+        ``at_root``, the nearest selection above ``node`` being the root entry: a Chaos Space
+        Marines Specialism), unconditioned or with conditions decided true here, in the data's
+        order (in ``ctx``, the builder's own by default). Faction keywords and BattleScribe's
+        plumbing categories are not read, nor (``visible_only``) the categories the data hides
+        (its display flags)."""
+        added: list[str] = []
+        removed: list[str] = []
         for m, groups in node.modifiers():
-            if m.get("field") != "category" or m.get("type") not in ("add", "set-primary"):
+            kind = m.get("type")
+            if m.get("field") != "category" or kind not in CATEGORY_CHANGES:
                 continue
             scope = m.get("scope") or ""
             if scope not in UNIT_CATEGORY_SCOPES and not (at_root and scope == "parent"):
                 continue
-            if self.applies(m, groups, node.ids) is not True:
+            if self.applies(m, groups, node.ids, ctx) is not True:
                 continue
-            cname = self.category_name(m.get("value") or "").strip()[:200]
-            if (
-                cname
-                and not cname.startswith(FACTION_PREFIX)
-                and name_key(cname) not in NON_KEYWORDS
-                and cname not in out
-            ):
-                out.append(cname)
-        return tuple(out)
+            value = m.get("value") or ""
+            if visible_only and value in self.ws.hidden_categories:
+                continue
+            cname = self.category_name(value).strip()[:200]
+            if not cname or cname.startswith(FACTION_PREFIX) or name_key(cname) in NON_KEYWORDS:
+                continue
+            if kind == "remove":
+                added = [k for k in added if k != cname]
+                if cname not in removed:
+                    removed.append(cname)
+            else:
+                removed = [k for k in removed if k != cname]
+                if cname not in added:
+                    added.append(cname)
+        return tuple(added), tuple(removed)
 
     def option(
         self,
@@ -1192,6 +1220,7 @@ class Builder:
                         c.max_per_unit,
                         c.keywords,
                         c.max_in_roster,
+                        c.removed_keywords,
                     )
                 )
         if not choices:
@@ -1244,7 +1273,7 @@ class Builder:
         if not node.name.strip():
             return
         c = self.choice(node, at_root=at_root)
-        if not c.keywords and not self._worth_offering(node):
+        if not c.keywords and not c.removed_keywords and not self._worth_offering(node):
             return
         sheet.options.append(
             WargearOption(
@@ -1258,6 +1287,7 @@ class Builder:
                         c.max_per_unit,
                         c.keywords,
                         c.max_in_roster,
+                        c.removed_keywords,
                     ),
                 ),
                 min=0,

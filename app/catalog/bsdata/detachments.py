@@ -25,6 +25,7 @@ from app.catalog.bsdata.build import FACTION_PREFIX, NON_KEYWORDS, Builder
 from app.catalog.bsdata.model import Context, Node
 from app.catalog.bsdata.report import IssueCode
 from app.engine.wh40k10e.army.catalog import (
+    MAX_BEARERS,
     Datasheet,
     DetachmentVariant,
     Enhancement,
@@ -207,8 +208,11 @@ class DetachmentReader:
         for key, node in groups.items():
             bearers = b.enhancement_bearers.get(key, set())
             only_characters = characters is None or not bearers or bearers <= characters
+            # the datasheets that link the group below one of their models: there the members'
+            # scope "parent" is that model, elsewhere the unit (a group is no selection), D25
+            on_models = b.enhancement_model_bearers.get(key, set())
             found: list[Enhancement] = []
-            self._enhancements_in(node, None, (), found, seen, 0)
+            self._enhancements_in(node, None, (), found, seen, 0, on_models=on_models)
             out.extend(e if only_characters else replace(e, characters_only=False) for e in found)
         return out
 
@@ -244,6 +248,8 @@ class DetachmentReader:
         out: list[Enhancement],
         seen: set[tuple[str, str]],
         depth: int,
+        *,
+        on_models: set[str] | frozenset[str] = frozenset(),
     ) -> None:
         b = self.b
         if depth > 6 or b.hidden(node):
@@ -256,7 +262,7 @@ class DetachmentReader:
         if node.is_group:
             rules = (*group_rules, self.visibility_rule(node, ctx))
             for child in b.children(node):
-                self._enhancements_in(child, here, rules, out, seen, depth + 1)
+                self._enhancements_in(child, here, rules, out, seen, depth + 1, on_models=on_models)
             return
         if here is None:
             b.report.warning(
@@ -274,12 +280,23 @@ class DetachmentReader:
             return
         seen.add(key)
         points = b.apply_cost(b.pts(node), b.cost_modifiers(node), ctx)
+        # the keywords it gives its bearer unit (ruling D25), not the data's hidden display
+        # flags; a "parent" category is the unit's where the group is linked from the root
+        # entry, a model's (not read) on the datasheets that link it below a model
+        added, _ = b.unit_categories(node, at_root=True, visible_only=True, ctx=ctx)
+        model_bearers: tuple[str, ...] = ()
+        if added and on_models:
+            below, _ = b.unit_categories(node, visible_only=True, ctx=ctx)
+            if below != added:
+                model_bearers = tuple(sorted(on_models))[:MAX_BEARERS]
         out.append(
             Enhancement(
                 name=node.name.strip()[:200],
                 points=min(int(points), 10_000),
                 detachment=here,
                 eligibility=None if rule is True else rule,
+                keywords=added,
+                model_bearers=model_bearers,
             )
         )
 

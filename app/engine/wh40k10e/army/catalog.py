@@ -17,8 +17,9 @@ Schema versions: 2 added what a datasheet becomes in each detachment
 with defaults, so it reads as a catalogue without detachment changes whose limits come from the
 Battleline / Dedicated Transport / Epic Hero flags (re-import the files to get the rest).
 Later fields of version 2 (datasheet ``restrictions``, ``legends``, the catalogue's ``limits``
-on the units of a keyword in the army, :class:`ArmyLimit`; a wargear choice's ``keywords``
-and ``max_in_roster``) have empty defaults, so documents written before them still load.
+on the units of a keyword in the army, :class:`ArmyLimit`; a wargear choice's ``keywords``,
+``removed_keywords`` and ``max_in_roster``; an Enhancement's ``keywords``) have empty defaults,
+so documents written before them still load.
 """
 
 from __future__ import annotations
@@ -81,6 +82,7 @@ MAX_POINTS = 10_000  # bound on a points value
 MAX_MODELS = 200  # bound on models in one unit
 MAX_UNITS_OF_A_KIND = 1000  # bound on the data's limit of copies of one datasheet
 MAX_CONDITION_NAMES = 50  # bound on the choices one wargear count adds up
+MAX_BEARERS = 1000  # bound on the datasheets one Enhancement names
 _FNP = re.compile(r"feel no pain\s*(\d)\s*\+", re.IGNORECASE)
 
 
@@ -258,7 +260,9 @@ class WargearChoice:
     selection and, when the data caps it, how many a unit may take. ``keywords``: the
     keywords the unit gains while it takes this choice (ruling D22: a vehicle made a
     Character by the "Tank Ace Character" choice); ``max_in_roster``: how many the whole army
-    may take, when the data caps it (ruling D23: at most 3 Tank Aces)."""
+    may take, when the data caps it (ruling D23: at most 3 Tank Aces); ``removed_keywords``:
+    the keywords the unit loses while it takes this choice (ruling D24: a Chaos Space Marines
+    champion on a Combat Bike is no longer Infantry)."""
 
     name: str
     weapons: tuple[str, ...] = ()
@@ -266,16 +270,22 @@ class WargearChoice:
     max_per_unit: int | None = None
     keywords: tuple[str, ...] = ()
     max_in_roster: int | None = None
+    removed_keywords: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         _check_name(self.name, "name")
         _check_range(self.points, "points", 0, MAX_POINTS)
         _check_range(self.max_per_unit, "max_per_unit", 0, MAX_MODELS)
         _check_range(self.max_in_roster, "max_in_roster", 0, MAX_UNITS_OF_A_KIND)
-        if len(self.keywords) > MAX_CONDITION_NAMES:
-            raise CatalogueError("keywords", f"at most {MAX_CONDITION_NAMES}")
-        for i, k in enumerate(self.keywords):
-            _check_name(k, f"keywords[{i}]")
+        _check_keywords(self.keywords, "keywords")
+        _check_keywords(self.removed_keywords, "removed_keywords")
+
+
+def _check_keywords(keywords: tuple[str, ...], what: str) -> None:
+    if len(keywords) > MAX_CONDITION_NAMES:
+        raise CatalogueError(what, f"at most {MAX_CONDITION_NAMES}")
+    for i, k in enumerate(keywords):
+        _check_name(k, f"{what}[{i}]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -684,18 +694,32 @@ class Enhancement:
     """An enhancement of a detachment: its points and, if restricted, which bearers may take it
     (beyond the core rule: Characters only, not Epic Heroes [L4333-4341]).
     ``characters_only`` is False for the rare detachment upgrades the data offers to other
-    units (e.g. vehicle upgrades)."""
+    units (e.g. vehicle upgrades). ``keywords``: the keywords its bearer's unit gains (ruling
+    D25: Touched by the Warp makes its bearer a Psyker), except on the datasheets of
+    ``model_bearers`` (ids), where the data gives it to one model of the unit, whose keywords
+    are not the unit's."""
 
     name: str
     points: int
     detachment: str
     eligibility: KeywordRule | None = None
     characters_only: bool = True
+    keywords: tuple[str, ...] = ()
+    model_bearers: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         _check_name(self.name, "name")
         _check_name(self.detachment, "detachment")
         _check_range(self.points, "points", 0, MAX_POINTS)
+        _check_keywords(self.keywords, "keywords")
+        if len(self.model_bearers) > MAX_BEARERS:
+            raise CatalogueError("model_bearers", f"at most {MAX_BEARERS}")
+        for i, k in enumerate(self.model_bearers):
+            _check_name(k, f"model_bearers[{i}]")
+
+    def keywords_for(self, sheet: Datasheet) -> tuple[str, ...]:
+        """The keywords ``sheet``'s unit gains when it bears this Enhancement (ruling D25)."""
+        return () if sheet.id in self.model_bearers else self.keywords
 
 
 @dataclass(frozen=True, slots=True)
@@ -845,15 +869,19 @@ class Datasheet:
     def all_keywords(self) -> tuple[str, ...]:
         return self.keywords + self.faction_keywords
 
-    def choice_keywords(self) -> dict[str, tuple[str, ...]]:
-        """The choices (``name_key`` forms) that add keywords to the unit, with those
-        keywords (ruling D22)."""
-        out: dict[str, tuple[str, ...]] = {}
+    def choice_keywords(self) -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
+        """The choices (``name_key`` forms) that add keywords to the unit or remove some from
+        it, with those keywords: (added, removed) (rulings D22, D24)."""
+        out: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
         for o in self.wargear_options:
             for c in o.choices:
-                if c.keywords:
+                if c.keywords or c.removed_keywords:
                     key = name_key(c.name)
-                    out[key] = tuple(dict.fromkeys((*out.get(key, ()), *c.keywords)))
+                    added, removed = out.get(key, ((), ()))
+                    out[key] = (
+                        tuple(dict.fromkeys((*added, *c.keywords))),
+                        tuple(dict.fromkeys((*removed, *c.removed_keywords))),
+                    )
         return out
 
     def roster_caps(self) -> dict[str, tuple[str, int]]:
@@ -869,23 +897,30 @@ class Datasheet:
                         out[key] = (c.name, c.max_in_roster)
         return out
 
-    def with_keywords(self, added: Iterable[str]) -> Datasheet:
-        """This datasheet with ``added`` keywords (those a taken choice gives, ruling D22),
-        and the Character / Battleline / Dedicated Transport / Epic Hero flags they carry.
-        Unchanged when nothing is new."""
+    def with_keywords(self, added: Iterable[str], removed: Iterable[str] = ()) -> Datasheet:
+        """This datasheet with ``added`` keywords (those a taken choice or an Enhancement
+        gives, rulings D22, D25) and without ``removed`` ones (those a taken choice takes
+        away, D24: a keyword both added and removed is removed), and the Character /
+        Battleline / Dedicated Transport / Epic Hero flags they carry. Faction keywords are
+        not changed. Unchanged when nothing changes."""
+        gone = {name_key(k) for k in removed}
         have = {name_key(k) for k in self.keywords}
-        new = [k for k in dict.fromkeys(added) if name_key(k) not in have]
-        if not new:
+        new = [k for k in dict.fromkeys(added) if name_key(k) not in have | gone]
+        if not new and not have & gone:
             return self
-        keywords = (*self.keywords, *new)
+        keywords = (*(k for k in self.keywords if name_key(k) not in gone), *new)
         keys = {name_key(k) for k in keywords}
+
+        def flag(was: bool, key: str) -> bool:
+            return key in keys or (was and key not in gone)
+
         return replace(
             self,
             keywords=keywords,
-            character=self.character or "character" in keys,
-            epic_hero=self.epic_hero or "epic hero" in keys,
-            battleline=self.battleline or "battleline" in keys,
-            dedicated_transport=self.dedicated_transport or "dedicated transport" in keys,
+            character=flag(self.character, "character"),
+            epic_hero=flag(self.epic_hero, "epic hero"),
+            battleline=flag(self.battleline, "battleline"),
+            dedicated_transport=flag(self.dedicated_transport, "dedicated transport"),
         )
 
     def points_for(self, models: int) -> int | None:
@@ -948,9 +983,11 @@ class _Index:
     required: dict[str, tuple[tuple[WargearOption, frozenset[str]], ...]] = field(
         default_factory=dict
     )
-    # the choices that add keywords to a unit (ruling D22), made on first use:
-    # datasheet id -> choice key -> keywords
-    choice_keywords: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)
+    # the choices that add keywords to a unit or remove some (rulings D22, D24), made on
+    # first use: datasheet id -> choice key -> (added, removed)
+    choice_keywords: dict[str, dict[str, tuple[tuple[str, ...], tuple[str, ...]]]] = field(
+        default_factory=dict
+    )
     # the choices an army may take only so many times (ruling D23), made on first use:
     # datasheet id -> choice key -> (name, limit)
     roster_caps: dict[str, dict[str, tuple[str, int]]] = field(default_factory=dict)
@@ -1051,10 +1088,11 @@ class Catalogue:
         self, sheet: Datasheet, wargear: Mapping[str, int], detachment: str | None = None
     ) -> Datasheet:
         """``sheet`` (as it is in the roster's Detachment) for a unit that takes ``wargear``:
-        with the keywords its taken choices add (ruling D22). A choice the data hides on this
+        with the keywords its taken choices add (ruling D22) and without those they remove
+        (D24: a Combat Bike's champion is no longer Infantry). A choice the data hides on this
         unit in ``detachment`` (:func:`~.offer.unavailable_choices`: "Tank Ace Character" outside
-        Headhunter Task Force) adds nothing: the validator refuses it, and the unit is judged
-        without it. Unchanged when it takes none."""
+        Headhunter Task Force) changes nothing: the validator refuses it, and the unit is
+        judged without it. Unchanged when it takes none."""
         if not wargear:
             return sheet
         adding = self.index.choice_keywords.get(sheet.id)
@@ -1073,7 +1111,28 @@ class Catalogue:
         from app.engine.wh40k10e.army.offer import unavailable_choices  # offer imports us
 
         hidden = unavailable_choices(sheet, detachment)
-        added = [k for key in taken if key not in hidden for k in adding[key]]
+        kept = [adding[key] for key in taken if key not in hidden]
+        added = [k for a, _ in kept for k in a]
+        removed = [k for _, r in kept for k in r]
+        return sheet.with_keywords(added, removed) if added or removed else sheet
+
+    def with_enhancements(
+        self, sheet: Datasheet, enhancements: Iterable[str], detachment: str | None
+    ) -> Datasheet:
+        """``sheet`` with the keywords the named Enhancements give their bearer (ruling D25:
+        Touched by the Warp makes it a Psyker); only the Enhancements of ``detachment`` (one
+        of another Detachment is refused by the validator and gives nothing). Unchanged when
+        none gives any."""
+        if detachment is None:
+            return sheet
+        det = name_key(detachment)
+        added = [
+            k
+            for name in enhancements
+            for e in self.enhancements_named(name)
+            if e.keywords and name_key(e.detachment) == det
+            for k in e.keywords_for(sheet)
+        ]
         return sheet.with_keywords(added) if added else sheet
 
     def roster_caps_of(self, sheet: Datasheet) -> dict[str, tuple[str, int]]:

@@ -27,7 +27,10 @@ The rules checked, with their seed lines (``wh40k-10e-core-2.md`` §2.10):
   option's slots, shared between options that offer the same item;
 - the keywords a taken choice adds to its unit, used by every check below (a vehicle made a
   Character by "Tank Ace Character" takes an Enhancement and may be the Warlord, ruling D22),
-  and a choice the whole army may take only so often (``wargear-invalid.roster``, D23);
+  or removes from it (a champion on a Combat Bike is no Infantry, D24), and a choice the
+  whole army may take only so often (``wargear-invalid.roster``, D23); the keywords an
+  Enhancement gives the bearer that may take it, used by the checks after the Enhancements
+  (Touched by the Warp: a Psyker, D25);
 - the data's limits on the units of a keyword in the whole army, units or points, which may
   depend on the battle size (allies' points caps, "Assigned Agents" counts: a category's
   constraints, :class:`~.catalog.ArmyLimit`, ``category-limit-exceeded``);
@@ -981,6 +984,13 @@ def validate(roster: Roster, catalogue: Catalogue) -> ValidationResult:
                         "requirement": str(enh.eligibility),
                     },
                 )
+            elif own is not None and own.keywords:
+                # a bearer that may take it gains its keywords for the checks below (ruling
+                # D25: Touched by the Warp makes it a Psyker); its eligibility was judged
+                # without them
+                bearer = sheets[i]
+                assert bearer is not None
+                sheets[i] = bearer.with_keywords(own.keywords_for(bearer))
         r = unit_results[i]
         unit_results[i] = _unit_result(
             r.index, r.datasheet or dname, r.models, r.base_points, r.wargear_points, enh_points

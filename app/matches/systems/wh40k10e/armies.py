@@ -345,11 +345,16 @@ def snapshot_from_roster(
                     {"field": f"units[{i}]", "message": "unknown datasheet", "type": "unknown"}
                 ],
             )
-        # the unit as it is in the Detachment, with the keywords its taken choices add: a
-        # Tank Ace is a Character in the match too (ruling D22), as the validator judged it
+        # the unit as it is in the Detachment, with the keywords its taken choices add or
+        # remove and those its Enhancement gives: a Tank Ace is a Character in the match too
+        # (rulings D22, D24, D25), as the validator judged it
         detachment = roster.detachment or None
-        sheet = catalogue.with_choices(
-            catalogue.datasheet_in(sheet, detachment), runit.wargear, detachment
+        sheet = catalogue.with_enhancements(
+            catalogue.with_choices(
+                catalogue.datasheet_in(sheet, detachment), runit.wargear, detachment
+            ),
+            runit.enhancements,
+            detachment,
         )
         sheets.append(sheet)
     names = _unit_names(roster, sheets)
