@@ -21,11 +21,15 @@ MAX_RESOLVE_DICE = 5000  # dice one live resolution may roll, and hand-given dic
 
 
 def _dice_text(value: str | int) -> str:
-    """A dice expression checked by the engine's own parser, returned in its canonical form."""
+    """A dice expression checked by the engine's own parser, returned in its canonical form.
+
+    The engine's error is a ``ValueError``: pydantic writes ``"Value error, " + str(error)``
+    (the API's English message) and keeps the error in its context, whose ``template`` the
+    page shows in the reader's language (service.validation_errors)."""
     try:
         return str(DiceExpr.parse(value))
     except DiceExpressionError as exc:
-        raise ValueError(str(exc)) from None
+        raise exc from None
 
 
 DiceText = Annotated[

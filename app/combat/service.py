@@ -120,10 +120,14 @@ def _validation_errors(
     exc: ValidationError,
 ) -> tuple[list[dict[str, Any]], list[Message | None]]:
     """Pydantic's errors (:func:`validation_errors`) and, for each, the engine's message a
-    validator passed in its context (``template``), if any."""
+    validator passed in its context (``template``, or the ``template`` of the engine error it
+    raised), if any."""
     templates: list[Message | None] = []
     for err in exc.errors():
-        template = (err.get("ctx") or {}).get("template")
+        ctx = err.get("ctx") or {}
+        # a validator's PydanticCustomError carries it; an engine error raised as the
+        # ValueError of a validator (a dice expression) is itself in the context
+        template = ctx.get("template") or getattr(ctx.get("error"), "template", None)
         templates.append(template if isinstance(template, Message) else None)
     return _validation_entries(exc), templates
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from app.engine.distributions import Dist
-from app.engine.errors import DiceExpressionError
+from app.engine.errors import N_, DiceExpressionError
 from app.engine.roller import Roller
 
 __all__ = ["ALLOWED_SIDES", "MAX_CONSTANT", "MAX_DICE", "DiceExpr"]
@@ -43,42 +43,54 @@ class DiceExpr:
     @classmethod
     def parse(cls, text: str | int) -> DiceExpr:
         if isinstance(text, bool):
-            raise DiceExpressionError(str(text), "expected a number or dice like D6+1")
+            raise DiceExpressionError(str(text), N_("expected a number or dice like D6+1"))
         if isinstance(text, int):
             text = str(text)
         if not isinstance(text, str):
-            raise DiceExpressionError(repr(text), "expected a string such as '2', 'D6' or 'D3+1'")
+            raise DiceExpressionError(
+                repr(text), N_("expected a string such as '2', 'D6' or 'D3+1'")
+            )
         raw = text
         if len(raw) > MAX_TEXT:
-            raise DiceExpressionError(raw[:MAX_TEXT] + "...", "too long")
+            raise DiceExpressionError(raw[:MAX_TEXT] + "...", N_("too long"))
         s = "".join(raw.split()).upper()
         if not s:
-            raise DiceExpressionError(raw, "empty")
+            raise DiceExpressionError(raw, N_("empty"))
         if _CONST.match(s):
             value = int(s)
             if value > MAX_CONSTANT:
-                raise DiceExpressionError(raw, f"a constant must be at most {MAX_CONSTANT}")
+                raise DiceExpressionError(
+                    raw, N_("a constant must be at most %(most)s"), most=MAX_CONSTANT
+                )
             return cls(0, 0, value)
         m = _DICE.match(s)
         if m is None:
             raise DiceExpressionError(
-                raw, "expected a number or [count]D(3|6)[+number], e.g. 2, D6, 2D6, D3+3"
+                raw, N_("expected a number or [count]D(3|6)[+number], e.g. 2, D6, 2D6, D3+3")
             )
         count = int(m["count"]) if m["count"] else 1
         sides = int(m["sides"])
         const = int(m["const"]) if m["const"] else 0
         if sides not in ALLOWED_SIDES:
-            raise DiceExpressionError(raw, f"only D3 and D6 are allowed, not D{sides}")
+            raise DiceExpressionError(
+                raw, N_("only D3 and D6 are allowed, not D%(sides)s"), sides=sides
+            )
         if not 1 <= count <= MAX_DICE:
-            raise DiceExpressionError(raw, f"the number of dice must be 1..{MAX_DICE}")
+            raise DiceExpressionError(
+                raw, N_("the number of dice must be 1..%(most)s"), most=MAX_DICE
+            )
         if const > MAX_CONSTANT:
-            raise DiceExpressionError(raw, f"the added constant must be at most {MAX_CONSTANT}")
+            raise DiceExpressionError(
+                raw, N_("the added constant must be at most %(most)s"), most=MAX_CONSTANT
+            )
         return cls(count, sides, const)
 
     @classmethod
     def constant_of(cls, value: int) -> DiceExpr:
         if not 0 <= value <= MAX_CONSTANT:
-            raise DiceExpressionError(str(value), f"a constant must be 0..{MAX_CONSTANT}")
+            raise DiceExpressionError(
+                str(value), N_("a constant must be 0..%(most)s"), most=MAX_CONSTANT
+            )
         return cls(0, 0, value)
 
     @property

@@ -123,12 +123,24 @@ class ProfileError(EngineError):
 
 
 class DiceExpressionError(EngineError):
-    """A malformed or out-of-bounds dice expression (``"D7"``, ``"11D6"``, ``"banana"``)."""
+    """A malformed or out-of-bounds dice expression (``"D7"``, ``"11D6"``, ``"banana"``).
 
-    def __init__(self, text: str, message: str) -> None:
-        super().__init__(f"invalid dice expression {text!r}: {message}")
+    ``message`` (the reason, English) and ``str()`` (``invalid dice expression 'D7': ...``)
+    are what the API writes; ``reason`` and ``template`` are the same texts as :class:`Message`
+    for a page to translate. ``message`` may be a message id marked with :func:`N_` and its
+    values given as keywords, or a :class:`Message`, as for :class:`ProfileError`."""
+
+    def __init__(self, text: str, message: str | Message, **params: object) -> None:
+        reason = message if isinstance(message, Message) else Message(message, params)
+        template = Message(
+            N_("invalid dice expression %(text)s: %(problem)s"),
+            {"text": repr(text), "problem": reason},
+        )
+        super().__init__(str(template))
         self.text = text
-        self.message = message
+        self.message = str(reason)
+        self.reason = reason
+        self.template = template
 
 
 class RollerError(EngineError):

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final
 
-from app.engine.errors import ProfileError
+from app.engine.errors import N_, ProfileError
 
 __all__ = [
     "ATTACKER_FIELDS",
@@ -177,7 +177,7 @@ def _read_section(
     if raw is None:
         return {}
     if not isinstance(raw, Mapping):
-        problems.append(ProfileError(path, "must be an object"))
+        problems.append(ProfileError(path, N_("must be an object")))
         return {}
     out: dict[str, int | bool] = {}
     for name in sorted(str(k) for k in raw):
@@ -185,24 +185,28 @@ def _read_section(
         where = f"{path}.{name}"
         if name not in allowed:
             known = ", ".join(sorted(allowed))
-            problems.append(ProfileError(where, f"unknown field (known: {known})"))
+            problems.append(
+                ProfileError(where, N_("unknown field (known: %(known)s)"), known=known)
+            )
             continue
         if name in _READ_APART:
             continue
         if name in _BOOL_FIELDS:
             if not isinstance(value, bool):
-                problems.append(ProfileError(where, "must be true or false"))
+                problems.append(ProfileError(where, N_("must be true or false")))
                 continue
             out[name] = value
             continue
         if value is None and name in ("cv", "dv"):
             continue  # an explicit null is the same as leaving it out (checked by the caller)
         if isinstance(value, bool) or not isinstance(value, int):
-            problems.append(ProfileError(where, "must be a whole number"))
+            problems.append(ProfileError(where, N_("must be a whole number")))
             continue
         lo, hi = BOUNDS[name]
         if not lo <= value <= hi:
-            problems.append(ProfileError(where, f"must be between {lo} and {hi}"))
+            problems.append(
+                ProfileError(where, N_("must be between %(lo)s and %(hi)s"), lo=lo, hi=hi)
+            )
             continue
         out[name] = value
     return out
@@ -215,28 +219,32 @@ def _damage_set(raw: object, problems: list[ProfileError]) -> tuple[str, ...] | 
     if raw is None:
         return None
     if not isinstance(raw, list) or len(raw) != 6:
-        problems.append(ProfileError(where, "six markers, for the location results 1 to 6"))
+        problems.append(ProfileError(where, N_("six markers, for the location results 1 to 6")))
         return None
     labels: list[str] = []
     for i, item in enumerate(raw):
         at = f"{where}[{i}]"
         face = {"marker": item} if isinstance(item, str) else item
         if not isinstance(face, Mapping) or set(face) - {"marker", "number"}:
-            problems.append(ProfileError(at, 'a marker name or {"marker", "number"}'))
+            problems.append(ProfileError(at, N_('a marker name or {"marker", "number"}')))
             continue
         marker, number = face.get("marker"), face.get("number", 1)
         if marker not in DAMAGE_MARKERS:
-            problems.append(ProfileError(at, f"one of {', '.join(DAMAGE_MARKERS)}"))
+            problems.append(
+                ProfileError(at, N_("one of %(choices)s"), choices=", ".join(DAMAGE_MARKERS))
+            )
             continue
         if "number" in face and marker not in _WEAPON_MARKERS:
-            problems.append(ProfileError(at, "only a weapon marker names a weapon number"))
+            problems.append(ProfileError(at, N_("only a weapon marker names a weapon number")))
             continue
         if (
             isinstance(number, bool)
             or not isinstance(number, int)
             or not 1 <= number <= MAX_WEAPON_NUMBER
         ):
-            problems.append(ProfileError(at, f"a weapon number from 1 to {MAX_WEAPON_NUMBER}"))
+            problems.append(
+                ProfileError(at, N_("a weapon number from 1 to %(most)s"), most=MAX_WEAPON_NUMBER)
+            )
             continue
         labels.append(f"{marker}_{number}" if marker in _WEAPON_MARKERS else str(marker))
     return tuple(labels) if len(labels) == 6 else None
@@ -246,24 +254,24 @@ def request_from_dict(raw: Mapping[str, object]) -> OddsRequest:
     """Read a plain request; raises one ProfileError naming every bad field."""
     problems: list[ProfileError] = []
     if not isinstance(raw, Mapping):
-        raise ProfileError("", "the request must be an object")
+        raise ProfileError("", N_("the request must be an object"))
     for name in sorted(str(k) for k in raw):
         if name not in REQUEST_FIELDS:
             known = ", ".join(sorted(REQUEST_FIELDS))
-            problems.append(ProfileError(name, f"unknown field (known: {known})"))
+            problems.append(ProfileError(name, N_("unknown field (known: %(known)s)"), known=known))
     kind: Kind | None = None
     raw_kind = raw.get("kind")
     if raw_kind is None:
-        problems.append(ProfileError("kind", "required: shot, suppression_fire or assault"))
+        problems.append(ProfileError("kind", N_("required: shot, suppression_fire or assault")))
     elif not isinstance(raw_kind, str) or raw_kind not in {k.value for k in Kind}:
-        problems.append(ProfileError("kind", "must be shot, suppression_fire or assault"))
+        problems.append(ProfileError("kind", N_("must be shot, suppression_fire or assault")))
     else:
         kind = Kind(raw_kind)
     raw_attacker, raw_target = raw.get("attacker"), raw.get("target")
     if raw_attacker is None:
-        problems.append(ProfileError("attacker", "required"))
+        problems.append(ProfileError("attacker", N_("required")))
     if raw_target is None:
-        problems.append(ProfileError("target", "required"))
+        problems.append(ProfileError("target", N_("required")))
     attacker = _read_section(raw_attacker, "attacker", ATTACKER_FIELDS, problems)
     target = _read_section(raw_target, "target", TARGET_FIELDS, problems)
     situation = _read_section(raw.get("situation"), "situation", SITUATION_FIELDS, problems)
@@ -273,24 +281,28 @@ def request_from_dict(raw: Mapping[str, object]) -> OddsRequest:
         else None
     )
     if isinstance(raw_attacker, Mapping) and raw_attacker.get("cv") is None:
-        problems.append(ProfileError("attacker.cv", "required"))
+        problems.append(ProfileError("attacker.cv", N_("required")))
     if kind is not None and isinstance(raw_target, Mapping):
         needed = "dv" if kind.is_shot else "cv"
         if raw_target.get(needed) is None:
-            what = "a shot" if kind.is_shot else "an assault"
-            problems.append(ProfileError(f"target.{needed}", f"required for {what}"))
+            required = N_("required for a shot") if kind.is_shot else N_("required for an assault")
+            problems.append(ProfileError(f"target.{needed}", required))
     if kind is not None:
         sections = {"attacker": attacker, "target": target, "situation": situation}
         unused = _UNUSED_BY_SHOTS if kind.is_shot else _UNUSED_BY_ASSAULTS
-        what = "a shot or a suppression fire" if kind.is_shot else "an assault"
+        apart = (
+            N_("does not apply to a shot or a suppression fire")
+            if kind.is_shot
+            else N_("does not apply to an assault")
+        )
         for section, name in unused:
             if sections[section].get(name):
-                problems.append(ProfileError(f"{section}.{name}", f"does not apply to {what}"))
+                problems.append(ProfileError(f"{section}.{name}", apart))
         if kind is not Kind.SHOT:  # a location roll follows a shot's step only
             if attacker.get("piercing"):
-                problems.append(ProfileError("attacker.piercing", "applies to a shot only"))
+                problems.append(ProfileError("attacker.piercing", N_("applies to a shot only")))
             if isinstance(raw_target, Mapping) and raw_target.get("damage_set") is not None:
-                problems.append(ProfileError("target.damage_set", "applies to a shot only"))
+                problems.append(ProfileError("target.damage_set", N_("applies to a shot only")))
         if (
             kind is Kind.ASSAULT
             and target.get("assault_bonus")
@@ -299,7 +311,7 @@ def request_from_dict(raw: Mapping[str, object]) -> OddsRequest:
             problems.append(
                 ProfileError(
                     "target.assault_bonus",
-                    "a unit without Assaut has no Assault bonus (set has_assault)",
+                    N_("a unit without Assaut has no Assault bonus (set has_assault)"),
                 )
             )
     if problems:

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import fields, replace
 from typing import Any, TypeVar
 
-from app.engine.errors import ProfileError
+from app.engine.errors import N_, Message, ProfileError
 from app.engine.pen.names import RuleRef, UnknownName, normalise, parse_rule, resolve_name
 from app.engine.pen.profiles import (
     DAMAGE_RESULT_ALIASES,
@@ -114,25 +114,25 @@ class _Builder:
     def __init__(self) -> None:
         self.problems: list[ProfileError] = []
 
-    def fail(self, path: str, message: str) -> None:
-        self.problems.append(ProfileError(path, message))
+    def fail(self, path: str, message: str | Message, **params: object) -> None:
+        self.problems.append(ProfileError(path, message, **params))
 
     def mapping(self, raw: object, path: str, allowed: set[str]) -> Mapping[str, Any] | None:
         if not isinstance(raw, Mapping):
-            self.fail(path, "must be an object")
+            self.fail(path, N_("must be an object"))
             return None
         for key in raw:
             if key not in allowed:
-                self.fail(_join(path, str(key)), "unknown field")
+                self.fail(_join(path, str(key)), N_("unknown field"))
         return raw
 
     def integer(self, raw: object, path: str, *, optional: bool = True) -> int | None:
         if raw is None:
             if not optional:
-                self.fail(path, "is required")
+                self.fail(path, N_("is required"))
             return None
         if isinstance(raw, bool) or not isinstance(raw, int):
-            self.fail(path, f"must be an integer, got {raw!r}")
+            self.fail(path, N_("must be an integer, got %(value)s"), value=repr(raw))
             return None
         return raw
 
@@ -140,7 +140,7 @@ class _Builder:
         if raw is None:
             return False
         if not isinstance(raw, bool):
-            self.fail(path, f"must be true or false, got {raw!r}")
+            self.fail(path, N_("must be true or false, got %(value)s"), value=repr(raw))
             return False
         return raw
 
@@ -148,7 +148,7 @@ class _Builder:
         if raw is None:
             return None
         if not isinstance(raw, str) or len(raw) > 80:
-            self.fail(path, "must be a string of at most 80 characters")
+            self.fail(path, N_("must be a string of at most %(most)s characters"), most=80)
             return None
         return raw
 
@@ -156,10 +156,10 @@ class _Builder:
         if raw is None:
             return []
         if isinstance(raw, str) or not isinstance(raw, Sequence):
-            self.fail(path, "must be a list of strings")
+            self.fail(path, N_("must be a list of strings"))
             return []
         if len(raw) > MAX_NAMES:
-            self.fail(path, f"at most {MAX_NAMES} entries")
+            self.fail(path, N_("at most %(most)s entries"), most=MAX_NAMES)
             return []
         out = []
         for i, item in enumerate(raw):
@@ -245,7 +245,7 @@ def _weapon_type(
     words = " ".join(re.sub(r"\bbarrage\b", " ", words).split())
     if not words:
         if template is None and not barrage:
-            b.fail(path, f"no weapon type in {text!r}")
+            b.fail(path, N_("no weapon type in %(text)s"), text=repr(text))
             return None, shots, salvo_moved, None, False
         kind = WeaponType.HEAVY if barrage and template is None else WeaponType.ASSAULT
         return kind, shots, salvo_moved, template, barrage
@@ -271,7 +271,7 @@ def _weapon(b: _Builder, raw: object, path: str) -> Weapon | None:
         elif normalise(kind_text) in ("ranged", "tir", "shooting"):
             kind = WeaponKind.RANGED
         else:
-            b.fail(_join(path, "kind"), "must be 'ranged' or 'melee'")
+            b.fail(_join(path, "kind"), N_("must be 'ranged' or 'melee'"))
     base: Weapon | None = None
     type_raw = data.get("type")
     wtype: WeaponType | None = WeaponType.MELEE if kind is WeaponKind.MELEE else None
@@ -288,14 +288,19 @@ def _weapon(b: _Builder, raw: object, path: str) -> Weapon | None:
             except UnknownName as err:
                 b.fail(_join(path, "type"), err.message)
     elif type_raw is None:
-        b.fail(_join(path, "type"), "is required for a ranged weapon")
+        b.fail(_join(path, "type"), N_("is required for a ranged weapon"))
     else:
         wtype, shots, salvo_moved, template, barrage = _weapon_type(
             b, type_raw, _join(path, "type")
         )
     explicit_shots = b.integer(data.get("shots"), _join(path, "shots"))
     if explicit_shots is not None and shots is not None and explicit_shots != shots:
-        b.fail(_join(path, "shots"), f"{explicit_shots} conflicts with the type {type_raw!r}")
+        b.fail(
+            _join(path, "shots"),
+            N_("%(shots)s conflicts with the type %(type)s"),
+            shots=explicit_shots,
+            type=repr(type_raw),
+        )
     if explicit_shots is not None:
         shots = explicit_shots
     explicit_salvo = b.integer(data.get("salvo_moved"), _join(path, "salvo_moved"))
@@ -382,7 +387,7 @@ def _unit(b: _Builder, raw: object, path: str) -> Unit | None:
         else:
             b.fail(
                 _join(path, "feel_no_pain"),
-                "PEN Feel No Pain has no value (6 / 5+ / 4+ by S vs T [L426]): use true",
+                N_("PEN Feel No Pain has no value (6 / 5+ / 4+ by S vs T [L426]): use true"),
             )
     values["rules"] = rules
     if "unit_type" in data:
@@ -557,7 +562,7 @@ def request_from_dict(data: Mapping[str, Any]) -> AttackRequest:
         raise ProfileError.collect(b.problems)
     for key in ("attacker", "weapon", "target"):
         if key not in top:
-            b.fail(key, "is required")
+            b.fail(key, N_("is required"))
     attacker = _unit(b, top.get("attacker"), "attacker") if "attacker" in top else None
     weapon = _weapon(b, top.get("weapon"), "weapon") if "weapon" in top else None
     target: Unit | Vehicle | None = None

@@ -257,7 +257,7 @@ def parse_ability(text: str) -> Ability:
             x = DiceExpr.parse(param["x"])
         except DiceExpressionError as exc:
             raise UnknownAbility(
-                text, reason=Message(N_("bad X (%(problem)s)"), {"problem": exc.message})
+                text, reason=Message(N_("bad X (%(problem)s)"), {"problem": exc.reason})
             ) from None
         if x.max > MAX_X or x.max < 1:
             raise UnknownAbility(

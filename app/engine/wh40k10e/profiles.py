@@ -18,7 +18,7 @@ from enum import StrEnum
 from typing import Any, TypeVar
 
 from app.engine.dice import DiceExpr
-from app.engine.errors import N_, DiceExpressionError, ProfileError
+from app.engine.errors import N_, DiceExpressionError, Message, ProfileError
 from app.engine.wh40k10e.abilities import (
     Ability,
     AbilityKind,
@@ -490,23 +490,23 @@ class _Builder:
     def __init__(self) -> None:
         self.problems: list[ProfileError] = []
 
-    def fail(self, path: str, message: str) -> None:
-        self.problems.append(ProfileError(path, message))
+    def fail(self, path: str, message: str | Message, **params: object) -> None:
+        self.problems.append(ProfileError(path, message, **params))
 
     def mapping(
         self, value: object, path: str, allowed: set[str] | frozenset[str]
     ) -> Mapping[str, Any] | None:
         if not isinstance(value, Mapping):
-            self.fail(path, "must be an object")
+            self.fail(path, N_("must be an object"))
             return None
         for key in value:
             if key not in allowed:
-                self.fail(f"{path}.{key}" if path else str(key), "unknown field")
+                self.fail(f"{path}.{key}" if path else str(key), N_("unknown field"))
         return value
 
     def required(self, data: Mapping[str, Any], key: str, path: str) -> Any:
         if key not in data or (data[key] is None and key not in ("skill",)):
-            self.fail(_join(path, key), "is required")
+            self.fail(_join(path, key), N_("is required"))
             return None
         return data[key]
 
@@ -514,37 +514,39 @@ class _Builder:
         if value is None and optional:
             return None
         if isinstance(value, bool) or not isinstance(value, int):
-            self.fail(path, "must be an integer" + (" or null" if optional else ""))
+            self.fail(
+                path, N_("must be an integer or null") if optional else N_("must be an integer")
+            )
             return None
         return value
 
     def boolean(self, value: object, path: str) -> bool | None:
         if not isinstance(value, bool):
-            self.fail(path, "must be true or false")
+            self.fail(path, N_("must be true or false"))
             return None
         return value
 
     def text(self, value: object, path: str) -> str | None:
         if not isinstance(value, str):
-            self.fail(path, "must be a string")
+            self.fail(path, N_("must be a string"))
             return None
         return value
 
     def dice(self, value: object, path: str) -> DiceExpr | None:
         if isinstance(value, bool) or not isinstance(value, str | int):
-            self.fail(path, "must be a dice expression such as '2', 'D6' or 'D3+1'")
+            self.fail(path, N_("must be a dice expression such as '2', 'D6' or 'D3+1'"))
             return None
         try:
             return DiceExpr.parse(value)
         except DiceExpressionError as exc:
-            self.fail(path, str(exc))
+            self.fail(path, exc.template)
             return None
 
     def keywords(self, value: object, path: str) -> tuple[str, ...] | None:
         if value is None:
             return ()
         if not isinstance(value, list | tuple) or not all(isinstance(k, str) for k in value):
-            self.fail(path, "must be a list of strings")
+            self.fail(path, N_("must be a list of strings"))
             return None
         return tuple(value)
 
@@ -572,10 +574,10 @@ def _weapon(b: _Builder, raw: object, path: str) -> Weapon | None:
         try:
             kind = WeaponKind(kind_raw)
         except ValueError:
-            b.fail(_join(path, "kind"), "must be 'ranged' or 'melee'")
+            b.fail(_join(path, "kind"), N_("must be 'ranged' or 'melee'"))
     attacks = b.dice(b.required(data, "attacks", path), _join(path, "attacks"))
     if "skill" not in data:
-        b.fail(_join(path, "skill"), "is required (null for a Torrent weapon)")
+        b.fail(_join(path, "skill"), N_("is required (null for a Torrent weapon)"))
     skill = b.integer(data.get("skill"), _join(path, "skill"), optional=True)
     strength = b.integer(b.required(data, "strength", path), _join(path, "strength"))
     ap = b.integer(data.get("ap", 0), _join(path, "ap"))
@@ -586,7 +588,7 @@ def _weapon(b: _Builder, raw: object, path: str) -> Weapon | None:
     if not isinstance(abilities_raw, list | tuple) or not all(
         isinstance(a, str) for a in abilities_raw
     ):
-        b.fail(_join(path, "abilities"), "must be a list of strings")
+        b.fail(_join(path, "abilities"), N_("must be a list of strings"))
         abilities = None
     else:
         try:
@@ -670,9 +672,9 @@ def _target(b: _Builder, raw: object, path: str) -> Target | None:
     groups_raw = data.get("groups") or []
     groups: list[TargetGroup] = []
     if not isinstance(groups_raw, list | tuple):
-        b.fail(_join(path, "groups"), "must be a list")
+        b.fail(_join(path, "groups"), N_("must be a list"))
     elif len(groups_raw) > MAX_GROUPS:
-        b.fail(_join(path, "groups"), f"at most {MAX_GROUPS} groups")
+        b.fail(_join(path, "groups"), N_("at most %(most)s groups"), most=MAX_GROUPS)
     else:
         for i, g in enumerate(groups_raw):
             built = _group(b, g, f"{_join(path, 'groups')}[{i}]")
@@ -719,7 +721,7 @@ def _situation(b: _Builder, raw: object, path: str) -> Situation | None:
             try:
                 values[name] = RerollPolicy(data[name])
             except ValueError:
-                b.fail(_join(path, name), "must be 'none', 'ones', 'failed' or 'non_critical'")
+                b.fail(_join(path, name), N_("must be 'none', 'ones', 'failed' or 'non_critical'"))
     if len(b.problems) > before:
         return None
     return b.build(path, lambda: Situation(**values))
@@ -740,9 +742,9 @@ def request_from_dict(data: Mapping[str, Any]) -> CombatRequest:
     entries: list[AttackEntry] = []
     attacks_raw = top.get("attacks")
     if not isinstance(attacks_raw, Sequence) or isinstance(attacks_raw, str) or not attacks_raw:
-        b.fail("attacks", "must be a non-empty list")
+        b.fail("attacks", N_("must be a non-empty list"))
     elif len(attacks_raw) > MAX_ATTACK_ENTRIES:
-        b.fail("attacks", f"at most {MAX_ATTACK_ENTRIES} attack entries")
+        b.fail("attacks", N_("at most %(most)s attack entries"), most=MAX_ATTACK_ENTRIES)
     else:
         for i, raw in enumerate(attacks_raw):
             path = f"attacks[{i}]"
