@@ -225,6 +225,10 @@ def _approximations(xs: Sequence[int], total: int, digits: int) -> list[float]:
     :data:`_TIE_MARGIN` of a half, ``k = floor(y + 0.5)``, and ``k / 10**digits`` (a correctly
     rounded division of two integers) is ``round(f, digits)``; otherwise, the exact
     ``round(x / total, digits)``."""
+    # Python integers: a gmpy2 ``mpz`` would divide to an ``mpfr``, which ``int()`` rounds
+    # (not floors) and no JSON encoder writes.
+    total = int(total)
+    xs = [int(x) for x in xs]
     if not 0 <= digits <= _FAST_DIGITS:
         return [round(x / total, digits) for x in xs]
     shift = max(0, total.bit_length() - 53)

@@ -273,6 +273,19 @@ def test_approximations_are_round_of_the_exact_quotient(
     assert combat._approximations([x], total, digits) == [round(x / total, digits)]
 
 
+def test_approximations_of_gmp_integers_are_plain_floats() -> None:
+    """GMP integers (``mpz``) give the floats Python integers give, as ``float``: divided as
+    ``mpz`` they would make ``mpfr`` values, rounded by ``int()`` and written by no encoder."""
+    from gmpy2 import mpz
+
+    xs = [1, 2, 10**30, 3**60]
+    total = 3**61
+    got = combat._approximations([mpz(x) for x in xs], mpz(total), 4)
+    assert got == [round(x / total, 4) for x in xs]
+    assert all(type(v) is float for v in got)
+    assert combat._approximations([mpz(1)], mpz(3), 4) == [0.3333]
+
+
 @settings(max_examples=200, deadline=None)
 @given(_dists())
 def test_lowest_terms_are_the_fractions(d: Dist) -> None:
