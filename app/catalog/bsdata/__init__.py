@@ -18,6 +18,8 @@ Rules text in the files (ability descriptions) is read in memory to find names a
 from __future__ import annotations
 
 import gc
+import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -102,6 +104,10 @@ def import_files(
         return _build(docs, lim, reporter)
 
 
+_pause_lock = threading.Lock()
+_pause_state = {"ended": 0.0, "length": 0.0}  # the last pause: when it ended, how long it was
+
+
 @contextmanager
 def _collector_paused() -> Iterator[None]:
     """No cyclic garbage collection during an import (it is resumed after, if it ran before).
@@ -111,9 +117,18 @@ def _collector_paused() -> Iterator[None]:
     CPython's defaults) scanned them all again for nothing, a third of the import's time
     (issue 17: 3.2 s of CPU for all of ../shared/data, 2.1 s without; 2.3 s with a server's
     thresholds, :mod:`app.core.runtime`). Memory is still freed by reference counting as it
-    goes; cycles made meanwhile are collected at the next collection after it. The switch is
-    process-wide: an import in another thread only loses collections it would not need."""
-    if not gc.isenabled():
+    goes. The switch is process-wide, so it is rationed: one import at a time pauses the
+    collector (an import that overlaps it runs with the collector as it is), and a pause starts
+    only once the collector has run for as long as the last pause lasted, so that back-to-back
+    imports on a busy server keep it on at least half of the time. When a pause ends, the
+    first allocation collects the youngest generation, which holds everything allocated
+    during the pause: other threads' cycles made meanwhile are collected then."""
+    now = time.monotonic()
+    if (
+        not gc.isenabled()
+        or now - _pause_state["ended"] < _pause_state["length"]
+        or not _pause_lock.acquire(blocking=False)
+    ):
         yield
         return
     gc.disable()
@@ -121,6 +136,9 @@ def _collector_paused() -> Iterator[None]:
         yield
     finally:
         gc.enable()
+        ended = time.monotonic()
+        _pause_state["ended"], _pause_state["length"] = ended, ended - now
+        _pause_lock.release()
 
 
 def _read_all(

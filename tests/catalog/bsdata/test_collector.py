@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import sys
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -36,6 +37,7 @@ def collections() -> Iterator[list[int]]:
 
     thresholds = gc.get_threshold()
     was_enabled = gc.isenabled()
+    bsdata._pause_state.update(ended=0.0, length=0.0)  # no earlier pause to ration against
     gc.enable()
     gc.set_threshold(100, 10, 10)
     gc.callbacks.append(callback)
@@ -72,3 +74,28 @@ def test_a_collector_switched_off_stays_off(collections: list[int]) -> None:
     gc.disable()
     assert import_files(fixture_files()).ok
     assert not gc.isenabled()
+
+
+def test_an_import_overlapping_a_pause_does_not_take_one(collections: list[int]) -> None:
+    """One import at a time pauses the collector: another, meanwhile, runs with it on (and
+    does not switch it back on under the first, nor off after it)."""
+    assert bsdata._pause_lock.acquire(blocking=False)  # another thread's import is pausing
+    try:
+        assert import_files(fixture_files()).ok
+    finally:
+        bsdata._pause_lock.release()
+    assert collections != []
+    assert gc.isenabled()
+
+
+def test_back_to_back_imports_leave_the_collector_on_half_of_the_time(
+    collections: list[int],
+) -> None:
+    """A pause starts only once the collector has run as long as the last pause lasted."""
+    bsdata._pause_state.update(ended=time.monotonic(), length=3600.0)
+    assert import_files(fixture_files()).ok
+    assert collections != []  # this import could not pause: the collector ran during it
+    bsdata._pause_state.update(ended=time.monotonic() - 2.0, length=1.0)
+    collections.clear()
+    assert import_files(fixture_files()).ok
+    assert collections == []
