@@ -21,6 +21,7 @@ from app.catalog import service as catalogs
 from app.catalog.models import CatalogueRecord
 from app.catalog.pen_units import PenArmy, PenUnit
 from app.core.i18n import gettext as _
+from app.engine.errors import N_, Message
 from app.engine.wh40k10e.army import Roster, validate
 from app.engine.wh40k10e.army.roster import ROSTER_FORMAT
 
@@ -154,8 +155,11 @@ def problem_errors(problems: list[formats.Problem]) -> list[dict[str, Any]]:
     ]
 
 
-def _refused(message: str) -> InvalidArmy:
-    return service.invalid([service.field_error("text", message, "format")])
+def _refused(message: str | Message) -> InvalidArmy:
+    """The 422 of a text that is not a list we read: ``message`` (a message id, or a
+    :class:`Message`) in English in the API, translated on the page."""
+    template = message if isinstance(message, Message) else Message(message)
+    return service.invalid([service.field_error("text", str(template), "format")], [template])
 
 
 def _best_match(
@@ -176,7 +180,7 @@ def _best_match(
         if not found.problems:
             break
     if best is None:
-        raise _refused("there is no 10th-edition catalogue to read the list with")
+        raise _refused(N_("there is no 10th-edition catalogue to read the list with"))
     return best
 
 
@@ -195,14 +199,14 @@ def import_text(
     ``skip_unknown``: then the list is built without them and the report lists them."""
     stripped = text.strip()
     if not stripped:
-        raise _refused("the list is empty")
+        raise _refused(N_("the list is empty"))
     if stripped.startswith("{"):
         import json
 
         try:
             document = json.loads(stripped)
         except (ValueError, RecursionError):
-            raise _refused("not valid JSON") from None
+            raise _refused(N_("not valid JSON")) from None
         if isinstance(document, dict) and not formats.is_roster_json(document):
             return import_document(db, user, document, catalog), ImportReport("auspex-json")
     try:
@@ -210,14 +214,13 @@ def import_text(
     except formats.FormatRefused as exc:
         raise _refused(str(exc)) from None
     if not pasted.units:
+        nothing = N_("no unit found: is this an army list in a format we read?")
         raise service.invalid(
             [
-                service.field_error(
-                    "text", "no unit found: is this an army list in a format we read?", "format"
-                ),
+                service.field_error("text", nothing, "format"),
                 *problem_errors(pasted.problems[:20]),
             ],
-            [None, *(p.template for p in pasted.problems[:20])],
+            [Message(nothing), *(p.template for p in pasted.problems[:20])],
         )
     record, found = _best_match(db, user, pasted, catalog, skip_unknown)
     if found.roster is None:
@@ -257,7 +260,9 @@ def import_text(
 def read_upload(raw: bytes, limit: int) -> str:
     """An uploaded list file as text (UTF-8, a BOM allowed)."""
     if len(raw) > limit:
-        raise _refused(f"the file is larger than {limit // 1000} kB")
+        raise _refused(
+            Message(N_("the file is larger than %(limit)s kB"), {"limit": limit // 1000})
+        )
     return raw.decode("utf-8-sig", errors="replace")
 
 

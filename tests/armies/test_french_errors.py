@@ -141,3 +141,26 @@ def test_a_pasted_refusal_says_the_engine_s_words_in_both_languages() -> None:
     assert problem.template is not None
     french = {"longer than %(limit)s characters": "plus de %(limit)s caractères"}
     assert problem.template.render(lambda m: french.get(m, m)) == "label: plus de 200 caractères"
+
+
+def test_a_text_the_importer_cannot_read_is_french_and_stays_english_in_the_api(
+    client: TestClient, french: dict[str, str]
+) -> None:
+    cases = {
+        "   ": ("the list is empty", "la liste est vide"),
+        "{not json": ("not valid JSON", "JSON invalide"),
+        "Hello there\nGeneral Kenobi": (
+            "no unit found: is this an army list in a format we read?",
+            "aucune unité trouvée",
+        ),
+    }
+    for text, (english, _french) in cases.items():
+        response = client.post("/api/v1/armies/import/text", json={"text": text}, headers=french)
+        assert response.status_code == 422, response.text[:300]
+        assert response.json()["errors"][0]["message"] == english
+    _require_french()
+    for text, (english, in_french) in cases.items():
+        errors = _imported_page(client, text).css_first("#import-errors")
+        assert errors is not None
+        assert in_french in errors.text()
+        assert english not in errors.text()
