@@ -631,7 +631,13 @@ def event_reader(request: Request, match_id: int, who: service.Caller) -> events
         held = reads.cache.get((written.id, written.secret), written.version)
         if held is None:
             return None
-        return held.memo(("stream-fetched",), lambda: _fetched(written, held))
+        # The snapshot memoises the state, not the Fetched: a Fetched holds the snapshot, so a
+        # snapshot holding one is a reference cycle, not freed when the cache drops it but by
+        # the cyclic collector, whose older generations run rarely (app.core.runtime): each
+        # version a stream was woken for stayed in memory, its battle and renderings with it
+        # (issue 21, the soak's memory).
+        state = held.memo(("stream-state",), lambda: _fetched(written, held).state)
+        return Fetched(written, state, held)
 
     def fetch() -> Fetched:
         found = at_hand()
