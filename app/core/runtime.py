@@ -17,9 +17,11 @@ collected, only in larger batches.
 from __future__ import annotations
 
 import gc
+import linecache
 import os
 import signal
 import tracemalloc
+from collections import Counter
 from pathlib import Path
 from types import FrameType
 
@@ -37,12 +39,31 @@ def tune_gc() -> None:
 
 # A diagnostic, off unless the environment asks for it (never reachable over the network):
 # ``W40K_TRACEMALLOC=/some/dir`` makes a server process start tracing its allocations at the
-# first SIGUSR1, and at each later one write the allocation sites of what is still alive of
-# what was allocated since (the growth) to ``/some/dir/tracemalloc.<pid>.<n>.txt``. Nothing is
-# traced before the first signal (tracing from start-up slowed a worker under load until
-# uvicorn's health check restarted it). For the soak's memory (issue 21).
+# first SIGUSR1, and at each later one write to ``/some/dir/tracemalloc.<pid>.<n>.txt`` the
+# allocation sites of what is still alive of what was allocated since (the growth), those of
+# what grew since the previous dump, and a census by type of the cyclic garbage (what only the
+# cyclic collector frees: the dump collects it, with ``gc.DEBUG_SAVEALL`` to count it first).
+# The diagnostic's own allocations (tracemalloc's, the source lines read to print the sites)
+# are left out. Nothing is traced before the first signal (tracing from start-up slowed a
+# worker under load until uvicorn's health check restarted it). For the soak's memory (issue
+# 21: the census found each stream-woken snapshot in a reference cycle, see
+# ``app.matches.api.event_reader``).
 TRACE_FRAMES = 6
 TRACE_TOP = 30
+
+
+def _cyclic_garbage() -> tuple[int, list[tuple[str, int]]]:
+    """Collect the cyclic garbage, counting it first: (objects, the most frequent types)."""
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        gc.collect()
+        kinds = Counter(f"{type(o).__module__}.{type(o).__qualname__}" for o in gc.garbage)
+        found = len(gc.garbage)
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+    gc.collect()  # now without saving: frees them
+    return found, kinds.most_common(TRACE_TOP)
 
 
 def trace_memory_on_signal(directory: str | None) -> bool:
@@ -53,6 +74,11 @@ def trace_memory_on_signal(directory: str | None) -> bool:
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
     dumps = [0]
+    previous: list[tracemalloc.Snapshot] = []
+    own = [
+        tracemalloc.Filter(False, tracemalloc.__file__),
+        tracemalloc.Filter(False, linecache.__file__),
+    ]
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
         del signum, frame
@@ -60,7 +86,7 @@ def trace_memory_on_signal(directory: str | None) -> bool:
             tracemalloc.start(TRACE_FRAMES)
             return
         dumps[0] += 1
-        snap = tracemalloc.take_snapshot()
+        snap = tracemalloc.take_snapshot().filter_traces(own)
         traced, peak = tracemalloc.get_traced_memory()
         lines = [
             f"pid {os.getpid()} dump {dumps[0]}: alive of what was allocated since tracing"
@@ -72,6 +98,15 @@ def trace_memory_on_signal(directory: str | None) -> bool:
                 lines.append(str(stat))
                 if key == "traceback":
                     lines.extend("    " + line for line in stat.traceback.format())
+        if previous:
+            lines.append("--- growth since the previous dump, by traceback")
+            for diff in snap.compare_to(previous[0], "traceback")[:TRACE_TOP]:
+                lines.append(str(diff))
+                lines.extend("    " + line for line in diff.traceback.format())
+        previous[:] = [snap]
+        found, kinds = _cyclic_garbage()
+        lines.append(f"--- cyclic garbage: {found} objects, by type")
+        lines.extend(f"{n:8d} {kind}" for kind, n in kinds)
         (out / f"tracemalloc.{os.getpid()}.{dumps[0]}.txt").write_text("\n".join(lines) + "\n")
 
     signal.signal(signal.SIGUSR1, on_signal)
