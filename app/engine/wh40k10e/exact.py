@@ -161,11 +161,13 @@ class _Weapon:
         # polynomial (power_weights), where Dist.repeat's binary powering convolves Python
         # integers: Sustained Hits 2's mortal wounds from 30 models (127 values per model,
         # 3,800 in all) took 1.35 s that way, 54 ms as a power
-        miller = models >= 4 and len(pm) <= 4 * models
+        # (the dense width, as Dist.repeat judges it: len(pm) counts only the values with a
+        # weight, and a support with gaps, D3+3 damage, sent a wide one to the slow powering)
+        lo, weights, _ = pm.dense()
+        miller = models >= 4 and len(weights) <= 4 * models
         budget.spend(size * len(pm), pm.total.bit_length() * models)
         if miller or models < 2:
             return pm.repeat(models)
-        lo, weights, _ = pm.dense()
         power = power_weights(weights, models)
         return Dist.from_weights({lo * models + i: x for i, x in enumerate(power) if x})
 
