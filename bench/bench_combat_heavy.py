@@ -197,6 +197,24 @@ CASES: dict[str, dict[str, Any]] = {
         "attacks": [{"models": 30, "weapon": w(attacks="D6+3", abilities=ALL, damage="D6+1")}],
         "target": {"models": 30, "toughness": 4, "save": 4, "wounds": 6, "feel_no_pain": 5},
     },
+    # Rapid Fire 2 at half range (30 x 11 = 330 attacks) and Blast into 30 models (30 x 15 =
+    # 450): refused before by a fixed cap of 300 attacks per entry (MAX_ATTACKS_PER_ENTRY).
+    "RF2 half range: 30 x D6+3, SH1 LH DW, D6+1 vs 30 x W3 FNP5+": {
+        "attacks": [
+            {
+                "models": 30,
+                "weapon": w(attacks="D6+3", abilities=[*ALL, "Rapid Fire 2"], damage="D6+1"),
+            }
+        ],
+        "target": {"models": 30, "toughness": 4, "save": 4, "wounds": 3, "feel_no_pain": 5},
+        "situation": {"half_range": True},
+    },
+    "Blast: 30 x D6+3, SH1 LH DW, D6+1 vs 30 x W3 FNP5+": {
+        "attacks": [
+            {"models": 30, "weapon": w(attacks="D6+3", abilities=[*ALL, "Blast"], damage="D6+1")}
+        ],
+        "target": {"models": 30, "toughness": 4, "save": 4, "wounds": 3, "feel_no_pain": 5},
+    },
     # Precision through the general chain: refused before by its up-front estimate (6-7
     # times what it spends), 50 ms with the bound lifted.
     "Precision: 10 x D6, SH1 LH DW, D3 vs 18 W3 + sgt + Captain": {
