@@ -243,6 +243,21 @@ LIMITS: dict[str, dict[str, Any]] = {
         ],
         "target": _mixed(captain_fnp=5, models=28),
     },
+    # A rapid-fire battle cannon's shape (A D6+3, Rapid Fire D6+3, Blast) from 30 models at
+    # half range into 30 models: up to 720 attacks, inside MAX_ATTACKS_PER_ENTRY (750); refused
+    # by the work budget, and with it lifted by the digit limit (MAX_EXACT_DIGITS).
+    "RF D6+3 + Blast: 30 x D6+3, SH1 LH DW, D6+1 vs 30 x W3 FNP5+": {
+        "attacks": [
+            {
+                "models": 30,
+                "weapon": w(
+                    attacks="D6+3", abilities=[*ALL, "Blast", "Rapid Fire D6+3"], damage="D6+1"
+                ),
+            }
+        ],
+        "target": {"models": 30, "toughness": 4, "save": 4, "wounds": 3, "feel_no_pain": 5},
+        "situation": {"half_range": True},
+    },
     # Two weapons of the full scope into the mixed unit: the split line takes one weapon.
     "two weapons: 2 x 15 x D6+3, SH1 LH DW, D6+1 vs 28 W3 + sgt + Captain": {
         "attacks": [
