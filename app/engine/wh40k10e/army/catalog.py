@@ -755,6 +755,12 @@ class DetachmentVariant:
         _check_range(self.max_in_roster, "max_in_roster", 0, MAX_UNITS_OF_A_KIND)
 
 
+# Datasheet variants made by with_keywords, by (base id, keywords added, keys removed): the
+# base is held with its variant, so its id is not reused while the entry is kept; bounded.
+_VARIANTS: dict[tuple[int, tuple[str, ...], frozenset[str]], tuple[Datasheet, Datasheet]] = {}
+_VARIANTS_MAX = 4096
+
+
 @dataclass(frozen=True, slots=True)
 class Datasheet:
     """A datasheet [L2869-3145]: everything the army builder and the calculator need.
@@ -908,6 +914,20 @@ class Datasheet:
         new = [k for k in dict.fromkeys(added) if name_key(k) not in have | gone]
         if not new and not have & gone:
             return self
+        # the same variant object each time (the validator's per-datasheet readings are kept
+        # by identity: a new copy per validation made a new reading each time, review of
+        # issue 17), the base held beside it so that its id is not reused while kept
+        memo_key = (id(self), tuple(new), frozenset(have & gone))
+        held = _VARIANTS.get(memo_key)
+        if held is not None and held[0] is self:
+            return held[1]
+        variant = self._with_keywords(new, gone)
+        if len(_VARIANTS) >= _VARIANTS_MAX:
+            _VARIANTS.clear()
+        _VARIANTS[memo_key] = (self, variant)
+        return variant
+
+    def _with_keywords(self, new: list[str], gone: set[str]) -> Datasheet:
         keywords = (*(k for k in self.keywords if name_key(k) not in gone), *new)
         keys = {name_key(k) for k in keywords}
 

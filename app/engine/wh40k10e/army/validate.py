@@ -1456,7 +1456,9 @@ def _check_restrictions(
 ) -> None:
     """Each restriction of a unit's datasheet whose condition holds is a violation; one with
     ``wargear`` only for a unit that takes that choice."""
-    on_army: dict[int, bool] = {}  # id of a shared condition on the army -> whether it holds
+    # id of a shared condition on the army -> (it, whether it holds): held, so that its id is
+    # not reused within this validation should the readings' caches be cleared meanwhile
+    on_army: dict[int, tuple[object, bool]] = {}
     for i, (unit, sheet) in enumerate(zip(roster.units, sheets, strict=True)):
         if sheet is None or not sheet.restrictions:
             continue
@@ -1468,10 +1470,10 @@ def _check_restrictions(
             if not r.required and r.wargear and not _takes(unit.wargear, r.wargear):
                 continue
             if shared is not None and not r.required:  # on the army alone: checked once
-                holds = on_army.get(id(shared))
-                if holds is None:
-                    holds = on_army[id(shared)] = shared.holds(_NO_UNIT_FACTS, army)
-                if not holds:
+                known = on_army.get(id(shared))
+                if known is None or known[0] is not shared:
+                    known = on_army[id(shared)] = (shared, shared.holds(_NO_UNIT_FACTS, army))
+                if not known[1]:
                     continue
             elif facts is None:
                 models = unit.models if unit.models is not None else sheet.min_models

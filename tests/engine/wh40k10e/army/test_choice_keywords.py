@@ -145,3 +145,27 @@ def test_bad_choice_values_are_refused(kwargs: dict[str, object], field_name: st
     with pytest.raises(CatalogueError) as info:
         WargearChoice("Ace", **kwargs)  # type: ignore[arg-type]
     assert info.value.field == field_name
+
+
+def test_validating_again_reuses_the_variant_a_choice_makes() -> None:
+    """A datasheet changed by a taken choice is one object however often the list is validated:
+    the validator keeps its readings of a datasheet by identity, and a new copy per validation
+    made a new reading each time, up to the cache's bound (review of issue 17)."""
+    import importlib
+
+    validate_module = importlib.import_module("app.engine.wh40k10e.army.validate")
+
+    cat = catalogue()
+    tank = cat.datasheet("Tank 1")
+    assert tank is not None
+    ace = tank.with_keywords(["Character"])
+    assert ace is not tank
+    assert ace.character
+    assert tank.with_keywords(["Character"]) is ace
+    unit = RosterUnit("Tank 1", wargear={ACE: 1}, enhancements=("Honoured Hull",), warlord=True)
+    r = roster(unit)
+    assert validate(r, cat).violations == ()
+    kept = len(validate_module._SHEET_KEYS)
+    for _ in range(20):
+        assert validate(r, cat).violations == ()
+    assert len(validate_module._SHEET_KEYS) == kept
