@@ -125,11 +125,12 @@ def _collector_paused() -> Iterator[None]:
     first allocation collects the youngest generation, which holds everything allocated
     during the pause: other threads' cycles made meanwhile are collected then."""
     now = time.monotonic()
-    if (
-        not gc.isenabled()
-        or now - _pause_state["ended"] < _pause_state["length"] / 4
-        or not _pause_lock.acquire(blocking=False)
-    ):
+    if not _pause_lock.acquire(blocking=False):
+        yield
+        return
+    # judged with the lock held: a pause that ended as this import began has written its state
+    if not gc.isenabled() or now - _pause_state["ended"] < _pause_state["length"] / 4:
+        _pause_lock.release()
         yield
         return
     gc.disable()
