@@ -579,12 +579,19 @@ def _violations(cat: Catalogue, p: Pick, dets: list[str], files: Files) -> Itera
         p.cost[legends[0].id] = files.plain_cost(legends[0].id) or 0
         u = [*base, RosterUnit(legends[0].name)]
         yield "legends", roster(u), {"legends-not-included"}, pts(u)
+    # a datasheet the Detachment leaves out (Death Guard's Great Unclean One outside the
+    # Tallyband Summoners, Aeldari's Ynnari): of the faction or an ally, only that; else also
+    # not of the faction
     for s in cat.datasheets:
         plain = files.plain_cost(s.id)
-        if plain and not s.available_in(det) and p.faction in s.faction_keywords:
+        if plain and not s.legends and not s.available_in(det):
             p.cost[s.id] = plain
             u = [*base, RosterUnit(s.name)]
-            yield "not in detachment", roster(u), {"datasheet-not-in-detachment"}, pts(u)
+            ours = p.faction in s.faction_keywords or any(
+                name_key(k) in allies for k in s.all_keywords()
+            )
+            expected = {"datasheet-not-in-detachment"} | (set() if ours else {"faction-mismatch"})
+            yield "not in detachment", roster(u), expected, pts(u)
             break
 
 
@@ -605,6 +612,8 @@ def test_one_violation_of_each_kind(result: ImportResult, files: Files, cid: str
         assert codes(res) == expected, (name, [v.message for v in res.violations])
         assert res.points == points, name
         seen |= expected
+    if cid in ("xenos-aeldari", "chaos-death-guard"):  # the two whose first Detachment
+        assert "datasheet-not-in-detachment" in seen  # leaves a datasheet out
     if cid in NO_FOUR_ENHANCEMENTS:
         assert "enhancement-limit-exceeded" not in seen  # found one: drop the exemption
         seen.add("enhancement-limit-exceeded")
