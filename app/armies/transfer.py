@@ -21,6 +21,7 @@ from app.catalog import service as catalogs
 from app.catalog.models import CatalogueRecord
 from app.catalog.pen_units import PenArmy, PenUnit
 from app.core.i18n import gettext as _
+from app.core.i18n import ngettext, pgettext
 from app.engine.errors import N_, Message
 from app.engine.wh40k10e.army import Catalogue, Roster, validate
 from app.engine.wh40k10e.army.roster import ROSTER_FORMAT
@@ -39,49 +40,63 @@ def export_text_of(v: service.ArmyView) -> str:
 
 
 def _pen_line(unit: PenUnit, units: tuple[PenUnit, ...] = ()) -> list[str]:
-    lines = [f"{unit.name} ({unit.total_points} points)"]
-    bullets = [f"{unit.models} model" + ("" if unit.models == 1 else "s")]
+    """A unit as the list page's card says it, in the reader's language (the text is read, not
+    imported: a PEN list goes back in through its JSON)."""
+    lines = [f"{unit.name} ({_('%(points)d pts') % {'points': unit.total_points}})"]
+    bullets = [ngettext("%(num)d model", "%(num)d models", unit.models) % {"num": unit.models}]
     if unit.troops:
-        bullets.append("Troops")
+        bullets.append(_("Troops"))
     if unit.independent_character:
-        bullets.append("Independent character")
-    for label, ref in (("Joins", unit.joins), ("Starts in", unit.embarked_in)):
+        bullets.append(_("Independent character"))
+    for label, ref in (
+        (N_("Starts in the squad: %(unit)s"), unit.joins),
+        (N_("Starts in the transport: %(unit)s"), unit.embarked_in),
+    ):
         if ref is not None and 0 <= ref < len(units):
-            bullets.append(f"{label}: {units[ref].name} (#{ref + 1})")
+            bullets.append(_(label) % {"unit": f"{units[ref].name} (#{ref + 1})"})
     if unit.transport_capacity:
-        bullets.append(f"Transport {unit.transport_capacity}: {', '.join(unit.carries())}")
-    bullets.extend(f"{o.name} (+{o.points} points)" for o in unit.options)
+        types = ", ".join(_(t) if t else t for t in unit.carries())  # unit types' labels
+        bullets.append(
+            _("Carries %(num)d models: %(types)s")
+            % {"num": unit.transport_capacity, "types": types}
+        )
+    bullets.extend(
+        _("%(option)s (+%(points)d pts)") % {"option": o.name, "points": o.points}
+        for o in unit.options
+    )
     ch = unit.characteristics
     if unit.armour is not None:
         a = unit.armour
-        bullets.append(f"Armour {a.front}/{a.side}/{a.rear}, {unit.hull_points or '-'} hull points")
+        hull = unit.hull_points or "-"  # a label and its values, as "WS 4" below
+        bullets.append(f"{_('Armour')} {a.front}/{a.side}/{a.rear}, {hull} {_('hull points')}")
         if unit.vehicle_types:
             bullets.append(", ".join(unit.vehicle_types))
     elif unit.unit_type:
-        bullets.append(unit.unit_type)
+        bullets.append(_(unit.unit_type))  # a unit type's label, as the unit form
     if ch is not None:
         stats = (
-            ("WS", ch.ws),
-            ("BS", ch.bs),
-            ("S", ch.strength),
-            ("T", ch.toughness),
-            ("W", ch.wounds),
-            ("I", ch.initiative),
-            ("A", ch.attacks),
-            ("Ld", ch.leadership),
+            (_("WS"), ch.ws),
+            (_("BS"), ch.bs),
+            (_("S"), ch.strength),
+            (_("T"), ch.toughness),
+            (_("W"), ch.wounds),
+            (_("I"), ch.initiative),
+            (_("A"), ch.attacks),
+            (_("Ld"), ch.leadership),
         )
         text = " ".join(f"{k} {'-' if v is None else v}" for k, v in stats)
         if unit.armour is None:
-            text += f" Sv {'-' if ch.save is None else f'{ch.save}+'}"
+            text += f" {_('Sv')} {'-' if ch.save is None else f'{ch.save}+'}"
         if ch.invulnerable_save is not None:
-            text += f" Inv {ch.invulnerable_save}+"
+            text += f" {_('Inv')} {ch.invulnerable_save}+"
         bullets.append(text)
     for w in unit.weapons:
-        parts = [w.template or w.type]
+        # the unit form's label of a weapon type; a melee weapon's name as the data names it
+        parts = [pgettext("PEN weapon type", w.template or w.type)]
         if w.range is not None:
             parts.append(f'{w.range}"')
-        parts.append(f"S {'user' if w.strength is None else w.strength}")
-        parts.append(f"AP {'-' if w.ap is None else w.ap}")
+        parts.append(f"{_('S')} {_('user') if w.strength is None else w.strength}")
+        parts.append(f"{_('AP')} {'-' if w.ap is None else w.ap}")
         if w.properties:
             parts.append(", ".join(w.properties))
         bullets.append(f"{w.name} ({'; '.join(parts)})")
@@ -92,8 +107,10 @@ def _pen_line(unit: PenUnit, units: tuple[PenUnit, ...] = ()) -> list[str]:
 
 
 def pen_text(army: PenArmy) -> str:
+    """The list as text in the reader's language (``current_locale``): the 10th edition's stays
+    in English, the official app's layout that pastes back (ruling D26)."""
     limit = f" / {army.points_limit}" if army.points_limit is not None else ""
-    lines = [f"{army.name} ({army.points}{limit} points)", "", "PEN"]
+    lines = [f"{army.name} ({army.points}{limit} {_('pts')})", "", "PEN"]
     for unit in army.units:
         lines.append("")
         lines.extend(_pen_line(unit, army.units))

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 from urllib.parse import parse_qsl, urlencode
 
 from fastapi import APIRouter, Depends, Form, Request
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, JSONResponse
 
 from app.accounts.deps import OptionalUser, WebUser, verify_csrf
 from app.accounts.models import User
@@ -24,6 +24,7 @@ from app.combat.rulesets import specs
 from app.combat.schemas import MAX_SEED
 from app.core.deps import DbSession
 from app.core.errors import InvalidInput
+from app.core.fastjson import FastJSONResponse
 from app.core.i18n import current_locale, lazy
 from app.core.i18n import gettext as _
 from app.core.ids import parse_int
@@ -205,6 +206,7 @@ def _page_context(
         "query": state.query,
         "calculator_url": _url("/calculator", state.query),
         "roll_url": _url("/calculator/roll", state.query),
+        "exact_url": _url("/calculator/exact", state.query),
         "htmx": is_htmx(request),
     }
 
@@ -302,6 +304,26 @@ def calculator(request: Request, user: OptionalUser, db: DbSession) -> HTMLRespo
         "/calculator", [*state.query, *((COMPARE_KEY, q) for q in compared)]
     )
     return render(request, "combat/calculator.html", context, block="results")
+
+
+@router.get("/calculator/exact")
+def exact_values(request: Request) -> JSONResponse:
+    """The calculation of ``/calculator?<same parameters>`` as the JSON API answers it: every
+    probability as its whole exact fraction. The page shows readable values and keeps these
+    fractions, thousands of digits each for a heavy attack, out of its markup (issue 18)."""
+    params = _params(request)
+    system_id, form, _names = _choose(params)
+    state = form.parse([(k, v) for k, v in params if k not in (COMPARE_KEY, "pin", "unpin")])
+    payload = _validated(system_id, form, state) if state.redirect is None else None
+    if payload is None:
+        errors: list[dict[str, Any]] = [
+            {"field": k, "message": " ".join(v)} for k, v in state.errors.items()
+        ]
+        errors += [{"field": None, "message": m} for m in state.general]
+        raise InvalidInput(
+            _("Some fields need fixing: see the message under each one."), errors=errors
+        )
+    return FastJSONResponse(service.analysis_json(system_id, service.analyze(system_id, payload)))
 
 
 @router.get("/calculator/roll")

@@ -490,7 +490,7 @@ def test_pen_army(client: TestClient, alice: dict) -> None:
     client.patch(url, json={"points_limit": 1000}, headers=alice)
     assert client.patch(url, json={"status": "ready"}, headers=alice).json()["status"] == "ready"
     text = client.get(f"{url}/export?format=text", headers=alice).text
-    assert text.startswith("Ma compagnie (450 / 1000 points)")
+    assert text.startswith("Ma compagnie (450 / 1000 pts)")
     assert 'Bolter (rapid fire; 24"; S 4; AP 5)' in text
 
 

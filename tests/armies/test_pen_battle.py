@@ -266,11 +266,55 @@ def test_the_text_export_names_the_battle_fields(client: TestClient, alice: dict
     ]
     army = post(client, alice, units).json()
     text = client.get(f"{API}/{army['id']}/export?format=text", headers=alice).text
-    assert "Escouade tactique (160 points)" in text
-    assert "Starts in: Rhino (#2)" in text
-    assert "Fuseur (+10 points)" in text
-    assert "Transport 10: infantry" in text
+    assert "Escouade tactique (160 pts)" in text
+    assert "Starts in the transport: Rhino (#2)" in text
+    assert "Fuseur (+10 pts)" in text
+    assert "Carries 10 models: infantry" in text
     assert "  \u2022 Troops" in text
+    assert "  \u2022 Armour 11/11/10, 3 hull points" in text
+
+
+def test_the_text_export_is_in_the_readers_language(client: TestClient, alice: dict) -> None:
+    # issue 18: the PEN text says what the list page says, in French on French pages and for a
+    # French reader of the API (a PEN list imports back from its JSON, not from this text)
+    units = [
+        pen_unit(models=5, embarked_in=1, troops=True, options=[{"name": "Fuseur", "points": 10}]),
+        rhino(),
+        captain(joins=0, embarked_in=1, characteristics={"toughness": 4, "wounds": 2}),
+        pen_unit(name="Motard", models=1, unit_type="bike", weapons=[]),
+    ]
+    response = post(client, alice, units, points_limit=500)
+    assert response.status_code == 201, response.text
+    army = response.json()
+    english = client.get(f"{API}/{army['id']}/export?format=text", headers=alice).text
+    client.patch("/api/v1/me", json={"preferred_language": "fr"}, headers=alice)
+    text = client.get(f"{API}/{army['id']}/export?format=text", headers=alice).text
+    lines = text.splitlines()
+    assert lines[:3] == ["Bataille (435 / 500 pts)", "", "PEN"]
+    for line in (
+        "Escouade tactique (160 pts)",
+        "  \u2022 5 figurines",
+        "  \u2022 Troupe",
+        "  \u2022 Commence dans le transport : Rhino (#2)",
+        "  \u2022 Transporte 10 figurines : infanterie",
+        "  \u2022 Blindage 11/11/10, 3 points de coque",
+        "  \u2022 Personnage indépendant",
+        "  \u2022 Commence dans l'escouade : Escouade tactique (#1)",
+        "  \u2022 1 figurine",
+        "  \u2022 moto",
+        "  \u2022 CC 4 CT 4 F 4 E 4 PdV 1 I 4 A 1 Cd 8 Svg 3+",
+        '  \u2022 Bolter (tir rapide; 24"; F 4; PA 5)',
+    ):
+        assert line in lines, (line, text)
+    for word in ("model", "Troops", "Independent character", "Starts in", "Armour", "hull"):
+        assert word not in text, word
+        assert word in english, word
+    # the list page's text box says the same, and is read by the French-pages test
+    page = html(client.get(f"/armies/{army['id']}"))
+    box = page.css_first("#export-text-field")
+    assert box.text() == text
+    assert "export-text" in box.attributes["class"]
+    assert "lang" not in box.attributes
 
 
 def test_the_list_page_shows_the_battle_fields_and_what_is_missing(

@@ -437,6 +437,8 @@ def test_export_and_share_from_the_page(browser: TestClient, token: str, anon: T
     text = page.css_first("#text-export textarea")
     assert text is not None
     assert "Captain (80 points)" in text.text()
+    # the official app's English layout, which pastes back, on any page (ruling D26)
+    assert text.attributes.get("lang") == "en"
     assert page.css_first("#export-json").attributes["href"] == (  # type: ignore[union-attr]
         f"/api/v1/armies/{army_id}/export?format=json&download=true"
     )

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import time
+from collections.abc import Callable
 from fractions import Fraction
 
 import pytest
@@ -150,6 +151,24 @@ def _eight_entries(m: int) -> dict:
     }
 
 
+# At the attack caps (MAX_ATTACKS_PER_ENTRY, MAX_HITS_PER_ENTRY, MAX_TOTAL_ATTACKS): 30 models of
+# D6+3 attacks with Rapid Fire 10 at half range and Blast into 30 models make 750 attacks an
+# entry (the cap: m = 30 is accepted), Sustained Hits 3 up to 3,000 hits, three such entries
+# 2,250 attacks (the work budget stops these two first).
+def _rapid_fire_blast(
+    abilities: tuple[str, ...], entries: int = 1, **more: object
+) -> Callable[[int], dict]:
+    def make(m: int) -> dict:
+        every = (*abilities, "Blast", "Rapid Fire 10")
+        return {
+            "attacks": [{"models": m, "weapon": weapon("D6+3", 3, 4, 0, "1", every)}] * entries,
+            "target": target(30, 1, save=4, **more),
+            "situation": {"half_range": True},
+        }
+
+    return make
+
+
 HEAVY = {
     "melta + sustained hits 2 into 20 x W10 with FNP": _melta,
     "devastating wounds into 40 x W5": _devastating,
@@ -157,6 +176,13 @@ HEAVY = {
     "three weapons into a unit with four mixed groups": _mixed_groups,
     "precision and lethal hits into mixed groups": _precision,
     "eight entries into 60 x W3": _eight_entries,
+    "rapid fire 10 and blast, SH1 LH, into 30 x W1 with FNP": _rapid_fire_blast(
+        ("Sustained Hits 1", "Lethal Hits"), feel_no_pain=5
+    ),
+    "rapid fire 10 and blast, sustained hits 3, into 30 x W1": _rapid_fire_blast(
+        ("Sustained Hits 3",)
+    ),
+    "three weapons of rapid fire 10 and blast into 30 x W1": _rapid_fire_blast((), entries=3),
 }
 
 
@@ -352,8 +378,8 @@ JUST_BEYOND = [
     ("situation", {"damage_reduction": -1}, "situation.damage_reduction"),
     # limits the engine checks on the whole request
     ("target", target(7, 30), "target.wounds"),  # 210 wounds in the unit
-    ("attacks.0", {"models": 30, "weapon": weapon("D6+5")}, "attacks.0.models"),  # 330 attacks
-    ("attacks", [{"models": 30, "weapon": weapon("7")}] * 3, "attacks"),  # 630 in all
+    ("attacks.0", {"models": 30, "weapon": weapon("D6+20")}, "attacks.0.models"),  # 780 attacks
+    ("attacks", [{"models": 30, "weapon": weapon("19")}] * 4, "attacks"),  # 2,280 in all
 ]
 
 

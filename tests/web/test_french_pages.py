@@ -36,6 +36,7 @@ from tests.support.web import csrf, html, register
 
 NOT_PAGES = {
     "/healthz": "JSON health check",
+    "/calculator/exact": "the calculator's exact fractions as JSON (the API's answer)",
     "/matches/{match_id}/events": "server-sent events stream of the match page",
     "/matches/{match_id}/export": "the match log as a JSON download",
 }
@@ -88,12 +89,20 @@ def _matchers(ids: set[str]) -> list[tuple[str, str, re.Pattern[str], bool]]:
 
 
 def _texts(tree: LexborHTMLParser) -> list[str]:
-    for node in tree.css("script, style, template, textarea"):
+    # a textarea holds what a user typed, except a list's text export: our own labels, each
+    # line a text (the 10th edition's, English by design, is marked lang="en": ruling D26)
+    for node in tree.css("script, style, template, textarea:not(.export-text)"):
         node.decompose()
     for node in tree.css(NOT_SEARCHED):
         node.decompose()
     root = tree.body
     texts: list[str] = []
+    for node in tree.css("textarea.export-text"):
+        for line in (node.text() or "").splitlines():
+            value = " ".join(line.strip().lstrip("\u2022").split())
+            if value:
+                texts.append(value)
+        node.decompose()
     if tree.css_first("title") is not None:
         texts.append(tree.css_first("title").text(strip=True))  # type: ignore[union-attr]
     if root is None:
@@ -151,6 +160,17 @@ def test_the_leak_finder_matches_whole_messages_with_placeholders_as_wildcards()
     page = "<body><p>Bolters against Orks on the table.</p><p>against the tablecloth</p></body>"
     assert leaks(page, matchers) == ["%(weapons)s against %(target)s on the table"]
     assert leaks("<body><p>Bolters against Orks on the tables</p></body>", matchers) == []
+
+
+def test_the_leak_finder_reads_a_list_export_line_by_line_but_no_user_text() -> None:
+    matchers = _matchers({"Troops", "%(num)d model", "Save"})
+    page = (
+        '<body><textarea class="export-text">Tactiques (150 pts)\n\n  \u2022 10 models\n'
+        "  \u2022 Troops</textarea><textarea>Save</textarea>"
+        '<textarea class="export-text" lang="en">Save</textarea></body>'
+    )
+    assert leaks(page, matchers) == ["Troops"]
+    assert leaks(page.replace("10 models", "1 model"), matchers) == ["%(num)d model", "Troops"]
 
 
 def test_the_leak_finder_skips_catalogue_data_and_english_documents_only() -> None:

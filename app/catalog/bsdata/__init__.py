@@ -119,14 +119,15 @@ def _collector_paused() -> Iterator[None]:
     thresholds, :mod:`app.core.runtime`). Memory is still freed by reference counting as it
     goes. The switch is process-wide, so it is rationed: one import at a time pauses the
     collector (an import that overlaps it runs with the collector as it is), and a pause starts
-    only once the collector has run for as long as the last pause lasted, so that back-to-back
-    imports on a busy server keep it on at least half of the time. When a pause ends, the
+    only once the collector has run for a quarter of the time the last pause lasted, so that
+    back-to-back imports on a busy server keep it on at least a fifth of the time (a file read
+    between two imports, as the benchmark's alternation does, is gap enough). When a pause ends, the
     first allocation collects the youngest generation, which holds everything allocated
     during the pause: other threads' cycles made meanwhile are collected then."""
     now = time.monotonic()
     if (
         not gc.isenabled()
-        or now - _pause_state["ended"] < _pause_state["length"]
+        or now - _pause_state["ended"] < _pause_state["length"] / 4
         or not _pause_lock.acquire(blocking=False)
     ):
         yield

@@ -70,9 +70,8 @@ def build_catalogue(
     for node, doc in roots:
         if node.is_group or node.type not in ("unit", "model") or builder.hidden(node):
             continue
-        builder.start_sheet(node)
         try:
-            sheet = builder.datasheet(node)
+            sheet = builder.root_datasheet(node)
         except WorkLimitExceeded:
             if builder.steps > limits.max_steps:
                 raise

@@ -164,6 +164,62 @@ class _Recorder:
         self.calls.append(("grouped", args, kwargs))
 
 
+class _Trace:
+    """What building one datasheet (or reading one weapon) did that a catalogue built later in
+    the same import needs again when it offers the same entry (issue 17): its reports and
+    per-catalogue bookkeeping in order (``events``), the ids of the catalogues its
+    ``primary-catalogue`` conditions name (``reads``: the only fact of the catalogue the build
+    reads) and the work it cost beyond the weapons it read (``cost``)."""
+
+    __slots__ = ("cost", "events", "ok", "reads")
+
+    def __init__(self) -> None:
+        self.events: list[tuple[object, ...]] = []
+        self.reads: set[str] = set()
+        self.cost = 0
+        self.ok = True
+
+
+class _Tee:
+    """Stands for the :class:`Reporter` while a datasheet is built: passes each call on and
+    keeps it in the builder's current trace."""
+
+    def __init__(self, real: Reporter, builder: Builder) -> None:
+        self.real = real
+        self.builder = builder
+
+    def warning(self, *args: object, **kwargs: object) -> None:
+        trace = self.builder._trace
+        if trace is not None:
+            trace.events.append(("call", "warning", args, dict(kwargs)))
+        self.real.warning(*args, **kwargs)  # type: ignore[arg-type]
+
+    def grouped(self, *args: object, **kwargs: object) -> None:
+        trace = self.builder._trace
+        if trace is not None:
+            trace.events.append(("call", "grouped", args, dict(kwargs)))
+        self.real.grouped(*args, **kwargs)  # type: ignore[arg-type]
+
+
+@dataclass(slots=True)
+class _WeaponRead:
+    """A weapon read by one builder, with its trace (replayed by a builder that has not read
+    it when it reuses a datasheet holding it)."""
+
+    weapon: Weapon | None
+    trace: _Trace
+
+
+@dataclass(slots=True)
+class _Built:
+    """A datasheet built for the catalogue ``primary``, reusable by another catalogue of the
+    same import whose id none of ``trace.reads`` names (nor ``primary``'s)."""
+
+    primary: str
+    sheet: Datasheet | None
+    trace: _Trace
+
+
 class Builder:
     """Builds the catalogue of one primary (non-library) catalogue document."""
 
@@ -209,12 +265,100 @@ class Builder:
                 WeaponProfile | None, tuple[tuple[str, tuple[object, ...], dict[str, object]], ...]
             ],
         ] = ws.memo("weapon-profiles")
+        # Datasheets built for one catalogue, reused by another catalogue of the import that
+        # offers the same root entry (a chapter offers its parent's) when no condition the
+        # build read names either catalogue (issue 17): by (entry, link) of the root.
+        self._built: dict[tuple[int, int], list[_Built]] = ws.memo("datasheets")
+        # the ids of the catalogues the primary-catalogue conditions of an element name
+        self._primary_reads: dict[int, frozenset[str]] = ws.memo("primary-reads")
+        self._trace: _Trace | None = None  # what the datasheet being built does, if traced
+        self._sink: Reporter = reporter  # the reporter itself, while self.report is a _Tee
+        self._weapon_reads: dict[tuple[str, str], _WeaponRead] = {}
+        self._hidden_reads: dict[tuple[int, int], frozenset[str]] = {}
 
     # -- generic access ---------------------------------------------------------------
 
     def start_sheet(self, root: Node) -> None:
         self._root_scopes = root.ids
         self.sheet_steps = 0
+
+    def root_datasheet(self, root: Node) -> Datasheet | None:
+        """The datasheet of the root entry ``root`` (:meth:`datasheet`), the one another
+        catalogue of this import built from it when that build read nothing that differs here
+        (issue 17: a chapter's catalogue offers its parent's datasheets): the only fact of its
+        catalogue a build reads is which catalogue is primary, through ``primary-catalogue``
+        conditions; a build that read none naming either catalogue is the same here, and what
+        it did for its own catalogue (reports, unresolved links, weapons read, Enhancements
+        groups linked, work counted) is done again here as it would have been."""
+        self.start_sheet(root)
+        if self.ws.census is not None:  # the census counts every condition evaluated
+            return self.datasheet(root)
+        key = (id(root.elem), id(root.link))
+        known = self._built.setdefault(key, [])
+        me = self.primary.id
+        for built in known:
+            reads = built.trace.reads
+            if me not in reads and built.primary not in reads and self._replay(built.trace):
+                return built.sheet
+        trace = self._trace = _Trace()
+        real = self._sink = self.report
+        self.report = cast(Reporter, _Tee(real, self))
+        before = self.steps
+        try:
+            sheet = self.datasheet(root)
+        finally:
+            self._trace = None
+            self.report = real
+        trace.cost += self.steps - before
+        if trace.ok:
+            known.append(_Built(me, sheet, trace))
+        return sheet
+
+    def _replay(self, trace: _Trace) -> bool:
+        """Do again what a traced build did, if the work it counted fits in what is left
+        (else ``False``, nothing done: the build is run, and stops where it would)."""
+        cost = trace.cost
+        weapons: set[tuple[str, str]] = set()
+        for event in trace.events:
+            if event[0] == "weapon":
+                key = cast(tuple[str, str], event[1])
+                if key not in self._weapons and key not in weapons:
+                    weapons.add(key)
+                    cost += cast(_WeaponRead, event[2]).trace.cost
+        room = min(
+            self.limits.max_steps - self.steps,
+            self.limits.max_steps_per_sheet - self.sheet_steps,
+        )
+        if cost > room:
+            return False
+        self._charge(cost)
+        self._play(trace.events)
+        return True
+
+    def _play(self, events: list[tuple[object, ...]]) -> None:
+        for event in events:
+            kind = event[0]
+            if kind == "call":
+                method, args, kwargs = cast(
+                    tuple[str, tuple[object, ...], dict[str, object]], event[1:]
+                )
+                getattr(self.report, method)(*args, **kwargs)
+            elif kind == "resolve":
+                self.resolve(cast(Element, event[1]), cast(Document, event[2]))
+            elif kind == "weapon":
+                key = cast(tuple[str, str], event[1])
+                if key not in self._weapons:
+                    read = cast(_WeaponRead, event[2])
+                    self._weapons[key] = read.weapon
+                    self._weapon_reads[key] = read
+                    self._play(read.trace.events)
+            elif kind == "bears":
+                key, group, root_id, bearer = cast(
+                    tuple[tuple[str, str], Node, str, str | None], event[1:]
+                )
+                self._bears(key, group, root_id, bearer)
+            elif kind == "walked":
+                self.walked[cast(str, event[1])] = cast(_Walked, event[2])
 
     def _step(self) -> None:
         """Count one unit of work: a hostile file (links fanning out to the same entries many
@@ -285,9 +429,14 @@ class Builder:
         found = self.ws.resolve(target_id, doc)
         if found is None:
             key = (doc.id, target_id)
+            report: Reporter = self.report
+            if self._trace is not None:
+                # replayed as this call (reported by a catalogue that has not reported it)
+                self._trace.events.append(("resolve", link, doc))
+                report = self._sink
             if key not in self._unresolved:
                 self._unresolved.add(key)
-                self.report.warning(
+                report.warning(
                     IssueCode.UNRESOLVED_LINK,
                     f"link {link.get('name') or ''!r} points to {target_id!r}, which is in none "
                     "of the uploaded files (is a linked catalogue missing?)",
@@ -305,10 +454,40 @@ class Builder:
         ctx: Context | None = None,
     ) -> bool | None:
         c = ctx or self.ctx
+        trace = self._trace
+        if trace is not None:
+            reads = self._reads_of(modifier)
+            if reads:
+                trace.reads.update(reads)
+            for g in groups:
+                reads = self._reads_of(g)
+                if reads:
+                    trace.reads.update(reads)
         return all3(
             [self.ws.conditions_of(g, c, self_ids) for g in groups]
             + [self.ws.conditions_of(modifier, c, self_ids)]
         )
+
+    def _reads_of(self, holder: Element) -> frozenset[str]:
+        """The catalogue ids that ``holder``'s ``primary-catalogue`` conditions name (those it
+        reads of the catalogue being built), read once per import."""
+        key = id(holder)
+        found = self._primary_reads.get(key)
+        if found is None:
+            ids: set[str] = set()
+            stack = [holder]
+            while stack:
+                h = stack.pop()
+                conds = h.find("conditions")
+                if conds is not None:
+                    for c in conds.findall("condition"):
+                        if c.get("scope") == "primary-catalogue":
+                            ids.add(c.get("childId") or "")
+                groups = h.find("conditionGroups")
+                if groups is not None:
+                    stack.extend(groups.findall("conditionGroup"))
+            found = self._primary_reads[key] = frozenset(ids)
+        return found
 
     def _hidden_elem(
         self, elems: list[Element], self_ids: frozenset[str], ctx: Context | None = None
@@ -334,11 +513,26 @@ class Builder:
         if found is not None:
             return found
         found = self._hidden.get(key)
-        if found is None:
+        if found is not None:
+            trace = self._trace
+            if trace is not None:
+                reads = self._hidden_reads.get(key)
+                if reads:
+                    trace.reads.update(reads)
+        else:
             holders = [h for h, _ in node.holders()]
             if any(self.ws.hide_modifiers(h) for h in holders):
                 found = self._hidden_elem(holders, node.ids, None)
                 self._hidden[key] = found
+                reads = frozenset(
+                    i
+                    for h in holders
+                    for m, groups in self.ws.hide_modifiers(h)
+                    for x in (m, *groups)
+                    for i in self._reads_of(x)
+                )
+                if reads:
+                    self._hidden_reads[key] = reads
             else:  # no modifier: the same in every catalogue, read once per import
                 found = any(h.get("hidden") == "true" for h in holders)
                 self._fixed_hidden[key] = found
@@ -533,8 +727,33 @@ class Builder:
 
     def weapon_of(self, node: Node) -> Weapon | None:
         key = (node.doc.id, node.id)
+        outer = self._trace
         if key in self._weapons:
+            if outer is not None:
+                read = self._weapon_reads.get(key)
+                if read is None:
+                    outer.ok = False  # read outside a trace: what it did is not known
+                else:
+                    outer.events.append(("weapon", key, read))
+                    outer.reads.update(read.trace.reads)
             return self._weapons[key]
+        if outer is None:
+            return self._read_weapon(node, key)
+        inner = self._trace = _Trace()
+        before = self.steps
+        try:
+            weapon = self._read_weapon(node, key)
+        finally:
+            self._trace = outer
+        inner.cost = self.steps - before
+        read = self._weapon_reads[key] = _WeaponRead(weapon, inner)
+        outer.events.append(("weapon", key, read))
+        outer.reads.update(inner.reads)
+        outer.cost -= inner.cost  # the sheet's own work is counted without it
+        outer.ok = outer.ok and inner.ok
+        return weapon
+
+    def _read_weapon(self, node: Node, key: tuple[str, str]) -> Weapon | None:
         profiles: list[WeaponProfile] = []
         for kind, el, doc, name in self.profiles_of(node):
             if kind != "profile":
@@ -837,11 +1056,10 @@ class Builder:
             return
         if node.is_group:
             if name_key(name).endswith("enhancements"):
-                self.enhancement_groups.setdefault(key, Node(node.elem, node.doc))
-                self.enhancement_bearers.setdefault(key, set()).add(sheet.root.id)
-                if not at_root:
-                    bearer = sheet.root.id or slug(sheet.root.name)
-                    self.enhancement_model_bearers.setdefault(key, set()).add(bearer)
+                bearer = None if at_root else sheet.root.id or slug(sheet.root.name)
+                self._bears(key, node, sheet.root.id, bearer)
+                if self._trace is not None:
+                    self._trace.events.append(("bears", key, node, sheet.root.id, bearer))
                 return
             members = [m for m in self.children(node) if not self.hidden(m)]
             if any(self._has_models(m, 0) for m in members):
@@ -960,6 +1178,16 @@ class Builder:
                 in_choice=in_choice,
                 optional=optional or not mandatory,
             )
+
+    def _bears(
+        self, key: tuple[str, str], group: Node, root_id: str, model_bearer: str | None
+    ) -> None:
+        """The datasheet ``root_id`` links the Enhancements group ``group`` (below one of its
+        models: ``model_bearer``)."""
+        self.enhancement_groups.setdefault(key, Node(group.elem, group.doc))
+        self.enhancement_bearers.setdefault(key, set()).add(root_id)
+        if model_bearer is not None:
+            self.enhancement_model_bearers.setdefault(key, set()).add(model_bearer)
 
     def raised_min(self, node: Node, ctx: Context | None = None) -> int:
         """``node``'s ``min`` selections (scope ``parent``) after the modifiers that change it
@@ -1390,7 +1618,11 @@ class Builder:
             return None
 
         tiers = self.points_tiers(sheet, lo, hi, root_cost, root_mods, self.ctx)
-        self.walked[root.id or slug(root.name)] = _Walked(sheet, root_cost, root_mods, lo, hi)
+        walked = self.walked[root.id or slug(root.name)] = _Walked(
+            sheet, root_cost, root_mods, lo, hi
+        )
+        if self._trace is not None:
+            self._trace.events.append(("walked", root.id or slug(root.name), walked))
         if not tiers:
             self.report.warning(
                 IssueCode.DATASHEET_SKIPPED,

@@ -89,10 +89,17 @@ __all__ = ["MAX_EXACT_DIGITS", "WORK_BUDGET", "analyze", "estimate_work"]
 # 20M with the pruned chains (issue 18): a unit spends fewer units per second of work now.
 WORK_BUDGET = 40_000_000  # weighted work units of one analysis, its serialisation included
 PRECHECK_FACTOR = 50  # requests whose a-priori bound exceeds this many budgets are refused
-MAX_ATTACKS_PER_ENTRY = 300  # most attacks one entry can make (30 models x 10 A)
-MAX_HITS_PER_ENTRY = 1200  # most hits rolling to wound one entry can score (Sustained Hits 3)
-MAX_TOTAL_ATTACKS = 600  # over every entry of the request
-MAX_TOTAL_HITS = 2400
+# Guards against absurd inputs, set to cover issue 18's scope with every ability: 30 models of
+# D6+3 attacks, Rapid Fire 10 at half range (the largest X the datasheets use) and Blast into
+# 30 models (+6): 30 x 25 attacks; Sustained Hits 3 for the hits; three such weapons in all.
+# What is too heavy inside them is refused by the work budget and MAX_EXACT_DIGITS. (A cap of 300
+# attacks per entry refused Rapid Fire 2 at half range, 330 attacks, and Blast into 30 models,
+# 450: with SH1 LH DW and D6+1 damage into 30 x W3 FNP5+ they take about 80 and 130 ms, analysis
+# and JSON: bench/bench_combat_heavy.py.)
+MAX_ATTACKS_PER_ENTRY = 750  # most attacks one entry can make (models x most A, with bonuses)
+MAX_HITS_PER_ENTRY = 3000  # most hits rolling to wound one entry can score (Sustained Hits 3)
+MAX_TOTAL_ATTACKS = 2250  # over every entry of the request
+MAX_TOTAL_HITS = 9000
 # The exact probabilities are fractions over the product of every die's sides: an attack with
 # thousands of dice has denominators of thousands of digits. Beyond this many digits the
 # analysis is refused: CPython itself refuses to print a longer integer (its 4,300-digit
@@ -161,11 +168,13 @@ class _Weapon:
         # polynomial (power_weights), where Dist.repeat's binary powering convolves Python
         # integers: Sustained Hits 2's mortal wounds from 30 models (127 values per model,
         # 3,800 in all) took 1.35 s that way, 54 ms as a power
-        miller = models >= 4 and len(pm) <= 4 * models
+        # (the dense width, as Dist.repeat judges it: len(pm) counts only the values with a
+        # weight, and a support with gaps, D3+3 damage, sent a wide one to the slow powering)
+        lo, weights, _ = pm.dense()
+        miller = models >= 4 and len(weights) <= 4 * models
         budget.spend(size * len(pm), pm.total.bit_length() * models)
         if miller or models < 2:
             return pm.repeat(models)
-        lo, weights, _ = pm.dense()
         power = power_weights(weights, models)
         return Dist.from_weights({lo * models + i: x for i, x in enumerate(power) if x})
 

@@ -88,14 +88,14 @@ def test_an_import_overlapping_a_pause_does_not_take_one(collections: list[int])
     assert gc.isenabled()
 
 
-def test_back_to_back_imports_leave_the_collector_on_half_of_the_time(
+def test_back_to_back_imports_leave_the_collector_on_a_fifth_of_the_time(
     collections: list[int],
 ) -> None:
-    """A pause starts only once the collector has run as long as the last pause lasted."""
+    """A pause starts only once the collector has run a quarter of the last pause's length."""
     bsdata._pause_state.update(ended=time.monotonic(), length=3600.0)
     assert import_files(fixture_files()).ok
     assert collections != []  # this import could not pause: the collector ran during it
-    bsdata._pause_state.update(ended=time.monotonic() - 2.0, length=1.0)
+    bsdata._pause_state.update(ended=time.monotonic() - 2.0, length=6.0)
     collections.clear()
     assert import_files(fixture_files()).ok
     assert collections == []

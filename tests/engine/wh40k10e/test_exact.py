@@ -286,14 +286,14 @@ def test_size_limits_refuse_huge_requests() -> None:
     big = weapon(
         attacks="10D6+100", abilities=["Sustained Hits D6+4", "Devastating Wounds"], damage="10D6"
     )
-    with pytest.raises(ProfileError, match="at most 300 per entry") as err:
+    with pytest.raises(ProfileError, match="at most 750 per entry") as err:
         analyze(request(big, models=30))
     assert err.value.field == "attacks[0].models"
-    many = weapon(attacks="10", abilities=["Sustained Hits 1"])
-    with pytest.raises(ProfileError, match="per request"):
-        analyze(request(many, many, many, models=30))  # 900 attacks in all
-    with pytest.raises(ProfileError, match="at most 1200 per entry") as err:
-        analyze(request(weapon(attacks="10", abilities=["Sustained Hits D6"]), models=30))
+    many = weapon(attacks="19", abilities=["Sustained Hits 1"])
+    with pytest.raises(ProfileError, match="at most 2250 attacks and 9000 hits per request"):
+        analyze(request(many, many, many, many, models=30))  # 2,280 attacks in all
+    with pytest.raises(ProfileError, match="at most 3000 per entry") as err:
+        analyze(request(weapon(attacks="20", abilities=["Sustained Hits D6"]), models=30))
     assert err.value.field == "attacks[0].weapon.abilities"
 
 

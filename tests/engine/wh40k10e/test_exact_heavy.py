@@ -178,6 +178,62 @@ def test_heavy_cases_identical_to_the_plain_engine(name: str) -> None:
     same(request_from_dict(HEAVY[name]))
 
 
+# Issue 18's scope with Rapid Fire and Blast: 30 models of D6+3 attacks with Rapid Fire 2 at
+# half range (30 x 11 = 330 attacks) or Blast into 30 models (30 x 15 = 450), refused before by
+# a fixed cap of 300 attacks per entry; damage 1 or D3 so that the plain engine finishes.
+_THIRTY_W1 = {"models": 30, "toughness": 4, "save": 4, "wounds": 1, "feel_no_pain": 5}
+_RF2 = weapon(attacks="D6+3", abilities=[*ALL, "Rapid Fire 2"])
+_BLAST = weapon(name="h", attacks="D6+3", abilities=[*ALL, "Blast"])
+RAPID_FIRE_AND_BLAST: dict[str, tuple[dict[str, Any], int]] = {
+    "Rapid Fire 2 at half range, 30 x D6+3 into 30 x W1": (
+        {
+            "attacks": [{"models": 30, "weapon": _RF2}],
+            "target": _THIRTY_W1,
+            "situation": {"half_range": True},
+        },
+        330,
+    ),
+    "Blast into 30 models, 30 x D6+3 into 30 x W1": (
+        {"attacks": [{"models": 30, "weapon": _BLAST}], "target": _THIRTY_W1},
+        450,
+    ),
+    "both weapons, 780 attacks in all": (
+        {
+            "attacks": [
+                {
+                    "models": 30,
+                    "weapon": weapon(
+                        attacks="D6+3", abilities=["Rapid Fire 2", "Sustained Hits 1"]
+                    ),
+                },
+                {"models": 30, "weapon": weapon(name="h", attacks="D6+3", abilities=["Blast"])},
+            ],
+            "target": {"models": 30, "toughness": 4, "save": 4, "wounds": 1},
+            "situation": {"half_range": True},
+        },
+        780,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(RAPID_FIRE_AND_BLAST))
+def test_rapid_fire_and_blast_at_the_issue_scope(name: str) -> None:
+    raw, attacks = RAPID_FIRE_AND_BLAST[name]
+    req = request_from_dict(raw)
+    same(req)
+    assert analyze(req).stages["attacks"].max == attacks
+
+
+@pytest.mark.slow
+def test_blast_into_30_models_of_two_wounds_identical_to_the_plain_engine() -> None:
+    # damage D3 into 30 x W2 with Feel No Pain (the plain engine: about 6 s)
+    raw = {
+        "attacks": [{"models": 30, "weapon": {**_BLAST, "damage": "D3"}}],
+        "target": {**_THIRTY_W1, "wounds": 2},
+    }
+    same(request_from_dict(raw))
+
+
 def test_the_issue_attack_is_answered() -> None:
     # issue 18: 20 x D6 attacks, every ability, D3 vs 20 x W3 with FNP: refused before
     raw = {

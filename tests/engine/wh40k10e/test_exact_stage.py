@@ -5,12 +5,14 @@ the distributions are identical, whichever branch ``repeat`` would take."""
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.engine.distributions import Dist
+from app.engine.errors import ProfileError
 from app.engine.wh40k10e import exact
 from app.engine.wh40k10e.profiles import request_from_dict
 from app.engine.wh40k10e.rules import weapon_rules
@@ -79,3 +81,34 @@ def test_the_issue_s_sustained_hits_2_stage_takes_the_gmp_power() -> None:
     got = w.stage(per_roll, Dist.constant(0), exact._Budget())
     assert got == pm.repeat(30)
     assert len(got) > 3000
+
+
+def test_a_support_with_gaps_never_takes_the_binary_powering(monkeypatch: Any) -> None:
+    """``Dist.repeat`` powers by squaring (slow on wide supports) when the *dense* width is over
+    4 × the copies; the stage judged by the values with a weight, so a per-model support with
+    gaps (10 attacks of D3+3 damage, Sustained Hits 2) took that path: 1.2 s of CPU, refused
+    or not (review of issue 18)."""
+    calls: list[tuple[int, int]] = []
+    original = Dist.repeat
+
+    def spy(self: Dist, n: int) -> Dist:
+        calls.append((len(self.dense()[1]), n))
+        return original(self, n)
+
+    monkeypatch.setattr(Dist, "repeat", spy)
+    for fnp in (5, None):
+        target: dict[str, Any] = {"models": 30, "toughness": 4, "save": 4, "wounds": 6}
+        if fnp is not None:
+            target["feel_no_pain"] = fnp
+        w = weapon(
+            attacks="10",
+            damage="D3+3",
+            abilities=["Sustained Hits 2", "Lethal Hits", "Devastating Wounds"],
+        )
+        raw = {"attacks": [{"models": 30, "weapon": w}], "target": target}
+        with contextlib.suppress(ProfileError):  # refused: the point is the path taken
+            exact.analyze(request_from_dict(raw))
+    # many copies of a wide support by squaring (a few copies of anything are cheap)
+    slow = [(width, n) for width, n in calls if n >= 4 and width > 4 * n]
+    assert calls
+    assert slow == []
