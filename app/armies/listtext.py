@@ -27,6 +27,10 @@ one players share on forums and Discord, with every unit's wargear.
       • 9x Intercessor
         ◦ 9x Bolt Rifle
 
+The line after the Army Faction names the catalogue when its name says more than the faction
+(``Space Wolves`` for "Imperium - Adeptus Astartes - Space Wolves"), as the app's sub-faction
+line does: pasted back, the list lands on that catalogue (ruling D27).
+
 Units are numbered in the order of the text (``#3`` is the third unit listed). A unit with one
 model type lists its weapons directly; with several, each model type with what it carries.
 Wargear choices that the weapons alone do not tell apart (an option with no weapon, or two
@@ -41,6 +45,7 @@ from collections.abc import Mapping
 from app.armies import loadout, matching
 from app.armies.formats import Item, ModelGroup, PastedUnit
 from app.engine.wh40k10e.army import Catalogue, Datasheet, Roster, RosterUnit, ValidationResult
+from app.engine.wh40k10e.army.export import catalogue_line
 
 SECTIONS = ("CHARACTERS", "BATTLELINE", "DEDICATED TRANSPORTS", "OTHER DATASHEETS")
 
@@ -168,6 +173,8 @@ def export_text(roster: Roster, catalogue: Catalogue, result: ValidationResult) 
     number = {ri: n for n, ri in enumerate(order, 1)}
     title = roster.name.strip() or f"{faction} army"
     lines = [f"{title} ({_points(result.points)})", "", faction]
+    if chapter := catalogue_line(catalogue, faction):
+        lines.append(chapter)  # names the catalogue, as the app's sub-faction line (D27)
     lines.append(f"{roster.battle_size.label} ({_points(roster.points_limit)})")
     if roster.detachment:
         lines.append(roster.detachment)

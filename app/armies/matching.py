@@ -564,3 +564,41 @@ def _attach_target(
             return ri
     found = [i for i, u in enumerate(units) if k in (key(u.label), key(u.datasheet))]
     return found[0] if len(found) == 1 else None
+
+
+# -- which catalogue a list names ---------------------------------------------------------------
+
+
+def names_catalogue(pasted: PastedList, catalogue: Catalogue) -> bool:
+    """Whether a header line of the list names ``catalogue``: its whole name (New Recruit's
+    ``catalogueName``, the roster text's force line), or the last `` - `` part of a name that
+    has several (the official app's sub-faction line: ``Space Wolves`` for "Imperium - Adeptus
+    Astartes - Space Wolves"), as the line or as a `` - `` part of it (ruling D27)."""
+    full = key(catalogue.name)
+    parts = catalogue.name.split(" - ")
+    last = key(parts[-1]) if len(parts) > 1 else ""
+    for _where, text in pasted.header:
+        k = key(text)
+        if k == full:
+            return True
+        if last and (k == last or last in {key(p) for p in text.replace("–", "-").split(" - ")}):
+            return True
+    return False
+
+
+def own_datasheets(roster: Roster, catalogue: Catalogue) -> int:
+    """How many units of ``roster`` are of datasheets ``catalogue`` itself defines (not ones it
+    imports from a parent or a library: a chapter's Captain is its parent's)."""
+    own = 0
+    for u in roster.units:
+        sheet = catalogue.datasheet(u.datasheet, roster.faction)
+        if sheet is not None and sheet.source == catalogue.name:
+            own += 1
+    return own
+
+
+def imports_from(catalogue: Catalogue, other: Catalogue) -> bool:
+    """Whether ``catalogue`` holds datasheets of ``other`` (a chapter holds its parent's)."""
+    return catalogue.name != other.name and any(
+        s.source == other.name for s in catalogue.datasheets
+    )

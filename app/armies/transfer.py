@@ -23,7 +23,7 @@ from app.catalog.pen_units import PenArmy, PenUnit
 from app.core.i18n import gettext as _
 from app.core.i18n import ngettext, pgettext
 from app.engine.errors import N_, Message
-from app.engine.wh40k10e.army import Roster, validate
+from app.engine.wh40k10e.army import Catalogue, Roster, validate
 from app.engine.wh40k10e.army.roster import ROSTER_FORMAT
 
 # -- export ------------------------------------------------------------------------------------
@@ -182,23 +182,37 @@ def _refused(message: str | Message) -> InvalidArmy:
 def _best_match(
     db: Session, user: User, pasted: formats.PastedList, catalog: str | int | None, skip: bool
 ) -> tuple[CatalogueRecord, matching.Matched]:
-    """The catalogue asked for, else the one of those the user may use that reads the list with
-    the fewest problems (the first with none)."""
+    """The catalogue asked for, else, of those the user may use that read the list with the
+    fewest problems (none, for a list that imports): the one the text names (a chapter named
+    over the parent it imports from: the app writes "Space Marines" then "Space Wolves"), then
+    the one whose own datasheets the list uses most, the starter last among equals, then the
+    usual order (ruling D27)."""
     if catalog is not None:
         record = service.catalogue_for(db, user, catalog)
         return record, matching.match(pasted, catalogs.parsed(db, record), skip=skip)
-    best: tuple[CatalogueRecord, matching.Matched] | None = None
+    read: list[tuple[CatalogueRecord, Catalogue, matching.Matched]] = []
     for record in catalogs.visible(db, user):
         if record.rule_system != WH40K_10E:
             continue
-        found = matching.match(pasted, catalogs.parsed(db, record), skip=skip)
-        if best is None or len(found.problems) < len(best[1].problems):
-            best = (record, found)
-        if not found.problems:
-            break
-    if best is None:
+        catalogue = catalogs.parsed(db, record)
+        read.append((record, catalogue, matching.match(pasted, catalogue, skip=skip)))
+    if not read:
         raise _refused(N_("there is no 10th-edition catalogue to read the list with"))
-    return best
+    fewest = min(len(found.problems) for _r, _c, found in read)
+    best = [r for r in read if len(r[2].problems) == fewest]
+    named = [r for r in best if matching.names_catalogue(pasted, r[1])]
+    named = [
+        r for r in named if not any(matching.imports_from(o[1], r[1]) for o in named if o is not r)
+    ]
+    pool = named or best
+
+    def rank(r: tuple[CatalogueRecord, Catalogue, matching.Matched]) -> tuple[int, bool]:
+        roster = r[2].roster
+        own = matching.own_datasheets(roster, r[1]) if roster is not None else 0
+        return -own, r[0].slug == catalogs.STARTER_SLUG
+
+    record, _catalogue, found = min(pool, key=rank)  # min keeps the first among equals
+    return record, found
 
 
 def import_text(

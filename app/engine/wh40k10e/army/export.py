@@ -2,9 +2,10 @@
 as our JSON; import that JSON back losslessly.
 
 The text layout follows the one players know from the official app: a header (list name and
-points, Army Faction, battle size, Detachment), then the units grouped under CHARACTERS,
-BATTLELINE, DEDICATED TRANSPORTS and OTHER DATASHEETS, each with its points and bullet lines
-(model count, wargear, Enhancement, Warlord, Leader attachment).
+points, Army Faction, the catalogue's own name when it says more than the faction, as the app's
+sub-faction line: ``Space Wolves``; battle size, Detachment), then the units grouped under
+CHARACTERS, BATTLELINE, DEDICATED TRANSPORTS and OTHER DATASHEETS, each with its points and
+bullet lines (model count, wargear, Enhancement, Warlord, Leader attachment).
 """
 
 from __future__ import annotations
@@ -15,10 +16,11 @@ from collections.abc import Mapping
 from app.engine.errors import N_
 from app.engine.wh40k10e.army.catalog import Catalogue, Datasheet
 from app.engine.wh40k10e.army.codec import Plain
+from app.engine.wh40k10e.army.names import name_key
 from app.engine.wh40k10e.army.roster import Roster, RosterError
 from app.engine.wh40k10e.army.validate import ValidationResult, validate
 
-__all__ = ["MAX_JSON_BYTES", "export_json", "export_text", "import_json"]
+__all__ = ["MAX_JSON_BYTES", "catalogue_line", "export_json", "export_text", "import_json"]
 
 MAX_JSON_BYTES = 1_000_000  # bound on an imported list
 
@@ -41,6 +43,18 @@ def _points(value: int) -> str:
     return f"{value} point" + ("" if value == 1 else "s")
 
 
+def catalogue_line(catalogue: Catalogue, faction: str) -> str | None:
+    """The header line after the Army Faction that names the catalogue, as the official app's
+    sub-faction line does (``Space Wolves`` for "Imperium - Adeptus Astartes - Space Wolves"):
+    the last `` - `` part of the catalogue's name, when there is one and it is not the faction.
+    A pasted list is matched to the catalogue it names (ruling D27)."""
+    parts = catalogue.name.split(" - ")
+    last = parts[-1].strip()
+    if len(parts) < 2 or not last or name_key(last) == name_key(faction):
+        return None
+    return last
+
+
 def export_text(
     roster: Roster, catalogue: Catalogue, result: ValidationResult | None = None
 ) -> str:
@@ -52,6 +66,8 @@ def export_text(
     lines.append(f"{title} ({_points(res.points)})")
     lines.append("")
     lines.append(faction)
+    if chapter := catalogue_line(catalogue, faction):
+        lines.append(chapter)
     lines.append(f"{roster.battle_size.label} ({_points(roster.points_limit)})")
     if roster.detachment:
         lines.append(roster.detachment)
