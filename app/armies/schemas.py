@@ -325,8 +325,9 @@ class TextImportIn(Strict):
     )
     catalog: CatalogRef | None = Field(
         default=None,
-        description="Read the names with this catalogue; default: the one of yours (or the "
-        "starter) that reads the list with the fewest problems",
+        description="Read the names with this catalogue; default: among yours (and the "
+        "starter) that read the list with the fewest problems, the one a header line names, "
+        "then the one whose own datasheets the list uses most, the starter last (ruling D27)",
     )
     skip_unknown: bool = Field(
         default=False,
