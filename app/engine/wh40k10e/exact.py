@@ -1652,6 +1652,14 @@ class _PrefixSplitChain:
         return self.weights
 
 
+def _grouped_by_wounds(
+    live: dict[int, list[tuple[int, int, int]]],
+) -> dict[int, list[tuple[int, list[tuple[int, int]]]]]:
+    """Per ``r``: its live transitions (next r, e added, weight) grouped by the wounds they
+    add, fewest first (:func:`_by_shift`, no destination left out: each is an ``r >= 0``)."""
+    return {r: _by_shift(entries, -1) for r, entries in live.items()}
+
+
 class _LineChain:
     """The state of a target whose models are all alike (one line, no CHARACTER): ``(r, e)``,
     ``r`` the wounds lost by the model at the head of the line, ``e`` the wounds lost along
@@ -1822,13 +1830,7 @@ class _LineChain:
         ahead = width * kept_slots * (1 + final_den.bit_length() // 256) + top * inject
         if self.budget.spent + ahead + self.reserve > WORK_BUDGET:
             raise self.budget.refuse()
-        # per r: the live transitions grouped by the wounds they add, fewest first
-        by_shift: dict[int, list[tuple[int, list[tuple[int, int]]]]] = {}
-        for r, entries in live.items():
-            grouped: dict[int, list[tuple[int, int]]] = defaultdict(list)
-            for dst, e_add, wt in entries:
-                grouped[e_add].append((dst, wt))
-            by_shift[r] = sorted(grouped.items())
+        by_shift = _grouped_by_wounds(live)
         acc: dict[int, int] = {}
         for t in range(top, -1, -1):
             keep = b_n - t
@@ -1881,12 +1883,7 @@ class _LineChain:
         coefficients' denominator)."""
         b_n = self.B
         top = len(coef) - 1
-        by_shift: dict[int, list[tuple[int, list[tuple[int, int]]]]] = {}
-        for r, entries in live.items():
-            grouped: dict[int, list[tuple[int, int]]] = defaultdict(list)
-            for dst, e_add, wt in entries:
-                grouped[e_add].append((dst, wt))
-            by_shift[r] = sorted(grouped.items())
+        by_shift = _grouped_by_wounds(live)
         start_rows: dict[int, list[int]] = defaultdict(lambda: [0] * b_n)
         for key, weight in self.v.items():
             r, e = divmod(key, b_n)
