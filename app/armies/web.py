@@ -44,7 +44,7 @@ from app.core.i18n import gettext as _
 from app.core.ids import parse_int
 from app.engine.errors import Message
 from app.engine.pen.profiles import UnitType, VehicleType
-from app.engine.wh40k10e.army import Datasheet, Enhancement, name_key
+from app.engine.wh40k10e.army import Code, Datasheet, Enhancement, name_key
 from app.engine.wh40k10e.army.offer import unavailable_choices
 from app.engine.wh40k10e.army.roster import BattleSize
 from app.web.forms import field_errors
@@ -106,6 +106,15 @@ PEN_WEAPON_FIELDS = (
     "properties",
 )
 MAX_FORM_FIELDS = 400
+# the validator's refusals of an Enhancement's bearer: a refused Enhancement gives no keyword
+_BEARER_REFUSALS = frozenset(
+    c.value
+    for c in (
+        Code.ENHANCEMENT_NOT_CHARACTER,
+        Code.ENHANCEMENT_ON_EPIC_HERO,
+        Code.ENHANCEMENT_NOT_ELIGIBLE,
+    )
+)
 MAX_OPTION_ROWS = 20
 MAX_IMPORT_BYTES = 1_000_000
 MAX_UNDO = 12_000  # an undo token: one unit, base64
@@ -212,9 +221,16 @@ def _unit_rows(v: service.ArmyView) -> list[UnitRow]:
             det = v.army.detachment or None
             effective = cat.with_choices(cat.datasheet_in(sheet, det), wargear, det)
             # shown with the keywords its Enhancement gives (ruling D25: Touched by the Warp
-            # makes it a Psyker, and its psychic choices are offered); the Enhancements it is
+            # makes it a Psyker, and its psychic choices are offered), as the validator gives
+            # them: not those of an Enhancement it refused this bearer; the Enhancements it is
             # offered are judged without them
-            row.sheet = cat.with_enhancements(effective, unit.get("enhancements") or (), det)
+            refused = {
+                name_key(str(x["params"].get("enhancement", "")))
+                for x in row.violations
+                if x["code"] in _BEARER_REFUSALS
+            }
+            taken = [e for e in unit.get("enhancements") or () if name_key(e) not in refused]
+            row.sheet = cat.with_enhancements(effective, taken, det)
             # choices the data hides on this unit whatever it takes (its keywords in the
             # Detachment, the Detachment itself) are not offered; one already taken stays
             # listed so that it can be removed (the validator reports it)

@@ -85,3 +85,24 @@ def test_a_champion_on_a_bike_shows_no_infantry(
     assert sheet is not None
     assert "Mounted" in sheet.text()
     assert "Infantry" not in sheet.text()
+
+
+def test_an_enhancement_refused_to_its_bearer_gives_no_keyword(
+    browser: TestClient, token: str, alice: dict[str, str]
+) -> None:
+    """The builder shows a unit with the keywords the validator gives it: Warp Touch on a unit
+    that may not take it (not a Character) is refused, and makes no Psyker of it, so its
+    psychic choices are not offered either (review of issue 17)."""
+    army_id = _riders_list(browser, token, alice)
+    add(browser, token, army_id, "Foot Squad")
+    response = browser.post(
+        f"/armies/{army_id}/units/1",
+        data={"csrf_token": token, "models": "5", "enhancements": "Warp Touch"},
+        headers=HX,
+    )
+    block = html(response)
+    codes = " ".join(n.text() for n in block.css("#unit-1 .violation, #unit-1 li"))
+    assert "Warp Touch" in codes, block.text()[:2000]
+    sheet = block.css_first("#unit-1 .unit-sheet")
+    assert sheet is not None
+    assert "Psyker" not in sheet.text()
