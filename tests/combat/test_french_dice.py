@@ -4,16 +4,12 @@ API's problem document keeps its English ``message`` byte for byte, with no extr
 
 from __future__ import annotations
 
-from urllib.parse import urlencode
-
 import pytest
 
-from app.core.i18n import translations
 from app.engine.dice import DiceExpr
 from app.engine.errors import DiceExpressionError
-from tests.support.web import html
+from tests.combat.test_french_refusals import FR, _errors
 
-FR = {"Accept-Language": "fr"}
 ANALYZE = "/api/v1/rulesets/wh40k-10e/combat/analyze"
 
 BOLT_RIFLES = {
@@ -33,24 +29,11 @@ BOLT_RIFLES = {
 }
 
 
-def _errors(client, query: dict[str, str], **headers: str) -> str:  # type: ignore[no-untyped-def]
-    response = client.get("/calculator?" + urlencode(query), headers=headers)
-    assert response.status_code == 200, response.text[:300]
-    tree = html(response)
-    return " ".join(node.text() for node in tree.css(".error, [id^=err-], #form-errors"))
-
-
-def _french_known(msgid: str) -> bool:
-    return translations("fr").gettext(msgid) != msgid
-
-
 def test_a_bad_dice_expression_is_french_on_a_french_page(client) -> None:  # type: ignore[no-untyped-def]
     query = {**BOLT_RIFLES, "w0.attacks": "D7", "w0.damage": "11D6"}
     english = _errors(client, query)
     assert "invalid dice expression 'D7': only D3 and D6 are allowed, not D7" in english
     assert "invalid dice expression '11D6': the number of dice must be 1..10" in english
-    if not _french_known("invalid dice expression %(text)s: %(problem)s"):
-        pytest.fail("the French pairs of /tmp/briefs/JSON18-po.txt are not merged yet")
     french = _errors(client, query, **FR)
     assert "expression de dés 'D7' invalide : seuls les D3 et les D6 sont permis, pas D7" in french
     assert "expression de dés '11D6' invalide : le nombre de dés doit être entre 1 et 10" in french
