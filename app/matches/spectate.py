@@ -539,7 +539,8 @@ def spectator_reader(database: Database, match_id: int, digest: str) -> events.S
         snap = seen.snapshot
         if snap is None:
             return events.Update(0, [], seen.state)
-        since = max(0, since)
+        # a client's Last-Event-ID (or ?since=) past the version has seen everything there is
+        since = min(max(0, since), snap.version)
 
         def text() -> str:
             return "".join(
