@@ -994,3 +994,49 @@ def test_a_snapshot_keeps_a_bounded_number_of_renderings() -> None:
     assert snap.memo(("m", late), build(-late)) == -late
     assert len(built) == kept + 2
     assert snap.renderings == reads.RENDERED_MAX
+
+
+def test_a_spectators_present_never_waits_for_a_threads_rendering(
+    new_game: Callable[..., Game], app: Any
+) -> None:
+    """``present`` runs on the event loop: while a thread builds a big body of the same
+    snapshot under its lock (a seat's GET, the page's live block), a spectator's update must
+    not wait for it (reads.Snapshot.memo's contract)."""
+    import threading
+
+    g = new_game()
+    token = both_agree(g)["token"]
+    g.a.send({"type": "roll_off"}, dice=[6, 1])
+    g.a.send({"type": "place_objective"})
+    reader = spectate.spectator_reader(app.state.db, g.match_id, security.digest(token))
+    seen = reader.fetch()
+    snap = seen.snapshot
+    assert snap is not None
+    started, release = threading.Event(), threading.Event()
+
+    def slow_body() -> bytes:
+        started.set()
+        release.wait(10)
+        return b"big"
+
+    builder = threading.Thread(target=snap.rendered, args=(("match_out", "A", "x"), slow_body))
+    builder.start()
+    try:
+        assert started.wait(5)
+        done: list[events.Update] = []
+        spectator = threading.Thread(target=lambda: done.append(reader.present(seen, 0)))
+        spectator.start()
+        spectator.join(2.0)
+        assert done, "the spectator's present waited for the thread's rendering"
+        assert [e["seq"] for e in public_entries(done[0].rendered)] == list(
+            range(1, snap.version + 1)
+        )
+        since = snap.version - 1  # a shared text (memoised), built while the lock is held
+        done.clear()
+        spectator = threading.Thread(target=lambda: done.append(reader.present(seen, since)))
+        spectator.start()
+        spectator.join(2.0)
+        assert done, "the spectator's present waited for the thread's rendering"
+    finally:
+        release.set()
+        builder.join(10)
