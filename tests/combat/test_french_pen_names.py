@@ -13,6 +13,7 @@ from app.core.i18n import translations
 from app.engine.pen.names import BadRuleValue, UnknownName, parse_rule, unknown_message
 from app.engine.pen.weapons import melee_weapon
 from tests.combat.test_french_refusals import FR, _errors
+from tests.support.web import html
 
 PEN = {"system": "pen", "w.name": "Bolter", "w.type": "rapid fire", "w.strength": "4"}
 # each typo and what the page says of it, in English then in French
@@ -91,3 +92,24 @@ def test_the_pen_api_answers_an_unknown_name_in_english(client) -> None:  # type
         assert response.status_code == 422, response.text[:300]
         messages = [e["message"] for e in response.json()["errors"]]
         assert "unknown property or special rule 'Perfornat'; did you mean 'Perforant'?" in messages
+
+
+def test_the_calculator_shows_the_pen_types_in_french(client) -> None:  # type: ignore[no-untyped-def]
+    """The default ``infantry``, a preset's or a typed type reads in French, the vehicle
+    types picker offers the French names first; the query keeps what was given."""
+    query = {"system": "pen", "t.kind": "vehicle", "v.types": "tank, fast", "v.front": "10"}
+    page = html(client.get("/calculator?" + urlencode(query), headers=FR))
+    shown = page.css_first("input[name='v.types']")
+    assert shown is not None
+    assert shown.attributes["value"] == "char d'assaut, rapide"
+    unit_type = page.css_first("input[name='t.unit_type']")
+    assert unit_type is not None
+    assert unit_type.attributes["value"] == "infanterie"
+    picker = [o.attributes["value"] for o in page.css("#pen-vehicle-types option")]
+    assert picker[:2] == ["char d'assaut", "ouvert"]
+    english = html(client.get("/calculator?" + urlencode(query)))
+    assert english.css_first("input[name='v.types']").attributes["value"] == "tank, fast"  # type: ignore[union-attr]
+    assert [o.attributes["value"] for o in english.css("#pen-vehicle-types option")][:2] == [
+        "tank",
+        "open-topped",
+    ]
