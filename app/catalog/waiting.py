@@ -22,6 +22,7 @@ from datetime import UTC, datetime, timedelta
 from typing import IO, Any
 
 from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, undefer
 
 from app.accounts.models import User
@@ -114,11 +115,18 @@ def keep(db: Session, owner: User, uploaded: Sequence[tuple[str, bytes]]) -> Wai
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         for index, (_name, data) in enumerate(uploaded):
             archive.writestr(f"{index:03d}", data)  # names kept apart: any text a user sent
+    names = [name[:200] for name, _data in uploaded]
     row = _row(db, owner, stale=True)
     if row is None:
-        row = WaitingUpload(owner_id=owner.id)
-        db.add(row)
-    row.names = [name[:200] for name, _data in uploaded]
+        try:
+            with db.begin_nested():
+                row = WaitingUpload(owner_id=owner.id, names=names, archive=buffer.getvalue())
+                db.add(row)
+        except IntegrityError:
+            # another upload of this user kept its files first (Postgres): replace them
+            row = _row(db, owner, stale=True)
+            assert row is not None
+    row.names = names
     row.archive = buffer.getvalue()
     row.updated_at = datetime.now(UTC)
     db.flush()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session
 
@@ -184,3 +185,27 @@ def test_the_api_keeps_and_completes_the_same_way(
     assert sorted(done.json()["kept_used"]) == CATS
     assert done.json()["waiting"] == []
     assert all(c["version"].endswith("+gst-r7") for c in done.json()["catalogues"])
+
+
+def test_two_uploads_at_once_keep_the_last_files(
+    db: Session, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Postgres lets two uploads of one user look for a kept set at once: the second insert
+    breaks the one-set-per-user constraint, and replaces the first's files instead."""
+    owner = User(email="k@example.com", display_name="K", password_hash="x")
+    db.add(owner)
+    db.flush()
+    waiting.keep(db, owner, [("a.cat", b"<a/>")])
+    found = waiting._row
+    calls: list[bool] = []
+
+    def unseen_once(*args: Any, **kwargs: Any) -> Any:
+        calls.append(True)
+        return None if len(calls) == 1 else found(*args, **kwargs)
+
+    monkeypatch.setattr(waiting, "_row", unseen_once)
+    kept = waiting.keep(db, owner, [("b.cat", b"<b/>")])
+    monkeypatch.undo()
+    assert kept.names == ("b.cat",)
+    assert waiting.files(db, owner) == [("b.cat", b"<b/>")]
+    assert len(calls) == 2
