@@ -7,6 +7,7 @@ Request-validation errors keep FastAPI's per-field detail, inside the problem do
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from typing import Any
 
@@ -18,7 +19,7 @@ from sqlalchemy.exc import TimeoutError as SQLAlchemyTimeoutError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 
-from app.core.i18n import current_locale, lazy
+from app.core.i18n import DEFAULT_LOCALE, current_locale, lazy
 from app.core.i18n import gettext as _
 
 log = logging.getLogger("auspex")
@@ -162,6 +163,25 @@ def _use_request_locale(request: Request) -> None:
     current_locale.set(getattr(request.state, "locale", "en"))
 
 
+def _detail(exc: AppError) -> str:
+    """The problem's ``detail`` in the reader's language when the error carries, for each entry
+    of ``errors``, the engine's message a page translates (``templates``, as the combat and
+    armies features' ``invalid()`` build it: ``field: message; ...``); each entry's ``message``
+    keeps its English, the API's contract. Otherwise the detail as raised."""
+    templates = getattr(exc, "templates", ())
+    errors = exc.errors or []
+    if current_locale.get() == DEFAULT_LOCALE or not errors or len(templates) != len(errors):
+        return exc.detail
+    said = []
+    for entry, template in list(zip(errors, templates, strict=True))[:10]:
+        message = str(entry.get("message"))
+        if template is not None:
+            with contextlib.suppress(KeyError, TypeError, ValueError):  # a bad translation
+                message = template.render(_)
+        said.append(f"{entry.get('field') or 'body'}: {message}")
+    return "; ".join(said)
+
+
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(AppError)
     async def _app_error(request: Request, exc: AppError) -> Response:
@@ -178,7 +198,7 @@ def install_error_handlers(app: FastAPI) -> None:
         return problem(
             exc.status,
             exc.title,
-            exc.detail,
+            _detail(exc),
             code=exc.code,
             errors=exc.errors,
             headers=exc.headers,
