@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, cast
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -140,3 +141,30 @@ def test_precision_from_thirty_models_into_a_mixed_unit_is_answered() -> None:
     assert sum(out.damage.weights().values()) == out.damage.total
     assert out.damage.max == 28 * 3 + 3 + 5
     assert 0 < out.wipe_probability < 1
+
+
+@st.composite
+def larger_precision_request(draw: st.DrawFn) -> dict[str, Any]:
+    """Precision with every ability from up to 15 models into up to 18 bodyguards, a sergeant
+    and a CHARACTER (the plain engine takes up to a few seconds here)."""
+    raw = _issue(
+        draw(st.integers(4, 15)),
+        draw(st.integers(4, 18)),
+        damage=draw(st.sampled_from(["1", "2", "D3", "D3+1"])),
+    )
+    target = raw["target"]
+    target["wounds"] = draw(st.integers(1, 3))
+    target["save"] = draw(st.integers(3, 5))
+    target["feel_no_pain"] = draw(st.sampled_from([None, 5, 6]))
+    sgt, captain = target["groups"]
+    sgt["feel_no_pain"] = captain["feel_no_pain"] = target["feel_no_pain"]
+    captain["wounds"] = draw(st.integers(2, 6))
+    captain["save"] = draw(st.integers(2, 4))
+    return raw
+
+
+@pytest.mark.slow
+@settings(max_examples=6, deadline=None)
+@given(larger_precision_request())
+def test_larger_precision_identical_to_the_plain_engine(raw: dict[str, Any]) -> None:
+    _same(raw)
