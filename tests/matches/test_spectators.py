@@ -940,3 +940,103 @@ def sent_sql(engine: Any, database_url: str) -> Any:
     event.listen(engine, "before_cursor_execute", record)
     yield found
     event.remove(engine, "before_cursor_execute", record)
+
+
+# -- the spectators' shared texts: bounded, and never a wait on the event loop ----------------
+
+
+def test_a_resume_past_the_version_is_clamped_and_memoises_nothing_new(
+    new_game: Callable[..., Game], app: Any
+) -> None:
+    """``Last-Event-ID`` / ``?since=`` is the client's: a value past the version has seen
+    everything, and each distinct value must not add a rendering the snapshot keeps."""
+    g = new_game()
+    token = both_agree(g)["token"]
+    g.a.send({"type": "roll_off"}, dice=[6, 1])
+    reader = spectate.spectator_reader(app.state.db, g.match_id, security.digest(token))
+    seen = reader.fetch()
+    snap = seen.snapshot
+    assert snap is not None
+    version = snap.version
+    at_version = reader.present(seen, version)
+    held = snap.renderings
+    for since in range(version + 1, version + 2000):
+        update = reader.present(seen, since)
+        assert update.rendered == at_version.rendered == ""
+        assert update.version == version
+    assert snap.renderings == held  # the clamped key is the version's own
+    # a resume from the start renders the whole public log, once for all its readers
+    full = reader.present(seen, 0)
+    assert [e["seq"] for e in public_entries(full.rendered)] == list(range(1, version + 1))
+    assert reader.present(seen, -5).rendered == full.rendered
+
+
+def test_a_snapshot_keeps_a_bounded_number_of_renderings() -> None:
+    snap = reads.Snapshot(1, object())  # type: ignore[arg-type]
+    built: list[int] = []
+
+    def build(n: int) -> Callable[[], int]:
+        def run() -> int:
+            built.append(n)
+            return n
+
+        return run
+
+    for n in range(reads.RENDERED_MAX + 50):
+        assert snap.rendered(("k", n), build(n)) == n
+        assert snap.memo(("m", n), build(-n)) == -n
+    assert snap.renderings == reads.RENDERED_MAX
+    kept = len(built)
+    assert snap.rendered(("k", 0), build(0)) == 0  # one kept: not built again
+    assert len(built) == kept
+    late = reads.RENDERED_MAX + 10
+    assert snap.rendered(("k", late), build(late)) == late  # past the bound: built each time
+    assert snap.memo(("m", late), build(-late)) == -late
+    assert len(built) == kept + 2
+    assert snap.renderings == reads.RENDERED_MAX
+
+
+def test_a_spectators_present_never_waits_for_a_threads_rendering(
+    new_game: Callable[..., Game], app: Any
+) -> None:
+    """``present`` runs on the event loop: while a thread builds a big body of the same
+    snapshot under its lock (a seat's GET, the page's live block), a spectator's update must
+    not wait for it (reads.Snapshot.memo's contract)."""
+    import threading
+
+    g = new_game()
+    token = both_agree(g)["token"]
+    g.a.send({"type": "roll_off"}, dice=[6, 1])
+    g.a.send({"type": "place_objective"})
+    reader = spectate.spectator_reader(app.state.db, g.match_id, security.digest(token))
+    seen = reader.fetch()
+    snap = seen.snapshot
+    assert snap is not None
+    started, release = threading.Event(), threading.Event()
+
+    def slow_body() -> bytes:
+        started.set()
+        release.wait(10)
+        return b"big"
+
+    builder = threading.Thread(target=snap.rendered, args=(("match_out", "A", "x"), slow_body))
+    builder.start()
+    try:
+        assert started.wait(5)
+        done: list[events.Update] = []
+        spectator = threading.Thread(target=lambda: done.append(reader.present(seen, 0)))
+        spectator.start()
+        spectator.join(2.0)
+        assert done, "the spectator's present waited for the thread's rendering"
+        assert [e["seq"] for e in public_entries(done[0].rendered)] == list(
+            range(1, snap.version + 1)
+        )
+        since = snap.version - 1  # a shared text (memoised), built while the lock is held
+        done.clear()
+        spectator = threading.Thread(target=lambda: done.append(reader.present(seen, since)))
+        spectator.start()
+        spectator.join(2.0)
+        assert done, "the spectator's present waited for the thread's rendering"
+    finally:
+        release.set()
+        builder.join(10)
