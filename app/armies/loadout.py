@@ -26,7 +26,7 @@ from app.catalog.calculator import unit_kinds, unit_profiles
 from app.catalog.pen_units import PenUnit, PenWeapon
 from app.core.i18n import gettext as _
 from app.core.i18n import ngettext
-from app.engine.wh40k10e.army import Datasheet, WargearChoice, Weapon, name_key
+from app.engine.wh40k10e.army import Datasheet, WargearChoice, Weapon, name_key, within_counts
 
 MAX_PICKS = 200  # bound on the picks of one choice placed (a roster count is at most 200)
 
@@ -69,17 +69,31 @@ def model_counts(sheet: Datasheet, models: int, wargear: Mapping[str, int]) -> d
     return counts
 
 
-def wargear_rows(sheet: Datasheet, models: int, wargear: Mapping[str, int]) -> list[WargearRow]:
+def wargear_rows(
+    sheet: Datasheet, models: int, wargear: Mapping[str, int], *, closed: bool = False
+) -> list[WargearRow]:
     """Every choice of the datasheet's options (merged by name) with the unit's count and the
-    most it may take, then the optional model types of its composition."""
+    most it may take, then the optional model types of its composition. An option inside a
+    choice (ruling D20) is offered only as often as the unit takes that choice: while it does
+    not, its choices are listed only when taken (to be removed), unless ``closed`` (the list
+    matcher's search, which may take the choice next)."""
     carriers = {name_key(m.name): min(m.max, models) for m in sheet.models}
+    options = sheet.wargear_options
+    opened: dict[int, int] = {}
+    if not closed and any(opt.within for opt in options):
+        counts = model_counts(sheet, models, wargear)
+        opened = within_counts(options, wargear, lambda m: _carriers_of(sheet, counts, m))
     rows: dict[str, WargearRow] = {}
-    for opt in sheet.wargear_options:
+    for j, opt in enumerate(options):
         per = carriers.get(name_key(opt.model), 1) if opt.model else 1
         for choice in opt.choices:
             if opt.default is not None and name_key(choice.name) == name_key(opt.default):
                 continue  # the default is what a model has when nothing is taken
             allowed = opt.max * max(per, 0)
+            if j in opened:
+                if opened[j] == 0 and not _get(wargear, choice.name):
+                    continue  # its choice is not taken: not offered
+                allowed = min(allowed, opt.max * opened[j])
             if choice.max_per_unit is not None:
                 allowed = min(allowed, choice.max_per_unit)
             key = name_key(choice.name)
@@ -127,6 +141,12 @@ def assign(
     counts = model_counts(sheet, models, wargear)
     options = sheet.wargear_options
     room = [opt.max * _carriers_of(sheet, counts, opt.model) for opt in options]
+    if any(opt.within for opt in options):
+        # an option inside a choice holds picks only for the models taking it (ruling D20)
+        opened = within_counts(options, wargear, lambda m: _carriers_of(sheet, counts, m))
+        room = [
+            min(r, options[j].max * opened[j]) if j in opened else r for j, r in enumerate(room)
+        ]
     offered: list[dict[str, tuple[WargearChoice, int]]] = []
     for j, opt in enumerate(options):
         items: dict[str, tuple[WargearChoice, int]] = {}

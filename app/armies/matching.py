@@ -308,7 +308,7 @@ def read_unit(
     listed = _listed(grouped, flat, has_groups)
     only = set(names.weapons)
     current = _distance(listed, _got(carried(sheet, models, wargear), has_groups, only))
-    rows = [r for r in loadout.wargear_rows(sheet, models, wargear) if not r.is_model]
+    rows = [r for r in loadout.wargear_rows(sheet, models, wargear, closed=True) if not r.is_model]
     for _ in range(MAX_STEPS):
         if current == 0:
             break

@@ -79,6 +79,9 @@ MESSAGES: Mapping[str, str] = {
     "wargear-invalid.roster": lazy(
         "{wargear} is taken {count} times in the army ({units}); at most {limit} allowed."
     ),
+    "wargear-invalid.requires": lazy(
+        "{datasheet} takes {wargear}, which comes only with {parent}."
+    ),
     "leader-attachment-illegal.no-such-unit": lazy(
         "{datasheet} is attached to unit {target_number}, which is not in the army."
     ),
@@ -162,6 +165,7 @@ FIXES: Mapping[str, str] = {
     ),
     "wargear-invalid.required": lazy("Add {missing} of {wargear} ({option})."),
     "wargear-invalid.roster": lazy("Remove {excess} {wargear} from these units."),
+    "wargear-invalid.requires": lazy("Take {parent}, or remove {wargear}."),
     "leader-attachment-illegal": lazy("Attach {datasheet} to one of: {allowed}."),
     "leader-attachment-illegal.not-a-leader": lazy("Detach {datasheet}."),
     "leader-attachment-illegal.bodyguard-taken": lazy(

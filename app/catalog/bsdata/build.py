@@ -256,6 +256,9 @@ class Builder:
         # reported per catalogue)
         self._models: dict[tuple[int, int, int], tuple[bool, int]] = ws.memo("has-models")
         self._unresolved_met = 0  # links met by children() that do not resolve
+        # while the members of an option are walked: (that option's name, the member's name),
+        # the choice the options met inside sit in (ruling D20)
+        self._within: tuple[str, str] | None = None
         # hidden() of the entries no modifier hides or shows, by (entry, link): shared by the
         # builders of one import
         self._fixed_hidden: dict[tuple[int, int], bool] = ws.memo("fixed-hidden")
@@ -1134,12 +1137,21 @@ class Builder:
                         at_root=at_root,
                     )
                 return
-            self.option(
+            made = self.option(
                 node, members, sheet, model, in_choice=in_choice or optional, at_root=at_root
             )
             default_id = node.default_selection_id()
+            outer = self._within
             for m in members:
-                self.walk(m, sheet, model, comp, depth + 1, path, in_choice=True, at_root=at_root)
+                if made is not None and not m.is_group:
+                    # the options inside this member are open only to a model taking it
+                    self._within = (made.name, m.name.strip()[:200])
+                try:
+                    self.walk(
+                        m, sheet, model, comp, depth + 1, path, in_choice=True, at_root=at_root
+                    )
+                finally:
+                    self._within = outer
                 if (
                     model is not None
                     and not in_choice
@@ -1163,8 +1175,13 @@ class Builder:
                 if cid not in sheet.category_ids:
                     sheet.category_ids.append(cid)
             self.collect_profiles(node, sheet, leaf)
-            for child in self.children(node):
-                self.walk(child, sheet, leaf, comp, depth + 1, path, in_choice=False)
+            outer = self._within
+            self._within = None  # a model's own options sit in no choice
+            try:
+                for child in self.children(node):
+                    self.walk(child, sheet, leaf, comp, depth + 1, path, in_choice=False)
+            finally:
+                self._within = outer
             return
         if name_key(name) == "warlord":
             return
@@ -1375,17 +1392,24 @@ class Builder:
         if weapon is not None:
             return [weapon.name]
         out: list[str] = []
+        groups = False
         for child in self.children(node):
             if self.hidden(child) or name_key(child.name) == "warlord":
                 continue  # a Warlord entry (inside "Tank Ace Character") is no wargear
             if not child.is_group:
                 out.extend(self.gives(child, depth + 1))
                 continue
+            groups = True
             default_id = child.default_selection_id()
             for m in self.children(child):
                 if default_id is not None and default_id in m.ids and not self.hidden(m):
                     out.extend(self.gives(m, depth + 1))
-        return out or [node.name.strip()]
+        if out or (groups and not self.profiles_of(node)):
+            # a choice made only of groups with no default and nothing of its own (a Captain's
+            # "Pistol and Melee Weapon"): no pretend weapon, its groups' picks give the weapons
+            # (ruling D20); an entry with a profile of its own (a Blizzard shield) is wargear
+            return out
+        return [node.name.strip()]
 
     def choice(self, node: Node, *, at_root: bool = False) -> _Choice:
         """``node`` as a choice; ``at_root``: its nearest selection above is the root entry."""
@@ -1453,7 +1477,7 @@ class Builder:
         *,
         in_choice: bool = False,
         at_root: bool = False,
-    ) -> None:
+    ) -> WargearOption | None:
         choices: list[WargearChoice] = []
         for m in self._flatten(members, 0):
             c = self.choice(m, at_root=at_root)  # a group is no selection: same parent
@@ -1470,7 +1494,7 @@ class Builder:
                     )
                 )
         if not choices:
-            return
+            return None
         # what the player must pick: the group's minimum, less what its members' own minimums
         # fill (BattleScribe selects those itself; the roster does not record them); none for
         # a group inside a choice (it binds only a unit that takes that choice), ruling D20
@@ -1482,7 +1506,7 @@ class Builder:
         most = self._option_max(group) if self._max(group) > 0 else 0
         hi = MAX_MODELS if most is None else min(most, MAX_MODELS)
         if hi == 0:
-            return
+            return None
         default_id = group.default_selection_id()
         default = next(
             (m.name.strip() for m in members if default_id and default_id in m.ids), None
@@ -1492,16 +1516,19 @@ class Builder:
             # file): the datasheet's default settles the pick, which the roster does not
             # record; not a requirement on the list (ruling D21)
             lo = 0
-        sheet.options.append(
-            WargearOption(
-                name=(group.name.strip() or "Wargear")[:200],
-                model=model.name[:200] if model else "",
-                choices=tuple(choices),
-                min=min(lo, hi),
-                max=hi,
-                default=default[:200] if default else None,
-            )
+        within_option, within = self._within if in_choice and self._within else ("", "")
+        made = WargearOption(
+            name=(group.name.strip() or "Wargear")[:200],
+            model=model.name[:200] if model else "",
+            choices=tuple(choices),
+            min=min(lo, hi),
+            max=hi,
+            default=default[:200] if default else None,
+            within_option=within_option,
+            within=within,
         )
+        sheet.options.append(made)
+        return made
 
     def _flatten(self, members: list[Node], depth: int) -> Iterator[Node]:
         for m in members:

@@ -44,6 +44,8 @@ from app.engine.wh40k10e.army.catalog import (
     dump_catalogues,
     load_catalogues,
     merge_catalogues,
+    parent_option,
+    within_counts,
 )
 from app.engine.wh40k10e.army.export import export_json, export_text, import_json
 from app.engine.wh40k10e.army.names import closest, name_key
@@ -107,5 +109,7 @@ __all__ = [
     "load_catalogues",
     "merge_catalogues",
     "name_key",
+    "parent_option",
     "validate",
+    "within_counts",
 ]

@@ -25,7 +25,7 @@ so documents written before them still load.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
@@ -69,6 +69,8 @@ __all__ = [
     "dump_catalogues",
     "load_catalogues",
     "merge_catalogues",
+    "parent_option",
+    "within_counts",
 ]
 
 SCHEMA_VERSION = 2
@@ -292,7 +294,10 @@ def _check_keywords(keywords: tuple[str, ...], what: str) -> None:
 class WargearOption:
     """A wargear option [L3080-3091]: for each model of type ``model`` (``""``: for the whole
     unit), pick ``min``..``max`` of ``choices``; ``default`` is what the model has if nothing is
-    picked."""
+    picked. ``within_option`` / ``within``: when the option sits inside a choice of another
+    option (a Captain's "Pistol" inside the "Pistol and Melee Weapon" choice of its "Wargear"),
+    that option's name and that choice's name (ruling D20): the option is open only to the
+    models that take that choice (:func:`within_counts`)."""
 
     name: str
     model: str
@@ -300,14 +305,84 @@ class WargearOption:
     min: int = 0
     max: int = 1
     default: str | None = None
+    within_option: str = ""
+    within: str = ""
 
     def __post_init__(self) -> None:
         _check_name(self.name, "name")
         _check_name(self.model, "model", allow_empty=True)
+        _check_name(self.within_option, "within_option", allow_empty=True)
+        _check_name(self.within, "within", allow_empty=True)
+        if bool(self.within) != bool(self.within_option):
+            raise CatalogueError("within", "within and within_option go together")
         _check_range(self.min, "min", 0, MAX_MODELS)
         _check_range(self.max, "max", 0, MAX_MODELS)
         if self.min > self.max:
             raise CatalogueError("min", f"min {self.min} is above max {self.max}")
+
+
+def parent_option(options: Sequence[WargearOption], option: WargearOption) -> WargearOption | None:
+    """The option holding the choice ``option`` sits in (``None``: it sits in none, or the
+    data names an option it does not have)."""
+    if not option.within:
+        return None
+    okey, ckey = name_key(option.within_option), name_key(option.within)
+    return next(
+        (
+            o
+            for o in options
+            if o is not option
+            and name_key(o.name) == okey
+            and any(name_key(c.name) == ckey for c in o.choices)
+        ),
+        None,
+    )
+
+
+def within_counts(
+    options: Sequence[WargearOption],
+    wargear: Mapping[str, int],
+    carriers: Callable[[str], int],
+) -> dict[int, int]:
+    """For each option sitting inside a choice (by its index in ``options``), how many times
+    the unit takes that choice (ruling D20): the roster's count of it, or, for the choice
+    its option gives by default, that option's picks (``max`` on each of its ``carriers``)
+    less the other choices of that option the unit takes. An option whose parent the data
+    does not have counts 0 (it cannot be reached)."""
+    taken: dict[str, int] = {}
+    for w, n in wargear.items():
+        if n > 0:
+            taken[name_key(w)] = taken.get(name_key(w), 0) + n
+    out: dict[int, int] = {}
+    for j, opt in enumerate(options):
+        if not opt.within:
+            continue
+        parent = parent_option(options, opt)
+        if parent is None:
+            out[j] = 0
+            continue
+        ckey = name_key(opt.within)
+        if parent.default is not None and name_key(parent.default) == ckey:
+            others = sum(
+                taken.get(name_key(c.name), 0) for c in parent.choices if name_key(c.name) != ckey
+            )
+            out[j] = max(parent.max * carriers(parent.model) - others, 0)
+        else:
+            out[j] = taken.get(ckey, 0)
+    # a choice inside a choice inside a choice: open only as often as its parent is
+    for _ in range(4):
+        changed = False
+        for j, opt in enumerate(options):
+            parent = parent_option(options, opt) if j in out else None
+            if parent is None:
+                continue
+            k = next((i for i, o in enumerate(options) if o is parent), -1)
+            if k in out and out[k] == 0 and out[j] > 0:
+                out[j] = 0
+                changed = True
+        if not changed:
+            break
+    return out
 
 
 class KeywordOp(StrEnum):

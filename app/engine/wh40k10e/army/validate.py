@@ -61,6 +61,7 @@ from app.engine.wh40k10e.army.catalog import (
     RosterCondition,
     UnitFacts,
     WargearOption,
+    within_counts,
 )
 from app.engine.wh40k10e.army.names import closest, name_key
 from app.engine.wh40k10e.army.roster import Roster, RosterUnit
@@ -158,6 +159,7 @@ MESSAGES: Mapping[str, str] = {
     "the catalogue requires at least {limit} while {condition}.",
     "wargear-invalid.roster": "{wargear} is taken {count} times in the army ({units}); "
     "at most {limit} allowed.",
+    "wargear-invalid.requires": "{datasheet} takes {wargear}, which comes only with {parent}.",
     "leader-attachment-illegal.no-such-unit": "{datasheet} is attached to unit {target_number}, "
     "which is not in the army.",
     "leader-attachment-illegal.self": "{datasheet} is attached to itself.",
@@ -220,6 +222,7 @@ FIXES: Mapping[str, str] = {
     "longer holds: {condition}.",
     "wargear-invalid.required": "Add {missing} of {wargear} ({option}).",
     "wargear-invalid.roster": "Remove {excess} {wargear} from these units.",
+    "wargear-invalid.requires": "Take {parent}, or remove {wargear}.",
     "leader-attachment-illegal": "Attach {datasheet} to one of: {allowed}.",
     "leader-attachment-illegal.not-a-leader": "Detach {datasheet}.",
     "leader-attachment-illegal.bodyguard-taken": "Attach {datasheet} to another Bodyguard unit.",
@@ -630,6 +633,47 @@ def _check_required(
         )
 
 
+def _check_within(
+    out: _Collector,
+    i: int,
+    ref: str,
+    sheet: Datasheet,
+    models: int,
+    wargear: Mapping[str, int],
+    taken: dict[str, int],
+    slots: Sequence[tuple[str, int, dict[str, int]]],
+) -> list[tuple[str, int, dict[str, int]]]:
+    """Options inside a choice (ruling D20): each is open only as often as the unit takes
+    that choice (the choice a model has by default counts while no other choice of its option
+    replaces it). An item only such closed options offer is refused
+    (``wargear-invalid.requires``) and left out of ``taken``; the slots returned hold the
+    options' picks so bounded, for the check of alternatives."""
+    options = sheet.wargear_options
+    opened = within_counts(options, wargear, _carriers(sheet, models))
+    bounded = [
+        (name, min(total, options[j].max * opened[j]) if j in opened else total, items)
+        for j, (name, total, items) in enumerate(slots)
+    ]
+    for key in list(taken):
+        offering = [j for j, (_, _, items) in enumerate(bounded) if key in items]
+        if not offering or not all(opened.get(j, 1) == 0 for j in offering):
+            continue
+        parents = list(dict.fromkeys(options[j].within for j in offering))
+        shown = next(
+            (c.name for j in offering for c in options[j].choices if name_key(c.name) == key),
+            key,
+        )
+        out.add(
+            Code.WARGEAR_INVALID,
+            i,
+            {"datasheet": ref, "wargear": shown, "parent": " / ".join(parents)},
+            message_id="wargear-invalid.requires",
+            fix_id="wargear-invalid.requires",
+        )
+        del taken[key]
+    return bounded
+
+
 def _check_wargear(
     out: _Collector,
     i: int,
@@ -679,6 +723,8 @@ def _check_wargear(
                 message_id="wargear-invalid.too-many",
                 fix_id="wargear-invalid.too-many",
             )
+    if taken and any(o.within for o in sheet.wargear_options):
+        slots = _check_within(out, i, ref, sheet, models, unit.wargear, taken, slots)
     # alternatives: can the items, each within its own limit, all fit the options' slots?
     found = _overcommitted(taken, slots) if taken and not _fits(taken, slots, only) else None
     if found is not None:
