@@ -339,6 +339,36 @@ def parent_option(options: Sequence[WargearOption], option: WargearOption) -> Wa
     )
 
 
+# (j, parent index or -1, the parent's choice key, whether it is the parent's default, the
+# keys of the parent's other choices): what within_counts reads of a datasheet's options
+_WithinPlan = tuple[tuple[int, int, str, bool, tuple[str, ...]], ...]
+_WITHIN_PLANS: dict[int, tuple[Sequence[WargearOption], _WithinPlan]] = {}
+_WITHIN_PLANS_MAX = 4096
+
+
+def _within_plan(options: Sequence[WargearOption]) -> _WithinPlan:
+    found = _WITHIN_PLANS.get(id(options))
+    if found is not None and found[0] is options:
+        return found[1]
+    plan: list[tuple[int, int, str, bool, tuple[str, ...]]] = []
+    for j, opt in enumerate(options):
+        if not opt.within:
+            continue
+        parent = parent_option(options, opt)
+        k = next((i for i, o in enumerate(options) if o is parent), -1)
+        ckey = name_key(opt.within)
+        if parent is None:
+            plan.append((j, -1, ckey, False, ()))
+            continue
+        is_default = parent.default is not None and name_key(parent.default) == ckey
+        others = tuple(name_key(c.name) for c in parent.choices if name_key(c.name) != ckey)
+        plan.append((j, k, ckey, is_default, others))
+    if len(_WITHIN_PLANS) >= _WITHIN_PLANS_MAX:
+        _WITHIN_PLANS.clear()
+    _WITHIN_PLANS[id(options)] = (options, tuple(plan))  # keeps ``options`` alive: ids stay
+    return tuple(plan)
+
+
 def within_counts(
     options: Sequence[WargearOption],
     wargear: Mapping[str, int],
@@ -347,37 +377,32 @@ def within_counts(
     """For each option sitting inside a choice (by its index in ``options``), how many times
     the unit takes that choice (ruling D20): the roster's count of it, or, for the choice
     its option gives by default, that option's picks (``max`` on each of its ``carriers``)
-    less the other choices of that option the unit takes. An option whose parent the data
-    does not have counts 0 (it cannot be reached)."""
+    less the other choices of that option the unit takes; 0 while the option holding that
+    choice is itself closed. An option whose parent the data does not have counts 0 (it
+    cannot be reached)."""
+    plan = _within_plan(options)
+    if not plan:
+        return {}
     taken: dict[str, int] = {}
     for w, n in wargear.items():
         if n > 0:
-            taken[name_key(w)] = taken.get(name_key(w), 0) + n
+            wkey = name_key(w)
+            taken[wkey] = taken.get(wkey, 0) + n
     out: dict[int, int] = {}
-    for j, opt in enumerate(options):
-        if not opt.within:
-            continue
-        parent = parent_option(options, opt)
-        if parent is None:
+    for j, k, ckey, is_default, others in plan:
+        if k < 0:
             out[j] = 0
-            continue
-        ckey = name_key(opt.within)
-        if parent.default is not None and name_key(parent.default) == ckey:
-            others = sum(
-                taken.get(name_key(c.name), 0) for c in parent.choices if name_key(c.name) != ckey
-            )
-            out[j] = max(parent.max * carriers(parent.model) - others, 0)
+        elif is_default:
+            parent = options[k]
+            used = sum(taken.get(o, 0) for o in others)
+            out[j] = max(parent.max * carriers(parent.model) - used, 0)
         else:
             out[j] = taken.get(ckey, 0)
-    # a choice inside a choice inside a choice: open only as often as its parent is
+    # a choice inside a choice inside a choice: open only while its parent is
     for _ in range(4):
         changed = False
-        for j, opt in enumerate(options):
-            parent = parent_option(options, opt) if j in out else None
-            if parent is None:
-                continue
-            k = next((i for i, o in enumerate(options) if o is parent), -1)
-            if k in out and out[k] == 0 and out[j] > 0:
+        for j, k, _c, _d, _o in plan:
+            if k >= 0 and out.get(k, 1) == 0 and out[j] > 0:
                 out[j] = 0
                 changed = True
         if not changed:

@@ -650,13 +650,14 @@ def _check_within(
     options' picks so bounded, for the check of alternatives."""
     options = sheet.wargear_options
     opened = within_counts(options, wargear, _carriers(sheet, models))
-    bounded = [
-        (name, min(total, options[j].max * opened[j]) if j in opened else total, items)
-        for j, (name, total, items) in enumerate(slots)
-    ]
-    for key in list(taken):
-        offering = [j for j, (_, _, items) in enumerate(bounded) if key in items]
-        if not offering or not all(opened.get(j, 1) == 0 for j in offering):
+    bounded = list(slots)
+    for j, n in opened.items():
+        if options[j].max * n < slots[j][1]:
+            bounded[j] = (slots[j][0], options[j].max * n, slots[j][2])
+    shut = [j for j, n in opened.items() if n == 0]
+    for key in [k for k in taken if any(k in slots[j][2] for j in shut)]:
+        offering = [j for j, (_, _, items) in enumerate(slots) if key in items]
+        if not all(opened.get(j, 1) == 0 for j in offering):
             continue
         parents = list(dict.fromkeys(options[j].within for j in offering))
         shown = next(
