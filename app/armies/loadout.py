@@ -93,7 +93,10 @@ def wargear_rows(
             if j in opened:
                 if opened[j] == 0 and not _get(wargear, choice.name):
                     continue  # its choice is not taken: not offered
-                allowed = min(allowed, opt.max * opened[j])
+                if opened[j] > 0:
+                    allowed = min(allowed, opt.max * opened[j])
+                # taken while its choice is not: listed with the option's own most, so that
+                # the form still saves when the player takes the choice (the validator says)
             if choice.max_per_unit is not None:
                 allowed = min(allowed, choice.max_per_unit)
             key = name_key(choice.name)

@@ -211,8 +211,9 @@ def test_the_builder_offers_inner_rows_once_their_choice_is_taken(captain: Datas
     opened = rows({PARENT: 1})
     assert opened["Plasma pistol"] == 1
     assert opened["Power fist"] == 1
-    # an inner pick taken without its choice stays listed, to be removed
-    assert rows({"Plasma pistol": 1})["Plasma pistol"] == 0
+    # an inner pick taken without its choice stays listed (to be removed, or kept while the
+    # choice is taken), with the option's own most so that the form still saves
+    assert rows({"Plasma pistol": 1})["Plasma pistol"] == 1
 
 
 def test_text_export_and_the_pasted_list_follow(angels: Catalogue) -> None:
