@@ -14,7 +14,14 @@ from hypothesis import strategies as st
 
 from app.armies import formats, listtext, loadout, matching
 from app.catalog.starter import starter_catalogue
-from app.engine.wh40k10e.army import BattleSize, Catalogue, Roster, RosterUnit, validate
+from app.engine.wh40k10e.army import (
+    BattleSize,
+    Catalogue,
+    Roster,
+    RosterUnit,
+    parent_option,
+    validate,
+)
 
 PASTED = Path(__file__).parent / "pasted"
 CATALOGUE = starter_catalogue()
@@ -160,6 +167,18 @@ def rosters(draw: st.DrawFn) -> Roster:
                 if opt.default is not None and choice.name == opt.default:
                     continue
                 wargear[choice.name] = 1
+        # a choice inside a choice the unit does not take gives nothing (ruling D20): not
+        # part of the text (the validator refuses it)
+        for opt in sheet.wargear_options:
+            parent = parent_option(sheet.wargear_options, opt)
+            if parent is None or opt.within in wargear:
+                continue
+            by_default = parent.default == opt.within and not any(
+                c.name in wargear for c in parent.choices
+            )
+            if not by_default:
+                for c in opt.choices:
+                    wargear.pop(c.name, None)
         optional = [m for m in sheet.models if m.min == 0 and m.max > 0]
         if len(sheet.models) > 1 and optional and draw(st.booleans()):
             m = draw(st.sampled_from(optional))
