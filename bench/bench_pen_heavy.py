@@ -109,8 +109,9 @@ CASES = {
     # are counted (pen rulings 43), not every squad of 30 models of 10 W
     "5 x 9 rending shots vs 30 x W5 Sv3 inv5 (refused before)": rending(5, 30, 5, 5),
     "5 x 9 rending shots vs 30 x W10 Sv3 inv5 (refused before)": rending(5, 30, 10, 5),
-    # issue 18's full PEN scope, still refused: the squad states the two allocations follow
-    # grow as C(models + W, W) (5,456 for 30 x W3, 1,001 for 10 x W4). The state is the
+    # issue 18's full PEN scope, refused (30 x W3) or answered over the target (10 x W4,
+    # since the refit of analysis._sure_layers_work): the squad states the two allocations
+    # follow grow as C(models + W, W) (5,456 for 30 x W3, 1,001 for 10 x W4). The state is the
     # multiset of W left, not (models destroyed, W on the current model): after an even first
     # allocation several models are wounded at once, and the second allocation's extra wounds
     # go to the fewest W left first [L1396] (tests/engine/pen/test_heavy_exact.py); every
