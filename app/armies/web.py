@@ -41,7 +41,7 @@ from app.catalog.pen_units import WEAPON_TYPE_CHOICES, PenUnit
 from app.combat.forms import pen_types
 from app.combat.forms.pen_types import UNIT_TYPE_LABELS
 from app.core.deps import DbSession
-from app.core.i18n import DEFAULT_LOCALE, current_locale, lazy, lazy_pgettext, pgettext
+from app.core.i18n import DEFAULT_LOCALE, current_locale, lazy
 from app.core.i18n import gettext as _
 from app.core.ids import parse_int
 from app.engine.errors import Message
@@ -369,27 +369,11 @@ def _after_edit(
 
 TEMPLATE_CHOICES = ("blast", "large blast", "template")  # a PEN weapon's template (§2.6)
 
-#: PEN weapon types (§2.6) and blast markers as players read them; a melee weapon's name (§2.7)
-#: is shown as the data names it
-WEAPON_TYPE_LABELS = {
-    "assault": lazy_pgettext("PEN weapon type", "assault"),
-    "pistol": lazy_pgettext("PEN weapon type", "pistol"),
-    "rapid fire": lazy_pgettext("PEN weapon type", "rapid fire"),
-    "heavy": lazy_pgettext("PEN weapon type", "heavy"),
-    "artillery": lazy_pgettext("PEN weapon type", "artillery"),
-    "grenade": lazy_pgettext("PEN weapon type", "grenade"),
-    "salvo": lazy_pgettext("PEN weapon type", "salvo"),
-    "sweep": lazy_pgettext("PEN weapon type", "sweep"),
-    "blast": lazy_pgettext("PEN weapon type", "blast"),
-    "large blast": lazy_pgettext("PEN weapon type", "large blast"),
-    "template": lazy_pgettext("PEN weapon type", "template"),
-}
-
 
 def _weapon_type_label(value: str) -> tuple[str, bool]:
     """(label, translated?): a type in the reader's language, a melee weapon's name as is."""
-    marked = WEAPON_TYPE_LABELS.get(value)
-    return (pgettext(*marked), True) if marked else (value, False)
+    label = pen_types.weapon_type_label(value)
+    return label, value in pen_types.WEAPON_TYPE_LABELS
 
 
 @router.get("/armies")

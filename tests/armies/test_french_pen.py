@@ -12,6 +12,7 @@ from app.combat.forms import pen_types
 from app.core.i18n import current_locale
 from app.engine.pen.names import normalise
 from app.engine.pen.profiles import UNIT_TYPE_ALIASES, VEHICLE_TYPE_ALIASES, UnitType, VehicleType
+from app.engine.pen.requests import _Builder, _weapon_type
 from tests.armies.conftest import _user
 from tests.armies.test_web import pen_form
 from tests.support.web import csrf, html
@@ -180,6 +181,9 @@ def test_every_french_type_name_is_one_the_engine_reads() -> None:
         for vtype in VehicleType:
             label = pen_types.vehicle_type_label(vtype.value)
             assert VEHICLE_TYPE_ALIASES[normalise(label)] is vtype
+        for wtype in pen_types.WEAPON_TYPES:
+            read = _weapon_type(_Builder(), pen_types.weapon_type_label(wtype), "w")
+            assert read[0] == _weapon_type(_Builder(), wtype, "w")[0], wtype
         for shown, other in pen_types.vehicle_type_names():
             assert VEHICLE_TYPE_ALIASES[normalise(shown)] is VEHICLE_TYPE_ALIASES[normalise(other)]
     finally:

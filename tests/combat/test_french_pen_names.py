@@ -105,6 +105,10 @@ def test_the_calculator_shows_the_pen_types_in_french(client) -> None:  # type: 
     unit_type = page.css_first("input[name='t.unit_type']")
     assert unit_type is not None
     assert unit_type.attributes["value"] == "infanterie"
+    weapon_type = page.css_first("input[name='w.type']")
+    assert weapon_type is not None
+    assert weapon_type.attributes["value"] == "tir rapide"
+    assert weapon_type.attributes["placeholder"] == "lourde 1 explosion"
     picker = [o.attributes["value"] for o in page.css("#pen-vehicle-types option")]
     assert picker[:2] == ["char d'assaut", "ouvert"]
     english = html(client.get("/calculator?" + urlencode(query)))

@@ -95,7 +95,7 @@ WEAPON = Section(
             "text",
             lazy("Weapon type"),
             "rapid fire",
-            placeholder="heavy 1 blast",
+            placeholder=lazy("heavy 1 blast"),  # the engine reads "lourde 1 explosion" too
         ),
         F("w.shots", ("weapon", "shots"), "int?", lazy("Shots"), "1", min=1, max=p.MAX_SHOTS),
         F("w.strength", ("weapon", "strength"), "int?", lazy("S"), "4", min=1, max=10),
@@ -293,7 +293,7 @@ TARGET = Section(
             lazy("Damage results it already suffered this turn (comma-separated)"),
             only_when=VEHICLE,
             wide=True,
-            placeholder="shaken, weapons damaged",
+            placeholder=lazy("shaken, weapons damaged"),
         ),
     ),
     presets="targets",
@@ -374,6 +374,9 @@ class PenForm(FlatForm):
                     values[name] = pen_types.unit_type_label(values[name].strip())
             if values.get("v.types"):
                 values["v.types"] = pen_types.vehicle_types_text(parse_list(values["v.types"]))
+            shown = values.get("w.type", "").strip()
+            if shown in pen_types.WEAPON_TYPES:  # "rapid fire" (the default), not "heavy 1"
+                values["w.type"] = pen_types.weapon_type_label(shown)
         return state
 
     def group_names(self, state: FormState) -> Mapping[str, str]:

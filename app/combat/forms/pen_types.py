@@ -43,6 +43,34 @@ VEHICLE_TYPE_LABELS: dict[VehicleType, tuple[str, str]] = {
 }
 
 
+#: weapon types (§2.6) and blast markers; a melee weapon's name (§2.7) is shown as the data
+#: names it
+WEAPON_TYPE_LABELS: dict[str, tuple[str, str]] = {
+    "assault": lazy_pgettext("PEN weapon type", "assault"),
+    "pistol": lazy_pgettext("PEN weapon type", "pistol"),
+    "rapid fire": lazy_pgettext("PEN weapon type", "rapid fire"),
+    "heavy": lazy_pgettext("PEN weapon type", "heavy"),
+    "artillery": lazy_pgettext("PEN weapon type", "artillery"),
+    "grenade": lazy_pgettext("PEN weapon type", "grenade"),
+    "salvo": lazy_pgettext("PEN weapon type", "salvo"),
+    "sweep": lazy_pgettext("PEN weapon type", "sweep"),
+    "blast": lazy_pgettext("PEN weapon type", "blast"),
+    "large blast": lazy_pgettext("PEN weapon type", "large blast"),
+    "template": lazy_pgettext("PEN weapon type", "template"),
+}
+
+
+#: the weapon types alone (no blast marker), whose labels the engine reads back as the type
+WEAPON_TYPES = frozenset(WEAPON_TYPE_LABELS) - {"blast", "large blast", "template"}
+
+
+def weapon_type_label(value: str) -> str:
+    """A weapon type or blast marker (the engine's name) in the reader's language; anything
+    else (a melee weapon's name, a type with its shots) as written."""
+    marked = WEAPON_TYPE_LABELS.get(value)
+    return pgettext(*marked) if marked else value
+
+
 def unit_type_label(value: str | None) -> str:
     """A unit type (the engine's name, or any name it reads) in the reader's language; a name
     it does not know is shown as written."""
