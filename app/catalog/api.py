@@ -88,8 +88,8 @@ def import_catalogs(
     nested 64 deep at most; an archive holds at most 8 files. The files are read before the
     import takes the database's write lock: other users' writes do not wait for it."""
     if len(files) > MAX_UPLOAD_FILES:
-        raise ImportTooLarge(
-            f"At most {MAX_UPLOAD_FILES} files per import.",
+        raise ImportTooLarge.too_many_files(
+            MAX_UPLOAD_FILES,
             errors=[
                 {
                     "field": "files",
@@ -101,7 +101,6 @@ def import_catalogs(
                     "max": MAX_UPLOAD_FILES,
                 }
             ],
-            limit="files",
         )
     done = waiting.import_upload(
         db,

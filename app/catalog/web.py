@@ -23,6 +23,13 @@ router = APIRouter(include_in_schema=False, dependencies=[Depends(verify_csrf)])
 MAX_UPLOAD_FILES = 64
 
 # Import issue codes shown on the report, marked for translation.
+#: what each file read is, as the import report names it
+FILE_KINDS = {
+    "gameSystem": lazy("game system"),
+    "catalogue": lazy("catalogue"),
+    "library": lazy("library"),
+}
+
 ISSUE_TITLES = {
     "file-unreadable": lazy("File unreadable"),
     "too-many-files": lazy("Too many files"),
@@ -82,6 +89,7 @@ def _import_page(
             "failure": failure,
             "report": report,
             "issue_titles": ISSUE_TITLES,
+            "file_kinds": FILE_KINDS,
             # files uploaded without their game system, kept until it is added (issue 17)
             "waiting": waiting.waiting(db, user),
             "kept_used": kept_used or [],
@@ -112,9 +120,7 @@ def import_files(
     uploads = [f for f in files or [] if f.filename]
     try:
         if len(uploads) > MAX_UPLOAD_FILES:
-            raise ImportTooLarge(
-                f"At most {MAX_UPLOAD_FILES} files per import.", errors=[], limit="files"
-            )
+            raise ImportTooLarge.too_many_files(MAX_UPLOAD_FILES, errors=[])
         done = waiting.import_upload(
             db,
             user,
