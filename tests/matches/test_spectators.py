@@ -1253,12 +1253,13 @@ def test_a_spectator_never_sees_a_black_reach_hand(
         token = both_agree(g)["token"]
         g.a.send({"type": "draw_cards", "discard": []})
         g.b.send({"type": "draw_cards", "discard": []})
-        hands = {
-            seat: [c["card"] for c in p.view()["cards"]["hand"]]
-            for seat, p in (("A", g.a), ("B", g.b))
-        }
+        held = {seat: p.view()["cards"]["hand"] for seat, p in (("A", g.a), ("B", g.b))}
+        hands = {seat: [c["card"] for c in h] for seat, h in held.items()}
         assert all(len(h) == 2 for h in hands.values()), hands
         secret = [*hands["A"], *hands["B"]]
+        # the page and its live fragment name a card by its title, never by its id
+        titles = {c["card"]: c["name"] for h in held.values() for c in h}
+        assert all(titles[c] and titles[c] != c for c in secret), titles
 
         def seen(material: dict[str, str]) -> list[tuple[str, str]]:
             return [
@@ -1266,6 +1267,11 @@ def test_a_spectator_never_sees_a_black_reach_hand(
                 for name, text in material.items()
                 for needle in (*secret, "cards_drawn")
                 if needle in text
+            ] + [
+                (name, titles[card])
+                for name in ("page", "fragment")
+                for card in secret
+                if re.search(rf"\b{re.escape(titles[card])}\b", material[name])
             ]
 
         material = spectator_material(client, token)
@@ -1297,8 +1303,13 @@ def test_a_spectator_never_sees_a_black_reach_hand(
         played = hands["B"][0]
         g.b.send({"type": "play_card", "card": played, "use": "event"})
         after = seen(spectator_material(client, token))
-        assert ("json", played) in after  # played face up: public, and the scan finds it
-        assert not [s for s in after if s[1] != played], after
+        # played face up: public, and the scan of each material finds it
+        for name in ("json", "sse", "sse resumed"):
+            assert (name, played) in after, (name, after)
+        for name in ("page", "fragment"):
+            assert (name, titles[played]) in after, (name, after)
+        # and still none of the others (a copy of the same card has the same title)
+        assert not [s for s in after if s[1] not in (played, titles[played])], after
     finally:
         system._scenario.cache_clear()
         system._shipped_content_id.cache_clear()
