@@ -44,7 +44,7 @@ from tests.matches.test_black_reach_match import path as br_path
 from tests.matches.test_dynamics_match import dyn_game, live, place  # noqa: F401
 from tests.matches.test_events import parse
 from tests.matches.test_pen_match import PenGame, pen_game, set_up  # noqa: F401
-from tests.matches.test_secrecy import PATTERNS, SECRET, _to_formations
+from tests.matches.test_secrecy import HTML_PATTERNS, PATTERNS, SECRET, _to_formations
 from tests.support.web import csrf, html
 
 
@@ -1048,17 +1048,23 @@ B_SECRET = {"attachments": [["b1", "b2"]], "embarked": [["b4", "b5"]]}
 B_PATTERNS = [re.compile(r'"b1"\s*,\s*"b2"'), re.compile(r'"b4"\s*,\s*"b5"')]
 # never shown to a spectator, at any time: each seat's own declaration and its own copy
 ALWAYS_SECRET = [re.compile(r"formation_declared"), re.compile(r"my_formation")]
+# the same in the page's words: a seat's own declaration's timeline sentence
+ALWAYS_SECRET_HTML = [*ALWAYS_SECRET, re.compile(r"secret until both", re.IGNORECASE)]
 
 
+@pytest.mark.parametrize("first", ["A", "B"])
 def test_a_live_spectator_of_a_whole_battle_never_receives_a_secret(
-    new_game: Callable[..., Game], app: Any, client: TestClient, engine: Any
+    new_game: Callable[..., Game], app: Any, client: TestClient, engine: Any, first: str
 ) -> None:
     """A 10th-edition battle played to its end (five battle rounds, every phase ended) with
-    both seats' Battle Formations secret until both have declared, watched by a spectator whose
-    SSE stream is open from before the first command to the end: every event it receives and
-    a JSON read after every command are scanned for either seat's secrets (their pairs until
-    the reveal; their declaration events and own copies always), every entry it receives is
-    public, and it receives the public log exactly, each entry once, in order."""
+    both seats' Battle Formations secret until both have declared (either seat declaring
+    first, so each one's stays secret while the spectator watches), watched by a spectator
+    whose SSE stream is open from before the first command to the end: every event it
+    receives and a JSON read after every command are scanned for either seat's secrets (their
+    pairs until the reveal; their declaration events and own copies always), and the page and
+    its live fragment too after each declaration and every few commands of the battle; every
+    entry it receives is public, and it receives the public log exactly, each entry once, in
+    order."""
     from tests.matches.streams import collect, next_move, until
 
     g = new_game(check=False)  # the stream reads in another thread: no replay check
@@ -1081,6 +1087,24 @@ def test_a_live_spectator_of_a_whole_battle_never_receives_a_secret(
                 assert m["data"]["audience"] is None, m
         scanned = len(received)
         assert not [p.pattern for p in patterns if p.search(reads_[-1])]
+
+    pages = 0
+
+    def scan_html(version: int) -> dict[str, str]:
+        """The page and its live fragment, as they stand at ``version``, scanned."""
+        nonlocal pages
+        patterns = ALWAYS_SECRET_HTML + (
+            [] if revealed else PATTERNS[:3] + B_PATTERNS + HTML_PATTERNS
+        )
+        out: dict[str, str] = {}
+        for name, headers in (("page", {}), ("fragment", {"HX-Request": "true"})):
+            r = client.get(f"/spectate/{token}", headers=headers)
+            assert r.status_code == 200, (name, r.text)
+            assert f'data-version="{version}"' in r.text, name  # the scan reads the present
+            assert not [p.pattern for p in patterns if p.search(r.text)], (name, r.text)
+            out[name] = r.text
+        pages += 1
+        return out
 
     def command(seat: str, cmd: dict[str, Any], dice: list[int] | None = None) -> int:
         return int(seats[seat].send(cmd, dice=dice)["version"])
@@ -1105,18 +1129,24 @@ def test_a_live_spectator_of_a_whole_battle_never_receives_a_secret(
             while True:
                 view = (await asyncio.to_thread(g.a.get))["view"]
                 if view["stage"] == "declare_formations" and not revealed:
-                    for seat, formation in (("A", SECRET), ("B", B_SECRET)):
+                    order = [("A", SECRET), ("B", B_SECRET)]
+                    for i, (seat, formation) in enumerate(order if first == "A" else order[::-1]):
                         version = await asyncio.to_thread(
                             command, seat, {"type": "declare_formations", "formation": formation}
                         )
                         await until(lambda v=version: _last(received) >= v)
                         reads_.append(await asyncio.to_thread(spectator_read))
-                        if seat == "B":
+                        if i == 1:
                             # the reveal: the scan now finds both formations in the view
                             found = [p.pattern for p in PATTERNS[:3] + B_PATTERNS]
                             assert all(re.search(p, reads_[-1]) for p in found), reads_[-1]
                             revealed = True
                         scan_new()
+                        shown = await asyncio.to_thread(scan_html, version)
+                        # the timeline the scan reads is current: the declaration, the reveal
+                        name = seats[seat].client.user_name  # type: ignore[attr-defined]
+                        said = [f"{name} has declared", "Battle Formations revealed."][i]
+                        assert all(said in text for text in shown.values()), (said, shown)
                     continue
                 move = next_move(view)
                 if move is None:
@@ -1127,6 +1157,9 @@ def test_a_live_spectator_of_a_whole_battle_never_receives_a_secret(
                 reads_.append(await asyncio.to_thread(spectator_read))
                 scan_new()
                 moves += 1
+                if moves % 15 == 0:
+                    await asyncio.to_thread(scan_html, version)
+            await asyncio.to_thread(scan_html, version)
             return moves
         finally:
             task.cancel()
@@ -1136,6 +1169,7 @@ def test_a_live_spectator_of_a_whole_battle_never_receives_a_secret(
     final = json.loads(reads_[-1])
     assert (final["status"], final["round"], final["view"]["stage"]) == ("ended", 5, "ended")
     assert moves > 40
+    assert pages > 4
     log_a = g.a.client.get(f"{g.a.base}/log").json()["entries"]
     log_b = g.b.client.get(f"{g.b.base}/log").json()["entries"]
     public = [e for e in log_a if e["audience"] is None]
