@@ -13,6 +13,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.exc import TimeoutError as SQLAlchemyTimeoutError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
@@ -212,13 +213,20 @@ def install_error_handlers(app: FastAPI) -> None:
             errors=errors,
         )
 
-    @app.exception_handler(SQLAlchemyTimeoutError)
-    async def _pool_exhausted(request: Request, exc: SQLAlchemyTimeoutError) -> Response:
-        # No database connection came free within the pool's short timeout: the server is
-        # past its capacity. Say so, and when to come back, rather than a 500 (ADR 0009).
+    def _unavailable(request: Request) -> Response:
+        # The database cannot serve the request now (its pool is dry, or its connection was
+        # lost): say so, and when to come back, rather than a 500 (ADR 0009). An EventSource
+        # gives up for good on an error status: it is told to reconnect later instead, as the
+        # admission gate tells it (app.core.middleware.AdmissionControl).
         _use_request_locale(request)
-        log.warning("database pool exhausted on %s %s", request.method, request.url.path)
-        retry = str(request.app.state.settings.retry_after_seconds)
+        seconds = request.app.state.settings.retry_after_seconds
+        if "text/event-stream" in request.headers.get("accept", ""):
+            return Response(
+                f"retry: {seconds * 1000}\n: busy\n\n",
+                media_type="text/event-stream",
+                headers={"Cache-Control": "no-cache"},
+            )
+        retry = str(seconds)
         title = STATUS_TITLES[503]
         detail = _("The server is at capacity. Try again in a few seconds.")
         if wants_html(request):
@@ -226,6 +234,26 @@ def install_error_handlers(app: FastAPI) -> None:
             response.headers["Retry-After"] = retry
             return response
         return problem(503, title, detail, code="overloaded", headers={"Retry-After": retry})
+
+    @app.exception_handler(SQLAlchemyTimeoutError)
+    async def _pool_exhausted(request: Request, exc: SQLAlchemyTimeoutError) -> Response:
+        # No database connection came free within the pool's short timeout: the server is
+        # past its capacity.
+        log.warning("database pool exhausted on %s %s", request.method, request.url.path)
+        return _unavailable(request)
+
+    @app.exception_handler(OperationalError)
+    async def _database_lost(request: Request, exc: OperationalError) -> Response:
+        # A connection lost (the server restarted, a pooled connection reused within the idle
+        # ping's 2 s: ADR 0009) or none to be had (``statement`` is None: the connect failed)
+        # is the database away for a moment: 503. Any other OperationalError (a missing
+        # table...) is a defect: 500 as before.
+        if not (exc.connection_invalidated or exc.statement is None):
+            return await _unexpected(request, exc)
+        log.warning(
+            "database connection lost on %s %s: %s", request.method, request.url.path, exc.orig
+        )
+        return _unavailable(request)
 
     @app.exception_handler(ClientDisconnect)
     async def _client_gone(request: Request, exc: ClientDisconnect) -> Response:
