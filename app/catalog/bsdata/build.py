@@ -259,9 +259,6 @@ class Builder:
         # hidden() of the entries no modifier hides or shows, by (entry, link): shared by the
         # builders of one import
         self._fixed_hidden: dict[tuple[int, int], bool] = ws.memo("fixed-hidden")
-        # hidden() of the other entries in the builder's context, by (entry, link) and the
-        # primary catalogue's id when a condition there names it ("" otherwise)
-        self._shared_hidden: dict[tuple[tuple[int, int], str], bool] = ws.memo("shared-hidden")
         self._weapon_profiles: dict[
             tuple[int, str, str, str, str],
             tuple[
@@ -530,6 +527,8 @@ class Builder:
         else:
             holders = [h for h, _ in node.holders()]
             if any(self.ws.hide_modifiers(h) for h in holders):
+                found = self._hidden_elem(holders, node.ids, None)
+                self._hidden[key] = found
                 reads = frozenset(
                     i
                     for h in holders
@@ -537,21 +536,6 @@ class Builder:
                     for x in (m, *groups)
                     for i in self._reads_of(x)
                 )
-                # the builder's context differs between catalogues only by which one is
-                # primary, read by the primary-catalogue conditions (``reads``): every
-                # catalogue not among them gets the same answer, shared by the import
-                # (issue 17); the census counts every condition evaluated, so not there
-                me = self.primary.id
-                shared = (key, me if me in reads else "")
-                if self.ws.census is None and shared in self._shared_hidden:
-                    found = self._shared_hidden[shared]
-                    trace = self._trace
-                    if trace is not None and reads:
-                        trace.reads.update(reads)  # what applies() would have recorded
-                else:
-                    found = self._hidden_elem(holders, node.ids, None)
-                    self._shared_hidden[shared] = found
-                self._hidden[key] = found
                 if reads:
                     self._hidden_reads[key] = reads
             else:  # no modifier: the same in every catalogue, read once per import
