@@ -117,3 +117,20 @@ def test_the_calculator_shows_the_pen_types_in_french(client) -> None:  # type: 
         "tank",
         "open-topped",
     ]
+
+
+def test_the_api_detail_is_in_the_readers_language(client) -> None:  # type: ignore[no-untyped-def]
+    """The problem document's ``detail`` speaks the reader's language; each entry of
+    ``errors`` keeps its English ``message`` (the API's contract)."""
+    from tests.combat.test_api import PEN_ANALYZE, PEN_BOLTERS
+
+    body = {**PEN_BOLTERS, "weapon": {**PEN_BOLTERS["weapon"], "properties": ["Perfornat"]}}
+    english = "unknown property or special rule 'Perfornat'; did you mean 'Perforant'?"
+    french = "propriété ou règle spéciale inconnue 'Perfornat' ; vouliez-vous dire 'Perforant' ?"
+    for headers, detail in (({}, english), (FR, french)):
+        response = client.post(PEN_ANALYZE, json=body, headers=headers)
+        assert response.status_code == 422, response.text[:300]
+        problem = response.json()
+        (error,) = problem["errors"]
+        assert error["message"] == english
+        assert problem["detail"] == f"{error['field']}: {detail}"

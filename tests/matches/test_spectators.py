@@ -1161,8 +1161,18 @@ def test_a_spectator_never_sees_a_narrative_hidden_deployment_before_its_reveal(
     from tests.matches.test_narrative_match import LEAKS
     from tests.matches.test_narrative_match import SECRET as TOKENS
 
+    html_leaks: list[re.Pattern[str]] = []  # filled once the units' names are known
+
     def leaks(material: dict[str, str]) -> list[tuple[str, str]]:
-        return [(n, p.pattern) for n, t in material.items() for p in LEAKS if p.search(t)]
+        """The JSON-shaped secrets in every material, and in the page and its live fragment
+        (which never spell JSON) each token's label beside what it hides, as a reader sees it."""
+        found = [(n, p.pattern) for n, t in material.items() for p in LEAKS if p.search(t)]
+        return found + [
+            (n, p.pattern)
+            for n in ("page", "fragment")
+            for p in html_leaks
+            if p.search(material[n])
+        ]
 
     alice, bob = user_client("Alice"), user_client("Bob")
     r = alice.post(
@@ -1189,6 +1199,13 @@ def test_a_spectator_never_sees_a_narrative_hidden_deployment_before_its_reveal(
     for p in (g.a, g.b):
         p.send({"type": "declare_formations", "formation": {}})
     g.a.send({"type": "use_mission_stratagem", "stratagem": "decoys"})
+    names = {u["id"]: u["name"] for u in g.a.view()["units"]}
+    # the hidden mapping as the page would word it: a token's label, then its unit's name
+    # (or the decoy) in the same line; the names alone are public (the armies' units)
+    html_leaks.extend(
+        re.compile(rf"\b{t}\b[^<]*{re.escape(names[u]) if u else 'decoy'}", re.IGNORECASE)
+        for t, u in TOKENS.items()
+    )
     assert leaks(spectator_material(client, token)) == []
     g.a.send(
         {
@@ -1209,6 +1226,11 @@ def test_a_spectator_never_sees_a_narrative_hidden_deployment_before_its_reveal(
     found = leaks(spectator_material(client, token))
     assert ("json", r'"unit"\s*:\s*"a[35]"') in found
     assert ("json", r'"revealed"\s*:\s*true') in found
+    # each material that should show the secret now shows it: the scan of each is live
+    for name in ("json", "sse", "sse resumed"):
+        assert (name, r'"unit"\s*:\s*"a[35]"') in found, (name, found)
+    for name in ("page", "fragment"):
+        assert {p.pattern for p in html_leaks} == {p for n, p in found if n == name}, found
     assert not [f for f in found if "my_tokens" in f[1] or "tokens_placed" in f[1]]
 
 
@@ -1231,12 +1253,13 @@ def test_a_spectator_never_sees_a_black_reach_hand(
         token = both_agree(g)["token"]
         g.a.send({"type": "draw_cards", "discard": []})
         g.b.send({"type": "draw_cards", "discard": []})
-        hands = {
-            seat: [c["card"] for c in p.view()["cards"]["hand"]]
-            for seat, p in (("A", g.a), ("B", g.b))
-        }
+        held = {seat: p.view()["cards"]["hand"] for seat, p in (("A", g.a), ("B", g.b))}
+        hands = {seat: [c["card"] for c in h] for seat, h in held.items()}
         assert all(len(h) == 2 for h in hands.values()), hands
         secret = [*hands["A"], *hands["B"]]
+        # the page and its live fragment name a card by its title, never by its id
+        titles = {c["card"]: c["name"] for h in held.values() for c in h}
+        assert all(titles[c] and titles[c] != c for c in secret), titles
 
         def seen(material: dict[str, str]) -> list[tuple[str, str]]:
             return [
@@ -1244,6 +1267,11 @@ def test_a_spectator_never_sees_a_black_reach_hand(
                 for name, text in material.items()
                 for needle in (*secret, "cards_drawn")
                 if needle in text
+            ] + [
+                (name, titles[card])
+                for name in ("page", "fragment")
+                for card in secret
+                if re.search(rf"\b{re.escape(titles[card])}\b", material[name])
             ]
 
         material = spectator_material(client, token)
@@ -1275,8 +1303,13 @@ def test_a_spectator_never_sees_a_black_reach_hand(
         played = hands["B"][0]
         g.b.send({"type": "play_card", "card": played, "use": "event"})
         after = seen(spectator_material(client, token))
-        assert ("json", played) in after  # played face up: public, and the scan finds it
-        assert not [s for s in after if s[1] != played], after
+        # played face up: public, and the scan of each material finds it
+        for name in ("json", "sse", "sse resumed"):
+            assert (name, played) in after, (name, after)
+        for name in ("page", "fragment"):
+            assert (name, titles[played]) in after, (name, after)
+        # and still none of the others (a copy of the same card has the same title)
+        assert not [s for s in after if s[1] not in (played, titles[played])], after
     finally:
         system._scenario.cache_clear()
         system._shipped_content_id.cache_clear()
