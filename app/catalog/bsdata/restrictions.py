@@ -22,12 +22,14 @@ from app.catalog.bsdata.files import Document
 from app.catalog.bsdata.model import SKIPPED_NAMES, Context, Node, Workspace, iter_modifiers
 from app.engine.wh40k10e.army.catalog import (
     MAX_CONDITION_NAMES,
+    MAX_POINTS_STEPS,
     ArmyLimit,
     Compare,
     ConditionOp,
     CountOf,
     LimitStep,
     LimitStepKind,
+    PointsStep,
     Restriction,
     RestrictionSeverity,
     RosterCondition,
@@ -570,6 +572,137 @@ class RestrictionReader:
         no_warlord = RosterCondition.count(CountOf.WARLORD, Compare.FEWER_THAN, 1)
         return _any([_all(list(none)), no_warlord])
 
+    # -- points that depend on the unit's wargear (ruling D28) -------------------------
+
+    def points_steps(self, root: Node) -> tuple[PointsStep, ...]:
+        """The datasheet's own points modifiers (``increment`` / ``decrement``) whose
+        condition or repeat counts the unit's wargear choices, which pricing by size cannot
+        decide: "5 more points per weapon past the second" (a Crucible character). Read only
+        when certain from what the roster records: every condition is a count in the unit
+        (``all`` of them, no ``or``) and at least one counts choices; what is counted is a
+        choice of this datasheet only there (not elsewhere in the unit, not some model's
+        default); no ``set`` of the points follows (it would replace the sum). Anything else
+        leaves the datasheet's points as pricing by size reads them."""
+        mods = self.b.cost_modifiers(root)
+        if not mods:
+            return ()
+        where = _Where(root, root, parent_is_unit=False, on_root=True)
+        found: list[PointsStep] = []
+        pending: list[Element] = []
+        for m, groups, ids in mods:
+            kind = m.get("type") or ""
+            if kind == "set":
+                if found and self.b.applies(m, groups, ids, self.ctx) is not False:
+                    return ()  # a later "set" would replace the steps' sum
+                continue
+            if kind not in ("increment", "decrement"):
+                continue
+            if self.b.applies(m, groups, ids, self.ctx) is False:
+                continue
+            repeats = m.find("repeats")
+            if self.b.applies(m, groups, ids, self.ctx) is True and repeats is None:
+                continue  # decided at import: pricing by size applies it
+            amount = _number(m.get("value"))
+            if amount is None or not 0 <= amount <= 10_000 or amount != int(amount):
+                return ()
+            self._pending = []
+            self._hiding = False
+            term = _all([self._holder(g, where) for g in groups] + [self._holder(m, where)])
+            if term is False:
+                continue  # never in a matched-play list (Crusade...)
+            if term is None:
+                return ()  # one modifier not read: none is (a part of the sum would be wrong)
+            when = term if isinstance(term, RosterCondition) else None
+            per: tuple[str, ...] = ()
+            every = 1
+            if repeats is not None:
+                read = self._repeat(repeats, root, where)
+                if read is None:
+                    return ()
+                per, every = read
+            if when is not None and not _unit_only(when):
+                return ()
+            if not per and not _counts_wargear(when):
+                continue  # no wargear counted: pricing by size decides it
+            step = PointsStep(
+                LimitStepKind.INCREMENT if kind == "increment" else LimitStepKind.DECREMENT,
+                int(amount),
+                when,
+                per,
+                every,
+            )
+            if len(found) >= MAX_POINTS_STEPS:
+                return ()
+            found.append(step)
+            pending.extend(self._pending)
+        census = self.b.ws.census
+        if census is not None:
+            for c in pending:
+                census.deferred(c)
+        return tuple(found)
+
+    def _repeat(
+        self, repeats: Element, root: Node, where: _Where
+    ) -> tuple[tuple[str, ...], int] | None:
+        """One repeat of a points modifier that counts choices in the unit: (their names,
+        per how many)."""
+        found = repeats.findall("repeat")
+        if len(found) != 1:
+            return None
+        r = found[0]
+        scope = r.get("scope") or ""
+        child = r.get("childId") or ""
+        if (r.get("field") or "") != "selections" or r.get("roundUp") == "true":
+            return None
+        if not (scope in UNIT_SCOPES or scope in root.ids or scope == "self"):
+            return None
+        every = _number(r.get("value"))
+        times = _number(r.get("repeats"))
+        if every is None or every < 1 or every != int(every) or times != 1:
+            return None
+        names = self._entry_names(child, where)
+        if not names or not self._plain_choices(child, where):
+            return None
+        return tuple(names), int(every)
+
+    def _plain_choices(self, child: str, where: _Where) -> bool:
+        """Whether every choice inside the entry or group ``child`` is one selection and no
+        more (nothing selected inside it by itself, which a count with child selections
+        would add up)."""
+        node = self._node_of(child, where.node.doc)
+        if node is None:
+            return False
+        stack = [(node, 0)]
+        while stack:
+            n, depth = stack.pop()
+            for member in self.b.children(n):
+                if member.is_group:
+                    if depth >= 3:
+                        return False
+                    stack.append((member, depth + 1))
+                elif any(self._selectable(x) for x in self.b.children(member)):
+                    return False
+        return True
+
+    def _node_of(self, child: str, doc: Document) -> Node | None:
+        """The entry or group ``child`` names (through its link)."""
+        found = self.b.ws.resolve(child, doc)
+        if found is None:
+            return None
+        elem, at = found
+        if elem.tag == "entryLink":
+            target = self.b.ws.resolve(elem.get("targetId") or "", at)
+            if target is None:
+                return None
+            return Node(target[0], target[1], elem, at)
+        return Node(elem, at)
+
+    def _selectable(self, node: Node) -> bool:
+        """Whether a matched-play list may hold ``node`` (not Crusade bookkeeping, D5, D15)."""
+        return name_key(node.name) not in SKIPPED_NAMES and not (
+            node.ids & self.b.ws.never_selected()
+        )
+
     # -- a category's own constraints (ruling M12) --------------------------------------
 
     def army_limits(self, keywords: frozenset[str]) -> tuple[ArmyLimit, ...]:
@@ -1093,3 +1226,29 @@ def _any(parts: Sequence[Term]) -> Term:
         return False
     unique = list(dict.fromkeys(rules))
     return unique[0] if len(unique) == 1 else RosterCondition(ConditionOp.ANY, args=tuple(unique))
+
+
+def _unit_only(term: RosterCondition) -> bool:
+    """Whether ``term`` is an ``all`` of counts in the unit (models, choices): what a points
+    step reads (ruling D28)."""
+    if term.op is ConditionOp.COUNT:
+        return term.of in (CountOf.MODELS, CountOf.WARGEAR)
+    return term.op is ConditionOp.ALL and all(_unit_only(a) for a in term.args)
+
+
+def _counts_wargear(term: RosterCondition | None) -> bool:
+    if term is None:
+        return False
+    if term.op is ConditionOp.COUNT:
+        return term.of is CountOf.WARGEAR
+    return any(_counts_wargear(a) for a in term.args)
+
+
+def _wargear_names(term: RosterCondition | None) -> set[str]:
+    if term is None:
+        return set()
+    if term.op is ConditionOp.COUNT:
+        if term.of is not CountOf.WARGEAR:
+            return set()
+        return set(term.names) if term.names else {term.name}
+    return {n for a in term.args for n in _wargear_names(a)}

@@ -56,6 +56,7 @@ __all__ = [
     "LimitStepKind",
     "ModelProfile",
     "ModelType",
+    "PointsStep",
     "PointsTier",
     "Restriction",
     "RestrictionSeverity",
@@ -485,6 +486,10 @@ class ArmyFacts:
     keyword_points: Mapping[str, int] = field(default_factory=dict)
 
 
+# for a condition on the unit alone (a points step, ruling D28)
+_NO_ARMY = ArmyFacts(units={}, keywords={}, warlords=0, enhancements={}, detachment="")
+
+
 class ConditionOp(StrEnum):
     COUNT = "count"
     ALL = "all"
@@ -609,6 +614,47 @@ class LimitStep:
 
 
 MAX_LIMIT_STEPS = 50  # bound on the modifiers of one army limit
+
+
+@dataclass(frozen=True, slots=True)
+class PointsStep:
+    """A points modifier of a datasheet that depends on the unit's wargear (ruling D28: a
+    Crucible character's third weapon costs 5 points): when ``when`` holds on the unit
+    (``None``: always), add (``increment``) or take (``decrement``) ``amount`` points, times
+    the unit's count of ``per`` choices divided by ``every`` (rounded down; BattleScribe's
+    ``repeats``) when ``per`` is given. Steps are added to the unit's points by size, in
+    order; a unit never costs less than 0."""
+
+    kind: LimitStepKind
+    amount: int
+    when: RosterCondition | None = None
+    per: tuple[str, ...] = ()
+    every: int = 1
+
+    def __post_init__(self) -> None:
+        if self.kind is LimitStepKind.SET:
+            raise CatalogueError("kind", "a points step adds or takes points")
+        _check_range(self.amount, "amount", 0, MAX_POINTS)
+        _check_range(self.every, "every", 1, MAX_MODELS)
+        if len(self.per) > MAX_CONDITION_NAMES:
+            raise CatalogueError("per", f"at most {MAX_CONDITION_NAMES}")
+        for i, n in enumerate(self.per):
+            _check_name(n, f"per[{i}]")
+
+    def points(self, unit: UnitFacts) -> int:
+        """The points this step adds to ``unit`` (negative: takes)."""
+        if self.when is not None and not self.when.holds(unit, _NO_ARMY):
+            return 0
+        times = 1
+        if self.per:
+            keys = {name_key(n) for n in self.per}
+            counted = sum(n for w, n in unit.wargear.items() if name_key(w) in keys)
+            times = counted // self.every
+        amount = self.amount * times
+        return amount if self.kind is LimitStepKind.INCREMENT else -amount
+
+
+MAX_POINTS_STEPS = 20  # bound on the wargear-dependent points modifiers of one datasheet
 
 
 @dataclass(frozen=True, slots=True)
@@ -806,6 +852,8 @@ class Datasheet:
     # Warlord entry is hidden when its own catalogue is not the primary one: a library's
     # allies, ruling D19).
     no_warlord: bool = False
+    # Points modifiers that depend on the unit's wargear (ruling D28), added to ``points``.
+    points_steps: tuple[PointsStep, ...] = ()
 
     def __post_init__(self) -> None:
         _check_name(self.id, "id")
@@ -823,6 +871,8 @@ class Datasheet:
         if not set(self.leader_of_conditional) <= set(self.leader_of):
             raise CatalogueError("leader_of_conditional", "must be a subset of leader_of")
         _check_range(self.max_in_roster, "max_in_roster", 0, MAX_UNITS_OF_A_KIND)
+        if len(self.points_steps) > MAX_POINTS_STEPS:
+            raise CatalogueError("points_steps", f"at most {MAX_POINTS_STEPS}")
         seen: set[str] = set()
         for i, v in enumerate(self.variants):
             if name_key(v.detachment) in seen:
@@ -949,6 +999,14 @@ class Datasheet:
             if tier.covers(models):
                 return tier.points
         return None
+
+    def step_points(self, base: int, unit: UnitFacts) -> int:
+        """The points the wargear-dependent modifiers (ruling D28) add to a unit of ``base``
+        points by size (negative: take; never below 0 in all)."""
+        if not self.points_steps:
+            return 0
+        delta = sum(step.points(unit) for step in self.points_steps)
+        return max(base + delta, 0) - base
 
     def profile(self, name: str) -> ModelProfile | None:
         return next((p for p in self.profiles if p.name == name), None)

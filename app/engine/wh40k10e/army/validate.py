@@ -887,6 +887,9 @@ def validate(roster: Roster, catalogue: Catalogue) -> ValidationResult:
         wargear_points = (
             _check_wargear(out, i, unit, sheet, models, required) if required or unit.wargear else 0
         )
+        if sheet.points_steps:  # points that depend on the unit's wargear (ruling D28)
+            facts = UnitFacts(models=models, wargear=unit.wargear, keywords=sheet.all_keywords())
+            wargear_points += sheet.step_points(base, facts)
         unit_results.append(_unit_result(i, sheet.name, models, base, wargear_points, 0))
 
     # -- choices the whole army may take only so many times (ruling D23) --
