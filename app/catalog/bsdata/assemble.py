@@ -26,14 +26,10 @@ from app.catalog.bsdata.restrictions import RestrictionReader, only_detachments
 from app.engine.wh40k10e.army.catalog import (
     ArmyLimit,
     Catalogue,
-    ConditionOp,
-    CountOf,
     Datasheet,
     Detachment,
     Enhancement,
-    PointsStep,
     Restriction,
-    RosterCondition,
     slug,
 )
 from app.engine.wh40k10e.army.names import name_key
@@ -134,7 +130,7 @@ def build_catalogue(
         builder.sheet_steps = 0
         try:
             restrictions = limits_reader.read(root_of[s.id])
-            steps = _certain_steps(s, limits_reader.points_steps(root_of[s.id]))
+            steps = limits_reader.points_steps(root_of[s.id], s)
             # wargear a Detachment unlocks (ruling D20)
             extra, unlocked = limits_reader.unlocked(root_of[s.id], in_detachments)
         except WorkLimitExceeded:
@@ -263,40 +259,3 @@ def _offered_or_kept(sheet: Datasheet, r: Restriction) -> bool:
         return True
     key = name_key(r.wargear)
     return any(name_key(c.name) == key for o in sheet.wargear_options for c in o.choices)
-
-
-def _certain_steps(sheet: Datasheet, steps: tuple[PointsStep, ...]) -> tuple[PointsStep, ...]:
-    """``steps`` when what each counts is certain from the roster, which records choices by
-    name (ruling D28): every name counted is a choice of the datasheet, every option offering
-    one of them offers only names counted together (a choice of the same name outside the
-    counted group would be counted with it), and none is a model type or some model's or
-    option's default (the roster does not record defaults: a count would read 0). None
-    otherwise."""
-    if not steps:
-        return ()
-    offered = {name_key(c.name) for o in sheet.wargear_options for c in o.choices}
-    defaults = {name_key(w) for m in sheet.models for w in m.default_wargear} | {
-        name_key(o.default) for o in sheet.wargear_options if o.default
-    }
-    defaults |= {name_key(m.name) for m in sheet.models}
-    for step in steps:
-        for group in ([step.per] if step.per else []) + _step_groups(step.when):
-            names = {name_key(n) for n in group}
-            if not names or not names <= offered or names & defaults:
-                return ()
-            for o in sheet.wargear_options:
-                keys = {name_key(c.name) for c in o.choices}
-                if keys & names and not keys <= names:
-                    return ()
-    return steps
-
-
-def _step_groups(when: RosterCondition | None) -> list[tuple[str, ...]]:
-    """The choices each wargear count of ``when`` adds up together."""
-    if when is None:
-        return []
-    if when.op is ConditionOp.COUNT:
-        if when.of is not CountOf.WARGEAR:
-            return []
-        return [when.names or (when.name,)]
-    return [g for a in when.args for g in _step_groups(a)]

@@ -27,6 +27,7 @@ from app.engine.wh40k10e.army.catalog import (
     Compare,
     ConditionOp,
     CountOf,
+    Datasheet,
     LimitStep,
     LimitStepKind,
     PointsStep,
@@ -38,7 +39,13 @@ from app.engine.wh40k10e.army.catalog import (
 )
 from app.engine.wh40k10e.army.names import name_key
 
-__all__ = ["MESSAGE_FIELDS", "RestrictionReader", "battle_sizes", "only_detachments"]
+__all__ = [
+    "MESSAGE_FIELDS",
+    "RestrictionReader",
+    "battle_sizes",
+    "certain_steps",
+    "only_detachments",
+]
 
 MESSAGE_FIELDS = {"error": RestrictionSeverity.ERROR, "warning": RestrictionSeverity.WARNING}
 COMPARES = {
@@ -127,6 +134,8 @@ class RestrictionReader:
         self.sizes = battle_sizes(builder.ws)  # battle size entry id -> its label
         self.detachment_ids = frozenset(detachment_names)
         self._singles: dict[tuple[str, str], bool] = {}
+        # reading points steps: a group's members hidden in this catalogue are not counted
+        self._visible_only = False
         self._elsewhere: dict[tuple[str, str, str, str], frozenset[str]] = {}
 
     def carries(self, node: Node) -> bool:
@@ -574,7 +583,7 @@ class RestrictionReader:
 
     # -- points that depend on the unit's wargear (ruling D28) -------------------------
 
-    def points_steps(self, root: Node) -> tuple[PointsStep, ...]:
+    def points_steps(self, root: Node, sheet: Datasheet) -> tuple[PointsStep, ...]:
         """The datasheet's own points modifiers (``increment`` / ``decrement``) whose
         condition or repeat counts the unit's wargear choices, which pricing by size cannot
         decide: "5 more points per weapon past the second" (a Crucible character). Read only
@@ -607,7 +616,12 @@ class RestrictionReader:
                 return ()
             self._pending = []
             self._hiding = False
-            term = _all([self._holder(g, where) for g in groups] + [self._holder(m, where)])
+            self._visible_only = True
+            try:
+                term = _all([self._holder(g, where) for g in groups] + [self._holder(m, where)])
+                read = None if repeats is None else self._repeat(repeats, root, where)
+            finally:
+                self._visible_only = False
             if term is False:
                 continue  # never in a matched-play list (Crusade...)
             if term is None:
@@ -616,7 +630,6 @@ class RestrictionReader:
             per: tuple[str, ...] = ()
             every = 1
             if repeats is not None:
-                read = self._repeat(repeats, root, where)
                 if read is None:
                     return ()
                 per, every = read
@@ -635,11 +648,12 @@ class RestrictionReader:
                 return ()
             found.append(step)
             pending.extend(self._pending)
+        steps = certain_steps(sheet, tuple(found))
         census = self.b.ws.census
-        if census is not None:
+        if census is not None and steps:
             for c in pending:
                 census.deferred(c)
-        return tuple(found)
+        return steps
 
     def _repeat(
         self, repeats: Element, root: Node, where: _Where
@@ -696,6 +710,17 @@ class RestrictionReader:
                 return None
             return Node(target[0], target[1], elem, at)
         return Node(elem, at)
+
+    def _certainly_hidden(self, node: Node) -> bool:
+        """Whether ``node`` is hidden in this catalogue whatever the list holds: a modifier
+        hides it for certain and none that may show it again depends on the list."""
+        if not self.b.hidden(node):
+            return False
+        return not any(
+            m.get("value") != "true" and self.b.applies(m, groups, node.ids) is None
+            for h, _ in node.holders()
+            for m, groups in self.b.ws.hide_modifiers(h)
+        )
 
     def _selectable(self, node: Node) -> bool:
         """Whether a matched-play list may hold ``node`` (not Crusade bookkeeping, D5, D15)."""
@@ -1063,6 +1088,8 @@ class RestrictionReader:
                 elif not member.is_group:
                     if member.type == "model":
                         return []
+                    if self._visible_only and self._certainly_hidden(member):
+                        continue  # never selected in this catalogue: counts 0 (D28)
                     name = member.name.strip()[:200]
                     if name and name not in names and len(names) < MAX_CONDITION_NAMES:
                         names.append(name)
@@ -1252,3 +1279,40 @@ def _wargear_names(term: RosterCondition | None) -> set[str]:
             return set()
         return set(term.names) if term.names else {term.name}
     return {n for a in term.args for n in _wargear_names(a)}
+
+
+def certain_steps(sheet: Datasheet, steps: tuple[PointsStep, ...]) -> tuple[PointsStep, ...]:
+    """``steps`` when what each counts is certain from the roster, which records choices by
+    name (ruling D28): every name counted is a choice of the datasheet, every option offering
+    one of them offers only names counted together (a choice of the same name outside the
+    counted group would be counted with it), and none is a model type or some model's or
+    option's default (the roster does not record defaults: a count would read 0). None
+    otherwise."""
+    if not steps:
+        return ()
+    offered = {name_key(c.name) for o in sheet.wargear_options for c in o.choices}
+    defaults = {name_key(w) for m in sheet.models for w in m.default_wargear} | {
+        name_key(o.default) for o in sheet.wargear_options if o.default
+    }
+    defaults |= {name_key(m.name) for m in sheet.models}
+    for step in steps:
+        for group in ([step.per] if step.per else []) + _step_groups(step.when):
+            names = {name_key(n) for n in group}
+            if not names or not names <= offered or names & defaults:
+                return ()
+            for o in sheet.wargear_options:
+                keys = {name_key(c.name) for c in o.choices}
+                if keys & names and not keys <= names:
+                    return ()
+    return steps
+
+
+def _step_groups(when: RosterCondition | None) -> list[tuple[str, ...]]:
+    """The choices each wargear count of ``when`` adds up together."""
+    if when is None:
+        return []
+    if when.op is ConditionOp.COUNT:
+        if when.of is not CountOf.WARGEAR:
+            return []
+        return [when.names or (when.name,)]
+    return [g for a in when.args for g in _step_groups(a)]

@@ -8,6 +8,7 @@ the files are absent."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from xml.etree.ElementTree import Element
 
@@ -18,9 +19,16 @@ from app.catalog.bsdata import import_files
 from app.engine.wh40k10e.army import (
     BattleSize,
     Catalogue,
+    CatalogueError,
+    Compare,
+    CountOf,
     Datasheet,
+    LimitStepKind,
+    PointsStep,
     Roster,
+    RosterCondition,
     RosterUnit,
+    UnitFacts,
     name_key,
     validate,
 )
@@ -164,6 +172,12 @@ CASES = [
         "Enthroned Agent [Crucible]",
     ),
     ((CORE, "Orks.cat"), "Orks", "Hordeboss [Crucible]"),
+    # a chapter's own weapon (Dark Angels') is hidden in Space Marines: it counts 0 there
+    (
+        (CORE, "Imperium - Space Marines.cat"),
+        "Adeptus Astartes",
+        "Champion of the Chapter [Crucible]",
+    ),
     ((CORE, "Orks.cat"), "Orks", "Warphead [Crucible]"),
 ]
 
@@ -209,3 +223,27 @@ def test_steps_survive_a_stored_catalogue(core: list[Catalogue]) -> None:
     assert after is not None
     assert before.points_steps
     assert after.points_steps == before.points_steps
+
+
+def test_what_the_roster_cannot_count_is_not_read(core: list[Catalogue]) -> None:
+    # the Venerable Battle-Brother's weapon packs each hold two weapons selected with them,
+    # which a count with child selections adds up: the roster records the pack only
+    marines = next(c for c in core if c.factions == ("Adeptus Astartes",))
+    sheet = marines.datasheet("Venerable Battle-Brother [Crucible]")
+    assert sheet is not None
+    assert sheet.points_steps == ()
+    facts = Sheet(_root(CORE, "Imperium - Space Marines.cat"), sheet.name)
+    assert facts.points(3) != facts.points(2)  # the file does price it by its weapons
+
+
+def test_a_points_step_adds_or_takes_and_never_sets() -> None:
+    when = RosterCondition.count(CountOf.WARGEAR, Compare.AT_LEAST, 3, "Weapons")
+    when = replace(when, names=("Axe", "Gun"))
+    plus = PointsStep(LimitStepKind.INCREMENT, 5, per=("Axe", "Gun"))
+    minus = PointsStep(LimitStepKind.DECREMENT, 10, when)
+    unit = UnitFacts(models=1, wargear={"Axe": 2, "Gun": 1, "Shield": 4}, keywords=())
+    assert plus.points(unit) == 15
+    assert minus.points(unit) == -10
+    assert minus.points(replace(unit, wargear={"Axe": 2})) == 0
+    with pytest.raises(CatalogueError):
+        PointsStep(LimitStepKind.SET, 5)
