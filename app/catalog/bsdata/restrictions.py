@@ -561,9 +561,9 @@ class RestrictionReader:
         return (not term) if isinstance(term, bool) else _negate(term)
 
     def _flag(self, c: Element, where: _Where, want: bool) -> Term:
-        """A count of a Warlord flag category in the roster: its absence is certain when
-        none of its datasheets is in the army or there is no Warlord; its presence never
-        is (the roster does not say which unit is the Warlord's)."""
+        """A count of a Warlord flag category in the roster: the flag is there exactly when a
+        unit of one of its datasheets is marked as the Warlord (the data adds it through
+        that datasheet's own Warlord entry; ruling D29)."""
         carriers = self.flags.get(c.get("childId") or "")
         if not carriers or (c.get("scope") or "") not in ARMY_SCOPES:
             return None
@@ -575,11 +575,20 @@ class RestrictionReader:
         )
         if not (present or absent):
             return None
-        if present == want:
-            return None  # the flag certainly present: not written
-        none = [RosterCondition.count(CountOf.UNITS, Compare.FEWER_THAN, 1, n) for n in carriers]
-        no_warlord = RosterCondition.count(CountOf.WARLORD, Compare.FEWER_THAN, 1)
-        return _any([_all(list(none)), no_warlord])
+        self._pending.append(c)
+        if present == want:  # the flag is there: one of its datasheets is the Warlord
+            return _any(
+                [
+                    RosterCondition.count(CountOf.WARLORD_UNITS, Compare.AT_LEAST, 1, n)
+                    for n in carriers
+                ]
+            )
+        return _all(
+            [
+                RosterCondition.count(CountOf.WARLORD_UNITS, Compare.FEWER_THAN, 1, n)
+                for n in carriers
+            ]
+        )
 
     # -- points that depend on the unit's wargear (ruling D28) -------------------------
 
@@ -1036,7 +1045,11 @@ class RestrictionReader:
                 CountOf.DETACHMENT, compare, value, self.detachment_names[child]
             )
         if child in self.flags:
-            return None  # a Warlord flag: not a keyword of any unit
+            # a Warlord flag: how many units of its datasheet are the Warlord (ruling D29)
+            carriers = self.flags[child]
+            if len(carriers) != 1:
+                return None
+            return RosterCondition.count(CountOf.WARLORD_UNITS, compare, value, carriers[0])
         keyword = self._category(child)
         if keyword is not None:
             return RosterCondition.count(CountOf.KEYWORD, compare, value, keyword)

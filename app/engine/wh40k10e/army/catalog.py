@@ -400,6 +400,9 @@ class CountOf(StrEnum):
     DETACHMENT = "detachment"
     KEYWORD_POINTS = "keyword-points"
     BATTLE_SIZE = "battle-size"
+    # units of a datasheet marked as the Warlord (ruling D29: "Wazdakka Gutsmek is the
+    # Warlord", a flag the data adds through the datasheet's own Warlord entry)
+    WARLORD_UNITS = "warlord-units"
 
 
 class Compare(StrEnum):
@@ -445,6 +448,8 @@ CONDITION_TEXTS: Mapping[str, str] = {
     "units": "{compare} {count} {name} unit(s) in the army",
     "keyword": "{compare} {count} {name} unit(s) in the army",
     "warlord": "{compare} {count} Warlord(s) in the army",
+    "warlord-units": "{name} is the Warlord",
+    "warlord-units.not": "{name} is not the Warlord",
     "enhancement": "{name} taken {compare} {count} time(s) in the army",
     "keyword-points": "{compare} {count} points of {name} units in the army",
     "battle-size": "the battle size is {name}",
@@ -484,6 +489,8 @@ class ArmyFacts:
     battle_size: str = ""
     points_limit: int = 0
     keyword_points: Mapping[str, int] = field(default_factory=dict)
+    # units marked as the Warlord, per datasheet (ruling D29)
+    warlord_units: Mapping[str, int] = field(default_factory=dict)
 
 
 # for a condition on the unit alone (a points step, ruling D28)
@@ -549,6 +556,8 @@ class RosterCondition:
             return army.keyword_points.get(key, 0)
         if self.of is CountOf.BATTLE_SIZE:
             return int(name_key(army.battle_size) == key)
+        if self.of is CountOf.WARLORD_UNITS:
+            return army.warlord_units.get(key, 0)
         return int(name_key(army.detachment) == key)
 
     def holds(self, unit: UnitFacts, army: ArmyFacts) -> bool:
@@ -576,7 +585,12 @@ class RosterCondition:
         assert self.of is not None
         key = self.of.value
         name = self.name
-        if self.of in (CountOf.UNIT_KEYWORD, CountOf.BATTLE_SIZE, CountOf.DETACHMENT):
+        if self.of in (
+            CountOf.UNIT_KEYWORD,
+            CountOf.BATTLE_SIZE,
+            CountOf.DETACHMENT,
+            CountOf.WARLORD_UNITS,
+        ):
             chosen = self.compare.holds(1, self.value) and not self.compare.holds(0, self.value)
             if not chosen:
                 key += ".not"

@@ -1341,9 +1341,15 @@ def _army_facts(
         for e in unit.enhancements:
             enhancements[name_key(e)] = enhancements.get(name_key(e), 0) + 1
     keywords, keyword_points = _Tally(rows, points=False), _Tally(rows, points=True)
+    warlord_units: dict[str, int] = {}
+    for unit, sheet in zip(roster.units, sheets, strict=True):
+        if unit.warlord:
+            n = name_key(sheet.name if sheet is not None else unit.datasheet)
+            warlord_units[n] = warlord_units.get(n, 0) + 1
     return ArmyFacts(
         units=units,
         keywords=keywords,
+        warlord_units=warlord_units,
         warlords=sum(1 for u in roster.units if u.warlord),
         enhancements=enhancements,
         detachment=detachment,
