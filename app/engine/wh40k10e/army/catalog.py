@@ -28,6 +28,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from app.engine.errors import ProfileError
@@ -497,6 +498,13 @@ class ArmyFacts:
 _NO_ARMY = ArmyFacts(units={}, keywords={}, warlords=0, enhancements={}, detachment="")
 
 
+@lru_cache(maxsize=4096)
+def _name_keys(names: tuple[str, ...]) -> frozenset[str]:
+    """The ``name_key`` forms of ``names`` (a wargear count's choices, read at every
+    validation)."""
+    return frozenset(name_key(n) for n in names)
+
+
 class ConditionOp(StrEnum):
     COUNT = "count"
     ALL = "all"
@@ -540,7 +548,7 @@ class RosterCondition:
         if self.of is CountOf.MODELS:
             return unit.models
         if self.of is CountOf.WARGEAR:
-            keys = {name_key(n) for n in self.names} if self.names else {key}
+            keys = _name_keys(self.names) if self.names else {key}
             return sum(n for w, n in unit.wargear.items() if name_key(w) in keys)
         if self.of is CountOf.UNIT_KEYWORD:
             return int(any(name_key(k) == key for k in unit.keywords))
@@ -661,7 +669,7 @@ class PointsStep:
             return 0
         times = 1
         if self.per:
-            keys = {name_key(n) for n in self.per}
+            keys = _name_keys(self.per)
             counted = sum(n for w, n in unit.wargear.items() if name_key(w) in keys)
             times = counted // self.every
         amount = self.amount * times

@@ -1333,19 +1333,17 @@ def _army_facts(
     units: dict[str, int] = {}
     rows: list[tuple[frozenset[str], int]] = []
     enhancements: dict[str, int] = {}
+    warlord_units: dict[str, int] = {}  # ruling D29
     for unit, sheet, result in zip(roster.units, sheets, unit_results, strict=True):
         n = name_key(sheet.name if sheet is not None else unit.datasheet)
         units[n] = units.get(n, 0) + 1
+        if unit.warlord:
+            warlord_units[n] = warlord_units.get(n, 0) + 1
         if sheet is not None:
             rows.append((_keys_of(sheet).keywords, result.points))
         for e in unit.enhancements:
             enhancements[name_key(e)] = enhancements.get(name_key(e), 0) + 1
     keywords, keyword_points = _Tally(rows, points=False), _Tally(rows, points=True)
-    warlord_units: dict[str, int] = {}
-    for unit, sheet in zip(roster.units, sheets, strict=True):
-        if unit.warlord:
-            n = name_key(sheet.name if sheet is not None else unit.datasheet)
-            warlord_units[n] = warlord_units.get(n, 0) + 1
     return ArmyFacts(
         units=units,
         keywords=keywords,
