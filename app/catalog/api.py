@@ -18,6 +18,7 @@ from app.catalog.schemas import (
     ImportOut,
     ShareRequest,
 )
+from app.catalog.waiting import MAX_UPLOAD_FILES
 from app.core.deps import DbSession
 from app.core.errors import PROBLEM_JSON
 
@@ -34,7 +35,6 @@ _PROBLEM: dict[str, Any] = {"content": {PROBLEM_JSON: {}}}
 _NOT_FOUND: dict[int | str, dict[str, Any]] = {
     404: {"description": "No such catalogue you may use", **_PROBLEM}
 }
-MAX_UPLOAD_FILES = 64
 
 
 def _user_id(user: object) -> int | None:

@@ -234,9 +234,19 @@ def read_back(upload: IO[bytes]) -> bytes:
     return upload.read(_LIMITS.max_file_bytes + 1)
 
 
+_SWEPT = 100  # expired sets removed by one write at most
+
+
 def _sweep(db: Session) -> None:
-    """Remove every set that waited longer than :data:`KEPT_FOR` (any user's)."""
-    db.execute(delete(WaitingUpload).where(WaitingUpload.updated_at < _cutoff()))
+    """Remove sets that waited longer than :data:`KEPT_FOR` (any user's), never waiting for a
+    row another transaction holds (Postgres skips it: the next write removes it)."""
+    expired = (
+        select(WaitingUpload.id)
+        .where(WaitingUpload.updated_at < _cutoff())
+        .limit(_SWEPT)
+        .with_for_update(skip_locked=True)
+    )
+    db.execute(delete(WaitingUpload).where(WaitingUpload.id.in_(expired)))
 
 
 def _stamp_now(db: Session, owner: User) -> datetime | None:

@@ -12,15 +12,16 @@ from app.accounts.deps import OptionalUser, WebUser, verify_csrf
 from app.catalog import service, waiting
 from app.catalog.calculator import profile_calculator_url
 from app.catalog.exceptions import ImportFailed, ImportTooLarge
+from app.catalog.waiting import MAX_UPLOAD_FILES
 from app.clubs import service as clubs
 from app.core.deps import DbSession
+from app.core.forms import checked
 from app.core.i18n import lazy
 from app.core.ids import parse_int
 from app.web.templating import htmx_redirect, render
 
 router = APIRouter(include_in_schema=False, dependencies=[Depends(verify_csrf)])
 
-MAX_UPLOAD_FILES = 64
 
 # Import issue codes shown on the report, marked for translation.
 #: what each file read is, as the import report names it
@@ -125,7 +126,7 @@ def import_files(
             db,
             user,
             [(f.filename or f"file-{i + 1}", f.file) for i, f in enumerate(uploads)],
-            with_waiting=with_waiting in ("on", "true", "1"),
+            with_waiting=checked(with_waiting),
         )
     except ImportFailed as exc:
         return _import_page(request, db, user, failure=exc, status_code=exc.status)

@@ -824,56 +824,61 @@ class RestrictionReader:
     # -- where the modifiers are ------------------------------------------------------
 
     def _modifiers(self, root: Node) -> Iterator[tuple[_Where, Element, tuple[Element, ...]]]:
-        def walk(
-            node: Node,
-            depth: int,
-            entries: int,
-            path: frozenset[tuple[str, str]],
-            model: Node | None = None,
-        ) -> Iterator[tuple[_Where, Element, tuple[Element, ...]]]:
-            # "parent" from an entry one below the datasheet is the unit; from a group, it is
-            # the entry holding the group (a model type), whose count is not the unit's
-            parent_is_model = model is not None and (
-                (entries == 2 and not node.is_group) or (entries == 1 and node.is_group)
-            )
-            where = _Where(
-                root,
-                node,
-                parent_is_unit=entries == 1 and not node.is_group,
-                on_root=entries == 0,
-                model=model,
-                parent_is_model=parent_is_model,
-            )
-            for m, groups in node.modifiers():
-                if (
-                    _is_message(m)
-                    or (node is root and _hides_by_roster(m, groups))
-                    or (node is not root and _hides(m))
-                    or (node is not root and _lowered_cap(node, m) is not None)
-                ):
-                    yield where, m, groups
-            if depth >= MAX_DEPTH:
-                return
-            for child in self.b.children(node):
-                key = (child.doc.id, child.id)
-                if key in path or not self.carries(child) or self.b.hidden(child):
-                    continue
-                if name_key(child.name) in SKIPPED_NAMES or (
-                    child.is_group and name_key(child.name).endswith("enhancements")
-                ):
-                    continue
-                below = model
-                if entries == 0 and not child.is_group:
-                    below = child if child.type == "model" else None
-                yield from walk(
-                    child,
-                    depth + 1,
-                    entries + (0 if child.is_group else 1),
-                    path | {key},
-                    below,
-                )
+        # a method, not a closure naming itself: such a cycle kept the import's trees alive
+        # until the collector's next run
+        yield from self._walk(root, root, 0, 0, frozenset({(root.doc.id, root.id)}))
 
-        yield from walk(root, 0, 0, frozenset({(root.doc.id, root.id)}))
+    def _walk(
+        self,
+        root: Node,
+        node: Node,
+        depth: int,
+        entries: int,
+        path: frozenset[tuple[str, str]],
+        model: Node | None = None,
+    ) -> Iterator[tuple[_Where, Element, tuple[Element, ...]]]:
+        # "parent" from an entry one below the datasheet is the unit; from a group, it is
+        # the entry holding the group (a model type), whose count is not the unit's
+        parent_is_model = model is not None and (
+            (entries == 2 and not node.is_group) or (entries == 1 and node.is_group)
+        )
+        where = _Where(
+            root,
+            node,
+            parent_is_unit=entries == 1 and not node.is_group,
+            on_root=entries == 0,
+            model=model,
+            parent_is_model=parent_is_model,
+        )
+        for m, groups in node.modifiers():
+            if (
+                _is_message(m)
+                or (node is root and _hides_by_roster(m, groups))
+                or (node is not root and _hides(m))
+                or (node is not root and _lowered_cap(node, m) is not None)
+            ):
+                yield where, m, groups
+        if depth >= MAX_DEPTH:
+            return
+        for child in self.b.children(node):
+            key = (child.doc.id, child.id)
+            if key in path or not self.carries(child) or self.b.hidden(child):
+                continue
+            if name_key(child.name) in SKIPPED_NAMES or (
+                child.is_group and name_key(child.name).endswith("enhancements")
+            ):
+                continue
+            below = model
+            if entries == 0 and not child.is_group:
+                below = child if child.type == "model" else None
+            yield from self._walk(
+                root,
+                child,
+                depth + 1,
+                entries + (0 if child.is_group else 1),
+                path | {key},
+                below,
+            )
 
     # -- conditions -------------------------------------------------------------------
 
