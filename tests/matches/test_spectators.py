@@ -1144,7 +1144,7 @@ def test_a_live_spectator_of_a_whole_battle_never_receives_a_secret(
                         scan_new()
                         shown = await asyncio.to_thread(scan_html, version)
                         # the timeline the scan reads is current: the declaration, the reveal
-                        name = seats[seat].client.user_name  # type: ignore[attr-defined]
+                        name = seats[seat].client.user_name
                         said = [f"{name} has declared", "Battle Formations revealed."][i]
                         assert all(said in text for text in shown.values()), (said, shown)
                     continue
