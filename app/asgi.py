@@ -2,6 +2,7 @@
 
 import os
 
+from app.core import latency
 from app.core.runtime import trace_memory_on_signal, tune_gc
 from app.main import create_app
 
@@ -9,3 +10,4 @@ app = create_app()  # with the match tracker's hot lane (app.matches.api.hot_lan
 tune_gc()  # a server process: what start-up built lives as long as the process (ADR 0009)
 # Off unless set: a diagnostic of a server's memory growth (app.core.runtime), by a signal only.
 trace_memory_on_signal(os.environ.get("W40K_TRACEMALLOC"))
+latency.install()  # off unless W40K_LATENCY_TRACE is set: where a hot request's time goes

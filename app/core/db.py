@@ -40,6 +40,8 @@ from sqlalchemy.exc import DBAPIError, DisconnectionError
 from sqlalchemy.exc import TimeoutError as SQLAlchemyTimeoutError
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
 
+from app.core import latency
+
 log = logging.getLogger("auspex")
 
 # Execution option of a connection whose transaction will write (``BEGIN IMMEDIATE`` on SQLite).
@@ -317,6 +319,8 @@ class Database:
         # a request's session does no I/O (it can be opened on the event loop, ADR 0009).
         self.write_engine = self.engine.execution_options(**{WRITE: True})
         self.sessions = sessionmaker(self.engine, expire_on_commit=False, autoflush=True)
+        if latency.ENABLED:  # a diagnostic (W40K_LATENCY_TRACE)
+            latency.time_engine(self.engine)
 
     @contextmanager
     def writing(self) -> Iterator[Session]:

@@ -32,7 +32,7 @@ from starlette.types import Message, Receive, Scope, Send
 from app.accounts.deps import CurrentUser, OptionalUser, OptionalViewer, Viewer
 from app.accounts.models import User
 from app.accounts.service import TOKEN_PREFIX, cached_grant_for_api_token, user_for_api_token
-from app.core import security
+from app.core import latency, security
 from app.core.deps import DbSession, autocommit_reads, end_transaction
 from app.core.errors import PROBLEM_JSON
 from app.core.fastjson import FastJSONResponse
@@ -899,7 +899,21 @@ class HotRoute(BaseRoute):
         publish = events.hub_for(self.app).publish
         taken: list[str] = []  # "cached" or "checked", once the caller is known
 
+        traced = latency.ENABLED
+        if traced:
+            latency.label(scope, self.kind)
+
         def run() -> Response | None:
+            if traced:
+                latency.mark(scope, "started")
+                latency.thread_begin()
+                try:
+                    return answer()
+                finally:
+                    latency.thread_end(scope)
+            return answer()
+
+        def answer() -> Response | None:
             # get_db()'s session (committed before the answer, rolled back on an error) and
             # match_db()'s publisher, around the endpoint itself
             with contextmanager(database.session)(write=data is not None) as db:
@@ -923,7 +937,11 @@ class HotRoute(BaseRoute):
                 return answer
 
         try:
+            if traced:
+                latency.mark(scope, "submitted")
             response = await anyio.to_thread.run_sync(run)
+            if traced:
+                latency.mark(scope, "resumed")
         finally:
             # taken on here once the caller is known: an error the endpoint raises is
             # answered by the app's handlers, and counted
