@@ -35,10 +35,6 @@ def tune_gc() -> None:
     gc.collect()
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLDS)
-    if os.environ.get("W40K_SWITCH_INTERVAL"):  # an experiment, temporary
-        import sys
-
-        sys.setswitchinterval(float(os.environ["W40K_SWITCH_INTERVAL"]))
 
 
 # A diagnostic, off unless the environment asks for it (never reachable over the network):
