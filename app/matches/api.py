@@ -29,7 +29,7 @@ from starlette.routing import BaseRoute, NoMatchFound
 from starlette.routing import Match as RouteMatch
 from starlette.types import Message, Receive, Scope, Send
 
-from app.accounts.deps import CurrentUser, OptionalUser, OptionalViewer, Viewer
+from app.accounts.deps import CurrentUser, OptionalUser, OptionalViewer, Viewer, invalid_token
 from app.accounts.models import User
 from app.accounts.service import TOKEN_PREFIX, cached_grant_for_api_token, user_for_api_token
 from app.core import latency, security
@@ -844,6 +844,7 @@ class HotRoute(BaseRoute):
         self.kind = kind
         self.served = 0  # requests answered here rather than by FastAPI (tests, benchmarks)
         self.checked = 0  # of which with a token checked in the database here (not cached)
+        self.refused = 0  # tokens the check here refused (answered 401 here, not counted above)
         suffix = "/commands" if kind == "command" else ""
         self.method = "POST" if kind == "command" else "GET"
         self.path_format = f"{prefix}{router.prefix}/{{match_id}}{suffix}"
@@ -924,7 +925,7 @@ class HotRoute(BaseRoute):
                     # current_user()'s check of a token not cached, in its session and trip
                     user = user_for_api_token(db, found.token)
                     if user is None:
-                        return None  # refused: FastAPI answers it (its 401)
+                        return None  # refused: answered below, as current_user() does
                     _identify(state, found.token, user.preferred_language)
                     state["user"] = user
                     state["viewer"] = Viewer(user.id, user.display_name, user.email)
@@ -948,8 +949,11 @@ class HotRoute(BaseRoute):
             self.served += bool(taken)
             self.checked += taken == ["checked"]
         if response is None:
-            await self._hand_back(scope, receive, send, messages)
-            return
+            # the token refused by the lane's own check: current_user()'s 401, raised here for
+            # the app's handlers, rather than handing the request to FastAPI, whose dependency
+            # would look the token up a second time (review REV1 F4)
+            self.refused += 1
+            raise invalid_token()
         await response(scope, receive, send)
 
     async def _hand_back(
