@@ -4,7 +4,8 @@
 ``python bench/latency_report.py DIR/latency.*.tsv`` prints, for each hot kind (``command``:
 the writes, ``get``: the refreshes), the mean, p50, p95 and max of each stage of a request in
 the server, and the mean of each stage over the slowest 5 % (what the p95 is made of); then the
-event loop's lag per worker (how late a 10 ms timer fired: the loop's own queue).
+event loop's lag per worker (how late a 10 ms timer fired: the loop's own queue) and the
+garbage collections' pauses by generation.
 """
 
 from __future__ import annotations
@@ -35,9 +36,12 @@ def _pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
 
 
-def load(paths: list[Path]) -> tuple[dict[str, list[dict[str, float]]], dict[str, list[float]]]:
+def load(
+    paths: list[Path],
+) -> tuple[dict[str, list[dict[str, float]]], dict[str, list[float]], dict[int, list[float]]]:
     records: dict[str, list[dict[str, float]]] = defaultdict(list)
     lags: dict[str, list[float]] = defaultdict(list)
+    collections: dict[int, list[float]] = defaultdict(list)
     for path in paths:
         lines = path.read_text().splitlines()
         header = lines[0].split("\t")
@@ -45,6 +49,9 @@ def load(paths: list[Path]) -> tuple[dict[str, list[dict[str, float]]], dict[str
             cells = line.split("\t")
             if cells[0] == "lag":
                 lags[path.name.split(".")[1]].append(float(cells[2]))
+                continue
+            if cells[0] == "gc":
+                collections[int(cells[1])].append(float(cells[2]))
                 continue
             row = dict(zip(header, cells, strict=True))
             if row["status"] != "200" or row["kind"] not in ("command", "get"):
@@ -55,7 +62,7 @@ def load(paths: list[Path]) -> tuple[dict[str, list[dict[str, float]]], dict[str
                 trip = marks["finished"] - marks["started"]
                 marks["gil"] = max(0.0, trip - marks.get("db", 0.0) - marks.get("cpu", 0.0))
             records[row["kind"]].append(marks)
-    return records, lags
+    return records, lags, collections
 
 
 def stage(marks: dict[str, float], start: str | None, end: str) -> float | None:
@@ -65,7 +72,7 @@ def stage(marks: dict[str, float], start: str | None, end: str) -> float | None:
 
 
 def report(paths: list[Path]) -> str:
-    records, lags = load(paths)
+    records, lags, collections = load(paths)
     out: list[str] = []
     for kind in ("command", "get"):
         found = records.get(kind, [])
@@ -95,6 +102,11 @@ def report(paths: list[Path]) -> str:
             f"event loop lag, worker {pid}: {len(values)} ticks, p50 {_pct(values, 0.5) * 1000:.2f}"
             f" p95 {_pct(values, 0.95) * 1000:.2f} p99 {_pct(values, 0.99) * 1000:.2f} max "
             f"{max(values) * 1000:.2f} ms"
+        )
+    for generation, pauses in sorted(collections.items()):
+        out.append(
+            f"garbage collections, generation {generation}: {len(pauses)}, pause p50 "
+            f"{_pct(pauses, 0.5) * 1000:.2f} max {max(pauses) * 1000:.2f} ms"
         )
     return "\n".join(out)
 

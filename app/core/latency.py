@@ -21,12 +21,14 @@ request passes (seconds, relative to its arrival in the admission gate):
 - ``resumed``: the event loop took the answer up again (the loop's queue);
 - ``sent``: the answer's last byte was handed to the server.
 
-With the records, the event loop's lag every ``LAG_PERIOD`` seconds (how late a timer fired).
+With the records, the event loop's lag every ``LAG_PERIOD`` seconds (how late a timer fired),
+and every garbage collection's generation and pause (``gc.callbacks``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import signal
 import threading
@@ -61,6 +63,16 @@ _lags: list[tuple[float, float]] = []
 _lag_loops: dict[int, asyncio.Task[None]] = {}  # the watch of each loop (kept alive here)
 _local = threading.local()
 _dumps = [0]
+_collections: list[tuple[int, float, int]] = []  # (generation, pause in s, unreachable found)
+_gc_started = [0.0]
+
+
+def _on_gc(phase: str, info: dict[str, int]) -> None:
+    if phase == "start":
+        _gc_started[0] = time.perf_counter()
+    else:
+        pause = time.perf_counter() - _gc_started[0]
+        _collections.append((info["generation"], pause, info["collected"]))
 
 
 def begin(scope: MutableMapping[str, Any]) -> None:
@@ -142,14 +154,16 @@ def _dump(signum: int, frame: FrameType | None) -> None:
     del signum, frame
     assert DIRECTORY is not None
     _dumps[0] += 1
-    records, lags = list(_records), list(_lags)
+    records, lags, collections = list(_records), list(_lags), list(_collections)
     _records.clear()
     _lags.clear()
+    _collections.clear()
     out = Path(DIRECTORY)
     out.mkdir(parents=True, exist_ok=True)
     lines = ["\t".join(FIELDS)]
     lines += ["\t".join(str(v) for v in r) for r in records]
     lines += [f"lag\t{at:.6f}\t{lag:.6f}" for at, lag in lags]
+    lines += [f"gc\t{gen}\t{pause:.6f}\t{found}" for gen, pause, found in collections]
     (out / f"latency.{os.getpid()}.{_dumps[0]}.tsv").write_text("\n".join(lines) + "\n")
 
 
@@ -175,4 +189,5 @@ def install() -> bool:
     if not ENABLED or not hasattr(signal, "SIGUSR2"):
         return False
     signal.signal(signal.SIGUSR2, _dump)
+    gc.callbacks.append(_on_gc)
     return True
