@@ -36,12 +36,14 @@ def _pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
 
 
-def load(
-    paths: list[Path],
-) -> tuple[dict[str, list[dict[str, float]]], dict[str, list[float]], dict[int, list[float]]]:
-    records: dict[str, list[dict[str, float]]] = defaultdict(list)
+Records = dict[str, list[dict[str, float]]]  # by kind: each request's marks
+Collections = dict[int, list[tuple[float, float]]]  # by generation: (pause, CPU) seconds
+
+
+def load(paths: list[Path]) -> tuple[Records, dict[str, list[float]], Collections]:
+    records: Records = defaultdict(list)
     lags: dict[str, list[float]] = defaultdict(list)
-    collections: dict[int, list[float]] = defaultdict(list)
+    collections: Collections = defaultdict(list)
     for path in paths:
         lines = path.read_text().splitlines()
         header = lines[0].split("\t")
@@ -51,7 +53,7 @@ def load(
                 lags[path.name.split(".")[1]].append(float(cells[2]))
                 continue
             if cells[0] == "gc":
-                collections[int(cells[1])].append(float(cells[2]))
+                collections[int(cells[1])].append((float(cells[2]), float(cells[3])))
                 continue
             row = dict(zip(header, cells, strict=True))
             if row["status"] != "200" or row["kind"] not in ("command", "get"):
@@ -103,10 +105,12 @@ def report(paths: list[Path]) -> str:
             f" p95 {_pct(values, 0.95) * 1000:.2f} p99 {_pct(values, 0.99) * 1000:.2f} max "
             f"{max(values) * 1000:.2f} ms"
         )
-    for generation, pauses in sorted(collections.items()):
+    for generation, found in sorted(collections.items()):
+        pauses, cpus = [p for p, _ in found], [c for _, c in found]
         out.append(
-            f"garbage collections, generation {generation}: {len(pauses)}, pause p50 "
-            f"{_pct(pauses, 0.5) * 1000:.2f} max {max(pauses) * 1000:.2f} ms"
+            f"garbage collections, generation {generation}: {len(found)}, pause p50 "
+            f"{_pct(pauses, 0.5) * 1000:.2f} max {max(pauses) * 1000:.2f} ms, CPU p50 "
+            f"{_pct(cpus, 0.5) * 1000:.2f} max {max(cpus) * 1000:.2f} ms"
         )
     return "\n".join(out)
 

@@ -63,16 +63,18 @@ _lags: list[tuple[float, float]] = []
 _lag_loops: dict[int, asyncio.Task[None]] = {}  # the watch of each loop (kept alive here)
 _local = threading.local()
 _dumps = [0]
-_collections: list[tuple[int, float, int]] = []  # (generation, pause in s, unreachable found)
-_gc_started = [0.0]
+# (generation, pause in s, the collecting thread's CPU in s, unreachable objects found)
+_collections: list[tuple[int, float, float, int]] = []
+_gc_started = [0.0, 0.0]
 
 
 def _on_gc(phase: str, info: dict[str, int]) -> None:
     if phase == "start":
-        _gc_started[0] = time.perf_counter()
+        _gc_started[:] = [time.perf_counter(), time.thread_time()]
     else:
         pause = time.perf_counter() - _gc_started[0]
-        _collections.append((info["generation"], pause, info["collected"]))
+        cpu = time.thread_time() - _gc_started[1]
+        _collections.append((info["generation"], pause, cpu, info["collected"]))
 
 
 def begin(scope: MutableMapping[str, Any]) -> None:
@@ -163,7 +165,7 @@ def _dump(signum: int, frame: FrameType | None) -> None:
     lines = ["\t".join(FIELDS)]
     lines += ["\t".join(str(v) for v in r) for r in records]
     lines += [f"lag\t{at:.6f}\t{lag:.6f}" for at, lag in lags]
-    lines += [f"gc\t{gen}\t{pause:.6f}\t{found}" for gen, pause, found in collections]
+    lines += [f"gc\t{g}\t{pause:.6f}\t{cpu:.6f}\t{n}" for g, pause, cpu, n in collections]
     (out / f"latency.{os.getpid()}.{_dumps[0]}.tsv").write_text("\n".join(lines) + "\n")
 
 
