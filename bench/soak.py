@@ -25,9 +25,13 @@ where the memory grows. Tracing slows the workers several times over: use fewer 
 worker is signalled only once it catches SIGUSR1 (a worker still starting would be killed by
 it, and its streams broken with it).
 
-Exits non-zero on any lost, doubled or undelivered event, any 5xx other than 503, a worker
-that died, or a second-half slope above ``SOAK_MAX_SLOPE_MB_PER_MIN`` (default 1.0 MB/min, i.e.
-less than 10 MB over ten minutes). Without a Postgres server it says so and exits 0.
+Exits non-zero on any lost, doubled or undelivered event, any 5xx other than 503, a stream
+connection refused or broken, a worker that died, no worker found to measure (the memory check
+would pass on nothing) or one sampled fewer than twice, a second-half slope above
+``SOAK_MAX_SLOPE_MB_PER_MIN`` (default 1.0 MB/min, i.e. less than 10 MB over ten minutes),
+503s above ``SOAK_MAX_503_SHARE`` of the writes and refreshes (default 0.02), or fewer writes
+served than ``SOAK_MIN_SERVED`` of those offered (default 0.9: the soak's load is below
+capacity). Without a Postgres server it says so and exits 0.
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ import os
 import signal
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -69,7 +74,8 @@ def _env(name: str, default: float, lo: float, hi: float) -> float:
 
 
 def workers(server: Any) -> list[int]:
-    """The uvicorn worker processes (spawned children running ``spawn_main``)."""
+    """The uvicorn worker processes (spawned children running ``spawn_main``): empty when
+    none is found (the soak then fails: the supervisor's memory says nothing of the app's)."""
     found = []
     for pid in _children(server.pid):
         try:
@@ -78,7 +84,7 @@ def workers(server: Any) -> list[int]:
                     found.append(pid)
         except OSError:
             continue
-    return found or [server.pid]  # --workers 1: uvicorn serves in its own process
+    return found
 
 
 def rss_mb(pid: int) -> float | None:
@@ -164,6 +170,8 @@ def main() -> int:
     think = _env("SOAK_THINK", 1.0, 0.1, 10)
     every = _env("SOAK_SAMPLE_SECONDS", 30, 1, 300)
     max_slope = _env("SOAK_MAX_SLOPE_MB_PER_MIN", 1.0, 0, 1000)
+    max_503 = _env("SOAK_MAX_503_SHARE", 0.02, 0, 1)
+    min_served = _env("SOAK_MIN_SERVED", 0.9, 0, 1)
     found = scratch_database()
     if found is None:
         return 0
@@ -184,10 +192,26 @@ def main() -> int:
         run, samples, pids = asyncio.run(soak(base, server, tables, think, seconds, every))
         cpu = server_cpu(server) - cpu0
         alive = [pid for pid in pids if rss_mb(pid) is not None]
-        return report(run, samples, pids, alive, seconds, tables_n / think, cpu, max_slope)
+        return report(
+            run,
+            samples,
+            pids,
+            alive,
+            seconds,
+            tables_n / think,
+            cpu,
+            Limits(max_slope, max_503, min_served),
+        )
     finally:
         stop(server)
         drop_database(admin, name)
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_slope: float  # MB/min over the second half, per worker
+    max_503: float  # share of the writes' and refreshes' answers
+    min_served: float  # share of the writes offered
 
 
 def report(
@@ -198,20 +222,26 @@ def report(
     seconds: float,
     offered: float,
     cpu: float,
-    max_slope: float,
+    limits: Limits,
 ) -> int:
+    max_slope = limits.max_slope
     served = len(run.writes) / seconds
     streams = [s for ss in run.streams.values() for s in ss]
     errors = sum(n for code, n in run.statuses.items() if code >= 500 and code != 503)
     errors += sum(
         n for s in streams for code, n in s.statuses.items() if code >= 500 and code != 503
     )
+    # a stream whose connection was refused (-1) or broke (-2): an EventSource that lost it
     failed_connects = sum(n for s in streams for code, n in s.statuses.items() if code < 0)
+    answered = sum(n for code, n in run.statuses.items() if code > 0)
+    share_503 = run.statuses[503] / max(answered, 1)
+    lost_conns = sum(n for code, n in run.statuses.items() if code < 0)  # a phone's own
     print(
         f"served {served:.1f} writes/s of {offered:.0f} offered ({len(run.writes)} writes); "
         f"write p95 {p95(run.writes):.1f} ms, refresh p95 {p95(run.refreshes):.1f} ms, "
         f"SSE delivery p95 {p95(run.delivery):.1f} ms; 503 {run.statuses[503]}, other 5xx "
-        f"{errors}, stream connection errors {failed_connects}; server CPU per write "
+        f"{errors}, stream connection errors {failed_connects}, phones' lost connections "
+        f"{lost_conns}; server CPU per write "
         f"{cpu / max(len(run.writes), 1) * 1000:.1f} ms"
     )
     print(
@@ -221,10 +251,13 @@ def report(
     print("RSS of the workers (MB), sampled:")
     for at, rss in samples:
         print(f"  {at:7.0f} s  " + "  ".join(f"{pid}: {mb:7.1f}" for pid, mb in rss.items()))
-    flat = True
+    flat = bool(pids)
+    if not pids:
+        print("no uvicorn worker found: the memory was not measured")
     half = samples[-1][0] / 2 if samples else 0.0
     for pid in pids:
         series = [(t, rss[pid]) for t, rss in samples if pid in rss]
+        flat = flat and len(series) >= 2  # a worker sampled once or never is not measured
         late = [(t, v) for t, v in series if t >= half]
         whole, second = slope(series), slope(late)
         flat = flat and second <= max_slope
@@ -234,7 +267,22 @@ def report(
             f"over the run, {second:+.2f} MB/min over its second half (limit {max_slope:g})"
         )
     died = [pid for pid in pids if pid not in alive]
-    ok = run.lost == run.doubled == run.undelivered == 0 and errors == 0 and flat and not died
+    refused_ok = share_503 <= limits.max_503
+    served_ok = served >= limits.min_served * offered
+    print(
+        f"503 share {share_503:.2%} (at most {limits.max_503:.0%}); served / offered "
+        f"{served / max(offered, 1e-9):.2f} (at least {limits.min_served:g})"
+    )
+    broken = failed_connects + lost_conns
+    ok = (
+        run.lost == run.doubled == run.undelivered == 0
+        and errors == 0
+        and broken == 0
+        and flat
+        and not died
+        and refused_ok
+        and served_ok
+    )
     print(f"after the run: {load_average()}")
     print(
         "soak: "
@@ -245,7 +293,10 @@ def report(
             + (" (events lost, doubled or undelivered)" if run.lost or run.doubled else "")
             + (" (undelivered)" if run.undelivered else "")
             + (" (5xx)" if errors else "")
-            + (" (memory not flat)" if not flat else "")
+            + (" (connections refused or broken)" if broken else "")
+            + (" (too many 503)" if not refused_ok else "")
+            + (" (too few writes served)" if not served_ok else "")
+            + (" (memory not flat, or not measured)" if not flat else "")
             + (f" (workers died: {died})" if died else "")
         )
     )

@@ -491,7 +491,8 @@ def _size_for_points(points: int) -> BattleSize | None:
 _ROSTER_FORCE = re.compile(r"^\+\+\s*(?P<body>.*?)\s*\+\+$")
 _ROSTER_SECTION = re.compile(r"^\+\s*(?P<name>[^+]+?)\s*(?:\[[^\]]*\])?\s*\+$")
 _ROSTER_UNIT = re.compile(
-    r"^(?:(?P<count>\d{1,3})\s*[x×]\s*)?(?P<name>[^:\[]+?)\s*\[\s*"
+    # a name may hold bracketed tags of the data ("Plague Lord [Crucible]", "[Legends]")
+    r"^(?:(?P<count>\d{1,3})\s*[x×]\s*)?(?P<name>[^:\[]+?(?:\s*\[[^\]:\[]{1,40}\])*?)\s*\[\s*"
     + _POINTS
     + r"\s*\]\s*:?\s*(?P<rest>.*)$",
     re.I,
@@ -694,19 +695,17 @@ def _json_selection(out: PastedList, sel: dict[str, Any], path: str, budget: lis
     kids = _children(sel)
     if kind == "model":
         unit.count = _number(sel)
-        for ci, kid in enumerate(kids):
-            _json_item(unit, unit.items, kid, f"{path}.selections[{ci}]", budget)
-    else:
-        for ci, kid in enumerate(kids):
-            kpath = f"{path}.selections[{ci}]"
-            if str(kid.get("type") or "") == "model":
-                budget[0] -= 1
-                grp = ModelGroup(str(kid.get("name") or "").strip()[:MAX_LINE], _number(kid), kpath)
-                unit.groups.append(grp)
-                for gi, item in enumerate(_children(kid)):
-                    _json_item(unit, grp.items, item, f"{kpath}.selections[{gi}]", budget)
-            else:
-                _json_item(unit, unit.items, kid, kpath, budget)
+    for ci, kid in enumerate(kids):
+        kpath = f"{path}.selections[{ci}]"
+        # the models of a unit (of a one-model unit too, when its data has model types)
+        if str(kid.get("type") or "") == "model":
+            budget[0] -= 1
+            grp = ModelGroup(str(kid.get("name") or "").strip()[:MAX_LINE], _number(kid), kpath)
+            unit.groups.append(grp)
+            for gi, item in enumerate(_children(kid)):
+                _json_item(unit, grp.items, item, f"{kpath}.selections[{gi}]", budget)
+        else:
+            _json_item(unit, unit.items, kid, kpath, budget)
     out.units.append(unit)
 
 

@@ -101,6 +101,19 @@ class _Names:
     weapons: dict[str, str]  # key -> display name
     choices: dict[str, str]  # key -> choice name (not an option's default)
     types: dict[str, str]  # key -> model type name
+    unit_level: frozenset[str] = frozenset()  # weapon keys only the unit as a whole takes
+
+
+def _unit_level(sheet: Datasheet) -> frozenset[str]:
+    """Weapon keys that only options naming no model type give (a banner, an icon): an app
+    lists them under the model that carries one, :func:`carried` counts them for the unit."""
+    types = {key(m.name) for m in sheet.models}
+    unit: set[str] = set()
+    per_model = {key(w) for m in sheet.models for w in m.default_wargear}
+    for opt in sheet.wargear_options:
+        bag = per_model if opt.model and key(opt.model) in types else unit
+        bag.update(key(w) for c in opt.choices for w in c.weapons)
+    return frozenset(unit - per_model)
 
 
 def _names(sheet: Datasheet) -> _Names:
@@ -115,7 +128,7 @@ def _names(sheet: Datasheet) -> _Names:
                 choices.setdefault(key(c.name), c.name)
             for w in c.weapons:
                 weapons.setdefault(key(w), w)
-    return _Names(weapons, choices, {key(m.name): m.name for m in sheet.models})
+    return _Names(weapons, choices, {key(m.name): m.name for m in sheet.models}, _unit_level(sheet))
 
 
 def _type_of(names: _Names, sheet: Datasheet, name: str) -> str | None:
@@ -213,7 +226,11 @@ def read_unit(
         if k == "warlord":
             warlord = True
         elif k in names.weapons:
-            (grouped.setdefault(bucket, Counter()) if bucket is not None else flat)[k] += item.count
+            # a unit-level item listed under the model that carries it counts for the unit
+            if bucket is not None and k not in names.unit_level:
+                grouped.setdefault(bucket, Counter())[k] += item.count
+            else:
+                flat[k] += item.count
         elif k in names.choices:
             choice = names.choices[k]
             wargear[choice] = wargear.get(choice, 0) + item.count
@@ -371,10 +388,11 @@ def _datasheet(catalogue: Catalogue, name: str, faction: str) -> Datasheet | Non
 def _legends_tag(catalogue: Catalogue, unit: PastedUnit, faction: str) -> None:
     """A "Name [Legends] (N pts)" line reads as the name with a label "Legends" (the bracket
     is where the formats put a unit's own name): when the catalogue names the datasheet with
-    its "[Legends]" tag, the tag is part of the name, not a label."""
-    if key(unit.label) != "legends" or _datasheet(catalogue, unit.name, faction) is not None:
+    its tag ("[Legends]", or another such as Death Guard's "[Crucible]"), the tag is part of
+    the name, not a label."""
+    if not unit.label or _datasheet(catalogue, unit.name, faction) is not None:
         return
-    tagged = _datasheet(catalogue, f"{unit.name} [Legends]", faction)
+    tagged = _datasheet(catalogue, f"{unit.name} [{unit.label}]", faction)
     if tagged is not None:
         unit.name, unit.label = tagged.name, ""
 

@@ -356,6 +356,12 @@ class ImportReportOut(BaseModel):
     ignored: list[IgnoredLineOut] = Field(
         description="Lines that carry nothing of the list (an app's version footer...)"
     )
+    catalog_detected: bool = Field(
+        default=False,
+        description="The catalogue (`catalog` of the list) was found from the list, not asked "
+        "for: the one the text names, else the one whose datasheets it uses, else the starter "
+        "(ruling D27)",
+    )
 
 
 class ArmyImportOut(ArmyOut):

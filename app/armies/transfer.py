@@ -145,12 +145,14 @@ class ImportReport:
     """What an import of pasted text understood and what it did not: ``skipped`` are the
     lines not understood (the list was built without them, at the user's request), ``notes``
     what was assumed or differs (points of another data version), ``ignored`` the lines that
-    carry nothing of the list (an app's version footer)."""
+    carry nothing of the list (an app's version footer); ``catalog_detected`` is true when
+    the catalogue was not asked for but found from the list (ruling D27)."""
 
     format: str
     skipped: list[formats.Problem] = field(default_factory=list)
     notes: list[formats.Problem] = field(default_factory=list)
     ignored: list[tuple[str, str]] = field(default_factory=list)
+    catalog_detected: bool = False
 
     def as_json(self) -> dict[str, Any]:
         def line(p: formats.Problem) -> dict[str, str]:
@@ -161,6 +163,7 @@ class ImportReport:
             "skipped": [line(p) for p in self.skipped],
             "notes": [line(p) for p in self.notes],
             "ignored": [{"where": w, "text": t} for w, t in self.ignored],
+            "catalog_detected": self.catalog_detected,
         }
 
 
@@ -239,7 +242,8 @@ def import_text(
         except (ValueError, RecursionError):
             raise _refused(N_("not valid JSON")) from None
         if isinstance(document, dict) and not formats.is_roster_json(document):
-            return import_document(db, user, document, catalog), ImportReport("auspex-json")
+            seen = import_document(db, user, document, catalog)
+            return seen, ImportReport("auspex-json", catalog_detected=catalog is None)
     try:
         pasted = formats.parse(stripped)
     except formats.FormatRefused as exc:
@@ -284,7 +288,9 @@ def import_text(
     )
     db.add(army)
     db.flush()
-    report = ImportReport(pasted.format, found.problems, notes, pasted.ignored)
+    report = ImportReport(
+        pasted.format, found.problems, notes, pasted.ignored, catalog_detected=catalog is None
+    )
     return service.view(db, army), report
 
 

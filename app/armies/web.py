@@ -38,8 +38,10 @@ from app.catalog import service as catalogs
 from app.catalog.exceptions import CatalogueNotFound
 from app.catalog.models import CatalogueRecord
 from app.catalog.pen_units import WEAPON_TYPE_CHOICES, PenUnit
+from app.combat.forms import pen_types
+from app.combat.forms.pen_types import UNIT_TYPE_LABELS
 from app.core.deps import DbSession
-from app.core.i18n import DEFAULT_LOCALE, current_locale, lazy, lazy_pgettext, pgettext
+from app.core.i18n import DEFAULT_LOCALE, current_locale, lazy
 from app.core.i18n import gettext as _
 from app.core.ids import parse_int
 from app.engine.errors import Message
@@ -308,11 +310,14 @@ def _army_context(
         "share_link": None,
         "open_unit": None,
         "undo": None,
+        "detected": None,
         **extra,
     }
     if v.pen is not None:
         context["pen_units"] = list(enumerate(v.pen.units))
         context["pen_calc"] = loadout.pen_calculator_url
+        context["pen_types"] = pen_types
+        context["pen_weapon_type"] = lambda value: _weapon_type_label(value)[0]
         return context
     assert v.catalogue is not None
     faction = v.catalogue.faction(a.faction) or a.faction
@@ -362,44 +367,13 @@ def _after_edit(
 # -- my lists, a new list ---------------------------------------------------------------------
 
 
-#: PEN unit types as players read them (§2.2); the engine reads the French names as well
-UNIT_TYPE_LABELS = {
-    UnitType.INFANTRY: lazy("infantry"),
-    UnitType.CAVALRY: lazy("cavalry"),
-    UnitType.BEAST: lazy("beast"),
-    UnitType.JET_PACK: lazy("jet pack"),
-    UnitType.JUMP: lazy("jump infantry"),
-    UnitType.BIKE: lazy("bike"),
-    UnitType.JETBIKE: lazy("jetbike"),
-    UnitType.MONSTROUS_CREATURE: lazy("monstrous creature"),
-    UnitType.FLYING_MONSTROUS_CREATURE: lazy("flying monstrous creature"),
-    UnitType.FIRING_PLATFORM: lazy("firing platform"),
-}
-
-
 TEMPLATE_CHOICES = ("blast", "large blast", "template")  # a PEN weapon's template (§2.6)
-
-#: PEN weapon types (§2.6) and blast markers as players read them; a melee weapon's name (§2.7)
-#: is shown as the data names it
-WEAPON_TYPE_LABELS = {
-    "assault": lazy_pgettext("PEN weapon type", "assault"),
-    "pistol": lazy_pgettext("PEN weapon type", "pistol"),
-    "rapid fire": lazy_pgettext("PEN weapon type", "rapid fire"),
-    "heavy": lazy_pgettext("PEN weapon type", "heavy"),
-    "artillery": lazy_pgettext("PEN weapon type", "artillery"),
-    "grenade": lazy_pgettext("PEN weapon type", "grenade"),
-    "salvo": lazy_pgettext("PEN weapon type", "salvo"),
-    "sweep": lazy_pgettext("PEN weapon type", "sweep"),
-    "blast": lazy_pgettext("PEN weapon type", "blast"),
-    "large blast": lazy_pgettext("PEN weapon type", "large blast"),
-    "template": lazy_pgettext("PEN weapon type", "template"),
-}
 
 
 def _weapon_type_label(value: str) -> tuple[str, bool]:
     """(label, translated?): a type in the reader's language, a melee weapon's name as is."""
-    marked = WEAPON_TYPE_LABELS.get(value)
-    return (pgettext(*marked), True) if marked else (value, False)
+    label = pen_types.weapon_type_label(value)
+    return label, value in pen_types.WEAPON_TYPE_LABELS
 
 
 @router.get("/armies")
@@ -505,15 +479,18 @@ def create_army(
 
 
 @router.get("/armies/import")
-def import_page(request: Request, user: WebUser) -> HTMLResponse:
-    return render(request, "armies/import.html", _import_context())
+def import_page(request: Request, db: DbSession, user: WebUser) -> HTMLResponse:
+    return render(request, "armies/import.html", _import_context(db, user))
 
 
 def _import_context(
+    db: Session,
+    user: User,
     document: str = "",
     errors: dict[str, str] | None = None,
     lines: list[dict[str, Any]] | None = None,
     skip: bool = False,
+    catalog: str = "",
 ) -> dict[str, Any]:
     return {
         "errors": errors or {},
@@ -521,6 +498,10 @@ def _import_context(
         "document": document[:MAX_IMPORT_BYTES],
         "skip": skip,
         "formats": formats.FORMAT_LABELS,
+        # the 10th edition's catalogues the user may read a pasted list with (ruling D27 picks
+        # one when none is chosen)
+        "catalogs": [r for r in catalogs.visible(db, user) if r.rule_system == WH40K_10E],
+        "catalog": catalog,
     }
 
 
@@ -532,27 +513,39 @@ def import_army(
     document: Annotated[str, Form(max_length=MAX_IMPORT_BYTES)] = "",
     file: Annotated[UploadFile | None, File()] = None,
     skip_unknown: Annotated[str, Form(max_length=10)] = "",
+    catalog: Annotated[str, Form(max_length=120)] = "",
 ) -> HTMLResponse:
     """Our JSON, our text, the official app's text, New Recruit's text or JSON: the list is
-    created, or every line not understood is listed with its number (nothing is created)."""
+    created, or every line not understood is listed with its number (nothing is created).
+    ``catalog`` (a slug or id): read the list with it; empty, the import finds it (ruling D27)
+    and the list's page names it."""
     text = document
     skip = skip_unknown in ("on", "true", "1")
+    chosen = catalog.strip()
     try:
         if file is not None and file.filename:
             text = transfer.read_upload(file.file.read(MAX_IMPORT_BYTES + 1), MAX_IMPORT_BYTES)
-        seen, report = transfer.import_text(db, user, text, skip_unknown=skip)
+        seen, report = transfer.import_text(db, user, text, chosen or None, skip_unknown=skip)
     except (InvalidArmy, CatalogueNotFound) as exc:
         errors: dict[str, str] = {}
         lines: list[dict[str, Any]] = []
-        if isinstance(exc, CatalogueNotFound):
-            errors = {"catalogue": str(exc.detail)}
+        if isinstance(exc, CatalogueNotFound) and chosen:
+            errors = {
+                _("Catalogue"): _(
+                    "There is no catalogue “%(catalog)s” you can use: choose one of the list, "
+                    "or let the import find it."
+                )
+                % {"catalog": chosen}
+            }
+        elif isinstance(exc, CatalogueNotFound):
+            errors = {_("Catalogue"): str(exc.detail)}
         else:
             for e, template in zip(exc.errors or [], _templates(exc), strict=True):
                 if e.get("type") == "not_understood":
                     lines.append({**e, "message": _said(e, template)})
                 else:
                     errors[str(e.get("field") or "document")] = _said(e, template)
-        context = _import_context(text, errors, lines, skip)
+        context = _import_context(db, user, text, errors, lines, skip, chosen)
         return render(request, "armies/import.html", context, status_code=422)
     if report.skipped or report.notes:
         shown = replace(
@@ -566,7 +559,9 @@ def import_army(
             {"v": seen, "army": seen.army, "report": shown},
             status_code=201,
         )
-    return htmx_redirect(request, f"/armies/{seen.army.id}")
+    # the list's page names the catalogue the import found (a chosen one needs no word)
+    found = "?imported=detected" if report.catalog_detected and seen.record is not None else ""
+    return htmx_redirect(request, f"/armies/{seen.army.id}{found}")
 
 
 # -- the shared, read-only page ----------------------------------------------------------------
@@ -590,13 +585,16 @@ def army_page(
     army_id: int,
     q: Annotated[str, Query(max_length=catalogs.MAX_QUERY)] = "",
     undo: Annotated[str, Query(max_length=MAX_UNDO)] = "",
+    imported: Annotated[str, Query(max_length=10)] = "",
 ) -> HTMLResponse:
     v = service.get(db, user, army_id)
     # htmx search: only the results; the search form itself is never swapped
     found = _read_undo(undo)
     if found is not None and found.revision != v.army.revision:
         found = None  # the list changed since: nothing to undo any more
-    return _page(request, v, block="results", q=q, undo=found)
+    # just imported, its catalogue found from the list: the page names it (issue 17)
+    detected = v.record if imported == "detected" else None
+    return _page(request, v, block="results", q=q, undo=found, detected=detected)
 
 
 @router.post("/armies/{army_id}")
@@ -868,12 +866,12 @@ def _pen_form_values(unit: PenUnit | None) -> dict[str, str]:
         "unit_type": unit.unit_type or "",
         "kind": "vehicle" if unit.armour is not None else "unit",
         "rules": ", ".join(unit.rules),
-        "vehicle_types": ", ".join(unit.vehicle_types),
+        "vehicle_types": pen_types.vehicle_types_text(unit.vehicle_types),
         "hull_points": "" if unit.hull_points is None else str(unit.hull_points),
         "transport_capacity": ""
         if unit.transport_capacity is None
         else str(unit.transport_capacity),
-        "transport_types": ", ".join(unit.transport_types),
+        "transport_types": pen_types.unit_types_text(unit.transport_types),
         "embarked_in": "" if unit.embarked_in is None else str(unit.embarked_in),
         "joins": "" if unit.joins is None else str(unit.joins),
         "troops": "on" if unit.troops else "",
@@ -1042,7 +1040,7 @@ def _pen_editor(
             "characteristics": PEN_CHARACTERISTICS,
             "unit_types": [(t.value, UNIT_TYPE_LABELS[t]) for t in UnitType],
             "unit_type_hint": ", ".join(_(label) for label in UNIT_TYPE_LABELS.values()),
-            "vehicle_types": [t.value for t in VehicleType],
+            "vehicle_types": [pen_types.vehicle_type_label(t) for t in VehicleType],
             "weapon_types": [(t, *_weapon_type_label(t)) for t in WEAPON_TYPE_CHOICES],
             "template_types": [(t, _weapon_type_label(t)[0]) for t in TEMPLATE_CHOICES],
         },

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, File, Path, Query, UploadFile, status
+from fastapi import APIRouter, File, Form, Path, Query, UploadFile, status
 
 from app.accounts.deps import CurrentUser, OptionalUser
-from app.catalog import service
-from app.catalog.deps import no_transaction
+from app.catalog import service, waiting
 from app.catalog.exceptions import ImportTooLarge
 from app.catalog.schemas import (
     CatalogueDetail,
@@ -74,6 +73,13 @@ def import_catalogs(
         list[UploadFile],
         File(description="A game system (.gst/.gstz) and catalogues (.cat/.catz), in any order"),
     ],
+    with_waiting: Annotated[
+        bool,
+        Form(
+            description="Read the files kept from your earlier upload that lacked its game "
+            "system with these (the .gst alone completes them)"
+        ),
+    ] = False,
 ) -> ImportOut:
     """Each faction catalogue among the files becomes a catalogue you own (re-importing the same
     one stores its new version). Library catalogues are read for what they link.
@@ -82,8 +88,8 @@ def import_catalogs(
     nested 64 deep at most; an archive holds at most 8 files. The files are read before the
     import takes the database's write lock: other users' writes do not wait for it."""
     if len(files) > MAX_UPLOAD_FILES:
-        raise ImportTooLarge(
-            f"At most {MAX_UPLOAD_FILES} files per import.",
+        raise ImportTooLarge.too_many_files(
+            MAX_UPLOAD_FILES,
             errors=[
                 {
                     "field": "files",
@@ -95,17 +101,20 @@ def import_catalogs(
                     "max": MAX_UPLOAD_FILES,
                 }
             ],
-            limit="files",
         )
-    with no_transaction(db):
-        read = service.read_import(
-            [(f.filename or f"file-{i + 1}", f.file) for i, f in enumerate(files)]
-        )
-    outcome = service.store_import(db, user, read)
+    done = waiting.import_upload(
+        db,
+        user,
+        [(f.filename or f"file-{i + 1}", f.file) for i, f in enumerate(files)],
+        with_waiting=with_waiting,
+    )
+    outcome = done.outcome
     return ImportOut(
         catalogues=[CatalogueOut.of(r, user.id) for r in outcome.records],
         created=list(outcome.created),
         report=outcome.report,
+        kept_used=list(done.kept_used),
+        waiting=list(done.waiting.names) if done.waiting is not None else [],
     )
 
 

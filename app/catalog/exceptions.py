@@ -1,7 +1,43 @@
 """Errors of the catalogue feature."""
 
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
 from app.core.errors import Conflict, Forbidden, InvalidInput, NotFound
-from app.core.i18n import lazy
+from app.core.i18n import gettext, lazy
+from app.engine.errors import N_, Message
+
+
+def said(template: Message | None, english: str) -> str:
+    """``template`` in the current language (``english`` when there is none, or should a
+    translation's placeholders not match)."""
+    if template is not None:
+        try:
+            return template.render(gettext)
+        except (KeyError, TypeError, ValueError):
+            pass
+    return english
+
+
+@dataclass(frozen=True, slots=True)
+class ShownIssues:
+    """The messages of an import report as a page shows them: each issue's :class:`Message`,
+    in the order of the report's ``errors`` and ``warnings``, rendered in the reader's language
+    when the page asks (the report itself, the API's answer and what a catalogue keeps, stays
+    in English)."""
+
+    errors: tuple[Message | None, ...] = ()
+    warnings: tuple[Message | None, ...] = ()
+
+    def error(self, index: int, english: str) -> str:
+        """The ``index``-th error as the reader reads it (``english`` when not known)."""
+        return said(self.errors[index] if 0 <= index < len(self.errors) else None, english)
+
+    def warning(self, index: int, english: str) -> str:
+        """The ``index``-th warning as the reader reads it (``english`` when not known)."""
+        return said(self.warnings[index] if 0 <= index < len(self.warnings) else None, english)
 
 
 class CatalogueNotFound(NotFound):
@@ -17,9 +53,24 @@ class FactionNotFound(NotFound):
 
 
 class ImportFailed(InvalidInput):
-    """The uploaded BattleScribe files could not be imported; ``errors`` names each file."""
+    """The uploaded BattleScribe files could not be imported; ``errors`` names each file.
+
+    ``shown`` holds the report's messages in the reader's language for the import page (never
+    in the problem document, whose ``errors`` keep their English ``message``)."""
 
     status, code, title = 422, "catalog-import-failed", lazy("The files could not be imported")
+    shown: ShownIssues = ShownIssues()
+    # the detail as a :class:`Message`: ``detail`` is then read in the current language (the
+    # page's, the problem document's), the English given to the constructor otherwise
+    detail_template: Message | None = None
+
+    @property
+    def detail(self) -> str:
+        return said(self.detail_template, self._detail)
+
+    @detail.setter
+    def detail(self, value: str) -> None:
+        self._detail = value
 
 
 class ImportTooLarge(ImportFailed):
@@ -32,6 +83,14 @@ class ImportTooLarge(ImportFailed):
         "catalog-import-too-large",
         lazy("The files are too large to import"),
     )
+
+    @classmethod
+    def too_many_files(cls, most: int, errors: list[dict[str, Any]]) -> ImportTooLarge:
+        """More than ``most`` files in one upload (its detail read in the reader's language)."""
+        template = Message(N_("At most %(most)s files per import."), {"most": most})
+        refused = cls(str(template), errors=errors, limit="files")
+        refused.detail_template = template
+        return refused
 
 
 class NotTheCatalogueOwner(Forbidden):

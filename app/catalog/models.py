@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import JSON, ForeignKey, String, UniqueConstraint
+from sqlalchemy import JSON, ForeignKey, LargeBinary, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, deferred, mapped_column
 
 from app.core.db import Base, TimestampMixin
@@ -44,3 +44,16 @@ class CatalogueRecord(TimestampMixin, Base):
     def is_public(self) -> bool:
         """Readable by everyone (the starter, or a catalogue an administrator imported)."""
         return self.owner_id is None
+
+
+class WaitingUpload(TimestampMixin, Base):
+    """The BattleScribe files a user uploaded without their game system (.gst), kept so that
+    adding the .gst alone imports them again complete (issue 17): one set per user, the files
+    as uploaded in a zip archive (app.catalog.waiting)."""
+
+    __tablename__ = "catalogue_waiting_uploads"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    owner_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), unique=True)
+    names: Mapped[list[str]] = mapped_column(JSON, default=list)
+    archive: Mapped[bytes] = deferred(mapped_column(LargeBinary, nullable=False))

@@ -51,8 +51,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import urlencode
 
-from app.engine.errors import ProfileError
-from app.engine.pen.names import UnknownName, normalise, parse_rule
+from app.engine.errors import N_, Message, ProfileError
+from app.engine.pen.names import BadRuleValue, UnknownName, normalise, parse_rule, unknown_message
 from app.engine.pen.profiles import (
     TEMPLATE_ALIASES,
     UNIT_TYPE_ALIASES,
@@ -347,7 +347,9 @@ class PenUnit:
         for w in self.weapons:
             if normalise(w.name) == key:
                 return w
-        raise ProfileError("weapon", f"{self.name} has no weapon {name!r}")
+        raise ProfileError(
+            "weapon", N_("%(unit)s has no weapon %(weapon)s"), unit=self.name, weapon=repr(name)
+        )
 
 
 MAX_VEHICLE_WEAPONS = 10  # the engine counts a vehicle's weapons up to 10
@@ -412,15 +414,17 @@ class PenArmy:
     @classmethod
     def from_dict(cls, data: object) -> PenArmy:
         if not isinstance(data, dict):
-            raise ProfileError("(root)", "an army must be a JSON object")
+            raise ProfileError("(root)", N_("an army must be a JSON object"))
         body = dict(data)
         if body.pop("format", PEN_ARMY_FORMAT) != PEN_ARMY_FORMAT:
-            raise ProfileError("format", f"expected {PEN_ARMY_FORMAT!r}")
+            raise ProfileError("format", N_("expected %(format)s"), format=repr(PEN_ARMY_FORMAT))
         if body.pop("schema_version", PEN_SCHEMA_VERSION) != PEN_SCHEMA_VERSION:
-            raise ProfileError("schema_version", f"this is version {PEN_SCHEMA_VERSION}")
+            raise ProfileError(
+                "schema_version", N_("this is version %(version)s"), version=PEN_SCHEMA_VERSION
+            )
         units = body.get("units")
         if isinstance(units, list) and len(units) > MAX_ARMY_UNITS:
-            raise ProfileError("units", f"at most {MAX_ARMY_UNITS} units")
+            raise ProfileError("units", N_("at most %(most)s units"), most=MAX_ARMY_UNITS)
         try:
             return from_plain(cls, body)
         except FormatError as exc:
@@ -434,26 +438,34 @@ class _Problems:
     def __init__(self) -> None:
         self.items: list[ProfileError] = []
 
-    def add(self, field: str, message: str) -> None:
-        self.items.append(ProfileError(field, message))
+    def add(self, field: str, message: str | Message, **params: object) -> None:
+        """One problem; ``message`` a message id marked with ``N_`` (its values as keywords)
+        or a :class:`Message`, that a page shows in the reader's language."""
+        self.items.append(ProfileError(field, message, **params))
 
     def bounded(
         self, field: str, value: int | None, lo: int, hi: int, *, required: bool = False
     ) -> None:
         if value is None:
             if required:
-                self.add(field, "is required")
+                self.add(field, N_("is required"))
             return
         if isinstance(value, bool) or not isinstance(value, int):
-            self.add(field, f"must be an integer, got {value!r}")
+            self.add(field, N_("must be an integer, got %(value)s"), value=repr(value))
         elif not lo <= value <= hi:
-            self.add(field, f"must be between {lo} and {hi}, got {value}")
+            self.add(
+                field,
+                N_("must be between %(lo)s and %(hi)s, got %(value)s"),
+                lo=lo,
+                hi=hi,
+                value=value,
+            )
 
     def name(self, field: str, value: str) -> None:
         if not value.strip():
-            self.add(field, "must not be empty")
+            self.add(field, N_("must not be empty"))
         elif len(value) > MAX_NAME:
-            self.add(field, f"longer than {MAX_NAME} characters")
+            self.add(field, N_("longer than %(limit)s characters"), limit=MAX_NAME)
 
 
 def _canonical(
@@ -463,8 +475,7 @@ def _canonical(
     if found is not None:
         return str(found.value)
     close = difflib.get_close_matches(normalise(value), list(aliases), n=1, cutoff=0.6)
-    hint = f"; did you mean {aliases[close[0]].value!r}?" if close else ""
-    problems.add(field, f"unknown {kind} {value!r}{hint}")
+    problems.add(field, unknown_message(kind, value, aliases[close[0]].value if close else None))
     return value
 
 
@@ -479,7 +490,11 @@ def _weapon_type(problems: _Problems, field: str, value: str, *, melee: bool) ->
         special = None
     if special is not None:
         if not melee:
-            problems.add(field, f"{special.name!r} is a close-combat weapon: its kind is 'melee'")
+            problems.add(
+                field,
+                N_("%(weapon)s is a close-combat weapon: its kind is 'melee'"),
+                weapon=repr(special.name),
+            )
         return special.name
     return _canonical(problems, field, "weapon type", value, WEAPON_TYPE_ALIASES)
 
@@ -488,12 +503,14 @@ def _rule_names(problems: _Problems, field: str, names: tuple[str, ...]) -> tupl
     out: list[str] = []
     for i, text in enumerate(names):
         if len(text) > MAX_NAME:
-            problems.add(f"{field}[{i}]", f"longer than {MAX_NAME} characters")
+            problems.add(f"{field}[{i}]", N_("longer than %(limit)s characters"), limit=MAX_NAME)
             continue
         try:
             out.append(str(parse_rule(text)))
         except UnknownName as exc:
-            problems.add(f"{field}[{i}]", exc.message)
+            problems.add(f"{field}[{i}]", exc.template)
+        except BadRuleValue as exc:
+            problems.add(f"{field}[{i}]", exc.template)
         except ValueError as exc:
             problems.add(f"{field}[{i}]", str(exc))
     return tuple(out)
@@ -502,29 +519,33 @@ def _rule_names(problems: _Problems, field: str, names: tuple[str, ...]) -> tupl
 def _check_weapon(problems: _Problems, prefix: str, w: PenWeapon) -> PenWeapon:
     problems.name(f"{prefix}.name", w.name)
     if w.kind not in ("ranged", "melee"):
-        problems.add(f"{prefix}.kind", f"must be 'ranged' or 'melee', got {w.kind!r}")
+        problems.add(
+            f"{prefix}.kind", N_("must be 'ranged' or 'melee', got %(value)s"), value=repr(w.kind)
+        )
     melee = w.kind == "melee"
     wtype = _weapon_type(problems, f"{prefix}.type", w.type, melee=melee)
     if wtype in {t.value for t in WeaponType} and melee != (wtype == WeaponType.MELEE.value):
-        problems.add(f"{prefix}.type", "a melee weapon has type 'melee' and a ranged one does not")
+        problems.add(
+            f"{prefix}.type", N_("a melee weapon has type 'melee' and a ranged one does not")
+        )
     template = None
     if w.template is not None:
         template = _canonical(
             problems, f"{prefix}.template", "template", w.template, TEMPLATE_ALIASES
         )
         if melee:
-            problems.add(f"{prefix}.template", "templates cannot be used in melee [L1219]")
+            problems.add(f"{prefix}.template", N_("templates cannot be used in melee [L1219]"))
     problems.bounded(f"{prefix}.shots", w.shots, 1, MAX_SHOTS, required=True)
     problems.bounded(f"{prefix}.salvo_moved", w.salvo_moved, 1, MAX_SHOTS)
     if wtype == WeaponType.SALVO.value and w.salvo_moved is None:
-        problems.add(f"{prefix}.salvo_moved", "a salvo weapon needs X of 'Salve X/Y'")
+        problems.add(f"{prefix}.salvo_moved", N_("a salvo weapon needs X of 'Salve X/Y'"))
     problems.bounded(f"{prefix}.strength", w.strength, 1, 10)
     problems.bounded(f"{prefix}.ap", w.ap, 1, 6)
     problems.bounded(f"{prefix}.range", w.range, 0, MAX_RANGE)
     if melee and w.range is not None:
-        problems.add(f"{prefix}.range", "a melee weapon has no range")
+        problems.add(f"{prefix}.range", N_("a melee weapon has no range"))
     if len(w.properties) > MAX_RULES:
-        problems.add(f"{prefix}.properties", f"at most {MAX_RULES}")
+        problems.add(f"{prefix}.properties", N_("at most %(most)s entries"), most=MAX_RULES)
     props = _rule_names(problems, f"{prefix}.properties", w.properties[:MAX_RULES])
     return replace(w, type=wtype, template=template, properties=props)
 
@@ -562,30 +583,32 @@ def _unit_checked(u: PenUnit, prefix: str = "") -> tuple[PenUnit, list[ProfileEr
             p.bounded(f(f"armour.{facing}"), getattr(u.armour, facing), 1, 14, required=True)
         p.bounded(f("hull_points"), u.hull_points, 1, MAX_HULL_POINTS)
         if unit_type is not None:
-            p.add(f("unit_type"), "a vehicle has vehicle_types, not a unit_type")
+            p.add(f("unit_type"), N_("a vehicle has vehicle_types, not a unit_type"))
         vehicle_types = tuple(
             _canonical(p, f(f"vehicle_types[{i}]"), "vehicle type", t, VEHICLE_TYPE_ALIASES)
             for i, t in enumerate(u.vehicle_types)
         )
     else:
         if u.vehicle_types:
-            p.add(f("vehicle_types"), "only a vehicle (with armour) has vehicle types")
+            p.add(f("vehicle_types"), N_("only a vehicle (with armour) has vehicle types"))
         if u.hull_points is not None:
-            p.add(f("hull_points"), "only a vehicle (with armour) has hull points")
+            p.add(f("hull_points"), N_("only a vehicle (with armour) has hull points"))
         if unit_type is None:
-            p.add(f("unit_type"), "is required (infantry, bike, monstrous creature...)")
+            p.add(f("unit_type"), N_("is required (infantry, bike, monstrous creature...)"))
         else:
             unit_type = _canonical(p, f("unit_type"), "unit type", unit_type, UNIT_TYPE_ALIASES)
         if ch is None:
-            p.add(f("characteristics"), "a unit that is not a vehicle needs its characteristics")
+            p.add(
+                f("characteristics"), N_("a unit that is not a vehicle needs its characteristics")
+            )
         else:
             p.bounded(f("characteristics.toughness"), ch.toughness, 1, 10, required=True)
             p.bounded(f("characteristics.wounds"), ch.wounds, 1, 10, required=True)
     transport_types = u.transport_types
     if u.transport_types and u.armour is None:
-        p.add(f("transport_types"), "only a vehicle (with armour) carries units")
+        p.add(f("transport_types"), N_("only a vehicle (with armour) carries units"))
     if len(u.transport_types) > MAX_TRANSPORT_TYPES:
-        p.add(f("transport_types"), f"at most {MAX_TRANSPORT_TYPES} unit types")
+        p.add(f("transport_types"), N_("at most %(most)s unit types"), most=MAX_TRANSPORT_TYPES)
     else:
         transport_types = tuple(
             _canonical(p, f(f"transport_types[{i}]"), "unit type", t, UNIT_TYPE_ALIASES)
@@ -594,21 +617,21 @@ def _unit_checked(u: PenUnit, prefix: str = "") -> tuple[PenUnit, list[ProfileEr
     p.bounded(f("embarked_in"), u.embarked_in, 0, MAX_ARMY_UNITS - 1)
     p.bounded(f("joins"), u.joins, 0, MAX_ARMY_UNITS - 1)
     if u.joins is not None and not u.independent_character:
-        p.add(f("joins"), "only an independent character joins another squad [L438]")
+        p.add(f("joins"), N_("only an independent character joins another squad [L438]"))
     if u.independent_character and u.armour is not None:
-        p.add(f("independent_character"), "a vehicle is not an independent character")
+        p.add(f("independent_character"), N_("a vehicle is not an independent character"))
     if len(u.options) > MAX_OPTIONS:
-        p.add(f("options"), f"at most {MAX_OPTIONS} options")
+        p.add(f("options"), N_("at most %(most)s options"), most=MAX_OPTIONS)
     for i, o in enumerate(u.options[:MAX_OPTIONS]):
         p.name(f(f"options[{i}].name"), o.name)
         p.bounded(f(f"options[{i}].points"), o.points, 0, MAX_UNIT_POINTS, required=True)
     if len(u.weapons) > MAX_WEAPONS:
-        p.add(f("weapons"), f"at most {MAX_WEAPONS} weapons")
+        p.add(f("weapons"), N_("at most %(most)s weapons"), most=MAX_WEAPONS)
     weapons = tuple(
         _check_weapon(p, f(f"weapons[{i}]"), w) for i, w in enumerate(u.weapons[:MAX_WEAPONS])
     )
     if len(u.rules) > MAX_RULES:
-        p.add(f("rules"), f"at most {MAX_RULES} rules")
+        p.add(f("rules"), N_("at most %(most)s rules"), most=MAX_RULES)
     rules = _rule_names(p, f("rules"), u.rules[:MAX_RULES])
     fixed = replace(
         u,
@@ -653,22 +676,30 @@ class PenIssue:
 
     @property
     def message(self) -> str:
-        return ISSUE_TEXT[self.code] % self.values
+        return str(self.template)
+
+    @property
+    def template(self) -> Message:
+        """The message as a :class:`Message` a page translates."""
+        return Message(ISSUE_TEXT[self.code], self.values)
 
 
 # English wording of each issue (the armies feature has the translated ones).
 ISSUE_TEXT: dict[str, str] = {
-    "points-over-limit": "the army costs %(points)s points, over its limit of %(limit)s",
-    "embarked-not-a-transport": "%(unit)s starts in %(transport)s, which is not a transport.",
-    "embarked-vehicle": "%(unit)s is a vehicle: it cannot start inside a transport.",
-    "embarked-type": "%(transport)s carries only %(types)s; %(unit)s is %(type)s.",
-    "transport-full": "%(transport)s carries %(carried)s models, over its capacity of "
-    "%(capacity)s.",
-    "joins-missing": "%(unit)s joins squad #%(index)s, which the list does not have.",
-    "joins-invalid": "%(unit)s cannot join %(squad)s: an independent character joins a squad "
-    "that is neither a vehicle nor another independent character.",
-    "joins-elsewhere": "%(unit)s joins %(squad)s but starts in another transport than it.",
-    "missing-for-battle": "%(unit)s lacks %(fields)s for a battle.",
+    "points-over-limit": N_("the army costs %(points)s points, over its limit of %(limit)s"),
+    "embarked-not-a-transport": N_("%(unit)s starts in %(transport)s, which is not a transport."),
+    "embarked-vehicle": N_("%(unit)s is a vehicle: it cannot start inside a transport."),
+    "embarked-type": N_("%(transport)s carries only %(types)s; %(unit)s is %(type)s."),
+    "transport-full": N_(
+        "%(transport)s carries %(carried)s models, over its capacity of %(capacity)s."
+    ),
+    "joins-missing": N_("%(unit)s joins squad #%(index)s, which the list does not have."),
+    "joins-invalid": N_(
+        "%(unit)s cannot join %(squad)s: an independent character joins a squad "
+        "that is neither a vehicle nor another independent character."
+    ),
+    "joins-elsewhere": N_("%(unit)s joins %(squad)s but starts in another transport than it."),
+    "missing-for-battle": N_("%(unit)s lacks %(fields)s for a battle."),
 }
 
 # What a battle reads of a squad that is not a vehicle: strike order (I), melee to-hit (WS),
@@ -784,7 +815,7 @@ def _army_checked(army: PenArmy) -> tuple[PenArmy, list[ProfileError]]:
     p.name("name", army.name)
     p.bounded("points_limit", army.points_limit, 1, MAX_ARMY_POINTS)
     if len(army.units) > MAX_ARMY_UNITS:
-        p.add("units", f"at most {MAX_ARMY_UNITS} units")
+        p.add("units", N_("at most %(most)s units"), most=MAX_ARMY_UNITS)
     problems = list(p.items)
     units: list[PenUnit] = []
     for i, u in enumerate(army.units[:MAX_ARMY_UNITS]):
@@ -795,7 +826,7 @@ def _army_checked(army: PenArmy) -> tuple[PenArmy, list[ProfileError]]:
     for issue in army_issues(checked):
         if issue.severity == "error":
             where = "points_limit" if issue.unit is None else f"units[{issue.unit}]"
-            problems.append(ProfileError(where, issue.message))
+            problems.append(ProfileError(where, issue.template))
     return checked, problems
 
 

@@ -335,6 +335,16 @@ class ImportOut(BaseModel):
         description="files read, errors (none on success) and warnings, e.g. unmapped weapon "
         "abilities kept as text"
     )
+    kept_used: list[str] = Field(
+        default_factory=list,
+        description="Files kept from an earlier upload that lacked its game system, read "
+        "with these (`with_waiting`)",
+    )
+    waiting: list[str] = Field(
+        default_factory=list,
+        description="Files kept because no game system (.gst) came with them: send the .gst "
+        "alone with `with_waiting` to import them again, complete",
+    )
 
 
 class ShareRequest(Strict):

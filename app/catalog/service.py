@@ -18,7 +18,7 @@ import secrets
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import ColumnElement, false, or_, select
@@ -28,6 +28,7 @@ from sqlalchemy.orm import Session, undefer
 from app.accounts.models import User
 from app.catalog import hooks
 from app.catalog.bsdata import ImportLimits, IssueCode, Source, import_files
+from app.catalog.bsdata.report import ImportReport
 from app.catalog.exceptions import (
     CatalogueInUse,
     CatalogueNotFound,
@@ -36,11 +37,13 @@ from app.catalog.exceptions import (
     ImportFailed,
     ImportTooLarge,
     NotTheCatalogueOwner,
+    ShownIssues,
 )
 from app.catalog.models import CatalogueRecord
 from app.clubs import service as clubs
 from app.clubs.models import Membership
 from app.core.ids import MAX_ID, parse_int
+from app.engine.errors import N_, Message
 from app.engine.wh40k10e.army import Catalogue, Datasheet, Detachment, name_key
 from app.engine.wh40k10e.army.catalog import slug as make_slug
 
@@ -267,6 +270,7 @@ class ImportOutcome:
     records: tuple[CatalogueRecord, ...]
     created: tuple[bool, ...]
     report: dict[str, Any]
+    shown: ShownIssues = field(default_factory=ShownIssues)  # the messages as the reader reads
 
 
 @dataclass(frozen=True, slots=True)
@@ -275,6 +279,14 @@ class ReadImport:
 
     catalogues: tuple[Catalogue, ...]
     report: dict[str, Any]
+    shown: ShownIssues = field(default_factory=ShownIssues)  # the messages as the reader reads
+
+
+def _shown(report: ImportReport) -> ShownIssues:
+    return ShownIssues(
+        errors=tuple(i.template for i in report.errors),
+        warnings=tuple(i.template for i in report.warnings),
+    )
 
 
 def _import_errors(report: dict[str, Any]) -> list[dict[str, Any]]:
@@ -306,26 +318,44 @@ def read_import(
     (unmapped weapon abilities, unresolved links...) are kept in the report.
     """
     if not files:
-        raise ImportFailed(
-            "No file was uploaded: send a game system (.gst) and catalogues (.cat/.catz).",
+        nothing = N_("No file was uploaded: send a game system (.gst) and catalogues (.cat/.catz).")
+        empty = ImportFailed(
+            nothing,
             errors=[{"field": "files", "file": None, "message": "no file", "type": "missing"}],
         )
+        empty.detail_template = Message(nothing)
+        raise empty
     result = import_files(list(files), limits)
+    refused: ImportFailed
     report = result.report.as_dict()
+    shown = _shown(result.report)
     if result.report.errors:
         errors = _import_errors(report)
         first = next((e for e in errors if e["file"]), errors[0])
-        where = (
-            f"{first['file']}: " if first["file"] and first["file"] not in first["message"] else ""
-        )
+        at = errors.index(first)
+        reason = shown.errors[at] or Message(first["message"])
+        where = bool(first["file"]) and first["file"] not in first["message"]
         too_large = {IssueCode.TOO_LARGE.value, IssueCode.TOO_MANY_FILES.value}
         limit = next((e for e in errors if e["code"] in too_large), None)
         if limit is not None:
-            raise ImportTooLarge(
+            refused = ImportTooLarge(
                 limit["message"], errors=errors, report=report, limit=limit.get("limit")
             )
-        raise ImportFailed(f"{where}{first['message']}", errors=errors, report=report)
-    return ReadImport(result.catalogues, report)
+            refused.detail_template = shown.errors[errors.index(limit)]
+        else:
+            refused = ImportFailed(
+                f"{first['file']}: {first['message']}" if where else first["message"],
+                errors=errors,
+                report=report,
+            )
+            refused.detail_template = (
+                Message(N_("%(file)s: %(problem)s"), {"file": first["file"], "problem": reason})
+                if where
+                else reason
+            )
+        refused.shown = shown
+        raise refused
+    return ReadImport(result.catalogues, report, shown)
 
 
 def store_import(db: Session, owner: User | None, read: ReadImport) -> ImportOutcome:
@@ -337,7 +367,7 @@ def store_import(db: Session, owner: User | None, read: ReadImport) -> ImportOut
         record, new = store(db, catalogue, owner_id=owner_id, report=read.report)
         records.append(record)
         created.append(new)
-    return ImportOutcome(tuple(records), tuple(created), read.report)
+    return ImportOutcome(tuple(records), tuple(created), read.report, read.shown)
 
 
 def import_catalogues(

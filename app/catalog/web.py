@@ -9,9 +9,8 @@ from fastapi import APIRouter, Depends, File, Form, Path, Query, Request, Upload
 from fastapi.responses import HTMLResponse
 
 from app.accounts.deps import OptionalUser, WebUser, verify_csrf
-from app.catalog import service
+from app.catalog import service, waiting
 from app.catalog.calculator import profile_calculator_url
-from app.catalog.deps import no_transaction
 from app.catalog.exceptions import ImportFailed, ImportTooLarge
 from app.clubs import service as clubs
 from app.core.deps import DbSession
@@ -24,6 +23,13 @@ router = APIRouter(include_in_schema=False, dependencies=[Depends(verify_csrf)])
 MAX_UPLOAD_FILES = 64
 
 # Import issue codes shown on the report, marked for translation.
+#: what each file read is, as the import report names it
+FILE_KINDS = {
+    "gameSystem": lazy("game system"),
+    "catalogue": lazy("catalogue"),
+    "library": lazy("library"),
+}
+
 ISSUE_TITLES = {
     "file-unreadable": lazy("File unreadable"),
     "too-many-files": lazy("Too many files"),
@@ -66,9 +72,12 @@ def catalogs_page(request: Request, db: DbSession, user: OptionalUser) -> HTMLRe
 
 def _import_page(
     request: Request,
+    db: DbSession,
+    user: Any,
     *,
     outcome: service.ImportOutcome | None = None,
     failure: ImportFailed | None = None,
+    kept_used: list[str] | None = None,
     status_code: int = 200,
 ) -> HTMLResponse:
     report = outcome.report if outcome else (failure.extra.get("report") if failure else None)
@@ -80,14 +89,18 @@ def _import_page(
             "failure": failure,
             "report": report,
             "issue_titles": ISSUE_TITLES,
+            "file_kinds": FILE_KINDS,
+            # files uploaded without their game system, kept until it is added (issue 17)
+            "waiting": waiting.waiting(db, user),
+            "kept_used": kept_used or [],
         },
         status_code=status_code,
     )
 
 
 @router.get("/catalogs/import")
-def import_page(request: Request, user: WebUser) -> HTMLResponse:
-    return _import_page(request)
+def import_page(request: Request, db: DbSession, user: WebUser) -> HTMLResponse:
+    return _import_page(request, db, user)
 
 
 @router.post("/catalogs/import")
@@ -96,22 +109,29 @@ def import_files(
     db: DbSession,
     user: WebUser,
     files: Annotated[list[UploadFile] | None, File()] = None,
+    with_waiting: Annotated[str, Form(max_length=10)] = "",
 ) -> HTMLResponse:
-    """Read the files with no transaction open, then store them in a short write (deps.py)."""
+    """Read the files with no transaction open, then store them in a short write (deps.py).
+
+    ``with_waiting``: the files kept from an upload that lacked its game system are read again
+    with these (a file of the same name here replaces the kept one). An upload that lacks its
+    game system is imported with what it holds and its files are kept (app.catalog.waiting); a
+    failed one leaves the kept files as they were."""
     uploads = [f for f in files or [] if f.filename]
     try:
         if len(uploads) > MAX_UPLOAD_FILES:
-            raise ImportTooLarge(
-                f"At most {MAX_UPLOAD_FILES} files per import.", errors=[], limit="files"
-            )
-        with no_transaction(db):
-            read = service.read_import(
-                [(f.filename or f"file-{i + 1}", f.file) for i, f in enumerate(uploads)]
-            )
+            raise ImportTooLarge.too_many_files(MAX_UPLOAD_FILES, errors=[])
+        done = waiting.import_upload(
+            db,
+            user,
+            [(f.filename or f"file-{i + 1}", f.file) for i, f in enumerate(uploads)],
+            with_waiting=with_waiting in ("on", "true", "1"),
+        )
     except ImportFailed as exc:
-        return _import_page(request, failure=exc, status_code=exc.status)
-    outcome = service.store_import(db, user, read)
-    return _import_page(request, outcome=outcome, status_code=201)
+        return _import_page(request, db, user, failure=exc, status_code=exc.status)
+    return _import_page(
+        request, db, user, outcome=done.outcome, kept_used=list(done.kept_used), status_code=201
+    )
 
 
 @router.get("/catalogs/{catalog}")

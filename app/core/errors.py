@@ -7,17 +7,19 @@ Request-validation errors keep FastAPI's per-field detail, inside the problem do
 
 from __future__ import annotations
 
+import contextlib
 import logging
-from typing import Any
+from typing import Any, Literal
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.exc import TimeoutError as SQLAlchemyTimeoutError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 
-from app.core.i18n import current_locale, lazy
+from app.core.i18n import DEFAULT_LOCALE, current_locale, lazy
 from app.core.i18n import gettext as _
 
 log = logging.getLogger("auspex")
@@ -161,6 +163,56 @@ def _use_request_locale(request: Request) -> None:
     current_locale.set(getattr(request.state, "locale", "en"))
 
 
+def _detail(exc: AppError) -> str:
+    """The problem's ``detail`` in the reader's language when the error carries, for each entry
+    of ``errors``, the engine's message a page translates (``templates``, as the combat and
+    armies features' ``invalid()`` build it: ``field: message; ...``); each entry's ``message``
+    keeps its English, the API's contract. Otherwise the detail as raised."""
+    templates = getattr(exc, "templates", ())
+    errors = exc.errors or []
+    if current_locale.get() == DEFAULT_LOCALE or not errors or len(templates) != len(errors):
+        return exc.detail
+    said = []
+    for entry, template in list(zip(errors, templates, strict=True))[:10]:
+        message = str(entry.get("message"))
+        if template is not None:
+            with contextlib.suppress(KeyError, TypeError, ValueError):  # a bad translation
+                message = template.render(_)
+        said.append(f"{entry.get('field') or 'body'}: {message}")
+    return "; ".join(said)
+
+
+# Postgres SQLSTATEs of a database away for a moment: a connection exception (class 08), the
+# server shutting down or starting (57P01-57P03), too many connections, a lock not available.
+_TRANSIENT_SQLSTATES = frozenset({"57P01", "57P02", "57P03", "53300", "55P03"})
+_SQLITE_BUSY, _SQLITE_LOCKED = 5, 6
+
+
+def _database_away(exc: OperationalError) -> Literal["away", "outcome-unknown"] | None:
+    """Whether an OperationalError is the database away for a moment (``"away"``: try again),
+    a connection lost while a change committed (``"outcome-unknown"``: a retry could save it
+    twice), or a defect (None: a missing table, a wrong password, a file that cannot be opened).
+
+    SQLite is away only while another writer holds its lock (BUSY, LOCKED): it has no server to
+    lose. Postgres says so by its SQLSTATE; an error with none (psycopg's own: the connect
+    refused, the socket closed) is away when the connection was invalidated or the connect
+    failed (no statement). SQLAlchemy gives no statement for BEGIN and COMMIT either: a
+    connection invalidated there on a request that writes leaves its outcome unknown.
+    """
+    orig = exc.orig
+    sqlite_code = getattr(orig, "sqlite_errorcode", None)
+    if isinstance(sqlite_code, int):
+        return "away" if sqlite_code & 0xFF in (_SQLITE_BUSY, _SQLITE_LOCKED) else None
+    state = getattr(orig, "sqlstate", None)
+    if isinstance(state, str) and state:
+        return "away" if state.startswith("08") or state in _TRANSIENT_SQLSTATES else None
+    if exc.statement is None and exc.connection_invalidated:
+        return "outcome-unknown"
+    if exc.connection_invalidated or exc.statement is None:
+        return "away"
+    return None
+
+
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(AppError)
     async def _app_error(request: Request, exc: AppError) -> Response:
@@ -177,7 +229,7 @@ def install_error_handlers(app: FastAPI) -> None:
         return problem(
             exc.status,
             exc.title,
-            exc.detail,
+            _detail(exc),
             code=exc.code,
             errors=exc.errors,
             headers=exc.headers,
@@ -212,13 +264,22 @@ def install_error_handlers(app: FastAPI) -> None:
             errors=errors,
         )
 
-    @app.exception_handler(SQLAlchemyTimeoutError)
-    async def _pool_exhausted(request: Request, exc: SQLAlchemyTimeoutError) -> Response:
-        # No database connection came free within the pool's short timeout: the server is
-        # past its capacity. Say so, and when to come back, rather than a 500 (ADR 0009).
+    def _unavailable(request: Request) -> Response:
+        # The database cannot serve the request now (its pool is dry, or its connection was
+        # lost): say so, and when to come back, rather than a 500 (ADR 0009). An EventSource
+        # gives up for good on an error status: it is told to reconnect later instead, as the
+        # admission gate tells it (app.core.middleware.AdmissionControl).
         _use_request_locale(request)
-        log.warning("database pool exhausted on %s %s", request.method, request.url.path)
-        retry = str(request.app.state.settings.retry_after_seconds)
+        seconds = request.app.state.settings.retry_after_seconds
+        if request.method in ("GET", "HEAD") and "text/event-stream" in request.headers.get(
+            "accept", ""
+        ):  # a command sent with that header must not read as a success
+            return Response(
+                f"retry: {seconds * 1000}\n: busy\n\n",
+                media_type="text/event-stream",
+                headers={"Cache-Control": "no-cache"},
+            )
+        retry = str(seconds)
         title = STATUS_TITLES[503]
         detail = _("The server is at capacity. Try again in a few seconds.")
         if wants_html(request):
@@ -226,6 +287,36 @@ def install_error_handlers(app: FastAPI) -> None:
             response.headers["Retry-After"] = retry
             return response
         return problem(503, title, detail, code="overloaded", headers={"Retry-After": retry})
+
+    @app.exception_handler(SQLAlchemyTimeoutError)
+    async def _pool_exhausted(request: Request, exc: SQLAlchemyTimeoutError) -> Response:
+        # No database connection came free within the pool's short timeout: the server is
+        # past its capacity.
+        log.warning("database pool exhausted on %s %s", request.method, request.url.path)
+        return _unavailable(request)
+
+    @app.exception_handler(OperationalError)
+    async def _database_lost(request: Request, exc: OperationalError) -> Response:
+        # The database away for a moment (ADR 0009) is a 503 with Retry-After; a defect (a
+        # missing table, a wrong password, a database file that cannot be opened) is raised on
+        # to the 500 handler, which logs it and lets the tests' client see it.
+        away = _database_away(exc)
+        if away is None:
+            raise exc
+        if away == "outcome-unknown" and request.method not in ("GET", "HEAD", "OPTIONS"):
+            log.error(
+                "database connection lost while %s %s committed", request.method, request.url.path
+            )
+            _use_request_locale(request)
+            detail = _(
+                "The connection to the database was lost while your change was being "
+                "saved: reload to see whether it was saved before sending it again."
+            )
+            if wants_html(request):
+                return _html_error(request, 500, _("Internal server error"), detail)
+            return problem(500, "Internal server error", detail, code="outcome-unknown")
+        log.warning("database unavailable on %s %s: %s", request.method, request.url.path, exc.orig)
+        return _unavailable(request)
 
     @app.exception_handler(ClientDisconnect)
     async def _client_gone(request: Request, exc: ClientDisconnect) -> Response:

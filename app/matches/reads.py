@@ -51,6 +51,11 @@ CACHE_SIZE = 256  # matches per process (a club night has ~100 tables)
 # worker, so the workers' memory grew for as long as games ended, ~2.6 MB a minute at 50 tables.
 ENDED_SIZE = 16
 _STRIPES = 64
+# Renderings memoised per snapshot at most: a version's renderings are a few per seat, per
+# language and per spectator link, plus the spectators' SSE texts of the last few versions
+# (app.matches.spectate.RECENT); beyond, a rendering is built for its caller and not kept, so
+# that no request parameter can grow a snapshot for as long as it is held (issue 21).
+RENDERED_MAX = 64
 
 
 class Snapshot:
@@ -75,24 +80,36 @@ class Snapshot:
         self._lasting: dict[Hashable, Any] = {} if lasting is None else lasting
 
     def rendered(self, key: Hashable, build: Callable[[], T]) -> T:
-        """``build()`` once per ``key`` for this version (concurrent callers wait for it)."""
+        """``build()`` once per ``key`` for this version (concurrent callers wait for it).
+        Past :data:`RENDERED_MAX` renderings held, a new key is built and not kept."""
         found = self._rendered.get(key, _MISSING)
         if found is not _MISSING:
             return found  # type: ignore[no-any-return]
+        if len(self._rendered) >= RENDERED_MAX:
+            return build()
         with self._lock:
             found = self._rendered.get(key, _MISSING)
             if found is _MISSING:
-                found = self._rendered[key] = build()
+                found = build()
+                if len(self._rendered) < RENDERED_MAX:
+                    self._rendered[key] = found
         return found  # type: ignore[no-any-return]
 
     def memo(self, key: Hashable, build: Callable[[], T]) -> T:
         """``build()`` for this version, without the lock of :meth:`rendered`: for what is
         cheap to build and is asked for on the event loop, which must never wait for a
-        thread's rendering (a race builds the same value twice)."""
+        thread's rendering (a race builds the same value twice). Bounded as :meth:`rendered`."""
         found = self._rendered.get(key, _MISSING)
         if found is _MISSING:
-            found = self._rendered[key] = build()
+            found = build()
+            if len(self._rendered) < RENDERED_MAX:
+                self._rendered[key] = found
         return found  # type: ignore[no-any-return]
+
+    @property
+    def renderings(self) -> int:
+        """How many renderings this snapshot holds (at most :data:`RENDERED_MAX`)."""
+        return len(self._rendered)
 
     def lasting(self, key: Hashable, build: Callable[[], T]) -> T:
         """``build()`` once per ``key`` for the match, whatever its version: only for what

@@ -539,16 +539,20 @@ def spectator_reader(database: Database, match_id: int, digest: str) -> events.S
         snap = seen.snapshot
         if snap is None:
             return events.Update(0, [], seen.state)
-        since = max(0, since)
+        # a client's Last-Event-ID (or ?since=) past the version has seen everything there is
+        since = min(max(0, since), snap.version)
 
         def text() -> str:
             return "".join(
                 events.sse("entry", e, id=int(e["seq"])) for e in snap.entries(None, since)
             )
 
-        # a resume from long ago is rendered for its one client, not kept
+        # This runs on the event loop: ``memo``, never ``rendered``, whose lock a thread holds
+        # while it builds a big body of this snapshot (a seat's GET, the page's live block).
+        # The texts of the last RECENT versions are shared by the match's spectators; a resume
+        # from long ago is rendered for its one client, not kept.
         shared = since >= snap.version - RECENT
-        rendered = snap.rendered(("spectate-sse", since), text) if shared else text()
+        rendered = snap.memo(("spectate-sse", since), text) if shared else text()
         return events.Update(snap.version, [], seen.state, rendered=rendered)
 
     return events.Shared(fetch, present, kind="spectate")

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import Counter
 from collections.abc import Iterator
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import Connection, Engine, select
+from sqlalchemy import Connection, Engine, delete, select
 from sqlalchemy.orm import Session
 
 from app.accounts import service
@@ -24,6 +26,7 @@ from app.accounts.service import create_token
 from app.core.config import Settings
 from app.core.db import WRITE, Database, utcnow
 from app.main import create_app
+from app.matches.models import Match
 from tests.support.committed import committed_user
 
 REQUESTS = 12
@@ -159,3 +162,148 @@ def test_an_expired_session_is_removed_after_the_response(
     with Session(engine) as s:
         digest = security.digest("expired-cookie")
         assert s.scalar(select(WebSession.id).where(WebSession.token_digest == digest)) is None
+
+
+# -- one token at 50 matches at once (the issue's tool watching many matches) -----------------
+
+MATCHES = 50
+
+
+@pytest.fixture
+def many_matches(engine: Engine) -> Iterator[tuple[int, str, list[int]]]:
+    """(token id, secret, match ids): a committed user with one token, seat A of ``MATCHES``
+    started matches (version 2, A's roll-off next) against one opponent."""
+    import secrets as secrets_
+
+    from app.matches import reads as match_reads
+    from app.matches import service as match_service
+    from app.matches.models import MatchStatus, OpponentKind
+    from tests.matches.conftest import _snapshot, marines, orks
+
+    with committed_user(engine, "Tool") as tool_id, committed_user(engine, "Rival") as rival_id:
+        army_a, army_b = _snapshot(marines()), _snapshot(orks())
+        with Session(engine, expire_on_commit=False) as s:
+            tool, rival = s.get(User, tool_id), s.get(User, rival_id)
+            assert tool is not None
+            assert rival is not None
+            new = create_token(s, tool, TokenCreate(name="watches every table"))
+            ids = []
+            for _ in range(MATCHES):
+                match = Match(
+                    mission_id="only-war",
+                    battle_size="strike_force",
+                    status=MatchStatus.OPEN,
+                    opponent_kind=OpponentKind.USER,
+                    created_by_id=tool_id,
+                    player_a_id=tool_id,
+                    secret=secrets_.token_hex(32),
+                    army_a=army_a,
+                    version=0,
+                )
+                s.add(match)
+                s.flush()
+                match_service.join(s, match, army_b, user=rival)
+                ids.append(match.id)
+            s.commit()
+        match_reads.cache.clear()
+        try:
+            yield new.token.id, new.secret, ids
+        finally:
+            with Session(engine) as s:
+                s.execute(delete(Match).where(Match.id.in_(ids)))
+                s.commit()
+            match_reads.cache.clear()
+
+
+@pytest.fixture
+def wide_app(app_settings: Settings, database_url: str) -> Iterator[Database]:
+    """Every one of ``MATCHES`` requests admitted at once, each with a pool connection."""
+    settings = Settings.model_validate(
+        app_settings.model_dump()
+        | {
+            "max_in_flight": MATCHES,
+            "admission_wait_seconds": 20.0,
+            "db_pool_size": MATCHES + 4,
+            "threads": MATCHES + 4,
+        }
+    )
+    database = Database(database_url, pool_size=MATCHES + 4, pool_timeout=20)
+    database.app = create_app(settings, database=database)  # type: ignore[attr-defined]
+    yield database
+    database.engine.dispose()
+
+
+def _at_once(app: Any, calls: list[tuple[str, str, Any]], secret: str) -> list[int]:
+    """``calls`` (method, path, JSON body) sent at once, one client each; their statuses."""
+    statuses: list[int] = []
+    lock = threading.Lock()
+    barrier = threading.Barrier(len(calls))
+
+    def one(method: str, path: str, body: Any) -> None:
+        client = TestClient(app)
+        barrier.wait(20)
+        response = client.request(
+            method, path, json=body, headers={"Authorization": f"Bearer {secret}"}
+        )
+        with lock:
+            statuses.append(response.status_code)
+
+    threads = [threading.Thread(target=one, args=call, daemon=True) for call in calls]
+    for t in threads:
+        t.start()
+    deadline = time.monotonic() + 60
+    for t in threads:
+        t.join(max(0.0, deadline - time.monotonic()))
+    return statuses
+
+
+def test_one_token_at_fifty_matches_never_waits_on_its_row(
+    engine: Engine,
+    wide_app: Database,
+    many_matches: tuple[int, str, list[int]],
+    database_url: str,
+) -> None:
+    """50 requests at once on the match routes with one token (a refresh and a command per
+    match; the token first unchecked by the process, then cached), while another transaction
+    holds the token's row: none waits on it. On SQLite the holder has the database's write
+    lock, under which no command can be written at all (one writer at a time), so there the
+    50 are refreshes; on Postgres they are refreshes and commands."""
+    from app.accounts.service import token_grants
+
+    token_id, secret, ids = many_matches
+    app = wide_app.app  # type: ignore[attr-defined]
+    writes = database_url.startswith("postgresql")
+    half = MATCHES // 2
+    roll_off = {"expected_version": 2, "command": {"type": "roll_off"}, "dice": [6, 1]}
+
+    def calls(commands: list[int], refreshes: list[int]) -> list[tuple[str, str, Any]]:
+        out: list[tuple[str, str, Any]] = [
+            ("POST", f"/api/v1/matches/{m}/commands", roll_off) for m in commands
+        ]
+        return out + [("GET", f"/api/v1/matches/{m}", None) for m in refreshes]
+
+    rounds = (
+        # the token not yet checked by this process (FastAPI checks it), then cached (the lane)
+        calls(ids[:half], ids[half:]) if writes else calls([], ids),
+        calls(ids[half:], ids[:half]) if writes else calls([], ids),
+    )
+    for n, sent in enumerate(rounds):
+        if n == 0:
+            token_grants.clear()
+        held = hold_token_row(engine, token_id)
+        try:
+            t0 = time.perf_counter()
+            statuses = _at_once(app, sent, secret)
+            elapsed = time.perf_counter() - t0
+            assert sorted(statuses) == [200] * MATCHES, (n, Counter(statuses))
+            # before: each waited for the row, here for ever on Postgres (the pool ran dry)
+            assert elapsed < 30.0, f"round {n}: {MATCHES} requests took {elapsed:.1f} s"
+            assert last_used(engine, token_id) is None  # skipped, not waited for
+        finally:
+            held.rollback()
+            held.close()
+    if writes:  # every command was written, once
+        with Session(engine) as s:
+            versions = s.scalars(select(Match.version).where(Match.id.in_(ids))).all()
+        assert len(versions) == MATCHES
+        assert min(versions) > 2

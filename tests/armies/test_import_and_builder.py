@@ -89,7 +89,7 @@ def test_our_text_export_pasted_back_on_the_page(client: TestClient, alice: dict
         follow_redirects=False,
     )
     assert response.status_code == 303, response.text
-    new_id = int(response.headers["location"].rsplit("/", 1)[1])
+    new_id = int(response.headers["location"].split("?")[0].rsplit("/", 1)[1])
     again = client.get(f"/api/v1/armies/{new_id}/export?format=text", headers=alice).text
     assert again == exported
 

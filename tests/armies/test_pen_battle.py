@@ -337,7 +337,7 @@ def test_the_list_page_shows_the_battle_fields_and_what_is_missing(
     assert "Capitaine lacks WS, BS, I, Ld for a battle." in text
     client.patch("/api/v1/me", json={"preferred_language": "fr"}, headers=alice)
     french = client.get(f"/armies/{army['id']}").text
-    assert "Il manque WS, BS, I, Ld à Capitaine pour une bataille." in french
+    assert "Il manque CC, CT, I, Cd à Capitaine pour une bataille." in french
 
 
 def test_a_new_list_of_an_unknown_system_is_refused(client: TestClient, alice: dict) -> None:

@@ -506,7 +506,7 @@ def test_import_page(browser: TestClient, token: str, alice: dict) -> None:
         "/armies/import", data={"csrf_token": token, "document": doc}, follow_redirects=False
     )
     assert response.status_code == 303
-    new_id = int(response.headers["location"].rsplit("/", 1)[1])
+    new_id = int(response.headers["location"].split("?")[0].rsplit("/", 1)[1])
     assert browser.get(f"/api/v1/armies/{new_id}", headers=alice).json()["units"] == body["units"]
     upload = browser.post(
         "/armies/import",

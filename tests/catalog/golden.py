@@ -43,6 +43,8 @@ def plain(value: object) -> object:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         out: dict[str, object] = {"__type__": type(value).__name__}
         for f in dataclasses.fields(value):
+            if f.metadata.get("presentation"):
+                continue  # a value's wording for a page (ImportIssue.template), not the value
             out[f.name] = plain(getattr(value, f.name))
         return out
     if isinstance(value, tuple | list):

@@ -940,3 +940,343 @@ def sent_sql(engine: Any, database_url: str) -> Any:
     event.listen(engine, "before_cursor_execute", record)
     yield found
     event.remove(engine, "before_cursor_execute", record)
+
+
+# -- the spectators' shared texts: bounded, and never a wait on the event loop ----------------
+
+
+def test_a_resume_past_the_version_is_clamped_and_memoises_nothing_new(
+    new_game: Callable[..., Game], app: Any
+) -> None:
+    """``Last-Event-ID`` / ``?since=`` is the client's: a value past the version has seen
+    everything, and each distinct value must not add a rendering the snapshot keeps."""
+    g = new_game()
+    token = both_agree(g)["token"]
+    g.a.send({"type": "roll_off"}, dice=[6, 1])
+    reader = spectate.spectator_reader(app.state.db, g.match_id, security.digest(token))
+    seen = reader.fetch()
+    snap = seen.snapshot
+    assert snap is not None
+    version = snap.version
+    at_version = reader.present(seen, version)
+    held = snap.renderings
+    for since in range(version + 1, version + 2000):
+        update = reader.present(seen, since)
+        assert update.rendered == at_version.rendered == ""
+        assert update.version == version
+    assert snap.renderings == held  # the clamped key is the version's own
+    # a resume from the start renders the whole public log, once for all its readers
+    full = reader.present(seen, 0)
+    assert [e["seq"] for e in public_entries(full.rendered)] == list(range(1, version + 1))
+    assert reader.present(seen, -5).rendered == full.rendered
+
+
+def test_a_snapshot_keeps_a_bounded_number_of_renderings() -> None:
+    snap = reads.Snapshot(1, object())  # type: ignore[arg-type]
+    built: list[int] = []
+
+    def build(n: int) -> Callable[[], int]:
+        def run() -> int:
+            built.append(n)
+            return n
+
+        return run
+
+    for n in range(reads.RENDERED_MAX + 50):
+        assert snap.rendered(("k", n), build(n)) == n
+        assert snap.memo(("m", n), build(-n)) == -n
+    assert snap.renderings == reads.RENDERED_MAX
+    kept = len(built)
+    assert snap.rendered(("k", 0), build(0)) == 0  # one kept: not built again
+    assert len(built) == kept
+    late = reads.RENDERED_MAX + 10
+    assert snap.rendered(("k", late), build(late)) == late  # past the bound: built each time
+    assert snap.memo(("m", late), build(-late)) == -late
+    assert len(built) == kept + 2
+    assert snap.renderings == reads.RENDERED_MAX
+
+
+def test_a_spectators_present_never_waits_for_a_threads_rendering(
+    new_game: Callable[..., Game], app: Any
+) -> None:
+    """``present`` runs on the event loop: while a thread builds a big body of the same
+    snapshot under its lock (a seat's GET, the page's live block), a spectator's update must
+    not wait for it (reads.Snapshot.memo's contract)."""
+    import threading
+
+    g = new_game()
+    token = both_agree(g)["token"]
+    g.a.send({"type": "roll_off"}, dice=[6, 1])
+    g.a.send({"type": "place_objective"})
+    reader = spectate.spectator_reader(app.state.db, g.match_id, security.digest(token))
+    seen = reader.fetch()
+    snap = seen.snapshot
+    assert snap is not None
+    started, release = threading.Event(), threading.Event()
+
+    def slow_body() -> bytes:
+        started.set()
+        release.wait(10)
+        return b"big"
+
+    builder = threading.Thread(target=snap.rendered, args=(("match_out", "A", "x"), slow_body))
+    builder.start()
+    try:
+        assert started.wait(5)
+        done: list[events.Update] = []
+        spectator = threading.Thread(target=lambda: done.append(reader.present(seen, 0)))
+        spectator.start()
+        spectator.join(2.0)
+        assert done, "the spectator's present waited for the thread's rendering"
+        assert [e["seq"] for e in public_entries(done[0].rendered)] == list(
+            range(1, snap.version + 1)
+        )
+        since = snap.version - 1  # a shared text (memoised), built while the lock is held
+        done.clear()
+        spectator = threading.Thread(target=lambda: done.append(reader.present(seen, since)))
+        spectator.start()
+        spectator.join(2.0)
+        assert done, "the spectator's present waited for the thread's rendering"
+    finally:
+        release.set()
+        builder.join(10)
+
+
+# -- a whole battle watched live --------------------------------------------------------------
+
+B_SECRET = {"attachments": [["b1", "b2"]], "embarked": [["b4", "b5"]]}
+B_PATTERNS = [re.compile(r'"b1"\s*,\s*"b2"'), re.compile(r'"b4"\s*,\s*"b5"')]
+# never shown to a spectator, at any time: each seat's own declaration and its own copy
+ALWAYS_SECRET = [re.compile(r"formation_declared"), re.compile(r"my_formation")]
+
+
+def test_a_live_spectator_of_a_whole_battle_never_receives_a_secret(
+    new_game: Callable[..., Game], app: Any, client: TestClient, engine: Any
+) -> None:
+    """A 10th-edition battle played to its end (five battle rounds, every phase ended) with
+    both seats' Battle Formations secret until both have declared, watched by a spectator whose
+    SSE stream is open from before the first command to the end: every event it receives and
+    a JSON read after every command are scanned for either seat's secrets (their pairs until
+    the reveal; their declaration events and own copies always), every entry it receives is
+    public, and it receives the public log exactly, each entry once, in order."""
+    from tests.matches.streams import collect, next_move, until
+
+    g = new_game(check=False)  # the stream reads in another thread: no replay check
+    token = both_agree(g)["token"]
+    hub = events.hub_for(app)
+    reader = spectate.spectator_reader(app.state.db, g.match_id, security.digest(token))
+    seats = {"A": g.a, "B": g.b}
+    received: list[dict[str, Any]] = []
+    reads_: list[str] = []
+    scanned = 0
+    revealed = False
+
+    def scan_new() -> None:
+        nonlocal scanned
+        patterns = ALWAYS_SECRET + ([] if revealed else PATTERNS[:3] + B_PATTERNS)
+        for m in received[scanned:]:
+            text = json.dumps(m["data"])
+            assert not [p.pattern for p in patterns if p.search(text)], m
+            if m["event"] == "entry":
+                assert m["data"]["audience"] is None, m
+        scanned = len(received)
+        assert not [p.pattern for p in patterns if p.search(reads_[-1])]
+
+    def command(seat: str, cmd: dict[str, Any], dice: list[int] | None = None) -> int:
+        return int(seats[seat].send(cmd, dice=dice)["version"])
+
+    def spectator_read() -> str:
+        r = client.get(f"/api/v1/spectate/{token}")
+        assert r.status_code == 200, r.text
+        return r.text
+
+    async def scenario() -> int:
+        nonlocal revealed
+        task = asyncio.create_task(
+            collect(events.stream(hub, g.match_id, 0, reader, timeout=600, keepalive=600), received)
+        )
+        try:
+            await until(lambda: any(m["event"] == "version" for m in received))
+            if engine.dialect.name == "postgresql":
+                # the LISTEN connection, once up, wakes every stream once: let it pass
+                await until(lambda: hub.listening)
+                await asyncio.sleep(0.3)
+            moves = 0
+            while True:
+                view = (await asyncio.to_thread(g.a.get))["view"]
+                if view["stage"] == "declare_formations" and not revealed:
+                    for seat, formation in (("A", SECRET), ("B", B_SECRET)):
+                        version = await asyncio.to_thread(
+                            command, seat, {"type": "declare_formations", "formation": formation}
+                        )
+                        await until(lambda v=version: _last(received) >= v)
+                        reads_.append(await asyncio.to_thread(spectator_read))
+                        if seat == "B":
+                            # the reveal: the scan now finds both formations in the view
+                            found = [p.pattern for p in PATTERNS[:3] + B_PATTERNS]
+                            assert all(re.search(p, reads_[-1]) for p in found), reads_[-1]
+                            revealed = True
+                        scan_new()
+                    continue
+                move = next_move(view)
+                if move is None:
+                    break
+                seat, cmd, dice = move
+                version = await asyncio.to_thread(command, seat, cmd, dice)
+                await until(lambda v=version: _last(received) >= v)
+                reads_.append(await asyncio.to_thread(spectator_read))
+                scan_new()
+                moves += 1
+            return moves
+        finally:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+
+    moves = asyncio.run(scenario())
+    final = json.loads(reads_[-1])
+    assert (final["status"], final["round"], final["view"]["stage"]) == ("ended", 5, "ended")
+    assert moves > 40
+    log_a = g.a.client.get(f"{g.a.base}/log").json()["entries"]
+    log_b = g.b.client.get(f"{g.b.base}/log").json()["entries"]
+    public = [e for e in log_a if e["audience"] is None]
+    assert public == [e for e in log_b if e["audience"] is None]
+    assert len(public) < len(log_a)  # each seat's declaration stayed its own
+    got = [m["data"] for m in received if m["event"] == "entry"]
+    assert got == public  # every public entry, once, in order
+    assert final["log"] == public
+
+
+def _last(messages: list[dict[str, Any]]) -> int:
+    versions = [m["id"] for m in messages if m["event"] == "version"]
+    return versions[-1] if versions else -1
+
+
+def test_a_spectator_never_sees_a_narrative_hidden_deployment_before_its_reveal(
+    user_client: Callable[[str], TestClient], armies: Any, db: Session, client: TestClient
+) -> None:
+    """Meat Grinder's hidden deployment (the narrative pack): the Defender's tokens and which
+    unit each hides are in nothing a spectator gets (JSON, the stream from the start and
+    resumed, the page, its live block) until the reveal, when the same scan finds them."""
+    from tests.matches.conftest import Player, marines, orks
+    from tests.matches.test_narrative_match import LEAKS
+    from tests.matches.test_narrative_match import SECRET as TOKENS
+
+    def leaks(material: dict[str, str]) -> list[tuple[str, str]]:
+        return [(n, p.pattern) for n, t in material.items() for p in LEAKS if p.search(t)]
+
+    alice, bob = user_client("Alice"), user_client("Bob")
+    r = alice.post(
+        "/api/v1/matches",
+        json={
+            "army_id": armies.ready(alice, orks()),
+            "mission": "meat-grinder",
+            "options": {"starting_cp": 2},
+        },
+    )
+    assert r.status_code == 201, r.text
+    created = r.json()
+    r = bob.post(
+        "/api/v1/matches/join",
+        json={"code": created["invitation"]["code"], "army_id": armies.ready(bob, marines())},
+    )
+    assert r.status_code == 200, r.text
+    g = Game(
+        Player(alice, created["id"], "A", db), Player(bob, created["id"], "B", db), created["id"]
+    )
+    token = both_agree(g)["token"]
+    g.a.send({"type": "roll_off"}, dice=[])  # B attacks (the larger army): A, the Defender, hides
+    assert g.a.view()["narrative"]["attacker"] == "B"
+    for p in (g.a, g.b):
+        p.send({"type": "declare_formations", "formation": {}})
+    g.a.send({"type": "use_mission_stratagem", "stratagem": "decoys"})
+    assert leaks(spectator_material(client, token)) == []
+    g.a.send(
+        {
+            "type": "place_tokens",
+            "tokens": TOKENS | {"t4": "a1", "t5": "a2", "t6": "a4", "t7": "a6"},
+        }
+    )
+    assert g.a.view()["narrative"]["my_tokens"]["t1"] == "a3"  # A sees its own mapping
+    hidden = spectator_material(client, token)
+    assert leaks(hidden) == []
+    # the spectator sees what B sees: seven tokens laid, none revealed
+    seen = json.loads(hidden["json"])["view"]["narrative"]["tokens"]
+    assert [t["token"] for t in seen] == [f"t{i}" for i in range(1, 8)]
+    assert all(not t["revealed"] and t.get("unit") is None for t in seen)
+    assert all(e["audience"] is None for e in public_entries(hidden["sse"]))
+    # the reveal: B deploys, every token turns over, and the same scan now finds them
+    g.b.send({"type": "deploy_forces", "units": ["b1", "b2", "b3", "b4", "b5", "b7"]})
+    found = leaks(spectator_material(client, token))
+    assert ("json", r'"unit"\s*:\s*"a[35]"') in found
+    assert ("json", r'"revealed"\s*:\s*true') in found
+    assert not [f for f in found if "my_tokens" in f[1] or "tokens_placed" in f[1]]
+
+
+def test_a_spectator_never_sees_a_black_reach_hand(
+    br_game: Callable[..., PenGame],  # noqa: F811
+    client: TestClient,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Black Reach's Action cards: the hands drawn (and the deck's order) are each seat's own;
+    a spectator, through ``/api/v1/spectate/...`` (the JSON, the stream from the start and
+    resumed) and the page, sees how many cards each side holds, never which, until a card is
+    played face up: then the same scan finds that one card, and still none of the others."""
+    from app.matches.systems import black_reach as system
+    from tests.engine.black_reach.battle import test_cards as decks
+
+    made = decks.setup()
+    monkeypatch.setattr(system, "sample_setup", lambda *args, **kw: made)
+    try:
+        g = br_game(deployment="sample")
+        token = both_agree(g)["token"]
+        g.a.send({"type": "draw_cards", "discard": []})
+        g.b.send({"type": "draw_cards", "discard": []})
+        hands = {
+            seat: [c["card"] for c in p.view()["cards"]["hand"]]
+            for seat, p in (("A", g.a), ("B", g.b))
+        }
+        assert all(len(h) == 2 for h in hands.values()), hands
+        secret = [*hands["A"], *hands["B"]]
+
+        def seen(material: dict[str, str]) -> list[tuple[str, str]]:
+            return [
+                (name, needle)
+                for name, text in material.items()
+                for needle in (*secret, "cards_drawn")
+                if needle in text
+            ]
+
+        material = spectator_material(client, token)
+        assert seen(material) == []
+        # how many, never which: the sides' counts (each player sees the other's), no hand
+        cards = json.loads(material["json"])["view"]["cards"]
+        assert cards["hand"] == []
+        assert {side: c["hand"] for side, c in cards["sides"].items()} == {
+            "ultramarines": 2,
+            "orks": 2,
+        }
+        assert all(e["audience"] is None for e in public_entries(material["sse"]))
+
+        g.b.send(
+            {
+                "type": "place_orders",
+                "orders": [{"unit": decks.BOYZ1, "number": 1}, {"unit": decks.NOB, "number": 2}],
+            }
+        )
+        g.a.send(
+            {
+                "type": "place_orders",
+                "orders": [
+                    {"unit": decks.TACTICAL, "number": 1},
+                    {"unit": decks.SERGEANT, "number": 2},
+                ],
+            }
+        )
+        played = hands["B"][0]
+        g.b.send({"type": "play_card", "card": played, "use": "event"})
+        after = seen(spectator_material(client, token))
+        assert ("json", played) in after  # played face up: public, and the scan finds it
+        assert not [s for s in after if s[1] != played], after
+    finally:
+        system._scenario.cache_clear()
+        system._shipped_content_id.cache_clear()

@@ -250,6 +250,13 @@ def world(app: Any, db: Any, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     }
     r = amelie.post(f"/armies/{ids['pen_id']}/units", data=unit, follow_redirects=False)
     assert r.status_code == 303, r.text
+    # a transport: its vehicle types and the unit types it carries are shown (issue 18)
+    r = amelie.post(
+        f"/armies/{ids['pen_id']}/units",
+        data={"csrf_token": token, **PEN_TRANSPORT},
+        follow_redirects=False,
+    )
+    assert r.status_code == 303, r.text
 
     # a match against Bruno, and one with a guest seat
     fake = FakeArmies(catalogs.starter(db).id)
@@ -382,7 +389,10 @@ def _urls(ids: dict[str, Any]) -> dict[str, list[str]]:
         "/armies/shared/{token}": [f"/armies/shared/{ids['token']}"],
         "/armies/{army_id}": [f"/armies/{ids['army_id']}", f"/armies/{ids['pen_id']}"],
         "/armies/{army_id}/units/new": [f"/armies/{ids['pen_id']}/units/new"],
-        "/armies/{army_id}/units/{index}": [f"/armies/{ids['pen_id']}/units/0"],
+        "/armies/{army_id}/units/{index}": [
+            f"/armies/{ids['pen_id']}/units/0",
+            f"/armies/{ids['pen_id']}/units/1",
+        ],
         "/matches": ["/matches", "/matches?ruleset=black-reach"],
         "/matches/join/{code}": [f"/matches/join/{ids['open_code']}"],
         "/matches/guest/{token}": [],  # a seat for someone else: seen by the visitor below
@@ -429,11 +439,19 @@ _BOLTERS = [
 ]
 _PEN_STATES = [
     {"t.kind": "vehicle", "v.front": "10", "w.strength": "8"},
+    {"t.kind": "vehicle", "v.front": "12", "v.types": "tank, fast, transport", "w.strength": "8"},
     {"w.kind": "melee", "w.type": "melee", "t.attacks": "2", "t.strength": "4"},
     {"w.properties": "Perforant", "t.wounds": "2", "t.cover_save": "5+", "t.feel_no_pain": "on"},
 ]
+# names the PEN engine does not know: each refused in the reader's language
+_PEN_TYPOS = [
+    {"w.properties": "Perfornat, Perforant 4+"},
+    {"t.unit_type": "infantri"},
+    {"t.kind": "vehicle", "v.front": "10", "v.types": "tonk"},
+    {"w.kind": "melee", "w.type": "Gantelet energetik"},
+]
 CALCULATOR_STATES = [
-    "/calculator?" + urlencode({"system": "pen", **state}) for state in _PEN_STATES
+    "/calculator?" + urlencode({"system": "pen", **state}) for state in _PEN_STATES + _PEN_TYPOS
 ] + [
     "/calculator?"
     + urlencode(
@@ -466,6 +484,22 @@ def _engine_words() -> set[str]:
         current_locale.reset(token)
     shown = {k.replace("_", " ").capitalize() for k in labels} | {k for k in labels if " " in k}
     return shown - french
+
+
+PEN_TRANSPORT = {
+    "name": "Rhino",
+    "points": "35",
+    "models": "1",
+    "kind": "vehicle",
+    "front": "11",
+    "side": "11",
+    "rear": "10",
+    "hull_points": "3",
+    "vehicle_types": "tank, transport",
+    "transport_capacity": "10",
+    "transport_types": "infantry, bike",
+    "bs": "4",
+}
 
 
 def _page_routes() -> set[str]:
@@ -543,3 +577,70 @@ def test_every_message_has_a_french_translation_is_kept() -> None:
     from tests.core import test_i18n
 
     assert callable(test_i18n.test_every_message_has_a_french_translation)
+
+
+def test_every_refusal_is_french(world: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pages a refused form answers with (issue 18): the PEN unit editor refusing names and
+    values, the catalogue import refusing a file or a bound, each in French."""
+    from tests.catalog.hostile import element_bomb
+
+    ids = world["ids"]
+    amelie: TestClient = world["amelie"]
+    token = amelie.headers["X-CSRF-Token"]
+    matchers = _matchers(_english_ids() | _engine_words())
+    fell_back = poison(monkeypatch)
+    unit = f"/armies/{ids['pen_id']}/units"
+    refused = {
+        "unit editor: names": amelie.post(
+            unit,
+            data={
+                "csrf_token": token,
+                **PEN_TRANSPORT,
+                "vehicle_types": "tonk",
+                "rules": "Perfornat, Perforant 4+",
+                "transport_types": "chariot",
+            },
+        ),
+        "unit editor: values": amelie.post(
+            unit,
+            data={
+                "csrf_token": token,
+                "name": "Tactiques",
+                "points": "150",
+                "kind": "unit",
+                "unit_type": "chariot",
+                "toughness": "12",
+                "wounds": "1",
+                "transport_types": "infantry",
+                "w0.name": "Epee",
+                "w0.kind": "melee",
+                "w0.type": "melee",
+                "w0.range": "12",
+                "w0.template": "blast",
+            },
+        ),
+        "catalogue import: a broken file": amelie.post(
+            "/catalogs/import",
+            data={"csrf_token": token},
+            files=[("files", ("broken.cat", b"<catalogue"))],
+        ),
+        "catalogue import: a bound": amelie.post(
+            "/catalogs/import",
+            data={"csrf_token": token},
+            files=[("files", ("bomb.cat", element_bomb()))],
+        ),
+        "catalogue import: no file": amelie.post("/catalogs/import", data={"csrf_token": token}),
+    }
+    found: dict[str, list[str]] = {}
+    for what, response in refused.items():
+        assert response.status_code in (413, 422), (what, response.status_code)
+        assert html(response).css_first("html").attributes["lang"] == "fr", what  # type: ignore[union-attr]
+        errors = html(response).css_first("#unit-errors, #import-errors")
+        assert errors is not None, what
+        assert errors.text(strip=True), what
+        if leaked := leaks(response.text, matchers):
+            found[what] = leaked
+    assert fell_back == []
+    assert found == {}, "English left on French refusals:\n" + "\n".join(
+        f"{what}: {english}" for what, leaked in found.items() for english in leaked
+    )

@@ -30,6 +30,7 @@ from app.catalog.pen_units import (
     army_issues,
     check_unit,
 )
+from app.combat.forms import pen_types
 from app.core.i18n import gettext as _
 from app.core.i18n import lazy
 from app.core.ids import parse_int
@@ -90,17 +91,38 @@ def issue_json(issue: PenIssue) -> dict[str, Any]:
     """An issue as the API shows a violation (messages in the current language)."""
     message, fix = ISSUE_WORDING[issue.code]
     params = issue.values
+    shown = _shown_params(params)
     return {
         "code": issue.code,
         "severity": issue.severity,
-        "message": _(message) % params,
-        "fix": _(fix) % params,
+        "message": _(message) % shown,
+        "fix": _(fix) % shown,
         "unit": issue.unit,
         "message_id": f"pen.{issue.code}",
         "fix_id": f"pen.{issue.code}",
         "params": params,
         "closest": [],
     }
+
+
+# the characteristics a squad may lack for a battle (pen_units.BATTLE_FIELDS), as a page reads
+_FIELD_LABELS = {"WS": lazy("WS"), "BS": lazy("BS"), "I": lazy("I"), "Ld": lazy("Ld")}
+
+
+def _shown_params(params: Mapping[str, str | int]) -> dict[str, str | int]:
+    """An issue's values in the reader's language: unit types ("infantry", "bike") and
+    characteristics ("WS, Ld"); names and numbers as they are (``params`` stays the API's)."""
+    shown = dict(params)
+    if isinstance(shown.get("types"), str):
+        shown["types"] = pen_types.unit_types_text(str(shown["types"]).split(", "))
+    if isinstance(shown.get("type"), str) and shown["type"] != "-":
+        shown["type"] = pen_types.unit_type_label(str(shown["type"]))
+    if isinstance(shown.get("fields"), str):
+        shown["fields"] = ", ".join(
+            _(_FIELD_LABELS[f]) if f in _FIELD_LABELS else f
+            for f in str(shown["fields"]).split(", ")
+        )
+    return shown
 
 
 def pen_unit(data: Mapping[str, Any]) -> PenUnit:

@@ -44,6 +44,7 @@ from app.catalog.bsdata.report import (
     IssueSeverity,
     Reporter,
 )
+from app.engine.errors import N_, Message
 from app.engine.wh40k10e.army.catalog import Catalogue
 
 __all__ = [
@@ -83,7 +84,10 @@ def import_files(
     if len(files) > lim.max_files:
         reporter.error(
             IssueCode.TOO_MANY_FILES,
-            f"{len(files)} files uploaded; at most {lim.max_files} per import",
+            Message(
+                N_("%(count)s files uploaded; at most %(most)s per import"),
+                {"count": len(files), "most": lim.max_files},
+            ),
             count=len(files),
             limit="files",
             max=lim.max_files,
@@ -95,7 +99,7 @@ def import_files(
         except LimitExceeded as exc:
             reporter.error(
                 IssueCode.TOO_LARGE,
-                str(exc),
+                exc.template,
                 file=exc.filename,
                 limit=exc.limit,
                 max=exc.maximum,
@@ -155,12 +159,15 @@ def _read_all(
         except LimitExceeded:
             raise
         except BSDataFileError as exc:
-            reporter.error(IssueCode.FILE_UNREADABLE, str(exc), file=filename)
+            reporter.error(IssueCode.FILE_UNREADABLE, exc.template, file=filename)
             continue
         if any(d.id == doc.id for d in docs):
             reporter.warning(
                 IssueCode.DUPLICATE_FILE,
-                f"{filename}: {doc.name} was uploaded twice; the first copy is used",
+                Message(
+                    N_("%(file)s: %(name)s was uploaded twice; the first copy is used"),
+                    {"file": filename, "name": doc.name},
+                ),
                 file=filename,
             )
             continue
@@ -174,14 +181,21 @@ def _build(docs: list[Document], lim: ImportLimits, reporter: Reporter) -> Impor
     if gst is None and docs:
         reporter.warning(
             IssueCode.NO_GAME_SYSTEM,
-            "no game system (.gst) uploaded: shared rules, profiles and categories it defines "
-            "are missing",
+            Message(
+                N_(
+                    "no game system (.gst) uploaded: shared rules, profiles and categories it "
+                    "defines are missing"
+                )
+            ),
         )
     for d in docs:
         if d.kind == "catalogue" and gst is not None and d.game_system_id != gst.id:
             reporter.warning(
                 IssueCode.GAME_SYSTEM_MISMATCH,
-                f"{d.filename} is made for the game system {d.game_system_id!r}, not {gst.name}",
+                Message(
+                    N_("%(file)s is made for the game system %(id)s, not %(name)s"),
+                    {"file": d.filename, "id": repr(d.game_system_id), "name": gst.name},
+                ),
                 file=d.filename,
             )
 
@@ -194,7 +208,10 @@ def _build(docs: list[Document], lim: ImportLimits, reporter: Reporter) -> Impor
         except WorkLimitExceeded:
             reporter.error(
                 IssueCode.TOO_DEEP,
-                f"{d.filename}: its entries link to each other too many times; not imported",
+                Message(
+                    N_("%(file)s: its entries link to each other too many times; not imported"),
+                    {"file": d.filename},
+                ),
                 file=d.filename,
             )
             continue
@@ -203,7 +220,7 @@ def _build(docs: list[Document], lim: ImportLimits, reporter: Reporter) -> Impor
     if not catalogues:
         reporter.error(
             IssueCode.NO_CATALOGUE,
-            "no faction catalogue (a non-library .cat) could be imported",
+            Message(N_("no faction catalogue (a non-library .cat) could be imported")),
         )
     summaries = tuple(
         FileSummary(

@@ -23,6 +23,7 @@ from app.catalog.bsdata.leaders import canonical_leader_targets
 from app.catalog.bsdata.model import Node, Workspace
 from app.catalog.bsdata.report import IssueCode, Reporter
 from app.catalog.bsdata.restrictions import RestrictionReader, only_detachments
+from app.engine.errors import N_, Message
 from app.engine.wh40k10e.army.catalog import (
     ArmyLimit,
     Catalogue,
@@ -48,8 +49,13 @@ def build_catalogue(
         if linked is None:
             reporter.warning(
                 IssueCode.MISSING_CATALOGUE_LINK,
-                f"{primary.name} links the catalogue {target!r}, which was not uploaded; "
-                "its entries are missing",
+                Message(
+                    N_(
+                        "%(name)s links the catalogue %(target)s, which was not uploaded; its "
+                        "entries are missing"
+                    ),
+                    {"name": primary.name, "target": repr(target)},
+                ),
                 file=primary.filename,
                 target=target,
             )
@@ -77,7 +83,10 @@ def build_catalogue(
                 raise
             reporter.warning(
                 IssueCode.TOO_DEEP,
-                f"{node.name}: its entries link to each other too many times; skipped",
+                Message(
+                    N_("%(name)s: its entries link to each other too many times; skipped"),
+                    {"name": node.name},
+                ),
                 file=node.doc.filename,
                 entry=node.name,
             )
@@ -93,8 +102,13 @@ def build_catalogue(
         if not s.faction_keywords and offered_by[s.id] == primary.id:
             reporter.warning(
                 IssueCode.FACTION_ASSUMED,
-                f"{s.name} has no Faction keyword in the data; it is given {faction}, the "
-                "faction of its catalogue",
+                Message(
+                    N_(
+                        "%(name)s has no Faction keyword in the data; it is given %(faction)s, "
+                        "the faction of its catalogue"
+                    ),
+                    {"name": s.name, "faction": faction},
+                ),
                 file=primary.filename,
                 entry=s.name,
             )
@@ -113,7 +127,7 @@ def build_catalogue(
     if not found:
         reporter.warning(
             IssueCode.NO_DETACHMENTS,
-            f"{primary.name}: no detachments found",
+            Message(N_("%(name)s: no detachments found"), {"name": primary.name}),
             file=primary.filename,
         )
     for i, s in enumerate(sheets):
@@ -181,7 +195,13 @@ def build_catalogue(
             if name_key(target) not in by_key:
                 reporter.warning(
                     IssueCode.LEADER_TARGET_UNKNOWN,
-                    f"{s.name} can lead {target!r}, which is not a datasheet of this catalogue",
+                    Message(
+                        N_(
+                            "%(name)s can lead %(target)s, which is not a datasheet of this "
+                            "catalogue"
+                        ),
+                        {"name": s.name, "target": repr(target)},
+                    ),
                     entry=s.name,
                     target=target,
                 )

@@ -38,7 +38,7 @@ from app.catalog.bsdata.model import (
 )
 from app.catalog.bsdata.report import IssueCode, Reporter
 from app.engine.dice import DiceExpr
-from app.engine.errors import DiceExpressionError, ProfileError
+from app.engine.errors import N_, DiceExpressionError, Message, ProfileError
 from app.engine.wh40k10e.abilities import UnknownAbility, parse_ability
 from app.engine.wh40k10e.army.catalog import (
     MAX_MODELS,
@@ -438,8 +438,13 @@ class Builder:
                 self._unresolved.add(key)
                 report.warning(
                     IssueCode.UNRESOLVED_LINK,
-                    f"link {link.get('name') or ''!r} points to {target_id!r}, which is in none "
-                    "of the uploaded files (is a linked catalogue missing?)",
+                    Message(
+                        N_(
+                            "link %(name)s points to %(target)s, which is in none of the "
+                            "uploaded files (is a linked catalogue missing?)"
+                        ),
+                        {"name": repr(link.get("name") or ""), "target": repr(target_id)},
+                    ),
                     file=doc.filename,
                     entry=link.get("name") or None,
                     target=target_id,
@@ -874,7 +879,10 @@ class Builder:
     def _bad(self, doc: Document, where: str, field_name: str, text: str) -> None:
         self.report.warning(
             IssueCode.BAD_CHARACTERISTIC,
-            f"{where}: characteristic {field_name} = {text!r} is not a value the app can use",
+            Message(
+                N_("%(where)s: characteristic %(field)s = %(text)s is not a value the app can use"),
+                {"where": where, "field": field_name, "text": repr(text)},
+            ),
             file=doc.filename,
             entry=where,
             characteristic=field_name,
@@ -946,8 +954,13 @@ class Builder:
         if "*" in lowered or any(w in lowered for w in ("against", "excluding", "while", " if ")):
             self.report.warning(
                 IssueCode.CONDITIONAL_INVULNERABLE,
-                f"{sheet.root.name}: the {value}+ invulnerable save has a condition in the data; "
-                "it is recorded as a plain invulnerable save",
+                Message(
+                    N_(
+                        "%(name)s: the %(value)s+ invulnerable save has a condition in the data; "
+                        "it is recorded as a plain invulnerable save"
+                    ),
+                    {"name": sheet.root.name, "value": value},
+                ),
                 file=sheet.root.doc.filename,
                 entry=sheet.root.name,
                 value=value,
@@ -1033,8 +1046,10 @@ class Builder:
         if depth > self.limits.max_depth:
             self.report.warning(
                 IssueCode.TOO_DEEP,
-                f"{sheet.root.name}: entries nested deeper than {self.limits.max_depth} levels "
-                "were not read",
+                Message(
+                    N_("%(name)s: entries nested deeper than %(most)s levels were not read"),
+                    {"name": sheet.root.name, "most": self.limits.max_depth},
+                ),
                 file=node.doc.filename,
                 entry=sheet.root.name,
             )
@@ -1043,7 +1058,10 @@ class Builder:
         if key in path:
             self.report.warning(
                 IssueCode.LINK_CYCLE,
-                f"{sheet.root.name}: entry {node.name!r} links back to itself; the loop was cut",
+                Message(
+                    N_("%(name)s: entry %(entry)s links back to itself; the loop was cut"),
+                    {"name": sheet.root.name, "entry": repr(node.name)},
+                ),
                 file=node.doc.filename,
                 entry=sheet.root.name,
             )
@@ -1601,7 +1619,10 @@ class Builder:
         if hi >= INF or hi > MAX_MODELS:
             self.report.warning(
                 IssueCode.NO_UNIT_SIZE,
-                f"{root.name}: the data gives no maximum unit size; the minimum is used",
+                Message(
+                    N_("%(name)s: the data gives no maximum unit size; the minimum is used"),
+                    {"name": root.name},
+                ),
                 file=file,
                 entry=root.name,
             )
@@ -1611,7 +1632,13 @@ class Builder:
         if hi < lo:
             self.report.warning(
                 IssueCode.DATASHEET_SKIPPED,
-                f"{root.name}: its composition is contradictory (min {lo} > max {hi}); skipped",
+                Message(
+                    N_(
+                        "%(name)s: its composition is contradictory (min %(lo)s > max %(hi)s); "
+                        "skipped"
+                    ),
+                    {"name": root.name, "lo": lo, "hi": hi},
+                ),
                 file=file,
                 entry=root.name,
             )
@@ -1626,7 +1653,13 @@ class Builder:
         if not tiers:
             self.report.warning(
                 IssueCode.DATASHEET_SKIPPED,
-                f"{root.name}: no unit size between {lo} and {hi} fits its composition; skipped",
+                Message(
+                    N_(
+                        "%(name)s: no unit size between %(lo)s and %(hi)s fits its composition; "
+                        "skipped"
+                    ),
+                    {"name": root.name, "lo": lo, "hi": hi},
+                ),
                 file=file,
                 entry=root.name,
             )
@@ -1681,7 +1714,9 @@ class Builder:
         if not sheet.profiles:
             self.report.warning(
                 IssueCode.NO_PROFILE,
-                f"{root.name}: no Unit profile (M, T, Sv, W, Ld, OC) found",
+                Message(
+                    N_("%(name)s: no Unit profile (M, T, Sv, W, Ld, OC) found"), {"name": root.name}
+                ),
                 file=file,
                 entry=root.name,
             )
@@ -1727,7 +1762,9 @@ class Builder:
         except ProfileError as exc:
             self.report.warning(
                 IssueCode.DATASHEET_SKIPPED,
-                f"{root.name}: skipped ({exc})",
+                Message(
+                    N_("%(name)s: skipped (%(reason)s)"), {"name": root.name, "reason": str(exc)}
+                ),
                 file=file,
                 entry=root.name,
             )

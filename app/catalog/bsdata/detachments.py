@@ -24,6 +24,7 @@ from xml.etree.ElementTree import Element
 from app.catalog.bsdata.build import FACTION_PREFIX, NON_KEYWORDS, Builder
 from app.catalog.bsdata.model import Context, Node
 from app.catalog.bsdata.report import IssueCode
+from app.engine.errors import N_, Message
 from app.engine.wh40k10e.army.catalog import (
     MAX_BEARERS,
     Datasheet,
@@ -267,7 +268,10 @@ class DetachmentReader:
         if here is None:
             b.report.warning(
                 IssueCode.ENHANCEMENT_DETACHMENT_UNKNOWN,
-                f"enhancement {node.name!r}: no detachment found for it; not imported",
+                Message(
+                    N_("enhancement %(name)s: no detachment found for it; not imported"),
+                    {"name": repr(node.name)},
+                ),
                 file=node.doc.filename,
                 entry=node.name,
             )

@@ -29,6 +29,8 @@ from xml.etree.ElementTree import Element, TreeBuilder
 import defusedxml.ElementTree as SafeET
 from defusedxml import DefusedXmlException
 
+from app.engine.errors import N_, Message
+
 __all__ = [
     "BSDataFileError",
     "Budget",
@@ -80,12 +82,17 @@ class Budget:
 
 
 class BSDataFileError(ValueError):
-    """A file that is not a readable BattleScribe game system or catalogue."""
+    """A file that is not a readable BattleScribe game system or catalogue.
 
-    def __init__(self, filename: str, message: str) -> None:
-        super().__init__(f"{filename}: {message}")
+    ``message`` is the English reason and ``str()`` names the file; ``template`` is the same
+    as a :class:`Message` (a message id marked with ``N_`` and its values) a page translates."""
+
+    def __init__(self, filename: str, message: str | Message, **params: object) -> None:
+        reason = message if isinstance(message, Message) else Message(message, params)
+        self.template = Message(N_("%(file)s: %(problem)s"), {"file": filename, "problem": reason})
+        super().__init__(str(self.template))
         self.filename = filename
-        self.message = message
+        self.message = str(reason)
 
 
 class LimitExceeded(BSDataFileError):
@@ -94,8 +101,10 @@ class LimitExceeded(BSDataFileError):
     ``limit`` names it (``files``, ``file-bytes``, ``total-bytes``, ``elements``, ``depth``,
     ``zip-members``) and ``maximum`` is its value."""
 
-    def __init__(self, filename: str, message: str, *, limit: str, maximum: int) -> None:
-        super().__init__(filename, message)
+    def __init__(
+        self, filename: str, message: str | Message, *, limit: str, maximum: int, **params: object
+    ) -> None:
+        super().__init__(filename, message, **params)
         self.limit = limit
         self.maximum = maximum
 
@@ -143,12 +152,12 @@ _UNZIP_ERRORS = (
 
 
 def _too_big(filename: str, limits: ImportLimits, *, zipped: bool) -> LimitExceeded:
-    size = f"{limits.max_file_bytes} bytes"
     return LimitExceeded(
         filename,
-        f"unzips to more than {size}" if zipped else f"larger than {size}",
+        N_("unzips to more than %(most)s bytes") if zipped else N_("larger than %(most)s bytes"),
         limit="file-bytes",
         maximum=limits.max_file_bytes,
+        most=limits.max_file_bytes,
     )
 
 
@@ -170,7 +179,9 @@ class _Meter:
         try:
             chunk = self.raw.read(size)
         except _UNZIP_ERRORS as exc:
-            raise BSDataFileError(self.filename, f"cannot unzip: {exc}") from None
+            raise BSDataFileError(
+                self.filename, N_("cannot unzip: %(reason)s"), reason=str(exc)
+            ) from None
         self.count += len(chunk)
         self.budget.bytes -= len(chunk)
         if self.count > self.limits.max_file_bytes:
@@ -178,10 +189,10 @@ class _Meter:
         if self.budget.bytes < 0:
             raise LimitExceeded(
                 self.filename,
-                f"the files of this import hold more than {self.limits.max_total_bytes} bytes "
-                "in all (unzipped)",
+                N_("the files of this import hold more than %(most)s bytes in all (unzipped)"),
                 limit="total-bytes",
                 maximum=self.limits.max_total_bytes,
+                most=self.limits.max_total_bytes,
             )
         return chunk
 
@@ -202,22 +213,24 @@ def _check_directory(filename: str, fh: IO[bytes], limits: ImportLimits) -> None
     fh.seek(0)
     at = tail.rfind(_EOCD_SIGNATURE)
     if at < 0 or len(tail) - at < _EOCD.size:
-        raise BSDataFileError(filename, "not a valid zip archive")
+        raise BSDataFileError(filename, N_("not a valid zip archive"))
     *_, entries, directory_size, _offset, _comment = _EOCD.unpack_from(tail, at)
     zip64 = at >= 20 and tail[at - 20 : at - 16] == _ZIP64_LOCATOR_SIGNATURE
     if zip64 or directory_size > limits.max_zip_directory_bytes:
         raise LimitExceeded(
             filename,
-            f"the archive lists more than {limits.max_zip_members} files",
+            N_("the archive lists more than %(most)s files"),
             limit="zip-members",
             maximum=limits.max_zip_members,
+            most=limits.max_zip_members,
         )
     if entries > limits.max_zip_members:
         raise LimitExceeded(
             filename,
-            f"more than {limits.max_zip_members} files inside",
+            N_("more than %(most)s files inside"),
             limit="zip-members",
             maximum=limits.max_zip_members,
+            most=limits.max_zip_members,
         )
 
 
@@ -238,17 +251,18 @@ def _opened(filename: str, raw: IO[bytes], limits: ImportLimits) -> Iterator[IO[
     try:
         archive = zipfile.ZipFile(raw)
     except (zipfile.BadZipFile, EOFError, OSError, ValueError):
-        raise BSDataFileError(filename, "not a valid zip archive") from None
+        raise BSDataFileError(filename, N_("not a valid zip archive")) from None
     with archive:
         members = [m for m in archive.infolist() if not m.is_dir()]
         if not members:
-            raise BSDataFileError(filename, "the archive is empty")
+            raise BSDataFileError(filename, N_("the archive is empty"))
         if len(members) > limits.max_zip_members:
             raise LimitExceeded(
                 filename,
-                f"more than {limits.max_zip_members} files inside",
+                N_("more than %(most)s files inside"),
                 limit="zip-members",
                 maximum=limits.max_zip_members,
+                most=limits.max_zip_members,
             )
         xml_members = [m for m in members if m.filename.lower().endswith((".gst", ".cat"))]
         member = (xml_members or members)[0]
@@ -257,7 +271,9 @@ def _opened(filename: str, raw: IO[bytes], limits: ImportLimits) -> Iterator[IO[
         try:
             fh = archive.open(member)
         except _UNZIP_ERRORS as exc:
-            raise BSDataFileError(filename, f"cannot unzip: {exc}") from None
+            raise BSDataFileError(
+                filename, N_("cannot unzip: %(reason)s"), reason=str(exc)
+            ) from None
         with fh:
             yield fh
 
@@ -283,24 +299,27 @@ class _Builder:
     def _too_many_elements(self) -> LimitExceeded:
         return LimitExceeded(
             self.filename,
-            f"the files of this import hold more than {self.limits.max_elements} XML "
-            "elements in all",
+            N_("the files of this import hold more than %(most)s XML elements in all"),
             limit="elements",
             maximum=self.limits.max_elements,
+            most=self.limits.max_elements,
         )
 
     def _too_deep(self) -> LimitExceeded:
         return LimitExceeded(
             self.filename,
-            f"XML elements nested more than {self.limits.max_xml_depth} deep",
+            N_("XML elements nested more than %(most)s deep"),
             limit="depth",
             maximum=self.limits.max_xml_depth,
+            most=self.limits.max_xml_depth,
         )
 
     def _first(self, tag: str, el: Element) -> None:
         if tag not in BATTLESCRIBE_ROOTS:
             raise BSDataFileError(
-                self.filename, f"not a BattleScribe game system or catalogue (<{tag}>)"
+                self.filename,
+                N_("not a BattleScribe game system or catalogue (<%(tag)s>)"),
+                tag=tag,
             )
         self.root = el
 
@@ -387,9 +406,13 @@ def _parse(filename: str, stream: _Meter, builder: _Builder) -> None:
             parser.feed(chunk)
         parser.close()
     except DefusedXmlException as exc:
-        raise BSDataFileError(filename, f"refused unsafe XML ({type(exc).__name__})") from None
+        raise BSDataFileError(
+            filename, N_("refused unsafe XML (%(reason)s)"), reason=type(exc).__name__
+        ) from None
     except SafeET.ParseError as exc:
-        raise BSDataFileError(filename, f"not well-formed XML: {exc}") from None
+        raise BSDataFileError(
+            filename, N_("not well-formed XML: %(reason)s"), reason=str(exc)
+        ) from None
 
 
 def read_document(
@@ -410,10 +433,10 @@ def read_document(
         _parse(filename, meter, builder)
     root = builder.root
     if root is None:
-        raise BSDataFileError(filename, "not well-formed XML: no element found")
+        raise BSDataFileError(filename, N_("not well-formed XML: no element found"))
     doc_id = root.get("id") or ""
     if not doc_id:
-        raise BSDataFileError(filename, "the root element has no id")
+        raise BSDataFileError(filename, N_("the root element has no id"))
     kind = str(root.tag)
     return Document(
         filename=filename,

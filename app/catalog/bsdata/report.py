@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from app.engine.errors import N_, Message
+
 __all__ = ["FileSummary", "ImportIssue", "ImportReport", "IssueCode", "IssueSeverity", "Reporter"]
 
 
@@ -51,6 +53,11 @@ class ImportIssue:
     file: str | None = None
     entry: str | None = None
     params: Mapping[str, str | int] = field(default_factory=dict)
+    # the message as a page shows it in the reader's language (``message`` is its English);
+    # not in :meth:`as_dict`, the API's report
+    template: Message | None = field(
+        default=None, compare=False, repr=False, metadata={"presentation": True}
+    )
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -122,13 +129,15 @@ class Reporter:
         self._grouped: dict[tuple[IssueCode, str], tuple[int, list[str], str | None]] = {}
         self._group_order: list[tuple[IssueCode, str]] = []
 
-    def error(self, code: IssueCode, message: str, **kw: object) -> None:
+    def error(self, code: IssueCode, message: str | Message, **kw: object) -> None:
         self._add(IssueSeverity.ERROR, code, message, **kw)
 
-    def warning(self, code: IssueCode, message: str, **kw: object) -> None:
+    def warning(self, code: IssueCode, message: str | Message, **kw: object) -> None:
         self._add(IssueSeverity.WARNING, code, message, **kw)
 
-    def _add(self, severity: IssueSeverity, code: IssueCode, message: str, **kw: object) -> None:
+    def _add(
+        self, severity: IssueSeverity, code: IssueCode, message: str | Message, **kw: object
+    ) -> None:
         seen = self._per_code.get(code, 0) + 1
         self._per_code[code] = seen
         if seen > MAX_PER_CODE:
@@ -140,10 +149,11 @@ class Reporter:
             ImportIssue(
                 code,
                 severity,
-                message,
+                str(message),
                 file=file if isinstance(file, str) else None,
                 entry=entry if isinstance(entry, str) else None,
                 params=params,
+                template=message if isinstance(message, Message) else None,
             )
         )
 
@@ -165,30 +175,43 @@ class Reporter:
         for code, seen in self._per_code.items():
             if seen > MAX_PER_CODE:
                 severity = next(i.severity for i in self._issues if i.code is code)
+                omitted = Message(
+                    N_("%(count)s more %(code)s issue(s) not listed"),
+                    {"count": seen - MAX_PER_CODE, "code": code.value},
+                )
                 issues.append(
                     ImportIssue(
                         code,
                         severity,
-                        f"{seen - MAX_PER_CODE} more {code.value} issue(s) not listed",
+                        str(omitted),
                         params={"omitted": seen - MAX_PER_CODE},
+                        template=omitted,
                     )
                 )
         for code, key in self._group_order:
             count, examples, file = self._grouped[(code, key)]
+            values = {"text": repr(key), "count": count, "examples": ", ".join(examples)}
             if code is IssueCode.UNMAPPED_ABILITY:
-                message = (
-                    f"weapon ability {key!r} is not one the engine knows; kept as text on "
-                    f"{count} weapon profile(s), e.g. {', '.join(examples)}"
+                message = Message(
+                    N_(
+                        "weapon ability %(text)s is not one the engine knows; kept as text on "
+                        "%(count)s weapon profile(s), e.g. %(examples)s"
+                    ),
+                    values,
                 )
             else:  # pragma: no cover - only one grouped code today
-                message = f"{key}: {count} occurrence(s), e.g. {', '.join(examples)}"
+                message = Message(
+                    N_("%(text)s: %(count)s occurrence(s), e.g. %(examples)s"),
+                    {**values, "text": key},
+                )
             issues.append(
                 ImportIssue(
                     code,
                     IssueSeverity.WARNING,
-                    message,
+                    str(message),
                     file=file,
                     params={"text": key, "count": count, "examples": ", ".join(examples)},
+                    template=message,
                 )
             )
         return ImportReport(files=files, issues=tuple(issues))

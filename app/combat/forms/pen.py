@@ -13,12 +13,12 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any
 
-from app.combat.forms import FormState, pen_words
+from app.combat.forms import FormState, parse_list, pen_types, pen_words
 from app.combat.forms.flat import FlatField, FlatForm, Section
 from app.combat.present import untranslated
 from app.combat.rulesets.pen import SYSTEM_ID
+from app.core.i18n import DEFAULT_LOCALE, current_locale, lazy
 from app.core.i18n import gettext as _
-from app.core.i18n import lazy
 from app.engine.pen import profiles as p
 from app.engine.pen.names import RULE_INFO, RuleScope, normalise
 
@@ -27,17 +27,6 @@ F = FlatField
 WEAPON_RULES = "pen-weapon-rules"
 UNIT_RULES = "pen-unit-rules"
 VEHICLE_TYPES = "pen-vehicle-types"
-# the vehicle types as the engine reads them, with their French names [L217-L268]
-_VEHICLE_TYPE_NAMES = (
-    ("tank", "char d'assaut"),
-    ("open-topped", "ouvert"),
-    ("skimmer", "antigrav"),
-    ("fast", "rapide"),
-    ("walker", "marcheur"),
-    ("flyer", "volant"),
-    ("aircraft", "aéronef"),
-    ("transport", "transport"),
-)
 UNIT = ("t.kind", "unit")
 VEHICLE = ("t.kind", "vehicle")
 
@@ -106,7 +95,7 @@ WEAPON = Section(
             "text",
             lazy("Weapon type"),
             "rapid fire",
-            placeholder="heavy 1 blast",
+            placeholder=lazy("heavy 1 blast"),  # the engine reads "lourde 1 explosion" too
         ),
         F("w.shots", ("weapon", "shots"), "int?", lazy("Shots"), "1", min=1, max=p.MAX_SHOTS),
         F("w.strength", ("weapon", "strength"), "int?", lazy("S"), "4", min=1, max=10),
@@ -304,7 +293,7 @@ TARGET = Section(
             lazy("Damage results it already suffered this turn (comma-separated)"),
             only_when=VEHICLE,
             wide=True,
-            placeholder="shaken, weapons damaged",
+            placeholder=lazy("shaken, weapons damaged"),
         ),
     ),
     presets="targets",
@@ -370,7 +359,25 @@ class PenForm(FlatForm):
         return "vehicle" if state.value("t.kind") == "vehicle" else "models"
 
     def pick_lists(self) -> Mapping[str, Sequence[tuple[str, str]]]:
-        return _pick_lists()
+        # the vehicle types in the reader's language first (the engine reads both)
+        return {**_pick_lists(), VEHICLE_TYPES: pen_types.vehicle_type_names()}
+
+    def parse(self, params: Sequence[tuple[str, str]]) -> FormState:
+        """The form, its unit and vehicle types shown in the reader's language (a default or
+        a preset's ``infantry`` reads ``infanterie`` in French); the query and the request
+        keep what was given, the engine reading both names."""
+        state = super().parse(params)
+        if current_locale.get() != DEFAULT_LOCALE:
+            values = state.values
+            for name in ("a.unit_type", "t.unit_type"):
+                if values.get(name):
+                    values[name] = pen_types.unit_type_label(values[name].strip())
+            if values.get("v.types"):
+                values["v.types"] = pen_types.vehicle_types_text(parse_list(values["v.types"]))
+            shown = values.get("w.type", "").strip()
+            if shown in pen_types.WEAPON_TYPES:  # "rapid fire" (the default), not "heavy 1"
+                values["w.type"] = pen_types.weapon_type_label(shown)
+        return state
 
     def group_names(self, state: FormState) -> Mapping[str, str]:
         """The engine's ``target`` (or ``vehicle``) as the player named it, and ``attacker``."""
@@ -475,7 +482,6 @@ def _pick_lists() -> dict[str, tuple[tuple[str, str], ...]]:
     return {
         WEAPON_RULES: rules(RuleScope.WEAPON),
         UNIT_RULES: rules(RuleScope.UNIT),
-        VEHICLE_TYPES: _VEHICLE_TYPE_NAMES,
     }
 
 

@@ -19,8 +19,12 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TypeVar
 
+from app.engine.errors import N_, Message
+
 __all__ = [
     "RULE_INFO",
+    "UNKNOWN_MESSAGES",
+    "BadRuleValue",
     "Rule",
     "RuleInfo",
     "RuleRef",
@@ -29,6 +33,7 @@ __all__ = [
     "normalise",
     "parse_rule",
     "resolve_name",
+    "unknown_message",
 ]
 
 
@@ -40,16 +45,64 @@ def normalise(text: str) -> str:
     return " ".join(re.sub(r"[^a-z0-9+]+", " ", stripped).split())
 
 
+#: the message of an unknown name of each kind (its own message: French agrees the adjective
+#: with the noun); a kind not listed says "unknown <kind>"
+UNKNOWN_MESSAGES: dict[str, str] = {
+    "property or special rule": N_("unknown property or special rule %(text)s"),
+    "weapon type": N_("unknown weapon type %(text)s"),
+    "melee weapon": N_("unknown melee weapon %(text)s"),
+    "weapon": N_("unknown weapon %(text)s"),
+    "unit type": N_("unknown unit type %(text)s"),
+    "vehicle type": N_("unknown vehicle type %(text)s"),
+    "template": N_("unknown template %(text)s"),
+    "facing": N_("unknown facing %(text)s"),
+    "damage result": N_("unknown damage result %(text)s"),
+    "twin-linked mode": N_("unknown twin-linked mode %(text)s"),
+    "vehicle location": N_("unknown vehicle location %(text)s"),
+}
+
+
+def unknown_message(kind: str, text: str, suggestion: str | None) -> Message:
+    """``unknown <kind> 'text'; did you mean 'suggestion'?`` as a :class:`Message` a page
+    translates (``str()`` is the English)."""
+    msgid = UNKNOWN_MESSAGES.get(kind)
+    problem = (
+        Message(msgid, {"text": repr(text)})
+        if msgid
+        else Message(N_("unknown %(kind)s %(text)s"), {"kind": kind, "text": repr(text)})
+    )
+    if not suggestion:
+        return problem
+    return Message(
+        N_("%(problem)s; did you mean %(suggestion)s?"),
+        {"problem": problem, "suggestion": repr(suggestion)},
+    )
+
+
 class UnknownName(LookupError):
-    """A name that is not in the vocabulary; ``suggestion`` is the closest known one (or None)."""
+    """A name that is not in the vocabulary; ``suggestion`` is the closest known one (or None).
+
+    ``message`` is the English text, ``template`` the same as a :class:`Message` a page shows
+    in the reader's language."""
 
     def __init__(self, kind: str, text: str, suggestion: str | None) -> None:
-        hint = f"; did you mean {suggestion!r}?" if suggestion else ""
-        super().__init__(f"unknown {kind} {text!r}{hint}")
+        template = unknown_message(kind, text, suggestion)
+        super().__init__(str(template))
         self.kind = kind
         self.text = text
         self.suggestion = suggestion
-        self.message = f"unknown {kind} {text!r}{hint}"
+        self.template = template
+        self.message = str(template)
+
+
+class BadRuleValue(ValueError):
+    """A known property or rule with a value it does not take (``"Perforant 4+"``):
+    ``str()`` is the English, ``template`` the :class:`Message` a page translates."""
+
+    def __init__(self, template: Message) -> None:
+        super().__init__(str(template))
+        self.template = template
+        self.message = str(template)
 
 
 E = TypeVar("E", bound=StrEnum)
@@ -489,11 +542,21 @@ def parse_rule(text: str) -> RuleRef:
     if info.value is ValueKind.ROLL:
         threshold = _parse_threshold(param)
         if threshold is None:
-            raise ValueError(f"{info.french}: expected a roll such as '4+', got {param!r}")
+            raise BadRuleValue(
+                Message(
+                    N_("%(rule)s: expected a roll such as '4+', got %(value)s"),
+                    {"rule": info.french, "value": repr(param)},
+                )
+            )
         return RuleRef(rule, threshold, None)
     if info.value is ValueKind.TEXT:
         return RuleRef(rule, None, param.strip())
-    raise ValueError(f"{info.french} takes no parameter, got {param!r}")
+    raise BadRuleValue(
+        Message(
+            N_("%(rule)s takes no parameter, got %(value)s"),
+            {"rule": info.french, "value": repr(param)},
+        )
+    )
 
 
 def parse_rules(texts: Iterable[str]) -> tuple[RuleRef, ...]:

@@ -17,7 +17,14 @@ from dataclasses import fields, replace
 from typing import Any, TypeVar
 
 from app.engine.errors import N_, Message, ProfileError
-from app.engine.pen.names import RuleRef, UnknownName, normalise, parse_rule, resolve_name
+from app.engine.pen.names import (
+    BadRuleValue,
+    RuleRef,
+    UnknownName,
+    normalise,
+    parse_rule,
+    resolve_name,
+)
 from app.engine.pen.profiles import (
     DAMAGE_RESULT_ALIASES,
     FACING_ALIASES,
@@ -174,7 +181,9 @@ class _Builder:
             try:
                 out.append(parse_rule(name))
             except UnknownName as err:
-                self.fail(f"{path}[{i}]", err.message)
+                self.fail(f"{path}[{i}]", err.template)
+            except BadRuleValue as err:
+                self.fail(f"{path}[{i}]", err.template)
             except ValueError as err:
                 self.fail(f"{path}[{i}]", str(err))
         return tuple(out)
@@ -188,7 +197,7 @@ class _Builder:
         try:
             return resolve_name(kind, text, aliases, display)  # type: ignore[type-var]
         except UnknownName as err:
-            self.fail(path, err.message)
+            self.fail(path, err.template)
             return None
 
     def build(self, path: str, make: Callable[[], E]) -> E | None:
@@ -254,7 +263,7 @@ def _weapon_type(
             "weapon type", words, WEAPON_TYPE_ALIASES, _display(WEAPON_TYPE_ALIASES)
         )
     except UnknownName as err:
-        b.fail(path, err.message)
+        b.fail(path, err.template)
         return None, shots, salvo_moved, template, barrage
     return kind, shots, salvo_moved, template, barrage
 
@@ -286,7 +295,7 @@ def _weapon(b: _Builder, raw: object, path: str) -> Weapon | None:
             try:
                 base = melee_weapon(type_text)
             except UnknownName as err:
-                b.fail(_join(path, "type"), err.message)
+                b.fail(_join(path, "type"), err.template)
     elif type_raw is None:
         b.fail(_join(path, "type"), N_("is required for a ranged weapon"))
     else:

@@ -422,17 +422,17 @@ def _slots(packed: int, step: int) -> int:
     return (packed.bit_length() + step * 8 - 1) // (step * 8)
 
 
-def _kept_cells(rem: int, gap: int, top: int, simple: bool) -> int:
-    """Sum over the steps ``t = 0 .. top`` of the pending counts a state carries (see
-    ``kept`` in :meth:`_Chain.apply_weapon`): ``rem - min(t, gap)``, at most 1 when
-    ``simple``, none when not positive."""
+def _kept_units(rem: int, gap: int, scale: list[int], simple: bool) -> int:
+    """Sum over the steps ``t = 0 .. len(scale) - 1`` of the pending counts a state carries
+    (see ``kept`` in :meth:`_Chain.apply_weapon`): ``rem - min(t, gap)``, at most 1 when
+    ``simple``, none when not positive; each step weighted by ``scale[t]``, the work of one
+    count then."""
+    top = len(scale) - 1
     total = 0
-    for t in range(min(top, gap, rem) + 1):
-        left = rem - t
-        total += min(left, 1) if simple else left
-    if gap < min(top, rem) and rem > gap:
-        left = rem - gap
-        total += (top - gap) * (min(left, 1) if simple else left)
+    for t in range(min(top + 1, gap, rem)):
+        total += (1 if simple else rem - t) * scale[t]
+    if rem > gap and gap <= top:
+        total += (1 if simple else rem - gap) * sum(scale[gap:])
     return total
 
 
@@ -546,6 +546,9 @@ class _Chain:
     # drop the pending counts that guaranteed progress makes certain to destroy the unit
     # (only where a count past :meth:`remaining` means "destroyed")
     pruned = True
+    # ... for Precision too, along its line (CHARACTERs first): sound where :meth:`remaining`
+    # counts the wounds of both lines, so that a step along either brings it down
+    precision_pruned = True
 
     def __init__(self, layout: Layout, uniform_fnp: bool, budget: _Budget) -> None:
         self.layout = layout
@@ -714,10 +717,17 @@ class _Chain:
         # change nothing). With ``t`` live attacks to come, a state ``d`` wounds before such a
         # model ends at least ``min(t, d)`` further along: the pending counts that would then
         # cover every remaining wound are destroyed already, and are not carried.
-        prune = self.pruned and (capped or simple) and not w.rules.precision
-        stall_gap = self._stall_gaps(losses, q1, s_min) if prune else []
-        line_states = [b * nc for b in range(layout.B + 1)]
-        line_states += [layout.B * nc + c for c in range(1, layout.C + 1)]
+        precision = w.rules.precision
+        prune = self.pruned and (capped or simple) and (self.precision_pruned or not precision)
+        stall_gap = self._stall_gaps(losses, q1, s_min, precision) if prune else []
+        # the states the attacks walk through from the first: with Precision the CHARACTERs'
+        # line first, then the bodyguard's
+        if precision and layout.C:
+            line_states = list(range(layout.C))
+            line_states += [b * nc + layout.C for b in range(layout.B + 1)]
+        else:
+            line_states = [b * nc for b in range(layout.B + 1)]
+            line_states += [layout.B * nc + c for c in range(1, layout.C + 1)]
 
         def kept(idx: int, t: int) -> int | None:
             """Pending counts carried for ``idx`` at step ``t`` (0: the state is dropped;
@@ -734,8 +744,8 @@ class _Chain:
                 counts = packed_rows[idx]
                 counts.extend([0] * (m + 1 - len(counts)))
                 counts[m] = weight
-        # Without Precision, from states on the lines the attacks reach only states on the
-        # lines: their rows are all there is, and the factor ``common`` their weights share
+        # From states on the line (``line_states``) the attacks reach only states on the
+        # line: their rows are all there is, and the factor ``common`` their weights share
         # with ``q`` is divided out (steps over ``q / common``; of ``g**t`` only
         # ``(g / gcd(common, g))**t`` is left in the denominators), as in the line chain.
         common = 1
@@ -766,9 +776,16 @@ class _Chain:
         v_bits = max((x.bit_length() for x in packed_start.values()), default=0)
         inject = len(packed_start) * _mul_units(v_bits, max(c.bit_length() for c in coef))
         if prune:
-            states = set(line_states) | set(packed_start)  # no Precision: along the lines
-            cells = sum(_kept_cells(rem[i], stall_gap[i], top, not capped) for i in states)
-            ahead = cells * width * (1 + final_den.bit_length() // 256) + top * inject
+            # per state its own transitions, per step the slots' width then (one width for
+            # all, the widest, and the first state's transitions counted 58M units for
+            # Precision from 30 x D6 into 28 W3 + sgt + Captain, which spends 34.6M; 35.4M now)
+            states = set(line_states) | set(packed_start)  # along the line
+            scale = [1 + widths[max(t - 8, 0)] // 32 for t in range(top + 1)]
+            ahead = top * inject + sum(
+                len(live_row(i)) * _kept_units(rem[i], stall_gap[i], scale, not capped)
+                for i in states
+                if i != wiped
+            )
         else:
             # capped: at most the counts kept per state (all of a unit's wounds, half on average)
             cells = min(self.total_wounds // 2 + 1, max(rem))
@@ -848,10 +865,11 @@ class _Chain:
         losses: dict[tuple[int, int | None, int | None], tuple[dict[int, int], int]],
         q1: int,
         s_min: int,
+        precision: bool = False,
     ) -> list[int]:
         """Per line state, the wounds before the first model (from the one at the head on)
         that saves better than the weakest, along the bodyguard line then the character
-        line; past the end when there is none (no Precision)."""
+        line (with Precision the character line first); past the end when there is none."""
         layout = self.layout
 
         def stalls(b: int, c: int) -> bool:
@@ -871,7 +889,9 @@ class _Chain:
         gaps = []
         for idx in range(self.NS):
             b, c = divmod(idx, self.NC)
-            if zb[b] < big:
+            if precision and cap:  # the CHARACTERs (the same models as zc's) first
+                gaps.append(zc[c] - c if zc[c] < cap else cap - c + zb[b] - b)
+            elif zb[b] < big:
                 gaps.append(zb[b] - b)
             else:
                 gaps.append(big - b + zc[c] - c)
@@ -955,6 +975,9 @@ class _HardChain(_Chain):
     """The general chain for :class:`_TwoFeelNoPainChain`: mortal wounds thinned by the
     bodyguard's Feel No Pain as they are made, and only the pending counts that stay on the
     bodyguard line (``m < B - b``) carried; the others are followed by :class:`_CountChain`."""
+
+    # a step along the CHARACTERs' line leaves the bodyguard's wounds as they are
+    precision_pruned = False
 
     def __init__(self, layout: Layout, budget: _Budget) -> None:
         super().__init__(layout, True, budget)

@@ -1,7 +1,8 @@
 """Precision into a unit with a sergeant and a CHARACTER goes through the general chain, whose
 up-front estimate refused 10 x D6 with every ability (issue 18) although the chain answers it
 in about 50 ms: it is answered now, identical to the plain engine, and a much larger one is
-still refused at once."""
+still refused at once (30 x D6 is answered since the chain prunes along Precision's line:
+test_exact_precision_line.py; 30 x D6+3 with D6+1 damage is not)."""
 
 from __future__ import annotations
 
@@ -19,10 +20,15 @@ from tests.engine.wh40k10e.factory import weapon
 ABILITIES = ["Sustained Hits 1", "Lethal Hits", "Devastating Wounds", "Precision"]
 
 
-def _request(models: int, bodyguard: int) -> dict[str, Any]:
+def _request(
+    models: int, bodyguard: int, attacks: str = "D6", damage: str = "D3"
+) -> dict[str, Any]:
     return {
         "attacks": [
-            {"models": models, "weapon": weapon(attacks="D6", abilities=ABILITIES, damage="D3")}
+            {
+                "models": models,
+                "weapon": weapon(attacks=attacks, abilities=ABILITIES, damage=damage),
+            }
         ],
         "target": {
             "models": bodyguard,
@@ -55,8 +61,8 @@ def test_precision_from_ten_models_into_a_mixed_unit_is_answered_exactly() -> No
     assert new.stages == old.stages
 
 
-def test_precision_from_thirty_models_into_a_mixed_unit_is_refused_at_once() -> None:
-    req = request_from_dict(_request(30, 28))
+def test_precision_from_thirty_models_of_d6_plus_3_attacks_is_refused_at_once() -> None:
+    req = request_from_dict(_request(30, 28, attacks="D6+3", damage="D6+1"))
     with pytest.raises(ProfileError) as err:
         analyze(req)
     assert "too large to analyse exactly" in err.value.message
