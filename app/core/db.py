@@ -296,6 +296,20 @@ class DriverStatement:
         return ([make(r) for r in raw] if make is not None else []), count
 
 
+# A statement that commits by itself (a write outside a transaction: ``app.matches.writes``)
+# whose connection is lost leaves its outcome unknown, as a lost COMMIT does: its error is
+# marked so (``app.core.errors`` answers the 500 that says so, not a 503 inviting a retry).
+_OUTCOME_UNKNOWN = "auspex_outcome_unknown"
+
+
+def mark_outcome_unknown(exc: BaseException) -> None:
+    setattr(exc, _OUTCOME_UNKNOWN, True)
+
+
+def outcome_unknown(exc: BaseException) -> bool:
+    return bool(getattr(exc, _OUTCOME_UNKNOWN, False))
+
+
 # ``Session.info`` key of the callables to run once the session's transaction commits
 # (``app.matches.writes.after_commit``): a session holding some is committed even when it has
 # no transaction open (see ``Database.session``).

@@ -20,7 +20,7 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
 
-from app.core.db import AFTER_COMMIT_HOOKS, DriverStatement
+from app.core.db import AFTER_COMMIT_HOOKS, DriverStatement, mark_outcome_unknown
 from app.core.deps import AUTOCOMMIT_WRITE
 from app.core.errors import AppError
 from app.engine.match import Envelope, StaleVersion, TaggedCodec
@@ -289,7 +289,12 @@ def append(
             # one statement, committed by itself (see _ONE_STATEMENT above)
             params.update(_event_params(match.id, new, codec))
             params.update(channel=NOTIFY_CHANNEL, note=f"{match.id}:{version}")
-            updated = int(_one_statement(len(new)).rowcount(conn, params) == len(new))
+            try:
+                updated = int(_one_statement(len(new)).rowcount(conn, params) == len(new))
+            except OperationalError as exc:
+                if exc.connection_invalidated:  # it may have committed: nobody can tell
+                    mark_outcome_unknown(exc)
+                raise
             if updated != 1:
                 current = db.scalar(select(Match.version).where(Match.id == match.id))
                 raise CommandRefused(StaleVersion(seen, int(current or 0)))

@@ -271,3 +271,41 @@ class _League:
 
 class _Abort(Exception):
     pass
+
+
+def test_a_connection_lost_during_the_statement_leaves_the_outcome_unknown(
+    engine: Engine, app_settings: Any, committed_match: tuple[int, list[int]], monkeypatch: Any
+) -> None:
+    """The statement is its own commit: a connection lost while it ran may have saved the
+    command, so its error is marked as a lost COMMIT is (a 500 saying so, not a 503 inviting
+    the same command again)."""
+    from sqlalchemy.exc import OperationalError
+
+    from app.core.db import outcome_unknown
+
+    match_id, users = committed_match
+    callers = {"A": service.Caller(users[0]), "B": service.Caller(users[1])}
+    database = Database(app_settings.database_url)
+
+    class _Lost:
+        def rowcount(self, conn: Any, params: dict[str, Any]) -> int:
+            raise OperationalError(
+                "WITH cas AS (UPDATE ...",
+                {},
+                Exception("server closed"),
+                connection_invalidated=True,
+            )
+
+    monkeypatch.setattr(writes, "_one_statement", lambda rows: _Lost())
+    try:
+        move = _move(engine, match_id)
+        if not _postgres(engine):  # SQLite: the transactional path, never this statement
+            outcome, alone = _command(database, match_id, callers, move)
+            assert not alone
+            assert outcome.new
+            return
+        with pytest.raises(OperationalError) as lost:
+            _command(database, match_id, callers, move)
+        assert outcome_unknown(lost.value)
+    finally:
+        database.engine.dispose()
