@@ -19,6 +19,7 @@ from sqlalchemy.exc import TimeoutError as SQLAlchemyTimeoutError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 
+from app.core.db import outcome_unknown
 from app.core.i18n import DEFAULT_LOCALE, current_locale, lazy
 from app.core.i18n import gettext as _
 
@@ -206,8 +207,8 @@ def _database_away(exc: OperationalError) -> Literal["away", "outcome-unknown"] 
     state = getattr(orig, "sqlstate", None)
     if isinstance(state, str) and state:
         return "away" if state.startswith("08") or state in _TRANSIENT_SQLSTATES else None
-    if exc.statement is None and exc.connection_invalidated:
-        return "outcome-unknown"
+    if exc.connection_invalidated and (exc.statement is None or outcome_unknown(exc)):
+        return "outcome-unknown"  # at COMMIT, or a write that commits by itself
     if exc.connection_invalidated or exc.statement is None:
         return "away"
     return None

@@ -15,7 +15,7 @@ from sqlalchemy import Engine, text
 from sqlalchemy.exc import OperationalError
 
 from app.core.config import Settings
-from app.core.db import Database
+from app.core.db import Database, mark_outcome_unknown
 from app.main import create_app
 
 
@@ -178,6 +178,14 @@ def test_a_lost_database_connection_is_a_503_not_a_500(app: FastAPI) -> None:
     def _commit() -> None:  # SQLAlchemy gives no statement for a COMMIT
         raise OperationalError(None, None, Exception("server closed"), connection_invalidated=True)  # type: ignore[arg-type]
 
+    @router.post("/api/v1/_test/one-statement")
+    def _one_statement_lost() -> None:  # a write that commits by itself (app.matches.writes)
+        exc = OperationalError(
+            "WITH cas AS (UPDATE ...", {}, Exception("server closed"), connection_invalidated=True
+        )
+        mark_outcome_unknown(exc)
+        raise exc
+
     @router.get("/api/v1/_test/commit")
     def _read_lost() -> None:  # the same loss on a read: nothing to save twice
         raise OperationalError(None, None, Exception("server closed"), connection_invalidated=True)  # type: ignore[arg-type]
@@ -207,6 +215,10 @@ def test_a_lost_database_connection_is_a_503_not_a_500(app: FastAPI) -> None:
     assert "retry-after" not in unknown.headers
     assert unknown.json()["type"].endswith("/outcome-unknown")
     assert "reload" in unknown.json()["detail"]
+    alone = client.post("/api/v1/_test/one-statement")
+    assert alone.status_code == 500
+    assert "retry-after" not in alone.headers
+    assert alone.json()["type"].endswith("/outcome-unknown")
 
 
 def test_a_database_file_that_cannot_be_opened_is_a_defect(
