@@ -411,6 +411,19 @@ def _children(pid: int) -> list[int]:
     return found
 
 
+def worker_pids(server: subprocess.Popen[bytes]) -> list[int]:
+    """The uvicorn worker processes of ``server`` (children started by multiprocessing's spawn)."""
+    found = []
+    for pid in _children(server.pid):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if b"spawn_main" in f.read():
+                    found.append(pid)
+        except OSError:
+            continue
+    return found
+
+
 def server_cpu(server: subprocess.Popen[bytes]) -> float:
     """CPU seconds (user + system) used so far by the server and all its descendants (the
     uvicorn supervisor and its workers), from ``/proc``; ``nan`` where /proc is not there."""
