@@ -116,7 +116,7 @@ async def stream(base: str, table: Table, seat: str, tally: Tally, until: float)
             status = int(head.split()[1])
             if status != 200:
                 tally.streams[f"status {status}"] += 1
-                continue  # an EventSource would stop here for good: counted as a miss
+                return  # an EventSource stops here for good: counted as a miss
             saw_event = False
             while time.monotonic() < until:
                 try:

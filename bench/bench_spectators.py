@@ -127,34 +127,34 @@ async def watch(base: str, sp: Spectator, ready: asyncio.Event) -> None:
             )
             status = int((await reader.readuntil(b"\r\n\r\n")).split()[1])
             if status != 200:
-                sp.statuses[status] += 1
-            else:
-                sp.opened += 1
-                ident: int | None = None
-                kind = ""
-                while True:
-                    line = await reader.readline()
-                    if not line:
-                        sp.retried += 1
-                        sp.ended.append(time.monotonic())
-                        break
-                    if line.startswith(b"id: "):
-                        ident = int(line[4:])
-                    elif line.startswith(b"event: "):
-                        kind = line[7:].strip().decode()
-                    elif line.startswith(b"retry: "):
-                        retry = int(line[7:].strip() or 3000) / 1000
-                    elif line == b"\n" and ident is not None:
-                        if kind == "entry":
-                            sp.entries.append(ident)
-                        elif kind == "version":
-                            sp.versions.append((ident, time.monotonic()))
-                            last = ident
-                            ready.set()
-                        elif kind == "gone":
-                            sp.statuses[410] += 1
-                            return
-                        ident, kind = None, ""
+                sp.statuses[status] += 1  # a miss: an EventSource gives up for good
+                return
+            sp.opened += 1
+            ident: int | None = None
+            kind = ""
+            while True:
+                line = await reader.readline()
+                if not line:
+                    sp.retried += 1
+                    sp.ended.append(time.monotonic())
+                    break
+                if line.startswith(b"id: "):
+                    ident = int(line[4:])
+                elif line.startswith(b"event: "):
+                    kind = line[7:].strip().decode()
+                elif line.startswith(b"retry: "):
+                    retry = int(line[7:].strip() or 3000) / 1000
+                elif line == b"\n" and ident is not None:
+                    if kind == "entry":
+                        sp.entries.append(ident)
+                    elif kind == "version":
+                        sp.versions.append((ident, time.monotonic()))
+                        last = ident
+                        ready.set()
+                    elif kind == "gone":
+                        sp.statuses[410] += 1
+                        return
+                    ident, kind = None, ""
         except (OSError, asyncio.IncompleteReadError, ValueError, IndexError):
             sp.statuses[-2] += 1
         finally:
