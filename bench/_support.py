@@ -22,7 +22,7 @@ import tempfile
 import time
 import uuid
 from collections import Counter
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -411,6 +411,19 @@ def _children(pid: int) -> list[int]:
     return found
 
 
+def worker_pids(server: subprocess.Popen[bytes]) -> list[int]:
+    """The uvicorn worker processes of ``server`` (children started by multiprocessing's spawn)."""
+    found = []
+    for pid in _children(server.pid):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if b"spawn_main" in f.read():
+                    found.append(pid)
+        except OSError:
+            continue
+    return found
+
+
 def server_cpu(server: subprocess.Popen[bytes]) -> float:
     """CPU seconds (user + system) used so far by the server and all its descendants (the
     uvicorn supervisor and its workers), from ``/proc``; ``nan`` where /proc is not there."""
@@ -504,6 +517,8 @@ async def sse(
                     reading.cancel()
                     await asyncio.gather(reading, return_exceptions=True)
                 writer.close()
+            if reading.done() and not reading.cancelled() and reading.result() is False:
+                return  # answered another status than 200: an EventSource gives up for good
             if not done.is_set():
                 await asyncio.sleep(state.retry)
     finally:
@@ -523,8 +538,9 @@ async def _connection(
     st: Stream,
     ready: asyncio.Event,
     state: _SseState,
-) -> None:
-    """One connection of a stream: the request, then its events until the server ends it."""
+) -> bool:
+    """One connection of a stream: the request, then its events until the server ends it;
+    False if it was answered another status than 200."""
     host = writer.get_extra_info("peername")[0]
     resume = f"Last-Event-ID: {state.last}\r\n" if state.last is not None else ""
     writer.write(
@@ -539,12 +555,20 @@ async def _connection(
         status = int(head.split()[1])
         if status != 200:
             st.statuses[status] += 1
-            return
+            return False
         st.opened += 1
         chunked = b"transfer-encoding: chunked" in head.lower()
         await _events(reader, st, ready, state, chunked)
     except (OSError, asyncio.IncompleteReadError, ValueError, IndexError):
         st.statuses[-2] += 1
+    return True
+
+
+def stream_misses(streams: Iterable[Stream]) -> int:
+    """What the phones' streams missed: every answer other than 200 (an EventSource stops
+    for good on it; a stream past capacity is a 200 telling it to retry), every connection
+    refused (-1) or broken (-2)."""
+    return sum(n for st in streams for n in st.statuses.values())
 
 
 async def _events(

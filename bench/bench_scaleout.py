@@ -71,6 +71,7 @@ from _support import (  # noqa: E402
     sse,
     stop,
     store_matches,
+    stream_misses,
 )
 from _support import check_streams as support_check_streams  # noqa: E402
 
@@ -96,12 +97,10 @@ class Run:
 
     @property
     def errors(self) -> int:
-        """5xx other than 503 on requests, and streams that broke or answered so."""
+        """5xx other than 503 on requests, and every stream miss (an answer other than 200,
+        503 included, a connection refused or broken)."""
         bad = sum(n for code, n in self.statuses.items() if code >= 500 and code != 503)
-        for streams in self.streams.values():
-            for st in streams:
-                bad += sum(n for c, n in st.statuses.items() if c < 0 or (c >= 500 and c != 503))
-        return bad
+        return bad + stream_misses(st for streams in self.streams.values() for st in streams)
 
 
 async def play(

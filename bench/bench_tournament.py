@@ -48,6 +48,7 @@ import argparse
 import asyncio
 import os
 import random
+import signal
 import sys
 import time
 from collections import Counter
@@ -58,6 +59,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
+import latency_report  # noqa: E402
 import orjson  # noqa: E402
 from _support import (  # noqa: E402
     Phone,
@@ -73,6 +75,7 @@ from _support import (  # noqa: E402
     sse,
     stop,
     store_matches,
+    worker_pids,
 )
 from _support import check_streams as support_check_streams  # noqa: E402
 from _support import run as run_loop  # noqa: E402
@@ -86,6 +89,7 @@ class Run:
     """What one load saw."""
 
     writes: list[float] = field(default_factory=list)  # latencies of accepted writes
+    write_server: list[float] = field(default_factory=list)  # their Server-Timing, s
     refreshes: list[float] = field(default_factory=list)
     statuses: Counter[int] = field(default_factory=Counter)
     written: dict[int, list[tuple[int, float]]] = field(default_factory=dict)  # id: (v, when)
@@ -97,6 +101,7 @@ class Run:
     doubled: int = 0
     server_cpu: float = 0.0
     client_cpu: float = 0.0
+    traces: list[Path] = field(default_factory=list)  # --trace: the workers' latency records
 
 
 async def table_load(
@@ -170,12 +175,13 @@ async def play_match(
             if dice is not None:
                 payload["dice"] = dice
             t0 = time.perf_counter()
-            code, _, data = await own[seat].request(
+            code, server_ms, data = await own[seat].request(
                 "POST", f"/api/v1/matches/{table.match_id}/commands", payload, table.tokens[seat]
             )
             run.statuses[code] += 1
             if code == 200:
                 run.writes.append(time.perf_counter() - t0)
+                run.write_server.append(server_ms / 1000)
                 result = orjson.loads(data)
                 table.version, view = result["version"], result["view"]
                 written.append((table.version, time.monotonic()))
@@ -234,13 +240,40 @@ async def load(
 
 
 def measured(
-    server: Any, base: str, tables: list[list[Table]], think: float, seconds: float, *, phones: bool
+    server: Any,
+    base: str,
+    tables: list[list[Table]],
+    think: float,
+    seconds: float,
+    *,
+    phones: bool,
+    trace: Path | None = None,
 ) -> Run:
+    if trace is not None:
+        dump_traces(server, trace)  # what came before is left out
     cpu0, own0 = server_cpu(server), time.process_time()
     run = run_loop(load(base, tables, think, seconds, phones=phones))
     run.server_cpu = server_cpu(server) - cpu0
     run.client_cpu = time.process_time() - own0
+    if trace is not None:
+        run.traces = dump_traces(server, trace)
     return run
+
+
+def dump_traces(server: Any, directory: Path) -> list[Path]:
+    """Ask each worker for its latency records (``app.core.latency``); the files written."""
+    before = set(directory.glob("latency.*.tsv"))
+    pids = worker_pids(server)
+    for pid in pids:
+        os.kill(pid, signal.SIGUSR2)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        found = set(directory.glob("latency.*.tsv")) - before
+        if len(found) >= len(pids):
+            time.sleep(0.2)  # written whole
+            return sorted(found)
+        time.sleep(0.05)
+    return sorted(set(directory.glob("latency.*.tsv")) - before)
 
 
 async def cycle_profile(base: str, server: Any, matches: list[Table], k: int) -> None:
@@ -365,6 +398,12 @@ def main(argv: list[str]) -> int:
         "--only", choices=("phones",), help="skip the baseline and the second case (profiling)"
     )
     parser.add_argument(
+        "--trace",
+        type=Path,
+        help="directory: time each hot request's stages in the workers (W40K_LATENCY_TRACE) "
+        "and print where the write's latency went",
+    )
+    parser.add_argument(
         "--cycles", type=int, default=30, help="requests per kind in the CPU profile (0: none)"
     )
     args = parser.parse_args(argv)
@@ -397,7 +436,11 @@ def main(argv: list[str]) -> int:
             groups.append([every[at + i * k : at + (i + 1) * k] for i in range(n)])
             at += n * k
         warm, profiled, baseline, case1, case2 = groups
-        server, base = serve(url)
+        env = None
+        if args.trace is not None:
+            args.trace.mkdir(parents=True, exist_ok=True)
+            env = {"W40K_LATENCY_TRACE": str(args.trace.resolve())}
+        server, base = serve(url, env=env)
         print(
             f"scratch database {name}: {len(every)} matches, 2 workers up "
             f"({time.perf_counter() - t0:.1f} s); {load_average()}"
@@ -419,8 +462,16 @@ def main(argv: list[str]) -> int:
             runs = runs[1:2]
         results = []
         for label, tables, pause, phones in runs:
-            run = measured(server, base, tables, pause, seconds, phones=phones)
+            run = measured(server, base, tables, pause, seconds, phones=phones, trace=args.trace)
             row(label, run, len(tables) / pause, seconds)
+            if args.trace is not None:
+                outside = [c - s for c, s in zip(run.writes, run.write_server, strict=True)]
+                print(
+                    f"  write p95 as the client saw it {p95(run.writes):.1f} ms, in the app "
+                    f"(Server-Timing) {p95(run.write_server):.1f} ms, outside the app (client loop,"
+                    f" sockets, uvicorn) p95 {p95(outside):.1f} ms"
+                )
+                print(latency_report.report(run.traces))
             results.append((label, run, len(tables) / pause))
         print("(cpu ms: the server's CPU per accepted write, all processes; w/r p95: write and")
         print(" refresh p95 ms; sse p95: from the write's response to each stream's event, ms)")

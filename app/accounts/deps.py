@@ -73,6 +73,15 @@ def _csrf_ok(request: Request, submitted: str | None) -> bool:
     )
 
 
+def invalid_token() -> NotAuthenticated:
+    """The refusal of a bearer token the database does not accept (also the match tracker's
+    hot lane's, which checks tokens itself: ``app.matches.api``)."""
+    return NotAuthenticated(
+        "The API token is invalid, expired or revoked.",
+        headers={"WWW-Authenticate": 'Bearer error="invalid_token"'},
+    )
+
+
 async def current_user(
     request: Request,
     db: DbSession,
@@ -92,10 +101,7 @@ async def current_user(
         if user is None:
             user = await anyio.to_thread.run_sync(service.user_for_api_token, db, token)
         if user is None:
-            raise NotAuthenticated(
-                "The API token is invalid, expired or revoked.",
-                headers={"WWW-Authenticate": 'Bearer error="invalid_token"'},
-            )
+            raise invalid_token()
         request.state.auth = "token"
         request.state.token_digest = security.digest(token)  # caps the tokens it creates
     else:

@@ -206,6 +206,8 @@ CONDITION_TEXTS: Mapping[str, str] = {
     "units": lazy("{compare} {count} {name} unit(s) in the army"),
     "keyword": lazy("{compare} {count} {name} unit(s) in the army"),
     "warlord": lazy("{compare} {count} Warlord(s) in the army"),
+    "warlord-units": lazy("{name} is the Warlord"),
+    "warlord-units.not": lazy("{name} is not the Warlord"),
     "enhancement": lazy("{name} taken {compare} {count} time(s) in the army"),
     "keyword-points": lazy("{compare} {count} points of {name} units in the army"),
     "battle-size": lazy("the battle size is {name}"),

@@ -41,6 +41,7 @@ from app.catalog.pen_units import WEAPON_TYPE_CHOICES, PenUnit
 from app.combat.forms import pen_types
 from app.combat.forms.pen_types import UNIT_TYPE_LABELS
 from app.core.deps import DbSession
+from app.core.forms import checked
 from app.core.i18n import DEFAULT_LOCALE, current_locale, lazy
 from app.core.i18n import gettext as _
 from app.core.ids import parse_int
@@ -459,10 +460,10 @@ def create_army(
         "battle_size": battle_size,
         "detachment": detachment,
         "points_limit": points_limit,
-        "include_legends": _checked(include_legends),
+        "include_legends": checked(include_legends),
     }
     posted = ListForm(
-        name, catalog, faction, detachment, battle_size, points_limit, _checked(include_legends)
+        name, catalog, faction, detachment, battle_size, points_limit, checked(include_legends)
     )
     try:
         system = _system(rule_system)
@@ -520,7 +521,7 @@ def import_army(
     ``catalog`` (a slug or id): read the list with it; empty, the import finds it (ruling D27)
     and the list's page names it."""
     text = document
-    skip = skip_unknown in ("on", "true", "1")
+    skip = checked(skip_unknown)
     chosen = catalog.strip()
     try:
         if file is not None and file.filename:
@@ -613,7 +614,7 @@ def edit_army(
     """The list's settings. The "Include Legends" checkbox sends nothing when unticked, so the
     form says it carries the setting with ``legends_setting``; without it the setting stays."""
     army = service.own(db, user, army_id)
-    legends = _checked(include_legends) if legends_setting else None
+    legends = checked(include_legends) if legends_setting else None
     posted = ListForm(name, "", "", detachment, battle_size, points_limit, legends)
     try:
         data = system_for(army.rule_system).update_request(posted)
@@ -728,7 +729,7 @@ def _unit_from_form(form: FormData, current: dict[str, Any]) -> UnitIn:
         models=count if (count := parse_int(models)) is not None else current.get("models"),
         wargear=wargear,
         enhancements=enhancements[:10],
-        warlord=form.get("warlord") in ("on", "true", "1"),
+        warlord=checked(form.get("warlord")),
         attached_to=parse_int(attached),
         label=str(form.get("label") or "").strip(),
     )
@@ -976,8 +977,8 @@ def _pen_unit_from_form(values: dict[str, str]) -> PenUnitIn:
         "transport_types": _split(values.get("transport_types", "")),
         "embarked_in": _opt_int(values, "embarked_in"),
         "joins": _opt_int(values, "joins"),
-        "troops": values.get("troops") in ("on", "true", "1"),
-        "independent_character": values.get("independent_character") in ("on", "true", "1"),
+        "troops": checked(values.get("troops")),
+        "independent_character": checked(values.get("independent_character")),
         "options": [
             {"name": name, "points": _opt_int(values, f"o{i}.points") or 0}
             for i in range(MAX_OPTION_ROWS)
@@ -1103,11 +1104,6 @@ class ListForm:
     battle_size: str | None
     points_limit: str | None
     include_legends: bool | None = None
-
-
-def _checked(value: str) -> bool:
-    """A posted checkbox: ticked ("on", "true", "1") or not."""
-    return value.strip().lower() in ("on", "true", "1")
 
 
 def _system(rule_system: str) -> ArmySystem:

@@ -18,6 +18,7 @@ from app.catalog.schemas import (
     ImportOut,
     ShareRequest,
 )
+from app.catalog.waiting import MAX_UPLOAD_FILES
 from app.core.deps import DbSession
 from app.core.errors import PROBLEM_JSON
 
@@ -34,7 +35,6 @@ _PROBLEM: dict[str, Any] = {"content": {PROBLEM_JSON: {}}}
 _NOT_FOUND: dict[int | str, dict[str, Any]] = {
     404: {"description": "No such catalogue you may use", **_PROBLEM}
 }
-MAX_UPLOAD_FILES = 64
 
 
 def _user_id(user: object) -> int | None:
@@ -88,8 +88,8 @@ def import_catalogs(
     nested 64 deep at most; an archive holds at most 8 files. The files are read before the
     import takes the database's write lock: other users' writes do not wait for it."""
     if len(files) > MAX_UPLOAD_FILES:
-        raise ImportTooLarge(
-            f"At most {MAX_UPLOAD_FILES} files per import.",
+        raise ImportTooLarge.too_many_files(
+            MAX_UPLOAD_FILES,
             errors=[
                 {
                     "field": "files",
@@ -101,7 +101,6 @@ def import_catalogs(
                     "max": MAX_UPLOAD_FILES,
                 }
             ],
-            limit="files",
         )
     done = waiting.import_upload(
         db,

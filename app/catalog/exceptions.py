@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from app.core.errors import Conflict, Forbidden, InvalidInput, NotFound
 from app.core.i18n import gettext, lazy
-from app.engine.errors import Message
+from app.engine.errors import N_, Message
 
 
 def said(template: Message | None, english: str) -> str:
@@ -82,6 +83,14 @@ class ImportTooLarge(ImportFailed):
         "catalog-import-too-large",
         lazy("The files are too large to import"),
     )
+
+    @classmethod
+    def too_many_files(cls, most: int, errors: list[dict[str, Any]]) -> ImportTooLarge:
+        """More than ``most`` files in one upload (its detail read in the reader's language)."""
+        template = Message(N_("At most %(most)s files per import."), {"most": most})
+        refused = cls(str(template), errors=errors, limit="files")
+        refused.detail_template = template
+        return refused
 
 
 class NotTheCatalogueOwner(Forbidden):

@@ -12,17 +12,25 @@ from app.accounts.deps import OptionalUser, WebUser, verify_csrf
 from app.catalog import service, waiting
 from app.catalog.calculator import profile_calculator_url
 from app.catalog.exceptions import ImportFailed, ImportTooLarge
+from app.catalog.waiting import MAX_UPLOAD_FILES
 from app.clubs import service as clubs
 from app.core.deps import DbSession
+from app.core.forms import checked
 from app.core.i18n import lazy
 from app.core.ids import parse_int
 from app.web.templating import htmx_redirect, render
 
 router = APIRouter(include_in_schema=False, dependencies=[Depends(verify_csrf)])
 
-MAX_UPLOAD_FILES = 64
 
 # Import issue codes shown on the report, marked for translation.
+#: what each file read is, as the import report names it
+FILE_KINDS = {
+    "gameSystem": lazy("game system"),
+    "catalogue": lazy("catalogue"),
+    "library": lazy("library"),
+}
+
 ISSUE_TITLES = {
     "file-unreadable": lazy("File unreadable"),
     "too-many-files": lazy("Too many files"),
@@ -82,6 +90,7 @@ def _import_page(
             "failure": failure,
             "report": report,
             "issue_titles": ISSUE_TITLES,
+            "file_kinds": FILE_KINDS,
             # files uploaded without their game system, kept until it is added (issue 17)
             "waiting": waiting.waiting(db, user),
             "kept_used": kept_used or [],
@@ -112,14 +121,12 @@ def import_files(
     uploads = [f for f in files or [] if f.filename]
     try:
         if len(uploads) > MAX_UPLOAD_FILES:
-            raise ImportTooLarge(
-                f"At most {MAX_UPLOAD_FILES} files per import.", errors=[], limit="files"
-            )
+            raise ImportTooLarge.too_many_files(MAX_UPLOAD_FILES, errors=[])
         done = waiting.import_upload(
             db,
             user,
             [(f.filename or f"file-{i + 1}", f.file) for i, f in enumerate(uploads)],
-            with_waiting=with_waiting in ("on", "true", "1"),
+            with_waiting=checked(with_waiting),
         )
     except ImportFailed as exc:
         return _import_page(request, db, user, failure=exc, status_code=exc.status)

@@ -62,6 +62,10 @@ class Settings(BaseSettings):
     stream_reads: int = Field(default=2, ge=1, le=50)  # SSE reads of the database at once
     threads: int = Field(default=24, ge=4, le=400)  # AnyIO worker threads (sync endpoints)
     retry_after_seconds: int = Field(default=2, ge=1, le=300)
+    # A server process's full garbage collection every this many seconds (0: none), a backstop
+    # for reference cycles now that the collector's own full collections come rarely
+    # (app.core.runtime, ADR 0009).
+    full_gc_seconds: float = Field(default=600.0, ge=0, le=86_400)
     # A directory of narrative mission packs (docs/mission-packs.md) read at start-up beside the
     # shipped ones: a club adds its scenarios without code. A bad pack is logged and skipped.
     mission_packs_dir: Path | None = None

@@ -40,6 +40,8 @@ from sqlalchemy.exc import DBAPIError, DisconnectionError
 from sqlalchemy.exc import TimeoutError as SQLAlchemyTimeoutError
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
 
+from app.core import latency
+
 log = logging.getLogger("auspex")
 
 # Execution option of a connection whose transaction will write (``BEGIN IMMEDIATE`` on SQLite).
@@ -294,6 +296,20 @@ class DriverStatement:
         return ([make(r) for r in raw] if make is not None else []), count
 
 
+# A statement that commits by itself (a write outside a transaction: ``app.matches.writes``)
+# whose connection is lost leaves its outcome unknown, as a lost COMMIT does: its error is
+# marked so (``app.core.errors`` answers the 500 that says so, not a 503 inviting a retry).
+_OUTCOME_UNKNOWN = "auspex_outcome_unknown"
+
+
+def mark_outcome_unknown(exc: BaseException) -> None:
+    setattr(exc, _OUTCOME_UNKNOWN, True)
+
+
+def outcome_unknown(exc: BaseException) -> bool:
+    return bool(getattr(exc, _OUTCOME_UNKNOWN, False))
+
+
 # ``Session.info`` key of the callables to run once the session's transaction commits
 # (``app.matches.writes.after_commit``): a session holding some is committed even when it has
 # no transaction open (see ``Database.session``).
@@ -317,6 +333,8 @@ class Database:
         # a request's session does no I/O (it can be opened on the event loop, ADR 0009).
         self.write_engine = self.engine.execution_options(**{WRITE: True})
         self.sessions = sessionmaker(self.engine, expire_on_commit=False, autoflush=True)
+        if latency.ENABLED:  # a diagnostic (W40K_LATENCY_TRACE)
+            latency.time_engine(self.engine)
 
     @contextmanager
     def writing(self) -> Iterator[Session]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from typing import Any
+from typing import Any, Literal
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -19,6 +19,7 @@ from sqlalchemy.exc import TimeoutError as SQLAlchemyTimeoutError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 
+from app.core.db import outcome_unknown
 from app.core.i18n import DEFAULT_LOCALE, current_locale, lazy
 from app.core.i18n import gettext as _
 
@@ -182,6 +183,37 @@ def _detail(exc: AppError) -> str:
     return "; ".join(said)
 
 
+# Postgres SQLSTATEs of a database away for a moment: a connection exception (class 08), the
+# server shutting down or starting (57P01-57P03), too many connections, a lock not available.
+_TRANSIENT_SQLSTATES = frozenset({"57P01", "57P02", "57P03", "53300", "55P03"})
+_SQLITE_BUSY, _SQLITE_LOCKED = 5, 6
+
+
+def _database_away(exc: OperationalError) -> Literal["away", "outcome-unknown"] | None:
+    """Whether an OperationalError is the database away for a moment (``"away"``: try again),
+    a connection lost while a change committed (``"outcome-unknown"``: a retry could save it
+    twice), or a defect (None: a missing table, a wrong password, a file that cannot be opened).
+
+    SQLite is away only while another writer holds its lock (BUSY, LOCKED): it has no server to
+    lose. Postgres says so by its SQLSTATE; an error with none (psycopg's own: the connect
+    refused, the socket closed) is away when the connection was invalidated or the connect
+    failed (no statement). SQLAlchemy gives no statement for BEGIN and COMMIT either: a
+    connection invalidated there on a request that writes leaves its outcome unknown.
+    """
+    orig = exc.orig
+    sqlite_code = getattr(orig, "sqlite_errorcode", None)
+    if isinstance(sqlite_code, int):
+        return "away" if sqlite_code & 0xFF in (_SQLITE_BUSY, _SQLITE_LOCKED) else None
+    state = getattr(orig, "sqlstate", None)
+    if isinstance(state, str) and state:
+        return "away" if state.startswith("08") or state in _TRANSIENT_SQLSTATES else None
+    if exc.connection_invalidated and (exc.statement is None or outcome_unknown(exc)):
+        return "outcome-unknown"  # at COMMIT, or a write that commits by itself
+    if exc.connection_invalidated or exc.statement is None:
+        return "away"
+    return None
+
+
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(AppError)
     async def _app_error(request: Request, exc: AppError) -> Response:
@@ -240,7 +272,9 @@ def install_error_handlers(app: FastAPI) -> None:
         # admission gate tells it (app.core.middleware.AdmissionControl).
         _use_request_locale(request)
         seconds = request.app.state.settings.retry_after_seconds
-        if "text/event-stream" in request.headers.get("accept", ""):
+        if request.method in ("GET", "HEAD") and "text/event-stream" in request.headers.get(
+            "accept", ""
+        ):  # a command sent with that header must not read as a success
             return Response(
                 f"retry: {seconds * 1000}\n: busy\n\n",
                 media_type="text/event-stream",
@@ -264,15 +298,25 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(OperationalError)
     async def _database_lost(request: Request, exc: OperationalError) -> Response:
-        # A connection lost (the server restarted, a pooled connection reused within the idle
-        # ping's 2 s: ADR 0009) or none to be had (``statement`` is None: the connect failed)
-        # is the database away for a moment: 503. Any other OperationalError (a missing
-        # table...) is a defect: 500 as before.
-        if not (exc.connection_invalidated or exc.statement is None):
-            return await _unexpected(request, exc)
-        log.warning(
-            "database connection lost on %s %s: %s", request.method, request.url.path, exc.orig
-        )
+        # The database away for a moment (ADR 0009) is a 503 with Retry-After; a defect (a
+        # missing table, a wrong password, a database file that cannot be opened) is raised on
+        # to the 500 handler, which logs it and lets the tests' client see it.
+        away = _database_away(exc)
+        if away is None:
+            raise exc
+        if away == "outcome-unknown" and request.method not in ("GET", "HEAD", "OPTIONS"):
+            log.error(
+                "database connection lost while %s %s committed", request.method, request.url.path
+            )
+            _use_request_locale(request)
+            detail = _(
+                "The connection to the database was lost while your change was being "
+                "saved: reload to see whether it was saved before sending it again."
+            )
+            if wants_html(request):
+                return _html_error(request, 500, _("Internal server error"), detail)
+            return problem(500, "Internal server error", detail, code="outcome-unknown")
+        log.warning("database unavailable on %s %s: %s", request.method, request.url.path, exc.orig)
         return _unavailable(request)
 
     @app.exception_handler(ClientDisconnect)

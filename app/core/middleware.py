@@ -16,6 +16,7 @@ import anyio
 import anyio.to_thread
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.core import latency
 from app.core.db import Bookkeeper, deferred_writes
 from app.core.errors import PROBLEM_BASE, PROBLEM_JSON
 
@@ -349,9 +350,35 @@ class AdmissionControl:
         if self.threads is not None:
             self._size_thread_pool(self.threads)
         gate = self.health if scope.get("path") == HEALTH_PATH else self.gate
+        if latency.ENABLED:
+            await self._traced(gate, scope, receive, send)
+            return
         if not await gate.enter():
             await self._refuse(scope, send)
             return
+        await self._admitted(gate, scope, receive, send)
+
+    async def _traced(self, gate: Gate, scope: Scope, receive: Receive, send: Send) -> None:
+        """As :meth:`__call__`, timing the request (``W40K_LATENCY_TRACE``, a diagnostic)."""
+        latency.begin(scope)
+        status = [0]
+
+        async def send_traced(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                status[0] = message["status"]
+            await send(message)
+
+        try:
+            if not await gate.enter():
+                await self._refuse(scope, send_traced)
+                return
+            latency.mark(scope, "admitted")
+            await self._admitted(gate, scope, receive, send_traced)
+        finally:
+            kind = scope.get(latency.KEY, {}).get("kind")
+            latency.finish(scope, kind or "other", status[0])
+
+    async def _admitted(self, gate: Gate, scope: Scope, receive: Receive, send: Send) -> None:
         held = True
 
         def release() -> None:

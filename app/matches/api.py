@@ -29,10 +29,10 @@ from starlette.routing import BaseRoute, NoMatchFound
 from starlette.routing import Match as RouteMatch
 from starlette.types import Message, Receive, Scope, Send
 
-from app.accounts.deps import CurrentUser, OptionalUser, OptionalViewer, Viewer
+from app.accounts.deps import CurrentUser, OptionalUser, OptionalViewer, Viewer, invalid_token
 from app.accounts.models import User
 from app.accounts.service import TOKEN_PREFIX, cached_grant_for_api_token, user_for_api_token
-from app.core import security
+from app.core import latency, security
 from app.core.deps import DbSession, autocommit_reads, end_transaction
 from app.core.errors import PROBLEM_JSON
 from app.core.fastjson import FastJSONResponse
@@ -844,6 +844,7 @@ class HotRoute(BaseRoute):
         self.kind = kind
         self.served = 0  # requests answered here rather than by FastAPI (tests, benchmarks)
         self.checked = 0  # of which with a token checked in the database here (not cached)
+        self.refused = 0  # tokens the check here refused (answered 401 here, not counted above)
         suffix = "/commands" if kind == "command" else ""
         self.method = "POST" if kind == "command" else "GET"
         self.path_format = f"{prefix}{router.prefix}/{{match_id}}{suffix}"
@@ -899,7 +900,21 @@ class HotRoute(BaseRoute):
         publish = events.hub_for(self.app).publish
         taken: list[str] = []  # "cached" or "checked", once the caller is known
 
+        traced = latency.ENABLED
+        if traced:
+            latency.label(scope, self.kind)
+
         def run() -> Response | None:
+            if traced:
+                latency.mark(scope, "started")
+                latency.thread_begin()
+                try:
+                    return answer()
+                finally:
+                    latency.thread_end(scope)
+            return answer()
+
+        def answer() -> Response | None:
             # get_db()'s session (committed before the answer, rolled back on an error) and
             # match_db()'s publisher, around the endpoint itself
             with contextmanager(database.session)(write=data is not None) as db:
@@ -910,7 +925,7 @@ class HotRoute(BaseRoute):
                     # current_user()'s check of a token not cached, in its session and trip
                     user = user_for_api_token(db, found.token)
                     if user is None:
-                        return None  # refused: FastAPI answers it (its 401)
+                        return None  # refused: answered below, as current_user() does
                     _identify(state, found.token, user.preferred_language)
                     state["user"] = user
                     state["viewer"] = Viewer(user.id, user.display_name, user.email)
@@ -923,15 +938,22 @@ class HotRoute(BaseRoute):
                 return answer
 
         try:
+            if traced:
+                latency.mark(scope, "submitted")
             response = await anyio.to_thread.run_sync(run)
+            if traced:
+                latency.mark(scope, "resumed")
         finally:
             # taken on here once the caller is known: an error the endpoint raises is
             # answered by the app's handlers, and counted
             self.served += bool(taken)
             self.checked += taken == ["checked"]
         if response is None:
-            await self._hand_back(scope, receive, send, messages)
-            return
+            # the token refused by the lane's own check: current_user()'s 401, raised here for
+            # the app's handlers, rather than handing the request to FastAPI, whose dependency
+            # would look the token up a second time (review REV1 F4)
+            self.refused += 1
+            raise invalid_token()
         await response(scope, receive, send)
 
     async def _hand_back(

@@ -44,6 +44,7 @@ from sqlalchemy import bindparam, delete, func, or_, select
 from sqlalchemy.orm import Session
 
 from app.accounts.models import User
+from app.core.deps import autocommit_write
 from app.engine.combat import CombatResolution
 from app.engine.errors import EngineError
 from app.engine.match import Envelope, LogError, Mission, Refusal, StaleVersion
@@ -524,6 +525,7 @@ def command(
     by one Core select instead of loading its ORM row (the write of the API: issue 21), run on
     the session's connection (``reads.core_rows``: no ORM execution; the transaction it begins
     is the session's own, ``BEGIN IMMEDIATE`` on SQLite for a write session, as before)."""
+    autocommit_write(db)  # Postgres: the read and the one-statement write, no transaction
     row: Any = reads.core_rows(db, WRITE_ROW, {"match_id": match_id}).one_or_none()
     seat = None if row is None else seat_of(row, caller)
     if row is None or seat is None:

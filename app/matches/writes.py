@@ -15,11 +15,13 @@ from typing import Any, Protocol, cast
 
 from sqlalchemy import Connection, String, Table, TextClause, bindparam, func, select, text, update
 from sqlalchemy import event as sa_event
+from sqlalchemy.dialects import postgresql
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
 
-from app.core.db import AFTER_COMMIT_HOOKS, DriverStatement
+from app.core.db import AFTER_COMMIT_HOOKS, DriverStatement, mark_outcome_unknown
+from app.core.deps import AUTOCOMMIT_WRITE
 from app.core.errors import AppError
 from app.engine.match import Envelope, StaleVersion, TaggedCodec
 from app.engine.match.game import GameStatus, MatchGame
@@ -180,20 +182,80 @@ def _insert_events(
     """``new``'s rows, in order, in as few statements as :data:`_INSERT_ROWS` allows."""
     for start in range(0, len(new), _INSERT_ROWS):
         chunk = new[start : start + _INSERT_ROWS]
-        params: dict[str, Any] = {}
-        for i, env in enumerate(chunk):
-            params[f"match_id_{i}"] = match_id
-            params[f"seq_{i}"] = env.seq
-            params[f"batch_{i}"] = env.batch
-            params[f"actor_{i}"] = env.actor
-            params[f"at_{i}"] = env.at
-            params[f"audience_{i}"] = None if env.audience is None else ",".join(env.audience)
-            params[f"kind_{i}"] = env.event.kind
-            params[f"event_{i}"] = codec.encode(env.event)
+        params = _event_params(match_id, chunk, codec)
         driver = _INSERTS_DRIVER.get(len(chunk))
         if driver is None:
             driver = _INSERTS_DRIVER.setdefault(len(chunk), DriverStatement(_insert(len(chunk))))
         driver.rowcount(conn, params)
+
+
+# On Postgres, a request session run without a transaction (``deps.autocommit_write``) writes a
+# command as ONE statement that commits by itself: the compare-and-set (with its NOTIFY) as a
+# data-modifying CTE, and the events inserted only if it updated the row, so that a stale
+# version inserts nothing. Two round trips a write (the row's select, this) instead of five
+# (BEGIN, select, compare-and-set, insert, COMMIT): under tournament load each round trip
+# waits for the database's process and then for the GIL, and the write's admission slot is
+# held all along (issue 21: the writes' database time was most of their p95). The values are
+# cast to their columns' types (a VALUES list takes no type from the INSERT's columns).
+_ONE_STATEMENT: dict[int, DriverStatement] = {}
+
+
+def _one_statement(rows: int) -> DriverStatement:
+    """The compare-and-set and the insert of ``rows`` events as one statement (Postgres)."""
+    found = _ONE_STATEMENT.get(rows)
+    if found is not None:
+        return found
+    dialect = postgresql.dialect()  # type: ignore[no-untyped-call]
+    matches = cast(Table, Match.__table__)
+    events = cast(Table, MatchEvent.__table__)
+    sets = ", ".join(f'"{name}" = :new_{name}' for name in _CAS_COLUMNS)
+    names = ", ".join(f'"{name}"' for name in _EVENT_COLUMNS)
+    types = {name: events.c[name].type.compile(dialect=dialect) for name in _EVENT_COLUMNS}
+    values = ", ".join(
+        "(" + ", ".join(f"CAST(:{name}_{i} AS {types[name]})" for name in _EVENT_COLUMNS) + ")"
+        for i in range(rows)
+    )
+    table = matches.name  # names and types below are the models' constants
+    sql = (
+        f'WITH cas AS (UPDATE "{table}" SET {sets} WHERE "{table}"."id" = :match_id'  # noqa: S608
+        f' AND "{table}"."version" = :seen RETURNING pg_notify(:channel, :note))'
+        f' INSERT INTO "{events.name}" ({names}) SELECT * FROM (VALUES {values}) AS new_events'
+        " WHERE EXISTS (SELECT 1 FROM cas)"
+    )
+    statement = text(sql).bindparams(
+        bindparam("match_id", type_=matches.c.id.type),
+        bindparam("seen", type_=matches.c.version.type),
+        bindparam("channel", type_=String()),
+        bindparam("note", type_=String()),
+        *(bindparam(f"new_{name}", type_=matches.c[name].type) for name in _CAS_COLUMNS),
+        *(
+            bindparam(f"{name}_{i}", type_=events.c[name].type)
+            for i in range(rows)
+            for name in _EVENT_COLUMNS
+        ),
+    )
+    return _ONE_STATEMENT.setdefault(rows, DriverStatement(statement))
+
+
+def _event_params(match_id: int, new: Sequence[Envelope], codec: TaggedCodec) -> dict[str, Any]:
+    params: dict[str, Any] = {}
+    for i, env in enumerate(new):
+        params[f"match_id_{i}"] = match_id
+        params[f"seq_{i}"] = env.seq
+        params[f"batch_{i}"] = env.batch
+        params[f"actor_{i}"] = env.actor
+        params[f"at_{i}"] = env.at
+        params[f"audience_{i}"] = None if env.audience is None else ",".join(env.audience)
+        params[f"kind_{i}"] = env.event.kind
+        params[f"event_{i}"] = codec.encode(env.event)
+    return params
+
+
+def _autocommitted(db: Session, conn: Connection) -> bool:
+    """Whether ``db`` runs without a transaction for a write (``deps.autocommit_write``)."""
+    return bool(db.info.get(AUTOCOMMIT_WRITE)) and (
+        conn.get_execution_options().get("isolation_level") == "AUTOCOMMIT"
+    )
 
 
 def append(
@@ -222,17 +284,34 @@ def append(
     params = {f"new_{k}": v for k, v in values.items()}
     params.update(match_id=match.id, seen=seen)
     try:
-        if conn.dialect.name == "postgresql":
-            # the notification rides on the compare-and-set (one round trip); Postgres
-            # delivers it at commit, and only if the row was updated
-            params["note"] = f"{match.id}:{version}"
-            updated = len(_CAS_NOTIFY_DRIVER.rows(conn, params))
+        one = _autocommitted(db, conn)
+        if one and len(new) <= _INSERT_ROWS and match.league_game_id is None:
+            # one statement, committed by itself (see _ONE_STATEMENT above)
+            params.update(_event_params(match.id, new, codec))
+            params.update(channel=NOTIFY_CHANNEL, note=f"{match.id}:{version}")
+            try:
+                updated = int(_one_statement(len(new)).rowcount(conn, params) == len(new))
+            except OperationalError as exc:
+                if exc.connection_invalidated:  # it may have committed: nobody can tell
+                    mark_outcome_unknown(exc)
+                raise
+            if updated != 1:
+                current = db.scalar(select(Match.version).where(Match.id == match.id))
+                raise CommandRefused(StaleVersion(seen, int(current or 0)))
         else:
-            updated = _CAS_DRIVER.rowcount(conn, params)
-        if updated != 1:
-            current = db.scalar(select(Match.version).where(Match.id == match.id))
-            raise CommandRefused(StaleVersion(seen, int(current or 0)))
-        _insert_events(conn, match.id, new, codec)
+            if one:  # more than one statement: in a transaction, the session's
+                conn.exec_driver_sql("BEGIN")
+            if conn.dialect.name == "postgresql":
+                # the notification rides on the compare-and-set (one round trip); Postgres
+                # delivers it at commit, and only if the row was updated
+                params["note"] = f"{match.id}:{version}"
+                updated = len(_CAS_NOTIFY_DRIVER.rows(conn, params))
+            else:
+                updated = _CAS_DRIVER.rowcount(conn, params)
+            if updated != 1:
+                current = db.scalar(select(Match.version).where(Match.id == match.id))
+                raise CommandRefused(StaleVersion(seen, int(current or 0)))
+            _insert_events(conn, match.id, new, codec)
     except IntegrityError:
         raise WriteConflict(
             "Another write to this match committed first: refresh and try again."

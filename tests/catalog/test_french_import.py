@@ -104,3 +104,23 @@ def import_files_one(name: str, data: bytes) -> None:
     from app.catalog.bsdata.files import ImportLimits, read_document
 
     read_document(name, data, ImportLimits())
+
+
+def test_the_files_read_and_too_many_files_are_french(french: TestClient) -> None:
+    from app.catalog.web import MAX_UPLOAD_FILES
+
+    page = html(_post(french, fixture_files()))  # type: ignore[arg-type]
+    kinds = {td.text() for td in page.css("#import-report table td:nth-child(2)")}
+    assert "système de jeu" in kinds
+    assert "gameSystem" not in kinds
+    many = [(f"f{i}.cat", b"<x/>") for i in range(MAX_UPLOAD_FILES + 1)]
+    response = _post(french, many)
+    assert response.status_code == 413  # type: ignore[attr-defined]
+    errors = html(response).css_first("#import-errors")  # type: ignore[arg-type]
+    assert errors is not None
+    assert f"Au plus {MAX_UPLOAD_FILES} fichiers par import." in errors.text()
+    token = {"X-CSRF-Token": csrf(french, "/")}
+    api = french.post("/api/v1/catalogs/import", files=upload(many), headers=token)
+    assert api.status_code == 413, api.text[:300]
+    assert api.json()["detail"] == f"Au plus {MAX_UPLOAD_FILES} fichiers par import."
+    assert api.json()["errors"][0]["message"] == "too many files"

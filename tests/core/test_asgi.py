@@ -20,7 +20,7 @@ from app.core import runtime
 from app.core.config import ROOT
 
 PROBE = """
-import gc, json, signal
+import gc, json, signal, threading
 import app.asgi
 from fastapi.testclient import TestClient
 from app.matches.api import HotRoute
@@ -34,6 +34,8 @@ print(json.dumps({
     "threshold": list(gc.get_threshold()),
     "frozen": gc.get_freeze_count(),
     "sigusr1_default": signal.getsignal(signal.SIGUSR1) is signal.SIG_DFL,
+    "sigusr2_default": signal.getsignal(signal.SIGUSR2) is signal.SIG_DFL,
+    "gc_backstop": any(t.name == "gc-backstop" for t in threading.enumerate()),
 }))
 """
 
@@ -69,6 +71,17 @@ def test_the_asgi_app_answers_with_the_hot_lane_first_and_its_start_up_frozen(
     assert found["frozen"] > 10_000
     if hasattr(__import__("signal"), "SIGUSR1"):
         assert found["sigusr1_default"] is True  # the memory diagnostic is off unless set
+        assert found["sigusr2_default"] is True  # so is the latency trace
+    assert found["gc_backstop"] is True  # a full collection every W40K_FULL_GC_SECONDS
+
+
+def test_the_full_collection_backstop_can_be_turned_off(tmp_path: Path) -> None:
+    assert _probe(tmp_path, W40K_FULL_GC_SECONDS="0")["gc_backstop"] is False
+
+
+@pytest.mark.skipif(not hasattr(__import__("signal"), "SIGUSR2"), reason="POSIX signals only")
+def test_the_latency_trace_is_installed_only_when_asked_for(tmp_path: Path) -> None:
+    assert _probe(tmp_path, W40K_LATENCY_TRACE=str(tmp_path / "trace"))["sigusr2_default"] is False
 
 
 @pytest.mark.skipif(not hasattr(__import__("signal"), "SIGUSR1"), reason="POSIX signals only")

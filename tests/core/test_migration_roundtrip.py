@@ -20,7 +20,7 @@ from alembic import command
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import JSON, Connection, Engine, MetaData, Table, func, inspect, select
-from sqlalchemy.types import Boolean, Date, DateTime, Integer, String, Text
+from sqlalchemy.types import Boolean, Date, DateTime, Integer, LargeBinary, String, Text
 
 from app.core import migrate
 from app.core.db import make_engine
@@ -43,6 +43,8 @@ def _value(column: Any, row: int) -> Any:
         return date(2026, 1, 1 + row)
     if isinstance(kind, JSON):
         return {}
+    if isinstance(kind, LargeBinary):
+        return bytes([row]) * 16
     if isinstance(kind, String | Text):
         # hex digits: a column read as hex (match secrets are 32 bytes in hex) can read it
         size = min(kind.length or 64, 64)

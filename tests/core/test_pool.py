@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sqlite3
+import tempfile
 import time
 from pathlib import Path
 
@@ -13,7 +15,7 @@ from sqlalchemy import Engine, text
 from sqlalchemy.exc import OperationalError
 
 from app.core.config import Settings
-from app.core.db import Database
+from app.core.db import Database, mark_outcome_unknown
 from app.main import create_app
 
 
@@ -111,11 +113,42 @@ def _lost() -> OperationalError:
     )
 
 
+def _sqlite_busy() -> sqlite3.OperationalError:
+    """A real "database is locked": another connection holds SQLite's write lock."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "busy.db"
+        holder = sqlite3.connect(path, isolation_level=None)
+        waiter = sqlite3.connect(path, timeout=0, isolation_level=None)
+        try:
+            holder.execute("BEGIN IMMEDIATE")
+            try:
+                waiter.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as busy:
+                return busy
+            raise AssertionError("the second writer was not refused")
+        finally:
+            waiter.close()
+            holder.close()
+
+
+class _PgError(Exception):
+    """A driver error carrying a Postgres SQLSTATE, as psycopg's do."""
+
+    def __init__(self, message: str, sqlstate: str) -> None:
+        super().__init__(message)
+        self.sqlstate = sqlstate
+
+
 def test_a_lost_database_connection_is_a_503_not_a_500(app: FastAPI) -> None:
     """ADR 0009: a connection lost (a restarted server, a pooled connection reused before its
-    idle ping) or none to be had is the database away for a moment: 503 with Retry-After, and
-    an EventSource told to retry. Any other OperationalError stays a 500."""
+    idle ping), none to be had, or SQLite's write lock held by another writer is the database
+    away for a moment: 503 with Retry-After, and an EventSource's GET told to retry. A defect
+    (a missing table, a wrong password) is a 500 and still raised to the tests' client; a
+    connection lost while a change committed is a 500 that says its outcome is unknown, with no
+    Retry-After inviting the same change twice."""
     router = APIRouter()
+    busy = _sqlite_busy()
+    assert busy.sqlite_errorcode & 0xFF == sqlite3.SQLITE_BUSY
 
     @router.get("/api/v1/_test/lost")
     def _lost_route() -> None:
@@ -125,39 +158,81 @@ def test_a_lost_database_connection_is_a_503_not_a_500(app: FastAPI) -> None:
     def _unreachable() -> None:  # a connect that failed: no statement
         raise OperationalError(None, None, Exception("connection refused"))  # type: ignore[arg-type]
 
+    @router.get("/api/v1/_test/busy")
+    def _busy() -> None:
+        raise OperationalError("BEGIN IMMEDIATE", {}, busy)
+
+    @router.get("/api/v1/_test/shutdown")
+    def _shutdown() -> None:
+        raise OperationalError("SELECT 1", {}, _PgError("terminating connection", "57P01"))
+
     @router.get("/api/v1/_test/defect")
     def _defect() -> None:
         raise OperationalError("SELECT * FROM nope", {}, Exception("no such table: nope"))
 
+    @router.get("/api/v1/_test/password")
+    def _password() -> None:
+        raise OperationalError(None, None, _PgError("password authentication failed", "28P01"))  # type: ignore[arg-type]
+
+    @router.post("/api/v1/_test/commit")
+    def _commit() -> None:  # SQLAlchemy gives no statement for a COMMIT
+        raise OperationalError(None, None, Exception("server closed"), connection_invalidated=True)  # type: ignore[arg-type]
+
+    @router.post("/api/v1/_test/one-statement")
+    def _one_statement_lost() -> None:  # a write that commits by itself (app.matches.writes)
+        exc = OperationalError(
+            "WITH cas AS (UPDATE ...", {}, Exception("server closed"), connection_invalidated=True
+        )
+        mark_outcome_unknown(exc)
+        raise exc
+
+    @router.get("/api/v1/_test/commit")
+    def _read_lost() -> None:  # the same loss on a read: nothing to save twice
+        raise OperationalError(None, None, Exception("server closed"), connection_invalidated=True)  # type: ignore[arg-type]
+
     app.include_router(router)
     client = TestClient(app, raise_server_exceptions=False)
     retry = str(app.state.settings.retry_after_seconds)
-    for path in ("/api/v1/_test/lost", "/api/v1/_test/unreachable"):
-        r = client.get(path)
-        assert r.status_code == 503, r.text
+    for path in ("lost", "unreachable", "busy", "shutdown", "commit"):
+        r = client.get(f"/api/v1/_test/{path}")
+        assert r.status_code == 503, (path, r.text)
         assert r.headers["retry-after"] == retry
         assert r.headers["content-type"] == "application/problem+json"
         assert r.json()["type"].endswith("/overloaded")
-        stream = client.get(path, headers={"Accept": "text/event-stream"})
+        stream = client.get(f"/api/v1/_test/{path}", headers={"Accept": "text/event-stream"})
         assert stream.status_code == 200
         assert stream.text.startswith(f"retry: {int(retry) * 1000}\n")
-    r = client.get("/api/v1/_test/defect")
-    assert r.status_code == 500
-    assert "no such table" not in r.text
+    for path in ("defect", "password"):
+        r = client.get(f"/api/v1/_test/{path}")
+        assert r.status_code == 500, (path, r.text)
+        assert "retry-after" not in r.headers
+        assert "no such table" not in r.text
+    # a defect reaches a client that raises server errors, as every other defect does
+    with pytest.raises(OperationalError, match="no such table"):
+        TestClient(app).get("/api/v1/_test/defect")
+    unknown = client.post("/api/v1/_test/commit", headers={"Accept": "text/event-stream"})
+    assert unknown.status_code == 500
+    assert "retry-after" not in unknown.headers
+    assert unknown.json()["type"].endswith("/outcome-unknown")
+    assert "reload" in unknown.json()["detail"]
+    alone = client.post("/api/v1/_test/one-statement")
+    assert alone.status_code == 500
+    assert "retry-after" not in alone.headers
+    assert alone.json()["type"].endswith("/outcome-unknown")
 
 
-def test_a_database_that_cannot_be_reached_answers_503(
+def test_a_database_file_that_cannot_be_opened_is_a_defect(
     app_settings: Settings, tmp_path: Path
 ) -> None:
-    """The connect itself fails (here a database "file" that is a directory; on Postgres a
-    server down): 503 with Retry-After, not a 500."""
+    """SQLite has no server to come back: a database "file" that is a directory is a deployment
+    defect, a 500 logged as one, not a 503 inviting the client to wait for ever."""
     database = Database(f"sqlite:///{tmp_path}", pool_size=1, pool_timeout=0.2)
     app = create_app(app_settings, database=database)
     client = TestClient(app, raise_server_exceptions=False)
     try:
         r = client.get("/api/v1/me", headers={"Authorization": "Bearer apx_none"})
-        assert r.status_code == 503, r.text
-        assert r.headers["retry-after"] == str(app_settings.retry_after_seconds)
+        assert r.status_code == 500, r.text
+        assert "retry-after" not in r.headers
     finally:
         database.engine.dispose()
 

@@ -429,33 +429,50 @@ def test_a_token_checked_by_the_lane_has_its_use_written_after_the_response(
     assert token.last_used_at is not None
 
 
-def test_a_refused_token_not_cached_is_answered_by_fastapi(
-    apps: dict[str, FastAPI], table: dict[str, Any], db: Session
+def test_a_refused_token_not_cached_is_looked_up_once_and_refused_as_fastapi_does(
+    apps: dict[str, FastAPI], table: dict[str, Any], db: Session, monkeypatch: Any
 ) -> None:
     """A token the lane's own check refuses (revoked in the database, never cached here) is
-    handed to FastAPI with its body: FastAPI's 401, for a refresh and a command alike."""
+    answered by the lane with FastAPI's 401, byte for byte, for a refresh and a command alike,
+    after ONE lookup (it was handed to FastAPI, which looked it up again: review REV1 F4)."""
+    from app.accounts import service as accounts
     from app.accounts.models import ApiToken
     from app.accounts.service import revoke_token
     from app.core import security
+    from app.matches import api as matches_api
 
     token = db.query(ApiToken).filter_by(token_digest=security.digest(table["tokens"]["A"])).one()
     revoke_token(db, table["users"][0], token.id)
     db.commit()
     token_grants.clear()
+    lookups: list[str] = []
+    checked = accounts.user_for_api_token
+
+    def counted(session: Session, secret: str) -> Any:
+        lookups.append(secret)
+        return checked(session, secret)
+
+    monkeypatch.setattr(accounts, "user_for_api_token", counted)
+    monkeypatch.setattr(matches_api, "user_for_api_token", counted)
     lane = _lane(apps["hot"])
     body = {"expected_version": 2, "command": {"type": "end_phase"}}
     answers = {}
     for name, app in apps.items():
         client = _clients(app, table["tokens"])["A"]
         match_id = table["ids"][name]
-        answers[name] = (
-            client.get(f"/api/v1/matches/{match_id}"),
-            client.post(f"/api/v1/matches/{match_id}/commands", json=body),
-        )
+        answers[name] = []
+        for send in (
+            lambda: client.get(f"/api/v1/matches/{match_id}"),  # noqa: B023 - called at once
+            lambda: client.post(f"/api/v1/matches/{match_id}/commands", json=body),  # noqa: B023
+        ):
+            lookups.clear()
+            answers[name].append(send())
+            assert len(lookups) == 1, (name, lookups)  # one lookup per request, either path
     for plain, hot in zip(answers["plain"], answers["hot"], strict=True):
         assert plain.status_code == hot.status_code == 401
         assert (_headers(plain), plain.content) == (_headers(hot), hot.content)
     assert lane["get"].served == lane["command"].served == 0
+    assert lane["get"].refused == lane["command"].refused == 1
 
 
 def test_a_revoked_token_is_refused_by_the_lane_at_once(

@@ -44,7 +44,7 @@ from tests.matches.test_black_reach_match import path as br_path
 from tests.matches.test_dynamics_match import dyn_game, live, place  # noqa: F401
 from tests.matches.test_events import parse
 from tests.matches.test_pen_match import PenGame, pen_game, set_up  # noqa: F401
-from tests.matches.test_secrecy import PATTERNS, SECRET, _to_formations
+from tests.matches.test_secrecy import HTML_PATTERNS, PATTERNS, SECRET, _to_formations
 from tests.support.web import csrf, html
 
 
@@ -1048,17 +1048,23 @@ B_SECRET = {"attachments": [["b1", "b2"]], "embarked": [["b4", "b5"]]}
 B_PATTERNS = [re.compile(r'"b1"\s*,\s*"b2"'), re.compile(r'"b4"\s*,\s*"b5"')]
 # never shown to a spectator, at any time: each seat's own declaration and its own copy
 ALWAYS_SECRET = [re.compile(r"formation_declared"), re.compile(r"my_formation")]
+# the same in the page's words: a seat's own declaration's timeline sentence
+ALWAYS_SECRET_HTML = [*ALWAYS_SECRET, re.compile(r"secret until both", re.IGNORECASE)]
 
 
+@pytest.mark.parametrize("first", ["A", "B"])
 def test_a_live_spectator_of_a_whole_battle_never_receives_a_secret(
-    new_game: Callable[..., Game], app: Any, client: TestClient, engine: Any
+    new_game: Callable[..., Game], app: Any, client: TestClient, engine: Any, first: str
 ) -> None:
     """A 10th-edition battle played to its end (five battle rounds, every phase ended) with
-    both seats' Battle Formations secret until both have declared, watched by a spectator whose
-    SSE stream is open from before the first command to the end: every event it receives and
-    a JSON read after every command are scanned for either seat's secrets (their pairs until
-    the reveal; their declaration events and own copies always), every entry it receives is
-    public, and it receives the public log exactly, each entry once, in order."""
+    both seats' Battle Formations secret until both have declared (either seat declaring
+    first, so each one's stays secret while the spectator watches), watched by a spectator
+    whose SSE stream is open from before the first command to the end: every event it
+    receives and a JSON read after every command are scanned for either seat's secrets (their
+    pairs until the reveal; their declaration events and own copies always), and the page and
+    its live fragment too after each declaration and every few commands of the battle; every
+    entry it receives is public, and it receives the public log exactly, each entry once, in
+    order."""
     from tests.matches.streams import collect, next_move, until
 
     g = new_game(check=False)  # the stream reads in another thread: no replay check
@@ -1081,6 +1087,24 @@ def test_a_live_spectator_of_a_whole_battle_never_receives_a_secret(
                 assert m["data"]["audience"] is None, m
         scanned = len(received)
         assert not [p.pattern for p in patterns if p.search(reads_[-1])]
+
+    pages = 0
+
+    def scan_html(version: int) -> dict[str, str]:
+        """The page and its live fragment, as they stand at ``version``, scanned."""
+        nonlocal pages
+        patterns = ALWAYS_SECRET_HTML + (
+            [] if revealed else PATTERNS[:3] + B_PATTERNS + HTML_PATTERNS
+        )
+        out: dict[str, str] = {}
+        for name, headers in (("page", {}), ("fragment", {"HX-Request": "true"})):
+            r = client.get(f"/spectate/{token}", headers=headers)
+            assert r.status_code == 200, (name, r.text)
+            assert f'data-version="{version}"' in r.text, name  # the scan reads the present
+            assert not [p.pattern for p in patterns if p.search(r.text)], (name, r.text)
+            out[name] = r.text
+        pages += 1
+        return out
 
     def command(seat: str, cmd: dict[str, Any], dice: list[int] | None = None) -> int:
         return int(seats[seat].send(cmd, dice=dice)["version"])
@@ -1105,18 +1129,24 @@ def test_a_live_spectator_of_a_whole_battle_never_receives_a_secret(
             while True:
                 view = (await asyncio.to_thread(g.a.get))["view"]
                 if view["stage"] == "declare_formations" and not revealed:
-                    for seat, formation in (("A", SECRET), ("B", B_SECRET)):
+                    order = [("A", SECRET), ("B", B_SECRET)]
+                    for i, (seat, formation) in enumerate(order if first == "A" else order[::-1]):
                         version = await asyncio.to_thread(
                             command, seat, {"type": "declare_formations", "formation": formation}
                         )
                         await until(lambda v=version: _last(received) >= v)
                         reads_.append(await asyncio.to_thread(spectator_read))
-                        if seat == "B":
+                        if i == 1:
                             # the reveal: the scan now finds both formations in the view
                             found = [p.pattern for p in PATTERNS[:3] + B_PATTERNS]
                             assert all(re.search(p, reads_[-1]) for p in found), reads_[-1]
                             revealed = True
                         scan_new()
+                        shown = await asyncio.to_thread(scan_html, version)
+                        # the timeline the scan reads is current: the declaration, the reveal
+                        name = seats[seat].client.user_name
+                        said = [f"{name} has declared", "Battle Formations revealed."][i]
+                        assert all(said in text for text in shown.values()), (said, shown)
                     continue
                 move = next_move(view)
                 if move is None:
@@ -1127,6 +1157,9 @@ def test_a_live_spectator_of_a_whole_battle_never_receives_a_secret(
                 reads_.append(await asyncio.to_thread(spectator_read))
                 scan_new()
                 moves += 1
+                if moves % 15 == 0:
+                    await asyncio.to_thread(scan_html, version)
+            await asyncio.to_thread(scan_html, version)
             return moves
         finally:
             task.cancel()
@@ -1136,6 +1169,7 @@ def test_a_live_spectator_of_a_whole_battle_never_receives_a_secret(
     final = json.loads(reads_[-1])
     assert (final["status"], final["round"], final["view"]["stage"]) == ("ended", 5, "ended")
     assert moves > 40
+    assert pages > 4
     log_a = g.a.client.get(f"{g.a.base}/log").json()["entries"]
     log_b = g.b.client.get(f"{g.b.base}/log").json()["entries"]
     public = [e for e in log_a if e["audience"] is None]
@@ -1161,8 +1195,18 @@ def test_a_spectator_never_sees_a_narrative_hidden_deployment_before_its_reveal(
     from tests.matches.test_narrative_match import LEAKS
     from tests.matches.test_narrative_match import SECRET as TOKENS
 
+    html_leaks: list[re.Pattern[str]] = []  # filled once the units' names are known
+
     def leaks(material: dict[str, str]) -> list[tuple[str, str]]:
-        return [(n, p.pattern) for n, t in material.items() for p in LEAKS if p.search(t)]
+        """The JSON-shaped secrets in every material, and in the page and its live fragment
+        (which never spell JSON) each token's label beside what it hides, as a reader sees it."""
+        found = [(n, p.pattern) for n, t in material.items() for p in LEAKS if p.search(t)]
+        return found + [
+            (n, p.pattern)
+            for n in ("page", "fragment")
+            for p in html_leaks
+            if p.search(material[n])
+        ]
 
     alice, bob = user_client("Alice"), user_client("Bob")
     r = alice.post(
@@ -1189,6 +1233,13 @@ def test_a_spectator_never_sees_a_narrative_hidden_deployment_before_its_reveal(
     for p in (g.a, g.b):
         p.send({"type": "declare_formations", "formation": {}})
     g.a.send({"type": "use_mission_stratagem", "stratagem": "decoys"})
+    names = {u["id"]: u["name"] for u in g.a.view()["units"]}
+    # the hidden mapping as the page would word it: a token's label, then its unit's name
+    # (or the decoy) in the same line; the names alone are public (the armies' units)
+    html_leaks.extend(
+        re.compile(rf"\b{t}\b[^<]*{re.escape(names[u]) if u else 'decoy'}", re.IGNORECASE)
+        for t, u in TOKENS.items()
+    )
     assert leaks(spectator_material(client, token)) == []
     g.a.send(
         {
@@ -1209,6 +1260,11 @@ def test_a_spectator_never_sees_a_narrative_hidden_deployment_before_its_reveal(
     found = leaks(spectator_material(client, token))
     assert ("json", r'"unit"\s*:\s*"a[35]"') in found
     assert ("json", r'"revealed"\s*:\s*true') in found
+    # each material that should show the secret now shows it: the scan of each is live
+    for name in ("json", "sse", "sse resumed"):
+        assert (name, r'"unit"\s*:\s*"a[35]"') in found, (name, found)
+    for name in ("page", "fragment"):
+        assert {p.pattern for p in html_leaks} == {p for n, p in found if n == name}, found
     assert not [f for f in found if "my_tokens" in f[1] or "tokens_placed" in f[1]]
 
 
@@ -1231,12 +1287,13 @@ def test_a_spectator_never_sees_a_black_reach_hand(
         token = both_agree(g)["token"]
         g.a.send({"type": "draw_cards", "discard": []})
         g.b.send({"type": "draw_cards", "discard": []})
-        hands = {
-            seat: [c["card"] for c in p.view()["cards"]["hand"]]
-            for seat, p in (("A", g.a), ("B", g.b))
-        }
+        held = {seat: p.view()["cards"]["hand"] for seat, p in (("A", g.a), ("B", g.b))}
+        hands = {seat: [c["card"] for c in h] for seat, h in held.items()}
         assert all(len(h) == 2 for h in hands.values()), hands
         secret = [*hands["A"], *hands["B"]]
+        # the page and its live fragment name a card by its title, never by its id
+        titles = {c["card"]: c["name"] for h in held.values() for c in h}
+        assert all(titles[c] and titles[c] != c for c in secret), titles
 
         def seen(material: dict[str, str]) -> list[tuple[str, str]]:
             return [
@@ -1244,6 +1301,11 @@ def test_a_spectator_never_sees_a_black_reach_hand(
                 for name, text in material.items()
                 for needle in (*secret, "cards_drawn")
                 if needle in text
+            ] + [
+                (name, titles[card])
+                for name in ("page", "fragment")
+                for card in secret
+                if re.search(rf"\b{re.escape(titles[card])}\b", material[name])
             ]
 
         material = spectator_material(client, token)
@@ -1275,8 +1337,13 @@ def test_a_spectator_never_sees_a_black_reach_hand(
         played = hands["B"][0]
         g.b.send({"type": "play_card", "card": played, "use": "event"})
         after = seen(spectator_material(client, token))
-        assert ("json", played) in after  # played face up: public, and the scan finds it
-        assert not [s for s in after if s[1] != played], after
+        # played face up: public, and the scan of each material finds it
+        for name in ("json", "sse", "sse resumed"):
+            assert (name, played) in after, (name, after)
+        for name in ("page", "fragment"):
+            assert (name, titles[played]) in after, (name, after)
+        # and still none of the others (a copy of the same card has the same title)
+        assert not [s for s in after if s[1] not in (played, titles[played])], after
     finally:
         system._scenario.cache_clear()
         system._shipped_content_id.cache_clear()

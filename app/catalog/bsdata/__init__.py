@@ -105,7 +105,12 @@ def import_files(
                 max=exc.maximum,
             )
             return ImportResult((), reporter.report(()))
-        return _build(docs, lim, reporter)
+        result = _build(docs, lim, reporter)
+        # the trees go (by reference counting) before the collector resumes: its first
+        # collection, which scans whatever was allocated during the pause, then scans the
+        # catalogues only (a tenth of the import's time otherwise)
+        del docs
+    return result
 
 
 _pause_lock = threading.Lock()

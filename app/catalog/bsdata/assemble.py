@@ -144,6 +144,7 @@ def build_catalogue(
         builder.sheet_steps = 0
         try:
             restrictions = limits_reader.read(root_of[s.id])
+            steps = limits_reader.points_steps(root_of[s.id], s)
             # wargear a Detachment unlocks (ruling D20)
             extra, unlocked = limits_reader.unlocked(root_of[s.id], in_detachments)
         except WorkLimitExceeded:
@@ -165,6 +166,8 @@ def build_catalogue(
             restrictions = tuple(r for r in restrictions if _offered_or_kept(s, r))
         if restrictions or limit is not None:
             sheets[i] = replace(s, restrictions=restrictions)
+        if steps:  # points that depend on the unit's wargear (ruling D28)
+            sheets[i] = replace(sheets[i], points_steps=steps)
 
     # A category's own limits on the army (allies' points, "Assigned Agents"...), ruling M12.
     builder.sheet_steps = 0

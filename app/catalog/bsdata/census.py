@@ -70,6 +70,7 @@ class Census:
     core_rule: int = 0  # counted "when validating": the core rule decides them (D1)
     never_counted: int = 0  # counted "at import": they count a Crusade-only entry (D15)
     never_holder: int = 0  # counted "moot": they sit on a Crusade-only entry (D15)
+    priced: int = 0  # counted "at import": a count of a group of models when pricing (D28)
 
     @property
     def all(self) -> KindCount:
@@ -253,6 +254,17 @@ class _Moot:
             return False
         return (c.get("childId") or "") in {owner.get("id"), owner.get("targetId")}
 
+    def on_points(self, c: Element) -> bool:
+        """Whether ``c`` is a condition of a points modifier (which pricing by size evaluates
+        with the unit's model counts, ruling D2)."""
+        node = c
+        while node.tag != "modifier":
+            found = self.parent.get(id(node))
+            if found is None:
+                return False
+            node = found
+        return self.ws.is_pts(node.get("field") or "")
+
     def _groups_false(self, modifier: Element) -> bool:
         """A modifier group around ``modifier`` whose own conditions are false."""
         box = self.parent.get(id(modifier))
@@ -330,6 +342,9 @@ def census_of(docs: Sequence[Document], limits: ImportLimits | None = None) -> C
                 out.never_holder += 1
             elif key in recorder.validating:
                 count.when_validating += 1
+            elif kind == MODELS_KIND and key in recorder.decided and moot.on_points(c):
+                count.at_import += 1  # a count of a group of models, decided when pricing
+                out.priced += 1
             elif moot.taken_once(c, enhancements):
                 count.when_validating += 1
                 out.core_rule += 1
@@ -378,6 +393,10 @@ def render(census: Census) -> str:
             f"of those, on entries a matched-play list never holds (Crusade bookkeeping): "
             f"{census.never_counted} at import (they count one), {census.never_holder} moot "
             f"(they sit on one)"
+        )
+    if census.priced:
+        lines.append(
+            f"of those at import, counts of a group of models decided when pricing: {census.priced}"
         )
     lines.append(
         f"evaluated by this import: {census.reached}, of which decided where met: "

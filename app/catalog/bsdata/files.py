@@ -325,32 +325,42 @@ class _Builder:
 
     def handlers(
         self,
-    ) -> tuple[Callable[[str, dict[str, str]], Element], Callable[[str], Element]]:
+    ) -> tuple[
+        Callable[[str, dict[str, str]], Element],
+        Callable[[str], Element],
+        Callable[[str, dict[str, str]], Element],
+        Callable[[], None],
+    ]:
         """expat's start and end handlers, for a parser that names elements ``uri}local`` and
         gives attributes as a dict (``ordered_attributes`` off; in document order all the
         same): what ElementTree's parser does in Python before it calls the target, less the
-        namespace that is stripped anyway. A namespaced attribute keeps ElementTree's
-        ``{uri}local`` key. Not to be mixed with :meth:`start` and :meth:`end` in one parse
-        (the depth is the closures' own)."""
+        namespace that is stripped anyway. Not to be mixed with :meth:`start` and :meth:`end`
+        in one parse (the depth is the closures' own).
+
+        Then a start handler for a document where an attribute may have a namespace (a
+        prefix is declared, or ``xml:`` appears): it gives such an attribute ElementTree's
+        ``{uri}local`` key; the first takes the attributes as they are (issue 17: looking
+        for a namespace in every element's attributes cost a tenth of the reading). Last,
+        the function that writes the elements counted back to the import's budget (counted
+        in a local, checked at each element): to be called once the parse ends or fails."""
         tree_start = self.tree.start
         tree_end = self.tree.end
         ids = self.ids
         budget = self.budget
         max_depth = self.limits.max_xml_depth
         depth = 0
+        left = budget.elements
 
         def start(name: str, attrib: dict[str, str]) -> Element:
-            nonlocal depth
+            nonlocal depth, left
             depth += 1
-            budget.elements -= 1
-            if budget.elements < 0:
+            left -= 1
+            if left < 0:
                 raise self._too_many_elements()
             if depth > max_depth:
                 raise self._too_deep()
             if "}" in name:
                 name = name.rpartition("}")[2]
-            if attrib and "}" in "".join(attrib):
-                attrib = {"{" + k if "}" in k else k: v for k, v in attrib.items()}
             el = tree_start(name, attrib)
             if self.root is None:
                 self._first(name, el)
@@ -364,7 +374,15 @@ class _Builder:
             depth -= 1
             return tree_end(name)
 
-        return start, end
+        def start_namespaced(name: str, attrib: dict[str, str]) -> Element:
+            if attrib and "}" in "".join(attrib):
+                attrib = {"{" + k if "}" in k else k: v for k, v in attrib.items()}
+            return start(name, attrib)
+
+        def counted() -> None:
+            budget.elements = left
+
+        return start, end, start_namespaced, counted
 
     def start(self, tag: str, attrib: dict[str, str]) -> Element:
         """The target's start, for a parser without expat's handlers (ElementTree's own)."""
@@ -397,12 +415,28 @@ def _parse(filename: str, stream: _Meter, builder: _Builder) -> None:
     # defusedxml's handlers refuse DTDs, entities and external references on the expat parser;
     # elements go from expat to the builder directly, attributes as the dict expat builds in C
     # (together a third faster than through ElementTree).
-    expat = getattr(parser, "parser", None)
-    if expat is not None and expat.ordered_attributes:
+    expat: Any = getattr(parser, "parser", None)
+    counted: Callable[[], None] | None = None
+    start_namespaced: Callable[[str, dict[str, str]], Element] | None = None
+    if expat is not None and expat.ordered_attributes and expat.StartNamespaceDeclHandler is None:
         expat.ordered_attributes = False
-        expat.StartElementHandler, expat.EndElementHandler = builder.handlers()
+        start, end, start_namespaced, counted = builder.handlers()
+        expat.StartElementHandler, expat.EndElementHandler = start, end
+
+        def declared(prefix: str | None, uri: str) -> None:
+            # only an attribute with a prefix has a namespace (the default one is not theirs)
+            if prefix:
+                expat.StartElementHandler = start_namespaced
+
+        expat.StartNamespaceDeclHandler = declared
+    tail = b""
     try:
         while chunk := stream.read(CHUNK):
+            # the "xml" prefix is never declared (xml:lang...): looked for in the bytes, and
+            # across the end of the last chunk
+            if start_namespaced is not None and (b"xml:" in chunk or b"xml:" in tail + chunk[:3]):
+                expat.StartElementHandler = start_namespaced
+            tail = chunk[-3:]
             parser.feed(chunk)
         parser.close()
     except DefusedXmlException as exc:
@@ -413,6 +447,11 @@ def _parse(filename: str, stream: _Meter, builder: _Builder) -> None:
         raise BSDataFileError(
             filename, N_("not well-formed XML: %(reason)s"), reason=str(exc)
         ) from None
+    finally:
+        if counted is not None:
+            counted()
+            # ``declared`` names the parser that holds it: the cycle would keep this tree
+            expat.StartNamespaceDeclHandler = None
 
 
 def read_document(

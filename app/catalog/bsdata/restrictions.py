@@ -22,12 +22,15 @@ from app.catalog.bsdata.files import Document
 from app.catalog.bsdata.model import SKIPPED_NAMES, Context, Node, Workspace, iter_modifiers
 from app.engine.wh40k10e.army.catalog import (
     MAX_CONDITION_NAMES,
+    MAX_POINTS_STEPS,
     ArmyLimit,
     Compare,
     ConditionOp,
     CountOf,
+    Datasheet,
     LimitStep,
     LimitStepKind,
+    PointsStep,
     Restriction,
     RestrictionSeverity,
     RosterCondition,
@@ -36,7 +39,13 @@ from app.engine.wh40k10e.army.catalog import (
 )
 from app.engine.wh40k10e.army.names import name_key
 
-__all__ = ["MESSAGE_FIELDS", "RestrictionReader", "battle_sizes", "only_detachments"]
+__all__ = [
+    "MESSAGE_FIELDS",
+    "RestrictionReader",
+    "battle_sizes",
+    "certain_steps",
+    "only_detachments",
+]
 
 MESSAGE_FIELDS = {"error": RestrictionSeverity.ERROR, "warning": RestrictionSeverity.WARNING}
 COMPARES = {
@@ -125,6 +134,8 @@ class RestrictionReader:
         self.sizes = battle_sizes(builder.ws)  # battle size entry id -> its label
         self.detachment_ids = frozenset(detachment_names)
         self._singles: dict[tuple[str, str], bool] = {}
+        # reading points steps: a group's members hidden in this catalogue are not counted
+        self._visible_only = False
         self._elsewhere: dict[tuple[str, str, str, str], frozenset[str]] = {}
 
     def carries(self, node: Node) -> bool:
@@ -550,9 +561,9 @@ class RestrictionReader:
         return (not term) if isinstance(term, bool) else _negate(term)
 
     def _flag(self, c: Element, where: _Where, want: bool) -> Term:
-        """A count of a Warlord flag category in the roster: its absence is certain when
-        none of its datasheets is in the army or there is no Warlord; its presence never
-        is (the roster does not say which unit is the Warlord's)."""
+        """A count of a Warlord flag category in the roster: the flag is there exactly when a
+        unit of one of its datasheets is marked as the Warlord (the data adds it through
+        that datasheet's own Warlord entry; ruling D29)."""
         carriers = self.flags.get(c.get("childId") or "")
         if not carriers or (c.get("scope") or "") not in ARMY_SCOPES:
             return None
@@ -564,11 +575,167 @@ class RestrictionReader:
         )
         if not (present or absent):
             return None
-        if present == want:
-            return None  # the flag certainly present: not written
-        none = [RosterCondition.count(CountOf.UNITS, Compare.FEWER_THAN, 1, n) for n in carriers]
-        no_warlord = RosterCondition.count(CountOf.WARLORD, Compare.FEWER_THAN, 1)
-        return _any([_all(list(none)), no_warlord])
+        self._pending.append(c)
+        if present == want:  # the flag is there: one of its datasheets is the Warlord
+            return _any(
+                [
+                    RosterCondition.count(CountOf.WARLORD_UNITS, Compare.AT_LEAST, 1, n)
+                    for n in carriers
+                ]
+            )
+        return _all(
+            [
+                RosterCondition.count(CountOf.WARLORD_UNITS, Compare.FEWER_THAN, 1, n)
+                for n in carriers
+            ]
+        )
+
+    # -- points that depend on the unit's wargear (ruling D28) -------------------------
+
+    def points_steps(self, root: Node, sheet: Datasheet) -> tuple[PointsStep, ...]:
+        """The datasheet's own points modifiers (``increment`` / ``decrement``) whose
+        condition or repeat counts the unit's wargear choices, which pricing by size cannot
+        decide: "5 more points per weapon past the second" (a Crucible character). Read only
+        when certain from what the roster records: every condition is a count in the unit
+        (``all`` of them, no ``or``) and at least one counts choices; what is counted is a
+        choice of this datasheet only there (not elsewhere in the unit, not some model's
+        default); no ``set`` of the points follows (it would replace the sum). Anything else
+        leaves the datasheet's points as pricing by size reads them."""
+        mods = self.b.cost_modifiers(root)
+        if not mods:
+            return ()
+        where = _Where(root, root, parent_is_unit=False, on_root=True)
+        found: list[PointsStep] = []
+        pending: list[Element] = []
+        for m, groups, ids in mods:
+            kind = m.get("type") or ""
+            if kind == "set":
+                if found and self.b.applies(m, groups, ids, self.ctx) is not False:
+                    return ()  # a later "set" would replace the steps' sum
+                continue
+            if kind not in ("increment", "decrement"):
+                continue
+            if self.b.applies(m, groups, ids, self.ctx) is False:
+                continue
+            repeats = m.find("repeats")
+            if self.b.applies(m, groups, ids, self.ctx) is True and repeats is None:
+                continue  # decided at import: pricing by size applies it
+            amount = _number(m.get("value"))
+            if amount is None or not 0 <= amount <= 10_000 or amount != int(amount):
+                return ()
+            self._pending = []
+            self._hiding = False
+            self._visible_only = True
+            try:
+                term = _all([self._holder(g, where) for g in groups] + [self._holder(m, where)])
+                read = None if repeats is None else self._repeat(repeats, root, where)
+            finally:
+                self._visible_only = False
+            if term is False:
+                continue  # never in a matched-play list (Crusade...)
+            if term is None:
+                return ()  # one modifier not read: none is (a part of the sum would be wrong)
+            when = term if isinstance(term, RosterCondition) else None
+            per: tuple[str, ...] = ()
+            every = 1
+            if repeats is not None:
+                if read is None:
+                    return ()
+                per, every = read
+            if when is not None and not _unit_only(when):
+                return ()
+            if not per and not _counts_wargear(when):
+                continue  # no wargear counted: pricing by size decides it
+            step = PointsStep(
+                LimitStepKind.INCREMENT if kind == "increment" else LimitStepKind.DECREMENT,
+                int(amount),
+                when,
+                per,
+                every,
+            )
+            if len(found) >= MAX_POINTS_STEPS:
+                return ()
+            found.append(step)
+            pending.extend(self._pending)
+        steps = certain_steps(sheet, tuple(found))
+        census = self.b.ws.census
+        if census is not None and steps:
+            for c in pending:
+                census.deferred(c)
+        return steps
+
+    def _repeat(
+        self, repeats: Element, root: Node, where: _Where
+    ) -> tuple[tuple[str, ...], int] | None:
+        """One repeat of a points modifier that counts choices in the unit: (their names,
+        per how many)."""
+        found = repeats.findall("repeat")
+        if len(found) != 1:
+            return None
+        r = found[0]
+        scope = r.get("scope") or ""
+        child = r.get("childId") or ""
+        if (r.get("field") or "") != "selections" or r.get("roundUp") == "true":
+            return None
+        if not (scope in UNIT_SCOPES or scope in root.ids or scope == "self"):
+            return None
+        every = _number(r.get("value"))
+        times = _number(r.get("repeats"))
+        if every is None or every < 1 or every != int(every) or times != 1:
+            return None
+        names = self._entry_names(child, where)
+        if not names or not self._plain_choices(child, where):
+            return None
+        return tuple(names), int(every)
+
+    def _plain_choices(self, child: str, where: _Where) -> bool:
+        """Whether every choice inside the entry or group ``child`` is one selection and no
+        more (nothing selected inside it by itself, which a count with child selections
+        would add up)."""
+        node = self._node_of(child, where.node.doc)
+        if node is None:
+            return False
+        stack = [(node, 0)]
+        while stack:
+            n, depth = stack.pop()
+            for member in self.b.children(n):
+                if member.is_group:
+                    if depth >= 3:
+                        return False
+                    stack.append((member, depth + 1))
+                elif any(self._selectable(x) for x in self.b.children(member)):
+                    return False
+        return True
+
+    def _node_of(self, child: str, doc: Document) -> Node | None:
+        """The entry or group ``child`` names (through its link)."""
+        found = self.b.ws.resolve(child, doc)
+        if found is None:
+            return None
+        elem, at = found
+        if elem.tag == "entryLink":
+            target = self.b.ws.resolve(elem.get("targetId") or "", at)
+            if target is None:
+                return None
+            return Node(target[0], target[1], elem, at)
+        return Node(elem, at)
+
+    def _certainly_hidden(self, node: Node) -> bool:
+        """Whether ``node`` is hidden in this catalogue whatever the list holds: a modifier
+        hides it for certain and none that may show it again depends on the list."""
+        if not self.b.hidden(node):
+            return False
+        return not any(
+            m.get("value") != "true" and self.b.applies(m, groups, node.ids) is None
+            for h, _ in node.holders()
+            for m, groups in self.b.ws.hide_modifiers(h)
+        )
+
+    def _selectable(self, node: Node) -> bool:
+        """Whether a matched-play list may hold ``node`` (not Crusade bookkeeping, D5, D15)."""
+        return name_key(node.name) not in SKIPPED_NAMES and not (
+            node.ids & self.b.ws.never_selected()
+        )
 
     # -- a category's own constraints (ruling M12) --------------------------------------
 
@@ -657,56 +824,61 @@ class RestrictionReader:
     # -- where the modifiers are ------------------------------------------------------
 
     def _modifiers(self, root: Node) -> Iterator[tuple[_Where, Element, tuple[Element, ...]]]:
-        def walk(
-            node: Node,
-            depth: int,
-            entries: int,
-            path: frozenset[tuple[str, str]],
-            model: Node | None = None,
-        ) -> Iterator[tuple[_Where, Element, tuple[Element, ...]]]:
-            # "parent" from an entry one below the datasheet is the unit; from a group, it is
-            # the entry holding the group (a model type), whose count is not the unit's
-            parent_is_model = model is not None and (
-                (entries == 2 and not node.is_group) or (entries == 1 and node.is_group)
-            )
-            where = _Where(
-                root,
-                node,
-                parent_is_unit=entries == 1 and not node.is_group,
-                on_root=entries == 0,
-                model=model,
-                parent_is_model=parent_is_model,
-            )
-            for m, groups in node.modifiers():
-                if (
-                    _is_message(m)
-                    or (node is root and _hides_by_roster(m, groups))
-                    or (node is not root and _hides(m))
-                    or (node is not root and _lowered_cap(node, m) is not None)
-                ):
-                    yield where, m, groups
-            if depth >= MAX_DEPTH:
-                return
-            for child in self.b.children(node):
-                key = (child.doc.id, child.id)
-                if key in path or not self.carries(child) or self.b.hidden(child):
-                    continue
-                if name_key(child.name) in SKIPPED_NAMES or (
-                    child.is_group and name_key(child.name).endswith("enhancements")
-                ):
-                    continue
-                below = model
-                if entries == 0 and not child.is_group:
-                    below = child if child.type == "model" else None
-                yield from walk(
-                    child,
-                    depth + 1,
-                    entries + (0 if child.is_group else 1),
-                    path | {key},
-                    below,
-                )
+        # a method, not a closure naming itself: such a cycle kept the import's trees alive
+        # until the collector's next run
+        yield from self._walk(root, root, 0, 0, frozenset({(root.doc.id, root.id)}))
 
-        yield from walk(root, 0, 0, frozenset({(root.doc.id, root.id)}))
+    def _walk(
+        self,
+        root: Node,
+        node: Node,
+        depth: int,
+        entries: int,
+        path: frozenset[tuple[str, str]],
+        model: Node | None = None,
+    ) -> Iterator[tuple[_Where, Element, tuple[Element, ...]]]:
+        # "parent" from an entry one below the datasheet is the unit; from a group, it is
+        # the entry holding the group (a model type), whose count is not the unit's
+        parent_is_model = model is not None and (
+            (entries == 2 and not node.is_group) or (entries == 1 and node.is_group)
+        )
+        where = _Where(
+            root,
+            node,
+            parent_is_unit=entries == 1 and not node.is_group,
+            on_root=entries == 0,
+            model=model,
+            parent_is_model=parent_is_model,
+        )
+        for m, groups in node.modifiers():
+            if (
+                _is_message(m)
+                or (node is root and _hides_by_roster(m, groups))
+                or (node is not root and _hides(m))
+                or (node is not root and _lowered_cap(node, m) is not None)
+            ):
+                yield where, m, groups
+        if depth >= MAX_DEPTH:
+            return
+        for child in self.b.children(node):
+            key = (child.doc.id, child.id)
+            if key in path or not self.carries(child) or self.b.hidden(child):
+                continue
+            if name_key(child.name) in SKIPPED_NAMES or (
+                child.is_group and name_key(child.name).endswith("enhancements")
+            ):
+                continue
+            below = model
+            if entries == 0 and not child.is_group:
+                below = child if child.type == "model" else None
+            yield from self._walk(
+                root,
+                child,
+                depth + 1,
+                entries + (0 if child.is_group else 1),
+                path | {key},
+                below,
+            )
 
     # -- conditions -------------------------------------------------------------------
 
@@ -878,7 +1050,11 @@ class RestrictionReader:
                 CountOf.DETACHMENT, compare, value, self.detachment_names[child]
             )
         if child in self.flags:
-            return None  # a Warlord flag: not a keyword of any unit
+            # a Warlord flag: how many units of its datasheet are the Warlord (ruling D29)
+            carriers = self.flags[child]
+            if len(carriers) != 1:
+                return None
+            return RosterCondition.count(CountOf.WARLORD_UNITS, compare, value, carriers[0])
         keyword = self._category(child)
         if keyword is not None:
             return RosterCondition.count(CountOf.KEYWORD, compare, value, keyword)
@@ -930,6 +1106,8 @@ class RestrictionReader:
                 elif not member.is_group:
                     if member.type == "model":
                         return []
+                    if self._visible_only and self._certainly_hidden(member):
+                        continue  # never selected in this catalogue: counts 0 (D28)
                     name = member.name.strip()[:200]
                     if name and name not in names and len(names) < MAX_CONDITION_NAMES:
                         names.append(name)
@@ -1093,3 +1271,66 @@ def _any(parts: Sequence[Term]) -> Term:
         return False
     unique = list(dict.fromkeys(rules))
     return unique[0] if len(unique) == 1 else RosterCondition(ConditionOp.ANY, args=tuple(unique))
+
+
+def _unit_only(term: RosterCondition) -> bool:
+    """Whether ``term`` is an ``all`` of counts in the unit (models, choices): what a points
+    step reads (ruling D28)."""
+    if term.op is ConditionOp.COUNT:
+        return term.of in (CountOf.MODELS, CountOf.WARGEAR)
+    return term.op is ConditionOp.ALL and all(_unit_only(a) for a in term.args)
+
+
+def _counts_wargear(term: RosterCondition | None) -> bool:
+    if term is None:
+        return False
+    if term.op is ConditionOp.COUNT:
+        return term.of is CountOf.WARGEAR
+    return any(_counts_wargear(a) for a in term.args)
+
+
+def _wargear_names(term: RosterCondition | None) -> set[str]:
+    if term is None:
+        return set()
+    if term.op is ConditionOp.COUNT:
+        if term.of is not CountOf.WARGEAR:
+            return set()
+        return set(term.names) if term.names else {term.name}
+    return {n for a in term.args for n in _wargear_names(a)}
+
+
+def certain_steps(sheet: Datasheet, steps: tuple[PointsStep, ...]) -> tuple[PointsStep, ...]:
+    """``steps`` when what each counts is certain from the roster, which records choices by
+    name (ruling D28): every name counted is a choice of the datasheet, every option offering
+    one of them offers only names counted together (a choice of the same name outside the
+    counted group would be counted with it), and none is a model type or some model's or
+    option's default (the roster does not record defaults: a count would read 0). None
+    otherwise."""
+    if not steps:
+        return ()
+    offered = {name_key(c.name) for o in sheet.wargear_options for c in o.choices}
+    defaults = {name_key(w) for m in sheet.models for w in m.default_wargear} | {
+        name_key(o.default) for o in sheet.wargear_options if o.default
+    }
+    defaults |= {name_key(m.name) for m in sheet.models}
+    for step in steps:
+        for group in ([step.per] if step.per else []) + _step_groups(step.when):
+            names = {name_key(n) for n in group}
+            if not names or not names <= offered or names & defaults:
+                return ()
+            for o in sheet.wargear_options:
+                keys = {name_key(c.name) for c in o.choices}
+                if keys & names and not keys <= names:
+                    return ()
+    return steps
+
+
+def _step_groups(when: RosterCondition | None) -> list[tuple[str, ...]]:
+    """The choices each wargear count of ``when`` adds up together."""
+    if when is None:
+        return []
+    if when.op is ConditionOp.COUNT:
+        if when.of is not CountOf.WARGEAR:
+            return []
+        return [when.names or (when.name,)]
+    return [g for a in when.args for g in _step_groups(a)]

@@ -28,7 +28,7 @@ from math import lcm
 from operator import mul, or_, rshift
 from typing import TypeVar
 
-from gmpy2 import mpz, pack, unpack
+from gmpy2 import mpz, pack, unpack, xmpz
 
 from app.engine.distributions import Dist
 from app.engine.pen.procedures import Dice
@@ -453,6 +453,37 @@ def _shear_line(c: list[int], lower: int, w0: int, w1: int, powers: _Powers) -> 
 _Powers = tuple[list[int], list[int], list[int]]
 
 
+def _shear_in_place(c: list[int], lower: int, w0: int, w1: int, powers: _Powers) -> list[int]:
+    """:func:`_shear_line` with the Taylor shift's additions made in place (gmpy2 ``xmpz``
+    copies of the weights): no new integer for each of its ``top * (top + 1) / 2``
+    additions, about a sixth less CPU on the lines of the wound layers (issue 18). The same
+    integers, as ``xmpz`` (mutable: the caller makes them ``mpz`` before they leave it);
+    the weights of ``c`` are read, never changed."""
+    size = len(c) - 1
+    top = size
+    while top >= 0 and not c[top]:
+        top -= 1
+    if top <= 0 or w1 == 0:
+        return _shear_line(c, lower, w0, w1, powers)
+    lo_pow, w0_pow, w1_pow = powers
+    d = [xmpz(x) for x in c[: top + 1]]
+    if lower != 1 or w1 != 1:
+        for a in range(top + 1):
+            factor = lo_pow[size - a] * w1_pow[a]
+            if factor != 1:
+                d[a] *= factor
+    for i in range(top):  # pass i: d[i:] becomes its suffix sums, in place
+        for j in range(top - 1, i - 1, -1):
+            d[j] += d[j + 1]
+    if w1 != 1:
+        for j in range(1, top + 1):
+            d[j] //= w1_pow[j]
+    if w0 != 1:
+        for j in range(1, top + 1):
+            d[j] *= w0_pow[j]
+    return [*d, *([0] * (size - top))]
+
+
 def _one_more_wound(
     table: dict[State, int],
     models: int,
@@ -520,7 +551,7 @@ def _one_more_wound_keyed(
         out: dict[int, int] = {}
         for fixed, line in lines.items():
             size = len(line) - 1
-            shifted = _shear_line(line, lower, w0, w1, powers)
+            shifted = _shear_in_place(line, lower, w0, w1, powers)
             base = fixed + size * low_unit
             step = high_unit - low_unit
             for a, value in enumerate(shifted):
@@ -540,7 +571,8 @@ def _one_more_wound_keyed(
                 if value:
                     kept[key] = value
             table = kept
-    return table
+    # the lines' weights are xmpz (_shear_in_place): immutable again before they leave
+    return {key: mpz(value) if type(value) is xmpz else value for key, value in table.items()}
 
 
 def _kept_rows(table: dict[State, int], keep: Callable[[int], int]) -> dict[State, int]:
@@ -795,7 +827,7 @@ def _second_by_rounds(
             move = unit - unit // _BASE
             for st, xs in staged:
                 if len(xs) > _SHORT_LINE:
-                    dropped = _shear_line(xs, 1, hit, stay, powers)
+                    dropped = _shear_in_place(xs, 1, hit, stay, powers)
                 else:
                     dropped = [0] * len(xs)
                     for j, x in enumerate(xs):

@@ -810,7 +810,9 @@ class _Chain:
                 }
                 step = new
             bits = step * 8
-            nxt: dict[int, int] = defaultdict(int)
+            # mutable GMP integers: the sums grow in place (each is masked, or converted,
+            # into an mpz below), as in _PrefixSplitChain._forward
+            nxt: dict[int, int] = defaultdict(xmpz)
             updates = 0
             for idx, packed in acc.items():
                 groups = shift_rows.get(idx)
@@ -838,14 +840,14 @@ class _Chain:
                 for dst, x in nxt.items():
                     n = kept(dst, t)
                     if n is None:
-                        acc[dst] = x
+                        acc[dst] = mpz(x)
                     elif n > 0 and x:
                         cut = masks.get((n, step))
                         if cut is None:
                             cut = masks[(n, step)] = _mask(n * bits)
                         acc[dst] = x & cut
             else:
-                acc = nxt
+                acc = {dst: mpz(x) for dst, x in nxt.items()}
             self.budget.spend(updates, bits)
         out: dict[int, int] = {}
         kept_weight = 0

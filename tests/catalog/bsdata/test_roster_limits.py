@@ -69,10 +69,13 @@ def test_a_limit_raised_by_a_warlord_flag(limiters: Catalogue) -> None:
     found = validate(roster(RosterUnit("Captain", warlord=True), *riders), limiters).errors
     assert [(v.code, v.unit) for v in found] == [(Code.DATA_RESTRICTION, i) for i in (1, 2, 3, 4)]
     assert "more than 2 Riders unit(s) in the army" in found[0].message
-    # A Boss who is not the Warlord: the roster does not say whose the Warlord is, so the
-    # breach is not certain and nothing is reported (ruling D9).
+    # A Boss who is not the Warlord: the roster marks the Warlord unit, and the flag comes
+    # with the Boss's own Warlord entry, so it is certainly not there (ruling D29; before it,
+    # nothing was reported).
     r = roster(RosterUnit("Captain", warlord=True), RosterUnit("Boss"), *riders)
-    assert codes(r, limiters) == []
+    found = validate(r, limiters).errors
+    assert [(v.code, v.unit) for v in found] == [(Code.DATA_RESTRICTION, i) for i in (2, 3, 4, 5)]
+    assert "Boss is not the Warlord" in found[0].message
     # Over the most any roster allows: the engine's own limit.
     six = roster(BOSS, *[RosterUnit("Riders")] * 6)
     assert (Code.DATASHEET_LIMIT_EXCEEDED.value, 6) in codes(six, limiters)
@@ -113,14 +116,14 @@ def test_census_counts_limits_and_moot_conditions() -> None:
     # Guards' two Captain counts and Twin A's count of Twin B are decided when validating, and
     # so is the Lucky Charm's "hidden once the roster has one" (the core rule); Brutes' two
     # Captain counts sit in an "and" beside a Boarding Actions force condition: moot; the
-    # Riders' flag is used only where its absence is certain: undecided.
-    # Swarm's repeated modifier is not read: its condition is undecided too.
-    assert (other.total, other.when_validating, other.moot, other.undecided) == (8, 4, 2, 2)
+    # Riders' flag is decided when validating too ("the Boss is the Warlord", ruling D29;
+    # undecided before it). Swarm's repeated modifier is not read: its condition is undecided.
+    assert (other.total, other.when_validating, other.moot, other.undecided) == (8, 5, 2, 1)
     # the Charm's companion, "unless this bearer has it"
     assert census.kinds["inside the unit (models, wargear)"].when_validating == 1
     assert census.core_rule == 2
     assert census.kinds["the force built"].at_import == 2
-    assert "moot: 2; undecided: 2" in render(census)
+    assert "moot: 2; undecided: 1" in render(census)
 
 
 def test_an_enhancement_once_per_army_is_the_core_rule(limiters: Catalogue) -> None:
@@ -160,6 +163,15 @@ def test_orks_warbikers_with_wazdakka_as_warlord(real: ImportResult) -> None:
     assert codes(with_waz, orks) == []
     without = roster(RosterUnit("Warboss", warlord=True), *four, faction="Orks", detachment=det)
     assert codes(without, orks) == [("data-restriction", i) for i in (1, 2, 3, 4)]
+    # Wazdakka in the army but not the Warlord: the flag is not there (ruling D29)
+    beside = roster(
+        RosterUnit("Warboss", warlord=True),
+        RosterUnit("Wazdakka Gutsmek"),
+        *four,
+        faction="Orks",
+        detachment=det,
+    )
+    assert codes(beside, orks) == [("data-restriction", i) for i in (2, 3, 4, 5)]
     seven = roster(
         RosterUnit("Wazdakka Gutsmek", warlord=True),
         *[RosterUnit("Warbikers")] * 7,

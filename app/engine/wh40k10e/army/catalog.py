@@ -28,6 +28,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from app.engine.errors import ProfileError
@@ -56,6 +57,7 @@ __all__ = [
     "LimitStepKind",
     "ModelProfile",
     "ModelType",
+    "PointsStep",
     "PointsTier",
     "Restriction",
     "RestrictionSeverity",
@@ -499,6 +501,9 @@ class CountOf(StrEnum):
     DETACHMENT = "detachment"
     KEYWORD_POINTS = "keyword-points"
     BATTLE_SIZE = "battle-size"
+    # units of a datasheet marked as the Warlord (ruling D29: "Wazdakka Gutsmek is the
+    # Warlord", a flag the data adds through the datasheet's own Warlord entry)
+    WARLORD_UNITS = "warlord-units"
 
 
 class Compare(StrEnum):
@@ -544,6 +549,8 @@ CONDITION_TEXTS: Mapping[str, str] = {
     "units": "{compare} {count} {name} unit(s) in the army",
     "keyword": "{compare} {count} {name} unit(s) in the army",
     "warlord": "{compare} {count} Warlord(s) in the army",
+    "warlord-units": "{name} is the Warlord",
+    "warlord-units.not": "{name} is not the Warlord",
     "enhancement": "{name} taken {compare} {count} time(s) in the army",
     "keyword-points": "{compare} {count} points of {name} units in the army",
     "battle-size": "the battle size is {name}",
@@ -583,6 +590,19 @@ class ArmyFacts:
     battle_size: str = ""
     points_limit: int = 0
     keyword_points: Mapping[str, int] = field(default_factory=dict)
+    # units marked as the Warlord, per datasheet (ruling D29)
+    warlord_units: Mapping[str, int] = field(default_factory=dict)
+
+
+# for a condition on the unit alone (a points step, ruling D28)
+_NO_ARMY = ArmyFacts(units={}, keywords={}, warlords=0, enhancements={}, detachment="")
+
+
+@lru_cache(maxsize=4096)
+def _name_keys(names: tuple[str, ...]) -> frozenset[str]:
+    """The ``name_key`` forms of ``names`` (a wargear count's choices, read at every
+    validation)."""
+    return frozenset(name_key(n) for n in names)
 
 
 class ConditionOp(StrEnum):
@@ -628,7 +648,7 @@ class RosterCondition:
         if self.of is CountOf.MODELS:
             return unit.models
         if self.of is CountOf.WARGEAR:
-            keys = {name_key(n) for n in self.names} if self.names else {key}
+            keys = _name_keys(self.names) if self.names else {key}
             return sum(n for w, n in unit.wargear.items() if name_key(w) in keys)
         if self.of is CountOf.UNIT_KEYWORD:
             return int(any(name_key(k) == key for k in unit.keywords))
@@ -644,6 +664,8 @@ class RosterCondition:
             return army.keyword_points.get(key, 0)
         if self.of is CountOf.BATTLE_SIZE:
             return int(name_key(army.battle_size) == key)
+        if self.of is CountOf.WARLORD_UNITS:
+            return army.warlord_units.get(key, 0)
         return int(name_key(army.detachment) == key)
 
     def holds(self, unit: UnitFacts, army: ArmyFacts) -> bool:
@@ -671,7 +693,12 @@ class RosterCondition:
         assert self.of is not None
         key = self.of.value
         name = self.name
-        if self.of in (CountOf.UNIT_KEYWORD, CountOf.BATTLE_SIZE, CountOf.DETACHMENT):
+        if self.of in (
+            CountOf.UNIT_KEYWORD,
+            CountOf.BATTLE_SIZE,
+            CountOf.DETACHMENT,
+            CountOf.WARLORD_UNITS,
+        ):
             chosen = self.compare.holds(1, self.value) and not self.compare.holds(0, self.value)
             if not chosen:
                 key += ".not"
@@ -709,6 +736,47 @@ class LimitStep:
 
 
 MAX_LIMIT_STEPS = 50  # bound on the modifiers of one army limit
+
+
+@dataclass(frozen=True, slots=True)
+class PointsStep:
+    """A points modifier of a datasheet that depends on the unit's wargear (ruling D28: a
+    Crucible character's third weapon costs 5 points): when ``when`` holds on the unit
+    (``None``: always), add (``increment``) or take (``decrement``) ``amount`` points, times
+    the unit's count of ``per`` choices divided by ``every`` (rounded down; BattleScribe's
+    ``repeats``) when ``per`` is given. Steps are added to the unit's points by size, in
+    order; a unit never costs less than 0."""
+
+    kind: LimitStepKind
+    amount: int
+    when: RosterCondition | None = None
+    per: tuple[str, ...] = ()
+    every: int = 1
+
+    def __post_init__(self) -> None:
+        if self.kind is LimitStepKind.SET:
+            raise CatalogueError("kind", "a points step adds or takes points")
+        _check_range(self.amount, "amount", 0, MAX_POINTS)
+        _check_range(self.every, "every", 1, MAX_MODELS)
+        if len(self.per) > MAX_CONDITION_NAMES:
+            raise CatalogueError("per", f"at most {MAX_CONDITION_NAMES}")
+        for i, n in enumerate(self.per):
+            _check_name(n, f"per[{i}]")
+
+    def points(self, unit: UnitFacts) -> int:
+        """The points this step adds to ``unit`` (negative: takes)."""
+        if self.when is not None and not self.when.holds(unit, _NO_ARMY):
+            return 0
+        times = 1
+        if self.per:
+            keys = _name_keys(self.per)
+            counted = sum(n for w, n in unit.wargear.items() if name_key(w) in keys)
+            times = counted // self.every
+        amount = self.amount * times
+        return amount if self.kind is LimitStepKind.INCREMENT else -amount
+
+
+MAX_POINTS_STEPS = 20  # bound on the wargear-dependent points modifiers of one datasheet
 
 
 @dataclass(frozen=True, slots=True)
@@ -906,6 +974,8 @@ class Datasheet:
     # Warlord entry is hidden when its own catalogue is not the primary one: a library's
     # allies, ruling D19).
     no_warlord: bool = False
+    # Points modifiers that depend on the unit's wargear (ruling D28), added to ``points``.
+    points_steps: tuple[PointsStep, ...] = ()
 
     def __post_init__(self) -> None:
         _check_name(self.id, "id")
@@ -923,6 +993,8 @@ class Datasheet:
         if not set(self.leader_of_conditional) <= set(self.leader_of):
             raise CatalogueError("leader_of_conditional", "must be a subset of leader_of")
         _check_range(self.max_in_roster, "max_in_roster", 0, MAX_UNITS_OF_A_KIND)
+        if len(self.points_steps) > MAX_POINTS_STEPS:
+            raise CatalogueError("points_steps", f"at most {MAX_POINTS_STEPS}")
         seen: set[str] = set()
         for i, v in enumerate(self.variants):
             if name_key(v.detachment) in seen:
@@ -1049,6 +1121,14 @@ class Datasheet:
             if tier.covers(models):
                 return tier.points
         return None
+
+    def step_points(self, base: int, unit: UnitFacts) -> int:
+        """The points the wargear-dependent modifiers (ruling D28) add to a unit of ``base``
+        points by size (negative: take; never below 0 in all)."""
+        if not self.points_steps:
+            return 0
+        delta = sum(step.points(unit) for step in self.points_steps)
+        return max(base + delta, 0) - base
 
     def profile(self, name: str) -> ModelProfile | None:
         return next((p for p in self.profiles if p.name == name), None)

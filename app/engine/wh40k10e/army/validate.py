@@ -934,6 +934,9 @@ def validate(roster: Roster, catalogue: Catalogue) -> ValidationResult:
         wargear_points = (
             _check_wargear(out, i, unit, sheet, models, required) if required or unit.wargear else 0
         )
+        if sheet.points_steps:  # points that depend on the unit's wargear (ruling D28)
+            facts = UnitFacts(models=models, wargear=unit.wargear, keywords=sheet.all_keywords())
+            wargear_points += sheet.step_points(base, facts)
         unit_results.append(_unit_result(i, sheet.name, models, base, wargear_points, 0))
 
     # -- choices the whole army may take only so many times (ruling D23) --
@@ -1377,9 +1380,12 @@ def _army_facts(
     units: dict[str, int] = {}
     rows: list[tuple[frozenset[str], int]] = []
     enhancements: dict[str, int] = {}
+    warlord_units: dict[str, int] = {}  # ruling D29
     for unit, sheet, result in zip(roster.units, sheets, unit_results, strict=True):
         n = name_key(sheet.name if sheet is not None else unit.datasheet)
         units[n] = units.get(n, 0) + 1
+        if unit.warlord:
+            warlord_units[n] = warlord_units.get(n, 0) + 1
         if sheet is not None:
             rows.append((_keys_of(sheet).keywords, result.points))
         for e in unit.enhancements:
@@ -1388,6 +1394,7 @@ def _army_facts(
     return ArmyFacts(
         units=units,
         keywords=keywords,
+        warlord_units=warlord_units,
         warlords=sum(1 for u in roster.units if u.warlord),
         enhancements=enhancements,
         detachment=detachment,
