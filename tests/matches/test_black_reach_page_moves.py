@@ -62,11 +62,15 @@ def test_a_tanks_double_tir_during_a_move_from_the_page(
     assert sum("Sample battle tank" in t and "Sample nob" in t for t in said) >= 1, said
     log = bob.get(f"{MATCHES}/{match_id}/log").json()["entries"]
     shots = [e["event"] for e in log if e["event"]["type"] == "unit_shot"]
-    assert [(s["weapon"], s["target"], s["moving_penalty"]) for s in shots] == [
-        ("main_1", tanks.BOYZ1, 1),
-        ("secondary_1", tanks.BOYZ1, 2),
-        ("secondary_1", tanks.NOB, 2),
-    ]
+    fired = [(s["weapon"], s["target"], s["moving_penalty"]) for s in shots]
+    # the server rolls the dice: when the main weapon's hit destroys the Boyz, the secondary
+    # weapon's share at them has no target left and only its share at the Nob is fired
+    assert fired[0] == ("main_1", tanks.BOYZ1, 1)
+    assert fired[-1] == ("secondary_1", tanks.NOB, 2)
+    if shots[0]["outcome"] == "miss":
+        assert fired[1:-1] == [("secondary_1", tanks.BOYZ1, 2)]
+    else:
+        assert fired[1:-1] in ([], [("secondary_1", tanks.BOYZ1, 2)])
 
 
 def test_a_tanks_rafale_during_a_move_through_the_api(
