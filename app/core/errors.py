@@ -214,6 +214,15 @@ def _database_away(exc: OperationalError) -> Literal["away", "outcome-unknown"] 
     return None
 
 
+def retry_stream(method: str, accept: str, seconds: int) -> bytes | None:
+    """What an EventSource refused for a moment is told: reconnect in ``seconds`` (an
+    EventSource never reconnects after an error status). None for any other request, a
+    command included: a 200 would read as its success."""
+    if method in ("GET", "HEAD") and "text/event-stream" in accept:
+        return f"retry: {seconds * 1000}\n: busy\n\n".encode()
+    return None
+
+
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(AppError)
     async def _app_error(request: Request, exc: AppError) -> Response:
@@ -272,11 +281,10 @@ def install_error_handlers(app: FastAPI) -> None:
         # admission gate tells it (app.core.middleware.AdmissionControl).
         _use_request_locale(request)
         seconds = request.app.state.settings.retry_after_seconds
-        if request.method in ("GET", "HEAD") and "text/event-stream" in request.headers.get(
-            "accept", ""
-        ):  # a command sent with that header must not read as a success
+        body = retry_stream(request.method, request.headers.get("accept", ""), seconds)
+        if body is not None:
             return Response(
-                f"retry: {seconds * 1000}\n: busy\n\n",
+                body,
                 media_type="text/event-stream",
                 headers={"Cache-Control": "no-cache"},
             )

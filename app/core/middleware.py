@@ -18,7 +18,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.core import latency
 from app.core.db import Bookkeeper, deferred_writes
-from app.core.errors import PROBLEM_BASE, PROBLEM_JSON
+from app.core.errors import PROBLEM_BASE, PROBLEM_JSON, retry_stream
 
 
 class BodySizeLimit:
@@ -410,10 +410,8 @@ class AdmissionControl:
         for name, value in scope.get("headers", []):
             if name == b"accept":
                 accept = value.decode("latin-1")
-        if "text/event-stream" in accept:
-            # An EventSource reconnects after ``retry`` ms when a stream ends, but never again
-            # after an error status: end at once and say when to come back.
-            body = f"retry: {self.retry_after * 1000}\n: busy\n\n".encode()
+        body = retry_stream(scope.get("method", ""), accept, self.retry_after)
+        if body is not None:  # an EventSource: end at once and say when to come back
             await send(
                 {
                     "type": "http.response.start",

@@ -38,10 +38,12 @@ class SlowApp:
         await send({"type": "http.response.body", "body": b"ok"})
 
 
-async def call(app: Any, path: str, accept: str = "*/*") -> tuple[int, dict[str, str], bytes]:
+async def call(
+    app: Any, path: str, accept: str = "*/*", method: str = "GET"
+) -> tuple[int, dict[str, str], bytes]:
     scope = {
         "type": "http",
-        "method": "GET",
+        "method": method,
         "path": path,
         "query_string": b"",
         "headers": [(b"accept", accept.encode())],
@@ -142,6 +144,10 @@ def test_an_open_stream_holds_no_slot_and_a_refused_eventsource_is_told_to_retry
         assert status == 200
         assert headers["content-type"].startswith("text/event-stream")
         assert body.startswith(b"retry: 2000\n")
+        # a command sent with that header is refused as a command: a 200 would read as done
+        status, headers, _ = await call(app, "/cmd", accept="text/event-stream", method="POST")
+        assert status == 503
+        assert headers["retry-after"] == "2"
         inner.release.set()
         await busy
         await stream
