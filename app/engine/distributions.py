@@ -44,14 +44,13 @@ def convolve_weights(a: Sequence[int], b: Sequence[int]) -> list[int]:
                 for i, x in enumerate(a):
                     out[i + j] += x * y
         return out
-    # Kronecker substitution: pack each vector into one big integer, multiply, unpack.
+    # Kronecker substitution: pack each vector into one big integer, multiply, unpack; GMP
+    # integers (its products are subquadratic where CPython's Karatsuba is not: two weapons'
+    # 945 mortal-wound counts of 816 bits, 325 -> 10 ms), Python integers out.
     bound = max(a).bit_length() + max(b).bit_length() + min(la, lb).bit_length() + 1
-    nbytes = (bound + 7) // 8
-    pa = int.from_bytes(b"".join(x.to_bytes(nbytes, "little") for x in a), "little")
-    pb = int.from_bytes(b"".join(y.to_bytes(nbytes, "little") for y in b), "little")
     n = la + lb - 1
-    raw = (pa * pb).to_bytes(n * nbytes, "little")
-    return [int.from_bytes(raw[i : i + nbytes], "little") for i in range(0, n * nbytes, nbytes)]
+    raw = unpack(pack(list(a), bound) * pack(list(b), bound), bound)[:n]
+    return [int(x) for x in raw] + [0] * (n - len(raw))
 
 
 def power_weights(a: Sequence[int], n: int, cut: int | None = None) -> list[int]:

@@ -45,3 +45,26 @@ def test_long_answers_reduce_to_the_fractions() -> None:
         assert (n, d) == (f.numerator, f.denominator)
         assert type(n) is int
         assert type(d) is int
+
+
+def test_long_convolutions_are_the_schoolbook_product_in_python_integers() -> None:
+    # The Kronecker path (GMP's pack, product and unpack): zeros at either end, long weights
+    # and short ones, one vector much longer than the other; Python ints out (JSON writes them)
+    rng = random.Random(1818)
+    for trial in range(30):
+        la, lb = rng.randint(5, 120), rng.randint(5, 40)
+        bits = rng.choice([1, 30, 900])
+        a = [rng.getrandbits(bits) for _ in range(la)]
+        b = [rng.getrandbits(bits) for _ in range(lb)]
+        if trial % 3 == 0:
+            a[-3:] = [0, 0, 0]  # the product's top slots are zero
+        if trial % 3 == 1:
+            b[:2] = [0, 0]
+        a[0] += 1
+        school = [0] * (la + lb - 1)
+        for i, x in enumerate(a):
+            for j, y in enumerate(b):
+                school[i + j] += x * y
+        got = distributions.convolve_weights(a, b)
+        assert got == school
+        assert all(type(x) is int for x in got)
