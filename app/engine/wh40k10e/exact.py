@@ -23,7 +23,9 @@ Method (integer weights over one common denominator, reduced between weapons):
    better than the weakest, so only the pending counts short of the wounds then left are
    carried (``B - t`` of them on a line of identical models); the packed slots are as wide
    as each step's exact bound, widening as the steps go.
-3. After every weapon, the pending mortal wounds are applied, spilling over (RULINGS 9, 11).
+3. After the last weapon (the normal damage of all the unit's attacks against the target
+   first: RULINGS 9 [L1826–L1833]), the pending mortal wounds are applied, spilling over
+   (RULINGS 11).
    When every model has the same Feel No Pain, mortal wounds are thinned by it as they are
    generated and a pending count that covers every remaining wound is folded into "destroyed"
    (exact, and much smaller); with one Feel No Pain on the bodyguard and another on the

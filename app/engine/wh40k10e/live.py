@@ -5,8 +5,9 @@ functions of :mod:`.rules` (hit and wound tests, re-rolls, save choice, Feel No 
 and the allocation lines of :mod:`.allocation`. Dice are rolled in the order a player would
 with Fast Dice Rolling [L1933–L1996]: per weapon, the attacks, every hit roll, every wound
 roll, then one save at a time with its damage (random damage one attack at a time). Mortal
-wounds from Devastating Wounds are applied after every weapon (RULINGS 9); Hazardous tests
-are taken last (RULINGS 15). Once the target is destroyed no further die is rolled against it.
+wounds from Devastating Wounds wait until every weapon has made its attacks, then are applied
+(RULINGS 9 [L1826–L1833]); Hazardous tests are taken last (RULINGS 15). Once the target is
+destroyed no further die is rolled against it.
 
 Same seed, same dice, same result. ``Roller.from_values`` replays dice rolled by hand.
 """

@@ -18,7 +18,9 @@ Method (integer weights over one common denominator, reduced between weapons):
    kernel); its ``m`` mortal wounds are added to the pending count. The state after the
    random number of attacks (per model, independent) is accumulated step by step; a
    destroyed unit ends the iteration early. State is carried from weapon to weapon.
-3. After every weapon, the pending mortal wounds are applied, spilling over (RULINGS 9, 11).
+3. After the last weapon (the normal damage of all the unit's attacks against the target
+   first: RULINGS 9 [L1826–L1833]), the pending mortal wounds are applied, spilling over
+   (RULINGS 11).
    When every model has the same Feel No Pain, mortal wounds are thinned by it as they are
    generated and a pending count that covers every remaining wound is folded into "destroyed"
    (exact, and much smaller); otherwise each is checked against the model it lands on.

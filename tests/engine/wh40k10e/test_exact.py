@@ -13,10 +13,13 @@ from hypothesis import strategies as st
 from app.engine.combat import CombatAnalysis
 from app.engine.distributions import Dist
 from app.engine.errors import ProfileError
+from app.engine.roller import Roller
 from app.engine.wh40k10e import analyze
 from app.engine.wh40k10e import exact as exact_module
 from app.engine.wh40k10e.exact import estimate_work
+from app.engine.wh40k10e.live import resolve
 from app.engine.wh40k10e.profiles import request_from_dict
+from tests.engine.wh40k10e import plain
 from tests.engine.wh40k10e.brute import enumerate_request
 from tests.engine.wh40k10e.factory import request, weapon
 
@@ -133,6 +136,29 @@ def test_devastating_mortal_wounds_come_after_normal_damage() -> None:
     )
     a, o = analyze(req), enumerate_request(req)
     assert dict(a.damage.items()) == o.damage
+
+
+def test_mortal_wounds_wait_for_every_weapon_of_the_unit() -> None:
+    # RULINGS 9 [L1826–L1833]: the mortal wounds of Devastating Wounds are inflicted after the
+    # normal damage of *all* the unit's attacks against the target, not after each weapon.
+    # 2 models W2, no save. Weapon 1 (DW, D1, wounds on 2+): 1/6 nothing, 4/6 one normal
+    # wound, 1/6 one mortal wound waiting. Weapon 2 (D2, wounds on 2+: 5/6). A critical wound
+    # then weapon 2's wound: its 2 damage take the first model, the waiting mortal wound the
+    # second's first wound: 3 lost, 5/36. Applied after weapon 1 instead, the mortal wound
+    # would wound the first model and weapon 2's excess damage would be lost: never 3.
+    req = request(
+        torrent("Devastating Wounds", strength=8, damage="1"),
+        torrent(strength=8, damage="2"),
+        target={"models": 2, "wounds": 2, "save": 7},
+    )
+    want = {0: F(1, 36), 1: F(5, 36), 2: F(25, 36), 3: F(5, 36)}
+    assert dict(analyze(req).damage.items()) == want
+    assert dict(plain.analyze(req).damage.items()) == want
+    assert enumerate_request(req).damage == want
+    # the live path: a critical wound, then weapon 2's wound and failed save (dice by hand)
+    live = resolve(req, Roller.from_values([6, 4, 1])).target_after
+    assert live.wounds_lost == 3
+    assert [m.wounds_remaining for m in live.models] == [0, 1]
 
 
 def test_twin_linked() -> None:
