@@ -35,6 +35,7 @@ from app.engine.combat import to_jsonable
 from app.engine.errors import ProfileError
 from app.engine.wh40k10e import analyze, exact, request_from_dict
 from tests.engine.wh40k10e import plain
+from tests.engine.wh40k10e.factory import captain, mixed_unit
 
 TARGET = 0.25
 PLAIN_LIMIT = 20
@@ -47,31 +48,9 @@ def w(**kw: Any) -> dict[str, Any]:
     return {**base, "damage": "1", "abilities": [], **kw}
 
 
-def _captain(fnp: int | None) -> dict[str, Any]:
-    return {
-        "name": "Captain",
-        "models": 1,
-        "wounds": 5,
-        "save": 2,
-        "invulnerable_save": 4,
-        "feel_no_pain": fnp,
-        "keywords": ["Character"],
-    }
-
-
 def _mixed(captain_fnp: int | None, models: int = 18) -> dict[str, Any]:
     """18 (or ``models``) x W3 Sv4 FNP5+, a sergeant Sv3 FNP5+ and a Captain W5 Sv2 inv4."""
-    return {
-        "models": models,
-        "toughness": 4,
-        "save": 4,
-        "wounds": 3,
-        "feel_no_pain": 5,
-        "groups": [
-            {"name": "sgt", "models": 1, "wounds": 3, "save": 3, "feel_no_pain": 5},
-            _captain(captain_fnp),
-        ],
-    }
+    return mixed_unit(models, captain_fnp=captain_fnp)
 
 
 CASES: dict[str, dict[str, Any]] = {
@@ -119,25 +98,7 @@ CASES: dict[str, dict[str, Any]] = {
     },
     "mixed: 20 x D6, SH1 LH DW, D3 vs 18 W3 + sgt + Captain": {
         "attacks": [{"models": 20, "weapon": w(attacks="D6", abilities=ALL, damage="D3")}],
-        "target": {
-            "models": 18,
-            "toughness": 4,
-            "save": 4,
-            "wounds": 3,
-            "feel_no_pain": 5,
-            "groups": [
-                {"name": "sgt", "models": 1, "wounds": 3, "save": 3, "feel_no_pain": 5},
-                {
-                    "name": "Captain",
-                    "models": 1,
-                    "wounds": 5,
-                    "save": 2,
-                    "invulnerable_save": 4,
-                    "feel_no_pain": 5,
-                    "keywords": ["Character"],
-                },
-            ],
-        },
+        "target": mixed_unit(18),
     },
     # Feel No Pain that differs between the models (the Captain's 4+, better than his
     # bodyguard's): the pending mortal wounds past the bodyguard are followed by their first
@@ -155,7 +116,7 @@ CASES: dict[str, dict[str, Any]] = {
             "save": 3,
             "wounds": 2,
             "feel_no_pain": 6,
-            "groups": [_captain(4)],
+            "groups": [captain(4)],
         },
     },
     "20 x D6, SH2 LH DW, D3 vs 10 x W3 FNP5+": {

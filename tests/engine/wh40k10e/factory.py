@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from app.engine.wh40k10e.profiles import CombatRequest, request_from_dict
 
@@ -38,3 +38,48 @@ def request(
             "situation": situation or {},
         }
     )
+
+
+def captain(feel_no_pain: int | None) -> dict[str, Any]:
+    """Issue 18's attached CHARACTER: a Captain W5 Sv2 inv4 with ``feel_no_pain``."""
+    return {
+        "name": "Captain",
+        "models": 1,
+        "wounds": 5,
+        "save": 2,
+        "invulnerable_save": 4,
+        "feel_no_pain": feel_no_pain,
+        "keywords": ["Character"],
+    }
+
+
+def mixed_unit(
+    models: int = 18,
+    *,
+    wounds: int = 3,
+    save: int = 4,
+    feel_no_pain: int | None = 5,
+    sergeant_save: int = 3,
+    captain_fnp: int | Literal["same"] | None = "same",
+) -> dict[str, Any]:
+    """Issue 18's mixed target: ``models`` x W``wounds`` Sv``save`` (T4), a sergeant of the
+    same wounds and Feel No Pain who saves on ``sergeant_save``, and a Captain
+    (:func:`captain`) whose Feel No Pain is the bodyguard's unless ``captain_fnp`` is given."""
+    fnp = feel_no_pain if isinstance(captain_fnp, str) else captain_fnp
+    return {
+        "models": models,
+        "toughness": 4,
+        "save": save,
+        "wounds": wounds,
+        "feel_no_pain": feel_no_pain,
+        "groups": [
+            {
+                "name": "sgt",
+                "models": 1,
+                "wounds": wounds,
+                "save": sergeant_save,
+                "feel_no_pain": feel_no_pain,
+            },
+            captain(fnp),
+        ],
+    }

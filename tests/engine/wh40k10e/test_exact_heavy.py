@@ -18,7 +18,7 @@ from app.engine.wh40k10e import analyze
 from app.engine.wh40k10e.exact import MAX_EXACT_DIGITS
 from app.engine.wh40k10e.profiles import CombatRequest, request_from_dict
 from tests.engine.wh40k10e import plain
-from tests.engine.wh40k10e.factory import weapon
+from tests.engine.wh40k10e.factory import mixed_unit, weapon
 
 ABILITIES = [
     "Lethal Hits",
@@ -149,25 +149,7 @@ HEAVY = {
             },
             {"models": 5, "weapon": weapon(attacks="3", damage="D3", abilities=["Lethal Hits"])},
         ],
-        "target": {
-            "models": 5,
-            "toughness": 4,
-            "save": 3,
-            "wounds": 2,
-            "feel_no_pain": 6,
-            "groups": [
-                {"name": "sgt", "models": 1, "wounds": 2, "save": 3, "feel_no_pain": 6},
-                {
-                    "name": "Captain",
-                    "models": 1,
-                    "wounds": 5,
-                    "save": 2,
-                    "invulnerable_save": 4,
-                    "feel_no_pain": 6,
-                    "keywords": ["Character"],
-                },
-            ],
-        },
+        "target": mixed_unit(5, wounds=2, save=3, feel_no_pain=6),
     },
 }
 

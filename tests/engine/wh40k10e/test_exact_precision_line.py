@@ -17,7 +17,7 @@ from app.engine.combat import CombatAnalysis
 from app.engine.wh40k10e import analyze
 from app.engine.wh40k10e.profiles import request_from_dict
 from tests.engine.wh40k10e import plain
-from tests.engine.wh40k10e.factory import weapon
+from tests.engine.wh40k10e.factory import mixed_unit, weapon
 
 OTHERS = ["Sustained Hits 1", "Lethal Hits", "Devastating Wounds", "Twin-linked"]
 
@@ -108,25 +108,7 @@ def _issue(models: int, bodyguard: int, damage: str = "D3") -> dict[str, Any]:
         "attacks": [
             {"models": models, "weapon": weapon(attacks="D6", abilities=abilities, damage=damage)}
         ],
-        "target": {
-            "models": bodyguard,
-            "toughness": 4,
-            "save": 4,
-            "wounds": 3,
-            "feel_no_pain": 5,
-            "groups": [
-                {"name": "sgt", "models": 1, "wounds": 3, "save": 3, "feel_no_pain": 5},
-                {
-                    "name": "Captain",
-                    "models": 1,
-                    "wounds": 5,
-                    "save": 2,
-                    "invulnerable_save": 4,
-                    "feel_no_pain": 5,
-                    "keywords": ["Character"],
-                },
-            ],
-        },
+        "target": mixed_unit(bodyguard),
     }
 
 

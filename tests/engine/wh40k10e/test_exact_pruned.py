@@ -20,7 +20,7 @@ from app.engine.wh40k10e import analyze, exact
 from app.engine.wh40k10e.allocation import Layout
 from app.engine.wh40k10e.profiles import CombatRequest, request_from_dict
 from tests.engine.wh40k10e import plain
-from tests.engine.wh40k10e.factory import weapon
+from tests.engine.wh40k10e.factory import mixed_unit, weapon
 
 ABILITIES = [
     "Lethal Hits",
@@ -153,25 +153,7 @@ def test_stall_gaps_reach_the_first_model_that_saves_better() -> None:
 HEAVY = {
     "10 x D6 every ability, D3 vs 8 W2 + sgt + Captain, FNP 5+ alike": {
         "attacks": [{"models": 10, "weapon": weapon(attacks="D6", damage="D3", abilities=ALL)}],
-        "target": {
-            "models": 8,
-            "toughness": 4,
-            "save": 4,
-            "wounds": 2,
-            "feel_no_pain": 5,
-            "groups": [
-                {"name": "sgt", "models": 1, "wounds": 2, "save": 3, "feel_no_pain": 5},
-                {
-                    "name": "Captain",
-                    "models": 1,
-                    "wounds": 5,
-                    "save": 2,
-                    "invulnerable_save": 4,
-                    "feel_no_pain": 5,
-                    "keywords": ["Character"],
-                },
-            ],
-        },
+        "target": mixed_unit(8, wounds=2),
     },
     "Precision first, then 8 x D6 Lethal: the carried state off the lines": {
         "attacks": [
@@ -212,24 +194,6 @@ def test_the_issue_mixed_unit_is_answered() -> None:
     # before (the plain engine takes about a second)
     raw = {
         "attacks": [{"models": 20, "weapon": weapon(attacks="D6", damage="D3", abilities=ALL)}],
-        "target": {
-            "models": 18,
-            "toughness": 4,
-            "save": 4,
-            "wounds": 3,
-            "feel_no_pain": 5,
-            "groups": [
-                {"name": "sgt", "models": 1, "wounds": 3, "save": 3, "feel_no_pain": 5},
-                {
-                    "name": "Captain",
-                    "models": 1,
-                    "wounds": 5,
-                    "save": 2,
-                    "invulnerable_save": 4,
-                    "feel_no_pain": 5,
-                    "keywords": ["Character"],
-                },
-            ],
-        },
+        "target": mixed_unit(18),
     }
     same(request_from_dict(raw))

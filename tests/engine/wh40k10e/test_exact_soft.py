@@ -21,7 +21,7 @@ from app.engine.wh40k10e import analyze, exact
 from app.engine.wh40k10e.allocation import Layout
 from app.engine.wh40k10e.profiles import CombatRequest, request_from_dict
 from tests.engine.wh40k10e import plain
-from tests.engine.wh40k10e.factory import weapon
+from tests.engine.wh40k10e.factory import mixed_unit, weapon
 
 ABILITIES = ["Lethal Hits", "Sustained Hits 1", "Twin-linked", "Anti-Infantry 4+", "Precision"]
 ALL = ["Sustained Hits 1", "Lethal Hits", "Devastating Wounds"]
@@ -143,25 +143,7 @@ def _mixed_unit(attacking: int, bodyguard: int, captain_fnp: int | None = 4) -> 
         "attacks": [
             {"models": attacking, "weapon": weapon(attacks="D6", abilities=ALL, damage="D3")}
         ],
-        "target": {
-            "models": bodyguard,
-            "toughness": 4,
-            "save": 4,
-            "wounds": 3,
-            "feel_no_pain": 5,
-            "groups": [
-                {"name": "sgt", "models": 1, "wounds": 3, "save": 3, "feel_no_pain": 5},
-                {
-                    "name": "Captain",
-                    "models": 1,
-                    "wounds": 5,
-                    "save": 2,
-                    "invulnerable_save": 4,
-                    "feel_no_pain": captain_fnp,
-                    "keywords": ["Character"],
-                },
-            ],
-        },
+        "target": mixed_unit(bodyguard, captain_fnp=captain_fnp),
     }
 
 

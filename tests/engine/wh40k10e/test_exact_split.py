@@ -22,7 +22,7 @@ from app.engine.wh40k10e import analyze, exact
 from app.engine.wh40k10e.allocation import Layout
 from app.engine.wh40k10e.profiles import CombatRequest, request_from_dict
 from tests.engine.wh40k10e import plain
-from tests.engine.wh40k10e.factory import weapon
+from tests.engine.wh40k10e.factory import mixed_unit, weapon
 from tests.engine.wh40k10e.test_exact_soft import FNP_PAIRS, _digest, _mixed_unit
 
 ABILITIES = [
@@ -211,25 +211,7 @@ def _full_scope(captain_fnp: int | None) -> dict[str, Any]:
                 ),
             }
         ],
-        "target": {
-            "models": 28,
-            "toughness": 4,
-            "save": 4,
-            "wounds": 3,
-            "feel_no_pain": 5,
-            "groups": [
-                {"name": "sgt", "models": 1, "wounds": 3, "save": 3, "feel_no_pain": 5},
-                {
-                    "name": "Captain",
-                    "models": 1,
-                    "wounds": 5,
-                    "save": 2,
-                    "invulnerable_save": 4,
-                    "feel_no_pain": captain_fnp,
-                    "keywords": ["Character"],
-                },
-            ],
-        },
+        "target": mixed_unit(28, captain_fnp=captain_fnp),
     }
 
 
