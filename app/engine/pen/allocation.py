@@ -33,6 +33,14 @@ from gmpy2 import mpz, pack, unpack, xmpz
 from app.engine.distributions import Dist
 from app.engine.pen.procedures import Dice
 from app.engine.pen.profiles import MAX_MODELS
+from app.engine.pen.simplex import (
+    MAX_SIMPLEX,
+    as_states,
+    cut,
+    one_more_wound,
+    simplex,
+    simplex_size,
+)
 from app.engine.pen.wounds import LossPlan, loss_steps
 
 __all__ = [
@@ -623,6 +631,8 @@ def _rows_by_wound_layers(
     n_max = len(joint) - 1
     top = n_max // models
     keep = None if sure_wipe is None else (lambda alive: alive * sure_wipe * slot)
+    if simplex_size(models, wounds) <= MAX_SIMPLEX:
+        return _rows_on_simplex(models, wounds, joint, w0, w1, slot, keep)
     table: dict[int, int] = {}  # states as keys of _keyed
     t_pow = [t**i for i in range(models + 1)]
     coef = [
@@ -657,6 +667,67 @@ def _rows_by_wound_layers(
                 table[key] = table.get(key, 0) + value * scale
     states = {_decoded(key // _BASE, wounds): value for key, value in table.items()}
     return states if keep is None else _kept_rows(states, keep)
+
+
+def _line_coefficients(models: int, w0: int, w1: int) -> list[list[int]]:
+    """``coef[r][j] = C(r, j) w1^j w0^(r - j) t^(models - r)``: the squad after ``r``
+    single wounds (one each on ``r`` unhurt models), ``j`` of them having lost a W."""
+    t = w0 + w1
+    return [
+        [math.comb(r, j) * w1**j * w0 ** (r - j) * t ** (models - r) for j in range(r + 1)]
+        for r in range(models)
+    ]
+
+
+def _rows_on_simplex(
+    models: int,
+    wounds: int,
+    joint: Sequence[Sequence[int]],
+    w0: int,
+    w1: int,
+    slot: int,
+    keep: Callable[[int], int] | None,
+) -> dict[State, int]:
+    """:func:`_rows_by_wound_layers` on the indexed simplex of the squad
+    (:mod:`app.engine.pen.simplex`): the same Horner scheme over the layers, every level's
+    shear made in place on its lines; the same integers."""
+    space = simplex(models, wounds)
+    n_max = len(joint) - 1
+    top = n_max // models
+    t_models = (w0 + w1) ** models
+    coef = _line_coefficients(models, w0, w1)
+    # U_q's line: j models with wounds - 1 W left, the others unhurt
+    entry = [space.index[(0,) * (wounds - 1) + (j, models - j)] for j in range(models + 1)]
+    vals: list[xmpz | int] = [0] * len(space.digits)
+    started = False
+    for q in range(top, -1, -1):
+        if started:
+            one_more_wound(vals, space, w0, w1, keep)
+        line = [0] * (models + 1)
+        for r in range(models):
+            k1 = q * models + r
+            if k1 > n_max:
+                break
+            jrow = joint[k1]
+            if not any(jrow):
+                continue
+            acc = pack(jrow, slot)
+            for j, weight in enumerate(coef[r]):
+                if weight:
+                    line[j] += acc * weight
+        scale = t_models ** (top - q)
+        for j, value in enumerate(line):
+            if value:
+                i = entry[j]
+                x = vals[i]
+                if type(x) is xmpz:
+                    x += value * scale
+                else:
+                    vals[i] = xmpz(x + value * scale)
+                started = True
+    if keep is not None:
+        cut(vals, space, keep)
+    return as_states(vals, space)
 
 
 def _decoded(key: int, wounds: int) -> State:

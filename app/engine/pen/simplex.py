@@ -1,0 +1,175 @@
+"""The squad states of one squad as a fixed, indexed simplex (issue 18).
+
+A state of ``models`` models of ``wounds`` W is a composition: ``n[0]`` models removed,
+``n[w]`` with ``w`` W left, summing to ``models``; there are ``C(models + wounds, wounds)``
+of them. The wound layers (:func:`app.engine.pen.allocation._rows_by_wound_layers`) apply
+"one more wound on every model" to a table of packed rows over these states, one level at
+a time: each level is a shear along the *lines* of two adjacent levels (the states whose
+other digits are equal), which maps every line onto itself.
+
+Indexing the simplex once per squad size lets each shear read and write its line in place
+(a list of GMP ``xmpz`` integers, each owned by one slot of the table): no state is keyed,
+split into digits or re-inserted into a new dictionary at every level of every layer, and
+no weight is copied into a new integer (the dictionary path copied every row twice per
+level). The integers are those of the dictionary path, operation for operation.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from gmpy2 import mpz, xmpz
+
+__all__ = ["MAX_SIMPLEX", "Simplex", "one_more_wound", "simplex"]
+
+# States of the largest indexed simplex: 30 x W3 has 5,456, 20 x W4 10,626; a larger squad
+# (or one that few wounds reach) keeps the dictionary path, which only visits the states
+# the wounds reach.
+MAX_SIMPLEX = 12_000
+
+
+@dataclass(frozen=True, slots=True)
+class Simplex:
+    """Every composition of ``models`` into ``wounds + 1`` levels, indexed.
+
+    ``digits[i]``: the composition of index ``i`` (``digits[i][0]`` models removed);
+    ``index``: the inverse; ``lines[level - 1]``: the lines of levels ``level - 1`` and
+    ``level``, each the indices of its states by the count at ``level`` (0, 1, ...).
+    """
+
+    models: int
+    wounds: int
+    digits: tuple[tuple[int, ...], ...]
+    index: dict[tuple[int, ...], int]
+    lines: tuple[tuple[tuple[int, ...], ...], ...]
+
+
+def _compositions(models: int, parts: int) -> list[tuple[int, ...]]:
+    if parts == 1:
+        return [(models,)]
+    return [
+        (first, *rest)
+        for first in range(models + 1)
+        for rest in _compositions(models - first, parts - 1)
+    ]
+
+
+def simplex_size(models: int, wounds: int) -> int:
+    return math.comb(models + wounds, wounds)
+
+
+@lru_cache(maxsize=32)
+def simplex(models: int, wounds: int) -> Simplex:
+    """The indexed simplex of ``models`` x ``wounds`` W (cached per squad size)."""
+    digits = tuple(_compositions(models, wounds + 1))
+    index = {d: i for i, d in enumerate(digits)}
+    lines: list[tuple[tuple[int, ...], ...]] = []
+    for level in range(1, wounds + 1):
+        by_line: dict[tuple[int, ...], list[int]] = {}
+        for i, d in enumerate(digits):
+            fixed = (*d[: level - 1], *d[level + 1 :])
+            line = by_line.get(fixed)
+            if line is None:
+                line = by_line[fixed] = [0] * (d[level - 1] + d[level] + 1)
+            line[d[level]] = i
+        lines.append(tuple(tuple(line) for line in by_line.values()))
+    return Simplex(models, wounds, digits, index, tuple(lines))
+
+
+def _shear(
+    vals: list[xmpz | int],
+    line: Sequence[int],
+    lower: int,
+    w0: int,
+    w1: int,
+    powers: tuple[list[int], list[int], list[int]],
+) -> None:
+    """:func:`app.engine.pen.allocation._shear_line` on the line ``line`` of ``vals``, in
+    place: the same integers (scaled, a Taylor shift by additions, then ``w1^j`` divided
+    out and ``w0^j`` multiplied in), each slot's ``xmpz`` changed where it is."""
+    size = len(line) - 1
+    top = size
+    while top >= 0 and not vals[line[top]]:
+        top -= 1
+    if top < 0:
+        return
+    lo_pow, w0_pow, w1_pow = powers
+    d: list[xmpz] = []
+    for a in range(top + 1):
+        x = vals[line[a]]
+        if type(x) is not xmpz:
+            x = vals[line[a]] = xmpz(x)
+        d.append(x)
+    if w1 == 0:  # nothing drops: each state keeps its place, scaled
+        for j in range(top + 1):
+            factor = lo_pow[size - j] * w0_pow[j]
+            if factor != 1 and d[j]:
+                d[j] *= factor
+        return
+    for a in range(top + 1):
+        factor = lo_pow[size - a] * w1_pow[a]
+        if factor != 1 and d[a]:
+            d[a] *= factor
+    for i in range(top):  # pass i: d[i:] becomes its suffix sums, in place
+        for j in range(top - 1, i - 1, -1):
+            d[j] += d[j + 1]
+    if w1 != 1:
+        for j in range(1, top + 1):
+            d[j] //= w1_pow[j]
+    if w0 != 1:
+        for j in range(1, top + 1):
+            d[j] *= w0_pow[j]
+
+
+def one_more_wound(
+    vals: list[xmpz | int],
+    space: Simplex,
+    w0: int,
+    w1: int,
+    keep: Callable[[int], int] | None = None,
+) -> None:
+    """Every living model of every state of ``vals`` (weights by index of ``space``)
+    receives one more wound that takes one W with weight ``w1`` and none with ``w0``, in
+    place: :func:`app.engine.pen.allocation._one_more_wound_keyed` on the indexed simplex,
+    one level at a time from the lowest (level 1 scales the removed models by ``t = w0 +
+    w1`` each). ``keep(alive)``: the bits of a row still needed by a state with ``alive``
+    living models, applied once the lowest level is done (only it removes models)."""
+    models = space.models
+    t = w0 + w1
+    w0_pow = [w0**i for i in range(models + 1)]
+    w1_pow = [w1**i for i in range(models + 1)]
+    ones = [1] * (models + 1)
+    for level, lines in enumerate(space.lines, start=1):
+        lo_pow = [t**i for i in range(models + 1)] if level == 1 else ones
+        powers = (lo_pow, w0_pow, w1_pow)
+        for line in lines:
+            _shear(vals, line, t if level == 1 else 1, w0, w1, powers)
+        if level == 1 and keep is not None:
+            cut(vals, space, keep)
+
+
+def cut(vals: list[xmpz | int], space: Simplex, keep: Callable[[int], int]) -> None:
+    """Each row of ``vals`` cut to ``keep(alive)`` bits, in place."""
+    masks: dict[int, int] = {}
+    models = space.models
+    for i, x in enumerate(vals):
+        if not x:
+            continue
+        bits = keep(models - space.digits[i][0])
+        if x.bit_length() > bits:
+            mask = masks.get(bits)
+            if mask is None:
+                mask = masks[bits] = (1 << bits) - 1
+            if type(x) is xmpz:
+                x &= mask
+            else:
+                vals[i] = x & mask
+
+
+def as_states(vals: Sequence[xmpz | int], space: Simplex) -> dict[tuple[int, ...], mpz]:
+    """The non-zero rows of ``vals`` by squad state (``state[i]``: models with ``i + 1`` W
+    left), as immutable GMP integers."""
+    return {space.digits[i][1:]: mpz(x) for i, x in enumerate(vals) if x}
