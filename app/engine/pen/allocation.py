@@ -38,8 +38,10 @@ from app.engine.pen.simplex import (
     as_states,
     cut,
     one_more_wound,
+    shear,
     simplex,
     simplex_size,
+    spread,
 )
 from app.engine.pen.wounds import LossPlan, loss_steps
 
@@ -915,6 +917,153 @@ def _second_by_rounds(
         lost[damage_of(state, models, wounds)] += value
 
 
+def _partial_rounds(
+    staged: Sequence[tuple[int, list[int]]], hit: int, stay: int, slot: int
+) -> list[tuple[int, list[int]]]:
+    """``dropped[e] = sum_j x[j] C(j, e) stay^(j - e) hit^e`` for every staged ``(state,
+    x)`` of :func:`_second_by_rounds` (``j`` models of a level hit, ``e`` of them dropping):
+    the staged states with ``x`` of one length packed side by side (``slot`` bits each, room
+    for the shear's scaled values) and sheared together, one Taylor shift of additions per
+    length instead of one per state. The same integers."""
+    by_length: dict[int, list[tuple[int, list[int]]]] = {}
+    for st, xs in staged:
+        by_length.setdefault(len(xs), []).append((st, xs))
+    out: list[tuple[int, list[int]]] = []
+    for size, group in by_length.items():
+        if size == 1:
+            out.extend(group)  # no model hit: nothing drops
+            continue
+        stay_pow = [stay**j for j in range(size)]
+        hit_pow = [hit**j for j in range(size)]
+        d = [xmpz(pack([xs[j] for _, xs in group], slot)) for j in range(size)]
+        if stay != 1:
+            for a in range(1, size):
+                d[a] *= stay_pow[a]
+        top = size - 1
+        for i in range(top):  # pass i: d[i:] becomes its suffix sums, in place
+            for j in range(top - 1, i - 1, -1):
+                d[j] += d[j + 1]
+        for j in range(1, size):
+            if stay != 1:
+                d[j] //= stay_pow[j]
+            if hit != 1:
+                d[j] *= hit_pow[j]
+        columns = [unpack(x, slot) for x in d]
+        for c, (st, _) in enumerate(group):
+            out.append((st, [column[c] if c < len(column) else 0 for column in columns]))
+    return out
+
+
+def _second_by_rounds_on_simplex(
+    rows: Mapping[State, Sequence[int]],
+    models: int,
+    wounds: int,
+    loss: Dist,
+    n_max: int,
+    destroyed: list[int],
+    lost: list[int],
+) -> None:
+    """:func:`_second_by_rounds` on the indexed simplex of the squad
+    (:mod:`app.engine.pen.simplex`): the squad states of the rounds a list by index, each
+    round's hits made in place along the lines of each level (a shear of additions where a
+    model drops a level, the products where it is removed), and the partial rounds of every
+    staged state of one length sheared together (:func:`_partial_rounds`). The same
+    integers."""
+    space = simplex(models, wounds)
+    lw, t = _weights_of(loss)
+    stay = lw[0]
+    drop = lw[1] if len(lw) > 1 else 0
+    t_pow = [t**i for i in range(n_max + 1)]
+    t_rev = t_pow[::-1]  # t ** (n_max - k)
+    live = [(state, row, models_of(state)) for state, row in rows.items() if any(row)]
+    live = [(state, row, a) for state, row, a in live if a]
+    top = max(((len(row) - 1) // a for _, row, a in live), default=-1)
+    plain = _binomial_rows(models, stay, drop)
+    total = sum(sum(row) for _, row, _ in live)
+    slot = (total * t_pow[n_max]).bit_length() + 1
+    # the partial rounds' shear scales a line by stay^j before dividing it out again
+    wide = slot + models * (stay.bit_length() + 1) + 1
+    parts: list[list[list[tuple[int, list[int], int, int]]]] = [
+        [[] for _ in range(wounds)] for _ in range(top + 1)
+    ]
+    for state, row, a in live:
+        scaled = list(map(mul, row, t_rev))
+        i = space.index[(models - a, *state)]
+        below = 0
+        for index, n in enumerate(state):
+            if n:
+                for q in range((len(row) - 1 - below) // a + 1):
+                    first = q * a + below
+                    parts[q][index].append((i, scaled, first, min(first + n, len(row))))
+            below += n
+    vals: list[xmpz | int] = [0] * len(space.digits)
+    ones = [1] * (models + 1)
+    plain_powers = (
+        ones,
+        [stay**i for i in range(models + 1)],
+        [drop**i for i in range(models + 1)],
+    )
+    started = False
+    for q in range(top, -1, -1):
+        kill = drop * t_pow[q]  # removed with q rounds to come: their wounds' weight
+        killing = _binomial_rows(min(models, n_max // q) if q else models, stay, kill)
+        if started:
+            for index in range(wounds):  # fewest W left first: each model hit once
+                if index == 0:
+                    spread(vals, space.lines[0], killing)
+                else:
+                    for line in space.lines[index]:
+                        shear(vals, line, 1, stay, drop, plain_powers)
+        for index in range(wounds):
+            hit = kill if index == 0 else drop
+            staged: list[tuple[int, list[int]]]
+            if index == 0:
+                staged = [(i, scaled[first:end]) for i, scaled, first, end in parts[q][0]]
+            else:
+                stage: dict[int, int] = {}
+                for i, scaled, first, end in parts[q][index]:
+                    packed = pack(scaled[first:end], slot)
+                    if packed:
+                        stage[i] = stage.get(i, 0) + packed
+                for lower in range(index):  # fewest W left first: each model one wound
+                    stage = _hit_placed(stage, space.place[lower], killing if lower == 0 else plain)
+                staged = [(i, unpack(packed, slot)) for i, packed in stage.items()]
+            where = space.place[index]
+            for i, dropped in _partial_rounds(staged, hit, stay, wide):
+                line, position = where[i]
+                for e, x in enumerate(dropped):
+                    if x:
+                        target = line[position - e]
+                        value = vals[target]
+                        if type(value) is xmpz:
+                            value += x
+                        else:
+                            vals[target] = value + x
+                        started = True
+    for i, value in enumerate(vals):
+        if value:
+            digits = space.digits[i]
+            destroyed[digits[0]] += value
+            lost[models * wounds - sum(w * n for w, n in enumerate(digits))] += value
+
+
+def _hit_placed(
+    table: dict[int, int],
+    place: Sequence[tuple[Sequence[int], int]],
+    coef: Sequence[Sequence[int]],
+) -> dict[int, int]:
+    """:func:`_hit_level` on states by index of the simplex (``place``: each state's line
+    and position at the level hit)."""
+    out: dict[int, int] = {}
+    get = out.get
+    for i, value in table.items():
+        line, position = place[i]
+        for e, c in enumerate(coef[position]):
+            target = line[position - e]
+            out[target] = get(target, 0) + value * c
+    return out
+
+
 def two_allocations(
     models: int,
     wounds: int,
@@ -1046,7 +1195,10 @@ def two_allocations(
                 if v:
                     lost[l1 + j] += x * v
     if by_rounds:
-        _second_by_rounds(rows, models, wounds, loss2, n_max, destroyed, lost)
+        if simplex_size(models, wounds) <= MAX_SIMPLEX:
+            _second_by_rounds_on_simplex(rows, models, wounds, loss2, n_max, destroyed, lost)
+        else:
+            _second_by_rounds(rows, models, wounds, loss2, n_max, destroyed, lost)
     return (
         Dist.from_weights({k: int(x) for k, x in enumerate(destroyed) if x}),
         Dist.from_weights({k: int(x) for k, x in enumerate(lost) if x}),

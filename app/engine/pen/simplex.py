@@ -21,9 +21,18 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from gmpy2 import mpz, xmpz
+from gmpy2 import xmpz
 
-__all__ = ["MAX_SIMPLEX", "Simplex", "one_more_wound", "simplex"]
+__all__ = [
+    "MAX_SIMPLEX",
+    "Simplex",
+    "as_states",
+    "cut",
+    "one_more_wound",
+    "shear",
+    "simplex",
+    "spread",
+]
 
 # States of the largest indexed simplex: 30 x W3 has 5,456, 20 x W4 10,626; a larger squad
 # (or one that few wounds reach) keeps the dictionary path, which only visits the states
@@ -37,7 +46,8 @@ class Simplex:
 
     ``digits[i]``: the composition of index ``i`` (``digits[i][0]`` models removed);
     ``index``: the inverse; ``lines[level - 1]``: the lines of levels ``level - 1`` and
-    ``level``, each the indices of its states by the count at ``level`` (0, 1, ...).
+    ``level``, each the indices of its states by the count at ``level`` (0, 1, ...);
+    ``place[level - 1][i]``: the line of state ``i`` at that level and its position there.
     """
 
     models: int
@@ -45,6 +55,7 @@ class Simplex:
     digits: tuple[tuple[int, ...], ...]
     index: dict[tuple[int, ...], int]
     lines: tuple[tuple[tuple[int, ...], ...], ...]
+    place: tuple[tuple[tuple[tuple[int, ...], int], ...], ...]
 
 
 def _compositions(models: int, parts: int) -> list[tuple[int, ...]]:
@@ -76,10 +87,17 @@ def simplex(models: int, wounds: int) -> Simplex:
                 line = by_line[fixed] = [0] * (d[level - 1] + d[level] + 1)
             line[d[level]] = i
         lines.append(tuple(tuple(line) for line in by_line.values()))
-    return Simplex(models, wounds, digits, index, tuple(lines))
+    place: list[tuple[tuple[tuple[int, ...], int], ...]] = []
+    for level_lines in lines:
+        where: list[tuple[tuple[int, ...], int]] = [((), 0)] * len(digits)
+        for indices in level_lines:
+            for position, i in enumerate(indices):
+                where[i] = (indices, position)
+        place.append(tuple(where))
+    return Simplex(models, wounds, digits, index, tuple(lines), tuple(place))
 
 
-def _shear(
+def shear(
     vals: list[xmpz | int],
     line: Sequence[int],
     lower: int,
@@ -124,6 +142,30 @@ def _shear(
             d[j] *= w0_pow[j]
 
 
+def spread(
+    vals: list[xmpz | int], lines: Sequence[Sequence[int]], coef: Sequence[Sequence[int]]
+) -> None:
+    """Every model at the higher level of each line receives one wound, in place:
+    ``coef[a][e]`` weighs ``e`` of the line's ``a`` models there dropping one level (the
+    products, for a drop weight too large to scale a line by: a kill weight). Each new
+    weight reads the old ones at and above its place only, so the line is rewritten from
+    its lowest place up."""
+    for line in lines:
+        top = len(line) - 1
+        while top >= 0 and not vals[line[top]]:
+            top -= 1
+        if top <= 0:
+            continue
+        c = [vals[line[a]] for a in range(top + 1)]
+        for p in range(top + 1):
+            acc: xmpz | int = 0
+            for a in range(p, top + 1):
+                x = c[a]
+                if x:
+                    acc += x * coef[a][a - p]
+            vals[line[p]] = acc
+
+
 def one_more_wound(
     vals: list[xmpz | int],
     space: Simplex,
@@ -146,7 +188,7 @@ def one_more_wound(
         lo_pow = [t**i for i in range(models + 1)] if level == 1 else ones
         powers = (lo_pow, w0_pow, w1_pow)
         for line in lines:
-            _shear(vals, line, t if level == 1 else 1, w0, w1, powers)
+            shear(vals, line, t if level == 1 else 1, w0, w1, powers)
         if level == 1 and keep is not None:
             cut(vals, space, keep)
 
@@ -169,7 +211,8 @@ def cut(vals: list[xmpz | int], space: Simplex, keep: Callable[[int], int]) -> N
                 vals[i] = x & mask
 
 
-def as_states(vals: Sequence[xmpz | int], space: Simplex) -> dict[tuple[int, ...], mpz]:
+def as_states(vals: Sequence[xmpz | int], space: Simplex) -> dict[tuple[int, ...], xmpz | int]:
     """The non-zero rows of ``vals`` by squad state (``state[i]``: models with ``i + 1`` W
-    left), as immutable GMP integers."""
-    return {space.digits[i][1:]: mpz(x) for i, x in enumerate(vals) if x}
+    left), not copied: the caller only reads them (``gmpy2.unpack``); copying every row into
+    an immutable ``mpz`` cost as much as a level of the layers."""
+    return {space.digits[i][1:]: x for i, x in enumerate(vals) if x}
