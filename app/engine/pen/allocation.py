@@ -25,7 +25,7 @@ from fractions import Fraction
 from functools import lru_cache, reduce
 from itertools import accumulate, chain, repeat
 from math import lcm
-from operator import mul, or_, rshift
+from operator import add, mul, or_, rshift
 from typing import TypeVar
 
 from gmpy2 import mpz, pack, unpack, xmpz
@@ -37,6 +37,7 @@ from app.engine.pen.simplex import (
     MAX_SIMPLEX,
     as_states,
     cut,
+    lines_within,
     one_more_wound,
     shear,
     simplex,
@@ -324,6 +325,60 @@ def _sure_outcomes(state: State, counts: int, per_wound: int) -> list[tuple[int,
     return out
 
 
+def _sure_into(
+    state: State,
+    row: Sequence[int],
+    per_wound: int,
+    start: tuple[int, int],
+    destroyed: list[int],
+    lost: list[int],
+) -> None:
+    """Add ``row[k]`` at the outcome of :func:`_sure_outcomes` for each count ``k`` (offset
+    by ``start``: the models destroyed and W lost before), by runs instead of one count at a
+    time: in each round every living model takes one wound, fewest W left first [L1396], so
+    the models of one level are consecutive counts that each add the same (a model already
+    dead: nothing; one killed: its W left, one destroyed; one hurt: ``per_wound`` W). A run
+    whose outcome does not change is summed into one place, the others added slot by slot
+    (slices, in C). The same integers as :func:`_sure_outcomes`, count by count."""
+    levels = [(i + 1, n) for i, n in enumerate(state) if n]
+    highest = max(w for w, _ in levels)
+    d, w_lost = start
+    k = 0
+    size = len(row)
+    rnd = 0
+    while k < size:
+        before = per_wound * rnd  # W each model of this round took before it
+        for w, n in levels:
+            if k >= size:
+                break
+            end = min(k + n, size)
+            run = row[k:end]
+            if before >= w:  # dead: this run's wounds change nothing
+                dd, dl = 0, 0
+            elif before + per_wound >= w:
+                dd, dl = 1, w - before
+            else:
+                dd, dl = 0, per_wound
+            if dd:
+                destroyed[d : d + len(run)] = map(add, destroyed[d : d + len(run)], run)
+            else:
+                destroyed[d] += sum(run)
+            if dl:
+                stop = w_lost + dl * len(run)
+                lost[w_lost:stop:dl] = map(add, lost[w_lost:stop:dl], run)
+            else:
+                lost[w_lost] += sum(run)
+            d += dd * n
+            w_lost += dl * n
+            k = end
+        rnd += 1
+        if rnd * per_wound >= highest and k < size:
+            # every model dead: the remaining counts change nothing
+            destroyed[d] += sum(row[k:])
+            lost[w_lost] += sum(row[k:])
+            break
+
+
 _BASE = MAX_MODELS + 1  # a digit per W left: more than the models of any squad
 
 
@@ -576,7 +631,7 @@ def _one_more_wound_keyed(
                 if value.bit_length() > bits:
                     mask = masks.get(bits)
                     if mask is None:
-                        mask = masks[bits] = (1 << bits) - 1
+                        mask = masks[bits] = (mpz(1) << bits) - 1  # GMP: no conversion per row
                     value &= mask
                 if value:
                     kept[key] = value
@@ -594,7 +649,7 @@ def _kept_rows(table: dict[State, int], keep: Callable[[int], int]) -> dict[Stat
         if value.bit_length() > bits:
             mask = masks.get(bits)
             if mask is None:
-                mask = masks[bits] = (1 << bits) - 1
+                mask = masks[bits] = (mpz(1) << bits) - 1  # GMP: no conversion per row
             value &= mask
         if value:
             out[state] = value
@@ -676,7 +731,7 @@ def _line_coefficients(models: int, w0: int, w1: int) -> list[list[int]]:
     single wounds (one each on ``r`` unhurt models), ``j`` of them having lost a W."""
     t = w0 + w1
     return [
-        [math.comb(r, j) * w1**j * w0 ** (r - j) * t ** (models - r) for j in range(r + 1)]
+        [mpz(math.comb(r, j) * w1**j * w0 ** (r - j) * t ** (models - r)) for j in range(r + 1)]
         for r in range(models)
     ]
 
@@ -765,7 +820,7 @@ def _binomial_rows(n: int, stay: int, drop: int) -> list[list[int]]:
     """``rows[m][e] = C(m, e) stay^(m - e) drop^e`` for ``m <= n``."""
     out: list[list[int]] = []
     for m in range(n + 1):
-        out.append([math.comb(m, e) * stay ** (m - e) * drop**e for e in range(m + 1)])
+        out.append([mpz(math.comb(m, e) * stay ** (m - e) * drop**e) for e in range(m + 1)])
     return out
 
 
@@ -933,8 +988,8 @@ def _partial_rounds(
         if size == 1:
             out.extend(group)  # no model hit: nothing drops
             continue
-        stay_pow = [stay**j for j in range(size)]
-        hit_pow = [hit**j for j in range(size)]
+        stay_pow = [mpz(stay) ** j for j in range(size)]
+        hit_pow = [mpz(hit) ** j for j in range(size)]
         d = [xmpz(pack([xs[j] for _, xs in group], slot)) for j in range(size)]
         if stay != 1:
             for a in range(1, size):
@@ -973,7 +1028,7 @@ def _second_by_rounds_on_simplex(
     lw, t = _weights_of(loss)
     stay = lw[0]
     drop = lw[1] if len(lw) > 1 else 0
-    t_pow = [t**i for i in range(n_max + 1)]
+    t_pow = [mpz(t) ** i for i in range(n_max + 1)]  # GMP: no conversion per product
     t_rev = t_pow[::-1]  # t ** (n_max - k)
     live = [(state, row, models_of(state)) for state, row in rows.items() if any(row)]
     live = [(state, row, a) for state, row, a in live if a]
@@ -986,6 +1041,7 @@ def _second_by_rounds_on_simplex(
     parts: list[list[list[tuple[int, list[int], int, int]]]] = [
         [[] for _ in range(wounds)] for _ in range(top + 1)
     ]
+    most_at = [0] * (top + 1)  # the most living models of a state staged at round q
     for state, row, a in live:
         scaled = list(map(mul, row, t_rev))
         i = space.index[(models - a, *state)]
@@ -995,24 +1051,29 @@ def _second_by_rounds_on_simplex(
                 for q in range((len(row) - 1 - below) // a + 1):
                     first = q * a + below
                     parts[q][index].append((i, scaled, first, min(first + n, len(row))))
+                    most_at[q] = max(most_at[q], a)
             below += n
+    most = 0
     vals: list[xmpz | int] = [0] * len(space.digits)
-    ones = [1] * (models + 1)
+    ones = [mpz(1)] * (models + 1)
     plain_powers = (
         ones,
-        [stay**i for i in range(models + 1)],
-        [drop**i for i in range(models + 1)],
+        [mpz(stay) ** i for i in range(models + 1)],
+        [mpz(drop) ** i for i in range(models + 1)],
     )
     started = False
     for q in range(top, -1, -1):
         kill = drop * t_pow[q]  # removed with q rounds to come: their wounds' weight
         killing = _binomial_rows(min(models, n_max // q) if q else models, stay, kill)
+        # no state of the table has more living models than the most of a state staged
+        # so far (a hit never brings a model back): the lines above it are empty
+        most = max(most, most_at[q])
         if started:
             for index in range(wounds):  # fewest W left first: each model hit once
                 if index == 0:
-                    spread(vals, space.lines[0], killing)
+                    spread(vals, lines_within(space, 1, most), killing)
                 else:
-                    for line in space.lines[index]:
+                    for line in lines_within(space, index + 1, most):
                         shear(vals, line, 1, stay, drop, plain_powers)
         for index in range(wounds):
             hit = kill if index == 0 else drop
@@ -1138,7 +1199,7 @@ def two_allocations(
     # R(s, k2) for every k2 packed into one integer per state (Kronecker substitution): one
     # big-integer operation moves every k2 at once; no slot exceeds the total.
     _, t2 = _weights_of(loss2)
-    t2_pow = [t2**k for k in range(n_max + 1)]
+    t2_pow = [mpz(t2) ** k for k in range(n_max + 1)]
     destroyed = [0] * (models + 1)
     lost = [0] * (models * wounds + 1)
     if layers and loss1.max <= 1:  # a first-group wound takes at most one W: wound layers
@@ -1176,12 +1237,8 @@ def two_allocations(
             continue
         if by_rounds:
             continue
-        if sure:  # one outcome per count, over a total of 1
-            for k2, (jd, jl) in enumerate(_sure_outcomes(state, len(row), loss2.min)):
-                weight = row[k2]
-                if weight:
-                    destroyed[d1 + jd] += weight
-                    lost[l1 + jl] += weight
+        if sure:  # one outcome per count, over a total of 1, by runs of counts
+            _sure_into(state, row, loss2.min, (d1, l1), destroyed, lost)
             continue
         for k2, weight in enumerate(row):
             if not weight:

@@ -17,17 +17,19 @@ level). The integers are those of the dictionary path, operation for operation.
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from gmpy2 import xmpz
+from gmpy2 import mpz, xmpz
 
 __all__ = [
     "MAX_SIMPLEX",
     "Simplex",
     "as_states",
     "cut",
+    "lines_within",
     "one_more_wound",
     "shear",
     "simplex",
@@ -47,7 +49,9 @@ class Simplex:
     ``digits[i]``: the composition of index ``i`` (``digits[i][0]`` models removed);
     ``index``: the inverse; ``lines[level - 1]``: the lines of levels ``level - 1`` and
     ``level``, each the indices of its states by the count at ``level`` (0, 1, ...);
-    ``place[level - 1][i]``: the line of state ``i`` at that level and its position there.
+    ``floors[level - 1]``: the fewest living models of a state of each of those lines (the
+    lines are in that order); ``place[level - 1][i]``: the line of state ``i`` at that level
+    and its position there.
     """
 
     models: int
@@ -55,6 +59,7 @@ class Simplex:
     digits: tuple[tuple[int, ...], ...]
     index: dict[tuple[int, ...], int]
     lines: tuple[tuple[tuple[int, ...], ...], ...]
+    floors: tuple[tuple[int, ...], ...]
     place: tuple[tuple[tuple[tuple[int, ...], int], ...], ...]
 
 
@@ -78,6 +83,7 @@ def simplex(models: int, wounds: int) -> Simplex:
     digits = tuple(_compositions(models, wounds + 1))
     index = {d: i for i, d in enumerate(digits)}
     lines: list[tuple[tuple[int, ...], ...]] = []
+    floors: list[tuple[int, ...]] = []
     for level in range(1, wounds + 1):
         by_line: dict[tuple[int, ...], list[int]] = {}
         for i, d in enumerate(digits):
@@ -86,7 +92,11 @@ def simplex(models: int, wounds: int) -> Simplex:
             if line is None:
                 line = by_line[fixed] = [0] * (d[level - 1] + d[level] + 1)
             line[d[level]] = i
-        lines.append(tuple(tuple(line) for line in by_line.values()))
+        # by the fewest living models on the line (its lowest place), so that a table whose
+        # states have at most so many living models reads a prefix of the lines
+        ordered = sorted(by_line.values(), key=lambda line: models - digits[line[0]][0])
+        lines.append(tuple(tuple(line) for line in ordered))
+        floors.append(tuple(models - digits[line[0]][0] for line in ordered))
     place: list[tuple[tuple[tuple[int, ...], int], ...]] = []
     for level_lines in lines:
         where: list[tuple[tuple[int, ...], int]] = [((), 0)] * len(digits)
@@ -94,7 +104,12 @@ def simplex(models: int, wounds: int) -> Simplex:
             for position, i in enumerate(indices):
                 where[i] = (indices, position)
         place.append(tuple(where))
-    return Simplex(models, wounds, digits, index, tuple(lines), tuple(place))
+    return Simplex(models, wounds, digits, index, tuple(lines), tuple(floors), tuple(place))
+
+
+def lines_within(space: Simplex, level: int, alive: int) -> Sequence[tuple[int, ...]]:
+    """The lines of ``level`` that hold a state of at most ``alive`` living models."""
+    return space.lines[level - 1][: bisect_right(space.floors[level - 1], alive)]
 
 
 def shear(
@@ -181,11 +196,12 @@ def one_more_wound(
     living models, applied once the lowest level is done (only it removes models)."""
     models = space.models
     t = w0 + w1
-    w0_pow = [w0**i for i in range(models + 1)]
-    w1_pow = [w1**i for i in range(models + 1)]
-    ones = [1] * (models + 1)
+    # GMP powers: a Python int multiplied into an mpz is converted every time
+    w0_pow = [mpz(w0) ** i for i in range(models + 1)]
+    w1_pow = [mpz(w1) ** i for i in range(models + 1)]
+    ones = [mpz(1)] * (models + 1)
     for level, lines in enumerate(space.lines, start=1):
-        lo_pow = [t**i for i in range(models + 1)] if level == 1 else ones
+        lo_pow = [mpz(t) ** i for i in range(models + 1)] if level == 1 else ones
         powers = (lo_pow, w0_pow, w1_pow)
         for line in lines:
             shear(vals, line, t if level == 1 else 1, w0, w1, powers)
@@ -204,7 +220,7 @@ def cut(vals: list[xmpz | int], space: Simplex, keep: Callable[[int], int]) -> N
         if x.bit_length() > bits:
             mask = masks.get(bits)
             if mask is None:
-                mask = masks[bits] = (1 << bits) - 1
+                mask = masks[bits] = (mpz(1) << bits) - 1  # GMP: no conversion per row
             if type(x) is xmpz:
                 x &= mask
             else:
