@@ -11,7 +11,10 @@ Indexing the simplex once per squad size lets each shear read and write its line
 (a list of GMP ``xmpz`` integers, each owned by one slot of the table): no state is keyed,
 split into digits or re-inserted into a new dictionary at every level of every layer, and
 no weight is copied into a new integer (the dictionary path copied every row twice per
-level). The integers are those of the dictionary path, operation for operation.
+level). The second allocation's rounds (:func:`app.engine.pen.allocation.
+_second_by_rounds_on_simplex`) hit each level of the same lines in place. The integers are
+those of the dictionary path, operation for operation; the dictionary path stays for squads
+past ``MAX_SIMPLEX`` states (few hits on many models of many W reach only a few of them).
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ __all__ = [
     "one_more_wound",
     "shear",
     "simplex",
+    "simplex_size",
     "spread",
 ]
 
@@ -74,6 +78,7 @@ def _compositions(models: int, parts: int) -> list[tuple[int, ...]]:
 
 
 def simplex_size(models: int, wounds: int) -> int:
+    """States of the simplex of ``models`` x ``wounds`` W: ``C(models + wounds, wounds)``."""
     return math.comb(models + wounds, wounds)
 
 
