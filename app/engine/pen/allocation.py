@@ -25,7 +25,7 @@ from fractions import Fraction
 from functools import lru_cache, reduce
 from itertools import accumulate, chain, repeat
 from math import lcm
-from operator import mul, or_, rshift
+from operator import add, mul, or_, rshift
 from typing import TypeVar
 
 from gmpy2 import mpz, pack, unpack, xmpz
@@ -33,6 +33,17 @@ from gmpy2 import mpz, pack, unpack, xmpz
 from app.engine.distributions import Dist
 from app.engine.pen.procedures import Dice
 from app.engine.pen.profiles import MAX_MODELS
+from app.engine.pen.simplex import (
+    MAX_SIMPLEX,
+    as_states,
+    cut,
+    lines_within,
+    one_more_wound,
+    shear,
+    simplex,
+    simplex_size,
+    spread,
+)
 from app.engine.pen.wounds import LossPlan, loss_steps
 
 __all__ = [
@@ -314,6 +325,60 @@ def _sure_outcomes(state: State, counts: int, per_wound: int) -> list[tuple[int,
     return out
 
 
+def _sure_into(
+    state: State,
+    row: Sequence[int],
+    per_wound: int,
+    start: tuple[int, int],
+    destroyed: list[int],
+    lost: list[int],
+) -> None:
+    """Add ``row[k]`` at the outcome of :func:`_sure_outcomes` for each count ``k`` (offset
+    by ``start``: the models destroyed and W lost before), by runs instead of one count at a
+    time: in each round every living model takes one wound, fewest W left first [L1396], so
+    the models of one level are consecutive counts that each add the same (a model already
+    dead: nothing; one killed: its W left, one destroyed; one hurt: ``per_wound`` W). A run
+    whose outcome does not change is summed into one place, the others added slot by slot
+    (slices, in C). The same integers as :func:`_sure_outcomes`, count by count."""
+    levels = [(i + 1, n) for i, n in enumerate(state) if n]
+    highest = max(w for w, _ in levels)
+    d, w_lost = start
+    k = 0
+    size = len(row)
+    rnd = 0
+    while k < size:
+        before = per_wound * rnd  # W each model of this round took before it
+        for w, n in levels:
+            if k >= size:
+                break
+            end = min(k + n, size)
+            run = row[k:end]
+            if before >= w:  # dead: this run's wounds change nothing
+                dd, dl = 0, 0
+            elif before + per_wound >= w:
+                dd, dl = 1, w - before
+            else:
+                dd, dl = 0, per_wound
+            if dd:
+                destroyed[d : d + len(run)] = map(add, destroyed[d : d + len(run)], run)
+            else:
+                destroyed[d] += sum(run)
+            if dl:
+                stop = w_lost + dl * len(run)
+                lost[w_lost:stop:dl] = map(add, lost[w_lost:stop:dl], run)
+            else:
+                lost[w_lost] += sum(run)
+            d += dd * n
+            w_lost += dl * n
+            k = end
+        rnd += 1
+        if rnd * per_wound >= highest and k < size:
+            # every model dead: the remaining counts change nothing
+            destroyed[d] += sum(row[k:])
+            lost[w_lost] += sum(row[k:])
+            break
+
+
 _BASE = MAX_MODELS + 1  # a digit per W left: more than the models of any squad
 
 
@@ -566,7 +631,7 @@ def _one_more_wound_keyed(
                 if value.bit_length() > bits:
                     mask = masks.get(bits)
                     if mask is None:
-                        mask = masks[bits] = (1 << bits) - 1
+                        mask = masks[bits] = (mpz(1) << bits) - 1  # GMP: no conversion per row
                     value &= mask
                 if value:
                     kept[key] = value
@@ -584,7 +649,7 @@ def _kept_rows(table: dict[State, int], keep: Callable[[int], int]) -> dict[Stat
         if value.bit_length() > bits:
             mask = masks.get(bits)
             if mask is None:
-                mask = masks[bits] = (1 << bits) - 1
+                mask = masks[bits] = (mpz(1) << bits) - 1  # GMP: no conversion per row
             value &= mask
         if value:
             out[state] = value
@@ -623,6 +688,8 @@ def _rows_by_wound_layers(
     n_max = len(joint) - 1
     top = n_max // models
     keep = None if sure_wipe is None else (lambda alive: alive * sure_wipe * slot)
+    if simplex_size(models, wounds) <= MAX_SIMPLEX:
+        return _rows_on_simplex(models, wounds, joint, w0, w1, slot, keep)
     table: dict[int, int] = {}  # states as keys of _keyed
     t_pow = [t**i for i in range(models + 1)]
     coef = [
@@ -659,6 +726,67 @@ def _rows_by_wound_layers(
     return states if keep is None else _kept_rows(states, keep)
 
 
+def _line_coefficients(models: int, w0: int, w1: int) -> list[list[int]]:
+    """``coef[r][j] = C(r, j) w1^j w0^(r - j) t^(models - r)``: the squad after ``r``
+    single wounds (one each on ``r`` unhurt models), ``j`` of them having lost a W."""
+    t = w0 + w1
+    return [
+        [mpz(math.comb(r, j) * w1**j * w0 ** (r - j) * t ** (models - r)) for j in range(r + 1)]
+        for r in range(models)
+    ]
+
+
+def _rows_on_simplex(
+    models: int,
+    wounds: int,
+    joint: Sequence[Sequence[int]],
+    w0: int,
+    w1: int,
+    slot: int,
+    keep: Callable[[int], int] | None,
+) -> dict[State, int]:
+    """:func:`_rows_by_wound_layers` on the indexed simplex of the squad
+    (:mod:`app.engine.pen.simplex`): the same Horner scheme over the layers, every level's
+    shear made in place on its lines; the same integers."""
+    space = simplex(models, wounds)
+    n_max = len(joint) - 1
+    top = n_max // models
+    t_models = (w0 + w1) ** models
+    coef = _line_coefficients(models, w0, w1)
+    # U_q's line: j models with wounds - 1 W left, the others unhurt
+    entry = [space.index[(0,) * (wounds - 1) + (j, models - j)] for j in range(models + 1)]
+    vals: list[xmpz | int] = [0] * len(space.digits)
+    started = False
+    for q in range(top, -1, -1):
+        if started:
+            one_more_wound(vals, space, w0, w1, keep)
+        line = [0] * (models + 1)
+        for r in range(models):
+            k1 = q * models + r
+            if k1 > n_max:
+                break
+            jrow = joint[k1]
+            if not any(jrow):
+                continue
+            acc = pack(jrow, slot)
+            for j, weight in enumerate(coef[r]):
+                if weight:
+                    line[j] += acc * weight
+        scale = t_models ** (top - q)
+        for j, value in enumerate(line):
+            if value:
+                i = entry[j]
+                x = vals[i]
+                if type(x) is xmpz:
+                    x += value * scale
+                else:
+                    vals[i] = xmpz(x + value * scale)
+                started = True
+    if keep is not None:
+        cut(vals, space, keep)
+    return as_states(vals, space)
+
+
 def _decoded(key: int, wounds: int) -> State:
     digits = []
     for _ in range(wounds):
@@ -692,7 +820,7 @@ def _binomial_rows(n: int, stay: int, drop: int) -> list[list[int]]:
     """``rows[m][e] = C(m, e) stay^(m - e) drop^e`` for ``m <= n``."""
     out: list[list[int]] = []
     for m in range(n + 1):
-        out.append([math.comb(m, e) * stay ** (m - e) * drop**e for e in range(m + 1)])
+        out.append([mpz(math.comb(m, e) * stay ** (m - e) * drop**e) for e in range(m + 1)])
     return out
 
 
@@ -844,6 +972,159 @@ def _second_by_rounds(
         lost[damage_of(state, models, wounds)] += value
 
 
+def _partial_rounds(
+    staged: Sequence[tuple[int, list[int]]], hit: int, stay: int, slot: int
+) -> list[tuple[int, list[int]]]:
+    """``dropped[e] = sum_j x[j] C(j, e) stay^(j - e) hit^e`` for every staged ``(state,
+    x)`` of :func:`_second_by_rounds` (``j`` models of a level hit, ``e`` of them dropping):
+    the staged states with ``x`` of one length packed side by side (``slot`` bits each, room
+    for the shear's scaled values) and sheared together, one Taylor shift of additions per
+    length instead of one per state. The same integers."""
+    by_length: dict[int, list[tuple[int, list[int]]]] = {}
+    for st, xs in staged:
+        by_length.setdefault(len(xs), []).append((st, xs))
+    out: list[tuple[int, list[int]]] = []
+    for size, group in by_length.items():
+        if size == 1:
+            out.extend(group)  # no model hit: nothing drops
+            continue
+        stay_pow = [mpz(stay) ** j for j in range(size)]
+        hit_pow = [mpz(hit) ** j for j in range(size)]
+        d = [xmpz(pack([xs[j] for _, xs in group], slot)) for j in range(size)]
+        if stay != 1:
+            for a in range(1, size):
+                d[a] *= stay_pow[a]
+        top = size - 1
+        for i in range(top):  # pass i: d[i:] becomes its suffix sums, in place
+            for j in range(top - 1, i - 1, -1):
+                d[j] += d[j + 1]
+        for j in range(1, size):
+            if stay != 1:
+                d[j] //= stay_pow[j]
+            if hit != 1:
+                d[j] *= hit_pow[j]
+        columns = [unpack(x, slot) for x in d]
+        for c, (st, _) in enumerate(group):
+            out.append((st, [column[c] if c < len(column) else 0 for column in columns]))
+    return out
+
+
+def _second_by_rounds_on_simplex(
+    rows: Mapping[State, Sequence[int]],
+    models: int,
+    wounds: int,
+    loss: Dist,
+    n_max: int,
+    destroyed: list[int],
+    lost: list[int],
+) -> None:
+    """:func:`_second_by_rounds` on the indexed simplex of the squad
+    (:mod:`app.engine.pen.simplex`): the squad states of the rounds a list by index, each
+    round's hits made in place along the lines of each level (a shear of additions where a
+    model drops a level, the products where it is removed), and the partial rounds of every
+    staged state of one length sheared together (:func:`_partial_rounds`). The same
+    integers."""
+    space = simplex(models, wounds)
+    lw, t = _weights_of(loss)
+    stay = lw[0]
+    drop = lw[1] if len(lw) > 1 else 0
+    t_pow = [mpz(t) ** i for i in range(n_max + 1)]  # GMP: no conversion per product
+    t_rev = t_pow[::-1]  # t ** (n_max - k)
+    live = [(state, row, models_of(state)) for state, row in rows.items() if any(row)]
+    live = [(state, row, a) for state, row, a in live if a]
+    top = max(((len(row) - 1) // a for _, row, a in live), default=-1)
+    plain = _binomial_rows(models, stay, drop)
+    total = sum(sum(row) for _, row, _ in live)
+    slot = (total * t_pow[n_max]).bit_length() + 1
+    # the partial rounds' shear scales a line by stay^j before dividing it out again
+    wide = slot + models * (stay.bit_length() + 1) + 1
+    parts: list[list[list[tuple[int, list[int], int, int]]]] = [
+        [[] for _ in range(wounds)] for _ in range(top + 1)
+    ]
+    most_at = [0] * (top + 1)  # the most living models of a state staged at round q
+    for state, row, a in live:
+        scaled = list(map(mul, row, t_rev))
+        i = space.index[(models - a, *state)]
+        below = 0
+        for index, n in enumerate(state):
+            if n:
+                for q in range((len(row) - 1 - below) // a + 1):
+                    first = q * a + below
+                    parts[q][index].append((i, scaled, first, min(first + n, len(row))))
+                    most_at[q] = max(most_at[q], a)
+            below += n
+    most = 0
+    vals: list[xmpz | int] = [0] * len(space.digits)
+    ones = [mpz(1)] * (models + 1)
+    plain_powers = (
+        ones,
+        [mpz(stay) ** i for i in range(models + 1)],
+        [mpz(drop) ** i for i in range(models + 1)],
+    )
+    started = False
+    for q in range(top, -1, -1):
+        kill = drop * t_pow[q]  # removed with q rounds to come: their wounds' weight
+        killing = _binomial_rows(min(models, n_max // q) if q else models, stay, kill)
+        # no state of the table has more living models than the most of a state staged
+        # so far (a hit never brings a model back): the lines above it are empty
+        most = max(most, most_at[q])
+        if started:
+            for index in range(wounds):  # fewest W left first: each model hit once
+                if index == 0:
+                    spread(vals, lines_within(space, 1, most), killing)
+                else:
+                    for line in lines_within(space, index + 1, most):
+                        shear(vals, line, 1, stay, drop, plain_powers)
+        for index in range(wounds):
+            hit = kill if index == 0 else drop
+            staged: list[tuple[int, list[int]]]
+            if index == 0:
+                staged = [(i, scaled[first:end]) for i, scaled, first, end in parts[q][0]]
+            else:
+                stage: dict[int, int] = {}
+                for i, scaled, first, end in parts[q][index]:
+                    packed = pack(scaled[first:end], slot)
+                    if packed:
+                        stage[i] = stage.get(i, 0) + packed
+                for lower in range(index):  # fewest W left first: each model one wound
+                    stage = _hit_placed(stage, space.place[lower], killing if lower == 0 else plain)
+                staged = [(i, unpack(packed, slot)) for i, packed in stage.items()]
+            where = space.place[index]
+            for i, dropped in _partial_rounds(staged, hit, stay, wide):
+                line, position = where[i]
+                for e, x in enumerate(dropped):
+                    if x:
+                        target = line[position - e]
+                        value = vals[target]
+                        if type(value) is xmpz:
+                            value += x
+                        else:
+                            vals[target] = value + x
+                        started = True
+    for i, value in enumerate(vals):
+        if value:
+            digits = space.digits[i]
+            destroyed[digits[0]] += value
+            lost[models * wounds - sum(w * n for w, n in enumerate(digits))] += value
+
+
+def _hit_placed(
+    table: dict[int, int],
+    place: Sequence[tuple[Sequence[int], int]],
+    coef: Sequence[Sequence[int]],
+) -> dict[int, int]:
+    """:func:`_hit_level` on states by index of the simplex (``place``: each state's line
+    and position at the level hit)."""
+    out: dict[int, int] = {}
+    get = out.get
+    for i, value in table.items():
+        line, position = place[i]
+        for e, c in enumerate(coef[position]):
+            target = line[position - e]
+            out[target] = get(target, 0) + value * c
+    return out
+
+
 def two_allocations(
     models: int,
     wounds: int,
@@ -918,7 +1199,7 @@ def two_allocations(
     # R(s, k2) for every k2 packed into one integer per state (Kronecker substitution): one
     # big-integer operation moves every k2 at once; no slot exceeds the total.
     _, t2 = _weights_of(loss2)
-    t2_pow = [t2**k for k in range(n_max + 1)]
+    t2_pow = [mpz(t2) ** k for k in range(n_max + 1)]
     destroyed = [0] * (models + 1)
     lost = [0] * (models * wounds + 1)
     if layers and loss1.max <= 1:  # a first-group wound takes at most one W: wound layers
@@ -956,12 +1237,8 @@ def two_allocations(
             continue
         if by_rounds:
             continue
-        if sure:  # one outcome per count, over a total of 1
-            for k2, (jd, jl) in enumerate(_sure_outcomes(state, len(row), loss2.min)):
-                weight = row[k2]
-                if weight:
-                    destroyed[d1 + jd] += weight
-                    lost[l1 + jl] += weight
+        if sure:  # one outcome per count, over a total of 1, by runs of counts
+            _sure_into(state, row, loss2.min, (d1, l1), destroyed, lost)
             continue
         for k2, weight in enumerate(row):
             if not weight:
@@ -975,7 +1252,10 @@ def two_allocations(
                 if v:
                     lost[l1 + j] += x * v
     if by_rounds:
-        _second_by_rounds(rows, models, wounds, loss2, n_max, destroyed, lost)
+        if simplex_size(models, wounds) <= MAX_SIMPLEX:
+            _second_by_rounds_on_simplex(rows, models, wounds, loss2, n_max, destroyed, lost)
+        else:
+            _second_by_rounds(rows, models, wounds, loss2, n_max, destroyed, lost)
     return (
         Dist.from_weights({k: int(x) for k, x in enumerate(destroyed) if x}),
         Dist.from_weights({k: int(x) for k, x in enumerate(lost) if x}),
