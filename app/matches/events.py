@@ -81,6 +81,19 @@ class Note:
     # renderings of the chain ending with this note, by the ``since`` they start after
     texts: dict[int, str] = field(default_factory=dict, compare=False, repr=False)
 
+    @property
+    def announce(self) -> str:
+        """The ``version`` event of this note's version (rendered once)."""
+        found = self.texts.get(-1)
+        if found is None:
+            found = self.texts[-1] = announce(self.version, self.state)
+        return found
+
+
+def announce(version: int, state: dict[str, Any]) -> str:
+    """The ``version`` event a stream sends after the entries of ``version``."""
+    return sse("version", {"version": version, **state}, id=version)
+
 
 def spectator_state(
     status: str, round_: int, vp_a: int, vp_b: int, winner: str | None, headline: dict[str, Any]
@@ -486,6 +499,9 @@ class Update:
     # The entries' SSE text, already rendered and shared by every viewer of the version (the
     # spectators); when set, ``entries`` is not rendered again.
     rendered: str = ""
+    # The ``version`` event of ``version`` with ``state``, rendered once for every viewer of
+    # the version (the spectators); ``""``: rendered by each stream.
+    announce: str = ""
 
 
 def sse(event: str, data: object, id: int | None = None) -> str:
@@ -515,12 +531,15 @@ async def stream(
     deadline = time.monotonic() + max(0.0, min(timeout, MAX_STREAM_SECONDS))
     yield f"retry: {RETRY_MS}\n\n"
     first = True
+    recheck = False  # a keep-alive's turn: read, whatever the notes say (the link, the row)
     async with hub.subscribe(match_id) as woken:
         while True:
             woken.clear()
             try:
                 if isinstance(read, Shared):
-                    cached = read.cached(since) if read.cached is not None else None
+                    cached = None
+                    if read.cached is not None and not recheck:
+                        cached = read.cached(since)
                     if cached is not None:
                         update = cached
                     else:
@@ -544,11 +563,15 @@ async def stream(
                 sse("entry", entry, id=int(entry["seq"])) for entry in update.entries
             )
             if update.version > since or first:
-                since = max(since, update.version)
-                text += sse("version", {"version": since, **update.state}, id=since)
+                if update.announce and since <= update.version:
+                    text += update.announce
+                    since = update.version
+                else:
+                    since = max(since, update.version)
+                    text += sse("version", {"version": since, **update.state}, id=since)
             if text:
                 yield text
-            first = False
+            first = recheck = False
             left = deadline - time.monotonic()
             if left <= 0:
                 return
@@ -559,4 +582,5 @@ async def stream(
             except TimeoutError:
                 if deadline - time.monotonic() <= 0:
                     return
+                recheck = True
                 yield ": keepalive\n\n"

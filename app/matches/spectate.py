@@ -604,18 +604,27 @@ def spectator_reader(
         snap = reads.cache.get((match_id, secret), latest)
         if snap is None:
             return None
-        state = snap.memo(
+        state, announce = snap.memo(
             ("spectate-state",),
-            lambda: _state(written.status, written.round, snap.battle, written.rule_system),
+            lambda: _announced(
+                snap.version,
+                _state(written.status, written.round, snap.battle, written.rule_system),
+            ),
         )
-        return _from_snapshot(snap, state, since)
+        return _from_snapshot(snap, state, since, announce)
 
     return events.Shared(
         fetch, present, kind="spectate", cached=cached if hub is not None and secret else None
     )
 
 
-def _from_snapshot(snap: reads.Snapshot, state: dict[str, Any], since: int) -> events.Update:
+def _announced(version: int, state: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    return state, events.announce(version, state)
+
+
+def _from_snapshot(
+    snap: reads.Snapshot, state: dict[str, Any], since: int, announce: str = ""
+) -> events.Update:
     # a client's Last-Event-ID (or ?since=) past the version has seen everything there is
     since = min(max(0, since), snap.version)
 
@@ -628,7 +637,7 @@ def _from_snapshot(snap: reads.Snapshot, state: dict[str, Any], since: int) -> e
     # from long ago is rendered for its one client, not kept.
     shared = since >= snap.version - RECENT
     rendered = snap.memo(("spectate-sse", since), text) if shared else text()
-    return events.Update(snap.version, [], state, rendered=rendered)
+    return events.Update(snap.version, [], state, rendered=rendered, announce=announce)
 
 
 def _from_notes(chain: Sequence[events.Note], latest: int, since: int) -> events.Update | None:
@@ -638,8 +647,8 @@ def _from_notes(chain: Sequence[events.Note], latest: int, since: int) -> events
         return None
     last = chain[-1]
     needed = [n for n in chain if n.version > since]
-    if not needed:
-        return events.Update(latest, [], last.state)  # nothing new (sent already)
+    if not needed:  # nothing new (sent already)
+        return events.Update(latest, [], last.state, announce=last.announce)
     if needed[0].prev > since:
         return None  # it fell behind the notes held
     text = last.texts.get(since)
@@ -647,7 +656,7 @@ def _from_notes(chain: Sequence[events.Note], latest: int, since: int) -> events
         text = _entries_text((e for n in needed for e in n.entries), since)
         if len(last.texts) < events.NOTE_TEXTS:
             last.texts[since] = text
-    return events.Update(latest, [], last.state, rendered=text)
+    return events.Update(latest, [], last.state, rendered=text, announce=last.announce)
 
 
 @router.get(

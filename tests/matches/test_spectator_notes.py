@@ -24,6 +24,7 @@ from app.matches import events, reads, spectate, writes
 from app.matches.models import Match
 from tests.matches.conftest import Game
 from tests.matches.streams import collect, next_move, until
+from tests.matches.test_events import parse
 from tests.matches.test_secrecy import PATTERNS, SECRET
 from tests.matches.test_spectators import B_PATTERNS, B_SECRET, both_agree
 
@@ -98,6 +99,36 @@ def test_the_hub_keeps_an_unbroken_chain_and_moves_the_epoch_on_a_wake_without_v
         assert hub.epoch(7) == 0
 
     asyncio.run(run())
+
+
+def test_a_keep_alive_reads_whatever_the_notes_say() -> None:
+    """A stream goes on from what it has at hand between writes, but each keep-alive's turn
+    reads (the link, the row): a change that woke nobody is still found within
+    ``KEEPALIVE`` seconds, as before the notes."""
+
+    async def run() -> tuple[int, int, list[str]]:
+        hub = events.Hub()
+        fetched: list[int] = []
+        cached: list[int] = []
+
+        def fetch() -> int:
+            fetched.append(1)
+            return 0
+
+        def at_hand(since: int) -> events.Update:
+            cached.append(since)
+            return events.Update(1, [], {})
+
+        shared: events.Shared[int] = events.Shared(
+            fetch, lambda _, since: events.Update(1, [], {}), kind="test", cached=at_hand
+        )
+        out = [c async for c in events.stream(hub, 7, 0, shared, timeout=0.5, keepalive=0.1)]
+        return len(fetched), len(cached), out
+
+    fetched, cached, out = asyncio.run(run())
+    assert cached == 1  # the first turn
+    assert fetched >= 2  # every keep-alive's turn after it
+    assert ": keepalive\n\n" in out
 
 
 # -- a spectator's stream -------------------------------------------------------------------------
@@ -364,3 +395,90 @@ def test_a_stream_behind_the_notes_reads_what_it_missed(
 def _last(messages: list[dict[str, Any]]) -> int:
     versions = [m["id"] for m in messages if m["event"] == "version"]
     return versions[-1] if versions else -1
+
+
+# -- two workers on Postgres: the notes come through LISTEN/NOTIFY ------------------------------
+
+
+def test_another_workers_spectator_is_fed_by_the_notifications(
+    engine: Any,
+    app_settings: Any,
+    committed_match: tuple[int, list[int]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two app instances stand for two uvicorn workers (the writes really commit): a
+    spectator's stream open on one receives the writes made through the other from their
+    NOTIFY payloads, with no read per write once it listens, and exactly the public log."""
+    if engine.dialect.name != "postgresql":
+        pytest.skip("LISTEN/NOTIFY exists on Postgres only; SQLite runs one process")
+    import threading
+    import time
+
+    from fastapi.testclient import TestClient
+
+    from app.accounts.models import User
+    from app.accounts.schemas import TokenCreate
+    from app.accounts.service import create_token
+    from app.core.db import Database
+    from app.main import create_app
+
+    match_id, users = committed_match
+    with Session(engine) as s:
+        tokens = []
+        for uid in users:
+            user = s.get(User, uid)
+            assert user is not None
+            tokens.append(create_token(s, user, TokenCreate(name="notes")).secret)
+        s.commit()
+    monkeypatch.setattr(reads.cache.written, "at", lambda *_: None)  # not the writer's process
+    reader_app = create_app(app_settings, database=Database(app_settings.database_url))
+    writer_app = create_app(app_settings, database=Database(app_settings.database_url))
+    auth = [{"Authorization": f"Bearer {t}"} for t in tokens]
+    got: dict[str, str] = {}
+    try:
+        with TestClient(reader_app) as reader, TestClient(writer_app) as writer:
+            base = f"/api/v1/matches/{match_id}"
+            for headers in auth:  # both players agree
+                r = writer.put(f"{base}/spectators", headers=headers)
+                assert r.status_code == 200, r.text
+            token = r.json()["token"]
+
+            def watch() -> None:
+                r = reader.get(f"/api/v1/spectate/{token}/events?since=0&timeout=20")
+                got["text"] = r.text
+
+            thread = threading.Thread(target=watch)
+            thread.start()
+            hub = events.hub_for(reader_app)
+            deadline = time.monotonic() + 10
+            while not (hub.listening and hub.subscribers(match_id)) and (
+                time.monotonic() < deadline
+            ):
+                time.sleep(0.05)
+            assert hub.listening, "the reader worker never started to LISTEN"
+            time.sleep(0.5)  # the LISTEN connection's first wake-up (a read) passes
+            fetches = hub.fetches
+            written = 0
+            while written < 6:
+                view = writer.get(base, headers=auth[0]).json()
+                move = next_move(view["view"])
+                assert move is not None
+                seat, cmd, dice = move
+                payload: dict[str, Any] = {"expected_version": view["version"], "command": cmd}
+                if dice is not None:
+                    payload["dice"] = dice
+                r = writer.post(f"{base}/commands", json=payload, headers=auth[seat == "B"])
+                assert r.status_code == 200, r.text
+                written += 1
+            thread.join(60)  # the stream ends after its 20 s
+            assert not thread.is_alive()
+            # every version from the notes: at most the keep-alive's re-read (after 15 s idle)
+            assert hub.fetches - fetches <= 1
+            public = reader.get(f"/api/v1/spectate/{token}").json()
+    finally:
+        reader_app.state.db.engine.dispose()
+        writer_app.state.db.engine.dispose()
+    messages = parse(got["text"])
+    entries = [m["data"] for m in messages if m["event"] == "entry"]
+    assert entries == public["log"]
+    assert _last(messages) == public["version"]
