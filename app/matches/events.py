@@ -5,9 +5,20 @@ transaction has committed. Publishing only *wakes* the streams of that match: a 
 reads the match again from the database, through the per-process snapshot cache
 (``app.matches.reads``), and sends what is new for its viewer: the streams of one match woken
 together share one read and one replay (:meth:`Hub.fetch`), and each sends only the entries
-after the last version it sent. A notification never carries an event, so it can never leak
-one, and a duplicate or a lost wake-up costs at most a read (streams also re-read every
-:data:`KEEPALIVE` seconds).
+after the last version it sent. A duplicate or a lost wake-up costs at most a read (streams
+also re-read every :data:`KEEPALIVE` seconds).
+
+**Notes.** A write's NOTIFY also carries its *public* side (:func:`note_payload`): the entries
+a spectator may see (those with no audience, the same ``visible_to(e, None)`` as a read) and
+the state a spectator is sent with the version, while the payload stays under Postgres' limit.
+The hub keeps the last :data:`NOTES_KEPT` notes of each watched match as an unbroken chain of
+versions, so that a spectator's stream (:mod:`app.matches.spectate`) sends a new version with
+no database read and no trip to the thread pool (issue 21); a gap in the chain (a payload too
+big, a lost connection), a wake-up that names no version (a revoked link, a cancelled match)
+or a stream that fell behind the chain reads the match as before. A notification never carries
+a secret entry, so it can never leak one; a wake-up that names no version moves the match's
+*epoch* (:meth:`Hub.epoch`), so that a stream which took notes since its last read checks its
+link again by reading.
 
 - One process (SQLite, or one worker): the hub wakes the asyncio waiters of the process
   directly (``call_soon_threadsafe``: writes run in the thread pool, streams on the loop).
@@ -31,10 +42,11 @@ import logging
 import threading
 import time
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 import anyio
+import orjson
 from fastapi import FastAPI
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
@@ -51,6 +63,99 @@ KEEPALIVE = 15.0  # seconds between keep-alive comments (and database re-checks)
 RETRY_MS = 3000  # the reconnection delay a browser's EventSource uses
 BUSY_RETRY_MS = 5000  # the delay asked for when a read failed on a saturated database
 MAX_STREAM_SECONDS = 600.0
+NOTE_MAX = 7999  # bytes: Postgres refuses a NOTIFY payload of 8000 bytes or more
+NOTES_KEPT = 8  # notes held per watched match: a stream this many versions behind still catches up
+NOTE_TEXTS = 16  # renderings memoised per note (one per ``since`` asked for)
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """The public side of one write, as its notification told it: the match went from version
+    ``prev`` to ``version``, ``entries`` are the new entries a spectator may see (JSON, in
+    order), ``state`` what a spectator is sent with the version (:func:`spectator_state`)."""
+
+    prev: int
+    version: int
+    entries: tuple[dict[str, Any], ...]
+    state: dict[str, Any]
+    # renderings of the chain ending with this note, by the ``since`` they start after
+    texts: dict[int, str] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def announce(self) -> str:
+        """The ``version`` event of this note's version (rendered once)."""
+        found = self.texts.get(-1)
+        if found is None:
+            found = self.texts[-1] = announce(self.version, self.state)
+        return found
+
+
+def announce(version: int, state: dict[str, Any]) -> str:
+    """The ``version`` event a stream sends after the entries of ``version``."""
+    return sse("version", {"version": version, **state}, id=version)
+
+
+def spectator_state(
+    status: str, round_: int, vp_a: int, vp_b: int, winner: str | None, headline: dict[str, Any]
+) -> dict[str, Any]:
+    """What a spectator's stream sends with each version: the row's shown fields and the
+    rule system's headline (public: the players' streams send it too)."""
+    return {
+        "status": str(status),
+        "round": round_,
+        "vp": {"A": vp_a, "B": vp_b},
+        "winner": winner,
+        **headline,
+    }
+
+
+def note_payload(
+    match_id: int,
+    version: int,
+    prev: int,
+    entries: list[dict[str, Any]],
+    state: dict[str, Any],
+) -> str:
+    """The NOTIFY payload of a write: ``id:version:prev:{"entries": [...], "state": {...}}``,
+    or ``id:version`` alone when that would reach :data:`NOTE_MAX` bytes (the streams then read
+    the match). ``entries`` must be the public entries only (no audience)."""
+    head = f"{match_id}:{version}"
+    body = fastjson.dumps({"entries": entries, "state": state})
+    tail = f":{prev}:".encode()
+    if len(head) + len(tail) + len(body) > NOTE_MAX:
+        return head
+    return head + tail.decode() + body.decode()
+
+
+def parse_note(payload: str) -> tuple[int, int | None, Note | None] | None:
+    """``(match id, version or None, note or None)`` of a notification (``None``: not ours).
+    A payload of another form than :func:`note_payload`'s (``id:0``, an older server's
+    ``id:version``) gives no note; a note that does not parse is dropped (the streams read)."""
+    parts = payload.split(":", 3)
+    if not parts[0].isdigit():
+        return None
+    match_id = int(parts[0])
+    version = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else None
+    if version is None or len(parts) != 4 or not parts[2].isdigit():
+        return match_id, version, None
+    try:
+        data = orjson.loads(parts[3])
+        entries = data["entries"]
+        state = data["state"]
+        prev = int(parts[2])
+        if (
+            not isinstance(entries, list)
+            or not isinstance(state, dict)
+            or not prev < version
+            or not all(
+                isinstance(e, dict) and type(e.get("seq")) is int and e.get("audience") is None
+                for e in entries
+            )
+        ):
+            return match_id, version, None
+    except (orjson.JSONDecodeError, KeyError, TypeError):
+        return match_id, version, None
+    return match_id, version, Note(prev, version, tuple(entries), state)
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +189,9 @@ class Shared(Generic[F]):
     # just wrote), found on the event loop with no I/O; ``None``: ask ``fetch()``. It saves the
     # trip to the thread pool, which is a good part of a stream read's cost (issue 21).
     at_hand: Callable[[], F | None] | None = None
+    # One viewer's :class:`Update` after ``since`` when it can be made with no I/O at all (from
+    # the hub's notes, or this process's own write), else ``None``: then ``at_hand``/``fetch``.
+    cached: Callable[[int], Update | None] | None = None
 
 
 class Hub:
@@ -97,6 +205,9 @@ class Hub:
         self._announced: dict[int, int] = {}  # match id -> the latest version woken for
         self.fetches = 0  # shared reads run (for tests and benchmarks)
         self._waiters: dict[int, set[_Waiter]] = {}
+        self._notes: dict[int, list[Note]] = {}  # match id -> its last notes, an unbroken chain
+        self._epochs: dict[int, int] = {}  # match id -> its epoch (see epoch())
+        self._epoch_seq = 0
         self._pg_url = _listen_url(database_url)
         self._listeners: dict[asyncio.AbstractEventLoop, tuple[asyncio.Task[None], int]] = {}
         self.listening = False  # True while a LISTEN connection is up (for tests and health)
@@ -118,7 +229,7 @@ class Hub:
             if not waiters:
                 # nobody to wake here: forget what was announced, so that the next stream's
                 # first read cannot take an older version for the latest (see announced())
-                self._announced.pop(match_id, None)
+                self._forget(match_id)
                 return
             if version is not None:
                 # On Postgres the writer's process hears of its write twice (its own publish,
@@ -129,6 +240,9 @@ class Hub:
                 self._announced[match_id] = version
             else:  # not a new version: whatever a read assumed of the latest one is unsure
                 self._announced.pop(match_id, None)
+                self._notes.pop(match_id, None)
+                self._epoch_seq += 1
+                self._epochs[match_id] = self._epoch_seq
         by_loop: dict[asyncio.AbstractEventLoop, list[asyncio.Event]] = {}
         for w in waiters:
             by_loop.setdefault(w.loop, []).append(w.event)
@@ -137,6 +251,52 @@ class Hub:
             # find each other (Hub.fetch) instead of trickling in one by one
             with contextlib.suppress(RuntimeError):  # the loop has closed
                 loop.call_soon_threadsafe(_set_all, woken)
+
+    def _forget(self, match_id: int) -> None:
+        """Drop what the hub held for a match nobody here watches (under ``_lock``)."""
+        self._announced.pop(match_id, None)
+        self._notes.pop(match_id, None)
+        self._epochs.pop(match_id, None)
+
+    def heard(self, payload: str) -> None:
+        """A notification's payload (the LISTEN connection's, or a test's): keep its note for
+        the match's streams, then wake them."""
+        parsed = parse_note(payload)
+        if parsed is None:
+            return
+        match_id, version, note = parsed
+        if version is not None and version > 0:
+            self._keep(match_id, version, note)
+        self._wake(match_id, version)
+
+    def _keep(self, match_id: int, version: int, note: Note | None) -> None:
+        with self._lock:
+            if match_id not in self._waiters:
+                return
+            chain = self._notes.get(match_id)
+            if chain and version <= chain[-1].version:
+                return  # heard already (or older): the chain stands
+            if note is None:  # a payload too big: the chain breaks here
+                self._notes.pop(match_id, None)
+                return
+            if not chain or chain[-1].version != note.prev:  # a gap: it starts again here
+                chain = self._notes[match_id] = []
+            chain.append(note)
+            del chain[:-NOTES_KEPT]
+
+    def notes(self, match_id: int) -> tuple[Note, ...]:
+        """The last notes heard for ``match_id``, oldest first, each going on from the one
+        before (``prev`` = the previous one's ``version``)."""
+        with self._lock:
+            return tuple(self._notes.get(match_id, ()))
+
+    def epoch(self, match_id: int) -> int:
+        """A number that changes whenever the streams of ``match_id`` are woken for anything
+        but a new version (a revoked link, a cancelled match, the LISTEN connection back): a
+        stream that checked its viewer's access at one epoch may go on from notes while the
+        epoch stays, and reads the match again once it moves."""
+        with self._lock:
+            return self._epochs.get(match_id, 0)
 
     def announced(self, match_id: int) -> int | None:
         """The latest version that woke the streams of ``match_id`` in this process, if the
@@ -171,7 +331,7 @@ class Hub:
                     bucket.discard(waiter)
                     if not bucket:
                         del self._waiters[match_id]
-                        self._announced.pop(match_id, None)
+                        self._forget(match_id)
             self._listener_release(loop)
 
     async def read(self, read: Callable[[int], Update], since: int) -> Update:
@@ -277,9 +437,7 @@ class Hub:
                     self._wake_all()  # anything committed while we were not listening
                     async for note in conn.notifies():
                         self.notifications += 1
-                        match_id, _, version = note.payload.partition(":")
-                        if match_id.isdigit():
-                            self._wake(int(match_id), int(version) if version.isdigit() else None)
+                        self.heard(note.payload)
                 finally:
                     self.listening = False
                     with contextlib.suppress(Exception):
@@ -341,6 +499,9 @@ class Update:
     # The entries' SSE text, already rendered and shared by every viewer of the version (the
     # spectators); when set, ``entries`` is not rendered again.
     rendered: str = ""
+    # The ``version`` event of ``version`` with ``state``, rendered once for every viewer of
+    # the version (the spectators); ``""``: rendered by each stream.
+    announce: str = ""
 
 
 def sse(event: str, data: object, id: int | None = None) -> str:
@@ -370,15 +531,22 @@ async def stream(
     deadline = time.monotonic() + max(0.0, min(timeout, MAX_STREAM_SECONDS))
     yield f"retry: {RETRY_MS}\n\n"
     first = True
+    recheck = False  # a keep-alive's turn: read, whatever the notes say (the link, the row)
     async with hub.subscribe(match_id) as woken:
         while True:
             woken.clear()
             try:
                 if isinstance(read, Shared):
-                    fetched = read.at_hand() if read.at_hand is not None else None
-                    if fetched is None:
-                        fetched = await hub.fetch(match_id, read.fetch, read.kind)
-                    update = read.present(fetched, since)
+                    cached = None
+                    if read.cached is not None and not recheck:
+                        cached = read.cached(since)
+                    if cached is not None:
+                        update = cached
+                    else:
+                        fetched = read.at_hand() if read.at_hand is not None else None
+                        if fetched is None:
+                            fetched = await hub.fetch(match_id, read.fetch, read.kind)
+                        update = read.present(fetched, since)
                 else:
                     update = await hub.read(read, since)
             except (SQLAlchemyTimeoutError, OperationalError) as exc:
@@ -395,11 +563,15 @@ async def stream(
                 sse("entry", entry, id=int(entry["seq"])) for entry in update.entries
             )
             if update.version > since or first:
-                since = max(since, update.version)
-                text += sse("version", {"version": since, **update.state}, id=since)
+                if update.announce and since <= update.version:
+                    text += update.announce
+                    since = update.version
+                else:
+                    since = max(since, update.version)
+                    text += sse("version", {"version": since, **update.state}, id=since)
             if text:
                 yield text
-            first = False
+            first = recheck = False
             left = deadline - time.monotonic()
             if left <= 0:
                 return
@@ -410,4 +582,5 @@ async def stream(
             except TimeoutError:
                 if deadline - time.monotonic() <= 0:
                     return
+                recheck = True
                 yield ": keepalive\n\n"

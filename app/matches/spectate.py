@@ -21,9 +21,12 @@ and disabling move the nonce on, so a link once revoked never comes back, even r
 **Scale.** A spectator's read goes through the per-process snapshot cache
 (``app.matches.reads``): the JSON body, the page's live fragment and the SSE text of a
 version are rendered once per match, version (and ``Last-Event-ID`` for the SSE text) for
-every spectator, never one replay or one rendering per spectator. The spectators' streams of a
-match share one database read per wake-up (``Hub.fetch`` of kind ``"spectate"``); an idle
-stream holds no database connection and no admission slot (ADR 0009), only its waiter.
+every spectator, never one replay or one rendering per spectator. A spectator's stream sends a
+new version with no database read when it can (:func:`spectator_reader`): from the write's
+notification (its public entries and state, ``events.Note``) or, in the process that wrote it,
+from the snapshot the write left in the cache; otherwise the spectators' streams of a match
+share one database read per wake-up (``Hub.fetch`` of kind ``"spectate"``). An idle stream
+holds no database connection and no admission slot (ADR 0009), only its waiter.
 
 The league game's page (``app.leagues.web``) offers the same three actions to whoever may
 manage the link of the match that plays the game (:func:`may_manage`).
@@ -39,7 +42,7 @@ import base64
 import hashlib
 import hmac
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any
@@ -490,11 +493,13 @@ def spectate_match(
 @dataclass(frozen=True, slots=True)
 class Seen:
     """What one shared read of the spectators' streams found: the link's digest now (``None``:
-    revoked, or the match is gone), the state sent with each version, the snapshot."""
+    revoked, or the match is gone), the state sent with each version, the snapshot, and the
+    hub's epoch of the match when the read started (``Hub.epoch``)."""
 
     digest: str | None
     state: dict[str, Any]
     snapshot: reads.Snapshot | None
+    epoch: int = 0
 
 
 _STREAM_ROW = select(
@@ -511,51 +516,147 @@ _STREAM_ROW = select(
 ).where(Match.id == bindparam("match_id"))
 
 
-def spectator_reader(database: Database, match_id: int, digest: str) -> events.Shared[Seen]:
-    """One short session and one snapshot per wake-up of the match, shared by all its
-    spectators' streams in this process; each then takes the SSE text after its version,
-    rendered once per version for all of them."""
+def _state(status: str, round_: int, battle: Any, rule_system: str) -> dict[str, Any]:
+    """A spectator's state of a version from its battle (as the write put it in the row)."""
+    game = battle.status()
+    return events.spectator_state(
+        status,
+        round_,
+        int(game.scores.get("A", 0)),
+        int(game.scores.get("B", 0)),
+        game.winner,
+        systems.playable(rule_system).headline(battle),
+    )
+
+
+def _entries_text(entries: Iterable[Mapping[str, Any]], since: int) -> str:
+    return "".join(
+        events.sse("entry", e, id=int(e["seq"])) for e in entries if int(e["seq"]) > since
+    )
+
+
+def spectator_reader(
+    database: Database,
+    match_id: int,
+    digest: str,
+    hub: events.Hub | None = None,
+    secret: str = "",
+) -> events.Shared[Seen]:
+    """What a spectator's stream reads on each wake-up of the match.
+
+    With no I/O when it can (``cached``): the notes of the writes the hub heard since, or, in
+    the process that wrote the version, its snapshot in the cache, as long as the link was
+    checked at the hub's current epoch of the match (a revoked link moves it). Otherwise one
+    short session and one snapshot per wake-up of the match, shared by all its spectators'
+    streams in this process, which checks the link. Either way the SSE text after a version is
+    rendered once for all the spectators of the match. Without ``hub`` (and the match's
+    ``secret``), every wake-up reads."""
+    checked: int | None = None  # the epoch at which this stream last found its link valid
 
     def fetch() -> Seen:
+        # before the read: a revocation committed after it moves the epoch
+        epoch = hub.epoch(match_id) if hub is not None else 0
         with database.sessions() as db:
             row = db.execute(_STREAM_ROW, {"match_id": match_id}).one_or_none()
             if row is None:
-                return Seen(None, {}, None)
-            state: dict[str, Any] = {
-                "status": row.status,
-                "round": row.round,
-                "vp": {"A": row.vp_a, "B": row.vp_b},
-                "winner": row.winner,
-            }
+                return Seen(None, {}, None, epoch)
             if row.version == 0:
-                return Seen(row.spectate_digest, state, None)
+                state = events.spectator_state(
+                    row.status, row.round, row.vp_a, row.vp_b, row.winner, {}
+                )
+                return Seen(row.spectate_digest, state, None, epoch)
             snap = reads.snapshot(db, row)
-            state.update(systems.playable(row.rule_system).headline(snap.battle))
-            return Seen(row.spectate_digest, state, snap)
+            state = events.spectator_state(
+                row.status,
+                row.round,
+                row.vp_a,
+                row.vp_b,
+                row.winner,
+                systems.playable(row.rule_system).headline(snap.battle),
+            )
+            return Seen(row.spectate_digest, state, snap, epoch)
 
     def present(seen: Seen, since: int) -> events.Update:
+        nonlocal checked
         if seen.digest is None or not security.hmac_equal(seen.digest, digest):
+            checked = None
             return events.Update(0, [], {}, gone=True)
+        checked = seen.epoch
         snap = seen.snapshot
         if snap is None:
             return events.Update(0, [], seen.state)
-        # a client's Last-Event-ID (or ?since=) past the version has seen everything there is
-        since = min(max(0, since), snap.version)
+        return _from_snapshot(snap, seen.state, since)
 
-        def text() -> str:
-            return "".join(
-                events.sse("entry", e, id=int(e["seq"])) for e in snap.entries(None, since)
-            )
+    def cached(since: int) -> events.Update | None:
+        assert hub is not None
+        if checked is None or hub.epoch(match_id) != checked:
+            return None  # the link is to be checked again (or never was): read
+        latest = hub.announced(match_id)  # the version that woke this stream, or later
+        if latest is None:
+            return None
+        return _from_notes(hub.notes(match_id), latest, since) or _from_written(latest, since)
 
-        # This runs on the event loop: ``memo``, never ``rendered``, whose lock a thread holds
-        # while it builds a big body of this snapshot (a seat's GET, the page's live block).
-        # The texts of the last RECENT versions are shared by the match's spectators; a resume
-        # from long ago is rendered for its one client, not kept.
-        shared = since >= snap.version - RECENT
-        rendered = snap.memo(("spectate-sse", since), text) if shared else text()
-        return events.Update(snap.version, [], seen.state, rendered=rendered)
+    def _from_written(latest: int, since: int) -> events.Update | None:
+        """This process wrote ``latest``: its row and battle are at hand."""
+        written = reads.cache.written.at(match_id, latest)
+        if written is None or written.secret != secret:
+            return None
+        snap = reads.cache.get((match_id, secret), latest)
+        if snap is None:
+            return None
+        state, announce = snap.memo(
+            ("spectate-state",),
+            lambda: _announced(
+                snap.version,
+                _state(written.status, written.round, snap.battle, written.rule_system),
+            ),
+        )
+        return _from_snapshot(snap, state, since, announce)
 
-    return events.Shared(fetch, present, kind="spectate")
+    return events.Shared(
+        fetch, present, kind="spectate", cached=cached if hub is not None and secret else None
+    )
+
+
+def _announced(version: int, state: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    return state, events.announce(version, state)
+
+
+def _from_snapshot(
+    snap: reads.Snapshot, state: dict[str, Any], since: int, announce: str = ""
+) -> events.Update:
+    # a client's Last-Event-ID (or ?since=) past the version has seen everything there is
+    since = min(max(0, since), snap.version)
+
+    def text() -> str:
+        return _entries_text(snap.entries(None, since), since)
+
+    # This runs on the event loop: ``memo``, never ``rendered``, whose lock a thread holds
+    # while it builds a big body of this snapshot (a seat's GET, the page's live block).
+    # The texts of the last RECENT versions are shared by the match's spectators; a resume
+    # from long ago is rendered for its one client, not kept.
+    shared = since >= snap.version - RECENT
+    rendered = snap.memo(("spectate-sse", since), text) if shared else text()
+    return events.Update(snap.version, [], state, rendered=rendered, announce=announce)
+
+
+def _from_notes(chain: Sequence[events.Note], latest: int, since: int) -> events.Update | None:
+    """The Update after ``since`` from the notes heard, when they reach ``latest`` and go back
+    to ``since`` unbroken (``None``: read the match)."""
+    if not chain or chain[-1].version != latest or since > latest:
+        return None
+    last = chain[-1]
+    needed = [n for n in chain if n.version > since]
+    if not needed:  # nothing new (sent already)
+        return events.Update(latest, [], last.state, announce=last.announce)
+    if needed[0].prev > since:
+        return None  # it fell behind the notes held
+    text = last.texts.get(since)
+    if text is None:
+        text = _entries_text((e for n in needed for e in n.entries), since)
+        if len(last.texts) < events.NOTE_TEXTS:
+            last.texts[since] = text
+    return events.Update(latest, [], last.state, rendered=text, announce=last.announce)
 
 
 @router.get(
@@ -577,8 +678,9 @@ def spectate_events(
     number = parse_int(last_event_id, 0, 10**18)
     start = min(number, 10_000_000) if number is not None else since or 0
     digest = security.digest(token)
-    reader = spectator_reader(request.app.state.db, match.id, digest)
-    body = events.stream(events.hub_for(request.app), match.id, start, reader, timeout=timeout)
+    hub = events.hub_for(request.app)
+    reader = spectator_reader(request.app.state.db, match.id, digest, hub, match.secret)
+    body = events.stream(hub, match.id, start, reader, timeout=timeout)
     return StreamingResponse(
         body,
         media_type="text/event-stream",

@@ -23,10 +23,10 @@ from sqlalchemy.orm.attributes import set_committed_value
 from app.core.db import AFTER_COMMIT_HOOKS, DriverStatement, mark_outcome_unknown
 from app.core.deps import AUTOCOMMIT_WRITE
 from app.core.errors import AppError
-from app.engine.match import Envelope, StaleVersion, TaggedCodec
+from app.engine.match import Envelope, StaleVersion, TaggedCodec, visible_to
 from app.engine.match.game import GameStatus, MatchGame
 from app.engine.match.seats import Seat
-from app.matches import league_games, reads, systems
+from app.matches import events, league_games, reads, systems
 from app.matches.exceptions import CommandRefused, WriteConflict
 from app.matches.models import Match, MatchEvent, MatchStatus
 
@@ -39,6 +39,7 @@ __all__ = [
     "bind_publisher",
     "league_game_path",
     "match_status",
+    "public_note",
     "publisher_of",
 ]
 
@@ -251,6 +252,45 @@ def _event_params(match_id: int, new: Sequence[Envelope], codec: TaggedCodec) ->
     return params
 
 
+def public_note(
+    match: Match | WriteTarget,
+    battle: MatchGame,
+    new: Sequence[Envelope],
+    seen: int,
+    game: GameStatus,
+    encoded: Callable[[int], Any] | None = None,
+) -> str:
+    """The NOTIFY payload of the write of ``new`` (the last envelopes of ``battle``, from
+    version ``seen``; ``game`` its status): its public side, the entries a spectator may see
+    (``visible_to(e, None)``, never a secret) and the state a spectator is sent
+    (:func:`app.matches.events.note_payload`), so that the other processes' spectators need not
+    read the match (issue 21). ``encoded(i)``: the event of ``new[i]`` as already encoded for
+    its row (``None``: encoded here)."""
+    system = systems.playable(match.rule_system)
+    codec = system.event_codec
+    public = [
+        {
+            "seq": env.seq,
+            "batch": env.batch,
+            "actor": env.actor,
+            "at": env.at,
+            "audience": None,
+            "event": codec.encode(env.event) if encoded is None else encoded(i),
+        }
+        for i, env in enumerate(new)
+        if visible_to(env, None)
+    ]
+    state = events.spectator_state(
+        match_status(game),
+        game.round,
+        int(game.scores.get("A", 0)),
+        int(game.scores.get("B", 0)),
+        game.winner,
+        system.headline(battle),
+    )
+    return events.note_payload(match.id, battle.version, seen, public, state)
+
+
 def _autocommitted(db: Session, conn: Connection) -> bool:
     """Whether ``db`` runs without a transaction for a write (``deps.autocommit_write``)."""
     return bool(db.info.get(AUTOCOMMIT_WRITE)) and (
@@ -288,7 +328,8 @@ def append(
         if one and len(new) <= _INSERT_ROWS and match.league_game_id is None:
             # one statement, committed by itself (see _ONE_STATEMENT above)
             params.update(_event_params(match.id, new, codec))
-            params.update(channel=NOTIFY_CHANNEL, note=f"{match.id}:{version}")
+            note = public_note(match, battle, new, seen, game, lambda i: params[f"event_{i}"])
+            params.update(channel=NOTIFY_CHANNEL, note=note)
             try:
                 updated = int(_one_statement(len(new)).rowcount(conn, params) == len(new))
             except OperationalError as exc:
@@ -304,7 +345,7 @@ def append(
             if conn.dialect.name == "postgresql":
                 # the notification rides on the compare-and-set (one round trip); Postgres
                 # delivers it at commit, and only if the row was updated
-                params["note"] = f"{match.id}:{version}"
+                params["note"] = public_note(match, battle, new, seen, game)
                 updated = len(_CAS_NOTIFY_DRIVER.rows(conn, params))
             else:
                 updated = _CAS_DRIVER.rowcount(conn, params)

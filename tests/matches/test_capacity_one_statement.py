@@ -25,7 +25,7 @@ from sqlalchemy.orm import Session
 from app.core.db import Database
 from app.core.deps import AUTOCOMMIT_WRITE, autocommit_write, end_transaction
 from app.engine.match import StaleVersion
-from app.matches import reads, service, systems, writes
+from app.matches import events, reads, service, systems, writes
 from app.matches.exceptions import CommandRefused
 from app.matches.models import Match, MatchEvent
 from tests.matches.streams import next_move
@@ -211,7 +211,13 @@ def test_the_write_notifies_once_committed(
         outcome, alone = _command(database, match_id, callers, _move(engine, match_id))
         assert alone
         heard = [n.payload for n in listener.notifies(timeout=5, stop_after=1)]
-        assert heard == [f"{match_id}:{outcome.battle.version}"]
+        assert len(heard) == 1
+        # "id:version", then the write's public side for the spectators (events.note_payload)
+        assert heard[0].startswith(f"{match_id}:{outcome.battle.version}:")
+        parsed = events.parse_note(heard[0])
+        assert parsed is not None
+        assert parsed[:2] == (match_id, outcome.battle.version)
+        assert parsed[2] is not None
     finally:
         listener.close()
         database.engine.dispose()
