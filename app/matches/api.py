@@ -641,8 +641,11 @@ def event_reader(request: Request, match_id: int, who: service.Caller) -> events
 
     def fetch() -> Fetched:
         found = at_hand()
-        if found is not None:
-            return found
+        return found if found is not None else fresh()
+
+    def fresh() -> Fetched:
+        # the database: a keep-alive's turn reads it whatever was announced here, since a lost
+        # notification leaves the announced version behind the match's
         with database.sessions() as db:
             autocommit_reads(db)  # a read only: no BEGIN, no COMMIT
             row = reads.core_rows(db, _STREAM_ROW, {"match_id": match_id}).one_or_none()
@@ -661,7 +664,7 @@ def event_reader(request: Request, match_id: int, who: service.Caller) -> events
         entries = found.snapshot.entries(str(seat), since)
         return events.Update(found.snapshot.version, entries, found.state)
 
-    return events.Shared(fetch, present, at_hand=at_hand)
+    return events.Shared(fetch, present, at_hand=at_hand, fresh=fresh)
 
 
 def event_stream(

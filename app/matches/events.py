@@ -6,7 +6,8 @@ reads the match again from the database, through the per-process snapshot cache
 (``app.matches.reads``), and sends what is new for its viewer: the streams of one match woken
 together share one read and one replay (:meth:`Hub.fetch`), and each sends only the entries
 after the last version it sent. A duplicate or a lost wake-up costs at most a read (streams
-also re-read every :data:`KEEPALIVE` seconds).
+also re-read every :data:`KEEPALIVE` seconds, from the database itself, whatever this process
+wrote, announced or heard: a lost notification delays a version by a keep-alive at most).
 
 **Notes.** A write's NOTIFY also carries its *public* side (:func:`note_payload`): the entries
 a spectator may see (those with no audience, the same ``visible_to(e, None)`` as a read) and
@@ -192,6 +193,12 @@ class Shared(Generic[F]):
     # One viewer's :class:`Update` after ``since`` when it can be made with no I/O at all (from
     # the hub's notes, or this process's own write), else ``None``: then ``at_hand``/``fetch``.
     cached: Callable[[int], Update | None] | None = None
+    # The database read itself, never what this process holds (``None``: ``fetch`` is one
+    # already). A keep-alive's turn reads through it: ``at_hand`` and a ``fetch`` that tries it
+    # trust the last version announced here, which a lost notification leaves behind the match
+    # (another worker killed between its commit and its NOTIFY, a dropped batch), so a stream
+    # that trusted them on every turn would stay at that version for good.
+    fresh: Callable[[], F] | None = None
 
 
 class Hub:
@@ -531,7 +538,7 @@ async def stream(
     deadline = time.monotonic() + max(0.0, min(timeout, MAX_STREAM_SECONDS))
     yield f"retry: {RETRY_MS}\n\n"
     first = True
-    recheck = False  # a keep-alive's turn: read, whatever the notes say (the link, the row)
+    recheck = False  # a keep-alive's turn: read the database, whatever notes or memory say
     async with hub.subscribe(match_id) as woken:
         while True:
             woken.clear()
@@ -542,6 +549,10 @@ async def stream(
                         cached = read.cached(since)
                     if cached is not None:
                         update = cached
+                    elif recheck:  # the database, whatever this process holds or heard
+                        fresh = read.fresh or read.fetch
+                        kind = read.kind if read.fresh is None else f"{read.kind}:fresh"
+                        update = read.present(await hub.fetch(match_id, fresh, kind), since)
                     else:
                         fetched = read.at_hand() if read.at_hand is not None else None
                         if fetched is None:
