@@ -51,6 +51,7 @@ soak: install  ## the tournament's mixed load for SOAK_SECONDS (600): nothing lo
 fuzz: install  ## schemathesis over the whole API, EXAMPLES requests per operation (SQLite, then Postgres)
 	FUZZ_EXAMPLES=$(or $(EXAMPLES),200) $(BIN)/python -m pytest -q tests/test_api_fuzz.py
 	FUZZ_EXAMPLES=$(or $(EXAMPLES),200) $(BIN)/python scripts/with_postgres.py $(BIN)/python -m pytest -q tests/test_api_fuzz.py
+	SWEEP_EXAMPLES=40 FORM_EXAMPLES=30 COMMAND_STEPS=200 IMPORT_EXAMPLES=60 $(BIN)/python -m pytest -q tests/robustness
 
 migration: install  ## make migration m="what changed"
 	$(BIN)/alembic revision --autogenerate -m "$(m)"
