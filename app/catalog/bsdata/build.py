@@ -126,6 +126,7 @@ class _Sheet:
     transport: int | None = None
     two_leaders_from: int | None = None
     options: list[WargearOption] = field(default_factory=list)
+    carried: frozenset[str] | None = None  # the categories an entry of the unit may carry
 
 
 @dataclass(slots=True)
@@ -1153,7 +1154,7 @@ class Builder:
             outer = self._within
             for m in members:
                 linked = made is not None and not m.is_group
-                if linked:
+                if made is not None and linked:
                     # the options inside this member are open only to a model taking it
                     self._within = (made.name, m.name.strip()[:200])
                 try:
@@ -1639,6 +1640,10 @@ class Builder:
                 for g in groups:
                     if child in g.ids:
                         return float(sum(counts.get(id(x), 0) for x in leaves_of(g)))
+                if child in self.ws.category_names and child not in self.carried(sheet):
+                    # a keyword no entry of the unit can carry (the Windriders' count of
+                    # Warlock Skyrunners, a unit of another datasheet): 0 in every list
+                    return 0.0
                 return None
 
             ctx = base_ctx.with_counter(counter)
@@ -1652,6 +1657,29 @@ class Builder:
             else:
                 tiers.append(PointsTier(n, n, value))
         return tiers
+
+    def carried(self, sheet: _Sheet) -> frozenset[str]:
+        """The categories an entry of ``sheet``'s unit may carry: linked by the root entry or
+        any entry or group below it (through links), or added by a modifier there whatever
+        its condition. Made once per datasheet; walked to the importer's depth limit."""
+        if sheet.carried is not None:
+            return sheet.carried
+        found: set[str] = set()
+        seen: set[tuple[str, str]] = set()
+        stack = [(sheet.root, 0)]
+        while stack:
+            node, depth = stack.pop()
+            key = (node.doc.id, node.id)
+            if key in seen or depth > self.limits.max_depth:
+                continue
+            seen.add(key)
+            found.update(node.category_ids())
+            for m, _groups in node.modifiers():
+                if m.get("field") == "category" and m.get("type") in ("add", "set-primary"):
+                    found.add(m.get("value") or "")
+            stack.extend((c, depth + 1) for c in self.children(node))
+        sheet.carried = frozenset(found)
+        return sheet.carried
 
     def finish(
         self,
