@@ -82,6 +82,9 @@ MESSAGES: Mapping[str, str] = {
     "wargear-invalid.requires": lazy(
         "{datasheet} takes {wargear}, which comes only with {parent}."
     ),
+    "wargear-invalid.required-within": lazy(
+        "{datasheet} takes {parent} with {count} of {wargear} ({option}): it needs {limit}."
+    ),
     "leader-attachment-illegal.no-such-unit": lazy(
         "{datasheet} is attached to unit {target_number}, which is not in the army."
     ),
@@ -166,6 +169,9 @@ FIXES: Mapping[str, str] = {
     "wargear-invalid.required": lazy("Add {missing} of {wargear} ({option})."),
     "wargear-invalid.roster": lazy("Remove {excess} {wargear} from these units."),
     "wargear-invalid.requires": lazy("Take {parent}, or remove {wargear}."),
+    "wargear-invalid.required-within": lazy(
+        "Add {missing} of {wargear} ({option}), or remove {parent}."
+    ),
     "leader-attachment-illegal": lazy("Attach {datasheet} to one of: {allowed}."),
     "leader-attachment-illegal.not-a-leader": lazy("Detach {datasheet}."),
     "leader-attachment-illegal.bodyguard-taken": lazy(

@@ -16,6 +16,7 @@ from app.engine.wh40k10e.army import (
     Detachment,
     Enhancement,
     ModelProfile,
+    PointsStep,
     Restriction,
     Weapon,
     WeaponProfile,
@@ -242,13 +243,51 @@ class WargearChoiceOut(BaseModel):
     max_per_unit: int | None
 
 
+class WargearRequiresOut(BaseModel):
+    """The choice of another option an option sits inside (ruling D20)."""
+
+    option: str = Field(description="The name of the option holding that choice")
+    choice: str = Field(description="The name of the choice")
+
+
 class WargearOptionOut(BaseModel):
     name: str
     model: str = Field(description="The model type the option is for ('' for the whole unit)")
-    min: int
+    min: int = Field(
+        description="Picks required per model (per time its `requires` choice is taken)"
+    )
     max: int
     default: str | None
     choices: list[WargearChoiceOut]
+    requires: WargearRequiresOut | None = Field(
+        default=None,
+        description="When the option sits inside a choice of another option (a Captain's "
+        "Pistol inside Pistol and Melee Weapon): that choice; the option is open only as "
+        "often as the unit takes it (ruling D20). null: the option stands on its own",
+    )
+
+
+class PointsStepOut(BaseModel):
+    """A points modifier that depends on the unit's wargear (ruling D28)."""
+
+    kind: str = Field(description="increment (adds points) or decrement (takes points)")
+    amount: int = Field(description="Points added or taken each time the step applies")
+    when: str | None = Field(description="The condition on the unit, in our words (null: always)")
+    per: list[str] = Field(
+        description="The choices counted: the step applies once per `every` of them taken "
+        "(empty: once)"
+    )
+    every: int
+
+    @classmethod
+    def of(cls, step: PointsStep) -> PointsStepOut:
+        return cls(
+            kind=step.kind.value,
+            amount=step.amount,
+            when=None if step.when is None else str(step.when),
+            per=list(step.per),
+            every=step.every,
+        )
 
 
 class RestrictionOut(BaseModel):
@@ -282,12 +321,19 @@ class DatasheetOut(DatasheetSummary):
     restrictions: list[RestrictionOut] = Field(
         default_factory=list, description="The data's own list errors for this datasheet"
     )
+    points_steps: list[PointsStepOut] = Field(
+        default_factory=list,
+        description="Points added to the unit's points by size for the wargear it takes, in "
+        "order (ruling D28: a Crucible character's weapons past the second); the unit never "
+        "costs less than 0",
+    )
 
     @classmethod
     def of(cls, d: Datasheet) -> DatasheetOut:
         return cls(
             **DatasheetSummary.fields_of(d),
             restrictions=[RestrictionOut.of(r) for r in d.restrictions],
+            points_steps=[PointsStepOut.of(step) for step in d.points_steps],
             profiles=[ModelProfileOut.of(p) for p in d.profiles],
             models=[
                 ModelTypeOut(
@@ -318,6 +364,9 @@ class DatasheetOut(DatasheetSummary):
                         )
                         for c in o.choices
                     ],
+                    requires=WargearRequiresOut(option=o.within_option, choice=o.within)
+                    if o.within
+                    else None,
                 )
                 for o in d.wargear_options
             ],

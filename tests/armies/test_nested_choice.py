@@ -168,11 +168,76 @@ def test_an_inner_choice_needs_its_parent_choice(angels: Catalogue) -> None:
     assert _wargear_violations(angels, {"Power fist": 1}) == []
     assert _wargear_violations(angels, {PARENT: 1, "Plasma pistol": 1, "Power fist": 1}) == []
     # one pistol per choice taken
-    found = _wargear_violations(angels, {PARENT: 1, "Plasma pistol": 1, "Neo-volkite Pistol": 1})
+    two = {PARENT: 1, "Plasma pistol": 1, "Neo-volkite Pistol": 1, "Power fist": 1}
+    found = _wargear_violations(angels, two)
     assert [m for m, _ in found] == ["wargear-invalid.alternatives"]
     result = validate(_roster(angels, {"Plasma pistol": 1}), angels)
     fix = next(v.fix for v in result.violations if v.message_id == "wargear-invalid.requires")
     assert fix == f"Take {PARENT}, or remove Plasma pistol."
+
+
+def _inner_minimums() -> dict[str, int]:
+    """The groups inside the Captain's "Pistol and Melee Weapon" choice, read from the XML:
+    each group's own ``min`` (scope ``parent``) and its members' names."""
+    _default, shape = _xml_shape()
+    root = fromstring(MARINES.read_bytes())
+    captain = next(
+        e
+        for e in root.iter(f"{NS}selectionEntry")
+        if e.get("name") == "Captain" and e.get("type") == "model"
+    )
+    group = next(g for g in _kids(captain, "group") if g.get("name") == "Wargear")
+    parent = next(m for m in _kids(group, "entry") if m.get("name") == PARENT)
+    out: dict[str, int] = {}
+    for g in _kids(parent, "group"):
+        out[g.get("name", "")] = max(
+            int(c.get("value", "0"))
+            for c in g.findall(f"{NS}constraints/{NS}constraint")
+            if c.get("type") == "min"
+            and c.get("scope") == "parent"
+            and c.get("field") == "selections"
+        )
+    assert set(out) == {g for g, _, _ in shape[PARENT]}
+    return out
+
+
+def test_a_choice_taken_without_its_inner_picks_is_an_error(
+    angels: Catalogue, captain: Datasheet
+) -> None:
+    """The groups inside "Pistol and Melee Weapon" say "take at least 1" (ADR 0017's
+    nested minimum): taking the choice with no pick gives the Captain no weapon at all."""
+    minimums = _inner_minimums()
+    assert minimums == {"Pistol": 1, "Melee Weapon": 1}
+    inner = {o.name: o for o in captain.wargear_options if o.within == PARENT}
+    assert {n: o.min for n, o in inner.items()} == minimums
+    assert all(o.default is None for o in inner.values())
+
+    def errors(wargear: dict[str, int]) -> list[tuple[str, str, int, str]]:
+        result = validate(_roster(angels, wargear), angels)
+        return sorted(
+            (v.message_id, str(v.params["option"]), int(v.params["missing"]), v.fix)
+            for v in result.errors
+            if v.message_id == "wargear-invalid.required-within"
+        )
+
+    pistols = ", ".join(c.name for c in inner["Pistol"].choices)
+    melee = ", ".join(c.name for c in inner["Melee Weapon"].choices)
+    found = errors({PARENT: 1})
+    assert [(m, o, n) for m, o, n, _ in found] == [
+        ("wargear-invalid.required-within", "Melee Weapon", 1),
+        ("wargear-invalid.required-within", "Pistol", 1),
+    ]
+    fixes = {f for _, _, _, f in found}
+    assert f"Add 1 of {pistols} (Pistol), or remove {PARENT}." in fixes
+    assert f"Add 1 of {melee} (Melee Weapon), or remove {PARENT}." in fixes
+    assert not validate(_roster(angels, {PARENT: 1}), angels).valid
+    # one pick made: the other group still lacks its own
+    assert [o for _, o, _, _ in errors({PARENT: 1, "Plasma pistol": 1})] == ["Melee Weapon"]
+    # both picks made, or the choice not taken: nothing is required
+    assert errors({PARENT: 1, "Plasma pistol": 1, "Power fist": 1}) == []
+    assert errors({}) == []
+    assert errors({"Power fist": 1}) == []
+    assert validate(_roster(angels, {PARENT: 1, "Plasma pistol": 1, "Power fist": 1}), angels).valid
 
 
 def test_the_loadout_follows_the_choice_taken(captain: Datasheet) -> None:

@@ -751,3 +751,36 @@ def test_choices_the_data_hides_on_the_unit_are_not_offered(
     block = html(response)
     assert block.css_first(f"#unit-0-form input[name='wargear.{choice}']") is not None
     assert "cannot take" in block.text()
+
+
+def test_the_builder_refuses_a_choice_taken_without_its_inner_picks(
+    browser: TestClient, token: str
+) -> None:
+    """ADR 0017, ruling D20: the Captain's "Pistol and Melee Weapon" holds a pistol group and a
+    melee group that each say "take 1"; taken with no pick, the list is not valid and the page
+    says what to add; once the picks are made, it is."""
+    parent = "Pistol and Melee Weapon"
+    army_id = new_list(browser, token)
+    add(browser, token, army_id, "Captain")
+    base = {"csrf_token": token, "models": "1", "warlord": "on"}
+    response = browser.post(
+        f"/armies/{army_id}/units/0", data={**base, f"wargear.{parent}": "1"}, headers=HX
+    )
+    block = html(response)
+    army = block.css_first("#army")
+    assert army is not None
+    assert army.attributes["data-valid"] == "false"
+    texts = [li.text() for li in block.css("#violations .violation")]
+    missing = [t for t in texts if f"takes {parent} with 0 of" in t]
+    assert len(missing) == 2
+    assert all(f"or remove {parent}" in t for t in missing)
+    # the inner picks are offered once the choice is taken
+    form = block.css_first("#unit-0-form")
+    assert form is not None
+    assert form.css_first("input[name='wargear.Plasma pistol']") is not None
+    assert form.css_first("input[name='wargear.Power fist']") is not None
+    picked = {f"wargear.{parent}": "1", "wargear.Plasma pistol": "1", "wargear.Power fist": "1"}
+    response = browser.post(f"/armies/{army_id}/units/0", data={**base, **picked}, headers=HX)
+    army = html(response).css_first("#army")
+    assert army is not None
+    assert army.attributes["data-valid"] == "true"

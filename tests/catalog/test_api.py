@@ -13,6 +13,9 @@ from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session
 
 from app.catalog import starter
+from app.engine.wh40k10e.army import name_key
+from tests.armies import test_nested_choice as nested_choice
+from tests.catalog.bsdata import test_points_steps as points_steps
 from tests.catalog.bsdata.restriction_files import FILES as RESTRICTION_FILES
 from tests.catalog.hostile import deep_nesting, element_bomb
 from tests.support.web import api_token, csrf, register
@@ -163,6 +166,39 @@ def test_a_datasheet_as_players_know_it(anon: TestClient) -> None:
     assert sheet["combat_target"]["toughness"] == 4
     assert sheet["wargear_options"]
     assert anon.get(f"{API}/starter-wh40k10e/datasheets/nope").status_code == 404
+
+
+def test_nested_options_say_which_choice_they_need(anon: TestClient) -> None:
+    """Issue 17: an option inside a choice of another option (ruling D20) names that choice
+    (`requires`), checked against the Captain's entry read from the XML; options standing on
+    their own say null. The schema documents the field and ``points_steps``."""
+    if not nested_choice.MARINES.exists():
+        pytest.skip("../shared/data is not here")
+    default, shape = nested_choice._xml_shape()
+    listed = anon.get(f"{API}/starter-wh40k10e/datasheets", params={"q": "Captain"}).json()
+    sheet_id = next(d["id"] for d in listed if d["name"] == "Captain")
+    sheet = anon.get(f"{API}/starter-wh40k10e/datasheets/{sheet_id}").json()
+    assert sheet["points_steps"] == []  # priced by size alone
+    options = sheet["wargear_options"]
+    outer = next(o for o in options if o["name"] == "Wargear" and o["requires"] is None)
+    assert outer["default"] == default
+    nested = sorted((o["requires"]["choice"], o["name"]) for o in options if o["requires"])
+    assert all(o["requires"]["option"] == "Wargear" for o in options if o["requires"])
+    # every group inside a member of "Wargear"; those of "Pistol and Melee Weapon" must be
+    # picked each time it is taken, as their own minimum says
+    assert nested == sorted((m, g) for m, groups in shape.items() for g, _d, _n in groups)
+    minimums = nested_choice._inner_minimums()
+    assert {
+        o["name"]: o["min"]
+        for o in options
+        if o["requires"] and o["requires"]["choice"] == nested_choice.PARENT
+    } == minimums
+    schema = anon.get("/api/v1/openapi.json").json()["components"]["schemas"]
+    assert "requires" in schema["WargearOptionOut"]["properties"]
+    assert "points_steps" in schema["DatasheetOut"]["properties"]
+    step = schema["PointsStepOut"]["properties"]
+    assert set(step) == {"kind", "amount", "when", "per", "every"}
+    assert all(p.get("description") for n, p in step.items() if n != "every")
 
 
 def test_unknown_catalogue(anon: TestClient) -> None:
@@ -442,6 +478,28 @@ def test_import_the_real_files_through_the_api(
     )
     assert check.status_code == 200
     assert check.json()["valid"], check.json()["violations"]
+    # a Crucible character's points by its weapons (ruling D28), as its file writes them
+    orks = next(c for c in body["catalogues"] if c["name"] == "Xenos - Orks")
+    name = "Hordeboss [Crucible]"
+    found = client.get(
+        f"{API}/{orks['slug']}/datasheets", params={"q": "Hordeboss"}, headers=alice
+    ).json()
+    sheet_id = next(d["id"] for d in found if d["name"] == name)
+    sheet = client.get(f"{API}/{orks['slug']}/datasheets/{sheet_id}", headers=alice).json()
+    facts = points_steps.Sheet(points_steps._root(points_steps.CORE, "Orks.cat"), name)
+    steps = sheet["points_steps"]
+    assert [(s["kind"], s["amount"]) for s in steps] == [
+        (m.get("type"), int(float(m.get("value") or "0"))) for m in facts.mods
+    ]
+    for step, mod in zip(steps, facts.mods, strict=True):
+        repeat = next(mod.iter("repeat"), None)
+        if repeat is None:
+            assert step["per"] == []
+        else:
+            assert step["every"] == int(float(repeat.get("value") or "1"))
+            assert step["per"]
+            assert {name_key(n) for n in step["per"]} <= facts.weapons
+        assert (step["when"] is None) == (next(mod.iter("condition"), None) is None)
 
 
 def test_a_datasheet_shows_the_datas_restrictions(client: TestClient, alice: dict) -> None:

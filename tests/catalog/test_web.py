@@ -226,3 +226,23 @@ def test_players_see_no_version_strings_nor_generator_notes(
     owned = html(logged_in.get(f"/catalogs/{marines['slug']}")).css_first("#catalog-data-version")
     assert owned is not None
     assert version in owned.text()
+
+
+def test_players_see_no_datasheet_id(client: TestClient, starter_loaded: None) -> None:
+    """Issue 17: a datasheet's id is a BattleScribe id ("5a4c-...") that means nothing to a
+    player: the page does not show it (the JSON API keeps it)."""
+    params = {"faction": "Orks", "q": "boyz"}
+    listed = client.get("/api/v1/catalogs/starter-wh40k10e/datasheets", params=params).json()
+    assert listed
+    ids = [d["id"] for d in listed]
+    assert all(ids)
+    for headers in ({}, {"HX-Request": "true"}):
+        page = html(client.get("/catalogs/starter-wh40k10e", params=params, headers=headers))
+        results = page.css_first("#results")
+        assert results is not None
+        shown = results.text()
+        names = [n.text(strip=True) for n in results.css("details.sheet > summary > strong")]
+        assert sorted(names) == sorted(d["name"] for d in listed)
+        assert "Datasheet id" not in shown
+        for sheet_id in ids:
+            assert sheet_id not in shown

@@ -126,6 +126,7 @@ class _Sheet:
     transport: int | None = None
     two_leaders_from: int | None = None
     options: list[WargearOption] = field(default_factory=list)
+    carried: frozenset[str] | None = None  # the categories an entry of the unit may carry
 
 
 @dataclass(slots=True)
@@ -1038,12 +1039,15 @@ class Builder:
         *,
         in_choice: bool,
         optional: bool = False,
+        choice: bool = False,
         at_root: bool = False,
     ) -> None:
         """Walk one entry or group. ``in_choice``: inside an item of a wargear option (its
         mandatory parts belong to that item, not to the model's default wargear);
         ``optional``: inside an entry the unit may not take (a group's ``min`` there binds
-        only a unit that takes it, ruling D20); ``at_root``: the nearest selection above is
+        only a unit that takes it, ruling D20); ``choice``: ``node`` is a choice of an option,
+        which the options inside it name (``within``), so it makes them no more optional than
+        they are; ``at_root``: the nearest selection above is
         the root entry (groups are no selections), so a ``parent`` scope there is the unit
         (ruling D22)."""
         if depth > self.limits.max_depth:
@@ -1138,17 +1142,33 @@ class Builder:
                     )
                 return
             made = self.option(
-                node, members, sheet, model, in_choice=in_choice or optional, at_root=at_root
+                node,
+                members,
+                sheet,
+                model,
+                in_choice=in_choice or optional,
+                nested=in_choice and not optional and self._within is not None,
+                at_root=at_root,
             )
             default_id = node.default_selection_id()
             outer = self._within
             for m in members:
-                if made is not None and not m.is_group:
+                linked = made is not None and not m.is_group
+                if made is not None and linked:
                     # the options inside this member are open only to a model taking it
                     self._within = (made.name, m.name.strip()[:200])
                 try:
                     self.walk(
-                        m, sheet, model, comp, depth + 1, path, in_choice=True, at_root=at_root
+                        m,
+                        sheet,
+                        model,
+                        comp,
+                        depth + 1,
+                        path,
+                        in_choice=True,
+                        optional=optional,
+                        choice=linked,
+                        at_root=at_root,
                     )
                 finally:
                     self._within = outer
@@ -1211,7 +1231,7 @@ class Builder:
                 depth + 1,
                 path,
                 in_choice=in_choice,
-                optional=optional or not mandatory,
+                optional=optional or not (mandatory or choice),
             )
 
     def _bears(
@@ -1476,8 +1496,12 @@ class Builder:
         model: Leaf | None,
         *,
         in_choice: bool = False,
+        nested: bool = False,
         at_root: bool = False,
     ) -> WargearOption | None:
+        """``group`` as a wargear option. ``in_choice``: it sits inside a choice or an entry
+        the unit may not take; ``nested``: inside a choice of another option, whose picks it
+        must fill each time that choice is taken (its ``min``, ruling D20)."""
         choices: list[WargearChoice] = []
         for m in self._flatten(members, 0):
             c = self.choice(m, at_root=at_root)  # a group is no selection: same parent
@@ -1497,11 +1521,13 @@ class Builder:
             return None
         # what the player must pick: the group's minimum, less what its members' own minimums
         # fill (BattleScribe selects those itself; the roster does not record them); none for
-        # a group inside a choice (it binds only a unit that takes that choice), ruling D20
-        # a group the data may hide here: its requirement binds only where it is shown (read
-        # as a list restriction by the restriction reader)
+        # a group inside an entry the unit may not take; a group inside a choice of another
+        # option binds each time that choice is taken (``within``, checked by the validator),
+        # ruling D20; a group the data may hide here: its requirement binds only where it is
+        # shown (read as a list restriction by the restriction reader)
         filled = sum(max(self.constraint(m, "min") or 0, 0) for m in self._flatten(members, 0))
-        required = 0 if in_choice or self.maybe_hidden(group) else self.raised_min(group)
+        bound = not in_choice or nested
+        required = self.raised_min(group) if bound and not self.maybe_hidden(group) else 0
         lo = max(required - filled, 0)
         most = self._option_max(group) if self._max(group) > 0 else 0
         hi = MAX_MODELS if most is None else min(most, MAX_MODELS)
@@ -1614,6 +1640,10 @@ class Builder:
                 for g in groups:
                     if child in g.ids:
                         return float(sum(counts.get(id(x), 0) for x in leaves_of(g)))
+                if child in self.ws.category_names and child not in self.carried(sheet):
+                    # a keyword no entry of the unit can carry (the Windriders' count of
+                    # Warlock Skyrunners, a unit of another datasheet): 0 in every list
+                    return 0.0
                 return None
 
             ctx = base_ctx.with_counter(counter)
@@ -1627,6 +1657,29 @@ class Builder:
             else:
                 tiers.append(PointsTier(n, n, value))
         return tiers
+
+    def carried(self, sheet: _Sheet) -> frozenset[str]:
+        """The categories an entry of ``sheet``'s unit may carry: linked by the root entry or
+        any entry or group below it (through links), or added by a modifier there whatever
+        its condition. Made once per datasheet; walked to the importer's depth limit."""
+        if sheet.carried is not None:
+            return sheet.carried
+        found: set[str] = set()
+        seen: set[tuple[str, str]] = set()
+        stack = [(sheet.root, 0)]
+        while stack:
+            node, depth = stack.pop()
+            key = (node.doc.id, node.id)
+            if key in seen or depth > self.limits.max_depth:
+                continue
+            seen.add(key)
+            found.update(node.category_ids())
+            for m, _groups in node.modifiers():
+                if m.get("field") == "category" and m.get("type") in ("add", "set-primary"):
+                    found.add(m.get("value") or "")
+            stack.extend((c, depth + 1) for c in self.children(node))
+        sheet.carried = frozenset(found)
+        return sheet.carried
 
     def finish(
         self,

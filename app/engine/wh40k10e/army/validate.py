@@ -160,6 +160,8 @@ MESSAGES: Mapping[str, str] = {
     "wargear-invalid.roster": "{wargear} is taken {count} times in the army ({units}); "
     "at most {limit} allowed.",
     "wargear-invalid.requires": "{datasheet} takes {wargear}, which comes only with {parent}.",
+    "wargear-invalid.required-within": "{datasheet} takes {parent} with {count} of {wargear} "
+    "({option}): it needs {limit}.",
     "leader-attachment-illegal.no-such-unit": "{datasheet} is attached to unit {target_number}, "
     "which is not in the army.",
     "leader-attachment-illegal.self": "{datasheet} is attached to itself.",
@@ -223,6 +225,7 @@ FIXES: Mapping[str, str] = {
     "wargear-invalid.required": "Add {missing} of {wargear} ({option}).",
     "wargear-invalid.roster": "Remove {excess} {wargear} from these units.",
     "wargear-invalid.requires": "Take {parent}, or remove {wargear}.",
+    "wargear-invalid.required-within": "Add {missing} of {wargear} ({option}), or remove {parent}.",
     "leader-attachment-illegal": "Attach {datasheet} to one of: {allowed}.",
     "leader-attachment-illegal.not-a-leader": "Detach {datasheet}.",
     "leader-attachment-illegal.bodyguard-taken": "Attach {datasheet} to another Bodyguard unit.",
@@ -606,6 +609,8 @@ def _check_required(
     taken: dict[str, int] | None = None
     needs = _keys_of(sheet).needs(models, required)
     for (opt, keys), need in zip(required, needs, strict=True):
+        if opt.within:
+            continue  # checked each time its choice is taken: _check_required_within
         if need <= 0:
             continue
         if taken is None:
@@ -630,6 +635,52 @@ def _check_required(
             message_id="wargear-invalid.required",
             fix_id="wargear-invalid.required",
             severity=Severity.WARNING,
+        )
+
+
+def _check_required_within(
+    out: _Collector,
+    i: int,
+    unit: RosterUnit,
+    sheet: Datasheet,
+    required: Sequence[tuple[WargearOption, frozenset[str]]],
+) -> None:
+    """An option inside a choice (ruling D20) that the data requires ("at least N", no
+    default): each time the unit takes that choice, N of the option's choices come with it (a
+    Captain's "Pistol and Melee Weapon" is a pistol and a melee weapon). The choice taken is
+    counted as the roster records it; a choice an option gives by default is not recorded, so
+    its inner options are not checked here. The player took the choice, and it gives nothing
+    without its picks: an error (``wargear-invalid.required-within``)."""
+    inner = [(opt, keys) for opt, keys in required if opt.within and opt.min > 0]
+    if not inner or not unit.wargear:
+        return
+    taken: dict[str, int] = {}
+    for w, n in unit.wargear.items():
+        k = name_key(w)
+        taken[k] = taken.get(k, 0) + n
+    options = sheet.wargear_options
+    opened = within_counts(options, unit.wargear, lambda _m: 0)  # defaults not counted
+    for opt, keys in inner:
+        j = next((x for x, o in enumerate(options) if o is opt), -1)
+        times = opened.get(j, 0)  # 0 when the data names no such choice (unreachable)
+        need = min(opt.min * times, MAX_PER_NAME)
+        have = sum(taken.get(k, 0) for k in keys)
+        if need <= 0 or have >= need:
+            continue
+        out.add(
+            Code.WARGEAR_INVALID,
+            i,
+            {
+                "datasheet": _unit_ref(unit, i),
+                "option": opt.name,
+                "parent": opt.within,
+                "wargear": _listing([c.name for c in opt.choices]),
+                "count": have,
+                "limit": need,
+                "missing": need - have,
+            },
+            message_id="wargear-invalid.required-within",
+            fix_id="wargear-invalid.required-within",
         )
 
 
@@ -687,6 +738,7 @@ def _check_wargear(
     unit must fill (ruling D20)."""
     if required:
         _check_required(out, i, unit, sheet, models, required)
+        _check_required_within(out, i, unit, sheet, required)
     if not unit.wargear:
         return 0
     limits, slots, only = _keys_of(sheet).wargear_of(models)
