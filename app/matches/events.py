@@ -119,9 +119,17 @@ def note_payload(
 ) -> str:
     """The NOTIFY payload of a write: ``id:version:prev:{"entries": [...], "state": {...}}``,
     or ``id:version`` alone when that would reach :data:`NOTE_MAX` bytes (the streams then read
-    the match). ``entries`` must be the public entries only (no audience)."""
+    the match). ``entries`` must be the public entries only (no audience).
+
+    Written by orjson itself, not :func:`app.core.fastjson.dumps`: an integer beyond 64 bits
+    (a client's number copied into an event), which that writes through the standard library,
+    would come back from :func:`parse_note`'s ``orjson.loads`` as a float, while a read serves
+    it exactly; such a note is the head alone, so that its spectators read the match."""
     head = f"{match_id}:{version}"
-    body = fastjson.dumps({"entries": entries, "state": state})
+    try:
+        body = orjson.dumps({"entries": entries, "state": state}, option=orjson.OPT_NON_STR_KEYS)
+    except orjson.JSONEncodeError:
+        return head
     tail = f":{prev}:".encode()
     if len(head) + len(tail) + len(body) > NOTE_MAX:
         return head
