@@ -263,6 +263,13 @@ class Builder:
         # hidden() of the entries no modifier hides or shows, by (entry, link): shared by the
         # builders of one import
         self._fixed_hidden: dict[tuple[int, int], bool] = ws.memo("fixed-hidden")
+        # hidden() of the entries a modifier hides or shows, by (entry, link): the catalogue
+        # ids its primary-catalogue conditions name, and the answer in a catalogue that is
+        # none of them (the only fact of the builder's context that differs between the
+        # catalogues of one import; issue 17: a chapter asks for its parent's entries)
+        self._shared_hidden: dict[tuple[int, int], tuple[frozenset[str], bool]] = ws.memo(
+            "shared-hidden"
+        )
         self._weapon_profiles: dict[
             tuple[int, str, str, str, str],
             tuple[
@@ -419,9 +426,14 @@ class Builder:
 
     def children(self, node: Node) -> Iterator[Node]:
         self._step()
+        limits = self.limits
         for holder, doc in node.holders():
             for child, unresolved in self._children_of(holder, doc):
-                self._step()
+                # _step() written out: one call less per child met (issue 17)
+                self.steps += 1
+                self.sheet_steps += 1
+                if self.steps > limits.max_steps or self.sheet_steps > limits.max_steps_per_sheet:
+                    raise WorkLimitExceeded
                 if child is not None:
                     yield child
                 elif unresolved is not None:
@@ -531,15 +543,26 @@ class Builder:
         else:
             holders = [h for h, _ in node.holders()]
             if any(self.ws.hide_modifiers(h) for h in holders):
-                found = self._hidden_elem(holders, node.ids, None)
+                shared = self._shared_hidden.get(key) if self.ws.census is None else None
+                if shared is not None and self.primary.id not in shared[0]:
+                    # decided by another catalogue of this import that its conditions do not
+                    # name either: what _hidden_elem's applies() tells the trace, told here
+                    reads, found = shared
+                    trace = self._trace
+                    if trace is not None and reads:
+                        trace.reads.update(reads)
+                else:
+                    found = self._hidden_elem(holders, node.ids, None)
+                    reads = frozenset(
+                        i
+                        for h in holders
+                        for m, groups in self.ws.hide_modifiers(h)
+                        for x in (m, *groups)
+                        for i in self._reads_of(x)
+                    )
+                    if self.primary.id not in reads:
+                        self._shared_hidden[key] = (reads, found)
                 self._hidden[key] = found
-                reads = frozenset(
-                    i
-                    for h in holders
-                    for m, groups in self.ws.hide_modifiers(h)
-                    for x in (m, *groups)
-                    for i in self._reads_of(x)
-                )
                 if reads:
                     self._hidden_reads[key] = reads
             else:  # no modifier: the same in every catalogue, read once per import

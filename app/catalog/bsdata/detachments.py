@@ -55,6 +55,9 @@ class DetachmentReader:
         self.offered: list[DetachmentEntry] = []
         self.hidden_ids: set[str] = set()  # detachments hidden for this catalogue
         self._all_ids: frozenset[str] | None = None
+        # context() by the ids of its detachment, made once per :meth:`find` (the variants of
+        # every datasheet ask for the same ones)
+        self._contexts: dict[frozenset[str] | None, Context] = {}
 
     # -- which detachments ------------------------------------------------------------
 
@@ -70,8 +73,11 @@ class DetachmentReader:
 
     def context(self, entry: DetachmentEntry | None) -> Context:
         """The builder's context in a roster of ``entry`` (``None``: not known)."""
-        ctx = self.b.ctx.with_detachments(self.all_ids)
-        return ctx.in_detachment(entry.ids if entry is not None else None)
+        key = entry.ids if entry is not None else None
+        ctx = self._contexts.get(key)
+        if ctx is None:
+            ctx = self._contexts[key] = self.b.ctx.with_detachments(self.all_ids).in_detachment(key)
+        return ctx
 
     def find(self, roots: Sequence[Node]) -> list[DetachmentEntry]:
         """The detachments offered by the root "Detachment" entries of ``roots``."""
@@ -88,6 +94,7 @@ class DetachmentReader:
                     continue
                 self.offered.append(DetachmentEntry(name, node.id, node.ids))
         self._all_ids = None
+        self._contexts.clear()
         return self.offered
 
     def _entries(self, node: Node, depth: int, *, hidden: bool = False) -> Iterator[Node]:

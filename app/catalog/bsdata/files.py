@@ -327,7 +327,7 @@ class _Builder:
         self,
     ) -> tuple[
         Callable[[str, dict[str, str]], Element],
-        Callable[[str], Element],
+        Callable[[str], None],
         Callable[[str, dict[str, str]], Element],
         Callable[[], None],
     ]:
@@ -350,29 +350,32 @@ class _Builder:
         max_depth = self.limits.max_xml_depth
         depth = 0
         left = budget.elements
+        # expat's ``uri}local`` name -> the local name: expat gives each name as one string
+        # object, so a look-up costs less than splitting it again (issue 17)
+        local: dict[str, str] = {}
 
         def start(name: str, attrib: dict[str, str]) -> Element:
             nonlocal depth, left
             depth += 1
             left -= 1
-            if left < 0:
-                raise self._too_many_elements()
-            if depth > max_depth:
-                raise self._too_deep()
-            if "}" in name:
-                name = name.rpartition("}")[2]
-            el = tree_start(name, attrib)
+            if left < 0 or depth > max_depth:
+                raise self._too_many_elements() if left < 0 else self._too_deep()
+            try:
+                tag = local[name]
+            except KeyError:
+                tag = local[name] = name.rpartition("}")[2]
+            el = tree_start(tag, attrib)
             if self.root is None:
-                self._first(name, el)
+                self._first(tag, el)
             eid = attrib.get("id")
-            if eid is not None and eid not in ids:
-                ids[eid] = el
+            if eid is not None:
+                ids.setdefault(eid, el)  # the first element with an id keeps it
             return el
 
-        def end(name: str) -> Element:
+        def end(name: str) -> None:
             nonlocal depth
             depth -= 1
-            return tree_end(name)
+            tree_end(name)
 
         def start_namespaced(name: str, attrib: dict[str, str]) -> Element:
             if attrib and "}" in "".join(attrib):

@@ -17,7 +17,7 @@ detachment entry in the roster or the force counts 1 for the chosen one and 0 fo
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Protocol
 from xml.etree.ElementTree import Element
 
@@ -112,19 +112,53 @@ class Context:
     chosen: frozenset[str] | None = None
     legends: bool = True
 
+    # built field by field: ``dataclasses.replace`` reads the fields' list at each call, and
+    # the detachment reader and the pricing make thousands of contexts per import (issue 17)
     def with_legends(self, shown: bool) -> Context:
         """The same context in a roster that does (not) include Legends datasheets."""
-        return replace(self, legends=shown)
+        return Context(
+            self.primary_id,
+            self.force_id,
+            self.force_ids,
+            self.count,
+            self.detachments,
+            self.chosen,
+            shown,
+        )
 
     def with_counter(self, counter: Counter) -> Context:
-        return replace(self, count=counter)
+        return Context(
+            self.primary_id,
+            self.force_id,
+            self.force_ids,
+            counter,
+            self.detachments,
+            self.chosen,
+            self.legends,
+        )
 
     def with_detachments(self, ids: frozenset[str]) -> Context:
-        return replace(self, detachments=ids)
+        return Context(
+            self.primary_id,
+            self.force_id,
+            self.force_ids,
+            self.count,
+            ids,
+            self.chosen,
+            self.legends,
+        )
 
     def in_detachment(self, ids: frozenset[str] | None) -> Context:
         """The same context in a roster whose detachment is the entry with ``ids``."""
-        return replace(self, chosen=ids)
+        return Context(
+            self.primary_id,
+            self.force_id,
+            self.force_ids,
+            self.count,
+            self.detachments,
+            ids,
+            self.legends,
+        )
 
 
 class Workspace:

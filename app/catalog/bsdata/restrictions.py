@@ -141,7 +141,13 @@ class RestrictionReader:
     def carries(self, node: Node) -> bool:
         """Whether a message modifier sits on ``node`` or below it (through links too): the
         walk skips the rest, which is most of the data."""
-        return any(self._carries_elem(h, doc, 0) for h, doc in node.holders())
+        for h, doc in node.holders():  # a loop, not any(): no generator per call (issue 17)
+            known = self._carries.get(id(h))
+            if known is None:
+                known = self._carries_elem(h, doc, 0)
+            if known:
+                return True
+        return False
 
     def _carries_elem(self, elem: Element, doc: Document, depth: int) -> bool:
         known = self._carries.get(id(elem))
@@ -837,19 +843,7 @@ class RestrictionReader:
         path: frozenset[tuple[str, str]],
         model: Node | None = None,
     ) -> Iterator[tuple[_Where, Element, tuple[Element, ...]]]:
-        # "parent" from an entry one below the datasheet is the unit; from a group, it is
-        # the entry holding the group (a model type), whose count is not the unit's
-        parent_is_model = model is not None and (
-            (entries == 2 and not node.is_group) or (entries == 1 and node.is_group)
-        )
-        where = _Where(
-            root,
-            node,
-            parent_is_unit=entries == 1 and not node.is_group,
-            on_root=entries == 0,
-            model=model,
-            parent_is_model=parent_is_model,
-        )
+        where: _Where | None = None  # made for the first modifier yielded (most yield none)
         for m, groups in node.modifiers():
             if (
                 _is_message(m)
@@ -857,6 +851,21 @@ class RestrictionReader:
                 or (node is not root and _hides(m))
                 or (node is not root and _lowered_cap(node, m) is not None)
             ):
+                if where is None:
+                    # "parent" from an entry one below the datasheet is the unit; from a
+                    # group, it is the entry holding the group (a model type), whose count
+                    # is not the unit's
+                    parent_is_model = model is not None and (
+                        (entries == 2 and not node.is_group) or (entries == 1 and node.is_group)
+                    )
+                    where = _Where(
+                        root,
+                        node,
+                        parent_is_unit=entries == 1 and not node.is_group,
+                        on_root=entries == 0,
+                        model=model,
+                        parent_is_model=parent_is_model,
+                    )
                 yield where, m, groups
         if depth >= MAX_DEPTH:
             return
