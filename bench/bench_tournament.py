@@ -503,7 +503,8 @@ def main(argv: list[str]) -> int:
                 f"{label}: CPU per cycle / per write-only write {cpu / base_cpu:.2f} "
                 f"({cpu * 1000:.1f} / {base_cpu * 1000:.1f} ms); write p95 / baseline "
                 f"{p95(run.writes) / p95(base_run.writes):.2f}; 304 refreshes "
-                f"{run.not_modified}; undelivered at the end {run.undelivered}; load generator "
+                f"{run.not_modified}; 409 (stale) {run.statuses[409]}; undelivered at the "
+                f"end {run.undelivered}; load generator "
                 f"{run.client_cpu / max(len(run.writes), 1) * 1000:.1f} ms CPU per write"
             )
             print(
