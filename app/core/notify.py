@@ -28,6 +28,7 @@ connection failure is logged and retried once on a new connection; the batch is 
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import logging
 import os
@@ -42,6 +43,7 @@ from sqlalchemy.engine import make_url
 log = logging.getLogger("auspex")
 
 MAX_BATCH = 256  # notifications per transaction at most
+EXIT_WAIT = 2.0  # seconds a process leaving waits for what it has queued to be sent
 _SEND = (
     "SELECT pg_notify(n.channel, n.payload)"
     " FROM unnest(%s::text[], %s::text[]) AS n(channel, payload)"
@@ -75,6 +77,8 @@ class Notifier:
                         target=self._run, name="auspex-notifier", daemon=True
                     )
                     self._thread.start()
+                    # a command-line process that wrote a match sends its news before it exits
+                    atexit.register(self.flush, EXIT_WAIT)
 
     def flush(self, timeout: float = 5.0) -> bool:
         """Wait until everything queued so far was sent (or dropped); ``False`` on timeout."""

@@ -6,7 +6,10 @@ the commit, only if it committed."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import psycopg
@@ -19,6 +22,7 @@ from app.core.notify import Notifier, notifier_for
 pytestmark = pytest.mark.xdist_group("notify")
 
 CHANNEL = "auspex_test_notifier"
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -100,3 +104,19 @@ def test_a_database_away_drops_the_batch_without_raising(pg_url: str) -> None:
         assert notifier.sent == 0
     finally:
         notifier.close()
+
+
+def test_a_process_leaving_sends_what_it_queued(
+    pg_url: str, listener: psycopg.Connection[Any]
+) -> None:
+    """A command-line process that wrote a match exits at once: its news still goes out."""
+    code = (
+        "from app.core import notify\n"
+        "notify.EXIT_WAIT = 30.0\n"  # a loaded machine: the connection may take seconds
+        f"notifier = notify.Notifier({pg_url!r})\n"
+        f"for i in range(50): notifier.send({CHANNEL!r}, f'3:{{i}}')\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, timeout=60)
+    assert [n.payload for n in listener.notifies(timeout=30, stop_after=50)] == [
+        f"3:{i}" for i in range(50)
+    ]
