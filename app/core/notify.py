@@ -63,12 +63,13 @@ class Notifier:
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
         self._conn: Any = None
-        self._idle = threading.Event()
-        self._idle.set()
+        self._pending = 0  # queued and not yet sent (or dropped)
+        self._done = threading.Condition()
 
     def send(self, channel: str, payload: str) -> None:
         """Queue one notification (never blocks, never raises for the database)."""
-        self._idle.clear()
+        with self._done:
+            self._pending += 1
         self._queue.put((channel, payload))
         if self._thread is None:
             with self._lock:
@@ -82,7 +83,8 @@ class Notifier:
 
     def flush(self, timeout: float = 5.0) -> bool:
         """Wait until everything queued so far was sent (or dropped); ``False`` on timeout."""
-        return self._idle.wait(timeout)
+        with self._done:
+            return self._done.wait_for(lambda: self._pending == 0, timeout)
 
     def close(self) -> None:
         """Stop the thread once the queue is sent, and close the connection."""
@@ -109,11 +111,12 @@ class Notifier:
                     batch.append(item)
             if batch:
                 self._deliver(batch)
-            if self._queue.empty():
-                self._idle.set()
+                with self._done:
+                    self._pending -= len(batch)
+                    if self._pending == 0:
+                        self._done.notify_all()
             if stop:
                 self._disconnect()
-                self._idle.set()
                 return
 
     def _deliver(self, batch: list[tuple[str, str]]) -> None:
