@@ -148,6 +148,7 @@ def create_app(settings: Settings | None = None, database: Database | None = Non
         echo=settings.sql_echo,
         pool_size=settings.db_pool_size,
         pool_timeout=settings.db_pool_timeout,
+        busy_timeout_ms=round(settings.db_busy_timeout * 1000),
     )
 
     api = APIRouter(prefix=API_PREFIX)

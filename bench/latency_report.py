@@ -30,6 +30,8 @@ STAGES = (
     ("total in the app", "arrived", "sent"),
 )
 
+COUNTS = {"statements"}  # marks that count things rather than time them
+
 
 def _pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
@@ -94,10 +96,11 @@ def report(paths: list[Path]) -> str:
                 continue
             mean = sum(values) / len(values)
             tail_mean = sum(tail) / len(tail) if tail else float("nan")
+            unit = 1 if end in COUNTS else 1000  # a count as it is, a time in ms
             out.append(
-                f"  {label:<26}{mean * 1000:>8.2f}{_pct(values, 0.5) * 1000:>8.2f}"
-                f"{_pct(values, 0.95) * 1000:>8.2f}{max(values) * 1000:>8.2f}"
-                f"{tail_mean * 1000:>9.2f}"
+                f"  {label:<26}{mean * unit:>8.2f}{_pct(values, 0.5) * unit:>8.2f}"
+                f"{_pct(values, 0.95) * unit:>8.2f}{max(values) * unit:>8.2f}"
+                f"{tail_mean * unit:>9.2f}"
             )
     for pid, values in sorted(lags.items()):
         out.append(

@@ -56,6 +56,9 @@ class Settings(BaseSettings):
     # on it: db_pool_size >= max_in_flight + stream_reads + 2.
     db_pool_size: int = Field(default=12, ge=3, le=200)
     db_pool_timeout: float = Field(default=3.0, gt=0, le=30)
+    # SQLite: seconds a request's writer waits for another writer's lock before its 503 (the
+    # command line and migrations wait 15 s: app.core.db.BUSY_TIMEOUT_MS)
+    db_busy_timeout: float = Field(default=2.0, gt=0, le=60)
     max_in_flight: int = Field(default=8, ge=1, le=200)  # requests at work at once
     admission_queue: int = Field(default=64, ge=0, le=10_000)  # requests waiting for a slot
     admission_wait_seconds: float = Field(default=1.0, ge=0, le=30)

@@ -46,6 +46,9 @@ log = logging.getLogger("auspex")
 
 # Execution option of a connection whose transaction will write (``BEGIN IMMEDIATE`` on SQLite).
 WRITE = "auspex_write"
+# How long a SQLite writer waits for another's lock: the command line, migrations and scripts
+# wait long; a request's session waits W40K_DB_BUSY_TIMEOUT (Settings.db_busy_timeout, 2 s),
+# then answers 503 with Retry-After, rather than holding its admission slot and thread 15 s.
 BUSY_TIMEOUT_MS = 15_000
 
 NAMING_CONVENTION = {
@@ -87,14 +90,15 @@ def as_aware(value: datetime) -> datetime:
     return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
 
 
-def _configure_sqlite(engine: Engine) -> None:
+def _configure_sqlite(engine: Engine, busy_timeout_ms: int | None = None) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         dbapi_connection.isolation_level = None  # let SQLAlchemy emit BEGIN itself
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute("PRAGMA journal_mode=WAL")
-        cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        busy = BUSY_TIMEOUT_MS if busy_timeout_ms is None else busy_timeout_ms
+        cursor.execute(f"PRAGMA busy_timeout={int(busy)}")
         cursor.close()
 
     @event.listens_for(engine, "begin")
@@ -108,11 +112,18 @@ POOL_TIMEOUT = 3.0  # W40K_DB_POOL_TIMEOUT: seconds; past it, a 503 with Retry-A
 
 
 def make_engine(
-    url: str, *, echo: bool = False, pool_size: int = POOL_SIZE, pool_timeout: float = POOL_TIMEOUT
+    url: str,
+    *,
+    echo: bool = False,
+    pool_size: int = POOL_SIZE,
+    pool_timeout: float = POOL_TIMEOUT,
+    busy_timeout_ms: int | None = None,
 ) -> Engine:
     """The engine, with a fixed pool (no overflow) and a short checkout timeout: the admission
     control in front of the app keeps the pool from running dry, and should it happen anyway
-    the request fails fast with a 503 (``sqlalchemy.exc.TimeoutError``) instead of waiting."""
+    the request fails fast with a 503 (``sqlalchemy.exc.TimeoutError``) instead of waiting.
+    ``busy_timeout_ms``: on SQLite, how long a writer waits for another's lock (``None``:
+    :data:`BUSY_TIMEOUT_MS`, the command line's)."""
     parsed = make_url(url)
     pool: dict[str, Any] = {"pool_size": pool_size, "max_overflow": 0, "pool_timeout": pool_timeout}
     if parsed.get_backend_name() == "sqlite":
@@ -125,7 +136,7 @@ def make_engine(
             connect_args={"check_same_thread": False},
             **({} if memory else pool),
         )
-        _configure_sqlite(engine)
+        _configure_sqlite(engine, busy_timeout_ms)
         return engine
     engine = create_engine(url, echo=echo, **pool)
     ping_when_idle(engine)
@@ -326,8 +337,18 @@ class Database:
         echo: bool = False,
         pool_size: int = POOL_SIZE,
         pool_timeout: float = POOL_TIMEOUT,
+        busy_timeout_ms: int | None = None,
     ) -> None:
-        self.engine = make_engine(url, echo=echo, pool_size=pool_size, pool_timeout=pool_timeout)
+        # SQLite: how long a writer waits for another's lock (None: BUSY_TIMEOUT_MS); the app's
+        # request sessions pass W40K_DB_BUSY_TIMEOUT
+        self.busy_timeout_ms = busy_timeout_ms
+        self.engine = make_engine(
+            url,
+            echo=echo,
+            pool_size=pool_size,
+            pool_timeout=pool_timeout,
+            busy_timeout_ms=busy_timeout_ms,
+        )
         # The same engine and pool, its connections marked as writing: a session bound to it
         # begins with ``BEGIN IMMEDIATE`` on SQLite at its first statement, so that opening
         # a request's session does no I/O (it can be opened on the event loop, ADR 0009).
@@ -450,7 +471,8 @@ class Bookkeeper:
                 finally:
                     if sqlite:
                         session.rollback()
-                        session.execute(text(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}"))
+                        busy = getattr(database, "busy_timeout_ms", None) or BUSY_TIMEOUT_MS
+                        session.execute(text(f"PRAGMA busy_timeout={int(busy)}"))
                         session.commit()
         except (DBAPIError, SQLAlchemyTimeoutError) as exc:
             # Best effort: a busy row or a dry pool costs one bookkeeping record, which the

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any, Protocol, cast
 
-from sqlalchemy import Connection, String, Table, TextClause, bindparam, func, select, text, update
+from sqlalchemy import Connection, Table, TextClause, bindparam, select, text, update
 from sqlalchemy import event as sa_event
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.exc import IntegrityError, OperationalError
@@ -23,6 +23,7 @@ from sqlalchemy.orm.attributes import set_committed_value
 from app.core.db import AFTER_COMMIT_HOOKS, DriverStatement, mark_outcome_unknown
 from app.core.deps import AUTOCOMMIT_WRITE
 from app.core.errors import AppError
+from app.core.notify import notifier_for
 from app.engine.match import Envelope, StaleVersion, TaggedCodec, visible_to
 from app.engine.match.game import GameStatus, MatchGame
 from app.engine.match.seats import Seat
@@ -134,11 +135,9 @@ _CAS = (
     .where(Match.id == bindparam("match_id"), Match.version == bindparam("seen"))
     .values({name: bindparam(f"new_{name}") for name in _CAS_COLUMNS})
 )
-_CAS_NOTIFY = _CAS.returning(func.pg_notify(NOTIFY_CHANNEL, bindparam("note", type_=String)))
 # Run on the driver's cursor on Postgres (app.core.db.DriverStatement: SQLAlchemy's execution
 # is half of a hot statement's CPU there, issue 21), through SQLAlchemy elsewhere.
 _CAS_DRIVER = DriverStatement(_CAS)
-_CAS_NOTIFY_DRIVER = DriverStatement(_CAS_NOTIFY)
 
 # The events of a write go in as one multi-row INSERT (``VALUES (...), (...)``) rather than an
 # executemany (the driver runs the statement once per row; on Postgres some 60 to 80 us of CPU a
@@ -197,7 +196,9 @@ def _insert_events(
 # (BEGIN, select, compare-and-set, insert, COMMIT): under tournament load each round trip
 # waits for the database's process and then for the GIL, and the write's admission slot is
 # held all along (issue 21: the writes' database time was most of their p95). The values are
-# cast to their columns' types (a VALUES list takes no type from the INSERT's columns).
+# cast to their columns' types (a VALUES list takes no type from the INSERT's columns). The
+# NOTIFY is not in it: sent once committed, by app.core.notify (a notifying commit holds a
+# cluster-wide lock through its fsync, so the writes queued on each other: issue 21).
 _ONE_STATEMENT: dict[int, DriverStatement] = {}
 
 
@@ -219,15 +220,13 @@ def _one_statement(rows: int) -> DriverStatement:
     table = matches.name  # names and types below are the models' constants
     sql = (
         f'WITH cas AS (UPDATE "{table}" SET {sets} WHERE "{table}"."id" = :match_id'  # noqa: S608
-        f' AND "{table}"."version" = :seen RETURNING pg_notify(:channel, :note))'
+        f' AND "{table}"."version" = :seen RETURNING 1)'
         f' INSERT INTO "{events.name}" ({names}) SELECT * FROM (VALUES {values}) AS new_events'
         " WHERE EXISTS (SELECT 1 FROM cas)"
     )
     statement = text(sql).bindparams(
         bindparam("match_id", type_=matches.c.id.type),
         bindparam("seen", type_=matches.c.version.type),
-        bindparam("channel", type_=String()),
-        bindparam("note", type_=String()),
         *(bindparam(f"new_{name}", type_=matches.c[name].type) for name in _CAS_COLUMNS),
         *(
             bindparam(f"{name}_{i}", type_=events.c[name].type)
@@ -328,8 +327,7 @@ def append(
         if one and len(new) <= _INSERT_ROWS and match.league_game_id is None:
             # one statement, committed by itself (see _ONE_STATEMENT above)
             params.update(_event_params(match.id, new, codec))
-            note = public_note(match, battle, new, seen, game, lambda i: params[f"event_{i}"])
-            params.update(channel=NOTIFY_CHANNEL, note=note)
+            encoded = lambda i: params[f"event_{i}"]  # noqa: E731
             try:
                 updated = int(_one_statement(len(new)).rowcount(conn, params) == len(new))
             except OperationalError as exc:
@@ -342,13 +340,8 @@ def append(
         else:
             if one:  # more than one statement: in a transaction, the session's
                 conn.exec_driver_sql("BEGIN")
-            if conn.dialect.name == "postgresql":
-                # the notification rides on the compare-and-set (one round trip); Postgres
-                # delivers it at commit, and only if the row was updated
-                params["note"] = public_note(match, battle, new, seen, game)
-                updated = len(_CAS_NOTIFY_DRIVER.rows(conn, params))
-            else:
-                updated = _CAS_DRIVER.rowcount(conn, params)
+            encoded = None
+            updated = _CAS_DRIVER.rowcount(conn, params)
             if updated != 1:
                 current = db.scalar(select(Match.version).where(Match.id == match.id))
                 raise CommandRefused(StaleVersion(seen, int(current or 0)))
@@ -386,6 +379,10 @@ def append(
         reads.cache.written.put(row)
 
     after_commit(db, cache)
+    notifier = notifier_for(conn.engine)  # Postgres: the other workers' streams
+    if notifier is not None:
+        note = public_note(match, battle, new, seen, game, encoded)
+        after_commit(db, lambda: notifier.send(NOTIFY_CHANNEL, note))
     after_commit(db, lambda: publisher(match_id, version))
     if status is MatchStatus.CONFIRMED and match.league_game_id is not None:
         # rare (a result confirmed for a league game): the ORM row, as it stands now

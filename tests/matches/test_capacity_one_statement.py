@@ -208,8 +208,13 @@ def test_the_write_notifies_once_committed(
     listener = psycopg.connect(url.render_as_string(hide_password=False), autocommit=True)
     try:
         listener.execute(f"LISTEN {writes.NOTIFY_CHANNEL}")
-        outcome, alone = _command(database, match_id, callers, _move(engine, match_id))
+        move = _move(engine, match_id)
+        with _statements(database) as seen:
+            outcome, alone = _command(database, match_id, callers, move)
         assert alone
+        # not in the write's own statement: a notifying commit holds Postgres' cluster-wide
+        # notification lock through its fsync (app.core.notify); sent once committed
+        assert not any("notify" in sql.lower() for sql in seen), seen
         heard = [n.payload for n in listener.notifies(timeout=5, stop_after=1)]
         assert len(heard) == 1
         # "id:version", then the write's public side for the spectators (events.note_payload)
@@ -218,6 +223,9 @@ def test_the_write_notifies_once_committed(
         assert parsed is not None
         assert parsed[:2] == (match_id, outcome.battle.version)
         assert parsed[2] is not None
+        with pytest.raises(CommandRefused):  # a stale version: nothing committed, no news
+            _command(database, match_id, callers, move)
+        assert [n.payload for n in listener.notifies(timeout=1)] == []
     finally:
         listener.close()
         database.engine.dispose()
