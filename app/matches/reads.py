@@ -159,6 +159,9 @@ class WrittenRow:
     player_a_id: int | None
     player_b_id: int | None
     guest_digest: str | None
+    # the spectator link's digest as the write read it: a spectator's stream sends the version
+    # from here only to the link it names (app.matches.spectate)
+    spectate_digest: str | None
 
 
 class WrittenRows:

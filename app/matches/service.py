@@ -509,6 +509,7 @@ WRITE_ROW = select(
     Match.player_b_id,
     Match.guest_digest,
     Match.league_game_id,
+    Match.spectate_digest,
 ).where(Match.id == bindparam("match_id"))
 
 

@@ -546,7 +546,9 @@ def spectator_reader(
 
     With no I/O when it can (``cached``): the notes of the writes the hub heard since, or, in
     the process that wrote the version, its snapshot in the cache, as long as the link was
-    checked at the hub's current epoch of the match (a revoked link moves it). Otherwise one
+    checked at the hub's current epoch of the match (a revoked link moves it) and, for the
+    snapshot, the write read this stream's link (a revocation through another worker moves
+    this process's epoch only once its notification arrives). Otherwise one
     short session and one snapshot per wake-up of the match, shared by all its spectators'
     streams in this process, which checks the link. Either way the SSE text after a version is
     rendered once for all the spectators of the match. Without ``hub`` (and the match's
@@ -600,6 +602,13 @@ def spectator_reader(
         """This process wrote ``latest``: its row and battle are at hand."""
         written = reads.cache.written.at(match_id, latest)
         if written is None or written.secret != secret:
+            return None
+        # The link as the write read it: revoked through another worker, whose ``id:0`` this
+        # process may not have heard yet (the epoch has not moved), it is not this stream's
+        # any more: read, which finds it gone.
+        if written.spectate_digest is None or not security.hmac_equal(
+            written.spectate_digest, digest
+        ):
             return None
         snap = reads.cache.get((match_id, secret), latest)
         if snap is None:

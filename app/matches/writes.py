@@ -104,6 +104,8 @@ class WriteTarget(Protocol):
     @property
     def guest_digest(self) -> str | None: ...
     @property
+    def spectate_digest(self) -> str | None: ...
+    @property
     def league_game_id(self) -> int | None: ...
 
 
@@ -372,6 +374,7 @@ def append(
         player_a_id=match.player_a_id,
         player_b_id=match.player_b_id,
         guest_digest=match.guest_digest,
+        spectate_digest=match.spectate_digest,
     )
 
     def cache() -> None:  # before the wake-up below: the woken streams find both

@@ -342,6 +342,64 @@ def test_a_revoked_link_is_never_sent_a_note(
     assert received[-1]["event"] == "gone"
 
 
+def test_a_link_revoked_elsewhere_is_never_sent_this_process_write(
+    new_game: Callable[..., Game],
+    app: Any,
+    db: Session,
+    engine: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The link revoked through another worker, whose wake-up (``id:0``) this process has not
+    heard yet, then a write committed here: its stream wakes with the epoch unmoved, but the
+    write read the link revoked, so the stream reads, finds it gone and ends; the version
+    written after the revocation never reaches the spectator."""
+    g = new_game(check=False)
+    token = both_agree(g)["token"]
+    hub = events.hub_for(app)
+    reader = spectate.spectator_reader(
+        app.state.db, g.match_id, security.digest(token), hub, _secret_of(db, g.match_id)
+    )
+    received: list[dict[str, Any]] = []
+
+    def write() -> int:
+        move = next_move(g.a.get()["view"])
+        assert move is not None
+        seat, cmd, dice = move
+        return int({"A": g.a, "B": g.b}[seat].send(cmd, dice=dice)["version"])
+
+    def revoke_elsewhere() -> None:
+        with monkeypatch.context() as m:  # another worker: nothing heard here
+            m.setattr(spectate, "_wake_spectators", lambda *_: None)
+            r = g.a.client.delete(f"/api/v1/matches/{g.match_id}/spectators")
+        assert r.status_code == 204
+
+    async def scenario() -> int:
+        task = asyncio.create_task(
+            collect(events.stream(hub, g.match_id, 0, reader, timeout=600, keepalive=600), received)
+        )
+        try:
+            await until(lambda: any(m["event"] == "version" for m in received))
+            if engine.dialect.name == "postgresql":
+                # the LISTEN connection, once up, wakes every stream once: let it pass
+                await until(lambda: hub.listening)
+                await asyncio.sleep(0.3)
+            version = await asyncio.to_thread(write)
+            await until(lambda: _last(received) >= version)
+            fetches = hub.fetches
+            await asyncio.to_thread(revoke_elsewhere)
+            version = await asyncio.to_thread(write)
+            await until(lambda: any(m["event"] == "gone" for m in received))
+            assert hub.fetches == fetches + 1
+            return version
+        finally:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+
+    version = asyncio.run(scenario())
+    assert received[-1]["event"] == "gone"
+    assert _last(received) < version
+
+
 def test_a_stream_behind_the_notes_reads_what_it_missed(
     new_game: Callable[..., Game], app: Any, db: Session, monkeypatch: pytest.MonkeyPatch
 ) -> None:
