@@ -105,6 +105,7 @@ def test_a_lost_note_reaches_the_writers_stream_at_the_next_keep_alive(
     # holds v1 as its latest (its memory as it was before v2)
     with monkeypatch.context() as m:
         m.setattr(writes, "publisher_of", lambda _db: lambda *_: None)
+        m.setattr(writes, "notifier_for", lambda _engine: None)  # Postgres: no NOTIFY either
         v2 = _send_next(g)
     reads.cache.discard(key)
     reads.cache.put(key, v1, snap1.battle)
