@@ -699,18 +699,7 @@ def _rows_by_wound_layers(
     for q in range(top, -1, -1):
         if table:
             table = _one_more_wound_keyed(table, models, wounds, w0, w1, keep)
-        line = [0] * (models + 1)
-        for r in range(models):
-            k1 = q * models + r
-            if k1 > n_max:
-                break
-            jrow = joint[k1]
-            if not any(jrow):
-                continue
-            acc = pack(jrow, slot)
-            for j, weight in enumerate(coef[r]):
-                if weight:
-                    line[j] += acc * weight
+        line = _layer_line(q, models, n_max, joint, coef, slot)
         scale = t_pow[models] ** (top - q)
         for j, value in enumerate(line):
             if value:
@@ -724,6 +713,32 @@ def _rows_by_wound_layers(
                 table[key] = table.get(key, 0) + value * scale
     states = {_decoded(key // _BASE, wounds): value for key, value in table.items()}
     return states if keep is None else _kept_rows(states, keep)
+
+
+def _layer_line(
+    q: int,
+    models: int,
+    n_max: int,
+    joint: Sequence[Sequence[int]],
+    coef: Sequence[Sequence[int]],
+    slot: int,
+) -> list[int]:
+    """Layer ``q``'s entry line of the Horner scheme over the wound layers: for each ``j``, the
+    packed rows of ``joint`` of the counts ``q * models + r`` weighted by ``coef[r][j]``
+    (:func:`_line_coefficients`). Shared by the keyed and the indexed-simplex paths."""
+    line = [0] * (models + 1)
+    for r in range(models):
+        k1 = q * models + r
+        if k1 > n_max:
+            break
+        jrow = joint[k1]
+        if not any(jrow):
+            continue
+        acc = pack(jrow, slot)
+        for j, weight in enumerate(coef[r]):
+            if weight:
+                line[j] += acc * weight
+    return line
 
 
 def _line_coefficients(models: int, w0: int, w1: int) -> list[list[int]]:
@@ -760,18 +775,7 @@ def _rows_on_simplex(
     for q in range(top, -1, -1):
         if started:
             one_more_wound(vals, space, w0, w1, keep)
-        line = [0] * (models + 1)
-        for r in range(models):
-            k1 = q * models + r
-            if k1 > n_max:
-                break
-            jrow = joint[k1]
-            if not any(jrow):
-                continue
-            acc = pack(jrow, slot)
-            for j, weight in enumerate(coef[r]):
-                if weight:
-                    line[j] += acc * weight
+        line = _layer_line(q, models, n_max, joint, coef, slot)
         scale = t_models ** (top - q)
         for j, value in enumerate(line):
             if value:
