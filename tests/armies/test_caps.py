@@ -38,7 +38,8 @@ def test_the_list_past_the_cap_is_refused_by_every_way_in(
     army_id = first.json()["id"]
     assert client.post(f"{API}/{army_id}/copy", headers=alice).status_code == 201
     detail = refused(client.post(API, json=legal_army(), headers=alice))
-    assert "2 army lists" in detail and "delete one" in detail
+    assert "2 army lists" in detail
+    assert "delete one" in detail
     refused(client.post(f"{API}/{army_id}/copy", headers=alice))
     document = client.get(f"{API}/{army_id}/export?format=json", headers=alice).json()
     refused(client.post(f"{API}/import", json=document, headers=alice))
@@ -69,7 +70,8 @@ def test_the_pages_forms_say_why(client: TestClient, alice: dict, two: None) -> 
     page = client.post("/armies", data=form, follow_redirects=False)
     assert page.status_code == 409
     shown = html(page).css_first("#new-errors")
-    assert shown is not None and "2 army lists" in shown.text()
+    assert shown is not None
+    assert "2 army lists" in shown.text()
     assert html(page).css_first("input[name=name]").attributes["value"] == "One too many"
 
     text = client.get(f"{API}/{army_id}/export?format=text", headers=alice).text
@@ -77,4 +79,5 @@ def test_the_pages_forms_say_why(client: TestClient, alice: dict, two: None) -> 
     page = client.post("/armies/import", data={"csrf_token": token, "document": text})
     assert page.status_code == 409
     shown = html(page).css_first("#import-errors")
-    assert shown is not None and "delete one first" in shown.text()
+    assert shown is not None
+    assert "delete one first" in shown.text()

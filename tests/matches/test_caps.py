@@ -46,7 +46,8 @@ def test_the_match_past_the_cap_is_refused_and_cancelling_or_ending_frees_a_plac
     second = create(alice, armies)
     assert second.status_code == 201, second.text
     detail = refused(create(alice, armies))
-    assert "2 unfinished matches" in detail and "cancel one" in detail
+    assert "2 unfinished matches" in detail
+    assert "cancel one" in detail
     assert create(bob, armies).status_code == 201  # per user
     # cancelling one frees its place
     assert alice.delete(f"/api/v1/matches/{first.json()['id']}").status_code == 204
@@ -80,4 +81,5 @@ def test_the_matches_page_form_says_why(
     page = post()
     assert page.status_code == 409
     said = html(page).css_first("#new-match-error")
-    assert said is not None and "2 unfinished matches" in said.text()
+    assert said is not None
+    assert "2 unfinished matches" in said.text()
