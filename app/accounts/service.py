@@ -24,7 +24,7 @@ from app.core.db import DeferredWrite, as_aware, defer_write, utcnow
 from app.core.i18n import gettext as _
 
 TOKEN_PREFIX = "apx_"  # noqa: S105 - a public prefix, not a secret
-MAX_LIVE_TOKENS = 50  # API tokens of one user neither revoked nor expired (409 past it)
+MAX_LIVE_TOKENS = 100  # API tokens of one user neither revoked nor expired (409 past it)
 KEEP_DEAD_TOKENS = 50  # revoked or expired tokens kept for the account page, newest first
 
 
