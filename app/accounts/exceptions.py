@@ -14,3 +14,7 @@ class LoginThrottled(TooManyRequests):
 
 class TokenNotFound(NotFound):
     code, title = "token-not-found", lazy("API token not found")
+
+
+class TokenLimitReached(Conflict):
+    code, title = "token-limit", lazy("Too many API tokens")

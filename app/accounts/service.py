@@ -15,14 +15,26 @@ from sqlalchemy import ColumnElement, delete, func, or_, select, text, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, make_transient_to_detached
 
-from app.accounts.exceptions import EmailTaken, LoginThrottled, TokenNotFound
+from app.accounts.exceptions import EmailTaken, LoginThrottled, TokenLimitReached, TokenNotFound
 from app.accounts.models import ApiToken, LoginFailure, User, WebSession
 from app.accounts.schemas import TOKEN_MAX_DAYS, ProfileUpdate, Registration, TokenCreate
 from app.core import security
 from app.core.config import Settings
 from app.core.db import DeferredWrite, as_aware, defer_write, utcnow
+from app.core.i18n import gettext as _
 
 TOKEN_PREFIX = "apx_"  # noqa: S105 - a public prefix, not a secret
+MAX_LIVE_TOKENS = 100  # API tokens of one user neither revoked nor expired (409 past it)
+KEEP_DEAD_TOKENS = 50  # revoked or expired tokens kept for the account page, newest first
+
+
+def lock_user(db: Session, user_id: int) -> None:
+    """Hold the user's row until the transaction ends, so that two creations of one user at
+    the same moment count what the user holds one after the other: neither passes a per-user
+    cap on a count the other is about to change. Postgres: ``SELECT ... FOR UPDATE``; SQLite
+    has no row lock, and a request that writes holds the database's write lock from its first
+    statement (``BEGIN IMMEDIATE``, app.core.db), which serialises them the same way."""
+    db.execute(select(User.id).where(User.id == user_id).with_for_update())
 
 
 def register(db: Session, data: Registration) -> User:
@@ -200,8 +212,9 @@ def create_token(
     """A new token, expiring after ``data.expires_in_days``; created with another token (whose
     digest is ``parent_digest``), it expires no later than that one (a token without an expiry,
     from before every token had one, counts as expiring at the longest lifetime)."""
-    secret = security.new_token(TOKEN_PREFIX)
     now = utcnow()
+    _room_for_a_token(db, user, now)
+    secret = security.new_token(TOKEN_PREFIX)
     expires_at = now + timedelta(days=data.expires_in_days)
     if parent_digest is not None:
         parent = db.scalar(
@@ -219,6 +232,38 @@ def create_token(
     db.add(token)
     db.flush()
     return NewToken(token=token, secret=secret)
+
+
+def _live(now: datetime) -> ColumnElement[bool]:
+    return (ApiToken.revoked_at.is_(None)) & (
+        ApiToken.expires_at.is_(None) | (ApiToken.expires_at > now)
+    )
+
+
+def _room_for_a_token(db: Session, user: User, now: datetime) -> None:
+    """409 when ``user`` holds :data:`MAX_LIVE_TOKENS` live tokens; otherwise the dead ones
+    (revoked or expired) past the newest :data:`KEEP_DEAD_TOKENS` are deleted, so that
+    creating and revoking in a loop never grows the account page or the table."""
+    lock_user(db, user.id)
+    live = db.scalar(
+        select(func.count()).select_from(ApiToken).where(ApiToken.user_id == user.id, _live(now))
+    )
+    if (live or 0) >= MAX_LIVE_TOKENS:
+        raise TokenLimitReached(
+            _("You have %(n)d live API tokens, the most one account may hold: revoke one first.")
+            % {"n": MAX_LIVE_TOKENS}
+        )
+    kept = (
+        select(ApiToken.id)
+        .where(ApiToken.user_id == user.id, ~_live(now))
+        .order_by(ApiToken.id.desc())
+        .limit(KEEP_DEAD_TOKENS)
+    )
+    db.execute(
+        delete(ApiToken).where(
+            ApiToken.user_id == user.id, ~_live(now), ApiToken.id.not_in(kept.scalar_subquery())
+        )
+    )
 
 
 def list_tokens(db: Session, user: User) -> list[ApiToken]:

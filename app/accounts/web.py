@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from app.accounts import service
 from app.accounts.deps import OptionalUser, WebUser, verify_csrf
-from app.accounts.exceptions import EmailTaken, TokenNotFound
+from app.accounts.exceptions import EmailTaken, TokenLimitReached, TokenNotFound
 from app.accounts.schemas import ProfileUpdate, Registration, TokenCreate
 from app.core import security
 from app.core.deps import AppSettings, DbSession
@@ -239,7 +239,11 @@ def create_token(
         data = TokenCreate(name=name)
     except ValidationError as exc:
         return _account_page(request, db, user, errors=field_errors(exc), status_code=422)
-    created = service.create_token(db, user, data)
+    try:
+        created = service.create_token(db, user, data)
+    except TokenLimitReached as exc:
+        errors = {"name": exc.detail}
+        return _account_page(request, db, user, errors=errors, status_code=exc.status)
     return _account_page(request, db, user, new_token=created.secret)
 
 

@@ -9,6 +9,10 @@ class ArmyNotFound(NotFound):
     status, code, title = 404, "army-not-found", lazy("Army list not found")
 
 
+class ArmyLimitReached(Conflict):
+    status, code, title = 409, "army-limit", lazy("Too many army lists")
+
+
 class SharedArmyNotFound(NotFound):
     status, code, title = (
         404,

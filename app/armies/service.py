@@ -19,13 +19,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from app.accounts.models import User
+from app.accounts.service import lock_user
 from app.armies import advice, loadout, messages
 from app.armies.exceptions import (
     ArmyChanged,
+    ArmyLimitReached,
     ArmyNotFound,
     ArmyNotReady,
     ArmyNotValid,
@@ -67,6 +69,7 @@ from app.engine.wh40k10e.army import (
 
 SHARE_PREFIX = "army_"
 MAX_NAME = 200
+MAX_ARMIES = 500  # army lists one user keeps (created, copied or imported); 409 past it
 
 _UNITS_10E: TypeAdapter[list[UnitIn]] = TypeAdapter(list[UnitIn])
 
@@ -386,7 +389,20 @@ def units_10e(raw: Sequence[Mapping[str, Any]] | Sequence[UnitIn]) -> list[dict[
     return out
 
 
+def room_for_one_more(db: Session, user: User) -> None:
+    """409 when ``user`` keeps :data:`MAX_ARMIES` lists; called before each new list (created,
+    copied, imported), with the user's row held so that two at once count one after the other."""
+    lock_user(db, user.id)
+    held = db.scalar(select(func.count()).select_from(Army).where(Army.owner_id == user.id))
+    if (held or 0) >= MAX_ARMIES:
+        raise ArmyLimitReached(
+            _("You have %(n)d army lists, the most one account may keep: delete one first.")
+            % {"n": MAX_ARMIES}
+        )
+
+
 def create(db: Session, user: User, data: Army10eCreate | PenArmyCreate) -> ArmyView:
+    room_for_one_more(db, user)
     army = system_for(data.rule_system).new_army(db, user, data)
     db.add(army)
     db.flush()
@@ -455,6 +471,7 @@ def set_status(db: Session, user: User, army_id: int, status: str) -> ArmyView:
 
 def copy(db: Session, user: User, army_id: int) -> ArmyView:
     source = own(db, user, army_id)
+    room_for_one_more(db, user)
     suffix = _(" (copy)")
     army = Army(
         owner_id=user.id,

@@ -134,6 +134,7 @@ def import_document(
         raise service.invalid(
             [service.field_error("format", f"expected {known}, got {fmt!r}", "format")]
         )
+    service.room_for_one_more(db, user)
     return system.import_document(db, user, body, catalog)
 
 
@@ -273,6 +274,7 @@ def import_text(
                     f"{stated} points in the text, {result.units[index].points} in {record.name}",
                 )
             )
+    service.room_for_one_more(db, user)
     army = Army(
         owner_id=user.id,
         name=roster.name.strip()[: service.MAX_NAME] or _("Imported list"),

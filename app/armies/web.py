@@ -25,7 +25,7 @@ import app.armies.calculator_units  # noqa: F401  (offers the lists' units in th
 from app.accounts.deps import OptionalUser, WebUser, verify_csrf
 from app.accounts.models import User
 from app.armies import formats, loadout, service, transfer
-from app.armies.exceptions import ArmyChanged, ArmyNotValid, InvalidArmy
+from app.armies.exceptions import ArmyChanged, ArmyLimitReached, ArmyNotValid, InvalidArmy
 from app.armies.models import STATUS_LABELS
 from app.armies.schemas import (
     PEN,
@@ -473,6 +473,10 @@ def create_army(
             db, user, catalog=catalog, faction=faction, form=form, errors=_errors_of(exc)
         )
         return render(request, "armies/new.html", context, status_code=422)
+    except ArmyLimitReached as exc:
+        errors = {_("Lists"): exc.detail}
+        context = _new_context(db, user, catalog=catalog, faction=faction, form=form, errors=errors)
+        return render(request, "armies/new.html", context, status_code=exc.status)
     return htmx_redirect(request, f"/armies/{seen.army.id}")
 
 
@@ -548,6 +552,9 @@ def import_army(
                     errors[str(e.get("field") or "document")] = _said(e, template)
         context = _import_context(db, user, text, errors, lines, skip, chosen)
         return render(request, "armies/import.html", context, status_code=422)
+    except ArmyLimitReached as exc:
+        context = _import_context(db, user, text, {_("Lists"): exc.detail}, [], skip, chosen)
+        return render(request, "armies/import.html", context, status_code=exc.status)
     if report.skipped or report.notes:
         shown = replace(
             report,

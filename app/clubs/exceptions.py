@@ -8,6 +8,10 @@ class ClubNotFound(NotFound):
     code, title = "club-not-found", lazy("Club not found")
 
 
+class ClubLimitReached(Conflict):
+    code, title = "club-limit", lazy("Too many clubs")
+
+
 class NotAClubAdmin(Forbidden):
     code, title = "club-admin-required", lazy("Only the club's admins may do this")
 

@@ -14,8 +14,10 @@ from sqlalchemy import func, or_, select, update
 from sqlalchemy.orm import Session
 
 from app.accounts.models import User
+from app.accounts.service import lock_user
 from app.clubs.exceptions import (
     AlreadyMember,
+    ClubLimitReached,
     ClubNotFound,
     InviteInvalid,
     MemberNotFound,
@@ -27,8 +29,10 @@ from app.clubs.models import Club, Invite, Membership, Role
 from app.clubs.schemas import ClubCreate, ClubUpdate, InviteCreate
 from app.core import security
 from app.core.db import as_aware, utcnow
+from app.core.i18n import gettext as _
 
 INVITE_PREFIX = "club_"
+MAX_OWNED_CLUBS = 20  # clubs one user owns (creates, or was handed); 409 past it
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +101,22 @@ def my_clubs(db: Session, user: User) -> list[ClubView]:
     return [ClubView(club, Role(role), int(counts.get(club.id, 0))) for club, role in rows]
 
 
+def owned_clubs(db: Session, user: User) -> int:
+    found = db.scalar(
+        select(func.count())
+        .select_from(Membership)
+        .where(Membership.user_id == user.id, Membership.role == Role.OWNER)
+    )
+    return found or 0
+
+
 def create(db: Session, user: User, data: ClubCreate) -> ClubView:
+    lock_user(db, user.id)  # the count holds until the creation commits
+    if owned_clubs(db, user) >= MAX_OWNED_CLUBS:
+        raise ClubLimitReached(
+            _("You own %(n)d clubs, the most one account may own: hand one over first.")
+            % {"n": MAX_OWNED_CLUBS}
+        )
     club = Club(name=data.name, description=data.description, is_public=data.is_public)
     db.add(club)
     db.flush()

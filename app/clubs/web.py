@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from app.accounts.deps import OptionalUser, WebUser, verify_csrf
 from app.clubs import service
-from app.clubs.exceptions import InviteInvalid
+from app.clubs.exceptions import ClubLimitReached, InviteInvalid
 from app.clubs.models import Club, Role
 from app.clubs.schemas import ClubCreate, ClubUpdate, InviteCreate
 from app.clubs.sections import sections_context
@@ -48,21 +48,26 @@ def create_club(
     description: Annotated[str, Form(max_length=2000)] = "",
     is_public: Annotated[bool, Form()] = False,
 ) -> HTMLResponse:
+    errors: dict[str, str]
     try:
         data = ClubCreate(name=name, description=description, is_public=is_public)
+        seen = service.create(db, user, data)
     except ValidationError as exc:
-        return render(
-            request,
-            "clubs/index.html",
-            {
-                "clubs": service.my_clubs(db, user),
-                "errors": field_errors(exc),
-                "form": {"name": name, "description": description},
-            },
-            status_code=422,
-        )
-    seen = service.create(db, user, data)
-    return htmx_redirect(request, f"/clubs/{seen.club.id}")
+        errors, status = field_errors(exc), 422
+    except ClubLimitReached as exc:
+        errors, status = {"name": exc.detail}, exc.status
+    else:
+        return htmx_redirect(request, f"/clubs/{seen.club.id}")
+    return render(
+        request,
+        "clubs/index.html",
+        {
+            "clubs": service.my_clubs(db, user),
+            "errors": errors,
+            "form": {"name": name, "description": description},
+        },
+        status_code=status,
+    )
 
 
 def _club_page(

@@ -27,6 +27,10 @@ class OwnMatch(Conflict):
     code, title = "own-match", lazy("You cannot play against yourself")
 
 
+class MatchLimitReached(Conflict):
+    code, title = "match-limit", lazy("Too many unfinished matches")
+
+
 class NotTheCreator(Forbidden):
     code, title = "match-creator-only", lazy("Only the player who created the match may do this")
 

@@ -44,7 +44,9 @@ from sqlalchemy import bindparam, delete, func, or_, select
 from sqlalchemy.orm import Session
 
 from app.accounts.models import User
+from app.accounts.service import lock_user
 from app.core.deps import autocommit_write
+from app.core.i18n import gettext as _
 from app.engine.combat import CombatResolution
 from app.engine.errors import EngineError
 from app.engine.match import Envelope, LogError, Mission, Refusal, StaleVersion
@@ -57,6 +59,7 @@ from app.matches.exceptions import (
     InvalidLog,
     InvitationInvalid,
     LeagueGameUnusable,
+    MatchLimitReached,
     MatchNotFound,
     MatchNotStarted,
     MatchStarted,
@@ -133,6 +136,10 @@ __all__ = [  # the façade the pages and the API import (ADR 0013)
 log = logging.getLogger("auspex.matches")
 
 MAX_MATCHES_LISTED = 200
+# matches one user created that are not over yet (open, in set-up or in battle; imported logs
+# count too): 409 past it. An ended match, or one cancelled, frees its place.
+MAX_UNFINISHED = 200
+UNFINISHED = (MatchStatus.OPEN, MatchStatus.SETUP, MatchStatus.BATTLE)
 
 
 # -- missions ---------------------------------------------------------------------------------
@@ -269,6 +276,30 @@ def check_league_game(
             raise LeagueGameUnusable(f"Match {taken} is already tracking this league game.")
 
 
+def unfinished_matches(db: Session, user: User) -> int:
+    """How many matches ``user`` created that are not over yet."""
+    found = db.scalar(
+        select(func.count())
+        .select_from(Match)
+        .where(Match.created_by_id == user.id, Match.status.in_(UNFINISHED))
+    )
+    return found or 0
+
+
+def room_for_one_more(db: Session, user: User) -> None:
+    """409 when ``user`` created :data:`MAX_UNFINISHED` matches not over yet; the user's row is
+    held until the creation commits, so that two creations at once count one after the other."""
+    lock_user(db, user.id)
+    if unfinished_matches(db, user) >= MAX_UNFINISHED:
+        raise MatchLimitReached(
+            _(
+                "You have %(n)d unfinished matches, the most one account may have: finish or "
+                "cancel one first."
+            )
+            % {"n": MAX_UNFINISHED}
+        )
+
+
 def create(
     db: Session,
     user: User,
@@ -287,6 +318,7 @@ def create(
     mission ``mission_id`` names, found by the caller where the creator's own are not (a
     Black Reach scenario of a set shared by link)."""
     system = systems.playable(ruleset)
+    room_for_one_more(db, user)
     mission_id = mission_id or system.default_mission
     battle_size = battle_size or system.default_size
     owned = {mission_id: mission} if mission is not None and mission.id == mission_id else None
@@ -597,6 +629,7 @@ def import_log(db: Session, user: User, data: Mapping[str, Any]) -> Match:
     snapshots = data.get("armies") if isinstance(data.get("armies"), Mapping) else {}
     assert isinstance(snapshots, Mapping)
     found = system.imported(battle, snapshots)
+    room_for_one_more(db, user)
     match = Match(
         rule_system=system.id,
         mission_id=found.mission_id,
