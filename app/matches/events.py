@@ -136,16 +136,21 @@ def note_payload(
     return head + tail.decode() + body.decode()
 
 
-def parse_note(payload: str) -> tuple[int, int | None, Note | None] | None:
+def parse_note(
+    payload: str, wanted: Callable[[int], bool] | None = None
+) -> tuple[int, int | None, Note | None] | None:
     """``(match id, version or None, note or None)`` of a notification (``None``: not ours).
     A payload of another form than :func:`note_payload`'s (``id:0``, an older server's
-    ``id:version``) gives no note; a note that does not parse is dropped (the streams read)."""
+    ``id:version``) gives no note; a note that does not parse is dropped (the streams read).
+    ``wanted(match id)`` false: the note's JSON is not parsed (no stream here keeps it)."""
     parts = payload.split(":", 3)
     if not parts[0].isdigit():
         return None
     match_id = int(parts[0])
     version = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else None
     if version is None or len(parts) != 4 or not parts[2].isdigit():
+        return match_id, version, None
+    if wanted is not None and not wanted(match_id):
         return match_id, version, None
     try:
         data = orjson.loads(parts[3])
@@ -276,13 +281,18 @@ class Hub:
     def heard(self, payload: str) -> None:
         """A notification's payload (the LISTEN connection's, or a test's): keep its note for
         the match's streams, then wake them."""
-        parsed = parse_note(payload)
+        parsed = parse_note(payload, self._watched)
         if parsed is None:
             return
         match_id, version, note = parsed
         if version is not None and version > 0:
             self._keep(match_id, version, note)
         self._wake(match_id, version)
+
+    def _watched(self, match_id: int) -> bool:
+        """Whether a stream of this process waits on ``match_id`` (only its notes are kept)."""
+        with self._lock:
+            return match_id in self._waiters
 
     def _keep(self, match_id: int, version: int, note: Note | None) -> None:
         with self._lock:

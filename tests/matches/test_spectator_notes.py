@@ -65,6 +65,20 @@ def test_a_note_round_trips_and_stays_under_postgres_limit() -> None:
     assert events.parse_note(note(7, 5, 5)) == (7, 5, None)  # going nowhere
 
 
+def test_a_note_no_stream_here_watches_is_not_parsed(monkeypatch: pytest.MonkeyPatch) -> None:
+    payload = note(7, 3, 5)
+    assert events.parse_note(payload, lambda match_id: match_id != 7) == (7, 5, None)
+    parsed = events.parse_note(payload, lambda match_id: match_id == 7)
+    assert parsed is not None
+    assert parsed[2] is not None
+    # the hub reads the JSON of a note only for a match one of its streams waits on
+    loads = []
+    real = events.orjson.loads
+    monkeypatch.setattr(events.orjson, "loads", lambda text: loads.append(text) or real(text))
+    events.Hub().heard(payload)
+    assert loads == []
+
+
 def test_the_hub_keeps_an_unbroken_chain_and_moves_the_epoch_on_a_wake_without_version() -> None:
     async def run() -> None:
         hub = events.Hub()
