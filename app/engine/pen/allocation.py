@@ -40,6 +40,7 @@ from app.engine.pen.simplex import (
     lines_within,
     one_more_wound,
     shear,
+    shift_in_place,
     simplex,
     simplex_size,
     spread,
@@ -530,22 +531,8 @@ def _shear_in_place(c: list[int], lower: int, w0: int, w1: int, powers: _Powers)
         top -= 1
     if top <= 0 or w1 == 0:
         return _shear_line(c, lower, w0, w1, powers)
-    lo_pow, w0_pow, w1_pow = powers
     d = [xmpz(x) for x in c[: top + 1]]
-    if lower != 1 or w1 != 1:
-        for a in range(top + 1):
-            factor = lo_pow[size - a] * w1_pow[a]
-            if factor != 1:
-                d[a] *= factor
-    for i in range(top):  # pass i: d[i:] becomes its suffix sums, in place
-        for j in range(top - 1, i - 1, -1):
-            d[j] += d[j + 1]
-    if w1 != 1:
-        for j in range(1, top + 1):
-            d[j] //= w1_pow[j]
-    if w0 != 1:
-        for j in range(1, top + 1):
-            d[j] *= w0_pow[j]
+    shift_in_place(d, size, w0, w1, powers)
     return [*d, *([0] * (size - top))]
 
 

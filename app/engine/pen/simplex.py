@@ -35,6 +35,7 @@ __all__ = [
     "lines_within",
     "one_more_wound",
     "shear",
+    "shift_in_place",
     "simplex",
     "simplex_size",
     "spread",
@@ -134,7 +135,7 @@ def shear(
         top -= 1
     if top < 0:
         return
-    lo_pow, w0_pow, w1_pow = powers
+    lo_pow, w0_pow, _ = powers
     d: list[xmpz] = []
     for a in range(top + 1):
         x = vals[line[a]]
@@ -147,6 +148,19 @@ def shear(
             if factor != 1 and d[j]:
                 d[j] *= factor
         return
+    shift_in_place(d, size, w0, w1, powers)
+
+
+def shift_in_place(
+    d: list[xmpz], size: int, w0: int, w1: int, powers: tuple[list[int], list[int], list[int]]
+) -> None:
+    """The shear of a line of ``size + 1`` places whose weights ``d`` (its non-zero head,
+    ``xmpz``) are changed where they are: scaled by ``lower^(size - a) w1^a``, a Taylor shift
+    by suffix sums, then ``w1^j`` divided out and ``w0^j`` multiplied in (``powers``: the
+    powers of lower, ``w0`` and ``w1``). Shared by the keyed lines of
+    :mod:`app.engine.pen.allocation` and the indexed simplex."""
+    top = len(d) - 1
+    lo_pow, w0_pow, w1_pow = powers
     for a in range(top + 1):
         factor = lo_pow[size - a] * w1_pow[a]
         if factor != 1 and d[a]:
