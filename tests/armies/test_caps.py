@@ -11,18 +11,14 @@ from fastapi.testclient import TestClient
 
 from app.armies import service
 from tests.armies.conftest import legal_army
+from tests.support.problems import problem_detail
 from tests.support.web import csrf, html
 
 API = "/api/v1/armies"
-PROBLEM = "application/problem+json"
 
 
 def refused(response: Any) -> str:
-    assert response.status_code == 409, response.text
-    assert response.headers["content-type"].startswith(PROBLEM)
-    body = response.json()
-    assert body["type"].endswith("/army-limit"), body
-    return str(body["detail"])
+    return problem_detail(response, 409, "army-limit")
 
 
 @pytest.fixture

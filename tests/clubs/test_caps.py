@@ -11,9 +11,8 @@ from fastapi.testclient import TestClient
 
 from app.clubs import service
 from tests.clubs.conftest import user_id
+from tests.support.problems import problem_detail
 from tests.support.web import csrf, html, register
-
-PROBLEM = "application/problem+json"
 
 
 def create(owner: TestClient, name: str = "Les Dés Rouges") -> Any:
@@ -21,11 +20,7 @@ def create(owner: TestClient, name: str = "Les Dés Rouges") -> Any:
 
 
 def refused(response: Any) -> str:
-    assert response.status_code == 409, response.text
-    assert response.headers["content-type"].startswith(PROBLEM)
-    body = response.json()
-    assert body["type"].endswith("/club-limit"), body
-    return str(body["detail"])
+    return problem_detail(response, 409, "club-limit")
 
 
 @pytest.fixture

@@ -15,9 +15,8 @@ from sqlalchemy.orm import Session
 from app.matches import service
 from app.matches.models import Match, MatchStatus
 from tests.matches.conftest import FakeArmies, marines
+from tests.support.problems import problem_detail
 from tests.support.web import html
-
-PROBLEM = "application/problem+json"
 
 
 def create(client: TestClient, armies: FakeArmies) -> Any:
@@ -25,11 +24,7 @@ def create(client: TestClient, armies: FakeArmies) -> Any:
 
 
 def refused(response: Any) -> str:
-    assert response.status_code == 409, response.text
-    assert response.headers["content-type"].startswith(PROBLEM)
-    body = response.json()
-    assert body["type"].endswith("/match-limit"), body
-    return str(body["detail"])
+    return problem_detail(response, 409, "match-limit")
 
 
 @pytest.fixture
